@@ -1,0 +1,55 @@
+//===- SpioAttrs.td - Spio attributes -----------------------*- tablegen -*-===//
+
+#ifndef SPIO_ATTRS_TD
+#define SPIO_ATTRS_TD
+
+include "spio/Dialect/Spio/IR/SpioDialect.td"
+include "spio/Dialect/Spio/IR/SpioEnums.td"
+include "mlir/IR/AttrTypeBase.td"
+
+
+def Spio_SwizzleAttrInterface : AttrInterface<"SwizzleAttrInterface"> {
+  let cppNamespace = "::mlir::spio";
+  let description = [{
+    A permutation of a shared-memory tensor's element offsets that spreads
+    rows over banks. Every swizzle is expressed as XOR-swizzle parameters.
+  }];
+  let methods = [
+    InterfaceMethod<"The swizzle as XOR-swizzle parameters.",
+                    "::spio::layout::XorSwizzle", "getXorSwizzle">
+  ];
+}
+
+class Spio_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Spio_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Spio_XorSwizzleAttr : Spio_Attr<"XorSwizzle", "xor_swizzle",
+    [DeclareAttrInterfaceMethods<Spio_SwizzleAttrInterface>]> {
+  let summary = "CuTe-style XOR swizzle of element offsets";
+  let description = [{
+    `#spio.xor_swizzle<bits, base, shift>` XORs the `bits` bits that start
+    `base + shift` bits up in an element offset into the `bits` bits that
+    start `base` bits up (CuTe's `Swizzle<B, M, S>`).
+  }];
+  let parameters = (ins "int64_t":$bits, "int64_t":$base, "int64_t":$shift);
+  let assemblyFormat = "`<` $bits `,` $base `,` $shift `>`";
+  let genVerifyDecl = 1;
+}
+
+def Spio_CheckerboardAttr : Spio_Attr<"Checkerboard", "checkerboard",
+    [DeclareAttrInterfaceMethods<Spio_SwizzleAttrInterface>]> {
+  let summary = "spio's checkerboard swizzle over 16-byte banks";
+  let description = [{
+    `#spio.checkerboard<ranks>`: with 16-byte elements shared memory acts as
+    8 banks; pairs of elements swap in every other rank of `ranks / 2` pairs
+    so that a 16 x 2 tile of 16-byte vectors reads conflict-free by row or by
+    column. Equal to `#spio.xor_swizzle<1, 0, log2(ranks)>`.
+  }];
+  let parameters = (ins "int64_t":$ranks);
+  let assemblyFormat = "`<` $ranks `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // SPIO_ATTRS_TD

@@ -1,0 +1,50 @@
+//===- SpioEnums.td - Spio enumerations ---------------------*- tablegen -*-===//
+
+#ifndef SPIO_ENUMS_TD
+#define SPIO_ENUMS_TD
+
+include "mlir/IR/EnumAttr.td"
+
+def Spio_MemorySpace : I32EnumAttr<"MemorySpace", "where a tensor lives", [
+    I32EnumAttrCase<"Global", 0, "global">,
+    I32EnumAttrCase<"Shared", 1, "shared">,
+    I32EnumAttrCase<"Register", 2, "register">]> {
+  let cppNamespace = "::mlir::spio";
+  let genSpecializedAttr = 0;
+}
+
+def Spio_FragmentOperand : I32EnumAttr<"FragmentOperand",
+    "which operand of an mma a fragment holds", [
+    I32EnumAttrCase<"A", 0, "A">,
+    I32EnumAttrCase<"B", 1, "B">,
+    I32EnumAttrCase<"C", 2, "C">]> {
+  let cppNamespace = "::mlir::spio";
+  let genSpecializedAttr = 0;
+}
+
+def Spio_MmaShape : I32EnumAttr<"MmaShape", "an mma.sync instruction shape", [
+    I32EnumAttrCase<"M16N8K8", 0, "m16n8k8">,
+    I32EnumAttrCase<"M16N8K16", 1, "m16n8k16">]> {
+  let cppNamespace = "::mlir::spio";
+  let genSpecializedAttr = 0;
+}
+
+def Spio_CmpPredicate : I32EnumAttr<"CmpPredicate",
+    "a comparison of two coordinates", [
+    I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+    I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+    I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::mlir::spio";
+}
+
+def Spio_LinearId : I32EnumAttr<"LinearId", "a hardware linear id", [
+    I32EnumAttrCase<"Thread", 0, "thread">,
+    I32EnumAttrCase<"Lane", 1, "lane">,
+    I32EnumAttrCase<"Warp", 2, "warp">,
+    I32EnumAttrCase<"BlockX", 3, "block_x">,
+    I32EnumAttrCase<"BlockY", 4, "block_y">,
+    I32EnumAttrCase<"BlockZ", 5, "block_z">]> {
+  let cppNamespace = "::mlir::spio";
+}
+
+#endif // SPIO_ENUMS_TD

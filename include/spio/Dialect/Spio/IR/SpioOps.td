@@ -1,0 +1,329 @@
+//===- SpioOps.td - Spio operations -------------------------*- tablegen -*-===//
+
+#ifndef SPIO_OPS_TD
+#define SPIO_OPS_TD
+
+include "spio/Dialect/Spio/IR/SpioTypes.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Spio_Coord : Type<CPred<"::llvm::isa<::mlir::spio::CoordType>($_self)">,
+                      "typed coordinate", "::mlir::spio::CoordType">;
+def Spio_Tensor : Type<CPred<"::llvm::isa<::mlir::spio::SpioTensorType>($_self)">,
+                       "spio tensor", "::mlir::spio::SpioTensorType">;
+def Spio_Fragment : Type<CPred<"::llvm::isa<::mlir::spio::FragmentType>($_self)">,
+                         "mma fragment", "::mlir::spio::FragmentType">;
+
+//===----------------------------------------------------------------------===//
+// Coordinates
+//===----------------------------------------------------------------------===//
+
+def Spio_ConstantOp : Spio_Op<"constant", [ConstantLike, Pure]> {
+  let summary = "a constant coordinate";
+  let description = [{
+    `%k = spio.constant 7 : !spio.coord<k>` is `k = 7`; with type
+    `!spio.coord<k/8>` it is `k = 56`.
+  }];
+  let arguments = (ins I64Attr:$value);
+  let results = (outs Spio_Coord:$result);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($result))";
+  let hasFolder = 1;
+}
+
+def Spio_FoldOp : Spio_Op<"fold", [Pure]> {
+  let summary = "count a coordinate in coarser steps (floor division)";
+  let description = [{
+    `spio.fold %k : !spio.coord<k> to !spio.coord<k/8>` divides by 8,
+    rounding toward negative infinity. The result's fold must be a multiple
+    of the operand's.
+  }];
+  let arguments = (ins Spio_Coord:$input);
+  let results = (outs Spio_Coord:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Spio_UnfoldOp : Spio_Op<"unfold", [Pure]> {
+  let summary = "count a coordinate in finer steps (exact)";
+  let description = [{
+    `spio.unfold %k8 : !spio.coord<k/8> to !spio.coord<k>` multiplies by 8.
+    The result's fold must divide the operand's.
+  }];
+  let arguments = (ins Spio_Coord:$input);
+  let results = (outs Spio_Coord:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Spio_CastOp : Spio_Op<"cast", [Pure]> {
+  let summary = "rename a coordinate's dimension";
+  let description = [{
+    `spio.cast %x : !spio.coord<x> to !spio.coord<i>` keeps the value and
+    changes the dimension: the one explicit way across dimensions. The fold
+    must not change (use `spio.fold`/`spio.unfold` for that).
+  }];
+  let arguments = (ins Spio_Coord:$input);
+  let results = (outs Spio_Coord:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `to` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+class Spio_CoordBinaryOp<string mnemonic, string what>
+    : Spio_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = what # " two coordinates of one dimension";
+  let description = [{
+    Both operands must have the same dimension. Mixed folds compute at the
+    finer stride: `!spio.coord<k/8>` and `!spio.coord<k/2>` give
+    `!spio.coord<k/2>` (the greatest common divisor of the folds).
+  }];
+  let arguments = (ins Spio_Coord:$lhs, Spio_Coord:$rhs);
+  let results = (outs Spio_Coord:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs))";
+  let hasFolder = 1;
+}
+
+def Spio_AddOp : Spio_CoordBinaryOp<"add", "add">;
+def Spio_SubOp : Spio_CoordBinaryOp<"sub", "subtract">;
+
+def Spio_ModOp : Spio_Op<"mod", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "a coordinate modulo a constant (never negative)";
+  let description = [{
+    `spio.mod %k8, 4 : !spio.coord<k/8>` is the position of `k/8` within
+    a group of 4, in `[0, 4)` also for negative coordinates.
+  }];
+  let arguments = (ins Spio_Coord:$input, I64Attr:$modulus);
+  let results = (outs Spio_Coord:$result);
+  let assemblyFormat = "$input `,` $modulus attr-dict `:` qualified(type($input))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Spio_CmpOp : Spio_Op<"cmp", [Pure]> {
+  let summary = "compare two coordinates of one dimension";
+  let description = [{
+    `spio.cmp lt, %i, %m : !spio.coord<i>, !spio.coord<i/16>` compares the
+    positions the coordinates denote (`i < 16 * m`), so folds may differ but
+    dimensions may not.
+  }];
+  let arguments = (ins Spio_CmpPredicate:$predicate, Spio_Coord:$lhs,
+                       Spio_Coord:$rhs);
+  let results = (outs I1:$result);
+  let assemblyFormat =
+      "$predicate `,` $lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Spio_ToIndexOp : Spio_Op<"to_index", [Pure]> {
+  let summary = "a coordinate's value, in steps of its fold, as an index";
+  let arguments = (ins Spio_Coord:$input);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
+  let hasFolder = 1;
+}
+
+def Spio_FromIndexOp : Spio_Op<"from_index", [Pure]> {
+  let summary = "an index as a coordinate, in steps of the coordinate's fold";
+  let arguments = (ins Index:$input);
+  let results = (outs Spio_Coord:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($result))";
+  let hasFolder = 1;
+}
+
+def Spio_LinearIdOp : Spio_Op<"linear_id", [Pure]> {
+  let summary = "a hardware id: thread, lane, warp or block";
+  let description = [{
+    `spio.linear_id lane` is the lane of the thread in its warp (0..31);
+    `thread` and `warp` are linear within the block, `block_x/y/z` are the
+    block's grid coordinates.
+  }];
+  let arguments = (ins Spio_LinearId:$id);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$id attr-dict";
+}
+
+def Spio_DecomposeOp : Spio_Op<"decompose", [Pure]> {
+  let summary = "split a linear id into typed coordinates (row major)";
+  let description = [{
+    ```
+    %lane = spio.linear_id lane
+    %i, %k8 = spio.decompose %lane [16, 2] : !spio.coord<i>, !spio.coord<k/8>
+    ```
+    The last coordinate varies fastest; each is the id's digit in the mixed
+    radix of `sizes`, counted in steps of its type's fold (spio's
+    CompoundIndex). The sizes must cover no more ids than the source has.
+  }];
+  let arguments = (ins Index:$input, DenseI64ArrayAttr:$sizes);
+  let results = (outs Variadic<Spio_Coord>:$results);
+  let assemblyFormat = "$input $sizes attr-dict `:` qualified(type($results))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+def Spio_AllocOp : Spio_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "allocate a shared-memory or register tensor";
+  let arguments = (ins);
+  let results = (outs Spio_Tensor:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Spio_SubscriptOp : Spio_Op<"subscript",
+    [Pure, AllTypesMatch<["tensor", "result"]>]> {
+  let summary = "move a tensor cursor by typed coordinates";
+  let description = [{
+    ```
+    %c = spio.subscript %t[%k7, %i] : !spio.tensor<[i: 64, k/8: 2, k: 8] x f16, global>[!spio.coord<k>, !spio.coord<i>]
+    ```
+    Adds the coordinates, in any order, to the cursor's logical position per
+    dimension; they resolve to positions and strides only at access, so
+    carries between folds of a dimension are exact. A coordinate of a
+    dimension the tensor lacks is an error unless its dimension is listed
+    after `project`, which ignores it.
+  }];
+  let arguments = (ins Spio_Tensor:$tensor, Variadic<Spio_Coord>:$coords,
+                       OptionalAttr<StrArrayAttr>:$projected);
+  let results = (outs Spio_Tensor:$result);
+  let assemblyFormat = [{
+    $tensor `[` $coords `]` (`project` $projected^)? attr-dict `:`
+    qualified(type($tensor)) `[` qualified(type($coords)) `]`
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Spio_RebaseOp : Spio_Op<"rebase", [Pure, AllTypesMatch<["tensor", "result"]>]> {
+  let summary = "fold a cursor's coordinates into its base address";
+  let description = [{
+    The result addresses the same element at zero coordinates; later
+    subscripts add plain offsets from there and no longer carry into the
+    coordinates folded away. A swizzled tensor cannot be rebased.
+  }];
+  let arguments = (ins Spio_Tensor:$tensor);
+  let results = (outs Spio_Tensor:$result);
+  let assemblyFormat = "$tensor attr-dict `:` qualified(type($tensor))";
+  let hasVerifier = 1;
+}
+
+def Spio_LoadOp : Spio_Op<"load", [
+    TypesMatchWith<"result is the tensor's element", "tensor", "result",
+                   "::llvm::cast<::mlir::spio::SpioTensorType>($_self).getElementType()">]> {
+  let summary = "load one element at typed coordinates";
+  let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$tensor,
+                       Variadic<Spio_Coord>:$coords);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $tensor `[` $coords `]` attr-dict `:` qualified(type($tensor)) `[` qualified(type($coords)) `]`
+  }];
+  let hasVerifier = 1;
+}
+
+def Spio_StoreOp : Spio_Op<"store", [
+    TypesMatchWith<"value is the tensor's element", "tensor", "value",
+                   "::llvm::cast<::mlir::spio::SpioTensorType>($_self).getElementType()">]> {
+  let summary = "store one element at typed coordinates";
+  let arguments = (ins AnyType:$value, Arg<Spio_Tensor, "", [MemWrite]>:$tensor,
+                       Variadic<Spio_Coord>:$coords);
+  let assemblyFormat = [{
+    $value `,` $tensor `[` $coords `]` attr-dict `:` qualified(type($tensor)) `[` qualified(type($coords)) `]`
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fragments and tensor cores
+//===----------------------------------------------------------------------===//
+
+def Spio_LdMatrixOp : Spio_Op<"ldmatrix"> {
+  let summary = "load an A or B fragment from shared memory with ldmatrix";
+  let description = [{
+    ```
+    %a = spio.ldmatrix %smem[%i0] : !spio.tensor<[i: 64, k/8: 2] x vector<8xf16>, shared>[!spio.coord<i>] -> !spio.fragment<A, m16n8k16, f16, [i, k]>
+    ```
+    Each ldmatrix row is one 16-byte element of the tensor: 8 consecutive
+    values of the mma's reduction dimension (or, with `transpose`, of the
+    fragment's other dimension), so the tensor's finest entry of that
+    dimension must be `/8`. The coordinates select the tile's origin.
+  }];
+  let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$tensor,
+                       Variadic<Spio_Coord>:$coords, UnitAttr:$transpose);
+  let results = (outs Spio_Fragment:$result);
+  let assemblyFormat = [{
+    $tensor `[` $coords `]` (`transpose` $transpose^)? attr-dict `:`
+    qualified(type($tensor)) `[` qualified(type($coords)) `]` `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Spio_FillOp : Spio_Op<"fill", [Pure,
+    TypesMatchWith<"value is the fragment's element", "result", "value",
+                   "::llvm::cast<::mlir::spio::FragmentType>($_self).getElementType()">]> {
+  let summary = "a fragment with every element set to one value";
+  let arguments = (ins AnyType:$value);
+  let results = (outs Spio_Fragment:$result);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($result))";
+}
+
+def Spio_MmaOp : Spio_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "warp-wide tensor-core multiply-accumulate (mma.sync)";
+  let description = [{
+    `%d = spio.mma %a, %b, %c : A, B, C` computes `D = A * B + C` over the
+    reduction dimension shared by A's columns and B's rows. The verifier
+    checks operand roles, shapes, dtypes and that the dimensions agree:
+    A `[m, k]`, B `[k, n]`, C `[m, n]` with `m`, `n`, `k` distinct.
+  }];
+  let arguments = (ins Spio_Fragment:$a, Spio_Fragment:$b, Spio_Fragment:$acc);
+  let results = (outs Spio_Fragment:$result);
+  let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($acc))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous copies
+//===----------------------------------------------------------------------===//
+
+def Spio_AsyncCopyOp : Spio_Op<"async_copy", [AttrSizedOperandSegments]> {
+  let summary = "16-byte cp.async from global to shared memory";
+  let description = [{
+    ```
+    spio.async_copy %g[%i, %k8] to %s[%i, %k8] in_bounds %ok : ...
+    ```
+    Each thread copies one 16-byte element. With `in_bounds`, a false
+    predicate reads nothing and writes zeros (zero-fill), which handles
+    ragged edges without a branch. Both tensors must have the same 16-byte
+    element type, so every copy is 16-byte sized and (given 16-byte aligned
+    base addresses, which the runtime checks) 16-byte aligned.
+  }];
+  let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$src,
+                       Variadic<Spio_Coord>:$srcCoords,
+                       Arg<Spio_Tensor, "", [MemWrite]>:$dst,
+                       Variadic<Spio_Coord>:$dstCoords,
+                       Optional<I1>:$inBounds);
+  let assemblyFormat = [{
+    $src `[` $srcCoords `]` `to` $dst `[` $dstCoords `]`
+    (`in_bounds` $inBounds^)? attr-dict `:`
+    qualified(type($src)) `[` qualified(type($srcCoords)) `]` `to` qualified(type($dst)) `[` qualified(type($dstCoords)) `]`
+  }];
+  let hasVerifier = 1;
+}
+
+def Spio_AsyncCommitOp : Spio_Op<"async_commit"> {
+  let summary = "close the thread's current group of async copies";
+  let assemblyFormat = "attr-dict";
+}
+
+def Spio_AsyncWaitOp : Spio_Op<"async_wait"> {
+  let summary = "wait until at most `pending` async copy groups are in flight";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+#endif // SPIO_OPS_TD

@@ -1,0 +1,103 @@
+//===- SpioTypes.td - Spio types ----------------------------*- tablegen -*-===//
+
+#ifndef SPIO_TYPES_TD
+#define SPIO_TYPES_TD
+
+include "spio/Dialect/Spio/IR/SpioAttrs.td"
+include "mlir/IR/AttrTypeBase.td"
+
+class Spio_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Spio_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Spio_CoordType : Spio_Type<"Coord", "coord"> {
+  let summary = "a coordinate typed by its dimension and fold";
+  let description = [{
+    `!spio.coord<k>` is a position along dimension `k`; `!spio.coord<k/8>`
+    counts the same dimension in steps of 8, so its value 3 means `k = 24`.
+    Values of different dimensions never mix without an explicit
+    `spio.cast`.
+  }];
+  let parameters = (ins "::mlir::StringAttr":$dim, "int64_t":$fold);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    TypeBuilder<(ins "::llvm::StringRef":$dim, CArg<"int64_t", "1">:$fold), [{
+      return $_get($_ctxt, ::mlir::StringAttr::get($_ctxt, dim), fold);
+    }]>
+  ];
+  let skipDefaultBuilders = 1;
+  let extraClassDeclaration = [{
+    /// `k` or `k/8`.
+    std::string getDimName() const;
+  }];
+}
+
+def Spio_TensorType : Spio_Type<"SpioTensor", "tensor"> {
+  let summary = "a view of memory addressed by typed dimensions";
+  let description = [{
+    ```
+    !spio.tensor<[k/16: 4, i: 128, k/8: 2] x vector<8xf16>, shared>
+    !spio.tensor<[i: 64, k/8: 8:1] x vector<8xf16>, shared, #spio.checkerboard<8>>
+    ```
+    An ordered list of dimension entries `name[/fold]: size[:stride]`
+    (strides default to row major, in elements), an element type (a scalar,
+    a vector such as `vector<8xf16>`, or, in registers, an mma fragment), a
+    memory space (`global`, `shared` or `register`) and, in shared memory,
+    an optional swizzle of the element offsets.
+
+    The entries of one dimension must tile: `k/8: 2` spans 16 units of `k`,
+    so the next coarser entry of `k` is `k/16`. Subscripts add coordinates
+    per dimension and resolve each entry as `floor(value / fold)`, wrapped
+    by the size for all but the coarsest entry of the dimension.
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"::mlir::spio::TensorDim", "dimension entries">:$dims,
+    "::mlir::Type":$elementType,
+    EnumParameter<Spio_MemorySpace>:$memorySpace,
+    OptionalParameter<"::mlir::spio::SwizzleAttrInterface">:$swizzle);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The layout model shared with the lowering and the runtime.
+    ::spio::layout::Layout getLayout() const;
+    bool hasDim(::llvm::StringRef dim) const;
+    /// Smallest fold of `dim` in this tensor, 0 when absent.
+    int64_t getFinestFold(::llvm::StringRef dim) const;
+    /// Elements the storage spans.
+    int64_t getCosize() const;
+    /// Size in bytes of one element.
+    int64_t getElementBytes() const;
+  }];
+}
+
+def Spio_FragmentType : Spio_Type<"Fragment", "fragment"> {
+  let summary = "a warp's register tile of an mma.sync operand";
+  let description = [{
+    `!spio.fragment<A, m16n8k16, f16, [i, k]>` is the part of a 16 x 16
+    A operand that each lane of a warp holds, with rows along dimension
+    `i` and columns along dimension `k`. B fragments are `[k, j]` (reduction
+    dimension first) and C fragments `[i, j]` in f32. A and B hold f16 or
+    bf16.
+  }];
+  let parameters = (ins
+    EnumParameter<Spio_FragmentOperand>:$operand,
+    EnumParameter<Spio_MmaShape>:$shape,
+    "::mlir::Type":$elementType,
+    "::mlir::StringAttr":$rowDim,
+    "::mlir::StringAttr":$colDim);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Rows and columns of the warp-wide tile.
+    int64_t getNumRows() const;
+    int64_t getNumCols() const;
+    /// Elements each lane holds.
+    int64_t getElementsPerLane() const;
+    /// The mma's reduction dimension (columns of A, rows of B); none for C.
+    ::mlir::StringAttr getReductionDim() const;
+  }];
+}
+
+#endif // SPIO_TYPES_TD

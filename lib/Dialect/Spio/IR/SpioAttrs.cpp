@@ -1,0 +1,57 @@
+//===- SpioAttrs.cpp - Spio enums and attributes --------------------------===//
+
+#include "spio/Dialect/Spio/IR/SpioAttrs.h"
+#include "spio/Dialect/Spio/IR/SpioDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::spio;
+
+#include "spio/Dialect/Spio/IR/SpioEnums.cpp.inc"
+#include "spio/Dialect/Spio/IR/SpioAttrInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "spio/Dialect/Spio/IR/SpioAttrs.cpp.inc"
+
+void SpioDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "spio/Dialect/Spio/IR/SpioAttrs.cpp.inc"
+      >();
+}
+
+static LogicalResult verifySwizzle(function_ref<InFlightDiagnostic()> emitError,
+                                   const layout::XorSwizzle &swizzle) {
+  if (std::string err = swizzle.verify(); !err.empty())
+    return emitError() << err;
+  return success();
+}
+
+layout::XorSwizzle XorSwizzleAttr::getXorSwizzle() const {
+  return layout::XorSwizzle{static_cast<int>(getBits()),
+                            static_cast<int>(getBase()),
+                            static_cast<int>(getShift())};
+}
+
+LogicalResult XorSwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                     int64_t bits, int64_t base, int64_t shift) {
+  if (bits < 0 || base < 0 || shift < 0 || bits + base + shift > 30)
+    return emitError() << "xor_swizzle<" << bits << ", " << base << ", "
+                       << shift << "> needs non-negative parameters summing to at most 30";
+  return verifySwizzle(emitError, layout::XorSwizzle{int(bits), int(base), int(shift)});
+}
+
+layout::XorSwizzle CheckerboardAttr::getXorSwizzle() const {
+  return *layout::XorSwizzle::checkerboard(getRanks());
+}
+
+LogicalResult CheckerboardAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                       int64_t ranks) {
+  if (!layout::XorSwizzle::checkerboard(ranks))
+    return emitError() << "checkerboard ranks must be a power of two of at least 2, got "
+                       << ranks;
+  return success();
+}

@@ -1,0 +1,489 @@
+//===- SpioOps.cpp - Spio operations --------------------------------------===//
+
+#include "spio/Dialect/Spio/IR/SpioOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::spio;
+
+#define GET_OP_CLASSES
+#include "spio/Dialect/Spio/IR/SpioOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static std::optional<int64_t> constantValue(Attribute attr) {
+  if (auto intAttr = dyn_cast_if_present<IntegerAttr>(attr))
+    return intAttr.getValue().getSExtValue();
+  return std::nullopt;
+}
+
+static IntegerAttr coordAttr(MLIRContext *ctx, int64_t value) {
+  return IntegerAttr::get(IntegerType::get(ctx, 64), value);
+}
+
+static CoordType coordType(Value v) { return cast<CoordType>(v.getType()); }
+
+/// The layout model's view of typed coordinate values; only their dimensions
+/// and folds matter for checking a subscript.
+static std::vector<layout::Coord> coordsOf(ValueRange coords) {
+  std::vector<layout::Coord> result;
+  for (Value c : coords) {
+    CoordType type = coordType(c);
+    result.push_back({type.getDim().getValue().str(), type.getFold(), 0});
+  }
+  return result;
+}
+
+static LogicalResult verifySubscript(Operation *op, SpioTensorType tensor,
+                                     ValueRange coords, StringRef what,
+                                     ArrayAttr projected = {}) {
+  std::vector<std::string> projectedDims;
+  if (projected)
+    for (Attribute a : projected)
+      projectedDims.push_back(cast<StringAttr>(a).getValue().str());
+  std::string err =
+      tensor.getLayout().checkSubscript(coordsOf(coords), projectedDims);
+  if (!err.empty())
+    return op->emitOpError() << what << ": " << err;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Coordinates
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
+
+LogicalResult FoldOp::verify() {
+  CoordType in = getInput().getType(), out = getType();
+  if (in.getDim() != out.getDim())
+    return emitOpError() << "keeps the dimension, but '" << in.getDimName()
+                         << "' would become '" << out.getDimName()
+                         << "'; rename it with spio.cast";
+  if (out.getFold() % in.getFold() != 0)
+    return emitOpError() << "from '" << in.getDimName() << "' to '"
+                         << out.getDimName() << "' does not divide: "
+                         << out.getFold() << " is not a multiple of "
+                         << in.getFold();
+  return success();
+}
+
+OpFoldResult FoldOp::fold(FoldAdaptor adaptor) {
+  CoordType in = getInput().getType(), out = getType();
+  if (in == out)
+    return getInput();
+  if (auto c = constantValue(adaptor.getInput()))
+    return coordAttr(getContext(),
+                     layout::floorDiv(*c, out.getFold() / in.getFold()));
+  // fold(unfold(x)) is exact when it returns to x's fold.
+  if (auto unfold = getInput().getDefiningOp<UnfoldOp>())
+    if (unfold.getInput().getType() == out)
+      return unfold.getInput();
+  return {};
+}
+
+/// fold(fold(x)) -> fold(x); fold(unfold(x)) -> fold(x) or unfold(x),
+/// whichever is exact for the folds involved.
+static LogicalResult composeFold(FoldOp op, PatternRewriter &rewriter) {
+  Operation *producer = op.getInput().getDefiningOp();
+  if (!isa_and_present<FoldOp, UnfoldOp>(producer))
+    return failure();
+  Value source = producer->getOperand(0);
+  int64_t sourceFold = coordType(source).getFold();
+  int64_t outFold = op.getType().getFold();
+  if (isa<FoldOp>(producer) || outFold % sourceFold == 0) {
+    rewriter.replaceOpWithNewOp<FoldOp>(op, op.getType(), source);
+    return success();
+  }
+  if (sourceFold % outFold == 0) {
+    rewriter.replaceOpWithNewOp<UnfoldOp>(op, op.getType(), source);
+    return success();
+  }
+  return failure();
+}
+
+void FoldOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *) {
+  results.add(composeFold);
+}
+
+LogicalResult UnfoldOp::verify() {
+  CoordType in = getInput().getType(), out = getType();
+  if (in.getDim() != out.getDim())
+    return emitOpError() << "keeps the dimension, but '" << in.getDimName()
+                         << "' would become '" << out.getDimName()
+                         << "'; rename it with spio.cast";
+  if (in.getFold() % out.getFold() != 0)
+    return emitOpError() << "from '" << in.getDimName() << "' to '"
+                         << out.getDimName() << "' does not divide: "
+                         << out.getFold() << " does not divide "
+                         << in.getFold();
+  return success();
+}
+
+OpFoldResult UnfoldOp::fold(FoldAdaptor adaptor) {
+  CoordType in = getInput().getType(), out = getType();
+  if (in == out)
+    return getInput();
+  if (auto c = constantValue(adaptor.getInput()))
+    return coordAttr(getContext(), *c * (in.getFold() / out.getFold()));
+  return {};
+}
+
+/// unfold(unfold(x)) -> unfold(x).
+static LogicalResult composeUnfold(UnfoldOp op, PatternRewriter &rewriter) {
+  auto producer = op.getInput().getDefiningOp<UnfoldOp>();
+  if (!producer)
+    return failure();
+  rewriter.replaceOpWithNewOp<UnfoldOp>(op, op.getType(), producer.getInput());
+  return success();
+}
+
+void UnfoldOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *) {
+  results.add(composeUnfold);
+}
+
+LogicalResult CastOp::verify() {
+  CoordType in = getInput().getType(), out = getType();
+  if (in.getFold() != out.getFold())
+    return emitOpError() << "renames a dimension and keeps its fold, but '"
+                         << in.getDimName() << "' and '" << out.getDimName()
+                         << "' have different folds; use spio.fold or "
+                            "spio.unfold first";
+  return success();
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto c = constantValue(adaptor.getInput()))
+    return coordAttr(getContext(), *c);
+  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+    if (inner.getInput().getType() == getType())
+      return inner.getInput();
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+static LogicalResult inferCoordBinary(std::optional<Location> location,
+                                      ValueRange operands, StringRef verb,
+                                      SmallVectorImpl<Type> &inferred) {
+  if (operands.size() != 2)
+    return emitOptionalError(location, "expected two coordinates");
+  auto lhs = dyn_cast<CoordType>(operands[0].getType());
+  auto rhs = dyn_cast<CoordType>(operands[1].getType());
+  if (!lhs || !rhs)
+    return emitOptionalError(location, "expected two coordinates");
+  if (lhs.getDim() != rhs.getDim())
+    return emitOptionalError(location, "cannot ", verb,
+                             " coordinates of different dimensions '",
+                             lhs.getDimName(), "' and '", rhs.getDimName(),
+                             "'; rename one with spio.cast");
+  inferred.push_back(CoordType::get(lhs.getContext(), lhs.getDim(),
+                                    std::gcd(lhs.getFold(), rhs.getFold())));
+  return success();
+}
+
+LogicalResult AddOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                      ValueRange operands, DictionaryAttr,
+                                      OpaqueProperties, RegionRange,
+                                      SmallVectorImpl<Type> &inferred) {
+  return inferCoordBinary(location, operands, "add", inferred);
+}
+
+LogicalResult SubOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                      ValueRange operands, DictionaryAttr,
+                                      OpaqueProperties, RegionRange,
+                                      SmallVectorImpl<Type> &inferred) {
+  return inferCoordBinary(location, operands, "subtract", inferred);
+}
+
+/// Constant operands in base units, or nothing.
+static std::optional<std::pair<int64_t, int64_t>>
+constantBasePair(Attribute lhs, Attribute rhs, Value lhsValue, Value rhsValue) {
+  auto l = constantValue(lhs), r = constantValue(rhs);
+  if (!l || !r)
+    return std::nullopt;
+  return std::make_pair(*l * coordType(lhsValue).getFold(),
+                        *r * coordType(rhsValue).getFold());
+}
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  int64_t fold = getType().getFold();
+  if (auto base = constantBasePair(adaptor.getLhs(), adaptor.getRhs(), getLhs(), getRhs()))
+    return coordAttr(getContext(), (base->first + base->second) / fold);
+  if (constantValue(adaptor.getRhs()) == 0 && getLhs().getType() == getType())
+    return getLhs();
+  if (constantValue(adaptor.getLhs()) == 0 && getRhs().getType() == getType())
+    return getRhs();
+  return {};
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  int64_t fold = getType().getFold();
+  if (auto base = constantBasePair(adaptor.getLhs(), adaptor.getRhs(), getLhs(), getRhs()))
+    return coordAttr(getContext(), (base->first - base->second) / fold);
+  if (constantValue(adaptor.getRhs()) == 0 && getLhs().getType() == getType())
+    return getLhs();
+  if (getLhs() == getRhs())
+    return coordAttr(getContext(), 0);
+  return {};
+}
+
+LogicalResult ModOp::verify() {
+  if (getModulus() <= 0)
+    return emitOpError() << "modulus of '" << getType().getDimName()
+                         << "' must be positive, got " << getModulus();
+  return success();
+}
+
+OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
+  int64_t modulus = getModulus();
+  if (modulus == 1)
+    return coordAttr(getContext(), 0);
+  if (auto c = constantValue(adaptor.getInput()))
+    return coordAttr(getContext(), layout::floorMod(*c, modulus));
+  // (x mod a) mod b == x mod b when b divides a.
+  if (auto inner = getInput().getDefiningOp<ModOp>()) {
+    if (inner.getModulus() % modulus == 0) {
+      getInputMutable().assign(inner.getInput());
+      return getResult();
+    }
+  }
+  return {};
+}
+
+LogicalResult CmpOp::verify() {
+  CoordType lhs = getLhs().getType(), rhs = getRhs().getType();
+  if (lhs.getDim() != rhs.getDim())
+    return emitOpError() << "cannot compare coordinates of different "
+                            "dimensions '"
+                         << lhs.getDimName() << "' and '" << rhs.getDimName()
+                         << "'";
+  return success();
+}
+
+static bool evaluate(CmpPredicate predicate, int64_t l, int64_t r) {
+  switch (predicate) {
+  case CmpPredicate::eq: return l == r;
+  case CmpPredicate::ne: return l != r;
+  case CmpPredicate::lt: return l < r;
+  case CmpPredicate::le: return l <= r;
+  case CmpPredicate::gt: return l > r;
+  case CmpPredicate::ge: return l >= r;
+  }
+  return false;
+}
+
+OpFoldResult CmpOp::fold(FoldAdaptor adaptor) {
+  auto boolAttr = [&](bool b) {
+    return IntegerAttr::get(IntegerType::get(getContext(), 1), b);
+  };
+  if (auto base = constantBasePair(adaptor.getLhs(), adaptor.getRhs(), getLhs(), getRhs()))
+    return boolAttr(evaluate(getPredicate(), base->first, base->second));
+  if (getLhs() == getRhs())
+    return boolAttr(evaluate(getPredicate(), 0, 0));
+  return {};
+}
+
+OpFoldResult ToIndexOp::fold(FoldAdaptor adaptor) {
+  if (auto c = constantValue(adaptor.getInput()))
+    return IntegerAttr::get(IndexType::get(getContext()), *c);
+  if (auto from = getInput().getDefiningOp<FromIndexOp>())
+    return from.getInput();
+  return {};
+}
+
+OpFoldResult FromIndexOp::fold(FoldAdaptor adaptor) {
+  if (auto c = constantValue(adaptor.getInput()))
+    return coordAttr(getContext(), *c);
+  if (auto to = getInput().getDefiningOp<ToIndexOp>())
+    if (to.getInput().getType() == getType())
+      return to.getInput();
+  return {};
+}
+
+LogicalResult DecomposeOp::verify() {
+  ArrayRef<int64_t> sizes = getSizes();
+  if (sizes.size() != getNumResults())
+    return emitOpError() << "has " << sizes.size() << " sizes for "
+                         << getNumResults() << " coordinates";
+  int64_t covered = 1;
+  for (auto [i, size] : llvm::enumerate(sizes)) {
+    CoordType type = coordType(getResult(i));
+    if (size <= 0)
+      return emitOpError() << "size of '" << type.getDimName()
+                           << "' must be positive, got " << size;
+    for (size_t j = 0; j < i; ++j)
+      if (getResult(j).getType() == type)
+        return emitOpError() << "'" << type.getDimName() << "' appears twice";
+    covered *= size;
+  }
+  if (auto id = getInput().getDefiningOp<LinearIdOp>())
+    if (id.getId() == LinearId::Lane && covered > 32)
+      return emitOpError() << "covers " << covered
+                           << " ids, but a lane id is below 32";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllocOp::verify() {
+  if (getType().getMemorySpace() == MemorySpace::Global)
+    return emitOpError() << "makes shared or register tensors; global tensors "
+                            "are kernel arguments";
+  return success();
+}
+
+LogicalResult SubscriptOp::verify() {
+  return verifySubscript(*this, getTensor().getType(), getCoords(), "subscript",
+                         getProjectedAttr());
+}
+
+OpFoldResult SubscriptOp::fold(FoldAdaptor) {
+  if (getCoords().empty())
+    return getTensor();
+  return {};
+}
+
+LogicalResult RebaseOp::verify() {
+  if (getTensor().getType().getSwizzle())
+    return emitOpError() << "cannot rebase a swizzled tensor: the swizzle "
+                            "applies to offsets from the allocation";
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifySubscript(*this, getTensor().getType(), getCoords(), "load");
+}
+
+LogicalResult StoreOp::verify() {
+  return verifySubscript(*this, getTensor().getType(), getCoords(), "store");
+}
+
+//===----------------------------------------------------------------------===//
+// Fragments
+//===----------------------------------------------------------------------===//
+
+LogicalResult LdMatrixOp::verify() {
+  SpioTensorType tensor = getTensor().getType();
+  FragmentType fragment = getType();
+  if (tensor.getMemorySpace() != MemorySpace::Shared)
+    return emitOpError() << "reads shared memory, but the tensor is in "
+                         << stringifyMemorySpace(tensor.getMemorySpace())
+                         << " memory";
+  if (fragment.getOperand() == FragmentOperand::C)
+    return emitOpError() << "loads A or B fragments, not C accumulators";
+  auto vector = dyn_cast<VectorType>(tensor.getElementType());
+  if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
+      vector.getElementType() != fragment.getElementType())
+    return emitOpError() << "rows are 8 x " << fragment.getElementType()
+                         << " (16 bytes), so the tensor element must be vector<8x"
+                         << fragment.getElementType() << ">, got "
+                         << tensor.getElementType();
+  for (StringAttr dim : {fragment.getRowDim(), fragment.getColDim()})
+    if (!tensor.hasDim(dim.getValue()))
+      return emitOpError() << "tensor has no dimension '" << dim.getValue()
+                           << "' of the fragment";
+  StringAttr reduction = fragment.getReductionDim();
+  StringAttr other = reduction == fragment.getRowDim() ? fragment.getColDim()
+                                                       : fragment.getRowDim();
+  StringAttr rowDim = getTranspose() ? other : reduction;
+  if (tensor.getFinestFold(rowDim.getValue()) != 8)
+    return emitOpError() << "reads 8 consecutive '" << rowDim.getValue()
+                         << "' per row" << (getTranspose() ? " (transposed)" : "")
+                         << ", so the tensor's finest entry of '"
+                         << rowDim.getValue() << "' must be '"
+                         << rowDim.getValue() << "/8', not '"
+                         << CoordType::get(getContext(), rowDim,
+                                           tensor.getFinestFold(rowDim.getValue()))
+                                .getDimName()
+                         << "'";
+  return verifySubscript(*this, tensor, getCoords(), "ldmatrix");
+}
+
+LogicalResult MmaOp::verify() {
+  FragmentType a = getA().getType(), b = getB().getType(), c = getAcc().getType();
+  auto expectRole = [&](FragmentType type, FragmentOperand role,
+                        StringRef which) -> LogicalResult {
+    if (type.getOperand() == role)
+      return success();
+    return emitOpError() << which << " operand must be an "
+                         << stringifyFragmentOperand(role)
+                         << " fragment, got an "
+                         << stringifyFragmentOperand(type.getOperand())
+                         << " fragment";
+  };
+  if (failed(expectRole(a, FragmentOperand::A, "first")) ||
+      failed(expectRole(b, FragmentOperand::B, "second")) ||
+      failed(expectRole(c, FragmentOperand::C, "third")))
+    return failure();
+  if (a.getShape() != b.getShape() || a.getShape() != c.getShape())
+    return emitOpError() << "operand shapes disagree: A is "
+                         << stringifyMmaShape(a.getShape()) << ", B is "
+                         << stringifyMmaShape(b.getShape()) << ", C is "
+                         << stringifyMmaShape(c.getShape());
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "operand dtypes disagree: A holds "
+                         << a.getElementType() << " but B holds "
+                         << b.getElementType();
+  auto name = [](StringAttr s) { return s.getValue(); };
+  if (a.getColDim() != b.getRowDim())
+    return emitOpError() << "reduction dimensions disagree: A's columns are '"
+                         << name(a.getColDim()) << "' but B's rows are '"
+                         << name(b.getRowDim()) << "'";
+  if (a.getRowDim() != c.getRowDim())
+    return emitOpError() << "row dimensions disagree: A's rows are '"
+                         << name(a.getRowDim()) << "' but C's rows are '"
+                         << name(c.getRowDim()) << "'";
+  if (b.getColDim() != c.getColDim())
+    return emitOpError() << "column dimensions disagree: B's columns are '"
+                         << name(b.getColDim()) << "' but C's columns are '"
+                         << name(c.getColDim()) << "'";
+  if (a.getRowDim() == b.getColDim() || a.getColDim() == c.getColDim())
+    return emitOpError() << "rows '" << name(a.getRowDim()) << "', columns '"
+                         << name(b.getColDim()) << "' and reduction '"
+                         << name(a.getColDim())
+                         << "' must be three different dimensions";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous copies
+//===----------------------------------------------------------------------===//
+
+LogicalResult AsyncCopyOp::verify() {
+  SpioTensorType src = getSrc().getType(), dst = getDst().getType();
+  if (src.getMemorySpace() != MemorySpace::Global)
+    return emitOpError() << "copies from global memory, but the source is in "
+                         << stringifyMemorySpace(src.getMemorySpace())
+                         << " memory";
+  if (dst.getMemorySpace() != MemorySpace::Shared)
+    return emitOpError() << "copies to shared memory, but the destination is in "
+                         << stringifyMemorySpace(dst.getMemorySpace())
+                         << " memory";
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "source element " << src.getElementType()
+                         << " differs from destination element "
+                         << dst.getElementType();
+  if (src.getElementBytes() != 16)
+    return emitOpError() << "moves 16 bytes per thread, but "
+                         << src.getElementType() << " is "
+                         << src.getElementBytes() << " bytes";
+  if (failed(verifySubscript(*this, src, getSrcCoords(), "source")) ||
+      failed(verifySubscript(*this, dst, getDstCoords(), "destination")))
+    return failure();
+  return success();
+}

@@ -1,0 +1,45 @@
+# -*- Python -*-
+# lit configuration of the Spio IR tests.
+
+import ctypes
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "Spio"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.spio_obj_root, "test")
+
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+config.substitutions.append(("%spio_src_root", config.spio_src_root))
+config.substitutions.append(("%spio_obj_root", config.spio_obj_root))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tools = [ToolSubst("spio-opt", unresolved="fatal"),
+         ToolSubst("%PYTHON", config.python_executable, unresolved="ignore")]
+llvm_config.add_tool_substitutions(tools, [config.spio_tools_dir])
+
+
+def cuda_device_present():
+    """True when the CUDA driver loads and reports a device: GPU tests run."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return False
+    return count.value > 0
+
+
+if cuda_device_present():
+    config.available_features.add("cuda")
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")

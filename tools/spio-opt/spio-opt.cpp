@@ -1,0 +1,18 @@
+//===- spio-opt.cpp - Spio's mlir-opt -------------------------------------===//
+//
+// Parses, verifies and transforms IR in the spio dialect and the upstream
+// dialects its pipelines use, like mlir-opt.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spio/Tools/Registration.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  spio::registerSpioCompiler(registry);
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Spio optimizer driver\n", registry));
+}
