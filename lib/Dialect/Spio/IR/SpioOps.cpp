@@ -420,11 +420,9 @@ LogicalResult MmaOp::verify() {
                         StringRef which) -> LogicalResult {
     if (type.getOperand() == role)
       return success();
-    return emitOpError() << which << " operand must be an "
-                         << stringifyFragmentOperand(role)
-                         << " fragment, got an "
-                         << stringifyFragmentOperand(type.getOperand())
-                         << " fragment";
+    return emitOpError() << which << " operand must be fragment "
+                         << stringifyFragmentOperand(role) << ", got fragment "
+                         << stringifyFragmentOperand(type.getOperand());
   };
   if (failed(expectRole(a, FragmentOperand::A, "first")) ||
       failed(expectRole(b, FragmentOperand::B, "second")) ||
@@ -452,11 +450,8 @@ LogicalResult MmaOp::verify() {
     return emitOpError() << "column dimensions disagree: B's columns are '"
                          << name(b.getColDim()) << "' but C's columns are '"
                          << name(c.getColDim()) << "'";
-  if (a.getRowDim() == b.getColDim() || a.getColDim() == c.getColDim())
-    return emitOpError() << "rows '" << name(a.getRowDim()) << "', columns '"
-                         << name(b.getColDim()) << "' and reduction '"
-                         << name(a.getColDim())
-                         << "' must be three different dimensions";
+  // Fragment types already keep rows and columns apart, so with the three
+  // agreements above m, n and k are distinct.
   return success();
 }
 

@@ -194,7 +194,7 @@ def Spio_SubscriptOp : Spio_Op<"subscript",
   let results = (outs Spio_Tensor:$result);
   let assemblyFormat = [{
     $tensor `[` $coords `]` (`project` $projected^)? attr-dict `:`
-    qualified(type($tensor)) `[` qualified(type($coords)) `]`
+    qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)?
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -221,7 +221,7 @@ def Spio_LoadOp : Spio_Op<"load", [
                        Variadic<Spio_Coord>:$coords);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
-    $tensor `[` $coords `]` attr-dict `:` qualified(type($tensor)) `[` qualified(type($coords)) `]`
+    $tensor `[` $coords `]` attr-dict `:` qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)?
   }];
   let hasVerifier = 1;
 }
@@ -233,7 +233,7 @@ def Spio_StoreOp : Spio_Op<"store", [
   let arguments = (ins AnyType:$value, Arg<Spio_Tensor, "", [MemWrite]>:$tensor,
                        Variadic<Spio_Coord>:$coords);
   let assemblyFormat = [{
-    $value `,` $tensor `[` $coords `]` attr-dict `:` qualified(type($tensor)) `[` qualified(type($coords)) `]`
+    $value `,` $tensor `[` $coords `]` attr-dict `:` qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)?
   }];
   let hasVerifier = 1;
 }
@@ -258,7 +258,7 @@ def Spio_LdMatrixOp : Spio_Op<"ldmatrix"> {
   let results = (outs Spio_Fragment:$result);
   let assemblyFormat = [{
     $tensor `[` $coords `]` (`transpose` $transpose^)? attr-dict `:`
-    qualified(type($tensor)) `[` qualified(type($coords)) `]` `->` qualified(type($result))
+    qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)? `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }
@@ -310,7 +310,7 @@ def Spio_AsyncCopyOp : Spio_Op<"async_copy", [AttrSizedOperandSegments]> {
   let assemblyFormat = [{
     $src `[` $srcCoords `]` `to` $dst `[` $dstCoords `]`
     (`in_bounds` $inBounds^)? attr-dict `:`
-    qualified(type($src)) `[` qualified(type($srcCoords)) `]` `to` qualified(type($dst)) `[` qualified(type($dstCoords)) `]`
+    qualified(type($src)) (`[` qualified(type($srcCoords))^ `]`)? `to` qualified(type($dst)) (`[` qualified(type($dstCoords))^ `]`)?
   }];
   let hasVerifier = 1;
 }
