@@ -75,6 +75,9 @@ std::string Layout::verify() const {
     if (e.stride < 0)
       return "dimension '" + name + "' has negative stride " +
              std::to_string(e.stride);
+    if (e.size > kMaxExtent || e.stride > kMaxExtent || e.fold > kMaxExtent)
+      return "dimension '" + name + "' is larger than " +
+             std::to_string(kMaxExtent) + " elements";
     auto &list = byDim[e.dim];
     for (const DimEntry *other : list)
       if (other->fold == e.fold)
@@ -94,6 +97,16 @@ std::string Layout::verify() const {
                " but the next coarser entry is '" +
                entryName(dim, coarse.fold) + "'";
     }
+  }
+  // Checked before numElements() and cosize() may be computed.
+  int64_t elements = 1, span = 1;
+  for (const DimEntry &e : entries_) {
+    if (elements > kMaxExtent / e.size ||
+        (e.stride != 0 && e.size - 1 > (kMaxExtent - span) / e.stride))
+      return "tensor spans more than " + std::to_string(kMaxExtent) +
+             " elements";
+    elements *= e.size;
+    span += (e.size - 1) * e.stride;
   }
   if (std::string err = swizzle_.verify(); !err.empty())
     return err;

@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::spio;
 namespace layout = ::spio::layout;
@@ -140,6 +142,19 @@ TEST_F(SpioFoldTest, NonConstantsDoNotFold) {
   Value r = builder.createOrFold<FoldOp>(loc(), coord("k", 8), k);
   EXPECT_FALSE(folded(r));
   EXPECT_TRUE(r.getDefiningOp<FoldOp>());
+}
+
+} // namespace
+
+namespace {
+
+TEST_F(SpioFoldTest, OverflowingConstantsStayUnfolded) {
+  int64_t huge = std::numeric_limits<int64_t>::max() / 2;
+  Value big = constant(coord("k", 8), huge);
+  Value unfolded = builder.createOrFold<UnfoldOp>(loc(), coord("k"), big);
+  EXPECT_FALSE(folded(unfolded));
+  Value sum = builder.createOrFold<AddOp>(loc(), big, constant(coord("k", 8), huge));
+  EXPECT_FALSE(folded(sum));
 }
 
 } // namespace

@@ -133,6 +133,21 @@ TEST(LayoutVerify, RejectsEntriesThatDoNotTile) {
   EXPECT_NE(err.find("'k/32'"), std::string::npos) << err;
 }
 
+TEST(LayoutVerify, RejectsHugeEntries) {
+  EXPECT_NE(Layout({{"i", 1, kMaxExtent + 1, 1}}).verify().find("larger than"),
+            std::string::npos);
+  EXPECT_NE(Layout({{"i", 1, 4, kMaxExtent + 1}}).verify().find("larger than"),
+            std::string::npos);
+}
+
+TEST(LayoutVerify, RejectsProductsBeyondTheLimitWithoutOverflow) {
+  int64_t big = int64_t(1) << 30;
+  std::string err = Layout({{"i", 1, big, big}, {"j", 1, big, 1}}).verify();
+  EXPECT_NE(err.find("spans more than"), std::string::npos) << err;
+  err = Layout({{"i", 1, big, 1}, {"j", 1, big, 1}, {"k", 1, big, 1}}).verify();
+  EXPECT_NE(err.find("spans more than"), std::string::npos) << err;
+}
+
 TEST(LayoutVerify, RejectsSwizzleWhosePeriodDoesNotDivide) {
   std::string err = Layout({{"i", 1, 24, 1}}, XorSwizzle{1, 0, 3}).verify();
   EXPECT_NE(err.find("period"), std::string::npos) << err;

@@ -26,6 +26,11 @@
 
 namespace spio::layout {
 
+/// The largest size, stride, fold or element count a layout may have
+/// (2^40): far beyond any GPU buffer, and small enough that offset
+/// arithmetic on valid layouts cannot overflow int64_t.
+constexpr int64_t kMaxExtent = int64_t(1) << 40;
+
 /// Division and remainder rounding toward negative infinity, so that folds
 /// compose (`(x/a)/b == x/(a*b)`) for negative coordinates too (halos).
 int64_t floorDiv(int64_t a, int64_t b);

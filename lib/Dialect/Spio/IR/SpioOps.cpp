@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <numeric>
 
@@ -132,8 +133,10 @@ OpFoldResult UnfoldOp::fold(FoldAdaptor adaptor) {
   CoordType in = getInput().getType(), out = getType();
   if (in == out)
     return getInput();
+  int64_t result;
   if (auto c = constantValue(adaptor.getInput()))
-    return coordAttr(getContext(), *c * (in.getFold() / out.getFold()));
+    if (!llvm::MulOverflow(*c, in.getFold() / out.getFold(), result))
+      return coordAttr(getContext(), result);
   return {};
 }
 
@@ -208,20 +211,23 @@ LogicalResult SubOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
   return inferCoordBinary(location, operands, "subtract", inferred);
 }
 
-/// Constant operands in base units, or nothing.
+/// Constant operands in base units, or nothing (also when that overflows).
 static std::optional<std::pair<int64_t, int64_t>>
 constantBasePair(Attribute lhs, Attribute rhs, Value lhsValue, Value rhsValue) {
   auto l = constantValue(lhs), r = constantValue(rhs);
-  if (!l || !r)
+  int64_t lBase, rBase;
+  if (!l || !r || llvm::MulOverflow(*l, coordType(lhsValue).getFold(), lBase) ||
+      llvm::MulOverflow(*r, coordType(rhsValue).getFold(), rBase))
     return std::nullopt;
-  return std::make_pair(*l * coordType(lhsValue).getFold(),
-                        *r * coordType(rhsValue).getFold());
+  return std::make_pair(lBase, rBase);
 }
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   int64_t fold = getType().getFold();
+  int64_t sum;
   if (auto base = constantBasePair(adaptor.getLhs(), adaptor.getRhs(), getLhs(), getRhs()))
-    return coordAttr(getContext(), (base->first + base->second) / fold);
+    if (!llvm::AddOverflow(base->first, base->second, sum))
+      return coordAttr(getContext(), sum / fold);
   if (constantValue(adaptor.getRhs()) == 0 && getLhs().getType() == getType())
     return getLhs();
   if (constantValue(adaptor.getLhs()) == 0 && getRhs().getType() == getType())
@@ -231,8 +237,10 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   int64_t fold = getType().getFold();
+  int64_t difference;
   if (auto base = constantBasePair(adaptor.getLhs(), adaptor.getRhs(), getLhs(), getRhs()))
-    return coordAttr(getContext(), (base->first - base->second) / fold);
+    if (!llvm::SubOverflow(base->first, base->second, difference))
+      return coordAttr(getContext(), difference / fold);
   if (constantValue(adaptor.getRhs()) == 0 && getLhs().getType() == getType())
     return getLhs();
   if (getLhs() == getRhs())
