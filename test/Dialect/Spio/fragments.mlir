@@ -41,3 +41,28 @@ func.func @mma_m16n8k8_bf16(%a: !spio.fragment<A, m16n8k8, bf16, [m, r]>,
   %d = spio.mma %a, %b, %c : !spio.fragment<A, m16n8k8, bf16, [m, r]>, !spio.fragment<B, m16n8k8, bf16, [r, n]>, !spio.fragment<C, m16n8k8, f32, [m, n]>
   return %d : !spio.fragment<C, m16n8k8, f32, [m, n]>
 }
+
+!Out = !spio.tensor<[i: 100, j: 60] x bf16, global>
+
+// Epilogue: D = alpha * acc + beta * C on a ragged 100 x 60 output.
+// CHECK-LABEL: func.func @epilogue
+func.func @epilogue(%acc: !FragC, %out: !Out, %i0: !spio.coord<i>, %j0: !spio.coord<j>,
+                    %alpha: vector<4xf32>, %beta: vector<4xf32>) {
+  %m = spio.constant 100 : !spio.coord<i>
+  %n = spio.constant 60 : !spio.coord<j>
+  // CHECK: %[[C:.*]] = spio.load_fragment %{{.*}}[%{{.*}}, %{{.*}}] bounds %{{.*}}, %{{.*}} : !spio.tensor<[i: 100, j: 60] x bf16, global>[!spio.coord<i>, !spio.coord<j>] bounds !spio.coord<i>, !spio.coord<j> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  %c = spio.load_fragment %out[%i0, %j0] bounds %m, %n : !Out[!spio.coord<i>, !spio.coord<j>] bounds !spio.coord<i>, !spio.coord<j> -> !FragC
+  // CHECK: spio.fragment_to_vector %[[C]] : !spio.fragment<C, m16n8k16, f32, [i, j]> -> vector<4xf32>
+  %cv = spio.fragment_to_vector %c : !FragC -> vector<4xf32>
+  %av = spio.fragment_to_vector %acc : !FragC -> vector<4xf32>
+  %x = arith.mulf %alpha, %av : vector<4xf32>
+  %y = arith.mulf %beta, %cv : vector<4xf32>
+  %d = arith.addf %x, %y : vector<4xf32>
+  // CHECK: %[[D:.*]] = spio.vector_to_fragment %{{.*}} : vector<4xf32> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  %df = spio.vector_to_fragment %d : vector<4xf32> -> !FragC
+  // CHECK: spio.store_fragment %[[D]], %{{.*}}[%{{.*}}, %{{.*}}] bounds %{{.*}}, %{{.*}} : !spio.fragment<C, m16n8k16, f32, [i, j]>, !spio.tensor<[i: 100, j: 60] x bf16, global>[!spio.coord<i>, !spio.coord<j>] bounds !spio.coord<i>, !spio.coord<j>
+  spio.store_fragment %df, %out[%i0, %j0] bounds %m, %n : !FragC, !Out[!spio.coord<i>, !spio.coord<j>] bounds !spio.coord<i>, !spio.coord<j>
+  // CHECK: spio.store_fragment %[[D]], %{{.*}}[] : !spio.fragment<C, m16n8k16, f32, [i, j]>, !spio.tensor<[i: 100, j: 60] x bf16, global>{{$}}
+  spio.store_fragment %df, %out[] : !FragC, !Out
+  return
+}

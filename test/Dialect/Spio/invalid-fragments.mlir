@@ -167,3 +167,59 @@ func.func @mma_col_dims(%a: !spio.fragment<A, m16n8k16, f16, [i, k]>,
   return
 }
 
+
+// -----
+
+func.func @to_vector_size(%c: !spio.fragment<C, m16n8k16, f32, [i, j]>) {
+  // expected-error @below {{'spio.fragment_to_vector' op a lane of '!spio.fragment<C, m16n8k16, f32, [i, j]>' holds 4 x 'f32', not 'vector<8xf32>'}}
+  %0 = spio.fragment_to_vector %c : !spio.fragment<C, m16n8k16, f32, [i, j]> -> vector<8xf32>
+  return
+}
+
+// -----
+
+func.func @from_vector_type(%v: vector<8xf32>) {
+  // expected-error @below {{'spio.vector_to_fragment' op a lane of '!spio.fragment<A, m16n8k16, f16, [i, k]>' holds 8 x 'f16', not 'vector<8xf32>'}}
+  %0 = spio.vector_to_fragment %v : vector<8xf32> -> !spio.fragment<A, m16n8k16, f16, [i, k]>
+  return
+}
+
+// -----
+
+func.func @store_a_fragment(%a: !spio.fragment<A, m16n8k16, f16, [i, k]>, %t: !spio.tensor<[i: 16, k: 16] x f16, global>) {
+  // expected-error @below {{'spio.store_fragment' op moves C fragments; A and B come from ldmatrix}}
+  spio.store_fragment %a, %t[] : !spio.fragment<A, m16n8k16, f16, [i, k]>, !spio.tensor<[i: 16, k: 16] x f16, global>
+  return
+}
+
+// -----
+
+func.func @store_vectors(%c: !spio.fragment<C, m16n8k16, f32, [i, j]>, %t: !spio.tensor<[i: 16, j/8: 1] x vector<8xf16>, global>) {
+  // expected-error @below {{'spio.store_fragment' op needs a tensor of f32, f16 or bf16 scalars, got 'vector<8xf16>'}}
+  spio.store_fragment %c, %t[] : !spio.fragment<C, m16n8k16, f32, [i, j]>, !spio.tensor<[i: 16, j/8: 1] x vector<8xf16>, global>
+  return
+}
+
+// -----
+
+func.func @store_folded(%c: !spio.fragment<C, m16n8k16, f32, [i, j]>, %t: !spio.tensor<[i: 16, j/2: 4] x f32, global>) {
+  // expected-error @below {{'spio.store_fragment' op tensor needs dimension 'j' at unit fold to address fragment elements}}
+  spio.store_fragment %c, %t[] : !spio.fragment<C, m16n8k16, f32, [i, j]>, !spio.tensor<[i: 16, j/2: 4] x f32, global>
+  return
+}
+
+// -----
+
+func.func @load_bound_dim(%t: !spio.tensor<[i: 16, j: 8] x f32, global>, %m: !spio.coord<m>, %n: !spio.coord<j>) {
+  // expected-error @below {{'spio.load_fragment' op row bound is 'm' but the fragment's rows are 'i'}}
+  %0 = spio.load_fragment %t[] bounds %m, %n : !spio.tensor<[i: 16, j: 8] x f32, global> bounds !spio.coord<m>, !spio.coord<j> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  return
+}
+
+// -----
+
+func.func @load_one_bound(%t: !spio.tensor<[i: 16, j: 8] x f32, global>, %m: !spio.coord<i>) {
+  // expected-error @below {{'spio.load_fragment' op takes both a row and a column bound, or neither}}
+  %0 = "spio.load_fragment"(%t, %m) {operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (!spio.tensor<[i: 16, j: 8] x f32, global>, !spio.coord<i>) -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  return
+}

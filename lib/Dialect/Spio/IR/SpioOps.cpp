@@ -463,6 +463,66 @@ LogicalResult MmaOp::verify() {
   return success();
 }
 
+static LogicalResult verifyFragmentVector(Operation *op, FragmentType fragment,
+                                          VectorType vector) {
+  if (vector.getNumElements() != fragment.getElementsPerLane() ||
+      vector.getElementType() != fragment.getElementType())
+    return op->emitOpError() << "a lane of " << fragment << " holds "
+                             << fragment.getElementsPerLane() << " x "
+                             << fragment.getElementType() << ", not " << vector;
+  return success();
+}
+
+LogicalResult FragmentToVectorOp::verify() {
+  return verifyFragmentVector(*this, getFragment().getType(), getType());
+}
+
+LogicalResult VectorToFragmentOp::verify() {
+  return verifyFragmentVector(*this, getType(), getVector().getType());
+}
+
+/// Shared rules of load_fragment and store_fragment: a C fragment, a tensor
+/// of scalar floats indexed by both fragment dimensions at unit fold, and
+/// bounds along those dimensions.
+static LogicalResult verifyFragmentAccess(Operation *op, FragmentType fragment,
+                                          SpioTensorType tensor, ValueRange coords,
+                                          Value rowBound, Value colBound) {
+  if (fragment.getOperand() != FragmentOperand::C)
+    return op->emitOpError() << "moves C fragments; A and B come from ldmatrix";
+  Type element = tensor.getElementType();
+  if (!element.isF32() && !element.isF16() && !element.isBF16())
+    return op->emitOpError() << "needs a tensor of f32, f16 or bf16 scalars, got "
+                             << element;
+  for (StringAttr dim : {fragment.getRowDim(), fragment.getColDim()})
+    if (tensor.getFinestFold(dim.getValue()) != 1)
+      return op->emitOpError() << "tensor needs dimension '" << dim.getValue()
+                               << "' at unit fold to address fragment elements";
+  if (bool(rowBound) != bool(colBound))
+    return op->emitOpError() << "takes both a row and a column bound, or neither";
+  auto checkBound = [&](Value bound, StringAttr dim, StringRef which) -> LogicalResult {
+    if (!bound || coordType(bound).getDim() == dim)
+      return success();
+    return op->emitOpError() << which << " bound is '" << coordType(bound).getDimName()
+                             << "' but the fragment's " << which << "s are '"
+                             << dim.getValue() << "'";
+  };
+  if (failed(checkBound(rowBound, fragment.getRowDim(), "row")) ||
+      failed(checkBound(colBound, fragment.getColDim(), "column")))
+    return failure();
+  return verifySubscript(op, tensor, coords, "fragment access");
+}
+
+LogicalResult LoadFragmentOp::verify() {
+  return verifyFragmentAccess(*this, getType(), getTensor().getType(),
+                              getCoords(), getRowBound(), getColBound());
+}
+
+LogicalResult StoreFragmentOp::verify() {
+  return verifyFragmentAccess(*this, getFragment().getType(),
+                              getTensor().getType(), getCoords(), getRowBound(),
+                              getColBound());
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous copies
 //===----------------------------------------------------------------------===//

@@ -286,6 +286,71 @@ def Spio_MmaOp : Spio_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def Spio_FragmentToVectorOp : Spio_Op<"fragment_to_vector", [Pure]> {
+  let summary = "a lane's fragment elements as a vector, in register order";
+  let description = [{
+    Exposes the elements a lane holds (4 x f32 for a C fragment) to
+    elementwise arithmetic, e.g. an epilogue's `alpha * acc + beta * c`.
+  }];
+  let arguments = (ins Spio_Fragment:$fragment);
+  let results = (outs VectorOfRankAndType<[1], [F16, BF16, F32]>:$result);
+  let assemblyFormat = "$fragment attr-dict `:` qualified(type($fragment)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Spio_VectorToFragmentOp : Spio_Op<"vector_to_fragment", [Pure]> {
+  let summary = "a vector of a lane's elements, in register order, as a fragment";
+  let arguments = (ins VectorOfRankAndType<[1], [F16, BF16, F32]>:$vector);
+  let results = (outs Spio_Fragment:$result);
+  let assemblyFormat = "$vector attr-dict `:` type($vector) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Spio_LoadFragmentOp : Spio_Op<"load_fragment", [AttrSizedOperandSegments]> {
+  let summary = "read a C tile from a tensor of scalars into a fragment";
+  let description = [{
+    ```
+    %c = spio.load_fragment %out[%i0, %j0] bounds %m, %n : ... -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+    ```
+    Each lane reads the elements of the 16 x 8 tile at the coordinates that
+    its fragment holds, converted to f32. With `bounds`, elements whose row
+    or column coordinate (summed over the whole subscript chain) is not below
+    the bound read as zero.
+  }];
+  let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$tensor,
+                       Variadic<Spio_Coord>:$coords,
+                       Optional<Spio_Coord>:$rowBound,
+                       Optional<Spio_Coord>:$colBound);
+  let results = (outs Spio_Fragment:$result);
+  let assemblyFormat = [{
+    $tensor `[` $coords `]` (`bounds` $rowBound^ `,` $colBound)? attr-dict `:`
+    qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)?
+    (`bounds` qualified(type($rowBound))^ `,` qualified(type($colBound)))?
+    `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Spio_StoreFragmentOp : Spio_Op<"store_fragment", [AttrSizedOperandSegments]> {
+  let summary = "write a C fragment into a tensor of scalars";
+  let description = [{
+    Each lane writes the elements of the 16 x 8 tile its fragment holds,
+    converted from f32 to the tensor's element type. With `bounds`,
+    elements at or beyond a bound are not written (ragged edges).
+  }];
+  let arguments = (ins Spio_Fragment:$fragment,
+                       Arg<Spio_Tensor, "", [MemWrite]>:$tensor,
+                       Variadic<Spio_Coord>:$coords,
+                       Optional<Spio_Coord>:$rowBound,
+                       Optional<Spio_Coord>:$colBound);
+  let assemblyFormat = [{
+    $fragment `,` $tensor `[` $coords `]` (`bounds` $rowBound^ `,` $colBound)? attr-dict `:`
+    qualified(type($fragment)) `,` qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)?
+    (`bounds` qualified(type($rowBound))^ `,` qualified(type($colBound)))?
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous copies
 //===----------------------------------------------------------------------===//
