@@ -2,7 +2,31 @@
 
 #include "spio/Tools/Registration.h"
 
+#include "spio/Conversion/Passes.h"
 #include "spio/Dialect/Spio/IR/SpioDialect.h"
+#include "spio/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -18,13 +42,45 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-void spio::registerSpioCompiler(mlir::DialectRegistry &registry) {
+void mlir::spio::registerSpioCompiler(DialectRegistry &registry) {
   registry.insert<mlir::spio::SpioDialect, mlir::arith::ArithDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
                   mlir::gpu::GPUDialect, mlir::index::IndexDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
                   mlir::memref::MemRefDialect, mlir::nvgpu::NVGPUDialect,
                   mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+  // Lowering to LLVM through each dialect's ConvertToLLVM interface, and
+  // translation of the NVVM target to PTX.
+  mlir::arith::registerConvertArithToLLVMInterface(registry);
+  mlir::cf::registerConvertControlFlowToLLVMInterface(registry);
+  mlir::registerConvertFuncToLLVMInterface(registry);
+  mlir::index::registerConvertIndexToLLVMInterface(registry);
+  mlir::registerConvertMemRefToLLVMInterface(registry);
+  mlir::registerConvertNVVMToLLVMInterface(registry);
+  mlir::vector::registerConvertVectorToLLVMInterface(registry);
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerGPUDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+
   // Canonicalize, CSE, symbol DCE and the other core transforms.
   mlir::registerTransformsPasses();
+  mlir::spio::registerSpioConversionPasses();
+  mlir::spio::registerSpioPipelines();
+  // The upstream passes of the spio-to-ptx pipeline, to run them one by one.
+  mlir::registerGPUPasses();
+  mlir::arith::registerArithIntRangeOpts();
+  mlir::arith::registerArithUnsignedWhenEquivalentPass();
+  mlir::memref::registerExpandStridedMetadataPass();
+  mlir::registerConvertNVGPUToNVVMPass();
+  mlir::registerConvertGpuOpsToNVVMOps();
+  mlir::registerSCFToControlFlowPass();
+  mlir::registerConvertVectorToLLVMPass();
+  mlir::registerArithToLLVMConversionPass();
+  mlir::registerConvertIndexToLLVMPass();
+  mlir::registerFinalizeMemRefToLLVMConversionPass();
+  mlir::registerConvertControlFlowToLLVMPass();
+  mlir::registerConvertNVVMToLLVMPass();
+  mlir::registerReconcileUnrealizedCastsPass();
 }

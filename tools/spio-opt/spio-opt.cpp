@@ -12,7 +12,7 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  spio::registerSpioCompiler(registry);
+  mlir::spio::registerSpioCompiler(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Spio optimizer driver\n", registry));
 }

@@ -13,13 +13,13 @@ namespace mlir {
 class DialectRegistry;
 } // namespace mlir
 
-namespace spio {
+namespace mlir::spio {
 
 /// Adds the Spio dialect and the upstream dialects its pipelines produce to
 /// `registry`, and registers the passes they use with the global pass
 /// registry (idempotent).
-void registerSpioCompiler(mlir::DialectRegistry &registry);
+void registerSpioCompiler(DialectRegistry &registry);
 
-} // namespace spio
+} // namespace mlir::spio
 
 #endif // SPIO_TOOLS_REGISTRATION_H

@@ -1,0 +1,47 @@
+//===- Passes.td - Spio lowerings ---------------------------*- tablegen -*-===//
+
+#ifndef SPIO_CONVERSION_PASSES_TD
+#define SPIO_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertSpioToGPU : Pass<"convert-spio-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower the spio dialect to arith, memref, vector, gpu, nvgpu and nvvm";
+  let description = [{
+    Resolves typed dimensions into plain index arithmetic and memory
+    accesses, ready for the upstream GPU-to-NVVM path.
+
+    Needs: spio ops inside functions (kernels are `gpu.func`s). Every tensor
+    value must come from a function argument (global tensors only) or a
+    `spio.alloc`, through `spio.subscript`/`spio.rebase`; tensors may not flow
+    through block arguments, loop-carried values or calls. Coordinates may.
+
+    Guarantees:
+    - no spio op or type remains;
+    - coordinates become `index` values counting in steps of their fold, and
+      coordinate ops become arith ops (folds are floor divisions);
+    - a global tensor argument becomes `memref<B x i8, global>` (B bytes), so
+      with `use-bare-ptr-memref-call-conv` a kernel takes plain pointers;
+    - shared tensors are views into one `gpu.dynamic_shared_memory` buffer at
+      128-byte aligned offsets; the function gets a `spio.shared_memory_bytes`
+      attribute with the bytes the launch must provide;
+    - register tensors become `memref.alloca`s of their elements, a fragment
+      as a vector of the elements one lane holds, in register order;
+    - every access computes its element offset from the cursor's coordinates
+      with the tensor's layout (carries, wrap of inner entries, swizzle);
+    - `ldmatrix`, `mma`, `async_copy` become `nvgpu.ldmatrix`,
+      `nvgpu.mma.sync`, `nvgpu.device_async_copy` (zero-fill through the
+      source size), and commit/wait become the `nvvm` cp.async group ops.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+#endif // SPIO_CONVERSION_PASSES_TD

@@ -1,0 +1,838 @@
+//===- SpioToGPU.cpp - Lower spio to arith, memref, gpu and nvgpu ---------===//
+//
+// Two phases. The first resolves tensors: it follows every memory access back
+// through its chain of subscripts to a root (a global tensor argument or an
+// alloc), gives each root a memref, and replaces the access with index
+// arithmetic from the tensor's layout and an upstream memory op. The second
+// is a dialect conversion of what is left (coordinates, fragments, mma,
+// function signatures and structured control flow carrying coordinates).
+//
+//===----------------------------------------------------------------------===//
+
+#include "spio/Conversion/Passes.h"
+
+#include "spio/Dialect/Spio/IR/SpioOps.h"
+#include "spio/Layout/Fragment.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::spio {
+#define GEN_PASS_DEF_CONVERTSPIOTOGPU
+#include "spio/Conversion/Passes.h.inc"
+} // namespace mlir::spio
+
+using namespace mlir;
+using namespace mlir::spio;
+
+namespace {
+
+/// Shared buffers start at multiples of this many bytes (ldmatrix and
+/// cp.async need 16; 128 keeps swizzle patterns aligned to bank rows).
+constexpr int64_t kSharedAlignment = 128;
+
+gpu::AddressSpaceAttr addressSpace(MLIRContext *ctx, MemorySpace space) {
+  switch (space) {
+  case MemorySpace::Global:
+    return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
+  case MemorySpace::Shared:
+    return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  case MemorySpace::Register:
+    return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Private);
+  }
+  return {};
+}
+
+/// The vector a lane's fragment elements live in.
+VectorType fragmentVectorType(FragmentType fragment) {
+  return VectorType::get({fragment.getElementsPerLane()}, fragment.getElementType());
+}
+
+/// The element type of a tensor as stored in a memref.
+Type storedElementType(SpioTensorType tensor) {
+  if (auto fragment = dyn_cast<FragmentType>(tensor.getElementType()))
+    return fragmentVectorType(fragment);
+  return tensor.getElementType();
+}
+
+int64_t tensorBytes(SpioTensorType tensor) {
+  return tensor.getCosize() * tensor.getElementBytes();
+}
+
+/// The memref a global tensor argument becomes: its bytes.
+MemRefType globalBytesType(SpioTensorType tensor) {
+  return MemRefType::get({tensorBytes(tensor)},
+                         IntegerType::get(tensor.getContext(), 8), AffineMap(),
+                         addressSpace(tensor.getContext(), MemorySpace::Global));
+}
+
+layout::MmaOperand mmaOperand(FragmentOperand operand) {
+  switch (operand) {
+  case FragmentOperand::A:
+    return layout::MmaOperand::A;
+  case FragmentOperand::B:
+    return layout::MmaOperand::B;
+  case FragmentOperand::C:
+    return layout::MmaOperand::C;
+  }
+  return layout::MmaOperand::C;
+}
+
+int64_t mmaK(FragmentType fragment) {
+  return fragment.getShape() == MmaShape::M16N8K8 ? 8 : 16;
+}
+
+//===----------------------------------------------------------------------===//
+// Phase 1: tensors
+//===----------------------------------------------------------------------===//
+
+/// A tensor value: its root and the coordinates added since (split at the
+/// last rebase, whose resolved offset is `baseOffset`).
+struct Cursor {
+  Value root;
+  SmallVector<Value> coords;      // since the last rebase
+  SmallVector<Value> allCoords;   // since the root, for bounds
+  Value baseOffset;               // element offset of the last rebase, or null
+};
+
+/// A coordinate addition in base units, from a constant lane map.
+struct Extra {
+  StringAttr dim;
+  Value baseValue;
+};
+
+class TensorResolver {
+public:
+  TensorResolver(FunctionOpInterface func) : func(func), builder(func.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult collectCursors();
+  FailureOr<Cursor> cursorOf(Operation *user, Value tensor);
+  /// A memref over `root` with the given element type, created once.
+  Value typedView(Value root, Type elementType, int64_t numElements);
+  LogicalResult lowerAccess(Operation *op);
+
+  Value index(Location loc, int64_t v) {
+    return arith::ConstantIndexOp::create(builder, loc, v);
+  }
+  /// The value of `coord` in base units.
+  Value baseValue(Location loc, Value coord);
+  /// The sum of all coordinates (and extras) of dimension `dim`, base units.
+  Value dimTotal(Location loc, StringAttr dim, ArrayRef<Value> coords,
+                 ArrayRef<Extra> extras);
+  /// Element offset of a cursor plus `coords` and `extras`, with swizzle.
+  Value elementOffset(Location loc, SpioTensorType type, const Cursor &cursor,
+                      ValueRange coords, ArrayRef<Extra> extras);
+  Value floorDiv(Location loc, Value v, int64_t d);
+  Value floorMod(Location loc, Value v, int64_t d);
+  Value lane(Location loc) { return gpu::LaneIdOp::create(builder, loc, nullptr); }
+
+  FunctionOpInterface func;
+  OpBuilder builder;
+  llvm::MapVector<Value, Cursor> cursors;
+  DenseMap<Value, Value> rootBytes;       // root -> memref of i8 (global/shared)
+  DenseMap<Value, int64_t> sharedOffset;  // shared root -> byte offset
+  DenseMap<std::pair<Value, Type>, Value> views;
+  Value dynamicShared;
+  int64_t sharedBytes = 0;
+};
+
+FailureOr<Cursor> TensorResolver::cursorOf(Operation *user, Value tensor) {
+  auto it = cursors.find(tensor);
+  if (it != cursors.end())
+    return it->second;
+  return user->emitOpError()
+         << "uses a tensor that does not come from a kernel argument or "
+            "spio.alloc through spio.subscript/spio.rebase; tensors cannot "
+            "flow through block arguments, loops or calls";
+}
+
+LogicalResult TensorResolver::collectCursors() {
+  Block &entry = func.getFunctionBody().front();
+  MLIRContext *ctx = func.getContext();
+  builder.setInsertionPointToStart(&entry);
+  for (BlockArgument arg : entry.getArguments()) {
+    auto type = dyn_cast<SpioTensorType>(arg.getType());
+    if (!type)
+      continue;
+    if (type.getMemorySpace() != MemorySpace::Global)
+      return func.emitOpError()
+             << "argument #" << arg.getArgNumber()
+             << " is a " << stringifyMemorySpace(type.getMemorySpace())
+             << " tensor; only global tensors can be kernel arguments";
+    cursors[arg] = Cursor{arg, {}, {}, {}};
+    // Becomes the block argument itself once the signature is converted.
+    rootBytes[arg] = UnrealizedConversionCastOp::create(
+                         builder, arg.getLoc(), globalBytesType(type), arg)
+                         .getResult(0);
+  }
+  WalkResult result = func.getFunctionBody().walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<AllocOp>(op)) {
+      SpioTensorType type = alloc.getType();
+      cursors[alloc] = Cursor{alloc, {}, {}, {}};
+      if (type.getMemorySpace() == MemorySpace::Shared) {
+        if (!dynamicShared) {
+          OpBuilder::InsertionGuard guard(builder);
+          builder.setInsertionPointToStart(&entry);
+          auto bytesType = MemRefType::get(
+              {ShapedType::kDynamic}, IntegerType::get(ctx, 8), AffineMap(),
+              addressSpace(ctx, MemorySpace::Shared));
+          dynamicShared =
+              gpu::DynamicSharedMemoryOp::create(builder, func.getLoc(), bytesType);
+        }
+        sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
+        sharedOffset[alloc] = sharedBytes;
+        rootBytes[alloc] = dynamicShared;
+        sharedBytes += tensorBytes(type);
+      }
+      return WalkResult::advance();
+    }
+    if (auto subscript = dyn_cast<SubscriptOp>(op)) {
+      FailureOr<Cursor> base = cursorOf(op, subscript.getTensor());
+      if (failed(base))
+        return WalkResult::interrupt();
+      Cursor next = *base;
+      llvm::append_range(next.coords, subscript.getCoords());
+      llvm::append_range(next.allCoords, subscript.getCoords());
+      cursors[subscript] = next;
+      return WalkResult::advance();
+    }
+    if (auto rebase = dyn_cast<RebaseOp>(op)) {
+      FailureOr<Cursor> base = cursorOf(op, rebase.getTensor());
+      if (failed(base))
+        return WalkResult::interrupt();
+      builder.setInsertionPoint(rebase);
+      Cursor next = *base;
+      next.baseOffset = elementOffset(rebase.getLoc(), rebase.getType(), *base, {}, {});
+      next.coords.clear();
+      cursors[rebase] = next;
+      return WalkResult::advance();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+Value TensorResolver::typedView(Value root, Type elementType, int64_t numElements) {
+  auto key = std::make_pair(root, elementType);
+  if (Value view = views.lookup(key))
+    return view;
+  OpBuilder::InsertionGuard guard(builder);
+  auto rootType = cast<SpioTensorType>(root.getType());
+  Location loc = root.getLoc();
+  if (isa<BlockArgument>(root))
+    builder.setInsertionPointAfterValue(rootBytes[root]);
+  else
+    builder.setInsertionPointAfter(root.getDefiningOp());
+  auto type = MemRefType::get({numElements}, elementType, AffineMap(),
+                              addressSpace(func.getContext(), rootType.getMemorySpace()));
+  Value view;
+  if (rootType.getMemorySpace() == MemorySpace::Register) {
+    view = memref::AllocaOp::create(builder, loc, type);
+  } else {
+    Value offset = index(loc, sharedOffset.lookup(root));
+    view = memref::ViewOp::create(builder, loc, type, rootBytes[root], offset,
+                                  ValueRange{});
+  }
+  views[key] = view;
+  return view;
+}
+
+Value TensorResolver::baseValue(Location loc, Value coord) {
+  auto type = cast<CoordType>(coord.getType());
+  Value value = ToIndexOp::create(builder, loc, coord);
+  if (type.getFold() == 1)
+    return value;
+  return arith::MulIOp::create(builder, loc, value, index(loc, type.getFold()));
+}
+
+Value TensorResolver::dimTotal(Location loc, StringAttr dim, ArrayRef<Value> coords,
+                               ArrayRef<Extra> extras) {
+  Value total;
+  auto add = [&](Value v) {
+    total = total ? arith::AddIOp::create(builder, loc, total, v).getResult() : v;
+  };
+  for (Value c : coords)
+    if (cast<CoordType>(c.getType()).getDim() == dim)
+      add(baseValue(loc, c));
+  for (const Extra &e : extras)
+    if (e.dim == dim)
+      add(e.baseValue);
+  return total;
+}
+
+Value TensorResolver::floorDiv(Location loc, Value v, int64_t d) {
+  if (d == 1)
+    return v;
+  return arith::FloorDivSIOp::create(builder, loc, v, index(loc, d));
+}
+
+Value TensorResolver::floorMod(Location loc, Value v, int64_t d) {
+  // remsi rounds toward zero; shift negative remainders into [0, d).
+  Value cd = index(loc, d);
+  Value rem = arith::RemSIOp::create(builder, loc, v, cd);
+  Value negative = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                         rem, index(loc, 0));
+  Value shifted = arith::AddIOp::create(builder, loc, rem, cd);
+  return arith::SelectOp::create(builder, loc, negative, shifted, rem);
+}
+
+Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
+                                    const Cursor &cursor, ValueRange coords,
+                                    ArrayRef<Extra> extras) {
+  SmallVector<Value> all(cursor.coords);
+  llvm::append_range(all, coords);
+  layout::Layout layout = type.getLayout();
+  Value offset = cursor.baseOffset;
+  llvm::SmallDenseMap<StringAttr, Value> totals;
+  for (auto [i, dim] : llvm::enumerate(type.getDims())) {
+    if (!totals.count(dim.dim))
+      totals[dim.dim] = dimTotal(loc, dim.dim, all, extras);
+    Value total = totals[dim.dim];
+    if (!total || dim.stride == 0)
+      continue;
+    Value position = floorDiv(loc, total, dim.fold);
+    if (!layout.isCoarsest(i))
+      position = floorMod(loc, position, dim.size);
+    Value term = dim.stride == 1
+                     ? position
+                     : arith::MulIOp::create(builder, loc, position, index(loc, dim.stride))
+                           .getResult();
+    offset = offset ? arith::AddIOp::create(builder, loc, offset, term).getResult() : term;
+  }
+  if (!offset)
+    offset = index(loc, 0);
+  if (SwizzleAttrInterface swizzle = type.getSwizzle()) {
+    layout::XorSwizzle s = swizzle.getXorSwizzle();
+    int64_t mask = ((int64_t(1) << s.bits) - 1) << (s.base + s.shift);
+    Value bits = arith::AndIOp::create(builder, loc, offset, index(loc, mask));
+    Value moved = arith::ShRUIOp::create(builder, loc, bits, index(loc, s.shift));
+    offset = arith::XOrIOp::create(builder, loc, offset, moved);
+  }
+  return offset;
+}
+
+/// Scalar element type and count of a 16-byte vector element.
+std::pair<Type, int64_t> scalarsOf(Type element) {
+  if (auto vector = dyn_cast<VectorType>(element))
+    return {vector.getElementType(), vector.getNumElements()};
+  return {element, 1};
+}
+
+Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  auto from = cast<FloatType>(v.getType());
+  auto target = cast<FloatType>(to);
+  if (from == target)
+    return v;
+  if (from.getWidth() < target.getWidth())
+    return arith::ExtFOp::create(b, loc, target, v);
+  return arith::TruncFOp::create(b, loc, target, v);
+}
+
+LogicalResult TensorResolver::lowerAccess(Operation *op) {
+  Location loc = op->getLoc();
+  builder.setInsertionPoint(op);
+  auto viewOf = [&](const Cursor &cursor, Type element, int64_t perElement) {
+    auto type = cast<SpioTensorType>(cursor.root.getType());
+    return typedView(cursor.root, element, type.getCosize() * perElement);
+  };
+
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    FailureOr<Cursor> cursor = cursorOf(op, load.getTensor());
+    if (failed(cursor))
+      return failure();
+    SpioTensorType type = load.getTensor().getType();
+    Value offset = elementOffset(loc, type, *cursor, load.getCoords(), {});
+    Value view = viewOf(*cursor, storedElementType(type), 1);
+    Value value = memref::LoadOp::create(builder, loc, view, offset);
+    if (auto fragment = dyn_cast<FragmentType>(type.getElementType()))
+      value = VectorToFragmentOp::create(builder, loc, fragment, value);
+    load.replaceAllUsesWith(value);
+    load.erase();
+    return success();
+  }
+
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    FailureOr<Cursor> cursor = cursorOf(op, store.getTensor());
+    if (failed(cursor))
+      return failure();
+    SpioTensorType type = store.getTensor().getType();
+    Value offset = elementOffset(loc, type, *cursor, store.getCoords(), {});
+    Value view = viewOf(*cursor, storedElementType(type), 1);
+    Value value = store.getValue();
+    if (auto fragment = dyn_cast<FragmentType>(type.getElementType()))
+      value = FragmentToVectorOp::create(builder, loc, fragmentVectorType(fragment), value);
+    memref::StoreOp::create(builder, loc, value, view, offset);
+    store.erase();
+    return success();
+  }
+
+  if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+    FailureOr<Cursor> src = cursorOf(op, copy.getSrc());
+    FailureOr<Cursor> dst = cursorOf(op, copy.getDst());
+    if (failed(src) || failed(dst))
+      return failure();
+    auto [scalar, count] = scalarsOf(copy.getSrc().getType().getElementType());
+    Value srcOffset = elementOffset(loc, copy.getSrc().getType(), *src, copy.getSrcCoords(), {});
+    Value dstOffset = elementOffset(loc, copy.getDst().getType(), *dst, copy.getDstCoords(), {});
+    Value perElement = index(loc, count);
+    srcOffset = arith::MulIOp::create(builder, loc, srcOffset, perElement);
+    dstOffset = arith::MulIOp::create(builder, loc, dstOffset, perElement);
+    Value srcElements;
+    if (Value inBounds = copy.getInBounds())
+      srcElements = arith::SelectOp::create(builder, loc, inBounds, perElement, index(loc, 0));
+    nvgpu::DeviceAsyncCopyOp::create(
+        builder, loc, viewOf(*dst, scalar, count), ValueRange{dstOffset},
+        viewOf(*src, scalar, count), ValueRange{srcOffset},
+        builder.getIndexAttr(count), srcElements, builder.getUnitAttr());
+    copy.erase();
+    return success();
+  }
+
+  if (auto ldmatrix = dyn_cast<LdMatrixOp>(op)) {
+    FailureOr<Cursor> cursor = cursorOf(op, ldmatrix.getTensor());
+    if (failed(cursor))
+      return failure();
+    FragmentType fragment = ldmatrix.getType();
+    layout::MmaOperand operand = mmaOperand(fragment.getOperand());
+    int64_t k = mmaK(fragment);
+    int64_t tiles = layout::ldmatrixTiles(operand, k);
+    bool transpose = ldmatrix.getTranspose();
+    // The row this lane addresses (layout::ldmatrixRowOrigin, as IR): lanes
+    // 8q..8q+7 address matrix q, whose corner is 8 * (q % 2), 8 * (q / 2)
+    // in A and 8 * q, 0 in B.
+    Value laneId = lane(loc);
+    Value q = floorMod(loc, floorDiv(loc, laneId, 8), tiles);
+    Value r = floorMod(loc, laneId, 8);
+    Value cornerRow, cornerCol;
+    if (operand == layout::MmaOperand::A) {
+      cornerRow = arith::MulIOp::create(builder, loc, floorMod(loc, q, 2), index(loc, 8));
+      cornerCol = arith::MulIOp::create(builder, loc, floorDiv(loc, q, 2), index(loc, 8));
+    } else {
+      cornerRow = arith::MulIOp::create(builder, loc, q, index(loc, 8));
+      cornerCol = index(loc, 0);
+    }
+    if (layout::ldmatrixRowsAlongCols(operand, transpose))
+      cornerRow = arith::AddIOp::create(builder, loc, cornerRow, r);
+    else
+      cornerCol = arith::AddIOp::create(builder, loc, cornerCol, r);
+    Extra extras[] = {{fragment.getRowDim(), cornerRow}, {fragment.getColDim(), cornerCol}};
+    SpioTensorType type = ldmatrix.getTensor().getType();
+    auto [scalar, count] = scalarsOf(type.getElementType());
+    Value offset = elementOffset(loc, type, *cursor, ldmatrix.getCoords(), extras);
+    offset = arith::MulIOp::create(builder, loc, offset, index(loc, count));
+    auto resultType = VectorType::get({tiles, 2}, scalar);
+    Value tilesValue = nvgpu::LdMatrixOp::create(builder, loc, resultType,
+                                                 viewOf(*cursor, scalar, count),
+                                                 ValueRange{offset}, transpose, tiles);
+    Value flat = vector::ShapeCastOp::create(builder, loc, fragmentVectorType(fragment), tilesValue);
+    Value result = VectorToFragmentOp::create(builder, loc, fragment, flat);
+    ldmatrix.replaceAllUsesWith(result);
+    ldmatrix.erase();
+    return success();
+  }
+
+  // Fragment loads and stores: one access per element the lane holds, at
+  // the tile position layout::fragmentElement gives (row g + 8 * (e / 2),
+  // column 2 * t + e % 2 for lane 4 * g + t), skipped beyond the bounds.
+  auto fragmentAccess = [&](FragmentType fragment, Value tensor, ValueRange coords,
+                            Value rowBound, Value colBound,
+                            function_ref<void(int64_t, Value, Value, Value)> body)
+      -> LogicalResult {
+    FailureOr<Cursor> cursor = cursorOf(op, tensor);
+    if (failed(cursor))
+      return failure();
+    auto type = cast<SpioTensorType>(tensor.getType());
+    Value view = viewOf(*cursor, type.getElementType(), 1);
+    Value laneId = lane(loc);
+    Value group = floorDiv(loc, laneId, 4);
+    Value pair = arith::MulIOp::create(builder, loc, floorMod(loc, laneId, 4), index(loc, 2));
+    SmallVector<Value> all(cursor->allCoords);
+    llvm::append_range(all, coords);
+    for (int64_t e = 0; e < fragment.getElementsPerLane(); ++e) {
+      Value row = arith::AddIOp::create(builder, loc, group, index(loc, 8 * (e / 2)));
+      Value col = arith::AddIOp::create(builder, loc, pair, index(loc, e % 2));
+      Extra extras[] = {{fragment.getRowDim(), row}, {fragment.getColDim(), col}};
+      Value offset = elementOffset(loc, type, *cursor, coords, extras);
+      Value inBounds;
+      if (rowBound) {
+        Value absRow = dimTotal(loc, fragment.getRowDim(), all, extras[0]);
+        Value absCol = dimTotal(loc, fragment.getColDim(), all, extras[1]);
+        Value rowOk = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                            absRow, baseValue(loc, rowBound));
+        Value colOk = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
+                                            absCol, baseValue(loc, colBound));
+        inBounds = arith::AndIOp::create(builder, loc, rowOk, colOk);
+      }
+      body(e, view, offset, inBounds);
+    }
+    return success();
+  };
+
+  if (auto store = dyn_cast<StoreFragmentOp>(op)) {
+    FragmentType fragment = store.getFragment().getType();
+    Type element = store.getTensor().getType().getElementType();
+    Value values = FragmentToVectorOp::create(builder, loc, fragmentVectorType(fragment),
+                                              store.getFragment());
+    if (failed(fragmentAccess(
+            fragment, store.getTensor(), store.getCoords(), store.getRowBound(),
+            store.getColBound(), [&](int64_t e, Value view, Value offset, Value inBounds) {
+              Value v = vector::ExtractOp::create(builder, loc, values, e);
+              v = convertFloat(builder, loc, v, element);
+              if (!inBounds) {
+                memref::StoreOp::create(builder, loc, v, view, offset);
+                return;
+              }
+              auto guard = scf::IfOp::create(builder, loc, inBounds, false);
+              OpBuilder::InsertionGuard g(builder);
+              builder.setInsertionPointToStart(guard.thenBlock());
+              memref::StoreOp::create(builder, loc, v, view, offset);
+            })))
+      return failure();
+    store.erase();
+    return success();
+  }
+
+  if (auto load = dyn_cast<LoadFragmentOp>(op)) {
+    FragmentType fragment = load.getType();
+    Type f32 = fragment.getElementType();
+    Value values = arith::ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(fragmentVectorType(fragment),
+                                             builder.getZeroAttr(f32)));
+    if (failed(fragmentAccess(
+            fragment, load.getTensor(), load.getCoords(), load.getRowBound(),
+            load.getColBound(), [&](int64_t e, Value view, Value offset, Value inBounds) {
+              Value v;
+              if (!inBounds) {
+                v = memref::LoadOp::create(builder, loc, view, offset);
+                v = convertFloat(builder, loc, v, f32);
+              } else {
+                auto guard = scf::IfOp::create(builder, loc, TypeRange{f32}, inBounds, true);
+                OpBuilder::InsertionGuard g(builder);
+                builder.setInsertionPointToStart(guard.thenBlock());
+                Value loaded = memref::LoadOp::create(builder, loc, view, offset);
+                scf::YieldOp::create(builder, loc, convertFloat(builder, loc, loaded, f32));
+                builder.setInsertionPointToStart(guard.elseBlock());
+                scf::YieldOp::create(builder, loc, arith::ConstantOp::create(builder, loc, builder.getZeroAttr(f32)).getResult());
+                v = guard.getResult(0);
+              }
+              values = vector::InsertOp::create(builder, loc, v, values, e);
+            })))
+      return failure();
+    load.replaceAllUsesWith(VectorToFragmentOp::create(builder, loc, fragment, values).getResult());
+    load.erase();
+    return success();
+  }
+
+  if (isa<AsyncCommitOp>(op)) {
+    NVVM::CpAsyncCommitGroupOp::create(builder, loc);
+    op->erase();
+    return success();
+  }
+  if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
+    NVVM::CpAsyncWaitGroupOp::create(builder, loc, wait.getPending());
+    op->erase();
+    return success();
+  }
+  return success();
+}
+
+LogicalResult TensorResolver::run() {
+  if (failed(collectCursors()))
+    return failure();
+  SmallVector<Operation *> accesses;
+  func.getFunctionBody().walk([&](Operation *op) {
+    if (isa<LoadOp, StoreOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
+            StoreFragmentOp, AsyncCommitOp, AsyncWaitOp>(op))
+      accesses.push_back(op);
+  });
+  for (Operation *op : accesses)
+    if (failed(lowerAccess(op)))
+      return failure();
+  // Cursors are resolved; drop them, uses first.
+  SmallVector<Operation *> tensorOps;
+  func.getFunctionBody().walk([&](Operation *op) {
+    if (isa<SubscriptOp, RebaseOp, AllocOp>(op))
+      tensorOps.push_back(op);
+  });
+  for (Operation *op : llvm::reverse(tensorOps)) {
+    if (!op->use_empty())
+      return op->emitOpError()
+             << "result is used by an op the lowering cannot resolve: "
+             << **op->getUsers().begin();
+    op->erase();
+  }
+  if (sharedBytes > 0)
+    func->setAttr("spio.shared_memory_bytes",
+                  IntegerAttr::get(IntegerType::get(func.getContext(), 64), sharedBytes));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Phase 2: coordinates, fragments and signatures
+//===----------------------------------------------------------------------===//
+
+class SpioTypeConverter : public TypeConverter {
+public:
+  SpioTypeConverter() {
+    addConversion([](Type type) { return type; });
+    addConversion([](CoordType type) -> Type { return IndexType::get(type.getContext()); });
+    addConversion([](FragmentType type) -> Type { return fragmentVectorType(type); });
+    addConversion([](SpioTensorType type) -> std::optional<Type> {
+      if (type.getMemorySpace() == MemorySpace::Global)
+        return globalBytesType(type);
+      return std::nullopt;
+    });
+    auto cast = [](OpBuilder &b, Type type, ValueRange inputs, Location loc) -> Value {
+      return UnrealizedConversionCastOp::create(b, loc, type, inputs).getResult(0);
+    };
+    addSourceMaterialization(cast);
+    addTargetMaterialization(cast);
+  }
+};
+
+template <typename Op>
+struct SpioPattern : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  using Adaptor = typename Op::Adaptor;
+  Value index(ConversionPatternRewriter &r, Location loc, int64_t v) const {
+    return arith::ConstantIndexOp::create(r, loc, v);
+  }
+};
+
+struct ConstantLowering : SpioPattern<ConstantOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(ConstantOp op, Adaptor, ConversionPatternRewriter &r) const override {
+    r.replaceOp(op, index(r, op.getLoc(), op.getValue()));
+    return success();
+  }
+};
+
+/// Ops whose lowering is their (converted) operand.
+template <typename Op>
+struct IdentityLowering : SpioPattern<Op> {
+  using SpioPattern<Op>::SpioPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOp(op, adaptor.getOperands().front());
+    return success();
+  }
+};
+
+Value floorDivIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
+  if (d == 1)
+    return v;
+  return arith::FloorDivSIOp::create(b, loc, v, arith::ConstantIndexOp::create(b, loc, d));
+}
+
+Value floorModIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
+  Value cd = arith::ConstantIndexOp::create(b, loc, d);
+  Value rem = arith::RemSIOp::create(b, loc, v, cd);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
+                                         arith::ConstantIndexOp::create(b, loc, 0));
+  return arith::SelectOp::create(b, loc, negative,
+                                 arith::AddIOp::create(b, loc, rem, cd), rem);
+}
+
+Value scaled(OpBuilder &b, Location loc, Value v, int64_t factor) {
+  if (factor == 1)
+    return v;
+  return arith::MulIOp::create(b, loc, v, arith::ConstantIndexOp::create(b, loc, factor));
+}
+
+struct FoldLowering : SpioPattern<FoldOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(FoldOp op, Adaptor a, ConversionPatternRewriter &r) const override {
+    int64_t ratio = op.getType().getFold() / op.getInput().getType().getFold();
+    r.replaceOp(op, floorDivIndex(r, op.getLoc(), a.getInput(), ratio));
+    return success();
+  }
+};
+
+struct UnfoldLowering : SpioPattern<UnfoldOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(UnfoldOp op, Adaptor a, ConversionPatternRewriter &r) const override {
+    int64_t ratio = op.getInput().getType().getFold() / op.getType().getFold();
+    r.replaceOp(op, scaled(r, op.getLoc(), a.getInput(), ratio));
+    return success();
+  }
+};
+
+template <typename Op, typename ArithOp>
+struct CoordBinaryLowering : SpioPattern<Op> {
+  using SpioPattern<Op>::SpioPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    // Both operands to the result's (finer) fold, then combine.
+    int64_t fold = cast<CoordType>(op.getType()).getFold();
+    Value lhs = scaled(r, op.getLoc(), a.getLhs(), op.getLhs().getType().getFold() / fold);
+    Value rhs = scaled(r, op.getLoc(), a.getRhs(), op.getRhs().getType().getFold() / fold);
+    r.replaceOpWithNewOp<ArithOp>(op, lhs, rhs);
+    return success();
+  }
+};
+
+struct ModLowering : SpioPattern<ModOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(ModOp op, Adaptor a, ConversionPatternRewriter &r) const override {
+    r.replaceOp(op, floorModIndex(r, op.getLoc(), a.getInput(), op.getModulus()));
+    return success();
+  }
+};
+
+struct CmpLowering : SpioPattern<CmpOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(CmpOp op, Adaptor a, ConversionPatternRewriter &r) const override {
+    // Compare positions: both sides in base units.
+    Location loc = op.getLoc();
+    Value lhs = scaled(r, loc, a.getLhs(), op.getLhs().getType().getFold());
+    Value rhs = scaled(r, loc, a.getRhs(), op.getRhs().getType().getFold());
+    arith::CmpIPredicate predicate = arith::CmpIPredicate::eq;
+    switch (op.getPredicate()) {
+    case CmpPredicate::eq: predicate = arith::CmpIPredicate::eq; break;
+    case CmpPredicate::ne: predicate = arith::CmpIPredicate::ne; break;
+    case CmpPredicate::lt: predicate = arith::CmpIPredicate::slt; break;
+    case CmpPredicate::le: predicate = arith::CmpIPredicate::sle; break;
+    case CmpPredicate::gt: predicate = arith::CmpIPredicate::sgt; break;
+    case CmpPredicate::ge: predicate = arith::CmpIPredicate::sge; break;
+    }
+    r.replaceOpWithNewOp<arith::CmpIOp>(op, predicate, lhs, rhs);
+    return success();
+  }
+};
+
+struct LinearIdLowering : SpioPattern<LinearIdOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(LinearIdOp op, Adaptor, ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto threadLinear = [&]() -> Value {
+      // x + ntid.x * (y + ntid.y * z)
+      Value x = gpu::ThreadIdOp::create(r, loc, gpu::Dimension::x);
+      Value y = gpu::ThreadIdOp::create(r, loc, gpu::Dimension::y);
+      Value z = gpu::ThreadIdOp::create(r, loc, gpu::Dimension::z);
+      Value nx = gpu::BlockDimOp::create(r, loc, gpu::Dimension::x);
+      Value ny = gpu::BlockDimOp::create(r, loc, gpu::Dimension::y);
+      Value yz = arith::AddIOp::create(r, loc, y, arith::MulIOp::create(r, loc, ny, z));
+      return arith::AddIOp::create(r, loc, x, arith::MulIOp::create(r, loc, nx, yz));
+    };
+    Value result;
+    switch (op.getId()) {
+    case LinearId::Thread: result = threadLinear(); break;
+    case LinearId::Lane: result = gpu::LaneIdOp::create(r, loc, nullptr); break;
+    case LinearId::Warp:
+      result = arith::DivUIOp::create(r, loc, threadLinear(), index(r, loc, 32));
+      break;
+    case LinearId::BlockX: result = gpu::BlockIdOp::create(r, loc, gpu::Dimension::x); break;
+    case LinearId::BlockY: result = gpu::BlockIdOp::create(r, loc, gpu::Dimension::y); break;
+    case LinearId::BlockZ: result = gpu::BlockIdOp::create(r, loc, gpu::Dimension::z); break;
+    }
+    r.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct DecomposeLowering : SpioPattern<DecomposeOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(DecomposeOp op, Adaptor a, ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> sizes = op.getSizes();
+    SmallVector<Value> digits(sizes.size());
+    Value rest = a.getInput();
+    for (size_t i = sizes.size(); i-- > 0;) {
+      digits[i] = floorModIndex(r, loc, rest, sizes[i]);
+      rest = floorDivIndex(r, loc, rest, sizes[i]);
+    }
+    r.replaceOp(op, digits);
+    return success();
+  }
+};
+
+struct FillLowering : SpioPattern<FillOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(FillOp op, Adaptor a, ConversionPatternRewriter &r) const override {
+    r.replaceOpWithNewOp<vector::BroadcastOp>(op, fragmentVectorType(op.getType()), a.getValue());
+    return success();
+  }
+};
+
+struct MmaLowering : SpioPattern<MmaOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(MmaOp op, Adaptor a, ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    // nvgpu.mma.sync takes [registers x 2] vectors.
+    auto pairs = [&](Value flat, FragmentType type) -> Value {
+      auto shape = VectorType::get({type.getElementsPerLane() / 2, 2}, type.getElementType());
+      return vector::ShapeCastOp::create(r, loc, shape, flat);
+    };
+    FragmentType acc = op.getAcc().getType();
+    int64_t k = mmaK(acc);
+    Value result = nvgpu::MmaSyncOp::create(
+        r, loc, pairs(a.getA(), op.getA().getType()), pairs(a.getB(), op.getB().getType()),
+        pairs(a.getAcc(), acc), ArrayRef<int64_t>{16, 8, k});
+    r.replaceOpWithNewOp<vector::ShapeCastOp>(op, fragmentVectorType(acc), result);
+    return success();
+  }
+};
+
+struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGPU> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<FunctionOpInterface> funcs;
+    module.walk([&](FunctionOpInterface func) {
+      if (!func.isExternal())
+        funcs.push_back(func);
+    });
+    for (FunctionOpInterface func : funcs)
+      if (failed(TensorResolver(func).run()))
+        return signalPassFailure();
+
+    MLIRContext *ctx = &getContext();
+    SpioTypeConverter converter;
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<SpioDialect>();
+    target.addLegalDialect<arith::ArithDialect, gpu::GPUDialect, memref::MemRefDialect,
+                           nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
+                           vector::VectorDialect>();
+    target.addLegalOp<UnrealizedConversionCastOp>();
+    auto signatureLegal = [&](Operation *op) {
+      auto func = cast<FunctionOpInterface>(op);
+      return converter.isLegal(func.getArgumentTypes()) &&
+             converter.isLegal(func.getResultTypes()) &&
+             converter.isLegal(&func.getFunctionBody());
+    };
+    target.addDynamicallyLegalOp<gpu::GPUFuncOp, func::FuncOp>(signatureLegal);
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+
+    RewritePatternSet patterns(ctx);
+    patterns.add<ConstantLowering, FoldLowering, UnfoldLowering,
+                 IdentityLowering<CastOp>, IdentityLowering<ToIndexOp>,
+                 IdentityLowering<FromIndexOp>, IdentityLowering<FragmentToVectorOp>,
+                 IdentityLowering<VectorToFragmentOp>,
+                 CoordBinaryLowering<AddOp, arith::AddIOp>,
+                 CoordBinaryLowering<SubOp, arith::SubIOp>, ModLowering, CmpLowering,
+                 LinearIdLowering, DecomposeLowering, FillLowering, MmaLowering>(
+        converter, ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<gpu::GPUFuncOp>(patterns, converter);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    SmallVector<UnrealizedConversionCastOp> casts;
+    module.walk([&](UnrealizedConversionCastOp cast) { casts.push_back(cast); });
+    reconcileUnrealizedCasts(casts);
+  }
+};
+
+} // namespace

@@ -1,0 +1,75 @@
+//===- Pipelines.cpp - Named Spio pass pipelines --------------------------===//
+
+#include "spio/Pipelines/Pipelines.h"
+
+#include "spio/Conversion/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::spio::buildSpioLoweringPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertSpioToGPU());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Thread ids are known non-negative and bounded: signed divisions and
+  // remainders of the layout arithmetic become shifts and masks.
+  pm.addPass(arith::createArithIntRangeOpts());
+  pm.addPass(arith::createArithUnsignedWhenEquivalentPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::spio::buildGPUToPTXPipeline(OpPassManager &pm, const SpioToPTXOptions &options) {
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createSCFToControlFlowPass());
+  OpPassManager &gpuModule = pm.nest<gpu::GPUModuleOp>();
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  gpuModule.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  gpuModule.addPass(createCanonicalizerPass());
+  gpuModule.addPass(createCSEPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::spio::buildSpioToPTXPipeline(OpPassManager &pm, const SpioToPTXOptions &options) {
+  buildSpioLoweringPipeline(pm);
+  buildGPUToPTXPipeline(pm, options);
+}
+
+void mlir::spio::registerSpioPipelines() {
+  PassPipelineRegistration<SpioToPTXOptions>(
+      "spio-to-ptx",
+      "Lower spio kernels in gpu.modules to PTX (gpu.binary, isa format), in process",
+      buildSpioToPTXPipeline);
+}

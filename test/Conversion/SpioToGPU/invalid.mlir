@@ -1,0 +1,28 @@
+// RUN: spio-opt %s -split-input-file --convert-spio-to-gpu -verify-diagnostics
+
+!S = !spio.tensor<[i: 16] x f32, shared>
+
+gpu.module @m {
+  // expected-error @below {{'gpu.func' op argument #0 is a shared tensor; only global tensors can be kernel arguments}}
+  gpu.func @shared_argument(%s: !S) kernel {
+    gpu.return
+  }
+}
+
+// -----
+
+!G = !spio.tensor<[i: 16] x f32, global>
+
+func.func @tensor_through_loop(%g: !G, %n: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = spio.constant 1 : !spio.coord<i>
+  %t = scf.for %iv = %c0 to %n step %c1 iter_args(%cur = %g) -> (!G) {
+    // expected-error @below {{'spio.subscript' op uses a tensor that does not come from a kernel argument or spio.alloc through spio.subscript/spio.rebase; tensors cannot flow through block arguments, loops or calls}}
+    %next = spio.subscript %cur[%one] : !G[!spio.coord<i>]
+    scf.yield %next : !G
+  }
+  %zero = spio.constant 0 : !spio.coord<i>
+  %v = spio.load %t[%zero] : !G[!spio.coord<i>]
+  return %v : f32
+}

@@ -1,0 +1,70 @@
+// RUN: spio-opt %s -split-input-file --convert-spio-to-gpu | FileCheck %s
+
+!G = !spio.tensor<[i: 64, k/8: 4] x vector<8xf16>, global>
+!S = !spio.tensor<[i: 64, k/8: 4] x vector<8xf16>, shared>
+
+// cp.async of one 16-byte element; a predicate zero-fills through the
+// source size; commit and wait are the nvvm group ops.
+// CHECK-LABEL: gpu.func @async_copy
+// CHECK-DAG: %[[SRC:.*]] = memref.view %{{.*}} to memref<2048xf16, #gpu.address_space<global>>
+// CHECK-DAG: %[[DST:.*]] = memref.view %{{.*}} to memref<2048xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %[[SRC]][%{{.*}}], %[[DST]][%{{.*}}], 8 {bypassL1}
+// CHECK: %[[N:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK: nvgpu.device_async_copy %[[SRC]][%{{.*}}], %[[DST]][%{{.*}}], 8, %[[N]] {bypassL1}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.wait.group 1
+gpu.module @m {
+  gpu.func @async_copy(%g: !G, %ok: i1) kernel {
+    %s = spio.alloc : !S
+    %i = spio.constant 5 : !spio.coord<i>
+    spio.async_copy %g[%i] to %s[%i] : !G[!spio.coord<i>] to !S[!spio.coord<i>]
+    spio.async_copy %g[%i] to %s[%i] in_bounds %ok : !G[!spio.coord<i>] to !S[!spio.coord<i>]
+    spio.async_commit
+    spio.async_wait 1
+    gpu.return
+  }
+}
+
+// -----
+
+!S = !spio.tensor<[i: 16, k/8: 2] x vector<8xbf16>, shared>
+!ST = !spio.tensor<[k: 16, i/8: 2] x vector<8xbf16>, shared>
+
+// ldmatrix x4 for an A m16n8k16 fragment, plain and transposed, and mma.sync.
+// CHECK-LABEL: gpu.func @ldmatrix_mma
+// CHECK: gpu.lane_id
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<256xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<256xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+gpu.module @m {
+  gpu.func @ldmatrix_mma(%b: vector<4xbf16>, %c: vector<4xf32>) kernel {
+    %s = spio.alloc : !S
+    %st = spio.alloc : !ST
+    %a0 = spio.ldmatrix %s[] : !S -> !spio.fragment<A, m16n8k16, bf16, [i, k]>
+    %a1 = spio.ldmatrix %st[] transpose : !ST -> !spio.fragment<A, m16n8k16, bf16, [i, k]>
+    %bf = spio.vector_to_fragment %b : vector<4xbf16> -> !spio.fragment<B, m16n8k16, bf16, [k, j]>
+    %cf = spio.vector_to_fragment %c : vector<4xf32> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+    %d = spio.mma %a0, %bf, %cf : !spio.fragment<A, m16n8k16, bf16, [i, k]>, !spio.fragment<B, m16n8k16, bf16, [k, j]>, !spio.fragment<C, m16n8k16, f32, [i, j]>
+    gpu.return
+  }
+}
+
+// -----
+
+!O = !spio.tensor<[i: 20, j: 8] x f16, global>
+
+// Fragment stores convert f32 to the tensor's type and skip elements beyond
+// the bounds.
+// CHECK-LABEL: func.func @store_fragment
+// CHECK-COUNT-4: arith.truncf %{{.*}} : f32 to f16
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}} : memref<160xf16, #gpu.address_space<global>>
+func.func @store_fragment(%o: !O, %v: vector<4xf32>) {
+  %c = spio.vector_to_fragment %v : vector<4xf32> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  %i0 = spio.constant 16 : !spio.coord<i>
+  %m = spio.constant 20 : !spio.coord<i>
+  %n = spio.constant 8 : !spio.coord<j>
+  %t = spio.subscript %o[%i0] : !O[!spio.coord<i>]
+  spio.store_fragment %c, %t[] bounds %m, %n : !spio.fragment<C, m16n8k16, f32, [i, j]>, !O bounds !spio.coord<i>, !spio.coord<j>
+  return
+}

@@ -1,0 +1,94 @@
+// RUN: spio-opt %s -split-input-file --convert-spio-to-gpu --canonicalize | FileCheck %s
+
+// k = 7 then k = 5 on [k/8: 2, k: 8] lands at k/8 = 1, k = 4: offset 12.
+// CHECK-LABEL: func.func @carry
+// CHECK-SAME: (%[[T:.*]]: memref<64xi8, #gpu.address_space<global>>)
+// CHECK: %[[C12:.*]] = arith.constant 12 : index
+// CHECK: %[[V:.*]] = memref.view %[[T]][%{{.*}}][] : memref<64xi8, #gpu.address_space<global>> to memref<16xf32, #gpu.address_space<global>>
+// CHECK: memref.load %[[V]][%[[C12]]]
+func.func @carry(%t: !spio.tensor<[k/8: 2, k: 8] x f32, global>) -> f32 {
+  %seven = spio.constant 7 : !spio.coord<k>
+  %five = spio.constant 5 : !spio.coord<k>
+  %c = spio.subscript %t[%seven] : !spio.tensor<[k/8: 2, k: 8] x f32, global>[!spio.coord<k>]
+  %v = spio.load %c[%five] : !spio.tensor<[k/8: 2, k: 8] x f32, global>[!spio.coord<k>]
+  return %v : f32
+}
+
+// -----
+
+// Coordinates resolve by dimension: i = 3, j = 2 on a column-major [j, i].
+// CHECK-LABEL: func.func @by_dimension
+// CHECK: %[[C11:.*]] = arith.constant 11 : index
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[C11]]]
+func.func @by_dimension(%t: !spio.tensor<[j: 4, i: 4] x f16, global>, %v: f16) {
+  %i = spio.constant 3 : !spio.coord<i>
+  %j = spio.constant 2 : !spio.coord<j>
+  spio.store %v, %t[%i, %j] : !spio.tensor<[j: 4, i: 4] x f16, global>[!spio.coord<i>, !spio.coord<j>]
+  return
+}
+
+// -----
+
+// The checkerboard XORs bit 3 of the offset into bit 0: (4, 0) -> 9.
+// CHECK-LABEL: func.func @swizzle
+// CHECK: %[[C9:.*]] = arith.constant 9 : index
+// CHECK: memref.load %{{.*}}[%[[C9]]] : memref<32xvector<8xf16>, #gpu.address_space<workgroup>>
+func.func @swizzle() -> vector<8xf16> {
+  %s = spio.alloc : !spio.tensor<[i: 16, c: 2] x vector<8xf16>, shared, #spio.checkerboard<8>>
+  %i = spio.constant 4 : !spio.coord<i>
+  %v = spio.load %s[%i] : !spio.tensor<[i: 16, c: 2] x vector<8xf16>, shared, #spio.checkerboard<8>>[!spio.coord<i>]
+  return %v : vector<8xf16>
+}
+
+// -----
+
+// Shared buffers are views into dynamic shared memory at 128-byte aligned
+// offsets; the function records how much to launch with.
+// CHECK-LABEL: gpu.func @shared
+// CHECK-SAME: spio.shared_memory_bytes = 384 : i64
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory
+// CHECK: memref.view %[[DYN]][%{{.*}}][] : {{.*}} to memref<100xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[DYN]][%[[C256]]][] : {{.*}} to memref<32xf32, #gpu.address_space<workgroup>>
+gpu.module @m {
+  gpu.func @shared(%x: f16, %y: f32) kernel {
+    %a = spio.alloc : !spio.tensor<[i: 100] x f16, shared>
+    %b = spio.alloc : !spio.tensor<[i: 32] x f32, shared>
+    %i = spio.constant 1 : !spio.coord<i>
+    spio.store %x, %a[%i] : !spio.tensor<[i: 100] x f16, shared>[!spio.coord<i>]
+    spio.store %y, %b[%i] : !spio.tensor<[i: 32] x f32, shared>[!spio.coord<i>]
+    gpu.return
+  }
+}
+
+// -----
+
+// Register tensors of fragments are allocas of the lane's element vectors.
+// CHECK-LABEL: func.func @registers
+// CHECK: %[[R:.*]] = memref.alloca() : memref<8xvector<4xf32>, #gpu.address_space<private>>
+// CHECK: memref.store %{{.*}}, %[[R]][%{{.*}}] : memref<8xvector<4xf32>, #gpu.address_space<private>>
+// CHECK: memref.load %[[R]]
+func.func @registers(%c: !spio.fragment<C, m16n8k16, f32, [i, j]>) -> !spio.fragment<C, m16n8k16, f32, [i, j]> {
+  %acc = spio.alloc : !spio.tensor<[i/16: 2, j/8: 4] x !spio.fragment<C, m16n8k16, f32, [i, j]>, register>
+  %i = spio.constant 1 : !spio.coord<i/16>
+  %j = spio.constant 3 : !spio.coord<j/8>
+  spio.store %c, %acc[%i, %j] : !spio.tensor<[i/16: 2, j/8: 4] x !spio.fragment<C, m16n8k16, f32, [i, j]>, register>[!spio.coord<i/16>, !spio.coord<j/8>]
+  %d = spio.load %acc[%j, %i] : !spio.tensor<[i/16: 2, j/8: 4] x !spio.fragment<C, m16n8k16, f32, [i, j]>, register>[!spio.coord<j/8>, !spio.coord<i/16>]
+  return %d : !spio.fragment<C, m16n8k16, f32, [i, j]>
+}
+
+// -----
+
+// Rebase fixes the offset: later subscripts no longer carry into it.
+// CHECK-LABEL: func.func @rebase
+// CHECK: %[[C15:.*]] = arith.constant 15 : index
+// CHECK: memref.load %{{.*}}[%[[C15]]]
+func.func @rebase(%t: !spio.tensor<[k/8: 2, k: 8] x f32, global>) -> f32 {
+  %seven = spio.constant 7 : !spio.coord<k>
+  %c = spio.subscript %t[%seven] : !spio.tensor<[k/8: 2, k: 8] x f32, global>[!spio.coord<k>]
+  %r = spio.rebase %c : !spio.tensor<[k/8: 2, k: 8] x f32, global>
+  // k = 8 from the rebased cursor: offset 7 + 8 = 15 (no carry from 7).
+  %eight = spio.constant 1 : !spio.coord<k/8>
+  %v = spio.load %r[%eight] : !spio.tensor<[k/8: 2, k: 8] x f32, global>[!spio.coord<k/8>]
+  return %v : f32
+}
