@@ -16,6 +16,7 @@
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/Passes.h"
@@ -38,6 +39,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -48,7 +50,8 @@ void mlir::spio::registerSpioCompiler(DialectRegistry &registry) {
                   mlir::gpu::GPUDialect, mlir::index::IndexDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
                   mlir::memref::MemRefDialect, mlir::nvgpu::NVGPUDialect,
-                  mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+                  mlir::scf::SCFDialect, mlir::ub::UBDialect,
+                  mlir::vector::VectorDialect>();
   // Lowering to LLVM through each dialect's ConvertToLLVM interface, and
   // translation of the NVVM target to PTX.
   mlir::arith::registerConvertArithToLLVMInterface(registry);
@@ -57,6 +60,7 @@ void mlir::spio::registerSpioCompiler(DialectRegistry &registry) {
   mlir::index::registerConvertIndexToLLVMInterface(registry);
   mlir::registerConvertMemRefToLLVMInterface(registry);
   mlir::registerConvertNVVMToLLVMInterface(registry);
+  mlir::ub::registerConvertUBToLLVMInterface(registry);
   mlir::vector::registerConvertVectorToLLVMInterface(registry);
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   mlir::registerBuiltinDialectTranslation(registry);
@@ -82,5 +86,6 @@ void mlir::spio::registerSpioCompiler(DialectRegistry &registry) {
   mlir::registerFinalizeMemRefToLLVMConversionPass();
   mlir::registerConvertControlFlowToLLVMPass();
   mlir::registerConvertNVVMToLLVMPass();
+  mlir::registerUBToLLVMConversionPass();
   mlir::registerReconcileUnrealizedCastsPass();
 }

@@ -29,13 +29,15 @@ def ConvertSpioToGPU : Pass<"convert-spio-to-gpu", "::mlir::ModuleOp"> {
       as a vector of the elements one lane holds, in register order;
     - every access computes its element offset from the cursor's coordinates
       with the tensor's layout (carries, wrap of inner entries, swizzle);
-    - `ldmatrix`, `mma`, `async_copy` become `nvgpu.ldmatrix`,
-      `nvgpu.mma.sync`, `nvgpu.device_async_copy` (zero-fill through the
-      source size), and commit/wait become the `nvvm` cp.async group ops.
+    - `ldmatrix` and `async_copy` become `nvgpu.ldmatrix` and
+      `nvgpu.device_async_copy` (zero-fill through the source size); `mma`
+      becomes `nvvm.mma.sync` (which, unlike `nvgpu.mma.sync`, takes bf16);
+      commit and wait become the `nvvm` cp.async group ops.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::NVVM::NVVMDialect",
     "::mlir::nvgpu::NVGPUDialect",

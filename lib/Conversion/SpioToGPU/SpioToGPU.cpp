@@ -15,6 +15,7 @@
 #include "spio/Layout/Fragment.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/Builders.h"
@@ -763,21 +764,48 @@ struct FillLowering : SpioPattern<FillOp> {
   }
 };
 
+/// spio.mma -> nvvm.mma.sync (row.col): A and B as registers of two 16-bit
+/// values (f16x2, or i32 for bf16, as PTX wants), C and D as four f32.
 struct MmaLowering : SpioPattern<MmaOp> {
   using SpioPattern::SpioPattern;
   LogicalResult matchAndRewrite(MmaOp op, Adaptor a, ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
-    // nvgpu.mma.sync takes [registers x 2] vectors.
-    auto pairs = [&](Value flat, FragmentType type) -> Value {
-      auto shape = VectorType::get({type.getElementsPerLane() / 2, 2}, type.getElementType());
-      return vector::ShapeCastOp::create(r, loc, shape, flat);
-    };
     FragmentType acc = op.getAcc().getType();
-    int64_t k = mmaK(acc);
-    Value result = nvgpu::MmaSyncOp::create(
-        r, loc, pairs(a.getA(), op.getA().getType()), pairs(a.getB(), op.getB().getType()),
-        pairs(a.getAcc(), acc), ArrayRef<int64_t>{16, 8, k});
-    r.replaceOpWithNewOp<vector::ShapeCastOp>(op, fragmentVectorType(acc), result);
+    Type element = op.getA().getType().getElementType();
+    bool bf16 = element.isBF16();
+    auto registers = [&](Value flat, int64_t count) {
+      SmallVector<Value> regs;
+      for (int64_t i = 0; i < count; ++i) {
+        Value pair = vector::ExtractStridedSliceOp::create(r, loc, flat, ArrayRef<int64_t>{2 * i},
+                                                           ArrayRef<int64_t>{2},
+                                                           ArrayRef<int64_t>{1});
+        if (bf16) {
+          Value word = vector::BitCastOp::create(
+              r, loc, VectorType::get({1}, r.getI32Type()), pair);
+          pair = vector::ExtractOp::create(r, loc, word, 0);
+        }
+        regs.push_back(pair);
+      }
+      return regs;
+    };
+    SmallVector<Value> c;
+    for (int64_t i = 0; i < 4; ++i)
+      c.push_back(vector::ExtractOp::create(r, loc, a.getAcc(), i));
+    Type f32 = r.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(r.getContext(), {f32, f32, f32, f32});
+    NVVM::MMATypes ptxType = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Value d = NVVM::MmaOp::create(
+        r, loc, resultType,
+        registers(a.getA(), op.getA().getType().getElementsPerLane() / 2),
+        registers(a.getB(), op.getB().getType().getElementsPerLane() / 2), c,
+        ArrayRef<int64_t>{16, 8, mmaK(acc)}, std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+    Value result = arith::ConstantOp::create(
+        r, loc, DenseElementsAttr::get(fragmentVectorType(acc), r.getZeroAttr(f32)));
+    for (int64_t i = 0; i < 4; ++i)
+      result = vector::InsertOp::create(r, loc, LLVM::ExtractValueOp::create(r, loc, d, i), result, i);
+    r.replaceOp(op, result);
     return success();
   }
 };
@@ -798,7 +826,8 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
     SpioTypeConverter converter;
     ConversionTarget target(*ctx);
     target.addIllegalDialect<SpioDialect>();
-    target.addLegalDialect<arith::ArithDialect, gpu::GPUDialect, memref::MemRefDialect,
+    target.addLegalDialect<arith::ArithDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+                           memref::MemRefDialect,
                            nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
                            vector::VectorDialect>();
     target.addLegalOp<UnrealizedConversionCastOp>();

@@ -30,12 +30,14 @@ gpu.module @m {
 !S = !spio.tensor<[i: 16, k/8: 2] x vector<8xbf16>, shared>
 !ST = !spio.tensor<[k: 16, i/8: 2] x vector<8xbf16>, shared>
 
-// ldmatrix x4 for an A m16n8k16 fragment, plain and transposed, and mma.sync.
+// ldmatrix x4 for an A m16n8k16 fragment, plain and transposed, and a bf16
+// mma.sync on i32 registers.
 // CHECK-LABEL: gpu.func @ldmatrix_mma
 // CHECK: gpu.lane_id
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<256xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<256xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-COUNT-6: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 gpu.module @m {
   gpu.func @ldmatrix_mma(%b: vector<4xbf16>, %c: vector<4xf32>) kernel {
     %s = spio.alloc : !S

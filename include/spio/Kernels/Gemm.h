@@ -1,0 +1,68 @@
+//===- Gemm.h - The tensor-core GEMM kernel family --------------*- C++ -*-===//
+//
+// D = alpha * A @ B + beta * C on mma.sync tensor cores, with f16 or bf16
+// inputs, f32 accumulation and f16, bf16 or f32 output. A kernel is
+// specialized for one problem (shapes, layouts, dtypes) and one tile
+// configuration, and written in the spio dialect; its source is readable
+// (`spio-jit --emit-spio`) and goes through the normal spio pipeline.
+//
+// No LLVM dependency: the source is text, parsed by the compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPIO_KERNELS_GEMM_H
+#define SPIO_KERNELS_GEMM_H
+
+#include <cstdint>
+#include <string>
+
+namespace spio::kernels {
+
+enum class DType { F16, BF16, F32 };
+
+/// Row major: A is M x K and B is K x N in memory. Column major: A is
+/// stored K x M and B is N x K (torch.matmul(a, b.t()) has B column major).
+enum class Layout { RowMajor, ColMajor };
+
+const char *dtypeName(DType dtype);
+int64_t dtypeBytes(DType dtype);
+
+struct GemmProblem {
+  int64_t m = 0, n = 0, k = 0;
+  DType input = DType::BF16;
+  DType output = DType::BF16;
+  Layout a = Layout::RowMajor;
+  Layout b = Layout::ColMajor;
+  /// Whether the kernel reads C (beta may be non-zero); D is written.
+  bool readsC = false;
+};
+
+struct GemmConfig {
+  int64_t blockM = 128, blockN = 128, blockK = 32;
+  int64_t warpsM = 2, warpsN = 4;
+  int64_t stages = 4;
+
+  int64_t threads() const { return 32 * warpsM * warpsN; }
+};
+
+/// Empty when the kernel can be built, else what is wrong (dtypes, the
+/// 16-byte alignment of the contiguous dimension of A and B, tile shapes).
+std::string checkGemm(const GemmProblem &problem, const GemmConfig &config);
+
+/// A tile configuration for the problem on a GPU with `numSMs`
+/// multiprocessors: large tiles, smaller ones when large ones leave SMs idle.
+GemmConfig chooseGemmConfig(const GemmProblem &problem, int64_t numSMs);
+
+/// The kernel in the spio dialect: one gpu.module @spio_gemm holding
+/// gpu.func @gemm(A, B, C, D, alpha, beta). Requires checkGemm() to pass.
+std::string gemmSource(const GemmProblem &problem, const GemmConfig &config);
+
+/// The launch geometry of the kernel.
+struct LaunchShape {
+  int64_t gridX, gridY, block;
+};
+LaunchShape gemmLaunchShape(const GemmProblem &problem, const GemmConfig &config);
+
+} // namespace spio::kernels
+
+#endif // SPIO_KERNELS_GEMM_H

@@ -1,0 +1,144 @@
+//===- Cuda.h - CUDA Driver API runtime -------------------------*- C++ -*-===//
+//
+// Loads libcuda.so.1 at run time (a binary that links this starts, and says
+// why, on a machine without a GPU or driver), uses device 0's primary
+// context, loads PTX with the JIT error log, launches kernels with dynamic
+// shared memory above 48 KB, and times with events. Every failure becomes an
+// Error naming the driver call and the driver's message.
+//
+// No LLVM or MLIR dependency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPIO_RUNTIME_CUDA_H
+#define SPIO_RUNTIME_CUDA_H
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace spio::runtime {
+
+/// Why something failed.
+struct Error {
+  std::string message;
+};
+
+/// A value or an Error.
+template <typename T>
+class Result {
+public:
+  Result(T value) : state(std::move(value)) {}
+  Result(Error error) : state(std::move(error)) {}
+  bool ok() const { return std::holds_alternative<T>(state); }
+  explicit operator bool() const { return ok(); }
+  T &operator*() { return std::get<T>(state); }
+  T *operator->() { return &std::get<T>(state); }
+  const Error &error() const { return std::get<Error>(state); }
+
+private:
+  std::variant<T, Error> state;
+};
+
+/// Success, or an Error.
+using Status = Result<std::monostate>;
+inline Status success() { return Status(std::monostate{}); }
+
+struct DeviceInfo {
+  std::string name;
+  int computeMajor = 0, computeMinor = 0;
+  int multiprocessors = 0;
+  int64_t maxSharedBytesPerBlock = 0; // with opt-in
+  int driverVersion = 0;
+};
+
+/// Opaque driver handles.
+using DevicePtr = uint64_t;
+struct CudaApi;
+
+/// A kernel of a loaded module.
+class Kernel {
+public:
+  Kernel() = default;
+  /// Launches on the default stream with `sharedBytes` of dynamic shared
+  /// memory (opting in above 48 KB on first use). `args` point at the
+  /// kernel's parameters.
+  Status launch(unsigned gridX, unsigned gridY, unsigned gridZ, unsigned block,
+                size_t sharedBytes, std::vector<void *> args);
+  /// Registers per thread and local (spill) bytes, as the driver reports.
+  Result<std::pair<int, int>> resources() const;
+
+private:
+  friend class Module;
+  const CudaApi *api = nullptr;
+  void *function = nullptr;
+  size_t sharedOptIn = 48 * 1024;
+};
+
+/// A loaded module; unloads when destroyed.
+class Module {
+public:
+  Module() = default;
+  Module(Module &&other) noexcept { *this = std::move(other); }
+  Module &operator=(Module &&other) noexcept;
+  Module(const Module &) = delete;
+  ~Module();
+  Result<Kernel> kernel(const std::string &name) const;
+
+private:
+  friend class Cuda;
+  const CudaApi *api = nullptr;
+  void *module = nullptr;
+};
+
+/// Device memory; frees when destroyed.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  DeviceBuffer(DeviceBuffer &&other) noexcept { *this = std::move(other); }
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  ~DeviceBuffer();
+  DevicePtr pointer() const { return ptr; }
+  size_t size() const { return bytes; }
+  Status upload(const void *host, size_t size);
+  Status download(void *host, size_t size) const;
+  /// Fills every 32-bit word with `word` (poisons outputs).
+  Status fill32(uint32_t word);
+
+private:
+  friend class Cuda;
+  const CudaApi *api = nullptr;
+  DevicePtr ptr = 0;
+  size_t bytes = 0;
+};
+
+/// The driver and device 0's primary context, set current on this thread.
+class Cuda {
+public:
+  /// Loads the driver once per process. Fails with a clear message when
+  /// libcuda.so.1 is missing, the driver fails to initialize, or there is
+  /// no device.
+  static Result<Cuda *> get();
+
+  const DeviceInfo &device() const { return info; }
+  /// Loads PTX; a JIT failure returns ptxas' error log.
+  Result<Module> loadPTX(const std::string &ptx) const;
+  Result<DeviceBuffer> allocate(size_t bytes) const;
+  Status synchronize() const;
+  /// Milliseconds `body` takes on the default stream, between two events.
+  Result<float> timeMs(const std::function<Status()> &body) const;
+
+private:
+  Cuda() = default;
+  const CudaApi *api = nullptr;
+  DeviceInfo info;
+};
+
+} // namespace spio::runtime
+
+#endif // SPIO_RUNTIME_CUDA_H

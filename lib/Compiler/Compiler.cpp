@@ -1,0 +1,83 @@
+//===- Compiler.cpp - In-process compilation of spio kernels to PTX -------===//
+
+#include "spio/Compiler/Compiler.h"
+
+#include "spio/Pipelines/Pipelines.h"
+#include "spio/Tools/Registration.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,
+                              CompiledModule &result, std::string &error) {
+  DialectRegistry registry;
+  registerSpioCompiler(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  llvm::raw_string_ostream errors(error);
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    errors << diag.getLocation() << ": " << diag << "\n";
+    for (Diagnostic &note : diag.getNotes())
+      errors << note.getLocation() << ": note: " << note << "\n";
+    return success();
+  });
+
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  if (!module)
+    return false;
+
+  auto configure = [&](PassManager &pm) {
+    if (options.printIRAfterAll) {
+      context.disableMultithreading();
+      pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                          [](Pass *, Operation *) { return true; },
+                          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+    }
+  };
+  PassManager lower(&context);
+  configure(lower);
+  buildSpioLoweringPipeline(lower);
+  if (failed(lower.run(*module)))
+    return false;
+
+  // What the launch needs, read before the kernels become LLVM functions.
+  result.kernels.clear();
+  module->walk([&](gpu::GPUFuncOp func) {
+    if (!func.isKernel())
+      return;
+    CompiledKernel kernel;
+    kernel.name = func.getName().str();
+    if (auto bytes = func->getAttrOfType<IntegerAttr>("spio.shared_memory_bytes"))
+      kernel.sharedBytes = bytes.getInt();
+    if (std::optional<ArrayRef<int32_t>> block = func.getKnownBlockSize())
+      kernel.blockSize = int64_t((*block)[0]) * (*block)[1] * (*block)[2];
+    result.kernels.push_back(kernel);
+  });
+
+  SpioToPTXOptions ptxOptions;
+  ptxOptions.chip = options.chip;
+  ptxOptions.features = options.features;
+  ptxOptions.optLevel = options.optLevel;
+  PassManager toPTX(&context);
+  configure(toPTX);
+  buildGPUToPTXPipeline(toPTX, ptxOptions);
+  if (failed(toPTX.run(*module)))
+    return false;
+
+  result.ptx.clear();
+  module->walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      result.ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  });
+  if (result.ptx.empty()) {
+    errors << "compilation produced no PTX: the source has no gpu.module\n";
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,307 @@
+//===- Cuda.cpp - CUDA Driver API runtime ---------------------------------===//
+
+#include "spio/Runtime/Cuda.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace spio::runtime {
+
+// The few driver types and constants used, so that no CUDA header is needed.
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUevent = void *;
+using CUstream = void *;
+constexpr int kAttrMultiprocessors = 16;
+constexpr int kAttrComputeMajor = 75;
+constexpr int kAttrComputeMinor = 76;
+constexpr int kAttrMaxSharedOptIn = 97;
+constexpr int kFuncLocalBytes = 3;
+constexpr int kFuncNumRegs = 4;
+constexpr int kFuncMaxDynamicShared = 8;
+constexpr int kJitErrorLogBuffer = 5;
+constexpr int kJitErrorLogBufferSize = 6;
+
+struct CudaApi {
+  void *library = nullptr;
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDriverGetVersion)(int *);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, CUstream, void **, void **);
+  CUresult (*cuMemAlloc_v2)(DevicePtr *, size_t);
+  CUresult (*cuMemFree_v2)(DevicePtr);
+  CUresult (*cuMemcpyHtoD_v2)(DevicePtr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH_v2)(void *, DevicePtr, size_t);
+  CUresult (*cuMemsetD32_v2)(DevicePtr, unsigned, size_t);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuEventDestroy_v2)(CUevent);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+
+  /// Ok, or an Error naming `call` and the driver's description of `result`.
+  Status check(CUresult result, const char *call) const {
+    if (result == 0)
+      return success();
+    const char *name = nullptr, *text = nullptr;
+    if (cuGetErrorName)
+      cuGetErrorName(result, &name);
+    if (cuGetErrorString)
+      cuGetErrorString(result, &text);
+    return Error{std::string(call) + " failed: " + (name ? name : "CUDA error") + " (" +
+                 std::to_string(result) + "): " + (text ? text : "no description")};
+  }
+};
+
+#define SPIO_CHECK(api, call)                                                  \
+  do {                                                                         \
+    if (Status s = (api)->check((api)->call, #call); !s)                       \
+      return s.error();                                                        \
+  } while (0)
+
+namespace {
+
+Result<CudaApi *> loadApi() {
+  auto *api = new CudaApi();
+  api->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!api->library) {
+    const char *why = dlerror();
+    delete api;
+    return Error{std::string("no CUDA driver: cannot load libcuda.so.1 (") +
+                 (why ? why : "unknown reason") + ")"};
+  }
+  bool missing = false;
+  std::string missingName;
+  auto bind = [&](auto &fn, const char *name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(api->library, name));
+    if (!fn && !missing) {
+      missing = true;
+      missingName = name;
+    }
+  };
+#define SPIO_BIND(name) bind(api->name, #name)
+  SPIO_BIND(cuInit);
+  SPIO_BIND(cuDriverGetVersion);
+  SPIO_BIND(cuDeviceGetCount);
+  SPIO_BIND(cuDeviceGet);
+  SPIO_BIND(cuDeviceGetName);
+  SPIO_BIND(cuDeviceGetAttribute);
+  SPIO_BIND(cuDevicePrimaryCtxRetain);
+  SPIO_BIND(cuCtxSetCurrent);
+  SPIO_BIND(cuCtxSynchronize);
+  SPIO_BIND(cuModuleLoadDataEx);
+  SPIO_BIND(cuModuleUnload);
+  SPIO_BIND(cuModuleGetFunction);
+  SPIO_BIND(cuFuncSetAttribute);
+  SPIO_BIND(cuFuncGetAttribute);
+  SPIO_BIND(cuLaunchKernel);
+  SPIO_BIND(cuMemAlloc_v2);
+  SPIO_BIND(cuMemFree_v2);
+  SPIO_BIND(cuMemcpyHtoD_v2);
+  SPIO_BIND(cuMemcpyDtoH_v2);
+  SPIO_BIND(cuMemsetD32_v2);
+  SPIO_BIND(cuEventCreate);
+  SPIO_BIND(cuEventRecord);
+  SPIO_BIND(cuEventSynchronize);
+  SPIO_BIND(cuEventElapsedTime);
+  SPIO_BIND(cuEventDestroy_v2);
+  SPIO_BIND(cuGetErrorName);
+  SPIO_BIND(cuGetErrorString);
+#undef SPIO_BIND
+  if (missing) {
+    dlclose(api->library);
+    delete api;
+    return Error{"the CUDA driver lacks " + missingName + "; it is too old"};
+  }
+  return api;
+}
+
+} // namespace
+
+Result<Cuda *> Cuda::get() {
+  static std::once_flag once;
+  static Result<Cuda *> instance = Error{"uninitialized"};
+  std::call_once(once, [] {
+    Result<CudaApi *> api = loadApi();
+    if (!api) {
+      instance = api.error();
+      return;
+    }
+    const CudaApi *cu = *api;
+    auto init = [&]() -> Result<Cuda *> {
+      SPIO_CHECK(cu, cuInit(0));
+      int count = 0;
+      SPIO_CHECK(cu, cuDeviceGetCount(&count));
+      if (count == 0)
+        return Error{"no CUDA device found"};
+      CUdevice device;
+      SPIO_CHECK(cu, cuDeviceGet(&device, 0));
+      CUcontext context;
+      SPIO_CHECK(cu, cuDevicePrimaryCtxRetain(&context, device));
+      SPIO_CHECK(cu, cuCtxSetCurrent(context));
+      auto *cuda = new Cuda();
+      cuda->api = cu;
+      char name[256] = {};
+      SPIO_CHECK(cu, cuDeviceGetName(name, sizeof(name), device));
+      cuda->info.name = name;
+      int shared = 0;
+      SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.computeMajor, kAttrComputeMajor, device));
+      SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.computeMinor, kAttrComputeMinor, device));
+      SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.multiprocessors, kAttrMultiprocessors, device));
+      SPIO_CHECK(cu, cuDeviceGetAttribute(&shared, kAttrMaxSharedOptIn, device));
+      SPIO_CHECK(cu, cuDriverGetVersion(&cuda->info.driverVersion));
+      cuda->info.maxSharedBytesPerBlock = shared;
+      return cuda;
+    };
+    instance = init();
+  });
+  return instance;
+}
+
+Result<Module> Cuda::loadPTX(const std::string &ptx) const {
+  std::vector<char> log(16384, '\0');
+  int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
+  void *values[] = {log.data(), reinterpret_cast<void *>(log.size())};
+  Module module;
+  module.api = api;
+  CUresult result = api->cuModuleLoadDataEx(&module.module, ptx.c_str(), 2, options, values);
+  if (Status s = api->check(result, "cuModuleLoadDataEx"); !s) {
+    module.module = nullptr;
+    std::string jitLog(log.data());
+    return Error{s.error().message + (jitLog.empty() ? "" : "\nJIT log:\n" + jitLog)};
+  }
+  return module;
+}
+
+Result<DeviceBuffer> Cuda::allocate(size_t bytes) const {
+  DeviceBuffer buffer;
+  buffer.api = api;
+  buffer.bytes = bytes;
+  if (Status s = api->check(api->cuMemAlloc_v2(&buffer.ptr, bytes ? bytes : 1),
+                            "cuMemAlloc");
+      !s)
+    return Error{s.error().message + " (allocating " + std::to_string(bytes) + " bytes)"};
+  return buffer;
+}
+
+Status Cuda::synchronize() const {
+  SPIO_CHECK(api, cuCtxSynchronize());
+  return success();
+}
+
+Result<float> Cuda::timeMs(const std::function<Status()> &body) const {
+  CUevent start = nullptr, stop = nullptr;
+  SPIO_CHECK(api, cuEventCreate(&start, 0));
+  if (Status s = api->check(api->cuEventCreate(&stop, 0), "cuEventCreate"); !s) {
+    api->cuEventDestroy_v2(start);
+    return s.error();
+  }
+  auto run = [&]() -> Result<float> {
+    SPIO_CHECK(api, cuEventRecord(start, nullptr));
+    if (Status s = body(); !s)
+      return s.error();
+    SPIO_CHECK(api, cuEventRecord(stop, nullptr));
+    SPIO_CHECK(api, cuEventSynchronize(stop));
+    float ms = 0;
+    SPIO_CHECK(api, cuEventElapsedTime(&ms, start, stop));
+    return ms;
+  };
+  Result<float> result = run();
+  api->cuEventDestroy_v2(start);
+  api->cuEventDestroy_v2(stop);
+  return result;
+}
+
+Module &Module::operator=(Module &&other) noexcept {
+  std::swap(api, other.api);
+  std::swap(module, other.module);
+  return *this;
+}
+
+Module::~Module() {
+  if (module)
+    api->cuModuleUnload(module);
+}
+
+Result<Kernel> Module::kernel(const std::string &name) const {
+  Kernel kernel;
+  kernel.api = api;
+  if (Status s = api->check(api->cuModuleGetFunction(&kernel.function, module, name.c_str()),
+                            "cuModuleGetFunction");
+      !s)
+    return Error{s.error().message + " (kernel '" + name + "')"};
+  return kernel;
+}
+
+Status Kernel::launch(unsigned gridX, unsigned gridY, unsigned gridZ, unsigned block,
+                      size_t sharedBytes, std::vector<void *> args) {
+  if (sharedBytes > sharedOptIn) {
+    SPIO_CHECK(api, cuFuncSetAttribute(function, kFuncMaxDynamicShared,
+                                       static_cast<int>(sharedBytes)));
+    sharedOptIn = sharedBytes;
+  }
+  SPIO_CHECK(api, cuLaunchKernel(function, gridX, gridY, gridZ, block, 1, 1,
+                                 static_cast<unsigned>(sharedBytes), nullptr, args.data(),
+                                 nullptr));
+  return success();
+}
+
+Result<std::pair<int, int>> Kernel::resources() const {
+  int registers = 0, local = 0;
+  SPIO_CHECK(api, cuFuncGetAttribute(&registers, kFuncNumRegs, function));
+  SPIO_CHECK(api, cuFuncGetAttribute(&local, kFuncLocalBytes, function));
+  return std::make_pair(registers, local);
+}
+
+DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
+  std::swap(api, other.api);
+  std::swap(ptr, other.ptr);
+  std::swap(bytes, other.bytes);
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr)
+    api->cuMemFree_v2(ptr);
+}
+
+Status DeviceBuffer::upload(const void *host, size_t size) {
+  if (size > bytes)
+    return Error{"upload of " + std::to_string(size) + " bytes into a buffer of " +
+                 std::to_string(bytes)};
+  SPIO_CHECK(api, cuMemcpyHtoD_v2(ptr, host, size));
+  return success();
+}
+
+Status DeviceBuffer::download(void *host, size_t size) const {
+  if (size > bytes)
+    return Error{"download of " + std::to_string(size) + " bytes from a buffer of " +
+                 std::to_string(bytes)};
+  SPIO_CHECK(api, cuMemcpyDtoH_v2(host, ptr, size));
+  return success();
+}
+
+Status DeviceBuffer::fill32(uint32_t word) {
+  SPIO_CHECK(api, cuMemsetD32_v2(ptr, word, bytes / 4));
+  return success();
+}
+
+} // namespace spio::runtime

@@ -1,0 +1,386 @@
+//===- spio-jit.cpp - Compile and run Spio kernels on the GPU -------------===//
+//
+//   spio-jit --workload gemm --m 4096 --n 4096 --k 4096 --dtype bf16 \
+//            --a-layout row --b-layout col --check --bench 50
+//   spio-jit kernel.mlir --emit-ptx
+//
+// Compiles in process (spio dialect -> PTX), loads the PTX through the CUDA
+// driver, runs, checks against a float64 CPU reference and times with
+// events. Without a GPU it still compiles, and says so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spio/Compiler/Compiler.h"
+#include "spio/Kernels/Gemm.h"
+#include "spio/Runtime/Cuda.h"
+#include "spio/Runtime/HostFloat.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+using namespace spio;
+using namespace spio::kernels;
+using namespace spio::runtime;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("[kernel.mlir]"),
+                                      cl::init(""));
+static cl::opt<std::string> workload("workload", cl::desc("Built-in workload: gemm"),
+                                     cl::init("gemm"));
+static cl::opt<int64_t> sizeM("m", cl::desc("GEMM rows of D"), cl::init(1024));
+static cl::opt<int64_t> sizeN("n", cl::desc("GEMM columns of D"), cl::init(1024));
+static cl::opt<int64_t> sizeK("k", cl::desc("GEMM reduction depth"), cl::init(1024));
+static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
+                                  cl::init("bf16"));
+static cl::opt<std::string> outDtype("out-dtype",
+                                     cl::desc("Output type: f16, bf16 or f32 (default: input type)"),
+                                     cl::init(""));
+static cl::opt<std::string> aLayout("a-layout", cl::desc("A: row (M x K) or col (K x M)"),
+                                    cl::init("row"));
+static cl::opt<std::string> bLayout("b-layout", cl::desc("B: row (K x N) or col (N x K)"),
+                                    cl::init("col"));
+static cl::opt<float> alpha("alpha", cl::desc("D = alpha * A @ B + beta * C"), cl::init(1.0f));
+static cl::opt<float> beta("beta", cl::desc("D = alpha * A @ B + beta * C"), cl::init(0.0f));
+static cl::opt<bool> check("check", cl::desc("Check D against a float64 CPU reference"),
+                           cl::init(false));
+static cl::opt<int> repeats("repeats",
+                            cl::desc("Runs that must be bit-identical to the first (with --check)"),
+                            cl::init(10));
+static cl::opt<int> bench("bench", cl::desc("Timed runs (0: no timing)"), cl::init(0));
+static cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing"), cl::init(5));
+static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random inputs"), cl::init(1));
+static cl::opt<bool> emitPTX("emit-ptx", cl::desc("Print the PTX and stop"), cl::init(false));
+static cl::opt<bool> emitSpio("emit-spio", cl::desc("Print the spio-dialect source and stop"),
+                              cl::init(false));
+static cl::opt<std::string> chip("chip", cl::desc("Target SM"), cl::init("sm_90"));
+static cl::opt<bool> printIRAfterAll("print-ir-after-all",
+                                     cl::desc("Print the IR after every pass"), cl::init(false));
+static cl::opt<int64_t> blockM("block-m", cl::desc("Tile rows (0: choose)"), cl::init(0));
+static cl::opt<int64_t> blockN("block-n", cl::desc("Tile columns (0: choose)"), cl::init(0));
+static cl::opt<int64_t> blockK("block-k", cl::desc("Tile depth (0: choose)"), cl::init(0));
+static cl::opt<int64_t> stages("stages", cl::desc("Pipeline stages (0: choose)"), cl::init(0));
+
+namespace {
+
+[[noreturn]] void fail(const std::string &message) {
+  llvm::errs() << "spio-jit: error: " << message << "\n";
+  std::exit(1);
+}
+
+template <typename T>
+T orFail(Result<T> result, const char *what) {
+  if (!result)
+    fail(std::string(what) + ": " + result.error().message);
+  return std::move(*result);
+}
+
+void orFail(Status status, const char *what) {
+  if (!status)
+    fail(std::string(what) + ": " + status.error().message);
+}
+
+DType parseDType(const std::string &name, bool allowF32) {
+  if (name == "f16")
+    return DType::F16;
+  if (name == "bf16")
+    return DType::BF16;
+  if (allowF32 && name == "f32")
+    return DType::F32;
+  fail("unsupported dtype '" + name + "'; expected f16, bf16" + (allowF32 ? " or f32" : ""));
+}
+
+Layout parseLayout(const std::string &name, const char *matrix) {
+  if (name == "row")
+    return Layout::RowMajor;
+  if (name == "col")
+    return Layout::ColMajor;
+  fail(std::string("unsupported layout '") + name + "' for " + matrix + "; expected row or col");
+}
+
+/// A host matrix of 16-bit or 32-bit floats: its bytes and its values.
+struct HostMatrix {
+  DType dtype;
+  std::vector<uint8_t> bytes;
+  std::vector<float> values; // as rounded to dtype
+
+  HostMatrix(DType dtype, size_t count)
+      : dtype(dtype), bytes(count * dtypeBytes(dtype)), values(count) {}
+
+  void set(size_t i, float v) {
+    if (dtype == DType::F32) {
+      values[i] = v;
+      std::memcpy(&bytes[4 * i], &v, 4);
+      return;
+    }
+    uint16_t h = dtype == DType::BF16 ? floatToBF16(v) : floatToF16(v);
+    values[i] = dtype == DType::BF16 ? bf16ToFloat(h) : f16ToFloat(h);
+    std::memcpy(&bytes[2 * i], &h, 2);
+  }
+
+  float read(size_t i) const {
+    if (dtype == DType::F32) {
+      float v;
+      std::memcpy(&v, &bytes[4 * i], 4);
+      return v;
+    }
+    uint16_t h;
+    std::memcpy(&h, &bytes[2 * i], 2);
+    return dtype == DType::BF16 ? bf16ToFloat(h) : f16ToFloat(h);
+  }
+};
+
+double unitRoundoff(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return std::ldexp(1.0, -11);
+  case DType::BF16:
+    return std::ldexp(1.0, -8);
+  case DType::F32:
+    return std::ldexp(1.0, -24);
+  }
+  return 1;
+}
+
+int runFile() {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!buffer)
+    fail("cannot read " + inputFile + ": " + buffer.getError().message());
+  mlir::spio::CompileOptions options;
+  options.chip = chip;
+  options.printIRAfterAll = printIRAfterAll;
+  mlir::spio::CompiledModule compiled;
+  std::string error;
+  if (!mlir::spio::compileToPTX((*buffer)->getBuffer().str(), options, compiled, error))
+    fail("compiling " + inputFile + ":\n" + error);
+  if (emitPTX) {
+    llvm::outs() << compiled.ptx;
+    return 0;
+  }
+  Result<Cuda *> cuda = Cuda::get();
+  if (!cuda) {
+    llvm::outs() << "No GPU found (" << cuda.error().message << "): compiled "
+                 << compiled.kernels.size() << " kernel(s) to " << compiled.ptx.size()
+                 << " bytes of PTX; nothing was run.\n";
+    return 0;
+  }
+  Module module = orFail((*cuda)->loadPTX(compiled.ptx), "loading PTX");
+  llvm::outs() << "Loaded on " << (*cuda)->device().name << ":\n";
+  for (const mlir::spio::CompiledKernel &k : compiled.kernels) {
+    Kernel kernel = orFail(module.kernel(k.name), "looking up kernel");
+    auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
+    llvm::outs() << "  " << k.name << ": " << regs << " registers, " << local
+                 << " bytes local memory, " << k.sharedBytes << " bytes shared memory\n";
+  }
+  return 0;
+}
+
+int runGemm() {
+  GemmProblem problem;
+  problem.m = sizeM;
+  problem.n = sizeN;
+  problem.k = sizeK;
+  problem.input = parseDType(dtype, false);
+  problem.output = outDtype.empty() ? problem.input : parseDType(outDtype, true);
+  problem.a = parseLayout(aLayout, "A");
+  problem.b = parseLayout(bLayout, "B");
+  problem.readsC = beta != 0.0f;
+
+  Result<Cuda *> cuda = Cuda::get();
+  int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : 132;
+  GemmConfig config = chooseGemmConfig(problem, multiprocessors);
+  if (blockM)
+    config.blockM = blockM;
+  if (blockN)
+    config.blockN = blockN;
+  if (blockK)
+    config.blockK = blockK;
+  if (stages)
+    config.stages = stages;
+  if (std::string err = checkGemm(problem, config); !err.empty())
+    fail(err);
+
+  std::string source = gemmSource(problem, config);
+  if (emitSpio) {
+    llvm::outs() << source;
+    return 0;
+  }
+  mlir::spio::CompileOptions options;
+  options.chip = chip;
+  options.printIRAfterAll = printIRAfterAll;
+  mlir::spio::CompiledModule compiled;
+  std::string error;
+  auto start = std::chrono::steady_clock::now();
+  if (!mlir::spio::compileToPTX(source, options, compiled, error))
+    fail("compiling the GEMM kernel:\n" + error);
+  double compileMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (emitPTX) {
+    llvm::outs() << compiled.ptx;
+    return 0;
+  }
+  const mlir::spio::CompiledKernel &info = compiled.kernels.front();
+  llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, tile %lldx%lldx%lld "
+                               "stages %lld: compiled in %.1f ms (%zu bytes PTX)\n",
+                               (long long)problem.m, (long long)problem.n, (long long)problem.k,
+                               dtypeName(problem.input), dtypeName(problem.output),
+                               aLayout.c_str(), bLayout.c_str(), (long long)config.blockM,
+                               (long long)config.blockN, (long long)config.blockK,
+                               (long long)config.stages, compileMs, compiled.ptx.size());
+  if (!cuda) {
+    llvm::outs() << "No GPU found (" << cuda.error().message
+                 << "): compiled to PTX only; nothing was run.\n";
+    return 0;
+  }
+  Cuda &gpu = **cuda;
+  if (info.sharedBytes > gpu.device().maxSharedBytesPerBlock)
+    fail("the kernel needs " + std::to_string(info.sharedBytes) +
+         " bytes of shared memory; the device allows " +
+         std::to_string(gpu.device().maxSharedBytesPerBlock));
+  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
+  Kernel kernel = orFail(module.kernel(info.name), "looking up the kernel");
+  auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
+  llvm::outs() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
+               << gpu.device().computeMinor << ", " << gpu.device().multiprocessors
+               << " SMs); kernel: " << regs << " registers, " << local << " bytes spilled, "
+               << info.sharedBytes << " bytes shared\n";
+
+  // Fresh random inputs, rounded to the input type.
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  size_t m = problem.m, n = problem.n, k = problem.k;
+  HostMatrix a(problem.input, m * k), b(problem.input, k * n), c(problem.output, m * n);
+  for (size_t i = 0; i < m * k; ++i)
+    a.set(i, uniform(rng));
+  for (size_t i = 0; i < k * n; ++i)
+    b.set(i, uniform(rng));
+  if (problem.readsC)
+    for (size_t i = 0; i < m * n; ++i)
+      c.set(i, uniform(rng));
+  DeviceBuffer dA = orFail(gpu.allocate(a.bytes.size()), "allocating A");
+  DeviceBuffer dB = orFail(gpu.allocate(b.bytes.size()), "allocating B");
+  DeviceBuffer dC = orFail(gpu.allocate(c.bytes.size()), "allocating C");
+  DeviceBuffer dD = orFail(gpu.allocate(c.bytes.size()), "allocating D");
+  orFail(dA.upload(a.bytes.data(), a.bytes.size()), "uploading A");
+  orFail(dB.upload(b.bytes.data(), b.bytes.size()), "uploading B");
+  orFail(dC.upload(c.bytes.data(), c.bytes.size()), "uploading C");
+
+  DevicePtr pa = dA.pointer(), pb = dB.pointer(), pc = dC.pointer(), pd = dD.pointer();
+  float alphaValue = alpha, betaValue = beta;
+  LaunchShape shape = gemmLaunchShape(problem, config);
+  auto launch = [&]() {
+    return kernel.launch(unsigned(shape.gridX), unsigned(shape.gridY), 1, unsigned(shape.block),
+                         size_t(info.sharedBytes),
+                         {&pa, &pb, &pc, &pd, &alphaValue, &betaValue});
+  };
+
+  // Element (row, col) of a matrix stored in `layout` (rows x cols logical).
+  auto at = [](const HostMatrix &mat, Layout layout, size_t rows, size_t cols, size_t r,
+               size_t col) {
+    (void)rows;
+    return layout == Layout::RowMajor ? mat.values[r * cols + col] : mat.values[col * rows + r];
+  };
+
+  if (check) {
+    orFail(dD.fill32(0xffffffffu), "poisoning D");
+    orFail(launch(), "launching the kernel");
+    orFail(gpu.synchronize(), "running the kernel");
+    HostMatrix d(problem.output, m * n);
+    orFail(dD.download(d.bytes.data(), d.bytes.size()), "downloading D");
+    // All elements for small problems; else sampled rows and columns,
+    // always including the last (ragged) ones.
+    std::vector<std::pair<size_t, size_t>> points;
+    if (m * n * k <= (size_t(1) << 31)) {
+      for (size_t r = 0; r < m; ++r)
+        for (size_t col = 0; col < n; ++col)
+          points.push_back({r, col});
+    } else {
+      std::vector<size_t> rows = {0, m - 1}, cols = {0, n - 1};
+      for (int s = 0; s < 14; ++s) {
+        rows.push_back(rng() % m);
+        cols.push_back(rng() % n);
+      }
+      for (size_t r : rows)
+        for (size_t col = 0; col < n; ++col)
+          points.push_back({r, col});
+      for (size_t col : cols)
+        for (size_t r = 0; r < m; ++r)
+          points.push_back({r, col});
+    }
+    double worst = 0;
+    size_t bad = 0;
+    double u = unitRoundoff(problem.output);
+    for (auto [r, col] : points) {
+      double sum = 0, magnitude = 0;
+      for (size_t kk = 0; kk < k; ++kk) {
+        double prod = double(at(a, problem.a, m, k, r, kk)) *
+                      double(at(b, problem.b, k, n, kk, col));
+        sum += prod;
+        magnitude += std::fabs(prod);
+      }
+      double ref = alpha * sum + (problem.readsC ? beta * c.values[r * n + col] : 0.0);
+      double scale = std::fabs(alpha) * magnitude +
+                     (problem.readsC ? std::fabs(beta * c.values[r * n + col]) : 0.0);
+      // Output rounding plus f32 accumulation error, which grows with depth.
+      double tolerance = u * std::fabs(ref) + 2.0 * k * std::ldexp(1.0, -24) * scale + 1e-6;
+      double got = d.read(r * n + col);
+      double err = std::fabs(got - ref);
+      if (!(err <= tolerance)) {
+        if (bad < 5)
+          llvm::errs() << llvm::format("  D[%zu, %zu] = %g, expected %g (tolerance %g)\n", r,
+                                       col, got, ref, tolerance);
+        ++bad;
+      }
+      if (scale > 0)
+        worst = std::max(worst, err / scale);
+    }
+    if (bad)
+      fail(std::to_string(bad) + " of " + std::to_string(points.size()) +
+           " checked elements are wrong");
+    // Bit-identical repeats, each on a freshly poisoned output.
+    std::vector<uint8_t> again(d.bytes.size());
+    for (int rep = 1; rep < repeats; ++rep) {
+      orFail(dD.fill32(0xffffffffu), "poisoning D");
+      orFail(launch(), "launching the kernel");
+      orFail(dD.download(again.data(), again.size()), "downloading D");
+      if (again != d.bytes)
+        fail("run " + std::to_string(rep + 1) + " differs from run 1: not bit-identical");
+    }
+    llvm::outs() << llvm::format("check: %zu elements within tolerance (max error / sum|a*b| = "
+                                 "%.2e); %d runs bit-identical\n",
+                                 points.size(), worst, std::max(1, int(repeats)));
+  }
+
+  if (bench > 0) {
+    for (int w = 0; w < warmup; ++w)
+      orFail(launch(), "launching the kernel");
+    std::vector<float> times;
+    for (int r = 0; r < bench; ++r)
+      times.push_back(orFail(gpu.timeMs(launch), "timing the kernel"));
+    std::sort(times.begin(), times.end());
+    float median = times[times.size() / 2];
+    double tflops = 2.0 * double(m) * double(n) * double(k) / (median * 1e-3) / 1e12;
+    llvm::outs() << llvm::format("bench: median %.4f ms over %d runs (min %.4f, max %.4f): "
+                                 "%.1f TFLOP/s\n",
+                                 median, int(bench), times.front(), times.back(), tflops);
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv, "Spio JIT: compile and run kernels on the GPU\n");
+  if (!inputFile.empty())
+    return runFile();
+  if (workload != "gemm")
+    fail("unknown workload '" + workload + "'; expected gemm");
+  return runGemm();
+}
