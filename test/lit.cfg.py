@@ -23,6 +23,7 @@ config.substitutions.append(("%spio_obj_root", config.spio_obj_root))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [ToolSubst("spio-opt", unresolved="fatal"),
+         ToolSubst("spio-jit", unresolved="fatal"),
          ToolSubst("%PYTHON", config.python_executable, unresolved="ignore")]
 llvm_config.add_tool_substitutions(tools, [config.spio_tools_dir])
 
@@ -41,5 +42,7 @@ def cuda_device_present():
 
 if cuda_device_present():
     config.available_features.add("cuda")
-if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.path.exists(ptxas):
     config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""GEMM benchmark: spio (spio-jit) against cuBLAS (torch.matmul) in one run.
+
+Both on fresh random inputs, timed with CUDA events, median of the timed
+repeats after warm-up. Layout: A row major (M x K), B column major (N x K
+in memory), as torch.matmul(a, b.t()); D in the input dtype.
+"""
+
+import argparse
+import re
+import subprocess
+
+import torch
+
+SHAPES = [
+    (8192, 8192, 8192),
+    (4096, 4096, 4096),
+    (2048, 3072, 768),
+    (128, 4096, 4096),
+    (16384, 1024, 1024),
+    (1000, 1000, 1000),
+    (4097, 4095, 4096),
+]
+
+
+def torch_tflops(m, n, k, dtype, warmup, repeats):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    b = torch.randn(n, k, device="cuda", dtype=dtype)
+    for _ in range(warmup):
+        torch.matmul(a, b.t())
+    times = []
+    for _ in range(repeats):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.matmul(a, b.t())
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    times.sort()
+    median = times[len(times) // 2]
+    return 2.0 * m * n * k / (median * 1e-3) / 1e12
+
+
+def spio_tflops(jit, m, n, k, dtype, warmup, repeats):
+    cmd = [jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
+           "--dtype", dtype, "--bench", str(repeats), "--warmup", str(warmup)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    found = re.search(r"([0-9.]+) TFLOP/s", run.stdout)
+    if run.returncode != 0 or not found:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{run.stdout}{run.stderr}")
+    return float(found.group(1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--spio-jit", required=True)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--dtypes", default="bf16,f16")
+    args = parser.parse_args()
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    rows = []
+    for name in args.dtypes.split(","):
+        dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[name]
+        for m, n, k in SHAPES:
+            ours = spio_tflops(args.spio_jit, m, n, k, name, args.warmup, args.repeats)
+            theirs = torch_tflops(m, n, k, dtype, args.warmup, args.repeats)
+            rows.append((f"{m}x{n}x{k}", name, ours, theirs))
+    print("\n| shape (MxNxK) | dtype | spio TFLOP/s | cuBLAS TFLOP/s | ratio |")
+    print("|---|---|---|---|---|")
+    for shape, name, ours, theirs in rows:
+        print(f"| {shape} | {name} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# On a GPU host, in one go: unpack the bundle (scripts/pack-bundle.sh), run
+# the GPU tests, then the GEMM benchmark against cuBLAS through PyTorch.
+# Prints the tables last; logs go to $OUT when it is set.
+#
+#   scripts/gpu-run.sh [tests|bench|all]
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+what="${1:-all}"
+out="${OUT:-/tmp/spio-gpu}"
+mkdir -p "$out"
+jit=/tmp/spio-bin/spio-jit
+mkdir -p /tmp/spio-bin
+xz -dc "$root/bundle/spio-jit.xz" > "$jit" && chmod +x "$jit" || { echo "no bundle: run scripts/pack-bundle.sh first"; exit 1; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+status=0
+if [[ "$what" == tests || "$what" == all ]]; then
+  python3 "$root/benchmarks/gemm/gpu_tests.py" --spio-jit "$jit" 2>&1 | tee "$out/gpu-tests.log"
+  status=${PIPESTATUS[0]}
+fi
+if [[ "$what" == bench || "$what" == all ]]; then
+  python3 "$root/benchmarks/gemm/bench.py" --spio-jit "$jit" 2>&1 | tee "$out/gemm-bench.log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+fi
+exit $status
