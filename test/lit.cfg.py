@@ -12,11 +12,13 @@ from lit.llvm.subst import ToolSubst
 config.name = "Spio"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.spio_obj_root, "test")
 
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+# Keep spio-jit's PTX cache inside the build tree.
+config.environment["SPIO_CACHE_DIR"] = os.path.join(config.spio_obj_root, "test", "spio-cache")
 config.substitutions.append(("%spio_src_root", config.spio_src_root))
 config.substitutions.append(("%spio_obj_root", config.spio_obj_root))
 

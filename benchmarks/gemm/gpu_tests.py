@@ -23,7 +23,7 @@ CASES = [
     (1000, 1000, 1000, "--a-layout col --b-layout col"),
     (1000, 1000, 1000, "--a-layout row --b-layout row"),
     (1000, 1000, 1000, "--a-layout col --b-layout row --dtype f16"),
-    (333, 520, 200, "--a-layout col --b-layout row"),
+    (336, 520, 200, "--a-layout col --b-layout row"),
     (128, 4096, 4096, ""),
     (2048, 3072, 768, "--dtype f16"),
     (4097, 4095, 4096, ""),

@@ -15,20 +15,32 @@
 
 using namespace mlir;
 
+/// `file:line:col: ` for file locations, the location as MLIR prints it else.
+static void printLocation(llvm::raw_ostream &os, Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn();
+  else
+    os << loc;
+}
+
 bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,
-                              CompiledModule &result, std::string &error) {
+                              CompiledModule &result, std::string &error,
+                              const std::string &sourceName) {
   DialectRegistry registry;
   registerSpioCompiler(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   llvm::raw_string_ostream errors(error);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    errors << diag.getLocation() << ": " << diag << "\n";
-    for (Diagnostic &note : diag.getNotes())
-      errors << note.getLocation() << ": note: " << note << "\n";
+    printLocation(errors, diag.getLocation());
+    errors << ": " << diag << "\n";
+    for (Diagnostic &note : diag.getNotes()) {
+      printLocation(errors, note.getLocation());
+      errors << ": note: " << note << "\n";
+    }
     return success();
   });
 
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context, sourceName);
   if (!module)
     return false;
 

@@ -31,6 +31,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
@@ -46,7 +47,7 @@
 
 void mlir::spio::registerSpioCompiler(DialectRegistry &registry) {
   registry.insert<mlir::spio::SpioDialect, mlir::arith::ArithDialect,
-                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                  mlir::cf::ControlFlowDialect, mlir::DLTIDialect, mlir::func::FuncDialect,
                   mlir::gpu::GPUDialect, mlir::index::IndexDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
                   mlir::memref::MemRefDialect, mlir::nvgpu::NVGPUDialect,

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "spio/Compiler/Compiler.h"
+#include "spio/Compiler/Cache.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Runtime/Cuda.h"
 #include "spio/Runtime/HostFloat.h"
@@ -61,12 +61,20 @@ static cl::opt<bool> emitPTX("emit-ptx", cl::desc("Print the PTX and stop"), cl:
 static cl::opt<bool> emitSpio("emit-spio", cl::desc("Print the spio-dialect source and stop"),
                               cl::init(false));
 static cl::opt<std::string> chip("chip", cl::desc("Target SM"), cl::init("sm_90"));
+static cl::opt<bool> noDiskCache("no-disk-cache",
+                                 cl::desc("Do not read or write the on-disk PTX cache"),
+                                 cl::init(false));
 static cl::opt<bool> printIRAfterAll("print-ir-after-all",
                                      cl::desc("Print the IR after every pass"), cl::init(false));
 static cl::opt<int64_t> blockM("block-m", cl::desc("Tile rows (0: choose)"), cl::init(0));
 static cl::opt<int64_t> blockN("block-n", cl::desc("Tile columns (0: choose)"), cl::init(0));
 static cl::opt<int64_t> blockK("block-k", cl::desc("Tile depth (0: choose)"), cl::init(0));
 static cl::opt<int64_t> stages("stages", cl::desc("Pipeline stages (0: choose)"), cl::init(0));
+static cl::opt<int64_t> warpsM("warps-m", cl::desc("Warps along M (0: choose)"), cl::init(0));
+static cl::opt<int64_t> warpsN("warps-n", cl::desc("Warps along N (0: choose)"), cl::init(0));
+static cl::opt<int64_t> rasterGroup("raster-group",
+                                   cl::desc("Block rows walked together for L2 reuse (0: choose)"),
+                                   cl::init(0));
 
 namespace {
 
@@ -158,7 +166,8 @@ int runFile() {
   options.printIRAfterAll = printIRAfterAll;
   mlir::spio::CompiledModule compiled;
   std::string error;
-  if (!mlir::spio::compileToPTX((*buffer)->getBuffer().str(), options, compiled, error))
+  if (!mlir::spio::compileToPTX((*buffer)->getBuffer().str(), options, compiled, error,
+                                inputFile))
     fail("compiling " + inputFile + ":\n" + error);
   if (emitPTX) {
     llvm::outs() << compiled.ptx;
@@ -204,6 +213,12 @@ int runGemm() {
     config.blockK = blockK;
   if (stages)
     config.stages = stages;
+  if (warpsM)
+    config.warpsM = warpsM;
+  if (warpsN)
+    config.warpsN = warpsN;
+  if (rasterGroup)
+    config.rasterGroup = rasterGroup;
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
@@ -218,7 +233,9 @@ int runGemm() {
   mlir::spio::CompiledModule compiled;
   std::string error;
   auto start = std::chrono::steady_clock::now();
-  if (!mlir::spio::compileToPTX(source, options, compiled, error))
+  mlir::spio::CacheOutcome outcome;
+  if (!mlir::spio::compileToPTXCached(source, options, compiled, error, outcome, !noDiskCache,
+                                      "spio-gemm.mlir"))
     fail("compiling the GEMM kernel:\n" + error);
   double compileMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -228,12 +245,14 @@ int runGemm() {
   }
   const mlir::spio::CompiledKernel &info = compiled.kernels.front();
   llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, tile %lldx%lldx%lld "
-                               "stages %lld: compiled in %.1f ms (%zu bytes PTX)\n",
+                               "warps %lldx%lld stages %lld: %s in %.2f ms (%zu bytes PTX)\n",
                                (long long)problem.m, (long long)problem.n, (long long)problem.k,
                                dtypeName(problem.input), dtypeName(problem.output),
                                aLayout.c_str(), bLayout.c_str(), (long long)config.blockM,
                                (long long)config.blockN, (long long)config.blockK,
-                               (long long)config.stages, compileMs, compiled.ptx.size());
+                               (long long)config.warpsM, (long long)config.warpsN,
+                               (long long)config.stages, mlir::spio::describe(outcome), compileMs,
+                               compiled.ptx.size());
   if (!cuda) {
     llvm::outs() << "No GPU found (" << cuda.error().message
                  << "): compiled to PTX only; nothing was run.\n";

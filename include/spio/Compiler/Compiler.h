@@ -32,9 +32,11 @@ struct CompiledModule {
 };
 
 /// Parses `source` (spio kernels in one gpu.module) and compiles it to PTX in
-/// process. On failure, returns false and sets `error` to the diagnostics.
+/// process. On failure, returns false and sets `error` to the diagnostics,
+/// located in `sourceName`.
 bool compileToPTX(const std::string &source, const CompileOptions &options,
-                  CompiledModule &result, std::string &error);
+                  CompiledModule &result, std::string &error,
+                  const std::string &sourceName = "<source>");
 
 } // namespace mlir::spio
 

@@ -76,7 +76,9 @@ private:
   friend class Module;
   const CudaApi *api = nullptr;
   void *function = nullptr;
-  size_t sharedOptIn = 48 * 1024;
+  /// Dynamic shared memory the function has opted in to (set on first use:
+  /// static shared memory counts against the 48 KB default too).
+  size_t sharedOptIn = 0;
 };
 
 /// A loaded module; unloads when destroyed.

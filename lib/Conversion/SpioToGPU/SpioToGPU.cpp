@@ -292,7 +292,16 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
   SmallVector<Value> all(cursor.coords);
   llvm::append_range(all, coords);
   layout::Layout layout = type.getLayout();
-  Value offset = cursor.baseOffset;
+  SwizzleAttrInterface swizzle = type.getSwizzle();
+  int64_t period = swizzle ? swizzle.getXorSwizzle().period() : 1;
+  // Terms whose stride is a multiple of the swizzle period (a pipeline
+  // stage, say) commute with the swizzle, which only reads and writes the
+  // bits below the period: they are added after it, so the swizzled part
+  // stays loop-invariant where only they change.
+  Value swizzled, aligned = cursor.baseOffset;
+  auto add = [&](Value &sum, Value term) {
+    sum = sum ? arith::AddIOp::create(builder, loc, sum, term).getResult() : term;
+  };
   llvm::SmallDenseMap<StringAttr, Value> totals;
   for (auto [i, dim] : llvm::enumerate(type.getDims())) {
     if (!totals.count(dim.dim))
@@ -307,18 +316,21 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
                      ? position
                      : arith::MulIOp::create(builder, loc, position, index(loc, dim.stride))
                            .getResult();
-    offset = offset ? arith::AddIOp::create(builder, loc, offset, term).getResult() : term;
+    add(dim.stride % period == 0 ? aligned : swizzled, term);
   }
-  if (!offset)
-    offset = index(loc, 0);
-  if (SwizzleAttrInterface swizzle = type.getSwizzle()) {
+  if (swizzled && swizzle) {
     layout::XorSwizzle s = swizzle.getXorSwizzle();
     int64_t mask = ((int64_t(1) << s.bits) - 1) << (s.base + s.shift);
-    Value bits = arith::AndIOp::create(builder, loc, offset, index(loc, mask));
+    Value bits = arith::AndIOp::create(builder, loc, swizzled, index(loc, mask));
     Value moved = arith::ShRUIOp::create(builder, loc, bits, index(loc, s.shift));
-    offset = arith::XOrIOp::create(builder, loc, offset, moved);
+    swizzled = arith::XOrIOp::create(builder, loc, swizzled, moved);
   }
-  return offset;
+  Value offset;
+  if (swizzled)
+    add(offset, swizzled);
+  if (aligned)
+    add(offset, aligned);
+  return offset ? offset : index(loc, 0);
 }
 
 /// Scalar element type and count of a 16-byte vector element.
