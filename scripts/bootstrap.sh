@@ -2,7 +2,7 @@
 # Sets up a fresh Debian 12 machine for Spio, builds it, and then either runs
 # the default workload (`run`) or every test (`test`).
 #
-#   scripts/bootstrap.sh run    # install, build, run spio-opt on the bundled example
+#   scripts/bootstrap.sh run    # install, build, run the default GEMM (GPU if present)
 #   scripts/bootstrap.sh test   # install, build, run check-spio (lit + gtest)
 #
 # Environment: BUILD_DIR (default: build), JOBS (default: 2),
@@ -57,37 +57,22 @@ build() {
   log "Build took $((SECONDS - start)) s"
 }
 
-gpu_present() {
-  python3 - <<'PY' 2>/dev/null
-import ctypes, sys
-try:
-    cuda = ctypes.CDLL("libcuda.so.1")
-except OSError:
-    sys.exit(1)
-count = ctypes.c_int(0)
-ok = cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0
-sys.exit(0 if ok and count.value > 0 else 1)
-PY
-}
-
 case "$mode" in
   run)
     install_packages
     configure
-    build spio-opt
+    build spio-opt spio-jit
     example="$root/kernels/examples/warp_tile_mma.mlir"
-    log "spio-opt ${example#$root/} --canonicalize --cse"
-    "$build_dir/bin/spio-opt" "$example" --canonicalize --cse
-    if gpu_present; then
-      log "A CUDA GPU is present, but GPU execution (spio-jit) is not built yet: the example was verified and simplified only."
-    else
-      log "No GPU found (no CUDA driver or device): the example was verified and simplified only."
-    fi
+    log "spio-opt ${example#$root/} --canonicalize --cse (the bundled warp-tile kernel)"
+    "$build_dir/bin/spio-opt" "$example" --canonicalize --cse | head -n 20
+    log "Default workload: spio-jit --workload gemm --m 4096 --n 4096 --k 4096 --dtype bf16 --check --bench 20"
+    "$build_dir/bin/spio-jit" --workload gemm --m 4096 --n 4096 --k 4096 --dtype bf16 \
+      --check --bench 20
     ;;
   test)
     install_packages
     configure
-    build spio-opt SpioUnitTests SpioDocGen
+    build spio-opt spio-jit SpioUnitTests SpioDocGen
     log "Running check-spio"
     results="$build_dir/check-spio.log"
     status=0

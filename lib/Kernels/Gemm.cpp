@@ -110,14 +110,15 @@ namespace {
 /// `outer`, its 16-byte vectors along `inner` (whose size counts vectors).
 struct Operand {
   std::string name;        // "a" or "b"
-  std::string rowDim;      // i for A, j for B: the non-reduction dimension
-  bool kContiguous;        // vectors run along k
+  std::string rowDim;      // the non-reduction dimension
+  std::string kDim;        // the reduction dimension
+  bool kContiguous;        // vectors run along the reduction
   int64_t rowsExtent;      // M or N
   int64_t k;               // K
   int64_t blockRows;       // BM or BN
 
-  std::string outerDim() const { return kContiguous ? rowDim : "k"; }
-  std::string innerDim() const { return kContiguous ? "k" : rowDim; }
+  std::string outerDim() const { return kContiguous ? rowDim : kDim; }
+  std::string innerDim() const { return kContiguous ? kDim : rowDim; }
   int64_t tileOuter(int64_t blockK) const { return kContiguous ? blockRows : blockK; }
   int64_t tileVectors(int64_t blockK) const {
     return (kContiguous ? blockK : blockRows) / 8;
@@ -140,12 +141,36 @@ std::string swizzleFor(int64_t vectorsPerRow) {
   return "#spio.xor_swizzle<1, 0, 3>";
 }
 
-class Writer {
+std::string coord(const std::string &dim, int64_t fold = 1) {
+  return "!spio.coord<" + dim + (fold == 1 ? "" : "/" + std::to_string(fold)) + ">";
+}
+
+Operand operandA(const GemmProblem &p, const GemmConfig &c) {
+  return {"a", p.rowDim, p.reductionDim, p.a == Layout::RowMajor, p.m, p.k, c.blockM};
+}
+
+Operand operandB(const GemmProblem &p, const GemmConfig &c) {
+  return {"b", p.colDim, p.reductionDim, p.b == Layout::ColMajor, p.n, p.k, c.blockN};
+}
+
+std::string globalType(const GemmProblem &p, const Operand &o) {
+  std::ostringstream s;
+  s << "!spio.tensor<[" << o.outerDim() << ": " << o.outerExtent() << ", " << o.innerDim()
+    << "/8: " << o.innerExtent() / 8 << "] x vector<8x" << dtypeName(p.input) << ">, global>";
+  return s.str();
+}
+
+std::string outputType(const GemmProblem &p) {
+  return "!spio.tensor<[" + p.rowDim + ": " + std::to_string(p.m) + ", " + p.colDim + ": " +
+         std::to_string(p.n) + "] x " + dtypeName(p.output) + ", global>";
+}
+
+/// Writes the tiled kernel. SSA names are numbered, so generated values
+/// never clash.
+class TileWriter {
 public:
-  Writer(const GemmProblem &p, const GemmConfig &c) : p(p), c(c) {
-    a = {"a", "i", p.a == Layout::RowMajor, p.m, p.k, c.blockM};
-    b = {"b", "j", p.b == Layout::ColMajor, p.n, p.k, c.blockN};
-  }
+  TileWriter(const GemmProblem &p, const GemmConfig &c)
+      : p(p), c(c), a(operandA(p, c)), b(operandB(p, c)) {}
 
   std::string write();
 
@@ -153,32 +178,16 @@ private:
   std::string fresh(const std::string &prefix) {
     return "%" + prefix + std::to_string(counter++);
   }
-  std::string coord(const std::string &dim, int64_t fold = 1) {
-    return "!spio.coord<" + dim + (fold == 1 ? "" : "/" + std::to_string(fold)) + ">";
-  }
   std::string constant(int64_t value, const std::string &dim, int64_t fold = 1) {
     std::string name = fresh("c");
     out << "    " << name << " = spio.constant " << value << " : " << coord(dim, fold) << "\n";
     return name;
   }
-  std::string index(int64_t value) {
-    std::string name = fresh("x");
-    out << "    " << name << " = arith.constant " << value << " : index\n";
-    return name;
-  }
-  std::string globalType(const Operand &o) const {
-    std::ostringstream s;
-    s << "!spio.tensor<[" << o.outerDim() << ": " << o.outerExtent() << ", "
-      << o.innerDim() << "/8: " << o.innerExtent() / 8 << "] x vector<8x"
-      << dtypeName(p.input) << ">, global>";
-    return s.str();
-  }
   std::string sharedType(const Operand &o) const {
     std::ostringstream s;
-    s << "!spio.tensor<[s: " << c.stages << ", " << o.outerDim() << ": "
-      << o.tileOuter(c.blockK) << ", " << o.innerDim() << "/8: " << o.tileVectors(c.blockK)
-      << "] x vector<8x" << dtypeName(p.input) << ">, shared, "
-      << swizzleFor(o.tileVectors(c.blockK)) << ">";
+    s << "!spio.tensor<[" << o.outerDim() << ": " << o.tileOuter(c.blockK) << ", "
+      << o.innerDim() << "/8: " << o.tileVectors(c.blockK) << "] x vector<8x"
+      << dtypeName(p.input) << ">, shared, " << swizzleFor(o.tileVectors(c.blockK)) << ">";
     return s.str();
   }
   std::string fragmentType(const char *operand, const std::string &rows,
@@ -187,11 +196,9 @@ private:
            rows + ", " + cols + "]>";
   }
 
-  /// Issues the cp.async of k-tile `kt` (an index) into stage `stage`.
-  void loadTile(const Operand &o, const std::string &global, const std::string &shared,
-                const std::string &blockCoord, const std::string &kt,
-                const std::string &stage);
-  void kernelBody();
+  /// The cp.async of the k-tile `ktc` (a coordinate) of one operand.
+  void loadTile(const Operand &o, const std::string &blockCoord, const std::string &ktc);
+  void body();
 
   const GemmProblem &p;
   const GemmConfig &c;
@@ -202,40 +209,34 @@ private:
   std::string copyOuter[2], copyInner[2];
 };
 
-void Writer::loadTile(const Operand &o, const std::string &global,
-                      const std::string &shared, const std::string &blockCoord,
-                      const std::string &kt, const std::string &stage) {
+void TileWriter::loadTile(const Operand &o, const std::string &blockCoord,
+                          const std::string &ktc) {
   int which = o.name == "a" ? 0 : 1;
+  const std::string &k = p.reductionDim;
   int64_t vectorsPerRow = o.tileVectors(c.blockK);
   int64_t rowsPerPass = c.threads() / vectorsPerRow;
   int64_t passes = o.tileOuter(c.blockK) / rowsPerPass;
-  std::string gT = globalType(o), sT = sharedType(o);
+  std::string gT = globalType(p, o), sT = sharedType(o);
   std::string outer = o.outerDim(), inner = o.innerDim();
-  std::string ktc = fresh("kt");
-  out << "    " << ktc << " = spio.from_index " << kt << " : " << coord("k", c.blockK) << "\n";
-  std::string st = fresh("st");
-  out << "    " << st << " = spio.from_index " << stage << " : " << coord("s") << "\n";
+  std::string shared = "%s" + o.name;
   std::string tile = fresh("tile");
-  out << "    " << tile << " = spio.subscript " << global << "[" << blockCoord << ", " << ktc
-      << "] : " << gT << "[" << coord(o.rowDim, o.blockRows) << ", " << coord("k", c.blockK)
+  out << "    " << tile << " = spio.subscript %" << o.name << "[" << blockCoord << ", " << ktc
+      << "] : " << gT << "[" << coord(o.rowDim, o.blockRows) << ", " << coord(k, c.blockK)
       << "]\n";
-  // Absolute positions of the tile origin along outer and inner, for bounds.
-  std::string rowOrigin = fresh("ro");
-  std::string kOrigin = fresh("ko");
+  // Absolute positions of the tile origin, for the bounds of the copies.
+  std::string rowOrigin = fresh("ro"), kOrigin = fresh("ko");
   out << "    " << rowOrigin << " = spio.unfold " << blockCoord << " : "
       << coord(o.rowDim, o.blockRows) << " to " << coord(o.rowDim) << "\n";
-  out << "    " << kOrigin << " = spio.unfold " << ktc << " : " << coord("k", c.blockK)
-      << " to " << coord("k") << "\n";
-  std::string outerOrigin = outer == "k" ? kOrigin : rowOrigin;
-  std::string innerOrigin = inner == "k" ? kOrigin : rowOrigin;
-  std::string innerPos = fresh("ip");
-  out << "    " << innerPos << " = spio.unfold " << copyInner[which] << " : "
-      << coord(inner, 8) << " to " << coord(inner) << "\n";
-  std::string innerAbs = fresh("ia");
+  out << "    " << kOrigin << " = spio.unfold " << ktc << " : " << coord(k, c.blockK) << " to "
+      << coord(k) << "\n";
+  std::string outerOrigin = outer == k ? kOrigin : rowOrigin;
+  std::string innerOrigin = inner == k ? kOrigin : rowOrigin;
+  std::string innerPos = fresh("ip"), innerAbs = fresh("ia"), innerOk = fresh("iok");
+  out << "    " << innerPos << " = spio.unfold " << copyInner[which] << " : " << coord(inner, 8)
+      << " to " << coord(inner) << "\n";
   out << "    " << innerAbs << " = spio.add " << innerOrigin << ", " << innerPos << " : "
       << coord(inner) << ", " << coord(inner) << "\n";
   std::string innerLimit = constant(o.innerExtent(), inner);
-  std::string innerOk = fresh("iok");
   out << "    " << innerOk << " = spio.cmp lt, " << innerAbs << ", " << innerLimit << " : "
       << coord(inner) << ", " << coord(inner) << "\n";
   std::string outerLimit = constant(o.outerExtent(), outer);
@@ -248,62 +249,37 @@ void Writer::loadTile(const Operand &o, const std::string &global,
           << coord(outer) << ", " << coord(outer) << "\n";
       row = shifted;
     }
-    std::string outerAbs = fresh("oa");
+    std::string outerAbs = fresh("oa"), outerOk = fresh("ook"), ok = fresh("ok");
     out << "    " << outerAbs << " = spio.add " << outerOrigin << ", " << row << " : "
         << coord(outer) << ", " << coord(outer) << "\n";
-    std::string outerOk = fresh("ook");
     out << "    " << outerOk << " = spio.cmp lt, " << outerAbs << ", " << outerLimit << " : "
         << coord(outer) << ", " << coord(outer) << "\n";
-    std::string ok = fresh("ok");
     out << "    " << ok << " = arith.andi " << outerOk << ", " << innerOk << " : i1\n";
     out << "    spio.async_copy " << tile << "[" << row << ", " << copyInner[which] << "] to "
-        << shared << "[" << st << ", " << row << ", " << copyInner[which] << "] in_bounds "
-        << ok << " : " << gT << "[" << coord(outer) << ", " << coord(inner, 8) << "] to "
-        << sT << "[" << coord("s") << ", " << coord(outer) << ", " << coord(inner, 8)
-        << "]\n";
+        << shared << "[" << row << ", " << copyInner[which] << "] in_bounds " << ok << " : "
+        << gT << "[" << coord(outer) << ", " << coord(inner, 8) << "] to " << sT << "["
+        << coord(outer) << ", " << coord(inner, 8) << "]\n";
   }
 }
 
-void Writer::kernelBody() {
+void TileWriter::body() {
   const char *T = dtypeName(p.input);
+  const std::string &I = p.rowDim, &J = p.colDim, &K = p.reductionDim;
   int64_t warpM = c.blockM / c.warpsM, warpN = c.blockN / c.warpsN;
   int64_t mTiles = warpM / 16, nTiles = warpN / 8, accs = mTiles * nTiles;
   int64_t kTiles = ceilDiv(p.k, c.blockK);
-  std::string FA = fragmentType("A", "i", "k", T), FB = fragmentType("B", "k", "j", T);
-  std::string FC = fragmentType("C", "i", "j", "f32");
-  std::string dT = "!spio.tensor<[i: " + std::to_string(p.m) + ", j: " + std::to_string(p.n) +
-                   "] x " + dtypeName(p.output) + ", global>";
+  std::string FA = fragmentType("A", I, K, T), FB = fragmentType("B", K, J, T);
+  std::string FC = fragmentType("C", I, J, "f32");
+  std::string dT = outputType(p);
 
   out << "    %sa = spio.alloc : " << sharedType(a) << "\n";
   out << "    %sb = spio.alloc : " << sharedType(b) << "\n";
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
-  LaunchShape grid = gemmLaunchShape(p, c);
-  std::string blockRow = "%by", blockCol = "%bx";
-  if (c.rasterGroup > 1 && grid.gridY > c.rasterGroup) {
-    // Linear block id -> (group of rasterGroup block rows, column, row).
-    int64_t width = c.rasterGroup * grid.gridX;
-    out << "    %gx = arith.constant " << grid.gridX << " : index\n";
-    out << "    %gy = arith.constant " << grid.gridY << " : index\n";
-    out << "    %gw = arith.constant " << width << " : index\n";
-    out << "    %gg = arith.constant " << c.rasterGroup << " : index\n";
-    out << "    %pid0 = arith.muli %by, %gx : index\n";
-    out << "    %pid = arith.addi %pid0, %bx : index\n";
-    out << "    %group = arith.divui %pid, %gw : index\n";
-    out << "    %first = arith.muli %group, %gg : index\n";
-    out << "    %left = arith.subi %gy, %first : index\n";
-    out << "    %gsize = arith.minui %left, %gg : index\n";
-    out << "    %inside = arith.remui %pid, %gw : index\n";
-    out << "    %rrow = arith.remui %inside, %gsize : index\n";
-    out << "    %brow = arith.addi %first, %rrow : index\n";
-    out << "    %bcol = arith.divui %inside, %gsize : index\n";
-    blockRow = "%brow";
-    blockCol = "%bcol";
-  }
-  out << "    %bi = spio.from_index " << blockRow << " : " << coord("i", c.blockM) << "\n";
-  out << "    %bj = spio.from_index " << blockCol << " : " << coord("j", c.blockN) << "\n";
+  out << "    %bi = spio.from_index %by : " << coord(I, c.blockM) << "\n";
+  out << "    %bj = spio.from_index %bx : " << coord(J, c.blockN) << "\n";
   out << "    %warp = spio.linear_id warp\n";
   out << "    %wi, %wj = spio.decompose %warp [" << c.warpsM << ", " << c.warpsN << "] : "
-      << coord("i", warpM) << ", " << coord("j", warpN) << "\n";
+      << coord(I, warpM) << ", " << coord(J, warpN) << "\n";
   out << "    %tid = spio.linear_id thread\n";
   for (const Operand *o : {&a, &b}) {
     int which = o == &a ? 0 : 1;
@@ -317,18 +293,10 @@ void Writer::kernelBody() {
   out << "    %zero = arith.constant 0.0 : f32\n";
   out << "    %acc0 = spio.fill %zero : " << FC << "\n";
   out << "    %i0 = arith.constant 0 : index\n    %i1 = arith.constant 1 : index\n";
-  out << "    %nstages = arith.constant " << c.stages << " : index\n";
   out << "    %ktiles = arith.constant " << kTiles << " : index\n";
 
-  // Prologue: the first stages - 1 k-tiles.
-  for (int64_t s = 0; s + 1 < c.stages; ++s) {
-    std::string kt = index(s);
-    loadTile(a, "%a", "%sa", "%bi", kt, kt);
-    loadTile(b, "%b", "%sb", "%bj", kt, kt);
-    out << "    spio.async_commit\n";
-  }
-
-  // Main loop over k-tiles, accumulators carried.
+  // The reduction loop, one k-tile per step, accumulators carried. One
+  // stage: load, wait, compute; spio-pipeline overlaps them.
   out << "    %accs:" << accs << " = scf.for %kt = %i0 to %ktiles step %i1 iter_args(";
   for (int64_t t = 0; t < accs; ++t)
     out << (t ? ", " : "") << "%acc_in" << t << " = %acc0";
@@ -336,41 +304,31 @@ void Writer::kernelBody() {
   for (int64_t t = 0; t < accs; ++t)
     out << (t ? ", " : "") << FC;
   out << ") {\n";
-  out << "    spio.async_wait " << c.stages - 2 << "\n    gpu.barrier\n";
-  std::string lookahead = index(c.stages - 1);
-  std::string ahead = fresh("ahead");
-  out << "    " << ahead << " = arith.addi %kt, " << lookahead << " : index\n";
-  std::string aheadStage = fresh("as");
-  out << "    " << aheadStage << " = arith.remui " << ahead << ", %nstages : index\n";
-  loadTile(a, "%a", "%sa", "%bi", ahead, aheadStage);
-  loadTile(b, "%b", "%sb", "%bj", ahead, aheadStage);
-  out << "    spio.async_commit\n";
-  std::string stageIndex = fresh("cs");
-  out << "    " << stageIndex << " = arith.remui %kt, %nstages : index\n";
-  std::string stage = fresh("stage");
-  out << "    " << stage << " = spio.from_index " << stageIndex << " : " << coord("s") << "\n";
+  std::string ktc = fresh("kt");
+  out << "    " << ktc << " = spio.from_index %kt : " << coord(K, c.blockK) << "\n";
+  loadTile(a, "%bi", ktc);
+  loadTile(b, "%bj", ktc);
+  out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
   std::string sAT = sharedType(a), sBT = sharedType(b);
   std::vector<std::string> acc(accs);
   for (int64_t t = 0; t < accs; ++t)
     acc[t] = "%acc_in" + std::to_string(t);
   for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
-    std::string kc = constant(kk, "k", 16);
+    std::string kc = constant(kk, K, 16);
     std::vector<std::string> fa(mTiles), fb(nTiles);
     for (int64_t mi = 0; mi < mTiles; ++mi) {
-      std::string mc = constant(mi, "i", 16);
+      std::string mc = constant(mi, I, 16);
       fa[mi] = fresh("fa");
-      out << "    " << fa[mi] << " = spio.ldmatrix %sa[" << stage << ", %wi, " << mc << ", "
-          << kc << "]" << (a.kContiguous ? "" : " transpose") << " : " << sAT << "["
-          << coord("s") << ", " << coord("i", warpM) << ", " << coord("i", 16) << ", "
-          << coord("k", 16) << "] -> " << FA << "\n";
+      out << "    " << fa[mi] << " = spio.ldmatrix %sa[%wi, " << mc << ", " << kc << "]"
+          << (a.kContiguous ? "" : " transpose") << " : " << sAT << "[" << coord(I, warpM)
+          << ", " << coord(I, 16) << ", " << coord(K, 16) << "] -> " << FA << "\n";
     }
     for (int64_t ni = 0; ni < nTiles; ++ni) {
-      std::string nc = constant(ni, "j", 8);
+      std::string nc = constant(ni, J, 8);
       fb[ni] = fresh("fb");
-      out << "    " << fb[ni] << " = spio.ldmatrix %sb[" << stage << ", %wj, " << nc << ", "
-          << kc << "]" << (b.kContiguous ? "" : " transpose") << " : " << sBT << "["
-          << coord("s") << ", " << coord("j", warpN) << ", " << coord("j", 8) << ", "
-          << coord("k", 16) << "] -> " << FB << "\n";
+      out << "    " << fb[ni] << " = spio.ldmatrix %sb[%wj, " << nc << ", " << kc << "]"
+          << (b.kContiguous ? "" : " transpose") << " : " << sBT << "[" << coord(J, warpN)
+          << ", " << coord(J, 8) << ", " << coord(K, 16) << "] -> " << FB << "\n";
     }
     for (int64_t mi = 0; mi < mTiles; ++mi)
       for (int64_t ni = 0; ni < nTiles; ++ni) {
@@ -383,40 +341,39 @@ void Writer::kernelBody() {
         acc[t] = d;
       }
   }
-  out << "    scf.yield ";
+  out << "    gpu.barrier\n    scf.yield ";
   for (int64_t t = 0; t < accs; ++t)
     out << (t ? ", " : "") << acc[t];
   out << " : ";
   for (int64_t t = 0; t < accs; ++t)
     out << (t ? ", " : "") << FC;
-  out << "\n    }\n";
-  out << "    spio.async_wait 0\n";
+  out << "\n    } {spio.stages = " << c.stages << "}\n";
 
   // Epilogue: D = alpha * acc (+ beta * C), bounded by M and N.
-  out << "    %m = spio.constant " << p.m << " : " << coord("i") << "\n";
-  out << "    %n = spio.constant " << p.n << " : " << coord("j") << "\n";
+  out << "    %m = spio.constant " << p.m << " : " << coord(I) << "\n";
+  out << "    %n = spio.constant " << p.n << " : " << coord(J) << "\n";
   out << "    %alphav = vector.broadcast %alpha : f32 to vector<4xf32>\n";
-  out << "    %betav = vector.broadcast %beta : f32 to vector<4xf32>\n";
-  std::string tileT = "[" + coord("i", c.blockM) + ", " + coord("j", c.blockN) + ", " +
-                      coord("i", warpM) + ", " + coord("j", warpN) + "]";
+  std::string tileT = "[" + coord(I, c.blockM) + ", " + coord(J, c.blockN) + ", " +
+                      coord(I, warpM) + ", " + coord(J, warpN) + "]";
   out << "    %dt = spio.subscript %d[%bi, %bj, %wi, %wj] : " << dT << tileT << "\n";
-  if (p.readsC)
+  if (p.readsC) {
+    out << "    %betav = vector.broadcast %beta : f32 to vector<4xf32>\n";
     out << "    %ct = spio.subscript %c[%bi, %bj, %wi, %wj] : " << dT << tileT << "\n";
+  }
+  std::string fragCoords = "[" + coord(I, 16) + ", " + coord(J, 8) + "]";
+  std::string bounds = " bounds " + coord(I) + ", " + coord(J);
   for (int64_t mi = 0; mi < mTiles; ++mi)
     for (int64_t ni = 0; ni < nTiles; ++ni) {
       int64_t t = mi * nTiles + ni;
-      std::string mc = constant(mi, "i", 16), nc = constant(ni, "j", 8);
-      std::string fragCoords = "[" + coord("i", 16) + ", " + coord("j", 8) + "]";
-      std::string av = fresh("av");
+      std::string mc = constant(mi, I, 16), nc = constant(ni, J, 8);
+      std::string av = fresh("av"), r = fresh("r");
       out << "    " << av << " = spio.fragment_to_vector %accs#" << t << " : " << FC
           << " -> vector<4xf32>\n";
-      std::string r = fresh("r");
       out << "    " << r << " = arith.mulf %alphav, " << av << " : vector<4xf32>\n";
       if (p.readsC) {
         std::string cf = fresh("cf"), cv = fresh("cv"), bc = fresh("bc"), sum = fresh("sum");
         out << "    " << cf << " = spio.load_fragment %ct[" << mc << ", " << nc
-            << "] bounds %m, %n : " << dT << fragCoords << " bounds " << coord("i") << ", "
-            << coord("j") << " -> " << FC << "\n";
+            << "] bounds %m, %n : " << dT << fragCoords << bounds << " -> " << FC << "\n";
         out << "    " << cv << " = spio.fragment_to_vector " << cf << " : " << FC
             << " -> vector<4xf32>\n";
         out << "    " << bc << " = arith.mulf %betav, " << cv << " : vector<4xf32>\n";
@@ -427,36 +384,61 @@ void Writer::kernelBody() {
       out << "    " << rf << " = spio.vector_to_fragment " << r << " : vector<4xf32> -> " << FC
           << "\n";
       out << "    spio.store_fragment " << rf << ", %dt[" << mc << ", " << nc
-          << "] bounds %m, %n : " << FC << ", " << dT << fragCoords << " bounds "
-          << coord("i") << ", " << coord("j") << "\n";
+          << "] bounds %m, %n : " << FC << ", " << dT << fragCoords << bounds << "\n";
     }
 }
 
-std::string Writer::write() {
-  std::string dT = "!spio.tensor<[i: " + std::to_string(p.m) + ", j: " + std::to_string(p.n) +
-                   "] x " + dtypeName(p.output) + ", global>";
-  out << "// spio GEMM: D[" << p.m << "x" << p.n << "] = alpha * A @ B"
-      << (p.readsC ? " + beta * C" : "") << ", K=" << p.k << ", " << dtypeName(p.input)
-      << " -> " << dtypeName(p.output) << ", A "
-      << (p.a == Layout::RowMajor ? "row" : "col") << "-major, B "
-      << (p.b == Layout::RowMajor ? "row" : "col") << "-major; tile " << c.blockM << "x"
-      << c.blockN << "x" << c.blockK << ", warps " << c.warpsM << "x" << c.warpsN
-      << ", stages " << c.stages << ", raster group " << c.rasterGroup << "\n";
-  out << "module attributes {gpu.container_module} {\n";
-  out << "  gpu.module @spio_gemm {\n";
-  out << "  gpu.func @gemm(%a: " << globalType(a) << ", %b: " << globalType(b)
-      << ", %c: " << dT << ", %d: " << dT
-      << ", %alpha: f32, %beta: f32) kernel attributes {known_block_size = array<i32: "
-      << c.threads() << ", 1, 1>} {\n";
-  kernelBody();
-  out << "    gpu.return\n  }\n  }\n}\n";
+std::string TileWriter::write() {
+  std::string dT = outputType(p);
+  out << "gpu.module @spio_gemm_tile {\n";
+  out << "  gpu.func @gemm_tile(%a: " << globalType(p, a) << ", %b: " << globalType(p, b)
+      << ", %d: " << dT << ", %alpha: f32";
+  if (p.readsC)
+    out << ", %beta: f32, %c: " << dT;
+  out << ") kernel attributes {known_block_size = array<i32: " << c.threads()
+      << ", 1, 1>} {\n";
+  body();
+  out << "    gpu.return\n  }\n}\n";
   return out.str();
 }
 
 } // namespace
 
-std::string gemmSource(const GemmProblem &problem, const GemmConfig &config) {
-  return Writer(problem, config).write();
+std::string gemmOperandType(const GemmProblem &problem, char operand) {
+  GemmConfig config;
+  switch (operand) {
+  case 'a':
+    return globalType(problem, operandA(problem, config));
+  case 'b':
+    return globalType(problem, operandB(problem, config));
+  default:
+    return outputType(problem);
+  }
+}
+
+std::string gemmTileSource(const GemmProblem &problem, const GemmConfig &config) {
+  return TileWriter(problem, config).write();
+}
+
+std::string gemmSource(const GemmProblem &p, const GemmConfig &c) {
+  std::ostringstream out;
+  std::string aT = gemmOperandType(p, 'a'), bT = gemmOperandType(p, 'b');
+  std::string dT = gemmOperandType(p, 'd');
+  out << "// spio GEMM: D[" << p.m << "x" << p.n << "] = alpha * A @ B"
+      << (p.readsC ? " + beta * C" : "") << ", K=" << p.k << ", " << dtypeName(p.input)
+      << " -> " << dtypeName(p.output) << ", A " << (p.a == Layout::RowMajor ? "row" : "col")
+      << "-major, B " << (p.b == Layout::RowMajor ? "row" : "col") << "-major\n";
+  out << "module attributes {gpu.container_module} {\n";
+  out << "  gpu.module @spio_gemm {\n";
+  out << "    gpu.func @gemm(%a: " << aT << ", %b: " << bT << ", %c: " << dT << ", %d: " << dT
+      << ", %alpha: f32, %beta: f32) kernel {\n";
+  out << "      spio.gemm %a, %b into %d alpha %alpha" << (p.readsC ? " beta %beta, %c" : "")
+      << " {config = #spio.gemm_config<block = [" << c.blockM << ", " << c.blockN << ", "
+      << c.blockK << "], warps = [" << c.warpsM << ", " << c.warpsN
+      << "], stages = " << c.stages << ">} : " << aT << ", " << bT << " -> " << dT
+      << (p.readsC ? ", " + dT : "") << "\n";
+  out << "      gpu.return\n    }\n  }\n}\n";
+  return out.str();
 }
 
 } // namespace spio::kernels

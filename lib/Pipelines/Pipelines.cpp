@@ -3,6 +3,7 @@
 #include "spio/Pipelines/Pipelines.h"
 
 #include "spio/Conversion/Passes.h"
+#include "spio/Dialect/Spio/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -26,6 +27,8 @@
 using namespace mlir;
 
 void mlir::spio::buildSpioLoweringPipeline(OpPassManager &pm) {
+  pm.addPass(createSpioTile());
+  pm.addPass(createSpioPipeline());
   pm.addPass(createConvertSpioToGPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -4,6 +4,7 @@
 
 #include "spio/Conversion/Passes.h"
 #include "spio/Dialect/Spio/IR/SpioDialect.h"
+#include "spio/Dialect/Spio/Transforms/Passes.h"
 #include "spio/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -72,6 +73,7 @@ void mlir::spio::registerSpioCompiler(DialectRegistry &registry) {
   // Canonicalize, CSE, symbol DCE and the other core transforms.
   mlir::registerTransformsPasses();
   mlir::spio::registerSpioConversionPasses();
+  mlir::spio::registerSpioTransformsPasses();
   mlir::spio::registerSpioPipelines();
   // The upstream passes of the spio-to-ptx pipeline, to run them one by one.
   mlir::registerGPUPasses();

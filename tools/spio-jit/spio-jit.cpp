@@ -72,9 +72,6 @@ static cl::opt<int64_t> blockK("block-k", cl::desc("Tile depth (0: choose)"), cl
 static cl::opt<int64_t> stages("stages", cl::desc("Pipeline stages (0: choose)"), cl::init(0));
 static cl::opt<int64_t> warpsM("warps-m", cl::desc("Warps along M (0: choose)"), cl::init(0));
 static cl::opt<int64_t> warpsN("warps-n", cl::desc("Warps along N (0: choose)"), cl::init(0));
-static cl::opt<int64_t> rasterGroup("raster-group",
-                                   cl::desc("Block rows walked together for L2 reuse (0: choose)"),
-                                   cl::init(0));
 
 namespace {
 
@@ -217,8 +214,6 @@ int runGemm() {
     config.warpsM = warpsM;
   if (warpsN)
     config.warpsN = warpsN;
-  if (rasterGroup)
-    config.rasterGroup = rasterGroup;
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 

@@ -35,17 +35,14 @@ struct GemmProblem {
   Layout b = Layout::ColMajor;
   /// Whether the kernel reads C (beta may be non-zero); D is written.
   bool readsC = false;
+  /// The typed dimensions: rows of A and D, columns of B and D, reduction.
+  std::string rowDim = "i", colDim = "j", reductionDim = "k";
 };
 
 struct GemmConfig {
   int64_t blockM = 128, blockN = 128, blockK = 32;
   int64_t warpsM = 2, warpsN = 2;
   int64_t stages = 4;
-  /// Blocks walk the grid in groups of this many block rows, column by
-  /// column, so that concurrent blocks share A and B tiles in L2 (1: plain
-  /// row-major order, which measured fastest on an H200 at 4096^3 and
-  /// 8192^3: 372 and 414 TFLOP/s against 350 and 379 with groups of 8).
-  int64_t rasterGroup = 1;
 
   int64_t threads() const { return 32 * warpsM * warpsN; }
 };
@@ -58,9 +55,19 @@ std::string checkGemm(const GemmProblem &problem, const GemmConfig &config);
 /// multiprocessors: large tiles, smaller ones when large ones leave SMs idle.
 GemmConfig chooseGemmConfig(const GemmProblem &problem, int64_t numSMs);
 
-/// The kernel in the spio dialect: one gpu.module @spio_gemm holding
-/// gpu.func @gemm(A, B, C, D, alpha, beta). Requires checkGemm() to pass.
+/// The workload in the spio dialect: one gpu.module @spio_gemm holding
+/// gpu.func @gemm(A, B, C, D, alpha, beta) whose body is a `spio.gemm` op
+/// with the config; spio-tile and spio-pipeline make it a kernel.
+/// Requires checkGemm() to pass.
 std::string gemmSource(const GemmProblem &problem, const GemmConfig &config);
+
+/// What spio-tile expands a `spio.gemm` into: gpu.func @gemm_tile(A, B, D,
+/// alpha[, beta, C]) with the block, warp and fragment code and a
+/// single-stage reduction loop marked `spio.stages` for spio-pipeline.
+std::string gemmTileSource(const GemmProblem &problem, const GemmConfig &config);
+
+/// The spio tensor types of the operands.
+std::string gemmOperandType(const GemmProblem &problem, char operand);
 
 /// The launch geometry of the kernel.
 struct LaunchShape {

@@ -24,8 +24,9 @@ struct SpioToPTXOptions : PassPipelineOptions<SpioToPTXOptions> {
                        llvm::cl::init(3)};
 };
 
-/// The spio part of the pipeline: spio ops to upstream GPU dialects, then
-/// index arithmetic simplified with the kernels' known block sizes.
+/// The spio part of the pipeline: workload ops tiled and pipelined, spio ops
+/// to upstream GPU dialects, then index arithmetic simplified with the
+/// kernels' known block sizes.
 void buildSpioLoweringPipeline(OpPassManager &pm);
 
 /// The rest: upstream GPU dialects to NVVM and LLVM, then each gpu.module to

@@ -524,6 +524,103 @@ LogicalResult StoreFragmentOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Workloads
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A GEMM operand as the verifier reads it: a row-major [outer, inner/8]
+/// tensor of 16-byte vectors, or, for D and C, [rows, cols] of scalars.
+struct GemmOperand {
+  StringAttr outer, inner;
+  int64_t outerExtent = 0, innerExtent = 0;
+};
+} // namespace
+
+static FailureOr<GemmOperand> gemmOperand(Operation *op, SpioTensorType type, StringRef which,
+                                          bool vectors) {
+  ArrayRef<TensorDim> dims = type.getDims();
+  auto fail = [&](const Twine &why) { return op->emitOpError() << which << " " << why; };
+  if (type.getMemorySpace() != MemorySpace::Global)
+    return fail("must be in global memory");
+  if (dims.size() != 2 || dims[0].dim == dims[1].dim || dims[1].stride != 1 ||
+      dims[0].stride != dims[1].size || dims[0].fold != 1 ||
+      dims[1].fold != (vectors ? 8 : 1))
+    return fail(vectors ? "must be a row-major [outer, inner/8] tensor of 16-byte vectors"
+                        : "must be a row-major [rows, columns] tensor of scalars");
+  return GemmOperand{dims[0].dim, dims[1].dim, dims[0].size, dims[1].size * dims[1].fold};
+}
+
+StringAttr GemmOp::getReductionDim() {
+  auto a = getA().getType().getDims(), b = getB().getType().getDims();
+  for (const TensorDim &x : a)
+    for (const TensorDim &y : b)
+      if (x.dim == y.dim)
+        return x.dim;
+  return {};
+}
+
+StringAttr GemmOp::getRowDim() {
+  StringAttr k = getReductionDim();
+  for (const TensorDim &x : getA().getType().getDims())
+    if (x.dim != k)
+      return x.dim;
+  return {};
+}
+
+StringAttr GemmOp::getColDim() {
+  StringAttr k = getReductionDim();
+  for (const TensorDim &x : getB().getType().getDims())
+    if (x.dim != k)
+      return x.dim;
+  return {};
+}
+
+LogicalResult GemmOp::verify() {
+  SpioTensorType aType = getA().getType(), bType = getB().getType(), dType = getD().getType();
+  FailureOr<GemmOperand> a = gemmOperand(*this, aType, "A", true);
+  FailureOr<GemmOperand> b = gemmOperand(*this, bType, "B", true);
+  FailureOr<GemmOperand> d = gemmOperand(*this, dType, "D", false);
+  if (failed(a) || failed(b) || failed(d))
+    return failure();
+  auto aVector = cast<VectorType>(aType.getElementType());
+  if (aType.getElementType() != bType.getElementType() ||
+      aVector.getNumElements() != 8 ||
+      !(aVector.getElementType().isF16() || aVector.getElementType().isBF16()))
+    return emitOpError() << "A and B must hold the same vector<8xf16> or vector<8xbf16>, got "
+                         << aType.getElementType() << " and " << bType.getElementType();
+  Type out = dType.getElementType();
+  if (!out.isF16() && !out.isBF16() && !out.isF32())
+    return emitOpError() << "D must hold f16, bf16 or f32, got " << out;
+  StringAttr k = getReductionDim();
+  int shared = (a->outer == b->outer || a->outer == b->inner) +
+               (a->inner == b->outer || a->inner == b->inner);
+  if (!k || shared != 1)
+    return emitOpError() << "A and B must share exactly one dimension, the reduction; A has '"
+                         << a->outer.getValue() << "' and '" << a->inner.getValue()
+                         << "', B has '" << b->outer.getValue() << "' and '"
+                         << b->inner.getValue() << "'";
+  StringAttr rows = getRowDim(), cols = getColDim();
+  auto extent = [](const GemmOperand &o, StringAttr dim) {
+    return o.outer == dim ? o.outerExtent : o.innerExtent;
+  };
+  if (d->outer != rows || d->inner != cols)
+    return emitOpError() << "D must be indexed [" << rows.getValue() << ", "
+                         << cols.getValue() << "] (rows of A, columns of B), got ["
+                         << d->outer.getValue() << ", " << d->inner.getValue() << "]";
+  if (extent(*a, rows) != d->outerExtent || extent(*b, cols) != d->innerExtent ||
+      extent(*a, k) != extent(*b, k))
+    return emitOpError() << "sizes disagree: A is " << extent(*a, rows) << " x "
+                         << extent(*a, k) << ", B is " << extent(*b, k) << " x "
+                         << extent(*b, cols) << ", D is " << d->outerExtent << " x "
+                         << d->innerExtent;
+  if (bool(getBeta()) != bool(getC()))
+    return emitOpError() << "takes beta and C together";
+  if (getC() && getC().getType() != dType)
+    return emitOpError() << "C must have D's type " << dType << ", got " << getC().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Asynchronous copies
 //===----------------------------------------------------------------------===//
 

@@ -52,4 +52,22 @@ def Spio_CheckerboardAttr : Spio_Attr<"Checkerboard", "checkerboard",
   let genVerifyDecl = 1;
 }
 
+def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
+  let summary = "how spio-tile and spio-pipeline shape a GEMM kernel";
+  let description = [{
+    `#spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>`:
+    each block computes a 128 x 128 tile of D, 32 deep per step of the
+    reduction loop, with 2 x 2 warps (64 x 64 each); the loop keeps 4 shared
+    memory stages in flight.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$block,
+                        ArrayRefParameter<"int64_t">:$warps,
+                        "int64_t":$stages);
+  let assemblyFormat = [{
+    `<` `block` `=` `[` $block `]` `,` `warps` `=` `[` $warps `]` `,`
+    `stages` `=` $stages `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif // SPIO_ATTRS_TD

@@ -352,6 +352,49 @@ def Spio_StoreFragmentOp : Spio_Op<"store_fragment", [AttrSizedOperandSegments]>
 }
 
 //===----------------------------------------------------------------------===//
+// Workloads
+//===----------------------------------------------------------------------===//
+
+def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
+  let summary = "D = alpha * A @ B (+ beta * C), computed by one kernel";
+  let description = [{
+    ```
+    spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<...>}
+        : !spio.tensor<[i: 4096, k/8: 512] x vector<8xbf16>, global>,
+          !spio.tensor<[j: 4096, k/8: 512] x vector<8xbf16>, global>
+       -> !spio.tensor<[i: 4096, j: 4096] x bf16, global>
+    ```
+    The workload of a kernel, on typed tensors: A and B share exactly one
+    dimension, the reduction; D is indexed by A's other dimension (rows) and
+    B's (columns). A and B hold 16-byte vectors of f16 or bf16 running along
+    their contiguous dimension (k for the usual layouts, the row or column
+    dimension for the transposed ones); D and C hold f16, bf16 or f32
+    scalars. With `beta`, C (same type as D) is read. `spio-tile` expands it
+    into block, warp and fragment code for the grid the config implies.
+  }];
+  let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$a,
+                       Arg<Spio_Tensor, "", [MemRead]>:$b,
+                       Arg<Spio_Tensor, "", [MemWrite]>:$d,
+                       F32:$alpha,
+                       Optional<F32>:$beta,
+                       Optional<Spio_Tensor>:$c,
+                       Spio_GemmConfigAttr:$config);
+  let assemblyFormat = [{
+    $a `,` $b `into` $d `alpha` $alpha (`beta` $beta^ `,` $c)? attr-dict `:`
+    qualified(type($a)) `,` qualified(type($b)) `->` qualified(type($d))
+    (`,` qualified(type($c))^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The reduction dimension (shared by A and B), rows (A's other
+    /// dimension) and columns (B's), as the verifier established them.
+    ::mlir::StringAttr getReductionDim();
+    ::mlir::StringAttr getRowDim();
+    ::mlir::StringAttr getColDim();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Asynchronous copies
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,73 @@
+//===- Passes.td - Spio transformations ---------------------*- tablegen -*-===//
+
+#ifndef SPIO_DIALECT_SPIO_TRANSFORMS_PASSES_TD
+#define SPIO_DIALECT_SPIO_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SpioTile : Pass<"spio-tile", "::mlir::ModuleOp"> {
+  let summary = "Expand workload ops into block, warp and fragment code";
+  let description = [{
+    Replaces each `spio.gemm` with the GEMM kernel family's tiled code for
+    its `#spio.gemm_config`: the block's output tile from the block ids, the
+    warps' sub-tiles, per-thread 16-byte `spio.async_copy`s of the A and B
+    tiles into swizzled shared memory (zero-filled past the edges),
+    `spio.ldmatrix` fragments, `spio.mma`s carried through a reduction loop
+    over k-tiles, and an epilogue that scales, adds C and stores D with
+    bounds.
+
+    Needs: `spio.gemm` ops inside `gpu.func` kernels, with tensors the
+    family can take (the op's verifier, plus alignment and tile rules that
+    the pass reports on the op).
+
+    Guarantees: no `spio.gemm` remains; the kernel's `known_block_size` is
+    the config's thread count; the reduction loop is single-stage (load,
+    wait, barrier, compute, barrier) and carries `spio.stages` from the
+    config for `spio-pipeline`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def SpioPipeline : Pass<"spio-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Overlap a reduction loop's async copies with its compute";
+  let description = [{
+    Software-pipelines each `scf.for` marked `spio.stages = N` (N > 1, or
+    the `stages` option when given) into an N-stage ring of shared-memory
+    buffers:
+
+    - every shared tensor the loop's `spio.async_copy`s write gets a new
+      outermost stage dimension of size N; copies write stage
+      `(i + N - 1) mod N`, everything else in the loop reads stage `i mod N`;
+    - the prologue issues the copies of iterations 0 .. N-2, one commit
+      group each;
+    - each iteration waits until at most N-2 groups are pending, syncs the
+      block, issues the copies of iteration i + N - 1 (guarded by
+      `i + N - 1 < upper bound`), commits, and computes on stage `i mod N`;
+    - after the loop, all groups are drained.
+
+    Needs: the loop's body made of copies (with the ops that compute only
+    their operands), then `spio.async_commit`, `spio.async_wait 0`,
+    `gpu.barrier`, the compute, and a trailing `gpu.barrier` — what
+    `spio-tile` produces. The shared tensors must be `spio.alloc`s outside
+    the loop. Loops that do not fit are reported, not changed.
+
+    Guarantees: the same values in the same order of reduction (results are
+    bit-identical to the single-stage loop); the marker is removed.
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Stages in flight (0: each loop's spio.stages)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+#endif // SPIO_DIALECT_SPIO_TRANSFORMS_PASSES_TD

@@ -1,0 +1,274 @@
+//===- Pipeline.cpp - Multi-stage cp.async software pipelining ------------===//
+//
+// Turns a single-stage reduction loop (copy, wait, barrier, compute,
+// barrier) into an N-stage ring: shared tensors get a stage dimension, the
+// copies run N - 1 iterations ahead of the compute, and cp.async groups
+// keep N - 1 tiles in flight.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spio/Dialect/Spio/Transforms/Passes.h"
+
+#include "spio/Dialect/Spio/IR/SpioOps.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::spio {
+#define GEN_PASS_DEF_SPIOPIPELINE
+#include "spio/Dialect/Spio/Transforms/Passes.h.inc"
+} // namespace mlir::spio
+
+using namespace mlir;
+using namespace mlir::spio;
+
+namespace {
+
+/// The tensor operands of memory accesses, which get the stage coordinate.
+SmallVector<OpOperand *> accessedTensors(Operation *op) {
+  SmallVector<OpOperand *> result;
+  if (isa<LoadOp, StoreOp, LdMatrixOp, AsyncCopyOp, LoadFragmentOp, StoreFragmentOp>(op))
+    for (OpOperand &operand : op->getOpOperands())
+      if (isa<SpioTensorType>(operand.get().getType()))
+        result.push_back(&operand);
+  return result;
+}
+
+/// The alloc a tensor value derives from through subscripts and rebases.
+AllocOp rootAlloc(Value tensor) {
+  while (Operation *def = tensor.getDefiningOp()) {
+    if (auto alloc = dyn_cast<AllocOp>(def))
+      return alloc;
+    if (!isa<SubscriptOp, RebaseOp>(def))
+      return {};
+    tensor = def->getOperand(0);
+  }
+  return {};
+}
+
+/// `type` with a new outermost dimension `dim` of `stages` entries.
+SpioTensorType withStages(SpioTensorType type, StringAttr dim, int64_t stages) {
+  SmallVector<TensorDim> dims;
+  dims.push_back(TensorDim{dim, 1, stages, type.getCosize()});
+  llvm::append_range(dims, type.getDims());
+  return SpioTensorType::get(type.getContext(), dims, type.getElementType(),
+                             type.getMemorySpace(), type.getSwizzle());
+}
+
+/// Gives every value derived from `alloc` the staged type.
+void retype(AllocOp alloc, SpioTensorType staged) {
+  SmallVector<Value> worklist = {alloc.getResult()};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    v.setType(staged);
+    for (Operation *user : v.getUsers())
+      if (isa<SubscriptOp, RebaseOp>(user) && user->getOperand(0) == v)
+        worklist.push_back(user->getResult(0));
+  }
+}
+
+class LoopPipeliner {
+public:
+  LoopPipeliner(scf::ForOp loop, int64_t stages) : loop(loop), stages(stages) {}
+  LogicalResult run();
+
+private:
+  LogicalResult classify();
+  void cloneLoads(OpBuilder &builder, Value iv);
+
+  scf::ForOp loop;
+  int64_t stages;
+  SmallVector<AsyncCopyOp> copies;
+  SmallVector<Operation *> structural; // commit, wait, barriers
+  llvm::SetVector<Operation *> loads;  // copies and what only they need
+};
+
+LogicalResult LoopPipeliner::classify() {
+  Block *body = loop.getBody();
+  int commits = 0, waits = 0, barriers = 0;
+  for (Operation &op : body->without_terminator()) {
+    if (auto copy = dyn_cast<AsyncCopyOp>(op))
+      copies.push_back(copy);
+    if (isa<AsyncCommitOp>(op))
+      ++commits;
+    else if (auto wait = dyn_cast<AsyncWaitOp>(op); wait && wait.getPending() == 0)
+      ++waits;
+    else if (isa<gpu::BarrierOp>(op))
+      ++barriers;
+    else
+      continue;
+    structural.push_back(&op);
+  }
+  if (copies.empty() || commits != 1 || waits != 1 || barriers != 2 ||
+      structural.size() != 4)
+    return loop.emitError()
+           << "spio-pipeline needs a loop of async copies, one spio.async_commit, "
+              "spio.async_wait 0, gpu.barrier, compute and a final gpu.barrier";
+  return success();
+}
+
+void LoopPipeliner::cloneLoads(OpBuilder &builder, Value iv) {
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iv);
+  for (Operation *op : loads)
+    builder.clone(*op, mapping);
+}
+
+LogicalResult LoopPipeliner::run() {
+  if (failed(classify()))
+    return failure();
+  MLIRContext *ctx = loop.getContext();
+  Block *body = loop.getBody();
+  Location loc = loop.getLoc();
+
+  // The shared tensors the copies fill, and a stage dimension name that
+  // none of them uses.
+  llvm::SetVector<AllocOp> buffers;
+  for (AsyncCopyOp copy : copies) {
+    AllocOp alloc = rootAlloc(copy.getDst());
+    if (!alloc || loop->isAncestor(alloc))
+      return copy.emitOpError()
+             << "writes a tensor that is not a spio.alloc outside the pipelined loop";
+    buffers.insert(alloc);
+  }
+  std::string name = "stage";
+  for (int suffix = 1;
+       llvm::any_of(buffers, [&](AllocOp a) { return a.getType().hasDim(name); }); ++suffix)
+    name = "stage" + std::to_string(suffix);
+  StringAttr stageDim = StringAttr::get(ctx, name);
+
+  // Every access of a buffer must be in the loop: only there is its stage
+  // known.
+  for (AllocOp alloc : buffers) {
+    SmallVector<Value> worklist = {alloc.getResult()};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (isa<SubscriptOp, RebaseOp>(user))
+          worklist.push_back(user->getResult(0));
+        else if (!loop->isAncestor(user))
+          return user->emitOpError() << "reads a pipelined shared tensor outside its loop";
+      }
+    }
+  }
+  for (AllocOp alloc : buffers)
+    retype(alloc, withStages(alloc.getType(), stageDim, stages));
+
+  // The stage of this iteration: ((iv - lb) / step) mod stages.
+  OpBuilder builder(ctx);
+  builder.setInsertionPointToStart(body);
+  Value iteration = arith::DivUIOp::create(
+      builder, loc,
+      arith::SubIOp::create(builder, loc, loop.getInductionVar(), loop.getLowerBound()),
+      loop.getStep());
+  Value stageIndex = arith::RemUIOp::create(
+      builder, loc, iteration, arith::ConstantIndexOp::create(builder, loc, stages));
+  Value stage = FromIndexOp::create(builder, loc, CoordType::get(ctx, stageDim, 1), stageIndex);
+  SmallVector<Operation *> accesses;
+  body->walk([&](Operation *op) {
+    if (llvm::any_of(accessedTensors(op),
+                     [&](OpOperand *o) { return buffers.contains(rootAlloc(o->get())); }))
+      accesses.push_back(op);
+  });
+  for (Operation *op : accesses) {
+    builder.setInsertionPoint(op);
+    for (OpOperand *operand : accessedTensors(op)) {
+      if (!buffers.contains(rootAlloc(operand->get())))
+        continue;
+      Value staged = SubscriptOp::create(builder, op->getLoc(), operand->get().getType(),
+                                         operand->get(), ValueRange{stage}, ArrayAttr());
+      operand->set(staged);
+    }
+  }
+
+  // What the copies need, in order: their backward slice within the body.
+  llvm::SetVector<Operation *> needed;
+  SmallVector<Operation *> worklist(copies.begin(), copies.end());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (op->getBlock() != body || !needed.insert(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+  }
+  for (Operation &op : body->without_terminator())
+    if (needed.contains(&op))
+      loads.insert(&op);
+
+  for (Operation *op : structural)
+    op->erase();
+
+  // Prologue: iterations 0 .. stages-2, one group each.
+  builder.setInsertionPoint(loop);
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
+  for (int64_t p = 0; p + 1 < stages; ++p) {
+    Value iv = arith::AddIOp::create(
+        builder, loc, lb,
+        arith::MulIOp::create(builder, loc, step, arith::ConstantIndexOp::create(builder, loc, p)));
+    Value inRange = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, iv, ub);
+    auto guard = scf::IfOp::create(builder, loc, inRange, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard g(builder);
+      builder.setInsertionPointToStart(guard.thenBlock());
+      cloneLoads(builder, iv);
+    }
+    AsyncCommitOp::create(builder, loc);
+  }
+
+  // Steady state: wait for the oldest group, sync, refill the stage the
+  // previous iteration computed on, then compute.
+  builder.setInsertionPointToStart(body);
+  AsyncWaitOp::create(builder, loc, stages - 2);
+  gpu::BarrierOp::create(builder, loc);
+  Value ahead = arith::AddIOp::create(
+      builder, loc, loop.getInductionVar(),
+      arith::MulIOp::create(builder, loc, step,
+                            arith::ConstantIndexOp::create(builder, loc, stages - 1)));
+  Value aheadInRange = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, ahead, ub);
+  auto guard = scf::IfOp::create(builder, loc, aheadInRange, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard g(builder);
+    builder.setInsertionPointToStart(guard.thenBlock());
+    cloneLoads(builder, ahead);
+  }
+  AsyncCommitOp::create(builder, loc);
+  for (Operation *op : llvm::reverse(loads))
+    if (op->use_empty())
+      op->erase();
+
+  // Drain the groups of the iterations past the end.
+  builder.setInsertionPointAfter(loop);
+  AsyncWaitOp::create(builder, loc, 0);
+  loop->removeAttr("spio.stages");
+  return success();
+}
+
+struct SpioPipeline : mlir::spio::impl::SpioPipelineBase<SpioPipeline> {
+  using SpioPipelineBase::SpioPipelineBase;
+
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (loop->hasAttr("spio.stages"))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops) {
+      int64_t n = stages;
+      if (n == 0)
+        n = loop->getAttrOfType<IntegerAttr>("spio.stages").getInt();
+      if (n < 1) {
+        loop.emitError() << "spio.stages must be at least 1, got " << n;
+        return signalPassFailure();
+      }
+      if (n == 1) {
+        loop->removeAttr("spio.stages");
+        continue;
+      }
+      if (failed(LoopPipeliner(loop, n).run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,26 @@
+// RUN: spio-opt %s | spio-opt | FileCheck %s
+// RUN: spio-opt %s --mlir-print-op-generic | spio-opt | FileCheck %s
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x f32, global>
+
+// CHECK-LABEL: func.func @gemm
+// CHECK: spio.gemm %{{.*}}, %{{.*}} into %{{.*}} alpha %{{.*}} {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>, !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global> -> !spio.tensor<[i: 256, j: 128] x f32, global>
+// CHECK: spio.gemm %{{.*}}, %{{.*}} into %{{.*}} alpha %{{.*}} beta %{{.*}}, %{{.*}} {config = {{.*}}} : {{.*}} -> !spio.tensor<[i: 256, j: 128] x f32, global>, !spio.tensor<[i: 256, j: 128] x f32, global>
+func.func @gemm(%a: !A, %b: !B, %c: !D, %d: !D, %alpha: f32, %beta: f32) {
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !D
+  spio.gemm %a, %b into %d alpha %alpha beta %beta, %c {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !D, !D
+  return
+}
+
+// Any dimension names, and the transposed layouts: A stored [k, m/8],
+// B stored [r, n/8] (vectors along the non-reduction dimension).
+// CHECK-LABEL: func.func @named
+// CHECK: spio.gemm {{.*}} : !spio.tensor<[r: 64, m/8: 4] x vector<8xf16>, global>, !spio.tensor<[r: 64, n/8: 2] x vector<8xf16>, global> -> !spio.tensor<[m: 32, n: 16] x f16, global>
+func.func @named(%a: !spio.tensor<[r: 64, m/8: 4] x vector<8xf16>, global>,
+                 %b: !spio.tensor<[r: 64, n/8: 2] x vector<8xf16>, global>,
+                 %d: !spio.tensor<[m: 32, n: 16] x f16, global>, %alpha: f32) {
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [32, 16, 16], warps = [1, 1], stages = 2>} : !spio.tensor<[r: 64, m/8: 4] x vector<8xf16>, global>, !spio.tensor<[r: 64, n/8: 2] x vector<8xf16>, global> -> !spio.tensor<[m: 32, n: 16] x f16, global>
+  return
+}

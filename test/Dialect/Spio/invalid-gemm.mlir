@@ -1,0 +1,76 @@
+// RUN: spio-opt %s -split-input-file -verify-diagnostics
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+
+func.func @no_shared_reduction(%a: !A, %b: !spio.tensor<[j: 128, r/8: 64] x vector<8xbf16>, global>, %d: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op A and B must share exactly one dimension, the reduction; A has 'i' and 'k', B has 'j' and 'r'}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !spio.tensor<[j: 128, r/8: 64] x vector<8xbf16>, global> -> !spio.tensor<[i: 256, j: 128] x f32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+
+func.func @wrong_output_dims(%a: !A, %b: !B, %d: !spio.tensor<[j: 128, i: 256] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op D must be indexed [i, j] (rows of A, columns of B), got [j, i]}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !spio.tensor<[j: 128, i: 256] x f32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 32] x vector<8xbf16>, global>
+
+func.func @sizes(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op sizes disagree: A is 256 x 512, B is 256 x 128, D is 256 x 128}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !spio.tensor<[i: 256, j: 128] x f32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xf16>, global>
+
+func.func @dtypes(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op A and B must hold the same vector<8xf16> or vector<8xbf16>, got 'vector<8xbf16>' and 'vector<8xf16>'}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !spio.tensor<[i: 256, j: 128] x f32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k: 512] x bf16, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+
+func.func @scalars(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op A must be a row-major [outer, inner/8] tensor of 16-byte vectors}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !spio.tensor<[i: 256, j: 128] x f32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x f32, global>
+
+func.func @c_type(%a: !A, %b: !B, %d: !D, %c: !spio.tensor<[i: 256, j: 128] x f16, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op C must have D's type '!spio.tensor<[i: 256, j: 128] x f32, global>', got '!spio.tensor<[i: 256, j: 128] x f16, global>'}}
+  spio.gemm %a, %b into %d alpha %alpha beta %alpha, %c {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !D, !spio.tensor<[i: 256, j: 128] x f16, global>
+  return
+}
+
+// -----
+
+// expected-error @below {{gemm_config block must be three positive sizes [M, N, K]}}
+func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128], warps = [2, 2], stages = 4>}
+
+// -----
+
+// expected-error @below {{gemm_config needs at least one stage, got 0}}
+func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 0>}

@@ -1,0 +1,84 @@
+// RUN: spio-opt %s -split-input-file --spio-pipeline | FileCheck %s
+// RUN: spio-opt %s -split-input-file --spio-pipeline=stages=2 | FileCheck %s --check-prefix=TWO
+
+!G = !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>
+!S = !spio.tensor<[i: 32] x vector<8xf16>, shared>
+
+// A single-stage loop: copy row t of G, wait, sync, read it back, sync.
+// CHECK-LABEL: gpu.func @ring
+// CHECK: %[[S:.*]] = spio.alloc : !spio.tensor<[stage: 3, i: 32] x vector<8xf16>, shared>
+// Prologue: iterations 0 and 1, each guarded and committed.
+// CHECK: scf.if
+// CHECK: spio.async_copy {{.*}} to !spio.tensor<[stage: 3, i: 32] x vector<8xf16>, shared>
+// CHECK: spio.async_commit
+// CHECK: scf.if
+// CHECK: spio.async_copy
+// CHECK: spio.async_commit
+// CHECK: scf.for %[[IV:.*]] = %{{.*}} to %[[UB:.*]] step
+// CHECK: spio.async_wait 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[IV]]
+// CHECK: %[[OK:.*]] = arith.cmpi slt, %[[AHEAD]], %[[UB]]
+// CHECK: scf.if %[[OK]] {
+// CHECK: arith.remui {{.*}}, %{{.*}} : index
+// CHECK: spio.async_copy
+// CHECK: }
+// CHECK: spio.async_commit
+// CHECK: %[[STAGE:.*]] = spio.from_index %{{.*}} : !spio.coord<stage>
+// CHECK: %[[CUR:.*]] = spio.subscript %[[S]][%[[STAGE]]]
+// CHECK: spio.load %[[CUR]]
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+// CHECK-NOT: spio.stages
+// CHECK: spio.async_wait 0
+// TWO: spio.alloc : !spio.tensor<[stage: 2, i: 32] x vector<8xf16>, shared>
+// TWO-COUNT-1: spio.async_commit
+// TWO: scf.for
+// TWO: spio.async_wait 0
+gpu.module @m {
+  gpu.func @ring(%g: !G, %n: index, %acc: vector<8xf16>) kernel {
+    %s = spio.alloc : !S
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %lane = spio.linear_id lane
+    %i = spio.from_index %lane : !spio.coord<i>
+    %r = scf.for %iv = %c0 to %n step %c1 iter_args(%sum = %acc) -> (vector<8xf16>) {
+      %t = spio.from_index %iv : !spio.coord<t>
+      %row = spio.subscript %g[%t] : !G[!spio.coord<t>]
+      spio.async_copy %row[%i] to %s[%i] : !G[!spio.coord<i>] to !S[!spio.coord<i>]
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+      %v = spio.load %s[%i] : !S[!spio.coord<i>]
+      %next = arith.addf %sum, %v : vector<8xf16>
+      gpu.barrier
+      scf.yield %next : vector<8xf16>
+    } {spio.stages = 3}
+    gpu.return
+  }
+}
+
+// -----
+
+// One stage: nothing to overlap; the marker goes, the loop stays.
+// CHECK-LABEL: gpu.func @single
+// CHECK: spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+// CHECK: spio.async_wait 0
+// CHECK-NOT: spio.stages
+gpu.module @m {
+  gpu.func @single(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {
+    %s = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %i = spio.constant 0 : !spio.coord<i>
+    scf.for %iv = %c0 to %n step %c1 {
+      %t = spio.from_index %iv : !spio.coord<t>
+      spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+      gpu.barrier
+    } {spio.stages = 1}
+    gpu.return
+  }
+}
