@@ -16,8 +16,9 @@
 
 using namespace mlir::spio;
 
-/// Bumped whenever the lowering changes what a source compiles to.
-static constexpr const char *kCompilerVersion = "spio-compiler-1";
+// SPIO_SOURCE_FINGERPRINT: a hash of every source of the compiler, so that a
+// changed lowering never gets PTX an older one produced.
+#include "SourceFingerprint.h"
 static constexpr const char *kMagic = "SPIO-PTX-CACHE 1";
 
 const char *mlir::spio::describe(CacheOutcome outcome) {
@@ -110,7 +111,7 @@ bool mlir::spio::compileToPTXCached(const std::string &source, const CompileOpti
                                     const std::string &sourceName) {
   std::string keyText;
   llvm::raw_string_ostream keyStream(keyText);
-  keyStream << kCompilerVersion << "\nLLVM " << LLVM_VERSION_STRING << "\nchip "
+  keyStream << "spio " << SPIO_SOURCE_FINGERPRINT << "\nLLVM " << LLVM_VERSION_STRING << "\nchip "
             << options.chip << "\nfeatures " << options.features << "\nO"
             << options.optLevel << "\n"
             << source;

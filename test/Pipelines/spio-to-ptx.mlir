@@ -14,7 +14,8 @@
 // CHECK-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK-SAME: ldmatrix.sync.aligned.m8n8.x2.shared.b16
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CHECK-SAME: st.global.b32
+// Each lane's two adjacent f32 outputs in one store.
+// CHECK-SAME: st.global.v2.b32
 // SM80: .target sm_80
 
 !GA = !spio.tensor<[i: 64, k/8: 4] x vector<8xf16>, global>

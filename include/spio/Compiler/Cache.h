@@ -1,7 +1,8 @@
 //===- Cache.h - Cache of compiled PTX --------------------------*- C++ -*-===//
 //
 // Compiled modules keyed by everything that decides the PTX: the source,
-// the compile options, and the versions of Spio and LLVM. Entries live in
+// the compile options, the LLVM version and a fingerprint of Spio's own
+// compiler sources. Entries live in
 // memory for the process and on disk across processes, in $SPIO_CACHE_DIR,
 // else $XDG_CACHE_HOME/spio, else ~/.cache/spio. Files are written to a
 // temporary name and renamed, so concurrent writers never expose a partial

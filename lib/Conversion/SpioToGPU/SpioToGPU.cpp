@@ -350,6 +350,38 @@ Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
   return arith::TruncFOp::create(b, loc, target, v);
 }
 
+/// Whether each lane's two adjacent fragment columns can be stored as one
+/// aligned pair, by the types alone: the column dimension is contiguous
+/// (unit fold, stride 1, even size), every other stride is even, every
+/// column coordinate on the way counts in even steps (so the pair starts at
+/// an even offset), nothing was rebased or swizzled, and a column bound, if
+/// any, is an even constant (so a pair is in bounds when its first column
+/// is).
+static bool storesPairs(SpioTensorType type, FragmentType fragment, const Cursor &cursor,
+                        ValueRange coords, Value colBound) {
+  StringAttr col = fragment.getColDim();
+  if (type.getSwizzle() || cursor.baseOffset)
+    return false;
+  for (const TensorDim &d : type.getDims()) {
+    bool contiguous = d.dim == col && d.fold == 1;
+    if (contiguous ? (d.stride != 1 || d.size % 2 != 0) : d.stride % 2 != 0)
+      return false;
+  }
+  SmallVector<Value> all(cursor.coords);
+  llvm::append_range(all, coords);
+  for (Value c : all) {
+    auto t = cast<CoordType>(c.getType());
+    if (t.getDim() == col && t.getFold() % 2 != 0)
+      return false;
+  }
+  if (colBound) {
+    auto constant = colBound.getDefiningOp<ConstantOp>();
+    if (!constant || (constant.getValue() * cast<CoordType>(colBound.getType()).getFold()) % 2)
+      return false;
+  }
+  return true;
+}
+
 LogicalResult TensorResolver::lowerAccess(Operation *op) {
   Location loc = op->getLoc();
   builder.setInsertionPoint(op);
@@ -453,24 +485,24 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     return success();
   }
 
-  // Fragment loads and stores: one access per element the lane holds, at
-  // the tile position layout::fragmentElement gives (row g + 8 * (e / 2),
-  // column 2 * t + e % 2 for lane 4 * g + t), skipped beyond the bounds.
+  // Fragment loads and stores: one access per element the lane holds (or
+  // per pair of them), at the tile position layout::fragmentElement gives
+  // (row g + 8 * (e / 2), column 2 * t + e % 2 for lane 4 * g + t), skipped
+  // beyond the bounds.
   auto fragmentAccess = [&](FragmentType fragment, Value tensor, ValueRange coords,
-                            Value rowBound, Value colBound,
-                            function_ref<void(int64_t, Value, Value, Value)> body)
+                            Value rowBound, Value colBound, int64_t step,
+                            function_ref<void(int64_t, Value, Value)> body)
       -> LogicalResult {
     FailureOr<Cursor> cursor = cursorOf(op, tensor);
     if (failed(cursor))
       return failure();
     auto type = cast<SpioTensorType>(tensor.getType());
-    Value view = viewOf(*cursor, type.getElementType(), 1);
     Value laneId = lane(loc);
     Value group = floorDiv(loc, laneId, 4);
     Value pair = arith::MulIOp::create(builder, loc, floorMod(loc, laneId, 4), index(loc, 2));
     SmallVector<Value> all(cursor->allCoords);
     llvm::append_range(all, coords);
-    for (int64_t e = 0; e < fragment.getElementsPerLane(); ++e) {
+    for (int64_t e = 0; e < fragment.getElementsPerLane(); e += step) {
       Value row = arith::AddIOp::create(builder, loc, group, index(loc, 8 * (e / 2)));
       Value col = arith::AddIOp::create(builder, loc, pair, index(loc, e % 2));
       Extra extras[] = {{fragment.getRowDim(), row}, {fragment.getColDim(), col}};
@@ -485,31 +517,60 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
                                             absCol, baseValue(loc, colBound));
         inBounds = arith::AndIOp::create(builder, loc, rowOk, colOk);
       }
-      body(e, view, offset, inBounds);
+      body(e, offset, inBounds);
     }
     return success();
+  };
+  // Runs `store` under `inBounds` (when there is one).
+  auto guarded = [&](Value inBounds, function_ref<void()> store) {
+    if (!inBounds)
+      return store();
+    auto guard = scf::IfOp::create(builder, loc, inBounds, false);
+    OpBuilder::InsertionGuard g(builder);
+    builder.setInsertionPointToStart(guard.thenBlock());
+    store();
   };
 
   if (auto store = dyn_cast<StoreFragmentOp>(op)) {
     FragmentType fragment = store.getFragment().getType();
-    Type element = store.getTensor().getType().getElementType();
+    FailureOr<Cursor> cursor = cursorOf(op, store.getTensor());
+    if (failed(cursor))
+      return failure();
+    SpioTensorType type = store.getTensor().getType();
+    Type element = type.getElementType();
     Value values = FragmentToVectorOp::create(builder, loc, fragmentVectorType(fragment),
                                               store.getFragment());
-    if (failed(fragmentAccess(
-            fragment, store.getTensor(), store.getCoords(), store.getRowBound(),
-            store.getColBound(), [&](int64_t e, Value view, Value offset, Value inBounds) {
-              Value v = vector::ExtractOp::create(builder, loc, values, e);
-              v = convertFloat(builder, loc, v, element);
-              if (!inBounds) {
-                memref::StoreOp::create(builder, loc, v, view, offset);
-                return;
-              }
-              auto guard = scf::IfOp::create(builder, loc, inBounds, false);
-              OpBuilder::InsertionGuard g(builder);
-              builder.setInsertionPointToStart(guard.thenBlock());
-              memref::StoreOp::create(builder, loc, v, view, offset);
-            })))
-      return failure();
+    if (storesPairs(type, fragment, *cursor, store.getCoords(), store.getColBound())) {
+      // Each lane's two adjacent columns in one store.
+      auto pairType = VectorType::get({2}, element);
+      Value view = typedView(cursor->root, pairType, type.getCosize() / 2);
+      if (failed(fragmentAccess(
+              fragment, store.getTensor(), store.getCoords(), store.getRowBound(),
+              store.getColBound(), 2, [&](int64_t e, Value offset, Value inBounds) {
+                Value first = convertFloat(
+                    builder, loc, vector::ExtractOp::create(builder, loc, values, e), element);
+                Value second = convertFloat(
+                    builder, loc, vector::ExtractOp::create(builder, loc, values, e + 1),
+                    element);
+                Value both = vector::FromElementsOp::create(builder, loc, pairType,
+                                                            ValueRange{first, second});
+                Value half = arith::DivUIOp::create(builder, loc, offset, index(loc, 2));
+                guarded(inBounds,
+                        [&] { memref::StoreOp::create(builder, loc, both, view, half); });
+              })))
+        return failure();
+    } else {
+      Value view = viewOf(*cursor, element, 1);
+      if (failed(fragmentAccess(
+              fragment, store.getTensor(), store.getCoords(), store.getRowBound(),
+              store.getColBound(), 1, [&](int64_t e, Value offset, Value inBounds) {
+                Value v = convertFloat(
+                    builder, loc, vector::ExtractOp::create(builder, loc, values, e), element);
+                guarded(inBounds,
+                        [&] { memref::StoreOp::create(builder, loc, v, view, offset); });
+              })))
+        return failure();
+    }
     store.erase();
     return success();
   }
@@ -520,9 +581,13 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     Value values = arith::ConstantOp::create(
         builder, loc, DenseElementsAttr::get(fragmentVectorType(fragment),
                                              builder.getZeroAttr(f32)));
+    FailureOr<Cursor> cursor = cursorOf(op, load.getTensor());
+    if (failed(cursor))
+      return failure();
+    Value view = viewOf(*cursor, load.getTensor().getType().getElementType(), 1);
     if (failed(fragmentAccess(
             fragment, load.getTensor(), load.getCoords(), load.getRowBound(),
-            load.getColBound(), [&](int64_t e, Value view, Value offset, Value inBounds) {
+            load.getColBound(), 1, [&](int64_t e, Value offset, Value inBounds) {
               Value v;
               if (!inBounds) {
                 v = memref::LoadOp::create(builder, loc, view, offset);

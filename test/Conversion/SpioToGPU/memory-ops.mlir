@@ -56,17 +56,50 @@ gpu.module @m {
 !O = !spio.tensor<[i: 20, j: 8] x f16, global>
 
 // Fragment stores convert f32 to the tensor's type and skip elements beyond
-// the bounds.
-// CHECK-LABEL: func.func @store_fragment
+// the bounds. Here the types prove each lane's two columns adjacent and
+// 4-byte aligned (contiguous j of even size, even strides, even bound), so
+// they go out as pairs.
+// CHECK-LABEL: func.func @store_fragment_pairs
 // CHECK-COUNT-4: arith.truncf %{{.*}} : f32 to f16
 // CHECK: scf.if
-// CHECK: memref.store %{{.*}} : memref<160xf16, #gpu.address_space<global>>
-func.func @store_fragment(%o: !O, %v: vector<4xf32>) {
+// CHECK: memref.store %{{.*}} : memref<80xvector<2xf16>, #gpu.address_space<global>>
+func.func @store_fragment_pairs(%o: !O, %v: vector<4xf32>) {
   %c = spio.vector_to_fragment %v : vector<4xf32> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
   %i0 = spio.constant 16 : !spio.coord<i>
   %m = spio.constant 20 : !spio.coord<i>
   %n = spio.constant 8 : !spio.coord<j>
   %t = spio.subscript %o[%i0] : !O[!spio.coord<i>]
   spio.store_fragment %c, %t[] bounds %m, %n : !spio.fragment<C, m16n8k16, f32, [i, j]>, !O bounds !spio.coord<i>, !spio.coord<j>
+  return
+}
+
+// -----
+
+!O = !spio.tensor<[i: 20, j: 7] x f16, global>
+
+// An odd row length (7): pairs could straddle rows, so one element a store.
+// CHECK-LABEL: func.func @store_fragment_odd
+// CHECK-NOT: vector<2xf16>
+// CHECK: memref.store %{{.*}} : memref<140xf16, #gpu.address_space<global>>
+func.func @store_fragment_odd(%o: !O, %v: vector<4xf32>) {
+  %c = spio.vector_to_fragment %v : vector<4xf32> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  %m = spio.constant 20 : !spio.coord<i>
+  %n = spio.constant 7 : !spio.coord<j>
+  spio.store_fragment %c, %o[] bounds %m, %n : !spio.fragment<C, m16n8k16, f32, [i, j]>, !O bounds !spio.coord<i>, !spio.coord<j>
+  return
+}
+
+// -----
+
+!O = !spio.tensor<[i: 20, j: 8] x f32, global>
+
+// A column coordinate of odd fold (j = 3) may start a pair at an odd
+// offset: element stores.
+// CHECK-LABEL: func.func @store_fragment_odd_offset
+// CHECK-NOT: vector<2xf32>
+// CHECK: memref.store %{{.*}} : memref<160xf32, #gpu.address_space<global>>
+func.func @store_fragment_odd_offset(%o: !O, %v: vector<4xf32>, %j: !spio.coord<j>) {
+  %c = spio.vector_to_fragment %v : vector<4xf32> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  spio.store_fragment %c, %o[%j] : !spio.fragment<C, m16n8k16, f32, [i, j]>, !O[!spio.coord<j>]
   return
 }
