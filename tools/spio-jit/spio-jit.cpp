@@ -72,6 +72,8 @@ static cl::opt<int64_t> blockK("block-k", cl::desc("Tile depth (0: choose)"), cl
 static cl::opt<int64_t> stages("stages", cl::desc("Pipeline stages (0: choose)"), cl::init(0));
 static cl::opt<int64_t> warpsM("warps-m", cl::desc("Warps along M (0: choose)"), cl::init(0));
 static cl::opt<int64_t> warpsN("warps-n", cl::desc("Warps along N (0: choose)"), cl::init(0));
+static cl::opt<int64_t> raster("raster", cl::desc("Block rows taken together for L2 reuse (0: choose)"),
+                               cl::init(0));
 
 namespace {
 
@@ -214,6 +216,8 @@ int runGemm() {
     config.warpsM = warpsM;
   if (warpsN)
     config.warpsN = warpsN;
+  if (raster)
+    config.raster = raster;
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 

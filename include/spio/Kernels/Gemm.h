@@ -43,6 +43,10 @@ struct GemmConfig {
   int64_t blockM = 128, blockN = 128, blockK = 32;
   int64_t warpsM = 2, warpsN = 2;
   int64_t stages = 4;
+  /// Blocks take their tiles in groups of this many block rows, column by
+  /// column (1: row by row), so that concurrent blocks share tiles in L2.
+  /// Used only when it divides the grid's rows.
+  int64_t raster = 1;
 
   int64_t threads() const { return 32 * warpsM * warpsN; }
 };

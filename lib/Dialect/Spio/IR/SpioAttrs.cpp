@@ -58,12 +58,14 @@ LogicalResult CheckerboardAttr::verify(function_ref<InFlightDiagnostic()> emitEr
 
 LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                      ArrayRef<int64_t> block, ArrayRef<int64_t> warps,
-                                     int64_t stages) {
+                                     int64_t stages, int64_t raster) {
   if (block.size() != 3 || llvm::any_of(block, [](int64_t v) { return v <= 0; }))
     return emitError() << "gemm_config block must be three positive sizes [M, N, K]";
   if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
     return emitError() << "gemm_config warps must be two positive counts [M, N]";
   if (stages < 1)
     return emitError() << "gemm_config needs at least one stage, got " << stages;
+  if (raster < 1)
+    return emitError() << "gemm_config raster groups must be positive, got " << raster;
   return success();
 }

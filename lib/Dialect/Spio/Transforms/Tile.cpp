@@ -64,6 +64,7 @@ kernels::GemmConfig configOf(GemmConfigAttr attr) {
   c.warpsM = attr.getWarps()[0];
   c.warpsN = attr.getWarps()[1];
   c.stages = attr.getStages();
+  c.raster = attr.getRaster();
   return c;
 }
 

@@ -58,14 +58,17 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     `#spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>`:
     each block computes a 128 x 128 tile of D, 32 deep per step of the
     reduction loop, with 2 x 2 warps (64 x 64 each); the loop keeps 4 shared
-    memory stages in flight.
+    memory stages in flight. With `raster = G`, blocks take their tiles in
+    groups of G block rows, column by column, so that the blocks running at
+    once share their A and B tiles in L2.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$block,
                         ArrayRefParameter<"int64_t">:$warps,
-                        "int64_t":$stages);
+                        "int64_t":$stages,
+                        DefaultValuedParameter<"int64_t", "1">:$raster);
   let assemblyFormat = [{
     `<` `block` `=` `[` $block `]` `,` `warps` `=` `[` $warps `]` `,`
-    `stages` `=` $stages `>`
+    `stages` `=` $stages (`,` `raster` `=` $raster^)? `>`
   }];
   let genVerifyDecl = 1;
 }
