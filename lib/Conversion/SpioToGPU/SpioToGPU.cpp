@@ -89,6 +89,24 @@ int64_t mmaK(FragmentType fragment) {
   return fragment.getShape() == MmaShape::M16N8K8 ? 8 : 16;
 }
 
+/// Division and remainder rounding toward negative infinity, as the
+/// dialect defines folds and mod (arith's remsi rounds toward zero).
+Value floorDivIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
+  if (d == 1)
+    return v;
+  return arith::FloorDivSIOp::create(b, loc, v, arith::ConstantIndexOp::create(b, loc, d));
+}
+
+Value floorModIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
+  // Shift negative remainders into [0, d).
+  Value cd = arith::ConstantIndexOp::create(b, loc, d);
+  Value rem = arith::RemSIOp::create(b, loc, v, cd);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
+                                         arith::ConstantIndexOp::create(b, loc, 0));
+  return arith::SelectOp::create(b, loc, negative,
+                                 arith::AddIOp::create(b, loc, rem, cd), rem);
+}
+
 //===----------------------------------------------------------------------===//
 // Phase 1: tensors
 //===----------------------------------------------------------------------===//
@@ -132,8 +150,12 @@ private:
   /// Element offset of a cursor plus `coords` and `extras`, with swizzle.
   Value elementOffset(Location loc, SpioTensorType type, const Cursor &cursor,
                       ValueRange coords, ArrayRef<Extra> extras);
-  Value floorDiv(Location loc, Value v, int64_t d);
-  Value floorMod(Location loc, Value v, int64_t d);
+  Value floorDiv(Location loc, Value v, int64_t d) {
+    return floorDivIndex(builder, loc, v, d);
+  }
+  Value floorMod(Location loc, Value v, int64_t d) {
+    return floorModIndex(builder, loc, v, d);
+  }
   Value lane(Location loc) { return gpu::LaneIdOp::create(builder, loc, nullptr); }
 
   FunctionOpInterface func;
@@ -268,22 +290,6 @@ Value TensorResolver::dimTotal(Location loc, StringAttr dim, ArrayRef<Value> coo
     if (e.dim == dim)
       add(e.baseValue);
   return total;
-}
-
-Value TensorResolver::floorDiv(Location loc, Value v, int64_t d) {
-  if (d == 1)
-    return v;
-  return arith::FloorDivSIOp::create(builder, loc, v, index(loc, d));
-}
-
-Value TensorResolver::floorMod(Location loc, Value v, int64_t d) {
-  // remsi rounds toward zero; shift negative remainders into [0, d).
-  Value cd = index(loc, d);
-  Value rem = arith::RemSIOp::create(builder, loc, v, cd);
-  Value negative = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
-                                         rem, index(loc, 0));
-  Value shifted = arith::AddIOp::create(builder, loc, rem, cd);
-  return arith::SelectOp::create(builder, loc, negative, shifted, rem);
 }
 
 Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
@@ -704,21 +710,6 @@ struct IdentityLowering : SpioPattern<Op> {
     return success();
   }
 };
-
-Value floorDivIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
-  if (d == 1)
-    return v;
-  return arith::FloorDivSIOp::create(b, loc, v, arith::ConstantIndexOp::create(b, loc, d));
-}
-
-Value floorModIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
-  Value cd = arith::ConstantIndexOp::create(b, loc, d);
-  Value rem = arith::RemSIOp::create(b, loc, v, cd);
-  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
-                                         arith::ConstantIndexOp::create(b, loc, 0));
-  return arith::SelectOp::create(b, loc, negative,
-                                 arith::AddIOp::create(b, loc, rem, cd), rem);
-}
 
 Value scaled(OpBuilder &b, Location loc, Value v, int64_t factor) {
   if (factor == 1)
