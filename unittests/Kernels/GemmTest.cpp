@@ -1,0 +1,110 @@
+//===- GemmTest.cpp - The GEMM family's rules and configuration -----------===//
+
+#include "spio/Kernels/Gemm.h"
+
+#include <gtest/gtest.h>
+
+using namespace spio::kernels;
+
+namespace {
+
+GemmProblem problem(int64_t m, int64_t n, int64_t k) {
+  GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  return p;
+}
+
+TEST(GemmCheck, AcceptsRaggedShapesWithAlignedContiguousDimensions) {
+  EXPECT_EQ(checkGemm(problem(4097, 4095, 4096), GemmConfig()), "");
+  EXPECT_EQ(checkGemm(problem(1, 1, 8), GemmConfig()), "");
+}
+
+TEST(GemmCheck, RejectsUnalignedContiguousDimensionOfEachLayout) {
+  GemmProblem p = problem(64, 64, 1001);
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("A is contiguous along K = 1001"), std::string::npos);
+  p = problem(100, 64, 64);
+  p.a = Layout::ColMajor;
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("A is contiguous along M = 100"), std::string::npos);
+  p = problem(64, 100, 64);
+  p.b = Layout::RowMajor;
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("B is contiguous along N = 100"), std::string::npos);
+  // B column major (N x K) only needs K aligned.
+  p.b = Layout::ColMajor;
+  EXPECT_EQ(checkGemm(p, GemmConfig()), "");
+}
+
+TEST(GemmCheck, RejectsF32InputsAndEmptyProblems) {
+  GemmProblem p = problem(64, 64, 64);
+  p.input = DType::F32;
+  EXPECT_NE(checkGemm(p, GemmConfig()), "");
+  EXPECT_NE(checkGemm(problem(0, 64, 64), GemmConfig()).find("must be positive"),
+            std::string::npos);
+}
+
+TEST(GemmCheck, RejectsTilesThatDoNotDivide) {
+  GemmConfig c;
+  c.blockM = 96; // not a power of two
+  EXPECT_NE(checkGemm(problem(256, 256, 256), c).find("does not divide"), std::string::npos);
+  c = GemmConfig();
+  c.blockK = 8; // below one k16 step
+  EXPECT_NE(checkGemm(problem(256, 256, 256), c), "");
+  c = GemmConfig();
+  c.stages = 0;
+  EXPECT_NE(checkGemm(problem(256, 256, 256), c).find("stage"), std::string::npos);
+}
+
+TEST(GemmConfigChoice, LargeTilesWhenTheyFillTheGpu) {
+  GemmConfig c = chooseGemmConfig(problem(4096, 4096, 4096), 132);
+  EXPECT_EQ(c.blockM, 128);
+  EXPECT_EQ(c.blockN, 128);
+  EXPECT_EQ(c.threads(), 128);
+  EXPECT_EQ(c.raster, 8);
+  EXPECT_EQ(checkGemm(problem(4096, 4096, 4096), c), "");
+}
+
+TEST(GemmConfigChoice, SmallTilesWhenLargeOnesLeaveMultiprocessorsIdle) {
+  GemmConfig c = chooseGemmConfig(problem(128, 4096, 4096), 132);
+  EXPECT_EQ(c.blockM, 64);
+  EXPECT_EQ(c.blockN, 64);
+  EXPECT_EQ(checkGemm(problem(128, 4096, 4096), c), "");
+}
+
+TEST(GemmConfigChoice, NoRasterWhenGroupsDoNotDivideTheRows) {
+  // 4097 rows: 33 block rows, not a multiple of 8.
+  EXPECT_EQ(chooseGemmConfig(problem(4097, 4095, 4096), 132).raster, 1);
+}
+
+TEST(GemmLaunch, OneBlockPerOutputTile) {
+  GemmConfig c;
+  LaunchShape s = gemmLaunchShape(problem(4097, 4095, 64), c);
+  EXPECT_EQ(s.gridX, 32); // ceil(4095 / 128)
+  EXPECT_EQ(s.gridY, 33); // ceil(4097 / 128)
+  EXPECT_EQ(s.block, c.threads());
+}
+
+TEST(GemmSource, NamesTheOperandsByDimension) {
+  GemmProblem p = problem(64, 32, 16);
+  p.rowDim = "m";
+  p.colDim = "n";
+  p.reductionDim = "r";
+  p.b = Layout::RowMajor;
+  EXPECT_EQ(gemmOperandType(p, 'a'), "!spio.tensor<[m: 64, r/8: 2] x vector<8xbf16>, global>");
+  EXPECT_EQ(gemmOperandType(p, 'b'), "!spio.tensor<[r: 16, n/8: 4] x vector<8xbf16>, global>");
+  EXPECT_EQ(gemmOperandType(p, 'd'), "!spio.tensor<[m: 64, n: 32] x bf16, global>");
+  std::string source = gemmSource(p, GemmConfig());
+  EXPECT_NE(source.find("spio.gemm %a, %b into %d alpha %alpha {config = "
+                        "#spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>}"),
+            std::string::npos)
+      << source;
+}
+
+TEST(GemmSource, TileTemplateReadsCOnlyWithBeta) {
+  GemmProblem p = problem(64, 64, 64);
+  EXPECT_EQ(gemmTileSource(p, GemmConfig()).find("load_fragment"), std::string::npos);
+  p.readsC = true;
+  EXPECT_NE(gemmTileSource(p, GemmConfig()).find("load_fragment"), std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,59 @@
+//===- CudaTest.cpp - The runtime without (or with) a GPU -----------------===//
+
+#include "spio/Runtime/Cuda.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+using namespace spio::runtime;
+
+namespace {
+
+bool driverLoads() {
+  void *handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (handle)
+    dlclose(handle);
+  return handle != nullptr;
+}
+
+TEST(Cuda, NoDriverIsAClearErrorNotACrash) {
+  if (driverLoads())
+    GTEST_SKIP() << "a CUDA driver is installed";
+  Result<Cuda *> cuda = Cuda::get();
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_NE(cuda.error().message.find("no CUDA driver: cannot load libcuda.so.1"),
+            std::string::npos)
+      << cuda.error().message;
+  // Asking again gives the same answer.
+  EXPECT_EQ(Cuda::get().error().message, cuda.error().message);
+}
+
+TEST(Cuda, WithADeviceAllocationsRoundTrip) {
+  Result<Cuda *> cuda = Cuda::get();
+  if (!cuda.ok())
+    GTEST_SKIP() << cuda.error().message;
+  Result<DeviceBuffer> buffer = (*cuda)->allocate(1024);
+  ASSERT_TRUE(buffer.ok()) << buffer.error().message;
+  std::vector<uint32_t> in(256), out(256, 0);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = uint32_t(i * 2654435761u);
+  ASSERT_TRUE(buffer->upload(in.data(), 1024).ok());
+  ASSERT_TRUE(buffer->download(out.data(), 1024).ok());
+  EXPECT_EQ(in, out);
+  ASSERT_TRUE(buffer->fill32(0xdeadbeef).ok());
+  ASSERT_TRUE(buffer->download(out.data(), 1024).ok());
+  EXPECT_EQ(out[17], 0xdeadbeefu);
+  EXPECT_FALSE(buffer->upload(in.data(), 4096).ok()); // larger than the buffer
+}
+
+TEST(Cuda, BadPtxReturnsTheJitLog) {
+  Result<Cuda *> cuda = Cuda::get();
+  if (!cuda.ok())
+    GTEST_SKIP() << cuda.error().message;
+  Result<Module> module = (*cuda)->loadPTX(".version 8.0\n.target sm_90\nthis is not ptx\n");
+  ASSERT_FALSE(module.ok());
+  EXPECT_NE(module.error().message.find("cuModuleLoadDataEx"), std::string::npos);
+}
+
+} // namespace
