@@ -18,6 +18,10 @@ if [[ "$what" == tests || "$what" == all ]]; then
   python3 "$root/benchmarks/gemm/gpu_tests.py" --spio-jit "$jit" 2>&1 | tee "$out/gpu-tests.log"
   status=${PIPESTATUS[0]}
 fi
+if [[ "$what" == tests || "$what" == all ]]; then
+  "$jit" "$root/kernels/gemm.mlir" --check --bench 20 2>&1 | tee "$out/gemm-file.log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+fi
 if [[ "$what" == bench || "$what" == all ]]; then
   python3 "$root/benchmarks/gemm/bench.py" --spio-jit "$jit" 2>&1 | tee "$out/gemm-bench.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1

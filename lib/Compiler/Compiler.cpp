@@ -2,6 +2,7 @@
 
 #include "spio/Compiler/Compiler.h"
 
+#include "spio/Dialect/Spio/Transforms/GemmFamily.h"
 #include "spio/Pipelines/Pipelines.h"
 #include "spio/Tools/Registration.h"
 
@@ -11,6 +12,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -44,6 +46,31 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
   if (!module)
     return false;
 
+  // Workload kernels: a spio.gemm on the kernel's own parameters.
+  llvm::StringMap<GemmWorkload> workloads;
+  module->walk([&](GemmOp gemm) {
+    auto kernel = gemm->getParentOfType<gpu::GPUFuncOp>();
+    if (!kernel || gemm->getParentOp() != kernel)
+      return;
+    auto param = [&](Value v) {
+      auto arg = dyn_cast_if_present<BlockArgument>(v);
+      return arg && arg.getOwner() == &kernel.getBody().front() ? int(arg.getArgNumber()) : -1;
+    };
+    GemmWorkload w;
+    w.problem = gemmProblem(gemm);
+    w.config = gemmConfig(gemm.getConfig());
+    w.a = param(gemm.getA());
+    w.b = param(gemm.getB());
+    w.d = param(gemm.getD());
+    w.alpha = param(gemm.getAlpha());
+    w.c = param(gemm.getC());
+    w.beta = param(gemm.getBeta());
+    w.numParams = int(kernel.getNumArguments());
+    if (w.a >= 0 && w.b >= 0 && w.d >= 0 && w.alpha >= 0 &&
+        (!gemm.getC() || (w.c >= 0 && w.beta >= 0)))
+      workloads[kernel.getName()] = w;
+  });
+
   auto configure = [&](PassManager &pm) {
     if (options.printIRAfterAll) {
       context.disableMultithreading();
@@ -69,6 +96,8 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
       kernel.sharedBytes = bytes.getInt();
     if (std::optional<ArrayRef<int32_t>> block = func.getKnownBlockSize())
       kernel.blockSize = int64_t((*block)[0]) * (*block)[1] * (*block)[2];
+    if (auto it = workloads.find(func.getName()); it != workloads.end())
+      kernel.gemm = it->second;
     result.kernels.push_back(kernel);
   });
 

@@ -156,113 +156,17 @@ double unitRoundoff(DType dtype) {
   return 1;
 }
 
-int runFile() {
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
-  if (!buffer)
-    fail("cannot read " + inputFile + ": " + buffer.getError().message());
-  mlir::spio::CompileOptions options;
-  options.chip = chip;
-  options.printIRAfterAll = printIRAfterAll;
-  mlir::spio::CompiledModule compiled;
-  std::string error;
-  if (!mlir::spio::compileToPTX((*buffer)->getBuffer().str(), options, compiled, error,
-                                inputFile))
-    fail("compiling " + inputFile + ":\n" + error);
-  if (emitPTX) {
-    llvm::outs() << compiled.ptx;
-    return 0;
-  }
-  Result<Cuda *> cuda = Cuda::get();
-  if (!cuda) {
-    llvm::outs() << "No GPU found (" << cuda.error().message << "): compiled "
-                 << compiled.kernels.size() << " kernel(s) to " << compiled.ptx.size()
-                 << " bytes of PTX; nothing was run.\n";
-    return 0;
-  }
-  Module module = orFail((*cuda)->loadPTX(compiled.ptx), "loading PTX");
-  llvm::outs() << "Loaded on " << (*cuda)->device().name << ":\n";
-  for (const mlir::spio::CompiledKernel &k : compiled.kernels) {
-    Kernel kernel = orFail(module.kernel(k.name), "looking up kernel");
-    auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
-    llvm::outs() << "  " << k.name << ": " << regs << " registers, " << local
-                 << " bytes local memory, " << k.sharedBytes << " bytes shared memory\n";
-  }
-  return 0;
-}
-
-int runGemm() {
-  GemmProblem problem;
-  problem.m = sizeM;
-  problem.n = sizeN;
-  problem.k = sizeK;
-  problem.input = parseDType(dtype, false);
-  problem.output = outDtype.empty() ? problem.input : parseDType(outDtype, true);
-  problem.a = parseLayout(aLayout, "A");
-  problem.b = parseLayout(bLayout, "B");
-  problem.readsC = beta != 0.0f;
-
-  Result<Cuda *> cuda = Cuda::get();
-  int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : 132;
-  GemmConfig config = chooseGemmConfig(problem, multiprocessors);
-  if (blockM)
-    config.blockM = blockM;
-  if (blockN)
-    config.blockN = blockN;
-  if (blockK)
-    config.blockK = blockK;
-  if (stages)
-    config.stages = stages;
-  if (warpsM)
-    config.warpsM = warpsM;
-  if (warpsN)
-    config.warpsN = warpsN;
-  if (raster)
-    config.raster = raster;
-  if (std::string err = checkGemm(problem, config); !err.empty())
-    fail(err);
-
-  std::string source = gemmSource(problem, config);
-  if (emitSpio) {
-    llvm::outs() << source;
-    return 0;
-  }
-  mlir::spio::CompileOptions options;
-  options.chip = chip;
-  options.printIRAfterAll = printIRAfterAll;
-  mlir::spio::CompiledModule compiled;
-  std::string error;
-  auto start = std::chrono::steady_clock::now();
-  mlir::spio::CacheOutcome outcome;
-  if (!mlir::spio::compileToPTXCached(source, options, compiled, error, outcome, !noDiskCache,
-                                      "spio-gemm.mlir"))
-    fail("compiling the GEMM kernel:\n" + error);
-  double compileMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (emitPTX) {
-    llvm::outs() << compiled.ptx;
-    return 0;
-  }
-  const mlir::spio::CompiledKernel &info = compiled.kernels.front();
-  llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, tile %lldx%lldx%lld "
-                               "warps %lldx%lld stages %lld: %s in %.2f ms (%zu bytes PTX)\n",
-                               (long long)problem.m, (long long)problem.n, (long long)problem.k,
-                               dtypeName(problem.input), dtypeName(problem.output),
-                               aLayout.c_str(), bLayout.c_str(), (long long)config.blockM,
-                               (long long)config.blockN, (long long)config.blockK,
-                               (long long)config.warpsM, (long long)config.warpsN,
-                               (long long)config.stages, mlir::spio::describe(outcome), compileMs,
-                               compiled.ptx.size());
-  if (!cuda) {
-    llvm::outs() << "No GPU found (" << cuda.error().message
-                 << "): compiled to PTX only; nothing was run.\n";
-    return 0;
-  }
-  Cuda &gpu = **cuda;
+/// Runs a compiled GEMM kernel on fresh random inputs: checks it against a
+/// float64 reference (with --check) and times it (with --bench). `params`
+/// says where each operand is among the kernel's parameters.
+int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &config,
+                  const std::string &ptx, const mlir::spio::CompiledKernel &info,
+                  const mlir::spio::GemmWorkload &params) {
   if (info.sharedBytes > gpu.device().maxSharedBytesPerBlock)
     fail("the kernel needs " + std::to_string(info.sharedBytes) +
          " bytes of shared memory; the device allows " +
          std::to_string(gpu.device().maxSharedBytesPerBlock));
-  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
+  Module module = orFail(gpu.loadPTX(ptx), "loading PTX");
   Kernel kernel = orFail(module.kernel(info.name), "looking up the kernel");
   auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
   llvm::outs() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
@@ -291,12 +195,17 @@ int runGemm() {
   orFail(dC.upload(c.bytes.data(), c.bytes.size()), "uploading C");
 
   DevicePtr pa = dA.pointer(), pb = dB.pointer(), pc = dC.pointer(), pd = dD.pointer();
-  float alphaValue = alpha, betaValue = beta;
+  float alphaValue = alpha, betaValue = problem.readsC ? float(beta) : 0.0f;
   LaunchShape shape = gemmLaunchShape(problem, config);
+  std::vector<void *> args(params.numParams);
+  for (auto [position, value] : {std::pair<int, void *>{params.a, &pa}, {params.b, &pb},
+                                 {params.c, &pc}, {params.d, &pd}, {params.alpha, &alphaValue},
+                                 {params.beta, &betaValue}})
+    if (position >= 0)
+      args[position] = value;
   auto launch = [&]() {
     return kernel.launch(unsigned(shape.gridX), unsigned(shape.gridY), 1, unsigned(shape.block),
-                         size_t(info.sharedBytes),
-                         {&pa, &pb, &pc, &pd, &alphaValue, &betaValue});
+                         size_t(info.sharedBytes), args);
   };
 
   // Element (row, col) of a matrix stored in `layout` (rows x cols logical).
@@ -390,6 +299,122 @@ int runGemm() {
                                  median, int(bench), times.front(), times.back(), tflops);
   }
   return 0;
+}
+
+int runFile() {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!buffer)
+    fail("cannot read " + inputFile + ": " + buffer.getError().message());
+  mlir::spio::CompileOptions options;
+  options.chip = chip;
+  options.printIRAfterAll = printIRAfterAll;
+  mlir::spio::CompiledModule compiled;
+  std::string error;
+  if (!mlir::spio::compileToPTX((*buffer)->getBuffer().str(), options, compiled, error,
+                                inputFile))
+    fail("compiling " + inputFile + ":\n" + error);
+  if (emitPTX) {
+    llvm::outs() << compiled.ptx;
+    return 0;
+  }
+  Result<Cuda *> cuda = Cuda::get();
+  if (!cuda) {
+    llvm::outs() << "No GPU found (" << cuda.error().message << "): compiled "
+                 << compiled.kernels.size() << " kernel(s) to " << compiled.ptx.size()
+                 << " bytes of PTX; nothing was run.\n";
+    return 0;
+  }
+  Module module = orFail((*cuda)->loadPTX(compiled.ptx), "loading PTX");
+  llvm::outs() << "Loaded on " << (*cuda)->device().name << ":\n";
+  for (const mlir::spio::CompiledKernel &k : compiled.kernels) {
+    Kernel kernel = orFail(module.kernel(k.name), "looking up kernel");
+    auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
+    llvm::outs() << "  " << k.name << ": " << regs << " registers, " << local
+                 << " bytes local memory, " << k.sharedBytes << " bytes shared memory\n";
+  }
+  // GEMM workloads run like --workload gemm, with the file's own shapes.
+  for (const mlir::spio::CompiledKernel &k : compiled.kernels)
+    if (k.gemm && (check || bench > 0)) {
+      llvm::outs() << "running " << k.name << " (a spio.gemm of " << k.gemm->problem.m << "x"
+                   << k.gemm->problem.n << "x" << k.gemm->problem.k << ")\n";
+      if (int status = runGemmKernel(**cuda, k.gemm->problem, k.gemm->config, compiled.ptx, k,
+                                     *k.gemm))
+        return status;
+    }
+  return 0;
+}
+
+int runGemm() {
+  GemmProblem problem;
+  problem.m = sizeM;
+  problem.n = sizeN;
+  problem.k = sizeK;
+  problem.input = parseDType(dtype, false);
+  problem.output = outDtype.empty() ? problem.input : parseDType(outDtype, true);
+  problem.a = parseLayout(aLayout, "A");
+  problem.b = parseLayout(bLayout, "B");
+  problem.readsC = beta != 0.0f;
+
+  Result<Cuda *> cuda = Cuda::get();
+  int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : 132;
+  GemmConfig config = chooseGemmConfig(problem, multiprocessors);
+  if (blockM)
+    config.blockM = blockM;
+  if (blockN)
+    config.blockN = blockN;
+  if (blockK)
+    config.blockK = blockK;
+  if (stages)
+    config.stages = stages;
+  if (warpsM)
+    config.warpsM = warpsM;
+  if (warpsN)
+    config.warpsN = warpsN;
+  if (raster)
+    config.raster = raster;
+  if (std::string err = checkGemm(problem, config); !err.empty())
+    fail(err);
+
+  std::string source = gemmSource(problem, config);
+  if (emitSpio) {
+    llvm::outs() << source;
+    return 0;
+  }
+  mlir::spio::CompileOptions options;
+  options.chip = chip;
+  options.printIRAfterAll = printIRAfterAll;
+  mlir::spio::CompiledModule compiled;
+  std::string error;
+  auto start = std::chrono::steady_clock::now();
+  mlir::spio::CacheOutcome outcome;
+  if (!mlir::spio::compileToPTXCached(source, options, compiled, error, outcome, !noDiskCache,
+                                      "spio-gemm.mlir"))
+    fail("compiling the GEMM kernel:\n" + error);
+  double compileMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (emitPTX) {
+    llvm::outs() << compiled.ptx;
+    return 0;
+  }
+  const mlir::spio::CompiledKernel &info = compiled.kernels.front();
+  llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, tile %lldx%lldx%lld "
+                               "warps %lldx%lld stages %lld: %s in %.2f ms (%zu bytes PTX)\n",
+                               (long long)problem.m, (long long)problem.n, (long long)problem.k,
+                               dtypeName(problem.input), dtypeName(problem.output),
+                               aLayout.c_str(), bLayout.c_str(), (long long)config.blockM,
+                               (long long)config.blockN, (long long)config.blockK,
+                               (long long)config.warpsM, (long long)config.warpsN,
+                               (long long)config.stages, mlir::spio::describe(outcome), compileMs,
+                               compiled.ptx.size());
+  if (!cuda) {
+    llvm::outs() << "No GPU found (" << cuda.error().message
+                 << "): compiled to PTX only; nothing was run.\n";
+    return 0;
+  }
+  mlir::spio::GemmWorkload params;
+  params.a = 0, params.b = 1, params.c = 2, params.d = 3, params.alpha = 4, params.beta = 5;
+  params.numParams = 6;
+  return runGemmKernel(**cuda, problem, config, compiled.ptx, info, params);
 }
 
 } // namespace

@@ -3,7 +3,10 @@
 #ifndef SPIO_COMPILER_COMPILER_H
 #define SPIO_COMPILER_COMPILER_H
 
+#include "spio/Kernels/Gemm.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,15 @@ struct CompileOptions {
   bool printIRAfterAll = false;
 };
 
+/// A kernel whose body is one spio.gemm on its parameters: what it computes
+/// and where each operand is among the parameters (-1: absent).
+struct GemmWorkload {
+  ::spio::kernels::GemmProblem problem;
+  ::spio::kernels::GemmConfig config;
+  int a = -1, b = -1, c = -1, d = -1, alpha = -1, beta = -1;
+  int numParams = 0;
+};
+
 /// One kernel of a compiled module.
 struct CompiledKernel {
   std::string name;
@@ -24,6 +36,8 @@ struct CompiledKernel {
   int64_t sharedBytes = 0;
   /// `known_block_size`, or 0 when the kernel does not fix it.
   int64_t blockSize = 0;
+  /// Set for GEMM workload kernels (not kept by the PTX cache).
+  std::optional<GemmWorkload> gemm;
 };
 
 struct CompiledModule {

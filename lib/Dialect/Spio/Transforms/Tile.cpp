@@ -9,8 +9,7 @@
 
 #include "spio/Dialect/Spio/Transforms/Passes.h"
 
-#include "spio/Dialect/Spio/IR/SpioOps.h"
-#include "spio/Kernels/Gemm.h"
+#include "spio/Dialect/Spio/Transforms/GemmFamily.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -27,53 +26,12 @@ namespace kernels = ::spio::kernels;
 
 namespace {
 
-kernels::DType dtypeOf(Type type) {
-  if (type.isF16())
-    return kernels::DType::F16;
-  if (type.isBF16())
-    return kernels::DType::BF16;
-  return kernels::DType::F32;
-}
-
-/// The family's view of a (verified) spio.gemm.
-kernels::GemmProblem problemOf(GemmOp op) {
-  kernels::GemmProblem p;
-  StringAttr rows = op.getRowDim(), cols = op.getColDim(), k = op.getReductionDim();
-  ArrayRef<TensorDim> a = op.getA().getType().getDims(), b = op.getB().getType().getDims();
-  ArrayRef<TensorDim> d = op.getD().getType().getDims();
-  p.rowDim = rows.str();
-  p.colDim = cols.str();
-  p.reductionDim = k.str();
-  p.m = d[0].size;
-  p.n = d[1].size;
-  // The contiguous (inner) entry counts vectors of 8.
-  p.k = a[0].dim == k ? a[0].size : a[1].size * a[1].fold;
-  p.input = dtypeOf(cast<VectorType>(op.getA().getType().getElementType()).getElementType());
-  p.output = dtypeOf(op.getD().getType().getElementType());
-  p.a = a[0].dim == rows ? kernels::Layout::RowMajor : kernels::Layout::ColMajor;
-  p.b = b[0].dim == cols ? kernels::Layout::ColMajor : kernels::Layout::RowMajor;
-  p.readsC = bool(op.getC());
-  return p;
-}
-
-kernels::GemmConfig configOf(GemmConfigAttr attr) {
-  kernels::GemmConfig c;
-  c.blockM = attr.getBlock()[0];
-  c.blockN = attr.getBlock()[1];
-  c.blockK = attr.getBlock()[2];
-  c.warpsM = attr.getWarps()[0];
-  c.warpsN = attr.getWarps()[1];
-  c.stages = attr.getStages();
-  c.raster = attr.getRaster();
-  return c;
-}
-
 LogicalResult tileGemm(GemmOp op) {
   auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
   if (!kernel || !kernel.isKernel())
     return op.emitOpError() << "must be inside a gpu.func kernel to be tiled";
-  kernels::GemmProblem problem = problemOf(op);
-  kernels::GemmConfig config = configOf(op.getConfig());
+  kernels::GemmProblem problem = gemmProblem(op);
+  kernels::GemmConfig config = gemmConfig(op.getConfig());
   if (std::string err = kernels::checkGemm(problem, config); !err.empty())
     return op.emitOpError() << err;
 
