@@ -3,7 +3,7 @@
 # the GPU tests, then the GEMM benchmark against cuBLAS through PyTorch.
 # Prints the tables last; logs go to $OUT when it is set.
 #
-#   scripts/gpu-run.sh [tests|bench|all]
+#   scripts/gpu-run.sh [tests|bench|conv|all]   (all: GEMM tests and benchmark)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 what="${1:-all}"
@@ -24,6 +24,12 @@ if [[ "$what" == tests || "$what" == all ]]; then
 fi
 if [[ "$what" == bench || "$what" == all ]]; then
   python3 "$root/benchmarks/gemm/bench.py" --spio-jit "$jit" 2>&1 | tee "$out/gemm-bench.log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+fi
+if [[ "$what" == conv ]]; then
+  python3 "$root/benchmarks/conv2d_gw8/gpu_tests.py" --spio-jit "$jit" 2>&1 | tee "$out/conv-tests.log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+  python3 "$root/benchmarks/conv2d_gw8/bench.py" --spio-jit "$jit" 2>&1 | tee "$out/conv-bench.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
 fi
 exit $status

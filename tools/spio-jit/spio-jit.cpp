@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spio/Compiler/Cache.h"
+#include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Runtime/Cuda.h"
 #include "spio/Runtime/HostFloat.h"
@@ -33,11 +34,23 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("[kernel.mlir]"),
                                       cl::init(""));
-static cl::opt<std::string> workload("workload", cl::desc("Built-in workload: gemm"),
+static cl::opt<std::string> workload("workload",
+                                     cl::desc("Built-in workload: gemm or conv2d-gw8"),
                                      cl::init("gemm"));
 static cl::opt<int64_t> sizeM("m", cl::desc("GEMM rows of D"), cl::init(1024));
 static cl::opt<int64_t> sizeN("n", cl::desc("GEMM columns of D"), cl::init(1024));
 static cl::opt<int64_t> sizeK("k", cl::desc("GEMM reduction depth"), cl::init(1024));
+static cl::opt<int64_t> convN("batch", cl::desc("conv2d-gw8: images N"), cl::init(8));
+static cl::opt<int64_t> convC("channels", cl::desc("conv2d-gw8: channels C = K"), cl::init(64));
+static cl::opt<int64_t> convH("height", cl::desc("conv2d-gw8: input height H"), cl::init(56));
+static cl::opt<int64_t> convW("width", cl::desc("conv2d-gw8: input width W"), cl::init(56));
+static cl::opt<int64_t> convR("r", cl::desc("conv2d-gw8: kernel height R"), cl::init(3));
+static cl::opt<int64_t> convS("s", cl::desc("conv2d-gw8: kernel width S"), cl::init(3));
+static cl::opt<int64_t> padH("pad-h", cl::desc("conv2d-gw8: padding of H"), cl::init(1));
+static cl::opt<int64_t> padW("pad-w", cl::desc("conv2d-gw8: padding of W"), cl::init(1));
+static cl::opt<int64_t> convStride("stride", cl::desc("conv2d-gw8: stride"), cl::init(1));
+static cl::opt<bool> convBias("bias", cl::desc("conv2d-gw8: add a bias"), cl::init(false));
+static cl::opt<std::string> convPass("pass", cl::desc("conv2d-gw8: fprop"), cl::init("fprop"));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",
@@ -417,13 +430,182 @@ int runGemm() {
   return runGemmKernel(**cuda, problem, config, compiled.ptx, info, params);
 }
 
+/// The grouped convolution (fprop): checked against a float64 reference on
+/// sampled outputs (all of them for small problems), timed as GB/s of the
+/// ideal traffic (each input read once, each output written once).
+int runConv() {
+  if (convPass != "fprop")
+    fail("conv2d-gw8 pass '" + convPass + "' is not implemented yet; only fprop");
+  Conv2dGw8Problem problem;
+  problem.n = convN;
+  problem.c = convC;
+  problem.h = convH;
+  problem.w = convW;
+  problem.r = convR;
+  problem.s = convS;
+  problem.padH = padH;
+  problem.padW = padW;
+  problem.stride = convStride;
+  problem.bias = convBias;
+  problem.dtype = parseDType(dtype.getNumOccurrences() ? std::string(dtype) : "f16", false);
+  Conv2dGw8Config config;
+  if (std::string err = checkConv2dGw8(problem, config); !err.empty())
+    fail(err);
+  std::string source = conv2dGw8FpropSource(problem, config);
+  if (emitSpio) {
+    llvm::outs() << source;
+    return 0;
+  }
+  mlir::spio::CompileOptions options;
+  options.chip = chip;
+  options.printIRAfterAll = printIRAfterAll;
+  mlir::spio::CompiledModule compiled;
+  std::string error;
+  mlir::spio::CacheOutcome outcome;
+  auto start = std::chrono::steady_clock::now();
+  if (!mlir::spio::compileToPTXCached(source, options, compiled, error, outcome, !noDiskCache,
+                                      "spio-conv2d-gw8.mlir"))
+    fail("compiling the conv2d-gw8 kernel:\n" + error);
+  double compileMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (emitPTX) {
+    llvm::outs() << compiled.ptx;
+    return 0;
+  }
+  int64_t P = problem.outH(), Q = problem.outW(), C = problem.c;
+  llvm::outs() << llvm::format("conv2d-gw8 fprop N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
+                               "pad=%lld,%lld%s %s: %s in %.2f ms\n",
+                               (long long)problem.n, (long long)C, (long long)problem.h,
+                               (long long)problem.w, (long long)problem.r, (long long)problem.s,
+                               (long long)problem.padH, (long long)problem.padW,
+                               problem.bias ? " bias" : "", dtypeName(problem.dtype),
+                               mlir::spio::describe(outcome), compileMs);
+  Result<Cuda *> cuda = Cuda::get();
+  if (!cuda) {
+    llvm::outs() << "No GPU found (" << cuda.error().message
+                 << "): compiled to PTX only; nothing was run.\n";
+    return 0;
+  }
+  Cuda &gpu = **cuda;
+  const mlir::spio::CompiledKernel &info = compiled.kernels.front();
+  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
+  Kernel kernel = orFail(module.kernel(info.name), "looking up the kernel");
+  auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
+  llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
+               << local << " bytes spilled, " << info.sharedBytes << " bytes shared\n";
+
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  size_t nx = problem.n * problem.h * problem.w * C, nw = C * problem.r * problem.s * 8,
+         ny = problem.n * P * Q * C;
+  HostMatrix x(problem.dtype, nx), w(problem.dtype, nw), bias(problem.dtype, C);
+  for (size_t i = 0; i < nx; ++i)
+    x.set(i, uniform(rng));
+  for (size_t i = 0; i < nw; ++i)
+    w.set(i, uniform(rng));
+  for (int64_t i = 0; i < C; ++i)
+    bias.set(i, problem.bias ? uniform(rng) : 0.0f);
+  DeviceBuffer dX = orFail(gpu.allocate(x.bytes.size()), "allocating x");
+  DeviceBuffer dW = orFail(gpu.allocate(w.bytes.size()), "allocating w");
+  DeviceBuffer dB = orFail(gpu.allocate(bias.bytes.size()), "allocating bias");
+  DeviceBuffer dY = orFail(gpu.allocate(ny * dtypeBytes(problem.dtype)), "allocating y");
+  orFail(dX.upload(x.bytes.data(), x.bytes.size()), "uploading x");
+  orFail(dW.upload(w.bytes.data(), w.bytes.size()), "uploading w");
+  orFail(dB.upload(bias.bytes.data(), bias.bytes.size()), "uploading bias");
+  DevicePtr px = dX.pointer(), pw = dW.pointer(), pb = dB.pointer(), py = dY.pointer();
+  LaunchShape shape = conv2dGw8LaunchShape(problem, config);
+  auto launch = [&]() {
+    return kernel.launch(unsigned(shape.gridX), unsigned(shape.gridY), 1, unsigned(shape.block),
+                         size_t(info.sharedBytes), {&px, &pw, &pb, &py});
+  };
+
+  if (check) {
+    orFail(dY.fill32(0xffffffffu), "poisoning y");
+    orFail(launch(), "launching the kernel");
+    orFail(gpu.synchronize(), "running the kernel");
+    HostMatrix y(problem.dtype, ny);
+    orFail(dY.download(y.bytes.data(), y.bytes.size()), "downloading y");
+    size_t depth = problem.r * problem.s * 8;
+    std::vector<size_t> points;
+    if (ny * depth <= (size_t(1) << 30)) {
+      for (size_t i = 0; i < ny; ++i)
+        points.push_back(i);
+    } else {
+      for (int i = 0; i < 200000; ++i)
+        points.push_back(rng() % ny);
+      for (int64_t q = 0; q < Q; ++q) // a whole output row of the last image
+        for (int64_t k = 0; k < C; ++k)
+          points.push_back((((problem.n - 1) * P + (P - 1)) * Q + q) * C + k);
+    }
+    double u = unitRoundoff(problem.dtype), worst = 0;
+    size_t bad = 0;
+    for (size_t i : points) {
+      int64_t k = i % C, q = (i / C) % Q, pp = (i / C / Q) % P, nn = i / C / Q / P;
+      double sum = bias.values[k], magnitude = std::fabs(sum);
+      for (int64_t r = 0; r < problem.r; ++r)
+        for (int64_t s = 0; s < problem.s; ++s) {
+          int64_t h = pp + r - problem.padH, ww = q + s - problem.padW;
+          if (h < 0 || h >= problem.h || ww < 0 || ww >= problem.w)
+            continue;
+          for (int64_t c8 = 0; c8 < 8; ++c8) {
+            double prod = double(x.values[((nn * problem.h + h) * problem.w + ww) * C +
+                                          8 * (k / 8) + c8]) *
+                          double(w.values[((k * problem.r + r) * problem.s + s) * 8 + c8]);
+            sum += prod;
+            magnitude += std::fabs(prod);
+          }
+        }
+      double tolerance = u * std::fabs(sum) + 2.0 * depth * std::ldexp(1.0, -24) * magnitude + 1e-6;
+      double got = y.read(i), err = std::fabs(got - sum);
+      if (!(err <= tolerance)) {
+        if (bad < 5)
+          llvm::errs() << llvm::format("  y[n=%lld, p=%lld, q=%lld, k=%lld] = %g, expected %g\n",
+                                       (long long)nn, (long long)pp, (long long)q, (long long)k,
+                                       got, sum);
+        ++bad;
+      }
+      if (magnitude > 0)
+        worst = std::max(worst, err / magnitude);
+    }
+    if (bad)
+      fail(std::to_string(bad) + " of " + std::to_string(points.size()) +
+           " checked outputs are wrong");
+    std::vector<uint8_t> again(y.bytes.size());
+    for (int rep = 1; rep < repeats; ++rep) {
+      orFail(dY.fill32(0xffffffffu), "poisoning y");
+      orFail(launch(), "launching the kernel");
+      orFail(dY.download(again.data(), again.size()), "downloading y");
+      if (again != y.bytes)
+        fail("run " + std::to_string(rep + 1) + " differs from run 1: not bit-identical");
+    }
+    llvm::outs() << llvm::format("check: %zu outputs within tolerance (max error / sum|x*w| = "
+                                 "%.2e); %d runs bit-identical\n",
+                                 points.size(), worst, std::max(1, int(repeats)));
+  }
+  if (bench > 0) {
+    for (int i = 0; i < warmup; ++i)
+      orFail(launch(), "launching the kernel");
+    std::vector<float> times;
+    for (int i = 0; i < bench; ++i)
+      times.push_back(orFail(gpu.timeMs(launch), "timing the kernel"));
+    std::sort(times.begin(), times.end());
+    float median = times[times.size() / 2];
+    double bytes = double(nx + nw + ny + (problem.bias ? C : 0)) * dtypeBytes(problem.dtype);
+    llvm::outs() << llvm::format("bench: median %.4f ms over %d runs: %.1f GB/s\n", median,
+                                 int(bench), bytes / (median * 1e-3) / 1e9);
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Spio JIT: compile and run kernels on the GPU\n");
   if (!inputFile.empty())
     return runFile();
+  if (workload == "conv2d-gw8")
+    return runConv();
   if (workload != "gemm")
-    fail("unknown workload '" + workload + "'; expected gemm");
+    fail("unknown workload '" + workload + "'; expected gemm or conv2d-gw8");
   return runGemm();
 }

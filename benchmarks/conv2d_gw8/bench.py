@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Grouped conv2d (group width 8) fprop: spio against cuDNN in one run.
+
+Shapes: the 81 layers of layer-shapes.dat (collected by spio from public
+models) and the ConvFirst layer. cuDNN through torch.nn.functional.conv2d
+on channels_last fp16 with cudnn.benchmark=True. Both timed with CUDA
+events, median of the timed runs after warm-up, on fresh random inputs.
+Effective bandwidth = ideal bytes (input, weights and bias read once, output
+written once) / time; also as a fraction of the measured copy bandwidth.
+"""
+
+import argparse
+import math
+import os
+import re
+import subprocess
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_shapes(path):
+    shapes = []
+    for line in open(path):
+        m = re.search(r"n=(\d+), c=(\d+), h=(\d+), w=(\d+), padding=\((\d+), (\d+)\), "
+                      r"r=(\d+), s=(\d+), has_bias=(\w+)", line)
+        if not m:
+            continue
+        stride = re.search(r"stride=(\d+)", line)
+        n, c, h, w, ph, pw, r, s = (int(v) for v in m.groups()[:8])
+        shapes.append(dict(n=n, c=c, h=h, w=w, ph=ph, pw=pw, r=r, s=s,
+                           bias=m.group(9) == "True",
+                           stride=int(stride.group(1)) if stride else 1))
+    return shapes
+
+
+def ideal_bytes(sh, dtype_bytes=2):
+    p = (sh["h"] + 2 * sh["ph"] - sh["r"]) // sh["stride"] + 1
+    q = (sh["w"] + 2 * sh["pw"] - sh["s"]) // sh["stride"] + 1
+    elems = (sh["n"] * sh["h"] * sh["w"] * sh["c"] + sh["c"] * sh["r"] * sh["s"] * 8 +
+             sh["n"] * p * q * sh["c"] + (sh["c"] if sh["bias"] else 0))
+    return elems * dtype_bytes
+
+
+def time_ms(fn, warmup, repeats):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def cudnn_ms(sh, warmup, repeats):
+    torch.backends.cudnn.benchmark = True
+    x = torch.randn(sh["n"], sh["c"], sh["h"], sh["w"], device="cuda", dtype=torch.float16)
+    x = x.to(memory_format=torch.channels_last)
+    w = torch.randn(sh["c"], 8, sh["r"], sh["s"], device="cuda", dtype=torch.float16)
+    w = w.to(memory_format=torch.channels_last)
+    b = torch.randn(sh["c"], device="cuda", dtype=torch.float16) if sh["bias"] else None
+    fn = lambda: torch.nn.functional.conv2d(x, w, b, stride=sh["stride"],
+                                            padding=(sh["ph"], sh["pw"]), groups=sh["c"] // 8)
+    return time_ms(fn, warmup, repeats)
+
+
+def spio_ms(jit, sh, warmup, repeats):
+    cmd = [jit, "--workload", "conv2d-gw8", "--batch", str(sh["n"]), "--channels", str(sh["c"]),
+           "--height", str(sh["h"]), "--width", str(sh["w"]), "--r", str(sh["r"]),
+           "--s", str(sh["s"]), "--pad-h", str(sh["ph"]), "--pad-w", str(sh["pw"]),
+           "--stride", str(sh["stride"]), "--bench", str(repeats), "--warmup", str(warmup)]
+    if sh["bias"]:
+        cmd.append("--bias")
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    found = re.search(r"median ([0-9.]+) ms", run.stdout)
+    if run.returncode != 0 or not found:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{run.stdout}{run.stderr}")
+    return float(found.group(1))
+
+
+def copy_bandwidth():
+    a = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    ms = time_ms(lambda: b.copy_(a), 3, 20)
+    return 2 * a.numel() / (ms * 1e-3) / 1e9
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--spio-jit", required=True)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--limit", type=int, default=0, help="first N shapes only")
+    args = parser.parse_args()
+    shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1)]
+    shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))
+    if args.limit:
+        shapes = shapes[:args.limit]
+    copy = copy_bandwidth()
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"cuDNN {torch.backends.cudnn.version()}, copy bandwidth {copy:.0f} GB/s")
+    rows = []
+    for sh in shapes:
+        gb = ideal_bytes(sh) / 1e9
+        ours = gb / (spio_ms(args.spio_jit, sh, args.warmup, args.repeats) * 1e-3)
+        theirs = gb / (cudnn_ms(sh, args.warmup, args.repeats) * 1e-3)
+        name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
+                f"pad{sh['ph']},{sh['pw']}{' bias' if sh['bias'] else ''}")
+        rows.append((name, ours, theirs))
+    print("\n| shape | pass | spio GB/s | cuDNN GB/s | ratio | spio / copy |")
+    print("|---|---|---|---|---|---|")
+    for name, ours, theirs in rows:
+        print(f"| {name} | fprop | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} | "
+              f"{ours / copy:.0%} |")
+    geo = math.exp(sum(math.log(o / t) for _, o, t in rows) / len(rows))
+    print(f"\nfprop: geometric mean ratio spio / cuDNN over {len(rows)} shapes: {geo:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""GPU tests of conv2d-gw8 fprop: spio-jit --check (float64 reference on a
+poisoned output, 10 bit-identical runs) over edge cases."""
+
+import argparse
+import subprocess
+import sys
+
+CASES = [
+    # n, c, h, w, r, s, pad_h, pad_w, extra
+    (1, 8, 5, 5, 3, 3, 1, 1, ""),
+    (2, 64, 56, 56, 3, 3, 1, 1, "--bias"),
+    (3, 24, 17, 29, 5, 5, 2, 2, "--bias"),
+    (2, 16, 9, 9, 7, 7, 3, 3, ""),
+    (2, 32, 12, 12, 1, 1, 0, 0, "--bias"),
+    (2, 40, 15, 20, 3, 5, 0, 2, ""),
+    (1, 48, 33, 70, 3, 3, 0, 0, "--dtype bf16 --bias"),
+    (4, 1248, 8, 8, 5, 5, 2, 2, ""),
+    (2, 16, 100, 130, 3, 3, 2, 1, "--dtype bf16"),
+]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--spio-jit", required=True)
+    args = parser.parse_args()
+    rows, passed, failed = [], 0, 0
+    for n, c, h, w, r, s, ph, pw, extra in CASES:
+        cmd = [args.spio_jit, "--workload", "conv2d-gw8", "--batch", str(n), "--channels", str(c),
+               "--height", str(h), "--width", str(w), "--r", str(r), "--s", str(s),
+               "--pad-h", str(ph), "--pad-w", str(pw), "--check"] + extra.split()
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        ok = run.returncode == 0 and "check:" in run.stdout
+        passed += ok
+        failed += not ok
+        detail = [l for l in run.stdout.splitlines() if l.startswith("check:")]
+        rows.append((f"N{n} C{c} {h}x{w} {r}x{s} pad{ph},{pw} {extra}".strip(),
+                     "PASS" if ok else "FAIL",
+                     detail[0] if detail else (run.stderr.strip().splitlines() or ["?"])[-1]))
+        if not ok:
+            print(run.stdout + run.stderr, file=sys.stderr)
+    print("\n| case | result | detail |\n|---|---|---|")
+    for case, result, detail in rows:
+        print(f"| {case} | {result} | {detail} |")
+    print(f"\n{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+//===- Conv2dGw8.h - Grouped conv2d with groups of 8 channels ---*- C++ -*-===//
+//
+// y[n, p, q, k] = bias[k] + sum_{r, s, c} x[n, p + r - padH, q + s - padW,
+// 8 * (k / 8) + c] * w[k, r, s, c], NHWC, C = K channels in groups of 8:
+// the forward pass (fprop) of a depthwise-like grouped convolution. Each
+// warp multiplies 16 output pixels by its group's 8 x 8 weights per tap with
+// mma.sync m16n8k8, reading the input through shared memory, where each
+// block stages the R input rows its output row needs (zero-filled padding).
+//
+// Written in the spio dialect: the input tile is indexed by output columns
+// (`q`) shifted by the tap, so an explicit cast from input columns (`w`)
+// is where the convolution's index arithmetic lives.
+//
+// No LLVM dependency: the source is text.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPIO_KERNELS_CONV2DGW8_H
+#define SPIO_KERNELS_CONV2DGW8_H
+
+#include "spio/Kernels/Gemm.h"
+
+#include <cstdint>
+#include <string>
+
+namespace spio::kernels {
+
+struct Conv2dGw8Problem {
+  int64_t n = 1, c = 64, h = 56, w = 56;
+  int64_t r = 3, s = 3;
+  int64_t padH = 1, padW = 1;
+  int64_t stride = 1;
+  bool bias = false;
+  DType dtype = DType::F16;
+
+  int64_t groups() const { return c / 8; }
+  int64_t outH() const { return (h + 2 * padH - r) / stride + 1; }
+  int64_t outW() const { return (w + 2 * padW - s) / stride + 1; }
+};
+
+struct Conv2dGw8Config {
+  /// Warps along output columns (16 pixels each) and along groups.
+  int64_t warpsQ = 4, warpsG = 2;
+  int64_t threads() const { return 32 * warpsQ * warpsG; }
+};
+
+/// Empty when the kernel can be built, else what is wrong.
+std::string checkConv2dGw8(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
+
+/// gpu.module @spio_conv holding gpu.func @conv2d_gw8_fprop(x, w, bias, y).
+std::string conv2dGw8FpropSource(const Conv2dGw8Problem &problem,
+                                 const Conv2dGw8Config &config);
+
+LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &problem,
+                                 const Conv2dGw8Config &config);
+
+} // namespace spio::kernels
+
+#endif // SPIO_KERNELS_CONV2DGW8_H

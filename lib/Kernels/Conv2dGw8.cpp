@@ -1,0 +1,271 @@
+//===- Conv2dGw8.cpp - Grouped conv2d with groups of 8 channels -----------===//
+
+#include "spio/Kernels/Conv2dGw8.h"
+
+#include <sstream>
+
+namespace spio::kernels {
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (p.n <= 0 || p.c <= 0 || p.h <= 0 || p.w <= 0)
+    return "conv2d sizes must be positive";
+  if (p.c % 8 != 0)
+    return "C = " + std::to_string(p.c) + " is not a multiple of the group width 8";
+  if (p.r < 1 || p.r > 7 || p.s < 1 || p.s > 7)
+    return "kernel sizes R and S must be 1 to 7, got " + std::to_string(p.r) + "x" +
+           std::to_string(p.s);
+  if (p.stride != 1)
+    return "only stride 1 is implemented for conv2d-gw8 so far";
+  if (p.padH < 0 || p.padW < 0 || p.padH >= p.r || p.padW >= p.s)
+    return "padding must be in [0, R) and [0, S)";
+  if (p.outH() <= 0 || p.outW() <= 0)
+    return "the output is empty";
+  if (p.dtype == DType::F32)
+    return "conv2d-gw8 takes f16 or bf16";
+  if (c.warpsG != 1 && c.warpsG != 2)
+    return "warps along groups must be 1 or 2";
+  if (c.warpsQ < 1 || c.threads() > 1024)
+    return "bad warp counts";
+  return {};
+}
+
+LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  int64_t qTiles = ceilDiv(p.outW(), 16 * c.warpsQ);
+  int64_t gTiles = ceilDiv(p.groups(), c.warpsG);
+  return {qTiles * gTiles, p.n * p.outH(), c.threads()};
+}
+
+namespace {
+
+std::string coord(const std::string &dim, int64_t fold = 1) {
+  return "!spio.coord<" + dim + (fold == 1 ? "" : "/" + std::to_string(fold)) + ">";
+}
+
+class ConvWriter {
+public:
+  ConvWriter(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) : p(p), c(c) {
+    T = dtypeName(p.dtype);
+    BQ = 16 * c.warpsQ;
+    WG = c.warpsG;
+    QT = ceilDiv(BQ + p.s - 1, 8) * 8;
+  }
+
+  std::string write();
+
+private:
+  std::string fresh(const std::string &prefix) { return "%" + prefix + std::to_string(n++); }
+  std::string constant(int64_t value, const std::string &dim, int64_t fold = 1) {
+    std::string name = fresh("c");
+    out << "    " << name << " = spio.constant " << value << " : " << coord(dim, fold) << "\n";
+    return name;
+  }
+  std::string index(int64_t value) {
+    std::string name = fresh("x");
+    out << "    " << name << " = arith.constant " << value << " : index\n";
+    return name;
+  }
+  /// `lhs op rhs` on coordinates of one type.
+  std::string binary(const char *op, const std::string &lhs, const std::string &rhs,
+                     const std::string &type) {
+    std::string name = fresh("v");
+    out << "    " << name << " = spio." << op << " " << lhs << ", " << rhs << " : " << type
+        << ", " << type << "\n";
+    return name;
+  }
+  std::string cmp(const char *predicate, const std::string &lhs, const std::string &rhs,
+                  const std::string &type, std::string rhsType = "") {
+    std::string name = fresh("b");
+    out << "    " << name << " = spio.cmp " << predicate << ", " << lhs << ", " << rhs << " : "
+        << type << ", " << (rhsType.empty() ? type : rhsType) << "\n";
+    return name;
+  }
+  std::string andi(const std::string &lhs, const std::string &rhs) {
+    std::string name = fresh("b");
+    out << "    " << name << " = arith.andi " << lhs << ", " << rhs << " : i1\n";
+    return name;
+  }
+  std::string convert(const char *op, const std::string &value, const std::string &from,
+                      const std::string &to) {
+    std::string name = fresh("v");
+    out << "    " << name << " = spio." << op << " " << value << " : " << from << " to " << to
+        << "\n";
+    return name;
+  }
+
+  /// One pass of a cooperative copy: thread `tid` + pass * threads takes
+  /// linear element `lin` of `count`, guarded so that spare threads copy
+  /// nothing (zero-fill would overwrite a real element).
+  std::string linear(int64_t pass, int64_t count, std::string &valid);
+  void stageInput();
+  void stageWeights();
+  void compute();
+
+  const Conv2dGw8Problem &p;
+  const Conv2dGw8Config &c;
+  const char *T;
+  int64_t BQ, WG, QT;
+  std::ostringstream out;
+  int n = 0;
+  std::string xT, wT, bT, yT, sxT, swT;
+};
+
+std::string ConvWriter::linear(int64_t pass, int64_t count, std::string &valid) {
+  std::string offset = index(pass * c.threads()), limit = index(count);
+  std::string lin = fresh("lin");
+  out << "    " << lin << " = arith.addi %tid, " << offset << " : index\n";
+  valid = fresh("valid");
+  out << "    " << valid << " = arith.cmpi ult, " << lin << ", " << limit << " : index\n";
+  return lin;
+}
+
+void ConvWriter::stageInput() {
+  int64_t count = p.r * QT * WG;
+  std::string H = coord("h"), W = coord("w"), Q = coord("q"), G8 = coord("c", 8);
+  std::string padH = constant(p.padH, "h"), padW = constant(p.padW, "w");
+  std::string zeroH = constant(0, "h"), zeroW = constant(0, "w");
+  std::string limitH = constant(p.h, "h"), limitW = constant(p.w, "w");
+  std::string limitC = constant(p.c, "c");
+  std::string ph = convert("cast", "%p", coord("p"), H);
+  for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
+    std::string valid;
+    std::string lin = linear(pass, count, valid);
+    out << "    scf.if " << valid << " {\n";
+    std::string rr = fresh("rr"), qq = fresh("qq"), gl = fresh("gl");
+    out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
+        << p.r << ", " << QT << ", " << WG << "] : " << coord("r") << ", " << Q << ", " << G8
+        << "\n";
+    // Input row h = p + r - padH and column w = q0 + q - padW.
+    std::string rh = convert("cast", rr, coord("r"), H);
+    std::string h = binary("sub", binary("add", ph, rh, H), padH, H);
+    std::string qabs = binary("add", "%q0", qq, Q);
+    std::string w = binary("sub", convert("cast", qabs, Q, W), padW, W);
+    std::string g = binary("add", "%g0", gl, G8);
+    std::string ok = andi(andi(cmp("ge", h, zeroH, H), cmp("lt", h, limitH, H)),
+                          andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W)));
+    ok = andi(ok, cmp("lt", g, limitC, G8, coord("c")));
+    out << "    spio.async_copy %x[%n, " << h << ", " << w << ", " << g << "] to %sx[" << rr
+        << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << xT << "["
+        << coord("n") << ", " << H << ", " << W << ", " << G8 << "] to " << sxT << "["
+        << coord("r") << ", " << Q << ", " << G8 << "]\n";
+    out << "    }\n";
+  }
+}
+
+void ConvWriter::stageWeights() {
+  int64_t count = p.r * p.s * 8 * WG;
+  std::string K = coord("k");
+  std::string limitK = constant(p.c, "k");
+  for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
+    std::string valid;
+    std::string lin = linear(pass, count, valid);
+    out << "    scf.if " << valid << " {\n";
+    std::string rr = fresh("rr"), ss = fresh("ss"), kl = fresh("kl");
+    out << "    " << rr << ", " << ss << ", " << kl << " = spio.decompose " << lin << " ["
+        << p.r << ", " << p.s << ", " << 8 * WG << "] : " << coord("r") << ", " << coord("s")
+        << ", " << K << "\n";
+    std::string k = binary("add", "%k0", kl, K);
+    std::string ok = cmp("lt", k, limitK, K);
+    out << "    spio.async_copy %w[" << k << ", " << rr << ", " << ss << "] to %sw[" << rr << ", "
+        << ss << ", " << kl << "] in_bounds " << ok << " : " << wT << "[" << K << ", "
+        << coord("r") << ", " << coord("s") << "] to " << swT << "[" << coord("r") << ", "
+        << coord("s") << ", " << K << "]\n";
+    out << "    }\n";
+  }
+}
+
+void ConvWriter::compute() {
+  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [q, c]>";
+  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [c, k]>";
+  std::string FC = "!spio.fragment<C, m16n8k8, f32, [q, k]>";
+  out << "    %wg, %wq = spio.decompose %warp [" << WG << ", " << c.warpsQ << "] : "
+      << coord("c", 8) << ", " << coord("q", 16) << "\n";
+  // The warp's 8 output channels: the block's first plus its group.
+  out << "    %wgk = spio.cast %wg : " << coord("c", 8) << " to " << coord("k", 8) << "\n";
+  std::string limitK = constant(p.c, "k"), rows = constant(16, "q");
+  std::string acc = fresh("acc");
+  if (p.bias) {
+    out << "    " << acc << " = spio.load_fragment %bias[%k0, %wgk] bounds " << rows << ", "
+        << limitK << " : " << bT << "[" << coord("k") << ", " << coord("k", 8) << "] bounds "
+        << coord("q") << ", " << coord("k") << " -> " << FC << "\n";
+  } else {
+    out << "    %zero = arith.constant 0.0 : f32\n";
+    out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
+  }
+  for (int64_t r = 0; r < p.r; ++r) {
+    std::string rc = constant(r, "r");
+    for (int64_t s = 0; s < p.s; ++s) {
+      std::string sq = constant(s, "q"), sc = constant(s, "s");
+      std::string a = fresh("a"), b = fresh("b"), d = fresh("d");
+      out << "    " << a << " = spio.ldmatrix %sx[" << rc << ", %wq, " << sq << ", %wg] : "
+          << sxT << "[" << coord("r") << ", " << coord("q", 16) << ", " << coord("q") << ", "
+          << coord("c", 8) << "] -> " << FA << "\n";
+      out << "    " << b << " = spio.ldmatrix %sw[" << rc << ", " << sc << ", %wgk] : " << swT
+          << "[" << coord("r") << ", " << coord("s") << ", " << coord("k", 8) << "] -> " << FB
+          << "\n";
+      out << "    " << d << " = spio.mma " << a << ", " << b << ", " << acc << " : " << FA
+          << ", " << FB << ", " << FC << "\n";
+      acc = d;
+    }
+  }
+  std::string limitQ = constant(p.outW(), "q");
+  out << "    spio.store_fragment " << acc << ", %y[%n, %p, %q0, %wq, %k0, %wgk] bounds "
+      << limitQ << ", " << limitK << " : " << FC << ", " << yT << "[" << coord("n") << ", "
+      << coord("p") << ", " << coord("q") << ", " << coord("q", 16) << ", " << coord("k")
+      << ", " << coord("k", 8) << "] bounds " << coord("q") << ", " << coord("k") << "\n";
+}
+
+std::string ConvWriter::write() {
+  int64_t G = p.groups(), P = p.outH(), Qn = p.outW();
+  auto str = [](int64_t v) { return std::to_string(v); };
+  xT = "!spio.tensor<[n: " + str(p.n) + ", h: " + str(p.h) + ", w: " + str(p.w) + ", c/8: " +
+       str(G) + "] x vector<8x" + T + ">, global>";
+  wT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
+       ", c/8: 1] x vector<8x" + T + ">, global>";
+  // The bias, broadcast over the 16 rows of a fragment by a zero stride.
+  bT = "!spio.tensor<[q: 16:0, k: " + str(p.c) + "] x " + T + ", global>";
+  yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(P) + ", q: " + str(Qn) + ", k: " +
+       str(p.c) + "] x " + T + ", global>";
+  std::string swizzle = WG == 2 ? ", #spio.xor_swizzle<1, 0, 3>" : "";
+  sxT = "!spio.tensor<[r: " + str(p.r) + ", q: " + str(QT) + ", c/8: " + str(WG) + "] x vector<8x" +
+        T + ">, shared" + swizzle + ">";
+  swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
+        ", c/8: 1] x vector<8x" + T + ">, shared>";
+  LaunchShape grid = conv2dGw8LaunchShape(p, c);
+  int64_t qTiles = ceilDiv(Qn, BQ);
+
+  out << "// spio conv2d-gw8 fprop: N=" << p.n << " C=" << p.c << " H=" << p.h << " W=" << p.w
+      << " R=" << p.r << " S=" << p.s << " pad=" << p.padH << "," << p.padW
+      << (p.bias ? " bias" : "") << " " << T << "\n";
+  out << "module attributes {gpu.container_module} {\n  gpu.module @spio_conv {\n";
+  out << "  gpu.func @conv2d_gw8_fprop(%x: " << xT << ", %w: " << wT << ", %bias: " << bT
+      << ", %y: " << yT << ") kernel attributes {known_block_size = array<i32: " << c.threads()
+      << ", 1, 1>} {\n";
+  out << "    %sx = spio.alloc : " << sxT << "\n    %sw = spio.alloc : " << swT << "\n";
+  out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
+  out << "    %gt, %qt = spio.decompose %bx [" << grid.gridX / qTiles << ", " << qTiles << "] : "
+      << coord("c", 8 * WG) << ", " << coord("q", BQ) << "\n";
+  out << "    %n, %p = spio.decompose %by [" << p.n << ", " << P << "] : " << coord("n") << ", "
+      << coord("p") << "\n";
+  out << "    %q0 = spio.unfold %qt : " << coord("q", BQ) << " to " << coord("q") << "\n";
+  out << "    %g0 = spio.unfold %gt : " << coord("c", 8 * WG) << " to " << coord("c", 8) << "\n";
+  out << "    %gc = spio.unfold %gt : " << coord("c", 8 * WG) << " to " << coord("c") << "\n";
+  out << "    %k0 = spio.cast %gc : " << coord("c") << " to " << coord("k") << "\n";
+  out << "    %tid = spio.linear_id thread\n    %warp = spio.linear_id warp\n";
+  stageInput();
+  stageWeights();
+  out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
+  compute();
+  out << "    gpu.return\n  }\n  }\n}\n";
+  return out.str();
+}
+
+} // namespace
+
+std::string conv2dGw8FpropSource(const Conv2dGw8Problem &problem,
+                                 const Conv2dGw8Config &config) {
+  return ConvWriter(problem, config).write();
+}
+
+} // namespace spio::kernels
