@@ -2,7 +2,9 @@
 
 #include "spio/Kernels/Conv2dGw8.h"
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 namespace spio::kernels {
 
@@ -24,17 +26,27 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "the output is empty";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
-  if (c.warpsG != 1 && c.warpsG != 2)
-    return "warps along groups must be 1 or 2";
-  if (c.warpsQ < 1 || c.threads() > 1024)
-    return "bad warp counts";
+  if (c.warpsG < 1 || c.warpsG > 8 || (c.warpsG & (c.warpsG - 1)) != 0)
+    return "warps along groups must be 1, 2, 4 or 8";
+  if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1)
+    return "bad warp or row counts";
   return {};
+}
+
+Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
+  Conv2dGw8Config c;
+  c.warpsQ = std::min<int64_t>(4, ceilDiv(p.outW(), 16));
+  c.warpsG = 8 / (c.warpsQ == 3 ? 4 : c.warpsQ);
+  while (c.warpsG > 1 && c.warpsG / 2 >= p.groups())
+    c.warpsG /= 2;
+  c.rowsP = 4;
+  return c;
 }
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   int64_t qTiles = ceilDiv(p.outW(), 16 * c.warpsQ);
   int64_t gTiles = ceilDiv(p.groups(), c.warpsG);
-  return {qTiles * gTiles, p.n * p.outH(), c.threads()};
+  return {qTiles * gTiles, p.n * ceilDiv(p.outH(), c.rowsP), c.threads()};
 }
 
 namespace {
@@ -121,22 +133,23 @@ std::string ConvWriter::linear(int64_t pass, int64_t count, std::string &valid) 
 }
 
 void ConvWriter::stageInput() {
-  int64_t count = p.r * QT * WG;
+  int64_t rows = p.r + c.rowsP - 1;
+  int64_t count = rows * QT * WG;
   std::string H = coord("h"), W = coord("w"), Q = coord("q"), G8 = coord("c", 8);
   std::string padH = constant(p.padH, "h"), padW = constant(p.padW, "w");
   std::string zeroH = constant(0, "h"), zeroW = constant(0, "w");
   std::string limitH = constant(p.h, "h"), limitW = constant(p.w, "w");
   std::string limitC = constant(p.c, "c");
-  std::string ph = convert("cast", "%p", coord("p"), H);
+  std::string ph = convert("cast", "%p0", coord("p"), H);
   for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
     std::string valid;
     std::string lin = linear(pass, count, valid);
     out << "    scf.if " << valid << " {\n";
     std::string rr = fresh("rr"), qq = fresh("qq"), gl = fresh("gl");
     out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
-        << p.r << ", " << QT << ", " << WG << "] : " << coord("r") << ", " << Q << ", " << G8
+        << rows << ", " << QT << ", " << WG << "] : " << coord("r") << ", " << Q << ", " << G8
         << "\n";
-    // Input row h = p + r - padH and column w = q0 + q - padW.
+    // Input row h = p0 + r - padH and column w = q0 + q - padW.
     std::string rh = convert("cast", rr, coord("r"), H);
     std::string h = binary("sub", binary("add", ph, rh, H), padH, H);
     std::string qabs = binary("add", "%q0", qq, Q);
@@ -184,36 +197,55 @@ void ConvWriter::compute() {
   // The warp's 8 output channels: the block's first plus its group.
   out << "    %wgk = spio.cast %wg : " << coord("c", 8) << " to " << coord("k", 8) << "\n";
   std::string limitK = constant(p.c, "k"), rows = constant(16, "q");
-  std::string acc = fresh("acc");
-  if (p.bias) {
-    out << "    " << acc << " = spio.load_fragment %bias[%k0, %wgk] bounds " << rows << ", "
-        << limitK << " : " << bT << "[" << coord("k") << ", " << coord("k", 8) << "] bounds "
-        << coord("q") << ", " << coord("k") << " -> " << FC << "\n";
-  } else {
+  if (!p.bias)
     out << "    %zero = arith.constant 0.0 : f32\n";
-    out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
-  }
-  for (int64_t r = 0; r < p.r; ++r) {
-    std::string rc = constant(r, "r");
+  // The group's weights, one B fragment per tap, stay in registers.
+  std::vector<std::string> weights;
+  for (int64_t r = 0; r < p.r; ++r)
     for (int64_t s = 0; s < p.s; ++s) {
-      std::string sq = constant(s, "q"), sc = constant(s, "s");
-      std::string a = fresh("a"), b = fresh("b"), d = fresh("d");
-      out << "    " << a << " = spio.ldmatrix %sx[" << rc << ", %wq, " << sq << ", %wg] : "
-          << sxT << "[" << coord("r") << ", " << coord("q", 16) << ", " << coord("q") << ", "
-          << coord("c", 8) << "] -> " << FA << "\n";
+      std::string rc = constant(r, "r"), sc = constant(s, "s"), b = fresh("b");
       out << "    " << b << " = spio.ldmatrix %sw[" << rc << ", " << sc << ", %wgk] : " << swT
           << "[" << coord("r") << ", " << coord("s") << ", " << coord("k", 8) << "] -> " << FB
           << "\n";
-      out << "    " << d << " = spio.mma " << a << ", " << b << ", " << acc << " : " << FA
-          << ", " << FB << ", " << FC << "\n";
-      acc = d;
+      weights.push_back(b);
     }
+  std::string limitQ = constant(p.outW(), "q"), limitP = constant(p.outH(), "p");
+  for (int64_t row = 0; row < c.rowsP; ++row) {
+    // Output row p0 + row reads staged rows row .. row + R - 1.
+    std::string rowP = constant(row, "p");
+    std::string pAbs = binary("add", "%p0", rowP, coord("p"));
+    std::string inside = cmp("lt", pAbs, limitP, coord("p"));
+    out << "    scf.if " << inside << " {\n";
+    std::string acc = fresh("acc");
+    if (p.bias) {
+      out << "    " << acc << " = spio.load_fragment %bias[%k0, %wgk] bounds " << rows << ", "
+          << limitK << " : " << bT << "[" << coord("k") << ", " << coord("k", 8) << "] bounds "
+          << coord("q") << ", " << coord("k") << " -> " << FC << "\n";
+    } else {
+      out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
+    }
+    std::string rowR = constant(row, "r");
+    for (int64_t r = 0; r < p.r; ++r) {
+      std::string rc = constant(r, "r");
+      for (int64_t s = 0; s < p.s; ++s) {
+        std::string sq = constant(s, "q");
+        std::string a = fresh("a"), d = fresh("d");
+        out << "    " << a << " = spio.ldmatrix %sx[" << rowR << ", " << rc << ", %wq, " << sq
+            << ", %wg] : " << sxT << "[" << coord("r") << ", " << coord("r") << ", "
+            << coord("q", 16) << ", " << coord("q") << ", " << coord("c", 8) << "] -> " << FA
+            << "\n";
+        out << "    " << d << " = spio.mma " << a << ", " << weights[r * p.s + s] << ", " << acc
+            << " : " << FA << ", " << FB << ", " << FC << "\n";
+        acc = d;
+      }
+    }
+    out << "    spio.store_fragment " << acc << ", %y[%n, " << pAbs
+        << ", %q0, %wq, %k0, %wgk] bounds " << limitQ << ", " << limitK << " : " << FC << ", "
+        << yT << "[" << coord("n") << ", " << coord("p") << ", " << coord("q") << ", "
+        << coord("q", 16) << ", " << coord("k") << ", " << coord("k", 8) << "] bounds "
+        << coord("q") << ", " << coord("k") << "\n";
+    out << "    }\n";
   }
-  std::string limitQ = constant(p.outW(), "q");
-  out << "    spio.store_fragment " << acc << ", %y[%n, %p, %q0, %wq, %k0, %wgk] bounds "
-      << limitQ << ", " << limitK << " : " << FC << ", " << yT << "[" << coord("n") << ", "
-      << coord("p") << ", " << coord("q") << ", " << coord("q", 16) << ", " << coord("k")
-      << ", " << coord("k", 8) << "] bounds " << coord("q") << ", " << coord("k") << "\n";
 }
 
 std::string ConvWriter::write() {
@@ -227,9 +259,14 @@ std::string ConvWriter::write() {
   bT = "!spio.tensor<[q: 16:0, k: " + str(p.c) + "] x " + T + ", global>";
   yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(P) + ", q: " + str(Qn) + ", k: " +
        str(p.c) + "] x " + T + ", global>";
-  std::string swizzle = WG == 2 ? ", #spio.xor_swizzle<1, 0, 3>" : "";
-  sxT = "!spio.tensor<[r: " + str(p.r) + ", q: " + str(QT) + ", c/8: " + str(WG) + "] x vector<8x" +
-        T + ">, shared" + swizzle + ">";
+  // Spread the 8 rows an ldmatrix reads (same group, consecutive q) over
+  // the 8 16-byte bank slots.
+  std::string swizzle = WG == 1   ? ""
+                        : WG == 2 ? ", #spio.xor_swizzle<1, 0, 3>"
+                        : WG == 4 ? ", #spio.xor_swizzle<2, 0, 3>"
+                                  : ", #spio.xor_swizzle<3, 0, 3>";
+  sxT = "!spio.tensor<[r: " + str(p.r + c.rowsP - 1) + ", q: " + str(QT) + ", c/8: " + str(WG) +
+        "] x vector<8x" + T + ">, shared" + swizzle + ">";
   swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
         ", c/8: 1] x vector<8x" + T + ">, shared>";
   LaunchShape grid = conv2dGw8LaunchShape(p, c);
@@ -246,8 +283,9 @@ std::string ConvWriter::write() {
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
   out << "    %gt, %qt = spio.decompose %bx [" << grid.gridX / qTiles << ", " << qTiles << "] : "
       << coord("c", 8 * WG) << ", " << coord("q", BQ) << "\n";
-  out << "    %n, %p = spio.decompose %by [" << p.n << ", " << P << "] : " << coord("n") << ", "
-      << coord("p") << "\n";
+  out << "    %n, %pt = spio.decompose %by [" << p.n << ", " << ceilDiv(P, c.rowsP) << "] : "
+      << coord("n") << ", " << coord("p", c.rowsP) << "\n";
+  out << "    %p0 = spio.unfold %pt : " << coord("p", c.rowsP) << " to " << coord("p") << "\n";
   out << "    %q0 = spio.unfold %qt : " << coord("q", BQ) << " to " << coord("q") << "\n";
   out << "    %g0 = spio.unfold %gt : " << coord("c", 8 * WG) << " to " << coord("c", 8) << "\n";
   out << "    %gc = spio.unfold %gt : " << coord("c", 8 * WG) << " to " << coord("c") << "\n";

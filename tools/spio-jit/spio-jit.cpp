@@ -448,7 +448,7 @@ int runConv() {
   problem.stride = convStride;
   problem.bias = convBias;
   problem.dtype = parseDType(dtype.getNumOccurrences() ? std::string(dtype) : "f16", false);
-  Conv2dGw8Config config;
+  Conv2dGw8Config config = chooseConv2dGw8Config(problem);
   if (std::string err = checkConv2dGw8(problem, config); !err.empty())
     fail(err);
   std::string source = conv2dGw8FpropSource(problem, config);

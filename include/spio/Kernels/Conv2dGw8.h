@@ -5,7 +5,8 @@
 // the forward pass (fprop) of a depthwise-like grouped convolution. Each
 // warp multiplies 16 output pixels by its group's 8 x 8 weights per tap with
 // mma.sync m16n8k8, reading the input through shared memory, where each
-// block stages the R input rows its output row needs (zero-filled padding).
+// block stages the rowsP + R - 1 input rows its rowsP output rows need
+// (zero-filled padding) and keeps its groups' weights in registers.
 //
 // Written in the spio dialect: the input tile is indexed by output columns
 // (`q`) shifted by the tap, so an explicit cast from input columns (`w`)
@@ -41,8 +42,14 @@ struct Conv2dGw8Problem {
 struct Conv2dGw8Config {
   /// Warps along output columns (16 pixels each) and along groups.
   int64_t warpsQ = 4, warpsG = 2;
+  /// Output rows per block: the block stages rowsP + R - 1 input rows once.
+  int64_t rowsP = 4;
   int64_t threads() const { return 32 * warpsQ * warpsG; }
 };
+
+/// A configuration for the problem: enough warps along Q to cover a row
+/// (up to 4), the rest of 8 warps along groups, 4 output rows per block.
+Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 
 /// Empty when the kernel can be built, else what is wrong.
 std::string checkConv2dGw8(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
