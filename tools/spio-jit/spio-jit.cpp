@@ -50,6 +50,8 @@ static cl::opt<int64_t> padH("pad-h", cl::desc("conv2d-gw8: padding of H"), cl::
 static cl::opt<int64_t> padW("pad-w", cl::desc("conv2d-gw8: padding of W"), cl::init(1));
 static cl::opt<int64_t> convStride("stride", cl::desc("conv2d-gw8: stride"), cl::init(1));
 static cl::opt<bool> convBias("bias", cl::desc("conv2d-gw8: add a bias"), cl::init(false));
+static cl::opt<int64_t> convRowsP("rows-p", cl::desc("conv2d-gw8: output rows per block (0: choose)"),
+                                  cl::init(0));
 static cl::opt<std::string> convPass("pass", cl::desc("conv2d-gw8: fprop"), cl::init("fprop"));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
@@ -83,8 +85,12 @@ static cl::opt<int64_t> blockM("block-m", cl::desc("Tile rows (0: choose)"), cl:
 static cl::opt<int64_t> blockN("block-n", cl::desc("Tile columns (0: choose)"), cl::init(0));
 static cl::opt<int64_t> blockK("block-k", cl::desc("Tile depth (0: choose)"), cl::init(0));
 static cl::opt<int64_t> stages("stages", cl::desc("Pipeline stages (0: choose)"), cl::init(0));
-static cl::opt<int64_t> warpsM("warps-m", cl::desc("Warps along M (0: choose)"), cl::init(0));
-static cl::opt<int64_t> warpsN("warps-n", cl::desc("Warps along N (0: choose)"), cl::init(0));
+static cl::opt<int64_t> warpsM("warps-m",
+                               cl::desc("Warps along M (conv2d-gw8: along Q) (0: choose)"),
+                               cl::init(0));
+static cl::opt<int64_t> warpsN("warps-n",
+                               cl::desc("Warps along N (conv2d-gw8: along groups) (0: choose)"),
+                               cl::init(0));
 static cl::opt<int64_t> raster("raster", cl::desc("Block rows taken together for L2 reuse (0: choose)"),
                                cl::init(0));
 
@@ -449,6 +455,12 @@ int runConv() {
   problem.bias = convBias;
   problem.dtype = parseDType(dtype.getNumOccurrences() ? std::string(dtype) : "f16", false);
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
+  if (convRowsP)
+    config.rowsP = convRowsP;
+  if (warpsM)
+    config.warpsQ = warpsM;
+  if (warpsN)
+    config.warpsG = warpsN;
   if (std::string err = checkConv2dGw8(problem, config); !err.empty())
     fail(err);
   std::string source = conv2dGw8FpropSource(problem, config);

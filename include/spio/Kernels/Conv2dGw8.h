@@ -48,7 +48,7 @@ struct Conv2dGw8Config {
 };
 
 /// A configuration for the problem: enough warps along Q to cover a row
-/// (up to 4), the rest of 8 warps along groups, 4 output rows per block.
+/// (up to 4), the rest of 8 warps along groups, 8 or 16 output rows a block.
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 
 /// Empty when the kernel can be built, else what is wrong.
