@@ -1,0 +1,89 @@
+//===- Conv2dGw8Test.cpp - The conv2d-gw8 family's rules and shapes -------===//
+
+#include "spio/Kernels/Conv2dGw8.h"
+
+#include <gtest/gtest.h>
+
+using namespace spio::kernels;
+
+namespace {
+
+Conv2dGw8Problem layer(int64_t n, int64_t c, int64_t hw, int64_t rs, int64_t pad) {
+  Conv2dGw8Problem p;
+  p.n = n;
+  p.c = c;
+  p.h = p.w = hw;
+  p.r = p.s = rs;
+  p.padH = p.padW = pad;
+  return p;
+}
+
+TEST(Conv2dGw8, OutputSizes) {
+  EXPECT_EQ(layer(1, 8, 56, 3, 1).outH(), 56);
+  EXPECT_EQ(layer(1, 8, 56, 5, 0).outW(), 52);
+  Conv2dGw8Problem p = layer(1, 8, 20, 3, 0);
+  p.padW = 2;
+  EXPECT_EQ(p.outH(), 18);
+  EXPECT_EQ(p.outW(), 22);
+}
+
+TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
+  Conv2dGw8Config c;
+  EXPECT_EQ(checkConv2dGw8(layer(2, 64, 56, 3, 1), c), "");
+  EXPECT_NE(checkConv2dGw8(layer(2, 60, 56, 3, 1), c).find("group width 8"), std::string::npos);
+  EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 8, 1), c).find("1 to 7"), std::string::npos);
+  EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 3, 3), c).find("padding"), std::string::npos);
+  Conv2dGw8Problem strided = layer(2, 64, 56, 3, 1);
+  strided.stride = 2;
+  EXPECT_NE(checkConv2dGw8(strided, c).find("stride"), std::string::npos);
+  Conv2dGw8Problem f32 = layer(2, 64, 56, 3, 1);
+  f32.dtype = DType::F32;
+  EXPECT_NE(checkConv2dGw8(f32, c), "");
+  c.warpsG = 3;
+  EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 3, 1), c), "");
+}
+
+TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
+  // Wide rows: 4 warps along q (64 columns), 2 along groups, 16 rows.
+  Conv2dGw8Config wide = chooseConv2dGw8Config(layer(128, 64, 64, 3, 1));
+  EXPECT_EQ(wide.warpsQ, 4);
+  EXPECT_EQ(wide.warpsG, 2);
+  EXPECT_EQ(wide.rowsP, 16);
+  // Rows of 7: one warp covers them; 8 warps go to groups, 8 rows a block.
+  Conv2dGw8Config narrow = chooseConv2dGw8Config(layer(128, 1024, 7, 3, 1));
+  EXPECT_EQ(narrow.warpsQ, 1);
+  EXPECT_EQ(narrow.warpsG, 8);
+  EXPECT_EQ(narrow.rowsP, 8);
+  // One group: no warps on groups that do not exist.
+  EXPECT_EQ(chooseConv2dGw8Config(layer(1, 8, 5, 3, 1)).warpsG, 1);
+  for (auto p : {layer(128, 64, 64, 3, 1), layer(128, 1024, 7, 3, 1), layer(1, 8, 5, 3, 1)})
+    EXPECT_EQ(checkConv2dGw8(p, chooseConv2dGw8Config(p)), "");
+}
+
+TEST(Conv2dGw8, GridCoversEveryOutput) {
+  Conv2dGw8Problem p = layer(3, 24, 17, 5, 2);
+  p.w = 29;
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  LaunchShape s = conv2dGw8LaunchShape(p, c);
+  int64_t qTiles = (p.outW() + 16 * c.warpsQ - 1) / (16 * c.warpsQ);
+  int64_t gTiles = (p.groups() + c.warpsG - 1) / c.warpsG;
+  int64_t pTiles = (p.outH() + c.rowsP - 1) / c.rowsP;
+  EXPECT_EQ(s.gridX, qTiles * gTiles);
+  EXPECT_EQ(s.gridY, p.n * pTiles);
+  EXPECT_EQ(s.block, c.threads());
+}
+
+TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
+  Conv2dGw8Problem p = layer(2, 32, 20, 3, 1);
+  p.bias = true;
+  std::string source = conv2dGw8FpropSource(p, chooseConv2dGw8Config(p));
+  EXPECT_NE(source.find("%bias: !spio.tensor<[q: 16:0, k: 32] x f16, global>"),
+            std::string::npos);
+  EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [q, c]>"), std::string::npos);
+  EXPECT_NE(source.find("spio.load_fragment %bias"), std::string::npos);
+  p.bias = false;
+  EXPECT_EQ(conv2dGw8FpropSource(p, chooseConv2dGw8Config(p)).find("load_fragment"),
+            std::string::npos);
+}
+
+} // namespace
