@@ -237,11 +237,7 @@ layout::Layout SpioTensorType::getLayout() const {
 bool SpioTensorType::hasDim(StringRef dim) const { return getFinestFold(dim) != 0; }
 
 int64_t SpioTensorType::getFinestFold(StringRef dim) const {
-  int64_t fold = 0;
-  for (const TensorDim &d : getDims())
-    if (d.dim.getValue() == dim && (fold == 0 || d.fold < fold))
-      fold = d.fold;
-  return fold;
+  return getLayout().finestFold(dim);
 }
 
 int64_t SpioTensorType::getCosize() const { return getLayout().cosize(); }
