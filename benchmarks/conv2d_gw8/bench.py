@@ -35,11 +35,11 @@ def load_shapes(path):
     return shapes
 
 
-def ideal_bytes(sh, dtype_bytes=2):
+def ideal_bytes(sh, pass_, dtype_bytes=2):
     p = (sh["h"] + 2 * sh["ph"] - sh["r"]) // sh["stride"] + 1
     q = (sh["w"] + 2 * sh["pw"] - sh["s"]) // sh["stride"] + 1
     elems = (sh["n"] * sh["h"] * sh["w"] * sh["c"] + sh["c"] * sh["r"] * sh["s"] * 8 +
-             sh["n"] * p * q * sh["c"] + (sh["c"] if sh["bias"] else 0))
+             sh["n"] * p * q * sh["c"] + (sh["c"] if sh["bias"] and pass_ == "fprop" else 0))
     return elems * dtype_bytes
 
 
@@ -58,24 +58,33 @@ def time_ms(fn, warmup, repeats):
     return times[len(times) // 2]
 
 
-def cudnn_ms(sh, warmup, repeats):
+def cudnn_ms(sh, pass_, warmup, repeats):
     torch.backends.cudnn.benchmark = True
     x = torch.randn(sh["n"], sh["c"], sh["h"], sh["w"], device="cuda", dtype=torch.float16)
     x = x.to(memory_format=torch.channels_last)
     w = torch.randn(sh["c"], 8, sh["r"], sh["s"], device="cuda", dtype=torch.float16)
     w = w.to(memory_format=torch.channels_last)
     b = torch.randn(sh["c"], device="cuda", dtype=torch.float16) if sh["bias"] else None
-    fn = lambda: torch.nn.functional.conv2d(x, w, b, stride=sh["stride"],
-                                            padding=(sh["ph"], sh["pw"]), groups=sh["c"] // 8)
+    groups = sh["c"] // 8
+    if pass_ == "fprop":
+        fn = lambda: torch.nn.functional.conv2d(x, w, b, stride=sh["stride"],
+                                                padding=(sh["ph"], sh["pw"]), groups=groups)
+    else:
+        y = torch.nn.functional.conv2d(x, w, None, stride=sh["stride"],
+                                       padding=(sh["ph"], sh["pw"]), groups=groups)
+        dy = torch.randn_like(y).contiguous(memory_format=torch.channels_last)
+        fn = lambda: torch.ops.aten.convolution_backward(
+            dy, x, w, None, [sh["stride"]] * 2, [sh["ph"], sh["pw"]], [1, 1], False, [0, 0],
+            groups, [True, False, False])
     return time_ms(fn, warmup, repeats)
 
 
-def spio_ms(jit, sh, warmup, repeats):
-    cmd = [jit, "--workload", "conv2d-gw8", "--batch", str(sh["n"]), "--channels", str(sh["c"]),
+def spio_ms(jit, sh, pass_, warmup, repeats):
+    cmd = [jit, "--workload", "conv2d-gw8", "--pass", pass_, "--batch", str(sh["n"]), "--channels", str(sh["c"]),
            "--height", str(sh["h"]), "--width", str(sh["w"]), "--r", str(sh["r"]),
            "--s", str(sh["s"]), "--pad-h", str(sh["ph"]), "--pad-w", str(sh["pw"]),
            "--stride", str(sh["stride"]), "--bench", str(repeats), "--warmup", str(warmup)]
-    if sh["bias"]:
+    if sh["bias"] and pass_ == "fprop":
         cmd.append("--bias")
     run = subprocess.run(cmd, capture_output=True, text=True)
     found = re.search(r"median ([0-9.]+) ms", run.stdout)
@@ -97,6 +106,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--limit", type=int, default=0, help="first N shapes only")
+    parser.add_argument("--passes", default="fprop,dgrad")
     args = parser.parse_args()
     shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1)]
     shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))
@@ -105,21 +115,25 @@ def main():
     copy = copy_bandwidth()
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"cuDNN {torch.backends.cudnn.version()}, copy bandwidth {copy:.0f} GB/s")
+    passes = args.passes.split(",")
     rows = []
     for sh in shapes:
-        gb = ideal_bytes(sh) / 1e9
-        ours = gb / (spio_ms(args.spio_jit, sh, args.warmup, args.repeats) * 1e-3)
-        theirs = gb / (cudnn_ms(sh, args.warmup, args.repeats) * 1e-3)
-        name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
-                f"pad{sh['ph']},{sh['pw']}{' bias' if sh['bias'] else ''}")
-        rows.append((name, ours, theirs))
+        for pass_ in passes:
+            gb = ideal_bytes(sh, pass_) / 1e9
+            ours = gb / (spio_ms(args.spio_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
+            theirs = gb / (cudnn_ms(sh, pass_, args.warmup, args.repeats) * 1e-3)
+            name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
+                    f"pad{sh['ph']},{sh['pw']}{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
+            rows.append((name, pass_, ours, theirs))
     print("\n| shape | pass | spio GB/s | cuDNN GB/s | ratio | spio / copy |")
     print("|---|---|---|---|---|---|")
-    for name, ours, theirs in rows:
-        print(f"| {name} | fprop | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} | "
+    for name, pass_, ours, theirs in rows:
+        print(f"| {name} | {pass_} | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} | "
               f"{ours / copy:.0%} |")
-    geo = math.exp(sum(math.log(o / t) for _, o, t in rows) / len(rows))
-    print(f"\nfprop: geometric mean ratio spio / cuDNN over {len(rows)} shapes: {geo:.2f}")
+    for pass_ in passes:
+        mine = [(o, t) for _, p, o, t in rows if p == pass_]
+        geo = math.exp(sum(math.log(o / t) for o, t in mine) / len(mine))
+        print(f"{pass_}: geometric mean ratio spio / cuDNN over {len(mine)} shapes: {geo:.2f}")
 
 
 if __name__ == "__main__":

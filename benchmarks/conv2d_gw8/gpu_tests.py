@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU tests of conv2d-gw8 fprop: spio-jit --check (float64 reference on a
+"""GPU tests of conv2d-gw8 fprop and dgrad: spio-jit --check (float64 reference on a
 poisoned output, 10 bit-identical runs) over edge cases."""
 
 import argparse
@@ -17,6 +17,13 @@ CASES = [
     (1, 48, 33, 70, 3, 3, 0, 0, "--dtype bf16 --bias"),
     (4, 1248, 8, 8, 5, 5, 2, 2, ""),
     (2, 16, 100, 130, 3, 3, 2, 1, "--dtype bf16"),
+    (1, 8, 5, 5, 3, 3, 1, 1, "--pass dgrad"),
+    (2, 64, 56, 56, 3, 3, 1, 1, "--pass dgrad"),
+    (3, 24, 17, 29, 5, 3, 2, 1, "--pass dgrad"),
+    (2, 16, 9, 9, 7, 7, 3, 3, "--pass dgrad --dtype bf16"),
+    (2, 32, 12, 12, 1, 1, 0, 0, "--pass dgrad"),
+    (4, 1248, 8, 8, 5, 5, 2, 2, "--pass dgrad"),
+    (2, 40, 15, 20, 3, 5, 0, 2, "--pass dgrad"),
 ]
 
 

@@ -24,6 +24,8 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "padding must be in [0, R) and [0, S)";
   if (p.outH() <= 0 || p.outW() <= 0)
     return "the output is empty";
+  if (p.pass == ConvPass::Dgrad && p.bias)
+    return "dgrad takes no bias";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
   if (c.warpsG < 1 || c.warpsG > 8 || (c.warpsG & (c.warpsG - 1)) != 0)
@@ -35,20 +37,20 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
 
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   Conv2dGw8Config c;
-  c.warpsQ = std::min<int64_t>(4, ceilDiv(p.outW(), 16));
+  c.warpsQ = std::min<int64_t>(4, ceilDiv(p.kernelOutW(), 16));
   c.warpsG = 8 / (c.warpsQ == 3 ? 4 : c.warpsQ);
   while (c.warpsG > 1 && c.warpsG / 2 >= p.groups())
     c.warpsG /= 2;
   // Taller blocks re-read fewer halo rows; swept on an H200, 8 rows beat 4
   // everywhere and 16 beat 8 on outputs of 32 rows and more.
-  c.rowsP = p.outH() >= 32 ? 16 : 8;
+  c.rowsP = p.kernelOutH() >= 32 ? 16 : 8;
   return c;
 }
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  int64_t qTiles = ceilDiv(p.outW(), 16 * c.warpsQ);
+  int64_t qTiles = ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
   int64_t gTiles = ceilDiv(p.groups(), c.warpsG);
-  return {qTiles * gTiles, p.n * ceilDiv(p.outH(), c.rowsP), c.threads()};
+  return {qTiles * gTiles, p.n * ceilDiv(p.kernelOutH(), c.rowsP), c.threads()};
 }
 
 namespace {
@@ -61,6 +63,11 @@ class ConvWriter {
 public:
   ConvWriter(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) : p(p), c(c) {
     T = dtypeName(p.dtype);
+    dgrad = p.pass == ConvPass::Dgrad;
+    // The channel dimension the kernel reduces over and the one it writes:
+    // fprop reads x's c and writes y's k; dgrad reads dy's k, writes dx's c.
+    CI = dgrad ? "k" : "c";
+    CO = dgrad ? "c" : "k";
     BQ = 16 * c.warpsQ;
     WG = c.warpsG;
     QT = ceilDiv(BQ + p.s - 1, 8) * 8;
@@ -119,6 +126,8 @@ private:
   const Conv2dGw8Problem &p;
   const Conv2dGw8Config &c;
   const char *T;
+  bool dgrad;
+  std::string CI, CO;
   int64_t BQ, WG, QT;
   std::ostringstream out;
   int n = 0;
@@ -137,11 +146,11 @@ std::string ConvWriter::linear(int64_t pass, int64_t count, std::string &valid) 
 void ConvWriter::stageInput() {
   int64_t rows = p.r + c.rowsP - 1;
   int64_t count = rows * QT * WG;
-  std::string H = coord("h"), W = coord("w"), Q = coord("q"), G8 = coord("c", 8);
-  std::string padH = constant(p.padH, "h"), padW = constant(p.padW, "w");
+  std::string H = coord("h"), W = coord("w"), Q = coord("q"), G8 = coord(CI, 8);
+  std::string padH = constant(p.kernelPadH(), "h"), padW = constant(p.kernelPadW(), "w");
   std::string zeroH = constant(0, "h"), zeroW = constant(0, "w");
-  std::string limitH = constant(p.h, "h"), limitW = constant(p.w, "w");
-  std::string limitC = constant(p.c, "c");
+  std::string limitH = constant(p.kernelInH(), "h"), limitW = constant(p.kernelInW(), "w");
+  std::string limitC = constant(p.c, CI);
   std::string ph = convert("cast", "%p0", coord("p"), H);
   for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
     std::string valid;
@@ -159,7 +168,7 @@ void ConvWriter::stageInput() {
     std::string g = binary("add", "%g0", gl, G8);
     std::string ok = andi(andi(cmp("ge", h, zeroH, H), cmp("lt", h, limitH, H)),
                           andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W)));
-    ok = andi(ok, cmp("lt", g, limitC, G8, coord("c")));
+    ok = andi(ok, cmp("lt", g, limitC, G8, coord(CI)));
     out << "    spio.async_copy %x[%n, " << h << ", " << w << ", " << g << "] to %sx[" << rr
         << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << xT << "["
         << coord("n") << ", " << H << ", " << W << ", " << G8 << "] to " << sxT << "["
@@ -180,7 +189,7 @@ void ConvWriter::stageWeights() {
     out << "    " << rr << ", " << ss << ", " << kl << " = spio.decompose " << lin << " ["
         << p.r << ", " << p.s << ", " << 8 * WG << "] : " << coord("r") << ", " << coord("s")
         << ", " << K << "\n";
-    std::string k = binary("add", "%k0", kl, K);
+    std::string k = binary("add", "%wk0", kl, K);
     std::string ok = cmp("lt", k, limitK, K);
     out << "    spio.async_copy %w[" << k << ", " << rr << ", " << ss << "] to %sw[" << rr << ", "
         << ss << ", " << kl << "] in_bounds " << ok << " : " << wT << "[" << K << ", "
@@ -191,27 +200,30 @@ void ConvWriter::stageWeights() {
 }
 
 void ConvWriter::compute() {
-  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [q, c]>";
-  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [c, k]>";
-  std::string FC = "!spio.fragment<C, m16n8k8, f32, [q, k]>";
+  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [q, " + CI + "]>";
+  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [" + CI + ", " + CO + "]>";
+  std::string FC = "!spio.fragment<C, m16n8k8, f32, [q, " + CO + "]>";
   out << "    %wg, %wq = spio.decompose %warp [" << WG << ", " << c.warpsQ << "] : "
-      << coord("c", 8) << ", " << coord("q", 16) << "\n";
-  // The warp's 8 output channels: the block's first plus its group.
-  out << "    %wgk = spio.cast %wg : " << coord("c", 8) << " to " << coord("k", 8) << "\n";
-  std::string limitK = constant(p.c, "k"), rows = constant(16, "q");
+      << coord(CI, 8) << ", " << coord("q", 16) << "\n";
+  // The warp's group, as weight rows (k) and as output channels.
+  out << "    %wgk = spio.cast %wg : " << coord(CI, 8) << " to " << coord("k", 8) << "\n";
+  out << "    %wgo = spio.cast %wg : " << coord(CI, 8) << " to " << coord(CO, 8) << "\n";
+  std::string limitO = constant(p.c, CO), rows = constant(16, "q");
   if (!p.bias)
     out << "    %zero = arith.constant 0.0 : f32\n";
-  // The group's weights, one B fragment per tap, stay in registers.
+  // The group's weights, one B fragment per tap, stay in registers. dgrad
+  // runs the taps backwards and reduces over k, so it reads them transposed.
   std::vector<std::string> weights;
   for (int64_t r = 0; r < p.r; ++r)
     for (int64_t s = 0; s < p.s; ++s) {
-      std::string rc = constant(r, "r"), sc = constant(s, "s"), b = fresh("b");
-      out << "    " << b << " = spio.ldmatrix %sw[" << rc << ", " << sc << ", %wgk] : " << swT
-          << "[" << coord("r") << ", " << coord("s") << ", " << coord("k", 8) << "] -> " << FB
-          << "\n";
+      int64_t wr = dgrad ? p.r - 1 - r : r, ws = dgrad ? p.s - 1 - s : s;
+      std::string rc = constant(wr, "r"), sc = constant(ws, "s"), b = fresh("b");
+      out << "    " << b << " = spio.ldmatrix %sw[" << rc << ", " << sc << ", %wgk]"
+          << (dgrad ? " transpose" : "") << " : " << swT << "[" << coord("r") << ", "
+          << coord("s") << ", " << coord("k", 8) << "] -> " << FB << "\n";
       weights.push_back(b);
     }
-  std::string limitQ = constant(p.outW(), "q"), limitP = constant(p.outH(), "p");
+  std::string limitQ = constant(p.kernelOutW(), "q"), limitP = constant(p.kernelOutH(), "p");
   for (int64_t row = 0; row < c.rowsP; ++row) {
     // Output row p0 + row reads staged rows row .. row + R - 1.
     std::string rowP = constant(row, "p");
@@ -220,9 +232,9 @@ void ConvWriter::compute() {
     out << "    scf.if " << inside << " {\n";
     std::string acc = fresh("acc");
     if (p.bias) {
-      out << "    " << acc << " = spio.load_fragment %bias[%k0, %wgk] bounds " << rows << ", "
-          << limitK << " : " << bT << "[" << coord("k") << ", " << coord("k", 8) << "] bounds "
-          << coord("q") << ", " << coord("k") << " -> " << FC << "\n";
+      out << "    " << acc << " = spio.load_fragment %bias[%co0, %wgo] bounds " << rows << ", "
+          << limitO << " : " << bT << "[" << coord(CO) << ", " << coord(CO, 8) << "] bounds "
+          << coord("q") << ", " << coord(CO) << " -> " << FC << "\n";
     } else {
       out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
     }
@@ -234,7 +246,7 @@ void ConvWriter::compute() {
         std::string a = fresh("a"), d = fresh("d");
         out << "    " << a << " = spio.ldmatrix %sx[" << rowR << ", " << rc << ", %wq, " << sq
             << ", %wg] : " << sxT << "[" << coord("r") << ", " << coord("r") << ", "
-            << coord("q", 16) << ", " << coord("q") << ", " << coord("c", 8) << "] -> " << FA
+            << coord("q", 16) << ", " << coord("q") << ", " << coord(CI, 8) << "] -> " << FA
             << "\n";
         out << "    " << d << " = spio.mma " << a << ", " << weights[r * p.s + s] << ", " << acc
             << " : " << FA << ", " << FB << ", " << FC << "\n";
@@ -242,24 +254,24 @@ void ConvWriter::compute() {
       }
     }
     out << "    spio.store_fragment " << acc << ", %y[%n, " << pAbs
-        << ", %q0, %wq, %k0, %wgk] bounds " << limitQ << ", " << limitK << " : " << FC << ", "
+        << ", %q0, %wq, %co0, %wgo] bounds " << limitQ << ", " << limitO << " : " << FC << ", "
         << yT << "[" << coord("n") << ", " << coord("p") << ", " << coord("q") << ", "
-        << coord("q", 16) << ", " << coord("k") << ", " << coord("k", 8) << "] bounds "
-        << coord("q") << ", " << coord("k") << "\n";
+        << coord("q", 16) << ", " << coord(CO) << ", " << coord(CO, 8) << "] bounds "
+        << coord("q") << ", " << coord(CO) << "\n";
     out << "    }\n";
   }
 }
 
 std::string ConvWriter::write() {
-  int64_t G = p.groups(), P = p.outH(), Qn = p.outW();
+  int64_t G = p.groups(), P = p.kernelOutH(), Qn = p.kernelOutW();
   auto str = [](int64_t v) { return std::to_string(v); };
-  xT = "!spio.tensor<[n: " + str(p.n) + ", h: " + str(p.h) + ", w: " + str(p.w) + ", c/8: " +
-       str(G) + "] x vector<8x" + T + ">, global>";
+  xT = "!spio.tensor<[n: " + str(p.n) + ", h: " + str(p.kernelInH()) + ", w: " +
+       str(p.kernelInW()) + ", " + CI + "/8: " + str(G) + "] x vector<8x" + T + ">, global>";
   wT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
        ", c/8: 1] x vector<8x" + T + ">, global>";
   // The bias, broadcast over the 16 rows of a fragment by a zero stride.
-  bT = "!spio.tensor<[q: 16:0, k: " + str(p.c) + "] x " + T + ", global>";
-  yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(P) + ", q: " + str(Qn) + ", k: " +
+  bT = "!spio.tensor<[q: 16:0, " + CO + ": " + str(p.c) + "] x " + T + ", global>";
+  yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(P) + ", q: " + str(Qn) + ", " + CO + ": " +
        str(p.c) + "] x " + T + ", global>";
   // Spread the 8 rows an ldmatrix reads (same group, consecutive q) over
   // the 8 16-byte bank slots.
@@ -267,31 +279,38 @@ std::string ConvWriter::write() {
                         : WG == 2 ? ", #spio.xor_swizzle<1, 0, 3>"
                         : WG == 4 ? ", #spio.xor_swizzle<2, 0, 3>"
                                   : ", #spio.xor_swizzle<3, 0, 3>";
-  sxT = "!spio.tensor<[r: " + str(p.r + c.rowsP - 1) + ", q: " + str(QT) + ", c/8: " + str(WG) +
-        "] x vector<8x" + T + ">, shared" + swizzle + ">";
+  sxT = "!spio.tensor<[r: " + str(p.r + c.rowsP - 1) + ", q: " + str(QT) + ", " + CI + "/8: " +
+        str(WG) + "] x vector<8x" + T + ">, shared" + swizzle + ">";
   swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
         ", c/8: 1] x vector<8x" + T + ">, shared>";
   LaunchShape grid = conv2dGw8LaunchShape(p, c);
   int64_t qTiles = ceilDiv(Qn, BQ);
 
-  out << "// spio conv2d-gw8 fprop: N=" << p.n << " C=" << p.c << " H=" << p.h << " W=" << p.w
+  std::string pass = dgrad ? "dgrad" : "fprop";
+  out << "// spio conv2d-gw8 " << pass << ": N=" << p.n << " C=" << p.c << " H=" << p.h << " W=" << p.w
       << " R=" << p.r << " S=" << p.s << " pad=" << p.padH << "," << p.padW
       << (p.bias ? " bias" : "") << " " << T << "\n";
   out << "module attributes {gpu.container_module} {\n  gpu.module @spio_conv {\n";
-  out << "  gpu.func @conv2d_gw8_fprop(%x: " << xT << ", %w: " << wT << ", %bias: " << bT
+  out << "  gpu.func @conv2d_gw8_" << pass << "(%x: " << xT << ", %w: " << wT << ", %bias: " << bT
       << ", %y: " << yT << ") kernel attributes {known_block_size = array<i32: " << c.threads()
       << ", 1, 1>} {\n";
   out << "    %sx = spio.alloc : " << sxT << "\n    %sw = spio.alloc : " << swT << "\n";
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
   out << "    %gt, %qt = spio.decompose %bx [" << grid.gridX / qTiles << ", " << qTiles << "] : "
-      << coord("c", 8 * WG) << ", " << coord("q", BQ) << "\n";
+      << coord(CI, 8 * WG) << ", " << coord("q", BQ) << "\n";
   out << "    %n, %pt = spio.decompose %by [" << p.n << ", " << ceilDiv(P, c.rowsP) << "] : "
       << coord("n") << ", " << coord("p", c.rowsP) << "\n";
   out << "    %p0 = spio.unfold %pt : " << coord("p", c.rowsP) << " to " << coord("p") << "\n";
   out << "    %q0 = spio.unfold %qt : " << coord("q", BQ) << " to " << coord("q") << "\n";
-  out << "    %g0 = spio.unfold %gt : " << coord("c", 8 * WG) << " to " << coord("c", 8) << "\n";
-  out << "    %gc = spio.unfold %gt : " << coord("c", 8 * WG) << " to " << coord("c") << "\n";
-  out << "    %k0 = spio.cast %gc : " << coord("c") << " to " << coord("k") << "\n";
+  // The block's first group, in input channels, output channels and
+  // weight rows.
+  out << "    %g0 = spio.unfold %gt : " << coord(CI, 8 * WG) << " to " << coord(CI, 8) << "\n";
+  out << "    %gci = spio.unfold %gt : " << coord(CI, 8 * WG) << " to " << coord(CI) << "\n";
+  out << "    %co0 = spio.cast %gci : " << coord(CI) << " to " << coord(CO) << "\n";
+  if (CI == "k")
+    out << "    %wk0 = spio.unfold %gt : " << coord(CI, 8 * WG) << " to " << coord("k") << "\n";
+  else
+    out << "    %wk0 = spio.cast %gci : " << coord(CI) << " to " << coord("k") << "\n";
   out << "    %tid = spio.linear_id thread\n    %warp = spio.linear_id warp\n";
   stageInput();
   stageWeights();
@@ -303,8 +322,7 @@ std::string ConvWriter::write() {
 
 } // namespace
 
-std::string conv2dGw8FpropSource(const Conv2dGw8Problem &problem,
-                                 const Conv2dGw8Config &config) {
+std::string conv2dGw8Source(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config) {
   return ConvWriter(problem, config).write();
 }
 

@@ -52,7 +52,8 @@ static cl::opt<int64_t> convStride("stride", cl::desc("conv2d-gw8: stride"), cl:
 static cl::opt<bool> convBias("bias", cl::desc("conv2d-gw8: add a bias"), cl::init(false));
 static cl::opt<int64_t> convRowsP("rows-p", cl::desc("conv2d-gw8: output rows per block (0: choose)"),
                                   cl::init(0));
-static cl::opt<std::string> convPass("pass", cl::desc("conv2d-gw8: fprop"), cl::init("fprop"));
+static cl::opt<std::string> convPass("pass", cl::desc("conv2d-gw8: fprop or dgrad"),
+                                     cl::init("fprop"));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",
@@ -436,13 +437,14 @@ int runGemm() {
   return runGemmKernel(**cuda, problem, config, compiled.ptx, info, params);
 }
 
-/// The grouped convolution (fprop): checked against a float64 reference on
+/// The grouped convolution (fprop or dgrad): checked against a float64 reference on
 /// sampled outputs (all of them for small problems), timed as GB/s of the
 /// ideal traffic (each input read once, each output written once).
 int runConv() {
-  if (convPass != "fprop")
-    fail("conv2d-gw8 pass '" + convPass + "' is not implemented yet; only fprop");
+  if (convPass != "fprop" && convPass != "dgrad")
+    fail("conv2d-gw8 pass '" + convPass + "' is not implemented yet; expected fprop or dgrad");
   Conv2dGw8Problem problem;
+  problem.pass = convPass == "dgrad" ? ConvPass::Dgrad : ConvPass::Fprop;
   problem.n = convN;
   problem.c = convC;
   problem.h = convH;
@@ -463,7 +465,7 @@ int runConv() {
     config.warpsG = warpsN;
   if (std::string err = checkConv2dGw8(problem, config); !err.empty())
     fail(err);
-  std::string source = conv2dGw8FpropSource(problem, config);
+  std::string source = conv2dGw8Source(problem, config);
   if (emitSpio) {
     llvm::outs() << source;
     return 0;
@@ -484,10 +486,10 @@ int runConv() {
     llvm::outs() << compiled.ptx;
     return 0;
   }
-  int64_t P = problem.outH(), Q = problem.outW(), C = problem.c;
-  llvm::outs() << llvm::format("conv2d-gw8 fprop N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
+  int64_t C = problem.c;
+  llvm::outs() << llvm::format("conv2d-gw8 %s N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
                                "pad=%lld,%lld%s %s: %s in %.2f ms\n",
-                               (long long)problem.n, (long long)C, (long long)problem.h,
+                               convPass.c_str(), (long long)problem.n, (long long)C, (long long)problem.h,
                                (long long)problem.w, (long long)problem.r, (long long)problem.s,
                                (long long)problem.padH, (long long)problem.padW,
                                problem.bias ? " bias" : "", dtypeName(problem.dtype),
@@ -508,8 +510,13 @@ int runConv() {
 
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  size_t nx = problem.n * problem.h * problem.w * C, nw = C * problem.r * problem.s * 8,
-         ny = problem.n * P * Q * C;
+  // The kernel reads `x` (x for fprop, dy for dgrad) and writes `y` (y, or dx).
+  int64_t inH = problem.kernelInH(), inW = problem.kernelInW();
+  int64_t outH = problem.kernelOutH(), outW = problem.kernelOutW();
+  int64_t kPadH = problem.kernelPadH(), kPadW = problem.kernelPadW();
+  bool dgrad = problem.pass == ConvPass::Dgrad;
+  size_t nx = problem.n * inH * inW * C, nw = C * problem.r * problem.s * 8,
+         ny = problem.n * outH * outW * C;
   HostMatrix x(problem.dtype, nx), w(problem.dtype, nw), bias(problem.dtype, C);
   for (size_t i = 0; i < nx; ++i)
     x.set(i, uniform(rng));
@@ -545,24 +552,31 @@ int runConv() {
     } else {
       for (int i = 0; i < 200000; ++i)
         points.push_back(rng() % ny);
-      for (int64_t q = 0; q < Q; ++q) // a whole output row of the last image
+      for (int64_t q = 0; q < outW; ++q) // a whole output row of the last image
         for (int64_t k = 0; k < C; ++k)
-          points.push_back((((problem.n - 1) * P + (P - 1)) * Q + q) * C + k);
+          points.push_back((((problem.n - 1) * outH + (outH - 1)) * outW + q) * C + k);
     }
     double u = unitRoundoff(problem.dtype), worst = 0;
     size_t bad = 0;
     for (size_t i : points) {
-      int64_t k = i % C, q = (i / C) % Q, pp = (i / C / Q) % P, nn = i / C / Q / P;
-      double sum = bias.values[k], magnitude = std::fabs(sum);
+      // Output channel o of pixel (pp, q); the kernel's taps, with dgrad's
+      // flipped, read the 8 channels of o's group.
+      int64_t o = i % C, q = (i / C) % outW, pp = (i / C / outW) % outH,
+              nn = i / C / outW / outH;
+      double sum = bias.values[o], magnitude = std::fabs(sum);
       for (int64_t r = 0; r < problem.r; ++r)
         for (int64_t s = 0; s < problem.s; ++s) {
-          int64_t h = pp + r - problem.padH, ww = q + s - problem.padW;
-          if (h < 0 || h >= problem.h || ww < 0 || ww >= problem.w)
+          int64_t h = pp + r - kPadH, ww = q + s - kPadW;
+          if (h < 0 || h >= inH || ww < 0 || ww >= inW)
             continue;
-          for (int64_t c8 = 0; c8 < 8; ++c8) {
-            double prod = double(x.values[((nn * problem.h + h) * problem.w + ww) * C +
-                                          8 * (k / 8) + c8]) *
-                          double(w.values[((k * problem.r + r) * problem.s + s) * 8 + c8]);
+          for (int64_t j = 0; j < 8; ++j) {
+            int64_t in = 8 * (o / 8) + j; // input channel of the kernel
+            // w[k, r, s, c]: fprop k = o, c = in; dgrad k = in, c = o, taps flipped.
+            int64_t weight = dgrad ? ((in * problem.r + (problem.r - 1 - r)) * problem.s +
+                                      (problem.s - 1 - s)) * 8 + o % 8
+                                   : ((o * problem.r + r) * problem.s + s) * 8 + j;
+            double prod = double(x.values[((nn * inH + h) * inW + ww) * C + in]) *
+                          double(w.values[weight]);
             sum += prod;
             magnitude += std::fabs(prod);
           }
@@ -571,8 +585,9 @@ int runConv() {
       double got = y.read(i), err = std::fabs(got - sum);
       if (!(err <= tolerance)) {
         if (bad < 5)
-          llvm::errs() << llvm::format("  y[n=%lld, p=%lld, q=%lld, k=%lld] = %g, expected %g\n",
-                                       (long long)nn, (long long)pp, (long long)q, (long long)k,
+          llvm::errs() << llvm::format("  output[n=%lld, row=%lld, col=%lld, ch=%lld] = %g, "
+                                       "expected %g\n",
+                                       (long long)nn, (long long)pp, (long long)q, (long long)o,
                                        got, sum);
         ++bad;
       }

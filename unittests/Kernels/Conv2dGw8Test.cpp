@@ -76,14 +76,30 @@ TEST(Conv2dGw8, GridCoversEveryOutput) {
 TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
   Conv2dGw8Problem p = layer(2, 32, 20, 3, 1);
   p.bias = true;
-  std::string source = conv2dGw8FpropSource(p, chooseConv2dGw8Config(p));
+  std::string source = conv2dGw8Source(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("%bias: !spio.tensor<[q: 16:0, k: 32] x f16, global>"),
             std::string::npos);
   EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [q, c]>"), std::string::npos);
   EXPECT_NE(source.find("spio.load_fragment %bias"), std::string::npos);
   p.bias = false;
-  EXPECT_EQ(conv2dGw8FpropSource(p, chooseConv2dGw8Config(p)).find("load_fragment"),
+  EXPECT_EQ(conv2dGw8Source(p, chooseConv2dGw8Config(p)).find("load_fragment"),
             std::string::npos);
+}
+
+TEST(Conv2dGw8, DgradRunsTheKernelOnDyWithFlippedTaps) {
+  Conv2dGw8Problem p = layer(2, 16, 10, 3, 0);
+  p.pass = ConvPass::Dgrad;
+  // dy is 8 x 8; dx is 10 x 10 with padding R - 1 - 0 = 2.
+  EXPECT_EQ(p.kernelInH(), 8);
+  EXPECT_EQ(p.kernelOutW(), 10);
+  EXPECT_EQ(p.kernelPadH(), 2);
+  std::string source = conv2dGw8Source(p, chooseConv2dGw8Config(p));
+  EXPECT_NE(source.find("gpu.func @conv2d_gw8_dgrad(%x: !spio.tensor<[n: 2, h: 8, w: 8, k/8: 2]"),
+            std::string::npos);
+  EXPECT_NE(source.find("transpose"), std::string::npos);
+  EXPECT_NE(source.find("!spio.fragment<B, m16n8k8, f16, [k, c]>"), std::string::npos);
+  p.bias = true;
+  EXPECT_NE(checkConv2dGw8(p, chooseConv2dGw8Config(p)).find("no bias"), std::string::npos);
 }
 
 } // namespace

@@ -26,6 +26,11 @@
 
 namespace spio::kernels {
 
+/// fprop computes y from x; dgrad computes dx from dy: the same kernel on
+/// dy with the taps flipped, the weights read transposed, and the padding
+/// R - 1 - padH (stride 1).
+enum class ConvPass { Fprop, Dgrad };
+
 struct Conv2dGw8Problem {
   int64_t n = 1, c = 64, h = 56, w = 56;
   int64_t r = 3, s = 3;
@@ -33,10 +38,19 @@ struct Conv2dGw8Problem {
   int64_t stride = 1;
   bool bias = false;
   DType dtype = DType::F16;
+  ConvPass pass = ConvPass::Fprop;
 
   int64_t groups() const { return c / 8; }
+  /// The convolution's output (y, or dy for dgrad) height and width.
   int64_t outH() const { return (h + 2 * padH - r) / stride + 1; }
   int64_t outW() const { return (w + 2 * padW - s) / stride + 1; }
+  /// What the kernel reads and writes: x -> y for fprop, dy -> dx for dgrad.
+  int64_t kernelInH() const { return pass == ConvPass::Fprop ? h : outH(); }
+  int64_t kernelInW() const { return pass == ConvPass::Fprop ? w : outW(); }
+  int64_t kernelOutH() const { return pass == ConvPass::Fprop ? outH() : h; }
+  int64_t kernelOutW() const { return pass == ConvPass::Fprop ? outW() : w; }
+  int64_t kernelPadH() const { return pass == ConvPass::Fprop ? padH : r - 1 - padH; }
+  int64_t kernelPadW() const { return pass == ConvPass::Fprop ? padW : s - 1 - padW; }
 };
 
 struct Conv2dGw8Config {
@@ -54,9 +68,9 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 /// Empty when the kernel can be built, else what is wrong.
 std::string checkConv2dGw8(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
-/// gpu.module @spio_conv holding gpu.func @conv2d_gw8_fprop(x, w, bias, y).
-std::string conv2dGw8FpropSource(const Conv2dGw8Problem &problem,
-                                 const Conv2dGw8Config &config);
+/// gpu.module @spio_conv holding gpu.func @conv2d_gw8_fprop(x, w, bias, y)
+/// or @conv2d_gw8_dgrad(dy, w, bias (unused), dx).
+std::string conv2dGw8Source(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &problem,
                                  const Conv2dGw8Config &config);
