@@ -2,7 +2,8 @@
 //
 // y[n, p, q, k] = bias[k] + sum_{r, s, c} x[n, p + r - padH, q + s - padW,
 // 8 * (k / 8) + c] * w[k, r, s, c], NHWC, C = K channels in groups of 8:
-// the forward pass (fprop) of a depthwise-like grouped convolution. Each
+// the forward pass (fprop) of a depthwise-like grouped convolution, and the
+// input gradient (dgrad), which is the same kernel on dy. Each
 // warp multiplies 16 output pixels by its group's 8 x 8 weights per tap with
 // mma.sync m16n8k8, reading the input through shared memory, where each
 // block stages the rowsP + R - 1 input rows its rowsP output rows need
