@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU tests of conv2d-gw8 fprop and dgrad: spio-jit --check (float64 reference on a
+"""GPU tests of conv2d-gw8 fprop (stride 1 and 2) and dgrad: spio-jit --check (float64 reference on a
 poisoned output, 10 bit-identical runs) over edge cases."""
 
 import argparse
@@ -24,6 +24,13 @@ CASES = [
     (2, 32, 12, 12, 1, 1, 0, 0, "--pass dgrad"),
     (4, 1248, 8, 8, 5, 5, 2, 2, "--pass dgrad"),
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass dgrad"),
+    (2, 32, 21, 20, 3, 3, 1, 1, "--stride 2"),
+    (2, 64, 56, 56, 3, 3, 1, 1, "--stride 2 --bias"),
+    (1, 24, 17, 33, 5, 5, 2, 2, "--stride 2 --dtype bf16"),
+    (2, 16, 14, 14, 7, 7, 3, 3, "--stride 2"),
+    (2, 16, 9, 9, 1, 1, 0, 0, "--stride 2"),
+    (2, 40, 15, 20, 3, 5, 0, 2, "--stride 2"),
+    (8, 1248, 16, 16, 5, 5, 2, 2, "--stride 2 --bias"),
 ]
 
 

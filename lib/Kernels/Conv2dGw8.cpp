@@ -18,8 +18,10 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   if (p.r < 1 || p.r > 7 || p.s < 1 || p.s > 7)
     return "kernel sizes R and S must be 1 to 7, got " + std::to_string(p.r) + "x" +
            std::to_string(p.s);
-  if (p.stride != 1)
-    return "only stride 1 is implemented for conv2d-gw8 so far";
+  if (p.stride != 1 && p.stride != 2)
+    return "conv2d-gw8 takes stride 1 or 2, got " + std::to_string(p.stride);
+  if (p.stride != 1 && p.pass == ConvPass::Dgrad)
+    return "dgrad supports stride 1 only so far";
   if (p.padH < 0 || p.padW < 0 || p.padH >= p.r || p.padW >= p.s)
     return "padding must be in [0, R) and [0, S)";
   if (p.outH() <= 0 || p.outW() <= 0)
@@ -70,7 +72,10 @@ public:
     CO = dgrad ? "c" : "k";
     BQ = 16 * c.warpsQ;
     WG = c.warpsG;
-    QT = ceilDiv(BQ + p.s - 1, 8) * 8;
+    // Staged columns: output columns q0 .. q0 + BQ - 1 plus the taps' reach;
+    // with stride 2 each staged q holds the two input columns 2q and 2q + 1.
+    QT = ceilDiv(BQ + (p.s - 1) / p.stride, 8) * 8;
+    rows = p.stride * (c.rowsP - 1) + p.r;
   }
 
   std::string write();
@@ -89,10 +94,19 @@ private:
   }
   /// `lhs op rhs` on coordinates of one type.
   std::string binary(const char *op, const std::string &lhs, const std::string &rhs,
-                     const std::string &type) {
+                     const std::string &type, std::string rhsType = "") {
     std::string name = fresh("v");
     out << "    " << name << " = spio." << op << " " << lhs << ", " << rhs << " : " << type
-        << ", " << type << "\n";
+        << ", " << (rhsType.empty() ? type : rhsType) << "\n";
+    return name;
+  }
+  /// The same index as a coordinate of another dimension or fold: where a
+  /// stride scales a position (input row 2p for output row p).
+  std::string reinterpret(const std::string &value, const std::string &from,
+                          const std::string &to) {
+    std::string index = fresh("i"), name = fresh("v");
+    out << "    " << index << " = spio.to_index " << value << " : " << from << "\n";
+    out << "    " << name << " = spio.from_index " << index << " : " << to << "\n";
     return name;
   }
   std::string cmp(const char *predicate, const std::string &lhs, const std::string &rhs,
@@ -128,7 +142,7 @@ private:
   const char *T;
   bool dgrad;
   std::string CI, CO;
-  int64_t BQ, WG, QT;
+  int64_t BQ, WG, QT, rows;
   std::ostringstream out;
   int n = 0;
   std::string xT, wT, bT, yT, sxT, swT;
@@ -144,35 +158,51 @@ std::string ConvWriter::linear(int64_t pass, int64_t count, std::string &valid) 
 }
 
 void ConvWriter::stageInput() {
-  int64_t rows = p.r + c.rowsP - 1;
-  int64_t count = rows * QT * WG;
+  bool strided = p.stride == 2;
+  int64_t count = rows * QT * (strided ? 2 : 1) * WG;
   std::string H = coord("h"), W = coord("w"), Q = coord("q"), G8 = coord(CI, 8);
   std::string padH = constant(p.kernelPadH(), "h"), padW = constant(p.kernelPadW(), "w");
   std::string zeroH = constant(0, "h"), zeroW = constant(0, "w");
   std::string limitH = constant(p.kernelInH(), "h"), limitW = constant(p.kernelInW(), "w");
   std::string limitC = constant(p.c, CI);
-  std::string ph = convert("cast", "%p0", coord("p"), H);
+  // The block's first input row: stride * p0, in steps of the stride.
+  std::string HS = coord("h", p.stride), WS = coord("w", p.stride);
+  std::string ph = strided ? reinterpret("%p0", coord("p"), HS) : convert("cast", "%p0", coord("p"), H);
   for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
     std::string valid;
     std::string lin = linear(pass, count, valid);
     out << "    scf.if " << valid << " {\n";
-    std::string rr = fresh("rr"), qq = fresh("qq"), gl = fresh("gl");
-    out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
-        << rows << ", " << QT << ", " << WG << "] : " << coord("r") << ", " << Q << ", " << G8
-        << "\n";
-    // Input row h = p0 + r - padH and column w = q0 + q - padW.
+    std::string rr = fresh("rr"), qq = fresh("qq"), wp = fresh("wp"), gl = fresh("gl");
+    if (strided)
+      out << "    " << rr << ", " << qq << ", " << wp << ", " << gl << " = spio.decompose " << lin
+          << " [" << rows << ", " << QT << ", 2, " << WG << "] : " << coord("r") << ", " << Q
+          << ", " << coord("wp") << ", " << G8 << "\n";
+    else
+      out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
+          << rows << ", " << QT << ", " << WG << "] : " << coord("r") << ", " << Q << ", " << G8
+          << "\n";
+    // Input row h = stride * p0 + r - padH and column
+    // w = stride * (q0 + q) + wp - padW.
     std::string rh = convert("cast", rr, coord("r"), H);
-    std::string h = binary("sub", binary("add", ph, rh, H), padH, H);
+    std::string h = binary("sub", binary("add", ph, rh, strided ? HS : H, H), padH, H);
     std::string qabs = binary("add", "%q0", qq, Q);
-    std::string w = binary("sub", convert("cast", qabs, Q, W), padW, W);
+    std::string w;
+    if (strided) {
+      std::string wq = reinterpret(qabs, Q, WS);
+      std::string wpw = convert("cast", wp, coord("wp"), W);
+      w = binary("sub", binary("add", wq, wpw, WS, W), padW, W);
+    } else {
+      w = binary("sub", convert("cast", qabs, Q, W), padW, W);
+    }
     std::string g = binary("add", "%g0", gl, G8);
     std::string ok = andi(andi(cmp("ge", h, zeroH, H), cmp("lt", h, limitH, H)),
                           andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W)));
     ok = andi(ok, cmp("lt", g, limitC, G8, coord(CI)));
-    out << "    spio.async_copy %x[%n, " << h << ", " << w << ", " << g << "] to %sx[" << rr
-        << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << xT << "["
-        << coord("n") << ", " << H << ", " << W << ", " << G8 << "] to " << sxT << "["
-        << coord("r") << ", " << Q << ", " << G8 << "]\n";
+    std::string dst = strided ? rr + ", " + qq + ", " + wp + ", " + gl : rr + ", " + qq + ", " + gl;
+    std::string dstTypes = coord("r") + ", " + Q + (strided ? ", " + coord("wp") : "") + ", " + G8;
+    out << "    spio.async_copy %x[%n, " << h << ", " << w << ", " << g << "] to %sx[" << dst
+        << "] in_bounds " << ok << " : " << xT << "[" << coord("n") << ", " << H << ", " << W
+        << ", " << G8 << "] to " << sxT << "[" << dstTypes << "]\n";
     out << "    }\n";
   }
 }
@@ -238,16 +268,21 @@ void ConvWriter::compute() {
     } else {
       out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
     }
-    std::string rowR = constant(row, "r");
+    // Output row p0 + row reads staged rows stride * row + r; output column
+    // q at tap s reads staged column q + s / stride (and, strided, the
+    // input column parity s % 2).
+    std::string rowR = constant(p.stride * row, "r");
     for (int64_t r = 0; r < p.r; ++r) {
       std::string rc = constant(r, "r");
       for (int64_t s = 0; s < p.s; ++s) {
-        std::string sq = constant(s, "q");
+        std::string sq = constant(s / p.stride, "q");
+        std::string parity = p.stride == 2 ? constant(s % 2, "wp") : "";
         std::string a = fresh("a"), d = fresh("d");
         out << "    " << a << " = spio.ldmatrix %sx[" << rowR << ", " << rc << ", %wq, " << sq
-            << ", %wg] : " << sxT << "[" << coord("r") << ", " << coord("r") << ", "
-            << coord("q", 16) << ", " << coord("q") << ", " << coord(CI, 8) << "] -> " << FA
-            << "\n";
+            << (parity.empty() ? "" : ", " + parity) << ", %wg] : " << sxT << "["
+            << coord("r") << ", " << coord("r") << ", " << coord("q", 16) << ", " << coord("q")
+            << (parity.empty() ? "" : ", " + coord("wp")) << ", " << coord(CI, 8) << "] -> "
+            << FA << "\n";
         out << "    " << d << " = spio.mma " << a << ", " << weights[r * p.s + s] << ", " << acc
             << " : " << FA << ", " << FB << ", " << FC << "\n";
         acc = d;
@@ -273,14 +308,18 @@ std::string ConvWriter::write() {
   bT = "!spio.tensor<[q: 16:0, " + CO + ": " + str(p.c) + "] x " + T + ", global>";
   yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(P) + ", q: " + str(Qn) + ", " + CO + ": " +
        str(p.c) + "] x " + T + ", global>";
-  // Spread the 8 rows an ldmatrix reads (same group, consecutive q) over
-  // the 8 16-byte bank slots.
-  std::string swizzle = WG == 1   ? ""
-                        : WG == 2 ? ", #spio.xor_swizzle<1, 0, 3>"
-                        : WG == 4 ? ", #spio.xor_swizzle<2, 0, 3>"
-                                  : ", #spio.xor_swizzle<3, 0, 3>";
-  sxT = "!spio.tensor<[r: " + str(p.r + c.rowsP - 1) + ", q: " + str(QT) + ", " + CI + "/8: " +
-        str(WG) + "] x vector<8x" + T + ">, shared" + swizzle + ">";
+  // Spread the 8 rows an ldmatrix reads (consecutive q, same parity and
+  // group) over the 8 16-byte bank slots: XOR the slot bits with q's.
+  int64_t perRow = p.stride * WG, shift = 0;
+  while ((int64_t(1) << shift) < perRow)
+    ++shift;
+  std::string swizzle = perRow == 1   ? ""
+                        : perRow == 2 ? ", #spio.xor_swizzle<1, 0, 3>"
+                        : perRow == 4 ? ", #spio.xor_swizzle<2, 0, 3>"
+                                      : ", #spio.xor_swizzle<3, 0, " + str(shift) + ">";
+  sxT = "!spio.tensor<[r: " + str(rows) + ", q: " + str(QT) +
+        (p.stride == 2 ? ", wp: 2" : "") + ", " + CI + "/8: " + str(WG) + "] x vector<8x" + T +
+        ">, shared" + swizzle + ">";
   swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
         ", c/8: 1] x vector<8x" + T + ">, shared>";
   LaunchShape grid = conv2dGw8LaunchShape(p, c);

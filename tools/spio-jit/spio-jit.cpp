@@ -566,7 +566,7 @@ int runConv() {
       double sum = bias.values[o], magnitude = std::fabs(sum);
       for (int64_t r = 0; r < problem.r; ++r)
         for (int64_t s = 0; s < problem.s; ++s) {
-          int64_t h = pp + r - kPadH, ww = q + s - kPadW;
+          int64_t h = pp * problem.stride + r - kPadH, ww = q * problem.stride + s - kPadW;
           if (h < 0 || h >= inH || ww < 0 || ww >= inW)
             continue;
           for (int64_t j = 0; j < 8; ++j) {

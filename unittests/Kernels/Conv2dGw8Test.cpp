@@ -35,7 +35,13 @@ TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
   EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 3, 3), c).find("padding"), std::string::npos);
   Conv2dGw8Problem strided = layer(2, 64, 56, 3, 1);
   strided.stride = 2;
+  EXPECT_EQ(checkConv2dGw8(strided, c), "");
+  EXPECT_EQ(strided.outH(), 28);
+  strided.stride = 3;
   EXPECT_NE(checkConv2dGw8(strided, c).find("stride"), std::string::npos);
+  strided.stride = 2;
+  strided.pass = ConvPass::Dgrad;
+  EXPECT_NE(checkConv2dGw8(strided, c).find("stride 1"), std::string::npos);
   Conv2dGw8Problem f32 = layer(2, 64, 56, 3, 1);
   f32.dtype = DType::F32;
   EXPECT_NE(checkConv2dGw8(f32, c), "");
