@@ -176,6 +176,39 @@ double unitRoundoff(DType dtype) {
   return 1;
 }
 
+/// Poisons `out` (every byte 0xff, a NaN in every float format), runs the
+/// kernel once and returns what it wrote.
+void runPoisoned(Cuda &gpu, DeviceBuffer &out, const std::function<Status()> &launch,
+                 std::vector<uint8_t> &bytes) {
+  orFail(out.fill32(0xffffffffu), "poisoning the output");
+  orFail(launch(), "launching the kernel");
+  orFail(gpu.synchronize(), "running the kernel");
+  orFail(out.download(bytes.data(), bytes.size()), "downloading the output");
+}
+
+/// Fails unless `repeats` - 1 more runs, each on a freshly poisoned output,
+/// write exactly `first`.
+void requireBitIdentical(Cuda &gpu, DeviceBuffer &out, const std::function<Status()> &launch,
+                         const std::vector<uint8_t> &first) {
+  std::vector<uint8_t> again(first.size());
+  for (int rep = 1; rep < repeats; ++rep) {
+    runPoisoned(gpu, out, launch, again);
+    if (again != first)
+      fail("run " + std::to_string(rep + 1) + " differs from run 1: not bit-identical");
+  }
+}
+
+/// Sorted milliseconds of `bench` event-timed runs after `warmup` untimed.
+std::vector<float> timeRuns(Cuda &gpu, const std::function<Status()> &launch) {
+  for (int i = 0; i < warmup; ++i)
+    orFail(launch(), "launching the kernel");
+  std::vector<float> times;
+  for (int i = 0; i < bench; ++i)
+    times.push_back(orFail(gpu.timeMs(launch), "timing the kernel"));
+  std::sort(times.begin(), times.end());
+  return times;
+}
+
 /// Runs a compiled GEMM kernel on fresh random inputs: checks it against a
 /// float64 reference (with --check) and times it (with --bench). `params`
 /// says where each operand is among the kernel's parameters.
@@ -236,11 +269,8 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   };
 
   if (check) {
-    orFail(dD.fill32(0xffffffffu), "poisoning D");
-    orFail(launch(), "launching the kernel");
-    orFail(gpu.synchronize(), "running the kernel");
     HostMatrix d(problem.output, m * n);
-    orFail(dD.download(d.bytes.data(), d.bytes.size()), "downloading D");
+    runPoisoned(gpu, dD, launch, d.bytes);
     // All elements for small problems; else sampled rows and columns,
     // always including the last (ragged) ones.
     std::vector<std::pair<size_t, size_t>> points;
@@ -291,27 +321,14 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
     if (bad)
       fail(std::to_string(bad) + " of " + std::to_string(points.size()) +
            " checked elements are wrong");
-    // Bit-identical repeats, each on a freshly poisoned output.
-    std::vector<uint8_t> again(d.bytes.size());
-    for (int rep = 1; rep < repeats; ++rep) {
-      orFail(dD.fill32(0xffffffffu), "poisoning D");
-      orFail(launch(), "launching the kernel");
-      orFail(dD.download(again.data(), again.size()), "downloading D");
-      if (again != d.bytes)
-        fail("run " + std::to_string(rep + 1) + " differs from run 1: not bit-identical");
-    }
+    requireBitIdentical(gpu, dD, launch, d.bytes);
     llvm::outs() << llvm::format("check: %zu elements within tolerance (max error / sum|a*b| = "
                                  "%.2e); %d runs bit-identical\n",
                                  points.size(), worst, std::max(1, int(repeats)));
   }
 
   if (bench > 0) {
-    for (int w = 0; w < warmup; ++w)
-      orFail(launch(), "launching the kernel");
-    std::vector<float> times;
-    for (int r = 0; r < bench; ++r)
-      times.push_back(orFail(gpu.timeMs(launch), "timing the kernel"));
-    std::sort(times.begin(), times.end());
+    std::vector<float> times = timeRuns(gpu, launch);
     float median = times[times.size() / 2];
     double tflops = 2.0 * double(m) * double(n) * double(k) / (median * 1e-3) / 1e12;
     llvm::outs() << llvm::format("bench: median %.4f ms over %d runs (min %.4f, max %.4f): "
@@ -539,11 +556,8 @@ int runConv() {
   };
 
   if (check) {
-    orFail(dY.fill32(0xffffffffu), "poisoning y");
-    orFail(launch(), "launching the kernel");
-    orFail(gpu.synchronize(), "running the kernel");
     HostMatrix y(problem.dtype, ny);
-    orFail(dY.download(y.bytes.data(), y.bytes.size()), "downloading y");
+    runPoisoned(gpu, dY, launch, y.bytes);
     size_t depth = problem.r * problem.s * 8;
     std::vector<size_t> points;
     if (ny * depth <= (size_t(1) << 30)) {
@@ -597,25 +611,13 @@ int runConv() {
     if (bad)
       fail(std::to_string(bad) + " of " + std::to_string(points.size()) +
            " checked outputs are wrong");
-    std::vector<uint8_t> again(y.bytes.size());
-    for (int rep = 1; rep < repeats; ++rep) {
-      orFail(dY.fill32(0xffffffffu), "poisoning y");
-      orFail(launch(), "launching the kernel");
-      orFail(dY.download(again.data(), again.size()), "downloading y");
-      if (again != y.bytes)
-        fail("run " + std::to_string(rep + 1) + " differs from run 1: not bit-identical");
-    }
+    requireBitIdentical(gpu, dY, launch, y.bytes);
     llvm::outs() << llvm::format("check: %zu outputs within tolerance (max error / sum|x*w| = "
                                  "%.2e); %d runs bit-identical\n",
                                  points.size(), worst, std::max(1, int(repeats)));
   }
   if (bench > 0) {
-    for (int i = 0; i < warmup; ++i)
-      orFail(launch(), "launching the kernel");
-    std::vector<float> times;
-    for (int i = 0; i < bench; ++i)
-      times.push_back(orFail(gpu.timeMs(launch), "timing the kernel"));
-    std::sort(times.begin(), times.end());
+    std::vector<float> times = timeRuns(gpu, launch);
     float median = times[times.size() / 2];
     double bytes = double(nx + nw + ny + (problem.bias ? C : 0)) * dtypeBytes(problem.dtype);
     llvm::outs() << llvm::format("bench: median %.4f ms over %d runs: %.1f GB/s\n", median,
