@@ -176,6 +176,38 @@ double unitRoundoff(DType dtype) {
   return 1;
 }
 
+/// A built-in workload's kernels, compiled through the cache.
+struct CompiledWorkload {
+  mlir::spio::CompiledModule module;
+  mlir::spio::CacheOutcome outcome;
+  double ms;
+};
+
+/// Compiles a workload's spio source, or prints it (--emit-spio) or its PTX
+/// (--emit-ptx) and returns nothing: then there is nothing to run.
+std::optional<CompiledWorkload> compileWorkload(const std::string &source, const char *name) {
+  if (emitSpio) {
+    llvm::outs() << source;
+    return std::nullopt;
+  }
+  mlir::spio::CompileOptions options;
+  options.chip = chip;
+  options.printIRAfterAll = printIRAfterAll;
+  CompiledWorkload result;
+  std::string error;
+  auto start = std::chrono::steady_clock::now();
+  if (!mlir::spio::compileToPTXCached(source, options, result.module, error, result.outcome,
+                                      !noDiskCache, std::string("spio-") + name + ".mlir"))
+    fail(std::string("compiling the ") + name + " kernel:\n" + error);
+  result.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (emitPTX) {
+    llvm::outs() << result.module.ptx;
+    return std::nullopt;
+  }
+  return result;
+}
+
 /// Poisons `out` (every byte 0xff, a NaN in every float format), runs the
 /// kernel once and returns what it wrote.
 void runPoisoned(Cuda &gpu, DeviceBuffer &out, const std::function<Status()> &launch,
@@ -412,27 +444,12 @@ int runGemm() {
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
-  std::string source = gemmSource(problem, config);
-  if (emitSpio) {
-    llvm::outs() << source;
+  std::optional<CompiledWorkload> built = compileWorkload(gemmSource(problem, config), "gemm");
+  if (!built)
     return 0;
-  }
-  mlir::spio::CompileOptions options;
-  options.chip = chip;
-  options.printIRAfterAll = printIRAfterAll;
-  mlir::spio::CompiledModule compiled;
-  std::string error;
-  auto start = std::chrono::steady_clock::now();
-  mlir::spio::CacheOutcome outcome;
-  if (!mlir::spio::compileToPTXCached(source, options, compiled, error, outcome, !noDiskCache,
-                                      "spio-gemm.mlir"))
-    fail("compiling the GEMM kernel:\n" + error);
-  double compileMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (emitPTX) {
-    llvm::outs() << compiled.ptx;
-    return 0;
-  }
+  const mlir::spio::CompiledModule &compiled = built->module;
+  mlir::spio::CacheOutcome outcome = built->outcome;
+  double compileMs = built->ms;
   const mlir::spio::CompiledKernel &info = compiled.kernels.front();
   llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, tile %lldx%lldx%lld "
                                "warps %lldx%lld stages %lld: %s in %.2f ms (%zu bytes PTX)\n",
@@ -482,27 +499,13 @@ int runConv() {
     config.warpsG = warpsN;
   if (std::string err = checkConv2dGw8(problem, config); !err.empty())
     fail(err);
-  std::string source = conv2dGw8Source(problem, config);
-  if (emitSpio) {
-    llvm::outs() << source;
+  std::optional<CompiledWorkload> built =
+      compileWorkload(conv2dGw8Source(problem, config), "conv2d-gw8");
+  if (!built)
     return 0;
-  }
-  mlir::spio::CompileOptions options;
-  options.chip = chip;
-  options.printIRAfterAll = printIRAfterAll;
-  mlir::spio::CompiledModule compiled;
-  std::string error;
-  mlir::spio::CacheOutcome outcome;
-  auto start = std::chrono::steady_clock::now();
-  if (!mlir::spio::compileToPTXCached(source, options, compiled, error, outcome, !noDiskCache,
-                                      "spio-conv2d-gw8.mlir"))
-    fail("compiling the conv2d-gw8 kernel:\n" + error);
-  double compileMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (emitPTX) {
-    llvm::outs() << compiled.ptx;
-    return 0;
-  }
+  const mlir::spio::CompiledModule &compiled = built->module;
+  mlir::spio::CacheOutcome outcome = built->outcome;
+  double compileMs = built->ms;
   int64_t C = problem.c;
   llvm::outs() << llvm::format("conv2d-gw8 %s N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
                                "pad=%lld,%lld%s %s: %s in %.2f ms\n",
