@@ -70,4 +70,18 @@ def SpioPipeline : Pass<"spio-pipeline", "::mlir::ModuleOp"> {
   ];
 }
 
+def SpioPrintLayouts : Pass<"spio-print-layouts", "::mlir::ModuleOp"> {
+  let summary = "Print the layout of every spio tensor type in the module";
+  let description = [{
+    A debugging aid for layouts and swizzles. For each distinct
+    `!spio.tensor` type, in order of first appearance, prints its entries
+    (dimension, fold, size, stride), the elements its storage spans, its
+    swizzle, and the element offset of every position of its two innermost
+    entries, swizzle applied, as a grid (rows: the second-innermost entry,
+    columns: the innermost), so bank patterns can be read off.
+
+    Needs nothing; changes nothing.
+  }];
+}
+
 #endif // SPIO_DIALECT_SPIO_TRANSFORMS_PASSES_TD
