@@ -22,7 +22,7 @@
 // CHECK-NEXT: k/8: size 2, stride 8
 // CHECK-NEXT: k: size 8, stride 3
 // CHECK-NEXT: storage: 30 elements of 4 bytes
-// CHECK-NEXT: offsets [k x k]:
+// CHECK-NEXT: offsets [k/8 x k]:
 // CHECK-NEXT:    0    3    6    9   12   15   18   21
 // CHECK-NEXT:    8   11   14   17   20   23   26   29
 func.func @f(%a: !spio.tensor<[k/8: 2, k: 8:3] x f32, global>) {

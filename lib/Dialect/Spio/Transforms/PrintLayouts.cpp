@@ -22,12 +22,15 @@ namespace {
 /// Grids larger than this are cut to their first rows and columns.
 constexpr int64_t kMaxGrid = 32;
 
+std::string entryName(const layout::DimEntry &e) {
+  return e.fold == 1 ? e.dim : e.dim + "/" + std::to_string(e.fold);
+}
+
 void printLayout(SpioTensorType type, llvm::raw_ostream &os) {
   layout::Layout layout = type.getLayout();
   os << "layout of " << type << "\n";
   for (const layout::DimEntry &e : layout.entries())
-    os << "  " << (e.fold == 1 ? e.dim : e.dim + "/" + std::to_string(e.fold))
-       << ": size " << e.size << ", stride " << e.stride << "\n";
+    os << "  " << entryName(e) << ": size " << e.size << ", stride " << e.stride << "\n";
   os << "  storage: " << layout.cosize() << " elements of " << type.getElementBytes()
      << " bytes";
   if (SwizzleAttrInterface swizzle = type.getSwizzle()) {
@@ -41,8 +44,8 @@ void printLayout(SpioTensorType type, llvm::raw_ostream &os) {
   const layout::DimEntry *outer = entries.size() > 1 ? &entries[entries.size() - 2] : nullptr;
   int64_t rows = outer ? std::min(outer->size, kMaxGrid) : 1;
   int64_t cols = std::min(inner.size, kMaxGrid);
-  os << "  offsets [" << (outer ? outer->dim : std::string("-")) << " x " << inner.dim
-     << "]:\n";
+  os << "  offsets [" << (outer ? entryName(*outer) : std::string("-")) << " x "
+     << entryName(inner) << "]:\n";
   for (int64_t r = 0; r < rows; ++r) {
     os << "   ";
     for (int64_t c = 0; c < cols; ++c) {
