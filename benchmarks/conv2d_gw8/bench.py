@@ -13,11 +13,13 @@ import argparse
 import math
 import os
 import re
-import subprocess
+import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from harness import spio_figure, time_ms  # noqa: E402
 
 
 def load_shapes(path):
@@ -41,21 +43,6 @@ def ideal_bytes(sh, pass_, dtype_bytes=2):
     elems = (sh["n"] * sh["h"] * sh["w"] * sh["c"] + sh["c"] * sh["r"] * sh["s"] * 8 +
              sh["n"] * p * q * sh["c"] + (sh["c"] if sh["bias"] and pass_ == "fprop" else 0))
     return elems * dtype_bytes
-
-
-def time_ms(fn, warmup, repeats):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def cudnn_ms(sh, pass_, warmup, repeats):
@@ -86,11 +73,7 @@ def spio_ms(jit, sh, pass_, warmup, repeats):
            "--stride", str(sh["stride"]), "--bench", str(repeats), "--warmup", str(warmup)]
     if sh["bias"] and pass_ == "fprop":
         cmd.append("--bias")
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    found = re.search(r"median ([0-9.]+) ms", run.stdout)
-    if run.returncode != 0 or not found:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{run.stdout}{run.stderr}")
-    return float(found.group(1))
+    return spio_figure(cmd, r"median ([0-9.]+) ms")
 
 
 def copy_bandwidth():

@@ -3,8 +3,11 @@
 poisoned output, 10 bit-identical runs) over edge cases."""
 
 import argparse
-import subprocess
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import run_check_cases  # noqa: E402
 
 CASES = [
     # n, c, h, w, r, s, pad_h, pad_w, extra
@@ -38,26 +41,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spio-jit", required=True)
     args = parser.parse_args()
-    rows, passed, failed = [], 0, 0
-    for n, c, h, w, r, s, ph, pw, extra in CASES:
-        cmd = [args.spio_jit, "--workload", "conv2d-gw8", "--batch", str(n), "--channels", str(c),
-               "--height", str(h), "--width", str(w), "--r", str(r), "--s", str(s),
-               "--pad-h", str(ph), "--pad-w", str(pw), "--check"] + extra.split()
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        ok = run.returncode == 0 and "check:" in run.stdout
-        passed += ok
-        failed += not ok
-        detail = [l for l in run.stdout.splitlines() if l.startswith("check:")]
-        rows.append((f"N{n} C{c} {h}x{w} {r}x{s} pad{ph},{pw} {extra}".strip(),
-                     "PASS" if ok else "FAIL",
-                     detail[0] if detail else (run.stderr.strip().splitlines() or ["?"])[-1]))
-        if not ok:
-            print(run.stdout + run.stderr, file=sys.stderr)
-    print("\n| case | result | detail |\n|---|---|---|")
-    for case, result, detail in rows:
-        print(f"| {case} | {result} | {detail} |")
-    print(f"\n{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    run_check_cases([
+        (f"N{n} C{c} {h}x{w} {r}x{s} pad{ph},{pw} {extra}".strip(),
+         [args.spio_jit, "--workload", "conv2d-gw8", "--batch", str(n), "--channels", str(c),
+          "--height", str(h), "--width", str(w), "--r", str(r), "--s", str(s),
+          "--pad-h", str(ph), "--pad-w", str(pw), "--check"] + extra.split())
+        for n, c, h, w, r, s, ph, pw, extra in CASES])
 
 
 if __name__ == "__main__":

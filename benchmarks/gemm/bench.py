@@ -7,10 +7,13 @@ in memory), as torch.matmul(a, b.t()); D in the input dtype.
 """
 
 import argparse
-import re
-import subprocess
+import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import spio_figure, time_ms  # noqa: E402
 
 SHAPES = [
     (8192, 8192, 8192),
@@ -27,29 +30,14 @@ def torch_tflops(m, n, k, dtype, warmup, repeats):
     torch.backends.cuda.matmul.allow_tf32 = False
     a = torch.randn(m, k, device="cuda", dtype=dtype)
     b = torch.randn(n, k, device="cuda", dtype=dtype)
-    for _ in range(warmup):
-        torch.matmul(a, b.t())
-    times = []
-    for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.matmul(a, b.t())
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
-    median = times[len(times) // 2]
+    median = time_ms(lambda: torch.matmul(a, b.t()), warmup, repeats)
     return 2.0 * m * n * k / (median * 1e-3) / 1e12
 
 
 def spio_tflops(jit, m, n, k, dtype, warmup, repeats):
     cmd = [jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
            "--dtype", dtype, "--bench", str(repeats), "--warmup", str(warmup)]
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    found = re.search(r"([0-9.]+) TFLOP/s", run.stdout)
-    if run.returncode != 0 or not found:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{run.stdout}{run.stderr}")
-    return float(found.group(1))
+    return spio_figure(cmd, r"([0-9.]+) TFLOP/s")
 
 
 def main():

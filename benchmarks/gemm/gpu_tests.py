@@ -7,8 +7,11 @@ every operand layout, every output dtype, beta != 0.
 """
 
 import argparse
-import subprocess
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import run_check_cases  # noqa: E402
 
 CASES = [
     # m, n, k, extra flags
@@ -37,25 +40,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spio-jit", required=True)
     args = parser.parse_args()
-    passed = failed = 0
-    rows = []
-    for m, n, k, extra in CASES:
-        cmd = [args.spio_jit, "--workload", "gemm", "--m", str(m), "--n", str(n),
-               "--k", str(k), "--check", "--seed", str(m * 7 + n * 3 + k)] + extra.split()
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        ok = run.returncode == 0 and "check:" in run.stdout
-        passed += ok
-        failed += not ok
-        detail = [l for l in run.stdout.splitlines() if l.startswith("check:")]
-        rows.append((f"{m}x{n}x{k} {extra}".strip(), "PASS" if ok else "FAIL",
-                     detail[0] if detail else (run.stderr.strip().splitlines() or ["?"])[-1]))
-        if not ok:
-            print(run.stdout + run.stderr, file=sys.stderr)
-    print("\n| case | result | detail |\n|---|---|---|")
-    for case, result, detail in rows:
-        print(f"| {case} | {result} | {detail} |")
-    print(f"\n{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    run_check_cases([
+        (f"{m}x{n}x{k} {extra}".strip(),
+         [args.spio_jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
+          "--check", "--seed", str(m * 7 + n * 3 + k)] + extra.split())
+        for m, n, k, extra in CASES])
 
 
 if __name__ == "__main__":

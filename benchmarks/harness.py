@@ -1,0 +1,58 @@
+"""Helpers shared by the benchmark and GPU-test scripts under benchmarks/."""
+
+import subprocess
+import sys
+
+
+def run_check_cases(cases):
+    """Runs each (label, spio-jit --check command) and prints a PASS/FAIL table.
+
+    Exits with status 1 when any case fails; a failing case's full output
+    goes to stderr.
+    """
+    passed = failed = 0
+    rows = []
+    for label, cmd in cases:
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        ok = run.returncode == 0 and "check:" in run.stdout
+        passed += ok
+        failed += not ok
+        detail = [l for l in run.stdout.splitlines() if l.startswith("check:")]
+        rows.append((label, "PASS" if ok else "FAIL",
+                     detail[0] if detail else (run.stderr.strip().splitlines() or ["?"])[-1]))
+        if not ok:
+            print(run.stdout + run.stderr, file=sys.stderr)
+    print("\n| case | result | detail |\n|---|---|---|")
+    for case, result, detail in rows:
+        print(f"| {case} | {result} | {detail} |")
+    print(f"\n{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+def spio_figure(cmd, pattern):
+    """Runs a spio-jit --bench command and returns the float `pattern` captures."""
+    import re
+
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    found = re.search(pattern, run.stdout)
+    if run.returncode != 0 or not found:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{run.stdout}{run.stderr}")
+    return float(found.group(1))
+
+
+def time_ms(fn, warmup, repeats):
+    """Median CUDA-event time of fn() in milliseconds, after warm-up calls."""
+    import torch
+
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    times.sort()
+    return times[len(times) // 2]
