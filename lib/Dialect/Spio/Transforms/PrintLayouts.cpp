@@ -42,10 +42,14 @@ void printLayout(SpioTensorType type, llvm::raw_ostream &os) {
   const std::vector<layout::DimEntry> &entries = layout.entries();
   const layout::DimEntry &inner = entries.back();
   const layout::DimEntry *outer = entries.size() > 1 ? &entries[entries.size() - 2] : nullptr;
-  int64_t rows = outer ? std::min(outer->size, kMaxGrid) : 1;
+  int64_t fullRows = outer ? outer->size : 1;
+  int64_t rows = std::min(fullRows, kMaxGrid);
   int64_t cols = std::min(inner.size, kMaxGrid);
   os << "  offsets [" << (outer ? entryName(*outer) : std::string("-")) << " x "
-     << entryName(inner) << "]:\n";
+     << entryName(inner) << "]";
+  if (rows < fullRows || cols < inner.size)
+    os << " (first " << rows << " x " << cols << " of " << fullRows << " x " << inner.size << ")";
+  os << ":\n";
   for (int64_t r = 0; r < rows; ++r) {
     os << "   ";
     for (int64_t c = 0; c < cols; ++c) {
@@ -65,7 +69,8 @@ struct SpioPrintLayouts : mlir::spio::impl::SpioPrintLayoutsBase<SpioPrintLayout
       if (auto tensor = dyn_cast<SpioTensorType>(type))
         types.insert(tensor);
     };
-    getOperation()->walk([&](Operation *op) {
+    // Pre-order, so a function's arguments come before the types in its body.
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       for (Type t : op->getResultTypes())
         collect(t);
       for (Region &region : op->getRegions())

@@ -78,7 +78,8 @@ def SpioPrintLayouts : Pass<"spio-print-layouts", "::mlir::ModuleOp"> {
     (dimension, fold, size, stride), the elements its storage spans, its
     swizzle, and the element offset of every position of its two innermost
     entries, swizzle applied, as a grid (rows: the second-innermost entry,
-    columns: the innermost), so bank patterns can be read off.
+    columns: the innermost), so bank patterns can be read off. Grids past
+    32 x 32 are cut to their first 32 rows and columns, and say so.
 
     Needs nothing; changes nothing.
   }];
