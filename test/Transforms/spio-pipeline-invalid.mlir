@@ -1,4 +1,7 @@
 // RUN: spio-opt %s -split-input-file --spio-pipeline -verify-diagnostics
+// RUN: not spio-opt %s -split-input-file --spio-pipeline=stages=-1 2>&1 | FileCheck %s --check-prefix=OPTION
+
+// OPTION: error: spio-pipeline: the stages option must be at least 0, got -1
 
 gpu.module @m {
   gpu.func @no_wait(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {

@@ -74,3 +74,47 @@ func.func private @config() attributes {config = #spio.gemm_config<block = [128,
 
 // expected-error @below {{gemm_config needs at least one stage, got 0}}
 func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 0>}
+
+// -----
+
+// expected-error @below {{gemm_config warps must be two positive counts [M, N]}}
+func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 0], stages = 4>}
+
+// -----
+
+// expected-error @below {{gemm_config raster groups must be positive, got 0}}
+func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4, raster = 0>}
+
+// -----
+
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+
+func.func @a_in_shared(%a: !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, shared>, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op A must be in global memory}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, shared>, !B -> !spio.tensor<[i: 256, j: 128] x f32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+
+func.func @d_integer(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x i32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op D must hold f16, bf16 or f32, got 'i32'}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !spio.tensor<[i: 256, j: 128] x i32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x f32, global>
+
+// The custom form cannot separate beta from C; the generic form can.
+func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op takes beta and C together}}
+  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>}> : (!A, !B, !D, f32, f32) -> ()
+  return
+}

@@ -3,6 +3,8 @@
 #include "spio/Dialect/Spio/IR/SpioDialect.h"
 #include "spio/Dialect/Spio/IR/SpioOps.h"
 
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
 using namespace mlir;
 using namespace mlir::spio;
 
@@ -28,4 +30,28 @@ Operation *SpioDialect::materializeConstant(OpBuilder &builder, Attribute value,
   if (intAttr.getType() == type && (type.isIndex() || type.isInteger(1)))
     return arith::ConstantOp::create(builder, loc, intAttr);
   return nullptr;
+}
+
+LogicalResult SpioDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  // getInt() is only defined for signless integers and index.
+  auto value = dyn_cast<IntegerAttr>(attr.getValue());
+  if (value && !value.getType().isSignlessIntOrIndex())
+    value = {};
+  if (name == "spio.stages") {
+    if (!isa<LoopLikeOpInterface>(op))
+      return op->emitOpError() << "carries spio.stages, but only loops are pipelined";
+    if (!value || value.getInt() < 1)
+      return op->emitOpError() << "spio.stages must be an integer of at least 1, got "
+                               << attr.getValue();
+    return success();
+  }
+  if (name == "spio.shared_memory_bytes") {
+    if (!value || value.getInt() < 0)
+      return op->emitOpError()
+             << "spio.shared_memory_bytes must be a non-negative integer, got " << attr.getValue();
+    return success();
+  }
+  return op->emitOpError() << "has unknown spio attribute '" << name
+                           << "' (known: spio.stages, spio.shared_memory_bytes)";
 }

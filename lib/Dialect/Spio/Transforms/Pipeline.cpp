@@ -248,19 +248,19 @@ struct SpioPipeline : mlir::spio::impl::SpioPipelineBase<SpioPipeline> {
   using SpioPipelineBase::SpioPipelineBase;
 
   void runOnOperation() override {
+    if (stages < 0) {
+      getOperation()->emitError() << "spio-pipeline: the stages option must be at least 0, got "
+                                  << int64_t(stages);
+      return signalPassFailure();
+    }
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) {
       if (loop->hasAttr("spio.stages"))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
-      int64_t n = stages;
-      if (n == 0)
-        n = loop->getAttrOfType<IntegerAttr>("spio.stages").getInt();
-      if (n < 1) {
-        loop.emitError() << "spio.stages must be at least 1, got " << n;
-        return signalPassFailure();
-      }
+      // The dialect verifier has checked that spio.stages is an integer >= 1.
+      int64_t n = stages ? stages : loop->getAttrOfType<IntegerAttr>("spio.stages").getInt();
       if (n == 1) {
         loop->removeAttr("spio.stages");
         continue;

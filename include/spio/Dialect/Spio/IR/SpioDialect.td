@@ -28,11 +28,17 @@ def Spio_Dialect : Dialect {
     coordinates and resolves them only at access, so carries between folds
     of one dimension are exact, and `spio.rebase` turns the accumulated
     coordinates into a plain offset.
+
+    Two discardable attributes belong to the dialect and are verified
+    wherever they appear: `spio.stages = N` (N >= 1) on a loop asks
+    `spio-pipeline` for N stages, and `spio.shared_memory_bytes` (>= 0) on
+    a kernel records the dynamic shared memory its launch needs.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();

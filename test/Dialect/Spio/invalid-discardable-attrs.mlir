@@ -1,0 +1,47 @@
+// RUN: spio-opt %s -split-input-file -verify-diagnostics
+
+func.func @stages_not_integer(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{'scf.for' op spio.stages must be an integer of at least 1, got "x"}}
+  scf.for %iv = %c0 to %n step %c1 {
+  } {spio.stages = "x"}
+  return
+}
+
+// -----
+
+func.func @stages_zero(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{'scf.for' op spio.stages must be an integer of at least 1, got 0 : i64}}
+  scf.for %iv = %c0 to %n step %c1 {
+  } {spio.stages = 0}
+  return
+}
+
+// -----
+
+func.func @stages_unsigned(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{'scf.for' op spio.stages must be an integer of at least 1, got 3 : ui8}}
+  scf.for %iv = %c0 to %n step %c1 {
+  } {spio.stages = 3 : ui8}
+  return
+}
+
+// -----
+
+// expected-error @below {{'func.func' op carries spio.stages, but only loops are pipelined}}
+func.func private @stages_not_loop() attributes {spio.stages = 2}
+
+// -----
+
+// expected-error @below {{'func.func' op spio.shared_memory_bytes must be a non-negative integer, got -16 : i64}}
+func.func private @negative_shared() attributes {spio.shared_memory_bytes = -16}
+
+// -----
+
+// expected-error @below {{'func.func' op has unknown spio attribute 'spio.stage' (known: spio.stages, spio.shared_memory_bytes)}}
+func.func private @misspelled() attributes {spio.stage = 2}
