@@ -59,6 +59,11 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     err = p.b == Layout::ColMajor ? aligned("B", "K", p.k) : aligned("B", "N", p.n);
   if (!err.empty())
     return err;
+  if (c.warpsM < 1 || c.warpsN < 1)
+    return "warp counts must be positive, got " + std::to_string(c.warpsM) + "x" +
+           std::to_string(c.warpsN);
+  if (c.raster < 1)
+    return "raster groups must be positive, got " + std::to_string(c.raster);
   if (c.blockK % 16 != 0 || c.blockM % (16 * c.warpsM) != 0 ||
       c.blockN % (8 * c.warpsN) != 0 || !isPowerOf2(c.blockM) ||
       !isPowerOf2(c.blockN) || !isPowerOf2(c.blockK))

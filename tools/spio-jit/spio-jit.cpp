@@ -629,15 +629,38 @@ int runConv() {
   return 0;
 }
 
+/// Fails when an option the chosen mode does not read was given, rather
+/// than running something other than what was asked for.
+void rejectOptions(const std::string &mode, std::initializer_list<const cl::Option *> options) {
+  for (const cl::Option *option : options)
+    if (option->getNumOccurrences())
+      fail("--" + option->ArgStr.str() + " does not apply to " + mode);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Spio JIT: compile and run kernels on the GPU\n");
-  if (!inputFile.empty())
+  const std::initializer_list<const cl::Option *> gemmOnly = {
+      &sizeM, &sizeN, &sizeK, &outDtype, &aLayout, &bLayout, &alpha,
+      &beta,  &blockM, &blockN, &blockK, &stages, &raster};
+  const std::initializer_list<const cl::Option *> convOnly = {
+      &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
+      &convRowsP, &convPass};
+  if (!inputFile.empty()) {
+    // The file fixes the workload, its shapes and its configs.
+    std::string mode = "a kernel file";
+    rejectOptions(mode, gemmOnly);
+    rejectOptions(mode, convOnly);
+    rejectOptions(mode, {&workload, &dtype, &warpsM, &warpsN, &emitSpio});
     return runFile();
-  if (workload == "conv2d-gw8")
+  }
+  if (workload == "conv2d-gw8") {
+    rejectOptions("--workload conv2d-gw8", gemmOnly);
     return runConv();
+  }
   if (workload != "gemm")
     fail("unknown workload '" + workload + "'; expected gemm or conv2d-gw8");
+  rejectOptions("--workload gemm", convOnly);
   return runGemm();
 }

@@ -55,6 +55,18 @@ TEST(GemmCheck, RejectsTilesThatDoNotDivide) {
   EXPECT_NE(checkGemm(problem(256, 256, 256), c).find("stage"), std::string::npos);
 }
 
+TEST(GemmCheck, RejectsNonPositiveWarpsAndRaster) {
+  GemmConfig c;
+  c.warpsM = 0; // would divide by zero in the tile check
+  EXPECT_EQ(checkGemm(problem(256, 256, 256), c), "warp counts must be positive, got 0x2");
+  c = GemmConfig();
+  c.warpsN = -2;
+  EXPECT_EQ(checkGemm(problem(256, 256, 256), c), "warp counts must be positive, got 2x-2");
+  c = GemmConfig();
+  c.raster = -1;
+  EXPECT_EQ(checkGemm(problem(256, 256, 256), c), "raster groups must be positive, got -1");
+}
+
 TEST(GemmConfigChoice, LargeTilesWhenTheyFillTheGpu) {
   GemmConfig c = chooseGemmConfig(problem(4096, 4096, 4096), 132);
   EXPECT_EQ(c.blockM, 128);
