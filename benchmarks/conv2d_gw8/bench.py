@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Grouped conv2d (group width 8) fprop: spio against cuDNN in one run.
+"""Grouped conv2d (group width 8) fprop, dgrad and wgrad: spio against cuDNN in one run.
 
 Shapes: the 81 layers of layer-shapes.dat (collected by spio from public
 models) and the ConvFirst layer. cuDNN through torch.nn.functional.conv2d
-on channels_last fp16 with cudnn.benchmark=True. Both timed with CUDA
+on channels_last fp16 with cudnn.benchmark=True, and
+aten.convolution_backward for dgrad (dx only) and wgrad (dw only). Both timed with CUDA
 events, median of the timed runs after warm-up, on fresh random inputs.
 Effective bandwidth = ideal bytes (input, weights and bias read once, output
 written once) / time; also as a fraction of the measured copy bandwidth.
@@ -60,9 +61,10 @@ def cudnn_ms(sh, pass_, warmup, repeats):
         y = torch.nn.functional.conv2d(x, w, None, stride=sh["stride"],
                                        padding=(sh["ph"], sh["pw"]), groups=groups)
         dy = torch.randn_like(y).contiguous(memory_format=torch.channels_last)
+        mask = [pass_ == "dgrad", pass_ == "wgrad", False]
         fn = lambda: torch.ops.aten.convolution_backward(
             dy, x, w, None, [sh["stride"]] * 2, [sh["ph"], sh["pw"]], [1, 1], False, [0, 0],
-            groups, [True, False, False])
+            groups, mask)
     return time_ms(fn, warmup, repeats)
 
 
@@ -89,7 +91,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--limit", type=int, default=0, help="first N shapes only")
-    parser.add_argument("--passes", default="fprop,dgrad")
+    parser.add_argument("--passes", default="fprop,dgrad,wgrad")
     args = parser.parse_args()
     shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1)]
     shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))

@@ -10,6 +10,48 @@ namespace spio::kernels {
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+const char *convPassName(ConvPass pass) {
+  switch (pass) {
+  case ConvPass::Fprop:
+    return "fprop";
+  case ConvPass::Dgrad:
+    return "dgrad";
+  case ConvPass::Wgrad:
+    return "wgrad";
+  }
+  return "?";
+}
+
+namespace {
+
+/// wgrad walks dy in bands of rowsP rows by 16 * warpsQ columns; each
+/// block (one per group tile and chunk) reduces a contiguous range of them.
+struct WgradGrid {
+  int64_t qTiles, bands, bandsPerChunk, chunks, groupTiles;
+};
+
+/// Blocks the wgrad kernel aims for when the config leaves chunks to it:
+/// four per multiprocessor of an H100/H200, so that one block's copies
+/// overlap another's mma.
+constexpr int64_t kWgradTargetBlocks = 4 * 132;
+
+WgradGrid wgradGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  WgradGrid g;
+  g.qTiles = ceilDiv(p.outW(), 16 * c.warpsQ);
+  g.bands = p.n * ceilDiv(p.outH(), c.rowsP) * g.qTiles;
+  g.groupTiles = ceilDiv(p.groups(), c.warpsG);
+  int64_t want = c.chunks ? c.chunks : ceilDiv(kWgradTargetBlocks, g.groupTiles);
+  g.bandsPerChunk = ceilDiv(g.bands, std::min(want, g.bands));
+  g.chunks = ceilDiv(g.bands, g.bandsPerChunk);
+  return g;
+}
+
+/// wgrad pairs the taps along S (one mma covers taps s and s + 1), so the
+/// partial sums hold an even number of taps.
+int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
+
+} // namespace
+
 std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.n <= 0 || p.c <= 0 || p.h <= 0 || p.w <= 0)
     return "conv2d sizes must be positive";
@@ -26,14 +68,16 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "padding must be in [0, R) and [0, S)";
   if (p.outH() <= 0 || p.outW() <= 0)
     return "the output is empty";
-  if (p.pass == ConvPass::Dgrad && p.bias)
-    return "dgrad takes no bias";
+  if (p.pass != ConvPass::Fprop && p.bias)
+    return std::string(convPassName(p.pass)) + " takes no bias";
+  if (p.pass != ConvPass::Wgrad && p.wgradF32)
+    return "only wgrad writes f32 weights";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
   if (c.warpsG < 1 || c.warpsG > 8 || (c.warpsG & (c.warpsG - 1)) != 0)
     return "warps along groups must be 1, 2, 4 or 8";
-  if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1)
-    return "bad warp or row counts";
+  if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0)
+    return "bad warp, row or chunk counts";
   return {};
 }
 
@@ -46,13 +90,38 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // Taller blocks re-read fewer halo rows; swept on an H200, 8 rows beat 4
   // everywhere and 16 beat 8 on outputs of 32 rows and more.
   c.rowsP = p.kernelOutH() >= 32 ? 16 : 8;
+  // wgrad keeps its partial sums in registers across bands, so rows per
+  // band only trade staging overhead for shared memory.
+  if (p.pass == ConvPass::Wgrad)
+    c.rowsP = p.stride == 2 ? 4 : 8;
   return c;
 }
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (p.pass == ConvPass::Wgrad) {
+    WgradGrid g = wgradGrid(p, c);
+    return {g.groupTiles, g.chunks, c.threads()};
+  }
   int64_t qTiles = ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
   int64_t gTiles = ceilDiv(p.groups(), c.warpsG);
   return {qTiles * gTiles, p.n * ceilDiv(p.kernelOutH(), c.rowsP), c.threads()};
+}
+
+/// One thread per dw element.
+constexpr int64_t kReduceThreads = 256;
+
+LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &p) {
+  return {ceilDiv(p.c * p.r * p.s * 8, kReduceThreads), 1, kReduceThreads};
+}
+
+int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return wgradGrid(p, c).chunks * c.warpsQ;
+}
+
+int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (p.pass != ConvPass::Wgrad)
+    return 0;
+  return conv2dGw8WgradPartials(p, c) * p.c * p.r * pairedS(p) * 8 * 4;
 }
 
 namespace {
@@ -72,13 +141,16 @@ public:
     CO = dgrad ? "c" : "k";
     BQ = 16 * c.warpsQ;
     WG = c.warpsG;
-    // Staged columns: output columns q0 .. q0 + BQ - 1 plus the taps' reach;
-    // with stride 2 each staged q holds the two input columns 2q and 2q + 1.
-    QT = ceilDiv(BQ + (p.s - 1) / p.stride, 8) * 8;
+    // Staged columns: output columns q0 .. q0 + BQ - 1 plus the taps' reach
+    // (wgrad's last tap pair may reach one past S); with stride 2 each
+    // staged q holds the two input columns 2q and 2q + 1.
+    int64_t taps = p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
+    QT = ceilDiv(BQ + (taps - 1) / p.stride, 8) * 8;
     rows = p.stride * (c.rowsP - 1) + p.r;
   }
 
   std::string write();
+  std::string writeWgrad();
 
 private:
   std::string fresh(const std::string &prefix) { return "%" + prefix + std::to_string(n++); }
@@ -136,6 +208,12 @@ private:
   void stageInput();
   void stageWeights();
   void compute();
+  /// wgrad: dy's band into shared memory; the band's mma into the partial
+  /// sums `accs`; the reduction of the partials into dw.
+  void stageGradient();
+  void computeWgrad(std::vector<std::string> &accs);
+  void writeWgradReduce();
+  std::string swizzleFor(int64_t perRow) const;
 
   const Conv2dGw8Problem &p;
   const Conv2dGw8Config &c;
@@ -145,7 +223,8 @@ private:
   int64_t BQ, WG, QT, rows;
   std::ostringstream out;
   int n = 0;
-  std::string xT, wT, bT, yT, sxT, swT;
+  std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
+  WgradGrid grid{};
 };
 
 std::string ConvWriter::linear(int64_t pass, int64_t count, std::string &valid) {
@@ -297,7 +376,22 @@ void ConvWriter::compute() {
   }
 }
 
+/// Spreads the 8 rows an ldmatrix reads (consecutive q, same parity and
+/// group, `perRow` 16-byte elements apart) over the 8 16-byte bank slots:
+/// XOR the slot bits with q's.
+std::string ConvWriter::swizzleFor(int64_t perRow) const {
+  int64_t shift = 0;
+  while ((int64_t(1) << shift) < perRow)
+    ++shift;
+  return perRow == 1   ? ""
+         : perRow == 2 ? ", #spio.xor_swizzle<1, 0, 3>"
+         : perRow == 4 ? ", #spio.xor_swizzle<2, 0, 3>"
+                       : ", #spio.xor_swizzle<3, 0, " + std::to_string(shift) + ">";
+}
+
 std::string ConvWriter::write() {
+  if (p.pass == ConvPass::Wgrad)
+    return writeWgrad();
   int64_t G = p.groups(), P = p.kernelOutH(), Qn = p.kernelOutW();
   auto str = [](int64_t v) { return std::to_string(v); };
   xT = "!spio.tensor<[n: " + str(p.n) + ", h: " + str(p.kernelInH()) + ", w: " +
@@ -308,24 +402,15 @@ std::string ConvWriter::write() {
   bT = "!spio.tensor<[q: 16:0, " + CO + ": " + str(p.c) + "] x " + T + ", global>";
   yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(P) + ", q: " + str(Qn) + ", " + CO + ": " +
        str(p.c) + "] x " + T + ", global>";
-  // Spread the 8 rows an ldmatrix reads (consecutive q, same parity and
-  // group) over the 8 16-byte bank slots: XOR the slot bits with q's.
-  int64_t perRow = p.stride * WG, shift = 0;
-  while ((int64_t(1) << shift) < perRow)
-    ++shift;
-  std::string swizzle = perRow == 1   ? ""
-                        : perRow == 2 ? ", #spio.xor_swizzle<1, 0, 3>"
-                        : perRow == 4 ? ", #spio.xor_swizzle<2, 0, 3>"
-                                      : ", #spio.xor_swizzle<3, 0, " + str(shift) + ">";
   sxT = "!spio.tensor<[r: " + str(rows) + ", q: " + str(QT) +
         (p.stride == 2 ? ", wp: 2" : "") + ", " + CI + "/8: " + str(WG) + "] x vector<8x" + T +
-        ">, shared" + swizzle + ">";
+        ">, shared" + swizzleFor(p.stride * WG) + ">";
   swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
         ", c/8: 1] x vector<8x" + T + ">, shared>";
   LaunchShape grid = conv2dGw8LaunchShape(p, c);
   int64_t qTiles = ceilDiv(Qn, BQ);
 
-  std::string pass = dgrad ? "dgrad" : "fprop";
+  std::string pass = convPassName(p.pass);
   out << "// spio conv2d-gw8 " << pass << ": N=" << p.n << " C=" << p.c << " H=" << p.h << " W=" << p.w
       << " R=" << p.r << " S=" << p.s << " pad=" << p.padH << "," << p.padW
       << (p.bias ? " bias" : "") << " " << T << "\n";
@@ -357,6 +442,212 @@ std::string ConvWriter::write() {
   compute();
   out << "    gpu.return\n  }\n  }\n}\n";
   return out.str();
+}
+
+void ConvWriter::stageGradient() {
+  int64_t count = c.rowsP * BQ * WG;
+  std::string P = coord("p"), Q = coord("q"), G8 = coord("k", 8);
+  std::string limitP = constant(p.outH(), "p"), limitQ = constant(p.outW(), "q");
+  std::string limitK = constant(p.c, "k");
+  for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
+    std::string valid;
+    std::string lin = linear(pass, count, valid);
+    out << "    scf.if " << valid << " {\n";
+    std::string rr = fresh("rr"), qq = fresh("qq"), gl = fresh("gl");
+    out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
+        << c.rowsP << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
+    std::string pAbs = binary("add", "%p0", rr, P), qAbs = binary("add", "%q0", qq, Q);
+    std::string g = binary("add", "%gk0", gl, G8);
+    std::string ok = andi(andi(cmp("lt", pAbs, limitP, P), cmp("lt", qAbs, limitQ, Q)),
+                          cmp("lt", g, limitK, G8, coord("k")));
+    out << "    spio.async_copy %dy[%n, " << pAbs << ", " << qAbs << ", " << g << "] to %sdy["
+        << rr << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << dyT << "["
+        << coord("n") << ", " << P << ", " << Q << ", " << G8 << "] to " << sdyT << "[" << P
+        << ", " << Q << ", " << G8 << "]\n";
+    out << "    }\n";
+  }
+}
+
+void ConvWriter::computeWgrad(std::vector<std::string> &accs) {
+  // dw's tap pair (s, s + 1) times 8 channels is one 16-row A fragment:
+  // the `sc` dimension (8 * s + c) of the staged x, whose `sc/8` entry
+  // steps one tap (one staged column, or one parity with stride 2).
+  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, q]>";
+  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [q, k]>";
+  std::string FC = "!spio.fragment<C, m16n8k8, f32, [sc, k]>";
+  int64_t pairs = pairedS(p) / 2;
+  std::string sxIndex = coord("r") + ", " + coord("r") + ", " + coord("q", 16) + ", " +
+                        coord("q") + (p.stride == 2 ? ", " + coord("wp") : "") + ", " +
+                        coord("c", 8);
+  for (int64_t row = 0; row < c.rowsP; ++row) {
+    // dy row p0 + row meets staged x rows stride * row + r.
+    std::string rowP = constant(row, "p"), rowR = constant(p.stride * row, "r");
+    for (int64_t half = 0; half < 2; ++half) {
+      // 8 pixels of the warp's 16 columns: the mma's reduction.
+      std::string qh = constant(8 * half, "q"), b = fresh("b");
+      out << "    " << b << " = spio.ldmatrix %sdy[" << rowP << ", %wq, " << qh
+          << ", %wgk] transpose : " << sdyT << "[" << coord("p") << ", " << coord("q", 16)
+          << ", " << coord("q") << ", " << coord("k", 8) << "] -> " << FB << "\n";
+      for (int64_t r = 0; r < p.r; ++r) {
+        std::string rc = constant(r, "r");
+        for (int64_t pair = 0; pair < pairs; ++pair) {
+          // Tap s = 2 * pair reads staged column q + s / stride (parity 0).
+          int64_t s0 = 2 * pair;
+          std::string sq = constant(8 * half + s0 / p.stride, "q");
+          std::string parity = p.stride == 2 ? ", " + constant(0, "wp") : "";
+          std::string a = fresh("a"), d = fresh("d");
+          out << "    " << a << " = spio.ldmatrix %sx[" << rowR << ", " << rc << ", %wq, " << sq
+              << parity << ", %wg] transpose : " << sxT << "[" << sxIndex << "] -> " << FA
+              << "\n";
+          std::string &acc = accs[r * pairs + pair];
+          out << "    " << d << " = spio.mma " << a << ", " << b << ", " << acc << " : " << FA
+              << ", " << FB << ", " << FC << "\n";
+          acc = d;
+        }
+      }
+    }
+  }
+}
+
+std::string ConvWriter::writeWgrad() {
+  auto str = [](int64_t v) { return std::to_string(v); };
+  grid = wgradGrid(p, c);
+  int64_t G = p.groups(), S2 = pairedS(p), pairs = S2 / 2;
+  int64_t parts = grid.chunks * c.warpsQ;
+  xT = "!spio.tensor<[n: " + str(p.n) + ", h: " + str(p.h) + ", w: " + str(p.w) +
+       ", c/8: " + str(G) + "] x vector<8x" + T + ">, global>";
+  dyT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.outH()) + ", q: " + str(p.outW()) +
+        ", k/8: " + str(G) + "] x vector<8x" + T + ">, global>";
+  // Staged x, with explicit strides: the `sc/8` entry aliases the next tap's
+  // column (stride 1) or parity (stride 2), so it never addresses new
+  // storage; copies write sc/8 = 0.
+  int64_t perQ = p.stride * WG;
+  sxT = "!spio.tensor<[r: " + str(rows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
+        str(perQ) + (p.stride == 2 ? ", wp: 2:" + str(WG) : "") + ", sc/8: 2:" + str(WG) +
+        ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
+  sdyT = "!spio.tensor<[p: " + str(c.rowsP) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
+         "] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+  wsT = "!spio.tensor<[part: " + str(parts) + ", k: " + str(p.c) + ", r: " + str(p.r) +
+        ", sc/8: " + str(S2) + ", sc: 8] x f32, global>";
+  std::string FC = "!spio.fragment<C, m16n8k8, f32, [sc, k]>";
+
+  out << "// spio conv2d-gw8 wgrad: N=" << p.n << " C=" << p.c << " H=" << p.h << " W=" << p.w
+      << " R=" << p.r << " S=" << p.s << " pad=" << p.padH << "," << p.padW
+      << " stride=" << p.stride << " " << T << (p.wgradF32 ? " -> f32" : "") << "\n";
+  out << "module attributes {gpu.container_module} {\n  gpu.module @spio_conv {\n";
+  out << "  gpu.func @conv2d_gw8_wgrad(%x: " << xT << ", %dy: " << dyT << ", %ws: " << wsT
+      << ") kernel attributes {known_block_size = array<i32: " << c.threads() << ", 1, 1>} {\n";
+  out << "    %sx = spio.alloc : " << sxT << "\n    %sdy = spio.alloc : " << sdyT << "\n";
+  std::string GT = coord("c", 8 * WG);
+  out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
+  out << "    %gt = spio.from_index %bx : " << GT << "\n";
+  out << "    %g0 = spio.unfold %gt : " << GT << " to " << coord("c", 8) << "\n";
+  out << "    %gkt = spio.cast %gt : " << GT << " to " << coord("k", 8 * WG) << "\n";
+  out << "    %gk0 = spio.unfold %gkt : " << coord("k", 8 * WG) << " to " << coord("k", 8) << "\n";
+  out << "    %k0 = spio.unfold %gkt : " << coord("k", 8 * WG) << " to " << coord("k") << "\n";
+  out << "    %tid = spio.linear_id thread\n    %warp = spio.linear_id warp\n";
+  out << "    %wg, %wq = spio.decompose %warp [" << WG << ", " << c.warpsQ << "] : "
+      << coord("c", 8) << ", " << coord("q", 16) << "\n";
+  out << "    %wgk = spio.cast %wg : " << coord("c", 8) << " to " << coord("k", 8) << "\n";
+  // This block's bands: [by * perChunk, min((by + 1) * perChunk, bands)).
+  std::string perChunk = index(grid.bandsPerChunk), total = index(grid.bands);
+  out << "    %band0 = arith.muli %by, " << perChunk << " : index\n";
+  out << "    %bandEnd = arith.addi %band0, " << perChunk << " : index\n";
+  out << "    %band1 = arith.minui %bandEnd, " << total << " : index\n";
+  std::string one = index(1);
+  out << "    %zero = arith.constant 0.0 : f32\n";
+  std::vector<std::string> inits, accs;
+  for (int64_t i = 0; i < p.r * pairs; ++i) {
+    inits.push_back(fresh("init"));
+    out << "    " << inits.back() << " = spio.fill %zero : " << FC << "\n";
+    accs.push_back("%acc" + str(i));
+  }
+  out << "    %sums:" << accs.size() << " = scf.for %band = %band0 to %band1 step " << one
+      << " iter_args(";
+  for (size_t i = 0; i < accs.size(); ++i)
+    out << (i ? ", " : "") << accs[i] << " = " << inits[i];
+  out << ") -> (";
+  for (size_t i = 0; i < accs.size(); ++i)
+    out << (i ? ", " : "") << FC;
+  out << ") {\n";
+  out << "    %n, %pt, %qt = spio.decompose %band [" << p.n << ", "
+      << ceilDiv(p.outH(), c.rowsP) << ", " << grid.qTiles << "] : " << coord("n") << ", "
+      << coord("p", c.rowsP) << ", " << coord("q", BQ) << "\n";
+  out << "    %p0 = spio.unfold %pt : " << coord("p", c.rowsP) << " to " << coord("p") << "\n";
+  out << "    %q0 = spio.unfold %qt : " << coord("q", BQ) << " to " << coord("q") << "\n";
+  stageInput();
+  stageGradient();
+  out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
+  computeWgrad(accs);
+  out << "    gpu.barrier\n    scf.yield ";
+  for (size_t i = 0; i < accs.size(); ++i)
+    out << (i ? ", " : "") << accs[i];
+  out << " : ";
+  for (size_t i = 0; i < accs.size(); ++i)
+    out << (i ? ", " : "") << FC;
+  out << "\n    }\n";
+  // Each warp writes its partial sums: part = chunk * warpsQ + wq.
+  std::string warpsQ = index(c.warpsQ);
+  out << "    %wqi = spio.to_index %wq : " << coord("q", 16) << "\n";
+  out << "    %partBase = arith.muli %by, " << warpsQ << " : index\n";
+  out << "    %parti = arith.addi %partBase, %wqi : index\n";
+  out << "    %part = spio.from_index %parti : " << coord("part") << "\n";
+  std::string limitSC = constant(8 * S2, "sc"), limitK = constant(p.c, "k");
+  for (int64_t r = 0; r < p.r; ++r) {
+    std::string rc = constant(r, "r");
+    for (int64_t pair = 0; pair < pairs; ++pair) {
+      std::string tap = constant(2 * pair, "sc", 8);
+      out << "    spio.store_fragment %sums#" << r * pairs + pair << ", %ws[%part, %k0, %wgk, "
+          << rc << ", " << tap << "] bounds " << limitSC << ", " << limitK << " : " << FC << ", "
+          << wsT << "[" << coord("part") << ", " << coord("k") << ", " << coord("k", 8) << ", "
+          << coord("r") << ", " << coord("sc", 8) << "] bounds " << coord("sc") << ", "
+          << coord("k") << "\n";
+    }
+  }
+  out << "    gpu.return\n  }\n";
+  writeWgradReduce();
+  out << "  }\n}\n";
+  return out.str();
+}
+
+/// dw[k, r, s, c] = the sum over the partials, in order: one thread each.
+void ConvWriter::writeWgradReduce() {
+  auto str = [](int64_t v) { return std::to_string(v); };
+  const char *DT = p.wgradF32 ? "f32" : T;
+  dwT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
+        ", c: 8] x " + DT + ", global>";
+  int64_t total = p.c * p.r * p.s * 8, parts = grid.chunks * c.warpsQ;
+  out << "  gpu.func @conv2d_gw8_wgrad_reduce(%ws: " << wsT << ", %dw: " << dwT
+      << ") kernel attributes {known_block_size = array<i32: " << kReduceThreads
+      << ", 1, 1>} {\n";
+  out << "    %bx = spio.linear_id block_x\n    %tid = spio.linear_id thread\n";
+  std::string threads = index(kReduceThreads), limit = index(total);
+  out << "    %first = arith.muli %bx, " << threads << " : index\n";
+  out << "    %lin = arith.addi %first, %tid : index\n";
+  out << "    %valid = arith.cmpi ult, %lin, " << limit << " : index\n";
+  out << "    scf.if %valid {\n";
+  out << "    %k, %r, %s, %c = spio.decompose %lin [" << p.c << ", " << p.r << ", " << p.s
+      << ", 8] : " << coord("k") << ", " << coord("r") << ", " << coord("s") << ", "
+      << coord("c") << "\n";
+  std::string tap = reinterpret("%s", coord("s"), coord("sc", 8));
+  std::string channel = convert("cast", "%c", coord("c"), coord("sc"));
+  std::string zero = index(0), one = index(1), count = index(parts);
+  out << "    %zero = arith.constant 0.0 : f32\n";
+  out << "    %sum = scf.for %i = " << zero << " to " << count << " step " << one
+      << " iter_args(%acc = %zero) -> (f32) {\n";
+  out << "    %part = spio.from_index %i : " << coord("part") << "\n";
+  out << "    %v = spio.load %ws[%part, %k, %r, " << tap << ", " << channel << "] : " << wsT
+      << "[" << coord("part") << ", " << coord("k") << ", " << coord("r") << ", "
+      << coord("sc", 8) << ", " << coord("sc") << "]\n";
+  out << "    %next = arith.addf %acc, %v : f32\n    scf.yield %next : f32\n    }\n";
+  std::string value = "%sum";
+  if (!p.wgradF32) {
+    value = fresh("v");
+    out << "    " << value << " = arith.truncf %sum : f32 to " << T << "\n";
+  }
+  out << "    spio.store " << value << ", %dw[%k, %r, %s, %c] : " << dwT << "[" << coord("k")
+      << ", " << coord("r") << ", " << coord("s") << ", " << coord("c") << "]\n";
+  out << "    }\n    gpu.return\n  }\n";
 }
 
 } // namespace

@@ -108,13 +108,7 @@ std::string Layout::verify() const {
     elements *= e.size;
     span += (e.size - 1) * e.stride;
   }
-  if (std::string err = swizzle_.verify(); !err.empty())
-    return err;
-  if (!swizzle_.isIdentity() && cosize() % swizzle_.period() != 0)
-    return "swizzle period of " + std::to_string(swizzle_.period()) +
-           " elements does not divide the tensor's " +
-           std::to_string(cosize()) + " elements";
-  return {};
+  return swizzle_.verify();
 }
 
 int64_t Layout::numElements() const {
@@ -128,7 +122,11 @@ int64_t Layout::cosize() const {
   int64_t span = 1;
   for (const DimEntry &e : entries_)
     span += (e.size - 1) * e.stride;
-  return span;
+  // A swizzle permutes offsets within whole periods, so the storage holds
+  // whole periods: a last, partial one could be swizzled past its end.
+  if (swizzle_.isIdentity())
+    return span;
+  return (span + swizzle_.period() - 1) / swizzle_.period() * swizzle_.period();
 }
 
 bool Layout::hasDim(std::string_view dim) const { return finestFold(dim) != 0; }

@@ -52,12 +52,16 @@ static cl::opt<int64_t> convStride("stride", cl::desc("conv2d-gw8: stride"), cl:
 static cl::opt<bool> convBias("bias", cl::desc("conv2d-gw8: add a bias"), cl::init(false));
 static cl::opt<int64_t> convRowsP("rows-p", cl::desc("conv2d-gw8: output rows per block (0: choose)"),
                                   cl::init(0));
-static cl::opt<std::string> convPass("pass", cl::desc("conv2d-gw8: fprop or dgrad"),
+static cl::opt<std::string> convPass("pass", cl::desc("conv2d-gw8: fprop, dgrad or wgrad"),
                                      cl::init("fprop"));
+static cl::opt<int64_t> convChunks("chunks",
+                                   cl::desc("conv2d-gw8 wgrad: blocks along the reduction (0: choose)"),
+                                   cl::init(0));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",
-                                     cl::desc("Output type: f16, bf16 or f32 (default: input type)"),
+                                     cl::desc("Output type: f16, bf16 or f32 (default: input type; "
+                                              "conv2d-gw8: wgrad only, dw as f32)"),
                                      cl::init(""));
 static cl::opt<std::string> aLayout("a-layout", cl::desc("A: row (M x K) or col (K x M)"),
                                     cl::init("row"));
@@ -471,14 +475,153 @@ int runGemm() {
   return runGemmKernel(**cuda, problem, config, compiled.ptx, info, params);
 }
 
+/// The weight gradient: two kernels (per-warp partial sums, then their
+/// reduction in a fixed order), checked against a float64 reference on
+/// sampled weights (all of them for small problems) and timed together as
+/// GB/s of x, dy and dw.
+int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &config,
+             const mlir::spio::CompiledModule &compiled) {
+  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
+  auto find = [&](const char *name) -> const mlir::spio::CompiledKernel & {
+    for (const mlir::spio::CompiledKernel &k : compiled.kernels)
+      if (k.name == name)
+        return k;
+    fail(std::string("the wgrad module has no kernel ") + name);
+  };
+  const mlir::spio::CompiledKernel &partialInfo = find("conv2d_gw8_wgrad");
+  const mlir::spio::CompiledKernel &reduceInfo = find("conv2d_gw8_wgrad_reduce");
+  Kernel partialKernel = orFail(module.kernel(partialInfo.name), "looking up the wgrad kernel");
+  Kernel reduceKernel = orFail(module.kernel(reduceInfo.name), "looking up the reduce kernel");
+  auto [regs, local] = orFail(partialKernel.resources(), "reading kernel resources");
+  int64_t parts = conv2dGw8WgradPartials(problem, config);
+  llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
+               << local << " bytes spilled, " << partialInfo.sharedBytes << " bytes shared; "
+               << parts << " partial sums per weight\n";
+
+  int64_t C = problem.c, H = problem.h, W = problem.w, P = problem.outH(), Q = problem.outW();
+  DType dwType = problem.wgradF32 ? DType::F32 : problem.dtype;
+  size_t nx = problem.n * H * W * C, ndy = problem.n * P * Q * C,
+         ndw = C * problem.r * problem.s * 8;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  HostMatrix x(problem.dtype, nx), dy(problem.dtype, ndy);
+  for (size_t i = 0; i < nx; ++i)
+    x.set(i, uniform(rng));
+  for (size_t i = 0; i < ndy; ++i)
+    dy.set(i, uniform(rng));
+  DeviceBuffer dX = orFail(gpu.allocate(x.bytes.size()), "allocating x");
+  DeviceBuffer dDy = orFail(gpu.allocate(dy.bytes.size()), "allocating dy");
+  DeviceBuffer dWs = orFail(gpu.allocate(conv2dGw8WorkspaceBytes(problem, config)),
+                            "allocating the partial sums");
+  DeviceBuffer dDw = orFail(gpu.allocate(ndw * dtypeBytes(dwType)), "allocating dw");
+  orFail(dX.upload(x.bytes.data(), x.bytes.size()), "uploading x");
+  orFail(dDy.upload(dy.bytes.data(), dy.bytes.size()), "uploading dy");
+  DevicePtr px = dX.pointer(), pdy = dDy.pointer(), pws = dWs.pointer(), pdw = dDw.pointer();
+  LaunchShape partialShape = conv2dGw8LaunchShape(problem, config);
+  LaunchShape reduceShape = conv2dGw8WgradReduceLaunchShape(problem);
+  auto launch = [&]() -> Status {
+    Status first = partialKernel.launch(unsigned(partialShape.gridX), unsigned(partialShape.gridY),
+                                        1, unsigned(partialShape.block),
+                                        size_t(partialInfo.sharedBytes), {&px, &pdy, &pws});
+    if (!first)
+      return first;
+    return reduceKernel.launch(unsigned(reduceShape.gridX), 1, 1, unsigned(reduceShape.block),
+                               size_t(reduceInfo.sharedBytes), {&pws, &pdw});
+  };
+  // Checked runs poison the partial sums as well as dw.
+  auto poisonedLaunch = [&]() -> Status {
+    if (Status poisoned = dWs.fill32(0xffffffffu); !poisoned)
+      return poisoned;
+    return launch();
+  };
+
+  if (check) {
+    HostMatrix dw(dwType, ndw);
+    runPoisoned(gpu, dDw, poisonedLaunch, dw.bytes);
+    size_t depth = problem.n * P * Q;
+    std::vector<size_t> points;
+    if (ndw * depth <= (size_t(1) << 31)) {
+      for (size_t i = 0; i < ndw; ++i)
+        points.push_back(i);
+    } else {
+      for (int i = 0; i < 1000; ++i)
+        points.push_back(rng() % ndw);
+      for (size_t i = ndw - 8 * problem.r * problem.s * 8; i < ndw; ++i)
+        points.push_back(i); // the last group's weights
+    }
+    // Each sum is a chain of mma steps (8 products each) within a warp, then
+    // a chain over the partial sums: bound the f32 rounding by their length.
+    auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+    int64_t bands = problem.n * ceilDiv(P, config.rowsP) * ceilDiv(Q, 16 * config.warpsQ);
+    int64_t chain = ceilDiv(bands, parts / config.warpsQ) * config.rowsP * 2;
+    double chainLength = double(chain + parts + 8);
+    double u = unitRoundoff(dwType), worst = 0;
+    size_t bad = 0;
+    for (size_t i : points) {
+      // dw[k, r, s, c]: dy's channel k against x's channel 8 * (k / 8) + c.
+      int64_t cc = i % 8, s = (i / 8) % problem.s, r = (i / 8 / problem.s) % problem.r,
+              k = i / 8 / problem.s / problem.r;
+      int64_t in = 8 * (k / 8) + cc;
+      double sum = 0, magnitude = 0;
+      for (int64_t nn = 0; nn < problem.n; ++nn)
+        for (int64_t pp = 0; pp < P; ++pp) {
+          int64_t h = pp * problem.stride + r - problem.padH;
+          if (h < 0 || h >= H)
+            continue;
+          for (int64_t q = 0; q < Q; ++q) {
+            int64_t ww = q * problem.stride + s - problem.padW;
+            if (ww < 0 || ww >= W)
+              continue;
+            double prod = double(dy.values[((nn * P + pp) * Q + q) * C + k]) *
+                          double(x.values[((nn * H + h) * W + ww) * C + in]);
+            sum += prod;
+            magnitude += std::fabs(prod);
+          }
+        }
+      double tolerance =
+          u * std::fabs(sum) + 2.0 * chainLength * std::ldexp(1.0, -24) * magnitude + 1e-6;
+      double got = dw.read(i), err = std::fabs(got - sum);
+      if (!(err <= tolerance)) {
+        if (bad < 5)
+          llvm::errs() << llvm::format("  dw[k=%lld, r=%lld, s=%lld, c=%lld] = %g, expected %g\n",
+                                       (long long)k, (long long)r, (long long)s, (long long)cc,
+                                       got, sum);
+        ++bad;
+      }
+      if (magnitude > 0)
+        worst = std::max(worst, err / magnitude);
+    }
+    if (bad)
+      fail(std::to_string(bad) + " of " + std::to_string(points.size()) +
+           " checked weights are wrong");
+    requireBitIdentical(gpu, dDw, poisonedLaunch, dw.bytes);
+    llvm::outs() << llvm::format("check: %zu weights within tolerance (max error / sum|x*dy| = "
+                                 "%.2e); %d runs bit-identical\n",
+                                 points.size(), worst, std::max(1, int(repeats)));
+  }
+  if (bench > 0) {
+    std::vector<float> times = timeRuns(gpu, launch);
+    float median = times[times.size() / 2];
+    double bytes = double(nx + ndy) * dtypeBytes(problem.dtype) + double(ndw) * dtypeBytes(dwType);
+    llvm::outs() << llvm::format("bench: median %.4f ms over %d runs: %.1f GB/s\n", median,
+                                 int(bench), bytes / (median * 1e-3) / 1e9);
+  }
+  return 0;
+}
+
 /// The grouped convolution (fprop or dgrad): checked against a float64 reference on
 /// sampled outputs (all of them for small problems), timed as GB/s of the
 /// ideal traffic (each input read once, each output written once).
 int runConv() {
-  if (convPass != "fprop" && convPass != "dgrad")
-    fail("conv2d-gw8 pass '" + convPass + "' is not implemented yet; expected fprop or dgrad");
   Conv2dGw8Problem problem;
-  problem.pass = convPass == "dgrad" ? ConvPass::Dgrad : ConvPass::Fprop;
+  if (convPass == "fprop")
+    problem.pass = ConvPass::Fprop;
+  else if (convPass == "dgrad")
+    problem.pass = ConvPass::Dgrad;
+  else if (convPass == "wgrad")
+    problem.pass = ConvPass::Wgrad;
+  else
+    fail("unknown conv2d-gw8 pass '" + convPass + "'; expected fprop, dgrad or wgrad");
   problem.n = convN;
   problem.c = convC;
   problem.h = convH;
@@ -490,7 +633,17 @@ int runConv() {
   problem.stride = convStride;
   problem.bias = convBias;
   problem.dtype = parseDType(dtype.getNumOccurrences() ? std::string(dtype) : "f16", false);
+  if (!outDtype.empty()) {
+    DType out = parseDType(outDtype, true);
+    if (problem.pass != ConvPass::Wgrad)
+      fail("--out-dtype applies to conv2d-gw8 wgrad only (dw as f32)");
+    if (out != DType::F32 && out != problem.dtype)
+      fail("wgrad writes dw as the input dtype or f32, not " + outDtype);
+    problem.wgradF32 = out == DType::F32;
+  }
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
+  if (convChunks)
+    config.chunks = convChunks;
   if (convRowsP)
     config.rowsP = convRowsP;
   if (warpsM)
@@ -508,12 +661,12 @@ int runConv() {
   double compileMs = built->ms;
   int64_t C = problem.c;
   llvm::outs() << llvm::format("conv2d-gw8 %s N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
-                               "pad=%lld,%lld%s %s: %s in %.2f ms\n",
+                               "pad=%lld,%lld stride=%lld%s %s: %s in %.2f ms\n",
                                convPass.c_str(), (long long)problem.n, (long long)C, (long long)problem.h,
                                (long long)problem.w, (long long)problem.r, (long long)problem.s,
                                (long long)problem.padH, (long long)problem.padW,
-                               problem.bias ? " bias" : "", dtypeName(problem.dtype),
-                               mlir::spio::describe(outcome), compileMs);
+                               (long long)problem.stride, problem.bias ? " bias" : "",
+                               dtypeName(problem.dtype), mlir::spio::describe(outcome), compileMs);
   Result<Cuda *> cuda = Cuda::get();
   if (!cuda) {
     llvm::outs() << "No GPU found (" << cuda.error().message
@@ -521,6 +674,8 @@ int runConv() {
     return 0;
   }
   Cuda &gpu = **cuda;
+  if (problem.pass == ConvPass::Wgrad)
+    return runWgrad(gpu, problem, config, compiled);
   const mlir::spio::CompiledKernel &info = compiled.kernels.front();
   Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
   Kernel kernel = orFail(module.kernel(info.name), "looking up the kernel");
@@ -642,17 +797,17 @@ void rejectOptions(const std::string &mode, std::initializer_list<const cl::Opti
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Spio JIT: compile and run kernels on the GPU\n");
   const std::initializer_list<const cl::Option *> gemmOnly = {
-      &sizeM, &sizeN, &sizeK, &outDtype, &aLayout, &bLayout, &alpha,
+      &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
       &beta,  &blockM, &blockN, &blockK, &stages, &raster};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
-      &convRowsP, &convPass};
+      &convRowsP, &convPass, &convChunks};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";
     rejectOptions(mode, gemmOnly);
     rejectOptions(mode, convOnly);
-    rejectOptions(mode, {&workload, &dtype, &warpsM, &warpsN, &emitSpio});
+    rejectOptions(mode, {&workload, &dtype, &outDtype, &warpsM, &warpsN, &emitSpio});
     return runFile();
   }
   if (workload == "conv2d-gw8") {

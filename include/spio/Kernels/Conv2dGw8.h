@@ -2,8 +2,9 @@
 //
 // y[n, p, q, k] = bias[k] + sum_{r, s, c} x[n, p + r - padH, q + s - padW,
 // 8 * (k / 8) + c] * w[k, r, s, c], NHWC, C = K channels in groups of 8:
-// the forward pass (fprop) of a depthwise-like grouped convolution, and the
-// input gradient (dgrad), which is the same kernel on dy. Each
+// the forward pass (fprop) of a depthwise-like grouped convolution, the
+// input gradient (dgrad), which is the same kernel on dy, and the weight
+// gradient (wgrad), a reduction over every output pixel. Each
 // warp multiplies 16 output pixels by its group's 8 x 8 weights per tap with
 // mma.sync m16n8k8, reading the input through shared memory, where each
 // block stages the rowsP + R - 1 input rows its rowsP output rows need
@@ -29,8 +30,10 @@ namespace spio::kernels {
 
 /// fprop computes y from x; dgrad computes dx from dy: the same kernel on
 /// dy with the taps flipped, the weights read transposed, and the padding
-/// R - 1 - padH (stride 1).
-enum class ConvPass { Fprop, Dgrad };
+/// R - 1 - padH (stride 1); wgrad computes dw from x and dy.
+enum class ConvPass { Fprop, Dgrad, Wgrad };
+
+const char *convPassName(ConvPass pass);
 
 struct Conv2dGw8Problem {
   int64_t n = 1, c = 64, h = 56, w = 56;
@@ -40,25 +43,33 @@ struct Conv2dGw8Problem {
   bool bias = false;
   DType dtype = DType::F16;
   ConvPass pass = ConvPass::Fprop;
+  /// wgrad writes dw as f32 rather than as the weight dtype.
+  bool wgradF32 = false;
 
   int64_t groups() const { return c / 8; }
   /// The convolution's output (y, or dy for dgrad) height and width.
   int64_t outH() const { return (h + 2 * padH - r) / stride + 1; }
   int64_t outW() const { return (w + 2 * padW - s) / stride + 1; }
-  /// What the kernel reads and writes: x -> y for fprop, dy -> dx for dgrad.
-  int64_t kernelInH() const { return pass == ConvPass::Fprop ? h : outH(); }
-  int64_t kernelInW() const { return pass == ConvPass::Fprop ? w : outW(); }
-  int64_t kernelOutH() const { return pass == ConvPass::Fprop ? outH() : h; }
-  int64_t kernelOutW() const { return pass == ConvPass::Fprop ? outW() : w; }
-  int64_t kernelPadH() const { return pass == ConvPass::Fprop ? padH : r - 1 - padH; }
-  int64_t kernelPadW() const { return pass == ConvPass::Fprop ? padW : s - 1 - padW; }
+  /// The image the kernel stages (x; dy for dgrad) and the pixel grid it
+  /// walks (y, or dx for dgrad; for wgrad the pixels of dy it reduces over).
+  bool dgrad() const { return pass == ConvPass::Dgrad; }
+  int64_t kernelInH() const { return dgrad() ? outH() : h; }
+  int64_t kernelInW() const { return dgrad() ? outW() : w; }
+  int64_t kernelOutH() const { return dgrad() ? h : outH(); }
+  int64_t kernelOutW() const { return dgrad() ? w : outW(); }
+  int64_t kernelPadH() const { return dgrad() ? r - 1 - padH : padH; }
+  int64_t kernelPadW() const { return dgrad() ? s - 1 - padW : padW; }
 };
 
 struct Conv2dGw8Config {
   /// Warps along output columns (16 pixels each) and along groups.
   int64_t warpsQ = 4, warpsG = 2;
   /// Output rows per block: the block stages rowsP + R - 1 input rows once.
+  /// wgrad: rows of dy per band, the unit a block stages and reduces.
   int64_t rowsP = 4;
+  /// wgrad: blocks along the reduction; each reduces a contiguous range of
+  /// bands into per-warp partial sums (0: choose).
+  int64_t chunks = 0;
   int64_t threads() const { return 32 * warpsQ * warpsG; }
 };
 
@@ -70,11 +81,20 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 std::string checkConv2dGw8(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
 /// gpu.module @spio_conv holding gpu.func @conv2d_gw8_fprop(x, w, bias, y)
-/// or @conv2d_gw8_dgrad(dy, w, bias (unused), dx).
+/// or @conv2d_gw8_dgrad(dy, w, bias (unused), dx); for wgrad two kernels,
+/// @conv2d_gw8_wgrad(x, dy, partials), then @conv2d_gw8_wgrad_reduce(
+/// partials, dw), which sums the partials in a fixed order (deterministic,
+/// no atomics).
 std::string conv2dGw8Source(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &problem,
                                  const Conv2dGw8Config &config);
+
+/// wgrad: the reduce kernel's launch, and the f32 partial sums between the
+/// kernels (one [K, R, 2 * ceil(S / 2), 8] set per warp along Q per chunk).
+LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &problem);
+int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
+int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
 } // namespace spio::kernels
 

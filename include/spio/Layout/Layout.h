@@ -81,14 +81,14 @@ public:
   /// Empty when the layout is well formed, else a message that names the
   /// entry at fault: non-positive sizes or folds, negative strides, a
   /// duplicated entry, entries of one dimension that do not tile, or a
-  /// swizzle whose period does not divide the storage.
+  /// swizzle with bad parameters.
   std::string verify() const;
 
   const std::vector<DimEntry> &entries() const { return entries_; }
   const XorSwizzle &swizzle() const { return swizzle_; }
 
   /// Number of elements the layout addresses and of elements its storage
-  /// spans (1 + sum (size-1)*stride).
+  /// spans (1 + sum (size-1)*stride, rounded up to whole swizzle periods).
   int64_t numElements() const;
   int64_t cosize() const;
 

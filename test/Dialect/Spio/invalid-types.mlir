@@ -81,11 +81,6 @@ func.func private @f(!spio.tensor<[i: 16, c: 2] x vector<8xf16>, global, #spio.c
 
 // -----
 
-// expected-error @below {{swizzle period of 16 elements does not divide the tensor's 24 elements}}
-func.func private @f(!spio.tensor<[i: 12, c: 2] x vector<8xf16>, shared, #spio.checkerboard<8>>)
-
-// -----
-
 // expected-error @below {{expected a swizzle (#spio.xor_swizzle or #spio.checkerboard), got 3 : i64}}
 func.func private @f(!spio.tensor<[i: 16] x vector<8xf16>, shared, 3>)
 
