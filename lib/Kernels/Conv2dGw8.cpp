@@ -147,10 +147,16 @@ public:
     int64_t taps = p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
     QT = ceilDiv(BQ + (taps - 1) / p.stride, 8) * 8;
     rows = p.stride * (c.rowsP - 1) + p.r;
+    if (p.pass == ConvPass::Wgrad)
+      grid = wgradGrid(p, c);
+    computeTypes();
   }
 
-  std::string write();
-  std::string writeWgrad();
+  /// The tiled kernel (what spio-tile expands the workload op into).
+  std::string writeTile();
+  /// The workload: the kernel as one spio.conv2d_gw8 op (and, for wgrad,
+  /// the reduce kernel).
+  std::string writeWorkload();
 
 private:
   std::string fresh(const std::string &prefix) { return "%" + prefix + std::to_string(n++); }
@@ -214,6 +220,12 @@ private:
   void computeWgrad(std::vector<std::string> &accs);
   void writeWgradReduce();
   std::string swizzleFor(int64_t perRow) const;
+  void computeTypes();
+  /// The comment line, module and gpu.module openings, and the kernel's
+  /// gpu.func line (with its known block size when `tiled`).
+  void openKernel(bool tiled);
+  void writeTileBody();
+  void writeWgradTileBody();
 
   const Conv2dGw8Problem &p;
   const Conv2dGw8Config &c;
@@ -389,35 +401,95 @@ std::string ConvWriter::swizzleFor(int64_t perRow) const {
                        : ", #spio.xor_swizzle<3, 0, " + std::to_string(shift) + ">";
 }
 
-std::string ConvWriter::write() {
-  if (p.pass == ConvPass::Wgrad)
-    return writeWgrad();
-  int64_t G = p.groups(), P = p.kernelOutH(), Qn = p.kernelOutW();
+void ConvWriter::computeTypes() {
   auto str = [](int64_t v) { return std::to_string(v); };
+  int64_t G = p.groups();
+  if (p.pass == ConvPass::Wgrad) {
+    int64_t S2 = pairedS(p), perQ = p.stride * WG;
+    xT = "!spio.tensor<[n: " + str(p.n) + ", h: " + str(p.h) + ", w: " + str(p.w) +
+         ", c/8: " + str(G) + "] x vector<8x" + T + ">, global>";
+    dyT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.outH()) + ", q: " + str(p.outW()) +
+          ", k/8: " + str(G) + "] x vector<8x" + T + ">, global>";
+    // Staged x, with explicit strides: the `sc/8` entry aliases the next
+    // tap's column (stride 1) or parity (stride 2), so it never addresses
+    // new storage; copies write sc/8 = 0.
+    sxT = "!spio.tensor<[r: " + str(rows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
+          str(perQ) + (p.stride == 2 ? ", wp: 2:" + str(WG) : "") + ", sc/8: 2:" + str(WG) +
+          ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
+    sdyT = "!spio.tensor<[p: " + str(c.rowsP) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
+           "] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+    wsT = "!spio.tensor<[part: " + str(grid.chunks * c.warpsQ) + ", k: " + str(p.c) +
+          ", r: " + str(p.r) + ", sc/8: " + str(S2) + ", sc: 8] x f32, global>";
+    dwT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
+          ", c: 8] x " + (p.wgradF32 ? "f32" : T) + ", global>";
+    return;
+  }
   xT = "!spio.tensor<[n: " + str(p.n) + ", h: " + str(p.kernelInH()) + ", w: " +
        str(p.kernelInW()) + ", " + CI + "/8: " + str(G) + "] x vector<8x" + T + ">, global>";
   wT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
        ", c/8: 1] x vector<8x" + T + ">, global>";
   // The bias, broadcast over the 16 rows of a fragment by a zero stride.
   bT = "!spio.tensor<[q: 16:0, " + CO + ": " + str(p.c) + "] x " + T + ", global>";
-  yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(P) + ", q: " + str(Qn) + ", " + CO + ": " +
-       str(p.c) + "] x " + T + ", global>";
+  yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
+       str(p.kernelOutW()) + ", " + CO + ": " + str(p.c) + "] x " + T + ", global>";
   sxT = "!spio.tensor<[r: " + str(rows) + ", q: " + str(QT) +
         (p.stride == 2 ? ", wp: 2" : "") + ", " + CI + "/8: " + str(WG) + "] x vector<8x" + T +
         ">, shared" + swizzleFor(p.stride * WG) + ">";
   swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
         ", c/8: 1] x vector<8x" + T + ">, shared>";
+}
+
+void ConvWriter::openKernel(bool tiled) {
+  std::string pass = convPassName(p.pass);
+  out << "// spio conv2d-gw8 " << pass << ": N=" << p.n << " C=" << p.c << " H=" << p.h
+      << " W=" << p.w << " R=" << p.r << " S=" << p.s << " pad=" << p.padH << "," << p.padW
+      << " stride=" << p.stride << (p.bias ? " bias" : "") << " " << T
+      << (p.wgradF32 ? " -> f32" : "") << "\n";
+  out << "module attributes {gpu.container_module} {\n  gpu.module @spio_conv {\n";
+  out << "  gpu.func @conv2d_gw8_" << pass;
+  if (p.pass == ConvPass::Wgrad)
+    out << "(%x: " << xT << ", %dy: " << dyT << ", %ws: " << wsT << ")";
+  else
+    out << "(%x: " << xT << ", %w: " << wT << ", %bias: " << bT << ", %y: " << yT << ")";
+  out << " kernel";
+  if (tiled)
+    out << " attributes {known_block_size = array<i32: " << c.threads() << ", 1, 1>}";
+  out << " {\n";
+}
+
+std::string ConvWriter::writeTile() {
+  openKernel(true);
+  if (p.pass == ConvPass::Wgrad)
+    writeWgradTileBody();
+  else
+    writeTileBody();
+  out << "    gpu.return\n  }\n  }\n}\n";
+  return out.str();
+}
+
+std::string ConvWriter::writeWorkload() {
+  openKernel(false);
+  bool wgrad = p.pass == ConvPass::Wgrad;
+  out << "    spio.conv2d_gw8 " << convPassName(p.pass) << " %x, " << (wgrad ? "%dy" : "%w")
+      << (p.bias ? " bias %bias" : "") << " into " << (wgrad ? "%ws" : "%y")
+      << " {config = #spio.conv2d_gw8_config<warps = [" << c.warpsQ << ", " << c.warpsG
+      << "], rows = " << c.rowsP;
+  if (c.chunks)
+    out << ", chunks = " << c.chunks;
+  out << ">, kernel = array<i64: " << p.r << ", " << p.s << ">, padding = array<i64: " << p.padH
+      << ", " << p.padW << ">, stride = " << p.stride << "} : " << xT << ", "
+      << (wgrad ? dyT : wT) << (p.bias ? ", " + bT : "") << " -> " << (wgrad ? wsT : yT) << "\n";
+  out << "    gpu.return\n  }\n";
+  if (wgrad)
+    writeWgradReduce();
+  out << "  }\n}\n";
+  return out.str();
+}
+
+void ConvWriter::writeTileBody() {
+  int64_t P = p.kernelOutH(), Qn = p.kernelOutW();
   LaunchShape grid = conv2dGw8LaunchShape(p, c);
   int64_t qTiles = ceilDiv(Qn, BQ);
-
-  std::string pass = convPassName(p.pass);
-  out << "// spio conv2d-gw8 " << pass << ": N=" << p.n << " C=" << p.c << " H=" << p.h << " W=" << p.w
-      << " R=" << p.r << " S=" << p.s << " pad=" << p.padH << "," << p.padW
-      << (p.bias ? " bias" : "") << " " << T << "\n";
-  out << "module attributes {gpu.container_module} {\n  gpu.module @spio_conv {\n";
-  out << "  gpu.func @conv2d_gw8_" << pass << "(%x: " << xT << ", %w: " << wT << ", %bias: " << bT
-      << ", %y: " << yT << ") kernel attributes {known_block_size = array<i32: " << c.threads()
-      << ", 1, 1>} {\n";
   out << "    %sx = spio.alloc : " << sxT << "\n    %sw = spio.alloc : " << swT << "\n";
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
   out << "    %gt, %qt = spio.decompose %bx [" << grid.gridX / qTiles << ", " << qTiles << "] : "
@@ -440,8 +512,6 @@ std::string ConvWriter::write() {
   stageWeights();
   out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
   compute();
-  out << "    gpu.return\n  }\n  }\n}\n";
-  return out.str();
 }
 
 void ConvWriter::stageGradient() {
@@ -509,34 +579,9 @@ void ConvWriter::computeWgrad(std::vector<std::string> &accs) {
   }
 }
 
-std::string ConvWriter::writeWgrad() {
-  auto str = [](int64_t v) { return std::to_string(v); };
-  grid = wgradGrid(p, c);
-  int64_t G = p.groups(), S2 = pairedS(p), pairs = S2 / 2;
-  int64_t parts = grid.chunks * c.warpsQ;
-  xT = "!spio.tensor<[n: " + str(p.n) + ", h: " + str(p.h) + ", w: " + str(p.w) +
-       ", c/8: " + str(G) + "] x vector<8x" + T + ">, global>";
-  dyT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.outH()) + ", q: " + str(p.outW()) +
-        ", k/8: " + str(G) + "] x vector<8x" + T + ">, global>";
-  // Staged x, with explicit strides: the `sc/8` entry aliases the next tap's
-  // column (stride 1) or parity (stride 2), so it never addresses new
-  // storage; copies write sc/8 = 0.
-  int64_t perQ = p.stride * WG;
-  sxT = "!spio.tensor<[r: " + str(rows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
-        str(perQ) + (p.stride == 2 ? ", wp: 2:" + str(WG) : "") + ", sc/8: 2:" + str(WG) +
-        ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
-  sdyT = "!spio.tensor<[p: " + str(c.rowsP) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
-         "] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
-  wsT = "!spio.tensor<[part: " + str(parts) + ", k: " + str(p.c) + ", r: " + str(p.r) +
-        ", sc/8: " + str(S2) + ", sc: 8] x f32, global>";
+void ConvWriter::writeWgradTileBody() {
+  int64_t pairs = pairedS(p) / 2;
   std::string FC = "!spio.fragment<C, m16n8k8, f32, [sc, k]>";
-
-  out << "// spio conv2d-gw8 wgrad: N=" << p.n << " C=" << p.c << " H=" << p.h << " W=" << p.w
-      << " R=" << p.r << " S=" << p.s << " pad=" << p.padH << "," << p.padW
-      << " stride=" << p.stride << " " << T << (p.wgradF32 ? " -> f32" : "") << "\n";
-  out << "module attributes {gpu.container_module} {\n  gpu.module @spio_conv {\n";
-  out << "  gpu.func @conv2d_gw8_wgrad(%x: " << xT << ", %dy: " << dyT << ", %ws: " << wsT
-      << ") kernel attributes {known_block_size = array<i32: " << c.threads() << ", 1, 1>} {\n";
   out << "    %sx = spio.alloc : " << sxT << "\n    %sdy = spio.alloc : " << sdyT << "\n";
   std::string GT = coord("c", 8 * WG);
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
@@ -560,7 +605,7 @@ std::string ConvWriter::writeWgrad() {
   for (int64_t i = 0; i < p.r * pairs; ++i) {
     inits.push_back(fresh("init"));
     out << "    " << inits.back() << " = spio.fill %zero : " << FC << "\n";
-    accs.push_back("%acc" + str(i));
+    accs.push_back("%acc" + std::to_string(i));
   }
   out << "    %sums:" << accs.size() << " = scf.for %band = %band0 to %band1 step " << one
       << " iter_args(";
@@ -592,7 +637,7 @@ std::string ConvWriter::writeWgrad() {
   out << "    %partBase = arith.muli %by, " << warpsQ << " : index\n";
   out << "    %parti = arith.addi %partBase, %wqi : index\n";
   out << "    %part = spio.from_index %parti : " << coord("part") << "\n";
-  std::string limitSC = constant(8 * S2, "sc"), limitK = constant(p.c, "k");
+  std::string limitSC = constant(16 * pairs, "sc"), limitK = constant(p.c, "k");
   for (int64_t r = 0; r < p.r; ++r) {
     std::string rc = constant(r, "r");
     for (int64_t pair = 0; pair < pairs; ++pair) {
@@ -604,18 +649,10 @@ std::string ConvWriter::writeWgrad() {
           << coord("k") << "\n";
     }
   }
-  out << "    gpu.return\n  }\n";
-  writeWgradReduce();
-  out << "  }\n}\n";
-  return out.str();
 }
 
 /// dw[k, r, s, c] = the sum over the partials, in order: one thread each.
 void ConvWriter::writeWgradReduce() {
-  auto str = [](int64_t v) { return std::to_string(v); };
-  const char *DT = p.wgradF32 ? "f32" : T;
-  dwT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
-        ", c: 8] x " + DT + ", global>";
   int64_t total = p.c * p.r * p.s * 8, parts = grid.chunks * c.warpsQ;
   out << "  gpu.func @conv2d_gw8_wgrad_reduce(%ws: " << wsT << ", %dw: " << dwT
       << ") kernel attributes {known_block_size = array<i32: " << kReduceThreads
@@ -653,7 +690,12 @@ void ConvWriter::writeWgradReduce() {
 } // namespace
 
 std::string conv2dGw8Source(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config) {
-  return ConvWriter(problem, config).write();
+  return ConvWriter(problem, config).writeWorkload();
+}
+
+std::string conv2dGw8TileSource(const Conv2dGw8Problem &problem,
+                                const Conv2dGw8Config &config) {
+  return ConvWriter(problem, config).writeTile();
 }
 
 } // namespace spio::kernels

@@ -37,3 +37,90 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 18, q: 18, k: 32] x f16, global>
+
+// The output of a 3 x 3 convolution padded by 1 is 20 x 20, not 18 x 18.
+gpu.module @m {
+  gpu.func @conv_wrong_output(%x: !X, %w: !W, %y: !Y) kernel {
+    // expected-error @below {{'spio.conv2d_gw8' op y must be '!spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>' for this problem, got '!spio.tensor<[n: 2, p: 18, q: 18, k: 32] x f16, global>'}}
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 5, s: 5, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+// The weights' taps disagree with the op's kernel size.
+gpu.module @m {
+  gpu.func @conv_wrong_weights(%x: !X, %w: !W, %y: !Y) kernel {
+    // expected-error @below {{w must be '!spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>' for this problem}}
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
+!WS = !spio.tensor<[part: 5, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
+
+// Three chunks of two warps along q make 6 partial sums, not 5.
+gpu.module @m {
+  gpu.func @wgrad_wrong_partials(%x: !X, %dy: !DY, %ws: !WS) kernel {
+    // expected-error @below {{the partial sums must be '!spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>' for this problem}}
+    spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+    gpu.return
+  }
+}
+
+// -----
+
+!DY = !spio.tensor<[n: 2, h: 10, w: 10, k/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!DX = !spio.tensor<[n: 2, p: 20, q: 20, c: 32] x f16, global>
+
+gpu.module @m {
+  gpu.func @dgrad_stride2(%dy: !DY, %w: !W, %dx: !DX) kernel {
+    // expected-error @below {{dgrad supports stride 1 only so far}}
+    spio.conv2d_gw8 dgrad %dy, %w into %dx {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !DY, !W -> !DX
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+gpu.module @m {
+  gpu.func @conv_block_size(%x: !X, %w: !W, %y: !Y) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    // expected-error @below {{needs 256 threads per block, but the kernel's known block size differs}}
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+gpu.module @m {
+  gpu.func @conv_bad_warps(%x: !X, %w: !W, %y: !Y) kernel {
+    // expected-error @below {{warps along groups must be 1, 2, 4 or 8}}
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 3], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+    gpu.return
+  }
+}

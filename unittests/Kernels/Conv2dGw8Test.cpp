@@ -82,14 +82,26 @@ TEST(Conv2dGw8, GridCoversEveryOutput) {
 TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
   Conv2dGw8Problem p = layer(2, 32, 20, 3, 1);
   p.bias = true;
-  std::string source = conv2dGw8Source(p, chooseConv2dGw8Config(p));
+  std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("%bias: !spio.tensor<[q: 16:0, k: 32] x f16, global>"),
             std::string::npos);
   EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [q, c]>"), std::string::npos);
   EXPECT_NE(source.find("spio.load_fragment %bias"), std::string::npos);
   p.bias = false;
-  EXPECT_EQ(conv2dGw8Source(p, chooseConv2dGw8Config(p)).find("load_fragment"),
+  EXPECT_EQ(conv2dGw8TileSource(p, chooseConv2dGw8Config(p)).find("load_fragment"),
             std::string::npos);
+}
+
+TEST(Conv2dGw8, WorkloadIsOneOpThatSpioTileExpands) {
+  Conv2dGw8Problem p = layer(2, 32, 20, 3, 1);
+  p.bias = true;
+  std::string source = conv2dGw8Source(p, chooseConv2dGw8Config(p));
+  EXPECT_NE(source.find("spio.conv2d_gw8 fprop %x, %w bias %bias into %y {config = "
+                        "#spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = "
+                        "array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1}"),
+            std::string::npos)
+      << source;
+  EXPECT_EQ(source.find("spio.mma"), std::string::npos);
 }
 
 TEST(Conv2dGw8, DgradRunsTheKernelOnDyWithFlippedTaps) {
@@ -99,13 +111,52 @@ TEST(Conv2dGw8, DgradRunsTheKernelOnDyWithFlippedTaps) {
   EXPECT_EQ(p.kernelInH(), 8);
   EXPECT_EQ(p.kernelOutW(), 10);
   EXPECT_EQ(p.kernelPadH(), 2);
-  std::string source = conv2dGw8Source(p, chooseConv2dGw8Config(p));
+  std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("gpu.func @conv2d_gw8_dgrad(%x: !spio.tensor<[n: 2, h: 8, w: 8, k/8: 2]"),
             std::string::npos);
   EXPECT_NE(source.find("transpose"), std::string::npos);
   EXPECT_NE(source.find("!spio.fragment<B, m16n8k8, f16, [k, c]>"), std::string::npos);
   p.bias = true;
   EXPECT_NE(checkConv2dGw8(p, chooseConv2dGw8Config(p)).find("no bias"), std::string::npos);
+}
+
+TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
+  Conv2dGw8Problem p = layer(32, 64, 56, 3, 1);
+  p.pass = ConvPass::Wgrad;
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  EXPECT_EQ(checkConv2dGw8(p, c), "");
+  // 32 images x 7 bands of 8 rows x 1 tile of 64 columns = 224 bands; the
+  // 4 group tiles want 132 chunks, so 2 bands each, 112 chunks.
+  LaunchShape s = conv2dGw8LaunchShape(p, c);
+  EXPECT_EQ(s.gridX, 4);
+  EXPECT_EQ(s.gridY, 112);
+  EXPECT_EQ(conv2dGw8WgradPartials(p, c), 112 * c.warpsQ);
+  // Partials hold an even number of taps: S = 3 pads to 4.
+  EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 112 * c.warpsQ * 64 * 3 * 4 * 8 * 4);
+  c.chunks = 1000; // more chunks than bands: one band each
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 224);
+  c.chunks = 3; // 75 bands each, the last chunk takes 74
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 3);
+  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p).gridX, (64 * 9 * 8 + 255) / 256);
+  p.bias = true;
+  EXPECT_NE(checkConv2dGw8(p, c).find("wgrad takes no bias"), std::string::npos);
+  p.bias = false;
+  p.wgradF32 = true;
+  EXPECT_EQ(checkConv2dGw8(p, c), "");
+  p.pass = ConvPass::Fprop;
+  EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad"), std::string::npos);
+}
+
+TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {
+  Conv2dGw8Problem p = layer(2, 16, 10, 5, 2);
+  p.pass = ConvPass::Wgrad;
+  std::string source = conv2dGw8Source(p, chooseConv2dGw8Config(p));
+  EXPECT_NE(source.find("spio.conv2d_gw8 wgrad %x, %dy into %ws"), std::string::npos);
+  EXPECT_NE(source.find("gpu.func @conv2d_gw8_wgrad_reduce"), std::string::npos);
+  EXPECT_EQ(source.find("atomic"), std::string::npos);
+  std::string tile = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
+  EXPECT_NE(tile.find("!spio.fragment<A, m16n8k8, f16, [sc, q]>"), std::string::npos);
+  EXPECT_EQ(tile.find("wgrad_reduce"), std::string::npos);
 }
 
 } // namespace

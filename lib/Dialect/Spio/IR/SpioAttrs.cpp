@@ -69,3 +69,16 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
     return emitError() << "gemm_config raster groups must be positive, got " << raster;
   return success();
 }
+
+LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                          ArrayRef<int64_t> warps, int64_t rows,
+                                          int64_t chunks) {
+  if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
+    return emitError() << "conv2d_gw8_config warps must be two positive counts [Q, groups]";
+  if (rows < 1)
+    return emitError() << "conv2d_gw8_config rows must be positive, got " << rows;
+  if (chunks < 0)
+    return emitError() << "conv2d_gw8_config chunks must be 0 (choose) or positive, got "
+                       << chunks;
+  return success();
+}

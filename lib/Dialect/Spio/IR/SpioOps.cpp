@@ -620,6 +620,49 @@ LogicalResult GemmOp::verify() {
   return success();
 }
 
+LogicalResult Conv2dGw8Op::verify() {
+  ArrayRef<int64_t> kernel = getKernel(), padding = getPadding();
+  if (kernel.size() != 2 || llvm::any_of(kernel, [](int64_t v) { return v < 1 || v > 7; }))
+    return emitOpError() << "kernel must be two sizes [R, S] from 1 to 7";
+  if (padding.size() != 2 || padding[0] < 0 || padding[1] < 0 ||
+      padding[0] >= kernel[0] || padding[1] >= kernel[1])
+    return emitOpError() << "padding must be two values [pH, pW] with 0 <= pH < R and "
+                            "0 <= pW < S";
+  if (getStride() != 1 && getStride() != 2)
+    return emitOpError() << "stride must be 1 or 2, got " << getStride();
+  ConvPass pass = getPass();
+  if (getBias() && pass != ConvPass::Fprop)
+    return emitOpError() << "takes a bias in fprop only";
+  SpioTensorType a = getA().getType(), b = getB().getType(), d = getD().getType();
+  StringRef names[] = {"first input", "second input", "output"};
+  SpioTensorType types[] = {a, b, d};
+  for (auto [name, type] : llvm::zip_equal(names, types))
+    if (type.getMemorySpace() != MemorySpace::Global)
+      return emitOpError() << name << " must be in global memory";
+  auto vector = dyn_cast<VectorType>(a.getElementType());
+  if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
+      !(vector.getElementType().isF16() || vector.getElementType().isBF16()))
+    return emitOpError() << "first input must hold vector<8xf16> or vector<8xbf16> "
+                            "(8 channels of a group), got "
+                         << a.getElementType();
+  if (b.getElementType() != a.getElementType())
+    return emitOpError() << "inputs must hold the same element, got " << a.getElementType()
+                         << " and " << b.getElementType();
+  Type scalar = vector.getElementType();
+  Type expected = pass == ConvPass::Wgrad ? Type(Float32Type::get(getContext())) : scalar;
+  if (d.getElementType() != expected)
+    return emitOpError() << stringifyConvPass(pass) << " writes " << expected
+                         << (pass == ConvPass::Wgrad ? " partial sums" : "") << ", got "
+                         << d.getElementType();
+  if (getBias() && getBias().getType().getElementType() != scalar)
+    return emitOpError() << "bias must hold " << scalar << ", got "
+                         << getBias().getType().getElementType();
+  size_t outRank = pass == ConvPass::Wgrad ? 5 : 4;
+  if (a.getDims().size() != 4 || b.getDims().size() != 4 || d.getDims().size() != outRank)
+    return emitOpError() << "takes 4-entry inputs and a " << outRank << "-entry output";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous copies
 //===----------------------------------------------------------------------===//

@@ -1,14 +1,15 @@
 //===- Tile.cpp - Expand workload ops into tiled kernel code --------------===//
 //
-// The GEMM kernel family writes its tiled code as spio-dialect text for a
-// problem and a config (spio/Kernels/Gemm.h): one readable template. This
-// pass instantiates it for each spio.gemm and clones the result in place of
-// the op.
+// Each kernel family writes its tiled code as spio-dialect text for a
+// problem and a config (spio/Kernels): one readable template. This pass
+// instantiates it for each workload op (spio.gemm, spio.conv2d_gw8) and
+// clones the result in place of the op.
 //
 //===----------------------------------------------------------------------===//
 
 #include "spio/Dialect/Spio/Transforms/Passes.h"
 
+#include "spio/Dialect/Spio/Transforms/Conv2dGw8Family.h"
 #include "spio/Dialect/Spio/Transforms/GemmFamily.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -26,55 +27,110 @@ namespace kernels = ::spio::kernels;
 
 namespace {
 
-LogicalResult tileGemm(GemmOp op) {
+/// A template argument and the value the op binds to it (null: the
+/// template must not use it).
+struct Binding {
+  StringRef name;
+  Value value;
+};
+
+/// Replaces `op` with the body of the single gpu.func in the family's
+/// template `source`, its arguments bound in order; the kernel must run
+/// `threads` threads a block. Operand types must equal the template's.
+LogicalResult expandTemplate(Operation *op, int64_t threadCount, StringRef family,
+                             const std::string &source, ArrayRef<Binding> bindings) {
   auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
   if (!kernel || !kernel.isKernel())
-    return op.emitOpError() << "must be inside a gpu.func kernel to be tiled";
+    return op->emitOpError() << "must be inside a gpu.func kernel to be tiled";
+  int32_t threads = int32_t(threadCount);
+  if (std::optional<ArrayRef<int32_t>> known = kernel.getKnownBlockSize()) {
+    if ((*known)[0] != threads || (*known)[1] != 1 || (*known)[2] != 1)
+      return op->emitOpError() << "needs " << threads
+                               << " threads per block, but the kernel's known block size differs";
+  } else {
+    kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(op->getContext(), {threads, 1, 1}));
+  }
+
+  OwningOpRef<ModuleOp> tiled = parseSourceString<ModuleOp>(source, op->getContext());
+  if (!tiled)
+    return op->emitOpError() << "the " << family << " family's tile template did not parse (a bug)";
+  gpu::GPUFuncOp tile;
+  tiled->walk([&](gpu::GPUFuncOp f) { tile = f; });
+  Block &body = tile.getBody().front();
+  if (body.getNumArguments() != bindings.size())
+    return op->emitOpError() << "the " << family << " family's tile template takes "
+                             << body.getNumArguments() << " arguments, not " << bindings.size()
+                             << " (a bug)";
+
+  IRMapping mapping;
+  for (auto [arg, binding] : llvm::zip_equal(body.getArguments(), bindings)) {
+    if (!binding.value) {
+      if (!arg.use_empty())
+        return op->emitOpError() << "the " << family << " family's tile template uses "
+                                 << binding.name << ", which the op lacks (a bug)";
+      continue;
+    }
+    if (binding.value.getType() != arg.getType())
+      return op->emitOpError() << binding.name << " must be " << arg.getType()
+                               << " for this problem, got " << binding.value.getType();
+    mapping.map(arg, binding.value);
+  }
+  OpBuilder builder(op);
+  for (Operation &inner : body.without_terminator())
+    builder.clone(inner, mapping);
+  op->erase();
+  return success();
+}
+
+LogicalResult tileGemm(GemmOp op) {
   kernels::GemmProblem problem = gemmProblem(op);
   kernels::GemmConfig config = gemmConfig(op.getConfig());
   if (std::string err = kernels::checkGemm(problem, config); !err.empty())
     return op.emitOpError() << err;
-
-  int32_t threads = int32_t(config.threads());
-  if (std::optional<ArrayRef<int32_t>> known = kernel.getKnownBlockSize()) {
-    if ((*known)[0] != threads || (*known)[1] != 1 || (*known)[2] != 1)
-      return op.emitOpError() << "needs " << threads
-                              << " threads per block, but the kernel's known block size differs";
-  } else {
-    kernel.setKnownBlockSizeAttr(
-        DenseI32ArrayAttr::get(op.getContext(), {threads, 1, 1}));
-  }
-
-  std::string source = kernels::gemmTileSource(problem, config);
-  OwningOpRef<ModuleOp> tiled = parseSourceString<ModuleOp>(source, op.getContext());
-  if (!tiled)
-    return op.emitOpError() << "the GEMM family's tile template did not parse (a bug)";
-  gpu::GPUFuncOp tile;
-  tiled->walk([&](gpu::GPUFuncOp f) { tile = f; });
-  Block &body = tile.getBody().front();
-
-  IRMapping mapping;
-  SmallVector<Value> operands = {op.getA(), op.getB(), op.getD(), op.getAlpha()};
+  SmallVector<Binding> bindings = {
+      {"A", op.getA()}, {"B", op.getB()}, {"D", op.getD()}, {"alpha", op.getAlpha()}};
   if (op.getC()) {
-    operands.push_back(op.getBeta());
-    operands.push_back(op.getC());
+    bindings.push_back({"beta", op.getBeta()});
+    bindings.push_back({"C", op.getC()});
   }
-  for (auto [arg, value] : llvm::zip_equal(body.getArguments(), operands))
-    mapping.map(arg, value);
-  OpBuilder builder(op);
-  for (Operation &inner : body.without_terminator())
-    builder.clone(inner, mapping);
-  op.erase();
-  return success();
+  return expandTemplate(op, config.threads(), "GEMM", kernels::gemmTileSource(problem, config),
+                        bindings);
+}
+
+LogicalResult tileConv2dGw8(Conv2dGw8Op op) {
+  kernels::Conv2dGw8Problem problem = conv2dGw8Problem(op);
+  kernels::Conv2dGw8Config config = conv2dGw8Config(op.getConfig());
+  if (std::string err = kernels::checkConv2dGw8(problem, config); !err.empty())
+    return op.emitOpError() << err;
+  SmallVector<Binding> bindings;
+  switch (op.getPass()) {
+  case ConvPass::Fprop:
+    bindings = {{"x", op.getA()}, {"w", op.getB()}, {"bias", op.getBias()}, {"y", op.getD()}};
+    break;
+  case ConvPass::Dgrad:
+    bindings = {{"dy", op.getA()}, {"w", op.getB()}, {"bias", Value()}, {"dx", op.getD()}};
+    break;
+  case ConvPass::Wgrad:
+    bindings = {{"x", op.getA()}, {"dy", op.getB()}, {"the partial sums", op.getD()}};
+    break;
+  }
+  return expandTemplate(op, config.threads(), "conv2d-gw8",
+                        kernels::conv2dGw8TileSource(problem, config), bindings);
 }
 
 struct SpioTile : mlir::spio::impl::SpioTileBase<SpioTile> {
   void runOnOperation() override {
-    SmallVector<GemmOp> gemms;
-    getOperation()->walk([&](GemmOp op) { gemms.push_back(op); });
-    for (GemmOp op : gemms)
-      if (failed(tileGemm(op)))
+    SmallVector<Operation *> workloads;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<GemmOp, Conv2dGw8Op>(op))
+        workloads.push_back(op);
+    });
+    for (Operation *op : workloads) {
+      LogicalResult tiled = isa<GemmOp>(op) ? tileGemm(cast<GemmOp>(op))
+                                            : tileConv2dGw8(cast<Conv2dGw8Op>(op));
+      if (failed(tiled))
         return signalPassFailure();
+    }
   }
 };
 

@@ -73,4 +73,22 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
   let genVerifyDecl = 1;
 }
 
+def Spio_Conv2dGw8ConfigAttr : Spio_Attr<"Conv2dGw8Config", "conv2d_gw8_config"> {
+  let summary = "how spio-tile shapes a grouped (group width 8) conv2d kernel";
+  let description = [{
+    `#spio.conv2d_gw8_config<warps = [4, 2], rows = 16>`: each block has 4
+    warps along output columns (16 pixels each) and 2 along groups, and
+    computes 16 output rows (wgrad: reduces bands of 16 rows of dy). With
+    `chunks = N`, wgrad splits its reduction over N blocks per group tile
+    (0: spio-tile chooses).
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$warps,
+                        "int64_t":$rows,
+                        DefaultValuedParameter<"int64_t", "0">:$chunks);
+  let assemblyFormat = [{
+    `<` `warps` `=` `[` $warps `]` `,` `rows` `=` $rows (`,` `chunks` `=` $chunks^)? `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif // SPIO_ATTRS_TD

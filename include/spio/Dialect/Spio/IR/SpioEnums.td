@@ -47,4 +47,11 @@ def Spio_LinearId : I32EnumAttr<"LinearId", "a hardware linear id", [
   let cppNamespace = "::mlir::spio";
 }
 
+def Spio_ConvPass : I32EnumAttr<"ConvPass", "a pass of a convolution", [
+    I32EnumAttrCase<"Fprop", 0, "fprop">,
+    I32EnumAttrCase<"Dgrad", 1, "dgrad">,
+    I32EnumAttrCase<"Wgrad", 2, "wgrad">]> {
+  let cppNamespace = "::mlir::spio";
+}
+
 #endif // SPIO_ENUMS_TD

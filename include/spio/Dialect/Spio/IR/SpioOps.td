@@ -394,6 +394,49 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
   }];
 }
 
+def Spio_Conv2dGw8Op : Spio_Op<"conv2d_gw8"> {
+  let summary = "one pass of a grouped conv2d (groups of 8 channels), computed by one kernel";
+  let description = [{
+    ```
+    spio.conv2d_gw8 fprop %x, %w bias %b into %y {kernel = array<i64: 3, 3>,
+        padding = array<i64: 1, 1>, stride = 1,
+        config = #spio.conv2d_gw8_config<warps = [4, 2], rows = 16>}
+        : !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xf16>, global>,
+          !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>,
+          !spio.tensor<[q: 16:0, k: 64] x f16, global>
+       -> !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x f16, global>
+    ```
+    The workload of a kernel, NHWC, C = K channels in groups of 8:
+
+    - `fprop %x, %w [bias %b] into %y`: y = conv(x, w) + bias; the bias is
+      read through a view that broadcasts it over a fragment's 16 rows.
+    - `dgrad %dy, %w into %dx`: dx from dy (dy's channels are `k`; its rows
+      and columns `h`, `w`, as the kernel's image; dx's are `p`, `q`).
+    - `wgrad %x, %dy into %partials`: per-block partial sums of dw, f32,
+      `[part: P, k: C, r: R, sc/8: 2 * ceil(S / 2), sc: 8]` (`sc` = 8 * s +
+      c); a reduction over `part`, in order, gives dw.
+
+    `spio-tile` expands it into the kernel family's block, warp and fragment
+    code for the config; it checks every operand type against the shapes
+    and reports the one that differs.
+  }];
+  let arguments = (ins Spio_ConvPass:$pass,
+                       Arg<Spio_Tensor, "", [MemRead]>:$a,
+                       Arg<Spio_Tensor, "", [MemRead]>:$b,
+                       Arg<Optional<Spio_Tensor>, "", [MemRead]>:$bias,
+                       Arg<Spio_Tensor, "", [MemWrite]>:$d,
+                       DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$padding,
+                       I64Attr:$stride,
+                       Spio_Conv2dGw8ConfigAttr:$config);
+  let assemblyFormat = [{
+    $pass $a `,` $b (`bias` $bias^)? `into` $d attr-dict `:`
+    qualified(type($a)) `,` qualified(type($b)) (`,` qualified(type($bias))^)? `->`
+    qualified(type($d))
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous copies
 //===----------------------------------------------------------------------===//

@@ -8,22 +8,32 @@ include "mlir/Pass/PassBase.td"
 def SpioTile : Pass<"spio-tile", "::mlir::ModuleOp"> {
   let summary = "Expand workload ops into block, warp and fragment code";
   let description = [{
-    Replaces each `spio.gemm` with the GEMM kernel family's tiled code for
-    its `#spio.gemm_config`: the block's output tile from the block ids, the
-    warps' sub-tiles, per-thread 16-byte `spio.async_copy`s of the A and B
-    tiles into swizzled shared memory (zero-filled past the edges),
-    `spio.ldmatrix` fragments, `spio.mma`s carried through a reduction loop
-    over k-tiles, and an epilogue that scales, adds C and stores D with
-    bounds.
+    Replaces each workload op with its kernel family's tiled code for the
+    op's config.
 
-    Needs: `spio.gemm` ops inside `gpu.func` kernels, with tensors the
-    family can take (the op's verifier, plus alignment and tile rules that
-    the pass reports on the op).
+    `spio.gemm` (`#spio.gemm_config`): the block's output tile from the
+    block ids, the warps' sub-tiles, per-thread 16-byte `spio.async_copy`s
+    of the A and B tiles into swizzled shared memory (zero-filled past the
+    edges), `spio.ldmatrix` fragments, `spio.mma`s carried through a
+    reduction loop over k-tiles, and an epilogue that scales, adds C and
+    stores D with bounds.
 
-    Guarantees: no `spio.gemm` remains; the kernel's `known_block_size` is
-    the config's thread count; the reduction loop is single-stage (load,
-    wait, barrier, compute, barrier) and carries `spio.stages` from the
-    config for `spio-pipeline`.
+    `spio.conv2d_gw8` (`#spio.conv2d_gw8_config`): fprop and dgrad stage
+    the input rows a block's output rows need (zero-filled halo) and the
+    group's weights, keep one B fragment per tap in registers, and store
+    each warp's 16 x 8 output tiles with bounds; wgrad loops over the
+    block's bands of dy, carrying one accumulator per row and tap pair of
+    the weights, and stores each warp's partial sums.
+
+    Needs: workload ops inside `gpu.func` kernels, with tensors the family
+    can take (the op's verifier, plus the family's rules, which the pass
+    reports on the op; conv2d operand types must be exactly the family's
+    for the op's sizes, and the pass names the operand that differs).
+
+    Guarantees: no workload op remains; the kernel's `known_block_size` is
+    the config's thread count; the GEMM reduction loop is single-stage
+    (load, wait, barrier, compute, barrier) and carries `spio.stages` from
+    the config for `spio-pipeline`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

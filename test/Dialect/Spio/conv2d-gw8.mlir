@@ -1,0 +1,33 @@
+// RUN: spio-opt %s | spio-opt | FileCheck %s
+// RUN: spio-opt %s --mlir-print-op-generic | spio-opt | FileCheck %s
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Bias = !spio.tensor<[q: 16:0, k: 32] x f16, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+// CHECK-LABEL: func.func @fprop
+// CHECK: spio.conv2d_gw8 fprop %{{.*}}, %{{.*}} bias %{{.*}} into %{{.*}} {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1 : i64} : !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>, !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>, !spio.tensor<[q: 16:0, k: 32] x f16, global> -> !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+// CHECK: spio.conv2d_gw8 fprop %{{.*}}, %{{.*}} into %{{.*}} {{.*}} : {{.*}}, !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global> -> !spio.tensor
+func.func @fprop(%x: !X, %w: !W, %b: !Bias, %y: !Y) {
+  spio.conv2d_gw8 fprop %x, %w bias %b into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1 : i64} : !X, !W, !Bias -> !Y
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1 : i64} : !X, !W -> !Y
+  return
+}
+
+// CHECK-LABEL: func.func @dgrad
+// CHECK: spio.conv2d_gw8 dgrad
+func.func @dgrad(%dy: !spio.tensor<[n: 2, h: 18, w: 18, k/8: 4] x vector<8xbf16>, global>,
+                 %w: !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>,
+                 %dx: !spio.tensor<[n: 2, p: 20, q: 20, c: 32] x bf16, global>) {
+  spio.conv2d_gw8 dgrad %dy, %w into %dx {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 0, 0>, stride = 1 : i64} : !spio.tensor<[n: 2, h: 18, w: 18, k/8: 4] x vector<8xbf16>, global>, !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global> -> !spio.tensor<[n: 2, p: 20, q: 20, c: 32] x bf16, global>
+  return
+}
+
+// CHECK-LABEL: func.func @wgrad
+// CHECK: spio.conv2d_gw8 wgrad {{.*}} {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2 : i64}
+func.func @wgrad(%x: !X, %dy: !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global>,
+                 %ws: !spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>) {
+  spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !X, !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global> -> !spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
+  return
+}

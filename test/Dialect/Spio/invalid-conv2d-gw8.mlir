@@ -1,0 +1,123 @@
+// RUN: spio-opt %s -split-input-file -verify-diagnostics
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+func.func @kernel_too_large(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{'spio.conv2d_gw8' op kernel must be two sizes [R, S] from 1 to 7}}
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 9, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+func.func @padding_reaches_past_the_kernel(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{padding must be two values [pH, pW] with 0 <= pH < R and 0 <= pW < S}}
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 3>, stride = 1} : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+func.func @stride_three(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{stride must be 1 or 2, got 3}}
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 3} : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, k/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!B = !spio.tensor<[q: 16:0, c: 32] x f16, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, c: 32] x f16, global>
+
+func.func @dgrad_with_bias(%dy: !X, %w: !W, %b: !B, %dx: !Y) {
+  // expected-error @below {{takes a bias in fprop only}}
+  spio.conv2d_gw8 dgrad %dy, %w bias %b into %dx {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W, !B -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c: 32] x f16, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+func.func @scalar_input(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{first input must hold vector<8xf16> or vector<8xbf16> (8 channels of a group), got 'f16'}}
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+func.func @mixed_dtypes(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{inputs must hold the same element, got 'vector<8xf16>' and 'vector<8xbf16>'}}
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
+!WS = !spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f16, global>
+
+func.func @wgrad_partials_are_f32(%x: !X, %dy: !DY, %ws: !WS) {
+  // expected-error @below {{wgrad writes 'f32' partial sums, got 'f16'}}
+  spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
+!WS = !spio.tensor<[k: 32, r: 3, s: 3, c: 8] x f32, global>
+
+func.func @wgrad_into_weights(%x: !X, %dy: !DY, %ws: !WS) {
+  // expected-error @below {{takes 4-entry inputs and a 5-entry output}}
+  spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, shared>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+func.func @shared_input(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{first input must be in global memory}}
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+  return
+}
+
+// -----
+
+// expected-error @below {{conv2d_gw8_config warps must be two positive counts [Q, groups]}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [0, 4], rows = 8>}
+
+// -----
+
+// expected-error @below {{conv2d_gw8_config rows must be positive, got 0}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 0>}
+
+// -----
+
+// expected-error @below {{conv2d_gw8_config chunks must be 0 (choose) or positive, got -2}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = -2>}

@@ -1,0 +1,104 @@
+// RUN: spio-opt %s -split-input-file --spio-tile | FileCheck %s
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Bias = !spio.tensor<[q: 16:0, k: 32] x f16, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+// fprop: blocks stage rows + R - 1 input rows (zero-filled halo) and the
+// group's 3 x 3 taps of weights; each warp multiplies 16 output columns by
+// its group's B fragment per tap, on input columns shifted by the tap: the
+// cast from q to w is where the convolution's index arithmetic lives.
+// CHECK-LABEL: gpu.func @fprop
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-NOT: spio.conv2d_gw8
+// CHECK: spio.alloc : !spio.tensor<[r: 10, q: 40, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
+// CHECK: spio.alloc : !spio.tensor<[r: 3, s: 3, k: 32, c/8: 1] x vector<8xf16>, shared>
+// CHECK: spio.decompose %{{.*}} [1, 1] : !spio.coord<c/32>, !spio.coord<q/32>
+// CHECK: spio.decompose %{{.*}} [2, 3] : !spio.coord<n>, !spio.coord<p/8>
+// CHECK: spio.cast %{{.*}} : !spio.coord<q> to !spio.coord<w>
+// CHECK: spio.async_copy {{.*}} in_bounds
+// CHECK: spio.async_commit
+// CHECK-NEXT: spio.async_wait 0
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-9: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k8, f16, [c, k]>
+// CHECK: spio.load_fragment
+// CHECK-COUNT-9: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [q, c]>, !spio.fragment<B, m16n8k8, f16, [c, k]>, !spio.fragment<C, m16n8k8, f32, [q, k]>
+// CHECK: spio.store_fragment {{.*}} bounds
+gpu.module @m {
+  gpu.func @fprop(%x: !X, %w: !W, %b: !Bias, %y: !Y) kernel {
+    spio.conv2d_gw8 fprop %x, %w bias %b into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W, !Bias -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
+!DY = !spio.tensor<[n: 1, h: 18, w: 16, k/8: 2] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 16, r: 3, s: 1, c/8: 1] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 1, p: 20, q: 16, c: 16] x bf16, global>
+
+// dgrad: the same kernel on dy (channels k) writing dx (channels c), the
+// weights read transposed, the taps flipped, no bias.
+// CHECK-LABEL: gpu.func @dgrad
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK-COUNT-3: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<B, m16n8k8, bf16, [k, c]>
+// CHECK-NOT: spio.load_fragment
+// CHECK: spio.fill
+// CHECK: spio.mma {{.*}} !spio.fragment<C, m16n8k8, f32, [q, c]>
+gpu.module @m {
+  gpu.func @dgrad(%dy: !DY, %w: !W, %dx: !DX) kernel {
+    spio.conv2d_gw8 dgrad %dy, %w into %dx {config = #spio.conv2d_gw8_config<warps = [1, 2], rows = 8>, kernel = array<i64: 3, 1>, padding = array<i64: 0, 0>, stride = 1} : !DY, !W -> !DX
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 21, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 11, q: 10, k: 32] x f16, global>
+
+// Stride 2: staged columns are (q, parity) pairs, so a fragment's 16 rows
+// step two input columns through the layout alone.
+// CHECK-LABEL: gpu.func @fprop_stride2
+// CHECK: spio.alloc : !spio.tensor<[r: 17, q: 24, wp: 2, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+// CHECK: spio.ldmatrix {{.*}}[!spio.coord<r>, !spio.coord<r>, !spio.coord<q/16>, !spio.coord<q>, !spio.coord<wp>, !spio.coord<c/8>] -> !spio.fragment<A, m16n8k8, f16, [q, c]>
+gpu.module @m {
+  gpu.func @fprop_stride2(%x: !X, %w: !W, %y: !Y) kernel {
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [1, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !X, !W -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
+!WS = !spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
+
+// wgrad: each block reduces a contiguous range of bands of dy (8 rows by
+// 32 columns) in a loop that carries one [sc, k] accumulator per (r, tap
+// pair); the staged x has an sc/8 entry aliasing the next tap's column, so
+// one transposed ldmatrix reads taps s and s + 1 as A's 16 rows. Each warp
+// writes its partial sums, part = chunk * warps along q + its q.
+// CHECK-LABEL: gpu.func @wgrad
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: spio.alloc : !spio.tensor<[r: 10:160, q: 40:4, sc/8: 2, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
+// CHECK: spio.alloc : !spio.tensor<[p: 8, q: 32, k/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
+// CHECK: arith.minui
+// CHECK: %[[SUMS:.*]]:6 = scf.for {{.*}} -> (!spio.fragment<C, m16n8k8, f32, [sc, k]>,
+// CHECK: spio.decompose %{{.*}} [2, 3, 1] : !spio.coord<n>, !spio.coord<p/8>, !spio.coord<q/32>
+// CHECK: spio.async_copy
+// CHECK: spio.async_wait 0
+// CHECK: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<B, m16n8k8, f16, [q, k]>
+// CHECK: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<A, m16n8k8, f16, [sc, q]>
+// CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [sc, q]>, !spio.fragment<B, m16n8k8, f16, [q, k]>, !spio.fragment<C, m16n8k8, f32, [sc, k]>
+// CHECK: scf.yield
+// CHECK-COUNT-6: spio.store_fragment %[[SUMS]]#{{[0-5]}}, {{.*}} bounds
+gpu.module @m {
+  gpu.func @wgrad(%x: !X, %dy: !DY, %ws: !WS) kernel {
+    spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+    gpu.return
+  }
+}
