@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU tests of conv2d-gw8 fprop (stride 1 and 2), dgrad (stride 1) and wgrad (stride 1 and 2):
+"""GPU tests of conv2d-gw8 fprop, dgrad and wgrad, stride 1 and 2:
 spio-jit --check (float64 reference on a poisoned output, 10 bit-identical runs) over edge cases."""
 
 import argparse
@@ -34,6 +34,13 @@ CASES = [
     (2, 16, 9, 9, 1, 1, 0, 0, "--stride 2"),
     (2, 40, 15, 20, 3, 5, 0, 2, "--stride 2"),
     (8, 1248, 16, 16, 5, 5, 2, 2, "--stride 2 --bias"),
+    (2, 32, 21, 20, 3, 3, 1, 1, "--pass dgrad --stride 2"),
+    (2, 64, 56, 56, 3, 3, 1, 1, "--pass dgrad --stride 2"),
+    (1, 24, 17, 33, 5, 5, 2, 2, "--pass dgrad --stride 2 --dtype bf16"),
+    (2, 16, 14, 14, 7, 7, 3, 3, "--pass dgrad --stride 2"),
+    (2, 16, 9, 9, 1, 1, 0, 0, "--pass dgrad --stride 2"),
+    (2, 40, 15, 20, 3, 5, 0, 2, "--pass dgrad --stride 2"),
+    (8, 1248, 16, 16, 5, 5, 2, 2, "--pass dgrad --stride 2"),
     (1, 8, 5, 5, 3, 3, 1, 1, "--pass wgrad"),
     (2, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad"),
     (3, 24, 17, 29, 5, 3, 2, 1, "--pass wgrad --dtype bf16"),

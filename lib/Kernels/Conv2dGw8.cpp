@@ -62,8 +62,6 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
            std::to_string(p.s);
   if (p.stride != 1 && p.stride != 2)
     return "conv2d-gw8 takes stride 1 or 2, got " + std::to_string(p.stride);
-  if (p.stride != 1 && p.pass == ConvPass::Dgrad)
-    return "dgrad supports stride 1 only so far";
   if (p.padH < 0 || p.padW < 0 || p.padH >= p.r || p.padW >= p.s)
     return "padding must be in [0, R) and [0, S)";
   if (p.outH() <= 0 || p.outW() <= 0)
@@ -145,8 +143,13 @@ public:
     // (wgrad's last tap pair may reach one past S); with stride 2 each
     // staged q holds the two input columns 2q and 2q + 1.
     int64_t taps = p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
-    QT = ceilDiv(BQ + (taps - 1) / p.stride, 8) * 8;
-    rows = p.stride * (c.rowsP - 1) + p.r;
+    // dgrad with stride 2 runs the stride-1 kernel on dy upsampled by
+    // zeros: the staging reads dy only at even positions, zero-fills the
+    // rest, and the compute is that of stride 1.
+    st = dgrad ? 1 : p.stride;
+    upsample = dgrad && p.stride == 2;
+    QT = ceilDiv(BQ + (taps - 1) / st, 8) * 8;
+    rows = st * (c.rowsP - 1) + p.r;
     if (p.pass == ConvPass::Wgrad)
       grid = wgradGrid(p, c);
     computeTypes();
@@ -194,6 +197,12 @@ private:
         << type << ", " << (rhsType.empty() ? type : rhsType) << "\n";
     return name;
   }
+  /// `value` modulo 2.
+  std::string parity(const std::string &value, const std::string &type) {
+    std::string name = fresh("v");
+    out << "    " << name << " = spio.mod " << value << ", 2 : " << type << "\n";
+    return name;
+  }
   std::string andi(const std::string &lhs, const std::string &rhs) {
     std::string name = fresh("b");
     out << "    " << name << " = arith.andi " << lhs << ", " << rhs << " : i1\n";
@@ -233,6 +242,10 @@ private:
   bool dgrad;
   std::string CI, CO;
   int64_t BQ, WG, QT, rows;
+  /// The stride of the staged input (1 for dgrad) and whether the staging
+  /// upsamples dy (dgrad, stride 2).
+  int64_t st;
+  bool upsample;
   std::ostringstream out;
   int n = 0;
   std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
@@ -249,7 +262,7 @@ std::string ConvWriter::linear(int64_t pass, int64_t count, std::string &valid) 
 }
 
 void ConvWriter::stageInput() {
-  bool strided = p.stride == 2;
+  bool strided = st == 2;
   int64_t count = rows * QT * (strided ? 2 : 1) * WG;
   std::string H = coord("h"), W = coord("w"), Q = coord("q"), G8 = coord(CI, 8);
   std::string padH = constant(p.kernelPadH(), "h"), padW = constant(p.kernelPadW(), "w");
@@ -257,7 +270,7 @@ void ConvWriter::stageInput() {
   std::string limitH = constant(p.kernelInH(), "h"), limitW = constant(p.kernelInW(), "w");
   std::string limitC = constant(p.c, CI);
   // The block's first input row: stride * p0, in steps of the stride.
-  std::string HS = coord("h", p.stride), WS = coord("w", p.stride);
+  std::string HS = coord("h", st), WS = coord("w", st);
   std::string ph = strided ? reinterpret("%p0", coord("p"), HS) : convert("cast", "%p0", coord("p"), H);
   for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
     std::string valid;
@@ -286,8 +299,19 @@ void ConvWriter::stageInput() {
       w = binary("sub", convert("cast", qabs, Q, W), padW, W);
     }
     std::string g = binary("add", "%g0", gl, G8);
-    std::string ok = andi(andi(cmp("ge", h, zeroH, H), cmp("lt", h, limitH, H)),
-                          andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W)));
+    std::string ok;
+    if (upsample) {
+      // Position u of the upsampled dy holds dy[u / 2] when u is even.
+      std::string evenH = cmp("eq", parity(h, H), zeroH, H);
+      std::string evenW = cmp("eq", parity(w, W), zeroW, W);
+      h = reinterpret(convert("fold", h, H, coord("h", 2)), coord("h", 2), H);
+      w = reinterpret(convert("fold", w, W, coord("w", 2)), coord("w", 2), W);
+      ok = andi(andi(evenH, evenW), andi(andi(cmp("ge", h, zeroH, H), cmp("lt", h, limitH, H)),
+                                         andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W))));
+    } else {
+      ok = andi(andi(cmp("ge", h, zeroH, H), cmp("lt", h, limitH, H)),
+                andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W)));
+    }
     ok = andi(ok, cmp("lt", g, limitC, G8, coord(CI)));
     std::string dst = strided ? rr + ", " + qq + ", " + wp + ", " + gl : rr + ", " + qq + ", " + gl;
     std::string dstTypes = coord("r") + ", " + Q + (strided ? ", " + coord("wp") : "") + ", " + G8;
@@ -362,12 +386,12 @@ void ConvWriter::compute() {
     // Output row p0 + row reads staged rows stride * row + r; output column
     // q at tap s reads staged column q + s / stride (and, strided, the
     // input column parity s % 2).
-    std::string rowR = constant(p.stride * row, "r");
+    std::string rowR = constant(st * row, "r");
     for (int64_t r = 0; r < p.r; ++r) {
       std::string rc = constant(r, "r");
       for (int64_t s = 0; s < p.s; ++s) {
-        std::string sq = constant(s / p.stride, "q");
-        std::string parity = p.stride == 2 ? constant(s % 2, "wp") : "";
+        std::string sq = constant(s / st, "q");
+        std::string parity = st == 2 ? constant(s % 2, "wp") : "";
         std::string a = fresh("a"), d = fresh("d");
         out << "    " << a << " = spio.ldmatrix %sx[" << rowR << ", " << rc << ", %wq, " << sq
             << (parity.empty() ? "" : ", " + parity) << ", %wg] : " << sxT << "["
@@ -433,8 +457,8 @@ void ConvWriter::computeTypes() {
   yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
        str(p.kernelOutW()) + ", " + CO + ": " + str(p.c) + "] x " + T + ", global>";
   sxT = "!spio.tensor<[r: " + str(rows) + ", q: " + str(QT) +
-        (p.stride == 2 ? ", wp: 2" : "") + ", " + CI + "/8: " + str(WG) + "] x vector<8x" + T +
-        ">, shared" + swizzleFor(p.stride * WG) + ">";
+        (st == 2 ? ", wp: 2" : "") + ", " + CI + "/8: " + str(WG) + "] x vector<8x" + T +
+        ">, shared" + swizzleFor(st * WG) + ">";
   swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
         ", c/8: 1] x vector<8x" + T + ">, shared>";
 }

@@ -85,13 +85,14 @@ gpu.module @m {
 
 // -----
 
-!DY = !spio.tensor<[n: 2, h: 10, w: 10, k/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, h: 9, w: 9, k/8: 4] x vector<8xf16>, global>
 !W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
 !DX = !spio.tensor<[n: 2, p: 20, q: 20, c: 32] x f16, global>
 
+// With stride 2, dx of 20 x 20 comes from dy of 10 x 10.
 gpu.module @m {
   gpu.func @dgrad_stride2(%dy: !DY, %w: !W, %dx: !DX) kernel {
-    // expected-error @below {{dgrad supports stride 1 only so far}}
+    // expected-error @below {{dy must be '!spio.tensor<[n: 2, h: 10, w: 10, k/8: 4] x vector<8xf16>, global>' for this problem}}
     spio.conv2d_gw8 dgrad %dy, %w into %dx {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !DY, !W -> !DX
     gpu.return
   }

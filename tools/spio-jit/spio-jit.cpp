@@ -738,7 +738,18 @@ int runConv() {
       double sum = bias.values[o], magnitude = std::fabs(sum);
       for (int64_t r = 0; r < problem.r; ++r)
         for (int64_t s = 0; s < problem.s; ++s) {
+          // fprop reads input row stride * p + r - pad; dgrad reads the
+          // upsampled dy at p + r - pad, which holds dy[u / stride] when
+          // u is a multiple of the stride.
           int64_t h = pp * problem.stride + r - kPadH, ww = q * problem.stride + s - kPadW;
+          if (dgrad) {
+            h = pp + r - kPadH;
+            ww = q + s - kPadW;
+            if (h % problem.stride != 0 || ww % problem.stride != 0)
+              continue;
+            h /= problem.stride;
+            ww /= problem.stride;
+          }
           if (h < 0 || h >= inH || ww < 0 || ww >= inW)
             continue;
           for (int64_t j = 0; j < 8; ++j) {
