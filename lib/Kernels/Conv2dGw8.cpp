@@ -31,9 +31,10 @@ struct WgradGrid {
 };
 
 /// Blocks the wgrad kernel aims for when the config leaves chunks to it:
-/// four per multiprocessor of an H100/H200, so that one block's copies
-/// overlap another's mma.
-constexpr int64_t kWgradTargetBlocks = 4 * 132;
+/// two per multiprocessor of an H100/H200 (what fits of 256 threads at
+/// up to 128 registers), so that all run in one wave and one block's copies
+/// overlap the other's mma. More blocks write more partial sums.
+constexpr int64_t kWgradTargetBlocks = 2 * 132;
 
 WgradGrid wgradGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   WgradGrid g;
@@ -105,8 +106,9 @@ LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Confi
   return {qTiles * gTiles, p.n * ceilDiv(p.kernelOutH(), c.rowsP), c.threads()};
 }
 
-/// One thread per dw element.
+/// One thread per dw element, reading the partials 8 at a time.
 constexpr int64_t kReduceThreads = 256;
+constexpr int64_t kReduceUnroll = 8;
 
 LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &p) {
   return {ceilDiv(p.c * p.r * p.s * 8, kReduceThreads), 1, kReduceThreads};
@@ -220,7 +222,8 @@ private:
   /// linear element `lin` of `count`, guarded so that spare threads copy
   /// nothing (zero-fill would overwrite a real element).
   std::string linear(int64_t pass, int64_t count, std::string &valid);
-  void stageInput();
+  /// Staged input rows [first, first + count).
+  void stageInput(int64_t first, int64_t count);
   void stageWeights();
   void compute();
   /// wgrad: dy's band into shared memory; the band's mma into the partial
@@ -261,9 +264,10 @@ std::string ConvWriter::linear(int64_t pass, int64_t count, std::string &valid) 
   return lin;
 }
 
-void ConvWriter::stageInput() {
+void ConvWriter::stageInput(int64_t firstRow, int64_t numRows) {
   bool strided = st == 2;
-  int64_t count = rows * QT * (strided ? 2 : 1) * WG;
+  int64_t count = numRows * QT * (strided ? 2 : 1) * WG;
+  std::string first = constant(firstRow, "r");
   std::string H = coord("h"), W = coord("w"), Q = coord("q"), G8 = coord(CI, 8);
   std::string padH = constant(p.kernelPadH(), "h"), padW = constant(p.kernelPadW(), "w");
   std::string zeroH = constant(0, "h"), zeroW = constant(0, "w");
@@ -276,15 +280,16 @@ void ConvWriter::stageInput() {
     std::string valid;
     std::string lin = linear(pass, count, valid);
     out << "    scf.if " << valid << " {\n";
-    std::string rr = fresh("rr"), qq = fresh("qq"), wp = fresh("wp"), gl = fresh("gl");
+    std::string rl = fresh("rl"), qq = fresh("qq"), wp = fresh("wp"), gl = fresh("gl");
     if (strided)
-      out << "    " << rr << ", " << qq << ", " << wp << ", " << gl << " = spio.decompose " << lin
-          << " [" << rows << ", " << QT << ", 2, " << WG << "] : " << coord("r") << ", " << Q
+      out << "    " << rl << ", " << qq << ", " << wp << ", " << gl << " = spio.decompose " << lin
+          << " [" << numRows << ", " << QT << ", 2, " << WG << "] : " << coord("r") << ", " << Q
           << ", " << coord("wp") << ", " << G8 << "\n";
     else
-      out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
-          << rows << ", " << QT << ", " << WG << "] : " << coord("r") << ", " << Q << ", " << G8
-          << "\n";
+      out << "    " << rl << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
+          << numRows << ", " << QT << ", " << WG << "] : " << coord("r") << ", " << Q << ", "
+          << G8 << "\n";
+    std::string rr = binary("add", first, rl, coord("r"));
     // Input row h = stride * p0 + r - padH and column
     // w = stride * (q0 + q) + wp - padW.
     std::string rh = convert("cast", rr, coord("r"), H);
@@ -356,6 +361,7 @@ void ConvWriter::compute() {
   std::string limitO = constant(p.c, CO), rows = constant(16, "q");
   if (!p.bias)
     out << "    %zero = arith.constant 0.0 : f32\n";
+  out << "    spio.async_wait " << c.rowsP - 1 << "\n    gpu.barrier\n";
   // The group's weights, one B fragment per tap, stay in registers. dgrad
   // runs the taps backwards and reduces over k, so it reads them transposed.
   std::vector<std::string> weights;
@@ -370,7 +376,10 @@ void ConvWriter::compute() {
     }
   std::string limitQ = constant(p.kernelOutW(), "q"), limitP = constant(p.kernelOutH(), "p");
   for (int64_t row = 0; row < c.rowsP; ++row) {
-    // Output row p0 + row reads staged rows row .. row + R - 1.
+    // Output row p0 + row reads staged rows stride * row .. + R - 1: its
+    // commit group and those before it.
+    if (row)
+      out << "    spio.async_wait " << c.rowsP - 1 - row << "\n    gpu.barrier\n";
     std::string rowP = constant(row, "p");
     std::string pAbs = binary("add", "%p0", rowP, coord("p"));
     std::string inside = cmp("lt", pAbs, limitP, coord("p"));
@@ -532,9 +541,16 @@ void ConvWriter::writeTileBody() {
   else
     out << "    %wk0 = spio.cast %gci : " << coord(CI) << " to " << coord("k") << "\n";
   out << "    %tid = spio.linear_id thread\n    %warp = spio.linear_id warp\n";
-  stageInput();
+  // One commit group per output row: the weights and the R rows output
+  // row 0 reads, then the stride rows each further output row adds, so
+  // that computing row j overlaps the copies of the rows after it.
   stageWeights();
-  out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
+  stageInput(0, p.r);
+  out << "    spio.async_commit\n";
+  for (int64_t row = 1; row < c.rowsP; ++row) {
+    stageInput(st * (row - 1) + p.r, st);
+    out << "    spio.async_commit\n";
+  }
   compute();
 }
 
@@ -644,7 +660,7 @@ void ConvWriter::writeWgradTileBody() {
       << coord("p", c.rowsP) << ", " << coord("q", BQ) << "\n";
   out << "    %p0 = spio.unfold %pt : " << coord("p", c.rowsP) << " to " << coord("p") << "\n";
   out << "    %q0 = spio.unfold %qt : " << coord("q", BQ) << " to " << coord("q") << "\n";
-  stageInput();
+  stageInput(0, rows);
   stageGradient();
   out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
   computeWgrad(accs);
@@ -692,19 +708,49 @@ void ConvWriter::writeWgradReduce() {
       << coord("c") << "\n";
   std::string tap = reinterpret("%s", coord("s"), coord("sc", 8));
   std::string channel = convert("cast", "%c", coord("c"), coord("sc"));
-  std::string zero = index(0), one = index(1), count = index(parts);
+  // The partials in order 0, 1, ..., loaded kReduceUnroll at a time so
+  // that their latencies overlap; the additions keep the order.
+  std::string wsIndex = "[" + coord("part") + ", " + coord("k") + ", " + coord("r") + ", " +
+                        coord("sc", 8) + ", " + coord("sc") + "]";
   out << "    %zero = arith.constant 0.0 : f32\n";
-  out << "    %sum = scf.for %i = " << zero << " to " << count << " step " << one
-      << " iter_args(%acc = %zero) -> (f32) {\n";
-  out << "    %part = spio.from_index %i : " << coord("part") << "\n";
-  out << "    %v = spio.load %ws[%part, %k, %r, " << tap << ", " << channel << "] : " << wsT
-      << "[" << coord("part") << ", " << coord("k") << ", " << coord("r") << ", "
-      << coord("sc", 8) << ", " << coord("sc") << "]\n";
-  out << "    %next = arith.addf %acc, %v : f32\n    scf.yield %next : f32\n    }\n";
-  std::string value = "%sum";
+  int64_t unrolled = parts / kReduceUnroll * kReduceUnroll;
+  std::string sum = "%zero";
+  auto sumLoop = [&](int64_t from, int64_t to, int64_t step) {
+    std::string i = fresh("i"), acc = fresh("acc"), result = fresh("sum");
+    std::string lower = index(from), upper = index(to), stride = index(step);
+    out << "    " << result << " = scf.for " << i << " = " << lower << " to " << upper
+        << " step " << stride << " iter_args(" << acc << " = " << sum << ") -> (f32) {\n";
+    std::vector<std::string> values;
+    for (int64_t u = 0; u < step; ++u) {
+      std::string at = i;
+      if (u) {
+        std::string offset = index(u);
+        at = fresh("i");
+        out << "    " << at << " = arith.addi " << i << ", " << offset << " : index\n";
+      }
+      std::string part = fresh("part"), v = fresh("v");
+      out << "    " << part << " = spio.from_index " << at << " : " << coord("part") << "\n";
+      out << "    " << v << " = spio.load %ws[" << part << ", %k, %r, " << tap << ", " << channel
+          << "] : " << wsT << wsIndex << "\n";
+      values.push_back(v);
+    }
+    std::string running = acc;
+    for (const std::string &v : values) {
+      std::string next = fresh("v");
+      out << "    " << next << " = arith.addf " << running << ", " << v << " : f32\n";
+      running = next;
+    }
+    out << "    scf.yield " << running << " : f32\n    }\n";
+    sum = result;
+  };
+  if (unrolled)
+    sumLoop(0, unrolled, kReduceUnroll);
+  if (unrolled < parts)
+    sumLoop(unrolled, parts, 1);
+  std::string value = sum;
   if (!p.wgradF32) {
     value = fresh("v");
-    out << "    " << value << " = arith.truncf %sum : f32 to " << T << "\n";
+    out << "    " << value << " = arith.truncf " << sum << " : f32 to " << T << "\n";
   }
   out << "    spio.store " << value << ", %dw[%k, %r, %s, %c] : " << dwT << "[" << coord("k")
       << ", " << coord("r") << ", " << coord("s") << ", " << coord("c") << "]\n";

@@ -17,14 +17,18 @@
 // CHECK: spio.decompose %{{.*}} [1, 1] : !spio.coord<c/32>, !spio.coord<q/32>
 // CHECK: spio.decompose %{{.*}} [2, 3] : !spio.coord<n>, !spio.coord<p/8>
 // CHECK: spio.cast %{{.*}} : !spio.coord<q> to !spio.coord<w>
+// One commit group per output row (the first also holds the weights), so
+// that row j's mma overlap the copies of the rows after it.
 // CHECK: spio.async_copy {{.*}} in_bounds
-// CHECK: spio.async_commit
-// CHECK-NEXT: spio.async_wait 0
+// CHECK-COUNT-8: spio.async_commit
+// CHECK: spio.async_wait 7
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-9: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k8, f16, [c, k]>
 // CHECK: spio.load_fragment
 // CHECK-COUNT-9: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [q, c]>, !spio.fragment<B, m16n8k8, f16, [c, k]>, !spio.fragment<C, m16n8k8, f32, [q, k]>
 // CHECK: spio.store_fragment {{.*}} bounds
+// CHECK: spio.async_wait 6
+// CHECK-NEXT: gpu.barrier
 gpu.module @m {
   gpu.func @fprop(%x: !X, %w: !W, %b: !Bias, %y: !Y) kernel {
     spio.conv2d_gw8 fprop %x, %w bias %b into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W, !Bias -> !Y

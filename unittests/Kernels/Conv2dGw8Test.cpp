@@ -126,13 +126,13 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   EXPECT_EQ(checkConv2dGw8(p, c), "");
   // 32 images x 7 bands of 8 rows x 1 tile of 64 columns = 224 bands; the
-  // 4 group tiles want 132 chunks, so 2 bands each, 112 chunks.
+  // 4 group tiles want 66 chunks (264 blocks), so 4 bands each, 56 chunks.
   LaunchShape s = conv2dGw8LaunchShape(p, c);
   EXPECT_EQ(s.gridX, 4);
-  EXPECT_EQ(s.gridY, 112);
-  EXPECT_EQ(conv2dGw8WgradPartials(p, c), 112 * c.warpsQ);
+  EXPECT_EQ(s.gridY, 56);
+  EXPECT_EQ(conv2dGw8WgradPartials(p, c), 56 * c.warpsQ);
   // Partials hold an even number of taps: S = 3 pads to 4.
-  EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 112 * c.warpsQ * 64 * 3 * 4 * 8 * 4);
+  EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 56 * c.warpsQ * 64 * 3 * 4 * 8 * 4);
   c.chunks = 1000; // more chunks than bands: one band each
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 224);
   c.chunks = 3; // 75 bands each, the last chunk takes 74
