@@ -41,3 +41,25 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @m {
+  gpu.func @viewed_buffer(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {
+    %s = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+    // expected-error @below {{'spio.view' op views a tensor that spio-pipeline multi-buffers}}
+    %v = spio.view %s : !spio.tensor<[i: 32] x vector<8xf16>, shared> to !spio.tensor<[i: 32, j: 8] x f16, shared>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %i = spio.constant 0 : !spio.coord<i>
+    scf.for %iv = %c0 to %n step %c1 {
+      %t = spio.from_index %iv : !spio.coord<t>
+      spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+      gpu.barrier
+    } {spio.stages = 3}
+    gpu.return
+  }
+}

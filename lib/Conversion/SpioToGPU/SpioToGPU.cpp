@@ -228,6 +228,18 @@ LogicalResult TensorResolver::collectCursors() {
       cursors[subscript] = next;
       return WalkResult::advance();
     }
+    if (auto view = dyn_cast<ViewOp>(op)) {
+      FailureOr<Cursor> base = cursorOf(op, view.getTensor());
+      if (failed(base))
+        return WalkResult::interrupt();
+      if (!base->coords.empty() || !base->allCoords.empty() || base->baseOffset) {
+        view.emitOpError() << "views a subscripted or rebased cursor; view the kernel "
+                              "argument or the allocation itself";
+        return WalkResult::interrupt();
+      }
+      cursors[view] = *base;
+      return WalkResult::advance();
+    }
     if (auto rebase = dyn_cast<RebaseOp>(op)) {
       FailureOr<Cursor> base = cursorOf(op, rebase.getTensor());
       if (failed(base))
@@ -644,7 +656,7 @@ LogicalResult TensorResolver::run() {
   // Cursors are resolved; drop them, uses first.
   SmallVector<Operation *> tensorOps;
   func.getFunctionBody().walk([&](Operation *op) {
-    if (isa<SubscriptOp, RebaseOp, AllocOp>(op))
+    if (isa<SubscriptOp, RebaseOp, ViewOp, AllocOp>(op))
       tensorOps.push_back(op);
   });
   for (Operation *op : llvm::reverse(tensorOps)) {

@@ -26,3 +26,15 @@ func.func @tensor_through_loop(%g: !G, %n: index) -> f32 {
   %v = spio.load %t[%zero] : !G[!spio.coord<i>]
   return %v : f32
 }
+
+// -----
+
+gpu.module @m {
+  gpu.func @view_of_cursor(%y: !spio.tensor<[p: 4, k: 16] x f16, global>, %x: f16) kernel {
+    %p = spio.constant 1 : !spio.coord<p>
+    %c = spio.subscript %y[%p] : !spio.tensor<[p: 4, k: 16] x f16, global>[!spio.coord<p>]
+    // expected-error @below {{'spio.view' op views a subscripted or rebased cursor; view the kernel argument or the allocation itself}}
+    %v = spio.view %c : !spio.tensor<[p: 4, k: 16] x f16, global> to !spio.tensor<[p: 4, k/8: 2] x vector<8xf16>, global>
+    gpu.return
+  }
+}

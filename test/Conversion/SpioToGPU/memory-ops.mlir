@@ -103,3 +103,35 @@ func.func @store_fragment_odd_offset(%o: !O, %v: vector<4xf32>, %j: !spio.coord<
   spio.store_fragment %c, %o[%j] : !spio.fragment<C, m16n8k16, f32, [i, j]>, !O[!spio.coord<j>]
   return
 }
+
+// -----
+
+!Y = !spio.tensor<[p: 4, k: 16] x f16, global>
+!YV = !spio.tensor<[p: 4, k/8: 2] x vector<8xf16>, global>
+!T = !spio.tensor<[q: 4, k: 16] x f16, shared>
+!TV = !spio.tensor<[q: 4, k/8: 2] x vector<8xf16>, shared>
+
+// A view reads the same bytes under another layout: scalars stored into a
+// shared tile come back as one 16-byte vector, stored to the global tensor
+// through its vector view, from the same base.
+// CHECK-LABEL: gpu.func @views
+// CHECK-NOT: spio.view
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<64xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<{{[0-9]+}}xvector<8xf16>, #gpu.address_space<workgroup>>
+// CHECK: memref.store %[[V]], %{{.*}}[%{{.*}}] : memref<{{[0-9]+}}xvector<8xf16>, #gpu.address_space<global>>
+gpu.module @m {
+  gpu.func @views(%y: !Y, %x: f16) kernel {
+    %t = spio.alloc : !T
+    %tv = spio.view %t : !T to !TV
+    %yv = spio.view %y : !Y to !YV
+    %q = spio.constant 1 : !spio.coord<q>
+    %k = spio.constant 3 : !spio.coord<k>
+    %p = spio.constant 2 : !spio.coord<p>
+    %k8 = spio.constant 1 : !spio.coord<k/8>
+    spio.store %x, %t[%q, %k] : !T[!spio.coord<q>, !spio.coord<k>]
+    gpu.barrier
+    %v = spio.load %tv[%q, %k8] : !TV[!spio.coord<q>, !spio.coord<k/8>]
+    spio.store %v, %yv[%p, %k8] : !YV[!spio.coord<p>, !spio.coord<k/8>]
+    gpu.return
+  }
+}

@@ -106,3 +106,28 @@ func.func @subscript_by_index(%a: !A, %x: index) {
   %0 = "spio.subscript"(%a, %x) : (!A, index) -> !A
   return
 }
+
+// -----
+
+func.func @view_across_memories(%y: !spio.tensor<[p: 4, k: 16] x f16, global>) {
+  // expected-error @below {{'spio.view' op keeps the memory space, but global would become shared}}
+  %v = spio.view %y : !spio.tensor<[p: 4, k: 16] x f16, global> to !spio.tensor<[p: 4, k: 16] x f16, shared>
+  return
+}
+
+// -----
+
+func.func @view_past_the_end(%y: !spio.tensor<[p: 4, k: 16] x f16, global>) {
+  // expected-error @below {{'spio.view' op reaches 256 bytes, past the 128 bytes of the viewed tensor}}
+  %v = spio.view %y : !spio.tensor<[p: 4, k: 16] x f16, global> to !spio.tensor<[p: 4, k/8: 4] x vector<8xf16>, global>
+  return
+}
+
+// -----
+
+func.func @view_changes_swizzle() {
+  %s = spio.alloc : !spio.tensor<[q: 8, k/8: 2] x vector<8xf16>, shared, #spio.xor_swizzle<1, 0, 3>>
+  // expected-error @below {{'spio.view' op must keep the swizzle and the element size of a swizzled tensor}}
+  %v = spio.view %s : !spio.tensor<[q: 8, k/8: 2] x vector<8xf16>, shared, #spio.xor_swizzle<1, 0, 3>> to !spio.tensor<[q: 8, k: 16] x f16, shared>
+  return
+}

@@ -58,3 +58,13 @@ func.func @fragment_tensor(%acc: !Acc, %i16: !spio.coord<i/16>, %j8: !spio.coord
   spio.store %f, %acc[%j8, %i16] : !Acc[!spio.coord<j/8>, !spio.coord<i/16>]
   return
 }
+
+// CHECK-LABEL: func.func @view
+// CHECK: spio.view %{{.*}} : !spio.tensor<[p: 4, k: 16] x f16, global> to !spio.tensor<[p: 4, k/8: 2] x vector<8xf16>, global>
+// CHECK: spio.view %{{.*}} : !spio.tensor<[q: 8, k/8: 2] x vector<8xf16>, shared> to !spio.tensor<[j: 2:4, q: 4, k/8: 2] x vector<8xf16>, shared>
+func.func @view(%y: !spio.tensor<[p: 4, k: 16] x f16, global>) {
+  %v = spio.view %y : !spio.tensor<[p: 4, k: 16] x f16, global> to !spio.tensor<[p: 4, k/8: 2] x vector<8xf16>, global>
+  %s = spio.alloc : !spio.tensor<[q: 8, k/8: 2] x vector<8xf16>, shared>
+  %w = spio.view %s : !spio.tensor<[q: 8, k/8: 2] x vector<8xf16>, shared> to !spio.tensor<[j: 2:4, q: 4:2, k/8: 2] x vector<8xf16>, shared>
+  return
+}

@@ -366,6 +366,23 @@ OpFoldResult SubscriptOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult ViewOp::verify() {
+  SpioTensorType from = getTensor().getType(), to = getType();
+  if (from.getMemorySpace() != to.getMemorySpace())
+    return emitOpError() << "keeps the memory space, but "
+                         << stringifyMemorySpace(from.getMemorySpace()) << " would become "
+                         << stringifyMemorySpace(to.getMemorySpace());
+  int64_t fromBytes = from.getCosize() * from.getElementBytes();
+  int64_t toBytes = to.getCosize() * to.getElementBytes();
+  if (toBytes > fromBytes)
+    return emitOpError() << "reaches " << toBytes << " bytes, past the " << fromBytes
+                         << " bytes of the viewed tensor";
+  if ((from.getSwizzle() || to.getSwizzle()) &&
+      (from.getSwizzle() != to.getSwizzle() || from.getElementBytes() != to.getElementBytes()))
+    return emitOpError() << "must keep the swizzle and the element size of a swizzled tensor";
+  return success();
+}
+
 LogicalResult RebaseOp::verify() {
   if (getTensor().getType().getSwizzle())
     return emitOpError() << "cannot rebase a swizzled tensor: the swizzle "

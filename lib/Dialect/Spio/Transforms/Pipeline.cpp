@@ -129,6 +129,10 @@ LogicalResult LoopPipeliner::run() {
     if (!alloc || loop->isAncestor(alloc))
       return copy.emitOpError()
              << "writes a tensor that is not a spio.alloc outside the pipelined loop";
+    // A view would keep addressing one stage of the multi-buffered tensor.
+    for (Operation *user : alloc->getUsers())
+      if (isa<ViewOp>(user))
+        return user->emitOpError() << "views a tensor that spio-pipeline multi-buffers";
     buffers.insert(alloc);
   }
   std::string name = "stage";

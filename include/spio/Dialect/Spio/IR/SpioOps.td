@@ -200,6 +200,29 @@ def Spio_SubscriptOp : Spio_Op<"subscript",
   let hasFolder = 1;
 }
 
+def Spio_ViewOp : Spio_Op<"view", [Pure]> {
+  let summary = "the same memory as a tensor of another layout or element";
+  let description = [{
+    ```
+    %v = spio.view %y : !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x f16, global>
+                     to !spio.tensor<[n: 8, p: 56, q: 56, k/8: 8] x vector<8xf16>, global>
+    ```
+    Reads and writes through the result address the bytes of the operand
+    from its base, under the result's layout: scalar fragment stores and
+    16-byte vector copies of one staging buffer, or a strided window. The
+    view may not reach past the operand's storage; both must be in the same
+    memory and, when swizzled, use one swizzle over one element size (the
+    swizzle permutes element offsets). Only a tensor's root (a kernel
+    argument or an allocation, not a subscripted cursor) can be viewed.
+  }];
+  let arguments = (ins Spio_Tensor:$tensor);
+  let results = (outs Spio_Tensor:$result);
+  let assemblyFormat = [{
+    $tensor attr-dict `:` qualified(type($tensor)) `to` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Spio_RebaseOp : Spio_Op<"rebase", [Pure, AllTypesMatch<["tensor", "result"]>]> {
   let summary = "fold a cursor's coordinates into its base address";
   let description = [{
