@@ -230,6 +230,10 @@ private:
   /// sums `accs`; the reduction of the partials into dw.
   void stageGradient();
   void computeWgrad(std::vector<std::string> &accs);
+  /// fprop/dgrad: one output row from the shared tile's `slot` to y as
+  /// 16-byte vectors, within the bounds.
+  void copyOutputRow(const std::string &slot, const std::string &pAbs,
+                     const std::string &limitQ);
   void writeWgradReduce();
   std::string swizzleFor(int64_t perRow) const;
   void computeTypes();
@@ -252,6 +256,9 @@ private:
   std::ostringstream out;
   int n = 0;
   std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
+  /// fprop/dgrad: y as 16-byte vectors, and the shared output tile as
+  /// scalars (fragment stores) and as vectors (copies out).
+  std::string yvT, syT, syvT;
   WgradGrid grid{};
 };
 
@@ -383,6 +390,7 @@ void ConvWriter::compute() {
     std::string rowP = constant(row, "p");
     std::string pAbs = binary("add", "%p0", rowP, coord("p"));
     std::string inside = cmp("lt", pAbs, limitP, coord("p"));
+    std::string slot = constant(row % 2, "slot");
     out << "    scf.if " << inside << " {\n";
     std::string acc = fresh("acc");
     if (p.bias) {
@@ -412,13 +420,38 @@ void ConvWriter::compute() {
         acc = d;
       }
     }
-    out << "    spio.store_fragment " << acc << ", %y[%n, " << pAbs
-        << ", %q0, %wq, %co0, %wgo] bounds " << limitQ << ", " << limitO << " : " << FC << ", "
-        << yT << "[" << coord("n") << ", " << coord("p") << ", " << coord("q") << ", "
-        << coord("q", 16) << ", " << coord(CO) << ", " << coord(CO, 8) << "] bounds "
-        << coord("q") << ", " << coord(CO) << "\n";
+    // The row's outputs go through a shared tile (two slots, alternating
+    // rows), so that each pixel's channels leave as whole 16-byte vectors
+    // rather than as 4-byte pieces of half-used sectors.
+    out << "    spio.store_fragment " << acc << ", %sy[" << slot << ", %wq, %wgo] : " << FC
+        << ", " << syT << "[" << coord("slot") << ", " << coord("q", 16) << ", " << coord(CO, 8)
+        << "]\n";
+    out << "    }\n    gpu.barrier\n";
+    out << "    scf.if " << inside << " {\n";
+    copyOutputRow(slot, pAbs, limitQ);
     out << "    }\n";
   }
+}
+
+void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
+                               const std::string &limitQ) {
+  std::string Q = coord("q"), G8 = coord(CO, 8);
+  std::string limitO = constant(p.c, CO);
+  std::string valid;
+  std::string lin = linear(0, BQ * WG, valid);
+  out << "    scf.if " << valid << " {\n";
+  std::string ql = fresh("ql"), gl = fresh("gl");
+  out << "    " << ql << ", " << gl << " = spio.decompose " << lin << " [" << BQ << ", " << WG
+      << "] : " << Q << ", " << G8 << "\n";
+  std::string qAbs = binary("add", "%q0", ql, Q), g = binary("add", "%go0", gl, G8);
+  std::string ok = andi(cmp("lt", qAbs, limitQ, Q), cmp("lt", g, limitO, G8, coord(CO)));
+  out << "    scf.if " << ok << " {\n";
+  std::string v = fresh("v");
+  out << "    " << v << " = spio.load %syv[" << slot << ", " << ql << ", " << gl << "] : " << syvT
+      << "[" << coord("slot") << ", " << Q << ", " << G8 << "]\n";
+  out << "    spio.store " << v << ", %yv[%n, " << pAbs << ", " << qAbs << ", " << g << "] : "
+      << yvT << "[" << coord("n") << ", " << coord("p") << ", " << Q << ", " << G8 << "]\n";
+  out << "    }\n    }\n";
 }
 
 /// Spreads the 8 rows an ldmatrix reads (consecutive q, same parity and
@@ -470,6 +503,16 @@ void ConvWriter::computeTypes() {
         ">, shared" + swizzleFor(st * WG) + ">";
   swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
         ", c/8: 1] x vector<8x" + T + ">, shared>";
+  yvT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
+        str(p.kernelOutW()) + ", " + CO + "/8: " + str(G) + "] x vector<8x" + T + ">, global>";
+  // A row of the tile holds a pixel's 8 * WG channels, padded by one vector
+  // (when WG > 1) so that the fragment stores of its 8 rows hit distinct
+  // banks.
+  int64_t pitch = WG + (WG > 1 ? 1 : 0);
+  syT = "!spio.tensor<[slot: 2:" + str(8 * BQ * pitch) + ", q: " + str(BQ) + ":" +
+        str(8 * pitch) + ", " + CO + ": " + str(8 * WG) + ":1] x " + T + ", shared>";
+  syvT = "!spio.tensor<[slot: 2:" + str(BQ * pitch) + ", q: " + str(BQ) + ":" + str(pitch) +
+         ", " + CO + "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared>";
 }
 
 void ConvWriter::openKernel(bool tiled) {
@@ -524,6 +567,9 @@ void ConvWriter::writeTileBody() {
   LaunchShape grid = conv2dGw8LaunchShape(p, c);
   int64_t qTiles = ceilDiv(Qn, BQ);
   out << "    %sx = spio.alloc : " << sxT << "\n    %sw = spio.alloc : " << swT << "\n";
+  out << "    %sy = spio.alloc : " << syT << "\n";
+  out << "    %syv = spio.view %sy : " << syT << " to " << syvT << "\n";
+  out << "    %yv = spio.view %y : " << yT << " to " << yvT << "\n";
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
   out << "    %gt, %qt = spio.decompose %bx [" << grid.gridX / qTiles << ", " << qTiles << "] : "
       << coord(CI, 8 * WG) << ", " << coord("q", BQ) << "\n";
@@ -536,6 +582,7 @@ void ConvWriter::writeTileBody() {
   out << "    %g0 = spio.unfold %gt : " << coord(CI, 8 * WG) << " to " << coord(CI, 8) << "\n";
   out << "    %gci = spio.unfold %gt : " << coord(CI, 8 * WG) << " to " << coord(CI) << "\n";
   out << "    %co0 = spio.cast %gci : " << coord(CI) << " to " << coord(CO) << "\n";
+  out << "    %go0 = spio.fold %co0 : " << coord(CO) << " to " << coord(CO, 8) << "\n";
   if (CI == "k")
     out << "    %wk0 = spio.unfold %gt : " << coord(CI, 8 * WG) << " to " << coord("k") << "\n";
   else

@@ -14,6 +14,9 @@
 // CHECK-NOT: spio.conv2d_gw8
 // CHECK: spio.alloc : !spio.tensor<[r: 10, q: 40, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
 // CHECK: spio.alloc : !spio.tensor<[r: 3, s: 3, k: 32, c/8: 1] x vector<8xf16>, shared>
+// CHECK: %[[TILE:.*]] = spio.alloc : !spio.tensor<[slot: 2:1280, q: 32:40, k: 32] x f16, shared>
+// CHECK: %[[TILEV:.*]] = spio.view %[[TILE]] {{.*}} to !spio.tensor<[slot: 2:160, q: 32:5, k/8: 4] x vector<8xf16>, shared>
+// CHECK: %[[YV:.*]] = spio.view %{{.*}} to !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
 // CHECK: spio.decompose %{{.*}} [1, 1] : !spio.coord<c/32>, !spio.coord<q/32>
 // CHECK: spio.decompose %{{.*}} [2, 3] : !spio.coord<n>, !spio.coord<p/8>
 // CHECK: spio.cast %{{.*}} : !spio.coord<q> to !spio.coord<w>
@@ -26,7 +29,12 @@
 // CHECK-COUNT-9: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k8, f16, [c, k]>
 // CHECK: spio.load_fragment
 // CHECK-COUNT-9: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [q, c]>, !spio.fragment<B, m16n8k8, f16, [c, k]>, !spio.fragment<C, m16n8k8, f32, [q, k]>
-// CHECK: spio.store_fragment {{.*}} bounds
+// Each row's outputs go through a shared tile (rows padded by one vector
+// against bank conflicts), fragment stores in, 16-byte vectors out to y.
+// CHECK: spio.store_fragment %{{.*}}, %[[TILE]][{{.*}}] : !spio.fragment<C, m16n8k8, f32, [q, k]>, !spio.tensor<[slot: 2:1280, q: 32:40, k: 32] x f16, shared>
+// CHECK: gpu.barrier
+// CHECK: spio.load %[[TILEV]]
+// CHECK: spio.store %{{.*}}, %[[YV]]
 // CHECK: spio.async_wait 6
 // CHECK-NEXT: gpu.barrier
 gpu.module @m {
