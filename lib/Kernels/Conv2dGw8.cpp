@@ -93,6 +93,10 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // band only trade staging overhead for shared memory.
   if (p.pass == ConvPass::Wgrad)
     c.rowsP = p.stride == 2 ? 4 : 8;
+  // Small images: one block (or band) takes the whole height rather than
+  // a second, mostly empty one (9 rows as 8 + 1 cost almost twice 9).
+  if (p.kernelOutH() <= 16)
+    c.rowsP = p.kernelOutH();
   return c;
 }
 

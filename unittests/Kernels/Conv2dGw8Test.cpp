@@ -55,11 +55,14 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   EXPECT_EQ(wide.warpsQ, 4);
   EXPECT_EQ(wide.warpsG, 2);
   EXPECT_EQ(wide.rowsP, 16);
-  // Rows of 7: one warp covers them; 8 warps go to groups, 8 rows a block.
+  // Rows of 7: one warp covers them; 8 warps go to groups; one block takes
+  // all 7 rows.
   Conv2dGw8Config narrow = chooseConv2dGw8Config(layer(128, 1024, 7, 3, 1));
   EXPECT_EQ(narrow.warpsQ, 1);
   EXPECT_EQ(narrow.warpsG, 8);
-  EXPECT_EQ(narrow.rowsP, 8);
+  EXPECT_EQ(narrow.rowsP, 7);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 1392, 9, 3, 1)).rowsP, 9);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 64, 20, 3, 1)).rowsP, 8);
   // One group: no warps on groups that do not exist.
   EXPECT_EQ(chooseConv2dGw8Config(layer(1, 8, 5, 3, 1)).warpsG, 1);
   for (auto p : {layer(128, 64, 64, 3, 1), layer(128, 1024, 7, 3, 1), layer(1, 8, 5, 3, 1)})
