@@ -47,6 +47,18 @@ WgradGrid wgradGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return g;
 }
 
+/// fprop and dgrad on narrow images flatten each staged row of Q + S - 1
+/// columns into one pixel dimension `m`: a fragment takes 16 consecutive
+/// pixels across rows, a tap is the offset r * (Q + S - 1) + s, and the
+/// S - 1 padding columns of each row are computed and dropped. Used where
+/// that wastes less than rounding each row up to 16-pixel fragments.
+bool flatRows(const Conv2dGw8Problem &p) {
+  int64_t q = p.kernelOutW();
+  bool strideOneStaging = p.pass == ConvPass::Dgrad || p.stride == 1;
+  return p.pass != ConvPass::Wgrad && strideOneStaging && q <= 32 &&
+         q + p.s - 1 < 16 * ceilDiv(q, 16);
+}
+
 /// wgrad pairs the taps along S (one mma covers taps s and s + 1), so the
 /// partial sums hold an even number of taps.
 int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
@@ -105,7 +117,7 @@ LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Confi
     WgradGrid g = wgradGrid(p, c);
     return {g.groupTiles, g.chunks, c.threads()};
   }
-  int64_t qTiles = ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
+  int64_t qTiles = flatRows(p) ? 1 : ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
   int64_t gTiles = ceilDiv(p.groups(), c.warpsG);
   return {qTiles * gTiles, p.n * ceilDiv(p.kernelOutH(), c.rowsP), c.threads()};
 }
@@ -156,6 +168,14 @@ public:
     upsample = dgrad && p.stride == 2;
     QT = ceilDiv(BQ + (taps - 1) / st, 8) * 8;
     rows = st * (c.rowsP - 1) + p.r;
+    flat = flatRows(p);
+    if (flat) {
+      // Whole rows of Q + S - 1 staged columns; enough rows that the last
+      // fragment's taps stay inside the tile.
+      QT = BQ = p.kernelOutW() + p.s - 1;
+      MT = ceilDiv(c.rowsP * QT, 16);
+      rows = (MT * 16 - 1 + (p.r - 1) * QT + p.s - 1) / QT + 1;
+    }
     if (p.pass == ConvPass::Wgrad)
       grid = wgradGrid(p, c);
     computeTypes();
@@ -238,6 +258,11 @@ private:
   /// 16-byte vectors, within the bounds.
   void copyOutputRow(const std::string &slot, const std::string &pAbs,
                      const std::string &limitQ);
+  /// The group's B fragment of every tap (dgrad: flipped, transposed).
+  std::vector<std::string> loadWeights(const std::string &FB);
+  /// fprop/dgrad on flattened rows: the block's MT fragments, then its
+  /// output rows copied out.
+  void computeFlat();
   void writeWgradReduce();
   std::string swizzleFor(int64_t perRow) const;
   void computeTypes();
@@ -257,12 +282,19 @@ private:
   /// upsamples dy (dgrad, stride 2).
   int64_t st;
   bool upsample;
+  /// Narrow images: rows flattened into `m` (flatRows), MT fragments of 16
+  /// pixels a block.
+  bool flat = false;
+  int64_t MT = 0;
   std::ostringstream out;
   int n = 0;
   std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
   /// fprop/dgrad: y as 16-byte vectors, and the shared output tile as
   /// scalars (fragment stores) and as vectors (copies out).
   std::string yvT, syT, syvT;
+  /// Flattened rows: the staged input as pixels `m`, and the bias with its
+  /// broadcast dimension named `m`.
+  std::string sxfT, bfT;
   WgradGrid grid{};
 };
 
@@ -360,6 +392,90 @@ void ConvWriter::stageWeights() {
   }
 }
 
+std::vector<std::string> ConvWriter::loadWeights(const std::string &FB) {
+  // The group's weights, one B fragment per tap, stay in registers. dgrad
+  // runs the taps backwards and reduces over k, so it reads them transposed.
+  std::vector<std::string> weights;
+  for (int64_t r = 0; r < p.r; ++r)
+    for (int64_t s = 0; s < p.s; ++s) {
+      int64_t wr = dgrad ? p.r - 1 - r : r, ws = dgrad ? p.s - 1 - s : s;
+      std::string rc = constant(wr, "r"), sc = constant(ws, "s"), b = fresh("b");
+      out << "    " << b << " = spio.ldmatrix %sw[" << rc << ", " << sc << ", %wgk]"
+          << (dgrad ? " transpose" : "") << " : " << swT << "[" << coord("r") << ", "
+          << coord("s") << ", " << coord("k", 8) << "] -> " << FB << "\n";
+      weights.push_back(b);
+    }
+  return weights;
+}
+
+void ConvWriter::computeFlat() {
+  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [m, " + CI + "]>";
+  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [" + CI + ", " + CO + "]>";
+  std::string FC = "!spio.fragment<C, m16n8k8, f32, [m, " + CO + "]>";
+  std::string M16 = coord("m", 16), M = coord("m"), G8 = coord(CO, 8);
+  out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
+  out << "    %wg, %wm = spio.decompose %warp [" << WG << ", " << c.warpsQ << "] : "
+      << coord(CI, 8) << ", " << M16 << "\n";
+  out << "    %wgk = spio.cast %wg : " << coord(CI, 8) << " to " << coord("k", 8) << "\n";
+  out << "    %wgo = spio.cast %wg : " << coord(CI, 8) << " to " << G8 << "\n";
+  std::string limitO = constant(p.c, CO), rows16 = constant(16, "m");
+  if (p.bias)
+    out << "    %biasm = spio.view %bias : " << bT << " to " << bfT << "\n";
+  else
+    out << "    %zero = arith.constant 0.0 : f32\n";
+  out << "    spio.async_wait 0\n    gpu.barrier\n";
+  std::vector<std::string> weights = loadWeights(FB);
+  std::string limitTiles = constant(MT, "m", 16);
+  for (int64_t j = 0; j * c.warpsQ < MT; ++j) {
+    // Warp wm takes fragments wm, wm + warpsQ, ...
+    std::string tile = binary("add", constant(j * c.warpsQ, "m", 16), "%wm", M16);
+    std::string inside = cmp("lt", tile, limitTiles, M16);
+    out << "    scf.if " << inside << " {\n";
+    std::string acc = fresh("acc");
+    if (p.bias)
+      out << "    " << acc << " = spio.load_fragment %biasm[%co0, %wgo] bounds " << rows16
+          << ", " << limitO << " : " << bfT << "[" << coord(CO) << ", " << G8 << "] bounds " << M
+          << ", " << coord(CO) << " -> " << FC << "\n";
+    else
+      out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
+    for (int64_t r = 0; r < p.r; ++r)
+      for (int64_t s = 0; s < p.s; ++s) {
+        std::string tap = constant(r * QT + s, "m"), a = fresh("a"), d = fresh("d");
+        out << "    " << a << " = spio.ldmatrix %sxf[" << tile << ", " << tap << ", %wg] : " << sxfT
+            << "[" << M16 << ", " << M << ", " << coord(CI, 8) << "] -> " << FA << "\n";
+        out << "    " << d << " = spio.mma " << a << ", " << weights[r * p.s + s] << ", " << acc
+            << " : " << FA << ", " << FB << ", " << FC << "\n";
+        acc = d;
+      }
+    out << "    spio.store_fragment " << acc << ", %sy[" << tile << ", %wgo] : " << FC << ", "
+        << syT << "[" << M16 << ", " << G8 << "]\n";
+    out << "    }\n";
+  }
+  out << "    gpu.barrier\n";
+  // Pixel (row, q) of the block is m = row * (Q + S - 1) + q of the tile.
+  int64_t Qn = p.kernelOutW(), count = c.rowsP * Qn * WG;
+  std::string MQ = coord("m", QT), Q = coord("q"), P = coord("p");
+  std::string limitP = constant(p.kernelOutH(), "p");
+  for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
+    std::string valid;
+    std::string lin = linear(pass, count, valid);
+    out << "    scf.if " << valid << " {\n";
+    std::string pr = fresh("pr"), qq = fresh("qq"), gl = fresh("gl");
+    out << "    " << pr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
+        << c.rowsP << ", " << Qn << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
+    std::string pAbs = binary("add", "%p0", pr, P), g = binary("add", "%go0", gl, G8);
+    std::string ok = andi(cmp("lt", pAbs, limitP, P), cmp("lt", g, limitO, G8, coord(CO)));
+    out << "    scf.if " << ok << " {\n";
+    std::string rowM = convert("unfold", reinterpret(pr, P, MQ), MQ, M);
+    std::string colM = convert("cast", qq, Q, M), v = fresh("v");
+    out << "    " << v << " = spio.load %syv[" << rowM << ", " << colM << ", " << gl << "] : "
+        << syvT << "[" << M << ", " << M << ", " << G8 << "]\n";
+    out << "    spio.store " << v << ", %yv[%n, " << pAbs << ", " << qq << ", " << g << "] : " << yvT
+        << "[" << coord("n") << ", " << P << ", " << Q << ", " << G8 << "]\n";
+    out << "    }\n    }\n";
+  }
+}
+
 void ConvWriter::compute() {
   std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [q, " + CI + "]>";
   std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [" + CI + ", " + CO + "]>";
@@ -373,18 +489,7 @@ void ConvWriter::compute() {
   if (!p.bias)
     out << "    %zero = arith.constant 0.0 : f32\n";
   out << "    spio.async_wait " << c.rowsP - 1 << "\n    gpu.barrier\n";
-  // The group's weights, one B fragment per tap, stay in registers. dgrad
-  // runs the taps backwards and reduces over k, so it reads them transposed.
-  std::vector<std::string> weights;
-  for (int64_t r = 0; r < p.r; ++r)
-    for (int64_t s = 0; s < p.s; ++s) {
-      int64_t wr = dgrad ? p.r - 1 - r : r, ws = dgrad ? p.s - 1 - s : s;
-      std::string rc = constant(wr, "r"), sc = constant(ws, "s"), b = fresh("b");
-      out << "    " << b << " = spio.ldmatrix %sw[" << rc << ", " << sc << ", %wgk]"
-          << (dgrad ? " transpose" : "") << " : " << swT << "[" << coord("r") << ", "
-          << coord("s") << ", " << coord("k", 8) << "] -> " << FB << "\n";
-      weights.push_back(b);
-    }
+  std::vector<std::string> weights = loadWeights(FB);
   std::string limitQ = constant(p.kernelOutW(), "q"), limitP = constant(p.kernelOutH(), "p");
   for (int64_t row = 0; row < c.rowsP; ++row) {
     // Output row p0 + row reads staged rows stride * row .. + R - 1: its
@@ -513,6 +618,16 @@ void ConvWriter::computeTypes() {
   // (when WG > 1) so that the fragment stores of its 8 rows hit distinct
   // banks.
   int64_t pitch = WG + (WG > 1 ? 1 : 0);
+  if (flat) {
+    sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + ", " + CI + "/8: " + str(WG) +
+           ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+    bfT = "!spio.tensor<[m: 16:0, " + CO + ": " + str(p.c) + "] x " + T + ", global>";
+    syT = "!spio.tensor<[m: " + str(16 * MT) + ":" + str(8 * pitch) + ", " + CO + ": " +
+          str(8 * WG) + ":1] x " + T + ", shared>";
+    syvT = "!spio.tensor<[m: " + str(16 * MT) + ":" + str(pitch) + ", " + CO + "/8: " + str(WG) +
+           ":1] x vector<8x" + T + ">, shared>";
+    return;
+  }
   syT = "!spio.tensor<[slot: 2:" + str(8 * BQ * pitch) + ", q: " + str(BQ) + ":" +
         str(8 * pitch) + ", " + CO + ": " + str(8 * WG) + ":1] x " + T + ", shared>";
   syvT = "!spio.tensor<[slot: 2:" + str(BQ * pitch) + ", q: " + str(BQ) + ":" + str(pitch) +
@@ -596,6 +711,12 @@ void ConvWriter::writeTileBody() {
   // row 0 reads, then the stride rows each further output row adds, so
   // that computing row j overlaps the copies of the rows after it.
   stageWeights();
+  if (flat) {
+    stageInput(0, rows);
+    out << "    spio.async_commit\n";
+    computeFlat();
+    return;
+  }
   stageInput(0, p.r);
   out << "    spio.async_commit\n";
   for (int64_t row = 1; row < c.rowsP; ++row) {

@@ -85,6 +85,7 @@ TEST(Conv2dGw8, GridCoversEveryOutput) {
 TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
   Conv2dGw8Problem p = layer(2, 32, 20, 3, 1);
   p.bias = true;
+  p.w = 64; // rows of 64 columns: 16-pixel fragments along a row
   std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("%bias: !spio.tensor<[q: 16:0, k: 32] x f16, global>"),
             std::string::npos);
@@ -93,6 +94,23 @@ TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
   p.bias = false;
   EXPECT_EQ(conv2dGw8TileSource(p, chooseConv2dGw8Config(p)).find("load_fragment"),
             std::string::npos);
+}
+
+TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
+  // 20 columns: 16-pixel fragments along rows would compute 32 per row;
+  // flattened, a row is its 22 staged columns.
+  Conv2dGw8Problem p = layer(2, 32, 20, 3, 1);
+  p.bias = true;
+  std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
+  EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [m, c]>"), std::string::npos);
+  EXPECT_NE(source.find("spio.view %bias"), std::string::npos);
+  // One block (grid x) per group tile: no column tiles.
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridX, (p.groups() + c.warpsG - 1) / c.warpsG);
+  // 16 columns fill their fragments already; stride-2 fprop keeps its rows.
+  EXPECT_EQ(conv2dGw8TileSource(layer(2, 32, 16, 3, 1), c).find("[m, c]"), std::string::npos);
+  p.stride = 2;
+  EXPECT_EQ(conv2dGw8TileSource(p, chooseConv2dGw8Config(p)).find("[m, c]"), std::string::npos);
 }
 
 TEST(Conv2dGw8, WorkloadIsOneOpThatSpioTileExpands) {
