@@ -24,26 +24,8 @@ const char *convPassName(ConvPass pass) {
 
 namespace {
 
-/// wgrad pairs the taps along S (one mma covers taps s and s + 1), so the
-/// partial sums hold an even number of taps.
-int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
-
-/// Narrow images flatten each staged row of Q + S - 1 columns (wgrad: S
-/// rounded up to tap pairs) into one pixel dimension `m`: a fragment takes
-/// consecutive pixels across rows, a tap is the offset r * (Q + S - 1) + s,
-/// and the padding columns are computed and dropped (wgrad: multiplied by
-/// zero-filled dy). Used where that wastes less than rounding each row up
-/// to 16-pixel fragments; the staging must have stride 1.
-bool flatRows(const Conv2dGw8Problem &p) {
-  int64_t q = p.kernelOutW();
-  int64_t taps = p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
-  bool strideOneStaging = p.pass == ConvPass::Dgrad || p.stride == 1;
-  return strideOneStaging && q <= 32 && q + taps - 1 < 16 * ceilDiv(q, 16);
-}
-
-/// wgrad walks dy in bands of rowsP rows by 16 * warpsQ columns (all
-/// columns when flattened); each block (one per group tile and chunk)
-/// reduces a contiguous range of them.
+/// wgrad walks dy in bands of rowsP rows by 16 * warpsQ columns; each
+/// block (one per group tile and chunk) reduces a contiguous range of them.
 struct WgradGrid {
   int64_t qTiles, bands, bandsPerChunk, chunks, groupTiles;
 };
@@ -56,7 +38,7 @@ constexpr int64_t kWgradTargetBlocks = 2 * 132;
 
 WgradGrid wgradGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   WgradGrid g;
-  g.qTiles = flatRows(p) ? 1 : ceilDiv(p.outW(), 16 * c.warpsQ);
+  g.qTiles = ceilDiv(p.outW(), 16 * c.warpsQ);
   g.bands = p.n * ceilDiv(p.outH(), c.rowsP) * g.qTiles;
   g.groupTiles = ceilDiv(p.groups(), c.warpsG);
   int64_t want = c.chunks ? c.chunks : ceilDiv(kWgradTargetBlocks, g.groupTiles);
@@ -65,7 +47,21 @@ WgradGrid wgradGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return g;
 }
 
+/// fprop and dgrad on narrow images flatten each staged row of Q + S - 1
+/// columns into one pixel dimension `m`: a fragment takes 16 consecutive
+/// pixels across rows, a tap is the offset r * (Q + S - 1) + s, and the
+/// S - 1 padding columns of each row are computed and dropped. Used where
+/// that wastes less than rounding each row up to 16-pixel fragments.
+bool flatRows(const Conv2dGw8Problem &p) {
+  int64_t q = p.kernelOutW();
+  bool strideOneStaging = p.pass == ConvPass::Dgrad || p.stride == 1;
+  return p.pass != ConvPass::Wgrad && strideOneStaging && q <= 32 &&
+         q + p.s - 1 < 16 * ceilDiv(q, 16);
+}
 
+/// wgrad pairs the taps along S (one mma covers taps s and s + 1), so the
+/// partial sums hold an even number of taps.
+int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
 
 } // namespace
 
@@ -172,17 +168,8 @@ public:
     upsample = dgrad && p.stride == 2;
     QT = ceilDiv(BQ + (taps - 1) / st, 8) * 8;
     rows = st * (c.rowsP - 1) + p.r;
-    dyRows = c.rowsP;
     flat = flatRows(p);
-    if (flat && p.pass == ConvPass::Wgrad) {
-      // Chunks of 8 pixels (the mma's reduction), a whole number per warp;
-      // dy rows past the band are zero-filled, x rows reach the last
-      // chunk's last tap pair.
-      QT = BQ = p.kernelOutW() + taps - 1;
-      MT = ceilDiv(ceilDiv(c.rowsP * QT, 8), c.warpsQ) * c.warpsQ;
-      dyRows = ceilDiv(MT * 8, QT);
-      rows = (MT * 8 - 1 + (p.r - 1) * QT + taps - 1) / QT + 1;
-    } else if (flat) {
+    if (flat) {
       // Whole rows of Q + S - 1 staged columns; enough rows that the last
       // fragment's taps stay inside the tile.
       QT = BQ = p.kernelOutW() + p.s - 1;
@@ -296,19 +283,18 @@ private:
   int64_t st;
   bool upsample;
   /// Narrow images: rows flattened into `m` (flatRows), MT fragments of 16
-  /// pixels a block (wgrad: MT chunks of 8 pixels a band); wgrad stages
-  /// dyRows rows of dy.
+  /// pixels a block.
   bool flat = false;
-  int64_t MT = 0, dyRows = 0;
+  int64_t MT = 0;
   std::ostringstream out;
   int n = 0;
   std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
   /// fprop/dgrad: y as 16-byte vectors, and the shared output tile as
   /// scalars (fragment stores) and as vectors (copies out).
   std::string yvT, syT, syvT;
-  /// Flattened rows: the staged input (and wgrad's dy) as pixels `m`, and
-  /// the bias with its broadcast dimension named `m`.
-  std::string sxfT, bfT, sdyfT;
+  /// Flattened rows: the staged input as pixels `m`, and the bias with its
+  /// broadcast dimension named `m`.
+  std::string sxfT, bfT;
   WgradGrid grid{};
 };
 
@@ -605,14 +591,8 @@ void ConvWriter::computeTypes() {
     sxT = "!spio.tensor<[r: " + str(rows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
           str(perQ) + (p.stride == 2 ? ", wp: 2:" + str(WG) : "") + ", sc/8: 2:" + str(WG) +
           ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
-    sdyT = "!spio.tensor<[p: " + str(dyRows) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
+    sdyT = "!spio.tensor<[p: " + str(c.rowsP) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
            "] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
-    if (flat) {
-      sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + ", sc/8: 2:" + str(WG) +
-             ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
-      sdyfT = "!spio.tensor<[m: " + str(dyRows * QT) + ":" + str(WG) + ", k/8: " + str(WG) +
-              ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
-    }
     wsT = "!spio.tensor<[part: " + str(grid.chunks * c.warpsQ) + ", k: " + str(p.c) +
           ", r: " + str(p.r) + ", sc/8: " + str(S2) + ", sc: 8] x f32, global>";
     dwT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
@@ -747,7 +727,7 @@ void ConvWriter::writeTileBody() {
 }
 
 void ConvWriter::stageGradient() {
-  int64_t count = dyRows * BQ * WG;
+  int64_t count = c.rowsP * BQ * WG;
   std::string P = coord("p"), Q = coord("q"), G8 = coord("k", 8);
   std::string limitP = constant(p.outH(), "p"), limitQ = constant(p.outW(), "q");
   std::string limitK = constant(p.c, "k");
@@ -757,14 +737,11 @@ void ConvWriter::stageGradient() {
     out << "    scf.if " << valid << " {\n";
     std::string rr = fresh("rr"), qq = fresh("qq"), gl = fresh("gl");
     out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
-        << dyRows << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
+        << c.rowsP << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
     std::string pAbs = binary("add", "%p0", rr, P), qAbs = binary("add", "%q0", qq, Q);
     std::string g = binary("add", "%gk0", gl, G8);
     std::string ok = andi(andi(cmp("lt", pAbs, limitP, P), cmp("lt", qAbs, limitQ, Q)),
                           cmp("lt", g, limitK, G8, coord("k")));
-    // Flattened: rows past the band are zeros, not the next band's dy.
-    if (dyRows > c.rowsP)
-      ok = andi(ok, cmp("lt", rr, constant(c.rowsP, "p"), P));
     out << "    spio.async_copy %dy[%n, " << pAbs << ", " << qAbs << ", " << g << "] to %sdy["
         << rr << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << dyT << "["
         << coord("n") << ", " << P << ", " << Q << ", " << G8 << "] to " << sdyT << "[" << P
@@ -781,31 +758,6 @@ void ConvWriter::computeWgrad(std::vector<std::string> &accs) {
   std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [q, k]>";
   std::string FC = "!spio.fragment<C, m16n8k8, f32, [sc, k]>";
   int64_t pairs = pairedS(p) / 2;
-  if (flat) {
-    // Flattened rows: warp wq reduces the 8-pixel chunks wq, wq + warpsQ,
-    // ...; tap pair (s, s + 1) of row r reads pixel m + r * QT + s.
-    std::string FAm = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, m]>";
-    std::string FBm = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [m, k]>";
-    std::string M8 = coord("m", 8), M = coord("m");
-    for (int64_t j = 0; j * c.warpsQ < MT; ++j) {
-      std::string chunk = binary("add", constant(j * c.warpsQ, "m", 8), "%wq", M8);
-      std::string b = fresh("b");
-      out << "    " << b << " = spio.ldmatrix %sdyf[" << chunk << ", %wgk] transpose : " << sdyfT
-          << "[" << M8 << ", " << coord("k", 8) << "] -> " << FBm << "\n";
-      for (int64_t r = 0; r < p.r; ++r)
-        for (int64_t pair = 0; pair < pairs; ++pair) {
-          std::string tap = constant(r * QT + 2 * pair, "m"), a = fresh("a"), d = fresh("d");
-          out << "    " << a << " = spio.ldmatrix %sxf[" << chunk << ", " << tap
-              << ", %wg] transpose : " << sxfT << "[" << M8 << ", " << M << ", " << coord("c", 8)
-              << "] -> " << FAm << "\n";
-          std::string &acc = accs[r * pairs + pair];
-          out << "    " << d << " = spio.mma " << a << ", " << b << ", " << acc << " : " << FAm
-              << ", " << FBm << ", " << FC << "\n";
-          acc = d;
-        }
-    }
-    return;
-  }
   std::string sxIndex = coord("r") + ", " + coord("r") + ", " + coord("q", 16) + ", " +
                         coord("q") + (p.stride == 2 ? ", " + coord("wp") : "") + ", " +
                         coord("c", 8);
@@ -843,12 +795,6 @@ void ConvWriter::writeWgradTileBody() {
   int64_t pairs = pairedS(p) / 2;
   std::string FC = "!spio.fragment<C, m16n8k8, f32, [sc, k]>";
   out << "    %sx = spio.alloc : " << sxT << "\n    %sdy = spio.alloc : " << sdyT << "\n";
-  if (flat) {
-    out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
-    out << "    %sdyf = spio.view %sdy : " << sdyT << " to " << sdyfT << "\n";
-  }
-  // Warps along the band: 16 columns each, or (flattened) 8-pixel chunks.
-  std::string WQ = flat ? coord("m", 8) : coord("q", 16);
   std::string GT = coord("c", 8 * WG);
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
   out << "    %gt = spio.from_index %bx : " << GT << "\n";
@@ -858,7 +804,7 @@ void ConvWriter::writeWgradTileBody() {
   out << "    %k0 = spio.unfold %gkt : " << coord("k", 8 * WG) << " to " << coord("k") << "\n";
   out << "    %tid = spio.linear_id thread\n    %warp = spio.linear_id warp\n";
   out << "    %wg, %wq = spio.decompose %warp [" << WG << ", " << c.warpsQ << "] : "
-      << coord("c", 8) << ", " << WQ << "\n";
+      << coord("c", 8) << ", " << coord("q", 16) << "\n";
   out << "    %wgk = spio.cast %wg : " << coord("c", 8) << " to " << coord("k", 8) << "\n";
   // This block's bands: [by * perChunk, min((by + 1) * perChunk, bands)).
   std::string perChunk = index(grid.bandsPerChunk), total = index(grid.bands);
@@ -899,7 +845,7 @@ void ConvWriter::writeWgradTileBody() {
   out << "\n    }\n";
   // Each warp writes its partial sums: part = chunk * warpsQ + wq.
   std::string warpsQ = index(c.warpsQ);
-  out << "    %wqi = spio.to_index %wq : " << WQ << "\n";
+  out << "    %wqi = spio.to_index %wq : " << coord("q", 16) << "\n";
   out << "    %partBase = arith.muli %by, " << warpsQ << " : index\n";
   out << "    %parti = arith.addi %partBase, %wqi : index\n";
   out << "    %part = spio.from_index %parti : " << coord("part") << "\n";
