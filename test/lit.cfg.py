@@ -4,6 +4,7 @@
 import ctypes
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -44,6 +45,12 @@ def cuda_device_present():
 
 if cuda_device_present():
     config.available_features.add("cuda")
+# python/tests runs under pytest (Debian: python3-pytest) where it is installed.
+if subprocess.run([config.python_executable, "-c", "import pytest"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("pytest")
+config.substitutions.append(("%spio_capi", os.path.join(config.spio_obj_root, "lib",
+                                                        "libspio_capi.so")))
 ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")

@@ -1,0 +1,100 @@
+/*===- spio-c/Spio.h - C API of the Spio compiler ------------------*- C -*-===*\
+|*                                                                            *|
+|* What the Python package (python/spio) and other languages call: the       *|
+|* kernel families' rules, configurations and sources, and in-process        *|
+|* compilation of spio-dialect source to PTX through the cache. Strings the  *|
+|* API returns are malloc'ed; release them with spio_free.                   *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef SPIO_C_SPIO_H
+#define SPIO_C_SPIO_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void spio_free(void *pointer);
+
+/* Element types. */
+enum { SPIO_F16 = 0, SPIO_BF16 = 1, SPIO_F32 = 2 };
+
+/* Convolution passes. */
+enum { SPIO_FPROP = 0, SPIO_DGRAD = 1, SPIO_WGRAD = 2 };
+
+typedef struct {
+  int64_t grid_x, grid_y, block;
+} spio_launch_shape;
+
+/* D (m x n) = alpha * A @ B (+ beta * C); A is m x k (column major: stored
+ * k x m), B is k x n (column major: stored n x k). */
+typedef struct {
+  int64_t m, n, k;
+  int32_t input_dtype, output_dtype;
+  int32_t a_col_major, b_col_major;
+  int32_t reads_c;
+} spio_gemm_problem;
+
+typedef struct {
+  int64_t block_m, block_n, block_k, warps_m, warps_n, stages, raster;
+} spio_gemm_config;
+
+/* NULL when the kernel can be built, else what is wrong (free it). */
+char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config);
+/* The configuration spio-jit would choose on a GPU of `multiprocessors` SMs. */
+spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
+                                         int64_t multiprocessors);
+/* The workload in the spio dialect: gpu.func @gemm(A, B, C, D, alpha, beta).
+ * Requires spio_gemm_check to pass. */
+char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config);
+spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
+                                         const spio_gemm_config *config);
+
+/* Grouped conv2d, groups of 8 channels, NHWC (spio/Kernels/Conv2dGw8.h). */
+typedef struct {
+  int32_t pass;
+  int64_t n, c, h, w, r, s, pad_h, pad_w, stride;
+  int32_t bias, dtype, wgrad_f32;
+} spio_conv2d_gw8_problem;
+
+typedef struct {
+  int64_t warps_q, warps_g, rows_p, chunks;
+} spio_conv2d_gw8_config;
+
+char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,
+                            const spio_conv2d_gw8_config *config);
+spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_problem *problem);
+char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,
+                             const spio_conv2d_gw8_config *config);
+spio_launch_shape spio_conv2d_gw8_launch_shape(const spio_conv2d_gw8_problem *problem,
+                                               const spio_conv2d_gw8_config *config);
+/* wgrad: bytes of f32 partial sums between its two kernels (0 otherwise),
+ * and the launch of the reduce kernel. */
+int64_t spio_conv2d_gw8_workspace_bytes(const spio_conv2d_gw8_problem *problem,
+                                        const spio_conv2d_gw8_config *config);
+spio_launch_shape spio_conv2d_gw8_reduce_launch_shape(const spio_conv2d_gw8_problem *problem);
+
+/* Compiles spio-dialect source (kernels in one gpu.module) to PTX for `chip`
+ * (e.g. "sm_90"), through the memory and disk cache ($SPIO_CACHE_DIR). On
+ * failure returns NULL and sets *error to the diagnostics (free it). */
+typedef struct spio_compiled spio_compiled;
+spio_compiled *spio_compile(const char *source, const char *chip, char **error);
+void spio_compiled_destroy(spio_compiled *compiled);
+const char *spio_compiled_ptx(const spio_compiled *compiled);
+/* "miss", "memory hit" or "disk hit". */
+const char *spio_compiled_cache_outcome(const spio_compiled *compiled);
+int32_t spio_compiled_num_kernels(const spio_compiled *compiled);
+const char *spio_compiled_kernel_name(const spio_compiled *compiled, int32_t index);
+int64_t spio_compiled_kernel_shared_bytes(const spio_compiled *compiled, int32_t index);
+int64_t spio_compiled_kernel_block_size(const spio_compiled *compiled, int32_t index);
+
+/* Where compiled PTX is cached on disk (free it). */
+char *spio_cache_directory(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPIO_C_SPIO_H */

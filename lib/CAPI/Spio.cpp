@@ -1,0 +1,213 @@
+//===- Spio.cpp - C API of the Spio compiler ------------------------------===//
+
+#include "spio-c/Spio.h"
+
+#include "spio/Compiler/Cache.h"
+#include "spio/Compiler/Compiler.h"
+#include "spio/Kernels/Conv2dGw8.h"
+#include "spio/Kernels/Gemm.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace kernels = ::spio::kernels;
+
+struct spio_compiled {
+  mlir::spio::CompiledModule module;
+  mlir::spio::CacheOutcome outcome;
+};
+
+namespace {
+
+/// A malloc'ed copy, or NULL for an empty string (no error).
+char *copyOrNull(const std::string &text) {
+  if (text.empty())
+    return nullptr;
+  char *copy = static_cast<char *>(std::malloc(text.size() + 1));
+  std::memcpy(copy, text.c_str(), text.size() + 1);
+  return copy;
+}
+
+kernels::DType dtype(int32_t value) {
+  switch (value) {
+  case SPIO_BF16:
+    return kernels::DType::BF16;
+  case SPIO_F32:
+    return kernels::DType::F32;
+  default:
+    return kernels::DType::F16;
+  }
+}
+
+/// Out-of-range enumerators are reported by the checks, not guessed.
+std::string enumError(const char *what, int32_t value, int32_t last) {
+  if (value >= 0 && value <= last)
+    return {};
+  return std::string("unknown ") + what + " " + std::to_string(value);
+}
+
+kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
+  kernels::GemmProblem g;
+  g.m = p.m;
+  g.n = p.n;
+  g.k = p.k;
+  g.input = dtype(p.input_dtype);
+  g.output = dtype(p.output_dtype);
+  g.a = p.a_col_major ? kernels::Layout::ColMajor : kernels::Layout::RowMajor;
+  g.b = p.b_col_major ? kernels::Layout::ColMajor : kernels::Layout::RowMajor;
+  g.readsC = p.reads_c != 0;
+  return g;
+}
+
+kernels::GemmConfig gemmConfig(const spio_gemm_config &c) {
+  kernels::GemmConfig g;
+  g.blockM = c.block_m;
+  g.blockN = c.block_n;
+  g.blockK = c.block_k;
+  g.warpsM = c.warps_m;
+  g.warpsN = c.warps_n;
+  g.stages = c.stages;
+  g.raster = c.raster;
+  return g;
+}
+
+kernels::Conv2dGw8Problem convProblem(const spio_conv2d_gw8_problem &p) {
+  kernels::Conv2dGw8Problem g;
+  g.pass = p.pass == SPIO_DGRAD   ? kernels::ConvPass::Dgrad
+           : p.pass == SPIO_WGRAD ? kernels::ConvPass::Wgrad
+                                  : kernels::ConvPass::Fprop;
+  g.n = p.n;
+  g.c = p.c;
+  g.h = p.h;
+  g.w = p.w;
+  g.r = p.r;
+  g.s = p.s;
+  g.padH = p.pad_h;
+  g.padW = p.pad_w;
+  g.stride = p.stride;
+  g.bias = p.bias != 0;
+  g.dtype = dtype(p.dtype);
+  g.wgradF32 = p.wgrad_f32 != 0;
+  return g;
+}
+
+kernels::Conv2dGw8Config convConfig(const spio_conv2d_gw8_config &c) {
+  kernels::Conv2dGw8Config g;
+  g.warpsQ = c.warps_q;
+  g.warpsG = c.warps_g;
+  g.rowsP = c.rows_p;
+  g.chunks = c.chunks;
+  return g;
+}
+
+spio_launch_shape launchShape(const kernels::LaunchShape &s) {
+  return {s.gridX, s.gridY, s.block};
+}
+
+} // namespace
+
+extern "C" {
+
+void spio_free(void *pointer) { std::free(pointer); }
+
+char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config) {
+  std::string err = enumError("input dtype", problem->input_dtype, SPIO_F32) +
+                    enumError("output dtype", problem->output_dtype, SPIO_F32);
+  if (!err.empty())
+    return copyOrNull(err);
+  return copyOrNull(kernels::checkGemm(gemmProblem(*problem), gemmConfig(*config)));
+}
+
+spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
+                                         int64_t multiprocessors) {
+  kernels::GemmConfig c = kernels::chooseGemmConfig(gemmProblem(*problem), multiprocessors);
+  return {c.blockM, c.blockN, c.blockK, c.warpsM, c.warpsN, c.stages, c.raster};
+}
+
+char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {
+  return copyOrNull(kernels::gemmSource(gemmProblem(*problem), gemmConfig(*config)));
+}
+
+spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
+                                         const spio_gemm_config *config) {
+  return launchShape(kernels::gemmLaunchShape(gemmProblem(*problem), gemmConfig(*config)));
+}
+
+char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,
+                            const spio_conv2d_gw8_config *config) {
+  std::string err = enumError("pass", problem->pass, SPIO_WGRAD) +
+                    enumError("dtype", problem->dtype, SPIO_F32);
+  if (!err.empty())
+    return copyOrNull(err);
+  return copyOrNull(kernels::checkConv2dGw8(convProblem(*problem), convConfig(*config)));
+}
+
+spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_problem *problem) {
+  kernels::Conv2dGw8Config c = kernels::chooseConv2dGw8Config(convProblem(*problem));
+  return {c.warpsQ, c.warpsG, c.rowsP, c.chunks};
+}
+
+char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,
+                             const spio_conv2d_gw8_config *config) {
+  return copyOrNull(kernels::conv2dGw8Source(convProblem(*problem), convConfig(*config)));
+}
+
+spio_launch_shape spio_conv2d_gw8_launch_shape(const spio_conv2d_gw8_problem *problem,
+                                               const spio_conv2d_gw8_config *config) {
+  return launchShape(kernels::conv2dGw8LaunchShape(convProblem(*problem), convConfig(*config)));
+}
+
+int64_t spio_conv2d_gw8_workspace_bytes(const spio_conv2d_gw8_problem *problem,
+                                        const spio_conv2d_gw8_config *config) {
+  return kernels::conv2dGw8WorkspaceBytes(convProblem(*problem), convConfig(*config));
+}
+
+spio_launch_shape spio_conv2d_gw8_reduce_launch_shape(const spio_conv2d_gw8_problem *problem) {
+  return launchShape(kernels::conv2dGw8WgradReduceLaunchShape(convProblem(*problem)));
+}
+
+spio_compiled *spio_compile(const char *source, const char *chip, char **error) {
+  mlir::spio::CompileOptions options;
+  if (chip && *chip)
+    options.chip = chip;
+  auto *compiled = new spio_compiled;
+  std::string message;
+  if (!mlir::spio::compileToPTXCached(source ? source : "", options, compiled->module, message,
+                                      compiled->outcome)) {
+    delete compiled;
+    if (error)
+      *error = copyOrNull(message.empty() ? "compilation failed" : message);
+    return nullptr;
+  }
+  return compiled;
+}
+
+void spio_compiled_destroy(spio_compiled *compiled) { delete compiled; }
+
+const char *spio_compiled_ptx(const spio_compiled *compiled) {
+  return compiled->module.ptx.c_str();
+}
+
+const char *spio_compiled_cache_outcome(const spio_compiled *compiled) {
+  return mlir::spio::describe(compiled->outcome);
+}
+
+int32_t spio_compiled_num_kernels(const spio_compiled *compiled) {
+  return int32_t(compiled->module.kernels.size());
+}
+
+const char *spio_compiled_kernel_name(const spio_compiled *compiled, int32_t index) {
+  return compiled->module.kernels.at(index).name.c_str();
+}
+
+int64_t spio_compiled_kernel_shared_bytes(const spio_compiled *compiled, int32_t index) {
+  return compiled->module.kernels.at(index).sharedBytes;
+}
+
+int64_t spio_compiled_kernel_block_size(const spio_compiled *compiled, int32_t index) {
+  return compiled->module.kernels.at(index).blockSize;
+}
+
+char *spio_cache_directory(void) { return copyOrNull(mlir::spio::cacheDirectory()); }
+
+} // extern "C"

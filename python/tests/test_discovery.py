@@ -1,0 +1,204 @@
+"""CPU tests of the Python package: discovery, metadata, support reasons,
+compilation to PTX (no GPU needed), user families, environment, errors."""
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import spio
+from spio import _capi
+
+GEMM = spio.GemmArguments(1000, 1000, 1000, "bf16")
+WGRAD = spio.Conv2dGw8Arguments(8, 64, 56, 56, pass_="wgrad")
+
+
+def expect_error(function, *needles):
+    try:
+        function()
+    except spio.SpioError as error:
+        for needle in needles:
+            assert needle in str(error), str(error)
+        return
+    raise AssertionError("expected a SpioError")
+
+
+def test_gemm_discovery_lists_only_supporting_instances():
+    kernels = spio.get_kernels(GEMM)
+    assert kernels
+    for kernel in kernels:
+        assert kernel.supports(GEMM)
+        meta = kernel.metadata
+        assert meta.operation == "gemm"
+        assert meta.dtype("A") == "bf16" and meta.dtype("D") == "bf16"
+        assert meta.layout("A") == "row" and meta.layout("B") == "col"
+        assert meta.alignment == 16 and meta.min_compute_capability == (9, 0)
+    tiles = {(k.metadata.tile_shape, k.metadata.stages) for k in kernels}
+    assert len(tiles) == len(kernels)  # one instance per tile and stage count
+
+
+def test_metadata_filter():
+    kernels = spio.get_kernels(GEMM, lambda m: m.tile_shape == (64, 64, 32) and m.stages == 3)
+    assert [(k.metadata.tile_shape, k.metadata.stages) for k in kernels] == [((64, 64, 32), 3)]
+    assert spio.get_kernels(GEMM, lambda m: m.operation == "conv2d_gw8_fprop") == []
+
+
+def test_f32_output_and_column_major_instances():
+    args = spio.GemmArguments(256, 128, 64, "f16", out_dtype="f32", a_layout="col")
+    kernels = spio.get_kernels(args)
+    assert kernels
+    assert all(k.metadata.dtype("D") == "f32" and k.metadata.layout("A") == "col"
+               for k in kernels)
+
+
+def test_supports_says_why_not():
+    kernel = spio.get_kernels(GEMM)[0]
+    unaligned = spio.GemmArguments(64, 64, 12, "bf16")
+    support = kernel.supports(unaligned)
+    assert not support and "multiple of 8" in support.reason
+    support = kernel.supports(spio.GemmArguments(64, 64, 64, "f16"))
+    assert not support and "dtype is f16" in support.reason
+    support = kernel.supports(WGRAD)
+    assert not support and "takes GemmArguments" in support.reason
+    assert spio.get_kernels(unaligned) == []
+
+
+def test_unsupported_dtype_is_an_error_with_the_choices():
+    args = spio.GemmArguments(64, 64, 64, "f32")
+    assert spio.get_kernels(args) == []
+    kernel = spio.get_kernels(GEMM)[0]
+    expect_error(lambda: kernel.compile(args), "does not support", "dtype is f32")
+
+
+def test_gemm_compiles_to_ptx_and_hits_the_cache():
+    kernel = spio.get_kernels(GEMM, lambda m: m.tile_shape == (128, 128, 32))[0]
+    first = kernel.compile(GEMM)
+    assert ".entry gemm" in first.ptx and "mma.sync.aligned" in first.ptx
+    assert first.kernels[0][0] == "gemm" and first.kernels[0][2] == 128
+    assert first.launch_shapes == ((8, 8, 128),)
+    assert "spio.gemm" in first.source
+    again = kernel.compile(GEMM)
+    assert again.ptx == first.ptx and "cache hit" in again.cache
+
+
+def test_conv_discovery_per_pass_and_workspace():
+    for pass_ in ("fprop", "dgrad", "wgrad"):
+        args = spio.Conv2dGw8Arguments(2, 64, 20, 20, pass_=pass_)
+        kernels = spio.get_kernels(args)
+        assert kernels, pass_
+        assert {k.metadata.operation for k in kernels} == {f"conv2d_gw8_{pass_}"}
+    wgrad = spio.get_kernels(WGRAD)[0]
+    assert wgrad.workspace_size(WGRAD) > 0
+    fprop_args = spio.Conv2dGw8Arguments(8, 64, 56, 56)
+    assert spio.get_kernels(fprop_args)[0].workspace_size(fprop_args) == 0
+    compiled = wgrad.compile(WGRAD)
+    assert [name for name, _, _ in compiled.kernels] == ["conv2d_gw8_wgrad",
+                                                         "conv2d_gw8_wgrad_reduce"]
+    assert len(compiled.launch_shapes) == 2
+    assert "atom" not in compiled.ptx  # deterministic: no atomics
+
+
+def test_conv_rules_are_reasons():
+    args = spio.Conv2dGw8Arguments(2, 60, 20, 20)
+    assert spio.get_kernels(args) == []
+    kernel = spio.get_kernels(spio.Conv2dGw8Arguments(2, 64, 20, 20))[0]
+    assert "group width 8" in kernel.supports(args).reason
+    assert "1 to 7" in kernel.supports(spio.Conv2dGw8Arguments(2, 64, 20, 20, r=9, s=9,
+                                                                pad_h=0, pad_w=0)).reason
+    bias_dgrad = spio.Conv2dGw8Arguments(2, 64, 20, 20, pass_="dgrad", bias=True)
+    assert spio.get_kernels(bias_dgrad) == []
+    assert spio.get_kernels(spio.Conv2dGw8Arguments(2, 64, 20, 20, pass_="wgrad",
+                                                    dw_dtype="bf16")) == []
+    assert spio.get_kernels(spio.Conv2dGw8Arguments(2, 64, 20, 20, pass_="bprop")) == []
+
+
+class CopyArguments:
+    def __init__(self, n):
+        self.n = n
+
+
+class CopyFamily(spio.KernelFamily):
+    """A user's family: copies n 16-byte vectors, one per thread."""
+    name = "copy"
+    arguments_type = CopyArguments
+
+    def instances(self):
+        return [128, 256]
+
+    def metadata(self, threads):
+        return spio.Metadata("copy", (("in", "f16"), ("out", "f16")),
+                             (("in", "row"), ("out", "row")), 16, (threads,), 1)
+
+    def check(self, args, threads):
+        return None if args.n % threads == 0 else f"n = {args.n} is not a multiple of {threads}"
+
+    def source(self, args, threads):
+        tensor = f"!spio.tensor<[i: {args.n}] x vector<8xf16>, global>"
+        return f"""
+module attributes {{gpu.container_module}} {{
+  gpu.module @user {{
+    gpu.func @copy(%in: {tensor}, %out: {tensor}) kernel
+        attributes {{known_block_size = array<i32: {threads}, 1, 1>}} {{
+      %block = spio.linear_id block_x
+      %thread = spio.linear_id thread
+      %size = arith.constant {threads} : index
+      %first = arith.muli %block, %size : index
+      %linear = arith.addi %first, %thread : index
+      %i = spio.from_index %linear : !spio.coord<i>
+      %v = spio.load %in[%i] : {tensor}[!spio.coord<i>]
+      spio.store %v, %out[%i] : {tensor}[!spio.coord<i>]
+      gpu.return
+    }}
+  }}
+}}
+"""
+
+    def launch_shapes(self, args, threads):
+        return [(args.n // threads, 1, threads)]
+
+
+def test_user_family_is_discovered_and_compiles():
+    family = spio.register_family(CopyFamily())
+    try:
+        kernels = spio.get_kernels(CopyArguments(384))
+        assert [k.metadata.tile_shape for k in kernels] == [(128,)]
+        assert "not a multiple of 256" in spio.Kernel(family, 256).supports(
+            CopyArguments(384)).reason
+        compiled = kernels[0].compile(CopyArguments(384))
+        assert ".entry copy" in compiled.ptx and compiled.launch_shapes == ((3, 1, 128),)
+        assert spio.get_kernels(GEMM, lambda m: m.operation == "copy") == []
+    finally:
+        spio.kernels._families.remove(family)
+    expect_error(lambda: spio.register_family(object()), "takes a spio.KernelFamily")
+
+
+def test_bad_source_reports_the_diagnostics():
+    expect_error(lambda: _capi.compile_source("module { func.func @f( }", "sm_90"),
+                 "compiling spio source failed")
+
+
+def test_enumerators_out_of_range_are_refused_by_the_c_api():
+    problem = _capi.GemmProblem(64, 64, 64, 7, 0, 0, 1, 0)
+    config = _capi.GemmConfig(64, 64, 32, 2, 2, 2, 1)
+    assert _capi.take_string(_capi.lib.spio_gemm_check(problem, config)) == \
+        "unknown input dtype 7"
+
+
+def test_dump_dir_keeps_sources_and_ptx():
+    with tempfile.TemporaryDirectory() as directory:
+        os.environ["SPIO_DUMP_DIR"] = directory
+        try:
+            spio.get_kernels(GEMM)[0].compile(GEMM)
+        finally:
+            del os.environ["SPIO_DUMP_DIR"]
+        names = sorted(p.suffix for p in Path(directory).iterdir())
+        assert names == [".mlir", ".ptx"]
+
+
+def test_missing_library_is_a_clear_error():
+    env = dict(os.environ, SPIO_LIBRARY="/nonexistent/libspio_capi.so")
+    result = subprocess.run([sys.executable, "-c", "import spio"], env=env,
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "set SPIO_LIBRARY" in result.stderr and "/nonexistent" in result.stderr
