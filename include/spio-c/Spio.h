@@ -93,6 +93,27 @@ int64_t spio_compiled_kernel_block_size(const spio_compiled *compiled, int32_t i
 /* Where compiled PTX is cached on disk (free it). */
 char *spio_cache_directory(void);
 
+/* Running on the GPU: device 0's primary context (the one PyTorch uses),
+ * driver loaded at run time. Functions returning int32_t return 0 on
+ * success, else nonzero with *error set (free it). */
+typedef struct {
+  char name[256];
+  int32_t compute_major, compute_minor, multiprocessors;
+  int64_t max_shared_bytes_per_block;
+} spio_device_info;
+int32_t spio_device(spio_device_info *info, char **error);
+
+/* PTX loaded on the device; unloads when destroyed. */
+typedef struct spio_loaded spio_loaded;
+spio_loaded *spio_load(const char *ptx, char **error);
+void spio_loaded_destroy(spio_loaded *loaded);
+/* Launches kernel `name` on `stream` (a CUstream; NULL: the default
+ * stream) with `shared_bytes` of dynamic shared memory; `args` points at
+ * the kernel's `num_args` parameters, in order. */
+int32_t spio_launch(spio_loaded *loaded, const char *name, spio_launch_shape shape,
+                    int64_t shared_bytes, void *stream, void **args, int32_t num_args,
+                    char **error);
+
 #ifdef __cplusplus
 }
 #endif

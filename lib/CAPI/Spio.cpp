@@ -6,15 +6,23 @@
 #include "spio/Compiler/Compiler.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
+#include "spio/Runtime/Cuda.h"
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace kernels = ::spio::kernels;
 
 struct spio_compiled {
   mlir::spio::CompiledModule module;
   mlir::spio::CacheOutcome outcome;
+};
+
+struct spio_loaded {
+  ::spio::runtime::Module module;
+  /// Kernels looked up so far (each remembers its shared-memory opt-in).
+  std::map<std::string, ::spio::runtime::Kernel> kernels;
 };
 
 namespace {
@@ -209,5 +217,65 @@ int64_t spio_compiled_kernel_block_size(const spio_compiled *compiled, int32_t i
 }
 
 char *spio_cache_directory(void) { return copyOrNull(mlir::spio::cacheDirectory()); }
+
+/// Sets *error (when asked for) and returns 1.
+static int32_t fail(char **error, const std::string &message) {
+  if (error)
+    *error = copyOrNull(message);
+  return 1;
+}
+
+int32_t spio_device(spio_device_info *info, char **error) {
+  auto cuda = ::spio::runtime::Cuda::get();
+  if (!cuda)
+    return fail(error, "no GPU: " + cuda.error().message);
+  const ::spio::runtime::DeviceInfo &device = (*cuda)->device();
+  std::memset(info, 0, sizeof(*info));
+  std::strncpy(info->name, device.name.c_str(), sizeof(info->name) - 1);
+  info->compute_major = device.computeMajor;
+  info->compute_minor = device.computeMinor;
+  info->multiprocessors = device.multiprocessors;
+  info->max_shared_bytes_per_block = device.maxSharedBytesPerBlock;
+  return 0;
+}
+
+spio_loaded *spio_load(const char *ptx, char **error) {
+  auto cuda = ::spio::runtime::Cuda::get();
+  if (!cuda) {
+    fail(error, "no GPU: " + cuda.error().message);
+    return nullptr;
+  }
+  auto module = (*cuda)->loadPTX(ptx ? ptx : "");
+  if (!module) {
+    fail(error, "loading PTX: " + module.error().message);
+    return nullptr;
+  }
+  auto *loaded = new spio_loaded;
+  loaded->module = std::move(*module);
+  return loaded;
+}
+
+void spio_loaded_destroy(spio_loaded *loaded) { delete loaded; }
+
+int32_t spio_launch(spio_loaded *loaded, const char *name, spio_launch_shape shape,
+                    int64_t shared_bytes, void *stream, void **args, int32_t num_args,
+                    char **error) {
+  std::string kernelName = name ? name : "";
+  auto found = loaded->kernels.find(kernelName);
+  if (found == loaded->kernels.end()) {
+    auto kernel = loaded->module.kernel(kernelName);
+    if (!kernel)
+      return fail(error, kernel.error().message);
+    found = loaded->kernels.emplace(kernelName, *kernel).first;
+  }
+  if (shape.grid_x < 1 || shape.grid_y < 1 || shape.block < 1 || shared_bytes < 0)
+    return fail(error, "launching " + kernelName + ": empty grid or block");
+  std::vector<void *> parameters(args, args + num_args);
+  auto launched = found->second.launch(unsigned(shape.grid_x), unsigned(shape.grid_y), 1,
+                                 unsigned(shape.block), size_t(shared_bytes), parameters, stream);
+  if (!launched)
+    return fail(error, "launching " + kernelName + ": " + launched.error().message);
+  return 0;
+}
 
 } // extern "C"

@@ -252,15 +252,15 @@ Result<Kernel> Module::kernel(const std::string &name) const {
 }
 
 Status Kernel::launch(unsigned gridX, unsigned gridY, unsigned gridZ, unsigned block,
-                      size_t sharedBytes, std::vector<void *> args) {
+                      size_t sharedBytes, std::vector<void *> args, void *stream) {
   if (sharedBytes > sharedOptIn) {
     SPIO_CHECK(api, cuFuncSetAttribute(function, kFuncMaxDynamicShared,
                                        static_cast<int>(sharedBytes)));
     sharedOptIn = sharedBytes;
   }
   SPIO_CHECK(api, cuLaunchKernel(function, gridX, gridY, gridZ, block, 1, 1,
-                                 static_cast<unsigned>(sharedBytes), nullptr, args.data(),
-                                 nullptr));
+                                 static_cast<unsigned>(sharedBytes),
+                                 static_cast<CUstream>(stream), args.data(), nullptr));
   return success();
 }
 

@@ -59,6 +59,12 @@ class Conv2dGw8Config(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in ("warps_q", "warps_g", "rows_p", "chunks")]
 
 
+class DeviceInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * 256), ("compute_major", ctypes.c_int32),
+                ("compute_minor", ctypes.c_int32), ("multiprocessors", ctypes.c_int32),
+                ("max_shared_bytes_per_block", ctypes.c_int64)]
+
+
 DTYPES = {"f16": 0, "bf16": 1, "f32": 2}
 PASSES = {"fprop": 0, "dgrad": 1, "wgrad": 2}
 
@@ -88,6 +94,12 @@ _SIGNATURES = {
     "spio_compiled_kernel_shared_bytes": (ctypes.c_int64, [ctypes.c_void_p, ctypes.c_int32]),
     "spio_compiled_kernel_block_size": (ctypes.c_int64, [ctypes.c_void_p, ctypes.c_int32]),
     "spio_cache_directory": (_owned, []),
+    "spio_device": (ctypes.c_int32, [_P(DeviceInfo), _P(ctypes.c_void_p)]),
+    "spio_load": (ctypes.c_void_p, [ctypes.c_char_p, _P(ctypes.c_void_p)]),
+    "spio_loaded_destroy": (None, [ctypes.c_void_p]),
+    "spio_launch": (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_char_p, LaunchShape,
+                                     ctypes.c_int64, ctypes.c_void_p,
+                                     _P(ctypes.c_void_p), ctypes.c_int32, _P(ctypes.c_void_p)]),
 }
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _function = getattr(lib, _name)
@@ -120,3 +132,35 @@ def compile_source(source, chip):
                 lib.spio_compiled_cache_outcome(handle).decode())
     finally:
         lib.spio_compiled_destroy(handle)
+
+
+def device():
+    """Device 0 (DeviceInfo), or SpioError saying why there is none."""
+    info, error = DeviceInfo(), ctypes.c_void_p()
+    if lib.spio_device(ctypes.byref(info), ctypes.byref(error)) != 0:
+        raise SpioError(take_string(error))
+    return info
+
+
+class Loaded:
+    """PTX loaded on the device; unloaded when collected."""
+
+    def __init__(self, ptx):
+        error = ctypes.c_void_p()
+        self.handle = lib.spio_load(ptx.encode(), ctypes.byref(error))
+        if not self.handle:
+            raise SpioError(take_string(error))
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            lib.spio_loaded_destroy(self.handle)
+
+    def launch(self, name, shape, shared_bytes, stream, parameters):
+        """Launches kernel `name` with `parameters` (ctypes values, in order)."""
+        pointers = (ctypes.c_void_p * len(parameters))(
+            *[ctypes.cast(ctypes.byref(p), ctypes.c_void_p) for p in parameters])
+        error = ctypes.c_void_p()
+        if lib.spio_launch(self.handle, name.encode(), LaunchShape(*shape), shared_bytes,
+                           stream, pointers, len(parameters), ctypes.byref(error)) != 0:
+            raise SpioError(take_string(error))
+

@@ -10,6 +10,7 @@ registers with `register_family` (spio-dialect source and metadata).
 """
 
 import abc
+import ctypes
 import dataclasses
 import hashlib
 import itertools
@@ -145,6 +146,43 @@ class KernelFamily(abc.ABC):
         """Bytes of scratch memory the kernels need."""
         return 0
 
+    def operands(self, args, config):
+        """The operand names run() takes: (required, optional)."""
+        return (), ()
+
+    def parameters(self, args, config, pointers, scalars):
+        """Each kernel's parameters, in launch order, as ctypes values, from
+        the operands' device pointers (missing optional ones: 0), the
+        workspace's (`pointers["workspace"]`) and the scalar options."""
+        raise SpioError(f"{self.name} kernels cannot be run from Python")
+
+
+# Device pointers are 16-byte aligned for the 16-byte vector accesses.
+ALIGNMENT = 16
+
+
+def _pointer(name, operand):
+    """The device address of an operand: an int, or anything with data_ptr()."""
+    address = operand.data_ptr() if hasattr(operand, "data_ptr") else operand
+    if not isinstance(address, int) or address <= 0:
+        raise SpioError(f"operand {name!r} must be a device pointer (an int or an object "
+                        f"with data_ptr()), got {operand!r}")
+    if address % ALIGNMENT:
+        raise SpioError(f"operand {name!r} at {address:#x} is not {ALIGNMENT}-byte aligned")
+    return address
+
+
+def _stream(stream):
+    if stream is None:
+        return None
+    handle = getattr(stream, "cuda_stream", stream)
+    if not isinstance(handle, int):
+        raise SpioError(f"stream must be a CUstream handle or have .cuda_stream, got {stream!r}")
+    return handle or None
+
+
+_loaded = {}
+
 
 class Kernel:
     """One instance of a family: a fixed configuration, shapes left open."""
@@ -177,6 +215,44 @@ class Kernel:
     def workspace_size(self, args):
         self._require(args)
         return self.family.workspace_size(args, self.config)
+
+    def run(self, args, operands, stream=None, workspace=None, **scalars):
+        """Runs the instance on `args` with `operands` (name -> device
+        pointer or tensor; kernel.family.operands(args, config) lists the
+        names), on `stream` (CUstream handle or torch.cuda.Stream; None: the
+        default stream). Kernels that need scratch memory take a `workspace`
+        of at least workspace_size(args) bytes. Everything is checked before
+        anything is compiled or launched; nothing is synchronized."""
+        self._require(args)
+        required, optional = self.family.operands(args, self.config)
+        unknown = set(operands) - set(required) - set(optional)
+        if unknown:
+            raise SpioError(f"unknown operand(s) {sorted(unknown)}; {self.family.name} takes "
+                            f"{list(required)} and optionally {list(optional)}")
+        missing = [name for name in required if operands.get(name) is None]
+        if missing:
+            raise SpioError(f"missing operand(s) {missing} for {self.family.name}")
+        pointers = {name: _pointer(name, operand) for name, operand in operands.items()
+                    if operand is not None}
+        needed = self.workspace_size(args)
+        if needed:
+            if workspace is None:
+                raise SpioError(f"{self.family.name} needs a workspace of {needed} bytes")
+            pointers["workspace"] = _pointer("workspace", workspace)
+        handle = _stream(stream)
+        device = _capi.device()
+        capability = (device.compute_major, device.compute_minor)
+        if capability < self.metadata.min_compute_capability:
+            raise SpioError(f"{device.name.decode()} has compute capability {capability}, this "
+                            f"kernel needs {self.metadata.min_compute_capability}")
+        compiled = self.compile(args)
+        parameters = self.family.parameters(args, self.config, pointers, scalars)
+        if compiled.ptx not in _loaded:
+            _loaded[compiled.ptx] = _capi.Loaded(compiled.ptx)
+        loaded = _loaded[compiled.ptx]
+        for (name, shared, _), shape, values in zip(compiled.kernels, compiled.launch_shapes,
+                                                     parameters):
+            loaded.launch(name, shape, shared, handle, values)
 
     def compile(self, args, chip="sm_90"):
         self._require(args)
@@ -250,6 +326,20 @@ class GemmFamily(KernelFamily):
     def launch_shapes(self, args, config):
         return [_shape(_capi.lib.spio_gemm_launch_shape(*self._structs(args, config)))]
 
+    def operands(self, args, config):
+        return ("A", "B", "D") + (("C",) if args.reads_c else ()), ()
+
+    def parameters(self, args, config, pointers, scalars):
+        unknown = set(scalars) - {"alpha", "beta"}
+        if unknown:
+            raise SpioError(f"gemm takes the scalars alpha and beta, not {sorted(unknown)}")
+        if "beta" in scalars and not args.reads_c:
+            raise SpioError("beta needs reads_c=True (and operand C)")
+        return [[ctypes.c_uint64(pointers["A"]), ctypes.c_uint64(pointers["B"]),
+                 ctypes.c_uint64(pointers.get("C", 0)), ctypes.c_uint64(pointers["D"]),
+                 ctypes.c_float(scalars.get("alpha", 1.0)),
+                 ctypes.c_float(scalars.get("beta", 0.0))]]
+
 
 class Conv2dGw8Family(KernelFamily):
     """Grouped conv2d (group width 8), fprop/dgrad/wgrad, stride 1 and 2."""
@@ -305,6 +395,25 @@ class Conv2dGw8Family(KernelFamily):
     def workspace_size(self, args, config):
         return _capi.lib.spio_conv2d_gw8_workspace_bytes(*self._structs(args, config))
 
+    def operands(self, args, config):
+        return {"fprop": (("x", "w", "y"), ("bias",) if args.bias else ()),
+                "dgrad": (("dy", "w", "dx"), ()),
+                "wgrad": (("x", "dy", "dw"), ())}[config[0]]
+
+    def parameters(self, args, config, pointers, scalars):
+        if scalars:
+            raise SpioError(f"conv2d_gw8 takes no scalars, got {sorted(scalars)}")
+        if args.bias and "bias" not in pointers:
+            raise SpioError("bias=True needs operand 'bias'")
+        p = {name: ctypes.c_uint64(value) for name, value in pointers.items()}
+        zero = ctypes.c_uint64(0)
+        pass_ = config[0]
+        if pass_ == "fprop":
+            return [[p["x"], p["w"], p.get("bias", zero), p["y"]]]
+        if pass_ == "dgrad":
+            return [[p["dy"], p["w"], zero, p["dx"]]]
+        return [[p["x"], p["dy"], p["workspace"]], [p["workspace"], p["dw"]]]
+
 
 _families = [GemmFamily(), Conv2dGw8Family()]
 
@@ -319,6 +428,15 @@ def register_family(family):
 
 def families():
     return list(_families)
+
+
+def gpu_available():
+    """Whether a GPU and its driver are there (device 0)."""
+    try:
+        _capi.device()
+        return True
+    except SpioError:
+        return False
 
 
 def get_kernels(args, metadata_filter: Optional[Callable[[Metadata], bool]] = None):

@@ -202,3 +202,28 @@ def test_missing_library_is_a_clear_error():
                             capture_output=True, text=True)
     assert result.returncode != 0
     assert "set SPIO_LIBRARY" in result.stderr and "/nonexistent" in result.stderr
+
+
+def test_run_checks_operands_before_anything_runs():
+    args = spio.GemmArguments(256, 256, 256, "bf16")
+    kernel = spio.get_kernels(args)[0]
+    expect_error(lambda: kernel.run(args, {"A": 4096, "B": 8192}), "missing operand(s) ['D']")
+    expect_error(lambda: kernel.run(args, {"A": 4096, "B": 8192, "D": 12288, "E": 1}),
+                 "unknown operand(s) ['E']")
+    expect_error(lambda: kernel.run(args, {"A": 4100, "B": 8192, "D": 12288}),
+                 "operand 'A' at 0x1004 is not 16-byte aligned")
+    expect_error(lambda: kernel.run(args, {"A": "x", "B": 8192, "D": 12288}),
+                 "must be a device pointer")
+    expect_error(lambda: kernel.run(args, {"A": 4096, "B": 8192, "D": 12288}, stream="s"),
+                 "stream must be")
+    wgrad = spio.get_kernels(WGRAD)[0]
+    expect_error(lambda: wgrad.run(WGRAD, {"x": 4096, "dy": 8192, "dw": 12288}),
+                 "needs a workspace of")
+
+
+def test_run_without_a_gpu_says_so():
+    if spio.gpu_available():
+        return  # python/tests/test_gpu.py runs kernels there
+    args = spio.GemmArguments(256, 256, 256, "bf16")
+    kernel = spio.get_kernels(args)[0]
+    expect_error(lambda: kernel.run(args, {"A": 4096, "B": 8192, "D": 12288}), "no GPU")

@@ -64,11 +64,11 @@ struct CudaApi;
 class Kernel {
 public:
   Kernel() = default;
-  /// Launches on the default stream with `sharedBytes` of dynamic shared
-  /// memory (opting in above 48 KB on first use). `args` point at the
-  /// kernel's parameters.
+  /// Launches on `stream` (a CUstream; null: the default stream) with
+  /// `sharedBytes` of dynamic shared memory (opting in above 48 KB on first
+  /// use). `args` point at the kernel's parameters.
   Status launch(unsigned gridX, unsigned gridY, unsigned gridZ, unsigned block,
-                size_t sharedBytes, std::vector<void *> args);
+                size_t sharedBytes, std::vector<void *> args, void *stream = nullptr);
   /// Registers per thread and local (spill) bytes, as the driver reports.
   Result<std::pair<int, int>> resources() const;
 

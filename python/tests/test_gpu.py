@@ -1,0 +1,128 @@
+"""GPU tests of launching from Python: values against PyTorch float32
+references (TF32 off), poisoned outputs, bit-identical repeats. Skipped
+without a GPU or PyTorch."""
+
+import pytest
+
+import spio
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.skipif(not (spio.gpu_available() and torch.cuda.is_available()),
+                                reason="needs a GPU and PyTorch with CUDA")
+
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+UNIT_ROUNDOFF = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 2.0 ** -24}
+
+
+@pytest.fixture(autouse=True)
+def no_tf32():
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+
+def poisoned(shape, dtype):
+    return torch.full(shape, float("nan"), device="cuda", dtype=dtype)
+
+
+def within(got, reference, magnitude, depth, out_dtype):
+    """|got - ref| <= u_out |ref| + 2 depth u_f32 sum|products|, elementwise."""
+    tolerance = (UNIT_ROUNDOFF[out_dtype] * reference.abs() +
+                 2 * depth * 2.0 ** -24 * magnitude + 1e-5)
+    error = (got.float() - reference).abs()
+    assert torch.isfinite(got.float()).all(), "outputs left unwritten"
+    assert (error <= tolerance).all(), f"max error {error.max().item()}"
+
+
+def run_twice_identical(run, output):
+    run()
+    torch.cuda.synchronize()
+    first = output.clone()
+    output.fill_(float("nan"))
+    run()
+    torch.cuda.synchronize()
+    assert torch.equal(first.view(torch.uint8), output.view(torch.uint8))
+
+
+@pytest.mark.parametrize("m,n,k,dtype,out", [(1000, 1000, 1000, "bf16", "bf16"),
+                                             (17, 33, 72, "f16", "f32"),
+                                             (256, 512, 128, "f16", "f16")])
+def test_gemm(m, n, k, dtype, out):
+    torch.manual_seed(0)
+    a = torch.randn(m, k, device="cuda", dtype=DTYPES[dtype])
+    b = torch.randn(n, k, device="cuda", dtype=DTYPES[dtype])  # B column major
+    d = poisoned((m, n), DTYPES[out])
+    args = spio.GemmArguments(m, n, k, dtype, out_dtype=out)
+    kernel = spio.get_kernels(args)[0]
+    run_twice_identical(lambda: kernel.run(args, {"A": a, "B": b, "D": d},
+                                           stream=torch.cuda.current_stream()), d)
+    within(d, a.float() @ b.float().t(), a.float().abs() @ b.float().abs().t(), k, out)
+
+
+CONV_CASES = [(2, 64, 20, 20, 3, 3, 1, 1, 1), (1, 24, 17, 29, 5, 3, 2, 1, 1),
+              (2, 32, 21, 20, 3, 3, 1, 1, 2), (2, 16, 9, 9, 7, 7, 3, 3, 1)]
+
+
+def conv_tensors(n, c, h, w, r, s, dtype):
+    x = torch.randn(n, h, w, c, device="cuda", dtype=DTYPES[dtype])  # NHWC
+    weight = torch.randn(c, r, s, 8, device="cuda", dtype=DTYPES[dtype])  # [k, r, s, c]
+    return x, weight
+
+
+def nchw(t):
+    return t.permute(0, 3, 1, 2).float()
+
+
+def torch_weight(weight):
+    return weight.permute(0, 3, 1, 2).float()  # [k, c, r, s]
+
+
+@pytest.mark.parametrize("n,c,h,w,r,s,ph,pw,stride", CONV_CASES)
+def test_conv_fprop(n, c, h, w, r, s, ph, pw, stride):
+    torch.manual_seed(1)
+    x, weight = conv_tensors(n, c, h, w, r, s, "f16")
+    bias = torch.randn(c, device="cuda", dtype=torch.float16)
+    args = spio.Conv2dGw8Arguments(n, c, h, w, r, s, ph, pw, stride, "fprop", bias=True)
+    conv = lambda a, b, bb: torch.nn.functional.conv2d(a, b, bb, stride, (ph, pw),
+                                                       groups=c // 8)
+    reference = conv(nchw(x), torch_weight(weight), bias.float())
+    magnitude = conv(nchw(x).abs(), torch_weight(weight).abs(), bias.float().abs())
+    y = poisoned((n, reference.shape[2], reference.shape[3], c), torch.float16)
+    kernel = spio.get_kernels(args)[0]
+    run_twice_identical(lambda: kernel.run(args, {"x": x, "w": weight, "bias": bias, "y": y}), y)
+    within(nchw(y), reference, magnitude, r * s * 8, "f16")
+
+
+@pytest.mark.parametrize("n,c,h,w,r,s,ph,pw,stride", CONV_CASES)
+def test_conv_dgrad(n, c, h, w, r, s, ph, pw, stride):
+    torch.manual_seed(2)
+    x, weight = conv_tensors(n, c, h, w, r, s, "f16")
+    p, q = (h + 2 * ph - r) // stride + 1, (w + 2 * pw - s) // stride + 1
+    dy = torch.randn(n, p, q, c, device="cuda", dtype=torch.float16)
+    grad = lambda g, b: torch.nn.grad.conv2d_input((n, c, h, w), b, g, stride, (ph, pw),
+                                                   groups=c // 8)
+    reference = grad(nchw(dy), torch_weight(weight))
+    magnitude = grad(nchw(dy).abs(), torch_weight(weight).abs())
+    dx = poisoned((n, h, w, c), torch.float16)
+    args = spio.Conv2dGw8Arguments(n, c, h, w, r, s, ph, pw, stride, "dgrad")
+    kernel = spio.get_kernels(args)[0]
+    run_twice_identical(lambda: kernel.run(args, {"dy": dy, "w": weight, "dx": dx}), dx)
+    within(nchw(dx), reference, magnitude, r * s * 8, "f16")
+
+
+@pytest.mark.parametrize("n,c,h,w,r,s,ph,pw,stride", CONV_CASES)
+def test_conv_wgrad_deterministic(n, c, h, w, r, s, ph, pw, stride):
+    torch.manual_seed(3)
+    x, _ = conv_tensors(n, c, h, w, r, s, "f16")
+    p, q = (h + 2 * ph - r) // stride + 1, (w + 2 * pw - s) // stride + 1
+    dy = torch.randn(n, p, q, c, device="cuda", dtype=torch.float16)
+    grad = lambda a, g: torch.nn.grad.conv2d_weight(a, (c, 8, r, s), g, stride, (ph, pw),
+                                                    groups=c // 8)
+    reference = grad(nchw(x), nchw(dy))
+    magnitude = grad(nchw(x).abs(), nchw(dy).abs())
+    dw = poisoned((c, r, s, 8), torch.float32)
+    args = spio.Conv2dGw8Arguments(n, c, h, w, r, s, ph, pw, stride, "wgrad", dw_dtype="f32")
+    kernel = spio.get_kernels(args)[0]
+    workspace = torch.empty(kernel.workspace_size(args), device="cuda", dtype=torch.uint8)
+    run_twice_identical(lambda: kernel.run(args, {"x": x, "dy": dy, "dw": dw},
+                                           workspace=workspace), dw)
+    within(torch_weight(dw), reference, magnitude, n * p * q, "f32")
