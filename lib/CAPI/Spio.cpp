@@ -225,10 +225,20 @@ static int32_t fail(char **error, const std::string &message) {
   return 1;
 }
 
-int32_t spio_device(spio_device_info *info, char **error) {
+/// The driver with device 0's primary context current on this thread.
+static ::spio::runtime::Result<::spio::runtime::Cuda *> currentCuda() {
   auto cuda = ::spio::runtime::Cuda::get();
   if (!cuda)
-    return fail(error, "no GPU: " + cuda.error().message);
+    return ::spio::runtime::Error{"no GPU: " + cuda.error().message};
+  if (auto bound = (*cuda)->makeCurrent(); !bound)
+    return bound.error();
+  return cuda;
+}
+
+int32_t spio_device(spio_device_info *info, char **error) {
+  auto cuda = currentCuda();
+  if (!cuda)
+    return fail(error, cuda.error().message);
   const ::spio::runtime::DeviceInfo &device = (*cuda)->device();
   std::memset(info, 0, sizeof(*info));
   std::strncpy(info->name, device.name.c_str(), sizeof(info->name) - 1);
@@ -240,9 +250,9 @@ int32_t spio_device(spio_device_info *info, char **error) {
 }
 
 spio_loaded *spio_load(const char *ptx, char **error) {
-  auto cuda = ::spio::runtime::Cuda::get();
+  auto cuda = currentCuda();
   if (!cuda) {
-    fail(error, "no GPU: " + cuda.error().message);
+    fail(error, cuda.error().message);
     return nullptr;
   }
   auto module = (*cuda)->loadPTX(ptx ? ptx : "");
@@ -260,6 +270,8 @@ void spio_loaded_destroy(spio_loaded *loaded) { delete loaded; }
 int32_t spio_launch(spio_loaded *loaded, const char *name, spio_launch_shape shape,
                     int64_t shared_bytes, void *stream, void **args, int32_t num_args,
                     char **error) {
+  if (auto cuda = currentCuda(); !cuda)
+    return fail(error, cuda.error().message);
   std::string kernelName = name ? name : "";
   auto found = loaded->kernels.find(kernelName);
   if (found == loaded->kernels.end()) {

@@ -159,6 +159,7 @@ Result<Cuda *> Cuda::get() {
       SPIO_CHECK(cu, cuCtxSetCurrent(context));
       auto *cuda = new Cuda();
       cuda->api = cu;
+      cuda->context = context;
       char name[256] = {};
       SPIO_CHECK(cu, cuDeviceGetName(name, sizeof(name), device));
       cuda->info.name = name;
@@ -174,6 +175,16 @@ Result<Cuda *> Cuda::get() {
     instance = init();
   });
   return instance;
+}
+
+Status Cuda::makeCurrent() const {
+  // The thread that ran get() is bound already; others bind once.
+  thread_local const Cuda *bound = nullptr;
+  if (bound == this)
+    return success();
+  SPIO_CHECK(api, cuCtxSetCurrent(context));
+  bound = this;
+  return success();
 }
 
 Result<Module> Cuda::loadPTX(const std::string &ptx) const {

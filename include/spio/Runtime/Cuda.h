@@ -128,6 +128,10 @@ public:
   static Result<Cuda *> get();
 
   const DeviceInfo &device() const { return info; }
+  /// Makes device 0's primary context current on the calling thread (get()
+  /// does so only on the thread that first calls it): for callers on other
+  /// threads, such as PyTorch's autograd workers.
+  Status makeCurrent() const;
   /// Loads PTX; a JIT failure returns ptxas' error log.
   Result<Module> loadPTX(const std::string &ptx) const;
   Result<DeviceBuffer> allocate(size_t bytes) const;
@@ -138,6 +142,7 @@ public:
 private:
   Cuda() = default;
   const CudaApi *api = nullptr;
+  void *context = nullptr;
   DeviceInfo info;
 };
 
