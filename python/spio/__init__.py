@@ -1,4 +1,6 @@
-"""Spio from Python: kernel discovery, compilation and launching over the C API.
+"""Spio from Python: kernel discovery, compilation and launching over the C API,
+and, with PyTorch, the operators spio.conv2d_gw8, spio.linear and spio.matmul,
+the layers spio.nn.Conv2dGw8 and spio.nn.Linear, and spio.transform(model).
 
 Environment: SPIO_LIBRARY (path of libspio_capi.so), SPIO_CACHE_DIR (where
 compiled PTX is cached), SPIO_LOG_LEVEL (level of the "spio" logger, e.g.
@@ -16,3 +18,16 @@ __all__ = [
     "Kernel", "KernelFamily", "Metadata", "SpioError", "Support", "families", "get_kernels",
     "gpu_available", "library_path", "register_family",
 ]
+
+# The PyTorch face loads on first use, so that the package works without torch.
+_TORCH = {"conv2d_gw8": "_torch_ops", "linear": "_torch_ops", "matmul": "_torch_ops",
+          "transform": "nn"}
+
+
+def __getattr__(name):
+    import importlib
+    if name == "nn":
+        return importlib.import_module(".nn", __name__)
+    if name in _TORCH:
+        return getattr(importlib.import_module("." + _TORCH[name], __name__), name)
+    raise AttributeError(f"module 'spio' has no attribute {name!r}")

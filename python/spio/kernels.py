@@ -191,6 +191,8 @@ class Kernel:
         self.family = family
         self.config = config
         self.metadata = family.metadata(config)
+        # run()'s compiled instances, by arguments and chip.
+        self._compiled = {}
 
     def __repr__(self):
         return f"<spio.Kernel {self.family.name} {self.metadata}>"
@@ -245,7 +247,11 @@ class Kernel:
         if capability < self.metadata.min_compute_capability:
             raise SpioError(f"{device.name.decode()} has compute capability {capability}, this "
                             f"kernel needs {self.metadata.min_compute_capability}")
-        compiled = self.compile(args)
+        chip = f"sm_{device.compute_major}{device.compute_minor}"
+        key = (args, chip)
+        if key not in self._compiled:
+            self._compiled[key] = self.compile(args, chip)
+        compiled = self._compiled[key]
         parameters = self.family.parameters(args, self.config, pointers, scalars)
         if compiled.ptx not in _loaded:
             _loaded[compiled.ptx] = _capi.Loaded(compiled.ptx)

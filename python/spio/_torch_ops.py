@@ -1,0 +1,264 @@
+"""PyTorch operators over Spio's kernels (imported on first use of
+spio.conv2d_gw8, spio.linear, spio.matmul or spio.nn).
+
+torch.library custom ops with fake (meta) implementations and autograd:
+
+- spio::conv2d_gw8 (fprop), spio::conv2d_gw8_dgrad, spio::conv2d_gw8_wgrad:
+  grouped conv2d with groups of 8 channels on channels_last tensors; the
+  backward uses dgrad and the deterministic wgrad (dw reduced in f32).
+- spio::mm (x @ w.t()): linear's forward; dX and dW are GEMMs too, dW
+  accumulated and written in f32 before the cast to the weight's dtype.
+
+Kernels specialize on shapes at first call and come from the PTX cache
+after. Everything a kernel needs is checked before it is launched.
+"""
+
+import functools
+from typing import List, Optional, Sequence
+
+import torch
+
+from . import kernels as _kernels
+from ._capi import SpioError
+
+_DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"}
+
+
+def _check_tensor(name, t, dtypes=("f16", "bf16")):
+    if not t.is_cuda or t.device.index not in (0, None):
+        raise SpioError(f"{name} must be on cuda:0 (Spio runs on device 0), got {t.device}")
+    if _DTYPES.get(t.dtype) not in dtypes:
+        raise SpioError(f"{name} must be {' or '.join(dtypes)}, got {t.dtype}")
+    if t.data_ptr() % 16:
+        raise SpioError(f"{name} must be 16-byte aligned")
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(args):
+    found = _kernels.get_kernels(args)
+    if found:
+        return found[0]
+    # Say why: the family's own rules rather than "this kernel takes f16".
+    family = _kernels.GemmFamily() if isinstance(args, _kernels.GemmArguments) \
+        else _kernels.Conv2dGw8Family()
+    reasons = [_kernels.Kernel(family, config).supports(args).reason
+               for config in family.instances()]
+    reason = next((r for r in reasons if "this kernel" not in r), reasons[0])
+    raise SpioError(f"no Spio kernel supports {args}: {reason}")
+
+
+def _stream(t):
+    return torch.cuda.current_stream(t.device).cuda_stream
+
+
+# --- Grouped convolution ------------------------------------------------------
+
+def _conv_args(x_shape, c, r, s, stride, padding, pass_, bias, dtype, dw_dtype=None):
+    n, _, h, w = x_shape
+    return _kernels.Conv2dGw8Arguments(n, c, h, w, r, s, padding[0], padding[1], stride,
+                                       pass_, bias, dtype, dw_dtype)
+
+
+def _out_hw(h, w, r, s, stride, padding):
+    return (h + 2 * padding[0] - r) // stride + 1, (w + 2 * padding[1] - s) // stride + 1
+
+
+def _check_conv(x, weight, stride, padding):
+    if x.dim() != 4 or weight.dim() != 4:
+        raise SpioError("conv2d_gw8 takes x (N, C, H, W) and weight (C, 8, R, S)")
+    c = x.shape[1]
+    if c % 8 or weight.shape[0] != c or weight.shape[1] != 8:
+        raise SpioError(f"conv2d_gw8 needs C a multiple of 8 and weight (C, 8, R, S) = "
+                        f"({c}, 8, R, S), got x {tuple(x.shape)}, weight {tuple(weight.shape)}")
+    if not x.is_contiguous(memory_format=torch.channels_last):
+        raise SpioError("conv2d_gw8 takes a channels_last input "
+                        "(x.to(memory_format=torch.channels_last))")
+    if x.dtype != weight.dtype:
+        raise SpioError(f"x is {x.dtype} but weight is {weight.dtype}")
+    if stride not in (1, 2) or len(padding) != 2:
+        raise SpioError(f"conv2d_gw8 takes stride 1 or 2 and padding (pH, pW), got {stride}, "
+                        f"{padding}")
+    _check_tensor("x", x)
+
+
+def _krsc(weight):
+    """The weight as Spio reads it: [k, r, s, c] contiguous."""
+    return weight.permute(0, 2, 3, 1).contiguous()
+
+
+@torch.library.custom_op("spio::conv2d_gw8", mutates_args=())
+def conv2d_gw8_op(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
+                  stride: int, padding: List[int]) -> torch.Tensor:
+    _check_conv(x, weight, stride, padding)
+    n, c, h, w = x.shape
+    r, s = weight.shape[2], weight.shape[3]
+    args = _conv_args(x.shape, c, r, s, stride, padding, "fprop", bias is not None,
+                      _DTYPES[x.dtype])
+    p, q = _out_hw(h, w, r, s, stride, padding)
+    y = torch.empty((n, c, p, q), device=x.device, dtype=x.dtype,
+                    memory_format=torch.channels_last)
+    operands = {"x": x, "w": _krsc(weight), "y": y}
+    if bias is not None:
+        _check_tensor("bias", bias)
+        operands["bias"] = bias.contiguous()
+    _kernel(args).run(args, operands, stream=_stream(x))
+    return y
+
+
+@conv2d_gw8_op.register_fake
+def _(x, weight, bias, stride, padding):
+    n, c, h, w = x.shape
+    p, q = _out_hw(h, w, weight.shape[2], weight.shape[3], stride, padding)
+    return torch.empty((n, c, p, q), device=x.device, dtype=x.dtype,
+                       memory_format=torch.channels_last)
+
+
+@torch.library.custom_op("spio::conv2d_gw8_dgrad", mutates_args=())
+def conv2d_gw8_dgrad_op(dy: torch.Tensor, weight: torch.Tensor, input_size: List[int],
+                        stride: int, padding: List[int]) -> torch.Tensor:
+    dy = dy.contiguous(memory_format=torch.channels_last)
+    _check_tensor("dy", dy)
+    n, c, h, w = input_size
+    args = _conv_args(input_size, c, weight.shape[2], weight.shape[3], stride, padding, "dgrad",
+                      False, _DTYPES[dy.dtype])
+    dx = torch.empty((n, c, h, w), device=dy.device, dtype=dy.dtype,
+                     memory_format=torch.channels_last)
+    _kernel(args).run(args, {"dy": dy, "w": _krsc(weight), "dx": dx}, stream=_stream(dy))
+    return dx
+
+
+@conv2d_gw8_dgrad_op.register_fake
+def _(dy, weight, input_size, stride, padding):
+    return torch.empty(input_size, device=dy.device, dtype=dy.dtype,
+                       memory_format=torch.channels_last)
+
+
+@torch.library.custom_op("spio::conv2d_gw8_wgrad", mutates_args=())
+def conv2d_gw8_wgrad_op(x: torch.Tensor, dy: torch.Tensor, kernel_size: List[int],
+                        stride: int, padding: List[int]) -> torch.Tensor:
+    dy = dy.contiguous(memory_format=torch.channels_last)
+    _check_tensor("dy", dy)
+    c, r, s = x.shape[1], kernel_size[0], kernel_size[1]
+    args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", False, _DTYPES[x.dtype],
+                      "f32")
+    kernel = _kernel(args)
+    workspace = torch.empty(kernel.workspace_size(args), device=x.device, dtype=torch.uint8)
+    dw = torch.empty((c, r, s, 8), device=x.device, dtype=torch.float32)
+    kernel.run(args, {"x": x, "dy": dy, "dw": dw}, stream=_stream(x), workspace=workspace)
+    return dw.permute(0, 3, 1, 2).to(x.dtype).contiguous()  # (C, 8, R, S)
+
+
+@conv2d_gw8_wgrad_op.register_fake
+def _(x, dy, kernel_size, stride, padding):
+    return x.new_empty((x.shape[1], 8, kernel_size[0], kernel_size[1]))
+
+
+def _conv_setup(ctx, inputs, output):
+    x, weight, bias, stride, padding = inputs
+    ctx.save_for_backward(x, weight)
+    ctx.has_bias = bias is not None
+    ctx.stride, ctx.padding = stride, padding
+
+
+def _conv_backward(ctx, dy):
+    x, weight = ctx.saved_tensors
+    dx = dw = dbias = None
+    if ctx.needs_input_grad[0]:
+        dx = conv2d_gw8_dgrad_op(dy, weight, list(x.shape), ctx.stride, ctx.padding)
+    if ctx.needs_input_grad[1]:
+        dw = conv2d_gw8_wgrad_op(x, dy, [weight.shape[2], weight.shape[3]], ctx.stride,
+                                 ctx.padding)
+    if ctx.has_bias and ctx.needs_input_grad[2]:
+        dbias = dy.float().sum((0, 2, 3)).to(dy.dtype)
+    return dx, dw, dbias, None, None
+
+
+conv2d_gw8_op.register_autograd(_conv_backward, setup_context=_conv_setup)
+
+
+def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
+    """y = conv2d(x, weight, bias, stride, padding, groups=C/8) on Spio's
+    kernels: x (N, C, H, W) channels_last f16/bf16 on cuda:0, weight
+    (C, 8, R, S), R and S from 1 to 7, stride 1 or 2."""
+    if isinstance(padding, int):
+        padding = (padding, padding)
+    return conv2d_gw8_op(x, weight, bias, int(stride), list(padding))
+
+
+# --- Matrix multiplication ----------------------------------------------------
+
+def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k):
+    """D (m x n) = A @ B with A and B as stored (layouts as in GemmArguments)."""
+    for name, t in (("A", a), ("B", b)):
+        _check_tensor(name, t)
+        if not t.is_contiguous():
+            raise SpioError(f"{name} must be contiguous")
+    args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
+                                  b_layout)
+    d = torch.empty((m, n), device=a.device, dtype=out_dtype)
+    _kernel(args).run(args, {"A": a, "B": b, "D": d}, stream=_stream(a))
+    return d
+
+
+@torch.library.custom_op("spio::mm", mutates_args=())
+def mm_op(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """x (M, K) @ w.t() with w (N, K): linear's forward."""
+    if x.dim() != 2 or w.dim() != 2 or x.shape[1] != w.shape[1] or x.dtype != w.dtype:
+        raise SpioError(f"spio.mm takes x (M, K) and w (N, K) of one dtype, got "
+                        f"{tuple(x.shape)} {x.dtype} and {tuple(w.shape)} {w.dtype}")
+    return _gemm(x, w, x.dtype, "row", "col", x.shape[0], w.shape[0], x.shape[1])
+
+
+@mm_op.register_fake
+def _(x, w):
+    return x.new_empty((x.shape[0], w.shape[0]))
+
+
+@torch.library.custom_op("spio::mm_dx", mutates_args=())
+def mm_dx_op(dy: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """dY (M, N) @ w (N, K)."""
+    dy = dy.contiguous()
+    return _gemm(dy, w, dy.dtype, "row", "row", dy.shape[0], w.shape[1], dy.shape[1])
+
+
+@mm_dx_op.register_fake
+def _(dy, w):
+    return dy.new_empty((dy.shape[0], w.shape[1]))
+
+
+@torch.library.custom_op("spio::mm_dw", mutates_args=())
+def mm_dw_op(dy: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """dY.t() @ x in f32 (N, K): the weight gradient, accumulated in f32."""
+    dy = dy.contiguous()
+    return _gemm(dy, x, torch.float32, "col", "row", dy.shape[1], x.shape[1], dy.shape[0])
+
+
+@mm_dw_op.register_fake
+def _(dy, x):
+    return dy.new_empty((dy.shape[1], x.shape[1]), dtype=torch.float32)
+
+
+def _mm_setup(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)
+
+
+def _mm_backward(ctx, dy):
+    x, w = ctx.saved_tensors
+    dx = mm_dx_op(dy, w) if ctx.needs_input_grad[0] else None
+    dw = mm_dw_op(dy, x).to(w.dtype) if ctx.needs_input_grad[1] else None
+    return dx, dw
+
+
+mm_op.register_autograd(_mm_backward, setup_context=_mm_setup)
+
+
+def linear(x, weight, bias=None):
+    """x @ weight.t() (+ bias) on Spio's GEMM; x (..., K) f16/bf16 on cuda:0."""
+    y = mm_op(x.reshape(-1, x.shape[-1]).contiguous(), weight)
+    y = y.reshape(*x.shape[:-1], weight.shape[0])
+    return y if bias is None else y + bias
+
+
+def matmul(a, b):
+    """a (M, K) @ b (K, N) on Spio's GEMM, differentiable."""
+    return mm_op(a, b.t().contiguous())

@@ -1,0 +1,139 @@
+"""PyTorch face: operators against PyTorch float32 references (TF32 off),
+gradients, torch.library.opcheck, torch.compile(fullgraph=True), module
+swapping, bit-identical repeats, errors before launch. Skipped without
+PyTorch; the GPU tests also without a GPU."""
+
+import pytest
+
+import spio
+
+torch = pytest.importorskip("torch")
+gpu = pytest.mark.skipif(not (spio.gpu_available() and torch.cuda.is_available()),
+                         reason="needs a GPU and PyTorch with CUDA")
+
+
+@pytest.fixture(autouse=True)
+def no_tf32():
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+
+def conv_inputs(n=2, c=64, h=20, w=20, r=3, s=3, dtype=torch.float16, seed=0):
+    generator = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(n, c, h, w, device="cuda", dtype=dtype, generator=generator)
+    weight = torch.randn(c, 8, r, s, device="cuda", dtype=dtype, generator=generator) / 8
+    bias = torch.randn(c, device="cuda", dtype=dtype, generator=generator)
+    return x.to(memory_format=torch.channels_last), weight, bias
+
+
+def close(got, want, scale):
+    """Within f16/bf16 rounding of the output plus f32 accumulation."""
+    error = (got.float() - want).abs().max().item()
+    assert error <= 2.0 ** -6 * scale, f"max error {error} (scale {scale})"
+
+
+@gpu
+@pytest.mark.parametrize("stride,padding,rs", [(1, (1, 1), (3, 3)), (2, (2, 1), (5, 3)),
+                                               (1, (0, 0), (1, 1))])
+def test_conv2d_gw8_forward_and_gradients(stride, padding, rs):
+    x, weight, bias = conv_inputs(r=rs[0], s=rs[1])
+    x.requires_grad_(), weight.requires_grad_(), bias.requires_grad_()
+    y = spio.conv2d_gw8(x, weight, bias, stride, padding)
+    x32, w32, b32 = (t.detach().float().requires_grad_() for t in (x, weight, bias))
+    y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, padding, groups=x.shape[1] // 8)
+    close(y, y32, y32.abs().max().item())
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    y32.backward(dy.float())
+    close(x.grad, x32.grad, x32.grad.abs().max().item())
+    close(weight.grad, w32.grad, w32.grad.abs().max().item())
+    close(bias.grad, b32.grad, b32.grad.abs().max().item())
+
+
+@gpu
+def test_linear_and_matmul_with_gradients():
+    generator = torch.Generator(device="cuda").manual_seed(1)
+    x = torch.randn(96, 256, device="cuda", dtype=torch.bfloat16, generator=generator)
+    layer = spio.nn.Linear(256, 128, device="cuda", dtype=torch.bfloat16)
+    x.requires_grad_()
+    y = layer(x)
+    x32 = x.detach().float().requires_grad_()
+    w32 = layer.weight.detach().float().requires_grad_()
+    y32 = x32 @ w32.t() + layer.bias.detach().float()
+    close(y, y32, y32.abs().max().item())
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    y32.backward(dy.float())
+    close(x.grad, x32.grad, x32.grad.abs().max().item())
+    close(layer.weight.grad, w32.grad, w32.grad.abs().max().item())
+    a, b = x.detach(), layer.weight.detach().t().contiguous()
+    close(spio.matmul(a, b), a.float() @ b.float(), 64)
+
+
+@gpu
+def test_opcheck():
+    x, weight, bias = conv_inputs()
+    torch.library.opcheck(torch.ops.spio.conv2d_gw8.default, (x, weight, bias, 1, [1, 1]))
+    a = torch.randn(64, 128, device="cuda", dtype=torch.float16)
+    w = torch.randn(32, 128, device="cuda", dtype=torch.float16)
+    torch.library.opcheck(torch.ops.spio.mm.default, (a, w))
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(64, 64, 3, padding=1, groups=8)
+        self.head = torch.nn.Linear(64, 16)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        return self.head(y.mean((2, 3)))
+
+
+def test_transform_swaps_matching_modules():
+    net = spio.transform(Net())
+    assert isinstance(net.conv, spio.nn.Conv2dGw8)
+    assert isinstance(net.head, spio.nn.Linear)
+    other = torch.nn.Conv2d(64, 64, 3, groups=4)
+    with pytest.raises(spio.SpioError, match="groups of 8 channels"):
+        spio.nn.Conv2dGw8.from_torch(other)
+    with pytest.raises(spio.SpioError, match="multiples of 8"):
+        spio.nn.Linear.from_torch(torch.nn.Linear(64, 10))
+    mixed = torch.nn.Sequential(torch.nn.Linear(64, 10), other)
+    spio.transform(mixed)
+    assert type(mixed[0]) is torch.nn.Linear and mixed[1] is other
+
+
+@gpu
+def test_torch_compile_fullgraph_matches_eager():
+    net = spio.transform(Net()).cuda().half()
+    x = conv_inputs(n=4, h=16, w=16)[0]
+    eager = net(x)
+    compiled = torch.compile(net, fullgraph=True)(x)
+    assert torch.equal(eager, compiled)
+
+
+@gpu
+def test_bit_identical_training_steps():
+    def step():
+        torch.manual_seed(0)
+        net = spio.transform(Net()).cuda().half()
+        x = conv_inputs(n=4, h=16, w=16, seed=3)[0]
+        net(x).float().square().mean().backward()
+        return [p.grad.clone() for p in net.parameters()]
+    for first, second in zip(step(), step()):
+        assert torch.equal(first, second)
+
+
+@gpu
+def test_errors_before_launch():
+    x, weight, bias = conv_inputs()
+    with pytest.raises(spio.SpioError, match="channels_last"):
+        spio.conv2d_gw8(x.contiguous(), weight, bias)
+    with pytest.raises(spio.SpioError, match="f16 or bf16"):
+        spio.conv2d_gw8(x.float(), weight.float(), None)
+    with pytest.raises(spio.SpioError, match="cuda:0"):
+        spio.conv2d_gw8(x.cpu(), weight.cpu(), None)
+    with pytest.raises(spio.SpioError, match="multiple of 8"):
+        spio.conv2d_gw8(x[:, :60].contiguous(memory_format=torch.channels_last),
+                        weight[:60], None)
