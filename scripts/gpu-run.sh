@@ -3,7 +3,9 @@
 # the GPU tests, then the GEMM benchmark against cuBLAS through PyTorch.
 # Prints the tables last; logs go to $OUT when it is set.
 #
-#   scripts/gpu-run.sh [tests|bench|conv|all]   (all: GEMM tests and benchmark)
+#   scripts/gpu-run.sh [tests|bench|conv|python|all]
+#     all: GEMM tests and benchmark; conv: its tests and benchmark; python:
+#     python/tests under pytest and the deterministic-training example
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 what="${1:-all}"
@@ -24,6 +26,14 @@ if [[ "$what" == tests || "$what" == all ]]; then
 fi
 if [[ "$what" == bench || "$what" == all ]]; then
   python3 "$root/benchmarks/gemm/bench.py" --spio-jit "$jit" 2>&1 | tee "$out/gemm-bench.log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+fi
+if [[ "$what" == python ]]; then
+  xz -dc "$root/bundle/libspio_capi.so.xz" > /tmp/spio-bin/libspio_capi.so || exit 1
+  export SPIO_LIBRARY=/tmp/spio-bin/libspio_capi.so PYTHONPATH="$root/python"
+  python3 -m pytest -q -p no:cacheprovider "$root/python/tests" 2>&1 | tee "$out/python-tests.log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+  python3 "$root/python/examples/train_deterministic.py" 2>&1 | tee "$out/train.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
 fi
 if [[ "$what" == conv ]]; then
