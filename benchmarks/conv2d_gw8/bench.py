@@ -92,9 +92,13 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--limit", type=int, default=0, help="first N shapes only")
     parser.add_argument("--passes", default="fprop,dgrad,wgrad")
+    parser.add_argument("--stride2", action="store_true",
+                        help="also stride-2 copies of ConvFirst and the layers of 28x28 and up")
     args = parser.parse_args()
     shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1)]
     shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))
+    if args.stride2:
+        shapes += [dict(sh, stride=2) for sh in shapes if sh["stride"] == 1 and sh["h"] >= 28]
     if args.limit:
         shapes = shapes[:args.limit]
     copy = copy_bandwidth()
@@ -108,7 +112,8 @@ def main():
             ours = gb / (spio_ms(args.spio_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
             theirs = gb / (cudnn_ms(sh, pass_, args.warmup, args.repeats) * 1e-3)
             name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
-                    f"pad{sh['ph']},{sh['pw']}{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
+                    f"pad{sh['ph']},{sh['pw']}{' stride2' if sh['stride'] == 2 else ''}"
+                    f"{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
             rows.append((name, pass_, ours, theirs))
     print("\n| shape | pass | spio GB/s | cuDNN GB/s | ratio | spio / copy |")
     print("|---|---|---|---|---|---|")
@@ -116,9 +121,14 @@ def main():
         print(f"| {name} | {pass_} | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} | "
               f"{ours / copy:.0%} |")
     for pass_ in passes:
-        mine = [(o, t) for _, p, o, t in rows if p == pass_]
-        geo = math.exp(sum(math.log(o / t) for o, t in mine) / len(mine))
-        print(f"{pass_}: geometric mean ratio spio / cuDNN over {len(mine)} shapes: {geo:.2f}")
+        for label, strided in (("", False), (" (stride 2)", True)):
+            mine = [(o, t) for name, p, o, t in rows
+                    if p == pass_ and ("stride2" in name) == strided]
+            if not mine:
+                continue
+            geo = math.exp(sum(math.log(o / t) for o, t in mine) / len(mine))
+            print(f"{pass_}{label}: geometric mean ratio spio / cuDNN over {len(mine)} shapes: "
+                  f"{geo:.2f}")
 
 
 if __name__ == "__main__":
