@@ -18,6 +18,7 @@ from typing import List, Optional, Sequence
 
 import torch
 
+from . import _capi
 from . import kernels as _kernels
 from ._capi import SpioError
 
@@ -35,16 +36,19 @@ def _check_tensor(name, t, dtypes=("f16", "bf16")):
 
 @functools.lru_cache(maxsize=None)
 def _kernel(args):
-    found = _kernels.get_kernels(args)
-    if found:
-        return found[0]
-    # Say why: the family's own rules rather than "this kernel takes f16".
-    family = _kernels.GemmFamily() if isinstance(args, _kernels.GemmArguments) \
-        else _kernels.Conv2dGw8Family()
-    reasons = [_kernels.Kernel(family, config).supports(args).reason
-               for config in family.instances()]
-    reason = next((r for r in reasons if "this kernel" not in r), reasons[0])
-    raise SpioError(f"no Spio kernel supports {args}: {reason}")
+    """The instance Spio's heuristics choose for `args` (as spio-jit does),
+    or SpioError with the family's reason."""
+    if isinstance(args, _kernels.GemmArguments):
+        family = _kernels.GemmFamily()
+        config = family.chosen(args, _capi.device().multiprocessors)
+    else:
+        family = _kernels.Conv2dGw8Family()
+        config = family.chosen(args)
+    kernel = _kernels.Kernel(family, config)
+    support = kernel.supports(args)
+    if not support:
+        raise SpioError(f"Spio cannot run {args}: {support.reason}")
+    return kernel
 
 
 def _stream(t):

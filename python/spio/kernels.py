@@ -290,8 +290,12 @@ class GemmFamily(KernelFamily):
     """mma.sync GEMM: f16/bf16 in, f32 accumulation, f16/bf16/f32 out."""
     name = "gemm"
     arguments_type = GemmArguments
-    TILES = ((128, 128, 32, 2, 2), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2), (64, 64, 32, 2, 2))
+    TILES = ((128, 128, 32, 2, 2), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2), (64, 64, 64, 2, 2),
+             (64, 64, 32, 2, 2))
     STAGES = (2, 3, 4)
+    # Blocks take 128-row tiles in groups of 8 block rows for L2 reuse (the
+    # kernel ignores it where 8 does not divide the grid's rows).
+    RASTER = 8
 
     def instances(self):
         for dtype, out, a, b, tile, stages in itertools.product(
@@ -314,7 +318,22 @@ class GemmFamily(KernelFamily):
                                     args.a_layout == "col", args.b_layout == "col",
                                     int(args.reads_c))
         block_m, block_n, block_k, warps_m, warps_n = tile
-        return problem, _capi.GemmConfig(block_m, block_n, block_k, warps_m, warps_n, stages, 1)
+        raster = self.RASTER if block_m == 128 else 1
+        return problem, _capi.GemmConfig(block_m, block_n, block_k, warps_m, warps_n, stages,
+                                         raster)
+
+    def chosen(self, args, multiprocessors):
+        """The instance spio-jit would choose for `args` on a GPU of
+        `multiprocessors` SMs (large tiles, smaller ones when large ones
+        leave SMs idle)."""
+        problem = _capi.GemmProblem(args.m, args.n, args.k,
+                                    _dtype_code(args.dtype, ("f16", "bf16")),
+                                    _dtype_code(args.output_dtype, ("f16", "bf16", "f32")),
+                                    args.a_layout == "col", args.b_layout == "col",
+                                    int(args.reads_c))
+        c = _capi.lib.spio_gemm_choose_config(problem, multiprocessors)
+        return (args.dtype, args.output_dtype, args.a_layout, args.b_layout,
+                (c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n), c.stages)
 
     def check(self, args, config):
         dtype, out, a, b, _, _ = config
@@ -400,6 +419,15 @@ class Conv2dGw8Family(KernelFamily):
 
     def workspace_size(self, args, config):
         return _capi.lib.spio_conv2d_gw8_workspace_bytes(*self._structs(args, config))
+
+    def chosen(self, args):
+        """The instance spio-jit would choose for `args` (warps and rows
+        sized to the image)."""
+        if args.pass_ not in _capi.PASSES:
+            raise SpioError(f"unknown pass {args.pass_!r}; expected fprop, dgrad or wgrad")
+        config = (args.pass_, args.dtype, (4, 2, 16))
+        c = _capi.lib.spio_conv2d_gw8_choose_config(self._structs(args, config)[0])
+        return (args.pass_, args.dtype, (c.warps_q, c.warps_g, c.rows_p))
 
     def operands(self, args, config):
         return {"fprop": (("x", "w", "y"), ("bias",) if args.bias else ()),

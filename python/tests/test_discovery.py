@@ -227,3 +227,19 @@ def test_run_without_a_gpu_says_so():
     args = spio.GemmArguments(256, 256, 256, "bf16")
     kernel = spio.get_kernels(args)[0]
     expect_error(lambda: kernel.run(args, {"A": 4096, "B": 8192, "D": 12288}), "no GPU")
+
+
+def test_chosen_instances_follow_spio_jit():
+    gemm = spio.GemmFamily()
+    large = spio.GemmArguments(4096, 4096, 4096, "bf16")
+    config = gemm.chosen(large, 132)
+    assert config[4] == (128, 128, 32, 2, 2) and config[5] == 4
+    assert spio.Kernel(gemm, config).supports(large)
+    # 4 blocks of 128 x 128 would leave SMs idle: smaller tiles.
+    assert gemm.chosen(spio.GemmArguments(256, 256, 4096, "bf16"), 132)[4] == (64, 64, 64, 2, 2)
+    conv = spio.Conv2dGw8Family()
+    narrow = spio.Conv2dGw8Arguments(128, 1024, 7, 7, pass_="dgrad")
+    assert conv.chosen(narrow) == ("dgrad", "f16", (1, 8, 7))
+    assert spio.Kernel(conv, conv.chosen(narrow)).supports(narrow)
+    expect_error(lambda: conv.chosen(spio.Conv2dGw8Arguments(2, 64, 8, 8, pass_="bprop")),
+                 "unknown pass")
