@@ -6,7 +6,6 @@ on stock PyTorch (cuDNN, cuBLAS).
 """
 
 import argparse
-import time
 
 import torch
 

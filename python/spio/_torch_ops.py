@@ -14,7 +14,7 @@ after. Everything a kernel needs is checked before it is launched.
 """
 
 import functools
-from typing import List, Optional, Sequence
+from typing import List, Optional
 
 import torch
 
