@@ -1,0 +1,38 @@
+// The three passes of a grouped conv2d (8 channels a group) on a 56 x 56
+// image with 64 channels, 3 x 3 taps, as spio workloads: each kernel's body
+// is one spio.conv2d_gw8 on typed NHWC tensors. spio-tile expands it for
+// its config and the rest of the pipeline lowers it to PTX:
+//
+//   spio-opt kernels/conv2d_gw8.mlir --spio-tile      # the tiled kernels
+//   spio-jit kernels/conv2d_gw8.mlir                  # compile, load, report
+//
+// wgrad writes per-warp f32 partial sums ([part, k, r, sc/8, sc], sc = 8 s +
+// c, taps paired): 28 chunks of 2 bands (8 rows each) times 4 warps along
+// q; spio-jit --workload conv2d-gw8 --pass wgrad adds the
+// kernel that reduces them in a fixed order.
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 8, h: 56, w: 56, k/8: 8] x vector<8xf16>, global>
+!DYW = !spio.tensor<[n: 8, p: 56, q: 56, k/8: 8] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Bias = !spio.tensor<[q: 16:0, k: 64] x f16, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x f16, global>
+!DX = !spio.tensor<[n: 8, p: 56, q: 56, c: 64] x f16, global>
+!Partials = !spio.tensor<[part: 112, k: 64, r: 3, sc/8: 4, sc: 8] x f32, global>
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @fprop(%x: !X, %w: !W, %bias: !Bias, %y: !Y) kernel {
+      spio.conv2d_gw8 fprop %x, %w bias %bias into %y {config = #spio.conv2d_gw8_config<warps = [4, 2], rows = 16>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W, !Bias -> !Y
+      gpu.return
+    }
+    gpu.func @dgrad(%dy: !DY, %w: !W, %dx: !DX) kernel {
+      spio.conv2d_gw8 dgrad %dy, %w into %dx {config = #spio.conv2d_gw8_config<warps = [4, 2], rows = 16>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !DY, !W -> !DX
+      gpu.return
+    }
+    gpu.func @wgrad(%x: !X, %dy: !DYW, %partials: !Partials) kernel {
+      spio.conv2d_gw8 wgrad %x, %dy into %partials {config = #spio.conv2d_gw8_config<warps = [4, 2], rows = 8, chunks = 28>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DYW -> !Partials
+      gpu.return
+    }
+  }
+}
