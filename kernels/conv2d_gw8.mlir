@@ -8,8 +8,8 @@
 //
 // wgrad writes per-warp f32 partial sums ([part, k, r, sc/8, sc], sc = 8 s +
 // c, taps paired): 28 chunks of 2 bands (8 rows each) times 4 warps along
-// q; spio-jit --workload conv2d-gw8 --pass wgrad adds the
-// kernel that reduces them in a fixed order.
+// q. spio-jit --workload conv2d-gw8 --pass wgrad adds the kernel that
+// reduces them in a fixed order.
 
 !X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xf16>, global>
 !DY = !spio.tensor<[n: 8, h: 56, w: 56, k/8: 8] x vector<8xf16>, global>
