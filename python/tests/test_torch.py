@@ -110,7 +110,9 @@ def test_torch_compile_fullgraph_matches_eager():
     x = conv_inputs(n=4, h=16, w=16)[0]
     eager = net(x)
     compiled = torch.compile(net, fullgraph=True)(x)
-    assert torch.equal(eager, compiled)
+    # Spio's ops are opaque to the compiler; the ops around them may be
+    # fused and rounded differently.
+    torch.testing.assert_close(compiled, eager, rtol=2e-3, atol=2e-3)
 
 
 @gpu
