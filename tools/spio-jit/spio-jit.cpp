@@ -609,9 +609,10 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   return 0;
 }
 
-/// The grouped convolution (fprop or dgrad): checked against a float64 reference on
-/// sampled outputs (all of them for small problems), timed as GB/s of the
-/// ideal traffic (each input read once, each output written once).
+/// The grouped convolution (fprop or dgrad; wgrad goes to runWgrad): checked
+/// against a float64 reference on sampled outputs (all of them for small
+/// problems), timed as GB/s of the ideal traffic (each input read once,
+/// each output written once).
 int runConv() {
   Conv2dGw8Problem problem;
   if (convPass == "fprop")
