@@ -198,6 +198,7 @@ class Kernel:
         return f"<spio.Kernel {self.family.name} {self.metadata}>"
 
     def supports(self, args):
+        """A Support: whether the instance runs `args`, and if not, why."""
         if not isinstance(args, self.family.arguments_type):
             return Support(False, f"{self.family.name} takes "
                                   f"{self.family.arguments_type.__name__}, "
@@ -215,6 +216,7 @@ class Kernel:
                             f"support {args}: {support.reason}")
 
     def workspace_size(self, args):
+        """Scratch bytes the instance needs for `args`."""
         self._require(args)
         return self.family.workspace_size(args, self.config)
 
@@ -242,6 +244,7 @@ class Kernel:
                 raise SpioError(f"{self.family.name} needs a workspace of {needed} bytes")
             pointers["workspace"] = _pointer("workspace", workspace)
         handle = _stream(stream)
+        parameters = self.family.parameters(args, self.config, pointers, scalars)
         device = _capi.device()
         capability = (device.compute_major, device.compute_minor)
         if capability < self.metadata.min_compute_capability:
@@ -252,7 +255,6 @@ class Kernel:
         if key not in self._compiled:
             self._compiled[key] = self.compile(args, chip)
         compiled = self._compiled[key]
-        parameters = self.family.parameters(args, self.config, pointers, scalars)
         if compiled.ptx not in _loaded:
             _loaded[compiled.ptx] = _capi.Loaded(compiled.ptx)
         loaded = _loaded[compiled.ptx]
@@ -261,6 +263,8 @@ class Kernel:
             loaded.launch(name, shape, shared, handle, values)
 
     def compile(self, args, chip="sm_90"):
+        """The instance specialized for `args`, compiled for `chip` (no GPU
+        needed); SpioError with the reason when it does not support them."""
         self._require(args)
         source = self.family.source(args, self.config)
         ptx, kernels, cache = _capi.compile_source(source, chip)
@@ -430,15 +434,13 @@ class Conv2dGw8Family(KernelFamily):
         return (args.pass_, args.dtype, (c.warps_q, c.warps_g, c.rows_p))
 
     def operands(self, args, config):
-        return {"fprop": (("x", "w", "y"), ("bias",) if args.bias else ()),
+        return {"fprop": (("x", "w", "y") + (("bias",) if args.bias else ()), ()),
                 "dgrad": (("dy", "w", "dx"), ()),
                 "wgrad": (("x", "dy", "dw"), ())}[config[0]]
 
     def parameters(self, args, config, pointers, scalars):
         if scalars:
             raise SpioError(f"conv2d_gw8 takes no scalars, got {sorted(scalars)}")
-        if args.bias and "bias" not in pointers:
-            raise SpioError("bias=True needs operand 'bias'")
         p = {name: ctypes.c_uint64(value) for name, value in pointers.items()}
         zero = ctypes.c_uint64(0)
         pass_ = config[0]

@@ -216,9 +216,17 @@ def test_run_checks_operands_before_anything_runs():
                  "must be a device pointer")
     expect_error(lambda: kernel.run(args, {"A": 4096, "B": 8192, "D": 12288}, stream="s"),
                  "stream must be")
+    expect_error(lambda: kernel.run(args, {"A": 4096, "B": 8192, "D": 12288}, beta=1.0),
+                 "beta needs reads_c=True")
+    expect_error(lambda: kernel.run(args, {"A": 4096, "B": 8192, "D": 12288}, gamma=1.0),
+                 "alpha and beta, not ['gamma']")
     wgrad = spio.get_kernels(WGRAD)[0]
     expect_error(lambda: wgrad.run(WGRAD, {"x": 4096, "dy": 8192, "dw": 12288}),
                  "needs a workspace of")
+    fprop = spio.Conv2dGw8Arguments(2, 64, 20, 20, bias=True)
+    expect_error(lambda: spio.get_kernels(fprop)[0].run(fprop, {"x": 4096, "w": 8192,
+                                                                "y": 12288}),
+                 "missing operand(s) ['bias']")
 
 
 def test_run_without_a_gpu_says_so():
