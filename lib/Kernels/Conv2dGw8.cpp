@@ -134,6 +134,11 @@ int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &p, const Conv2dGw8Config 
   return wgradGrid(p, c).chunks * c.warpsQ;
 }
 
+int64_t conv2dGw8WgradAccumulationChain(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  // Two 8-pixel mma steps per row of a band, then one addition per partial.
+  return wgradGrid(p, c).bandsPerChunk * c.rowsP * 2 + conv2dGw8WgradPartials(p, c);
+}
+
 int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.pass != ConvPass::Wgrad)
     return 0;

@@ -264,15 +264,16 @@ Result<Kernel> Module::kernel(const std::string &name) const {
 
 Status Kernel::launch(unsigned gridX, unsigned gridY, unsigned gridZ, unsigned block,
                       size_t sharedBytes, std::vector<void *> args, void *stream) {
-  // Said plainly rather than as the driver's invalid value.
-  if (Result<Cuda *> cuda = Cuda::get(); cuda) {
-    int64_t limit = (*cuda)->device().maxSharedBytesPerBlock;
-    if (limit > 0 && int64_t(sharedBytes) > limit)
-      return Error{"the kernel needs " + std::to_string(sharedBytes) +
-                   " bytes of shared memory a block; " + (*cuda)->device().name + " allows " +
-                   std::to_string(limit)};
-  }
   if (sharedBytes > sharedOptIn) {
+    // Said plainly rather than as the driver's invalid value; checked once
+    // per larger size, like the opt-in.
+    if (Result<Cuda *> cuda = Cuda::get(); cuda) {
+      int64_t limit = (*cuda)->device().maxSharedBytesPerBlock;
+      if (limit > 0 && int64_t(sharedBytes) > limit)
+        return Error{"the kernel needs " + std::to_string(sharedBytes) +
+                     " bytes of shared memory a block; " + (*cuda)->device().name +
+                     " allows " + std::to_string(limit)};
+    }
     SPIO_CHECK(api, cuFuncSetAttribute(function, kFuncMaxDynamicShared,
                                        static_cast<int>(sharedBytes)));
     sharedOptIn = sharedBytes;

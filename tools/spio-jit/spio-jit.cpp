@@ -18,6 +18,7 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -234,6 +235,51 @@ void requireBitIdentical(Cuda &gpu, DeviceBuffer &out, const std::function<Statu
   }
 }
 
+/// Compares a kernel's outputs with float64 references. An output passes
+/// within its dtype's rounding of the reference plus the f32 error of a
+/// chain of `chain` additions of terms whose absolute values sum to the
+/// output's `magnitude`.
+class ReferenceCheck {
+public:
+  ReferenceCheck(DType output, double chain) : u(unitRoundoff(output)), chain(chain) {}
+
+  /// Checks one output; `where` names it in the first failures printed.
+  void add(double got, double expected, double magnitude,
+           const std::function<std::string()> &where) {
+    double tolerance =
+        u * std::fabs(expected) + 2.0 * chain * std::ldexp(1.0, -24) * magnitude + 1e-6;
+    double err = std::fabs(got - expected);
+    if (!(err <= tolerance)) {
+      if (bad < 5)
+        llvm::errs() << llvm::format("  %s = %g, expected %g (tolerance %g)\n",
+                                     where().c_str(), got, expected, tolerance);
+      ++bad;
+    }
+    if (magnitude > 0)
+      worst = std::max(worst, err / magnitude);
+    ++count;
+  }
+
+  /// Fails unless every output passed, then requires `repeats` bit-identical
+  /// runs and prints the summary, e.g. "check: 64 weights within tolerance
+  /// (max error / sum|x*dy| = ...)".
+  void finish(const char *what, const char *magnitudeName, Cuda &gpu, DeviceBuffer &out,
+              const std::function<Status()> &launch, const std::vector<uint8_t> &first) const {
+    if (bad)
+      fail(std::to_string(bad) + " of " + std::to_string(count) + " checked " + what +
+           " are wrong");
+    requireBitIdentical(gpu, out, launch, first);
+    llvm::outs() << llvm::format("check: %zu %s within tolerance (max error / %s = %.2e); "
+                                 "%d runs bit-identical\n",
+                                 count, what, magnitudeName, worst, std::max(1, int(repeats)));
+  }
+
+private:
+  double u, chain;
+  double worst = 0;
+  size_t bad = 0, count = 0;
+};
+
 /// Sorted milliseconds of `bench` event-timed runs after `warmup` untimed.
 std::vector<float> timeRuns(Cuda &gpu, const std::function<Status()> &launch) {
   for (int i = 0; i < warmup; ++i)
@@ -245,16 +291,20 @@ std::vector<float> timeRuns(Cuda &gpu, const std::function<Status()> &launch) {
   return times;
 }
 
+/// Times `launch` (--bench runs) and prints the median as GB/s of `bytes`.
+void reportBandwidth(Cuda &gpu, const std::function<Status()> &launch, double bytes) {
+  std::vector<float> times = timeRuns(gpu, launch);
+  float median = times[times.size() / 2];
+  llvm::outs() << llvm::format("bench: median %.4f ms over %d runs: %.1f GB/s\n", median,
+                               int(bench), bytes / (median * 1e-3) / 1e9);
+}
+
 /// Runs a compiled GEMM kernel on fresh random inputs: checks it against a
 /// float64 reference (with --check) and times it (with --bench). `params`
 /// says where each operand is among the kernel's parameters.
 int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &config,
                   const std::string &ptx, const mlir::spio::CompiledKernel &info,
                   const mlir::spio::GemmWorkload &params) {
-  if (info.sharedBytes > gpu.device().maxSharedBytesPerBlock)
-    fail("the kernel needs " + std::to_string(info.sharedBytes) +
-         " bytes of shared memory; the device allows " +
-         std::to_string(gpu.device().maxSharedBytesPerBlock));
   Module module = orFail(gpu.loadPTX(ptx), "loading PTX");
   Kernel kernel = orFail(module.kernel(info.name), "looking up the kernel");
   auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
@@ -327,9 +377,8 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
         for (size_t r = 0; r < m; ++r)
           points.push_back({r, col});
     }
-    double worst = 0;
-    size_t bad = 0;
-    double u = unitRoundoff(problem.output);
+    // Output rounding plus f32 accumulation error, which grows with depth.
+    ReferenceCheck reference(problem.output, double(k));
     for (auto [r, col] : points) {
       double sum = 0, magnitude = 0;
       for (size_t kk = 0; kk < k; ++kk) {
@@ -341,26 +390,11 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
       double ref = alpha * sum + (problem.readsC ? beta * c.values[r * n + col] : 0.0);
       double scale = std::fabs(alpha) * magnitude +
                      (problem.readsC ? std::fabs(beta * c.values[r * n + col]) : 0.0);
-      // Output rounding plus f32 accumulation error, which grows with depth.
-      double tolerance = u * std::fabs(ref) + 2.0 * k * std::ldexp(1.0, -24) * scale + 1e-6;
-      double got = d.read(r * n + col);
-      double err = std::fabs(got - ref);
-      if (!(err <= tolerance)) {
-        if (bad < 5)
-          llvm::errs() << llvm::format("  D[%zu, %zu] = %g, expected %g (tolerance %g)\n", r,
-                                       col, got, ref, tolerance);
-        ++bad;
-      }
-      if (scale > 0)
-        worst = std::max(worst, err / scale);
+      reference.add(d.read(r * n + col), ref, scale, [&] {
+        return "D[" + std::to_string(r) + ", " + std::to_string(col) + "]";
+      });
     }
-    if (bad)
-      fail(std::to_string(bad) + " of " + std::to_string(points.size()) +
-           " checked elements are wrong");
-    requireBitIdentical(gpu, dD, launch, d.bytes);
-    llvm::outs() << llvm::format("check: %zu elements within tolerance (max error / sum|a*b| = "
-                                 "%.2e); %d runs bit-identical\n",
-                                 points.size(), worst, std::max(1, int(repeats)));
+    reference.finish("elements", "sum|a*b|", gpu, dD, launch, d.bytes);
   }
 
   if (bench > 0) {
@@ -549,14 +583,9 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
       for (size_t i = ndw - 8 * problem.r * problem.s * 8; i < ndw; ++i)
         points.push_back(i); // the last group's weights
     }
-    // Each sum is a chain of mma steps (8 products each) within a warp, then
-    // a chain over the partial sums: bound the f32 rounding by their length.
-    auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
-    int64_t bands = problem.n * ceilDiv(P, config.rowsP) * ceilDiv(Q, 16 * config.warpsQ);
-    int64_t chain = ceilDiv(bands, parts / config.warpsQ) * config.rowsP * 2;
-    double chainLength = double(chain + parts + 8);
-    double u = unitRoundoff(dwType), worst = 0;
-    size_t bad = 0;
+    // Each mma step adds 8 products before joining the f32 chain.
+    ReferenceCheck reference(dwType,
+                             double(conv2dGw8WgradAccumulationChain(problem, config) + 8));
     for (size_t i : points) {
       // dw[k, r, s, c]: dy's channel k against x's channel 8 * (k / 8) + c.
       int64_t cc = i % 8, s = (i / 8) % problem.s, r = (i / 8 / problem.s) % problem.r,
@@ -578,34 +607,16 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
             magnitude += std::fabs(prod);
           }
         }
-      double tolerance =
-          u * std::fabs(sum) + 2.0 * chainLength * std::ldexp(1.0, -24) * magnitude + 1e-6;
-      double got = dw.read(i), err = std::fabs(got - sum);
-      if (!(err <= tolerance)) {
-        if (bad < 5)
-          llvm::errs() << llvm::format("  dw[k=%lld, r=%lld, s=%lld, c=%lld] = %g, expected %g\n",
-                                       (long long)k, (long long)r, (long long)s, (long long)cc,
-                                       got, sum);
-        ++bad;
-      }
-      if (magnitude > 0)
-        worst = std::max(worst, err / magnitude);
+      reference.add(dw.read(i), sum, magnitude, [&] {
+        return llvm::formatv("dw[k={0}, r={1}, s={2}, c={3}]", k, r, s, cc).str();
+      });
     }
-    if (bad)
-      fail(std::to_string(bad) + " of " + std::to_string(points.size()) +
-           " checked weights are wrong");
-    requireBitIdentical(gpu, dDw, poisonedLaunch, dw.bytes);
-    llvm::outs() << llvm::format("check: %zu weights within tolerance (max error / sum|x*dy| = "
-                                 "%.2e); %d runs bit-identical\n",
-                                 points.size(), worst, std::max(1, int(repeats)));
+    reference.finish("weights", "sum|x*dy|", gpu, dDw, poisonedLaunch, dw.bytes);
   }
-  if (bench > 0) {
-    std::vector<float> times = timeRuns(gpu, launch);
-    float median = times[times.size() / 2];
-    double bytes = double(nx + ndy) * dtypeBytes(problem.dtype) + double(ndw) * dtypeBytes(dwType);
-    llvm::outs() << llvm::format("bench: median %.4f ms over %d runs: %.1f GB/s\n", median,
-                                 int(bench), bytes / (median * 1e-3) / 1e9);
-  }
+  if (bench > 0)
+    reportBandwidth(gpu, launch,
+                    double(nx + ndy) * dtypeBytes(problem.dtype) +
+                        double(ndw) * dtypeBytes(dwType));
   return 0;
 }
 
@@ -729,8 +740,7 @@ int runConv() {
         for (int64_t k = 0; k < C; ++k)
           points.push_back((((problem.n - 1) * outH + (outH - 1)) * outW + q) * C + k);
     }
-    double u = unitRoundoff(problem.dtype), worst = 0;
-    size_t bad = 0;
+    ReferenceCheck reference(problem.dtype, double(depth));
     for (size_t i : points) {
       // Output channel o of pixel (pp, q); the kernel's taps, with dgrad's
       // flipped, read the 8 channels of o's group.
@@ -765,34 +775,15 @@ int runConv() {
             magnitude += std::fabs(prod);
           }
         }
-      double tolerance = u * std::fabs(sum) + 2.0 * depth * std::ldexp(1.0, -24) * magnitude + 1e-6;
-      double got = y.read(i), err = std::fabs(got - sum);
-      if (!(err <= tolerance)) {
-        if (bad < 5)
-          llvm::errs() << llvm::format("  output[n=%lld, row=%lld, col=%lld, ch=%lld] = %g, "
-                                       "expected %g\n",
-                                       (long long)nn, (long long)pp, (long long)q, (long long)o,
-                                       got, sum);
-        ++bad;
-      }
-      if (magnitude > 0)
-        worst = std::max(worst, err / magnitude);
+      reference.add(y.read(i), sum, magnitude, [&] {
+        return llvm::formatv("output[n={0}, row={1}, col={2}, ch={3}]", nn, pp, q, o).str();
+      });
     }
-    if (bad)
-      fail(std::to_string(bad) + " of " + std::to_string(points.size()) +
-           " checked outputs are wrong");
-    requireBitIdentical(gpu, dY, launch, y.bytes);
-    llvm::outs() << llvm::format("check: %zu outputs within tolerance (max error / sum|x*w| = "
-                                 "%.2e); %d runs bit-identical\n",
-                                 points.size(), worst, std::max(1, int(repeats)));
+    reference.finish("outputs", "sum|x*w|", gpu, dY, launch, y.bytes);
   }
-  if (bench > 0) {
-    std::vector<float> times = timeRuns(gpu, launch);
-    float median = times[times.size() / 2];
-    double bytes = double(nx + nw + ny + (problem.bias ? C : 0)) * dtypeBytes(problem.dtype);
-    llvm::outs() << llvm::format("bench: median %.4f ms over %d runs: %.1f GB/s\n", median,
-                                 int(bench), bytes / (median * 1e-3) / 1e9);
-  }
+  if (bench > 0)
+    reportBandwidth(gpu, launch,
+                    double(nx + nw + ny + (problem.bias ? C : 0)) * dtypeBytes(problem.dtype));
   return 0;
 }
 

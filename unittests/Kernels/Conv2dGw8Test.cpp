@@ -154,6 +154,8 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   EXPECT_EQ(conv2dGw8WgradPartials(p, c), 56 * c.warpsQ);
   // Partials hold an even number of taps: S = 3 pads to 4.
   EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 56 * c.warpsQ * 64 * 3 * 4 * 8 * 4);
+  // A warp adds 4 bands of 8 rows, two mma steps a row, then the partials.
+  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 * 2 + 56 * c.warpsQ);
   c.chunks = 1000; // more chunks than bands: one band each
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 224);
   c.chunks = 3; // 75 bands each, the last chunk takes 74

@@ -103,6 +103,11 @@ LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &problem,
 LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &problem);
 int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
+/// wgrad: the longest chain of f32 additions behind one dw element (the mma
+/// steps of a warp over its chunk's bands, then the partial sums), which
+/// bounds its rounding error.
+int64_t conv2dGw8WgradAccumulationChain(const Conv2dGw8Problem &problem,
+                                        const Conv2dGw8Config &config);
 
 } // namespace spio::kernels
 
