@@ -3,6 +3,7 @@
 #include "spio/Kernels/Conv2dGw8.h"
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 #include <vector>
 
@@ -247,10 +248,11 @@ private:
     return name;
   }
 
-  /// One pass of a cooperative copy: thread `tid` + pass * threads takes
-  /// linear element `lin` of `count`, guarded so that spare threads copy
-  /// nothing (zero-fill would overwrite a real element).
-  std::string linear(int64_t pass, int64_t count, std::string &valid);
+  /// A cooperative loop over `count` elements: each pass, thread `tid` +
+  /// pass * threads runs `body` on linear element `lin`, guarded so that
+  /// spare threads do nothing (a zero-filling copy would overwrite a real
+  /// element).
+  void forEachElement(int64_t count, const std::function<void(const std::string &)> &body);
   /// Staged input rows [first, first + count).
   void stageInput(int64_t first, int64_t count);
   void stageWeights();
@@ -303,13 +305,17 @@ private:
   WgradGrid grid{};
 };
 
-std::string ConvWriter::linear(int64_t pass, int64_t count, std::string &valid) {
-  std::string offset = index(pass * c.threads()), limit = index(count);
-  std::string lin = fresh("lin");
-  out << "    " << lin << " = arith.addi %tid, " << offset << " : index\n";
-  valid = fresh("valid");
-  out << "    " << valid << " = arith.cmpi ult, " << lin << ", " << limit << " : index\n";
-  return lin;
+void ConvWriter::forEachElement(int64_t count,
+                                const std::function<void(const std::string &)> &body) {
+  for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
+    std::string offset = index(pass * c.threads()), limit = index(count);
+    std::string lin = fresh("lin"), valid = fresh("valid");
+    out << "    " << lin << " = arith.addi %tid, " << offset << " : index\n";
+    out << "    " << valid << " = arith.cmpi ult, " << lin << ", " << limit << " : index\n";
+    out << "    scf.if " << valid << " {\n";
+    body(lin);
+    out << "    }\n";
+  }
 }
 
 void ConvWriter::stageInput(int64_t firstRow, int64_t numRows) {
@@ -324,10 +330,7 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows) {
   // The block's first input row: stride * p0, in steps of the stride.
   std::string HS = coord("h", st), WS = coord("w", st);
   std::string ph = strided ? reinterpret("%p0", coord("p"), HS) : convert("cast", "%p0", coord("p"), H);
-  for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
-    std::string valid;
-    std::string lin = linear(pass, count, valid);
-    out << "    scf.if " << valid << " {\n";
+  forEachElement(count, [&](const std::string &lin) {
     std::string rl = fresh("rl"), qq = fresh("qq"), wp = fresh("wp"), gl = fresh("gl");
     if (strided)
       out << "    " << rl << ", " << qq << ", " << wp << ", " << gl << " = spio.decompose " << lin
@@ -371,18 +374,14 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows) {
     out << "    spio.async_copy %x[%n, " << h << ", " << w << ", " << g << "] to %sx[" << dst
         << "] in_bounds " << ok << " : " << xT << "[" << coord("n") << ", " << H << ", " << W
         << ", " << G8 << "] to " << sxT << "[" << dstTypes << "]\n";
-    out << "    }\n";
-  }
+  });
 }
 
 void ConvWriter::stageWeights() {
   int64_t count = p.r * p.s * 8 * WG;
   std::string K = coord("k");
   std::string limitK = constant(p.c, "k");
-  for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
-    std::string valid;
-    std::string lin = linear(pass, count, valid);
-    out << "    scf.if " << valid << " {\n";
+  forEachElement(count, [&](const std::string &lin) {
     std::string rr = fresh("rr"), ss = fresh("ss"), kl = fresh("kl");
     out << "    " << rr << ", " << ss << ", " << kl << " = spio.decompose " << lin << " ["
         << p.r << ", " << p.s << ", " << 8 * WG << "] : " << coord("r") << ", " << coord("s")
@@ -393,8 +392,7 @@ void ConvWriter::stageWeights() {
         << ss << ", " << kl << "] in_bounds " << ok << " : " << wT << "[" << K << ", "
         << coord("r") << ", " << coord("s") << "] to " << swT << "[" << coord("r") << ", "
         << coord("s") << ", " << K << "]\n";
-    out << "    }\n";
-  }
+  });
 }
 
 std::vector<std::string> ConvWriter::loadWeights(const std::string &FB) {
@@ -461,10 +459,7 @@ void ConvWriter::computeFlat() {
   int64_t Qn = p.kernelOutW(), count = c.rowsP * Qn * WG;
   std::string MQ = coord("m", QT), Q = coord("q"), P = coord("p");
   std::string limitP = constant(p.kernelOutH(), "p");
-  for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
-    std::string valid;
-    std::string lin = linear(pass, count, valid);
-    out << "    scf.if " << valid << " {\n";
+  forEachElement(count, [&](const std::string &lin) {
     std::string pr = fresh("pr"), qq = fresh("qq"), gl = fresh("gl");
     out << "    " << pr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
         << c.rowsP << ", " << Qn << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
@@ -477,8 +472,8 @@ void ConvWriter::computeFlat() {
         << syvT << "[" << M << ", " << M << ", " << G8 << "]\n";
     out << "    spio.store " << v << ", %yv[%n, " << pAbs << ", " << qq << ", " << g << "] : " << yvT
         << "[" << coord("n") << ", " << P << ", " << Q << ", " << G8 << "]\n";
-    out << "    }\n    }\n";
-  }
+    out << "    }\n";
+  });
 }
 
 void ConvWriter::compute() {
@@ -551,21 +546,20 @@ void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
                                const std::string &limitQ) {
   std::string Q = coord("q"), G8 = coord(CO, 8);
   std::string limitO = constant(p.c, CO);
-  std::string valid;
-  std::string lin = linear(0, BQ * WG, valid);
-  out << "    scf.if " << valid << " {\n";
-  std::string ql = fresh("ql"), gl = fresh("gl");
-  out << "    " << ql << ", " << gl << " = spio.decompose " << lin << " [" << BQ << ", " << WG
-      << "] : " << Q << ", " << G8 << "\n";
-  std::string qAbs = binary("add", "%q0", ql, Q), g = binary("add", "%go0", gl, G8);
-  std::string ok = andi(cmp("lt", qAbs, limitQ, Q), cmp("lt", g, limitO, G8, coord(CO)));
-  out << "    scf.if " << ok << " {\n";
-  std::string v = fresh("v");
-  out << "    " << v << " = spio.load %syv[" << slot << ", " << ql << ", " << gl << "] : " << syvT
-      << "[" << coord("slot") << ", " << Q << ", " << G8 << "]\n";
-  out << "    spio.store " << v << ", %yv[%n, " << pAbs << ", " << qAbs << ", " << g << "] : "
-      << yvT << "[" << coord("n") << ", " << coord("p") << ", " << Q << ", " << G8 << "]\n";
-  out << "    }\n    }\n";
+  forEachElement(BQ * WG, [&](const std::string &lin) {
+    std::string ql = fresh("ql"), gl = fresh("gl");
+    out << "    " << ql << ", " << gl << " = spio.decompose " << lin << " [" << BQ << ", " << WG
+        << "] : " << Q << ", " << G8 << "\n";
+    std::string qAbs = binary("add", "%q0", ql, Q), g = binary("add", "%go0", gl, G8);
+    std::string ok = andi(cmp("lt", qAbs, limitQ, Q), cmp("lt", g, limitO, G8, coord(CO)));
+    out << "    scf.if " << ok << " {\n";
+    std::string v = fresh("v");
+    out << "    " << v << " = spio.load %syv[" << slot << ", " << ql << ", " << gl << "] : " << syvT
+        << "[" << coord("slot") << ", " << Q << ", " << G8 << "]\n";
+    out << "    spio.store " << v << ", %yv[%n, " << pAbs << ", " << qAbs << ", " << g << "] : "
+        << yvT << "[" << coord("n") << ", " << coord("p") << ", " << Q << ", " << G8 << "]\n";
+    out << "    }\n";
+  });
 }
 
 /// Spreads the 8 rows an ldmatrix reads (consecutive q, same parity and
@@ -598,7 +592,7 @@ void ConvWriter::computeTypes() {
           ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
     sdyT = "!spio.tensor<[p: " + str(c.rowsP) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
            "] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
-    wsT = "!spio.tensor<[part: " + str(grid.chunks * c.warpsQ) + ", k: " + str(p.c) +
+    wsT = "!spio.tensor<[part: " + str(conv2dGw8WgradPartials(p, c)) + ", k: " + str(p.c) +
           ", r: " + str(p.r) + ", sc/8: " + str(S2) + ", sc: 8] x f32, global>";
     dwT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
           ", c: 8] x " + (p.wgradF32 ? "f32" : T) + ", global>";
@@ -736,10 +730,7 @@ void ConvWriter::stageGradient() {
   std::string P = coord("p"), Q = coord("q"), G8 = coord("k", 8);
   std::string limitP = constant(p.outH(), "p"), limitQ = constant(p.outW(), "q");
   std::string limitK = constant(p.c, "k");
-  for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
-    std::string valid;
-    std::string lin = linear(pass, count, valid);
-    out << "    scf.if " << valid << " {\n";
+  forEachElement(count, [&](const std::string &lin) {
     std::string rr = fresh("rr"), qq = fresh("qq"), gl = fresh("gl");
     out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
         << c.rowsP << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
@@ -751,8 +742,7 @@ void ConvWriter::stageGradient() {
         << rr << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << dyT << "["
         << coord("n") << ", " << P << ", " << Q << ", " << G8 << "] to " << sdyT << "[" << P
         << ", " << Q << ", " << G8 << "]\n";
-    out << "    }\n";
-  }
+  });
 }
 
 void ConvWriter::computeWgrad(std::vector<std::string> &accs) {
@@ -870,7 +860,7 @@ void ConvWriter::writeWgradTileBody() {
 
 /// dw[k, r, s, c] = the sum over the partials, in order: one thread each.
 void ConvWriter::writeWgradReduce() {
-  int64_t total = p.c * p.r * p.s * 8, parts = grid.chunks * c.warpsQ;
+  int64_t total = p.c * p.r * p.s * 8, parts = conv2dGw8WgradPartials(p, c);
   out << "  gpu.func @conv2d_gw8_wgrad_reduce(%ws: " << wsT << ", %dw: " << dwT
       << ") kernel attributes {known_block_size = array<i32: " << kReduceThreads
       << ", 1, 1>} {\n";
