@@ -181,7 +181,20 @@ def _stream(stream):
     return handle or None
 
 
+# Loaded PTX, by its text: instances that compile to the same share it.
 _loaded = {}
+
+
+@dataclasses.dataclass
+class _Prepared:
+    """What run() settles once per arguments: the operand names, the
+    workspace size, and from the first launch on, the compiled and loaded
+    kernels."""
+    required: Tuple[str, ...]
+    optional: Tuple[str, ...]
+    workspace: int
+    compiled: Optional[CompiledKernel] = None
+    loaded: Optional[_capi.Loaded] = None
 
 
 class Kernel:
@@ -191,8 +204,8 @@ class Kernel:
         self.family = family
         self.config = config
         self.metadata = family.metadata(config)
-        # run()'s compiled instances, by arguments and chip.
-        self._compiled = {}
+        # What run() has settled, by arguments.
+        self._prepared = {}
 
     def __repr__(self):
         return f"<spio.Kernel {self.family.name} {self.metadata}>"
@@ -227,40 +240,48 @@ class Kernel:
         default stream). Kernels that need scratch memory take a `workspace`
         of at least workspace_size(args) bytes. Everything is checked before
         anything is compiled or launched; nothing is synchronized."""
-        self._require(args)
-        required, optional = self.family.operands(args, self.config)
-        unknown = set(operands) - set(required) - set(optional)
+        prepared = self._prepared.get(args)
+        if prepared is None:
+            self._require(args)
+            prepared = _Prepared(*self.family.operands(args, self.config),
+                                 self.family.workspace_size(args, self.config))
+            self._prepared[args] = prepared
+        unknown = set(operands) - set(prepared.required) - set(prepared.optional)
         if unknown:
             raise SpioError(f"unknown operand(s) {sorted(unknown)}; {self.family.name} takes "
-                            f"{list(required)} and optionally {list(optional)}")
-        missing = [name for name in required if operands.get(name) is None]
+                            f"{list(prepared.required)} and optionally "
+                            f"{list(prepared.optional)}")
+        missing = [name for name in prepared.required if operands.get(name) is None]
         if missing:
             raise SpioError(f"missing operand(s) {missing} for {self.family.name}")
         pointers = {name: _pointer(name, operand) for name, operand in operands.items()
                     if operand is not None}
-        needed = self.workspace_size(args)
-        if needed:
+        if prepared.workspace:
             if workspace is None:
-                raise SpioError(f"{self.family.name} needs a workspace of {needed} bytes")
+                raise SpioError(f"{self.family.name} needs a workspace of "
+                                f"{prepared.workspace} bytes")
             pointers["workspace"] = _pointer("workspace", workspace)
         handle = _stream(stream)
         parameters = self.family.parameters(args, self.config, pointers, scalars)
+        if prepared.loaded is None:
+            self._load(args, prepared)
+        for (name, shared, _), shape, values in zip(prepared.compiled.kernels,
+                                                     prepared.compiled.launch_shapes,
+                                                     parameters):
+            prepared.loaded.launch(name, shape, shared, handle, values)
+
+    def _load(self, args, prepared):
+        """On the first launch for `args`: checks the device, compiles for it
+        and loads the PTX (shared by instances that compile to the same)."""
         device = _capi.device()
         capability = (device.compute_major, device.compute_minor)
         if capability < self.metadata.min_compute_capability:
             raise SpioError(f"{device.name.decode()} has compute capability {capability}, this "
                             f"kernel needs {self.metadata.min_compute_capability}")
-        chip = f"sm_{device.compute_major}{device.compute_minor}"
-        key = (args, chip)
-        if key not in self._compiled:
-            self._compiled[key] = self.compile(args, chip)
-        compiled = self._compiled[key]
+        compiled = self.compile(args, f"sm_{device.compute_major}{device.compute_minor}")
         if compiled.ptx not in _loaded:
             _loaded[compiled.ptx] = _capi.Loaded(compiled.ptx)
-        loaded = _loaded[compiled.ptx]
-        for (name, shared, _), shape, values in zip(compiled.kernels, compiled.launch_shapes,
-                                                     parameters):
-            loaded.launch(name, shape, shared, handle, values)
+        prepared.compiled, prepared.loaded = compiled, _loaded[compiled.ptx]
 
     def compile(self, args, chip="sm_90"):
         """The instance specialized for `args`, compiled for `chip` (no GPU
@@ -314,28 +335,26 @@ class GemmFamily(KernelFamily):
         return Metadata("gemm", (("A", dtype), ("B", dtype), ("C", out), ("D", out)),
                         (("A", a), ("B", b), ("D", "row")), 16, tile[:3], stages)
 
+    @staticmethod
+    def _problem(args):
+        return _capi.GemmProblem(args.m, args.n, args.k,
+                                 _dtype_code(args.dtype, ("f16", "bf16")),
+                                 _dtype_code(args.output_dtype, ("f16", "bf16", "f32")),
+                                 args.a_layout == "col", args.b_layout == "col",
+                                 int(args.reads_c))
+
     def _structs(self, args, config):
-        dtype, out, a, b, tile, stages = config
-        problem = _capi.GemmProblem(args.m, args.n, args.k,
-                                    _dtype_code(args.dtype, ("f16", "bf16")),
-                                    _dtype_code(args.output_dtype, ("f16", "bf16", "f32")),
-                                    args.a_layout == "col", args.b_layout == "col",
-                                    int(args.reads_c))
+        _, _, _, _, tile, stages = config
         block_m, block_n, block_k, warps_m, warps_n = tile
         raster = self.RASTER if block_m == 128 else 1
-        return problem, _capi.GemmConfig(block_m, block_n, block_k, warps_m, warps_n, stages,
-                                         raster)
+        return self._problem(args), _capi.GemmConfig(block_m, block_n, block_k, warps_m,
+                                                     warps_n, stages, raster)
 
     def chosen(self, args, multiprocessors):
         """The instance spio-jit would choose for `args` on a GPU of
         `multiprocessors` SMs (large tiles, smaller ones when large ones
         leave SMs idle)."""
-        problem = _capi.GemmProblem(args.m, args.n, args.k,
-                                    _dtype_code(args.dtype, ("f16", "bf16")),
-                                    _dtype_code(args.output_dtype, ("f16", "bf16", "f32")),
-                                    args.a_layout == "col", args.b_layout == "col",
-                                    int(args.reads_c))
-        c = _capi.lib.spio_gemm_choose_config(problem, multiprocessors)
+        c = _capi.lib.spio_gemm_choose_config(self._problem(args), multiprocessors)
         return (args.dtype, args.output_dtype, args.a_layout, args.b_layout,
                 (c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n), c.stages)
 
@@ -388,16 +407,19 @@ class Conv2dGw8Family(KernelFamily):
                         tuple((o, "nhwc" if o != "w" and o != "dw" else "krsc")
                               for o in operands), 16, tile, 1)
 
-    def _structs(self, args, config):
-        pass_, dtype, (warps_q, warps_g, rows) = config
+    @staticmethod
+    def _problem(args, pass_):
         dw = args.dw_dtype or args.dtype
         if dw not in (args.dtype, "f32"):
             raise SpioError(f"dw is written as the input dtype or f32, not {dw}")
-        problem = _capi.Conv2dGw8Problem(
+        return _capi.Conv2dGw8Problem(
             _capi.PASSES[pass_], args.n, args.c, args.h, args.w, args.r, args.s, args.pad_h,
             args.pad_w, args.stride, int(args.bias), _dtype_code(args.dtype, ("f16", "bf16")),
             int(dw == "f32" and pass_ == "wgrad"))
-        return problem, _capi.Conv2dGw8Config(warps_q, warps_g, rows, 0)
+
+    def _structs(self, args, config):
+        pass_, _, (warps_q, warps_g, rows) = config
+        return self._problem(args, pass_), _capi.Conv2dGw8Config(warps_q, warps_g, rows, 0)
 
     def check(self, args, config):
         pass_, dtype, _ = config
@@ -429,8 +451,7 @@ class Conv2dGw8Family(KernelFamily):
         sized to the image)."""
         if args.pass_ not in _capi.PASSES:
             raise SpioError(f"unknown pass {args.pass_!r}; expected fprop, dgrad or wgrad")
-        config = (args.pass_, args.dtype, (4, 2, 16))
-        c = _capi.lib.spio_conv2d_gw8_choose_config(self._structs(args, config)[0])
+        c = _capi.lib.spio_conv2d_gw8_choose_config(self._problem(args, args.pass_))
         return (args.pass_, args.dtype, (c.warps_q, c.warps_g, c.rows_p))
 
     def operands(self, args, config):

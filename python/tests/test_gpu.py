@@ -68,6 +68,12 @@ def conv_tensors(n, c, h, w, r, s, dtype):
     return x, weight
 
 
+def gradient_of_output(n, c, h, w, r, s, ph, pw, stride):
+    """A random dy (NHWC) of the convolution's output size."""
+    p, q = (h + 2 * ph - r) // stride + 1, (w + 2 * pw - s) // stride + 1
+    return torch.randn(n, p, q, c, device="cuda", dtype=torch.float16)
+
+
 def nchw(t):
     return t.permute(0, 3, 1, 2).float()
 
@@ -95,9 +101,8 @@ def test_conv_fprop(n, c, h, w, r, s, ph, pw, stride):
 @pytest.mark.parametrize("n,c,h,w,r,s,ph,pw,stride", CONV_CASES)
 def test_conv_dgrad(n, c, h, w, r, s, ph, pw, stride):
     torch.manual_seed(2)
-    x, weight = conv_tensors(n, c, h, w, r, s, "f16")
-    p, q = (h + 2 * ph - r) // stride + 1, (w + 2 * pw - s) // stride + 1
-    dy = torch.randn(n, p, q, c, device="cuda", dtype=torch.float16)
+    _, weight = conv_tensors(n, c, h, w, r, s, "f16")
+    dy = gradient_of_output(n, c, h, w, r, s, ph, pw, stride)
     grad = lambda g, b: torch.nn.grad.conv2d_input((n, c, h, w), b, g, stride, (ph, pw),
                                                    groups=c // 8)
     reference = grad(nchw(dy), torch_weight(weight))
@@ -113,8 +118,8 @@ def test_conv_dgrad(n, c, h, w, r, s, ph, pw, stride):
 def test_conv_wgrad_deterministic(n, c, h, w, r, s, ph, pw, stride):
     torch.manual_seed(3)
     x, _ = conv_tensors(n, c, h, w, r, s, "f16")
-    p, q = (h + 2 * ph - r) // stride + 1, (w + 2 * pw - s) // stride + 1
-    dy = torch.randn(n, p, q, c, device="cuda", dtype=torch.float16)
+    dy = gradient_of_output(n, c, h, w, r, s, ph, pw, stride)
+    p, q = dy.shape[1], dy.shape[2]
     grad = lambda a, g: torch.nn.grad.conv2d_weight(a, (c, 8, r, s), g, stride, (ph, pw),
                                                     groups=c // 8)
     reference = grad(nchw(x), nchw(dy))

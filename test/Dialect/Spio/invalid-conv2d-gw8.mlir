@@ -121,3 +121,16 @@ func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], r
 
 // expected-error @below {{conv2d_gw8_config chunks must be 0 (choose) or positive, got -2}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = -2>}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!B = !spio.tensor<[q: 16:0, k: 32] x f32, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+func.func @bias_dtype(%x: !X, %w: !W, %b: !B, %y: !Y) {
+  // expected-error @below {{bias must hold 'f16', got 'f32'}}
+  spio.conv2d_gw8 fprop %x, %w bias %b into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W, !B -> !Y
+  return
+}
