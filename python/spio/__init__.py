@@ -8,13 +8,13 @@ INFO to log each compilation), SPIO_DUMP_DIR (keep each compiled source and
 its PTX there).
 """
 
-from ._capi import SpioError, library_path
+from ._capi import SpioError, cache_directory, library_path
 from .kernels import (CompiledKernel, Conv2dGw8Arguments, Conv2dGw8Family, GemmArguments,
                       GemmFamily, Kernel, KernelFamily, Metadata, Support, families,
                       get_kernels, gpu_available, register_family)
 
 __all__ = [
-    "CompiledKernel", "Conv2dGw8Arguments", "Conv2dGw8Family", "GemmArguments", "GemmFamily",
+    "CompiledKernel", "Conv2dGw8Arguments", "cache_directory", "Conv2dGw8Family", "GemmArguments", "GemmFamily",
     "Kernel", "KernelFamily", "Metadata", "SpioError", "Support", "families", "get_kernels",
     "gpu_available", "library_path", "register_family",
 ]

@@ -134,6 +134,12 @@ def compile_source(source, chip):
         lib.spio_compiled_destroy(handle)
 
 
+def cache_directory():
+    """Where compiled PTX is cached on disk ($SPIO_CACHE_DIR, else the user's
+    cache directory)."""
+    return take_string(lib.spio_cache_directory())
+
+
 def device():
     """Device 0 (DeviceInfo), or SpioError saying why there is none."""
     info, error = DeviceInfo(), ctypes.c_void_p()

@@ -185,6 +185,19 @@ def test_enumerators_out_of_range_are_refused_by_the_c_api():
         "unknown input dtype 7"
 
 
+def test_cache_directory_follows_the_environment():
+    previous = os.environ.get("SPIO_CACHE_DIR")
+    with tempfile.TemporaryDirectory() as directory:
+        os.environ["SPIO_CACHE_DIR"] = directory
+        try:
+            assert spio.cache_directory() == directory
+        finally:
+            if previous is None:
+                del os.environ["SPIO_CACHE_DIR"]
+            else:
+                os.environ["SPIO_CACHE_DIR"] = previous
+
+
 def test_dump_dir_keeps_sources_and_ptx():
     with tempfile.TemporaryDirectory() as directory:
         os.environ["SPIO_DUMP_DIR"] = directory
