@@ -162,11 +162,11 @@ class Loaded:
             lib.spio_loaded_destroy(self.handle)
 
     def launch(self, name, shape, shared_bytes, stream, parameters):
-        """Launches kernel `name` with `parameters` (ctypes values, in order)."""
-        pointers = (ctypes.c_void_p * len(parameters))(
-            *[ctypes.cast(ctypes.byref(p), ctypes.c_void_p) for p in parameters])
+        """Launches kernel `name` (bytes) on `shape` (a LaunchShape) with
+        `parameters` (ctypes values, in order)."""
+        pointers = (ctypes.c_void_p * len(parameters))(*map(ctypes.addressof, parameters))
         error = ctypes.c_void_p()
-        if lib.spio_launch(self.handle, name.encode(), LaunchShape(*shape), shared_bytes,
-                           stream, pointers, len(parameters), ctypes.byref(error)) != 0:
+        if lib.spio_launch(self.handle, name, shape, shared_bytes, stream, pointers,
+                           len(parameters), ctypes.byref(error)) != 0:
             raise SpioError(take_string(error))
 

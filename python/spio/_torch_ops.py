@@ -1,7 +1,8 @@
 """PyTorch operators over Spio's kernels (imported on first use of
 spio.conv2d_gw8, spio.linear, spio.matmul or spio.nn).
 
-torch.library custom ops with fake (meta) implementations and autograd:
+Operators in the torch.library namespace `spio`, with fake (meta)
+implementations and autograd:
 
 - spio::conv2d_gw8 (fprop), spio::conv2d_gw8_dgrad, spio::conv2d_gw8_wgrad:
   grouped conv2d with groups of 8 channels on channels_last tensors; the
@@ -14,7 +15,6 @@ after. Everything a kernel needs is checked before it is launched.
 """
 
 import functools
-from typing import List, Optional
 
 import torch
 
@@ -50,16 +50,23 @@ def _kernel(args):
     return kernel
 
 
+# The current stream's handle; torch.cuda.current_stream() builds a Stream
+# object (about 25 us), the raw query does not.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
 def _stream(t):
+    if _raw_stream is not None:
+        return _raw_stream(t.device.index)
     return torch.cuda.current_stream(t.device).cuda_stream
 
 
 # --- Grouped convolution ------------------------------------------------------
 
-def _conv_args(x_shape, c, r, s, stride, padding, pass_, bias, dtype, dw_dtype=None):
+def _conv_args(x_shape, c, r, s, stride, padding, pass_, bias, dtype):
     n, _, h, w = x_shape
     return _kernels.Conv2dGw8Arguments(n, c, h, w, r, s, padding[0], padding[1], stride,
-                                       pass_, bias, dtype, dw_dtype)
+                                       pass_, bias, dtype)
 
 
 def _out_hw(h, w, r, s, stride, padding):
@@ -89,9 +96,23 @@ def _krsc(weight):
     return weight.permute(0, 2, 3, 1).contiguous()
 
 
-@torch.library.custom_op("spio::conv2d_gw8", mutates_args=())
-def conv2d_gw8_op(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
-                  stride: int, padding: List[int]) -> torch.Tensor:
+# Operators are defined with torch.library.Library rather than
+# torch.library.custom_op: the latter's per-call wrapping costs about 80 us
+# of CPU time, which is longer than these kernels run on small layers.
+_lib = torch.library.Library("spio", "DEF")
+
+
+def _define(schema, implementation, fake):
+    """Defines spio::<name> by `schema` with `implementation` for every
+    device (it raises the errors for the wrong one) and `fake` for tracing."""
+    name = schema.split("(")[0]
+    _lib.define(schema)
+    _lib.impl(name, implementation, "CompositeExplicitAutograd")
+    torch.library.register_fake(f"spio::{name}", fake, lib=_lib)
+    return getattr(torch.ops.spio, name).default
+
+
+def _conv2d_gw8(x, weight, bias, stride, padding):
     _check_conv(x, weight, stride, padding)
     n, c, h, w = x.shape
     r, s = weight.shape[2], weight.shape[3]
@@ -108,17 +129,19 @@ def conv2d_gw8_op(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Te
     return y
 
 
-@conv2d_gw8_op.register_fake
-def _(x, weight, bias, stride, padding):
+def _conv2d_gw8_fake(x, weight, bias, stride, padding):
     n, c, h, w = x.shape
     p, q = _out_hw(h, w, weight.shape[2], weight.shape[3], stride, padding)
     return torch.empty((n, c, p, q), device=x.device, dtype=x.dtype,
                        memory_format=torch.channels_last)
 
 
-@torch.library.custom_op("spio::conv2d_gw8_dgrad", mutates_args=())
-def conv2d_gw8_dgrad_op(dy: torch.Tensor, weight: torch.Tensor, input_size: List[int],
-                        stride: int, padding: List[int]) -> torch.Tensor:
+conv2d_gw8_op = _define(
+    "conv2d_gw8(Tensor x, Tensor weight, Tensor? bias, int stride, int[] padding) -> Tensor",
+    _conv2d_gw8, _conv2d_gw8_fake)
+
+
+def _conv2d_gw8_dgrad(dy, weight, input_size, stride, padding):
     dy = dy.contiguous(memory_format=torch.channels_last)
     _check_tensor("dy", dy)
     n, c, h, w = input_size
@@ -130,30 +153,37 @@ def conv2d_gw8_dgrad_op(dy: torch.Tensor, weight: torch.Tensor, input_size: List
     return dx
 
 
-@conv2d_gw8_dgrad_op.register_fake
-def _(dy, weight, input_size, stride, padding):
+def _conv2d_gw8_dgrad_fake(dy, weight, input_size, stride, padding):
     return torch.empty(input_size, device=dy.device, dtype=dy.dtype,
                        memory_format=torch.channels_last)
 
 
-@torch.library.custom_op("spio::conv2d_gw8_wgrad", mutates_args=())
-def conv2d_gw8_wgrad_op(x: torch.Tensor, dy: torch.Tensor, kernel_size: List[int],
-                        stride: int, padding: List[int]) -> torch.Tensor:
+conv2d_gw8_dgrad_op = _define(
+    "conv2d_gw8_dgrad(Tensor dy, Tensor weight, int[] input_size, int stride, int[] padding) "
+    "-> Tensor", _conv2d_gw8_dgrad, _conv2d_gw8_dgrad_fake)
+
+
+def _conv2d_gw8_wgrad(x, dy, kernel_size, stride, padding):
+    """dw (C, 8, R, S), stored as (C, R, S, 8): a channels_last weight's
+    layout. The kernel sums in f32 and rounds once to x's dtype."""
     dy = dy.contiguous(memory_format=torch.channels_last)
     _check_tensor("dy", dy)
     c, r, s = x.shape[1], kernel_size[0], kernel_size[1]
-    args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", False, _DTYPES[x.dtype],
-                      "f32")
+    args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", False, _DTYPES[x.dtype])
     kernel = _kernel(args)
     workspace = torch.empty(kernel.workspace_size(args), device=x.device, dtype=torch.uint8)
-    dw = torch.empty((c, r, s, 8), device=x.device, dtype=torch.float32)
+    dw = torch.empty((c, r, s, 8), device=x.device, dtype=x.dtype)
     kernel.run(args, {"x": x, "dy": dy, "dw": dw}, stream=_stream(x), workspace=workspace)
-    return dw.permute(0, 3, 1, 2).to(x.dtype).contiguous()  # (C, 8, R, S)
+    return dw.permute(0, 3, 1, 2)
 
 
-@conv2d_gw8_wgrad_op.register_fake
-def _(x, dy, kernel_size, stride, padding):
-    return x.new_empty((x.shape[1], 8, kernel_size[0], kernel_size[1]))
+def _conv2d_gw8_wgrad_fake(x, dy, kernel_size, stride, padding):
+    return x.new_empty((x.shape[1], kernel_size[0], kernel_size[1], 8)).permute(0, 3, 1, 2)
+
+
+conv2d_gw8_wgrad_op = _define(
+    "conv2d_gw8_wgrad(Tensor x, Tensor dy, int[] kernel_size, int stride, int[] padding) "
+    "-> Tensor", _conv2d_gw8_wgrad, _conv2d_gw8_wgrad_fake)
 
 
 def _conv_setup(ctx, inputs, output):
@@ -172,11 +202,12 @@ def _conv_backward(ctx, dy):
         dw = conv2d_gw8_wgrad_op(x, dy, [weight.shape[2], weight.shape[3]], ctx.stride,
                                  ctx.padding)
     if ctx.has_bias and ctx.needs_input_grad[2]:
-        dbias = dy.float().sum((0, 2, 3)).to(dy.dtype)
+        dbias = dy.sum((0, 2, 3), dtype=torch.float32).to(dy.dtype)
     return dx, dw, dbias, None, None
 
 
-conv2d_gw8_op.register_autograd(_conv_backward, setup_context=_conv_setup)
+torch.library.register_autograd("spio::conv2d_gw8", _conv_backward, setup_context=_conv_setup,
+                                lib=_lib)
 
 
 def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
@@ -203,8 +234,7 @@ def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k):
     return d
 
 
-@torch.library.custom_op("spio::mm", mutates_args=())
-def mm_op(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+def _mm(x, w):
     """x (M, K) @ w.t() with w (N, K): linear's forward."""
     if x.dim() != 2 or w.dim() != 2 or x.shape[1] != w.shape[1] or x.dtype != w.dtype:
         raise SpioError(f"spio.mm takes x (M, K) and w (N, K) of one dtype, got "
@@ -212,33 +242,28 @@ def mm_op(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     return _gemm(x, w, x.dtype, "row", "col", x.shape[0], w.shape[0], x.shape[1])
 
 
-@mm_op.register_fake
-def _(x, w):
-    return x.new_empty((x.shape[0], w.shape[0]))
+mm_op = _define("mm(Tensor x, Tensor w) -> Tensor", _mm,
+                lambda x, w: x.new_empty((x.shape[0], w.shape[0])))
 
 
-@torch.library.custom_op("spio::mm_dx", mutates_args=())
-def mm_dx_op(dy: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+def _mm_dx(dy, w):
     """dY (M, N) @ w (N, K)."""
     dy = dy.contiguous()
     return _gemm(dy, w, dy.dtype, "row", "row", dy.shape[0], w.shape[1], dy.shape[1])
 
 
-@mm_dx_op.register_fake
-def _(dy, w):
-    return dy.new_empty((dy.shape[0], w.shape[1]))
+mm_dx_op = _define("mm_dx(Tensor dy, Tensor w) -> Tensor", _mm_dx,
+                   lambda dy, w: dy.new_empty((dy.shape[0], w.shape[1])))
 
 
-@torch.library.custom_op("spio::mm_dw", mutates_args=())
-def mm_dw_op(dy: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+def _mm_dw(dy, x):
     """dY.t() @ x in f32 (N, K): the weight gradient, accumulated in f32."""
     dy = dy.contiguous()
     return _gemm(dy, x, torch.float32, "col", "row", dy.shape[1], x.shape[1], dy.shape[0])
 
 
-@mm_dw_op.register_fake
-def _(dy, x):
-    return dy.new_empty((dy.shape[1], x.shape[1]), dtype=torch.float32)
+mm_dw_op = _define("mm_dw(Tensor dy, Tensor x) -> Tensor", _mm_dw,
+                   lambda dy, x: dy.new_empty((dy.shape[1], x.shape[1]), dtype=torch.float32))
 
 
 def _mm_setup(ctx, inputs, output):
@@ -252,7 +277,7 @@ def _mm_backward(ctx, dy):
     return dx, dw
 
 
-mm_op.register_autograd(_mm_backward, setup_context=_mm_setup)
+torch.library.register_autograd("spio::mm", _mm_backward, setup_context=_mm_setup, lib=_lib)
 
 
 def linear(x, weight, bias=None):

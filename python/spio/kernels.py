@@ -195,6 +195,9 @@ class _Prepared:
     workspace: int
     compiled: Optional[CompiledKernel] = None
     loaded: Optional[_capi.Loaded] = None
+    # Each kernel's (name, LaunchShape, dynamic shared bytes), ready for
+    # Loaded.launch.
+    launches: Tuple[Tuple[bytes, _capi.LaunchShape, int], ...] = ()
 
 
 class Kernel:
@@ -265,9 +268,7 @@ class Kernel:
         parameters = self.family.parameters(args, self.config, pointers, scalars)
         if prepared.loaded is None:
             self._load(args, prepared)
-        for (name, shared, _), shape, values in zip(prepared.compiled.kernels,
-                                                     prepared.compiled.launch_shapes,
-                                                     parameters):
+        for (name, shape, shared), values in zip(prepared.launches, parameters):
             prepared.loaded.launch(name, shape, shared, handle, values)
 
     def _load(self, args, prepared):
@@ -282,6 +283,9 @@ class Kernel:
         if compiled.ptx not in _loaded:
             _loaded[compiled.ptx] = _capi.Loaded(compiled.ptx)
         prepared.compiled, prepared.loaded = compiled, _loaded[compiled.ptx]
+        prepared.launches = tuple((name.encode(), _capi.LaunchShape(*shape), shared)
+                                  for (name, shared, _), shape in zip(compiled.kernels,
+                                                                      compiled.launch_shapes))
 
     def compile(self, args, chip="sm_90"):
         """The instance specialized for `args`, compiled for `chip` (no GPU

@@ -74,6 +74,16 @@ def test_linear_and_matmul_with_gradients():
 def test_opcheck():
     x, weight, bias = conv_inputs()
     torch.library.opcheck(torch.ops.spio.conv2d_gw8.default, (x, weight, bias, 1, [1, 1]))
+    # With gradients, and the weight channels_last as a converted model's is.
+    x, weight, bias = (t.requires_grad_() for t in conv_inputs(r=5, s=3))
+    weight = weight.detach().to(memory_format=torch.channels_last).requires_grad_()
+    torch.library.opcheck(torch.ops.spio.conv2d_gw8.default, (x, weight, bias, 2, [2, 1]))
+    dy = torch.randn(2, 64, 10, 10, device="cuda", dtype=torch.float16).to(
+        memory_format=torch.channels_last)
+    torch.library.opcheck(torch.ops.spio.conv2d_gw8_dgrad.default,
+                          (dy, weight.detach(), [2, 64, 20, 20], 2, [2, 1]))
+    torch.library.opcheck(torch.ops.spio.conv2d_gw8_wgrad.default,
+                          (x.detach(), dy, [5, 3], 2, [2, 1]))
     a = torch.randn(64, 128, device="cuda", dtype=torch.float16)
     w = torch.randn(32, 128, device="cuda", dtype=torch.float16)
     torch.library.opcheck(torch.ops.spio.mm.default, (a, w))
