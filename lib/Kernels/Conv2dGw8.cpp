@@ -3,6 +3,7 @@
 #include "spio/Kernels/Conv2dGw8.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <sstream>
 #include <vector>
@@ -64,6 +65,41 @@ bool flatRows(const Conv2dGw8Problem &p) {
 /// partial sums hold an even number of taps.
 int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
 
+/// The input tile a block stages in shared memory.
+struct StagedInput {
+  /// Output columns a block computes, and the staged columns they read.
+  int64_t columns, stagedColumns;
+  /// Staged rows; flattened rows: 16-pixel fragments of the block.
+  int64_t rows, fragments;
+  /// Input columns per staged column (2: stride-2 fprop and wgrad).
+  int64_t stride;
+  int64_t bytes(int64_t warpsG) const { return rows * stagedColumns * stride * warpsG * 16; }
+};
+
+StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  StagedInput t;
+  t.columns = 16 * c.warpsQ;
+  t.fragments = 0;
+  // dgrad with stride 2 runs the stride-1 kernel on dy upsampled by zeros:
+  // the staging reads dy only at even positions, zero-fills the rest, and
+  // the compute is that of stride 1.
+  t.stride = p.pass == ConvPass::Dgrad ? 1 : p.stride;
+  // Staged columns: output columns q0 .. q0 + columns - 1 plus the taps'
+  // reach (wgrad's last tap pair may reach one past S); with stride 2 each
+  // staged q holds the two input columns 2q and 2q + 1.
+  int64_t taps = p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
+  t.stagedColumns = ceilDiv(t.columns + (taps - 1) / t.stride, 8) * 8;
+  t.rows = t.stride * (c.rowsP - 1) + p.r;
+  if (flatRows(p)) {
+    // Whole rows of Q + S - 1 staged columns; enough rows that the last
+    // fragment's taps stay inside the tile.
+    t.stagedColumns = t.columns = p.kernelOutW() + p.s - 1;
+    t.fragments = ceilDiv(c.rowsP * t.columns, 16);
+    t.rows = (t.fragments * 16 - 1 + (p.r - 1) * t.columns + p.s - 1) / t.columns + 1;
+  }
+  return t;
+}
+
 } // namespace
 
 std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
@@ -93,23 +129,105 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   return {};
 }
 
+namespace {
+
+/// How much of the bandwidth a block with `warpsG` groups (16 bytes each
+/// per pixel) gets: under 64 contiguous bytes per pixel the copies touch
+/// more lines, and L1/L2 throughput, not DRAM, limits (swept on an H200: 2
+/// groups ran about 15% slower than 4 or 8 at equal work, 1 group half as
+/// fast).
+double groupCoalescing(int64_t warpsG) {
+  switch (warpsG) {
+  case 8:
+    return 1.0;
+  case 4:
+    return 0.95;
+  case 2:
+    return 0.85;
+  default:
+    return 0.45;
+  }
+}
+
+/// The most rows in [low, high] that tile `rows` with the fewest rounded up.
+int64_t chooseRows(int64_t rows, int64_t low, int64_t high) {
+  int64_t best = high;
+  for (int64_t r = high; r >= low; --r)
+    if (ceilDiv(rows, r) * r < ceilDiv(rows, best) * best)
+      best = r;
+  return best;
+}
+
+} // namespace
+
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   Conv2dGw8Config c;
-  c.warpsQ = std::min<int64_t>(4, ceilDiv(p.kernelOutW(), 16));
-  c.warpsG = 8 / (c.warpsQ == 3 ? 4 : c.warpsQ);
-  while (c.warpsG > 1 && c.warpsG / 2 >= p.groups())
-    c.warpsG /= 2;
-  // Taller blocks re-read fewer halo rows; swept on an H200, 8 rows beat 4
-  // everywhere and 16 beat 8 on outputs of 32 rows and more.
-  c.rowsP = p.kernelOutH() >= 32 ? 16 : 8;
-  // wgrad keeps its partial sums in registers across bands, so rows per
-  // band only trade staging overhead for shared memory.
-  if (p.pass == ConvPass::Wgrad)
-    c.rowsP = p.stride == 2 ? 4 : 8;
-  // Small images: one block (or band) takes the whole height rather than
-  // a second, mostly empty one (9 rows as 8 + 1 cost almost twice 9).
-  if (p.kernelOutH() <= 16)
-    c.rowsP = p.kernelOutH();
+  int64_t P = p.kernelOutH(), Q = p.kernelOutW();
+  if (p.pass == ConvPass::Wgrad) {
+    // wgrad keeps its partial sums in registers across bands, one set per
+    // warp along Q, so it covers a row with as few warps as it can and
+    // takes bands of a few rows (that only trade staging overhead for
+    // shared memory).
+    c.warpsQ = std::min<int64_t>(4, ceilDiv(Q, 16));
+    c.warpsG = 8 / (c.warpsQ == 3 ? 4 : c.warpsQ);
+    while (c.warpsG > 1 && c.warpsG / 2 >= p.groups())
+      c.warpsG /= 2;
+    c.rowsP = std::min<int64_t>(P, p.stride == 2 ? 4 : 8);
+    return c;
+  }
+  // Warps along groups and along Q by the work a block does that is not
+  // rounded up (groups to warpsG, columns to 16 * warpsQ), weighed by how
+  // its pixels coalesce and whether it has 8 warps to hide latency; ties go
+  // to blocks nearest 16 warps. Kernels of 5 or more columns are compute
+  // heavy: they take blocks of at most 8 warps (more blocks a
+  // multiprocessor) and at least 32 columns (16 re-read 4 halo columns
+  // each). Swept on an H200.
+  bool heavy = p.s >= 5;
+  int64_t maxWarps = heavy ? 8 : 32;
+  auto misfit = [](int64_t warps) { return warps < 8 ? 100 - warps : std::abs(warps - 16); };
+  double best = -1;
+  for (int64_t warpsG : {8, 4, 2, 1}) {
+    double groupsUsed =
+        double(p.groups()) / double(ceilDiv(p.groups(), warpsG) * warpsG);
+    for (int64_t warpsQ = 1; warpsQ * warpsG <= maxWarps; ++warpsQ) {
+      if (heavy && warpsQ == 1 && Q > 16 && !flatRows(p))
+        continue;
+      // Flattened rows spread the block's pixels over its warps.
+      double columnsUsed =
+          flatRows(p) ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
+      int64_t warps = warpsQ * warpsG;
+      double score = groupsUsed * groupCoalescing(warpsG) * columnsUsed * (warps < 8 ? 0.9 : 1);
+      if (score > best + 1e-9 ||
+          (score > best - 1e-9 && misfit(warps) < misfit(c.warpsQ * c.warpsG))) {
+        best = std::max(best, score);
+        c.warpsQ = warpsQ;
+        c.warpsG = warpsG;
+      }
+    }
+  }
+  if (flatRows(p)) {
+    // Flattened rows: 8 warps share the block's pixels, and a block takes
+    // as many rows as keep each warp at about 14 fragments (more ran
+    // slower: 26 fragments a warp lost 15% on 28x28 images).
+    c.warpsQ = std::max<int64_t>(1, 8 / c.warpsG);
+    int64_t maxRows = std::max<int64_t>(1, 14 * 16 * c.warpsQ / (Q + p.s - 1));
+    c.rowsP = P <= maxRows ? P : chooseRows(P, 1, maxRows);
+    return c;
+  }
+  // Taller blocks re-read fewer halo rows; rows that divide the height
+  // waste none (swept on an H200: 12 rows of 72 beat 16, 14 of 56 beat 16).
+  c.rowsP = P <= 16 ? P : chooseRows(P, 8, 16);
+  // A staged tile over the budget leaves one block a multiprocessor (or
+  // none): shorter blocks first, then narrower ones.
+  constexpr int64_t kStagedBudget = 144 * 1024;
+  auto fits = [&] { return stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget; };
+  int64_t tallest = c.rowsP;
+  while (c.rowsP > 1 && !fits())
+    --c.rowsP;
+  if (c.rowsP < tallest)
+    c.rowsP = chooseRows(P, (c.rowsP + 1) / 2, c.rowsP);
+  while (c.warpsQ > 1 && !fits())
+    --c.warpsQ;
   return c;
 }
 
@@ -161,27 +279,15 @@ public:
     // fprop reads x's c and writes y's k; dgrad reads dy's k, writes dx's c.
     CI = dgrad ? "k" : "c";
     CO = dgrad ? "c" : "k";
-    BQ = 16 * c.warpsQ;
     WG = c.warpsG;
-    // Staged columns: output columns q0 .. q0 + BQ - 1 plus the taps' reach
-    // (wgrad's last tap pair may reach one past S); with stride 2 each
-    // staged q holds the two input columns 2q and 2q + 1.
-    int64_t taps = p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
-    // dgrad with stride 2 runs the stride-1 kernel on dy upsampled by
-    // zeros: the staging reads dy only at even positions, zero-fills the
-    // rest, and the compute is that of stride 1.
-    st = dgrad ? 1 : p.stride;
+    StagedInput staged = stagedInput(p, c);
+    BQ = staged.columns;
+    QT = staged.stagedColumns;
+    rows = staged.rows;
+    MT = staged.fragments;
+    st = staged.stride;
     upsample = dgrad && p.stride == 2;
-    QT = ceilDiv(BQ + (taps - 1) / st, 8) * 8;
-    rows = st * (c.rowsP - 1) + p.r;
     flat = flatRows(p);
-    if (flat) {
-      // Whole rows of Q + S - 1 staged columns; enough rows that the last
-      // fragment's taps stay inside the tile.
-      QT = BQ = p.kernelOutW() + p.s - 1;
-      MT = ceilDiv(c.rowsP * QT, 16);
-      rows = (MT * 16 - 1 + (p.r - 1) * QT + p.s - 1) / QT + 1;
-    }
     if (p.pass == ConvPass::Wgrad)
       grid = wgradGrid(p, c);
     computeTypes();

@@ -50,11 +50,22 @@ TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
 }
 
 TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
-  // Wide rows: 4 warps along q (64 columns), 2 along groups, 16 rows.
+  // 8 groups of 16-byte pixels: one 128-byte line a pixel; 64 columns as
+  // 2 warps of 32 (16 warps a block); 16 rows.
   Conv2dGw8Config wide = chooseConv2dGw8Config(layer(128, 64, 64, 3, 1));
-  EXPECT_EQ(wide.warpsQ, 4);
-  EXPECT_EQ(wide.warpsG, 2);
+  EXPECT_EQ(wide.warpsQ, 2);
+  EXPECT_EQ(wide.warpsG, 8);
   EXPECT_EQ(wide.rowsP, 16);
+  // 72 columns: 5 fragments of 16, taken one warp a tile (80 computed, not
+  // 128); 72 rows as 6 blocks of 12.
+  Conv2dGw8Config odd = chooseConv2dGw8Config(layer(128, 192, 72, 3, 1));
+  EXPECT_EQ(odd.warpsQ, 1);
+  EXPECT_EQ(odd.warpsG, 8);
+  EXPECT_EQ(odd.rowsP, 12);
+  // 18 groups: 4 a block waste 2 of 20, 8 a block 6 of 24.
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 144, 64, 3, 1)).warpsG, 4);
+  // 112 columns: 7 warps of 16 cover them exactly.
+  EXPECT_EQ(chooseConv2dGw8Config(layer(256, 32, 112, 3, 1)).warpsQ, 7);
   // Rows of 7: one warp covers them; 8 warps go to groups; one block takes
   // all 7 rows.
   Conv2dGw8Config narrow = chooseConv2dGw8Config(layer(128, 1024, 7, 3, 1));
@@ -62,10 +73,22 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   EXPECT_EQ(narrow.warpsG, 8);
   EXPECT_EQ(narrow.rowsP, 7);
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 1392, 9, 3, 1)).rowsP, 9);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 64, 20, 3, 1)).rowsP, 8);
+  // Flattened rows of 22 pixels: 10 rows keep a warp near 14 fragments and
+  // tile 20 rows exactly; 18 rows of 20 pixels go as 2 blocks of 9.
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 64, 20, 3, 1)).rowsP, 10);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 576, 18, 3, 1)).rowsP, 9);
+  // Stride 2 stages two input columns per output column and about two rows
+  // per output row: 14 rows of 32 columns would stage 297 KB; 4 rows (9
+  // staged) take 92 KB and divide the 28 output rows.
+  Conv2dGw8Problem strided = layer(2, 64, 56, 3, 1);
+  strided.stride = 2;
+  Conv2dGw8Config fitted = chooseConv2dGw8Config(strided);
+  EXPECT_EQ(fitted.warpsQ, 2);
+  EXPECT_EQ(fitted.rowsP, 4);
   // One group: no warps on groups that do not exist.
   EXPECT_EQ(chooseConv2dGw8Config(layer(1, 8, 5, 3, 1)).warpsG, 1);
-  for (auto p : {layer(128, 64, 64, 3, 1), layer(128, 1024, 7, 3, 1), layer(1, 8, 5, 3, 1)})
+  for (auto p : {layer(128, 64, 64, 3, 1), layer(128, 192, 72, 3, 1), layer(256, 32, 112, 3, 1),
+                 layer(128, 1024, 7, 3, 1), layer(1, 8, 5, 3, 1), strided})
     EXPECT_EQ(checkConv2dGw8(p, chooseConv2dGw8Config(p)), "");
 }
 
@@ -118,7 +141,7 @@ TEST(Conv2dGw8, WorkloadIsOneOpThatSpioTileExpands) {
   p.bias = true;
   std::string source = conv2dGw8Source(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("spio.conv2d_gw8 fprop %x, %w bias %bias into %y {config = "
-                        "#spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = "
+                        "#spio.conv2d_gw8_config<warps = [2, 4], rows = 20>, kernel = "
                         "array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1}"),
             std::string::npos)
       << source;

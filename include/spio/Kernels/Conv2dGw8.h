@@ -73,8 +73,11 @@ struct Conv2dGw8Config {
   int64_t threads() const { return 32 * warpsQ * warpsG; }
 };
 
-/// A configuration for the problem: enough warps along Q to cover a row
-/// (up to 4), the rest of 8 warps along groups, 8 or 16 output rows a block.
+/// A configuration for the problem (Spio's heuristic, from sweeps on an
+/// H200): fprop and dgrad take up to 8 groups a block (64-byte or wider
+/// pixels coalesce), the warps along Q that round the fewest columns up,
+/// and a row count that divides the height; wgrad covers a row with up to
+/// 4 warps and takes bands of 8 rows (4 with stride 2).
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 
 /// Empty when the kernel can be built, else what is wrong.
