@@ -163,40 +163,32 @@ int64_t chooseRows(int64_t rows, int64_t low, int64_t high) {
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   Conv2dGw8Config c;
   int64_t P = p.kernelOutH(), Q = p.kernelOutW();
-  if (p.pass == ConvPass::Wgrad) {
-    // wgrad keeps its partial sums in registers across bands, one set per
-    // warp along Q, so it covers a row with as few warps as it can and
-    // takes bands of a few rows (that only trade staging overhead for
-    // shared memory).
-    c.warpsQ = std::min<int64_t>(4, ceilDiv(Q, 16));
-    c.warpsG = 8 / (c.warpsQ == 3 ? 4 : c.warpsQ);
-    while (c.warpsG > 1 && c.warpsG / 2 >= p.groups())
-      c.warpsG /= 2;
-    c.rowsP = std::min<int64_t>(P, p.stride == 2 ? 4 : 8);
-    return c;
-  }
   // Warps along groups and along Q by the work a block does that is not
   // rounded up (groups to warpsG, columns to 16 * warpsQ), weighed by how
   // its pixels coalesce and whether it has 8 warps to hide latency; ties go
   // to blocks nearest 16 warps. Kernels of 5 or more columns are compute
   // heavy: they take blocks of at most 8 warps (more blocks a
   // multiprocessor) and at least 32 columns (16 re-read 4 halo columns
-  // each). Swept on an H200.
-  bool heavy = p.s >= 5;
-  int64_t maxWarps = heavy ? 8 : 32;
+  // each). wgrad keeps a set of partial sums per warp along Q: it takes 1
+  // or 2 of them and at most 8 warps, and its 2-group blocks ran slower
+  // still. Swept on an H200.
+  bool wgrad = p.pass == ConvPass::Wgrad;
+  bool heavy = !wgrad && p.s >= 5;
+  int64_t maxWarps = heavy || wgrad ? 8 : 32;
   auto misfit = [](int64_t warps) { return warps < 8 ? 100 - warps : std::abs(warps - 16); };
   double best = -1;
   for (int64_t warpsG : {8, 4, 2, 1}) {
     double groupsUsed =
         double(p.groups()) / double(ceilDiv(p.groups(), warpsG) * warpsG);
-    for (int64_t warpsQ = 1; warpsQ * warpsG <= maxWarps; ++warpsQ) {
+    double coalescing = wgrad && warpsG == 2 ? 0.7 : groupCoalescing(warpsG);
+    for (int64_t warpsQ = 1; warpsQ * warpsG <= maxWarps && (!wgrad || warpsQ <= 2); ++warpsQ) {
       if (heavy && warpsQ == 1 && Q > 16 && !flatRows(p))
         continue;
       // Flattened rows spread the block's pixels over its warps.
       double columnsUsed =
           flatRows(p) ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
       int64_t warps = warpsQ * warpsG;
-      double score = groupsUsed * groupCoalescing(warpsG) * columnsUsed * (warps < 8 ? 0.9 : 1);
+      double score = groupsUsed * coalescing * columnsUsed * (warps < 8 ? 0.9 : 1);
       if (score > best + 1e-9 ||
           (score > best - 1e-9 && misfit(warps) < misfit(c.warpsQ * c.warpsG))) {
         best = std::max(best, score);
@@ -204,6 +196,14 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
         c.warpsG = warpsG;
       }
     }
+  }
+  if (wgrad) {
+    // Bands of a few rows only trade staging overhead for shared memory,
+    // but a last band of 1 row of 9 costs about a full one: 4 to 9 rows
+    // (2 to 4 with stride 2) that divide the height.
+    int64_t low = p.stride == 2 ? 2 : 4, high = p.stride == 2 ? 4 : 9;
+    c.rowsP = chooseRows(P, std::min(P, low), std::min(P, high));
+    return c;
   }
   if (flatRows(p)) {
     // Flattened rows: 8 warps share the block's pixels, and a block takes

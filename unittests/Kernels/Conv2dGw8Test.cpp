@@ -169,19 +169,23 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   p.pass = ConvPass::Wgrad;
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   EXPECT_EQ(checkConv2dGw8(p, c), "");
-  // 32 images x 7 bands of 8 rows x 1 tile of 64 columns = 224 bands; the
-  // 4 group tiles want 66 chunks (264 blocks), so 4 bands each, 56 chunks.
+  // One group tile of 8 warps, one along Q: 32 images x 7 bands of 8 rows
+  // x 4 tiles of 16 columns = 896 bands; the group tile wants 264 chunks,
+  // so 4 bands each, 224 chunks.
+  EXPECT_EQ(c.warpsQ, 1);
+  EXPECT_EQ(c.warpsG, 8);
+  EXPECT_EQ(c.rowsP, 8);
   LaunchShape s = conv2dGw8LaunchShape(p, c);
-  EXPECT_EQ(s.gridX, 4);
-  EXPECT_EQ(s.gridY, 56);
-  EXPECT_EQ(conv2dGw8WgradPartials(p, c), 56 * c.warpsQ);
+  EXPECT_EQ(s.gridX, 1);
+  EXPECT_EQ(s.gridY, 224);
+  EXPECT_EQ(conv2dGw8WgradPartials(p, c), 224);
   // Partials hold an even number of taps: S = 3 pads to 4.
-  EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 56 * c.warpsQ * 64 * 3 * 4 * 8 * 4);
+  EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 224 * 64 * 3 * 4 * 8 * 4);
   // A warp adds 4 bands of 8 rows, two mma steps a row, then the partials.
-  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 * 2 + 56 * c.warpsQ);
+  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 * 2 + 224);
   c.chunks = 1000; // more chunks than bands: one band each
-  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 224);
-  c.chunks = 3; // 75 bands each, the last chunk takes 74
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 896);
+  c.chunks = 3; // 299 bands each, the last chunk takes 298
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 3);
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p).gridX, (64 * 9 * 8 + 255) / 256);
   p.bias = true;
