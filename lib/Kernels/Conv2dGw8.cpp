@@ -169,9 +169,8 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // to blocks nearest 16 warps. Kernels of 5 or more columns are compute
   // heavy: they take blocks of at most 8 warps (more blocks a
   // multiprocessor) and at least 32 columns (16 re-read 4 halo columns
-  // each). wgrad keeps a set of partial sums per warp along Q: it takes 1
-  // or 2 of them and at most 8 warps, and its 2-group blocks ran slower
-  // still. Swept on an H200.
+  // each). wgrad keeps a set of partial sums per warp along Q: it takes at
+  // most 4 of them and 8 warps in all. Swept on an H200.
   bool wgrad = p.pass == ConvPass::Wgrad;
   bool heavy = !wgrad && p.s >= 5;
   int64_t maxWarps = heavy || wgrad ? 8 : 32;
@@ -180,15 +179,15 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   for (int64_t warpsG : {8, 4, 2, 1}) {
     double groupsUsed =
         double(p.groups()) / double(ceilDiv(p.groups(), warpsG) * warpsG);
-    double coalescing = wgrad && warpsG == 2 ? 0.7 : groupCoalescing(warpsG);
-    for (int64_t warpsQ = 1; warpsQ * warpsG <= maxWarps && (!wgrad || warpsQ <= 2); ++warpsQ) {
+    for (int64_t warpsQ = 1; warpsQ * warpsG <= maxWarps && (!wgrad || warpsQ <= 4); ++warpsQ) {
       if (heavy && warpsQ == 1 && Q > 16 && !flatRows(p))
         continue;
       // Flattened rows spread the block's pixels over its warps.
       double columnsUsed =
           flatRows(p) ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
       int64_t warps = warpsQ * warpsG;
-      double score = groupsUsed * coalescing * columnsUsed * (warps < 8 ? 0.9 : 1);
+      double latency = warps < 4 ? 0.6 : warps < 8 ? 0.9 : 1.0;
+      double score = groupsUsed * groupCoalescing(warpsG) * columnsUsed * latency;
       if (score > best + 1e-9 ||
           (score > best - 1e-9 && misfit(warps) < misfit(c.warpsQ * c.warpsG))) {
         best = std::max(best, score);
@@ -198,11 +197,10 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     }
   }
   if (wgrad) {
-    // Bands of a few rows only trade staging overhead for shared memory,
-    // but a last band of 1 row of 9 costs about a full one: 4 to 9 rows
-    // (2 to 4 with stride 2) that divide the height.
-    int64_t low = p.stride == 2 ? 2 : 4, high = p.stride == 2 ? 4 : 9;
-    c.rowsP = chooseRows(P, std::min(P, low), std::min(P, high));
+    // Bands of 8 rows (4 with stride 2; shorter ones ran slower), or 9
+    // where that divides the height better (18 rows as 2 bands, not 3).
+    c.rowsP = p.stride == 2 ? std::min<int64_t>(P, 4)
+                            : chooseRows(P, std::min<int64_t>(P, 8), std::min<int64_t>(P, 9));
     return c;
   }
   if (flatRows(p)) {
