@@ -33,7 +33,7 @@ if [[ "$what" == python ]]; then
   export SPIO_LIBRARY=/tmp/spio-bin/libspio_capi.so PYTHONPATH="$root/python"
   python3 -m pytest -q -p no:cacheprovider "$root/python/tests" 2>&1 | tee "$out/python-tests.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
-  python3 "$root/python/examples/train_deterministic.py" 2>&1 | tee "$out/train.log"
+  python3 "$root/python/examples/train_deterministic.py" --compile 2>&1 | tee "$out/train.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
 fi
 if [[ "$what" == conv ]]; then

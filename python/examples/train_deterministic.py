@@ -34,8 +34,8 @@ class Net(torch.nn.Module):
 
 
 def setup(options, use_spio, compiled, seed=0):
-    """The network (Spio's layers or stock ones), its optimizer step, and the
-    parameters."""
+    """A function that runs one training step (and returns its loss) of the
+    network with Spio's layers or stock ones, and the network."""
     torch.manual_seed(seed)
     net = Net(options.channels)
     if use_spio:

@@ -76,8 +76,9 @@ struct Conv2dGw8Config {
 /// A configuration for the problem (Spio's heuristic, from sweeps on an
 /// H200): fprop and dgrad take up to 8 groups a block (64-byte or wider
 /// pixels coalesce), the warps along Q that round the fewest columns up,
-/// and a row count that divides the height; wgrad covers a row with up to
-/// 4 warps and takes bands of 8 rows (4 with stride 2).
+/// and a row count that divides the height; wgrad takes up to 4 warps along
+/// Q (one set of partial sums each) and bands of 8 or 9 rows (4 with
+/// stride 2).
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 
 /// Empty when the kernel can be built, else what is wrong.
