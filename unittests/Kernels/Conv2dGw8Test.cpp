@@ -183,6 +183,11 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 224 * 64 * 3 * 4 * 8 * 4);
   // A warp adds 4 bands of 8 rows, two mma steps a row, then the partials.
   EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 * 2 + 224);
+  // Bands of 9 rows only where they round fewer up than 8.
+  Conv2dGw8Problem eighteen = layer(8, 64, 18, 3, 1), seventyTwo = layer(8, 64, 72, 3, 1);
+  eighteen.pass = seventyTwo.pass = ConvPass::Wgrad;
+  EXPECT_EQ(chooseConv2dGw8Config(eighteen).rowsP, 9);
+  EXPECT_EQ(chooseConv2dGw8Config(seventyTwo).rowsP, 8);
   c.chunks = 1000; // more chunks than bands: one band each
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 896);
   c.chunks = 3; // 299 bands each, the last chunk takes 298
