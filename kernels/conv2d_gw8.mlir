@@ -15,7 +15,7 @@
 !DY = !spio.tensor<[n: 8, h: 56, w: 56, k/8: 8] x vector<8xf16>, global>
 !DYW = !spio.tensor<[n: 8, p: 56, q: 56, k/8: 8] x vector<8xf16>, global>
 !W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
-!Bias = !spio.tensor<[q: 16:0, k: 64] x f16, global>
+!Bias = !spio.tensor<[k: 64] x f16, global>
 !Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x f16, global>
 !DX = !spio.tensor<[n: 8, p: 56, q: 56, c: 64] x f16, global>
 !Partials = !spio.tensor<[part: 112, k: 64, r: 3, sc/8: 4, sc: 8] x f32, global>

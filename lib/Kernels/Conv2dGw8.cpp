@@ -403,7 +403,7 @@ private:
   int64_t MT = 0;
   std::ostringstream out;
   int n = 0;
-  std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
+  std::string xT, wT, bT, bqT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
   /// fprop/dgrad: y as 16-byte vectors, and the shared output tile as
   /// scalars (fragment stores) and as vectors (copies out).
   std::string yvT, syT, syvT;
@@ -594,7 +594,9 @@ void ConvWriter::compute() {
   out << "    %wgk = spio.cast %wg : " << coord(CI, 8) << " to " << coord("k", 8) << "\n";
   out << "    %wgo = spio.cast %wg : " << coord(CI, 8) << " to " << coord(CO, 8) << "\n";
   std::string limitO = constant(p.c, CO), rows = constant(16, "q");
-  if (!p.bias)
+  if (p.bias)
+    out << "    %biasq = spio.view %bias : " << bT << " to " << bqT << "\n";
+  else
     out << "    %zero = arith.constant 0.0 : f32\n";
   out << "    spio.async_wait " << c.rowsP - 1 << "\n    gpu.barrier\n";
   std::vector<std::string> weights = loadWeights(FB);
@@ -611,8 +613,8 @@ void ConvWriter::compute() {
     out << "    scf.if " << inside << " {\n";
     std::string acc = fresh("acc");
     if (p.bias) {
-      out << "    " << acc << " = spio.load_fragment %bias[%co0, %wgo] bounds " << rows << ", "
-          << limitO << " : " << bT << "[" << coord(CO) << ", " << coord(CO, 8) << "] bounds "
+      out << "    " << acc << " = spio.load_fragment %biasq[%co0, %wgo] bounds " << rows << ", "
+          << limitO << " : " << bqT << "[" << coord(CO) << ", " << coord(CO, 8) << "] bounds "
           << coord("q") << ", " << coord(CO) << " -> " << FC << "\n";
     } else {
       out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
@@ -710,8 +712,10 @@ void ConvWriter::computeTypes() {
        str(p.kernelInW()) + ", " + CI + "/8: " + str(G) + "] x vector<8x" + T + ">, global>";
   wT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
        ", c/8: 1] x vector<8x" + T + ">, global>";
-  // The bias, broadcast over the 16 rows of a fragment by a zero stride.
-  bT = "!spio.tensor<[q: 16:0, " + CO + ": " + str(p.c) + "] x " + T + ", global>";
+  // The bias, and a view that broadcasts it over the 16 rows of a fragment
+  // by a zero stride.
+  bT = "!spio.tensor<[" + CO + ": " + str(p.c) + "] x " + T + ", global>";
+  bqT = "!spio.tensor<[q: 16:0, " + CO + ": " + str(p.c) + "] x " + T + ", global>";
   yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
        str(p.kernelOutW()) + ", " + CO + ": " + str(p.c) + "] x " + T + ", global>";
   sxT = "!spio.tensor<[r: " + str(rows) + ", q: " + str(QT) +

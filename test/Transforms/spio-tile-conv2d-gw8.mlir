@@ -2,7 +2,7 @@
 
 !X = !spio.tensor<[n: 2, h: 20, w: 48, c/8: 4] x vector<8xf16>, global>
 !W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
-!Bias = !spio.tensor<[q: 16:0, k: 32] x f16, global>
+!Bias = !spio.tensor<[k: 32] x f16, global>
 !Y = !spio.tensor<[n: 2, p: 20, q: 48, k: 32] x f16, global>
 
 // fprop: blocks stage rows + R - 1 input rows (zero-filled halo) and the

@@ -426,13 +426,13 @@ def Spio_Conv2dGw8Op : Spio_Op<"conv2d_gw8"> {
         config = #spio.conv2d_gw8_config<warps = [4, 2], rows = 16>}
         : !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xf16>, global>,
           !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>,
-          !spio.tensor<[q: 16:0, k: 64] x f16, global>
+          !spio.tensor<[k: 64] x f16, global>
        -> !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x f16, global>
     ```
     The workload of a kernel, NHWC, C = K channels in groups of 8:
 
-    - `fprop %x, %w [bias %b] into %y`: y = conv(x, w) + bias; the bias is
-      read through a view that broadcasts it over a fragment's 16 rows.
+    - `fprop %x, %w [bias %b] into %y`: y = conv(x, w) + bias, the bias
+      `[k: C]` (the kernel views it broadcast over a fragment's 16 rows).
     - `dgrad %dy, %w into %dx`: dx from dy (dy's channels are `k`; its rows
       and columns `h`, `w`, as the kernel's image; dx's are `p`, `q`).
     - `wgrad %x, %dy into %partials`: per-block partial sums of dw, f32,
