@@ -188,12 +188,10 @@ _loaded = {}
 @dataclasses.dataclass
 class _Prepared:
     """What run() settles once per arguments: the operand names, the
-    workspace size, and from the first launch on, the compiled and loaded
-    kernels."""
+    workspace size, and from the first launch on, the loaded kernels."""
     required: Tuple[str, ...]
     optional: Tuple[str, ...]
     workspace: int
-    compiled: Optional[CompiledKernel] = None
     loaded: Optional[_capi.Loaded] = None
     # Each kernel's (name, LaunchShape, dynamic shared bytes), ready for
     # Loaded.launch.
@@ -282,7 +280,7 @@ class Kernel:
         compiled = self.compile(args, f"sm_{device.compute_major}{device.compute_minor}")
         if compiled.ptx not in _loaded:
             _loaded[compiled.ptx] = _capi.Loaded(compiled.ptx)
-        prepared.compiled, prepared.loaded = compiled, _loaded[compiled.ptx]
+        prepared.loaded = _loaded[compiled.ptx]
         prepared.launches = tuple((name.encode(), _capi.LaunchShape(*shape), shared)
                                   for (name, shared, _), shape in zip(compiled.kernels,
                                                                       compiled.launch_shapes))
