@@ -3,6 +3,7 @@
 #include "spio/Kernels/Conv2dGw8.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdlib>
 #include <functional>
 #include <sstream>
@@ -171,7 +172,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // multiprocessor) and at least 32 columns (16 re-read 4 halo columns
   // each). wgrad keeps a set of partial sums per warp along Q: it takes at
   // most 4 of them and 8 warps in all. Swept on an H200.
-  bool wgrad = p.pass == ConvPass::Wgrad;
+  bool wgrad = p.pass == ConvPass::Wgrad, flat = flatRows(p);
   bool heavy = !wgrad && p.s >= 5;
   int64_t maxWarps = heavy || wgrad ? 8 : 32;
   auto misfit = [](int64_t warps) { return warps < 8 ? 100 - warps : std::abs(warps - 16); };
@@ -180,11 +181,11 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     double groupsUsed =
         double(p.groups()) / double(ceilDiv(p.groups(), warpsG) * warpsG);
     for (int64_t warpsQ = 1; warpsQ * warpsG <= maxWarps && (!wgrad || warpsQ <= 4); ++warpsQ) {
-      if (heavy && warpsQ == 1 && Q > 16 && !flatRows(p))
+      if (heavy && warpsQ == 1 && Q > 16 && !flat)
         continue;
       // Flattened rows spread the block's pixels over its warps.
       double columnsUsed =
-          flatRows(p) ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
+          flat ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
       int64_t warps = warpsQ * warpsG;
       double latency = warps < 4 ? 0.6 : warps < 8 ? 0.9 : 1.0;
       double score = groupsUsed * groupCoalescing(warpsG) * columnsUsed * latency;
@@ -207,7 +208,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
       c.rowsP = std::min<int64_t>(P, ceilDiv(P, 9) * 9 < ceilDiv(P, 8) * 8 ? 9 : 8);
     return c;
   }
-  if (flatRows(p)) {
+  if (flat) {
     // Flattened rows: 8 warps share the block's pixels, and a block takes
     // as many rows as keep each warp at about 14 fragments (more ran
     // slower: 26 fragments a warp lost 15% on 28x28 images).
@@ -220,7 +221,9 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // waste none (swept on an H200: 12 rows of 72 beat 16, 14 of 56 beat 16).
   c.rowsP = P <= 16 ? P : chooseRows(P, 8, 16);
   // A staged tile over the budget leaves one block a multiprocessor (or
-  // none): shorter blocks first, then narrower ones.
+  // none): shorter blocks. One output row always fits: at most 7 staged
+  // rows (R = 7) of 72 stride-2 column pairs of 8 groups (4 x 8 warps),
+  // 126 KB.
   constexpr int64_t kStagedBudget = 144 * 1024;
   auto fits = [&] { return stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget; };
   int64_t tallest = c.rowsP;
@@ -228,8 +231,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     --c.rowsP;
   if (c.rowsP < tallest)
     c.rowsP = chooseRows(P, (c.rowsP + 1) / 2, c.rowsP);
-  while (c.warpsQ > 1 && !fits())
-    --c.warpsQ;
+  assert(fits() && "one staged output row fits the shared-memory budget");
   return c;
 }
 
@@ -375,6 +377,25 @@ private:
                      const std::string &limitQ);
   /// The group's B fragment of every tap (dgrad: flipped, transposed).
   std::vector<std::string> loadWeights(const std::string &FB);
+  /// What fprop and dgrad set up before their tap loops, with fragments
+  /// over the pixel dimension `pixels` (q, or m for flattened rows): the
+  /// warp's coordinates (%wg and %w<pixels>), its group as weight rows and
+  /// output channels (%wgk, %wgo), the bias viewed broadcast over a
+  /// fragment's 16 pixels (%bias<pixels>) or a zero, the wait for the
+  /// first `pending` commit groups, and the weights.
+  struct ComputeStart {
+    std::vector<std::string> weights;
+    std::string limitO, rows16;
+  };
+  ComputeStart beginCompute(const std::string &pixels, const std::string &FB, int64_t pending);
+  /// A new accumulator holding the bias (or zeros).
+  std::string initAccumulator(const ComputeStart &start, const std::string &pixels,
+                              const std::string &FC);
+  /// The bias broadcast over a fragment's 16 `pixels` by a zero stride.
+  std::string biasViewType(const std::string &pixels) const {
+    return "!spio.tensor<[" + pixels + ": 16:0, " + CO + ": " + std::to_string(p.c) + "] x " +
+           T + ", global>";
+  }
   /// fprop/dgrad on flattened rows: the block's MT fragments, then its
   /// output rows copied out.
   void computeFlat();
@@ -403,13 +424,12 @@ private:
   int64_t MT = 0;
   std::ostringstream out;
   int n = 0;
-  std::string xT, wT, bT, bqT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
+  std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
   /// fprop/dgrad: y as 16-byte vectors, and the shared output tile as
   /// scalars (fragment stores) and as vectors (copies out).
   std::string yvT, syT, syvT;
-  /// Flattened rows: the staged input as pixels `m`, and the bias with its
-  /// broadcast dimension named `m`.
-  std::string sxfT, bfT;
+  /// Flattened rows: the staged input as pixels `m`.
+  std::string sxfT;
   WgradGrid grid{};
 };
 
@@ -519,43 +539,60 @@ std::vector<std::string> ConvWriter::loadWeights(const std::string &FB) {
   return weights;
 }
 
+ConvWriter::ComputeStart ConvWriter::beginCompute(const std::string &pixels,
+                                                 const std::string &FB, int64_t pending) {
+  out << "    %wg, %w" << pixels << " = spio.decompose %warp [" << WG << ", " << c.warpsQ
+      << "] : " << coord(CI, 8) << ", " << coord(pixels, 16) << "\n";
+  // The warp's group, as weight rows (k) and as output channels.
+  out << "    %wgk = spio.cast %wg : " << coord(CI, 8) << " to " << coord("k", 8) << "\n";
+  out << "    %wgo = spio.cast %wg : " << coord(CI, 8) << " to " << coord(CO, 8) << "\n";
+  ComputeStart start;
+  start.limitO = constant(p.c, CO);
+  start.rows16 = constant(16, pixels);
+  if (p.bias)
+    out << "    %bias" << pixels << " = spio.view %bias : " << bT << " to "
+        << biasViewType(pixels) << "\n";
+  else
+    out << "    %zero = arith.constant 0.0 : f32\n";
+  out << "    spio.async_wait " << pending << "\n    gpu.barrier\n";
+  start.weights = loadWeights(FB);
+  return start;
+}
+
+std::string ConvWriter::initAccumulator(const ComputeStart &start, const std::string &pixels,
+                                        const std::string &FC) {
+  std::string acc = fresh("acc");
+  if (p.bias)
+    out << "    " << acc << " = spio.load_fragment %bias" << pixels << "[%co0, %wgo] bounds "
+        << start.rows16 << ", " << start.limitO << " : " << biasViewType(pixels) << "["
+        << coord(CO) << ", " << coord(CO, 8) << "] bounds " << coord(pixels) << ", " << coord(CO)
+        << " -> " << FC << "\n";
+  else
+    out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
+  return acc;
+}
+
 void ConvWriter::computeFlat() {
   std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [m, " + CI + "]>";
   std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [" + CI + ", " + CO + "]>";
   std::string FC = "!spio.fragment<C, m16n8k8, f32, [m, " + CO + "]>";
   std::string M16 = coord("m", 16), M = coord("m"), G8 = coord(CO, 8);
   out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
-  out << "    %wg, %wm = spio.decompose %warp [" << WG << ", " << c.warpsQ << "] : "
-      << coord(CI, 8) << ", " << M16 << "\n";
-  out << "    %wgk = spio.cast %wg : " << coord(CI, 8) << " to " << coord("k", 8) << "\n";
-  out << "    %wgo = spio.cast %wg : " << coord(CI, 8) << " to " << G8 << "\n";
-  std::string limitO = constant(p.c, CO), rows16 = constant(16, "m");
-  if (p.bias)
-    out << "    %biasm = spio.view %bias : " << bT << " to " << bfT << "\n";
-  else
-    out << "    %zero = arith.constant 0.0 : f32\n";
-  out << "    spio.async_wait 0\n    gpu.barrier\n";
-  std::vector<std::string> weights = loadWeights(FB);
+  ComputeStart start = beginCompute("m", FB, 0);
   std::string limitTiles = constant(MT, "m", 16);
   for (int64_t j = 0; j * c.warpsQ < MT; ++j) {
     // Warp wm takes fragments wm, wm + warpsQ, ...
     std::string tile = binary("add", constant(j * c.warpsQ, "m", 16), "%wm", M16);
     std::string inside = cmp("lt", tile, limitTiles, M16);
     out << "    scf.if " << inside << " {\n";
-    std::string acc = fresh("acc");
-    if (p.bias)
-      out << "    " << acc << " = spio.load_fragment %biasm[%co0, %wgo] bounds " << rows16
-          << ", " << limitO << " : " << bfT << "[" << coord(CO) << ", " << G8 << "] bounds " << M
-          << ", " << coord(CO) << " -> " << FC << "\n";
-    else
-      out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
+    std::string acc = initAccumulator(start, "m", FC);
     for (int64_t r = 0; r < p.r; ++r)
       for (int64_t s = 0; s < p.s; ++s) {
         std::string tap = constant(r * QT + s, "m"), a = fresh("a"), d = fresh("d");
         out << "    " << a << " = spio.ldmatrix %sxf[" << tile << ", " << tap << ", %wg] : " << sxfT
             << "[" << M16 << ", " << M << ", " << coord(CI, 8) << "] -> " << FA << "\n";
-        out << "    " << d << " = spio.mma " << a << ", " << weights[r * p.s + s] << ", " << acc
-            << " : " << FA << ", " << FB << ", " << FC << "\n";
+        out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * p.s + s] << ", "
+            << acc << " : " << FA << ", " << FB << ", " << FC << "\n";
         acc = d;
       }
     out << "    spio.store_fragment " << acc << ", %sy[" << tile << ", %wgo] : " << FC << ", "
@@ -572,7 +609,8 @@ void ConvWriter::computeFlat() {
     out << "    " << pr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
         << c.rowsP << ", " << Qn << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
     std::string pAbs = binary("add", "%p0", pr, P), g = binary("add", "%go0", gl, G8);
-    std::string ok = andi(cmp("lt", pAbs, limitP, P), cmp("lt", g, limitO, G8, coord(CO)));
+    std::string ok =
+        andi(cmp("lt", pAbs, limitP, P), cmp("lt", g, start.limitO, G8, coord(CO)));
     out << "    scf.if " << ok << " {\n";
     std::string rowM = convert("unfold", reinterpret(pr, P, MQ), MQ, M);
     std::string colM = convert("cast", qq, Q, M), v = fresh("v");
@@ -588,18 +626,7 @@ void ConvWriter::compute() {
   std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [q, " + CI + "]>";
   std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [" + CI + ", " + CO + "]>";
   std::string FC = "!spio.fragment<C, m16n8k8, f32, [q, " + CO + "]>";
-  out << "    %wg, %wq = spio.decompose %warp [" << WG << ", " << c.warpsQ << "] : "
-      << coord(CI, 8) << ", " << coord("q", 16) << "\n";
-  // The warp's group, as weight rows (k) and as output channels.
-  out << "    %wgk = spio.cast %wg : " << coord(CI, 8) << " to " << coord("k", 8) << "\n";
-  out << "    %wgo = spio.cast %wg : " << coord(CI, 8) << " to " << coord(CO, 8) << "\n";
-  std::string limitO = constant(p.c, CO), rows = constant(16, "q");
-  if (p.bias)
-    out << "    %biasq = spio.view %bias : " << bT << " to " << bqT << "\n";
-  else
-    out << "    %zero = arith.constant 0.0 : f32\n";
-  out << "    spio.async_wait " << c.rowsP - 1 << "\n    gpu.barrier\n";
-  std::vector<std::string> weights = loadWeights(FB);
+  ComputeStart start = beginCompute("q", FB, c.rowsP - 1);
   std::string limitQ = constant(p.kernelOutW(), "q"), limitP = constant(p.kernelOutH(), "p");
   for (int64_t row = 0; row < c.rowsP; ++row) {
     // Output row p0 + row reads staged rows stride * row .. + R - 1: its
@@ -611,14 +638,7 @@ void ConvWriter::compute() {
     std::string inside = cmp("lt", pAbs, limitP, coord("p"));
     std::string slot = constant(row % 2, "slot");
     out << "    scf.if " << inside << " {\n";
-    std::string acc = fresh("acc");
-    if (p.bias) {
-      out << "    " << acc << " = spio.load_fragment %biasq[%co0, %wgo] bounds " << rows << ", "
-          << limitO << " : " << bqT << "[" << coord(CO) << ", " << coord(CO, 8) << "] bounds "
-          << coord("q") << ", " << coord(CO) << " -> " << FC << "\n";
-    } else {
-      out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
-    }
+    std::string acc = initAccumulator(start, "q", FC);
     // Output row p0 + row reads staged rows stride * row + r; output column
     // q at tap s reads staged column q + s / stride (and, strided, the
     // input column parity s % 2).
@@ -634,8 +654,8 @@ void ConvWriter::compute() {
             << coord("r") << ", " << coord("r") << ", " << coord("q", 16) << ", " << coord("q")
             << (parity.empty() ? "" : ", " + coord("wp")) << ", " << coord(CI, 8) << "] -> "
             << FA << "\n";
-        out << "    " << d << " = spio.mma " << a << ", " << weights[r * p.s + s] << ", " << acc
-            << " : " << FA << ", " << FB << ", " << FC << "\n";
+        out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * p.s + s] << ", "
+            << acc << " : " << FA << ", " << FB << ", " << FC << "\n";
         acc = d;
       }
     }
@@ -712,10 +732,7 @@ void ConvWriter::computeTypes() {
        str(p.kernelInW()) + ", " + CI + "/8: " + str(G) + "] x vector<8x" + T + ">, global>";
   wT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
        ", c/8: 1] x vector<8x" + T + ">, global>";
-  // The bias, and a view that broadcasts it over the 16 rows of a fragment
-  // by a zero stride.
   bT = "!spio.tensor<[" + CO + ": " + str(p.c) + "] x " + T + ", global>";
-  bqT = "!spio.tensor<[q: 16:0, " + CO + ": " + str(p.c) + "] x " + T + ", global>";
   yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
        str(p.kernelOutW()) + ", " + CO + ": " + str(p.c) + "] x " + T + ", global>";
   sxT = "!spio.tensor<[r: " + str(rows) + ", q: " + str(QT) +
@@ -732,7 +749,6 @@ void ConvWriter::computeTypes() {
   if (flat) {
     sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + ", " + CI + "/8: " + str(WG) +
            ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
-    bfT = "!spio.tensor<[m: 16:0, " + CO + ": " + str(p.c) + "] x " + T + ", global>";
     syT = "!spio.tensor<[m: " + str(16 * MT) + ":" + str(8 * pitch) + ", " + CO + ": " +
           str(8 * WG) + ":1] x " + T + ", shared>";
     syvT = "!spio.tensor<[m: " + str(16 * MT) + ":" + str(pitch) + ", " + CO + "/8: " + str(WG) +

@@ -85,10 +85,20 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   Conv2dGw8Config fitted = chooseConv2dGw8Config(strided);
   EXPECT_EQ(fitted.warpsQ, 2);
   EXPECT_EQ(fitted.rowsP, 4);
+  // R = 7 at stride 2: 2 x 8 warps stage 13 rows of 40 column pairs for 4
+  // output rows (133 KB); 8 rows would stage 215 KB.
+  Conv2dGw8Problem tall = layer(2, 64, 256, 3, 1);
+  tall.r = 7;
+  tall.padH = 3;
+  tall.stride = 2;
+  Conv2dGw8Config tallConfig = chooseConv2dGw8Config(tall);
+  EXPECT_EQ(tallConfig.warpsQ, 2);
+  EXPECT_EQ(tallConfig.warpsG, 8);
+  EXPECT_EQ(tallConfig.rowsP, 4);
   // One group: no warps on groups that do not exist.
   EXPECT_EQ(chooseConv2dGw8Config(layer(1, 8, 5, 3, 1)).warpsG, 1);
   for (auto p : {layer(128, 64, 64, 3, 1), layer(128, 192, 72, 3, 1), layer(256, 32, 112, 3, 1),
-                 layer(128, 1024, 7, 3, 1), layer(1, 8, 5, 3, 1), strided})
+                 layer(128, 1024, 7, 3, 1), layer(1, 8, 5, 3, 1), strided, tall})
     EXPECT_EQ(checkConv2dGw8(p, chooseConv2dGw8Config(p)), "");
 }
 
