@@ -628,41 +628,58 @@ void ConvWriter::compute() {
   std::string FC = "!spio.fragment<C, m16n8k8, f32, [q, " + CO + "]>";
   ComputeStart start = beginCompute("q", FB, c.rowsP - 1);
   std::string limitQ = constant(p.kernelOutW(), "q"), limitP = constant(p.kernelOutH(), "p");
-  for (int64_t row = 0; row < c.rowsP; ++row) {
-    // Output row p0 + row reads staged rows stride * row .. + R - 1: its
-    // commit group and those before it.
-    if (row)
-      out << "    spio.async_wait " << c.rowsP - 1 - row << "\n    gpu.barrier\n";
-    std::string rowP = constant(row, "p");
-    std::string pAbs = binary("add", "%p0", rowP, coord("p"));
-    std::string inside = cmp("lt", pAbs, limitP, coord("p"));
-    std::string slot = constant(row % 2, "slot");
-    out << "    scf.if " << inside << " {\n";
-    std::string acc = initAccumulator(start, "q", FC);
-    // Output row p0 + row reads staged rows stride * row + r; output column
-    // q at tap s reads staged column q + s / stride (and, strided, the
-    // input column parity s % 2).
-    std::string rowR = constant(st * row, "r");
-    for (int64_t r = 0; r < p.r; ++r) {
-      std::string rc = constant(r, "r");
-      for (int64_t s = 0; s < p.s; ++s) {
-        std::string sq = constant(s / st, "q");
-        std::string parity = st == 2 ? constant(s % 2, "wp") : "";
-        std::string a = fresh("a"), d = fresh("d");
-        out << "    " << a << " = spio.ldmatrix %sx[" << rowR << ", " << rc << ", %wq, " << sq
-            << (parity.empty() ? "" : ", " + parity) << ", %wg] : " << sxT << "["
-            << coord("r") << ", " << coord("r") << ", " << coord("q", 16) << ", " << coord("q")
-            << (parity.empty() ? "" : ", " + coord("wp")) << ", " << coord(CI, 8) << "] -> "
-            << FA << "\n";
+  // A ring of accumulators: each staged row is read once per tap column and
+  // multiplied into every output row it feeds (output row j reads staged
+  // rows stride * j + r), so a block loads R times fewer A fragments than
+  // one output row at a time would. Staged rows go in order, so each output
+  // still adds its taps in (r, s) order: the same sums, bit for bit. Rows
+  // past the image compute on zero-filled staging and are not written.
+  std::vector<std::string> acc(c.rowsP);
+  int64_t awaited = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    // Commit group 0 holds staged rows 0 .. R - 1; group g the stride rows
+    // after R + stride * (g - 1).
+    int64_t group = i < p.r ? 0 : (i - p.r) / st + 1;
+    if (group > awaited) {
+      out << "    spio.async_wait " << c.rowsP - 1 - group << "\n    gpu.barrier\n";
+      awaited = group;
+    }
+    std::string stagedRow = constant(i, "r"), zeroR = constant(0, "r");
+    for (int64_t s = 0; s < p.s; ++s) {
+      // Output column q at tap s reads staged column q + s / stride (and,
+      // strided, the input column parity s % 2).
+      std::string sq = constant(s / st, "q");
+      std::string parity = st == 2 ? constant(s % 2, "wp") : "";
+      std::string a = fresh("a");
+      out << "    " << a << " = spio.ldmatrix %sx[" << stagedRow << ", " << zeroR << ", %wq, "
+          << sq << (parity.empty() ? "" : ", " + parity) << ", %wg] : " << sxT << "["
+          << coord("r") << ", " << coord("r") << ", " << coord("q", 16) << ", " << coord("q")
+          << (parity.empty() ? "" : ", " + coord("wp")) << ", " << coord(CI, 8) << "] -> " << FA
+          << "\n";
+      for (int64_t r = 0; r < p.r && r <= i; ++r) {
+        if ((i - r) % st != 0 || (i - r) / st >= c.rowsP)
+          continue;
+        std::string &sum = acc[(i - r) / st];
+        if (sum.empty())
+          sum = initAccumulator(start, "q", FC);
+        std::string d = fresh("d");
         out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * p.s + s] << ", "
-            << acc << " : " << FA << ", " << FB << ", " << FC << "\n";
-        acc = d;
+            << sum << " : " << FA << ", " << FB << ", " << FC << "\n";
+        sum = d;
       }
     }
+    // Output row j is complete after staged row stride * j + R - 1.
+    if (i + 1 < p.r || (i + 1 - p.r) % st != 0)
+      continue;
+    int64_t row = (i + 1 - p.r) / st;
+    std::string pAbs = binary("add", "%p0", constant(row, "p"), coord("p"));
+    std::string inside = cmp("lt", pAbs, limitP, coord("p"));
+    std::string slot = constant(row % 2, "slot");
     // The row's outputs go through a shared tile (two slots, alternating
     // rows), so that each pixel's channels leave as whole 16-byte vectors
     // rather than as 4-byte pieces of half-used sectors.
-    out << "    spio.store_fragment " << acc << ", %sy[" << slot << ", %wq, %wgo] : " << FC
+    out << "    scf.if " << inside << " {\n";
+    out << "    spio.store_fragment " << acc[row] << ", %sy[" << slot << ", %wq, %wgo] : " << FC
         << ", " << syT << "[" << coord("slot") << ", " << coord("q", 16) << ", " << coord(CO, 8)
         << "]\n";
     out << "    }\n    gpu.barrier\n";

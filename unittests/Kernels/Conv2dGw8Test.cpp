@@ -129,6 +129,25 @@ TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
             std::string::npos);
 }
 
+TEST(Conv2dGw8, EachStagedRowIsLoadedOncePerTapColumn) {
+  // A ring of accumulators: 14 output rows of a 5x5 kernel stage 18 rows;
+  // each is read once per tap column (5), not once per output row and tap
+  // (14 x 25), and every output row still gets its 25 mma.
+  Conv2dGw8Problem p = layer(4, 80, 56, 5, 2);
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  ASSERT_EQ(c.rowsP, 14);
+  std::string source = conv2dGw8TileSource(p, c);
+  auto count = [&](const std::string &what) {
+    int64_t n = 0;
+    for (size_t at = source.find(what); at != std::string::npos; at = source.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("spio.ldmatrix %sx["), 18 * 5);
+  EXPECT_EQ(count("= spio.mma "), 14 * 25);
+  EXPECT_EQ(count("spio.store_fragment"), 14);
+}
+
 TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   // 20 columns: 16-pixel fragments along rows would compute 32 per row;
   // flattened, a row is its 22 staged columns.
