@@ -982,7 +982,8 @@ void ConvWriter::writeWgradTileBody() {
   out << " : ";
   for (size_t i = 0; i < accs.size(); ++i)
     out << (i ? ", " : "") << FC;
-  out << "\n    }\n";
+  // Two stages: the next band copies in while this one computes.
+  out << "\n    } {spio.stages = 2}\n";
   // Each warp writes its partial sums: part = chunk * warpsQ + wq.
   std::string warpsQ = index(c.warpsQ);
   out << "    %wqi = spio.to_index %wq : " << coord("q", 16) << "\n";

@@ -82,3 +82,53 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A copy in a conditional (a guarded round of a cooperative loop): the
+// conditional and the values its region uses move ahead together, and the
+// copy writes the stage of its iteration.
+// CHECK-LABEL: gpu.func @guarded
+// CHECK: %[[S:.*]] = spio.alloc : !spio.tensor<[stage: 2, i: 32] x vector<8xf16>, shared>
+// CHECK: scf.if
+// CHECK: %[[LANE:.*]] = spio.linear_id lane
+// CHECK: scf.if
+// CHECK: spio.async_copy {{.*}} to !spio.tensor<[stage: 2, i: 32] x vector<8xf16>, shared>
+// CHECK: spio.async_commit
+// CHECK: scf.for
+// CHECK: spio.async_wait 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: spio.linear_id lane
+// CHECK: arith.cmpi ult
+// CHECK: scf.if
+// CHECK: spio.async_copy
+// CHECK: spio.async_commit
+// CHECK: spio.load
+// CHECK: scf.yield
+gpu.module @m {
+  gpu.func @guarded(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index, %acc: vector<8xf16>) kernel {
+    %s = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c20 = arith.constant 20 : index
+    %r = scf.for %iv = %c0 to %n step %c1 iter_args(%sum = %acc) -> (vector<8xf16>) {
+      %t = spio.from_index %iv : !spio.coord<t>
+      %lane = spio.linear_id lane
+      %active = arith.cmpi ult, %lane, %c20 : index
+      scf.if %active {
+        %i = spio.from_index %lane : !spio.coord<i>
+        spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      }
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+      %zero = spio.constant 0 : !spio.coord<i>
+      %v = spio.load %s[%zero] : !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      %next = arith.addf %sum, %v : vector<8xf16>
+      gpu.barrier
+      scf.yield %next : vector<8xf16>
+    } {spio.stages = 2}
+    gpu.return
+  }
+}

@@ -86,9 +86,10 @@ private:
 LogicalResult LoopPipeliner::classify() {
   Block *body = loop.getBody();
   int commits = 0, waits = 0, barriers = 0;
+  // Copies may sit in the body or in the conditionals of its cooperative
+  // loops (a guarded last round of copies).
+  body->walk([&](AsyncCopyOp copy) { copies.push_back(copy); });
   for (Operation &op : body->without_terminator()) {
-    if (auto copy = dyn_cast<AsyncCopyOp>(op))
-      copies.push_back(copy);
     if (isa<AsyncCommitOp>(op))
       ++commits;
     else if (auto wait = dyn_cast<AsyncWaitOp>(op); wait && wait.getPending() == 0)
@@ -185,16 +186,22 @@ LogicalResult LoopPipeliner::run() {
     }
   }
 
-  // What the copies need, in order: their backward slice within the body.
+  // What the copies need, in order: their backward slice within the body
+  // (a copy in a conditional brings the whole conditional and what its
+  // regions use).
   llvm::SetVector<Operation *> needed;
-  SmallVector<Operation *> worklist(copies.begin(), copies.end());
+  SmallVector<Operation *> worklist;
+  for (AsyncCopyOp copy : copies)
+    worklist.push_back(body->findAncestorOpInBlock(*copy));
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
     if (op->getBlock() != body || !needed.insert(op))
       continue;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        worklist.push_back(def);
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (Operation *def = operand.getDefiningOp(); def && def->getBlock() == body)
+          worklist.push_back(def);
+    });
   }
   for (Operation &op : body->without_terminator())
     if (needed.contains(&op))
