@@ -88,9 +88,12 @@ def copy_bandwidth():
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spio-jit", required=True)
+    parser.add_argument("--baseline-jit",
+                        help="another spio-jit build to time in the same run (A/B of a change)")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--limit", type=int, default=0, help="first N shapes only")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N shapes")
     parser.add_argument("--passes", default="fprop,dgrad,wgrad")
     parser.add_argument("--stride2", action="store_true",
                         help="also stride-2 copies of ConvFirst and the layers of 28x28 and up")
@@ -99,36 +102,45 @@ def main():
     shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))
     if args.stride2:
         shapes += [dict(sh, stride=2) for sh in shapes if sh["stride"] == 1 and sh["h"] >= 28]
+    shapes = shapes[args.skip:]
     if args.limit:
         shapes = shapes[:args.limit]
     copy = copy_bandwidth()
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"cuDNN {torch.backends.cudnn.version()}, copy bandwidth {copy:.0f} GB/s")
     passes = args.passes.split(",")
+    extra = " baseline GB/s | spio / baseline |" if args.baseline_jit else ""
+    print(f"\n| shape | pass | spio GB/s | cuDNN GB/s | ratio | spio / copy |{extra}")
+    print("|---|---|---|---|---|---|" + ("---|---|" if args.baseline_jit else ""), flush=True)
     rows = []
     for sh in shapes:
         for pass_ in passes:
             gb = ideal_bytes(sh, pass_) / 1e9
             ours = gb / (spio_ms(args.spio_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
             theirs = gb / (cudnn_ms(sh, pass_, args.warmup, args.repeats) * 1e-3)
+            base = (gb / (spio_ms(args.baseline_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
+                    if args.baseline_jit else None)
             name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
                     f"pad{sh['ph']},{sh['pw']}{' stride2' if sh['stride'] == 2 else ''}"
                     f"{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
-            rows.append((name, pass_, ours, theirs))
-    print("\n| shape | pass | spio GB/s | cuDNN GB/s | ratio | spio / copy |")
-    print("|---|---|---|---|---|---|")
-    for name, pass_, ours, theirs in rows:
-        print(f"| {name} | {pass_} | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} | "
-              f"{ours / copy:.0%} |")
+            rows.append((name, pass_, ours, theirs, base))
+            print(f"| {name} | {pass_} | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} | "
+                  f"{ours / copy:.0%} |" + (f" {base:.0f} | {ours / base:.2f} |" if base else ""),
+                  flush=True)
+
+    def geomean(pairs):
+        return math.exp(sum(math.log(a / b) for a, b in pairs) / len(pairs))
+
     for pass_ in passes:
         for label, strided in (("", False), (" (stride 2)", True)):
-            mine = [(o, t) for name, p, o, t in rows
+            mine = [(o, t, b) for name, p, o, t, b in rows
                     if p == pass_ and ("stride2" in name) == strided]
             if not mine:
                 continue
-            geo = math.exp(sum(math.log(o / t) for o, t in mine) / len(mine))
             print(f"{pass_}{label}: geometric mean ratio spio / cuDNN over {len(mine)} shapes: "
-                  f"{geo:.2f}")
+                  f"{geomean([(o, t) for o, t, _ in mine]):.2f}"
+                  + (f"; spio / baseline {geomean([(o, b) for o, _, b in mine]):.3f}"
+                     if args.baseline_jit else ""))
 
 
 if __name__ == "__main__":
