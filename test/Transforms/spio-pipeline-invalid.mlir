@@ -45,19 +45,22 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  gpu.func @viewed_buffer(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {
-    %s = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
-    // expected-error @below {{'spio.view' op views a tensor that spio-pipeline multi-buffers}}
-    %v = spio.view %s : !spio.tensor<[i: 32] x vector<8xf16>, shared> to !spio.tensor<[i: 32, j: 8] x f16, shared>
+  gpu.func @view_across_stages(%g: !spio.tensor<[t: 64, i: 3] x vector<8xf16>, global>, %n: index) kernel {
+    %s = spio.alloc : !spio.tensor<[i: 3] x vector<8xf16>, shared>
+    // A stage of %s is 48 bytes: the next stage's would start inside a vector.
+    // expected-error @below {{'spio.view' op views a tensor that spio-pipeline multi-buffers in 32-byte elements, but a stage of it is 48 bytes}}
+    %v = spio.view %s : !spio.tensor<[i: 3] x vector<8xf16>, shared> to !spio.tensor<[j: 1] x vector<16xf16>, shared>
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %i = spio.constant 0 : !spio.coord<i>
+    %j = spio.constant 0 : !spio.coord<j>
     scf.for %iv = %c0 to %n step %c1 {
       %t = spio.from_index %iv : !spio.coord<t>
-      spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 3] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 3] x vector<8xf16>, shared>[!spio.coord<i>]
       spio.async_commit
       spio.async_wait 0
       gpu.barrier
+      %x = spio.load %v[%j] : !spio.tensor<[j: 1] x vector<16xf16>, shared>[!spio.coord<j>]
       gpu.barrier
     } {spio.stages = 3}
     gpu.return

@@ -132,3 +132,45 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!G = !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>
+!S = !spio.tensor<[i: 32] x vector<8xf16>, shared>
+
+// A view of a pipelined buffer (another shape and element of its storage)
+// gets the stage dimension too, strided by a stage of the buffer in the
+// view's own elements: 32 vectors of 8 x f16 are 256 scalars (the view
+// covers the first 128 of them).
+// CHECK-LABEL: gpu.func @viewed
+// CHECK: %[[S:.*]] = spio.alloc : !spio.tensor<[stage: 2, i: 32] x vector<8xf16>, shared>
+// CHECK: %[[V:.*]] = spio.view %[[S]] : !spio.tensor<[stage: 2, i: 32] x vector<8xf16>, shared> to !spio.tensor<[stage: 2:256, i: 16, j: 8] x f16, shared>
+// CHECK: scf.for
+// CHECK: spio.async_commit
+// CHECK: %[[STAGE:.*]] = spio.from_index %{{.*}} : !spio.coord<stage>
+// CHECK: %[[CUR:.*]] = spio.subscript %[[V]][%[[STAGE]]]
+// CHECK: spio.load %[[CUR]]
+gpu.module @m {
+  gpu.func @viewed(%g: !G, %n: index, %acc: f16) kernel {
+    %s = spio.alloc : !S
+    %v = spio.view %s : !S to !spio.tensor<[i: 16, j: 8] x f16, shared>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %lane = spio.linear_id lane
+    %i = spio.from_index %lane : !spio.coord<i>
+    %vi = spio.constant 5 : !spio.coord<i>
+    %j = spio.constant 3 : !spio.coord<j>
+    %r = scf.for %iv = %c0 to %n step %c1 iter_args(%sum = %acc) -> (f16) {
+      %t = spio.from_index %iv : !spio.coord<t>
+      spio.async_copy %g[%t, %i] to %s[%i] : !G[!spio.coord<t>, !spio.coord<i>] to !S[!spio.coord<i>]
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+      %x = spio.load %v[%vi, %j] : !spio.tensor<[i: 16, j: 8] x f16, shared>[!spio.coord<i>, !spio.coord<j>]
+      %next = arith.addf %sum, %x : f16
+      gpu.barrier
+      scf.yield %next : f16
+    } {spio.stages = 2}
+    gpu.return
+  }
+}

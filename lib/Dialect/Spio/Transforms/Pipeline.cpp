@@ -34,35 +34,45 @@ SmallVector<OpOperand *> accessedTensors(Operation *op) {
   return result;
 }
 
-/// The alloc a tensor value derives from through subscripts and rebases.
+/// Ops whose result addresses the storage of their tensor operand.
+bool derivesTensor(Operation *op) { return isa<SubscriptOp, RebaseOp, ViewOp>(op); }
+
+/// The alloc a tensor value derives from through subscripts, rebases and
+/// views.
 AllocOp rootAlloc(Value tensor) {
   while (Operation *def = tensor.getDefiningOp()) {
     if (auto alloc = dyn_cast<AllocOp>(def))
       return alloc;
-    if (!isa<SubscriptOp, RebaseOp>(def))
+    if (!derivesTensor(def))
       return {};
     tensor = def->getOperand(0);
   }
   return {};
 }
 
-/// `type` with a new outermost dimension `dim` of `stages` entries.
-SpioTensorType withStages(SpioTensorType type, StringAttr dim, int64_t stages) {
+/// `type` with a new outermost dimension `dim` of `stages` entries,
+/// `stride` elements apart.
+SpioTensorType withStages(SpioTensorType type, StringAttr dim, int64_t stages, int64_t stride) {
   SmallVector<TensorDim> dims;
-  dims.push_back(TensorDim{dim, 1, stages, type.getCosize()});
+  dims.push_back(TensorDim{dim, 1, stages, stride});
   llvm::append_range(dims, type.getDims());
   return SpioTensorType::get(type.getContext(), dims, type.getElementType(),
                              type.getMemorySpace(), type.getSwizzle());
 }
 
-/// Gives every value derived from `alloc` the staged type.
-void retype(AllocOp alloc, SpioTensorType staged) {
+/// Gives `alloc` a stage dimension of `stages` copies of its storage, and
+/// every value derived from it the same dimension, in its own elements (a
+/// view may read the storage as other elements).
+void retype(AllocOp alloc, StringAttr dim, int64_t stages) {
+  SpioTensorType type = alloc.getType();
+  int64_t stageBytes = type.getCosize() * type.getElementBytes();
   SmallVector<Value> worklist = {alloc.getResult()};
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
-    v.setType(staged);
+    auto vType = cast<SpioTensorType>(v.getType());
+    v.setType(withStages(vType, dim, stages, stageBytes / vType.getElementBytes()));
     for (Operation *user : v.getUsers())
-      if (isa<SubscriptOp, RebaseOp>(user) && user->getOperand(0) == v)
+      if (derivesTensor(user) && user->getOperand(0) == v)
         worklist.push_back(user->getResult(0));
   }
 }
@@ -130,10 +140,6 @@ LogicalResult LoopPipeliner::run() {
     if (!alloc || loop->isAncestor(alloc))
       return copy.emitOpError()
              << "writes a tensor that is not a spio.alloc outside the pipelined loop";
-    // A view would keep addressing one stage of the multi-buffered tensor.
-    for (Operation *user : alloc->getUsers())
-      if (isa<ViewOp>(user))
-        return user->emitOpError() << "views a tensor that spio-pipeline multi-buffers";
     buffers.insert(alloc);
   }
   std::string name = "stage";
@@ -143,13 +149,20 @@ LogicalResult LoopPipeliner::run() {
   StringAttr stageDim = StringAttr::get(ctx, name);
 
   // Every access of a buffer must be in the loop: only there is its stage
-  // known.
+  // known. A view must start each stage where the buffer's stage starts.
   for (AllocOp alloc : buffers) {
+    int64_t stageBytes = alloc.getType().getCosize() * alloc.getType().getElementBytes();
     SmallVector<Value> worklist = {alloc.getResult()};
     while (!worklist.empty()) {
       Value v = worklist.pop_back_val();
       for (Operation *user : v.getUsers()) {
-        if (isa<SubscriptOp, RebaseOp>(user))
+        if (auto view = dyn_cast<ViewOp>(user);
+            view && stageBytes % view.getType().getElementBytes() != 0)
+          return view.emitOpError()
+                 << "views a tensor that spio-pipeline multi-buffers in "
+                 << view.getType().getElementBytes() << "-byte elements, but a stage of it is "
+                 << stageBytes << " bytes";
+        if (derivesTensor(user))
           worklist.push_back(user->getResult(0));
         else if (!loop->isAncestor(user))
           return user->emitOpError() << "reads a pipelined shared tensor outside its loop";
@@ -157,7 +170,7 @@ LogicalResult LoopPipeliner::run() {
     }
   }
   for (AllocOp alloc : buffers)
-    retype(alloc, withStages(alloc.getType(), stageDim, stages));
+    retype(alloc, stageDim, stages);
 
   // The stage of this iteration: ((iv - lb) / step) mod stages.
   OpBuilder builder(ctx);
