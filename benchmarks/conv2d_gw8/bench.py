@@ -94,6 +94,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--limit", type=int, default=0, help="first N shapes only")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N shapes")
+    parser.add_argument("--only", help="shapes whose name (N.. C.. HxW RxS) matches this regex")
     parser.add_argument("--passes", default="fprop,dgrad,wgrad")
     parser.add_argument("--stride2", action="store_true",
                         help="also stride-2 copies of ConvFirst and the layers of 28x28 and up")
@@ -115,14 +116,16 @@ def main():
     rows = []
     for sh in shapes:
         for pass_ in passes:
+            name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
+                    f"pad{sh['ph']},{sh['pw']}{' stride2' if sh['stride'] == 2 else ''}"
+                    f"{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
+            if args.only and not re.search(args.only, name):
+                continue
             gb = ideal_bytes(sh, pass_) / 1e9
             ours = gb / (spio_ms(args.spio_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
             theirs = gb / (cudnn_ms(sh, pass_, args.warmup, args.repeats) * 1e-3)
             base = (gb / (spio_ms(args.baseline_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
                     if args.baseline_jit else None)
-            name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
-                    f"pad{sh['ph']},{sh['pw']}{' stride2' if sh['stride'] == 2 else ''}"
-                    f"{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
             rows.append((name, pass_, ours, theirs, base))
             print(f"| {name} | {pass_} | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} | "
                   f"{ours / copy:.0%} |" + (f" {base:.0f} | {ours / base:.2f} |" if base else ""),

@@ -50,6 +50,12 @@ CASES = [
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass wgrad"),
     (2, 16, 100, 130, 3, 3, 2, 1, "--pass wgrad --out-dtype f32"),
     (32, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad --chunks 7"),
+    # Flattened rows (narrow images): odd warps along the pixels, rows that
+    # do not divide the height, S = 1, many groups, few chunks.
+    (1, 40, 7, 7, 3, 3, 1, 1, "--pass wgrad --warps-m 3"),
+    (2, 64, 20, 20, 3, 3, 1, 1, "--pass wgrad --rows-p 7"),
+    (3, 24, 10, 13, 3, 1, 1, 0, "--pass wgrad --dtype bf16"),
+    (4, 2688, 10, 10, 3, 3, 1, 1, "--pass wgrad --chunks 5"),
     (2, 32, 21, 20, 3, 3, 1, 1, "--pass wgrad --stride 2"),
     (1, 24, 17, 33, 5, 5, 2, 2, "--pass wgrad --stride 2 --dtype bf16"),
     (2, 16, 14, 14, 7, 7, 3, 3, "--pass wgrad --stride 2"),

@@ -39,9 +39,11 @@ struct WgradGrid {
 /// overlap the other's mma. More blocks write more partial sums.
 constexpr int64_t kWgradTargetBlocks = 2 * 132;
 
+bool flatRows(const Conv2dGw8Problem &p);
+
 WgradGrid wgradGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   WgradGrid g;
-  g.qTiles = ceilDiv(p.outW(), 16 * c.warpsQ);
+  g.qTiles = flatRows(p) ? 1 : ceilDiv(p.outW(), 16 * c.warpsQ);
   g.bands = p.n * ceilDiv(p.outH(), c.rowsP) * g.qTiles;
   g.groupTiles = ceilDiv(p.groups(), c.warpsG);
   int64_t want = c.chunks ? c.chunks : ceilDiv(kWgradTargetBlocks, g.groupTiles);
@@ -50,37 +52,58 @@ WgradGrid wgradGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return g;
 }
 
-/// fprop and dgrad on narrow images flatten each staged row of Q + S - 1
-/// columns into one pixel dimension `m`: a fragment takes 16 consecutive
-/// pixels across rows, a tap is the offset r * (Q + S - 1) + s, and the
-/// S - 1 padding columns of each row are computed and dropped. Used where
-/// that wastes less than rounding each row up to 16-pixel fragments.
-bool flatRows(const Conv2dGw8Problem &p) {
-  int64_t q = p.kernelOutW();
-  bool strideOneStaging = p.pass == ConvPass::Dgrad || p.stride == 1;
-  return p.pass != ConvPass::Wgrad && strideOneStaging && q <= 32 &&
-         q + p.s - 1 < 16 * ceilDiv(q, 16);
-}
-
 /// wgrad pairs the taps along S (one mma covers taps s and s + 1), so the
 /// partial sums hold an even number of taps.
 int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
+
+/// Taps along S a kernel reads per output column: wgrad's are paired.
+int64_t tapColumns(const Conv2dGw8Problem &p) {
+  return p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
+}
+
+/// Narrow images flatten each staged row of Q + S - 1 columns into one
+/// pixel dimension `m`: an mma takes consecutive pixels across rows and a
+/// tap is the offset r * (Q + S - 1) + s. fprop and dgrad compute and drop
+/// the S - 1 padding columns of each row; wgrad stages dy's as zeros, so
+/// they add nothing to its sums. Used where that wastes less than rounding
+/// each row up to 16-pixel fragments. wgrad flattens only kernels of up to
+/// 3 columns whose flattened image is at most 65% of the pixels its bands
+/// of 8 or 9 rows of 16-column fragments compute (measured on an H200:
+/// 10x10 and 20x20 images 1.1-1.3x faster flattened, 7x7 and 8x8 even, 9x9,
+/// 18x18 and 28x28 5-10% slower, 5x5 kernels 20-30% slower).
+bool flatRows(const Conv2dGw8Problem &p) {
+  int64_t q = p.kernelOutW();
+  bool strideOneStaging = p.pass == ConvPass::Dgrad || p.stride == 1;
+  if (!strideOneStaging || q > 32 || q + tapColumns(p) - 1 >= 16 * ceilDiv(q, 16))
+    return false;
+  if (p.pass != ConvPass::Wgrad)
+    return true;
+  int64_t rows = p.outH(), bandRows = rows <= 8 ? rows : std::min(ceilDiv(rows, 8) * 8, ceilDiv(rows, 9) * 9);
+  int64_t flatPixels = rows * (q + tapColumns(p) - 1), bandPixels = bandRows * 16 * ceilDiv(q, 16);
+  return p.s <= 3 && 100 * flatPixels <= 65 * bandPixels;
+}
 
 /// The input tile a block stages in shared memory.
 struct StagedInput {
   /// Output columns a block computes, and the staged columns they read.
   int64_t columns, stagedColumns;
-  /// Staged rows; flattened rows: 16-pixel fragments of the block.
-  int64_t rows, fragments;
+  /// Staged rows; flattened rows: the pixels the block computes (whole
+  /// 16-pixel fragments for fprop and dgrad, 8-pixel mma steps for each
+  /// warp along the pixels for wgrad) and, wgrad, dy's staged rows.
+  int64_t rows, pixels, gradientRows;
   /// Input columns per staged column (2: stride-2 fprop and wgrad).
   int64_t stride;
   int64_t bytes(int64_t warpsG) const { return rows * stagedColumns * stride * warpsG * 16; }
+  /// wgrad on flattened rows: x's and dy's tiles.
+  int64_t wgradBytes(int64_t warpsG) const {
+    return bytes(warpsG) + gradientRows * columns * warpsG * 16;
+  }
 };
 
 StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   StagedInput t;
   t.columns = 16 * c.warpsQ;
-  t.fragments = 0;
+  t.pixels = t.gradientRows = 0;
   // dgrad with stride 2 runs the stride-1 kernel on dy upsampled by zeros:
   // the staging reads dy only at even positions, zero-fills the rest, and
   // the compute is that of stride 1.
@@ -88,15 +111,18 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // Staged columns: output columns q0 .. q0 + columns - 1 plus the taps'
   // reach (wgrad's last tap pair may reach one past S); with stride 2 each
   // staged q holds the two input columns 2q and 2q + 1.
-  int64_t taps = p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
+  int64_t taps = tapColumns(p);
   t.stagedColumns = ceilDiv(t.columns + (taps - 1) / t.stride, 8) * 8;
   t.rows = t.stride * (c.rowsP - 1) + p.r;
   if (flatRows(p)) {
     // Whole rows of Q + S - 1 staged columns; enough rows that the last
-    // fragment's taps stay inside the tile.
-    t.stagedColumns = t.columns = p.kernelOutW() + p.s - 1;
-    t.fragments = ceilDiv(c.rowsP * t.columns, 16);
-    t.rows = (t.fragments * 16 - 1 + (p.r - 1) * t.columns + p.s - 1) / t.columns + 1;
+    // pixel's taps stay inside the tile.
+    t.stagedColumns = t.columns = p.kernelOutW() + taps - 1;
+    int64_t step = p.pass == ConvPass::Wgrad ? 8 * c.warpsQ : 16;
+    t.pixels = ceilDiv(c.rowsP * t.columns, step) * step;
+    t.rows = (t.pixels - 1 + (p.r - 1) * t.columns + taps - 1) / t.columns + 1;
+    if (p.pass == ConvPass::Wgrad)
+      t.gradientRows = ceilDiv(t.pixels, t.columns);
   }
   return t;
 }
@@ -197,6 +223,23 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
       }
     }
   }
+  if (wgrad && flat) {
+    // Flattened rows: the tallest band whose x and dy tiles fit 48 KB (two
+    // stages and two blocks a multiprocessor, as 8-row bands of 16
+    // columns) in at most 32 unrolled mma steps a warp; then rows that
+    // divide the height.
+    auto fits = [&](int64_t rowsP) {
+      Conv2dGw8Config t = c;
+      t.rowsP = rowsP;
+      StagedInput staged = stagedInput(p, t);
+      return staged.wgradBytes(c.warpsG) <= 48 * 1024 && staged.pixels <= 32 * 8 * c.warpsQ;
+    };
+    int64_t most = P;
+    while (most > 1 && !fits(most))
+      --most;
+    c.rowsP = chooseRows(P, (most + 1) / 2, most);
+    return c;
+  }
   if (wgrad) {
     // Bands of 8 rows (4 with stride 2; shorter ones ran slower), or 9
     // only where that rounds fewer rows up (18 rows as 2 bands, not 3): the
@@ -258,8 +301,10 @@ int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &p, const Conv2dGw8Config 
 }
 
 int64_t conv2dGw8WgradAccumulationChain(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  // Two 8-pixel mma steps per row of a band, then one addition per partial.
-  return wgradGrid(p, c).bandsPerChunk * c.rowsP * 2 + conv2dGw8WgradPartials(p, c);
+  // The 8-pixel mma steps of a warp's bands (two per row, or the flattened
+  // band's steps), then one addition per partial.
+  int64_t steps = flatRows(p) ? stagedInput(p, c).pixels / (8 * c.warpsQ) : c.rowsP * 2;
+  return wgradGrid(p, c).bandsPerChunk * steps + conv2dGw8WgradPartials(p, c);
 }
 
 int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
@@ -288,7 +333,8 @@ public:
     BQ = staged.columns;
     QT = staged.stagedColumns;
     rows = staged.rows;
-    MT = staged.fragments;
+    flatPixels = staged.pixels;
+    gradientRows = staged.gradientRows;
     st = staged.stride;
     upsample = dgrad && p.stride == 2;
     flat = flatRows(p);
@@ -371,6 +417,10 @@ private:
   /// sums `accs`; the reduction of the partials into dw.
   void stageGradient();
   void computeWgrad(std::vector<std::string> &accs);
+  void computeWgradFlat(std::vector<std::string> &accs);
+  /// wgrad on flattened rows: the 8-pixel steps of a band each warp along
+  /// the pixels takes.
+  int64_t wgradStepsPerWarp() const { return flatPixels / (8 * c.warpsQ); }
   /// fprop/dgrad: one output row from the shared tile's `slot` to y as
   /// 16-byte vectors, within the bounds.
   void copyOutputRow(const std::string &slot, const std::string &pAbs,
@@ -396,8 +446,8 @@ private:
     return "!spio.tensor<[" + pixels + ": 16:0, " + CO + ": " + std::to_string(p.c) + "] x " +
            T + ", global>";
   }
-  /// fprop/dgrad on flattened rows: the block's MT fragments, then its
-  /// output rows copied out.
+  /// fprop/dgrad on flattened rows: the block's 16-pixel fragments, then
+  /// its output rows copied out.
   void computeFlat();
   void writeWgradReduce();
   std::string swizzleFor(int64_t perRow) const;
@@ -418,18 +468,18 @@ private:
   /// upsamples dy (dgrad, stride 2).
   int64_t st;
   bool upsample;
-  /// Narrow images: rows flattened into `m` (flatRows), MT fragments of 16
-  /// pixels a block.
+  /// Narrow images: rows flattened into `m` (flatRows), the pixels a block
+  /// computes, and wgrad's staged dy rows.
   bool flat = false;
-  int64_t MT = 0;
+  int64_t flatPixels = 0, gradientRows = 0;
   std::ostringstream out;
   int n = 0;
   std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
   /// fprop/dgrad: y as 16-byte vectors, and the shared output tile as
   /// scalars (fragment stores) and as vectors (copies out).
   std::string yvT, syT, syvT;
-  /// Flattened rows: the staged input as pixels `m`.
-  std::string sxfT;
+  /// Flattened rows: the staged input (wgrad: and dy) as pixels `m`.
+  std::string sxfT, sdyfT;
   WgradGrid grid{};
 };
 
@@ -579,6 +629,7 @@ void ConvWriter::computeFlat() {
   std::string M16 = coord("m", 16), M = coord("m"), G8 = coord(CO, 8);
   out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
   ComputeStart start = beginCompute("m", FB, 0);
+  int64_t MT = flatPixels / 16;
   std::string limitTiles = constant(MT, "m", 16);
   for (int64_t j = 0; j * c.warpsQ < MT; ++j) {
     // Warp wm takes fragments wm, wm + warpsQ, ...
@@ -737,8 +788,15 @@ void ConvWriter::computeTypes() {
     sxT = "!spio.tensor<[r: " + str(rows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
           str(perQ) + (p.stride == 2 ? ", wp: 2:" + str(WG) : "") + ", sc/8: 2:" + str(WG) +
           ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
-    sdyT = "!spio.tensor<[p: " + str(c.rowsP) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
+    int64_t dyRows = flat ? gradientRows : c.rowsP;
+    sdyT = "!spio.tensor<[p: " + str(dyRows) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
            "] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+    if (flat) {
+      sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + ", sc/8: 2:" + str(WG) +
+             ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+      sdyfT = "!spio.tensor<[m: " + str(dyRows * BQ) + ", k/8: " + str(WG) + "] x vector<8x" +
+              T + ">, shared" + swizzleFor(WG) + ">";
+    }
     wsT = "!spio.tensor<[part: " + str(conv2dGw8WgradPartials(p, c)) + ", k: " + str(p.c) +
           ", r: " + str(p.r) + ", sc/8: " + str(S2) + ", sc: 8] x f32, global>";
     dwT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
@@ -766,9 +824,9 @@ void ConvWriter::computeTypes() {
   if (flat) {
     sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + ", " + CI + "/8: " + str(WG) +
            ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
-    syT = "!spio.tensor<[m: " + str(16 * MT) + ":" + str(8 * pitch) + ", " + CO + ": " +
+    syT = "!spio.tensor<[m: " + str(flatPixels) + ":" + str(8 * pitch) + ", " + CO + ": " +
           str(8 * WG) + ":1] x " + T + ", shared>";
-    syvT = "!spio.tensor<[m: " + str(16 * MT) + ":" + str(pitch) + ", " + CO + "/8: " + str(WG) +
+    syvT = "!spio.tensor<[m: " + str(flatPixels) + ":" + str(pitch) + ", " + CO + "/8: " + str(WG) +
            ":1] x vector<8x" + T + ">, shared>";
     return;
   }
@@ -871,18 +929,23 @@ void ConvWriter::writeTileBody() {
 }
 
 void ConvWriter::stageGradient() {
-  int64_t count = c.rowsP * BQ * WG;
+  // Flattened rows stage whole dy rows of Q + S - 1 columns, zeros past
+  // column Q and past the band's rows (the mma steps' tail).
+  int64_t dyRows = flat ? gradientRows : c.rowsP;
+  int64_t count = dyRows * BQ * WG;
   std::string P = coord("p"), Q = coord("q"), G8 = coord("k", 8);
   std::string limitP = constant(p.outH(), "p"), limitQ = constant(p.outW(), "q");
   std::string limitK = constant(p.c, "k");
   forEachElement(count, [&](const std::string &lin) {
     std::string rr = fresh("rr"), qq = fresh("qq"), gl = fresh("gl");
     out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
-        << c.rowsP << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
+        << dyRows << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
     std::string pAbs = binary("add", "%p0", rr, P), qAbs = binary("add", "%q0", qq, Q);
     std::string g = binary("add", "%gk0", gl, G8);
     std::string ok = andi(andi(cmp("lt", pAbs, limitP, P), cmp("lt", qAbs, limitQ, Q)),
                           cmp("lt", g, limitK, G8, coord("k")));
+    if (dyRows > c.rowsP)
+      ok = andi(ok, cmp("lt", rr, constant(c.rowsP, "p"), P));
     out << "    spio.async_copy %dy[%n, " << pAbs << ", " << qAbs << ", " << g << "] to %sdy["
         << rr << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << dyT << "["
         << coord("n") << ", " << P << ", " << Q << ", " << G8 << "] to " << sdyT << "[" << P
@@ -931,10 +994,66 @@ void ConvWriter::computeWgrad(std::vector<std::string> &accs) {
   }
 }
 
+void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
+  // Warp wq takes the band's 8-pixel steps wq * perWarp .. (wq + 1) *
+  // perWarp - 1, in order: dy's step is the B fragment, and x's pixels at
+  // the tap pair's offset r * (Q + S - 1) + s, with the next pixel's for
+  // tap s + 1, the A. A loop, not unrolled: unrolled, ptxas hoists every
+  // ldmatrix of the band (10x10: 237 registers).
+  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, m]>";
+  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [m, k]>";
+  std::string FC = "!spio.fragment<C, m16n8k8, f32, [sc, k]>";
+  std::string M8 = coord("m", 8), M = coord("m"), WQ = coord("m", 8 * wgradStepsPerWarp());
+  int64_t pairs = pairedS(p) / 2;
+  std::string zero = index(0), steps = index(wgradStepsPerWarp()), one = index(1);
+  std::string loop = fresh("steps"), j = fresh("j");
+  out << "    " << loop << ":" << accs.size() << " = scf.for " << j << " = " << zero << " to "
+      << steps << " step " << one << " iter_args(";
+  std::vector<std::string> carried;
+  for (size_t i = 0; i < accs.size(); ++i) {
+    carried.push_back(fresh("acc"));
+    out << (i ? ", " : "") << carried.back() << " = " << accs[i];
+  }
+  out << ") -> (";
+  for (size_t i = 0; i < accs.size(); ++i)
+    out << (i ? ", " : "") << FC;
+  out << ") {\n";
+  std::string step = fresh("step"), b = fresh("b");
+  out << "    " << step << " = spio.from_index " << j << " : " << M8 << "\n";
+  out << "    " << b << " = spio.ldmatrix %sdyf[%wq, " << step << ", %wgk] transpose : " << sdyfT
+      << "[" << WQ << ", " << M8 << ", " << coord("k", 8) << "] -> " << FB << "\n";
+  for (int64_t r = 0; r < p.r; ++r)
+    for (int64_t pair = 0; pair < pairs; ++pair) {
+      std::string tap = constant(r * QT + 2 * pair, "m"), a = fresh("a"), d = fresh("d");
+      out << "    " << a << " = spio.ldmatrix %sxf[%wq, " << step << ", " << tap
+          << ", %wg] transpose : " << sxfT << "[" << WQ << ", " << M8 << ", " << M << ", "
+          << coord("c", 8) << "] -> " << FA << "\n";
+      std::string &acc = carried[r * pairs + pair];
+      out << "    " << d << " = spio.mma " << a << ", " << b << ", " << acc << " : " << FA << ", "
+          << FB << ", " << FC << "\n";
+      acc = d;
+    }
+  out << "    scf.yield ";
+  for (size_t i = 0; i < carried.size(); ++i)
+    out << (i ? ", " : "") << carried[i];
+  out << " : ";
+  for (size_t i = 0; i < carried.size(); ++i)
+    out << (i ? ", " : "") << FC;
+  out << "\n    }\n";
+  for (size_t i = 0; i < accs.size(); ++i)
+    accs[i] = loop + "#" + std::to_string(i);
+}
+
 void ConvWriter::writeWgradTileBody() {
   int64_t pairs = pairedS(p) / 2;
   std::string FC = "!spio.fragment<C, m16n8k8, f32, [sc, k]>";
   out << "    %sx = spio.alloc : " << sxT << "\n    %sdy = spio.alloc : " << sdyT << "\n";
+  if (flat) {
+    out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
+    out << "    %sdyf = spio.view %sdy : " << sdyT << " to " << sdyfT << "\n";
+  }
+  // Warps along the pixels: 16-column fragments, or flattened rows' steps.
+  std::string WQ = flat ? coord("m", 8 * wgradStepsPerWarp()) : coord("q", 16);
   std::string GT = coord("c", 8 * WG);
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
   out << "    %gt = spio.from_index %bx : " << GT << "\n";
@@ -944,7 +1063,7 @@ void ConvWriter::writeWgradTileBody() {
   out << "    %k0 = spio.unfold %gkt : " << coord("k", 8 * WG) << " to " << coord("k") << "\n";
   out << "    %tid = spio.linear_id thread\n    %warp = spio.linear_id warp\n";
   out << "    %wg, %wq = spio.decompose %warp [" << WG << ", " << c.warpsQ << "] : "
-      << coord("c", 8) << ", " << coord("q", 16) << "\n";
+      << coord("c", 8) << ", " << WQ << "\n";
   out << "    %wgk = spio.cast %wg : " << coord("c", 8) << " to " << coord("k", 8) << "\n";
   // This block's bands: [by * perChunk, min((by + 1) * perChunk, bands)).
   std::string perChunk = index(grid.bandsPerChunk), total = index(grid.bands);
@@ -975,7 +1094,10 @@ void ConvWriter::writeWgradTileBody() {
   stageInput(0, rows);
   stageGradient();
   out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
-  computeWgrad(accs);
+  if (flat)
+    computeWgradFlat(accs);
+  else
+    computeWgrad(accs);
   out << "    gpu.barrier\n    scf.yield ";
   for (size_t i = 0; i < accs.size(); ++i)
     out << (i ? ", " : "") << accs[i];
@@ -986,7 +1108,7 @@ void ConvWriter::writeWgradTileBody() {
   out << "\n    } {spio.stages = 2}\n";
   // Each warp writes its partial sums: part = chunk * warpsQ + wq.
   std::string warpsQ = index(c.warpsQ);
-  out << "    %wqi = spio.to_index %wq : " << coord("q", 16) << "\n";
+  out << "    %wqi = spio.to_index %wq : " << WQ << "\n";
   out << "    %partBase = arith.muli %by, " << warpsQ << " : index\n";
   out << "    %parti = arith.addi %partBase, %wqi : index\n";
   out << "    %part = spio.from_index %parti : " << coord("part") << "\n";

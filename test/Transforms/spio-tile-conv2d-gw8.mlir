@@ -85,8 +85,8 @@ gpu.module @m {
 
 // -----
 
-!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
-!DY = !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
+!X = !spio.tensor<[n: 2, h: 20, w: 40, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 40, k/8: 4] x vector<8xf16>, global>
 !WS = !spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
 
 // wgrad: each block reduces a contiguous range of bands of dy (8 rows by
@@ -100,7 +100,7 @@ gpu.module @m {
 // CHECK: spio.alloc : !spio.tensor<[p: 8, q: 32, k/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
 // CHECK: arith.minui
 // CHECK: %[[SUMS:.*]]:6 = scf.for {{.*}} -> (!spio.fragment<C, m16n8k8, f32, [sc, k]>,
-// CHECK: spio.decompose %{{.*}} [2, 3, 1] : !spio.coord<n>, !spio.coord<p/8>, !spio.coord<q/32>
+// CHECK: spio.decompose %{{.*}} [2, 3, 2] : !spio.coord<n>, !spio.coord<p/8>, !spio.coord<q/32>
 // CHECK: spio.async_copy
 // CHECK: spio.async_wait 0
 // CHECK: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<B, m16n8k8, f16, [q, k]>

@@ -212,8 +212,10 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 224 * 64 * 3 * 4 * 8 * 4);
   // A warp adds 4 bands of 8 rows, two mma steps a row, then the partials.
   EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 * 2 + 224);
-  // Bands of 9 rows only where they round fewer up than 8.
+  // Bands of 9 rows only where they round fewer up than 8 (images wide
+  // enough not to flatten their rows).
   Conv2dGw8Problem eighteen = layer(8, 64, 18, 3, 1), seventyTwo = layer(8, 64, 72, 3, 1);
+  eighteen.w = 40;
   eighteen.pass = seventyTwo.pass = ConvPass::Wgrad;
   EXPECT_EQ(chooseConv2dGw8Config(eighteen).rowsP, 9);
   EXPECT_EQ(chooseConv2dGw8Config(seventyTwo).rowsP, 8);
@@ -241,6 +243,46 @@ TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {
   std::string tile = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
   EXPECT_NE(tile.find("!spio.fragment<A, m16n8k8, f16, [sc, q]>"), std::string::npos);
   EXPECT_EQ(tile.find("wgrad_reduce"), std::string::npos);
+}
+
+TEST(Conv2dGw8, WgradFlattensNarrowImages) {
+  // 10x10 images: one band is a whole image of 10 rows of 10 + 4 - 1 = 13
+  // staged columns (S = 3 pads to 4 taps), 130 pixels in 17 steps of 8,
+  // where rows of 16-pixel fragments would take 2 bands of 8 rows x 16.
+  Conv2dGw8Problem p = layer(64, 1632, 10, 3, 1);
+  p.pass = ConvPass::Wgrad;
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  EXPECT_EQ(checkConv2dGw8(p, c), "");
+  EXPECT_EQ(c.warpsQ, 1);
+  EXPECT_EQ(c.warpsG, 8);
+  EXPECT_EQ(c.rowsP, 10);
+  // 26 group tiles want 11 chunks of 64 bands: 6 bands each, 11 chunks.
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 11);
+  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 6 * 17 + 11);
+  std::string tile = conv2dGw8TileSource(p, c);
+  // Staged x: 17 steps reach pixel 135 + 2 rows + 3 tap columns: 13 rows.
+  EXPECT_NE(tile.find("spio.alloc : !spio.tensor<[r: 13:104, q: 13:8, sc/8: 2:8, c/8: 8:1]"),
+            std::string::npos);
+  EXPECT_NE(tile.find("!spio.tensor<[m: 143, k/8: 8]"), std::string::npos);
+  EXPECT_NE(tile.find("arith.constant 17 : index"), std::string::npos);
+  // One loop body of R x tap pairs mma, the steps not unrolled.
+  size_t mmas = 0;
+  for (size_t at = tile.find("spio.mma"); at != std::string::npos; at = tile.find("spio.mma", at + 1))
+    ++mmas;
+  EXPECT_EQ(mmas, 6u);
+  // Rows of 16-pixel fragments: stride 2, 5x5 kernels, columns that round
+  // up no fewer pixels (14 + 3 > 16), images that flatten to more than 65%
+  // of the bands' pixels (9x9: 9 x 12 of 9 x 16).
+  auto flattens = [](Conv2dGw8Problem q) {
+    q.pass = ConvPass::Wgrad;
+    return conv2dGw8TileSource(q, chooseConv2dGw8Config(q)).find("[sc, m]") != std::string::npos;
+  };
+  p.stride = 2;
+  EXPECT_FALSE(flattens(p));
+  EXPECT_FALSE(flattens(layer(8, 64, 10, 5, 2)));
+  EXPECT_FALSE(flattens(layer(8, 64, 14, 3, 1)));
+  EXPECT_FALSE(flattens(layer(8, 64, 9, 3, 1)));
+  EXPECT_TRUE(flattens(layer(8, 64, 20, 3, 1)));
 }
 
 } // namespace

@@ -320,8 +320,33 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
   auto add = [&](Value &sum, Value term) {
     sum = sum ? arith::AddIOp::create(builder, loc, sum, term).getResult() : term;
   };
+  auto scaled = [&](Value v, int64_t stride) {
+    return stride == 1 ? v : arith::MulIOp::create(builder, loc, v, index(loc, stride)).getResult();
+  };
   llvm::SmallDenseMap<StringAttr, Value> totals;
   for (auto [i, dim] : llvm::enumerate(type.getDims())) {
+    // A dimension addressed whole (fold 1, never wrapped) is linear in each
+    // of its coordinates: one whose every step is a multiple of the period
+    // (a loop's 8-pixel steps) joins the aligned part by itself.
+    if (swizzle && dim.stride != 0 && dim.fold == 1 && layout.isCoarsest(i)) {
+      Value rest;
+      for (Value c : all) {
+        auto coordType = cast<CoordType>(c.getType());
+        if (coordType.getDim() != dim.dim)
+          continue;
+        Value base = baseValue(loc, c);
+        if (coordType.getFold() * dim.stride % period == 0)
+          add(aligned, scaled(base, dim.stride));
+        else
+          add(rest, base);
+      }
+      for (const Extra &e : extras)
+        if (e.dim == dim.dim)
+          add(rest, e.baseValue);
+      if (rest)
+        add(swizzled, scaled(rest, dim.stride));
+      continue;
+    }
     if (!totals.count(dim.dim))
       totals[dim.dim] = dimTotal(loc, dim.dim, all, extras);
     Value total = totals[dim.dim];
@@ -330,11 +355,7 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
     Value position = floorDiv(loc, total, dim.fold);
     if (!layout.isCoarsest(i))
       position = floorMod(loc, position, dim.size);
-    Value term = dim.stride == 1
-                     ? position
-                     : arith::MulIOp::create(builder, loc, position, index(loc, dim.stride))
-                           .getResult();
-    add(dim.stride % period == 0 ? aligned : swizzled, term);
+    add(dim.stride % period == 0 ? aligned : swizzled, scaled(position, dim.stride));
   }
   if (swizzled && swizzle) {
     layout::XorSwizzle s = swizzle.getXorSwizzle();

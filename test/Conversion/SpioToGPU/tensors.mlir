@@ -92,3 +92,26 @@ func.func @rebase(%t: !spio.tensor<[k/8: 2, k: 8] x f32, global>) -> f32 {
   %v = spio.load %r[%eight] : !spio.tensor<[k/8: 2, k: 8] x f32, global>[!spio.coord<k/8>]
   return %v : f32
 }
+
+// -----
+
+// On [m: 64:4, c/8: 4] with a 32-element XOR period, a coordinate of
+// m/8 moves 32 elements a step: it is added after the swizzle, which then
+// sees only m (here, a loop's steps leave the swizzled part invariant).
+// CHECK-LABEL: func.func @swizzle_aligned_steps
+// CHECK-SAME: (%[[STEP:.*]]: index, %[[M:.*]]: index)
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[STEPS:.*]] = arith.muli %[[STEP]], %[[C32]] : index
+// CHECK-DAG: %[[MX4:.*]] = arith.muli %[[M]], %{{.*}} : index
+// CHECK: %[[BITS:.*]] = arith.andi %[[MX4]]
+// CHECK: %[[MOVED:.*]] = arith.shrui %[[BITS]]
+// CHECK: %[[SWZ:.*]] = arith.xori %[[MX4]], %[[MOVED]] : index
+// CHECK: %[[OFF:.*]] = arith.addi %[[SWZ]], %[[STEPS]] : index
+// CHECK: memref.load %{{.*}}[%[[OFF]]]
+func.func @swizzle_aligned_steps(%step: index, %m: index) -> vector<8xf16> {
+  %s = spio.alloc : !spio.tensor<[m: 64:4, c/8: 4:1] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
+  %j = spio.from_index %step : !spio.coord<m/8>
+  %r = spio.from_index %m : !spio.coord<m>
+  %v = spio.load %s[%j, %r] : !spio.tensor<[m: 64:4, c/8: 4:1] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>[!spio.coord<m/8>, !spio.coord<m>]
+  return %v : vector<8xf16>
+}
