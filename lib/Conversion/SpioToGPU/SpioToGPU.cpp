@@ -337,7 +337,8 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
         if (coordType.getDim() != dim.dim)
           continue;
         Value base = baseValue(loc, c);
-        if (c.getDefiningOp<FromIndexOp>() && coordType.getFold() * dim.stride % period == 0)
+        if (dim.stride % period == 0 ||
+            (c.getDefiningOp<FromIndexOp>() && coordType.getFold() * dim.stride % period == 0))
           add(aligned, scaled(base, dim.stride));
         else
           add(rest, base);
