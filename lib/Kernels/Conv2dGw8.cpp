@@ -61,6 +61,18 @@ int64_t tapColumns(const Conv2dGw8Problem &p) {
   return p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
 }
 
+/// wgrad's bands of rows of 16-pixel fragments: 8 rows (4 with stride 2;
+/// shorter ones ran slower), or 9 only where that rounds fewer rows up (18
+/// rows as 2 bands, not 3): the unrolled ninth row costs registers (72x72:
+/// 126 -> 150, one block a multiprocessor instead of two, 3045 -> 1991 GB/s
+/// on an H200).
+int64_t wgradBandRows(const Conv2dGw8Problem &p) {
+  int64_t rows = p.outH();
+  if (p.stride == 2)
+    return std::min<int64_t>(rows, 4);
+  return std::min<int64_t>(rows, ceilDiv(rows, 9) * 9 < ceilDiv(rows, 8) * 8 ? 9 : 8);
+}
+
 /// Narrow images flatten each staged row of Q + S - 1 columns into one
 /// pixel dimension `m`: an mma takes consecutive pixels across rows and a
 /// tap is the offset r * (Q + S - 1) + s. fprop and dgrad compute and drop
@@ -78,8 +90,9 @@ bool flatRows(const Conv2dGw8Problem &p) {
     return false;
   if (p.pass != ConvPass::Wgrad)
     return true;
-  int64_t rows = p.outH(), bandRows = rows <= 8 ? rows : std::min(ceilDiv(rows, 8) * 8, ceilDiv(rows, 9) * 9);
-  int64_t flatPixels = rows * (q + tapColumns(p) - 1), bandPixels = bandRows * 16 * ceilDiv(q, 16);
+  int64_t rows = p.outH(), band = wgradBandRows(p);
+  int64_t flatPixels = rows * (q + tapColumns(p) - 1);
+  int64_t bandPixels = ceilDiv(rows, band) * band * 16 * ceilDiv(q, 16);
   return p.s <= 3 && 100 * flatPixels <= 65 * bandPixels;
 }
 
@@ -226,8 +239,8 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   if (wgrad && flat) {
     // Flattened rows: the tallest band whose x and dy tiles fit 48 KB (two
     // stages and two blocks a multiprocessor, as 8-row bands of 16
-    // columns) in at most 32 unrolled mma steps a warp; then rows that
-    // divide the height.
+    // columns) in at most 32 mma steps a warp (twice a row band's); then
+    // rows that divide the height.
     auto fits = [&](int64_t rowsP) {
       Conv2dGw8Config t = c;
       t.rowsP = rowsP;
@@ -241,14 +254,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     return c;
   }
   if (wgrad) {
-    // Bands of 8 rows (4 with stride 2; shorter ones ran slower), or 9
-    // only where that rounds fewer rows up (18 rows as 2 bands, not 3): the
-    // unrolled ninth row costs registers (72x72: 126 -> 150, one block a
-    // multiprocessor instead of two, 3045 -> 1991 GB/s on an H200).
-    if (p.stride == 2)
-      c.rowsP = std::min<int64_t>(P, 4);
-    else
-      c.rowsP = std::min<int64_t>(P, ceilDiv(P, 9) * 9 < ceilDiv(P, 8) * 8 ? 9 : 8);
+    c.rowsP = wgradBandRows(p);
     return c;
   }
   if (flat) {

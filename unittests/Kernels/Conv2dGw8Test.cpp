@@ -267,7 +267,8 @@ TEST(Conv2dGw8, WgradFlattensNarrowImages) {
   EXPECT_NE(tile.find("arith.constant 17 : index"), std::string::npos);
   // One loop body of R x tap pairs mma, the steps not unrolled.
   size_t mmas = 0;
-  for (size_t at = tile.find("spio.mma"); at != std::string::npos; at = tile.find("spio.mma", at + 1))
+  for (size_t at = tile.find("spio.mma"); at != std::string::npos;
+       at = tile.find("spio.mma", at + 1))
     ++mmas;
   EXPECT_EQ(mmas, 6u);
   // Rows of 16-pixel fragments: stride 2, 5x5 kernels, columns that round
