@@ -39,19 +39,6 @@ struct WgradGrid {
 /// overlap the other's mma. More blocks write more partial sums.
 constexpr int64_t kWgradTargetBlocks = 2 * 132;
 
-bool flatRows(const Conv2dGw8Problem &p);
-
-WgradGrid wgradGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  WgradGrid g;
-  g.qTiles = flatRows(p) ? 1 : ceilDiv(p.outW(), 16 * c.warpsQ);
-  g.bands = p.n * ceilDiv(p.outH(), c.rowsP) * g.qTiles;
-  g.groupTiles = ceilDiv(p.groups(), c.warpsG);
-  int64_t want = c.chunks ? c.chunks : ceilDiv(kWgradTargetBlocks, g.groupTiles);
-  g.bandsPerChunk = ceilDiv(g.bands, std::min(want, g.bands));
-  g.chunks = ceilDiv(g.bands, g.bandsPerChunk);
-  return g;
-}
-
 /// wgrad pairs the taps along S (one mma covers taps s and s + 1), so the
 /// partial sums hold an even number of taps.
 int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
@@ -94,6 +81,17 @@ bool flatRows(const Conv2dGw8Problem &p) {
   int64_t flatPixels = rows * (q + tapColumns(p) - 1);
   int64_t bandPixels = ceilDiv(rows, band) * band * 16 * ceilDiv(q, 16);
   return p.s <= 3 && 100 * flatPixels <= 65 * bandPixels;
+}
+
+WgradGrid wgradGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  WgradGrid g;
+  g.qTiles = flatRows(p) ? 1 : ceilDiv(p.outW(), 16 * c.warpsQ);
+  g.bands = p.n * ceilDiv(p.outH(), c.rowsP) * g.qTiles;
+  g.groupTiles = ceilDiv(p.groups(), c.warpsG);
+  int64_t want = c.chunks ? c.chunks : ceilDiv(kWgradTargetBlocks, g.groupTiles);
+  g.bandsPerChunk = ceilDiv(g.bands, std::min(want, g.bands));
+  g.chunks = ceilDiv(g.bands, g.bandsPerChunk);
+  return g;
 }
 
 /// The input tile a block stages in shared memory.
@@ -424,6 +422,14 @@ private:
   void stageGradient();
   void computeWgrad(std::vector<std::string> &accs);
   void computeWgradFlat(std::vector<std::string> &accs);
+  /// Opens `results = scf.for iv = lower to upper step step` carrying the
+  /// accumulators `carried` (all of type `type`) from `inits`.
+  void openCarryingLoop(const std::string &results, const std::string &iv,
+                        const std::string &lower, const std::string &upper,
+                        const std::string &step, const std::vector<std::string> &carried,
+                        const std::vector<std::string> &inits, const std::string &type);
+  /// `scf.yield values` (all of type `type`) and the loop's closing brace.
+  void closeCarryingLoop(const std::vector<std::string> &values, const std::string &type);
   /// wgrad on flattened rows: the 8-pixel steps of a band each warp along
   /// the pixels takes.
   int64_t wgradStepsPerWarp() const { return flatPixels / (8 * c.warpsQ); }
@@ -939,6 +945,7 @@ void ConvWriter::stageGradient() {
   // column Q and past the band's rows (the mma steps' tail).
   int64_t dyRows = flat ? gradientRows : c.rowsP;
   int64_t count = dyRows * BQ * WG;
+  std::string bandRows = dyRows > c.rowsP ? constant(c.rowsP, "p") : "";
   std::string P = coord("p"), Q = coord("q"), G8 = coord("k", 8);
   std::string limitP = constant(p.outH(), "p"), limitQ = constant(p.outW(), "q");
   std::string limitK = constant(p.c, "k");
@@ -950,8 +957,8 @@ void ConvWriter::stageGradient() {
     std::string g = binary("add", "%gk0", gl, G8);
     std::string ok = andi(andi(cmp("lt", pAbs, limitP, P), cmp("lt", qAbs, limitQ, Q)),
                           cmp("lt", g, limitK, G8, coord("k")));
-    if (dyRows > c.rowsP)
-      ok = andi(ok, cmp("lt", rr, constant(c.rowsP, "p"), P));
+    if (!bandRows.empty())
+      ok = andi(ok, cmp("lt", rr, bandRows, P));
     out << "    spio.async_copy %dy[%n, " << pAbs << ", " << qAbs << ", " << g << "] to %sdy["
         << rr << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << dyT << "["
         << coord("n") << ", " << P << ", " << Q << ", " << G8 << "] to " << sdyT << "[" << P
@@ -1000,6 +1007,33 @@ void ConvWriter::computeWgrad(std::vector<std::string> &accs) {
   }
 }
 
+void ConvWriter::openCarryingLoop(const std::string &results, const std::string &iv,
+                                  const std::string &lower, const std::string &upper,
+                                  const std::string &step,
+                                  const std::vector<std::string> &carried,
+                                  const std::vector<std::string> &inits,
+                                  const std::string &type) {
+  out << "    " << results << ":" << carried.size() << " = scf.for " << iv << " = " << lower
+      << " to " << upper << " step " << step << " iter_args(";
+  for (size_t i = 0; i < carried.size(); ++i)
+    out << (i ? ", " : "") << carried[i] << " = " << inits[i];
+  out << ") -> (";
+  for (size_t i = 0; i < carried.size(); ++i)
+    out << (i ? ", " : "") << type;
+  out << ") {\n";
+}
+
+void ConvWriter::closeCarryingLoop(const std::vector<std::string> &values,
+                                   const std::string &type) {
+  out << "    scf.yield ";
+  for (size_t i = 0; i < values.size(); ++i)
+    out << (i ? ", " : "") << values[i];
+  out << " : ";
+  for (size_t i = 0; i < values.size(); ++i)
+    out << (i ? ", " : "") << type;
+  out << "\n    }";
+}
+
 void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   // Warp wq takes the band's 8-pixel steps wq * perWarp .. (wq + 1) *
   // perWarp - 1, in order: dy's step is the B fragment, and x's pixels at
@@ -1013,17 +1047,10 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   int64_t pairs = pairedS(p) / 2;
   std::string zero = index(0), steps = index(wgradStepsPerWarp()), one = index(1);
   std::string loop = fresh("steps"), j = fresh("j");
-  out << "    " << loop << ":" << accs.size() << " = scf.for " << j << " = " << zero << " to "
-      << steps << " step " << one << " iter_args(";
   std::vector<std::string> carried;
-  for (size_t i = 0; i < accs.size(); ++i) {
-    carried.push_back(fresh("acc"));
-    out << (i ? ", " : "") << carried.back() << " = " << accs[i];
-  }
-  out << ") -> (";
   for (size_t i = 0; i < accs.size(); ++i)
-    out << (i ? ", " : "") << FC;
-  out << ") {\n";
+    carried.push_back(fresh("acc"));
+  openCarryingLoop(loop, j, zero, steps, one, carried, accs, FC);
   std::string step = fresh("step"), b = fresh("b");
   out << "    " << step << " = spio.from_index " << j << " : " << M8 << "\n";
   out << "    " << b << " = spio.ldmatrix %sdyf[%wq, " << step << ", %wgk] transpose : " << sdyfT
@@ -1039,13 +1066,8 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
           << FB << ", " << FC << "\n";
       acc = d;
     }
-  out << "    scf.yield ";
-  for (size_t i = 0; i < carried.size(); ++i)
-    out << (i ? ", " : "") << carried[i];
-  out << " : ";
-  for (size_t i = 0; i < carried.size(); ++i)
-    out << (i ? ", " : "") << FC;
-  out << "\n    }\n";
+  closeCarryingLoop(carried, FC);
+  out << "\n";
   for (size_t i = 0; i < accs.size(); ++i)
     accs[i] = loop + "#" + std::to_string(i);
 }
@@ -1084,14 +1106,7 @@ void ConvWriter::writeWgradTileBody() {
     out << "    " << inits.back() << " = spio.fill %zero : " << FC << "\n";
     accs.push_back("%acc" + std::to_string(i));
   }
-  out << "    %sums:" << accs.size() << " = scf.for %band = %band0 to %band1 step " << one
-      << " iter_args(";
-  for (size_t i = 0; i < accs.size(); ++i)
-    out << (i ? ", " : "") << accs[i] << " = " << inits[i];
-  out << ") -> (";
-  for (size_t i = 0; i < accs.size(); ++i)
-    out << (i ? ", " : "") << FC;
-  out << ") {\n";
+  openCarryingLoop("%sums", "%band", "%band0", "%band1", one, accs, inits, FC);
   out << "    %n, %pt, %qt = spio.decompose %band [" << p.n << ", "
       << ceilDiv(p.outH(), c.rowsP) << ", " << grid.qTiles << "] : " << coord("n") << ", "
       << coord("p", c.rowsP) << ", " << coord("q", BQ) << "\n";
@@ -1104,14 +1119,10 @@ void ConvWriter::writeWgradTileBody() {
     computeWgradFlat(accs);
   else
     computeWgrad(accs);
-  out << "    gpu.barrier\n    scf.yield ";
-  for (size_t i = 0; i < accs.size(); ++i)
-    out << (i ? ", " : "") << accs[i];
-  out << " : ";
-  for (size_t i = 0; i < accs.size(); ++i)
-    out << (i ? ", " : "") << FC;
+  out << "    gpu.barrier\n";
+  closeCarryingLoop(accs, FC);
   // Two stages: the next band copies in while this one computes.
-  out << "\n    } {spio.stages = 2}\n";
+  out << " {spio.stages = 2}\n";
   // Each warp writes its partial sums: part = chunk * warpsQ + wq.
   std::string warpsQ = index(c.warpsQ);
   out << "    %wqi = spio.to_index %wq : " << WQ << "\n";
