@@ -305,9 +305,9 @@ int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &p, const Conv2dGw8Config 
 }
 
 int64_t conv2dGw8WgradAccumulationChain(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  // The 8-pixel mma steps of a warp's bands (two per row, or the flattened
-  // band's steps), then one addition per partial.
-  int64_t steps = flatRows(p) ? stagedInput(p, c).pixels / (8 * c.warpsQ) : c.rowsP * 2;
+  // The mma steps of a warp's bands (one per row of 16 columns, or the
+  // flattened band's 8-pixel steps), then one addition per partial.
+  int64_t steps = flatRows(p) ? stagedInput(p, c).pixels / (8 * c.warpsQ) : c.rowsP;
   return wgradGrid(p, c).bandsPerChunk * steps + conv2dGw8WgradPartials(p, c);
 }
 
@@ -433,6 +433,12 @@ private:
   /// wgrad on flattened rows: the 8-pixel steps of a band each warp along
   /// the pixels takes.
   int64_t wgradStepsPerWarp() const { return flatPixels / (8 * c.warpsQ); }
+  /// wgrad's partial sums: m16n8k16 over a row's 16 columns, m16n8k8 over
+  /// flattened rows' 8-pixel steps.
+  std::string wgradAccumulatorType() const {
+    return std::string("!spio.fragment<C, ") + (flat ? "m16n8k8" : "m16n8k16") +
+           ", f32, [sc, k]>";
+  }
   /// fprop/dgrad: one output row from the shared tile's `slot` to y as
   /// 16-byte vectors, within the bounds.
   void copyOutputRow(const std::string &slot, const std::string &pAbs,
@@ -969,39 +975,36 @@ void ConvWriter::stageGradient() {
 void ConvWriter::computeWgrad(std::vector<std::string> &accs) {
   // dw's tap pair (s, s + 1) times 8 channels is one 16-row A fragment:
   // the `sc` dimension (8 * s + c) of the staged x, whose `sc/8` entry
-  // steps one tap (one staged column, or one parity with stride 2).
-  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, q]>";
-  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [q, k]>";
-  std::string FC = "!spio.fragment<C, m16n8k8, f32, [sc, k]>";
+  // steps one tap (one staged column, or one parity with stride 2). An mma
+  // reduces over the warp's 16 columns of a row.
+  std::string FA = std::string("!spio.fragment<A, m16n8k16, ") + T + ", [sc, q]>";
+  std::string FB = std::string("!spio.fragment<B, m16n8k16, ") + T + ", [q, k]>";
+  std::string FC = wgradAccumulatorType();
   int64_t pairs = pairedS(p) / 2;
   std::string sxIndex = coord("r") + ", " + coord("r") + ", " + coord("q", 16) + ", " +
                         coord("q") + (p.stride == 2 ? ", " + coord("wp") : "") + ", " +
                         coord("c", 8);
+  std::string zeroQ = constant(0, "q");
   for (int64_t row = 0; row < c.rowsP; ++row) {
     // dy row p0 + row meets staged x rows stride * row + r.
     std::string rowP = constant(row, "p"), rowR = constant(p.stride * row, "r");
-    for (int64_t half = 0; half < 2; ++half) {
-      // 8 pixels of the warp's 16 columns: the mma's reduction.
-      std::string qh = constant(8 * half, "q"), b = fresh("b");
-      out << "    " << b << " = spio.ldmatrix %sdy[" << rowP << ", %wq, " << qh
-          << ", %wgk] transpose : " << sdyT << "[" << coord("p") << ", " << coord("q", 16)
-          << ", " << coord("q") << ", " << coord("k", 8) << "] -> " << FB << "\n";
-      for (int64_t r = 0; r < p.r; ++r) {
-        std::string rc = constant(r, "r");
-        for (int64_t pair = 0; pair < pairs; ++pair) {
-          // Tap s = 2 * pair reads staged column q + s / stride (parity 0).
-          int64_t s0 = 2 * pair;
-          std::string sq = constant(8 * half + s0 / p.stride, "q");
-          std::string parity = p.stride == 2 ? ", " + constant(0, "wp") : "";
-          std::string a = fresh("a"), d = fresh("d");
-          out << "    " << a << " = spio.ldmatrix %sx[" << rowR << ", " << rc << ", %wq, " << sq
-              << parity << ", %wg] transpose : " << sxT << "[" << sxIndex << "] -> " << FA
-              << "\n";
-          std::string &acc = accs[r * pairs + pair];
-          out << "    " << d << " = spio.mma " << a << ", " << b << ", " << acc << " : " << FA
-              << ", " << FB << ", " << FC << "\n";
-          acc = d;
-        }
+    std::string b = fresh("b");
+    out << "    " << b << " = spio.ldmatrix %sdy[" << rowP << ", %wq, " << zeroQ
+        << ", %wgk] transpose : " << sdyT << "[" << coord("p") << ", " << coord("q", 16) << ", "
+        << coord("q") << ", " << coord("k", 8) << "] -> " << FB << "\n";
+    for (int64_t r = 0; r < p.r; ++r) {
+      std::string rc = constant(r, "r");
+      for (int64_t pair = 0; pair < pairs; ++pair) {
+        // Tap s = 2 * pair reads staged column q + s / stride (parity 0).
+        std::string sq = constant(2 * pair / p.stride, "q");
+        std::string parity = p.stride == 2 ? ", " + constant(0, "wp") : "";
+        std::string a = fresh("a"), d = fresh("d");
+        out << "    " << a << " = spio.ldmatrix %sx[" << rowR << ", " << rc << ", %wq, " << sq
+            << parity << ", %wg] transpose : " << sxT << "[" << sxIndex << "] -> " << FA << "\n";
+        std::string &acc = accs[r * pairs + pair];
+        out << "    " << d << " = spio.mma " << a << ", " << b << ", " << acc << " : " << FA
+            << ", " << FB << ", " << FC << "\n";
+        acc = d;
       }
     }
   }
@@ -1042,7 +1045,7 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   // ldmatrix of the band (10x10: 237 registers).
   std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, m]>";
   std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [m, k]>";
-  std::string FC = "!spio.fragment<C, m16n8k8, f32, [sc, k]>";
+  std::string FC = wgradAccumulatorType();
   std::string M8 = coord("m", 8), M = coord("m"), WQ = coord("m", 8 * wgradStepsPerWarp());
   int64_t pairs = pairedS(p) / 2;
   std::string zero = index(0), steps = index(wgradStepsPerWarp()), one = index(1);
@@ -1074,7 +1077,7 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
 
 void ConvWriter::writeWgradTileBody() {
   int64_t pairs = pairedS(p) / 2;
-  std::string FC = "!spio.fragment<C, m16n8k8, f32, [sc, k]>";
+  std::string FC = wgradAccumulatorType();
   out << "    %sx = spio.alloc : " << sxT << "\n    %sdy = spio.alloc : " << sdyT << "\n";
   if (flat) {
     out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";

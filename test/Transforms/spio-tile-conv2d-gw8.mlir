@@ -99,13 +99,13 @@ gpu.module @m {
 // CHECK: spio.alloc : !spio.tensor<[r: 10:160, q: 40:4, sc/8: 2, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
 // CHECK: spio.alloc : !spio.tensor<[p: 8, q: 32, k/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
 // CHECK: arith.minui
-// CHECK: %[[SUMS:.*]]:6 = scf.for {{.*}} -> (!spio.fragment<C, m16n8k8, f32, [sc, k]>,
+// CHECK: %[[SUMS:.*]]:6 = scf.for {{.*}} -> (!spio.fragment<C, m16n8k16, f32, [sc, k]>,
 // CHECK: spio.decompose %{{.*}} [2, 3, 2] : !spio.coord<n>, !spio.coord<p/8>, !spio.coord<q/32>
 // CHECK: spio.async_copy
 // CHECK: spio.async_wait 0
-// CHECK: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<B, m16n8k8, f16, [q, k]>
-// CHECK: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<A, m16n8k8, f16, [sc, q]>
-// CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [sc, q]>, !spio.fragment<B, m16n8k8, f16, [q, k]>, !spio.fragment<C, m16n8k8, f32, [sc, k]>
+// CHECK: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<B, m16n8k16, f16, [q, k]>
+// CHECK: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<A, m16n8k16, f16, [sc, q]>
+// CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k16, f16, [sc, q]>, !spio.fragment<B, m16n8k16, f16, [q, k]>, !spio.fragment<C, m16n8k16, f32, [sc, k]>
 // CHECK: scf.yield
 // CHECK-COUNT-6: spio.store_fragment %[[SUMS]]#{{[0-5]}}, {{.*}} bounds
 gpu.module @m {

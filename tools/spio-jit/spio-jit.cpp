@@ -583,9 +583,9 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
       for (size_t i = ndw - 8 * problem.r * problem.s * 8; i < ndw; ++i)
         points.push_back(i); // the last group's weights
     }
-    // Each mma step adds 8 products before joining the f32 chain.
+    // Each mma step adds up to 16 products before joining the f32 chain.
     ReferenceCheck reference(dwType,
-                             double(conv2dGw8WgradAccumulationChain(problem, config) + 8));
+                             double(conv2dGw8WgradAccumulationChain(problem, config) + 16));
     for (size_t i : points) {
       // dw[k, r, s, c]: dy's channel k against x's channel 8 * (k / 8) + c.
       int64_t cc = i % 8, s = (i / 8) % problem.s, r = (i / 8 / problem.s) % problem.r,

@@ -210,8 +210,8 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   EXPECT_EQ(conv2dGw8WgradPartials(p, c), 224);
   // Partials hold an even number of taps: S = 3 pads to 4.
   EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 224 * 64 * 3 * 4 * 8 * 4);
-  // A warp adds 4 bands of 8 rows, two mma steps a row, then the partials.
-  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 * 2 + 224);
+  // A warp adds 4 bands of 8 rows, one mma step a row, then the partials.
+  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 + 224);
   // Bands of 9 rows only where they round fewer up than 8 (images wide
   // enough not to flatten their rows).
   Conv2dGw8Problem eighteen = layer(8, 64, 18, 3, 1), seventyTwo = layer(8, 64, 72, 3, 1);
@@ -241,7 +241,7 @@ TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {
   EXPECT_NE(source.find("gpu.func @conv2d_gw8_wgrad_reduce"), std::string::npos);
   EXPECT_EQ(source.find("atomic"), std::string::npos);
   std::string tile = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
-  EXPECT_NE(tile.find("!spio.fragment<A, m16n8k8, f16, [sc, q]>"), std::string::npos);
+  EXPECT_NE(tile.find("!spio.fragment<A, m16n8k16, f16, [sc, q]>"), std::string::npos);
   EXPECT_EQ(tile.find("wgrad_reduce"), std::string::npos);
 }
 
