@@ -41,6 +41,10 @@ CASES = [
     (2, 16, 9, 9, 1, 1, 0, 0, "--pass dgrad --stride 2"),
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass dgrad --stride 2"),
     (8, 1248, 16, 16, 5, 5, 2, 2, "--pass dgrad --stride 2"),
+    # Even S: tap pairs without a zero tap.
+    (2, 24, 13, 18, 2, 4, 1, 2, "--bias"),
+    (2, 24, 11, 21, 6, 2, 3, 1, "--pass dgrad"),
+    (2, 16, 19, 23, 4, 6, 1, 3, "--stride 2"),
     (1, 8, 5, 5, 3, 3, 1, 1, "--pass wgrad"),
     (2, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad"),
     (3, 24, 17, 29, 5, 3, 2, 1, "--pass wgrad --dtype bf16"),

@@ -39,11 +39,26 @@ struct WgradGrid {
 /// overlap the other's mma. More blocks write more partial sums.
 constexpr int64_t kWgradTargetBlocks = 2 * 132;
 
-/// wgrad pairs the taps along S (one mma covers taps s and s + 1), so the
-/// partial sums hold an even number of taps.
+/// Taps along S one mma reduces over. Pairs: an m16n8k16 over taps s and
+/// s + 1 (fprop and dgrad: times 8 channels; wgrad's A fragment holds the
+/// pair as 16 rows), half the mma and ldmatrix instructions of two m16n8k8.
+/// An odd S adds a tap S: zero weights in fprop and dgrad, partial sums
+/// that dw leaves out in wgrad. fprop and dgrad take single taps for S = 1
+/// and 3, where the extra tap is a third or more of the work (on an H200,
+/// paired 3x3 fprop ran 0.87-1.09x, 5x5 0.96-1.17x).
+int64_t mmaTaps(const Conv2dGw8Problem &p) {
+  return p.pass == ConvPass::Wgrad || p.s % 2 == 0 || p.s >= 5 ? 2 : 1;
+}
+
+/// S rounded up to whole mma steps.
+int64_t paddedS(const Conv2dGw8Problem &p) { return ceilDiv(p.s, mmaTaps(p)) * mmaTaps(p); }
+
+/// wgrad's tap pairs: its partial sums hold an even number of taps.
 int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
 
-/// Taps along S a kernel reads per output column: wgrad's are paired.
+/// Columns an output's taps span: wgrad's partial sums hold the paired
+/// taps; fprop's and dgrad's last tap pair may read one column past S - 1
+/// (staged, as zeros where it is past the image, but not computed).
 int64_t tapColumns(const Conv2dGw8Problem &p) {
   return p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
 }
@@ -122,16 +137,16 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // Staged columns: output columns q0 .. q0 + columns - 1 plus the taps'
   // reach (wgrad's last tap pair may reach one past S); with stride 2 each
   // staged q holds the two input columns 2q and 2q + 1.
-  int64_t taps = tapColumns(p);
-  t.stagedColumns = ceilDiv(t.columns + (taps - 1) / t.stride, 8) * 8;
+  int64_t reach = paddedS(p);
+  t.stagedColumns = ceilDiv(t.columns + (reach - 1) / t.stride, 8) * 8;
   t.rows = t.stride * (c.rowsP - 1) + p.r;
   if (flatRows(p)) {
     // Whole rows of Q + S - 1 staged columns; enough rows that the last
-    // pixel's taps stay inside the tile.
-    t.stagedColumns = t.columns = p.kernelOutW() + taps - 1;
+    // pixel's tap pairs stay inside the tile.
+    t.stagedColumns = t.columns = p.kernelOutW() + tapColumns(p) - 1;
     int64_t step = p.pass == ConvPass::Wgrad ? 8 * c.warpsQ : 16;
     t.pixels = ceilDiv(c.rowsP * t.columns, step) * step;
-    t.rows = (t.pixels - 1 + (p.r - 1) * t.columns + taps - 1) / t.columns + 1;
+    t.rows = (t.pixels - 1 + (p.r - 1) * t.columns + reach - 1) / t.columns + 1;
     if (p.pass == ConvPass::Wgrad)
       t.gradientRows = ceilDiv(t.pixels, t.columns);
   }
@@ -332,6 +347,7 @@ public:
     // fprop reads x's c and writes y's k; dgrad reads dy's k, writes dx's c.
     CI = dgrad ? "k" : "c";
     CO = dgrad ? "c" : "k";
+    RD = "s" + CI;
     WG = c.warpsG;
     StagedInput staged = stagedInput(p, c);
     BQ = staged.columns;
@@ -433,6 +449,8 @@ private:
   /// wgrad on flattened rows: the 8-pixel steps of a band each warp along
   /// the pixels takes.
   int64_t wgradStepsPerWarp() const { return flatPixels / (8 * c.warpsQ); }
+  /// fprop/dgrad: an mma over mmaTaps taps times 8 channels.
+  std::string mmaShape() const { return mmaTaps(p) == 2 ? "m16n8k16" : "m16n8k8"; }
   /// wgrad's partial sums: m16n8k16 over a row's 16 columns, m16n8k8 over
   /// flattened rows' 8-pixel steps.
   std::string wgradAccumulatorType() const {
@@ -493,6 +511,9 @@ private:
   std::ostringstream out;
   int n = 0;
   std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
+  /// fprop/dgrad: the reduction dimension of an mma, a tap pair times the
+  /// channels (`sc`, dgrad `sk`), and the staged weights viewed with it.
+  std::string RD, swpT;
   /// fprop/dgrad: y as 16-byte vectors, and the shared output tile as
   /// scalars (fragment stores) and as vectors (copies out).
   std::string yvT, syT, syvT;
@@ -574,34 +595,39 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows) {
 }
 
 void ConvWriter::stageWeights() {
-  int64_t count = p.r * p.s * 8 * WG;
-  std::string K = coord("k");
-  std::string limitK = constant(p.c, "k");
+  // Taps past S (a paired odd S) are zeros. dgrad runs the taps backwards:
+  // it stages w[k, R - 1 - r, S - 1 - s] as tap (r, s), so that both
+  // passes read a tap pair as consecutive taps.
+  int64_t S2 = paddedS(p), count = p.r * S2 * 8 * WG;
+  std::string K = coord("k"), R = coord("r"), S = coord("s");
+  std::string limitK = constant(p.c, "k"), limitS = constant(p.s, "s");
+  std::string lastR = dgrad ? constant(p.r - 1, "r") : "", lastS = dgrad ? constant(p.s - 1, "s") : "";
   forEachElement(count, [&](const std::string &lin) {
     std::string rr = fresh("rr"), ss = fresh("ss"), kl = fresh("kl");
     out << "    " << rr << ", " << ss << ", " << kl << " = spio.decompose " << lin << " ["
-        << p.r << ", " << p.s << ", " << 8 * WG << "] : " << coord("r") << ", " << coord("s")
-        << ", " << K << "\n";
+        << p.r << ", " << S2 << ", " << 8 * WG << "] : " << R << ", " << S << ", " << K << "\n";
     std::string k = binary("add", "%wk0", kl, K);
-    std::string ok = cmp("lt", k, limitK, K);
-    out << "    spio.async_copy %w[" << k << ", " << rr << ", " << ss << "] to %sw[" << rr << ", "
-        << ss << ", " << kl << "] in_bounds " << ok << " : " << wT << "[" << K << ", "
-        << coord("r") << ", " << coord("s") << "] to " << swT << "[" << coord("r") << ", "
-        << coord("s") << ", " << K << "]\n";
+    std::string ok = andi(cmp("lt", k, limitK, K), cmp("lt", ss, limitS, S));
+    std::string wr = dgrad ? binary("sub", lastR, rr, R) : rr;
+    std::string ws = dgrad ? binary("sub", lastS, ss, S) : ss;
+    out << "    spio.async_copy %w[" << k << ", " << wr << ", " << ws << "] to %sw[" << rr << ", "
+        << ss << ", " << kl << "] in_bounds " << ok << " : " << wT << "[" << K << ", " << R
+        << ", " << S << "] to " << swT << "[" << R << ", " << S << ", " << K << "]\n";
   });
 }
 
 std::vector<std::string> ConvWriter::loadWeights(const std::string &FB) {
-  // The group's weights, one B fragment per tap, stay in registers. dgrad
-  // runs the taps backwards and reduces over k, so it reads them transposed.
+  // The group's weights, one B fragment per mma step of taps, stay in
+  // registers. dgrad reduces over k, so it reads them transposed.
+  out << "    %swp = spio.view %sw : " << swT << " to " << swpT << "\n";
   std::vector<std::string> weights;
+  int64_t taps = mmaTaps(p);
   for (int64_t r = 0; r < p.r; ++r)
-    for (int64_t s = 0; s < p.s; ++s) {
-      int64_t wr = dgrad ? p.r - 1 - r : r, ws = dgrad ? p.s - 1 - s : s;
-      std::string rc = constant(wr, "r"), sc = constant(ws, "s"), b = fresh("b");
-      out << "    " << b << " = spio.ldmatrix %sw[" << rc << ", " << sc << ", %wgk]"
-          << (dgrad ? " transpose" : "") << " : " << swT << "[" << coord("r") << ", "
-          << coord("s") << ", " << coord("k", 8) << "] -> " << FB << "\n";
+    for (int64_t s = 0; s < p.s; s += taps) {
+      std::string rc = constant(r, "r"), tap = constant(s, RD, 8), b = fresh("b");
+      out << "    " << b << " = spio.ldmatrix %swp[" << rc << ", " << tap << ", %wgk]"
+          << (dgrad ? " transpose" : "") << " : " << swpT << "[" << coord("r") << ", "
+          << coord(RD, 8) << ", " << coord("k", 8) << "] -> " << FB << "\n";
       weights.push_back(b);
     }
   return weights;
@@ -641,9 +667,9 @@ std::string ConvWriter::initAccumulator(const ComputeStart &start, const std::st
 }
 
 void ConvWriter::computeFlat() {
-  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [m, " + CI + "]>";
-  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [" + CI + ", " + CO + "]>";
-  std::string FC = "!spio.fragment<C, m16n8k8, f32, [m, " + CO + "]>";
+  std::string FA = "!spio.fragment<A, " + mmaShape() + ", " + T + ", [m, " + RD + "]>";
+  std::string FB = "!spio.fragment<B, " + mmaShape() + ", " + T + ", [" + RD + ", " + CO + "]>";
+  std::string FC = "!spio.fragment<C, " + mmaShape() + ", f32, [m, " + CO + "]>";
   std::string M16 = coord("m", 16), M = coord("m"), G8 = coord(CO, 8);
   out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
   ComputeStart start = beginCompute("m", FB, 0);
@@ -655,13 +681,14 @@ void ConvWriter::computeFlat() {
     std::string inside = cmp("lt", tile, limitTiles, M16);
     out << "    scf.if " << inside << " {\n";
     std::string acc = initAccumulator(start, "m", FC);
+    int64_t taps = mmaTaps(p), steps = paddedS(p) / taps;
     for (int64_t r = 0; r < p.r; ++r)
-      for (int64_t s = 0; s < p.s; ++s) {
-        std::string tap = constant(r * QT + s, "m"), a = fresh("a"), d = fresh("d");
+      for (int64_t step = 0; step < steps; ++step) {
+        std::string tap = constant(r * QT + taps * step, "m"), a = fresh("a"), d = fresh("d");
         out << "    " << a << " = spio.ldmatrix %sxf[" << tile << ", " << tap << ", %wg] : " << sxfT
             << "[" << M16 << ", " << M << ", " << coord(CI, 8) << "] -> " << FA << "\n";
-        out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * p.s + s] << ", "
-            << acc << " : " << FA << ", " << FB << ", " << FC << "\n";
+        out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * steps + step]
+            << ", " << acc << " : " << FA << ", " << FB << ", " << FC << "\n";
         acc = d;
       }
     out << "    spio.store_fragment " << acc << ", %sy[" << tile << ", %wgo] : " << FC << ", "
@@ -692,12 +719,13 @@ void ConvWriter::computeFlat() {
 }
 
 void ConvWriter::compute() {
-  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [q, " + CI + "]>";
-  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [" + CI + ", " + CO + "]>";
-  std::string FC = "!spio.fragment<C, m16n8k8, f32, [q, " + CO + "]>";
+  std::string FA = "!spio.fragment<A, " + mmaShape() + ", " + T + ", [q, " + RD + "]>";
+  std::string FB = "!spio.fragment<B, " + mmaShape() + ", " + T + ", [" + RD + ", " + CO + "]>";
+  std::string FC = "!spio.fragment<C, " + mmaShape() + ", f32, [q, " + CO + "]>";
   ComputeStart start = beginCompute("q", FB, c.rowsP - 1);
   std::string limitQ = constant(p.kernelOutW(), "q"), limitP = constant(p.kernelOutH(), "p");
-  // A ring of accumulators: each staged row is read once per tap column and
+  // A ring of accumulators: each staged row is read once per mma step of
+  // taps and
   // multiplied into every output row it feeds (output row j reads staged
   // rows stride * j + r), so a block loads R times fewer A fragments than
   // one output row at a time would. Staged rows go in order, so each output
@@ -714,9 +742,12 @@ void ConvWriter::compute() {
       awaited = group;
     }
     std::string stagedRow = constant(i, "r"), zeroR = constant(0, "r");
-    for (int64_t s = 0; s < p.s; ++s) {
+    int64_t taps = mmaTaps(p), steps = paddedS(p) / taps;
+    for (int64_t step = 0; step < steps; ++step) {
       // Output column q at tap s reads staged column q + s / stride (and,
-      // strided, the input column parity s % 2).
+      // strided, the input column parity s % 2); with paired taps the
+      // tensor's RD/8 entry steps to tap s + 1.
+      int64_t s = taps * step;
       std::string sq = constant(s / st, "q");
       std::string parity = st == 2 ? constant(s % 2, "wp") : "";
       std::string a = fresh("a");
@@ -732,8 +763,8 @@ void ConvWriter::compute() {
         if (sum.empty())
           sum = initAccumulator(start, "q", FC);
         std::string d = fresh("d");
-        out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * p.s + s] << ", "
-            << sum << " : " << FA << ", " << FB << ", " << FC << "\n";
+        out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * steps + step]
+            << ", " << sum << " : " << FA << ", " << FB << ", " << FC << "\n";
         sum = d;
       }
     }
@@ -828,11 +859,23 @@ void ConvWriter::computeTypes() {
   bT = "!spio.tensor<[" + CO + ": " + str(p.c) + "] x " + T + ", global>";
   yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
        str(p.kernelOutW()) + ", " + CO + ": " + str(p.c) + "] x " + T + ", global>";
-  sxT = "!spio.tensor<[r: " + str(rows) + ", q: " + str(QT) +
-        (st == 2 ? ", wp: 2" : "") + ", " + CI + "/8: " + str(WG) + "] x vector<8x" + T +
-        ">, shared" + swizzleFor(st * WG) + ">";
-  swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
+  // Staged input with explicit strides: the `RD/8` entry (one per tap an
+  // mma takes) aliases the next tap's column (stride 1) or parity (stride
+  // 2), so that one ldmatrix reads a tap pair; copies write RD/8 = 0.
+  int64_t perQ = st * WG, S2 = paddedS(p);
+  std::string pairEntry = ", " + RD + "/8: " + str(mmaTaps(p)) + ":" + str(WG);
+  sxT = "!spio.tensor<[r: " + str(rows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
+        str(perQ) + (st == 2 ? ", wp: 2:" + str(WG) : "") + pairEntry + ", " + CI +
+        "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
+  swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(S2) + ", k: " + str(8 * WG) +
         ", c/8: 1] x vector<8x" + T + ">, shared>";
+  // The weights as B fragments' rows: RD/8 steps a tap; dgrad's rows are a
+  // group's 8 k of a tap.
+  std::string perTap = str(8 * WG);
+  swpT = "!spio.tensor<[r: " + str(p.r) + ":" + str(S2 * 8 * WG) + ", " + RD + "/8: " + str(S2) +
+         ":" + perTap +
+         (dgrad ? ", k/8: " + str(WG) + ":8, sk: 8:1, c/8: 1:1" : ", k: " + perTap + ":1") +
+         "] x vector<8x" + T + ">, shared>";
   yvT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
         str(p.kernelOutW()) + ", " + CO + "/8: " + str(G) + "] x vector<8x" + T + ">, global>";
   // A row of the tile holds a pixel's 8 * WG channels, padded by one vector
@@ -840,8 +883,8 @@ void ConvWriter::computeTypes() {
   // banks.
   int64_t pitch = WG + (WG > 1 ? 1 : 0);
   if (flat) {
-    sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + ", " + CI + "/8: " + str(WG) +
-           ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+    sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + pairEntry + ", " + CI +
+           "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
     syT = "!spio.tensor<[m: " + str(flatPixels) + ":" + str(8 * pitch) + ", " + CO + ": " +
           str(8 * WG) + ":1] x " + T + ", shared>";
     syvT = "!spio.tensor<[m: " + str(flatPixels) + ":" + str(pitch) + ", " + CO + "/8: " + str(WG) +

@@ -122,17 +122,27 @@ TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
   std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("%bias: !spio.tensor<[k: 32] x f16, global>"),
             std::string::npos);
-  EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [q, c]>"), std::string::npos);
+  // An mma reduces over taps times channels `sc`: one tap's 8 for S = 3, a
+  // pair's 16 for S = 5.
+  EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [q, sc]>"), std::string::npos);
+  p.s = 5;
+  p.padW = 2;
+  EXPECT_NE(conv2dGw8TileSource(p, chooseConv2dGw8Config(p))
+                .find("!spio.fragment<A, m16n8k16, f16, [q, sc]>"),
+            std::string::npos);
+  p.s = 3;
+  p.padW = 1;
   EXPECT_NE(source.find("spio.load_fragment %bias"), std::string::npos);
   p.bias = false;
   EXPECT_EQ(conv2dGw8TileSource(p, chooseConv2dGw8Config(p)).find("load_fragment"),
             std::string::npos);
 }
 
-TEST(Conv2dGw8, EachStagedRowIsLoadedOncePerTapColumn) {
+TEST(Conv2dGw8, EachStagedRowIsLoadedOncePerTapPair) {
   // A ring of accumulators: 14 output rows of a 5x5 kernel stage 18 rows;
-  // each is read once per tap column (5), not once per output row and tap
-  // (14 x 25), and every output row still gets its 25 mma.
+  // each is read once per tap pair (3: taps 0-1, 2-3, 4 and a zero tap),
+  // not once per output row and tap pair (14 x 15), and every output row
+  // still gets its 5 x 3 mma.
   Conv2dGw8Problem p = layer(4, 80, 56, 5, 2);
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   ASSERT_EQ(c.rowsP, 14);
@@ -143,8 +153,8 @@ TEST(Conv2dGw8, EachStagedRowIsLoadedOncePerTapColumn) {
       ++n;
     return n;
   };
-  EXPECT_EQ(count("spio.ldmatrix %sx["), 18 * 5);
-  EXPECT_EQ(count("= spio.mma "), 14 * 25);
+  EXPECT_EQ(count("spio.ldmatrix %sx["), 18 * 3);
+  EXPECT_EQ(count("= spio.mma "), 14 * 15);
   EXPECT_EQ(count("spio.store_fragment"), 14);
 }
 
@@ -154,15 +164,15 @@ TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   Conv2dGw8Problem p = layer(2, 32, 20, 3, 1);
   p.bias = true;
   std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
-  EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [m, c]>"), std::string::npos);
+  EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [m, sc]>"), std::string::npos);
   EXPECT_NE(source.find("spio.view %bias"), std::string::npos);
   // One block (grid x) per group tile: no column tiles.
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridX, (p.groups() + c.warpsG - 1) / c.warpsG);
   // 16 columns fill their fragments already; stride-2 fprop keeps its rows.
-  EXPECT_EQ(conv2dGw8TileSource(layer(2, 32, 16, 3, 1), c).find("[m, c]"), std::string::npos);
+  EXPECT_EQ(conv2dGw8TileSource(layer(2, 32, 16, 3, 1), c).find("[m, sc]"), std::string::npos);
   p.stride = 2;
-  EXPECT_EQ(conv2dGw8TileSource(p, chooseConv2dGw8Config(p)).find("[m, c]"), std::string::npos);
+  EXPECT_EQ(conv2dGw8TileSource(p, chooseConv2dGw8Config(p)).find("[m, sc]"), std::string::npos);
 }
 
 TEST(Conv2dGw8, WorkloadIsOneOpThatSpioTileExpands) {
@@ -188,7 +198,9 @@ TEST(Conv2dGw8, DgradRunsTheKernelOnDyWithFlippedTaps) {
   EXPECT_NE(source.find("gpu.func @conv2d_gw8_dgrad(%x: !spio.tensor<[n: 2, h: 8, w: 8, k/8: 2]"),
             std::string::npos);
   EXPECT_NE(source.find("transpose"), std::string::npos);
-  EXPECT_NE(source.find("!spio.fragment<B, m16n8k8, f16, [k, c]>"), std::string::npos);
+  // B's rows are k-taps `sk`, staged flipped.
+  EXPECT_NE(source.find("!spio.fragment<B, m16n8k8, f16, [sk, c]>"), std::string::npos);
+  EXPECT_NE(source.find("spio.sub"), std::string::npos);
   p.bias = true;
   EXPECT_NE(checkConv2dGw8(p, chooseConv2dGw8Config(p)).find("no bias"), std::string::npos);
 }
