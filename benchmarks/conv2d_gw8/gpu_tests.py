@@ -41,6 +41,10 @@ CASES = [
     (2, 16, 9, 9, 1, 1, 0, 0, "--pass dgrad --stride 2"),
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass dgrad --stride 2"),
     (8, 1248, 16, 16, 5, 5, 2, 2, "--pass dgrad --stride 2"),
+    # Flattened rows in a loop of bands per block: chunks that split the
+    # bands unevenly, rows that do not divide the height.
+    (5, 40, 7, 7, 3, 3, 1, 1, "--chunks 2 --bias"),
+    (3, 24, 20, 20, 5, 5, 2, 2, "--pass dgrad --rows-p 7 --chunks 4 --dtype bf16"),
     # Even S: tap pairs without a zero tap.
     (2, 24, 13, 18, 2, 4, 1, 2, "--bias"),
     (2, 24, 11, 21, 6, 2, 3, 1, "--pass dgrad"),

@@ -27,9 +27,11 @@ const char *convPassName(ConvPass pass) {
 
 namespace {
 
-/// wgrad walks dy in bands of rowsP rows by 16 * warpsQ columns; each
-/// block (one per group tile and chunk) reduces a contiguous range of them.
-struct WgradGrid {
+/// Kernels that loop over bands: wgrad walks dy in bands of rowsP rows by
+/// 16 * warpsQ columns, and fprop and dgrad on flattened rows walk their
+/// output in bands of rowsP rows of whole images; each block (one per
+/// group tile and chunk) takes a contiguous range of bands.
+struct BandGrid {
   int64_t qTiles, bands, bandsPerChunk, chunks, groupTiles;
 };
 
@@ -38,6 +40,13 @@ struct WgradGrid {
 /// up to 128 registers), so that all run in one wave and one block's copies
 /// overlap the other's mma. More blocks write more partial sums.
 constexpr int64_t kWgradTargetBlocks = 2 * 132;
+
+/// Blocks fprop and dgrad on flattened rows aim for: a band is one small
+/// image or less, and each block loads its groups' weights once for all
+/// its bands. Swept on an H200 over 6 layers (7x7 to 20x20): 4 blocks per
+/// multiprocessor ran 1.04x 8 blocks, 2 blocks 1.05x but 0.90x on 10x10
+/// 5x5; one block per band (no reuse) 0.85x.
+constexpr int64_t kFlatTargetBlocks = 4 * 132;
 
 /// Taps along S one mma reduces over. Pairs: an m16n8k16 over taps s and
 /// s + 1 (fprop and dgrad: times 8 channels; wgrad's A fragment holds the
@@ -98,12 +107,14 @@ bool flatRows(const Conv2dGw8Problem &p) {
   return p.s <= 3 && 100 * flatPixels <= 65 * bandPixels;
 }
 
-WgradGrid wgradGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  WgradGrid g;
-  g.qTiles = flatRows(p) ? 1 : ceilDiv(p.outW(), 16 * c.warpsQ);
-  g.bands = p.n * ceilDiv(p.outH(), c.rowsP) * g.qTiles;
+/// wgrad's grid, or that of fprop and dgrad on flattened rows.
+BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  BandGrid g;
+  g.qTiles = flatRows(p) ? 1 : ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
+  g.bands = p.n * ceilDiv(p.kernelOutH(), c.rowsP) * g.qTiles;
   g.groupTiles = ceilDiv(p.groups(), c.warpsG);
-  int64_t want = c.chunks ? c.chunks : ceilDiv(kWgradTargetBlocks, g.groupTiles);
+  int64_t target = p.pass == ConvPass::Wgrad ? kWgradTargetBlocks : kFlatTargetBlocks;
+  int64_t want = c.chunks ? c.chunks : ceilDiv(target, g.groupTiles);
   g.bandsPerChunk = ceilDiv(g.bands, std::min(want, g.bands));
   g.chunks = ceilDiv(g.bands, g.bandsPerChunk);
   return g;
@@ -298,11 +309,11 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
 }
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  if (p.pass == ConvPass::Wgrad) {
-    WgradGrid g = wgradGrid(p, c);
+  if (p.pass == ConvPass::Wgrad || flatRows(p)) {
+    BandGrid g = bandGrid(p, c);
     return {g.groupTiles, g.chunks, c.threads()};
   }
-  int64_t qTiles = flatRows(p) ? 1 : ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
+  int64_t qTiles = ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
   int64_t gTiles = ceilDiv(p.groups(), c.warpsG);
   return {qTiles * gTiles, p.n * ceilDiv(p.kernelOutH(), c.rowsP), c.threads()};
 }
@@ -316,14 +327,14 @@ LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &p) {
 }
 
 int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  return wgradGrid(p, c).chunks * c.warpsQ;
+  return bandGrid(p, c).chunks * c.warpsQ;
 }
 
 int64_t conv2dGw8WgradAccumulationChain(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // The mma steps of a warp's bands (one per row of 16 columns, or the
   // flattened band's 8-pixel steps), then one addition per partial.
   int64_t steps = flatRows(p) ? stagedInput(p, c).pixels / (8 * c.warpsQ) : c.rowsP;
-  return wgradGrid(p, c).bandsPerChunk * steps + conv2dGw8WgradPartials(p, c);
+  return bandGrid(p, c).bandsPerChunk * steps + conv2dGw8WgradPartials(p, c);
 }
 
 int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
@@ -358,8 +369,8 @@ public:
     st = staged.stride;
     upsample = dgrad && p.stride == 2;
     flat = flatRows(p);
-    if (p.pass == ConvPass::Wgrad)
-      grid = wgradGrid(p, c);
+    if (p.pass == ConvPass::Wgrad || flat)
+      grid = bandGrid(p, c);
     computeTypes();
   }
 
@@ -438,6 +449,8 @@ private:
   void stageGradient();
   void computeWgrad(std::vector<std::string> &accs);
   void computeWgradFlat(std::vector<std::string> &accs);
+  /// %band0 and %band1: the range of bands block_y takes (BandGrid).
+  void chunkBands();
   /// Opens `results = scf.for iv = lower to upper step step` carrying the
   /// accumulators `carried` (all of type `type`) from `inits`.
   void openCarryingLoop(const std::string &results, const std::string &iv,
@@ -482,8 +495,8 @@ private:
     return "!spio.tensor<[" + pixels + ": 16:0, " + CO + ": " + std::to_string(p.c) + "] x " +
            T + ", global>";
   }
-  /// fprop/dgrad on flattened rows: the block's 16-pixel fragments, then
-  /// its output rows copied out.
+  /// fprop/dgrad on flattened rows: for each of the block's bands, its
+  /// 16-pixel fragments, then its output rows copied out.
   void computeFlat();
   void writeWgradReduce();
   std::string swizzleFor(int64_t perRow) const;
@@ -519,7 +532,8 @@ private:
   std::string yvT, syT, syvT;
   /// Flattened rows: the staged input (wgrad: and dy) as pixels `m`.
   std::string sxfT, sdyfT;
-  WgradGrid grid{};
+  /// wgrad, and fprop/dgrad on flattened rows: the bands and chunks.
+  BandGrid grid{};
 };
 
 void ConvWriter::forEachElement(int64_t count,
@@ -673,11 +687,32 @@ void ConvWriter::computeFlat() {
   std::string M16 = coord("m", 16), M = coord("m"), G8 = coord(CO, 8);
   out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
   ComputeStart start = beginCompute("m", FB, 0);
+  // The block's bands (of whole images, or rows of one), a 2-stage ring:
+  // the next band's rows copy in while this one computes, and the weights
+  // stay in registers for all of them.
+  chunkBands();
+  std::string one = index(1);
+  out << "    scf.for %band = %band0 to %band1 step " << one << " {\n";
+  out << "    %n, %pt = spio.decompose %band [" << p.n << ", " << ceilDiv(p.kernelOutH(), c.rowsP)
+      << "] : " << coord("n") << ", " << coord("p", c.rowsP) << "\n";
+  out << "    %p0 = spio.unfold %pt : " << coord("p", c.rowsP) << " to " << coord("p") << "\n";
+  stageInput(0, rows);
+  out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
   int64_t MT = flatPixels / 16;
   std::string limitTiles = constant(MT, "m", 16);
-  for (int64_t j = 0; j * c.warpsQ < MT; ++j) {
-    // Warp wm takes fragments wm, wm + warpsQ, ...
-    std::string tile = binary("add", constant(j * c.warpsQ, "m", 16), "%wm", M16);
+  // Warp wm takes fragments wm, wm + warpsQ, ... in a loop, not unrolled:
+  // unrolled, every fragment's ldmatrix addresses are loop-invariant in
+  // the band loop and stay in registers (20x20 images: 250 registers). A
+  // fragment made from the loop index is a whole number of swizzle periods,
+  // so its ldmatrix addresses are one add each (spio-to-gpu).
+  std::string zero = index(0), perWarp = index(ceilDiv(MT, c.warpsQ)), warpsQ = index(c.warpsQ);
+  std::string j = fresh("j"), first = fresh("i"), at = fresh("i"), tile = fresh("tile");
+  out << "    %wmi = spio.to_index %wm : " << M16 << "\n";
+  out << "    scf.for " << j << " = " << zero << " to " << perWarp << " step " << one << " {\n";
+  out << "    " << first << " = arith.muli " << j << ", " << warpsQ << " : index\n";
+  out << "    " << at << " = arith.addi " << first << ", %wmi : index\n";
+  out << "    " << tile << " = spio.from_index " << at << " : " << M16 << "\n";
+  {
     std::string inside = cmp("lt", tile, limitTiles, M16);
     out << "    scf.if " << inside << " {\n";
     std::string acc = initAccumulator(start, "m", FC);
@@ -693,7 +728,7 @@ void ConvWriter::computeFlat() {
       }
     out << "    spio.store_fragment " << acc << ", %sy[" << tile << ", %wgo] : " << FC << ", "
         << syT << "[" << M16 << ", " << G8 << "]\n";
-    out << "    }\n";
+    out << "    }\n    }\n";
   }
   out << "    gpu.barrier\n";
   // Pixel (row, q) of the block is m = row * (Q + S - 1) + q of the tile.
@@ -716,6 +751,7 @@ void ConvWriter::computeFlat() {
         << "[" << coord("n") << ", " << P << ", " << Q << ", " << G8 << "]\n";
     out << "    }\n";
   });
+  out << "    gpu.barrier\n    } {spio.stages = 2}\n";
 }
 
 void ConvWriter::compute() {
@@ -955,9 +991,6 @@ void ConvWriter::writeTileBody() {
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
   out << "    %gt, %qt = spio.decompose %bx [" << grid.gridX / qTiles << ", " << qTiles << "] : "
       << coord(CI, 8 * WG) << ", " << coord("q", BQ) << "\n";
-  out << "    %n, %pt = spio.decompose %by [" << p.n << ", " << ceilDiv(P, c.rowsP) << "] : "
-      << coord("n") << ", " << coord("p", c.rowsP) << "\n";
-  out << "    %p0 = spio.unfold %pt : " << coord("p", c.rowsP) << " to " << coord("p") << "\n";
   out << "    %q0 = spio.unfold %qt : " << coord("q", BQ) << " to " << coord("q") << "\n";
   // The block's first group, in input channels, output channels and
   // weight rows.
@@ -970,16 +1003,18 @@ void ConvWriter::writeTileBody() {
   else
     out << "    %wk0 = spio.cast %gci : " << coord(CI) << " to " << coord("k") << "\n";
   out << "    %tid = spio.linear_id thread\n    %warp = spio.linear_id warp\n";
-  // One commit group per output row: the weights and the R rows output
-  // row 0 reads, then the stride rows each further output row adds, so
-  // that computing row j overlaps the copies of the rows after it.
   stageWeights();
   if (flat) {
-    stageInput(0, rows);
     out << "    spio.async_commit\n";
     computeFlat();
     return;
   }
+  // One commit group per output row: the weights and the R rows output
+  // row 0 reads, then the stride rows each further output row adds, so
+  // that computing row j overlaps the copies of the rows after it.
+  out << "    %n, %pt = spio.decompose %by [" << p.n << ", " << ceilDiv(P, c.rowsP) << "] : "
+      << coord("n") << ", " << coord("p", c.rowsP) << "\n";
+  out << "    %p0 = spio.unfold %pt : " << coord("p", c.rowsP) << " to " << coord("p") << "\n";
   stageInput(0, p.r);
   out << "    spio.async_commit\n";
   for (int64_t row = 1; row < c.rowsP; ++row) {
@@ -1118,6 +1153,14 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
     accs[i] = loop + "#" + std::to_string(i);
 }
 
+void ConvWriter::chunkBands() {
+  // This block's bands: [by * perChunk, min((by + 1) * perChunk, bands)).
+  std::string perChunk = index(grid.bandsPerChunk), total = index(grid.bands);
+  out << "    %band0 = arith.muli %by, " << perChunk << " : index\n";
+  out << "    %bandEnd = arith.addi %band0, " << perChunk << " : index\n";
+  out << "    %band1 = arith.minui %bandEnd, " << total << " : index\n";
+}
+
 void ConvWriter::writeWgradTileBody() {
   int64_t pairs = pairedS(p) / 2;
   std::string FC = wgradAccumulatorType();
@@ -1139,11 +1182,7 @@ void ConvWriter::writeWgradTileBody() {
   out << "    %wg, %wq = spio.decompose %warp [" << WG << ", " << c.warpsQ << "] : "
       << coord("c", 8) << ", " << WQ << "\n";
   out << "    %wgk = spio.cast %wg : " << coord("c", 8) << " to " << coord("k", 8) << "\n";
-  // This block's bands: [by * perChunk, min((by + 1) * perChunk, bands)).
-  std::string perChunk = index(grid.bandsPerChunk), total = index(grid.bands);
-  out << "    %band0 = arith.muli %by, " << perChunk << " : index\n";
-  out << "    %bandEnd = arith.addi %band0, " << perChunk << " : index\n";
-  out << "    %band1 = arith.minui %bandEnd, " << total << " : index\n";
+  chunkBands();
   std::string one = index(1);
   out << "    %zero = arith.constant 0.0 : f32\n";
   std::vector<std::string> inits, accs;

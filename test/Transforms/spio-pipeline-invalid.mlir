@@ -22,6 +22,30 @@ gpu.module @m {
 
 // -----
 
+// The compute may sync, but the wait must be followed by the barrier that
+// makes the copies visible.
+gpu.module @m {
+  gpu.func @no_barrier_after_wait(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {
+    %s = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %i = spio.constant 0 : !spio.coord<i>
+    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0, gpu.barrier, compute and a final gpu.barrier}}
+    scf.for %iv = %c0 to %n step %c1 {
+      %t = spio.from_index %iv : !spio.coord<t>
+      spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.async_commit
+      spio.async_wait 0
+      %v = spio.load %s[%i] : !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      gpu.barrier
+      gpu.barrier
+    } {spio.stages = 2}
+    gpu.return
+  }
+}
+
+// -----
+
 gpu.module @m {
   gpu.func @used_after(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {
     %s = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>

@@ -174,3 +174,50 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A compute that syncs the block itself (an output tile written to shared
+// memory, then read back): its barrier stays; the ring replaces only the
+// wait's barrier and the last one. The output tile is not a copy's
+// destination, so it keeps one stage. No iter_args: the loop only stores.
+// CHECK-LABEL: gpu.func @synced_compute
+// CHECK: %[[S:.*]] = spio.alloc : !spio.tensor<[stage: 2, i: 32] x vector<8xf16>, shared>
+// CHECK: %[[OUT:.*]] = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+// CHECK: scf.for
+// CHECK: spio.async_wait 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: spio.async_copy
+// CHECK: spio.async_commit
+// CHECK: spio.load
+// CHECK: spio.store %{{.*}}, %[[OUT]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: spio.load %[[OUT]]
+// CHECK: spio.store
+// CHECK-NOT: gpu.barrier
+// CHECK: }
+// CHECK: spio.async_wait 0
+gpu.module @m {
+  gpu.func @synced_compute(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %y: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {
+    %s = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+    %out = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %lane = spio.linear_id lane
+    %i = spio.from_index %lane : !spio.coord<i>
+    scf.for %iv = %c0 to %n step %c1 {
+      %t = spio.from_index %iv : !spio.coord<t>
+      spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+      %v = spio.load %s[%i] : !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.store %v, %out[%i] : !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      gpu.barrier
+      %w = spio.load %out[%i] : !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.store %w, %y[%t, %i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>]
+      gpu.barrier
+    } {spio.stages = 2}
+    gpu.return
+  }
+}

@@ -166,9 +166,19 @@ TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [m, sc]>"), std::string::npos);
   EXPECT_NE(source.find("spio.view %bias"), std::string::npos);
-  // One block (grid x) per group tile: no column tiles.
+  // One block (grid x) per group tile: no column tiles; grid y splits the
+  // bands of rows (here one per image) into chunks, each a loop.
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridX, (p.groups() + c.warpsG - 1) / c.warpsG);
+  EXPECT_EQ(c.rowsP, 20);
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 2);
+  Conv2dGw8Problem many = layer(320, 640, 7, 5, 2);
+  Conv2dGw8Config manyC = chooseConv2dGw8Config(many);
+  // 10 group tiles want 53 chunks of the 320 images: 7 images a block.
+  EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridX, 10);
+  EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridY, 46);
+  manyC.chunks = 3;
+  EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridY, 3);
   // 16 columns fill their fragments already; stride-2 fprop keeps its rows.
   EXPECT_EQ(conv2dGw8TileSource(layer(2, 32, 16, 3, 1), c).find("[m, sc]"), std::string::npos);
   p.stride = 2;

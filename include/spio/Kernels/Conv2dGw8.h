@@ -68,7 +68,9 @@ struct Conv2dGw8Config {
   /// wgrad: rows of dy per band, the unit a block stages and reduces.
   int64_t rowsP = 4;
   /// wgrad: blocks along the reduction; each reduces a contiguous range of
-  /// bands into per-warp partial sums (0: choose).
+  /// bands into per-warp partial sums. fprop and dgrad on flattened rows:
+  /// blocks along the bands of rows, each loading its weights once for a
+  /// contiguous range of them (0: choose).
   int64_t chunks = 0;
   int64_t threads() const { return 32 * warpsQ * warpsG; }
 };

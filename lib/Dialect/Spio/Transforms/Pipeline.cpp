@@ -95,26 +95,32 @@ private:
 
 LogicalResult LoopPipeliner::classify() {
   Block *body = loop.getBody();
-  int commits = 0, waits = 0, barriers = 0;
   // Copies may sit in the body or in the conditionals of its cooperative
   // loops (a guarded last round of copies).
   body->walk([&](AsyncCopyOp copy) { copies.push_back(copy); });
+  // The ring replaces one commit, the wait for it, the barrier after the
+  // wait and the body's last barrier; the compute may sync in between (a
+  // shared output tile written, then copied out).
+  Operation *commit = nullptr, *wait = nullptr;
+  bool extraSync = false;
   for (Operation &op : body->without_terminator()) {
-    if (isa<AsyncCommitOp>(op))
-      ++commits;
-    else if (auto wait = dyn_cast<AsyncWaitOp>(op); wait && wait.getPending() == 0)
-      ++waits;
-    else if (isa<gpu::BarrierOp>(op))
-      ++barriers;
-    else
-      continue;
-    structural.push_back(&op);
+    if (isa<AsyncCommitOp>(op)) {
+      extraSync |= commit != nullptr;
+      commit = &op;
+    } else if (auto w = dyn_cast<AsyncWaitOp>(op); w && w.getPending() == 0) {
+      extraSync |= wait != nullptr;
+      wait = &op;
+    }
   }
-  if (copies.empty() || commits != 1 || waits != 1 || barriers != 2 ||
-      structural.size() != 4)
+  Operation *afterWait = wait ? wait->getNextNode() : nullptr;
+  Operation *last = body->getTerminator()->getPrevNode();
+  if (copies.empty() || !commit || !wait || extraSync ||
+      !isa_and_nonnull<gpu::BarrierOp>(afterWait) || !isa_and_nonnull<gpu::BarrierOp>(last) ||
+      afterWait == last)
     return loop.emitError()
            << "spio-pipeline needs a loop of async copies, one spio.async_commit, "
               "spio.async_wait 0, gpu.barrier, compute and a final gpu.barrier";
+  structural = {commit, wait, afterWait, last};
   return success();
 }
 

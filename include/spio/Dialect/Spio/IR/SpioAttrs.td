@@ -79,8 +79,9 @@ def Spio_Conv2dGw8ConfigAttr : Spio_Attr<"Conv2dGw8Config", "conv2d_gw8_config">
     `#spio.conv2d_gw8_config<warps = [4, 2], rows = 16>`: each block has 4
     warps along output columns (16 pixels each) and 2 along groups, and
     computes 16 output rows (wgrad: reduces bands of 16 rows of dy). With
-    `chunks = N`, wgrad splits its reduction over N blocks per group tile
-    (0: spio-tile chooses).
+    `chunks = N`, wgrad splits its reduction over N blocks per group tile,
+    and fprop and dgrad on flattened rows (narrow images) their bands of
+    rows (0: spio-tile chooses).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$warps,
                         "int64_t":$rows,
