@@ -146,7 +146,7 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // the compute is that of stride 1.
   t.stride = p.pass == ConvPass::Dgrad ? 1 : p.stride;
   // Staged columns: output columns q0 .. q0 + columns - 1 plus the taps'
-  // reach (wgrad's last tap pair may reach one past S); with stride 2 each
+  // reach (a last tap pair may reach one past S); with stride 2 each
   // staged q holds the two input columns 2q and 2q + 1.
   int64_t reach = paddedS(p);
   t.stagedColumns = ceilDiv(t.columns + (reach - 1) / t.stride, 8) * 8;
@@ -524,7 +524,7 @@ private:
   std::ostringstream out;
   int n = 0;
   std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
-  /// fprop/dgrad: the reduction dimension of an mma, a tap pair times the
+  /// fprop/dgrad: the reduction dimension of an mma, its taps times the
   /// channels (`sc`, dgrad `sk`), and the staged weights viewed with it.
   std::string RD, swpT;
   /// fprop/dgrad: y as 16-byte vectors, and the shared output tile as
@@ -712,24 +712,22 @@ void ConvWriter::computeFlat() {
   out << "    " << first << " = arith.muli " << j << ", " << warpsQ << " : index\n";
   out << "    " << at << " = arith.addi " << first << ", %wmi : index\n";
   out << "    " << tile << " = spio.from_index " << at << " : " << M16 << "\n";
-  {
-    std::string inside = cmp("lt", tile, limitTiles, M16);
-    out << "    scf.if " << inside << " {\n";
-    std::string acc = initAccumulator(start, "m", FC);
-    int64_t taps = mmaTaps(p), steps = paddedS(p) / taps;
-    for (int64_t r = 0; r < p.r; ++r)
-      for (int64_t step = 0; step < steps; ++step) {
-        std::string tap = constant(r * QT + taps * step, "m"), a = fresh("a"), d = fresh("d");
-        out << "    " << a << " = spio.ldmatrix %sxf[" << tile << ", " << tap << ", %wg] : " << sxfT
-            << "[" << M16 << ", " << M << ", " << coord(CI, 8) << "] -> " << FA << "\n";
-        out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * steps + step]
-            << ", " << acc << " : " << FA << ", " << FB << ", " << FC << "\n";
-        acc = d;
-      }
-    out << "    spio.store_fragment " << acc << ", %sy[" << tile << ", %wgo] : " << FC << ", "
-        << syT << "[" << M16 << ", " << G8 << "]\n";
-    out << "    }\n    }\n";
-  }
+  std::string inside = cmp("lt", tile, limitTiles, M16);
+  out << "    scf.if " << inside << " {\n";
+  std::string acc = initAccumulator(start, "m", FC);
+  int64_t taps = mmaTaps(p), steps = paddedS(p) / taps;
+  for (int64_t r = 0; r < p.r; ++r)
+    for (int64_t step = 0; step < steps; ++step) {
+      std::string tap = constant(r * QT + taps * step, "m"), a = fresh("a"), d = fresh("d");
+      out << "    " << a << " = spio.ldmatrix %sxf[" << tile << ", " << tap << ", %wg] : " << sxfT
+          << "[" << M16 << ", " << M << ", " << coord(CI, 8) << "] -> " << FA << "\n";
+      out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * steps + step] << ", "
+          << acc << " : " << FA << ", " << FB << ", " << FC << "\n";
+      acc = d;
+    }
+  out << "    spio.store_fragment " << acc << ", %sy[" << tile << ", %wgo] : " << FC << ", " << syT
+      << "[" << M16 << ", " << G8 << "]\n";
+  out << "    }\n    }\n";
   out << "    gpu.barrier\n";
   // Pixel (row, q) of the block is m = row * (Q + S - 1) + q of the tile.
   int64_t Qn = p.kernelOutW(), count = c.rowsP * Qn * WG;
@@ -761,14 +759,13 @@ void ConvWriter::compute() {
   ComputeStart start = beginCompute("q", FB, c.rowsP - 1);
   std::string limitQ = constant(p.kernelOutW(), "q"), limitP = constant(p.kernelOutH(), "p");
   // A ring of accumulators: each staged row is read once per mma step of
-  // taps and
-  // multiplied into every output row it feeds (output row j reads staged
-  // rows stride * j + r), so a block loads R times fewer A fragments than
-  // one output row at a time would. Staged rows go in order, so each output
+  // taps and multiplied into every output row it feeds (output row j reads
+  // staged rows stride * j + r), so a block loads R times fewer A
+  // fragments than one output row at a time would. Staged rows go in order, so each output
   // still adds its taps in (r, s) order: the same sums, bit for bit. Rows
   // past the image compute on zero-filled staging and are not written.
   std::vector<std::string> acc(c.rowsP);
-  int64_t awaited = 0;
+  int64_t awaited = 0, taps = mmaTaps(p), steps = paddedS(p) / taps;
   for (int64_t i = 0; i < rows; ++i) {
     // Commit group 0 holds staged rows 0 .. R - 1; group g the stride rows
     // after R + stride * (g - 1).
@@ -778,7 +775,6 @@ void ConvWriter::compute() {
       awaited = group;
     }
     std::string stagedRow = constant(i, "r"), zeroR = constant(0, "r");
-    int64_t taps = mmaTaps(p), steps = paddedS(p) / taps;
     for (int64_t step = 0; step < steps; ++step) {
       // Output column q at tap s reads staged column q + s / stride (and,
       // strided, the input column parity s % 2); with paired taps the

@@ -55,10 +55,11 @@ static cl::opt<int64_t> convRowsP("rows-p", cl::desc("conv2d-gw8: output rows pe
                                   cl::init(0));
 static cl::opt<std::string> convPass("pass", cl::desc("conv2d-gw8: fprop, dgrad or wgrad"),
                                      cl::init("fprop"));
-static cl::opt<int64_t> convChunks("chunks",
-                                   cl::desc("conv2d-gw8: blocks per group tile along wgrad's reduction, or "
-                                            "along fprop's and dgrad's bands of flattened rows (0: choose)"),
-                                   cl::init(0));
+static cl::opt<int64_t> convChunks(
+    "chunks",
+    cl::desc("conv2d-gw8: blocks per group tile along wgrad's reduction, or along "
+             "fprop's and dgrad's bands of flattened rows (0: choose)"),
+    cl::init(0));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",

@@ -63,10 +63,10 @@ def SpioPipeline : Pass<"spio-pipeline", "::mlir::ModuleOp"> {
     Needs: the loop's body made of copies (with the ops that compute only
     their operands), then `spio.async_commit`, `spio.async_wait 0`,
     `gpu.barrier`, the compute (which may sync the block itself), and a
-    trailing `gpu.barrier` — what `spio-tile` produces. The shared tensors must be `spio.alloc`s outside
-    the loop; their subscripts, rebases and `spio.view`s (outside or inside
-    it) get the stage dimension too, a view's in its own elements, so a
-    stage must be a whole number of them. Loops that do not fit are
+    trailing `gpu.barrier` — what `spio-tile` produces. The shared tensors
+    must be `spio.alloc`s outside the loop; their subscripts, rebases and
+    `spio.view`s (outside or inside it) get the stage dimension too, a
+    view's in its own elements, so a stage must be a whole number of them. Loops that do not fit are
     reported, not changed.
 
     Guarantees: the same values in the same order of reduction (results are
