@@ -72,7 +72,8 @@ def spio_ms(jit, sh, pass_, warmup, repeats):
     cmd = [jit, "--workload", "conv2d-gw8", "--pass", pass_, "--batch", str(sh["n"]), "--channels", str(sh["c"]),
            "--height", str(sh["h"]), "--width", str(sh["w"]), "--r", str(sh["r"]),
            "--s", str(sh["s"]), "--pad-h", str(sh["ph"]), "--pad-w", str(sh["pw"]),
-           "--stride", str(sh["stride"]), "--bench", str(repeats), "--warmup", str(warmup)]
+           "--stride", str(sh["stride"]), "--dtype", "f16", "--bench", str(repeats),
+           "--warmup", str(warmup)]
     if sh["bias"] and pass_ == "fprop":
         cmd.append("--bias")
     return spio_figure(cmd, r"median ([0-9.]+) ms")
