@@ -88,10 +88,14 @@ int64_t wgradBandRows(const Conv2dGw8Problem &p) {
 /// pixel dimension `m`: an mma takes consecutive pixels across rows and a
 /// tap is the offset r * (Q + S - 1) + s. fprop and dgrad compute and drop
 /// the S - 1 padding columns of each row; wgrad stages dy's as zeros, so
-/// they add nothing to its sums. Used where that wastes less than rounding
-/// each row up to 16-pixel fragments. wgrad flattens only kernels of up to
-/// 3 columns whose flattened image is at most 65% of the pixels its bands
-/// of 8 or 9 rows of 16-column fragments compute (measured on an H200:
+/// they add nothing to its sums. fprop and dgrad flatten only where rows of
+/// 16-pixel fragments would compute at least twice the pixels (Q <= 8):
+/// flattened, no staged row is reused across the R output rows it feeds
+/// (on an H200 rows of fragments ran 1.19-1.47x on 9x9 to 20x20 5x5
+/// layers, 1.06-1.6x on 10x10, 24x24 and 28x28 3x3, even on 18x18 and
+/// 20x20 3x3, 0.9x on 9x9 3x3 and 7x7 5x5). wgrad flattens only kernels
+/// of up to 3 columns whose flattened image is at most 65% of the pixels
+/// its bands of 8 or 9 rows of 16-column fragments compute (measured:
 /// 10x10 and 20x20 images 1.1-1.3x faster flattened, 7x7 and 8x8 even, 9x9,
 /// 18x18 and 28x28 5-10% slower, 5x5 kernels 20-30% slower).
 bool flatRows(const Conv2dGw8Problem &p) {
@@ -100,7 +104,7 @@ bool flatRows(const Conv2dGw8Problem &p) {
   if (!strideOneStaging || q > 32 || q + tapColumns(p) - 1 >= 16 * ceilDiv(q, 16))
     return false;
   if (p.pass != ConvPass::Wgrad)
-    return true;
+    return 16 * ceilDiv(q, 16) >= 2 * q;
   int64_t rows = p.outH(), band = wgradBandRows(p);
   int64_t flatPixels = rows * (q + tapColumns(p) - 1);
   int64_t bandPixels = ceilDiv(rows, band) * band * 16 * ceilDiv(q, 16);

@@ -159,9 +159,9 @@ TEST(Conv2dGw8, EachStagedRowIsLoadedOncePerTapPair) {
 }
 
 TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
-  // 20 columns: 16-pixel fragments along rows would compute 32 per row;
-  // flattened, a row is its 22 staged columns.
-  Conv2dGw8Problem p = layer(2, 32, 20, 3, 1);
+  // 7 columns: 16-pixel fragments along rows would compute 16 per row;
+  // flattened, a row is its 9 staged columns.
+  Conv2dGw8Problem p = layer(2, 32, 7, 3, 1);
   p.bias = true;
   std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [m, sc]>"), std::string::npos);
@@ -170,7 +170,7 @@ TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   // bands of rows (here one per image) into chunks, each a loop.
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridX, (p.groups() + c.warpsG - 1) / c.warpsG);
-  EXPECT_EQ(c.rowsP, 20);
+  EXPECT_EQ(c.rowsP, 7);
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 2);
   Conv2dGw8Problem many = layer(320, 640, 7, 5, 2);
   Conv2dGw8Config manyC = chooseConv2dGw8Config(many);
@@ -179,8 +179,13 @@ TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridY, 46);
   manyC.chunks = 3;
   EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridY, 3);
-  // 16 columns fill their fragments already; stride-2 fprop keeps its rows.
+  // 16 columns fill their fragments already, and 20 round up to less than
+  // twice as many (32): rows of fragments, which reuse each staged row R
+  // times; stride-2 fprop keeps its rows.
   EXPECT_EQ(conv2dGw8TileSource(layer(2, 32, 16, 3, 1), c).find("[m, sc]"), std::string::npos);
+  Conv2dGw8Problem wide = layer(2, 32, 20, 3, 1);
+  EXPECT_EQ(conv2dGw8TileSource(wide, chooseConv2dGw8Config(wide)).find("[m, sc]"),
+            std::string::npos);
   p.stride = 2;
   EXPECT_EQ(conv2dGw8TileSource(p, chooseConv2dGw8Config(p)).find("[m, sc]"), std::string::npos);
 }
@@ -190,7 +195,7 @@ TEST(Conv2dGw8, WorkloadIsOneOpThatSpioTileExpands) {
   p.bias = true;
   std::string source = conv2dGw8Source(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("spio.conv2d_gw8 fprop %x, %w bias %bias into %y {config = "
-                        "#spio.conv2d_gw8_config<warps = [2, 4], rows = 20>, kernel = "
+                        "#spio.conv2d_gw8_config<warps = [2, 4], rows = 10>, kernel = "
                         "array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1}"),
             std::string::npos)
       << source;
