@@ -22,6 +22,51 @@ gpu.module @m {
 
 // -----
 
+// One barrier cannot be both the wait's and the trailing one.
+gpu.module @m {
+  gpu.func @one_barrier(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {
+    %s = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %i = spio.constant 0 : !spio.coord<i>
+    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0, gpu.barrier, compute and a final gpu.barrier}}
+    scf.for %iv = %c0 to %n step %c1 {
+      %t = spio.from_index %iv : !spio.coord<t>
+      spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+    } {spio.stages = 2}
+    gpu.return
+  }
+}
+
+// -----
+
+// Two commit groups a loop: the ring keeps one per iteration.
+gpu.module @m {
+  gpu.func @two_commits(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {
+    %s = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %i = spio.constant 0 : !spio.coord<i>
+    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0, gpu.barrier, compute and a final gpu.barrier}}
+    scf.for %iv = %c0 to %n step %c1 {
+      %t = spio.from_index %iv : !spio.coord<t>
+      spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.async_commit
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+      %v = spio.load %s[%i] : !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      gpu.barrier
+    } {spio.stages = 2}
+    gpu.return
+  }
+}
+
+// -----
+
 // The compute may sync, but the wait must be followed by the barrier that
 // makes the copies visible.
 gpu.module @m {
