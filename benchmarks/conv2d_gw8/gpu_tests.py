@@ -68,6 +68,14 @@ CASES = [
     (1, 24, 17, 33, 5, 5, 2, 2, "--pass wgrad --stride 2 --dtype bf16"),
     (2, 16, 14, 14, 7, 7, 3, 3, "--pass wgrad --stride 2"),
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass wgrad --stride 2 --out-dtype f32"),
+    # 3 or 5 warps along groups (odd pitches, staged unswizzled): two group
+    # tiles, a partial one, flattened rows, dgrad's upsampled stride 2.
+    (2, 80, 23, 30, 3, 3, 1, 1, "--warps-n 5 --bias"),
+    (2, 72, 20, 20, 5, 5, 2, 2, "--pass dgrad --warps-n 5"),
+    (3, 40, 7, 7, 5, 5, 2, 2, "--bias"),
+    (2, 24, 9, 9, 3, 3, 1, 1, "--pass dgrad --stride 2 --warps-n 3"),
+    (2, 72, 10, 10, 3, 3, 1, 1, "--pass wgrad --warps-n 3"),
+    (2, 40, 12, 31, 3, 3, 1, 1, "--pass wgrad --warps-n 5"),
 ]
 
 

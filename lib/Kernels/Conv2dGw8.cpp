@@ -168,6 +168,14 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return t;
 }
 
+/// Whether the input is staged with stride 2: two input columns per staged
+/// column (stride-2 fprop and wgrad; dgrad stages dy upsampled, stride 1).
+/// An odd number of groups per staged column is then an even pitch, which
+/// the staging's XOR swizzle does not spread over the banks.
+bool stagesStrided(const Conv2dGw8Problem &p) {
+  return p.stride == 2 && p.pass != ConvPass::Dgrad;
+}
+
 } // namespace
 
 std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
@@ -190,8 +198,10 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "only wgrad writes f32 weights";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
-  if (c.warpsG < 1 || c.warpsG > 8 || (c.warpsG & (c.warpsG - 1)) != 0)
-    return "warps along groups must be 1, 2, 4 or 8";
+  if (c.warpsG < 1 || c.warpsG > 8 || c.warpsG == 6 || c.warpsG == 7)
+    return "warps along groups must be 1, 2, 3, 4, 5 or 8";
+  if (c.warpsG % 2 == 1 && c.warpsG > 1 && stagesStrided(p))
+    return "3 or 5 warps along groups need stride 1 (or dgrad)";
   if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0)
     return "bad warp, row or chunk counts";
   return {};
@@ -203,12 +213,15 @@ namespace {
 /// per pixel) gets: under 64 contiguous bytes per pixel the copies touch
 /// more lines, and L1/L2 throughput, not DRAM, limits (swept on an H200: 2
 /// groups ran about 15% slower than 4 or 8 at equal work, 1 group half as
-/// fast).
+/// fast). 3 and 5 groups are taken only as whole pixels of 48 and 80 bytes,
+/// which stream contiguously.
 double groupCoalescing(int64_t warpsG) {
   switch (warpsG) {
   case 8:
+  case 5:
     return 1.0;
   case 4:
+  case 3:
     return 0.95;
   case 2:
     return 0.85;
@@ -244,7 +257,12 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   int64_t maxWarps = heavy || wgrad ? 8 : 32;
   auto misfit = [](int64_t warps) { return warps < 8 ? 100 - warps : std::abs(warps - 16); };
   double best = -1;
-  for (int64_t warpsG : {8, 4, 2, 1}) {
+  for (int64_t warpsG : {8, 5, 4, 3, 2, 1}) {
+    // 3 or 5 groups only as whole pixels: a block's part of a wider pixel
+    // would start and end inside 32-byte sectors (on an H200 3 groups of 6
+    // and 5 of 18 ran 0.65-0.9x 2 and 4; 3 of 3 and 5 of 5 1.12-1.77x).
+    if (warpsG % 2 == 1 && warpsG > 1 && (stagesStrided(p) || warpsG != p.groups()))
+      continue;
     double groupsUsed =
         double(p.groups()) / double(ceilDiv(p.groups(), warpsG) * warpsG);
     for (int64_t warpsQ = 1; warpsQ * warpsG <= maxWarps && (!wgrad || warpsQ <= 4); ++warpsQ) {
@@ -847,12 +865,13 @@ void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
 
 /// Spreads the 8 rows an ldmatrix reads (consecutive q, same parity and
 /// group, `perRow` 16-byte elements apart) over the 8 16-byte bank slots:
-/// XOR the slot bits with q's.
+/// XOR the slot bits with q's. An odd `perRow` needs none: 8 consecutive
+/// odd multiples land in distinct slots.
 std::string ConvWriter::swizzleFor(int64_t perRow) const {
   int64_t shift = 0;
   while ((int64_t(1) << shift) < perRow)
     ++shift;
-  return perRow == 1   ? ""
+  return perRow % 2 == 1 ? ""
          : perRow == 2 ? ", #spio.xor_swizzle<1, 0, 3>"
          : perRow == 4 ? ", #spio.xor_swizzle<2, 0, 3>"
                        : ", #spio.xor_swizzle<3, 0, " + std::to_string(shift) + ">";
@@ -914,10 +933,10 @@ void ConvWriter::computeTypes() {
          "] x vector<8x" + T + ">, shared>";
   yvT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
         str(p.kernelOutW()) + ", " + CO + "/8: " + str(G) + "] x vector<8x" + T + ">, global>";
-  // A row of the tile holds a pixel's 8 * WG channels, padded by one vector
-  // (when WG > 1) so that the fragment stores of its 8 rows hit distinct
-  // banks.
-  int64_t pitch = WG + (WG > 1 ? 1 : 0);
+  // A row of the tile holds a pixel's 8 * WG channels, padded to an odd
+  // number of vectors so that the fragment stores of its 8 rows hit
+  // distinct banks.
+  int64_t pitch = WG % 2 == 1 ? WG : WG + 1;
   if (flat) {
     sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + pairEntry + ", " + CI +
            "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";

@@ -45,8 +45,17 @@ TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
   Conv2dGw8Problem f32 = layer(2, 64, 56, 3, 1);
   f32.dtype = DType::F32;
   EXPECT_NE(checkConv2dGw8(f32, c), "");
+  c.warpsG = 6;
+  EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 3, 1), c).find("1, 2, 3, 4, 5 or 8"),
+            std::string::npos);
+  // 3 groups: an odd pitch, which stride-2 staging (two columns a staged
+  // column) would make even; dgrad stages with stride 1.
   c.warpsG = 3;
-  EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 3, 1), c), "");
+  EXPECT_EQ(checkConv2dGw8(layer(2, 64, 56, 3, 1), c), "");
+  strided.pass = ConvPass::Fprop;
+  EXPECT_NE(checkConv2dGw8(strided, c).find("stride 1"), std::string::npos);
+  strided.pass = ConvPass::Dgrad;
+  EXPECT_EQ(checkConv2dGw8(strided, c), "");
 }
 
 TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
@@ -64,6 +73,14 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   EXPECT_EQ(odd.rowsP, 12);
   // 18 groups: 4 a block waste 2 of 20, 8 a block 6 of 24.
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 144, 64, 3, 1)).warpsG, 4);
+  // 3 and 5 groups: one block takes the whole pixel; 6 groups go 2 at a
+  // time (3 would split pixels mid-sector), and so does stride-2 fprop.
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 24, 144, 3, 1)).warpsG, 3);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 40, 144, 3, 1)).warpsG, 5);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 48, 160, 3, 1)).warpsG, 2);
+  Conv2dGw8Problem fiveStrided = layer(128, 40, 144, 3, 1);
+  fiveStrided.stride = 2;
+  EXPECT_EQ(chooseConv2dGw8Config(fiveStrided).warpsG % 2, 0);
   // 112 columns: 7 warps of 16 cover them exactly.
   EXPECT_EQ(chooseConv2dGw8Config(layer(256, 32, 112, 3, 1)).warpsQ, 7);
   // Rows of 7: one warp covers them; 8 warps go to groups; one block takes
