@@ -77,10 +77,11 @@ struct Conv2dGw8Config {
 
 /// A configuration for the problem (Spio's heuristic, from sweeps on an
 /// H200): fprop and dgrad take up to 8 groups a block (64-byte or wider
-/// pixels coalesce; 3 or 5 only as an image's whole pixel), the warps along Q that round the fewest columns up,
-/// and a row count that divides the height; wgrad takes up to 4 warps along
-/// Q (one set of partial sums each) and bands of 8 or 9 rows (4 with
-/// stride 2).
+/// pixels coalesce; 3 or 5 only as an image's whole pixel), the warps
+/// along Q that round the fewest columns up, and a row count that divides
+/// the height; wgrad takes up to 4 warps along Q (one set of partial sums
+/// each), bands of 8 or 9 rows (4 with stride 2) and at most two blocks a
+/// multiprocessor in all.
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 
 /// Empty when the kernel can be built, else what is wrong.
