@@ -68,6 +68,9 @@ CASES = [
     (1, 24, 17, 33, 5, 5, 2, 2, "--pass wgrad --stride 2 --dtype bf16"),
     (2, 16, 14, 14, 7, 7, 3, 3, "--pass wgrad --stride 2"),
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass wgrad --stride 2 --out-dtype f32"),
+    # 5x5 kernels in blocks of up to 20 rows: 40 rows as 2 x 20, 36 as 2 x 18.
+    (2, 64, 40, 40, 5, 5, 2, 2, "--bias"),
+    (1, 32, 36, 36, 5, 5, 2, 2, "--pass dgrad"),
     # 3 or 5 warps along groups (odd pitches, staged unswizzled): two group
     # tiles, a partial one, flattened rows, dgrad's upsampled stride 2.
     (2, 80, 23, 30, 3, 3, 1, 1, "--warps-n 5 --bias"),

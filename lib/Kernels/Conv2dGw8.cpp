@@ -321,17 +321,21 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   }
   // Taller blocks re-read fewer halo rows; rows that divide the height
   // waste none (swept on an H200: 12 rows of 72 beat 16, 14 of 56 beat 16).
-  c.rowsP = P <= 16 ? P : chooseRows(P, 8, 16);
+  // Kernels of 5 or more columns re-read 4 or more halo rows and take up to
+  // 20 (5x5 fprop and dgrad: 40 rows as 20 ran 1.14x 10, 36 as 18 1.06x
+  // 12, 18 as 18 1.0-1.07x 9; 28 and 32 whole ran 0.95-0.97x 14 and 16).
+  int64_t tallest = heavy ? 20 : 16;
+  c.rowsP = P <= tallest ? P : chooseRows(P, tallest / 2, tallest);
   // A staged tile over the budget leaves one block a multiprocessor (or
   // none): shorter blocks. One output row always fits: at most 7 staged
   // rows (R = 7) of 72 stride-2 column pairs of 8 groups (4 x 8 warps),
   // 126 KB.
   constexpr int64_t kStagedBudget = 144 * 1024;
   auto fits = [&] { return stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget; };
-  int64_t tallest = c.rowsP;
+  int64_t fitting = c.rowsP;
   while (c.rowsP > 1 && !fits())
     --c.rowsP;
-  if (c.rowsP < tallest)
+  if (c.rowsP < fitting)
     c.rowsP = chooseRows(P, (c.rowsP + 1) / 2, c.rowsP);
   assert(fits() && "one staged output row fits the shared-memory budget");
   return c;

@@ -90,6 +90,12 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   EXPECT_EQ(narrow.warpsG, 8);
   EXPECT_EQ(narrow.rowsP, 7);
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 1392, 9, 3, 1)).rowsP, 9);
+  // 5x5 kernels: blocks of up to 20 rows (4 halo rows each); 28 rows as 2
+  // of 14, not 20 + 8.
+  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 336, 40, 5, 2)).rowsP, 20);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 288, 36, 5, 2)).rowsP, 18);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 576, 18, 5, 2)).rowsP, 18);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(320, 160, 28, 5, 2)).rowsP, 14);
   // Flattened rows of 22 pixels: 10 rows keep a warp near 14 fragments and
   // tile 20 rows exactly; 18 rows of 20 pixels go as 2 blocks of 9.
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 64, 20, 3, 1)).rowsP, 10);
