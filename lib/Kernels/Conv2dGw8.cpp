@@ -84,6 +84,18 @@ int64_t wgradBandRows(const Conv2dGw8Problem &p) {
   return std::min<int64_t>(rows, ceilDiv(rows, 9) * 9 < ceilDiv(rows, 8) * 8 ? 9 : 8);
 }
 
+/// Input columns per staged column: 2 for stride-2 fprop and wgrad (each
+/// staged q holds input columns 2q and 2q + 1). dgrad with stride 2 runs the
+/// stride-1 kernel on dy upsampled by zeros: the staging reads dy only at
+/// even positions, zero-fills the rest, and the compute is that of stride 1.
+int64_t stagingStride(const Conv2dGw8Problem &p) {
+  return p.pass == ConvPass::Dgrad ? 1 : p.stride;
+}
+
+/// 3 or 5 groups a block: an odd pitch of 16-byte vectors, which needs no
+/// swizzle. Stride-2 staging would double it to an even one.
+bool oddGroupTile(int64_t warpsG) { return warpsG % 2 == 1 && warpsG > 1; }
+
 /// Narrow images flatten each staged row of Q + S - 1 columns into one
 /// pixel dimension `m`: an mma takes consecutive pixels across rows and a
 /// tap is the offset r * (Q + S - 1) + s. fprop and dgrad compute and drop
@@ -100,8 +112,7 @@ int64_t wgradBandRows(const Conv2dGw8Problem &p) {
 /// 18x18 and 28x28 5-10% slower, 5x5 kernels 20-30% slower).
 bool flatRows(const Conv2dGw8Problem &p) {
   int64_t q = p.kernelOutW();
-  bool strideOneStaging = p.pass == ConvPass::Dgrad || p.stride == 1;
-  if (!strideOneStaging || q > 32 || q + tapColumns(p) - 1 >= 16 * ceilDiv(q, 16))
+  if (stagingStride(p) != 1 || q > 32 || q + tapColumns(p) - 1 >= 16 * ceilDiv(q, 16))
     return false;
   if (p.pass != ConvPass::Wgrad)
     return 16 * ceilDiv(q, 16) >= 2 * q;
@@ -152,10 +163,7 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   StagedInput t;
   t.columns = 16 * c.warpsQ;
   t.pixels = t.gradientRows = 0;
-  // dgrad with stride 2 runs the stride-1 kernel on dy upsampled by zeros:
-  // the staging reads dy only at even positions, zero-fills the rest, and
-  // the compute is that of stride 1.
-  t.stride = p.pass == ConvPass::Dgrad ? 1 : p.stride;
+  t.stride = stagingStride(p);
   // Staged columns: output columns q0 .. q0 + columns - 1 plus the taps'
   // reach (a last tap pair may reach one past S); with stride 2 each
   // staged q holds the two input columns 2q and 2q + 1.
@@ -173,14 +181,6 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
       t.gradientRows = ceilDiv(t.pixels, t.columns);
   }
   return t;
-}
-
-/// Whether the input is staged with stride 2: two input columns per staged
-/// column (stride-2 fprop and wgrad; dgrad stages dy upsampled, stride 1).
-/// An odd number of groups per staged column is then an even pitch, which
-/// the staging's XOR swizzle does not spread over the banks.
-bool stagesStrided(const Conv2dGw8Problem &p) {
-  return p.stride == 2 && p.pass != ConvPass::Dgrad;
 }
 
 } // namespace
@@ -207,7 +207,7 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "conv2d-gw8 takes f16 or bf16";
   if (c.warpsG < 1 || c.warpsG > 8 || c.warpsG == 6 || c.warpsG == 7)
     return "warps along groups must be 1, 2, 3, 4, 5 or 8";
-  if (c.warpsG % 2 == 1 && c.warpsG > 1 && stagesStrided(p))
+  if (oddGroupTile(c.warpsG) && stagingStride(p) == 2)
     return "3 or 5 warps along groups need stride 1 (or dgrad)";
   if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0)
     return "bad warp, row or chunk counts";
@@ -268,7 +268,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     // 3 or 5 groups only as whole pixels: a block's part of a wider pixel
     // would start and end inside 32-byte sectors (on an H200 3 groups of 6
     // and 5 of 18 ran 0.65-0.9x 2 and 4; 3 of 3 and 5 of 5 1.12-1.77x).
-    if (warpsG % 2 == 1 && warpsG > 1 && (stagesStrided(p) || warpsG != p.groups()))
+    if (oddGroupTile(warpsG) && (stagingStride(p) == 2 || warpsG != p.groups()))
       continue;
     double groupsUsed =
         double(p.groups()) / double(ceilDiv(p.groups(), warpsG) * warpsG);
@@ -593,7 +593,8 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows) {
   std::string limitC = constant(p.c, CI);
   // The block's first input row: stride * p0, in steps of the stride.
   std::string HS = coord("h", st), WS = coord("w", st);
-  std::string ph = strided ? reinterpret("%p0", coord("p"), HS) : convert("cast", "%p0", coord("p"), H);
+  std::string ph = strided ? reinterpret("%p0", coord("p"), HS)
+                            : convert("cast", "%p0", coord("p"), H);
   forEachElement(count, [&](const std::string &lin) {
     std::string rl = fresh("rl"), qq = fresh("qq"), wp = fresh("wp"), gl = fresh("gl");
     if (strided)
@@ -648,7 +649,8 @@ void ConvWriter::stageWeights() {
   int64_t S2 = paddedS(p), count = p.r * S2 * 8 * WG;
   std::string K = coord("k"), R = coord("r"), S = coord("s");
   std::string limitK = constant(p.c, "k"), limitS = constant(p.s, "s");
-  std::string lastR = dgrad ? constant(p.r - 1, "r") : "", lastS = dgrad ? constant(p.s - 1, "s") : "";
+  std::string lastR = dgrad ? constant(p.r - 1, "r") : "";
+  std::string lastS = dgrad ? constant(p.s - 1, "s") : "";
   forEachElement(count, [&](const std::string &lin) {
     std::string rr = fresh("rr"), ss = fresh("ss"), kl = fresh("kl");
     out << "    " << rr << ", " << ss << ", " << kl << " = spio.decompose " << lin << " ["
@@ -778,8 +780,8 @@ void ConvWriter::computeFlat() {
     std::string colM = convert("cast", qq, Q, M), v = fresh("v");
     out << "    " << v << " = spio.load %syv[" << rowM << ", " << colM << ", " << gl << "] : "
         << syvT << "[" << M << ", " << M << ", " << G8 << "]\n";
-    out << "    spio.store " << v << ", %yv[%n, " << pAbs << ", " << qq << ", " << g << "] : " << yvT
-        << "[" << coord("n") << ", " << P << ", " << Q << ", " << G8 << "]\n";
+    out << "    spio.store " << v << ", %yv[%n, " << pAbs << ", " << qq << ", " << g << "] : "
+        << yvT << "[" << coord("n") << ", " << P << ", " << Q << ", " << G8 << "]\n";
     out << "    }\n";
   });
   out << "    gpu.barrier\n    } {spio.stages = 2}\n";
@@ -793,10 +795,10 @@ void ConvWriter::compute() {
   std::string limitQ = constant(p.kernelOutW(), "q"), limitP = constant(p.kernelOutH(), "p");
   // A ring of accumulators: each staged row is read once per mma step of
   // taps and multiplied into every output row it feeds (output row j reads
-  // staged rows stride * j + r), so a block loads R times fewer A
-  // fragments than one output row at a time would. Staged rows go in order, so each output
-  // still adds its taps in (r, s) order: the same sums, bit for bit. Rows
-  // past the image compute on zero-filled staging and are not written.
+  // staged rows stride * j + r), so a block loads R times fewer A fragments
+  // than one output row at a time would. Staged rows go in order, so each
+  // output still adds its taps in (r, s) order: the same sums, bit for bit.
+  // Rows past the image compute on zero-filled staging and are not written.
   std::vector<std::string> acc(c.rowsP);
   int64_t awaited = 0, taps = mmaTaps(p), steps = paddedS(p) / taps;
   for (int64_t i = 0; i < rows; ++i) {

@@ -138,6 +138,30 @@ TEST(Conv2dGw8, GridCoversEveryOutput) {
   EXPECT_EQ(s.block, c.threads());
 }
 
+TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {
+  // 3 groups a block: pixels 3 vectors apart fall in distinct bank slots
+  // unswizzled, and the output tile's rows keep the odd pitch of 3.
+  Conv2dGw8Problem p = layer(2, 24, 20, 3, 1);
+  p.w = 64;
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  ASSERT_EQ(c.warpsG, 3);
+  std::string source = conv2dGw8TileSource(p, c);
+  EXPECT_NE(source.find("%sx = spio.alloc : !spio.tensor<[r: 12:216, q: 72:3, sc/8: 1:3, "
+                        "c/8: 3:1] x vector<8xf16>, shared>"),
+            std::string::npos);
+  EXPECT_EQ(source.find("xor_swizzle"), std::string::npos);
+  EXPECT_NE(source.find("to !spio.tensor<[slot: 2:192, q: 64:3, k/8: 3:1] x vector<8xf16>, "
+                        "shared>"),
+            std::string::npos);
+  // 4 groups: swizzled staging, a pitch of 5.
+  Conv2dGw8Problem even = layer(2, 32, 20, 3, 1);
+  even.w = 64;
+  std::string evenSource = conv2dGw8TileSource(even, chooseConv2dGw8Config(even));
+  EXPECT_NE(evenSource.find("c/8: 4:1] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>"),
+            std::string::npos);
+  EXPECT_NE(evenSource.find("q: 64:5, k/8: 4:1] x vector<8xf16>, shared>"), std::string::npos);
+}
+
 TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
   Conv2dGw8Problem p = layer(2, 32, 20, 3, 1);
   p.bias = true;
@@ -202,6 +226,10 @@ TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridY, 46);
   manyC.chunks = 3;
   EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridY, 3);
+  // Unlike wgrad, the chunk count rounds up: 30 group tiles want 18 chunks
+  // of 256 images (15 a block), 540 blocks for a target of 528.
+  Conv2dGw8Problem wideGroups = layer(256, 1920, 7, 3, 1);
+  EXPECT_EQ(conv2dGw8LaunchShape(wideGroups, chooseConv2dGw8Config(wideGroups)).gridY, 18);
   // 16 columns fill their fragments already, and 20 round up to less than
   // twice as many (32): rows of fragments, which reuse each staged row R
   // times; stride-2 fprop keeps its rows.
