@@ -66,8 +66,8 @@ def SpioPipeline : Pass<"spio-pipeline", "::mlir::ModuleOp"> {
     trailing `gpu.barrier` — what `spio-tile` produces. The shared tensors
     must be `spio.alloc`s outside the loop; their subscripts, rebases and
     `spio.view`s (outside or inside it) get the stage dimension too, a
-    view's in its own elements, so a stage must be a whole number of them. Loops that do not fit are
-    reported, not changed.
+    view's in its own elements, so a stage must be a whole number of them.
+    Loops that do not fit are reported, not changed.
 
     Guarantees: the same values in the same order of reduction (results are
     bit-identical to the single-stage loop); the marker is removed.
