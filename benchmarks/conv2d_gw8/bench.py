@@ -7,7 +7,12 @@ on channels_last fp16 with cudnn.benchmark=True, and
 aten.convolution_backward for dgrad (dx only) and wgrad (dw only). Both timed with CUDA
 events, median of the timed runs after warm-up, on fresh random inputs.
 Effective bandwidth = ideal bytes (input, weights and bias read once, output
-written once) / time; also as a fraction of the measured copy bandwidth.
+written once) / time; also as a fraction of the measured copy bandwidth
+(a 1 GiB device-to-device copy) and of that of a copy moving the layer's
+own bytes (half read, half written): a copy of 50-130 MB, the size of most
+layers, runs at 65-90% of the large copy's rate, so the second fraction
+says how far a layer is from what moving its bytes takes. Means over the
+layers larger than the L2 cache close the table.
 """
 
 import argparse
@@ -79,10 +84,11 @@ def spio_ms(jit, sh, pass_, warmup, repeats):
     return spio_figure(cmd, r"median ([0-9.]+) ms")
 
 
-def copy_bandwidth():
-    a = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+def copy_bandwidth(total_bytes=1 << 31, warmup=3, repeats=20):
+    """GB/s of a device-to-device copy moving total_bytes (half read, half written)."""
+    a = torch.empty(total_bytes // 2, dtype=torch.uint8, device="cuda")
     b = torch.empty_like(a)
-    ms = time_ms(lambda: b.copy_(a), 3, 20)
+    ms = time_ms(lambda: b.copy_(a), warmup, repeats)
     return 2 * a.numel() / (ms * 1e-3) / 1e9
 
 
@@ -108,12 +114,17 @@ def main():
     if args.limit:
         shapes = shapes[:args.limit]
     copy = copy_bandwidth()
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
-          f"cuDNN {torch.backends.cudnn.version()}, copy bandwidth {copy:.0f} GB/s")
+          f"cuDNN {torch.backends.cudnn.version()}, copy bandwidth {copy:.0f} GB/s, "
+          f"L2 {l2 / 1e6:.0f} MB")
     passes = args.passes.split(",")
     extra = " baseline GB/s | spio / baseline |" if args.baseline_jit else ""
-    print(f"\n| shape | pass | spio GB/s | cuDNN GB/s | ratio | spio / copy |{extra}")
-    print("|---|---|---|---|---|---|" + ("---|---|" if args.baseline_jit else ""), flush=True)
+    print(f"\n| shape | pass | MB | spio GB/s | cuDNN GB/s | ratio | spio / copy | "
+          f"spio / same-size copy |{extra}")
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|" if args.baseline_jit else ""),
+          flush=True)
+    sized_copies = {}
     rows = []
     for sh in shapes:
         for pass_ in passes:
@@ -122,22 +133,26 @@ def main():
                     f"{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
             if args.only and not re.search(args.only, name):
                 continue
-            gb = ideal_bytes(sh, pass_) / 1e9
+            nbytes = ideal_bytes(sh, pass_)
+            gb = nbytes / 1e9
             ours = gb / (spio_ms(args.spio_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
             theirs = gb / (cudnn_ms(sh, pass_, args.warmup, args.repeats) * 1e-3)
             base = (gb / (spio_ms(args.baseline_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
                     if args.baseline_jit else None)
-            rows.append((name, pass_, ours, theirs, base))
-            print(f"| {name} | {pass_} | {ours:.0f} | {theirs:.0f} | {ours / theirs:.2f} | "
-                  f"{ours / copy:.0%} |" + (f" {base:.0f} | {ours / base:.2f} |" if base else ""),
-                  flush=True)
+            if nbytes not in sized_copies:
+                sized_copies[nbytes] = copy_bandwidth(nbytes, args.warmup, args.repeats)
+            sized = sized_copies[nbytes]
+            rows.append((name, pass_, ours, theirs, base, nbytes, sized))
+            print(f"| {name} | {pass_} | {nbytes / 1e6:.0f} | {ours:.0f} | {theirs:.0f} | "
+                  f"{ours / theirs:.2f} | {ours / copy:.0%} | {ours / sized:.0%} |"
+                  + (f" {base:.0f} | {ours / base:.2f} |" if base else ""), flush=True)
 
     def geomean(pairs):
         return math.exp(sum(math.log(a / b) for a, b in pairs) / len(pairs))
 
     for pass_ in passes:
         for label, strided in (("", False), (" (stride 2)", True)):
-            mine = [(o, t, b) for name, p, o, t, b in rows
+            mine = [(o, t, b) for name, p, o, t, b, _, _ in rows
                     if p == pass_ and ("stride2" in name) == strided]
             if not mine:
                 continue
@@ -145,6 +160,12 @@ def main():
                   f"{geomean([(o, t) for o, t, _ in mine]):.2f}"
                   + (f"; spio / baseline {geomean([(o, b) for o, _, b in mine]):.3f}"
                      if args.baseline_jit else ""))
+        large = [(o, sized) for name, p, o, _, _, nbytes, sized in rows
+                 if p == pass_ and nbytes > l2]
+        if large:
+            print(f"{pass_}: over the {len(large)} shapes larger than L2, mean spio / copy "
+                  f"{sum(o for o, _ in large) / len(large) / copy:.1%}, mean spio / same-size "
+                  f"copy {sum(o / s for o, s in large) / len(large):.1%}")
 
 
 if __name__ == "__main__":

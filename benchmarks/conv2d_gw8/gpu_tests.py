@@ -79,6 +79,12 @@ CASES = [
     (2, 24, 9, 9, 3, 3, 1, 1, "--pass dgrad --stride 2 --warps-n 3"),
     (2, 72, 10, 10, 3, 3, 1, 1, "--pass wgrad --warps-n 3"),
     (2, 40, 12, 31, 3, 3, 1, 1, "--pass wgrad --warps-n 5"),
+    # Rows of fragments in a band ring (chunks): uneven chunks, a partial
+    # last row tile, two column tiles, stride 2, dgrad's upsampling, 5x5.
+    (5, 64, 30, 40, 3, 3, 1, 1, "--rows-p 8 --chunks 3 --bias"),
+    (3, 32, 33, 70, 3, 3, 1, 1, "--stride 2 --rows-p 5 --chunks 2 --dtype bf16"),
+    (4, 24, 21, 26, 3, 3, 1, 1, "--pass dgrad --stride 2 --rows-p 8 --chunks 5"),
+    (2, 96, 36, 36, 5, 5, 2, 2, "--pass dgrad --rows-p 9 --chunks 3"),
 ]
 
 

@@ -122,12 +122,20 @@ bool flatRows(const Conv2dGw8Problem &p) {
   return p.s <= 3 && 100 * flatPixels <= 65 * bandPixels;
 }
 
-/// wgrad's grid, or that of fprop and dgrad on flattened rows.
+/// wgrad's grid, or that of fprop and dgrad on flattened rows. fprop and
+/// dgrad on rows of fragments: blocks along the (image, row tile) bands,
+/// with the group and column tiles along x.
 BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   BandGrid g;
   g.qTiles = flatRows(p) ? 1 : ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
   g.bands = p.n * ceilDiv(p.kernelOutH(), c.rowsP) * g.qTiles;
   g.groupTiles = ceilDiv(p.groups(), c.warpsG);
+  if (p.pass != ConvPass::Wgrad && !flatRows(p)) {
+    g.bands /= g.qTiles;
+    g.bandsPerChunk = c.chunks ? ceilDiv(g.bands, std::min(c.chunks, g.bands)) : 1;
+    g.chunks = ceilDiv(g.bands, g.bandsPerChunk);
+    return g;
+  }
   int64_t target = p.pass == ConvPass::Wgrad ? kWgradTargetBlocks : kFlatTargetBlocks;
   // wgrad takes at most `target` blocks: blocks past whole waves run as one
   // more (on an H200, 20 layers whose count this rounded down from up to
@@ -342,13 +350,10 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
 }
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  if (p.pass == ConvPass::Wgrad || flatRows(p)) {
-    BandGrid g = bandGrid(p, c);
+  BandGrid g = bandGrid(p, c);
+  if (p.pass == ConvPass::Wgrad || flatRows(p))
     return {g.groupTiles, g.chunks, c.threads()};
-  }
-  int64_t qTiles = ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
-  int64_t gTiles = ceilDiv(p.groups(), c.warpsG);
-  return {qTiles * gTiles, p.n * ceilDiv(p.kernelOutH(), c.rowsP), c.threads()};
+  return {g.qTiles * g.groupTiles, g.chunks, c.threads()};
 }
 
 /// One thread per dw element, reading the partials 8 at a time.
@@ -402,8 +407,7 @@ public:
     st = staged.stride;
     upsample = dgrad && p.stride == 2;
     flat = flatRows(p);
-    if (p.pass == ConvPass::Wgrad || flat)
-      grid = bandGrid(p, c);
+    grid = bandGrid(p, c);
     computeTypes();
   }
 
@@ -476,7 +480,13 @@ private:
   /// Staged input rows [first, first + count).
   void stageInput(int64_t first, int64_t count);
   void stageWeights();
-  void compute();
+  /// fprop/dgrad: an mma fragment (`role` A, B or C) over `pixels`.
+  std::string fragmentType(char role, const std::string &pixels) const {
+    std::string dims = role == 'A' ? pixels + ", " + RD : role == 'B' ? RD + ", " + CO
+                                                                      : pixels + ", " + CO;
+    return std::string("!spio.fragment<") + role + ", " + mmaShape() + ", " +
+           (role == 'C' ? "f32" : T) + ", [" + dims + "]>";
+  }
   /// wgrad: dy's band into shared memory; the band's mma into the partial
   /// sums `accs`; the reduction of the partials into dw.
   void stageGradient();
@@ -520,6 +530,10 @@ private:
     std::string limitO, rows16;
   };
   ComputeStart beginCompute(const std::string &pixels, const std::string &FB, int64_t pending);
+  /// fprop/dgrad on rows of fragments: the block's output rows from its
+  /// staged rows, waiting for each commit group of them (`awaitRows`) or
+  /// with all of them staged.
+  void computeRows(const ComputeStart &start, bool awaitRows);
   /// A new accumulator holding the bias (or zeros).
   std::string initAccumulator(const ComputeStart &start, const std::string &pixels,
                               const std::string &FC);
@@ -565,7 +579,7 @@ private:
   std::string yvT, syT, syvT;
   /// Flattened rows: the staged input (wgrad: and dy) as pixels `m`.
   std::string sxfT, sdyfT;
-  /// wgrad, and fprop/dgrad on flattened rows: the bands and chunks.
+  /// The bands and chunks (bandGrid).
   BandGrid grid{};
 };
 
@@ -716,9 +730,7 @@ std::string ConvWriter::initAccumulator(const ComputeStart &start, const std::st
 }
 
 void ConvWriter::computeFlat() {
-  std::string FA = "!spio.fragment<A, " + mmaShape() + ", " + T + ", [m, " + RD + "]>";
-  std::string FB = "!spio.fragment<B, " + mmaShape() + ", " + T + ", [" + RD + ", " + CO + "]>";
-  std::string FC = "!spio.fragment<C, " + mmaShape() + ", f32, [m, " + CO + "]>";
+  std::string FA = fragmentType('A', "m"), FB = fragmentType('B', "m"), FC = fragmentType('C', "m");
   std::string M16 = coord("m", 16), M = coord("m"), G8 = coord(CO, 8);
   out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
   ComputeStart start = beginCompute("m", FB, 0);
@@ -787,11 +799,8 @@ void ConvWriter::computeFlat() {
   out << "    gpu.barrier\n    } {spio.stages = 2}\n";
 }
 
-void ConvWriter::compute() {
-  std::string FA = "!spio.fragment<A, " + mmaShape() + ", " + T + ", [q, " + RD + "]>";
-  std::string FB = "!spio.fragment<B, " + mmaShape() + ", " + T + ", [" + RD + ", " + CO + "]>";
-  std::string FC = "!spio.fragment<C, " + mmaShape() + ", f32, [q, " + CO + "]>";
-  ComputeStart start = beginCompute("q", FB, c.rowsP - 1);
+void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
+  std::string FA = fragmentType('A', "q"), FB = fragmentType('B', "q"), FC = fragmentType('C', "q");
   std::string limitQ = constant(p.kernelOutW(), "q"), limitP = constant(p.kernelOutH(), "p");
   // A ring of accumulators: each staged row is read once per mma step of
   // taps and multiplied into every output row it feeds (output row j reads
@@ -805,7 +814,7 @@ void ConvWriter::compute() {
     // Commit group 0 holds staged rows 0 .. R - 1; group g the stride rows
     // after R + stride * (g - 1).
     int64_t group = i < p.r ? 0 : (i - p.r) / st + 1;
-    if (group > awaited) {
+    if (awaitRows && group > awaited) {
       out << "    spio.async_wait " << c.rowsP - 1 - group << "\n    gpu.barrier\n";
       awaited = group;
     }
@@ -1013,15 +1022,13 @@ std::string ConvWriter::writeWorkload() {
 }
 
 void ConvWriter::writeTileBody() {
-  int64_t P = p.kernelOutH(), Qn = p.kernelOutW();
-  LaunchShape grid = conv2dGw8LaunchShape(p, c);
-  int64_t qTiles = ceilDiv(Qn, BQ);
+  int64_t P = p.kernelOutH(), qTiles = grid.qTiles;
   out << "    %sx = spio.alloc : " << sxT << "\n    %sw = spio.alloc : " << swT << "\n";
   out << "    %sy = spio.alloc : " << syT << "\n";
   out << "    %syv = spio.view %sy : " << syT << " to " << syvT << "\n";
   out << "    %yv = spio.view %y : " << yT << " to " << yvT << "\n";
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
-  out << "    %gt, %qt = spio.decompose %bx [" << grid.gridX / qTiles << ", " << qTiles << "] : "
+  out << "    %gt, %qt = spio.decompose %bx [" << grid.groupTiles << ", " << qTiles << "] : "
       << coord(CI, 8 * WG) << ", " << coord("q", BQ) << "\n";
   out << "    %q0 = spio.unfold %qt : " << coord("q", BQ) << " to " << coord("q") << "\n";
   // The block's first group, in input channels, output channels and
@@ -1041,19 +1048,44 @@ void ConvWriter::writeTileBody() {
     computeFlat();
     return;
   }
+  std::string decomposeBand =
+      " [" + std::to_string(p.n) + ", " + std::to_string(ceilDiv(P, c.rowsP)) + "] : " +
+      coord("n") + ", " + coord("p", c.rowsP) + "\n";
+  std::string firstRow =
+      "    %p0 = spio.unfold %pt : " + coord("p", c.rowsP) + " to " + coord("p") + "\n";
+  std::string FB = fragmentType('B', "q");
+  if (grid.bandsPerChunk > 1) {
+    // A block takes a range of (image, row tile) bands, a 2-stage ring
+    // (spio-pipeline): the next band's rows copy in while this one
+    // computes, so that copies stay in flight between bands, and the
+    // weights stay in registers for all of them.
+    out << "    spio.async_commit\n";
+    ComputeStart start = beginCompute("q", FB, 0);
+    chunkBands();
+    std::string one = index(1);
+    out << "    scf.for %band = %band0 to %band1 step " << one << " {\n";
+    out << "    %n, %pt = spio.decompose %band" << decomposeBand << firstRow;
+    // Row by row: every row's copies share one set of per-thread
+    // coordinates, which the band loop would otherwise keep in registers
+    // for each copy.
+    for (int64_t i = 0; i < rows; ++i)
+      stageInput(i, 1);
+    out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
+    computeRows(start, false);
+    out << "    gpu.barrier\n    } {spio.stages = 2}\n";
+    return;
+  }
   // One commit group per output row: the weights and the R rows output
   // row 0 reads, then the stride rows each further output row adds, so
   // that computing row j overlaps the copies of the rows after it.
-  out << "    %n, %pt = spio.decompose %by [" << p.n << ", " << ceilDiv(P, c.rowsP) << "] : "
-      << coord("n") << ", " << coord("p", c.rowsP) << "\n";
-  out << "    %p0 = spio.unfold %pt : " << coord("p", c.rowsP) << " to " << coord("p") << "\n";
+  out << "    %n, %pt = spio.decompose %by" << decomposeBand << firstRow;
   stageInput(0, p.r);
   out << "    spio.async_commit\n";
   for (int64_t row = 1; row < c.rowsP; ++row) {
     stageInput(st * (row - 1) + p.r, st);
     out << "    spio.async_commit\n";
   }
-  compute();
+  computeRows(beginCompute("q", FB, c.rowsP - 1), true);
 }
 
 void ConvWriter::stageGradient() {

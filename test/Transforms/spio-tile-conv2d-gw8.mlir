@@ -48,6 +48,39 @@ gpu.module @m {
 
 // -----
 
+!X = !spio.tensor<[n: 2, h: 20, w: 48, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 48, k: 32] x f16, global>
+
+// fprop with chunks: 2 blocks along the 6 (image, row tile) bands, each a
+// loop over 3 of them marked for a 2-stage ring (spio-pipeline), so the
+// next band's rows copy in while this one computes. The weights load once,
+// before the loop; the rows stage one at a time and are all awaited.
+// CHECK-LABEL: gpu.func @fprop_band_ring
+// CHECK: spio.async_commit
+// CHECK: spio.async_wait 0
+// CHECK: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k8, f16, [sc, k]>
+// CHECK: %[[PER:.*]] = arith.constant 3 : index
+// CHECK: %[[BAND0:.*]] = arith.muli %{{.*}}, %[[PER]] : index
+// CHECK: scf.for %[[BAND:.*]] = %[[BAND0]] to
+// CHECK: spio.decompose %[[BAND]] [2, 3] : !spio.coord<n>, !spio.coord<p/8>
+// CHECK-COUNT-10: spio.async_copy
+// CHECK-NOT: spio.async_copy
+// CHECK: spio.async_commit
+// CHECK-NEXT: spio.async_wait 0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: spio.async_wait
+// CHECK: spio.store_fragment
+// CHECK: } {spio.stages = 2 : i64}
+gpu.module @m {
+  gpu.func @fprop_band_ring(%x: !X, %w: !W, %y: !Y) kernel {
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 2>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
 !DY = !spio.tensor<[n: 1, h: 18, w: 16, k/8: 2] x vector<8xbf16>, global>
 !W = !spio.tensor<[k: 16, r: 3, s: 1, c/8: 1] x vector<8xbf16>, global>
 !DX = !spio.tensor<[n: 1, p: 20, q: 16, c: 16] x bf16, global>

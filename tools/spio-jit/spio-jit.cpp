@@ -58,7 +58,8 @@ static cl::opt<std::string> convPass("pass", cl::desc("conv2d-gw8: fprop, dgrad 
 static cl::opt<int64_t> convChunks(
     "chunks",
     cl::desc("conv2d-gw8: blocks per group tile along wgrad's reduction, or along "
-             "fprop's and dgrad's bands of flattened rows (0: choose)"),
+             "fprop's and dgrad's bands of rows, each block a ring over its range "
+             "(0: choose)"),
     cl::init(0));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));

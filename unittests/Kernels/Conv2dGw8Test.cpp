@@ -136,6 +136,17 @@ TEST(Conv2dGw8, GridCoversEveryOutput) {
   EXPECT_EQ(s.gridX, qTiles * gTiles);
   EXPECT_EQ(s.gridY, p.n * pTiles);
   EXPECT_EQ(s.block, c.threads());
+  // Chunks: blocks along the (image, row tile) bands, each a loop over a
+  // contiguous range of them as a 2-stage ring; the last chunk takes what
+  // is left, and no more chunks than bands.
+  ASSERT_EQ(p.n * pTiles, 3);
+  c.chunks = 2; // 2 bands, then 1
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 2);
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridX, qTiles * gTiles);
+  EXPECT_NE(conv2dGw8TileSource(p, c).find("{spio.stages = 2}"), std::string::npos);
+  c.chunks = 100; // one band each: no loop
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 3);
+  EXPECT_EQ(conv2dGw8TileSource(p, c).find("spio.stages"), std::string::npos);
 }
 
 TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {

@@ -68,9 +68,11 @@ struct Conv2dGw8Config {
   /// wgrad: rows of dy per band, the unit a block stages and reduces.
   int64_t rowsP = 4;
   /// wgrad: blocks along the reduction; each reduces a contiguous range of
-  /// bands into per-warp partial sums. fprop and dgrad on flattened rows:
-  /// blocks along the bands of rows, each loading its weights once for a
-  /// contiguous range of them (0: choose).
+  /// bands into per-warp partial sums. fprop and dgrad: blocks along the
+  /// bands of rows (flattened rows, or (image, row tile) bands of rows of
+  /// fragments), each loading its weights once for a contiguous range of
+  /// them, the next band's rows copying in while one computes (0: choose;
+  /// rows of fragments then take one band a block).
   int64_t chunks = 0;
   int64_t threads() const { return 32 * warpsQ * warpsG; }
 };

@@ -80,8 +80,10 @@ def Spio_Conv2dGw8ConfigAttr : Spio_Attr<"Conv2dGw8Config", "conv2d_gw8_config">
     warps along output columns (16 pixels each) and 2 along groups, and
     computes 16 output rows (wgrad: reduces bands of 16 rows of dy). With
     `chunks = N`, wgrad splits its reduction over N blocks per group tile,
-    and fprop and dgrad on flattened rows (narrow images) their bands of
-    rows (0: spio-tile chooses).
+    and fprop and dgrad their bands of rows (flattened rows of narrow
+    images; on rows of fragments, (image, row tile) bands, each block a
+    2-stage ring over its range of them) (0: spio-tile chooses; rows of
+    fragments then take one band a block).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$warps,
                         "int64_t":$rows,
