@@ -48,26 +48,33 @@ constexpr int64_t kWgradTargetBlocks = 2 * 132;
 /// 5x5; one block per band (no reuse) 0.85x.
 constexpr int64_t kFlatTargetBlocks = 4 * 132;
 
-/// Taps along S one mma reduces over. Pairs: an m16n8k16 over taps s and
-/// s + 1 (fprop and dgrad: times 8 channels; wgrad's A fragment holds the
-/// pair as 16 rows), half the mma and ldmatrix instructions of two m16n8k8.
-/// An odd S adds a tap S: zero weights in fprop and dgrad, partial sums
-/// that dw leaves out in wgrad. fprop and dgrad take single taps for S = 1
-/// and 3, where the extra tap is a third or more of the work (on an H200,
-/// paired 3x3 fprop ran 0.87-1.09x, 5x5 0.96-1.17x).
-int64_t mmaTaps(const Conv2dGw8Problem &p) {
-  return p.pass == ConvPass::Wgrad || p.s % 2 == 0 || p.s >= 5 ? 2 : 1;
+/// fprop's and dgrad's mma steps along S: `taps` taps from tap `s`. Tap
+/// pairs, each an m16n8k16 over taps s and s + 1 times 8 channels (half
+/// the mma and ldmatrix instructions of two m16n8k8), then for odd S the
+/// last tap alone, an m16n8k8 into the same sums (the accumulators of both
+/// shapes are one layout), which does a third of a pair's tensor work
+/// less than pairing it with a zero tap.
+struct TapStep {
+  int64_t s, taps;
+};
+
+std::vector<TapStep> tapSteps(const Conv2dGw8Problem &p) {
+  std::vector<TapStep> steps;
+  int64_t s = 0;
+  for (; s + 1 < p.s; s += 2)
+    steps.push_back({s, 2});
+  if (s < p.s)
+    steps.push_back({s, 1});
+  return steps;
 }
 
-/// S rounded up to whole mma steps.
-int64_t paddedS(const Conv2dGw8Problem &p) { return ceilDiv(p.s, mmaTaps(p)) * mmaTaps(p); }
-
-/// wgrad's tap pairs: its partial sums hold an even number of taps.
+/// wgrad's tap pairs: its A fragment holds a pair as 16 rows, and its
+/// partial sums an even number of taps (an odd S's tap S is a partial sum
+/// that dw leaves out).
 int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
 
 /// Columns an output's taps span: wgrad's partial sums hold the paired
-/// taps; fprop's and dgrad's last tap pair may read one column past S - 1
-/// (staged, as zeros where it is past the image, but not computed).
+/// taps.
 int64_t tapColumns(const Conv2dGw8Problem &p) {
   return p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
 }
@@ -173,9 +180,9 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   t.pixels = t.gradientRows = 0;
   t.stride = stagingStride(p);
   // Staged columns: output columns q0 .. q0 + columns - 1 plus the taps'
-  // reach (a last tap pair may reach one past S); with stride 2 each
-  // staged q holds the two input columns 2q and 2q + 1.
-  int64_t reach = paddedS(p);
+  // reach; with stride 2 each staged q holds the two input columns 2q and
+  // 2q + 1.
+  int64_t reach = tapColumns(p);
   t.stagedColumns = ceilDiv(t.columns + (reach - 1) / t.stride, 8) * 8;
   t.rows = t.stride * (c.rowsP - 1) + p.r;
   if (flatRows(p)) {
@@ -480,12 +487,15 @@ private:
   /// Staged input rows [first, first + count).
   void stageInput(int64_t first, int64_t count);
   void stageWeights();
-  /// fprop/dgrad: an mma fragment (`role` A, B or C) over `pixels`.
-  std::string fragmentType(char role, const std::string &pixels) const {
+  /// fprop/dgrad: an A or B fragment over `pixels` for an mma step of
+  /// `taps` taps, or (C) the sums, of the first step's shape.
+  std::string fragmentType(char role, const std::string &pixels, int64_t taps = 0) const {
     std::string dims = role == 'A' ? pixels + ", " + RD : role == 'B' ? RD + ", " + CO
                                                                       : pixels + ", " + CO;
-    return std::string("!spio.fragment<") + role + ", " + mmaShape() + ", " +
-           (role == 'C' ? "f32" : T) + ", [" + dims + "]>";
+    if (role == 'C')
+      taps = tapSteps(p).front().taps;
+    return std::string("!spio.fragment<") + role + ", " + (taps == 2 ? "m16n8k16" : "m16n8k8") +
+           ", " + (role == 'C' ? "f32" : T) + ", [" + dims + "]>";
   }
   /// wgrad: dy's band into shared memory; the band's mma into the partial
   /// sums `accs`; the reduction of the partials into dw.
@@ -505,8 +515,6 @@ private:
   /// wgrad on flattened rows: the 8-pixel steps of a band each warp along
   /// the pixels takes.
   int64_t wgradStepsPerWarp() const { return flatPixels / (8 * c.warpsQ); }
-  /// fprop/dgrad: an mma over mmaTaps taps times 8 channels.
-  std::string mmaShape() const { return mmaTaps(p) == 2 ? "m16n8k16" : "m16n8k8"; }
   /// wgrad's partial sums: m16n8k16 over a row's 16 columns, m16n8k8 over
   /// flattened rows' 8-pixel steps.
   std::string wgradAccumulatorType() const {
@@ -518,7 +526,7 @@ private:
   void copyOutputRow(const std::string &slot, const std::string &pAbs,
                      const std::string &limitQ);
   /// The group's B fragment of every tap (dgrad: flipped, transposed).
-  std::vector<std::string> loadWeights(const std::string &FB);
+  std::vector<std::string> loadWeights();
   /// What fprop and dgrad set up before their tap loops, with fragments
   /// over the pixel dimension `pixels` (q, or m for flattened rows): the
   /// warp's coordinates (%wg and %w<pixels>), its group as weight rows and
@@ -529,7 +537,7 @@ private:
     std::vector<std::string> weights;
     std::string limitO, rows16;
   };
-  ComputeStart beginCompute(const std::string &pixels, const std::string &FB, int64_t pending);
+  ComputeStart beginCompute(const std::string &pixels, int64_t pending);
   /// fprop/dgrad on rows of fragments: the block's output rows from its
   /// staged rows, waiting for each commit group of them (`awaitRows`) or
   /// with all of them staged.
@@ -657,20 +665,19 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows) {
 }
 
 void ConvWriter::stageWeights() {
-  // Taps past S (a paired odd S) are zeros. dgrad runs the taps backwards:
-  // it stages w[k, R - 1 - r, S - 1 - s] as tap (r, s), so that both
-  // passes read a tap pair as consecutive taps.
-  int64_t S2 = paddedS(p), count = p.r * S2 * 8 * WG;
+  // dgrad runs the taps backwards: it stages w[k, R - 1 - r, S - 1 - s] as
+  // tap (r, s), so that both passes read a tap pair as consecutive taps.
+  int64_t count = p.r * p.s * 8 * WG;
   std::string K = coord("k"), R = coord("r"), S = coord("s");
-  std::string limitK = constant(p.c, "k"), limitS = constant(p.s, "s");
+  std::string limitK = constant(p.c, "k");
   std::string lastR = dgrad ? constant(p.r - 1, "r") : "";
   std::string lastS = dgrad ? constant(p.s - 1, "s") : "";
   forEachElement(count, [&](const std::string &lin) {
     std::string rr = fresh("rr"), ss = fresh("ss"), kl = fresh("kl");
     out << "    " << rr << ", " << ss << ", " << kl << " = spio.decompose " << lin << " ["
-        << p.r << ", " << S2 << ", " << 8 * WG << "] : " << R << ", " << S << ", " << K << "\n";
+        << p.r << ", " << p.s << ", " << 8 * WG << "] : " << R << ", " << S << ", " << K << "\n";
     std::string k = binary("add", "%wk0", kl, K);
-    std::string ok = andi(cmp("lt", k, limitK, K), cmp("lt", ss, limitS, S));
+    std::string ok = cmp("lt", k, limitK, K);
     std::string wr = dgrad ? binary("sub", lastR, rr, R) : rr;
     std::string ws = dgrad ? binary("sub", lastS, ss, S) : ss;
     out << "    spio.async_copy %w[" << k << ", " << wr << ", " << ws << "] to %sw[" << rr << ", "
@@ -679,25 +686,24 @@ void ConvWriter::stageWeights() {
   });
 }
 
-std::vector<std::string> ConvWriter::loadWeights(const std::string &FB) {
+std::vector<std::string> ConvWriter::loadWeights() {
   // The group's weights, one B fragment per mma step of taps, stay in
   // registers. dgrad reduces over k, so it reads them transposed.
   out << "    %swp = spio.view %sw : " << swT << " to " << swpT << "\n";
   std::vector<std::string> weights;
-  int64_t taps = mmaTaps(p);
   for (int64_t r = 0; r < p.r; ++r)
-    for (int64_t s = 0; s < p.s; s += taps) {
-      std::string rc = constant(r, "r"), tap = constant(s, RD, 8), b = fresh("b");
+    for (TapStep step : tapSteps(p)) {
+      std::string rc = constant(r, "r"), tap = constant(step.s, RD, 8), b = fresh("b");
       out << "    " << b << " = spio.ldmatrix %swp[" << rc << ", " << tap << ", %wgk]"
           << (dgrad ? " transpose" : "") << " : " << swpT << "[" << coord("r") << ", "
-          << coord(RD, 8) << ", " << coord("k", 8) << "] -> " << FB << "\n";
+          << coord(RD, 8) << ", " << coord("k", 8) << "] -> "
+          << fragmentType('B', "", step.taps) << "\n";
       weights.push_back(b);
     }
   return weights;
 }
 
-ConvWriter::ComputeStart ConvWriter::beginCompute(const std::string &pixels,
-                                                 const std::string &FB, int64_t pending) {
+ConvWriter::ComputeStart ConvWriter::beginCompute(const std::string &pixels, int64_t pending) {
   out << "    %wg, %w" << pixels << " = spio.decompose %warp [" << WG << ", " << c.warpsQ
       << "] : " << coord(CI, 8) << ", " << coord(pixels, 16) << "\n";
   // The warp's group, as weight rows (k) and as output channels.
@@ -712,7 +718,7 @@ ConvWriter::ComputeStart ConvWriter::beginCompute(const std::string &pixels,
   else
     out << "    %zero = arith.constant 0.0 : f32\n";
   out << "    spio.async_wait " << pending << "\n    gpu.barrier\n";
-  start.weights = loadWeights(FB);
+  start.weights = loadWeights();
   return start;
 }
 
@@ -730,10 +736,10 @@ std::string ConvWriter::initAccumulator(const ComputeStart &start, const std::st
 }
 
 void ConvWriter::computeFlat() {
-  std::string FA = fragmentType('A', "m"), FB = fragmentType('B', "m"), FC = fragmentType('C', "m");
+  std::string FC = fragmentType('C', "m");
   std::string M16 = coord("m", 16), M = coord("m"), G8 = coord(CO, 8);
   out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
-  ComputeStart start = beginCompute("m", FB, 0);
+  ComputeStart start = beginCompute("m", 0);
   // The block's bands (of whole images, or rows of one), a 2-stage ring:
   // the next band's rows copy in while this one computes, and the weights
   // stay in registers for all of them.
@@ -762,14 +768,16 @@ void ConvWriter::computeFlat() {
   std::string inside = cmp("lt", tile, limitTiles, M16);
   out << "    scf.if " << inside << " {\n";
   std::string acc = initAccumulator(start, "m", FC);
-  int64_t taps = mmaTaps(p), steps = paddedS(p) / taps;
+  std::vector<TapStep> steps = tapSteps(p);
   for (int64_t r = 0; r < p.r; ++r)
-    for (int64_t step = 0; step < steps; ++step) {
-      std::string tap = constant(r * QT + taps * step, "m"), a = fresh("a"), d = fresh("d");
+    for (size_t step = 0; step < steps.size(); ++step) {
+      std::string FA = fragmentType('A', "m", steps[step].taps);
+      std::string FB = fragmentType('B', "m", steps[step].taps);
+      std::string tap = constant(r * QT + steps[step].s, "m"), a = fresh("a"), d = fresh("d");
       out << "    " << a << " = spio.ldmatrix %sxf[" << tile << ", " << tap << ", %wg] : " << sxfT
           << "[" << M16 << ", " << M << ", " << coord(CI, 8) << "] -> " << FA << "\n";
-      out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * steps + step] << ", "
-          << acc << " : " << FA << ", " << FB << ", " << FC << "\n";
+      out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * steps.size() + step]
+          << ", " << acc << " : " << FA << ", " << FB << ", " << FC << "\n";
       acc = d;
     }
   out << "    spio.store_fragment " << acc << ", %sy[" << tile << ", %wgo] : " << FC << ", " << syT
@@ -800,7 +808,7 @@ void ConvWriter::computeFlat() {
 }
 
 void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
-  std::string FA = fragmentType('A', "q"), FB = fragmentType('B', "q"), FC = fragmentType('C', "q");
+  std::string FC = fragmentType('C', "q");
   std::string limitQ = constant(p.kernelOutW(), "q"), limitP = constant(p.kernelOutH(), "p");
   // A ring of accumulators: each staged row is read once per mma step of
   // taps and multiplied into every output row it feeds (output row j reads
@@ -809,7 +817,8 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   // output still adds its taps in (r, s) order: the same sums, bit for bit.
   // Rows past the image compute on zero-filled staging and are not written.
   std::vector<std::string> acc(c.rowsP);
-  int64_t awaited = 0, taps = mmaTaps(p), steps = paddedS(p) / taps;
+  int64_t awaited = 0;
+  std::vector<TapStep> steps = tapSteps(p);
   for (int64_t i = 0; i < rows; ++i) {
     // Commit group 0 holds staged rows 0 .. R - 1; group g the stride rows
     // after R + stride * (g - 1).
@@ -819,11 +828,13 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
       awaited = group;
     }
     std::string stagedRow = constant(i, "r"), zeroR = constant(0, "r");
-    for (int64_t step = 0; step < steps; ++step) {
+    for (size_t step = 0; step < steps.size(); ++step) {
       // Output column q at tap s reads staged column q + s / stride (and,
       // strided, the input column parity s % 2); with paired taps the
       // tensor's RD/8 entry steps to tap s + 1.
-      int64_t s = taps * step;
+      int64_t s = steps[step].s;
+      std::string FA = fragmentType('A', "q", steps[step].taps);
+      std::string FB = fragmentType('B', "q", steps[step].taps);
       std::string sq = constant(s / st, "q");
       std::string parity = st == 2 ? constant(s % 2, "wp") : "";
       std::string a = fresh("a");
@@ -839,7 +850,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
         if (sum.empty())
           sum = initAccumulator(start, "q", FC);
         std::string d = fresh("d");
-        out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * steps + step]
+        out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * steps.size() + step]
             << ", " << sum << " : " << FA << ", " << FB << ", " << FC << "\n";
         sum = d;
       }
@@ -936,11 +947,12 @@ void ConvWriter::computeTypes() {
   bT = "!spio.tensor<[" + CO + ": " + str(p.c) + "] x " + T + ", global>";
   yT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
        str(p.kernelOutW()) + ", " + CO + ": " + str(p.c) + "] x " + T + ", global>";
-  // Staged input with explicit strides: the `RD/8` entry (one per tap an
-  // mma takes) aliases the next tap's column (stride 1) or parity (stride
-  // 2), so that one ldmatrix reads a tap pair; copies write RD/8 = 0.
-  int64_t perQ = st * WG, S2 = paddedS(p);
-  std::string pairEntry = ", " + RD + "/8: " + str(mmaTaps(p)) + ":" + str(WG);
+  // Staged input with explicit strides: the `RD/8` entry (two where the
+  // mma steps pair taps) aliases the next tap's column (stride 1) or
+  // parity (stride 2), so that one ldmatrix reads a tap pair; copies write
+  // RD/8 = 0.
+  int64_t perQ = st * WG, S2 = p.s;
+  std::string pairEntry = ", " + RD + "/8: " + str(tapSteps(p).front().taps) + ":" + str(WG);
   sxT = "!spio.tensor<[r: " + str(rows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
         str(perQ) + (st == 2 ? ", wp: 2:" + str(WG) : "") + pairEntry + ", " + CI +
         "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
@@ -1053,14 +1065,13 @@ void ConvWriter::writeTileBody() {
       coord("n") + ", " + coord("p", c.rowsP) + "\n";
   std::string firstRow =
       "    %p0 = spio.unfold %pt : " + coord("p", c.rowsP) + " to " + coord("p") + "\n";
-  std::string FB = fragmentType('B', "q");
   if (grid.bandsPerChunk > 1) {
     // A block takes a range of (image, row tile) bands, a 2-stage ring
     // (spio-pipeline): the next band's rows copy in while this one
     // computes, so that copies stay in flight between bands, and the
     // weights stay in registers for all of them.
     out << "    spio.async_commit\n";
-    ComputeStart start = beginCompute("q", FB, 0);
+    ComputeStart start = beginCompute("q", 0);
     chunkBands();
     std::string one = index(1);
     out << "    scf.for %band = %band0 to %band1 step " << one << " {\n";
@@ -1085,7 +1096,7 @@ void ConvWriter::writeTileBody() {
     stageInput(st * (row - 1) + p.r, st);
     out << "    spio.async_commit\n";
   }
-  computeRows(beginCompute("q", FB, c.rowsP - 1), true);
+  computeRows(beginCompute("q", c.rowsP - 1), true);
 }
 
 void ConvWriter::stageGradient() {

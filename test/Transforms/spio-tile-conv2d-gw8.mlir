@@ -7,13 +7,14 @@
 
 // fprop: blocks stage rows + R - 1 input rows (zero-filled halo) and the
 // group's 3 x 3 taps of weights; each warp multiplies 16 output columns by
-// its group's B fragment per tap (S = 3: one tap an mma), on input columns
-// shifted by the tap: the cast from q to w is where the convolution's
-// index arithmetic lives. The mma reduce over `sc`, taps times channels.
+// its group's B fragments (S = 3: an m16n8k16 over taps 0 and 1, an
+// m16n8k8 over tap 2, into the same sums), on input columns shifted by the
+// tap: the cast from q to w is where the convolution's index arithmetic
+// lives. The mma reduce over `sc`, taps times channels.
 // CHECK-LABEL: gpu.func @fprop
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK-NOT: spio.conv2d_gw8
-// CHECK: spio.alloc : !spio.tensor<[r: 10, q: 40, sc/8: 1, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
+// CHECK: spio.alloc : !spio.tensor<[r: 10:160, q: 40:4, sc/8: 2, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
 // CHECK: spio.alloc : !spio.tensor<[r: 3, s: 3, k: 32, c/8: 1] x vector<8xf16>, shared>
 // CHECK: %[[TILE:.*]] = spio.alloc : !spio.tensor<[slot: 2:1280, q: 32:40, k: 32] x f16, shared>
 // CHECK: %[[TILEV:.*]] = spio.view %[[TILE]] {{.*}} to !spio.tensor<[slot: 2:160, q: 32:5, k/8: 4] x vector<8xf16>, shared>
@@ -28,12 +29,16 @@
 // CHECK: spio.async_wait 7
 // CHECK-NEXT: gpu.barrier
 // CHECK: spio.view %{{.*}} to !spio.tensor<[r: 3, sc/8: 3, k: 32] x vector<8xf16>, shared>
-// CHECK-COUNT-9: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k8, f16, [sc, k]>
+// CHECK: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k16, f16, [sc, k]>
+// CHECK-NEXT: spio.constant
+// CHECK-NEXT: spio.constant
+// CHECK-NEXT: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k8, f16, [sc, k]>
 // CHECK: spio.load_fragment
-// CHECK-COUNT-9: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [q, sc]>, !spio.fragment<B, m16n8k8, f16, [sc, k]>, !spio.fragment<C, m16n8k8, f32, [q, k]>
+// CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k16, f16, [q, sc]>, !spio.fragment<B, m16n8k16, f16, [sc, k]>, !spio.fragment<C, m16n8k16, f32, [q, k]>
+// CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [q, sc]>, !spio.fragment<B, m16n8k8, f16, [sc, k]>, !spio.fragment<C, m16n8k16, f32, [q, k]>
 // Each row's outputs go through a shared tile (rows padded by one vector
 // against bank conflicts), fragment stores in, 16-byte vectors out to y.
-// CHECK: spio.store_fragment %{{.*}}, %[[TILE]][{{.*}}] : !spio.fragment<C, m16n8k8, f32, [q, k]>, !spio.tensor<[slot: 2:1280, q: 32:40, k: 32] x f16, shared>
+// CHECK: spio.store_fragment %{{.*}}, %[[TILE]][{{.*}}] : !spio.fragment<C, m16n8k16, f32, [q, k]>, !spio.tensor<[slot: 2:1280, q: 32:40, k: 32] x f16, shared>
 // CHECK: gpu.barrier
 // CHECK: spio.load %[[TILEV]]
 // CHECK: spio.store %{{.*}}, %[[YV]]
@@ -113,8 +118,8 @@ gpu.module @m {
 // Stride 2: staged columns are (q, parity) pairs, so a fragment's 16 rows
 // step two input columns through the layout alone.
 // CHECK-LABEL: gpu.func @fprop_stride2
-// CHECK: spio.alloc : !spio.tensor<[r: 17, q: 24, wp: 2, sc/8: 1, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>
-// CHECK: spio.ldmatrix {{.*}}[!spio.coord<r>, !spio.coord<r>, !spio.coord<q/16>, !spio.coord<q>, !spio.coord<wp>, !spio.coord<c/8>] -> !spio.fragment<A, m16n8k8, f16, [q, sc]>
+// CHECK: spio.alloc : !spio.tensor<[r: 17:192, q: 24:8, wp: 2:4, sc/8: 2, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+// CHECK: spio.ldmatrix {{.*}}[!spio.coord<r>, !spio.coord<r>, !spio.coord<q/16>, !spio.coord<q>, !spio.coord<wp>, !spio.coord<c/8>] -> !spio.fragment<A, m16n8k16, f16, [q, sc]>
 gpu.module @m {
   gpu.func @fprop_stride2(%x: !X, %w: !W, %y: !Y) kernel {
     spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [1, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !X, !W -> !Y
@@ -128,20 +133,20 @@ gpu.module @m {
 !W = !spio.tensor<[k: 16, r: 5, s: 5, c/8: 1] x vector<8xf16>, global>
 !Y = !spio.tensor<[n: 1, p: 12, q: 40, k: 16] x f16, global>
 
-// S = 5: an m16n8k16 reduces over a tap pair times 8 channels. The weights
-// are staged with S padded to 6 (tap 5 zero-filled) and viewed with the
-// tap as sc/8; the staged input's sc/8 entry aliases the next column, so
-// one ldmatrix reads A for taps s and s + 1. 8 staged rows x 3 tap pairs
-// of A; 4 output rows x 5 x 3 mma.
+// S = 5: an m16n8k16 reduces over a tap pair times 8 channels, then an
+// m16n8k8 over tap 4 into the same sums (no zero tap). The weights are
+// viewed with the tap as sc/8; the staged input's sc/8 entry aliases the
+// next column, so one ldmatrix reads A for taps s and s + 1. 8 staged
+// rows x 3 steps of A; 4 output rows x 5 x 3 mma.
 // CHECK-LABEL: gpu.func @fprop_paired_taps
 // CHECK: spio.alloc : !spio.tensor<[r: 8:80, q: 40:2, sc/8: 2, c/8: 2] x vector<8xf16>, shared, #spio.xor_swizzle<1, 0, 3>>
-// CHECK: spio.alloc : !spio.tensor<[r: 5, s: 6, k: 16, c/8: 1] x vector<8xf16>, shared>
-// CHECK: spio.async_copy {{.*}} : !spio.tensor<[k: 16, r: 5, s: 5, c/8: 1] x vector<8xf16>, global>[!spio.coord<k>, !spio.coord<r>, !spio.coord<s>] to !spio.tensor<[r: 5, s: 6, k: 16, c/8: 1] x vector<8xf16>, shared>
-// CHECK: spio.view %{{.*}} to !spio.tensor<[r: 5, sc/8: 6, k: 16] x vector<8xf16>, shared>
-// CHECK-COUNT-15: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k16, f16, [sc, k]>
-// CHECK-COUNT-24: spio.ldmatrix {{.*}} -> !spio.fragment<A, m16n8k16, f16, [q, sc]>
+// CHECK: spio.alloc : !spio.tensor<[r: 5, s: 5, k: 16, c/8: 1] x vector<8xf16>, shared>
+// CHECK: spio.async_copy {{.*}} : !spio.tensor<[k: 16, r: 5, s: 5, c/8: 1] x vector<8xf16>, global>[!spio.coord<k>, !spio.coord<r>, !spio.coord<s>] to !spio.tensor<[r: 5, s: 5, k: 16, c/8: 1] x vector<8xf16>, shared>
+// CHECK: spio.view %{{.*}} to !spio.tensor<[r: 5, sc/8: 5, k: 16] x vector<8xf16>, shared>
+// CHECK-COUNT-15: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k{{16|8}}, f16, [sc, k]>
+// CHECK-COUNT-24: spio.ldmatrix {{.*}} -> !spio.fragment<A, m16n8k{{16|8}}, f16, [q, sc]>
 // CHECK-NOT: spio.ldmatrix
-// CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k16, f16, [q, sc]>, !spio.fragment<B, m16n8k16, f16, [sc, k]>, !spio.fragment<C, m16n8k16, f32, [q, k]>
+// CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [q, sc]>, !spio.fragment<B, m16n8k8, f16, [sc, k]>, !spio.fragment<C, m16n8k16, f32, [q, k]>
 gpu.module @m {
   gpu.func @fprop_paired_taps(%x: !X, %w: !W, %y: !Y) kernel {
     spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 2], rows = 4>, kernel = array<i64: 5, 5>, padding = array<i64: 2, 2>, stride = 1} : !X, !W -> !Y

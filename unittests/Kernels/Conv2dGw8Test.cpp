@@ -157,7 +157,7 @@ TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   ASSERT_EQ(c.warpsG, 3);
   std::string source = conv2dGw8TileSource(p, c);
-  EXPECT_NE(source.find("%sx = spio.alloc : !spio.tensor<[r: 12:216, q: 72:3, sc/8: 1:3, "
+  EXPECT_NE(source.find("%sx = spio.alloc : !spio.tensor<[r: 12:216, q: 72:3, sc/8: 2:3, "
                         "c/8: 3:1] x vector<8xf16>, shared>"),
             std::string::npos);
   EXPECT_EQ(source.find("xor_swizzle"), std::string::npos);
@@ -180,9 +180,13 @@ TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
   std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("%bias: !spio.tensor<[k: 32] x f16, global>"),
             std::string::npos);
-  // An mma reduces over taps times channels `sc`: one tap's 8 for S = 3, a
-  // pair's 16 for S = 5.
-  EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [q, sc]>"), std::string::npos);
+  // An mma reduces over taps times channels `sc`: a tap pair's 16, then an
+  // odd S's last tap's 8 into the same m16n8k16 sums.
+  EXPECT_NE(source.find("!spio.fragment<A, m16n8k16, f16, [q, sc]>"), std::string::npos);
+  EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [q, sc]>, !spio.fragment<B, m16n8k8, "
+                        "f16, [sc, k]>, !spio.fragment<C, m16n8k16, f32, [q, k]>"),
+            std::string::npos);
+  EXPECT_EQ(source.find("!spio.fragment<C, m16n8k8"), std::string::npos);
   p.s = 5;
   p.padW = 2;
   EXPECT_NE(conv2dGw8TileSource(p, chooseConv2dGw8Config(p))
@@ -198,7 +202,7 @@ TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
 
 TEST(Conv2dGw8, EachStagedRowIsLoadedOncePerTapPair) {
   // A ring of accumulators: 14 output rows of a 5x5 kernel stage 18 rows;
-  // each is read once per tap pair (3: taps 0-1, 2-3, 4 and a zero tap),
+  // each is read once per mma step (3: taps 0-1, 2-3 and 4 alone),
   // not once per output row and tap pair (14 x 15), and every output row
   // still gets its 5 x 3 mma.
   Conv2dGw8Problem p = layer(4, 80, 56, 5, 2);

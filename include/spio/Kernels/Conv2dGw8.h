@@ -6,7 +6,8 @@
 // input gradient (dgrad), which is the same kernel on dy, and the weight
 // gradient (wgrad), a reduction over every output pixel. Each
 // warp multiplies 16 output pixels by its group's 8 x 8 weights per tap with
-// mma.sync m16n8k8, reading the input through shared memory, where each
+// mma.sync (m16n8k16 over a pair of taps, m16n8k8 over an odd width's last
+// one), reading the input through shared memory, where each
 // block stages the rowsP + R - 1 input rows its rowsP output rows need
 // (zero-filled padding) and keeps its groups' weights in registers.
 //

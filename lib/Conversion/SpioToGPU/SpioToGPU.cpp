@@ -902,7 +902,7 @@ struct MmaLowering : SpioPattern<MmaOp> {
         r, loc, resultType,
         registers(a.getA(), op.getA().getType().getElementsPerLane() / 2),
         registers(a.getB(), op.getB().getType().getElementsPerLane() / 2), c,
-        ArrayRef<int64_t>{16, 8, mmaK(acc)}, std::nullopt, std::nullopt,
+        ArrayRef<int64_t>{16, 8, mmaK(op.getA().getType())}, std::nullopt, std::nullopt,
         std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
     Value result = arith::ConstantOp::create(

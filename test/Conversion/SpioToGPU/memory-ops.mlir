@@ -53,6 +53,26 @@ gpu.module @m {
 
 // -----
 
+!S8 = !spio.tensor<[i: 16, k/8: 1] x vector<8xf16>, shared>
+
+// The instruction's k is the A and B fragments': an m16n8k8 step into an
+// m16n8k16 accumulator (one layout) is an m16n8k8 mma.sync.
+// CHECK-LABEL: gpu.func @mma_k8_into_k16_sum
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = false}
+// CHECK: nvvm.mma.sync {{.*}} shape = #nvvm.shape<m = 16, n = 8, k = 8>
+gpu.module @m {
+  gpu.func @mma_k8_into_k16_sum(%b: vector<2xf16>, %c: vector<4xf32>) kernel {
+    %s = spio.alloc : !S8
+    %a = spio.ldmatrix %s[] : !S8 -> !spio.fragment<A, m16n8k8, f16, [i, k]>
+    %bf = spio.vector_to_fragment %b : vector<2xf16> -> !spio.fragment<B, m16n8k8, f16, [k, j]>
+    %cf = spio.vector_to_fragment %c : vector<4xf32> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+    %d = spio.mma %a, %bf, %cf : !spio.fragment<A, m16n8k8, f16, [i, k]>, !spio.fragment<B, m16n8k8, f16, [k, j]>, !spio.fragment<C, m16n8k16, f32, [i, j]>
+    gpu.return
+  }
+}
+
+// -----
+
 !O = !spio.tensor<[i: 20, j: 8] x f16, global>
 
 // Fragment stores convert f32 to the tensor's type and skip elements beyond

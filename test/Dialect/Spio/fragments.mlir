@@ -42,6 +42,16 @@ func.func @mma_m16n8k8_bf16(%a: !spio.fragment<A, m16n8k8, bf16, [m, r]>,
   return %d : !spio.fragment<C, m16n8k8, f32, [m, n]>
 }
 
+// An m16n8k8 step into an m16n8k16 sum: both accumulators are one layout.
+// CHECK-LABEL: func.func @mma_k8_into_k16_sum
+func.func @mma_k8_into_k16_sum(%a: !spio.fragment<A, m16n8k8, f16, [i, k]>,
+                               %b: !spio.fragment<B, m16n8k8, f16, [k, j]>,
+                               %c: !FragC) -> !FragC {
+  // CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [i, k]>, !spio.fragment<B, m16n8k8, f16, [k, j]>, !spio.fragment<C, m16n8k16, f32, [i, j]>
+  %d = spio.mma %a, %b, %c : !spio.fragment<A, m16n8k8, f16, [i, k]>, !spio.fragment<B, m16n8k8, f16, [k, j]>, !FragC
+  return %d : !FragC
+}
+
 !Out = !spio.tensor<[i: 100, j: 60] x bf16, global>
 
 // Epilogue: D = alpha * acc + beta * C on a ragged 100 x 60 output.

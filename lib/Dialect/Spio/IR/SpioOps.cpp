@@ -453,11 +453,12 @@ LogicalResult MmaOp::verify() {
       failed(expectRole(b, FragmentOperand::B, "second")) ||
       failed(expectRole(c, FragmentOperand::C, "third")))
     return failure();
-  if (a.getShape() != b.getShape() || a.getShape() != c.getShape())
+  // C may be either shape's accumulator: both are the same 16 x 8 f32
+  // tile in the same lanes, so one sum can take k8 and k16 steps.
+  if (a.getShape() != b.getShape())
     return emitOpError() << "operand shapes disagree: A is "
                          << stringifyMmaShape(a.getShape()) << ", B is "
-                         << stringifyMmaShape(b.getShape()) << ", C is "
-                         << stringifyMmaShape(c.getShape());
+                         << stringifyMmaShape(b.getShape());
   if (a.getElementType() != b.getElementType())
     return emitOpError() << "operand dtypes disagree: A holds "
                          << a.getElementType() << " but B holds "

@@ -301,7 +301,10 @@ def Spio_MmaOp : Spio_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
     `%d = spio.mma %a, %b, %c : A, B, C` computes `D = A * B + C` over the
     reduction dimension shared by A's columns and B's rows. The verifier
     checks operand roles, shapes, dtypes and that the dimensions agree:
-    A `[m, k]`, B `[k, n]`, C `[m, n]` with `m`, `n`, `k` distinct.
+    A `[m, k]`, B `[k, n]`, C `[m, n]` with `m`, `n`, `k` distinct. A and B
+    have one shape, which is the instruction's; C may be the accumulator of
+    either shape (m16n8k8 and m16n8k16 accumulators are one 16 x 8 layout),
+    so that a sum can mix k16 and k8 steps.
   }];
   let arguments = (ins Spio_Fragment:$a, Spio_Fragment:$b, Spio_Fragment:$acc);
   let results = (outs Spio_Fragment:$result);
