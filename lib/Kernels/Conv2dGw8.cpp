@@ -560,6 +560,9 @@ private:
   /// The comment line, module and gpu.module openings, and the kernel's
   /// gpu.func line (with its known block size when `tiled`).
   void openKernel(bool tiled);
+  /// fprop/dgrad on rows of fragments: blocks of this kernel a
+  /// multiprocessor holds by shared memory, at up to 64 registers a thread.
+  int64_t residentBlocks() const;
   void writeTileBody();
   void writeWgradTileBody();
 
@@ -820,30 +823,43 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   std::vector<std::string> acc(c.rowsP);
   int64_t awaited = 0;
   std::vector<TapStep> steps = tapSteps(p);
-  for (int64_t i = 0; i < rows; ++i) {
-    // Commit group 0 holds staged rows 0 .. R - 1; group g the stride rows
-    // after R + stride * (g - 1).
+  // Commit group 0 holds staged rows 0 .. R - 1 (beginCompute waited for
+  // it); group g the stride rows after R + stride * (g - 1). Waits for
+  // staged row i's group if it has not been waited for; true if it did
+  // (the block must sync next).
+  auto awaitRow = [&](int64_t i) {
     int64_t group = i < p.r ? 0 : (i - p.r) / st + 1;
-    if (awaitRows && group > awaited) {
-      out << "    spio.async_wait " << c.rowsP - 1 - group << "\n    gpu.barrier\n";
-      awaited = group;
-    }
+    if (!awaitRows || group <= awaited)
+      return false;
+    out << "    spio.async_wait " << c.rowsP - 1 - group << "\n";
+    awaited = group;
+    return true;
+  };
+  // Staged row i's A fragment of every mma step. Output column q at tap s
+  // reads staged column q + s / stride (and, strided, the input column
+  // parity s % 2); with paired taps the tensor's RD/8 entry steps to tap
+  // s + 1.
+  auto loadRow = [&](int64_t i) {
+    std::vector<std::string> fragments;
     std::string stagedRow = constant(i, "r"), zeroR = constant(0, "r");
-    for (size_t step = 0; step < steps.size(); ++step) {
-      // Output column q at tap s reads staged column q + s / stride (and,
-      // strided, the input column parity s % 2); with paired taps the
-      // tensor's RD/8 entry steps to tap s + 1.
-      int64_t s = steps[step].s;
-      std::string FA = fragmentType('A', "q", steps[step].taps);
-      std::string FB = fragmentType('B', "q", steps[step].taps);
-      std::string sq = constant(s / st, "q");
-      std::string parity = st == 2 ? constant(s % 2, "wp") : "";
+    for (TapStep step : steps) {
+      std::string sq = constant(step.s / st, "q");
+      std::string parity = st == 2 ? constant(step.s % 2, "wp") : "";
       std::string a = fresh("a");
       out << "    " << a << " = spio.ldmatrix %sx[" << stagedRow << ", " << zeroR << ", %wq, "
           << sq << (parity.empty() ? "" : ", " + parity) << ", %wg] : " << sxT << "["
           << coord("r") << ", " << coord("r") << ", " << coord("q", 16) << ", " << coord("q")
-          << (parity.empty() ? "" : ", " + coord("wp")) << ", " << coord(CI, 8) << "] -> " << FA
-          << "\n";
+          << (parity.empty() ? "" : ", " + coord("wp")) << ", " << coord(CI, 8) << "] -> "
+          << fragmentType('A', "q", step.taps) << "\n";
+      fragments.push_back(a);
+    }
+    return fragments;
+  };
+  std::vector<std::string> a = loadRow(0);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (size_t step = 0; step < steps.size(); ++step) {
+      std::string FA = fragmentType('A', "q", steps[step].taps);
+      std::string FB = fragmentType('B', "q", steps[step].taps);
       for (int64_t r = 0; r < p.r && r <= i; ++r) {
         if ((i - r) % st != 0 || (i - r) / st >= c.rowsP)
           continue;
@@ -851,29 +867,42 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
         if (sum.empty())
           sum = initAccumulator(start, "q", FC);
         std::string d = fresh("d");
-        out << "    " << d << " = spio.mma " << a << ", " << start.weights[r * steps.size() + step]
-            << ", " << sum << " : " << FA << ", " << FB << ", " << FC << "\n";
+        out << "    " << d << " = spio.mma " << a[step] << ", "
+            << start.weights[r * steps.size() + step] << ", " << sum << " : " << FA << ", "
+            << FB << ", " << FC << "\n";
         sum = d;
       }
     }
-    // Output row j is complete after staged row stride * j + R - 1.
-    if (i + 1 < p.r || (i + 1 - p.r) % st != 0)
-      continue;
-    int64_t row = (i + 1 - p.r) / st;
-    std::string pAbs = binary("add", "%p0", constant(row, "p"), coord("p"));
-    std::string inside = cmp("lt", pAbs, limitP, coord("p"));
-    std::string slot = constant(row % 2, "slot");
-    // The row's outputs go through a shared tile (two slots, alternating
-    // rows), so that each pixel's channels leave as whole 16-byte vectors
-    // rather than as 4-byte pieces of half-used sectors.
-    out << "    scf.if " << inside << " {\n";
-    out << "    spio.store_fragment " << acc[row] << ", %sy[" << slot << ", %wq, %wgo] : " << FC
-        << ", " << syT << "[" << coord("slot") << ", " << coord("q", 16) << ", " << coord(CO, 8)
-        << "]\n";
-    out << "    }\n    gpu.barrier\n";
-    out << "    scf.if " << inside << " {\n";
-    copyOutputRow(slot, pAbs, limitQ);
-    out << "    }\n";
+    // Output row j is complete after staged row stride * j + R - 1. Its
+    // outputs go through a shared tile (two slots, alternating rows), so
+    // that each pixel's channels leave as whole 16-byte vectors rather
+    // than as 4-byte pieces of half-used sectors. One barrier covers both
+    // the tile's fragment stores and the next staged row's copies, and the
+    // next row's A fragments load before this row's copy out, which hides
+    // their latency.
+    bool rowDone = i + 1 >= p.r && (i + 1 - p.r) % st == 0;
+    int64_t row = rowDone ? (i + 1 - p.r) / st : 0;
+    std::string pAbs, inside, slot;
+    if (rowDone) {
+      pAbs = binary("add", "%p0", constant(row, "p"), coord("p"));
+      inside = cmp("lt", pAbs, limitP, coord("p"));
+      slot = constant(row % 2, "slot");
+      out << "    scf.if " << inside << " {\n";
+      out << "    spio.store_fragment " << acc[row] << ", %sy[" << slot << ", %wq, %wgo] : "
+          << FC << ", " << syT << "[" << coord("slot") << ", " << coord("q", 16) << ", "
+          << coord(CO, 8) << "]\n";
+      out << "    }\n";
+    }
+    bool next = i + 1 < rows;
+    if ((next && awaitRow(i + 1)) || rowDone)
+      out << "    gpu.barrier\n";
+    if (next)
+      a = loadRow(i + 1);
+    if (rowDone) {
+      out << "    scf.if " << inside << " {\n";
+      copyOutputRow(slot, pAbs, limitQ);
+      out << "    }\n";
+    }
   }
 }
 
@@ -1000,9 +1029,36 @@ void ConvWriter::openKernel(bool tiled) {
   else
     out << "(%x: " << xT << ", %w: " << wT << ", %bias: " << bT << ", %y: " << yT << ")";
   out << " kernel";
-  if (tiled)
-    out << " attributes {known_block_size = array<i32: " << c.threads() << ", 1, 1>}";
+  if (tiled) {
+    out << " attributes {known_block_size = array<i32: " << c.threads() << ", 1, 1>";
+    // fprop and dgrad on rows of fragments tell ptxas how many blocks
+    // their shared memory lets a multiprocessor hold, so that it neither
+    // caps registers for more (left to itself it chose 40 registers and
+    // spilled on 56x56 3x3 with bias: 0.88x on an H200) nor takes so many
+    // that fewer fit. Flattened rows hold more registers than that allows
+    // (7x7 5x5: 114, which spill at the 80 of 3 blocks).
+    if (p.pass != ConvPass::Wgrad && !flat)
+      out << ", nvvm.minctasm = " << residentBlocks() << " : i32";
+    out << "}";
+  }
   out << " {\n";
+}
+
+int64_t ConvWriter::residentBlocks() const {
+  // The kernel's shared tiles (each 128-byte aligned): the staged input,
+  // twice where the band loop rings it, the weights and the output tile's
+  // two rows.
+  auto aligned = [](int64_t bytes) { return ceilDiv(bytes, 128) * 128; };
+  int64_t pitch = WG % 2 == 1 ? WG : WG + 1;
+  int64_t bytes = (grid.bandsPerChunk > 1 ? 2 : 1) * aligned(stagedInput(p, c).bytes(WG)) +
+                  aligned(p.r * p.s * 8 * WG * 16) + aligned(2 * BQ * pitch * 16);
+  // An H100's or H200's multiprocessor: 228 KB, 1 KB of it reserved per
+  // block; at most as many blocks as leave 64 registers a thread (of 64K).
+  // That floor costs a block where shared memory holds more blocks of many
+  // threads (18x18 3x3, 512 threads: 2 hinted, 3 fit; ptxas took 45
+  // registers, not 36, and it ran 0.93x on an H200).
+  int64_t bySharedMemory = (228 * 1024) / (bytes + 1024);
+  return std::max<int64_t>(1, std::min(bySharedMemory, 1024 / c.threads()));
 }
 
 std::string ConvWriter::writeTile() {

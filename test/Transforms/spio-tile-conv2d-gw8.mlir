@@ -10,9 +10,11 @@
 // its group's B fragments (S = 3: an m16n8k16 over taps 0 and 1, an
 // m16n8k8 over tap 2, into the same sums), on input columns shifted by the
 // tap: the cast from q to w is where the convolution's index arithmetic
-// lives. The mma reduce over `sc`, taps times channels.
+// lives. The mma reduce over `sc`, taps times channels. The kernel keeps
+// the template's hint to ptxas: 4 blocks a multiprocessor (35 KB of shared
+// memory each; 4 of 256 threads leave 64 registers a thread).
 // CHECK-LABEL: gpu.func @fprop
-// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 4 : i32}
 // CHECK-NOT: spio.conv2d_gw8
 // CHECK: spio.alloc : !spio.tensor<[r: 10:160, q: 40:4, sc/8: 2, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
 // CHECK: spio.alloc : !spio.tensor<[r: 3, s: 3, k: 32, c/8: 1] x vector<8xf16>, shared>
@@ -38,12 +40,17 @@
 // CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [q, sc]>, !spio.fragment<B, m16n8k8, f16, [sc, k]>, !spio.fragment<C, m16n8k16, f32, [q, k]>
 // Each row's outputs go through a shared tile (rows padded by one vector
 // against bank conflicts), fragment stores in, 16-byte vectors out to y.
+// One barrier covers the fragment stores and the next staged row's commit
+// group, whose A fragments load before the copy out.
 // CHECK: spio.store_fragment %{{.*}}, %[[TILE]][{{.*}}] : !spio.fragment<C, m16n8k16, f32, [q, k]>, !spio.tensor<[slot: 2:1280, q: 32:40, k: 32] x f16, shared>
-// CHECK: gpu.barrier
+// CHECK-NEXT: }
+// CHECK-NEXT: spio.async_wait 6
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: spio.ldmatrix {{.*}} -> !spio.fragment<A, m16n8k16, f16, [q, sc]>
+// CHECK-NOT: gpu.barrier
 // CHECK: spio.load %[[TILEV]]
 // CHECK: spio.store %{{.*}}, %[[YV]]
-// CHECK: spio.async_wait 6
-// CHECK-NEXT: gpu.barrier
 gpu.module @m {
   gpu.func @fprop(%x: !X, %w: !W, %b: !Bias, %y: !Y) kernel {
     spio.conv2d_gw8 fprop %x, %w bias %b into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W, !Bias -> !Y
@@ -166,7 +173,7 @@ gpu.module @m {
 // one transposed ldmatrix reads taps s and s + 1 as A's 16 rows. Each warp
 // writes its partial sums, part = chunk * warps along q + its q.
 // CHECK-LABEL: gpu.func @wgrad
-// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>}
 // CHECK: spio.alloc : !spio.tensor<[r: 10:160, q: 40:4, sc/8: 2, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
 // CHECK: spio.alloc : !spio.tensor<[p: 8, q: 32, k/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
 // CHECK: arith.minui

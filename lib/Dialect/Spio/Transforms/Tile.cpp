@@ -56,6 +56,11 @@ LogicalResult expandTemplate(Operation *op, int64_t threadCount, StringRef famil
     return op->emitOpError() << "the " << family << " family's tile template did not parse (a bug)";
   gpu::GPUFuncOp tile;
   tiled->walk([&](gpu::GPUFuncOp f) { tile = f; });
+  // The template's occupancy hint for ptxas (NVVM's minimum blocks a
+  // multiprocessor), which the kernel keeps.
+  constexpr StringLiteral kMinBlocks = "nvvm.minctasm";
+  if (Attribute minBlocks = tile->getAttr(kMinBlocks))
+    kernel->setAttr(kMinBlocks, minBlocks);
   Block &body = tile.getBody().front();
   if (body.getNumArguments() != bindings.size())
     return op->emitOpError() << "the " << family << " family's tile template takes "
