@@ -560,6 +560,10 @@ private:
   /// The comment line, module and gpu.module openings, and the kernel's
   /// gpu.func line (with its known block size when `tiled`).
   void openKernel(bool tiled);
+  /// fprop/dgrad: 16-byte vectors between pixels of the output tile: a
+  /// pixel's 8 * WG channels, padded to an odd number of vectors so that
+  /// the fragment stores of its 8 rows hit distinct banks.
+  int64_t outputPitch() const { return WG % 2 == 1 ? WG : WG + 1; }
   /// fprop/dgrad on rows of fragments: blocks of this kernel a
   /// multiprocessor holds by shared memory, at up to 64 registers a thread.
   int64_t residentBlocks() const;
@@ -997,10 +1001,7 @@ void ConvWriter::computeTypes() {
          "] x vector<8x" + T + ">, shared>";
   yvT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
         str(p.kernelOutW()) + ", " + CO + "/8: " + str(G) + "] x vector<8x" + T + ">, global>";
-  // A row of the tile holds a pixel's 8 * WG channels, padded to an odd
-  // number of vectors so that the fragment stores of its 8 rows hit
-  // distinct banks.
-  int64_t pitch = WG % 2 == 1 ? WG : WG + 1;
+  int64_t pitch = outputPitch();
   if (flat) {
     sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + pairEntry + ", " + CI +
            "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
@@ -1049,9 +1050,8 @@ int64_t ConvWriter::residentBlocks() const {
   // twice where the band loop rings it, the weights and the output tile's
   // two rows.
   auto aligned = [](int64_t bytes) { return ceilDiv(bytes, 128) * 128; };
-  int64_t pitch = WG % 2 == 1 ? WG : WG + 1;
   int64_t bytes = (grid.bandsPerChunk > 1 ? 2 : 1) * aligned(stagedInput(p, c).bytes(WG)) +
-                  aligned(p.r * p.s * 8 * WG * 16) + aligned(2 * BQ * pitch * 16);
+                  aligned(p.r * p.s * 8 * WG * 16) + aligned(2 * BQ * outputPitch() * 16);
   // An H100's or H200's multiprocessor: 228 KB, 1 KB of it reserved per
   // block; at most as many blocks as leave 64 registers a thread (of 64K).
   // That floor costs a block where shared memory holds more blocks of many
