@@ -21,8 +21,6 @@ import os
 import re
 import sys
 
-import torch
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from harness import spio_figure, time_ms  # noqa: E402
@@ -52,6 +50,8 @@ def ideal_bytes(sh, pass_, dtype_bytes=2):
 
 
 def cudnn_ms(sh, pass_, warmup, repeats):
+    import torch
+
     torch.backends.cudnn.benchmark = True
     x = torch.randn(sh["n"], sh["c"], sh["h"], sh["w"], device="cuda", dtype=torch.float16)
     x = x.to(memory_format=torch.channels_last)
@@ -86,6 +86,8 @@ def spio_ms(jit, sh, pass_, warmup, repeats):
 
 def copy_bandwidth(total_bytes=1 << 31, warmup=3, repeats=20):
     """GB/s of a device-to-device copy moving total_bytes (half read, half written)."""
+    import torch
+
     a = torch.empty(total_bytes // 2, dtype=torch.uint8, device="cuda")
     b = torch.empty_like(a)
     ms = time_ms(lambda: b.copy_(a), warmup, repeats)
@@ -105,6 +107,9 @@ def main():
     parser.add_argument("--passes", default="fprop,dgrad,wgrad")
     parser.add_argument("--stride2", action="store_true",
                         help="also stride-2 copies of ConvFirst and the layers of 28x28 and up")
+    parser.add_argument("--list", action="store_true",
+                        help="print the shapes and passes the options select, with their "
+                             "ideal bytes, and stop (no GPU)")
     args = parser.parse_args()
     shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1)]
     shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))
@@ -113,12 +118,29 @@ def main():
     shapes = shapes[args.skip:]
     if args.limit:
         shapes = shapes[:args.limit]
+    passes = args.passes.split(",")
+    cases = []
+    for sh in shapes:
+        for pass_ in passes:
+            name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
+                    f"pad{sh['ph']},{sh['pw']}{' stride2' if sh['stride'] == 2 else ''}"
+                    f"{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
+            if not args.only or re.search(args.only, name):
+                cases.append((sh, pass_, name))
+    if args.list:
+        print("| shape | pass | MB |\n|---|---|---|")
+        for sh, pass_, name in cases:
+            print(f"| {name} | {pass_} | {ideal_bytes(sh, pass_) / 1e6:.0f} |")
+        print(f"{len(cases)} cases")
+        return
+
+    import torch
+
     copy = copy_bandwidth()
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"cuDNN {torch.backends.cudnn.version()}, copy bandwidth {copy:.0f} GB/s, "
           f"L2 {l2 / 1e6:.0f} MB")
-    passes = args.passes.split(",")
     extra = " baseline GB/s | spio / baseline |" if args.baseline_jit else ""
     print(f"\n| shape | pass | MB | spio GB/s | cuDNN GB/s | ratio | spio / copy | "
           f"spio / same-size copy |{extra}")
@@ -126,26 +148,20 @@ def main():
           flush=True)
     sized_copies = {}
     rows = []
-    for sh in shapes:
-        for pass_ in passes:
-            name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
-                    f"pad{sh['ph']},{sh['pw']}{' stride2' if sh['stride'] == 2 else ''}"
-                    f"{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
-            if args.only and not re.search(args.only, name):
-                continue
-            nbytes = ideal_bytes(sh, pass_)
-            gb = nbytes / 1e9
-            ours = gb / (spio_ms(args.spio_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
-            theirs = gb / (cudnn_ms(sh, pass_, args.warmup, args.repeats) * 1e-3)
-            base = (gb / (spio_ms(args.baseline_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
-                    if args.baseline_jit else None)
-            if nbytes not in sized_copies:
-                sized_copies[nbytes] = copy_bandwidth(nbytes, args.warmup, args.repeats)
-            sized = sized_copies[nbytes]
-            rows.append((name, pass_, ours, theirs, base, nbytes, sized))
-            print(f"| {name} | {pass_} | {nbytes / 1e6:.0f} | {ours:.0f} | {theirs:.0f} | "
-                  f"{ours / theirs:.2f} | {ours / copy:.0%} | {ours / sized:.0%} |"
-                  + (f" {base:.0f} | {ours / base:.2f} |" if base else ""), flush=True)
+    for sh, pass_, name in cases:
+        nbytes = ideal_bytes(sh, pass_)
+        gb = nbytes / 1e9
+        ours = gb / (spio_ms(args.spio_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
+        theirs = gb / (cudnn_ms(sh, pass_, args.warmup, args.repeats) * 1e-3)
+        base = (gb / (spio_ms(args.baseline_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
+                if args.baseline_jit else None)
+        if nbytes not in sized_copies:
+            sized_copies[nbytes] = copy_bandwidth(nbytes, args.warmup, args.repeats)
+        sized = sized_copies[nbytes]
+        rows.append((name, pass_, ours, theirs, base, nbytes, sized))
+        print(f"| {name} | {pass_} | {nbytes / 1e6:.0f} | {ours:.0f} | {theirs:.0f} | "
+              f"{ours / theirs:.2f} | {ours / copy:.0%} | {ours / sized:.0%} |"
+              + (f" {base:.0f} | {ours / base:.2f} |" if base else ""), flush=True)
 
     def geomean(pairs):
         return math.exp(sum(math.log(a / b) for a, b in pairs) / len(pairs))
