@@ -13,6 +13,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -23,6 +24,16 @@ static void printLocation(llvm::raw_ostream &os, Location loc) {
     os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn();
   else
     os << loc;
+}
+
+/// The most shared memory a block may take on `chip` (CUDA's
+/// sharedMemPerBlockOptin), 0 where the chip is not listed.
+static int64_t maxSharedBytesPerBlock(StringRef chip) {
+  return llvm::StringSwitch<int64_t>(chip)
+      .Cases({"sm_90", "sm_90a", "sm_100", "sm_100a"}, 227 * 1024)
+      .Case("sm_80", 163 * 1024)
+      .Cases({"sm_86", "sm_89", "sm_120"}, 99 * 1024)
+      .Default(0);
 }
 
 bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,
@@ -86,7 +97,11 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
     return false;
 
   // What the launch needs, read before the kernels become LLVM functions.
+  // A kernel over the chip's shared memory could never launch: said here,
+  // at the kernel, rather than by the driver.
   result.kernels.clear();
+  int64_t sharedLimit = maxSharedBytesPerBlock(options.chip);
+  bool fits = true;
   module->walk([&](gpu::GPUFuncOp func) {
     if (!func.isKernel())
       return;
@@ -94,12 +109,20 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
     kernel.name = func.getName().str();
     if (auto bytes = func->getAttrOfType<IntegerAttr>("spio.shared_memory_bytes"))
       kernel.sharedBytes = bytes.getInt();
+    if (sharedLimit > 0 && kernel.sharedBytes > sharedLimit) {
+      emitError(func.getLoc()) << "kernel '" << kernel.name << "' needs " << kernel.sharedBytes
+                               << " bytes of shared memory a block; " << options.chip
+                               << " allows at most " << sharedLimit;
+      fits = false;
+    }
     if (std::optional<ArrayRef<int32_t>> block = func.getKnownBlockSize())
       kernel.blockSize = int64_t((*block)[0]) * (*block)[1] * (*block)[2];
     if (auto it = workloads.find(func.getName()); it != workloads.end())
       kernel.gemm = it->second;
     result.kernels.push_back(kernel);
   });
+  if (!fits)
+    return false;
 
   SpioToPTXOptions ptxOptions;
   ptxOptions.chip = options.chip;
