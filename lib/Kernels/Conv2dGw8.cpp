@@ -135,10 +135,11 @@ bool flatRows(const Conv2dGw8Problem &p) {
 BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   BandGrid g;
   g.qTiles = flatRows(p) ? 1 : ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
-  g.bands = p.n * ceilDiv(p.kernelOutH(), c.rowsP) * g.qTiles;
   g.groupTiles = ceilDiv(p.groups(), c.warpsG);
-  if (p.pass != ConvPass::Wgrad && !flatRows(p)) {
-    g.bands /= g.qTiles;
+  // wgrad's bands span one column tile each; fprop's and dgrad's, whole rows.
+  bool rowsOfFragments = p.pass != ConvPass::Wgrad && !flatRows(p);
+  g.bands = p.n * ceilDiv(p.kernelOutH(), c.rowsP) * (rowsOfFragments ? 1 : g.qTiles);
+  if (rowsOfFragments) {
     g.bandsPerChunk = c.chunks ? ceilDiv(g.bands, std::min(c.chunks, g.bands)) : 1;
     g.chunks = ceilDiv(g.bands, g.bandsPerChunk);
     return g;
@@ -487,9 +488,9 @@ private:
   /// Staged input rows [first, first + count).
   void stageInput(int64_t first, int64_t count);
   void stageWeights();
-  /// fprop/dgrad: an A fragment over `pixels` or a B fragment for an mma
-  /// step of `taps` taps, or (C) the sums over `pixels`, of the first
-  /// step's shape.
+  /// fprop/dgrad: an A fragment over `pixels` or a B fragment (no pixels)
+  /// for an mma step of `taps` taps, or (C) the sums over `pixels`, of the
+  /// first step's shape.
   std::string fragmentType(char role, const std::string &pixels, int64_t taps = 0) const {
     std::string dims = role == 'A' ? pixels + ", " + RD : role == 'B' ? RD + ", " + CO
                                                                       : pixels + ", " + CO;
@@ -780,7 +781,7 @@ void ConvWriter::computeFlat() {
   for (int64_t r = 0; r < p.r; ++r)
     for (size_t step = 0; step < steps.size(); ++step) {
       std::string FA = fragmentType('A', "m", steps[step].taps);
-      std::string FB = fragmentType('B', "m", steps[step].taps);
+      std::string FB = fragmentType('B', "", steps[step].taps);
       std::string tap = constant(r * QT + steps[step].s, "m"), a = fresh("a"), d = fresh("d");
       out << "    " << a << " = spio.ldmatrix %sxf[" << tile << ", " << tap << ", %wg] : " << sxfT
           << "[" << M16 << ", " << M << ", " << coord(CI, 8) << "] -> " << FA << "\n";
@@ -863,7 +864,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   for (int64_t i = 0; i < rows; ++i) {
     for (size_t step = 0; step < steps.size(); ++step) {
       std::string FA = fragmentType('A', "q", steps[step].taps);
-      std::string FB = fragmentType('B', "q", steps[step].taps);
+      std::string FB = fragmentType('B', "", steps[step].taps);
       for (int64_t r = 0; r < p.r && r <= i; ++r) {
         if ((i - r) % st != 0 || (i - r) / st >= c.rowsP)
           continue;

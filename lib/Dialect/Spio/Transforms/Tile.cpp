@@ -56,11 +56,11 @@ LogicalResult expandTemplate(Operation *op, int64_t threadCount, StringRef famil
     return op->emitOpError() << "the " << family << " family's tile template did not parse (a bug)";
   gpu::GPUFuncOp tile;
   tiled->walk([&](gpu::GPUFuncOp f) { tile = f; });
-  // The template's occupancy hint for ptxas (NVVM's minimum blocks a
-  // multiprocessor), which the kernel keeps.
-  constexpr StringLiteral kMinBlocks = "nvvm.minctasm";
-  if (Attribute minBlocks = tile->getAttr(kMinBlocks))
-    kernel->setAttr(kMinBlocks, minBlocks);
+  // The kernel keeps the template's NVVM attributes: hints for ptxas, such
+  // as the blocks a multiprocessor holds (nvvm.minctasm).
+  for (NamedAttribute attr : tile->getAttrs())
+    if (attr.getName().strref().starts_with("nvvm."))
+      kernel->setAttr(attr.getName(), attr.getValue());
   Block &body = tile.getBody().front();
   if (body.getNumArguments() != bindings.size())
     return op->emitOpError() << "the " << family << " family's tile template takes "
