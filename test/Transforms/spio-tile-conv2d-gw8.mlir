@@ -67,8 +67,11 @@ gpu.module @m {
 // fprop with chunks: 2 blocks along the 6 (image, row tile) bands, each a
 // loop over 3 of them marked for a 2-stage ring (spio-pipeline), so the
 // next band's rows copy in while this one computes. The weights load once,
-// before the loop; the rows stage one at a time and are all awaited.
+// before the loop; the rows stage one at a time and are all awaited. The
+// ring's two stages of the staged tile leave 3 blocks a multiprocessor
+// (@fprop's one stage: 4).
 // CHECK-LABEL: gpu.func @fprop_band_ring
+// CHECK-SAME: nvvm.minctasm = 3 : i32
 // CHECK: spio.async_commit
 // CHECK: spio.async_wait 0
 // CHECK: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k8, f16, [sc, k]>
