@@ -199,6 +199,24 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return t;
 }
 
+/// fprop/dgrad: 16-byte vectors between pixels of the output tile: a
+/// pixel's 8 * warpsG channels, padded to an odd number of vectors so that
+/// the fragment stores of its 8 rows hit distinct banks.
+int64_t outputPitch(int64_t warpsG) { return warpsG % 2 == 1 ? warpsG : warpsG + 1; }
+
+/// fprop and dgrad on rows of fragments: the kernel's shared tiles (each
+/// 128-byte aligned): the staged input, twice where a block rings its bands,
+/// the weights and the output tile's two rows.
+int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring) {
+  auto aligned = [](int64_t bytes) { return ceilDiv(bytes, 128) * 128; };
+  return (ring ? 2 : 1) * aligned(stagedInput(p, c).bytes(c.warpsG)) +
+         aligned(p.r * p.s * 8 * c.warpsG * 16) + aligned(2 * 16 * c.warpsQ * outputPitch(c.warpsG) * 16);
+}
+
+/// Blocks of `bytes` of shared memory an H100's or H200's multiprocessor
+/// holds: 228 KB, 1 KB of it reserved per block.
+int64_t blocksBySharedMemory(int64_t bytes) { return (228 * 1024) / (bytes + 1024); }
+
 } // namespace
 
 std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
@@ -279,6 +297,21 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   bool heavy = !wgrad && p.s >= 5;
   int64_t maxWarps = heavy || wgrad ? 8 : 32;
   auto misfit = [](int64_t warps) { return warps < 8 ? 100 - warps : std::abs(warps - 16); };
+  // Kernels of up to 4 columns move more bytes than they compute: columns
+  // rounded up to the block cost little up to a quarter of them, and blocks
+  // of 12 to 24 warps ran faster than 8 or 9 (on an H200: 72x72 and 80x80
+  // C192 1.13x and 1.15x as 2 x 8 warps, 144x144 C24 1.15x as 5 x 3,
+  // 112x112 C240 1.11x), which ties then prefer, then the fewest columns
+  // rounded up (224x224 C24: 5 x 3 warps ran 0.94x 7 x 3).
+  bool light = !heavy && !wgrad && !flat && p.stride == 1;
+  auto columnShare = [&](int64_t warpsQ) {
+    return flat ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
+  };
+  auto preferred = [&](int64_t warpsQ, int64_t warpsG) {
+    int64_t warps = warpsQ * warpsG;
+    bool midsize = light && warps >= 12;
+    return std::make_tuple(midsize, light ? columnShare(warpsQ) : 0.0, -misfit(warps));
+  };
   double best = -1;
   for (int64_t warpsG : {8, 5, 4, 3, 2, 1}) {
     // 3 or 5 groups only as whole pixels: a block's part of a wider pixel
@@ -292,13 +325,14 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
       if (heavy && warpsQ == 1 && Q > 16 && !flat)
         continue;
       // Flattened rows spread the block's pixels over its warps.
-      double columnsUsed =
-          flat ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
+      double columnsUsed = columnShare(warpsQ);
+      if (light)
+        columnsUsed = std::min(1.0, columnsUsed / 0.75);
       int64_t warps = warpsQ * warpsG;
       double latency = warps < 4 ? 0.6 : warps < 8 ? 0.9 : 1.0;
       double score = groupsUsed * groupCoalescing(warpsG) * columnsUsed * latency;
-      if (score > best + 1e-9 ||
-          (score > best - 1e-9 && misfit(warps) < misfit(c.warpsQ * c.warpsG))) {
+      if (score > best + 1e-9 || (score > best - 1e-9 && preferred(warpsQ, warpsG) >
+                                                            preferred(c.warpsQ, c.warpsG))) {
         best = std::max(best, score);
         c.warpsQ = warpsQ;
         c.warpsG = warpsG;
@@ -340,8 +374,16 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // Kernels of 5 or more columns re-read 4 or more halo rows and take up to
   // 20 (5x5 fprop and dgrad: 40 rows as 20 ran 1.14x 10, 36 as 18 1.06x
   // 12, 18 as 18 1.0-1.07x 9; 28 and 32 whole ran 0.95-0.97x 14 and 16).
-  int64_t tallest = heavy ? 20 : 16;
-  c.rowsP = P <= tallest ? P : chooseRows(P, tallest / 2, tallest);
+  // Light kernels on images of 64 rows or more take up to 24 where two
+  // blocks still fit a multiprocessor (on an H200: 72x72 C192 as 24 rows
+  // 1.22x 12, 144x144 C24 and C40 1.05x and 1.07x 16; where one block
+  // fits, 72x72 as 2 x 8 warps, 0.96x).
+  auto tallestFitting = [&](int64_t tallest) {
+    c.rowsP = P <= tallest ? P : chooseRows(P, tallest / 2, tallest);
+    return blocksBySharedMemory(rowsSharedBytes(p, c, false)) >= 2;
+  };
+  if (!(light && P >= 64 && tallestFitting(24)))
+    tallestFitting(heavy ? 28 : 16);
   // A staged tile over the budget leaves one block a multiprocessor (or
   // none): shorter blocks. One output row always fits: at most 7 staged
   // rows (R = 7) of 72 stride-2 column pairs of 8 groups (4 x 8 warps),
@@ -561,12 +603,8 @@ private:
   /// The comment line, module and gpu.module openings, and the kernel's
   /// gpu.func line (with its known block size when `tiled`).
   void openKernel(bool tiled);
-  /// fprop/dgrad: 16-byte vectors between pixels of the output tile: a
-  /// pixel's 8 * WG channels, padded to an odd number of vectors so that
-  /// the fragment stores of its 8 rows hit distinct banks.
-  int64_t outputPitch() const { return WG % 2 == 1 ? WG : WG + 1; }
   /// fprop/dgrad on rows of fragments: blocks of this kernel a
-  /// multiprocessor holds by shared memory, at up to 64 registers a thread.
+  /// multiprocessor holds by shared memory, at up to 40 registers a thread.
   int64_t residentBlocks() const;
   void writeTileBody();
   void writeWgradTileBody();
@@ -1002,7 +1040,7 @@ void ConvWriter::computeTypes() {
          "] x vector<8x" + T + ">, shared>";
   yvT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.kernelOutH()) + ", q: " +
         str(p.kernelOutW()) + ", " + CO + "/8: " + str(G) + "] x vector<8x" + T + ">, global>";
-  int64_t pitch = outputPitch();
+  int64_t pitch = outputPitch(WG);
   if (flat) {
     sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + pairEntry + ", " + CI +
            "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
@@ -1047,19 +1085,12 @@ void ConvWriter::openKernel(bool tiled) {
 }
 
 int64_t ConvWriter::residentBlocks() const {
-  // The kernel's shared tiles (each 128-byte aligned): the staged input,
-  // twice where the band loop rings it, the weights and the output tile's
-  // two rows.
-  auto aligned = [](int64_t bytes) { return ceilDiv(bytes, 128) * 128; };
-  int64_t bytes = (grid.bandsPerChunk > 1 ? 2 : 1) * aligned(stagedInput(p, c).bytes(WG)) +
-                  aligned(p.r * p.s * 8 * WG * 16) + aligned(2 * BQ * outputPitch() * 16);
-  // An H100's or H200's multiprocessor: 228 KB, 1 KB of it reserved per
-  // block; at most as many blocks as leave 64 registers a thread (of 64K).
-  // That floor costs a block where shared memory holds more blocks of many
-  // threads (18x18 3x3, 512 threads: 2 hinted, 3 fit; ptxas took 45
-  // registers, not 36, and it ran 0.93x on an H200).
-  int64_t bySharedMemory = (228 * 1024) / (bytes + 1024);
-  return std::max<int64_t>(1, std::min(bySharedMemory, 1024 / c.threads()));
+  // At most as many blocks as leave 40 registers a thread (of 64K): ptxas
+  // takes about that many (18x18 3x3, 512 threads, 3 blocks by shared
+  // memory: hinted 2, it took 45 registers and ran 0.86x and 0.92x 3 blocks
+  // at 39 on an H200).
+  int64_t bySharedMemory = blocksBySharedMemory(rowsSharedBytes(p, c, grid.bandsPerChunk > 1));
+  return std::max<int64_t>(1, std::min(bySharedMemory, 65536 / (40 * c.threads())));
 }
 
 std::string ConvWriter::writeTile() {

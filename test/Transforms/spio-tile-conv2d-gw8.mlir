@@ -11,10 +11,10 @@
 // m16n8k8 over tap 2, into the same sums), on input columns shifted by the
 // tap: the cast from q to w is where the convolution's index arithmetic
 // lives. The mma reduce over `sc`, taps times channels. The kernel keeps
-// the template's hint to ptxas: 4 blocks a multiprocessor (35 KB of shared
-// memory each; 4 of 256 threads leave 64 registers a thread).
+// the template's hint to ptxas: 6 blocks a multiprocessor (35 KB of shared
+// memory each; 6 of 256 threads leave 42 registers a thread).
 // CHECK-LABEL: gpu.func @fprop
-// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 4 : i32}
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 6 : i32}
 // CHECK-NOT: spio.conv2d_gw8
 // CHECK: spio.alloc : !spio.tensor<[r: 10:160, q: 40:4, sc/8: 2, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
 // CHECK: spio.alloc : !spio.tensor<[r: 3, s: 3, k: 32, c/8: 1] x vector<8xf16>, shared>
