@@ -210,7 +210,8 @@ int64_t outputPitch(int64_t warpsG) { return warpsG % 2 == 1 ? warpsG : warpsG +
 int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring) {
   auto aligned = [](int64_t bytes) { return ceilDiv(bytes, 128) * 128; };
   return (ring ? 2 : 1) * aligned(stagedInput(p, c).bytes(c.warpsG)) +
-         aligned(p.r * p.s * 8 * c.warpsG * 16) + aligned(2 * 16 * c.warpsQ * outputPitch(c.warpsG) * 16);
+         aligned(p.r * p.s * 8 * c.warpsG * 16) +
+         aligned(2 * 16 * c.warpsQ * outputPitch(c.warpsG) * 16);
 }
 
 /// Blocks of `bytes` of shared memory an H100's or H200's multiprocessor
@@ -297,12 +298,13 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   bool heavy = !wgrad && p.s >= 5;
   int64_t maxWarps = heavy || wgrad ? 8 : 32;
   auto misfit = [](int64_t warps) { return warps < 8 ? 100 - warps : std::abs(warps - 16); };
-  // Kernels of up to 4 columns move more bytes than they compute: columns
+  // 3x3 kernels (stride 1) move more bytes than they compute: columns
   // rounded up to the block cost little up to a quarter of them, and blocks
-  // of 12 to 24 warps ran faster than 8 or 9 (on an H200: 72x72 and 80x80
-  // C192 1.13x and 1.15x as 2 x 8 warps, 144x144 C24 1.15x as 5 x 3,
-  // 112x112 C240 1.11x), which ties then prefer, then the fewest columns
-  // rounded up (224x224 C24: 5 x 3 warps ran 0.94x 7 x 3).
+  // of 12 or more warps ran faster than 8 or 9 (on an H200: 72x72 and 80x80
+  // C192 1.13x and 1.15x as 2 x 8 warps, 144x144 C24 1.15x as 5 x 3 and
+  // 1.20x as 9 x 3, 112x112 C240 1.11x), which ties then prefer, then the
+  // fewest columns rounded up (224x224 C24 as 5 x 3 warps ran 0.94x 7 x 3,
+  // 112x112 C32 as 4 x 4 0.98x 7 x 4; stride-2 dgrad as 2 x 8 0.91-0.97x).
   bool light = !heavy && !wgrad && !flat && p.stride == 1;
   auto columnShare = [&](int64_t warpsQ) {
     return flat ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
@@ -370,14 +372,15 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     return c;
   }
   // Taller blocks re-read fewer halo rows; rows that divide the height
-  // waste none (swept on an H200: 12 rows of 72 beat 16, 14 of 56 beat 16).
-  // Kernels of 5 or more columns re-read 4 or more halo rows and take up to
-  // 20 (5x5 fprop and dgrad: 40 rows as 20 ran 1.14x 10, 36 as 18 1.06x
-  // 12, 18 as 18 1.0-1.07x 9; 28 and 32 whole ran 0.95-0.97x 14 and 16).
-  // Light kernels on images of 64 rows or more take up to 24 where two
-  // blocks still fit a multiprocessor (on an H200: 72x72 C192 as 24 rows
-  // 1.22x 12, 144x144 C24 and C40 1.05x and 1.07x 16; where one block
-  // fits, 72x72 as 2 x 8 warps, 0.96x).
+  // waste none (swept on an H200: 14 of 56 beat 16 and 28). Kernels of 5
+  // or more columns re-read 4 or more halo rows and take up to 28 (5x5
+  // fprop and dgrad: 40 rows as 20 ran 1.14x 10, 36 as 18 1.06x 12 and
+  // 1.07x 36; 56 and 28 as 28 0.99-1.12x 14; 32 as 32 0.98x 16). Light
+  // kernels on images of 64 rows or more take up to 24 where two blocks
+  // still fit a multiprocessor (8-warp blocks: 72x72 C192 as 24 rows 1.22x
+  // 12, 80x80 as 20 1.12x 16, 144x144 C24 and C40 1.11x and 1.07x 16;
+  // 16-warp blocks that fit once: 72x72 as 24 0.95x 12, 80x80 as 20 0.90x
+  // 16).
   auto tallestFitting = [&](int64_t tallest) {
     c.rowsP = P <= tallest ? P : chooseRows(P, tallest / 2, tallest);
     return blocksBySharedMemory(rowsSharedBytes(p, c, false)) >= 2;
