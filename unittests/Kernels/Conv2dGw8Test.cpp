@@ -90,6 +90,16 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   EXPECT_EQ(chooseConv2dGw8Config(fiveStrided).warpsG % 2, 0);
   // 112 columns: 7 warps of 16 cover them exactly.
   EXPECT_EQ(chooseConv2dGw8Config(layer(256, 32, 112, 3, 1)).warpsQ, 7);
+  // Among blocks of 12 or more warps, the fewest columns rounded up: 144
+  // columns as one tile of 9 warps (27 with the 3 groups; 5 would compute
+  // 160), 224 as 2 tiles of 7.
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 24, 144, 3, 1)).warpsQ, 9);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(32, 24, 224, 3, 1)).warpsQ, 7);
+  // Stride 2 keeps the 8-warp blocks (stride-2 dgrad ran 0.91-0.97x wider).
+  Conv2dGw8Problem wideStrided = layer(128, 192, 72, 3, 1);
+  wideStrided.stride = 2;
+  wideStrided.pass = ConvPass::Dgrad;
+  EXPECT_EQ(chooseConv2dGw8Config(wideStrided).warpsQ, 1);
   // Rows of 7: one warp covers them; 8 warps go to groups; one block takes
   // all 7 rows.
   Conv2dGw8Config narrow = chooseConv2dGw8Config(layer(128, 1024, 7, 3, 1));
