@@ -48,6 +48,10 @@ constexpr int64_t kWgradTargetBlocks = 2 * 132;
 /// 5x5; one block per band (no reuse) 0.85x.
 constexpr int64_t kFlatTargetBlocks = 4 * 132;
 
+/// Output rows whose staged rows fprop and dgrad copy in ahead of the one
+/// they compute, in a ring of shared-memory rows.
+constexpr int64_t kRingLookahead = 4;
+
 /// fprop's and dgrad's mma steps along S: `taps` taps from tap `s`. Tap
 /// pairs, each an m16n8k16 over taps s and s + 1 times 8 channels (half
 /// the mma and ldmatrix instructions of two m16n8k8), then for odd S the
@@ -166,9 +170,12 @@ struct StagedInput {
   /// 16-pixel fragments for fprop and dgrad, 8-pixel mma steps for each
   /// warp along the pixels for wgrad) and, wgrad, dy's staged rows.
   int64_t rows, pixels, gradientRows;
+  /// Staged rows held at once: fprop and dgrad on rows of fragments (one
+  /// band a block) keep a ring of them, the rest all of them.
+  int64_t slots;
   /// Input columns per staged column (2: stride-2 fprop and wgrad).
   int64_t stride;
-  int64_t bytes(int64_t warpsG) const { return rows * stagedColumns * stride * warpsG * 16; }
+  int64_t bytes(int64_t warpsG) const { return slots * stagedColumns * stride * warpsG * 16; }
   /// wgrad on flattened rows: x's and dy's tiles.
   int64_t wgradBytes(int64_t warpsG) const {
     return bytes(warpsG) + gradientRows * columns * warpsG * 16;
@@ -196,6 +203,19 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
     if (p.pass == ConvPass::Wgrad)
       t.gradientRows = ceilDiv(t.pixels, t.columns);
   }
+  // Stride-2 fprop with kernels of up to 3 columns (one band a block)
+  // keeps a ring of the R rows an output row reads and the rows of the
+  // next kRingLookahead output rows, copied in while the block computes,
+  // where that holds under half the block's rows: its staged rows are
+  // twice as many and as wide, and the whole tile capped its blocks at 4
+  // to 9 rows. On an H200 the 30 stride-2 layer kernels it changes (with
+  // the taller blocks it lets the chooser take) ran 1.088x in geometric
+  // mean, 0.89-1.39x; on stride 1 it ran 0.99x (0.86-1.12x) and on
+  // stride-2 dgrad 0.97x, which keep whole tiles.
+  int64_t ring = p.r + t.stride * kRingLookahead;
+  bool ringed = p.pass == ConvPass::Fprop && p.stride == 2 && p.s <= 3 && !flatRows(p) &&
+                bandGrid(p, c).bandsPerChunk == 1 && t.rows > 2 * ring;
+  t.slots = ringed ? ring : t.rows;
   return t;
 }
 
@@ -455,6 +475,7 @@ public:
     BQ = staged.columns;
     QT = staged.stagedColumns;
     rows = staged.rows;
+    slots = staged.slots;
     flatPixels = staged.pixels;
     gradientRows = staged.gradientRows;
     st = staged.stride;
@@ -530,8 +551,9 @@ private:
   /// spare threads do nothing (a zero-filling copy would overwrite a real
   /// element).
   void forEachElement(int64_t count, const std::function<void(const std::string &)> &body);
-  /// Staged input rows [first, first + count).
-  void stageInput(int64_t first, int64_t count);
+  /// Staged input rows [first, first + count), into shared rows from
+  /// `slot` on (first where negative).
+  void stageInput(int64_t first, int64_t count, int64_t slot = -1);
   void stageWeights();
   /// fprop/dgrad: an A fragment over `pixels` or a B fragment (no pixels)
   /// for an mma step of `taps` taps, or (C) the sums over `pixels`, of the
@@ -618,6 +640,9 @@ private:
   bool dgrad;
   std::string CI, CO;
   int64_t BQ, WG, QT, rows;
+  /// Staged rows held at once (a ring where fewer than `rows`), and the
+  /// commit groups of staged rows issued so far (computeRows).
+  int64_t slots, committedGroups = 0;
   /// The stride of the staged input (1 for dgrad) and whether the staging
   /// upsamples dy (dgrad, stride 2).
   int64_t st;
@@ -654,10 +679,11 @@ void ConvWriter::forEachElement(int64_t count,
   }
 }
 
-void ConvWriter::stageInput(int64_t firstRow, int64_t numRows) {
+void ConvWriter::stageInput(int64_t firstRow, int64_t numRows, int64_t slot) {
   bool strided = st == 2;
   int64_t count = numRows * QT * (strided ? 2 : 1) * WG;
   std::string first = constant(firstRow, "r");
+  std::string firstSlot = slot < 0 || slot == firstRow ? first : constant(slot, "r");
   std::string H = coord("h"), W = coord("w"), Q = coord("q"), G8 = coord(CI, 8);
   std::string padH = constant(p.kernelPadH(), "h"), padW = constant(p.kernelPadW(), "w");
   std::string zeroH = constant(0, "h"), zeroW = constant(0, "w");
@@ -706,7 +732,8 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows) {
                 andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W)));
     }
     ok = andi(ok, cmp("lt", g, limitC, G8, coord(CI)));
-    std::string dst = strided ? rr + ", " + qq + ", " + wp + ", " + gl : rr + ", " + qq + ", " + gl;
+    std::string sr = firstSlot == first ? rr : binary("add", firstSlot, rl, coord("r"));
+    std::string dst = strided ? sr + ", " + qq + ", " + wp + ", " + gl : sr + ", " + qq + ", " + gl;
     std::string dstTypes = coord("r") + ", " + Q + (strided ? ", " + coord("wp") : "") + ", " + G8;
     out << "    spio.async_copy %x[%n, " << h << ", " << w << ", " << g << "] to %sx[" << dst
         << "] in_bounds " << ok << " : " << xT << "[" << coord("n") << ", " << H << ", " << W
@@ -869,6 +896,17 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   std::vector<std::string> acc(c.rowsP);
   int64_t awaited = 0;
   std::vector<TapStep> steps = tapSteps(p);
+  // After a barrier that follows the reads of staged rows up to
+  // `consumed`, copies in (and commits) each group whose rows' ring slots
+  // those rows held.
+  auto refill = [&](int64_t consumed) {
+    for (; committedGroups < c.rowsP && p.r + st * committedGroups - 1 - slots <= consumed;
+         ++committedGroups) {
+      for (int64_t m = p.r + st * (committedGroups - 1); m < p.r + st * committedGroups; ++m)
+        stageInput(m, 1, m % slots);
+      out << "    spio.async_commit\n";
+    }
+  };
   // Commit group 0 holds staged rows 0 .. R - 1 (beginCompute waited for
   // it); group g the stride rows after R + stride * (g - 1). Waits for
   // staged row i's group if it has not been waited for; true if it did
@@ -877,7 +915,8 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
     int64_t group = i < p.r ? 0 : (i - p.r) / st + 1;
     if (!awaitRows || group <= awaited)
       return false;
-    out << "    spio.async_wait " << c.rowsP - 1 - group << "\n";
+    assert(group < committedGroups && "a ring slot is refilled before its rows are awaited");
+    out << "    spio.async_wait " << committedGroups - 1 - group << "\n";
     awaited = group;
     return true;
   };
@@ -887,7 +926,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   // s + 1.
   auto loadRow = [&](int64_t i) {
     std::vector<std::string> fragments;
-    std::string stagedRow = constant(i, "r"), zeroR = constant(0, "r");
+    std::string stagedRow = constant(i % slots, "r"), zeroR = constant(0, "r");
     for (TapStep step : steps) {
       std::string sq = constant(step.s / st, "q");
       std::string parity = st == 2 ? constant(step.s % 2, "wp") : "";
@@ -940,8 +979,11 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
       out << "    }\n";
     }
     bool next = i + 1 < rows;
-    if ((next && awaitRow(i + 1)) || rowDone)
+    if ((next && awaitRow(i + 1)) || rowDone) {
       out << "    gpu.barrier\n";
+      if (awaitRows)
+        refill(i);
+    }
     if (next)
       a = loadRow(i + 1);
     if (rowDone) {
@@ -1029,7 +1071,7 @@ void ConvWriter::computeTypes() {
   // RD/8 = 0.
   int64_t perQ = st * WG;
   std::string pairEntry = ", " + RD + "/8: " + str(tapSteps(p).front().taps) + ":" + str(WG);
-  sxT = "!spio.tensor<[r: " + str(rows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
+  sxT = "!spio.tensor<[r: " + str(slots) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
         str(perQ) + (st == 2 ? ", wp: 2:" + str(WG) : "") + pairEntry + ", " + CI +
         "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
   swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
@@ -1093,7 +1135,10 @@ int64_t ConvWriter::residentBlocks() const {
   // memory: hinted 2, it took 45 registers and ran 0.86x and 0.92x 3 blocks
   // at 39 on an H200).
   int64_t bySharedMemory = blocksBySharedMemory(rowsSharedBytes(p, c, grid.bandsPerChunk > 1));
-  return std::max<int64_t>(1, std::min(bySharedMemory, 65536 / (40 * c.threads())));
+  // A ring's copies in the row loop take more registers: 64 (at 40, 98
+  // of the 244 layer kernels spilled).
+  int64_t registers = slots < rows ? 64 : 40;
+  return std::max<int64_t>(1, std::min(bySharedMemory, 65536 / (registers * c.threads())));
 }
 
 std::string ConvWriter::writeTile() {
@@ -1180,15 +1225,18 @@ void ConvWriter::writeTileBody() {
   }
   // One commit group per output row: the weights and the R rows output
   // row 0 reads, then the stride rows each further output row adds, so
-  // that computing row j overlaps the copies of the rows after it.
+  // that computing row j overlaps the copies of the rows after it. The
+  // groups whose rows fit the ring go first; computeRows copies in the
+  // others as rows are read.
   out << "    %n, %pt = spio.decompose %by" << decomposeBand << firstRow;
   stageInput(0, p.r);
   out << "    spio.async_commit\n";
-  for (int64_t row = 1; row < c.rowsP; ++row) {
-    stageInput(st * (row - 1) + p.r, st);
+  committedGroups = 1;
+  for (; committedGroups < c.rowsP && p.r + st * committedGroups <= slots; ++committedGroups) {
+    stageInput(st * (committedGroups - 1) + p.r, st);
     out << "    spio.async_commit\n";
   }
-  computeRows(beginCompute("q", c.rowsP - 1), true);
+  computeRows(beginCompute("q", committedGroups - 1), true);
 }
 
 void ConvWriter::stageGradient() {

@@ -119,13 +119,14 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 64, 20, 3, 1)).rowsP, 10);
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 576, 18, 3, 1)).rowsP, 9);
   // Stride 2 stages two input columns per output column and about two rows
-  // per output row: 14 rows of 32 columns would stage 297 KB; 4 rows (9
-  // staged) take 92 KB and divide the 28 output rows.
+  // per output row: fprop holds them as a ring of 11 rows (3 + 2 for each
+  // of 4 output rows ahead), so 14 output rows (29 staged) fit as 2 x 8
+  // warps.
   Conv2dGw8Problem strided = layer(2, 64, 56, 3, 1);
   strided.stride = 2;
   Conv2dGw8Config fitted = chooseConv2dGw8Config(strided);
   EXPECT_EQ(fitted.warpsQ, 2);
-  EXPECT_EQ(fitted.rowsP, 4);
+  EXPECT_EQ(fitted.rowsP, 14);
   // R = 7 at stride 2: 2 x 8 warps stage 13 rows of 40 column pairs for 4
   // output rows (133 KB); 8 rows would stage 215 KB.
   Conv2dGw8Problem tall = layer(2, 64, 256, 3, 1);
