@@ -48,8 +48,8 @@ constexpr int64_t kWgradTargetBlocks = 2 * 132;
 /// 5x5; one block per band (no reuse) 0.85x.
 constexpr int64_t kFlatTargetBlocks = 4 * 132;
 
-/// Output rows whose staged rows fprop and dgrad copy in ahead of the one
-/// they compute, in a ring of shared-memory rows.
+/// Output rows whose staged rows stride-2 fprop copies in ahead of the one
+/// it computes, in a ring of shared-memory rows (stagedInput).
 constexpr int64_t kRingLookahead = 4;
 
 /// fprop's and dgrad's mma steps along S: `taps` taps from tap `s`. Tap
@@ -170,8 +170,8 @@ struct StagedInput {
   /// 16-pixel fragments for fprop and dgrad, 8-pixel mma steps for each
   /// warp along the pixels for wgrad) and, wgrad, dy's staged rows.
   int64_t rows, pixels, gradientRows;
-  /// Staged rows held at once: fprop and dgrad on rows of fragments (one
-  /// band a block) keep a ring of them, the rest all of them.
+  /// Staged rows held at once: a ring of them (stride-2 fprop on rows of
+  /// fragments), or all of them.
   int64_t slots;
   /// Input columns per staged column (2: stride-2 fprop and wgrad).
   int64_t stride;
@@ -1135,8 +1135,9 @@ int64_t ConvWriter::residentBlocks() const {
   // memory: hinted 2, it took 45 registers and ran 0.86x and 0.92x 3 blocks
   // at 39 on an H200).
   int64_t bySharedMemory = blocksBySharedMemory(rowsSharedBytes(p, c, grid.bandsPerChunk > 1));
-  // A ring's copies in the row loop take more registers: 64 (at 40, 98
-  // of the 244 layer kernels spilled).
+  // A ring's copies in the row loop take more registers: 64 (with a ring
+  // on every 3x3 kernel and 40, 98 of the 244 stride-1 layer kernels
+  // spilled).
   int64_t registers = slots < rows ? 64 : 40;
   return std::max<int64_t>(1, std::min(bySharedMemory, 65536 / (registers * c.threads())));
 }
