@@ -643,6 +643,9 @@ private:
   /// Staged rows held at once (a ring where fewer than `rows`), and the
   /// commit groups of staged rows issued so far (computeRows).
   int64_t slots, committedGroups = 0;
+  /// One past the last staged row of commit group g: group 0 holds rows
+  /// 0 .. R - 1, group g the stride rows before groupEnd(g).
+  int64_t groupEnd(int64_t g) const { return p.r + st * g; }
   /// The stride of the staged input (1 for dgrad) and whether the staging
   /// upsamples dy (dgrad, stride 2).
   int64_t st;
@@ -683,7 +686,8 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows, int64_t slot) {
   bool strided = st == 2;
   int64_t count = numRows * QT * (strided ? 2 : 1) * WG;
   std::string first = constant(firstRow, "r");
-  std::string firstSlot = slot < 0 || slot == firstRow ? first : constant(slot, "r");
+  bool moved = slot >= 0 && slot != firstRow;
+  std::string firstSlot = moved ? constant(slot, "r") : first;
   std::string H = coord("h"), W = coord("w"), Q = coord("q"), G8 = coord(CI, 8);
   std::string padH = constant(p.kernelPadH(), "h"), padW = constant(p.kernelPadW(), "w");
   std::string zeroH = constant(0, "h"), zeroW = constant(0, "w");
@@ -732,7 +736,7 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows, int64_t slot) {
                 andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W)));
     }
     ok = andi(ok, cmp("lt", g, limitC, G8, coord(CI)));
-    std::string sr = firstSlot == first ? rr : binary("add", firstSlot, rl, coord("r"));
+    std::string sr = moved ? binary("add", firstSlot, rl, coord("r")) : rr;
     std::string dst = strided ? sr + ", " + qq + ", " + wp + ", " + gl : sr + ", " + qq + ", " + gl;
     std::string dstTypes = coord("r") + ", " + Q + (strided ? ", " + coord("wp") : "") + ", " + G8;
     out << "    spio.async_copy %x[%n, " << h << ", " << w << ", " << g << "] to %sx[" << dst
@@ -900,9 +904,9 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   // `consumed`, copies in (and commits) each group whose rows' ring slots
   // those rows held.
   auto refill = [&](int64_t consumed) {
-    for (; committedGroups < c.rowsP && p.r + st * committedGroups - 1 - slots <= consumed;
+    for (; committedGroups < c.rowsP && groupEnd(committedGroups) - 1 - slots <= consumed;
          ++committedGroups) {
-      for (int64_t m = p.r + st * (committedGroups - 1); m < p.r + st * committedGroups; ++m)
+      for (int64_t m = groupEnd(committedGroups - 1); m < groupEnd(committedGroups); ++m)
         stageInput(m, 1, m % slots);
       out << "    spio.async_commit\n";
     }
@@ -1233,8 +1237,8 @@ void ConvWriter::writeTileBody() {
   stageInput(0, p.r);
   out << "    spio.async_commit\n";
   committedGroups = 1;
-  for (; committedGroups < c.rowsP && p.r + st * committedGroups <= slots; ++committedGroups) {
-    stageInput(st * (committedGroups - 1) + p.r, st);
+  for (; committedGroups < c.rowsP && groupEnd(committedGroups) <= slots; ++committedGroups) {
+    stageInput(groupEnd(committedGroups - 1), st);
     out << "    spio.async_commit\n";
   }
   computeRows(beginCompute("q", committedGroups - 1), true);
