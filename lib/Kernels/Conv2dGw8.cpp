@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -76,6 +77,37 @@ std::vector<TapStep> tapSteps(const Conv2dGw8Problem &p) {
 /// partial sums an even number of taps (an odd S's tap S is a partial sum
 /// that dw leaves out).
 int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
+
+/// One of wgrad's partial sums a warp keeps, the 16 rows of an mma's A
+/// times 8 channels: taps s and s + 1 of kernel row r, or (`rowPair`) an
+/// odd S's last tap s at rows r and r + 1, whose A fragment reads its upper
+/// 8 rows from the next staged row. Row pairs leave a padding tap only in
+/// an odd R's last row: 5x5 keeps 13 sums (52 registers, not 60) and runs
+/// 13 mma a row of dy, not 15, for one more A load a staged row. Kernels
+/// of 5 or more columns pair rows (on an H200, with the two-block hint, 24
+/// 5x5 layers ran 1.12x in geometric mean, 0.92-1.22x); 3x3, 3 A loads a
+/// staged row instead of 2 for 5 mma instead of 6, ran 0.98-1.01x (8
+/// layers, hinted) and does not. The partial sums keep the
+/// layout of paired taps, [r, sc/8 < S + 1]: a row pair stores tap
+/// (r + 1, S - 1) where tap (r, S) would be, which the reduce reads there.
+struct WgradSum {
+  int64_t r, s;
+  bool rowPair;
+};
+
+bool wgradRowPairs(const Conv2dGw8Problem &p) { return p.s >= 5 && p.s % 2 == 1 && p.r > 1; }
+
+std::vector<WgradSum> wgradSums(const Conv2dGw8Problem &p) {
+  bool rowPairs = wgradRowPairs(p);
+  std::vector<WgradSum> sums;
+  for (int64_t r = 0; r < p.r; ++r) {
+    for (int64_t s = 0; s + 1 < p.s; s += 2)
+      sums.push_back({r, s, false});
+    if (p.s % 2 == 1 && (!rowPairs || r % 2 == 0))
+      sums.push_back({r, p.s - 1, rowPairs && r + 1 < p.r});
+  }
+  return sums;
+}
 
 /// Columns an output's taps span: wgrad's partial sums hold the paired
 /// taps.
@@ -168,7 +200,7 @@ struct StagedInput {
   int64_t columns, stagedColumns;
   /// Staged rows; flattened rows: the pixels the block computes (whole
   /// 16-pixel fragments for fprop and dgrad, 8-pixel mma steps for each
-  /// warp along the pixels for wgrad) and, wgrad, dy's staged rows.
+  /// warp along the pixels for wgrad); wgrad: dy's staged rows.
   int64_t rows, pixels, gradientRows;
   /// Staged rows held at once: a ring of them (stride-2 fprop on rows of
   /// fragments), or all of them.
@@ -176,7 +208,7 @@ struct StagedInput {
   /// Input columns per staged column (2: stride-2 fprop and wgrad).
   int64_t stride;
   int64_t bytes(int64_t warpsG) const { return slots * stagedColumns * stride * warpsG * 16; }
-  /// wgrad on flattened rows: x's and dy's tiles.
+  /// wgrad: x's and dy's tiles.
   int64_t wgradBytes(int64_t warpsG) const {
     return bytes(warpsG) + gradientRows * columns * warpsG * 16;
   }
@@ -193,6 +225,8 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   int64_t reach = tapColumns(p);
   t.stagedColumns = ceilDiv(t.columns + (reach - 1) / t.stride, 8) * 8;
   t.rows = t.stride * (c.rowsP - 1) + p.r;
+  if (p.pass == ConvPass::Wgrad)
+    t.gradientRows = c.rowsP;
   if (flatRows(p)) {
     // Whole rows of Q + S - 1 staged columns; enough rows that the last
     // pixel's tap pairs stay inside the tile.
@@ -237,6 +271,13 @@ int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, boo
 /// Blocks of `bytes` of shared memory an H100's or H200's multiprocessor
 /// holds: 228 KB, 1 KB of it reserved per block.
 int64_t blocksBySharedMemory(int64_t bytes) { return (228 * 1024) / (bytes + 1024); }
+
+/// wgrad's shared tiles, x's and dy's, twice (two stages), plus 2 KB:
+/// spio-to-gpu pads each stage of x to its swizzle period and the whole to
+/// 1 KB.
+int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return 2 * stagedInput(p, c).wgradBytes(c.warpsG) + 2048;
+}
 
 } // namespace
 
@@ -379,7 +420,19 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     return c;
   }
   if (wgrad) {
+    // Row-paired kernels whose tiles keep one block a multiprocessor: the
+    // tallest band of at least 6 rows that divides the height and lets two
+    // fit (the hint then holds them to 128 registers). On an H200: 36x36
+    // and 18x18 5x5 as 6 rows 1.09x 9; 9x9 as 4 to 8 rows 0.66-0.79x 9,
+    // whose rows are then rounded up.
     c.rowsP = wgradBandRows(p);
+    for (int64_t rows = c.rowsP;
+         wgradRowPairs(p) && rows >= 6 && blocksBySharedMemory(wgradSharedBytes(p, c)) < 2;) {
+      Conv2dGw8Config shorter = c;
+      shorter.rowsP = --rows;
+      if (P % rows == 0 && blocksBySharedMemory(wgradSharedBytes(p, shorter)) >= 2)
+        c = shorter;
+    }
     return c;
   }
   if (flat) {
@@ -665,6 +718,9 @@ private:
   std::string yvT, syT, syvT;
   /// Flattened rows: the staged input (wgrad: and dy) as pixels `m`.
   std::string sxfT, sdyfT;
+  /// wgrad: the staged input (as rows or as pixels `m`) whose `sc/8` entry
+  /// steps one staged row (WgradSum::rowPair).
+  std::string sxRowsT;
   /// The bands and chunks (bandGrid).
   BandGrid grid{};
 };
@@ -1047,13 +1103,21 @@ void ConvWriter::computeTypes() {
     sxT = "!spio.tensor<[r: " + str(rows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
           str(perQ) + (p.stride == 2 ? ", wp: 2:" + str(WG) : "") + ", sc/8: 2:" + str(WG) +
           ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
-    int64_t dyRows = flat ? gradientRows : c.rowsP;
-    sdyT = "!spio.tensor<[p: " + str(dyRows) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
+    sdyT = "!spio.tensor<[p: " + str(gradientRows) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
            "] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+    // The same storage with the `sc/8` entry one staged row down, one row
+    // short (no row pair starts at the last row): A of wgrad's row pairs.
+    sxRowsT = "!spio.tensor<[r: " + str(rows - 1) + ":" + str(QT * perQ) + ", q: " + str(QT) +
+              ":" + str(perQ) + (p.stride == 2 ? ", wp: 2:" + str(WG) : "") + ", sc/8: 2:" +
+              str(QT * perQ) + ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" +
+              swizzleFor(perQ) + ">";
     if (flat) {
       sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + ", sc/8: 2:" + str(WG) +
              ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
-      sdyfT = "!spio.tensor<[m: " + str(dyRows * BQ) + ", k/8: " + str(WG) + "] x vector<8x" +
+      sxRowsT = "!spio.tensor<[m: " + str((rows - 1) * QT) + ":" + str(WG) + ", sc/8: 2:" +
+                str(QT * WG) + ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" +
+                swizzleFor(WG) + ">";
+      sdyfT = "!spio.tensor<[m: " + str(gradientRows * BQ) + ", k/8: " + str(WG) + "] x vector<8x" +
               T + ">, shared" + swizzleFor(WG) + ">";
     }
     wsT = "!spio.tensor<[part: " + str(conv2dGw8WgradPartials(p, c)) + ", k: " + str(p.c) +
@@ -1128,6 +1192,14 @@ void ConvWriter::openKernel(bool tiled) {
     // (7x7 5x5: 114, which spill at the 80 of 3 blocks).
     if (p.pass != ConvPass::Wgrad && !flat)
       out << ", nvvm.minctasm = " << residentBlocks() << " : i32";
+    // wgrad's 5x5 kernels left to ptxas took 166-246 registers, one block
+    // a multiprocessor; held to 128 for two where shared memory fits them,
+    // with row pairs (WgradSum), they spill 0-20 bytes (40x40: 76) and ran
+    // 1.06-1.22x on an H200 (40x40: 0.92x). 3x3 kernels, at 80-131
+    // registers unhinted, took more hinted and ran 0.93-1.08x.
+    if (p.pass == ConvPass::Wgrad && wgradRowPairs(p) &&
+        blocksBySharedMemory(wgradSharedBytes(p, c)) >= 2)
+      out << ", nvvm.minctasm = 2 : i32";
     out << "}";
   }
   out << " {\n";
@@ -1247,16 +1319,16 @@ void ConvWriter::writeTileBody() {
 void ConvWriter::stageGradient() {
   // Flattened rows stage whole dy rows of Q + S - 1 columns, zeros past
   // column Q and past the band's rows (the mma steps' tail).
-  int64_t dyRows = flat ? gradientRows : c.rowsP;
-  int64_t count = dyRows * BQ * WG;
-  std::string bandRows = dyRows > c.rowsP ? constant(c.rowsP, "p") : "";
+  int64_t count = gradientRows * BQ * WG;
+  std::string bandRows = gradientRows > c.rowsP ? constant(c.rowsP, "p") : "";
   std::string P = coord("p"), Q = coord("q"), G8 = coord("k", 8);
   std::string limitP = constant(p.outH(), "p"), limitQ = constant(p.outW(), "q");
   std::string limitK = constant(p.c, "k");
   forEachElement(count, [&](const std::string &lin) {
     std::string rr = fresh("rr"), qq = fresh("qq"), gl = fresh("gl");
     out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
-        << dyRows << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
+        << gradientRows << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8
+        << "\n";
     std::string pAbs = binary("add", "%p0", rr, P), qAbs = binary("add", "%q0", qq, Q);
     std::string g = binary("add", "%gk0", gl, G8);
     std::string ok = andi(andi(cmp("lt", pAbs, limitP, P), cmp("lt", qAbs, limitQ, Q)),
@@ -1271,39 +1343,59 @@ void ConvWriter::stageGradient() {
 }
 
 void ConvWriter::computeWgrad(std::vector<std::string> &accs) {
-  // dw's tap pair (s, s + 1) times 8 channels is one 16-row A fragment:
-  // the `sc` dimension (8 * s + c) of the staged x, whose `sc/8` entry
-  // steps one tap (one staged column, or one parity with stride 2). An mma
-  // reduces over the warp's 16 columns of a row.
+  // A sum's 16 rows of taps times 8 channels are one A fragment (the `sc`
+  // dimension, 8 * s + c, of the staged x, whose `sc/8` entry steps one
+  // tap: one staged column, or one parity with stride 2; or one staged row
+  // for row pairs). An mma reduces over the warp's 16 columns of a row. dy
+  // row j meets staged x row stride * j + r at kernel row r: the kernel
+  // goes by staged rows, as fprop's rows do, loading a row's A fragments
+  // once and multiplying them into every dy row they meet (up to R), so
+  // that each lives for one staged row (by dy rows, the same loads merged
+  // by CSE lived from their first dy row to their last). Staged rows go in
+  // order, so each sum still adds its dy rows in order.
   std::string FA = std::string("!spio.fragment<A, m16n8k16, ") + T + ", [sc, q]>";
   std::string FB = std::string("!spio.fragment<B, m16n8k16, ") + T + ", [q, k]>";
   std::string FC = wgradAccumulatorType();
-  int64_t pairs = pairedS(p) / 2;
   std::string sxIndex = coord("r") + ", " + coord("r") + ", " + coord("q", 16) + ", " +
                         coord("q") + (p.stride == 2 ? ", " + coord("wp") : "") + ", " +
                         coord("c", 8);
-  std::string zeroQ = constant(0, "q");
-  for (int64_t row = 0; row < c.rowsP; ++row) {
-    // dy row p0 + row meets staged x rows stride * row + r.
-    std::string rowP = constant(row, "p"), rowR = constant(p.stride * row, "r");
-    std::string b = fresh("b");
-    out << "    " << b << " = spio.ldmatrix %sdy[" << rowP << ", %wq, " << zeroQ
-        << ", %wgk] transpose : " << sdyT << "[" << coord("p") << ", " << coord("q", 16) << ", "
-        << coord("q") << ", " << coord("k", 8) << "] -> " << FB << "\n";
-    for (int64_t r = 0; r < p.r; ++r) {
-      std::string rc = constant(r, "r");
-      for (int64_t pair = 0; pair < pairs; ++pair) {
-        // Tap s = 2 * pair reads staged column q + s / stride (parity 0).
-        std::string sq = constant(2 * pair / p.stride, "q");
-        std::string parity = p.stride == 2 ? ", " + constant(0, "wp") : "";
-        std::string a = fresh("a"), d = fresh("d");
-        out << "    " << a << " = spio.ldmatrix %sx[" << rowR << ", " << rc << ", %wq, " << sq
-            << parity << ", %wg] transpose : " << sxT << "[" << sxIndex << "] -> " << FA << "\n";
-        std::string &acc = accs[r * pairs + pair];
-        out << "    " << d << " = spio.mma " << a << ", " << b << ", " << acc << " : " << FA
-            << ", " << FB << ", " << FC << "\n";
-        acc = d;
+  std::string zeroQ = constant(0, "q"), zeroR = constant(0, "r");
+  std::string parity = p.stride == 2 ? ", " + constant(0, "wp") : "";
+  std::vector<WgradSum> sums = wgradSums(p);
+  std::vector<std::string> b(c.rowsP);
+  for (int64_t i = 0; i < rows; ++i) {
+    // dy row j's B fragment loads at its first staged row, i = stride * j.
+    if (i % p.stride == 0 && i / p.stride < c.rowsP) {
+      int64_t row = i / p.stride;
+      std::string rowP = constant(row, "p");
+      b[row] = fresh("b");
+      out << "    " << b[row] << " = spio.ldmatrix %sdy[" << rowP << ", %wq, " << zeroQ
+          << ", %wgk] transpose : " << sdyT << "[" << coord("p") << ", " << coord("q", 16)
+          << ", " << coord("q") << ", " << coord("k", 8) << "] -> " << FB << "\n";
+    }
+    // Staged row i's A fragments, by tap s and whether rows pair.
+    std::map<std::pair<int64_t, bool>, std::string> a;
+    std::string stagedRow;
+    for (size_t k = 0; k < sums.size(); ++k) {
+      const WgradSum &sum = sums[k];
+      if (i < sum.r || (i - sum.r) % p.stride != 0 || (i - sum.r) / p.stride >= c.rowsP)
+        continue;
+      std::string &fragment = a[{sum.s, sum.rowPair}];
+      if (fragment.empty()) {
+        if (stagedRow.empty())
+          stagedRow = constant(i, "r");
+        // Tap s reads staged column q + s / stride (parity s % 2, 0 here).
+        std::string column = constant(sum.s / p.stride, "q");
+        fragment = fresh("a");
+        out << "    " << fragment << " = spio.ldmatrix " << (sum.rowPair ? "%sxr[" : "%sx[")
+            << stagedRow << ", " << zeroR << ", %wq, " << column << parity
+            << ", %wg] transpose : " << (sum.rowPair ? sxRowsT : sxT) << "[" << sxIndex
+            << "] -> " << FA << "\n";
       }
+      std::string d = fresh("d");
+      out << "    " << d << " = spio.mma " << fragment << ", " << b[(i - sum.r) / p.stride]
+          << ", " << accs[k] << " : " << FA << ", " << FB << ", " << FC << "\n";
+      accs[k] = d;
     }
   }
 }
@@ -1345,7 +1437,6 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [m, k]>";
   std::string FC = wgradAccumulatorType();
   std::string M8 = coord("m", 8), M = coord("m"), WQ = coord("m", 8 * wgradStepsPerWarp());
-  int64_t pairs = pairedS(p) / 2;
   std::string zero = index(0), steps = index(wgradStepsPerWarp()), one = index(1);
   std::string loop = fresh("steps"), j = fresh("j");
   std::vector<std::string> carried;
@@ -1356,17 +1447,17 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   out << "    " << step << " = spio.from_index " << j << " : " << M8 << "\n";
   out << "    " << b << " = spio.ldmatrix %sdyf[%wq, " << step << ", %wgk] transpose : " << sdyfT
       << "[" << WQ << ", " << M8 << ", " << coord("k", 8) << "] -> " << FB << "\n";
-  for (int64_t r = 0; r < p.r; ++r)
-    for (int64_t pair = 0; pair < pairs; ++pair) {
-      std::string tap = constant(r * QT + 2 * pair, "m"), a = fresh("a"), d = fresh("d");
-      out << "    " << a << " = spio.ldmatrix %sxf[%wq, " << step << ", " << tap
-          << ", %wg] transpose : " << sxfT << "[" << WQ << ", " << M8 << ", " << M << ", "
-          << coord("c", 8) << "] -> " << FA << "\n";
-      std::string &acc = carried[r * pairs + pair];
-      out << "    " << d << " = spio.mma " << a << ", " << b << ", " << acc << " : " << FA << ", "
-          << FB << ", " << FC << "\n";
-      acc = d;
-    }
+  std::vector<WgradSum> sums = wgradSums(p);
+  for (size_t k = 0; k < sums.size(); ++k) {
+    const WgradSum &sum = sums[k];
+    std::string tap = constant(sum.r * QT + sum.s, "m"), a = fresh("a"), d = fresh("d");
+    out << "    " << a << " = spio.ldmatrix " << (sum.rowPair ? "%sxr" : "%sxf") << "[%wq, "
+        << step << ", " << tap << ", %wg] transpose : " << (sum.rowPair ? sxRowsT : sxfT) << "["
+        << WQ << ", " << M8 << ", " << M << ", " << coord("c", 8) << "] -> " << FA << "\n";
+    out << "    " << d << " = spio.mma " << a << ", " << b << ", " << carried[k] << " : " << FA
+        << ", " << FB << ", " << FC << "\n";
+    carried[k] = d;
+  }
   closeCarryingLoop(carried, FC);
   out << "\n";
   for (size_t i = 0; i < accs.size(); ++i)
@@ -1383,12 +1474,15 @@ void ConvWriter::chunkBands() {
 
 void ConvWriter::writeWgradTileBody() {
   int64_t pairs = pairedS(p) / 2;
+  std::vector<WgradSum> sums = wgradSums(p);
   std::string FC = wgradAccumulatorType();
   out << "    %sx = spio.alloc : " << sxT << "\n    %sdy = spio.alloc : " << sdyT << "\n";
   if (flat) {
     out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
     out << "    %sdyf = spio.view %sdy : " << sdyT << " to " << sdyfT << "\n";
   }
+  if (wgradRowPairs(p))
+    out << "    %sxr = spio.view %sx : " << sxT << " to " << sxRowsT << "\n";
   // Warps along the pixels: 16-column fragments, or flattened rows' steps.
   std::string WQ = flat ? coord("m", 8 * wgradStepsPerWarp()) : coord("q", 16);
   std::string GT = coord("c", 8 * WG);
@@ -1406,7 +1500,7 @@ void ConvWriter::writeWgradTileBody() {
   std::string one = index(1);
   out << "    %zero = arith.constant 0.0 : f32\n";
   std::vector<std::string> inits, accs;
-  for (int64_t i = 0; i < p.r * pairs; ++i) {
+  for (size_t i = 0; i < sums.size(); ++i) {
     inits.push_back(fresh("init"));
     out << "    " << inits.back() << " = spio.fill %zero : " << FC << "\n";
     accs.push_back("%acc" + std::to_string(i));
@@ -1435,16 +1529,12 @@ void ConvWriter::writeWgradTileBody() {
   out << "    %parti = arith.addi %partBase, %wqi : index\n";
   out << "    %part = spio.from_index %parti : " << coord("part") << "\n";
   std::string limitSC = constant(16 * pairs, "sc"), limitK = constant(p.c, "k");
-  for (int64_t r = 0; r < p.r; ++r) {
-    std::string rc = constant(r, "r");
-    for (int64_t pair = 0; pair < pairs; ++pair) {
-      std::string tap = constant(2 * pair, "sc", 8);
-      out << "    spio.store_fragment %sums#" << r * pairs + pair << ", %ws[%part, %k0, %wgk, "
-          << rc << ", " << tap << "] bounds " << limitSC << ", " << limitK << " : " << FC << ", "
-          << wsT << "[" << coord("part") << ", " << coord("k") << ", " << coord("k", 8) << ", "
-          << coord("r") << ", " << coord("sc", 8) << "] bounds " << coord("sc") << ", "
-          << coord("k") << "\n";
-    }
+  for (size_t k = 0; k < sums.size(); ++k) {
+    std::string rc = constant(sums[k].r, "r"), tap = constant(sums[k].s, "sc", 8);
+    out << "    spio.store_fragment %sums#" << k << ", %ws[%part, %k0, %wgk, " << rc << ", " << tap
+        << "] bounds " << limitSC << ", " << limitK << " : " << FC << ", " << wsT << "["
+        << coord("part") << ", " << coord("k") << ", " << coord("k", 8) << ", " << coord("r")
+        << ", " << coord("sc", 8) << "] bounds " << coord("sc") << ", " << coord("k") << "\n";
   }
 }
 
@@ -1463,7 +1553,32 @@ void ConvWriter::writeWgradReduce() {
   out << "    %k, %r, %s, %c = spio.decompose %lin [" << p.c << ", " << p.r << ", " << p.s
       << ", 8] : " << coord("k") << ", " << coord("r") << ", " << coord("s") << ", "
       << coord("c") << "\n";
-  std::string tap = reinterpret("%s", coord("s"), coord("sc", 8));
+  // Where the partial sums hold tap (r, s) (WgradSum): with row pairs, the
+  // last tap at an odd row r comes from row r - 1's pair, at sc/8 = S.
+  std::string wsR = "%r", tap;
+  if (!wgradRowPairs(p)) {
+    tap = reinterpret("%s", coord("s"), coord("sc", 8));
+  } else {
+    std::string one = index(1), lastS = index(p.s - 1), S = index(p.s);
+    std::string ri = fresh("i"), si = fresh("i"), bit = fresh("i"), below = fresh("i");
+    std::string odd = fresh("b"), last = fresh("b"), rowPair = fresh("b");
+    std::string pairR = fresh("i"), pairS = fresh("i");
+    out << "    " << ri << " = spio.to_index %r : " << coord("r") << "\n";
+    out << "    " << si << " = spio.to_index %s : " << coord("s") << "\n";
+    out << "    " << bit << " = arith.andi " << ri << ", " << one << " : index\n";
+    out << "    " << odd << " = arith.cmpi eq, " << bit << ", " << one << " : index\n";
+    out << "    " << last << " = arith.cmpi eq, " << si << ", " << lastS << " : index\n";
+    out << "    " << rowPair << " = arith.andi " << odd << ", " << last << " : i1\n";
+    out << "    " << below << " = arith.subi " << ri << ", " << bit << " : index\n";
+    out << "    " << pairR << " = arith.select " << rowPair << ", " << below << ", " << ri
+        << " : index\n";
+    out << "    " << pairS << " = arith.select " << rowPair << ", " << S << ", " << si
+        << " : index\n";
+    wsR = fresh("v");
+    tap = fresh("v");
+    out << "    " << wsR << " = spio.from_index " << pairR << " : " << coord("r") << "\n";
+    out << "    " << tap << " = spio.from_index " << pairS << " : " << coord("sc", 8) << "\n";
+  }
   std::string channel = convert("cast", "%c", coord("c"), coord("sc"));
   // The partials in order 0, 1, ..., loaded kReduceUnroll at a time so
   // that their latencies overlap; the additions keep the order.
@@ -1487,8 +1602,8 @@ void ConvWriter::writeWgradReduce() {
       }
       std::string part = fresh("part"), v = fresh("v");
       out << "    " << part << " = spio.from_index " << at << " : " << coord("part") << "\n";
-      out << "    " << v << " = spio.load %ws[" << part << ", %k, %r, " << tap << ", " << channel
-          << "] : " << wsT << wsIndex << "\n";
+      out << "    " << v << " = spio.load %ws[" << part << ", %k, " << wsR << ", " << tap << ", "
+          << channel << "] : " << wsT << wsIndex << "\n";
       values.push_back(v);
     }
     std::string running = acc;

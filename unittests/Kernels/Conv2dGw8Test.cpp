@@ -357,6 +357,48 @@ TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {
   EXPECT_EQ(tile.find("wgrad_reduce"), std::string::npos);
 }
 
+TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
+  auto count = [](const std::string &text, const std::string &what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  // 5x5: taps (0, 1) and (2, 3) of each row, tap 4 of rows (0, 1) and (2,
+  // 3) from the row view, and of row 4 with its padding tap: 13 sums, 13
+  // mma a row of dy. Two blocks fit: the hint holds them to 128 registers.
+  Conv2dGw8Problem p = layer(32, 64, 28, 5, 2);
+  p.pass = ConvPass::Wgrad;
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  EXPECT_EQ(c.rowsP, 8);
+  std::string tile = conv2dGw8TileSource(p, c);
+  EXPECT_EQ(count(tile, "spio.store_fragment"), 13u);
+  EXPECT_EQ(count(tile, "spio.mma"), 13u * 8);
+  // A row pair's A loads once a staged row for both pairs and every dy row
+  // it meets: staged rows 0-9 (dy rows 0-7 at rows 0 and 2).
+  EXPECT_EQ(count(tile, "spio.ldmatrix %sxr["), 10u);
+  EXPECT_NE(tile.find("nvvm.minctasm = 2 : i32"), std::string::npos);
+  // The reduce reads tap (r, 4) of odd rows from the pair's upper half.
+  EXPECT_NE(conv2dGw8Source(p, c).find("arith.select"), std::string::npos);
+  // 3x3 keeps same-row pairs (6 sums), unhinted.
+  Conv2dGw8Problem small = layer(32, 64, 28, 3, 1);
+  small.pass = ConvPass::Wgrad;
+  tile = conv2dGw8TileSource(small, chooseConv2dGw8Config(small));
+  EXPECT_EQ(count(tile, "spio.store_fragment"), 6u);
+  EXPECT_EQ(tile.find("%sxr"), std::string::npos);
+  EXPECT_EQ(tile.find("nvvm.minctasm"), std::string::npos);
+  EXPECT_EQ(conv2dGw8Source(small, chooseConv2dGw8Config(small)).find("arith.select"),
+            std::string::npos);
+  // Bands of 9 rows of 8 groups keep one block a multiprocessor: 36 rows
+  // take 6 (two fit); 9 rows keep 9 (no band of 6 to 8 rows divides them).
+  Conv2dGw8Problem tall = layer(8, 288, 36, 5, 2), nine = layer(8, 1392, 9, 5, 2);
+  tall.pass = nine.pass = ConvPass::Wgrad;
+  EXPECT_EQ(chooseConv2dGw8Config(tall).rowsP, 6);
+  EXPECT_EQ(chooseConv2dGw8Config(nine).rowsP, 9);
+  EXPECT_EQ(conv2dGw8TileSource(nine, chooseConv2dGw8Config(nine)).find("nvvm.minctasm"),
+            std::string::npos);
+}
+
 TEST(Conv2dGw8, WgradFlattensNarrowImages) {
   // 10x10 images: one band is a whole image of 10 rows of 10 + 4 - 1 = 13
   // staged columns (S = 3 pads to 4 taps), 130 pixels in 17 steps of 8,
