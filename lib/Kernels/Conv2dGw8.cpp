@@ -307,6 +307,18 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "3 or 5 warps along groups need stride 1 (or dgrad)";
   if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0)
     return "bad warp, row or chunk counts";
+  // A block's tiles must fit the 227 KB of shared memory an H100's or
+  // H200's block may use (the compiler says so too, per chip; saying it
+  // here keeps such configs out of the instances a caller may pick).
+  // Flattened rows hold a few small rows by construction.
+  constexpr int64_t kBlockSharedLimit = 227 * 1024;
+  int64_t shared = p.pass == ConvPass::Wgrad ? wgradSharedBytes(p, c)
+                   : flatRows(p)             ? 0
+                                 : rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1);
+  if (shared > kBlockSharedLimit)
+    return "a block's tiles need about " + std::to_string(shared) +
+           " bytes of shared memory, over the " + std::to_string(kBlockSharedLimit) +
+           " an H100 or H200 block may use: take fewer rows or warps";
   return {};
 }
 

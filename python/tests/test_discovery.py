@@ -113,6 +113,21 @@ def test_conv_rules_are_reasons():
     assert spio.get_kernels(spio.Conv2dGw8Arguments(2, 64, 20, 20, pass_="bprop")) == []
 
 
+def test_conv_instances_over_shared_memory_are_not_listed():
+    # Stride-2 wgrad stages two input rows an output row and two columns a
+    # staged column: blocks of 16 rows need about 363 KB, and are refused
+    # with the reason; every listed instance compiles.
+    args = spio.Conv2dGw8Arguments(2, 32, 21, 20, stride=2, pass_="wgrad", dw_dtype="f32")
+    kernels = spio.get_kernels(args)
+    assert kernels and all(k.config[2][2] == 8 for k in kernels)
+    for kernel in kernels:
+        assert kernel.compile(args, "sm_90").ptx
+    tall = spio.get_kernels(spio.Conv2dGw8Arguments(2, 32, 21, 20, pass_="wgrad"),
+                            lambda m: m.tile_shape == (4, 2, 16))[0]
+    reason = tall.supports(args).reason
+    assert "bytes of shared memory" in reason and "fewer rows" in reason
+
+
 class CopyArguments:
     def __init__(self, n):
         self.n = n

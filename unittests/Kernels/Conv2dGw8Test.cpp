@@ -399,6 +399,29 @@ TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
             std::string::npos);
 }
 
+TEST(Conv2dGw8, ConfigsOverSharedMemoryAreRefused) {
+  // Stride-2 wgrad, 16 rows of 4 x 2 warps: 33 staged rows of 72 input
+  // columns, twice: over the 227 KB of a block. 8 rows fit.
+  Conv2dGw8Problem p = layer(2, 32, 21, 3, 1);
+  p.w = 20;
+  p.stride = 2;
+  p.pass = ConvPass::Wgrad;
+  Conv2dGw8Config c;
+  c.warpsQ = 4;
+  c.warpsG = 2;
+  c.rowsP = 16;
+  EXPECT_NE(checkConv2dGw8(p, c).find("bytes of shared memory"), std::string::npos);
+  c.rowsP = 8;
+  EXPECT_EQ(checkConv2dGw8(p, c), "");
+  // fprop's rows: 64 rows of a band ring of 8 groups stage 66 rows twice.
+  Conv2dGw8Problem f = layer(2, 64, 64, 3, 1);
+  Conv2dGw8Config tall = chooseConv2dGw8Config(f);
+  EXPECT_EQ(checkConv2dGw8(f, tall), "");
+  tall.rowsP = 64;
+  tall.chunks = 1;
+  EXPECT_NE(checkConv2dGw8(f, tall).find("take fewer rows or warps"), std::string::npos);
+}
+
 TEST(Conv2dGw8, WgradFlattensNarrowImages) {
   // 10x10 images: one band is a whole image of 10 rows of 10 + 4 - 1 = 13
   // staged columns (S = 3 pads to 4 taps), 130 pixels in 17 steps of 8,
