@@ -312,9 +312,11 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   // here keeps such configs out of the instances a caller may pick).
   // Flattened rows hold a few small rows by construction.
   constexpr int64_t kBlockSharedLimit = 227 * 1024;
-  int64_t shared = p.pass == ConvPass::Wgrad ? wgradSharedBytes(p, c)
-                   : flatRows(p)             ? 0
-                                 : rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1);
+  int64_t shared = 0;
+  if (p.pass == ConvPass::Wgrad)
+    shared = wgradSharedBytes(p, c);
+  else if (!flatRows(p))
+    shared = rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1);
   if (shared > kBlockSharedLimit)
     return "a block's tiles need about " + std::to_string(shared) +
            " bytes of shared memory, over the " + std::to_string(kBlockSharedLimit) +

@@ -400,8 +400,8 @@ TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
 }
 
 TEST(Conv2dGw8, ConfigsOverSharedMemoryAreRefused) {
-  // Stride-2 wgrad, 16 rows of 4 x 2 warps: 33 staged rows of 72 input
-  // columns, twice: over the 227 KB of a block. 8 rows fit.
+  // Stride-2 wgrad, 16 rows of 4 x 2 warps: 33 staged rows of 72 column
+  // pairs, twice: over the 227 KB of a block. 8 rows fit.
   Conv2dGw8Problem p = layer(2, 32, 21, 3, 1);
   p.w = 20;
   p.stride = 2;
