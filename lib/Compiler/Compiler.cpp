@@ -4,6 +4,7 @@
 
 #include "spio/Dialect/Spio/Transforms/GemmFamily.h"
 #include "spio/Pipelines/Pipelines.h"
+#include "spio/Target/SharedMemory.h"
 #include "spio/Tools/Registration.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -13,7 +14,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -24,16 +24,6 @@ static void printLocation(llvm::raw_ostream &os, Location loc) {
     os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn();
   else
     os << loc;
-}
-
-/// The most shared memory a block may take on `chip` (CUDA's
-/// sharedMemPerBlockOptin), 0 where the chip is not listed.
-static int64_t maxSharedBytesPerBlock(StringRef chip) {
-  return llvm::StringSwitch<int64_t>(chip)
-      .Cases({"sm_90", "sm_90a", "sm_100", "sm_100a"}, 227 * 1024)
-      .Case("sm_80", 163 * 1024)
-      .Cases({"sm_86", "sm_89", "sm_120"}, 99 * 1024)
-      .Default(0);
 }
 
 bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,
@@ -100,7 +90,7 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
   // A kernel over the chip's shared memory could never launch: said here,
   // at the kernel, rather than by the driver.
   result.kernels.clear();
-  int64_t sharedLimit = maxSharedBytesPerBlock(options.chip);
+  int64_t sharedLimit = ::spio::maxSharedBytesPerBlock(options.chip);
   bool fits = true;
   module->walk([&](gpu::GPUFuncOp func) {
     if (!func.isKernel())

@@ -1,6 +1,7 @@
 //===- Conv2dGw8.cpp - Grouped conv2d with groups of 8 channels -----------===//
 
 #include "spio/Kernels/Conv2dGw8.h"
+#include "spio/Target/SharedMemory.h"
 
 #include <algorithm>
 #include <cassert>
@@ -270,13 +271,20 @@ int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, boo
 
 /// Blocks of `bytes` of shared memory an H100's or H200's multiprocessor
 /// holds: 228 KB, 1 KB of it reserved per block.
-int64_t blocksBySharedMemory(int64_t bytes) { return (228 * 1024) / (bytes + 1024); }
+int64_t blocksBySharedMemory(int64_t bytes) {
+  return kHopperSharedBytesPerMultiprocessor / (bytes + 1024);
+}
 
-/// wgrad's shared tiles, x's and dy's, twice (two stages), plus 2 KB:
-/// spio-to-gpu pads each stage of x to its swizzle period and the whole to
-/// 1 KB.
+/// wgrad's shared tiles, x's and dy's, twice (two stages), plus 2 KB for
+/// spio-to-gpu's padding of each stage to its swizzle period: an upper
+/// bound.
 int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return 2 * stagedInput(p, c).wgradBytes(c.warpsG) + 2048;
+}
+
+/// Whether two wgrad blocks fit a multiprocessor by shared memory.
+bool wgradFitsTwice(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return blocksBySharedMemory(wgradSharedBytes(p, c)) >= 2;
 }
 
 } // namespace
@@ -307,11 +315,11 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "3 or 5 warps along groups need stride 1 (or dgrad)";
   if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0)
     return "bad warp, row or chunk counts";
-  // A block's tiles must fit the 227 KB of shared memory an H100's or
-  // H200's block may use (the compiler says so too, per chip; saying it
-  // here keeps such configs out of the instances a caller may pick).
-  // Flattened rows hold a few small rows by construction.
-  constexpr int64_t kBlockSharedLimit = 227 * 1024;
+  // A block's tiles must fit the shared memory an H100's or H200's block
+  // may use (the compiler says so too, per chip; saying it here keeps such
+  // configs out of the instances a caller may pick). Flattened rows hold a
+  // few small rows by construction.
+  const int64_t kBlockSharedLimit = maxSharedBytesPerBlock("sm_90");
   int64_t shared = 0;
   if (p.pass == ConvPass::Wgrad)
     shared = wgradSharedBytes(p, c);
@@ -440,13 +448,11 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     // and 18x18 5x5 as 6 rows 1.09x 9; 9x9 as 4 to 8 rows 0.66-0.79x 9,
     // whose rows are then rounded up.
     c.rowsP = wgradBandRows(p);
-    for (int64_t rows = c.rowsP;
-         wgradRowPairs(p) && rows >= 6 && blocksBySharedMemory(wgradSharedBytes(p, c)) < 2;) {
-      Conv2dGw8Config shorter = c;
-      shorter.rowsP = --rows;
-      if (P % rows == 0 && blocksBySharedMemory(wgradSharedBytes(p, shorter)) >= 2)
-        c = shorter;
-    }
+    if (!wgradRowPairs(p) || wgradFitsTwice(p, c))
+      return c;
+    for (Conv2dGw8Config shorter = c; --shorter.rowsP >= 6;)
+      if (P % shorter.rowsP == 0 && wgradFitsTwice(p, shorter))
+        return shorter;
     return c;
   }
   if (flat) {
@@ -1114,23 +1120,26 @@ void ConvWriter::computeTypes() {
     // Staged x, with explicit strides: the `sc/8` entry aliases the next
     // tap's column (stride 1) or parity (stride 2), so it never addresses
     // new storage; copies write sc/8 = 0.
-    sxT = "!spio.tensor<[r: " + str(rows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
-          str(perQ) + (p.stride == 2 ? ", wp: 2:" + str(WG) : "") + ", sc/8: 2:" + str(WG) +
-          ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
+    // x's rows with the `sc/8` entry `tapStride` vectors on, and as pixels.
+    auto stagedRows = [&](int64_t count, int64_t tapStride) {
+      return "!spio.tensor<[r: " + str(count) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
+             str(perQ) + (p.stride == 2 ? ", wp: 2:" + str(WG) : "") + ", sc/8: 2:" +
+             str(tapStride) + ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" +
+             swizzleFor(perQ) + ">";
+    };
+    auto stagedPixels = [&](int64_t count, int64_t tapStride) {
+      return "!spio.tensor<[m: " + str(count) + ":" + str(WG) + ", sc/8: 2:" + str(tapStride) +
+             ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+    };
+    sxT = stagedRows(rows, WG);
     sdyT = "!spio.tensor<[p: " + str(gradientRows) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
            "] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
     // The same storage with the `sc/8` entry one staged row down, one row
     // short (no row pair starts at the last row): A of wgrad's row pairs.
-    sxRowsT = "!spio.tensor<[r: " + str(rows - 1) + ":" + str(QT * perQ) + ", q: " + str(QT) +
-              ":" + str(perQ) + (p.stride == 2 ? ", wp: 2:" + str(WG) : "") + ", sc/8: 2:" +
-              str(QT * perQ) + ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" +
-              swizzleFor(perQ) + ">";
+    sxRowsT = stagedRows(rows - 1, QT * perQ);
     if (flat) {
-      sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + ", sc/8: 2:" + str(WG) +
-             ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
-      sxRowsT = "!spio.tensor<[m: " + str((rows - 1) * QT) + ":" + str(WG) + ", sc/8: 2:" +
-                str(QT * WG) + ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" +
-                swizzleFor(WG) + ">";
+      sxfT = stagedPixels(rows * QT, WG);
+      sxRowsT = stagedPixels((rows - 1) * QT, QT * WG);
       sdyfT = "!spio.tensor<[m: " + str(gradientRows * BQ) + ", k/8: " + str(WG) + "] x vector<8x" +
               T + ">, shared" + swizzleFor(WG) + ">";
     }
@@ -1211,8 +1220,7 @@ void ConvWriter::openKernel(bool tiled) {
     // with row pairs (WgradSum), they spill 0-20 bytes (40x40: 76) and ran
     // 1.06-1.22x on an H200 (40x40: 0.92x). 3x3 kernels, at 80-131
     // registers unhinted, took more hinted and ran 0.93-1.08x.
-    if (p.pass == ConvPass::Wgrad && wgradRowPairs(p) &&
-        blocksBySharedMemory(wgradSharedBytes(p, c)) >= 2)
+    if (p.pass == ConvPass::Wgrad && wgradRowPairs(p) && wgradFitsTwice(p, c))
       out << ", nvvm.minctasm = 2 : i32";
     out << "}";
   }

@@ -1,0 +1,35 @@
+//===- SharedMemory.h - Shared memory of the chips spio targets -*- C++ -*-===//
+//
+// What a block and a multiprocessor may hold, by chip: the compiler refuses
+// kernels over a block's limit, and the kernel families size their tiles
+// and occupancy hints by it. No LLVM dependency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPIO_TARGET_SHAREDMEMORY_H
+#define SPIO_TARGET_SHAREDMEMORY_H
+
+#include <cstdint>
+#include <string_view>
+
+namespace spio {
+
+/// The most shared memory a block may take on `chip` (CUDA's
+/// sharedMemPerBlockOptin), 0 where the chip is not listed.
+inline int64_t maxSharedBytesPerBlock(std::string_view chip) {
+  if (chip == "sm_90" || chip == "sm_90a" || chip == "sm_100" || chip == "sm_100a")
+    return 227 * 1024;
+  if (chip == "sm_80")
+    return 163 * 1024;
+  if (chip == "sm_86" || chip == "sm_89" || chip == "sm_120")
+    return 99 * 1024;
+  return 0;
+}
+
+/// The shared memory of an H100's or H200's multiprocessor, of which each
+/// resident block also takes 1 KB.
+constexpr int64_t kHopperSharedBytesPerMultiprocessor = 228 * 1024;
+
+} // namespace spio
+
+#endif // SPIO_TARGET_SHAREDMEMORY_H
