@@ -49,6 +49,12 @@ CASES = [
     (2, 24, 13, 18, 2, 4, 1, 2, "--bias"),
     (2, 24, 11, 21, 6, 2, 3, 1, "--pass dgrad"),
     (2, 16, 19, 23, 4, 6, 1, 3, "--stride 2"),
+    # Stride-2 dgrad skips the upsampled dy's zero rows where blocks start at
+    # even rows: even R, odd padding, and odd rows-p (no skipping) too.
+    (2, 16, 19, 23, 4, 6, 1, 3, "--pass dgrad --stride 2"),
+    (2, 32, 21, 20, 3, 3, 1, 1, "--pass dgrad --stride 2 --rows-p 7"),
+    (1, 24, 30, 17, 2, 3, 0, 1, "--pass dgrad --stride 2 --rows-p 6"),
+    (2, 16, 12, 10, 1, 1, 0, 0, "--pass dgrad --stride 2 --rows-p 4"),
     (1, 8, 5, 5, 3, 3, 1, 1, "--pass wgrad"),
     (2, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad"),
     (3, 24, 17, 29, 5, 3, 2, 1, "--pass wgrad --dtype bf16"),

@@ -554,6 +554,7 @@ public:
     st = staged.stride;
     upsample = dgrad && p.stride == 2;
     flat = flatRows(p);
+    skipZeroRows = upsample && !flat && c.rowsP % 2 == 0;
     grid = bandGrid(p, c);
     computeTypes();
   }
@@ -625,8 +626,10 @@ private:
   /// element).
   void forEachElement(int64_t count, const std::function<void(const std::string &)> &body);
   /// Staged input rows [first, first + count), into shared rows from
-  /// `slot` on (first where negative).
+  /// `slot` on (first where negative), but for zero rows (zeroRow).
   void stageInput(int64_t first, int64_t count, int64_t slot = -1);
+  /// The copies of stageInput, every row.
+  void copyInputRows(int64_t first, int64_t count, int64_t slot);
   void stageWeights();
   /// fprop/dgrad: an A fragment over `pixels` or a B fragment (no pixels)
   /// for an mma step of `taps` taps, or (C) the sums over `pixels`, of the
@@ -723,6 +726,12 @@ private:
   /// upsamples dy (dgrad, stride 2).
   int64_t st;
   bool upsample;
+  /// Stride-2 dgrad on rows of fragments whose blocks start at even rows
+  /// (rowsP even): every other staged row is an odd row of the upsampled
+  /// dy, all zeros (zeroRow), which the kernel neither stages nor
+  /// multiplies: half the mma of the upsampled rows.
+  bool skipZeroRows = false;
+  bool zeroRow(int64_t i) const { return skipZeroRows && (i - p.kernelPadH()) % 2 != 0; }
   /// Narrow images: rows flattened into `m` (flatRows), the pixels a block
   /// computes, and wgrad's staged dy rows.
   bool flat = false;
@@ -759,6 +768,16 @@ void ConvWriter::forEachElement(int64_t count,
 }
 
 void ConvWriter::stageInput(int64_t firstRow, int64_t numRows, int64_t slot) {
+  if (!skipZeroRows) {
+    copyInputRows(firstRow, numRows, slot);
+    return;
+  }
+  for (int64_t m = firstRow; m < firstRow + numRows; ++m)
+    if (!zeroRow(m))
+      copyInputRows(m, 1, slot < 0 ? -1 : slot + m - firstRow);
+}
+
+void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) {
   bool strided = st == 2;
   int64_t count = numRows * QT * (strided ? 2 : 1) * WG;
   std::string first = constant(firstRow, "r");
@@ -1006,6 +1025,8 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   // s + 1.
   auto loadRow = [&](int64_t i) {
     std::vector<std::string> fragments;
+    if (zeroRow(i))
+      return fragments;
     std::string stagedRow = constant(i % slots, "r"), zeroR = constant(0, "r");
     for (TapStep step : steps) {
       std::string sq = constant(step.s / st, "q");
@@ -1022,7 +1043,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   };
   std::vector<std::string> a = loadRow(0);
   for (int64_t i = 0; i < rows; ++i) {
-    for (size_t step = 0; step < steps.size(); ++step) {
+    for (size_t step = 0; step < steps.size() && !zeroRow(i); ++step) {
       std::string FA = fragmentType('A', "q", steps[step].taps);
       std::string FB = fragmentType('B', "", steps[step].taps);
       for (int64_t r = 0; r < p.r && r <= i; ++r) {
@@ -1049,6 +1070,9 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
     int64_t row = rowDone ? (i + 1 - p.r) / st : 0;
     std::string pAbs, inside, slot;
     if (rowDone) {
+      // Only zero rows feed it (stride-2 dgrad, R = 1, odd rows): zeros.
+      if (acc[row].empty())
+        acc[row] = initAccumulator(start, "q", FC);
       pAbs = binary("add", "%p0", constant(row, "p"), coord("p"));
       inside = cmp("lt", pAbs, limitP, coord("p"));
       slot = constant(row % 2, "slot");
