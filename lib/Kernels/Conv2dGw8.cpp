@@ -195,6 +195,14 @@ BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return g;
 }
 
+/// Stride-2 dgrad on rows of fragments in blocks of an even number of rows:
+/// blocks start at even rows, so every other staged row is an odd row of
+/// the upsampled dy, all zeros, which the kernel neither stages (it takes
+/// no shared memory) nor multiplies.
+bool skipsZeroRows(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return p.pass == ConvPass::Dgrad && p.stride == 2 && !flatRows(p) && c.rowsP % 2 == 0;
+}
+
 /// The input tile a block stages in shared memory.
 struct StagedInput {
   /// Output columns a block computes, and the staged columns they read.
@@ -204,7 +212,8 @@ struct StagedInput {
   /// warp along the pixels for wgrad); wgrad: dy's staged rows.
   int64_t rows, pixels, gradientRows;
   /// Staged rows held at once: a ring of them (stride-2 fprop on rows of
-  /// fragments), or all of them.
+  /// fragments), the rows that are not zeros (skipsZeroRows; staged row i
+  /// in slot i / 2), or all of them.
   int64_t slots;
   /// Input columns per staged column (2: stride-2 fprop and wgrad).
   int64_t stride;
@@ -251,6 +260,8 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   bool ringed = p.pass == ConvPass::Fprop && p.stride == 2 && p.s <= 3 && !flatRows(p) &&
                 bandGrid(p, c).bandsPerChunk == 1 && t.rows > 2 * ring;
   t.slots = ringed ? ring : t.rows;
+  if (skipsZeroRows(p, c))
+    t.slots = (t.rows - p.kernelPadH() % 2 + 1) / 2;
   return t;
 }
 
@@ -548,13 +559,14 @@ public:
     BQ = staged.columns;
     QT = staged.stagedColumns;
     rows = staged.rows;
-    slots = staged.slots;
+    skipZeroRows = skipsZeroRows(p, c);
+    sharedRows = staged.slots;
+    slots = skipZeroRows ? rows : staged.slots;
     flatPixels = staged.pixels;
     gradientRows = staged.gradientRows;
     st = staged.stride;
     upsample = dgrad && p.stride == 2;
     flat = flatRows(p);
-    skipZeroRows = upsample && !flat && c.rowsP % 2 == 0;
     grid = bandGrid(p, c);
     computeTypes();
   }
@@ -626,7 +638,8 @@ private:
   /// element).
   void forEachElement(int64_t count, const std::function<void(const std::string &)> &body);
   /// Staged input rows [first, first + count), into shared rows from
-  /// `slot` on (first where negative), but for zero rows (zeroRow).
+  /// `slot` on (first where negative); without zero rows (zeroRow), each
+  /// into its slotOf.
   void stageInput(int64_t first, int64_t count, int64_t slot = -1);
   /// The copies of stageInput, every row.
   void copyInputRows(int64_t first, int64_t count, int64_t slot);
@@ -716,9 +729,12 @@ private:
   bool dgrad;
   std::string CI, CO;
   int64_t BQ, WG, QT, rows;
-  /// Staged rows held at once (a ring where fewer than `rows`), and the
-  /// commit groups of staged rows issued so far (computeRows).
-  int64_t slots, committedGroups = 0;
+  /// Staged rows held at once (a ring where fewer than `rows`), the rows
+  /// the shared tile holds (fewer without zero rows), and the commit groups
+  /// of staged rows issued so far (computeRows).
+  int64_t slots, sharedRows, committedGroups = 0;
+  /// The shared row of staged row i.
+  int64_t slotOf(int64_t i) const { return skipZeroRows ? i / 2 : i % slots; }
   /// One past the last staged row of commit group g: group 0 holds rows
   /// 0 .. R - 1, group g the stride rows before groupEnd(g).
   int64_t groupEnd(int64_t g) const { return p.r + st * g; }
@@ -726,10 +742,8 @@ private:
   /// upsamples dy (dgrad, stride 2).
   int64_t st;
   bool upsample;
-  /// Stride-2 dgrad on rows of fragments whose blocks start at even rows
-  /// (rowsP even): every other staged row is an odd row of the upsampled
-  /// dy, all zeros (zeroRow), which the kernel neither stages nor
-  /// multiplies: half the mma of the upsampled rows.
+  /// skipsZeroRows: the zero rows (zeroRow) are neither staged nor
+  /// multiplied, half the mma of the upsampled rows.
   bool skipZeroRows = false;
   bool zeroRow(int64_t i) const { return skipZeroRows && (i - p.kernelPadH()) % 2 != 0; }
   /// Narrow images: rows flattened into `m` (flatRows), the pixels a block
@@ -774,7 +788,7 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows, int64_t slot) {
   }
   for (int64_t m = firstRow; m < firstRow + numRows; ++m)
     if (!zeroRow(m))
-      copyInputRows(m, 1, slot < 0 ? -1 : slot + m - firstRow);
+      copyInputRows(m, 1, slotOf(m));
 }
 
 void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) {
@@ -1027,7 +1041,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
     std::vector<std::string> fragments;
     if (zeroRow(i))
       return fragments;
-    std::string stagedRow = constant(i % slots, "r"), zeroR = constant(0, "r");
+    std::string stagedRow = constant(slotOf(i), "r"), zeroR = constant(0, "r");
     for (TapStep step : steps) {
       std::string sq = constant(step.s / st, "q");
       std::string parity = st == 2 ? constant(step.s % 2, "wp") : "";
@@ -1186,7 +1200,7 @@ void ConvWriter::computeTypes() {
   // RD/8 = 0.
   int64_t perQ = st * WG;
   std::string pairEntry = ", " + RD + "/8: " + str(tapSteps(p).front().taps) + ":" + str(WG);
-  sxT = "!spio.tensor<[r: " + str(slots) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
+  sxT = "!spio.tensor<[r: " + str(sharedRows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
         str(perQ) + (st == 2 ? ", wp: 2:" + str(WG) : "") + pairEntry + ", " + CI +
         "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
   swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
@@ -1261,6 +1275,12 @@ int64_t ConvWriter::residentBlocks() const {
   // on every 3x3 kernel and 40, 98 of the 244 stride-1 layer kernels
   // spilled).
   int64_t registers = slots < rows ? 64 : 40;
+  // Kernels of 5 or more columns hold 5 or more rows of sums and their
+  // weights: ptxas takes about 77 registers (stride-2 dgrad 5x5, whose
+  // shared tile without zero rows would let 5 to 7 blocks fit: held to 40
+  // to 56 registers, it spilled up to 360 bytes and ran 0.61-0.79x).
+  if (p.s >= 5)
+    registers = 80;
   return std::max<int64_t>(1, std::min(bySharedMemory, 65536 / (registers * c.threads())));
 }
 
