@@ -392,14 +392,16 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   bool heavy = !wgrad && p.s >= 5;
   int64_t maxWarps = heavy || wgrad ? 8 : 32;
   auto misfit = [](int64_t warps) { return warps < 8 ? 100 - warps : std::abs(warps - 16); };
-  // 3x3 kernels (stride 1) move more bytes than they compute: columns
-  // rounded up to the block cost little up to a quarter of them, and blocks
-  // of 12 or more warps ran faster than 8 or 9 (on an H200: 72x72 and 80x80
-  // C192 1.13x and 1.15x as 2 x 8 warps, 144x144 C24 1.15x as 5 x 3 and
-  // 1.20x as 9 x 3, 112x112 C240 1.11x), which ties then prefer, then the
-  // fewest columns rounded up (224x224 C24 as 5 x 3 warps ran 0.94x 7 x 3,
-  // 112x112 C32 as 4 x 4 0.98x 7 x 4; stride-2 dgrad as 2 x 8 0.91-0.97x).
-  bool light = !heavy && !wgrad && !flat && p.stride == 1;
+  // 3x3 kernels (stride 1, and stride-2 dgrad, which skips the upsampled
+  // dy's zero rows) move more bytes than they compute: columns rounded up
+  // to the block cost little up to a quarter of them, and blocks of 12 or
+  // more warps ran faster than 8 or 9 (on an H200: 72x72 and 80x80 C192
+  // 1.13x and 1.15x as 2 x 8 warps, 144x144 C24 1.15x as 5 x 3 and 1.20x
+  // as 9 x 3, 112x112 C240 1.11x; stride-2 dgrad, the 8 layers this
+  // changes: 1.01-1.46x), which ties then prefer, then the fewest columns
+  // rounded up (224x224 C24 as 5 x 3 warps ran 0.94x 7 x 3, 112x112 C32 as
+  // 4 x 4 0.98x 7 x 4).
+  bool light = !heavy && !wgrad && !flat && (p.stride == 1 || p.pass == ConvPass::Dgrad);
   auto columnShare = [&](int64_t warpsQ) {
     return flat ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
   };

@@ -95,11 +95,17 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   // 160), 224 as 2 tiles of 7.
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 24, 144, 3, 1)).warpsQ, 9);
   EXPECT_EQ(chooseConv2dGw8Config(layer(32, 24, 224, 3, 1)).warpsQ, 7);
-  // Stride 2 keeps the 8-warp blocks (stride-2 dgrad ran 0.91-0.97x wider).
+  // Stride-2 fprop keeps 8-warp blocks; stride-2 dgrad, which skips the
+  // upsampled dy's zero rows, takes the light kernels' wider and taller
+  // blocks (72x72 C192 as 2 x 8 warps of 24 rows: 1.46x 1 x 8 of 12).
   Conv2dGw8Problem wideStrided = layer(128, 192, 72, 3, 1);
   wideStrided.stride = 2;
-  wideStrided.pass = ConvPass::Dgrad;
   EXPECT_EQ(chooseConv2dGw8Config(wideStrided).warpsQ, 1);
+  wideStrided.pass = ConvPass::Dgrad;
+  Conv2dGw8Config wideDgrad = chooseConv2dGw8Config(wideStrided);
+  EXPECT_EQ(wideDgrad.warpsQ, 2);
+  EXPECT_EQ(wideDgrad.warpsG, 8);
+  EXPECT_EQ(wideDgrad.rowsP, 24);
   // Rows of 7: one warp covers them; 8 warps go to groups; one block takes
   // all 7 rows.
   Conv2dGw8Config narrow = chooseConv2dGw8Config(layer(128, 1024, 7, 3, 1));
