@@ -505,6 +505,15 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   if (c.rowsP < fitting)
     c.rowsP = chooseRows(P, (c.rowsP + 1) / 2, c.rowsP);
   assert(fits() && "one staged output row fits the shared-memory budget");
+  // Stride-2 dgrad skips the upsampled dy's zero rows only in blocks of an
+  // even number of rows (skipsZeroRows): an odd count becomes the even
+  // neighbour that rounds fewer rows up (the taller on a tie) and fits.
+  if (p.pass == ConvPass::Dgrad && p.stride == 2 && c.rowsP % 2 == 1) {
+    int64_t lower = c.rowsP - 1;
+    c.rowsP += 1;
+    if (lower >= 2 && (!fits() || ceilDiv(P, lower) * lower < ceilDiv(P, c.rowsP) * c.rowsP))
+      c.rowsP = lower;
+  }
   return c;
 }
 

@@ -106,6 +106,14 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   EXPECT_EQ(wideDgrad.warpsQ, 2);
   EXPECT_EQ(wideDgrad.warpsG, 8);
   EXPECT_EQ(wideDgrad.rowsP, 24);
+  // Stride-2 dgrad skips zero rows only in blocks of an even number of rows:
+  // 21 rows as 2 x 12 (not 2 x 11), 27 as 3 x 10 (not 3 x 9).
+  Conv2dGw8Problem oddDgrad = layer(8, 64, 21, 3, 1);
+  oddDgrad.stride = 2;
+  oddDgrad.pass = ConvPass::Dgrad;
+  EXPECT_EQ(chooseConv2dGw8Config(oddDgrad).rowsP, 12);
+  oddDgrad.h = oddDgrad.w = 27;
+  EXPECT_EQ(chooseConv2dGw8Config(oddDgrad).rowsP, 10);
   // Rows of 7: one warp covers them; 8 warps go to groups; one block takes
   // all 7 rows.
   Conv2dGw8Config narrow = chooseConv2dGw8Config(layer(128, 1024, 7, 3, 1));
