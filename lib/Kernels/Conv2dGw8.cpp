@@ -1066,8 +1066,18 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
     }
     return fragments;
   };
-  std::vector<std::string> a = loadRow(0);
+  // With every staged row committed up front (no ring), the next staged
+  // row's A fragments load before this row's mma, which hides their
+  // latency behind it (waiting one staged row earlier); on an H200,
+  // 0.998-1.045x on 14 layers, 1.012x in geometric mean. A ring's refills
+  // follow the rows it has read, so it loads them after its barrier.
+  std::vector<std::string> a = loadRow(0), ahead;
+  bool prefetch = slots >= rows;
+  if (prefetch && rows > 1 && awaitRow(1))
+    out << "    gpu.barrier\n";
   for (int64_t i = 0; i < rows; ++i) {
+    if (prefetch && i + 1 < rows)
+      ahead = loadRow(i + 1);
     for (size_t step = 0; step < steps.size() && !zeroRow(i); ++step) {
       std::string FA = fragmentType('A', "q", steps[step].taps);
       std::string FB = fragmentType('B', "", steps[step].taps);
@@ -1088,9 +1098,9 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
     // outputs go through a shared tile (two slots, alternating rows), so
     // that each pixel's channels leave as whole 16-byte vectors rather
     // than as 4-byte pieces of half-used sectors. One barrier covers both
-    // the tile's fragment stores and the next staged row's copies, and the
-    // next row's A fragments load before this row's copy out, which hides
-    // their latency.
+    // the tile's fragment stores and the copies of the staged row after
+    // the next one loaded (of the next, in a ring, whose A fragments then
+    // load before this row's copy out).
     bool rowDone = i + 1 >= p.r && (i + 1 - p.r) % st == 0;
     int64_t row = rowDone ? (i + 1 - p.r) / st : 0;
     std::string pAbs, inside, slot;
@@ -1108,12 +1118,15 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
       out << "    }\n";
     }
     bool next = i + 1 < rows;
-    if ((next && awaitRow(i + 1)) || rowDone) {
+    bool await = prefetch ? i + 2 < rows && awaitRow(i + 2) : next && awaitRow(i + 1);
+    if (await || rowDone) {
       out << "    gpu.barrier\n";
       if (awaitRows)
         refill(i);
     }
-    if (next)
+    if (prefetch)
+      a = ahead;
+    else if (next)
       a = loadRow(i + 1);
     if (rowDone) {
       out << "    scf.if " << inside << " {\n";

@@ -40,17 +40,20 @@
 // CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [q, sc]>, !spio.fragment<B, m16n8k8, f16, [sc, k]>, !spio.fragment<C, m16n8k16, f32, [q, k]>
 // Each row's outputs go through a shared tile (rows padded by one vector
 // against bank conflicts), fragment stores in, 16-byte vectors out to y.
-// One barrier covers the fragment stores and the next staged row's commit
-// group, whose A fragments load before the copy out.
+// Every staged row is committed up front, so the next staged row's A
+// fragments load before this row's mma, and one barrier covers the
+// fragment stores and the commit group of the staged row after the next.
 // CHECK: spio.store_fragment %{{.*}}, %[[TILE]][{{.*}}] : !spio.fragment<C, m16n8k16, f32, [q, k]>, !spio.tensor<[slot: 2:1280, q: 32:40, k: 32] x f16, shared>
 // CHECK-NEXT: }
-// CHECK-NEXT: spio.async_wait 6
+// CHECK-NEXT: spio.async_wait 5
 // CHECK-NEXT: gpu.barrier
+// CHECK-NOT: spio.ldmatrix
+// CHECK: spio.load %[[TILEV]]
+// CHECK: spio.store %{{.*}}, %[[YV]]
 // CHECK-NOT: gpu.barrier
 // CHECK: spio.ldmatrix {{.*}} -> !spio.fragment<A, m16n8k16, f16, [q, sc]>
 // CHECK-NOT: gpu.barrier
-// CHECK: spio.load %[[TILEV]]
-// CHECK: spio.store %{{.*}}, %[[YV]]
+// CHECK: spio.mma
 gpu.module @m {
   gpu.func @fprop(%x: !X, %w: !W, %b: !Bias, %y: !Y) kernel {
     spio.conv2d_gw8 fprop %x, %w bias %b into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W, !Bias -> !Y
