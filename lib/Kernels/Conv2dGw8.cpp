@@ -136,6 +136,11 @@ int64_t stagingStride(const Conv2dGw8Problem &p) {
   return p.pass == ConvPass::Dgrad ? 1 : p.stride;
 }
 
+/// dgrad with stride 2, which stages dy upsampled by zeros.
+bool upsamplesDy(const Conv2dGw8Problem &p) {
+  return p.pass == ConvPass::Dgrad && p.stride == 2;
+}
+
 /// 3 or 5 groups a block: an odd pitch of 16-byte vectors, which needs no
 /// swizzle. Stride-2 staging would double it to an even one.
 bool oddGroupTile(int64_t warpsG) { return warpsG % 2 == 1 && warpsG > 1; }
@@ -200,7 +205,7 @@ BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
 /// the upsampled dy, all zeros, which the kernel neither stages (it takes
 /// no shared memory) nor multiplies.
 bool skipsZeroRows(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  return p.pass == ConvPass::Dgrad && p.stride == 2 && !flatRows(p) && c.rowsP % 2 == 0;
+  return upsamplesDy(p) && !flatRows(p) && c.rowsP % 2 == 0;
 }
 
 /// The input tile a block stages in shared memory.
@@ -211,10 +216,11 @@ struct StagedInput {
   /// 16-pixel fragments for fprop and dgrad, 8-pixel mma steps for each
   /// warp along the pixels for wgrad); wgrad: dy's staged rows.
   int64_t rows, pixels, gradientRows;
-  /// Staged rows held at once: a ring of them (stride-2 fprop on rows of
-  /// fragments), the rows that are not zeros (skipsZeroRows; staged row i
-  /// in slot i / 2), or all of them.
+  /// Shared rows: a ring of staged rows (stride-2 fprop on rows of
+  /// fragments, `ring`), the staged rows that are not zeros (skipsZeroRows;
+  /// staged row i in slot i / 2), or all of them.
   int64_t slots;
+  bool ring;
   /// Input columns per staged column (2: stride-2 fprop and wgrad).
   int64_t stride;
   int64_t bytes(int64_t warpsG) const { return slots * stagedColumns * stride * warpsG * 16; }
@@ -257,9 +263,9 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // mean, 0.89-1.39x; on stride 1 it ran 0.99x (0.86-1.12x) and on
   // stride-2 dgrad 0.97x, which keep whole tiles.
   int64_t ring = p.r + t.stride * kRingLookahead;
-  bool ringed = p.pass == ConvPass::Fprop && p.stride == 2 && p.s <= 3 && !flatRows(p) &&
-                bandGrid(p, c).bandsPerChunk == 1 && t.rows > 2 * ring;
-  t.slots = ringed ? ring : t.rows;
+  t.ring = p.pass == ConvPass::Fprop && p.stride == 2 && p.s <= 3 && !flatRows(p) &&
+           bandGrid(p, c).bandsPerChunk == 1 && t.rows > 2 * ring;
+  t.slots = t.ring ? ring : t.rows;
   if (skipsZeroRows(p, c))
     t.slots = (t.rows - p.kernelPadH() % 2 + 1) / 2;
   return t;
@@ -401,7 +407,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // changes: 1.01-1.46x), which ties then prefer, then the fewest columns
   // rounded up (224x224 C24 as 5 x 3 warps ran 0.94x 7 x 3, 112x112 C32 as
   // 4 x 4 0.98x 7 x 4).
-  bool light = !heavy && !wgrad && !flat && (p.stride == 1 || p.pass == ConvPass::Dgrad);
+  bool light = !heavy && !wgrad && !flat && (p.stride == 1 || upsamplesDy(p));
   auto columnShare = [&](int64_t warpsQ) {
     return flat ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
   };
@@ -508,7 +514,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // Stride-2 dgrad skips the upsampled dy's zero rows only in blocks of an
   // even number of rows (skipsZeroRows): an odd count becomes the even
   // neighbour that rounds fewer rows up (the taller on a tie) and fits.
-  if (p.pass == ConvPass::Dgrad && p.stride == 2 && c.rowsP % 2 == 1) {
+  if (upsamplesDy(p) && c.rowsP % 2 == 1) {
     int64_t lower = c.rowsP - 1;
     c.rowsP += 1;
     if (lower >= 2 && (!fits() || ceilDiv(P, lower) * lower < ceilDiv(P, c.rowsP) * c.rowsP))
@@ -571,12 +577,12 @@ public:
     QT = staged.stagedColumns;
     rows = staged.rows;
     skipZeroRows = skipsZeroRows(p, c);
-    sharedRows = staged.slots;
-    slots = skipZeroRows ? rows : staged.slots;
+    slots = staged.slots;
+    ring = staged.ring;
     flatPixels = staged.pixels;
     gradientRows = staged.gradientRows;
     st = staged.stride;
-    upsample = dgrad && p.stride == 2;
+    upsample = upsamplesDy(p);
     flat = flatRows(p);
     grid = bandGrid(p, c);
     computeTypes();
@@ -740,10 +746,11 @@ private:
   bool dgrad;
   std::string CI, CO;
   int64_t BQ, WG, QT, rows;
-  /// Staged rows held at once (a ring where fewer than `rows`), the rows
-  /// the shared tile holds (fewer without zero rows), and the commit groups
-  /// of staged rows issued so far (computeRows).
-  int64_t slots, sharedRows, committedGroups = 0;
+  /// Shared rows of the staged input (StagedInput::slots), whether they
+  /// are a ring, and the commit groups of staged rows issued so far
+  /// (computeRows).
+  int64_t slots, committedGroups = 0;
+  bool ring;
   /// The shared row of staged row i.
   int64_t slotOf(int64_t i) const { return skipZeroRows ? i / 2 : i % slots; }
   /// One past the last staged row of commit group g: group 0 holds rows
@@ -1072,7 +1079,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   // 0.998-1.045x on 14 layers, 1.012x in geometric mean. A ring's refills
   // follow the rows it has read, so it loads them after its barrier.
   std::vector<std::string> a = loadRow(0), ahead;
-  bool prefetch = slots >= rows;
+  bool prefetch = !ring;
   if (prefetch && rows > 1 && awaitRow(1))
     out << "    gpu.barrier\n";
   for (int64_t i = 0; i < rows; ++i) {
@@ -1224,7 +1231,7 @@ void ConvWriter::computeTypes() {
   // RD/8 = 0.
   int64_t perQ = st * WG;
   std::string pairEntry = ", " + RD + "/8: " + str(tapSteps(p).front().taps) + ":" + str(WG);
-  sxT = "!spio.tensor<[r: " + str(sharedRows) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
+  sxT = "!spio.tensor<[r: " + str(slots) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
         str(perQ) + (st == 2 ? ", wp: 2:" + str(WG) : "") + pairEntry + ", " + CI +
         "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
   swT = "!spio.tensor<[r: " + str(p.r) + ", s: " + str(p.s) + ", k: " + str(8 * WG) +
@@ -1298,7 +1305,7 @@ int64_t ConvWriter::residentBlocks() const {
   // A ring's copies in the row loop take more registers: 64 (with a ring
   // on every 3x3 kernel and 40, 98 of the 244 stride-1 layer kernels
   // spilled).
-  int64_t registers = slots < rows ? 64 : 40;
+  int64_t registers = ring ? 64 : 40;
   // Kernels of 5 or more columns hold 5 or more rows of sums and their
   // weights: ptxas takes about 77 registers (stride-2 dgrad 5x5, whose
   // shared tile without zero rows would let 5 to 7 blocks fit: held to 40
@@ -1399,7 +1406,8 @@ void ConvWriter::writeTileBody() {
   stageInput(0, p.r);
   out << "    spio.async_commit\n";
   committedGroups = 1;
-  for (; committedGroups < c.rowsP && groupEnd(committedGroups) <= slots; ++committedGroups) {
+  for (; committedGroups < c.rowsP && (!ring || groupEnd(committedGroups) <= slots);
+       ++committedGroups) {
     stageInput(groupEnd(committedGroups - 1), st);
     out << "    spio.async_commit\n";
   }
