@@ -37,11 +37,11 @@ struct BandGrid {
   int64_t qTiles, bands, bandsPerChunk, chunks, groupTiles;
 };
 
-/// Blocks the wgrad kernel aims for when the config leaves chunks to it:
-/// two per multiprocessor of an H100/H200 (what fits of 256 threads at
-/// up to 128 registers), so that all run in one wave and one block's copies
-/// overlap the other's mma. More blocks write more partial sums.
-constexpr int64_t kWgradTargetBlocks = 2 * 132;
+/// Multiprocessors of an H100/H200: the wgrad kernel aims for as many
+/// blocks as are resident on all of them at once (wgradResidentBlocks),
+/// so that all run in one wave and one block's copies overlap another's
+/// mma. More blocks write more partial sums.
+constexpr int64_t kHopperMultiprocessors = 132;
 
 /// Blocks fprop and dgrad on flattened rows aim for: a band is one small
 /// image or less, and each block loads its groups' weights once for all
@@ -171,6 +171,8 @@ bool flatRows(const Conv2dGw8Problem &p) {
   return p.s <= 3 && 100 * flatPixels <= 65 * bandPixels;
 }
 
+int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+
 /// wgrad's grid, or that of fprop and dgrad on flattened rows. fprop and
 /// dgrad on rows of fragments: blocks along the (image, row tile) bands,
 /// with the group and column tiles along x.
@@ -186,7 +188,9 @@ BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
     g.chunks = ceilDiv(g.bands, g.bandsPerChunk);
     return g;
   }
-  int64_t target = p.pass == ConvPass::Wgrad ? kWgradTargetBlocks : kFlatTargetBlocks;
+  int64_t target = p.pass == ConvPass::Wgrad
+                       ? wgradResidentBlocks(p, c) * kHopperMultiprocessors
+                       : kFlatTargetBlocks;
   // wgrad takes at most `target` blocks: blocks past whole waves run as one
   // more (on an H200, 20 layers whose count this rounded down from up to
   // 294 ran 1.126x in geometric mean; 36x36 5x5, one block a
@@ -299,9 +303,24 @@ int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return 2 * stagedInput(p, c).wgradBytes(c.warpsG) + 2048;
 }
 
-/// Whether two wgrad blocks fit a multiprocessor by shared memory.
-bool wgradFitsTwice(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  return blocksBySharedMemory(wgradSharedBytes(p, c)) >= 2;
+/// Row-paired stride-1 wgrad kernels of at most 13 partial sums (5x5: 52
+/// accumulator registers) run best as blocks of 4 warps, three a
+/// multiprocessor at up to 168 registers, which hold a band's fragments
+/// where 128 spilled. 7x7's 25 sums spill at 168 (33x33: 368 bytes);
+/// stride-2 5x5 layers ran 0.79-1.07x so (9 layers, 0.97x).
+bool wgradQuarterBlocks(const Conv2dGw8Problem &p) {
+  return p.stride == 1 && wgradRowPairs(p) && wgradSums(p).size() <= 13;
+}
+
+/// wgrad blocks a multiprocessor holds: two of 256 threads at up to 128
+/// registers, or three (wgradQuarterBlocks) of up to 128 threads.
+int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return wgradQuarterBlocks(p) && c.threads() <= 128 ? 3 : 2;
+}
+
+/// Whether shared memory holds wgradResidentBlocks.
+bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return blocksBySharedMemory(wgradSharedBytes(p, c)) >= wgradResidentBlocks(p, c);
 }
 
 } // namespace
@@ -461,16 +480,24 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     return c;
   }
   if (wgrad) {
-    // Row-paired kernels whose tiles keep one block a multiprocessor: the
-    // tallest band of at least 6 rows that divides the height and lets two
-    // fit (the hint then holds them to 128 registers). On an H200: 36x36
-    // and 18x18 5x5 as 6 rows 1.09x 9; 9x9 as 4 to 8 rows 0.66-0.79x 9,
-    // whose rows are then rounded up.
+    // wgradQuarterBlocks kernels take blocks of 4 warps of one column tile
+    // where the score chose 8 (three a multiprocessor at 168 registers, not
+    // two at 128): on an H200 the 24 5x5 layers ran 1.073x in geometric
+    // mean (0.97-1.42x; 40x40 C336, which spilled 76 bytes at 128, 1.42x;
+    // 36x36 1.16x, as 9-row bands, which fit three times, not 6). Blocks of
+    // 4 warps held to 128 registers (four a multiprocessor) ran 0.95x, to
+    // 255 (two) 1.02x (19 layers).
+    if (wgradQuarterBlocks(p) && c.warpsQ == 1 && c.warpsG == 8)
+      c.warpsG = 4;
+    // Row-paired kernels whose tiles do not fit wgradResidentBlocks: the
+    // tallest band of at least 6 rows that divides the height and fits.
+    // On an H200: 36x36 and 18x18 5x5 in 8-warp blocks as 6 rows 1.09x 9;
+    // 9x9 as 4 to 8 rows 0.66-0.79x 9, whose rows are then rounded up.
     c.rowsP = wgradBandRows(p);
-    if (!wgradRowPairs(p) || wgradFitsTwice(p, c))
+    if (!wgradRowPairs(p) || wgradTilesFit(p, c))
       return c;
     for (Conv2dGw8Config shorter = c; --shorter.rowsP >= 6;)
-      if (P % shorter.rowsP == 0 && wgradFitsTwice(p, shorter))
+      if (P % shorter.rowsP == 0 && wgradTilesFit(p, shorter))
         return shorter;
     return c;
   }
@@ -1285,12 +1312,12 @@ void ConvWriter::openKernel(bool tiled) {
     if (p.pass != ConvPass::Wgrad && !flat)
       out << ", nvvm.minctasm = " << residentBlocks() << " : i32";
     // wgrad's 5x5 kernels left to ptxas took 166-246 registers, one block
-    // a multiprocessor; held to 128 for two where shared memory fits them,
-    // with row pairs (WgradSum), they spill 0-20 bytes (40x40: 76) and ran
-    // 1.06-1.22x on an H200 (40x40: 0.92x). 3x3 kernels, at 80-131
+    // a multiprocessor; held to wgradResidentBlocks where shared memory
+    // fits them, with row pairs (WgradSum), they ran 1.06-1.22x on an H200
+    // (8-warp blocks at 128 registers, session 9). 3x3 kernels, at 80-131
     // registers unhinted, took more hinted and ran 0.93-1.08x.
-    if (p.pass == ConvPass::Wgrad && wgradRowPairs(p) && wgradFitsTwice(p, c))
-      out << ", nvvm.minctasm = 2 : i32";
+    if (p.pass == ConvPass::Wgrad && wgradRowPairs(p) && wgradTilesFit(p, c))
+      out << ", nvvm.minctasm = " << wgradResidentBlocks(p, c) << " : i32";
     out << "}";
   }
   out << " {\n";

@@ -380,18 +380,25 @@ TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
   };
   // 5x5: taps (0, 1) and (2, 3) of each row, tap 4 of rows (0, 1) and (2,
   // 3) from the row view, and of row 4 with its padding tap: 13 sums, 13
-  // mma a row of dy. Two blocks fit: the hint holds them to 128 registers.
+  // mma a row of dy. Blocks of 4 warps, not the 8 of the group tile's
+  // score: three fit, and the hint holds them to 168 registers.
   Conv2dGw8Problem p = layer(32, 64, 28, 5, 2);
   p.pass = ConvPass::Wgrad;
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   EXPECT_EQ(c.rowsP, 8);
+  EXPECT_EQ(c.warpsQ, 1);
+  EXPECT_EQ(c.warpsG, 4);
   std::string tile = conv2dGw8TileSource(p, c);
   EXPECT_EQ(count(tile, "spio.store_fragment"), 13u);
   EXPECT_EQ(count(tile, "spio.mma"), 13u * 8);
   // A row pair's A loads once a staged row for both pairs and every dy row
   // it meets: staged rows 0-9 (dy rows 0-7 at rows 0 and 2).
   EXPECT_EQ(count(tile, "spio.ldmatrix %sxr["), 10u);
-  EXPECT_NE(tile.find("nvvm.minctasm = 2 : i32"), std::string::npos);
+  EXPECT_NE(tile.find("nvvm.minctasm = 3 : i32"), std::string::npos);
+  // The grid aims for three blocks on each of 132 multiprocessors: 2 group
+  // tiles of 4 groups want 198 chunks of the 32 x 4 x 2 bands, which take
+  // 2 bands each: 128 chunks.
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 128);
   // The reduce reads tap (r, 4) of odd rows from the pair's upper half.
   EXPECT_NE(conv2dGw8Source(p, c).find("arith.select"), std::string::npos);
   // 3x3 keeps same-row pairs (6 sums), unhinted.
@@ -403,14 +410,25 @@ TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
   EXPECT_EQ(tile.find("nvvm.minctasm"), std::string::npos);
   EXPECT_EQ(conv2dGw8Source(small, chooseConv2dGw8Config(small)).find("arith.select"),
             std::string::npos);
-  // Bands of 9 rows of 8 groups keep one block a multiprocessor: 36 rows
-  // take 6 (two fit); 9 rows keep 9 (no band of 6 to 8 rows divides them).
-  Conv2dGw8Problem tall = layer(8, 288, 36, 5, 2), nine = layer(8, 1392, 9, 5, 2);
-  tall.pass = nine.pass = ConvPass::Wgrad;
-  EXPECT_EQ(chooseConv2dGw8Config(tall).rowsP, 6);
+  // 7x7 (25 sums) keeps blocks of 8 warps, two a multiprocessor: bands of
+  // 9 rows of 8 groups would keep one, so 36 rows take 6 (two fit); 5x5 in
+  // blocks of 4 warps keeps 9 rows (three fit); 9 rows of 7x7 keep 9 (no
+  // band of 6 to 8 rows divides them), unhinted.
+  Conv2dGw8Problem tall = layer(8, 288, 36, 7, 3), tall5 = layer(8, 288, 36, 5, 2);
+  Conv2dGw8Problem nine = layer(8, 1392, 9, 7, 3);
+  tall.pass = tall5.pass = nine.pass = ConvPass::Wgrad;
   EXPECT_EQ(chooseConv2dGw8Config(nine).rowsP, 9);
   EXPECT_EQ(conv2dGw8TileSource(nine, chooseConv2dGw8Config(nine)).find("nvvm.minctasm"),
             std::string::npos);
+  EXPECT_EQ(chooseConv2dGw8Config(tall).warpsG, 8);
+  EXPECT_EQ(chooseConv2dGw8Config(tall).rowsP, 6);
+  EXPECT_EQ(chooseConv2dGw8Config(tall5).warpsG, 4);
+  EXPECT_EQ(chooseConv2dGw8Config(tall5).rowsP, 9);
+  // Stride 2 keeps blocks of 8 warps (4 ran slower).
+  Conv2dGw8Problem strided = layer(8, 64, 28, 5, 2);
+  strided.pass = ConvPass::Wgrad;
+  strided.stride = 2;
+  EXPECT_EQ(chooseConv2dGw8Config(strided).warpsG, 8);
 }
 
 TEST(Conv2dGw8, ConfigsOverSharedMemoryAreRefused) {
