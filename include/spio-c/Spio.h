@@ -74,7 +74,8 @@ spio_launch_shape spio_conv2d_gw8_launch_shape(const spio_conv2d_gw8_problem *pr
  * and the launch of the reduce kernel. */
 int64_t spio_conv2d_gw8_workspace_bytes(const spio_conv2d_gw8_problem *problem,
                                         const spio_conv2d_gw8_config *config);
-spio_launch_shape spio_conv2d_gw8_reduce_launch_shape(const spio_conv2d_gw8_problem *problem);
+spio_launch_shape spio_conv2d_gw8_reduce_launch_shape(const spio_conv2d_gw8_problem *problem,
+                                                      const spio_conv2d_gw8_config *config);
 
 /* Compiles spio-dialect source (kernels in one gpu.module) to PTX for `chip`
  * (e.g. "sm_90"), through the memory and disk cache ($SPIO_CACHE_DIR). On

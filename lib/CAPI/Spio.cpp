@@ -170,8 +170,10 @@ int64_t spio_conv2d_gw8_workspace_bytes(const spio_conv2d_gw8_problem *problem,
   return kernels::conv2dGw8WorkspaceBytes(convProblem(*problem), convConfig(*config));
 }
 
-spio_launch_shape spio_conv2d_gw8_reduce_launch_shape(const spio_conv2d_gw8_problem *problem) {
-  return launchShape(kernels::conv2dGw8WgradReduceLaunchShape(convProblem(*problem)));
+spio_launch_shape spio_conv2d_gw8_reduce_launch_shape(const spio_conv2d_gw8_problem *problem,
+                                                      const spio_conv2d_gw8_config *config) {
+  return launchShape(
+      kernels::conv2dGw8WgradReduceLaunchShape(convProblem(*problem), convConfig(*config)));
 }
 
 spio_compiled *spio_compile(const char *source, const char *chip, char **error) {

@@ -442,7 +442,7 @@ class Conv2dGw8Family(KernelFamily):
         problem, cfg = self._structs(args, config)
         shapes = [_shape(_capi.lib.spio_conv2d_gw8_launch_shape(problem, cfg))]
         if config[0] == "wgrad":
-            shapes.append(_shape(_capi.lib.spio_conv2d_gw8_reduce_launch_shape(problem)))
+            shapes.append(_shape(_capi.lib.spio_conv2d_gw8_reduce_launch_shape(problem, cfg)))
         return shapes
 
     def workspace_size(self, args, config):

@@ -555,7 +555,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   orFail(dDy.upload(dy.bytes.data(), dy.bytes.size()), "uploading dy");
   DevicePtr px = dX.pointer(), pdy = dDy.pointer(), pws = dWs.pointer(), pdw = dDw.pointer();
   LaunchShape partialShape = conv2dGw8LaunchShape(problem, config);
-  LaunchShape reduceShape = conv2dGw8WgradReduceLaunchShape(problem);
+  LaunchShape reduceShape = conv2dGw8WgradReduceLaunchShape(problem, config);
   auto launch = [&]() -> Status {
     Status first = partialKernel.launch(unsigned(partialShape.gridX), unsigned(partialShape.gridY),
                                         1, unsigned(partialShape.block),

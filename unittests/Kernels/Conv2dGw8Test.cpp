@@ -336,8 +336,11 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   EXPECT_EQ(conv2dGw8WgradPartials(p, c), 224);
   // Partials hold an even number of taps: S = 3 pads to 4.
   EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 224 * 64 * 3 * 4 * 8 * 4);
-  // A warp adds 4 bands of 8 rows, one mma step a row, then the partials.
-  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 + 224);
+  // A warp adds 4 bands of 8 rows, one mma step a row, then the reduce
+  // adds the partials in 8 splits of 28, and the splits in 3 levels.
+  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 + 28 + 3);
+  // 8 splits: a block of 256 threads reduces 32 dw elements.
+  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 64 * 9 * 8 / 32);
   // Bands of 9 rows only where they round fewer up than 8 (images wide
   // enough not to flatten their rows).
   Conv2dGw8Problem eighteen = layer(8, 64, 18, 3, 1), seventyTwo = layer(8, 64, 72, 3, 1);
@@ -349,7 +352,8 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 896);
   c.chunks = 3; // 299 bands each, the last chunk takes 298
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 3);
-  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p).gridX, (64 * 9 * 8 + 255) / 256);
+  // 3 partials: one lane a dw element.
+  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 64 * 9 * 8 / 256);
   p.bias = true;
   EXPECT_NE(checkConv2dGw8(p, c).find("wgrad takes no bias"), std::string::npos);
   p.bias = false;

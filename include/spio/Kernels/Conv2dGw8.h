@@ -110,7 +110,8 @@ LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &problem,
 
 /// wgrad: the reduce kernel's launch, and the f32 partial sums between the
 /// kernels (one [K, R, 2 * ceil(S / 2), 8] set per warp along Q per chunk).
-LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &problem);
+LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &problem,
+                                             const Conv2dGw8Config &config);
 int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 /// wgrad: the longest chain of f32 additions behind one dw element (the mma
