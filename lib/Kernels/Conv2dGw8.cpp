@@ -48,7 +48,7 @@ constexpr int64_t kHopperMultiprocessors = 132;
 /// its bands. Swept on an H200 over 6 layers (7x7 to 20x20): 4 blocks per
 /// multiprocessor ran 1.04x 8 blocks, 2 blocks 1.05x but 0.90x on 10x10
 /// 5x5; one block per band (no reuse) 0.85x.
-constexpr int64_t kFlatTargetBlocks = 4 * 132;
+constexpr int64_t kFlatTargetBlocks = 4 * kHopperMultiprocessors;
 
 /// Output rows whose staged rows stride-2 fprop copies in ahead of the one
 /// it computes, in a ring of shared-memory rows (stagedInput).
