@@ -1705,11 +1705,11 @@ void ConvWriter::writeWgradReduce() {
   out << "    %first = arith.muli %w, " << perWarp << " : index\n";
   out << "    %e = arith.remui %lane, " << perWarp << " : index\n";
   out << "    %lin = arith.addi %first, %e : index\n";
-  std::string limit = index(total), last = index(total - 1);
+  std::string limit = index(total), lastElement = index(total - 1);
   out << "    %valid = arith.cmpi ult, %lin, " << limit << " : index\n";
   // Lanes past the last element reduce it too (every lane takes part in
   // the shuffles) and store nothing.
-  out << "    %element = arith.minui %lin, " << last << " : index\n";
+  out << "    %element = arith.minui %lin, " << lastElement << " : index\n";
   out << "    %k, %r, %s, %c = spio.decompose %element [" << p.c << ", " << p.r << ", " << p.s
       << ", 8] : " << coord("k") << ", " << coord("r") << ", " << coord("s") << ", "
       << coord("c") << "\n";
