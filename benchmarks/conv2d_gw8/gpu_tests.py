@@ -91,6 +91,20 @@ CASES = [
     (3, 32, 33, 70, 3, 3, 1, 1, "--stride 2 --rows-p 5 --chunks 2 --dtype bf16"),
     (4, 24, 21, 26, 3, 3, 1, 1, "--pass dgrad --stride 2 --rows-p 8 --chunks 5"),
     (2, 96, 36, 36, 5, 5, 2, 2, "--pass dgrad --rows-p 9 --chunks 3"),
+    # Images side by side in rows of 2 to 4 (the last row short of
+    # images): 5x5 and 3x3, wgrad's 9-row bands, padding different in H and
+    # W, a band ring.
+    (5, 24, 18, 18, 5, 5, 2, 2, "--bias"),
+    (5, 24, 17, 18, 5, 5, 1, 2, "--dtype bf16 --bias"),
+    (7, 24, 18, 18, 5, 5, 2, 2, "--chunks 2"),
+    (7, 64, 20, 20, 5, 5, 2, 2, "--pass dgrad --dtype bf16"),
+    (5, 32, 9, 9, 5, 5, 2, 2, "--pass dgrad"),
+    (5, 16, 9, 9, 3, 3, 1, 1, "--bias"),
+    (7, 24, 18, 18, 3, 3, 1, 1, "--pass dgrad"),
+    (5, 24, 18, 18, 5, 5, 2, 2, "--pass wgrad"),
+    (7, 64, 20, 20, 5, 5, 2, 2, "--pass wgrad --dtype bf16"),
+    (5, 24, 17, 18, 5, 5, 1, 2, "--pass wgrad --out-dtype f32"),
+    (4, 32, 7, 7, 5, 5, 2, 2, "--pass wgrad"),
 ]
 
 

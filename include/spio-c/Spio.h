@@ -57,6 +57,9 @@ typedef struct {
   int32_t pass;
   int64_t n, c, h, w, r, s, pad_h, pad_w, stride;
   int32_t bias, dtype, wgrad_f32;
+  /* The target GPU's SMs, which wgrad's grid is sized to (0: 132, an H100
+   * SXM's or an H200's). */
+  int64_t multiprocessors;
 } spio_conv2d_gw8_problem;
 
 typedef struct {

@@ -96,6 +96,8 @@ kernels::Conv2dGw8Problem convProblem(const spio_conv2d_gw8_problem &p) {
   g.bias = p.bias != 0;
   g.dtype = dtype(p.dtype);
   g.wgradF32 = p.wgrad_f32 != 0;
+  if (p.multiprocessors != 0)
+    g.multiprocessors = p.multiprocessors;
   return g;
 }
 

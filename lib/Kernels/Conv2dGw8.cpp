@@ -35,20 +35,16 @@ namespace {
 /// group tile and chunk) takes a contiguous range of bands.
 struct BandGrid {
   int64_t qTiles, bands, bandsPerChunk, chunks, groupTiles;
+  /// Images side by side in a band's row (packedImages).
+  int64_t images;
 };
 
-/// Multiprocessors of an H100/H200: the wgrad kernel aims for as many
-/// blocks as are resident on all of them at once (wgradResidentBlocks),
-/// so that all run in one wave and one block's copies overlap another's
-/// mma. More blocks write more partial sums.
-constexpr int64_t kHopperMultiprocessors = 132;
-
-/// Blocks fprop and dgrad on flattened rows aim for: a band is one small
-/// image or less, and each block loads its groups' weights once for all
-/// its bands. Swept on an H200 over 6 layers (7x7 to 20x20): 4 blocks per
-/// multiprocessor ran 1.04x 8 blocks, 2 blocks 1.05x but 0.90x on 10x10
-/// 5x5; one block per band (no reuse) 0.85x.
-constexpr int64_t kFlatTargetBlocks = 4 * kHopperMultiprocessors;
+/// Blocks a multiprocessor fprop and dgrad on flattened rows aim for: a
+/// band is one small image or less, and each block loads its groups'
+/// weights once for all its bands. Swept on an H200 over 6 layers (7x7 to
+/// 20x20): 4 blocks per multiprocessor ran 1.04x 8 blocks, 2 blocks 1.05x
+/// but 0.90x on 10x10 5x5; one block per band (no reuse) 0.85x.
+constexpr int64_t kFlatBlocksPerMultiprocessor = 4;
 
 /// Output rows whose staged rows stride-2 fprop copies in ahead of the one
 /// it computes, in a ring of shared-memory rows (stagedInput).
@@ -116,16 +112,28 @@ int64_t tapColumns(const Conv2dGw8Problem &p) {
   return p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
 }
 
+bool wgradQuarterBlocks(const Conv2dGw8Problem &p);
+
 /// wgrad's bands of rows of 16-pixel fragments: 8 rows (4 with stride 2;
 /// shorter ones ran slower), or 9 only where that rounds fewer rows up (18
 /// rows as 2 bands, not 3): the unrolled ninth row costs registers (72x72:
 /// 126 -> 150, one block a multiprocessor instead of two, 3045 -> 1991 GB/s
-/// on an H200).
+/// on an H200). The 5x5 kernels of wgradQuarterBlocks also take 7 where
+/// that rounds fewer up than both (on an H200: 14x14 1.07x, 20x20 1.03x,
+/// 28x28 0.99-1.04x 8 rows; 6 rows ran 0.89-0.97x 8).
 int64_t wgradBandRows(const Conv2dGw8Problem &p) {
   int64_t rows = p.outH();
   if (p.stride == 2)
     return std::min<int64_t>(rows, 4);
-  return std::min<int64_t>(rows, ceilDiv(rows, 9) * 9 < ceilDiv(rows, 8) * 8 ? 9 : 8);
+  int64_t band = 8;
+  auto roundsFewerUp = [&](int64_t other) {
+    return ceilDiv(rows, other) * other < ceilDiv(rows, band) * band;
+  };
+  if (roundsFewerUp(9))
+    band = 9;
+  if (wgradQuarterBlocks(p) && roundsFewerUp(7))
+    band = 7;
+  return std::min(rows, band);
 }
 
 /// Input columns per staged column: 2 for stride-2 fprop and wgrad (each
@@ -171,6 +179,53 @@ bool flatRows(const Conv2dGw8Problem &p) {
   return p.s <= 3 && 100 * flatPixels <= 65 * bandPixels;
 }
 
+/// Images a kernel on rows of fragments lays side by side in one row: k
+/// staged images of kernelInW + 2 kernelPadW columns each, whose output
+/// columns past kernelOutW (the S - 1 between two images' outputs, and
+/// those past the last image) fprop and dgrad compute and drop, and wgrad
+/// stages dy's as zeros, which add nothing. Column tiles of 16 * warpsQ
+/// then run on across images instead of rounding each image's columns up
+/// (18 columns: 18 of 32 used; 3 images side by side, 54 of 64). Taken by
+/// stride-1 kernels (wgrad: those of wgradQuarterBlocks) where that uses at
+/// least 1.3x the columns: at most 8 images, for wgrad 3 in bands of 9 rows
+/// (whose ninth row already costs registers). On an H200: fprop and dgrad
+/// 1.07-1.28x on the 11 layers this takes (9x9 to 20x20, 3x3 and 5x5);
+/// wgrad 1.01-1.19x on its 7 (7x7 to 20x20 5x5). Not taken: gains of 1.2x
+/// the columns or less (fprop and dgrad on 80x80 3x3 0.94x, 36x36 5x5
+/// 0.98x); wgrad's 9x9 5x5 as 4 images in 9-row bands, which spilled 44
+/// bytes (0.86x), and its 3x3 kernels, whose copies' column arithmetic took
+/// them from 125 to 154-162 registers (one block a multiprocessor, not
+/// two), 0.75-1.02x.
+constexpr int64_t kMaxPackedImages = 8;
+
+/// The staged columns of one image side by side with others.
+int64_t packedPitch(const Conv2dGw8Problem &p) { return p.kernelInW() + 2 * p.kernelPadW(); }
+
+/// The output columns a row of `images` images side by side spans.
+int64_t packedColumns(const Conv2dGw8Problem &p, int64_t images) {
+  return (images - 1) * packedPitch(p) + p.kernelOutW();
+}
+
+/// The share of the columns computed in tiles of 16 * warpsQ that are
+/// output columns, `images` side by side.
+double packedShare(const Conv2dGw8Problem &p, int64_t images, int64_t warpsQ) {
+  int64_t tile = 16 * warpsQ;
+  return double(images * p.kernelOutW()) /
+         double(ceilDiv(packedColumns(p, images), tile) * tile);
+}
+
+int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ) {
+  bool wgrad = p.pass == ConvPass::Wgrad;
+  bool takes = wgrad ? wgradQuarterBlocks(p) : p.stride == 1;
+  if (!takes || flatRows(p))
+    return 1;
+  int64_t most = std::min(p.n, wgrad && wgradBandRows(p) == 9 ? 3 : kMaxPackedImages), best = 1;
+  for (int64_t images = 2; images <= most; ++images)
+    if (packedShare(p, images, warpsQ) > packedShare(p, best, warpsQ) + 1e-9)
+      best = images;
+  return packedShare(p, best, warpsQ) >= 1.3 * packedShare(p, 1, warpsQ) ? best : 1;
+}
+
 int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 
 /// wgrad's grid, or that of fprop and dgrad on flattened rows. fprop and
@@ -178,19 +233,25 @@ int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c)
 /// with the group and column tiles along x.
 BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   BandGrid g;
-  g.qTiles = flatRows(p) ? 1 : ceilDiv(p.kernelOutW(), 16 * c.warpsQ);
+  g.images = packedImages(p, c.warpsQ);
+  g.qTiles = flatRows(p) ? 1 : ceilDiv(packedColumns(p, g.images), 16 * c.warpsQ);
   g.groupTiles = ceilDiv(p.groups(), c.warpsG);
   // wgrad's bands span one column tile each; fprop's and dgrad's, whole rows.
   bool rowsOfFragments = p.pass != ConvPass::Wgrad && !flatRows(p);
-  g.bands = p.n * ceilDiv(p.kernelOutH(), c.rowsP) * (rowsOfFragments ? 1 : g.qTiles);
+  g.bands = ceilDiv(p.n, g.images) * ceilDiv(p.kernelOutH(), c.rowsP) *
+            (rowsOfFragments ? 1 : g.qTiles);
   if (rowsOfFragments) {
     g.bandsPerChunk = c.chunks ? ceilDiv(g.bands, std::min(c.chunks, g.bands)) : 1;
     g.chunks = ceilDiv(g.bands, g.bandsPerChunk);
     return g;
   }
-  int64_t target = p.pass == ConvPass::Wgrad
-                       ? wgradResidentBlocks(p, c) * kHopperMultiprocessors
-                       : kFlatTargetBlocks;
+  // wgrad aims for as many blocks as are resident on all multiprocessors
+  // at once (wgradResidentBlocks), so that all run in one wave and one
+  // block's copies overlap another's mma; more blocks would write more
+  // partial sums.
+  int64_t target = (p.pass == ConvPass::Wgrad ? wgradResidentBlocks(p, c)
+                                              : kFlatBlocksPerMultiprocessor) *
+                   p.multiprocessors;
   // wgrad takes at most `target` blocks: blocks past whole waves run as one
   // more (on an H200, 20 layers whose count this rounded down from up to
   // 294 ran 1.126x in geometric mean; 36x36 5x5, one block a
@@ -328,6 +389,9 @@ bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
 std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.n <= 0 || p.c <= 0 || p.h <= 0 || p.w <= 0)
     return "conv2d sizes must be positive";
+  if (p.multiprocessors <= 0)
+    return "the target GPU's multiprocessor count must be positive, got " +
+           std::to_string(p.multiprocessors);
   if (p.c % 8 != 0)
     return "C = " + std::to_string(p.c) + " is not a multiple of the group width 8";
   if (p.r < 1 || p.r > 7 || p.s < 1 || p.s > 7)
@@ -427,9 +491,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // rounded up (224x224 C24 as 5 x 3 warps ran 0.94x 7 x 3, 112x112 C32 as
   // 4 x 4 0.98x 7 x 4).
   bool light = !heavy && !wgrad && !flat && (p.stride == 1 || upsamplesDy(p));
-  auto columnShare = [&](int64_t warpsQ) {
-    return flat ? 1.0 : double(Q) / double(ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ);
-  };
+  auto columnShare = [&](int64_t warpsQ) { return flat ? 1.0 : packedShare(p, 1, warpsQ); };
   auto preferred = [&](int64_t warpsQ, int64_t warpsG) {
     int64_t warps = warpsQ * warpsG;
     bool midsize = light && warps >= 12;
@@ -721,6 +783,18 @@ private:
     return std::string("!spio.fragment<") + role + ", " + (taps == 2 ? "m16n8k16" : "m16n8k8") +
            ", " + (role == 'C' ? "f32" : T) + ", [" + dims + "]>";
   }
+  /// The image of the band's column `v` (a `q`) and its column in that
+  /// image: %n and `v`, or with images side by side (grid.images > 1) the image
+  /// from the band's first %n on, the column among its packedPitch, and
+  /// `exists`, whether the image is one of the row's and of the batch's.
+  struct ImageColumn {
+    std::string image, column, exists;
+  };
+  ImageColumn imageColumn(const std::string &v);
+  /// %n (the band's image, or the first of its row of images side by
+  /// side), %p0 and, with `columnTiles` (wgrad), %q0 of `band`, an index
+  /// over (images, row tiles[, column tiles]).
+  void bandCoordinates(const std::string &band, bool columnTiles);
   /// wgrad: dy's band into shared memory; the band's mma into the partial
   /// sums `accs`; the reduction of the partials into dw.
   void stageGradient();
@@ -831,7 +905,7 @@ private:
   /// wgrad: the staged input (as rows or as pixels `m`) whose `sc/8` entry
   /// steps one staged row (WgradSum::rowPair).
   std::string sxRowsT;
-  /// The bands and chunks (bandGrid).
+  /// The bands, chunks and images side by side (bandGrid).
   BandGrid grid{};
 };
 
@@ -889,13 +963,14 @@ void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) 
     std::string rh = convert("cast", rr, coord("r"), H);
     std::string h = binary("sub", binary("add", ph, rh, strided ? HS : H, H), padH, H);
     std::string qabs = binary("add", "%q0", qq, Q);
+    ImageColumn at = imageColumn(qabs);
     std::string w;
     if (strided) {
       std::string wq = reinterpret(qabs, Q, WS);
       std::string wpw = convert("cast", wp, coord("wp"), W);
       w = binary("sub", binary("add", wq, wpw, WS, W), padW, W);
     } else {
-      w = binary("sub", convert("cast", qabs, Q, W), padW, W);
+      w = binary("sub", convert("cast", at.column, Q, W), padW, W);
     }
     std::string g = binary("add", "%g0", gl, G8);
     std::string ok;
@@ -912,12 +987,14 @@ void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) 
                 andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W)));
     }
     ok = andi(ok, cmp("lt", g, limitC, G8, coord(CI)));
+    if (!at.exists.empty())
+      ok = andi(ok, at.exists);
     std::string sr = moved ? binary("add", firstSlot, rl, coord("r")) : rr;
     std::string dst = strided ? sr + ", " + qq + ", " + wp + ", " + gl : sr + ", " + qq + ", " + gl;
     std::string dstTypes = coord("r") + ", " + Q + (strided ? ", " + coord("wp") : "") + ", " + G8;
-    out << "    spio.async_copy %x[%n, " << h << ", " << w << ", " << g << "] to %sx[" << dst
-        << "] in_bounds " << ok << " : " << xT << "[" << coord("n") << ", " << H << ", " << W
-        << ", " << G8 << "] to " << sxT << "[" << dstTypes << "]\n";
+    out << "    spio.async_copy %x[" << at.image << ", " << h << ", " << w << ", " << g
+        << "] to %sx[" << dst << "] in_bounds " << ok << " : " << xT << "[" << coord("n") << ", "
+        << H << ", " << W << ", " << G8 << "] to " << sxT << "[" << dstTypes << "]\n";
   });
 }
 
@@ -1201,13 +1278,17 @@ void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
     out << "    " << ql << ", " << gl << " = spio.decompose " << lin << " [" << BQ << ", " << WG
         << "] : " << Q << ", " << G8 << "\n";
     std::string qAbs = binary("add", "%q0", ql, Q), g = binary("add", "%go0", gl, G8);
-    std::string ok = andi(cmp("lt", qAbs, limitQ, Q), cmp("lt", g, limitO, G8, coord(CO)));
+    ImageColumn at = imageColumn(qAbs);
+    std::string ok = andi(cmp("lt", at.column, limitQ, Q), cmp("lt", g, limitO, G8, coord(CO)));
+    if (!at.exists.empty())
+      ok = andi(ok, at.exists);
     out << "    scf.if " << ok << " {\n";
     std::string v = fresh("v");
     out << "    " << v << " = spio.load %syv[" << slot << ", " << ql << ", " << gl << "] : " << syvT
         << "[" << coord("slot") << ", " << Q << ", " << G8 << "]\n";
-    out << "    spio.store " << v << ", %yv[%n, " << pAbs << ", " << qAbs << ", " << g << "] : "
-        << yvT << "[" << coord("n") << ", " << coord("p") << ", " << Q << ", " << G8 << "]\n";
+    out << "    spio.store " << v << ", %yv[" << at.image << ", " << pAbs << ", " << at.column
+        << ", " << g << "] : " << yvT << "[" << coord("n") << ", " << coord("p") << ", " << Q
+        << ", " << G8 << "]\n";
     out << "    }\n";
   });
 }
@@ -1383,6 +1464,8 @@ std::string ConvWriter::writeWorkload() {
       << "], rows = " << c.rowsP;
   if (c.chunks)
     out << ", chunks = " << c.chunks;
+  if (p.multiprocessors != kDefaultMultiprocessors)
+    out << ", multiprocessors = " << p.multiprocessors;
   out << ">, kernel = array<i64: " << p.r << ", " << p.s << ">, padding = array<i64: " << p.padH
       << ", " << p.padW << ">, stride = " << p.stride << "} : " << xT << ", "
       << (wgrad ? dyT : wT) << (p.bias ? ", " + bT : "") << " -> " << (wgrad ? wsT : yT) << "\n";
@@ -1394,7 +1477,7 @@ std::string ConvWriter::writeWorkload() {
 }
 
 void ConvWriter::writeTileBody() {
-  int64_t P = p.kernelOutH(), qTiles = grid.qTiles;
+  int64_t qTiles = grid.qTiles;
   out << "    %sx = spio.alloc : " << sxT << "\n    %sw = spio.alloc : " << swT << "\n";
   out << "    %sy = spio.alloc : " << syT << "\n";
   out << "    %syv = spio.view %sy : " << syT << " to " << syvT << "\n";
@@ -1420,11 +1503,6 @@ void ConvWriter::writeTileBody() {
     computeFlat();
     return;
   }
-  std::string decomposeBand =
-      " [" + std::to_string(p.n) + ", " + std::to_string(ceilDiv(P, c.rowsP)) + "] : " +
-      coord("n") + ", " + coord("p", c.rowsP) + "\n";
-  std::string firstRow =
-      "    %p0 = spio.unfold %pt : " + coord("p", c.rowsP) + " to " + coord("p") + "\n";
   if (grid.bandsPerChunk > 1) {
     // A block takes a range of (image, row tile) bands, a 2-stage ring
     // (spio-pipeline): the next band's rows copy in while this one
@@ -1435,7 +1513,7 @@ void ConvWriter::writeTileBody() {
     chunkBands();
     std::string one = index(1);
     out << "    scf.for %band = %band0 to %band1 step " << one << " {\n";
-    out << "    %n, %pt = spio.decompose %band" << decomposeBand << firstRow;
+    bandCoordinates("%band", false);
     // Row by row: every row's copies share one set of per-thread
     // coordinates, which the band loop would otherwise keep in registers
     // for each copy.
@@ -1451,7 +1529,7 @@ void ConvWriter::writeTileBody() {
   // that computing row j overlaps the copies of the rows after it. The
   // groups whose rows fit the ring go first; computeRows copies in the
   // others as rows are read.
-  out << "    %n, %pt = spio.decompose %by" << decomposeBand << firstRow;
+  bandCoordinates("%by", false);
   stageInput(0, p.r);
   out << "    spio.async_commit\n";
   committedGroups = 1;
@@ -1461,6 +1539,46 @@ void ConvWriter::writeTileBody() {
     out << "    spio.async_commit\n";
   }
   computeRows(beginCompute("q", committedGroups - 1), true);
+}
+
+void ConvWriter::bandCoordinates(const std::string &band, bool columnTiles) {
+  std::string images = coord("n", grid.images), rowTile = coord("p", c.rowsP);
+  std::string columnTile = coord("q", BQ);
+  out << "    " << (grid.images > 1 ? "%nt" : "%n") << ", %pt" << (columnTiles ? ", %qt" : "")
+      << " = spio.decompose " << band << " [" << ceilDiv(p.n, grid.images) << ", "
+      << ceilDiv(p.kernelOutH(), c.rowsP);
+  if (columnTiles)
+    out << ", " << grid.qTiles;
+  out << "] : " << images << ", " << rowTile << (columnTiles ? ", " + columnTile : "") << "\n";
+  if (grid.images > 1)
+    out << "    %n = spio.unfold %nt : " << images << " to " << coord("n") << "\n";
+  out << "    %p0 = spio.unfold %pt : " << rowTile << " to " << coord("p") << "\n";
+  if (columnTiles)
+    out << "    %q0 = spio.unfold %qt : " << columnTile << " to " << coord("q") << "\n";
+}
+
+ConvWriter::ImageColumn ConvWriter::imageColumn(const std::string &v) {
+  if (grid.images == 1)
+    return {"%n", v, ""};
+  // Unsigned 32-bit division by the pitch (a multiply and a shift), not
+  // spio.decompose's signed index division with its sign fix-ups.
+  std::string pitch = fresh("pitch"), vi = fresh("i"), v32 = fresh("v"), j32 = fresh("v");
+  std::string jq = fresh("v"), col32 = fresh("v"), ji = fresh("i"), coli = fresh("i");
+  std::string N = coord("n"), offset = fresh("img"), column = fresh("col");
+  out << "    " << pitch << " = arith.constant " << packedPitch(p) << " : i32\n";
+  out << "    " << vi << " = spio.to_index " << v << " : " << coord("q") << "\n";
+  out << "    " << v32 << " = arith.index_castui " << vi << " : index to i32\n";
+  out << "    " << j32 << " = arith.divui " << v32 << ", " << pitch << " : i32\n";
+  out << "    " << jq << " = arith.muli " << j32 << ", " << pitch << " : i32\n";
+  out << "    " << col32 << " = arith.subi " << v32 << ", " << jq << " : i32\n";
+  out << "    " << ji << " = arith.index_castui " << j32 << " : i32 to index\n";
+  out << "    " << coli << " = arith.index_castui " << col32 << " : i32 to index\n";
+  out << "    " << offset << " = spio.from_index " << ji << " : " << N << "\n";
+  out << "    " << column << " = spio.from_index " << coli << " : " << coord("q") << "\n";
+  std::string image = binary("add", "%n", offset, N);
+  std::string rowImages = constant(grid.images, "n"), batch = constant(p.n, "n");
+  std::string exists = andi(cmp("lt", offset, rowImages, N), cmp("lt", image, batch, N));
+  return {image, column, exists};
 }
 
 void ConvWriter::stageGradient() {
@@ -1477,12 +1595,16 @@ void ConvWriter::stageGradient() {
         << gradientRows << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8
         << "\n";
     std::string pAbs = binary("add", "%p0", rr, P), qAbs = binary("add", "%q0", qq, Q);
+    ImageColumn at = imageColumn(qAbs);
     std::string g = binary("add", "%gk0", gl, G8);
-    std::string ok = andi(andi(cmp("lt", pAbs, limitP, P), cmp("lt", qAbs, limitQ, Q)),
+    std::string ok = andi(andi(cmp("lt", pAbs, limitP, P), cmp("lt", at.column, limitQ, Q)),
                           cmp("lt", g, limitK, G8, coord("k")));
     if (!bandRows.empty())
       ok = andi(ok, cmp("lt", rr, bandRows, P));
-    out << "    spio.async_copy %dy[%n, " << pAbs << ", " << qAbs << ", " << g << "] to %sdy["
+    if (!at.exists.empty())
+      ok = andi(ok, at.exists);
+    out << "    spio.async_copy %dy[" << at.image << ", " << pAbs << ", " << at.column << ", " << g
+        << "] to %sdy["
         << rr << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << dyT << "["
         << coord("n") << ", " << P << ", " << Q << ", " << G8 << "] to " << sdyT << "[" << P
         << ", " << Q << ", " << G8 << "]\n";
@@ -1653,11 +1775,7 @@ void ConvWriter::writeWgradTileBody() {
     accs.push_back("%acc" + std::to_string(i));
   }
   openCarryingLoop("%sums", "%band", "%band0", "%band1", one, accs, inits, FC);
-  out << "    %n, %pt, %qt = spio.decompose %band [" << p.n << ", "
-      << ceilDiv(p.outH(), c.rowsP) << ", " << grid.qTiles << "] : " << coord("n") << ", "
-      << coord("p", c.rowsP) << ", " << coord("q", BQ) << "\n";
-  out << "    %p0 = spio.unfold %pt : " << coord("p", c.rowsP) << " to " << coord("p") << "\n";
-  out << "    %q0 = spio.unfold %qt : " << coord("q", BQ) << " to " << coord("q") << "\n";
+  bandCoordinates("%band", true);
   stageInput(0, rows);
   stageGradient();
   out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";

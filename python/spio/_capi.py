@@ -52,7 +52,8 @@ class Conv2dGw8Problem(ctypes.Structure):
     _fields_ = [("pass_", ctypes.c_int32)] + \
         [(name, ctypes.c_int64) for name in
          ("n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride")] + \
-        [("bias", ctypes.c_int32), ("dtype", ctypes.c_int32), ("wgrad_f32", ctypes.c_int32)]
+        [("bias", ctypes.c_int32), ("dtype", ctypes.c_int32), ("wgrad_f32", ctypes.c_int32),
+         ("multiprocessors", ctypes.c_int64)]
 
 
 class Conv2dGw8Config(ctypes.Structure):

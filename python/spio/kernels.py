@@ -12,6 +12,7 @@ registers with `register_family` (spio-dialect source and metadata).
 import abc
 import ctypes
 import dataclasses
+import functools
 import hashlib
 import itertools
 import logging
@@ -27,6 +28,16 @@ if os.environ.get("SPIO_LOG_LEVEL"):
     log.setLevel(os.environ["SPIO_LOG_LEVEL"].upper())
 
 LAYOUTS = ("row", "col")
+
+
+@functools.lru_cache(maxsize=None)
+def _multiprocessors():
+    """Device 0's SMs, which conv2d-gw8's wgrad grid is sized to; 0 (the
+    library's default, an H100's or H200's 132) without a GPU."""
+    try:
+        return _capi.device().multiprocessors
+    except SpioError:
+        return 0
 
 
 def _dtype_code(name, allowed):
@@ -417,7 +428,7 @@ class Conv2dGw8Family(KernelFamily):
         return _capi.Conv2dGw8Problem(
             _capi.PASSES[pass_], args.n, args.c, args.h, args.w, args.r, args.s, args.pad_h,
             args.pad_w, args.stride, int(args.bias), _dtype_code(args.dtype, ("f16", "bf16")),
-            int(dw == "f32" and pass_ == "wgrad"))
+            int(dw == "f32" and pass_ == "wgrad"), _multiprocessors())
 
     def _structs(self, args, config):
         pass_, _, (warps_q, warps_g, rows) = config

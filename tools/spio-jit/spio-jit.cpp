@@ -61,6 +61,11 @@ static cl::opt<int64_t> convChunks(
              "fprop's and dgrad's bands of rows, each block a ring over its range "
              "(0: choose)"),
     cl::init(0));
+static cl::opt<int64_t> convMultiprocessors(
+    "multiprocessors",
+    cl::desc("conv2d-gw8: the target GPU's multiprocessors, which wgrad's grid is sized to "
+             "(0: the device's, or 132 without a GPU)"),
+    cl::init(0));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",
@@ -656,6 +661,12 @@ int runConv() {
       fail("wgrad writes dw as the input dtype or f32, not " + outDtype);
     problem.wgradF32 = out == DType::F32;
   }
+  // Grids sized to the device's multiprocessors where there is one.
+  Result<Cuda *> cuda = Cuda::get();
+  if (convMultiprocessors)
+    problem.multiprocessors = convMultiprocessors;
+  else if (cuda)
+    problem.multiprocessors = (*cuda)->device().multiprocessors;
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
   if (convChunks)
     config.chunks = convChunks;
@@ -682,7 +693,6 @@ int runConv() {
                                (long long)problem.padH, (long long)problem.padW,
                                (long long)problem.stride, problem.bias ? " bias" : "",
                                dtypeName(problem.dtype), mlir::spio::describe(outcome), compileMs);
-  Result<Cuda *> cuda = Cuda::get();
   if (!cuda) {
     llvm::outs() << "No GPU found (" << cuda.error().message
                  << "): compiled to PTX only; nothing was run.\n";

@@ -341,6 +341,17 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 + 28 + 3);
   // 8 splits: a block of 256 threads reduces 32 dw elements.
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 64 * 9 * 8 / 32);
+  // On a GPU of 114 multiprocessors (an H100 PCIe) the group tile wants
+  // 228 chunks: still 4 bands each. On 66, 132 chunks of 7 bands, 128 of
+  // them.
+  Conv2dGw8Problem smaller = p;
+  smaller.multiprocessors = 114;
+  EXPECT_EQ(conv2dGw8LaunchShape(smaller, c).gridY, 224);
+  smaller.multiprocessors = 66;
+  EXPECT_EQ(conv2dGw8LaunchShape(smaller, c).gridY, 128);
+  smaller.multiprocessors = 0;
+  EXPECT_NE(checkConv2dGw8(smaller, c).find("multiprocessor count must be positive"),
+            std::string::npos);
   // Bands of 9 rows only where they round fewer up than 8 (images wide
   // enough not to flatten their rows).
   Conv2dGw8Problem eighteen = layer(8, 64, 18, 3, 1), seventyTwo = layer(8, 64, 72, 3, 1);
@@ -375,6 +386,24 @@ TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {
   EXPECT_EQ(tile.find("wgrad_reduce"), std::string::npos);
 }
 
+TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
+  // Bands of 8 rows, 9 where that rounds fewer rows up; 5x5 kernels in
+  // blocks of 4 warps also 7 (14 and 28 rows exactly, 20 as 21 not 24).
+  auto rows = [](int64_t hw, int64_t rs) {
+    Conv2dGw8Problem p = layer(64, 256, hw, rs, rs / 2);
+    p.pass = ConvPass::Wgrad;
+    return chooseConv2dGw8Config(p).rowsP;
+  };
+  EXPECT_EQ(rows(14, 5), 7);
+  EXPECT_EQ(rows(20, 5), 7);
+  EXPECT_EQ(rows(28, 5), 7);
+  EXPECT_EQ(rows(18, 5), 9);
+  EXPECT_EQ(rows(56, 5), 8);
+  EXPECT_EQ(rows(40, 5), 8);
+  EXPECT_EQ(rows(36, 3), 9);
+  EXPECT_EQ(rows(28, 3), 8);
+}
+
 TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
   auto count = [](const std::string &text, const std::string &what) {
     size_t n = 0;
@@ -386,7 +415,7 @@ TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
   // 3) from the row view, and of row 4 with its padding tap: 13 sums, 13
   // mma a row of dy. Blocks of 4 warps, not the 8 of the group tile's
   // score: three fit, and the hint holds them to 168 registers.
-  Conv2dGw8Problem p = layer(32, 64, 28, 5, 2);
+  Conv2dGw8Problem p = layer(32, 64, 32, 5, 2);
   p.pass = ConvPass::Wgrad;
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   EXPECT_EQ(c.rowsP, 8);

@@ -34,6 +34,10 @@ namespace spio::kernels {
 /// R - 1 - padH (stride 1); wgrad computes dw from x and dy.
 enum class ConvPass { Fprop, Dgrad, Wgrad };
 
+/// An H100 SXM's or an H200's multiprocessors, which grids are sized to
+/// unless the problem says otherwise.
+constexpr int64_t kDefaultMultiprocessors = 132;
+
 const char *convPassName(ConvPass pass);
 
 struct Conv2dGw8Problem {
@@ -46,6 +50,10 @@ struct Conv2dGw8Problem {
   ConvPass pass = ConvPass::Fprop;
   /// wgrad writes dw as f32 rather than as the weight dtype.
   bool wgradF32 = false;
+  /// The target GPU's multiprocessors: wgrad's grid, and that of fprop and
+  /// dgrad on flattened rows, aim for whole waves on them (an H100 SXM's or
+  /// an H200's 132 unless said).
+  int64_t multiprocessors = kDefaultMultiprocessors;
 
   int64_t groups() const { return c / 8; }
   /// The convolution's output (y, or dy for dgrad) height and width.

@@ -124,6 +124,11 @@ func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], r
 
 // -----
 
+// expected-error @below {{conv2d_gw8_config multiprocessors must be positive, got 0}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, multiprocessors = 0>}
+
+// -----
+
 !X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
 !W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
 !B = !spio.tensor<[k: 32] x f32, global>
@@ -134,3 +139,8 @@ func.func @bias_dtype(%x: !X, %w: !W, %b: !B, %y: !Y) {
   spio.conv2d_gw8 fprop %x, %w bias %b into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W, !B -> !Y
   return
 }
+
+// -----
+
+// expected-error @below {{expected 'chunks' or 'multiprocessors', once each}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 2, chunks = 3>}

@@ -70,9 +70,49 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
   return success();
 }
 
+Attribute Conv2dGw8ConfigAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t warpsQ, warpsG, rows, chunks = 0, multiprocessors = 132;
+  if (parser.parseLess() || parser.parseKeyword("warps") || parser.parseEqual() ||
+      parser.parseLSquare() || parser.parseInteger(warpsQ) || parser.parseComma() ||
+      parser.parseInteger(warpsG) || parser.parseRSquare() || parser.parseComma() ||
+      parser.parseKeyword("rows") || parser.parseEqual() || parser.parseInteger(rows))
+    return {};
+  bool seenChunks = false, seenMultiprocessors = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key))
+      return {};
+    bool *seen = key == "chunks" ? &seenChunks : key == "multiprocessors" ? &seenMultiprocessors
+                                                                            : nullptr;
+    if (!seen || *seen) {
+      parser.emitError(keyLoc, "expected 'chunks' or 'multiprocessors', once each");
+      return {};
+    }
+    *seen = true;
+    if (parser.parseEqual() ||
+        parser.parseInteger(key == "chunks" ? chunks : multiprocessors))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    ArrayRef<int64_t>{warpsQ, warpsG}, rows, chunks, multiprocessors);
+}
+
+void Conv2dGw8ConfigAttr::print(AsmPrinter &printer) const {
+  printer << "<warps = [" << getWarps()[0] << ", " << getWarps()[1] << "], rows = " << getRows();
+  if (getChunks())
+    printer << ", chunks = " << getChunks();
+  if (getMultiprocessors() != 132)
+    printer << ", multiprocessors = " << getMultiprocessors();
+  printer << ">";
+}
+
 LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                           ArrayRef<int64_t> warps, int64_t rows,
-                                          int64_t chunks) {
+                                          int64_t chunks, int64_t multiprocessors) {
   if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
     return emitError() << "conv2d_gw8_config warps must be two positive counts [Q, groups]";
   if (rows < 1)
@@ -80,5 +120,8 @@ LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emi
   if (chunks < 0)
     return emitError() << "conv2d_gw8_config chunks must be 0 (choose) or positive, got "
                        << chunks;
+  if (multiprocessors < 1)
+    return emitError() << "conv2d_gw8_config multiprocessors must be positive, got "
+                       << multiprocessors;
   return success();
 }

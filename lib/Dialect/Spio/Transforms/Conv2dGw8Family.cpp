@@ -35,6 +35,7 @@ kernels::Conv2dGw8Problem mlir::spio::conv2dGw8Problem(Conv2dGw8Op op) {
   p.bias = bool(op.getBias());
   Type scalar = cast<VectorType>(op.getA().getType().getElementType()).getElementType();
   p.dtype = scalar.isBF16() ? kernels::DType::BF16 : kernels::DType::F16;
+  p.multiprocessors = op.getConfig().getMultiprocessors();
   return p;
 }
 
