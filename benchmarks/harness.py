@@ -40,19 +40,46 @@ def spio_figure(cmd, pattern):
     return float(found.group(1))
 
 
-def time_ms(fn, warmup, repeats):
-    """Median CUDA-event time of fn() in milliseconds, after warm-up calls."""
+TIMINGS = ("queued", "launch")
+
+
+def add_timing_argument(parser):
+    """--timing, shared by the benchmarks: how spio-jit and time_ms time."""
+    parser.add_argument(
+        "--timing", choices=TIMINGS, default="queued",
+        help="queued: each run's events and launches wait behind a hold kernel until all "
+             "are queued, timing the GPU alone; launch: the first event runs before the "
+             "launch calls, so host launch latency counts (tables before session 13)")
+
+
+def time_ms(fn, warmup, repeats, timing="queued"):
+    """Median CUDA-event time of fn() in milliseconds, after warm-up calls.
+
+    With queued timing each run waits behind torch.cuda._sleep, held longer
+    whenever it ended before fn's launches were all queued (as spio-jit's
+    --timing queued does with its own hold kernel).
+    """
     import torch
 
     for _ in range(warmup):
         fn()
     times = []
-    for _ in range(repeats):
+    hold_cycles = 100_000
+    while len(times) < repeats:
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if timing == "queued":
+            torch.cuda._sleep(hold_cycles)
         start.record()
         fn()
         stop.record()
+        late = timing == "queued" and start.query()
         stop.synchronize()
+        if late:
+            if hold_cycles > 1 << 32:
+                raise RuntimeError("queued timing: fn() waits for the GPU or takes seconds "
+                                   "to queue; use --timing launch")
+            hold_cycles *= 4
+            continue
         times.append(start.elapsed_time(stop))
     times.sort()
     return times[len(times) // 2]

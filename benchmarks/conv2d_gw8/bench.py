@@ -23,7 +23,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import spio_figure, time_ms  # noqa: E402
+from harness import add_timing_argument, spio_figure, time_ms  # noqa: E402
 
 
 def load_shapes(path):
@@ -49,7 +49,7 @@ def ideal_bytes(sh, pass_, dtype_bytes=2):
     return elems * dtype_bytes
 
 
-def cudnn_ms(sh, pass_, warmup, repeats):
+def cudnn_ms(sh, pass_, warmup, repeats, timing):
     import torch
 
     torch.backends.cudnn.benchmark = True
@@ -70,27 +70,27 @@ def cudnn_ms(sh, pass_, warmup, repeats):
         fn = lambda: torch.ops.aten.convolution_backward(
             dy, x, w, None, [sh["stride"]] * 2, [sh["ph"], sh["pw"]], [1, 1], False, [0, 0],
             groups, mask)
-    return time_ms(fn, warmup, repeats)
+    return time_ms(fn, warmup, repeats, timing)
 
 
-def spio_ms(jit, sh, pass_, warmup, repeats):
+def spio_ms(jit, sh, pass_, warmup, repeats, timing):
     cmd = [jit, "--workload", "conv2d-gw8", "--pass", pass_, "--batch", str(sh["n"]), "--channels", str(sh["c"]),
            "--height", str(sh["h"]), "--width", str(sh["w"]), "--r", str(sh["r"]),
            "--s", str(sh["s"]), "--pad-h", str(sh["ph"]), "--pad-w", str(sh["pw"]),
            "--stride", str(sh["stride"]), "--dtype", "f16", "--bench", str(repeats),
-           "--warmup", str(warmup)]
+           "--warmup", str(warmup), "--timing", timing]
     if sh["bias"] and pass_ == "fprop":
         cmd.append("--bias")
     return spio_figure(cmd, r"median ([0-9.]+) ms")
 
 
-def copy_bandwidth(total_bytes=1 << 31, warmup=3, repeats=20):
+def copy_bandwidth(timing, total_bytes=1 << 31, warmup=3, repeats=20):
     """GB/s of a device-to-device copy moving total_bytes (half read, half written)."""
     import torch
 
     a = torch.empty(total_bytes // 2, dtype=torch.uint8, device="cuda")
     b = torch.empty_like(a)
-    ms = time_ms(lambda: b.copy_(a), warmup, repeats)
+    ms = time_ms(lambda: b.copy_(a), warmup, repeats, timing)
     return 2 * a.numel() / (ms * 1e-3) / 1e9
 
 
@@ -105,6 +105,7 @@ def main():
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N shapes")
     parser.add_argument("--only", help="shapes whose name (N.. C.. HxW RxS) matches this regex")
     parser.add_argument("--passes", default="fprop,dgrad,wgrad")
+    add_timing_argument(parser)
     parser.add_argument("--stride2", action="store_true",
                         help="also stride-2 copies of ConvFirst and the layers of 28x28 and up")
     parser.add_argument("--list", action="store_true",
@@ -136,11 +137,11 @@ def main():
 
     import torch
 
-    copy = copy_bandwidth()
+    copy = copy_bandwidth(args.timing)
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"cuDNN {torch.backends.cudnn.version()}, copy bandwidth {copy:.0f} GB/s, "
-          f"L2 {l2 / 1e6:.0f} MB")
+          f"L2 {l2 / 1e6:.0f} MB, {args.timing} timing")
     extra = " baseline GB/s | spio / baseline |" if args.baseline_jit else ""
     print(f"\n| shape | pass | MB | spio GB/s | cuDNN GB/s | ratio | spio / copy | "
           f"spio / same-size copy |{extra}")
@@ -151,12 +152,13 @@ def main():
     for sh, pass_, name in cases:
         nbytes = ideal_bytes(sh, pass_)
         gb = nbytes / 1e9
-        ours = gb / (spio_ms(args.spio_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
-        theirs = gb / (cudnn_ms(sh, pass_, args.warmup, args.repeats) * 1e-3)
-        base = (gb / (spio_ms(args.baseline_jit, sh, pass_, args.warmup, args.repeats) * 1e-3)
+        timed = (args.warmup, args.repeats, args.timing)
+        ours = gb / (spio_ms(args.spio_jit, sh, pass_, *timed) * 1e-3)
+        theirs = gb / (cudnn_ms(sh, pass_, *timed) * 1e-3)
+        base = (gb / (spio_ms(args.baseline_jit, sh, pass_, *timed) * 1e-3)
                 if args.baseline_jit else None)
         if nbytes not in sized_copies:
-            sized_copies[nbytes] = copy_bandwidth(nbytes, args.warmup, args.repeats)
+            sized_copies[nbytes] = copy_bandwidth(args.timing, nbytes, args.warmup, args.repeats)
         sized = sized_copies[nbytes]
         rows.append((name, pass_, ours, theirs, base, nbytes, sized))
         print(f"| {name} | {pass_} | {nbytes / 1e6:.0f} | {ours:.0f} | {theirs:.0f} | "

@@ -13,7 +13,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import spio_figure, time_ms  # noqa: E402
+from harness import add_timing_argument, spio_figure, time_ms  # noqa: E402
 
 SHAPES = [
     (8192, 8192, 8192),
@@ -26,17 +26,18 @@ SHAPES = [
 ]
 
 
-def torch_tflops(m, n, k, dtype, warmup, repeats):
+def torch_tflops(m, n, k, dtype, warmup, repeats, timing):
     torch.backends.cuda.matmul.allow_tf32 = False
     a = torch.randn(m, k, device="cuda", dtype=dtype)
     b = torch.randn(n, k, device="cuda", dtype=dtype)
-    median = time_ms(lambda: torch.matmul(a, b.t()), warmup, repeats)
+    median = time_ms(lambda: torch.matmul(a, b.t()), warmup, repeats, timing)
     return 2.0 * m * n * k / (median * 1e-3) / 1e12
 
 
-def spio_tflops(jit, m, n, k, dtype, warmup, repeats):
+def spio_tflops(jit, m, n, k, dtype, warmup, repeats, timing):
     cmd = [jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
-           "--dtype", dtype, "--bench", str(repeats), "--warmup", str(warmup)]
+           "--dtype", dtype, "--bench", str(repeats), "--warmup", str(warmup),
+           "--timing", timing]
     return spio_figure(cmd, r"([0-9.]+) TFLOP/s")
 
 
@@ -46,14 +47,17 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--dtypes", default="bf16,f16")
+    add_timing_argument(parser)
     args = parser.parse_args()
-    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"{args.timing} timing")
     rows = []
     for name in args.dtypes.split(","):
         dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[name]
         for m, n, k in SHAPES:
-            ours = spio_tflops(args.spio_jit, m, n, k, name, args.warmup, args.repeats)
-            theirs = torch_tflops(m, n, k, dtype, args.warmup, args.repeats)
+            timed = (args.warmup, args.repeats, args.timing)
+            ours = spio_tflops(args.spio_jit, m, n, k, name, *timed)
+            theirs = torch_tflops(m, n, k, dtype, *timed)
             rows.append((f"{m}x{n}x{k}", name, ours, theirs))
     print("\n| shape (MxNxK) | dtype | spio TFLOP/s | cuBLAS TFLOP/s | ratio |")
     print("|---|---|---|---|---|")

@@ -25,6 +25,7 @@ constexpr int kFuncNumRegs = 4;
 constexpr int kFuncMaxDynamicShared = 8;
 constexpr int kJitErrorLogBuffer = 5;
 constexpr int kJitErrorLogBufferSize = 6;
+constexpr CUresult kErrorNotReady = 600;
 
 struct CudaApi {
   void *library = nullptr;
@@ -52,6 +53,7 @@ struct CudaApi {
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventQuery)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy_v2)(CUevent);
   CUresult (*cuGetErrorName)(CUresult, const char **);
@@ -121,6 +123,7 @@ Result<CudaApi *> loadApi() {
   SPIO_BIND(cuEventCreate);
   SPIO_BIND(cuEventRecord);
   SPIO_BIND(cuEventSynchronize);
+  SPIO_BIND(cuEventQuery);
   SPIO_BIND(cuEventElapsedTime);
   SPIO_BIND(cuEventDestroy_v2);
   SPIO_BIND(cuGetErrorName);
@@ -218,7 +221,45 @@ Status Cuda::synchronize() const {
   return success();
 }
 
-Result<float> Cuda::timeMs(const std::function<Status()> &body) const {
+// Spins one thread until the global timer has advanced by its parameter (ns).
+constexpr const char *kHoldPtx = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry spio_hold(.param .u64 spio_hold_ns)
+{
+  .reg .pred %p;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [spio_hold_ns];
+  mov.u64 %rd2, %globaltimer;
+$L_spin:
+  mov.u64 %rd3, %globaltimer;
+  sub.s64 %rd4, %rd3, %rd2;
+  setp.lt.u64 %p, %rd4, %rd1;
+  @%p bra $L_spin;
+  ret;
+}
+)";
+
+// Longest hold tried before queued timing gives up on `body`.
+constexpr uint64_t kMaxHoldNs = 200'000'000;
+
+Status Cuda::hold() const {
+  if (!holdModule.module) {
+    Result<Module> module = loadPTX(kHoldPtx);
+    if (!module)
+      return module.error();
+    Result<Kernel> kernel = module->kernel("spio_hold");
+    if (!kernel)
+      return kernel.error();
+    holdModule = std::move(*module);
+    holdKernel = *kernel;
+  }
+  uint64_t ns = holdNs;
+  return holdKernel.launch(1, 1, 1, 1, 0, {&ns});
+}
+
+Result<float> Cuda::timeMs(const std::function<Status()> &body, Timing timing) const {
   CUevent start = nullptr, stop = nullptr;
   SPIO_CHECK(api, cuEventCreate(&start, 0));
   if (Status s = api->check(api->cuEventCreate(&stop, 0), "cuEventCreate"); !s) {
@@ -226,14 +267,35 @@ Result<float> Cuda::timeMs(const std::function<Status()> &body) const {
     return s.error();
   }
   auto run = [&]() -> Result<float> {
-    SPIO_CHECK(api, cuEventRecord(start, nullptr));
-    if (Status s = body(); !s)
-      return s.error();
-    SPIO_CHECK(api, cuEventRecord(stop, nullptr));
-    SPIO_CHECK(api, cuEventSynchronize(stop));
-    float ms = 0;
-    SPIO_CHECK(api, cuEventElapsedTime(&ms, start, stop));
-    return ms;
+    for (;;) {
+      if (timing == Timing::Queued)
+        if (Status s = hold(); !s)
+          return s.error();
+      SPIO_CHECK(api, cuEventRecord(start, nullptr));
+      if (Status s = body(); !s)
+        return s.error();
+      SPIO_CHECK(api, cuEventRecord(stop, nullptr));
+      if (timing == Timing::Queued) {
+        // The first event must still wait behind the hold, or the host's
+        // latency counted: then hold longer and time again.
+        CUresult started = api->cuEventQuery(start);
+        if (started == 0) {
+          SPIO_CHECK(api, cuEventSynchronize(stop));
+          if (holdNs >= kMaxHoldNs)
+            return Error{"queued timing: the timed launches took over " +
+                         std::to_string(kMaxHoldNs / 1'000'000) +
+                         " ms to queue, or wait for the GPU; time them with launch timing"};
+          holdNs *= 4;
+          continue;
+        }
+        if (started != kErrorNotReady)
+          return api->check(started, "cuEventQuery").error();
+      }
+      SPIO_CHECK(api, cuEventSynchronize(stop));
+      float ms = 0;
+      SPIO_CHECK(api, cuEventElapsedTime(&ms, start, stop));
+      return ms;
+    }
   };
   Result<float> result = run();
   api->cuEventDestroy_v2(start);

@@ -85,6 +85,13 @@ static cl::opt<int> repeats("repeats",
                             cl::init(10));
 static cl::opt<int> bench("bench", cl::desc("Timed runs (0: no timing)"), cl::init(0));
 static cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing"), cl::init(5));
+static cl::opt<Timing> timing(
+    "timing", cl::desc("Where --bench's clock starts"),
+    cl::values(clEnumValN(Timing::Queued, "queued",
+                          "launches queued behind a hold kernel: the GPU's time alone"),
+               clEnumValN(Timing::Launch, "launch",
+                          "before the launch calls: one launch on an idle GPU")),
+    cl::init(Timing::Queued));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random inputs"), cl::init(1));
 static cl::opt<bool> emitPTX("emit-ptx", cl::desc("Print the PTX and stop"), cl::init(false));
 static cl::opt<bool> emitSpio("emit-spio", cl::desc("Print the spio-dialect source and stop"),
@@ -288,13 +295,15 @@ private:
   size_t bad = 0, count = 0;
 };
 
+const char *timingName() { return timing == Timing::Queued ? "queued" : "launch"; }
+
 /// Sorted milliseconds of `bench` event-timed runs after `warmup` untimed.
 std::vector<float> timeRuns(Cuda &gpu, const std::function<Status()> &launch) {
   for (int i = 0; i < warmup; ++i)
     orFail(launch(), "launching the kernel");
   std::vector<float> times;
   for (int i = 0; i < bench; ++i)
-    times.push_back(orFail(gpu.timeMs(launch), "timing the kernel"));
+    times.push_back(orFail(gpu.timeMs(launch, timing), "timing the kernel"));
   std::sort(times.begin(), times.end());
   return times;
 }
@@ -303,8 +312,8 @@ std::vector<float> timeRuns(Cuda &gpu, const std::function<Status()> &launch) {
 void reportBandwidth(Cuda &gpu, const std::function<Status()> &launch, double bytes) {
   std::vector<float> times = timeRuns(gpu, launch);
   float median = times[times.size() / 2];
-  llvm::outs() << llvm::format("bench: median %.4f ms over %d runs: %.1f GB/s\n", median,
-                               int(bench), bytes / (median * 1e-3) / 1e9);
+  llvm::outs() << llvm::format("bench: median %.4f ms over %d runs (%s timing): %.1f GB/s\n",
+                               median, int(bench), timingName(), bytes / (median * 1e-3) / 1e9);
 }
 
 /// Runs a compiled GEMM kernel on fresh random inputs: checks it against a
@@ -409,9 +418,10 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
     std::vector<float> times = timeRuns(gpu, launch);
     float median = times[times.size() / 2];
     double tflops = 2.0 * double(m) * double(n) * double(k) / (median * 1e-3) / 1e12;
-    llvm::outs() << llvm::format("bench: median %.4f ms over %d runs (min %.4f, max %.4f): "
-                                 "%.1f TFLOP/s\n",
-                                 median, int(bench), times.front(), times.back(), tflops);
+    llvm::outs() << llvm::format("bench: median %.4f ms over %d runs (%s timing; min %.4f, "
+                                 "max %.4f): %.1f TFLOP/s\n",
+                                 median, int(bench), timingName(), times.front(), times.back(),
+                                 tflops);
   }
   return 0;
 }

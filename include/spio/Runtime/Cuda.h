@@ -3,7 +3,8 @@
 // Loads libcuda.so.1 at run time (a binary that links this starts, and says
 // why, on a machine without a GPU or driver), uses device 0's primary
 // context, loads PTX with the JIT error log, launches kernels with dynamic
-// shared memory above 48 KB, and times with events. Every failure becomes an
+// shared memory above 48 KB, and times with events (queued behind a hold
+// kernel, or as one launch on an idle GPU). Every failure becomes an
 // Error naming the driver call and the driver's message.
 //
 // No LLVM or MLIR dependency.
@@ -119,6 +120,17 @@ private:
   size_t bytes = 0;
 };
 
+/// Where Cuda::timeMs starts its clock.
+enum class Timing {
+  /// The events and the timed launches are queued behind a kernel that
+  /// holds the stream until all of them are: the GPU's time alone, as when
+  /// the host runs ahead of the GPU (NVBench's blocking kernel).
+  Queued,
+  /// The first event runs before the host has made the launch calls: the
+  /// time of one launch on an idle GPU, host launch latency included.
+  Launch,
+};
+
 /// The driver and device 0's primary context, set current on this thread.
 class Cuda {
 public:
@@ -136,14 +148,23 @@ public:
   Result<Module> loadPTX(const std::string &ptx) const;
   Result<DeviceBuffer> allocate(size_t bytes) const;
   Status synchronize() const;
-  /// Milliseconds `body` takes on the default stream, between two events.
-  Result<float> timeMs(const std::function<Status()> &body) const;
+  /// Milliseconds `body`'s launches take on the default stream, between
+  /// two events. Queued timing fails if `body` waits for the GPU.
+  Result<float> timeMs(const std::function<Status()> &body,
+                       Timing timing = Timing::Queued) const;
 
 private:
   Cuda() = default;
+  /// Launches the kernel that holds the default stream for `holdNs`.
+  Status hold() const;
   const CudaApi *api = nullptr;
   void *context = nullptr;
   DeviceInfo info;
+  /// The hold kernel (loaded on first queued timing) and how long it holds:
+  /// long enough that the timed launches are all queued before it ends.
+  mutable Module holdModule;
+  mutable Kernel holdKernel;
+  mutable uint64_t holdNs = 50'000;
 };
 
 } // namespace spio::runtime
