@@ -80,9 +80,13 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
                           /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
     }
   };
+  SpioToPTXOptions ptxOptions;
+  ptxOptions.chip = options.chip;
+  ptxOptions.features = options.features;
+  ptxOptions.optLevel = options.optLevel;
   PassManager lower(&context);
   configure(lower);
-  buildSpioLoweringPipeline(lower);
+  buildSpioLoweringPipeline(lower, ptxOptions);
   if (failed(lower.run(*module)))
     return false;
 
@@ -114,10 +118,6 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
   if (!fits)
     return false;
 
-  SpioToPTXOptions ptxOptions;
-  ptxOptions.chip = options.chip;
-  ptxOptions.features = options.features;
-  ptxOptions.optLevel = options.optLevel;
   PassManager toPTX(&context);
   configure(toPTX);
   buildGPUToPTXPipeline(toPTX, ptxOptions);

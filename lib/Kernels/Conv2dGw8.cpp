@@ -1447,10 +1447,15 @@ int64_t ConvWriter::residentBlocks() const {
 
 std::string ConvWriter::writeTile() {
   openKernel(true);
-  if (p.pass == ConvPass::Wgrad)
+  if (p.pass == ConvPass::Wgrad) {
     writeWgradTileBody();
-  else
+    // The reduce runs as a dependent grid, launched once every block has
+    // stored its partial sums, so that its launch and start overlap this
+    // grid's end; it then waits for the sums (writeWgradReduce).
+    out << "    spio.launch_dependents\n";
+  } else {
     writeTileBody();
+  }
   out << "    gpu.return\n  }\n  }\n}\n";
   return out.str();
 }
@@ -1815,6 +1820,7 @@ void ConvWriter::writeWgradReduce() {
   out << "  gpu.func @conv2d_gw8_wgrad_reduce(%ws: " << wsT << ", %dw: " << dwT
       << ") kernel attributes {known_block_size = array<i32: " << kReduceThreads
       << ", 1, 1>} {\n";
+  out << "    spio.wait_prerequisites\n";
   out << "    %bx = spio.linear_id block_x\n    %warp = spio.linear_id warp\n";
   out << "    %lane = spio.linear_id lane\n";
   std::string warps = index(kReduceThreads / 32), perWarp = index(elementsPerWarp);

@@ -4,6 +4,7 @@
 
 #include "spio/Conversion/Passes.h"
 #include "spio/Dialect/Spio/Transforms/Passes.h"
+#include "spio/Target/Chip.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -26,10 +27,12 @@
 
 using namespace mlir;
 
-void mlir::spio::buildSpioLoweringPipeline(OpPassManager &pm) {
+void mlir::spio::buildSpioLoweringPipeline(OpPassManager &pm, const SpioToPTXOptions &options) {
   pm.addPass(createSpioTile());
   pm.addPass(createSpioPipeline());
-  pm.addPass(createConvertSpioToGPU());
+  ConvertSpioToGPUOptions toGPU;
+  toGPU.dependentGrids = ::spio::hasDependentGrids(options.chip.getValue());
+  pm.addPass(createConvertSpioToGPU(toGPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Thread ids are known non-negative and bounded: signed divisions and
@@ -68,7 +71,7 @@ void mlir::spio::buildGPUToPTXPipeline(OpPassManager &pm, const SpioToPTXOptions
 }
 
 void mlir::spio::buildSpioToPTXPipeline(OpPassManager &pm, const SpioToPTXOptions &options) {
-  buildSpioLoweringPipeline(pm);
+  buildSpioLoweringPipeline(pm, options);
   buildGPUToPTXPipeline(pm, options);
 }
 

@@ -26,6 +26,23 @@ constexpr int kFuncMaxDynamicShared = 8;
 constexpr int kJitErrorLogBuffer = 5;
 constexpr int kJitErrorLogBufferSize = 6;
 constexpr CUresult kErrorNotReady = 600;
+constexpr int kLaunchAttrProgrammaticStreamSerialization = 6;
+
+// cuLaunchKernelEx's configuration (CUDA 12 and later), as cuda.h lays it out.
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
 
 struct CudaApi {
   void *library = nullptr;
@@ -45,6 +62,8 @@ struct CudaApi {
   CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, CUstream, void **, void **);
+  /// Null in drivers before CUDA 12, whose launches are never dependent.
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
   CUresult (*cuMemAlloc_v2)(DevicePtr *, size_t);
   CUresult (*cuMemFree_v2)(DevicePtr);
   CUresult (*cuMemcpyHtoD_v2)(DevicePtr, const void *, size_t);
@@ -129,6 +148,8 @@ Result<CudaApi *> loadApi() {
   SPIO_BIND(cuGetErrorName);
   SPIO_BIND(cuGetErrorString);
 #undef SPIO_BIND
+  api->cuLaunchKernelEx = reinterpret_cast<decltype(api->cuLaunchKernelEx)>(
+      dlsym(api->library, "cuLaunchKernelEx"));
   if (missing) {
     dlclose(api->library);
     delete api;
@@ -325,7 +346,8 @@ Result<Kernel> Module::kernel(const std::string &name) const {
 }
 
 Status Kernel::launch(unsigned gridX, unsigned gridY, unsigned gridZ, unsigned block,
-                      size_t sharedBytes, std::vector<void *> args, void *stream) {
+                      size_t sharedBytes, std::vector<void *> args, void *stream,
+                      bool dependent) {
   if (sharedBytes > sharedOptIn) {
     // Said plainly rather than as the driver's invalid value; checked once
     // per larger size, like the opt-in.
@@ -339,6 +361,16 @@ Status Kernel::launch(unsigned gridX, unsigned gridY, unsigned gridZ, unsigned b
     SPIO_CHECK(api, cuFuncSetAttribute(function, kFuncMaxDynamicShared,
                                        static_cast<int>(sharedBytes)));
     sharedOptIn = sharedBytes;
+  }
+  if (dependent && api->cuLaunchKernelEx) {
+    CUlaunchAttribute overlap = {};
+    overlap.id = kLaunchAttrProgrammaticStreamSerialization;
+    overlap.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {gridX, gridY, gridZ, block, 1, 1,
+                             static_cast<unsigned>(sharedBytes), static_cast<CUstream>(stream),
+                             &overlap, 1};
+    SPIO_CHECK(api, cuLaunchKernelEx(&config, function, args.data(), nullptr));
+    return success();
   }
   SPIO_CHECK(api, cuLaunchKernel(function, gridX, gridY, gridZ, block, 1, 1,
                                  static_cast<unsigned>(sharedBytes),

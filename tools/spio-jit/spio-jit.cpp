@@ -15,6 +15,7 @@
 #include "spio/Kernels/Gemm.h"
 #include "spio/Runtime/Cuda.h"
 #include "spio/Runtime/HostFloat.h"
+#include "spio/Target/Chip.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -66,6 +67,11 @@ static cl::opt<int64_t> convMultiprocessors(
     cl::desc("conv2d-gw8: the target GPU's multiprocessors, which wgrad's grid is sized to "
              "(0: the device's, or 132 without a GPU)"),
     cl::init(0));
+static cl::opt<bool> convDependentLaunch(
+    "dependent-launch",
+    cl::desc("conv2d-gw8 wgrad: launch the reduce as a dependent grid, which starts as the "
+             "partial sums' grid ends (sm_90 and later)"),
+    cl::init(true));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",
@@ -571,6 +577,10 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   DevicePtr px = dX.pointer(), pdy = dDy.pointer(), pws = dWs.pointer(), pdw = dDw.pointer();
   LaunchShape partialShape = conv2dGw8LaunchShape(problem, config);
   LaunchShape reduceShape = conv2dGw8WgradReduceLaunchShape(problem, config);
+  // The reduce waits for the partial sums where the kernels were compiled
+  // for dependent grids and the device has them.
+  bool dependent = convDependentLaunch && spio::hasDependentGrids(chip.getValue()) &&
+                   gpu.device().computeMajor >= 9;
   auto launch = [&]() -> Status {
     Status first = partialKernel.launch(unsigned(partialShape.gridX), unsigned(partialShape.gridY),
                                         1, unsigned(partialShape.block),
@@ -578,7 +588,8 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
     if (!first)
       return first;
     return reduceKernel.launch(unsigned(reduceShape.gridX), 1, 1, unsigned(reduceShape.block),
-                               size_t(reduceInfo.sharedBytes), {&pws, &pdw});
+                               size_t(reduceInfo.sharedBytes), {&pws, &pdw}, nullptr,
+                               dependent);
   };
   // Checked runs poison the partial sums as well as dw.
   auto poisonedLaunch = [&]() -> Status {
@@ -827,7 +838,7 @@ int main(int argc, char **argv) {
       &beta,  &blockM, &blockN, &blockK, &stages, &raster};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
-      &convRowsP, &convPass, &convChunks};
+      &convRowsP, &convPass, &convChunks, &convDependentLaunch};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";

@@ -32,8 +32,16 @@ def ConvertSpioToGPU : Pass<"convert-spio-to-gpu", "::mlir::ModuleOp"> {
     - `ldmatrix` and `async_copy` become `nvgpu.ldmatrix` and
       `nvgpu.device_async_copy` (zero-fill through the source size); `mma`
       becomes `nvvm.mma.sync` (which, unlike `nvgpu.mma.sync`, takes bf16);
-      commit and wait become the `nvvm` cp.async group ops.
+      commit and wait become the `nvvm` cp.async group ops;
+    - `launch_dependents` and `wait_prerequisites` become
+      `nvvm.griddepcontrol` (sm_90 and later), or nothing with
+      `dependent-grids=false`, for chips without dependent launches.
   }];
+  let options = [
+    Option<"dependentGrids", "dependent-grids", "bool", /*default=*/"true",
+           "Lower launch_dependents and wait_prerequisites to griddepcontrol "
+           "(sm_90 and later) rather than drop them">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",

@@ -26,8 +26,9 @@ struct SpioToPTXOptions : PassPipelineOptions<SpioToPTXOptions> {
 
 /// The spio part of the pipeline: workload ops tiled and pipelined, spio ops
 /// to upstream GPU dialects, then index arithmetic simplified with the
-/// kernels' known block sizes.
-void buildSpioLoweringPipeline(OpPassManager &pm);
+/// kernels' known block sizes. Dependent-grid control stays only for chips
+/// that have it.
+void buildSpioLoweringPipeline(OpPassManager &pm, const SpioToPTXOptions &options);
 
 /// The rest: upstream GPU dialects to NVVM and LLVM, then each gpu.module to
 /// PTX text (a gpu.binary in `isa` format), all in process.

@@ -67,9 +67,13 @@ public:
   Kernel() = default;
   /// Launches on `stream` (a CUstream; null: the default stream) with
   /// `sharedBytes` of dynamic shared memory (opting in above 48 KB on first
-  /// use). `args` point at the kernel's parameters.
+  /// use). `args` point at the kernel's parameters. A `dependent` launch
+  /// may start before the grid ahead of it on the stream ends: only for
+  /// kernels that wait for it (spio.wait_prerequisites) before reading
+  /// what it wrote; drivers before CUDA 12 launch it plainly.
   Status launch(unsigned gridX, unsigned gridY, unsigned gridZ, unsigned block,
-                size_t sharedBytes, std::vector<void *> args, void *stream = nullptr);
+                size_t sharedBytes, std::vector<void *> args, void *stream = nullptr,
+                bool dependent = false);
   /// Registers per thread and local (spill) bytes, as the driver reports.
   Result<std::pair<int, int>> resources() const;
 

@@ -915,8 +915,27 @@ struct MmaLowering : SpioPattern<MmaOp> {
 };
 
 struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGPU> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Dependent-grid control: griddepcontrol where the chip has it; before
+    // sm_90 a stream's grids run one after the other, so there is nothing
+    // to wait for.
+    module.walk([&](Operation *op) {
+      std::optional<NVVM::GridDepActionKind> kind;
+      if (isa<LaunchDependentsOp>(op))
+        kind = NVVM::GridDepActionKind::launch_dependents;
+      else if (isa<WaitPrerequisitesOp>(op))
+        kind = NVVM::GridDepActionKind::wait;
+      else
+        return;
+      if (dependentGrids) {
+        OpBuilder builder(op);
+        NVVM::GriddepcontrolOp::create(builder, op->getLoc(), *kind);
+      }
+      op->erase();
+    });
     SmallVector<FunctionOpInterface> funcs;
     module.walk([&](FunctionOpInterface func) {
       if (!func.isExternal())

@@ -503,4 +503,38 @@ def Spio_AsyncWaitOp : Spio_Op<"async_wait"> {
   let assemblyFormat = "$pending attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Dependent grids
+//===----------------------------------------------------------------------===//
+
+def Spio_LaunchDependentsOp : Spio_Op<"launch_dependents"> {
+  let summary = "let a dependent grid launch before this one ends";
+  let description = [{
+    ```
+    spio.launch_dependents
+    ```
+    Once every block of this grid has run it (or ended), a grid launched
+    after it as a programmatic dependent (the runtime's dependent launch)
+    may start, and waits in `spio.wait_prerequisites` for this grid's
+    results: its launch and its blocks' start overlap this grid's end.
+    Lowers to `griddepcontrol.launch_dependents` on sm_90 and later and to
+    nothing before, where grids of one stream run one after the other.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Spio_WaitPrerequisitesOp : Spio_Op<"wait_prerequisites"> {
+  let summary = "wait until the grids this one depends on have ended";
+  let description = [{
+    ```
+    spio.wait_prerequisites
+    ```
+    Waits until the grids this one was launched after have completed and
+    their memory writes are visible; it must come before the first read of
+    what they wrote. Without a dependent launch (or before sm_90, where it
+    lowers to nothing) they have already ended when this grid starts.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // SPIO_OPS_TD
