@@ -113,7 +113,9 @@ spio_loaded *spio_load(const char *ptx, char **error);
 void spio_loaded_destroy(spio_loaded *loaded);
 /* Launches kernel `name` on `stream` (a CUstream; NULL: the default
  * stream) with `shared_bytes` of dynamic shared memory; `args` points at
- * the kernel's `num_args` parameters, in order. */
+ * the kernel's `num_args` parameters, in order. A kernel that waits for
+ * the grids before it (griddepcontrol.wait, as conv2d-gw8's wgrad reduce
+ * does) launches as a dependent grid, whose start overlaps their end. */
 int32_t spio_launch(spio_loaded *loaded, const char *name, spio_launch_shape shape,
                     int64_t shared_bytes, void *stream, void **args, int32_t num_args,
                     char **error);

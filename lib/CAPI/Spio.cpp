@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 
 namespace kernels = ::spio::kernels;
 
@@ -23,6 +24,9 @@ struct spio_loaded {
   ::spio::runtime::Module module;
   /// Kernels looked up so far (each remembers its shared-memory opt-in).
   std::map<std::string, ::spio::runtime::Kernel> kernels;
+  /// Kernels that wait for the grids before them: launched as dependent
+  /// grids (wgrad's reduce).
+  std::set<std::string> dependents;
 };
 
 namespace {
@@ -266,6 +270,8 @@ spio_loaded *spio_load(const char *ptx, char **error) {
   }
   auto *loaded = new spio_loaded;
   loaded->module = std::move(*module);
+  for (std::string &name : ::spio::runtime::dependentKernels(ptx ? ptx : ""))
+    loaded->dependents.insert(std::move(name));
   return loaded;
 }
 
@@ -288,7 +294,8 @@ int32_t spio_launch(spio_loaded *loaded, const char *name, spio_launch_shape sha
     return fail(error, "launching " + kernelName + ": empty grid or block");
   std::vector<void *> parameters(args, args + num_args);
   auto launched = found->second.launch(unsigned(shape.grid_x), unsigned(shape.grid_y), 1,
-                                 unsigned(shape.block), size_t(shared_bytes), parameters, stream);
+                                       unsigned(shape.block), size_t(shared_bytes), parameters,
+                                       stream, loaded->dependents.count(kernelName) > 0);
   if (!launched)
     return fail(error, "launching " + kernelName + ": " + launched.error().message);
   return 0;

@@ -324,6 +324,24 @@ Result<float> Cuda::timeMs(const std::function<Status()> &body, Timing timing) c
   return result;
 }
 
+std::vector<std::string> dependentKernels(const std::string &ptx) {
+  const std::string entry = ".entry ";
+  std::vector<std::string> names;
+  for (size_t at = ptx.find(entry); at != std::string::npos;) {
+    size_t name = at + entry.size(), next = ptx.find(entry, name);
+    size_t end = next == std::string::npos ? ptx.size() : next;
+    size_t paren = ptx.find('(', name);
+    std::string body = ptx.substr(name, end - name);
+    if (paren < end && body.find("griddepcontrol.wait") != std::string::npos) {
+      std::string kernel = ptx.substr(name, paren - name);
+      kernel.erase(kernel.find_last_not_of(" \t\n") + 1);
+      names.push_back(kernel);
+    }
+    at = next;
+  }
+  return names;
+}
+
 Module &Module::operator=(Module &&other) noexcept {
   std::swap(api, other.api);
   std::swap(module, other.module);

@@ -15,7 +15,6 @@
 #include "spio/Kernels/Gemm.h"
 #include "spio/Runtime/Cuda.h"
 #include "spio/Runtime/HostFloat.h"
-#include "spio/Target/Chip.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -577,10 +576,11 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   DevicePtr px = dX.pointer(), pdy = dDy.pointer(), pws = dWs.pointer(), pdw = dDw.pointer();
   LaunchShape partialShape = conv2dGw8LaunchShape(problem, config);
   LaunchShape reduceShape = conv2dGw8WgradReduceLaunchShape(problem, config);
-  // The reduce waits for the partial sums where the kernels were compiled
-  // for dependent grids and the device has them.
-  bool dependent = convDependentLaunch && spio::hasDependentGrids(chip.getValue()) &&
-                   gpu.device().computeMajor >= 9;
+  // The reduce launches as a dependent grid where it waits for the partial
+  // sums (kernels for sm_90 and later).
+  std::vector<std::string> waiting = dependentKernels(compiled.ptx);
+  bool dependent = convDependentLaunch &&
+                   llvm::is_contained(waiting, std::string("conv2d_gw8_wgrad_reduce"));
   auto launch = [&]() -> Status {
     Status first = partialKernel.launch(unsigned(partialShape.gridX), unsigned(partialShape.gridY),
                                         1, unsigned(partialShape.block),

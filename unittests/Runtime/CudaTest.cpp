@@ -56,4 +56,17 @@ TEST(Cuda, BadPtxReturnsTheJitLog) {
   EXPECT_NE(module.error().message.find("cuModuleLoadDataEx"), std::string::npos);
 }
 
+TEST(Cuda, DependentKernelsAreThoseThatWait) {
+  // Without a GPU: only the kernel that waits for the grids before it may
+  // launch as a dependent grid; triggering its own dependents is not it.
+  std::string ptx = ".version 8.0\n.target sm_90\n"
+                    ".visible .entry partial_sums(\n.param .u64 a\n)\n{\n"
+                    "\tgriddepcontrol.launch_dependents;\n\tret;\n}\n"
+                    ".visible .entry reduce (\n.param .u64 a\n)\n{\n"
+                    "\tgriddepcontrol.wait;\n\tret;\n}\n"
+                    ".visible .entry plain()\n{\n\tret;\n}\n";
+  EXPECT_EQ(dependentKernels(ptx), std::vector<std::string>{"reduce"});
+  EXPECT_TRUE(dependentKernels("").empty());
+}
+
 } // namespace

@@ -135,6 +135,10 @@ enum class Timing {
   Launch,
 };
 
+/// The kernels (.entry names) of `ptx` that wait for the grids launched
+/// before them (griddepcontrol.wait), which may launch as dependent grids.
+std::vector<std::string> dependentKernels(const std::string &ptx);
+
 /// The driver and device 0's primary context, set current on this thread.
 class Cuda {
 public:

@@ -1,7 +1,7 @@
 //===- Chip.h - What the chips spio targets can do --------------*- C++ -*-===//
 //
 // Features that depend on the target chip's name (sm_90, sm_90a, ...), for
-// the compiler and for the runtime's launches. No LLVM dependency.
+// the compiler. No LLVM dependency.
 //
 //===----------------------------------------------------------------------===//
 
