@@ -486,7 +486,7 @@ int runGemm() {
   problem.readsC = beta != 0.0f;
 
   Result<Cuda *> cuda = Cuda::get();
-  int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : 132;
+  int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : kDefaultMultiprocessors;
   GemmConfig config = chooseGemmConfig(problem, multiprocessors);
   if (blockM)
     config.blockM = blockM;

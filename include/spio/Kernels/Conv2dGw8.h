@@ -23,6 +23,7 @@
 #define SPIO_KERNELS_CONV2DGW8_H
 
 #include "spio/Kernels/Gemm.h"
+#include "spio/Target/Chip.h"
 
 #include <cstdint>
 #include <string>
@@ -33,10 +34,6 @@ namespace spio::kernels {
 /// dy with the taps flipped, the weights read transposed, and the padding
 /// R - 1 - padH (stride 1); wgrad computes dw from x and dy.
 enum class ConvPass { Fprop, Dgrad, Wgrad };
-
-/// An H100 SXM's or an H200's multiprocessors, which grids are sized to
-/// unless the problem says otherwise.
-constexpr int64_t kDefaultMultiprocessors = 132;
 
 const char *convPassName(ConvPass pass);
 

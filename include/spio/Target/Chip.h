@@ -1,7 +1,8 @@
 //===- Chip.h - What the chips spio targets can do --------------*- C++ -*-===//
 //
-// Features that depend on the target chip's name (sm_90, sm_90a, ...), for
-// the compiler. No LLVM dependency.
+// Features that depend on the target chip's name (sm_90, sm_90a, ...), and
+// the default target's size, for the compiler and the kernel families. No
+// LLVM dependency.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,9 +10,14 @@
 #define SPIO_TARGET_CHIP_H
 
 #include <cctype>
+#include <cstdint>
 #include <string_view>
 
 namespace spio {
+
+/// The multiprocessors of the GPU spio targets unless told otherwise (an
+/// H100 SXM's or an H200's), which conv2d-gw8's grids are sized to.
+constexpr int64_t kDefaultMultiprocessors = 132;
 
 /// The compute capability in `chip` ("sm_90a": 90), 0 if it names none.
 inline int chipVersion(std::string_view chip) {

@@ -72,7 +72,7 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
 
 Attribute Conv2dGw8ConfigAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
-  int64_t warpsQ, warpsG, rows, chunks = 0, multiprocessors = 132;
+  int64_t warpsQ, warpsG, rows, chunks = 0, multiprocessors = ::spio::kDefaultMultiprocessors;
   if (parser.parseLess() || parser.parseKeyword("warps") || parser.parseEqual() ||
       parser.parseLSquare() || parser.parseInteger(warpsQ) || parser.parseComma() ||
       parser.parseInteger(warpsG) || parser.parseRSquare() || parser.parseComma() ||
@@ -105,7 +105,7 @@ void Conv2dGw8ConfigAttr::print(AsmPrinter &printer) const {
   printer << "<warps = [" << getWarps()[0] << ", " << getWarps()[1] << "], rows = " << getRows();
   if (getChunks())
     printer << ", chunks = " << getChunks();
-  if (getMultiprocessors() != 132)
+  if (getMultiprocessors() != ::spio::kDefaultMultiprocessors)
     printer << ", multiprocessors = " << getMultiprocessors();
   printer << ">";
 }

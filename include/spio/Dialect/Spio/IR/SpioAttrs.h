@@ -6,6 +6,7 @@
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "spio/Layout/Layout.h"
+#include "spio/Target/Chip.h"
 
 #include "spio/Dialect/Spio/IR/SpioEnums.h.inc"
 #include "spio/Dialect/Spio/IR/SpioAttrInterfaces.h.inc"

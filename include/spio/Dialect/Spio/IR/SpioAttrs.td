@@ -90,7 +90,7 @@ def Spio_Conv2dGw8ConfigAttr : Spio_Attr<"Conv2dGw8Config", "conv2d_gw8_config">
   let parameters = (ins ArrayRefParameter<"int64_t">:$warps,
                         "int64_t":$rows,
                         DefaultValuedParameter<"int64_t", "0">:$chunks,
-                        DefaultValuedParameter<"int64_t", "132">:$multiprocessors);
+                        DefaultValuedParameter<"int64_t", "::spio::kDefaultMultiprocessors">:$multiprocessors);
   // Custom: two optional `, key = value` entries, which generated optional
   // groups cannot tell apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
