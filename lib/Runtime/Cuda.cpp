@@ -265,7 +265,7 @@ $L_spin:
 // Longest hold tried before queued timing gives up on `body`.
 constexpr uint64_t kMaxHoldNs = 200'000'000;
 
-Status Cuda::hold() const {
+Status Cuda::hold(uint64_t ns) const {
   if (!holdModule.module) {
     Result<Module> module = loadPTX(kHoldPtx);
     if (!module)
@@ -276,7 +276,6 @@ Status Cuda::hold() const {
     holdModule = std::move(*module);
     holdKernel = *kernel;
   }
-  uint64_t ns = holdNs;
   return holdKernel.launch(1, 1, 1, 1, 0, {&ns});
 }
 
@@ -288,9 +287,11 @@ Result<float> Cuda::timeMs(const std::function<Status()> &body, Timing timing) c
     return s.error();
   }
   auto run = [&]() -> Result<float> {
-    for (;;) {
+    // Held longer only within this timing: a body that waits for the GPU
+    // leaves the next timing's hold as it was.
+    for (uint64_t ns = holdNs;;) {
       if (timing == Timing::Queued)
-        if (Status s = hold(); !s)
+        if (Status s = hold(ns); !s)
           return s.error();
       SPIO_CHECK(api, cuEventRecord(start, nullptr));
       if (Status s = body(); !s)
@@ -302,17 +303,18 @@ Result<float> Cuda::timeMs(const std::function<Status()> &body, Timing timing) c
         CUresult started = api->cuEventQuery(start);
         if (started == 0) {
           SPIO_CHECK(api, cuEventSynchronize(stop));
-          if (holdNs >= kMaxHoldNs)
+          if (ns >= kMaxHoldNs)
             return Error{"queued timing: the timed launches took over " +
                          std::to_string(kMaxHoldNs / 1'000'000) +
                          " ms to queue, or wait for the GPU; time them with launch timing"};
-          holdNs *= 4;
+          ns *= 4;
           continue;
         }
         if (started != kErrorNotReady)
           return api->check(started, "cuEventQuery").error();
       }
       SPIO_CHECK(api, cuEventSynchronize(stop));
+      holdNs = ns;
       float ms = 0;
       SPIO_CHECK(api, cuEventElapsedTime(&ms, start, stop));
       return ms;
@@ -331,8 +333,7 @@ std::vector<std::string> dependentKernels(const std::string &ptx) {
     size_t name = at + entry.size(), next = ptx.find(entry, name);
     size_t end = next == std::string::npos ? ptx.size() : next;
     size_t paren = ptx.find('(', name);
-    std::string body = ptx.substr(name, end - name);
-    if (paren < end && body.find("griddepcontrol.wait") != std::string::npos) {
+    if (paren < end && ptx.find("griddepcontrol.wait", paren) < end) {
       std::string kernel = ptx.substr(name, paren - name);
       kernel.erase(kernel.find_last_not_of(" \t\n") + 1);
       names.push_back(kernel);

@@ -579,8 +579,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   // The reduce launches as a dependent grid where it waits for the partial
   // sums (kernels for sm_90 and later).
   std::vector<std::string> waiting = dependentKernels(compiled.ptx);
-  bool dependent = convDependentLaunch &&
-                   llvm::is_contained(waiting, std::string("conv2d_gw8_wgrad_reduce"));
+  bool dependent = convDependentLaunch && llvm::is_contained(waiting, reduceInfo.name);
   auto launch = [&]() -> Status {
     Status first = partialKernel.launch(unsigned(partialShape.gridX), unsigned(partialShape.gridY),
                                         1, unsigned(partialShape.block),

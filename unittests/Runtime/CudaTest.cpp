@@ -56,6 +56,21 @@ TEST(Cuda, BadPtxReturnsTheJitLog) {
   EXPECT_NE(module.error().message.find("cuModuleLoadDataEx"), std::string::npos);
 }
 
+TEST(Cuda, QueuedTimingRefusesABodyThatWaitsForTheGpu) {
+  Result<Cuda *> cuda = Cuda::get();
+  if (!cuda.ok())
+    GTEST_SKIP() << cuda.error().message;
+  auto waits = [&] { return (*cuda)->synchronize(); };
+  Result<float> queued = (*cuda)->timeMs(waits, Timing::Queued);
+  ASSERT_FALSE(queued.ok());
+  EXPECT_NE(queued.error().message.find("time them with launch timing"), std::string::npos)
+      << queued.error().message;
+  // Launch timing takes it, and queued timing still takes a body that
+  // only queues.
+  EXPECT_TRUE((*cuda)->timeMs(waits, Timing::Launch).ok());
+  EXPECT_TRUE((*cuda)->timeMs([] { return success(); }, Timing::Queued).ok());
+}
+
 TEST(Cuda, DependentKernelsAreThoseThatWait) {
   // Without a GPU: only the kernel that waits for the grids before it may
   // launch as a dependent grid; triggering its own dependents is not it.

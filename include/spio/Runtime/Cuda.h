@@ -163,13 +163,14 @@ public:
 
 private:
   Cuda() = default;
-  /// Launches the kernel that holds the default stream for `holdNs`.
-  Status hold() const;
+  /// Launches the kernel that holds the default stream for `ns`.
+  Status hold(uint64_t ns) const;
   const CudaApi *api = nullptr;
   void *context = nullptr;
   DeviceInfo info;
-  /// The hold kernel (loaded on first queued timing) and how long it holds:
-  /// long enough that the timed launches are all queued before it ends.
+  /// The hold kernel (loaded on first queued timing) and the last hold
+  /// that outlasted the queueing of the timed launches, where the next
+  /// timing starts.
   mutable Module holdModule;
   mutable Kernel holdKernel;
   mutable uint64_t holdNs = 50'000;
