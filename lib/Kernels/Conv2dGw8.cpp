@@ -802,14 +802,16 @@ private:
   void computeWgradFlat(std::vector<std::string> &accs);
   /// %band0 and %band1: the range of bands block_y takes (BandGrid).
   void chunkBands();
-  /// Opens `results = scf.for iv = lower to upper step step` carrying the
-  /// accumulators `carried` (all of type `type`) from `inits`.
+  /// Opens `results = scf.for iv = lower to upper step step` carrying
+  /// `carried` (of types `types`) from `inits`.
   void openCarryingLoop(const std::string &results, const std::string &iv,
                         const std::string &lower, const std::string &upper,
                         const std::string &step, const std::vector<std::string> &carried,
-                        const std::vector<std::string> &inits, const std::string &type);
-  /// `scf.yield values` (all of type `type`) and the loop's closing brace.
-  void closeCarryingLoop(const std::vector<std::string> &values, const std::string &type);
+                        const std::vector<std::string> &inits,
+                        const std::vector<std::string> &types);
+  /// `scf.yield values` (of types `types`) and the loop's closing brace.
+  void closeCarryingLoop(const std::vector<std::string> &values,
+                         const std::vector<std::string> &types);
   /// wgrad on flattened rows: the 8-pixel steps of a band each warp along
   /// the pixels takes.
   int64_t wgradStepsPerWarp() const { return flatPixels / (8 * c.warpsQ); }
@@ -1679,25 +1681,25 @@ void ConvWriter::openCarryingLoop(const std::string &results, const std::string 
                                   const std::string &step,
                                   const std::vector<std::string> &carried,
                                   const std::vector<std::string> &inits,
-                                  const std::string &type) {
+                                  const std::vector<std::string> &types) {
   out << "    " << results << ":" << carried.size() << " = scf.for " << iv << " = " << lower
       << " to " << upper << " step " << step << " iter_args(";
   for (size_t i = 0; i < carried.size(); ++i)
     out << (i ? ", " : "") << carried[i] << " = " << inits[i];
   out << ") -> (";
   for (size_t i = 0; i < carried.size(); ++i)
-    out << (i ? ", " : "") << type;
+    out << (i ? ", " : "") << types[i];
   out << ") {\n";
 }
 
 void ConvWriter::closeCarryingLoop(const std::vector<std::string> &values,
-                                   const std::string &type) {
+                                   const std::vector<std::string> &types) {
   out << "    scf.yield ";
   for (size_t i = 0; i < values.size(); ++i)
     out << (i ? ", " : "") << values[i];
   out << " : ";
   for (size_t i = 0; i < values.size(); ++i)
-    out << (i ? ", " : "") << type;
+    out << (i ? ", " : "") << types[i];
   out << "\n    }";
 }
 
@@ -1706,36 +1708,72 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   // perWarp - 1, in order: dy's step is the B fragment, and x's pixels at
   // the tap pair's offset r * (Q + S - 1) + s, with the next pixel's for
   // tap s + 1, the A. A loop, not unrolled: unrolled, ptxas hoists every
-  // ldmatrix of the band (10x10: 237 registers).
+  // ldmatrix of the band (10x10: 237 registers). The loop loads the next
+  // step's fragments before it multiplies this step's, so that the
+  // ldmatrix latency overlaps the mma (ptxas does not pipeline across
+  // iterations).
   std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, m]>";
   std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [m, k]>";
   std::string FC = wgradAccumulatorType();
   std::string M8 = coord("m", 8), M = coord("m"), WQ = coord("m", 8 * wgradStepsPerWarp());
-  std::string zero = index(0), steps = index(wgradStepsPerWarp()), one = index(1);
-  std::string loop = fresh("steps"), j = fresh("j");
-  std::vector<std::string> carried;
+  std::vector<WgradSum> sums = wgradSums(p);
+  // The fragments of step `j` (an index): dy's B, then each sum's A.
+  auto loadStep = [&](const std::string &j) {
+    std::vector<std::string> fragments;
+    std::string step = fresh("step"), b = fresh("b");
+    out << "    " << step << " = spio.from_index " << j << " : " << M8 << "\n";
+    out << "    " << b << " = spio.ldmatrix %sdyf[%wq, " << step << ", %wgk] transpose : "
+        << sdyfT << "[" << WQ << ", " << M8 << ", " << coord("k", 8) << "] -> " << FB << "\n";
+    fragments.push_back(b);
+    for (const WgradSum &sum : sums) {
+      std::string tap = constant(sum.r * QT + sum.s, "m"), a = fresh("a");
+      out << "    " << a << " = spio.ldmatrix " << (sum.rowPair ? "%sxr" : "%sxf") << "[%wq, "
+          << step << ", " << tap << ", %wg] transpose : " << (sum.rowPair ? sxRowsT : sxfT)
+          << "[" << WQ << ", " << M8 << ", " << M << ", " << coord("c", 8) << "] -> " << FA
+          << "\n";
+      fragments.push_back(a);
+    }
+    return fragments;
+  };
+  // Each sum's mma of the step whose fragments are `fragments`.
+  auto multiplyStep = [&](const std::vector<std::string> &fragments,
+                          std::vector<std::string> &sumsSoFar) {
+    for (size_t k = 0; k < sums.size(); ++k) {
+      std::string d = fresh("d");
+      out << "    " << d << " = spio.mma " << fragments[k + 1] << ", " << fragments[0] << ", "
+          << sumsSoFar[k] << " : " << FA << ", " << FB << ", " << FC << "\n";
+      sumsSoFar[k] = d;
+    }
+  };
+  std::string zero = index(0), one = index(1), last = index(wgradStepsPerWarp() - 1);
+  std::vector<std::string> first = loadStep(zero);
+  // Carried: the sums, then the next step's fragments.
+  std::vector<std::string> carried, inits = accs, types(accs.size(), FC);
   for (size_t i = 0; i < accs.size(); ++i)
     carried.push_back(fresh("acc"));
-  openCarryingLoop(loop, j, zero, steps, one, carried, accs, FC);
-  std::string step = fresh("step"), b = fresh("b");
-  out << "    " << step << " = spio.from_index " << j << " : " << M8 << "\n";
-  out << "    " << b << " = spio.ldmatrix %sdyf[%wq, " << step << ", %wgk] transpose : " << sdyfT
-      << "[" << WQ << ", " << M8 << ", " << coord("k", 8) << "] -> " << FB << "\n";
-  std::vector<WgradSum> sums = wgradSums(p);
-  for (size_t k = 0; k < sums.size(); ++k) {
-    const WgradSum &sum = sums[k];
-    std::string tap = constant(sum.r * QT + sum.s, "m"), a = fresh("a"), d = fresh("d");
-    out << "    " << a << " = spio.ldmatrix " << (sum.rowPair ? "%sxr" : "%sxf") << "[%wq, "
-        << step << ", " << tap << ", %wg] transpose : " << (sum.rowPair ? sxRowsT : sxfT) << "["
-        << WQ << ", " << M8 << ", " << M << ", " << coord("c", 8) << "] -> " << FA << "\n";
-    out << "    " << d << " = spio.mma " << a << ", " << b << ", " << carried[k] << " : " << FA
-        << ", " << FB << ", " << FC << "\n";
-    carried[k] = d;
+  std::vector<std::string> current;
+  for (size_t i = 0; i < first.size(); ++i) {
+    current.push_back(fresh("f"));
+    carried.push_back(current.back());
+    inits.push_back(first[i]);
+    types.push_back(i ? FA : FB);
   }
-  closeCarryingLoop(carried, FC);
+  std::string loop = fresh("steps"), j = fresh("j"), next = fresh("j");
+  openCarryingLoop(loop, j, zero, last, one, carried, inits, types);
+  out << "    " << next << " = arith.addi " << j << ", " << one << " : index\n";
+  std::vector<std::string> ahead = loadStep(next);
+  std::vector<std::string> sumsSoFar(carried.begin(), carried.begin() + accs.size());
+  multiplyStep(current, sumsSoFar);
+  sumsSoFar.insert(sumsSoFar.end(), ahead.begin(), ahead.end());
+  closeCarryingLoop(sumsSoFar, types);
   out << "\n";
+  // The last step, whose fragments the loop loaded.
+  std::vector<std::string> lastFragments;
   for (size_t i = 0; i < accs.size(); ++i)
     accs[i] = loop + "#" + std::to_string(i);
+  for (size_t i = 0; i < first.size(); ++i)
+    lastFragments.push_back(loop + "#" + std::to_string(accs.size() + i));
+  multiplyStep(lastFragments, accs);
 }
 
 void ConvWriter::chunkBands() {
@@ -1779,7 +1817,8 @@ void ConvWriter::writeWgradTileBody() {
     out << "    " << inits.back() << " = spio.fill %zero : " << FC << "\n";
     accs.push_back("%acc" + std::to_string(i));
   }
-  openCarryingLoop("%sums", "%band", "%band0", "%band1", one, accs, inits, FC);
+  std::vector<std::string> accTypes(accs.size(), FC);
+  openCarryingLoop("%sums", "%band", "%band0", "%band1", one, accs, inits, accTypes);
   bandCoordinates("%band", true);
   stageInput(0, rows);
   stageGradient();
@@ -1789,7 +1828,7 @@ void ConvWriter::writeWgradTileBody() {
   else
     computeWgrad(accs);
   out << "    gpu.barrier\n";
-  closeCarryingLoop(accs, FC);
+  closeCarryingLoop(accs, accTypes);
   // Two stages: the next band copies in while this one computes.
   out << " {spio.stages = 2}\n";
   // Each warp writes its partial sums: part = chunk * warpsQ + wq.
