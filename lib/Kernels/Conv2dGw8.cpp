@@ -153,30 +153,41 @@ bool upsamplesDy(const Conv2dGw8Problem &p) {
 /// swizzle. Stride-2 staging would double it to an even one.
 bool oddGroupTile(int64_t warpsG) { return warpsG % 2 == 1 && warpsG > 1; }
 
-/// Narrow images flatten each staged row of Q + S - 1 columns into one
+/// Flattened rows' staged columns a row: the input's W columns, then padW
+/// zeros that are both this row's right padding and the next row's left (a
+/// tap past column W - 1 reads on into the next row's padding), not the Q +
+/// S - 1 of a row padded on both sides. wgrad's phantom tap of an odd S
+/// reads one column further, into the next row's pixels, and adds them to
+/// the partial sum that dw leaves out.
+int64_t flatPitch(const Conv2dGw8Problem &p) { return p.kernelInW() + p.kernelPadW(); }
+
+/// Narrow images flatten each staged row of flatPitch columns into one
 /// pixel dimension `m`: an mma takes consecutive pixels across rows and a
-/// tap is the offset r * (Q + S - 1) + s. fprop and dgrad compute and drop
-/// the S - 1 padding columns of each row; wgrad stages dy's as zeros, so
-/// they add nothing to its sums. fprop and dgrad flatten only where rows of
+/// tap is the offset r * flatPitch + s. fprop and dgrad compute and drop
+/// the columns of each row past Q; wgrad stages dy's as zeros, so they add
+/// nothing to its sums. fprop and dgrad flatten only where rows of
 /// 16-pixel fragments would compute at least twice the pixels (Q <= 8):
 /// flattened, no staged row is reused across the R output rows it feeds
 /// (on an H200 rows of fragments ran 1.19-1.47x on 9x9 to 20x20 5x5
 /// layers, 1.06-1.6x on 10x10, 24x24 and 28x28 3x3, even on 18x18 and
 /// 20x20 3x3, 0.9x on 9x9 3x3 and 7x7 5x5). wgrad flattens only kernels
-/// of up to 3 columns whose flattened image is at most 65% of the pixels
-/// its bands of 8 or 9 rows of 16-column fragments compute (measured:
-/// 10x10 and 20x20 images 1.1-1.3x faster flattened, 7x7 and 8x8 even, 9x9,
-/// 18x18 and 28x28 5-10% slower, 5x5 kernels 20-30% slower).
+/// of up to 3 columns whose flattened image is at most 60% of the pixels
+/// its bands of 8 or 9 rows of 16-column fragments compute (measured with
+/// rows of Q + S - 1 columns: 10x10 and 20x20 images 1.1-1.3x faster
+/// flattened, 7x7 and 8x8 even, 9x9, 18x18 and 28x28 5-10% slower, 5x5
+/// kernels 20-30% slower; with flatPitch, which flattens 8x8 to 56% and
+/// 18x18 to 59%, those ran 1.03-1.10x and 1.08x their bands, 9x9 at 62.5%
+/// 0.92-0.94x).
 bool flatRows(const Conv2dGw8Problem &p) {
   int64_t q = p.kernelOutW();
-  if (stagingStride(p) != 1 || q > 32 || q + tapColumns(p) - 1 >= 16 * ceilDiv(q, 16))
+  if (stagingStride(p) != 1 || q > 32 || flatPitch(p) >= 16 * ceilDiv(q, 16))
     return false;
   if (p.pass != ConvPass::Wgrad)
     return 16 * ceilDiv(q, 16) >= 2 * q;
   int64_t rows = p.outH(), band = wgradBandRows(p);
-  int64_t flatPixels = rows * (q + tapColumns(p) - 1);
+  int64_t flatPixels = rows * flatPitch(p);
   int64_t bandPixels = ceilDiv(rows, band) * band * 16 * ceilDiv(q, 16);
-  return p.s <= 3 && 100 * flatPixels <= 65 * bandPixels;
+  return p.s <= 3 && 100 * flatPixels <= 60 * bandPixels;
 }
 
 /// Images a kernel on rows of fragments lays side by side in one row: k
@@ -309,9 +320,9 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.pass == ConvPass::Wgrad)
     t.gradientRows = c.rowsP;
   if (flatRows(p)) {
-    // Whole rows of Q + S - 1 staged columns; enough rows that the last
+    // Whole rows of flatPitch staged columns; enough rows that the last
     // pixel's tap pairs stay inside the tile.
-    t.stagedColumns = t.columns = p.kernelOutW() + tapColumns(p) - 1;
+    t.stagedColumns = t.columns = flatPitch(p);
     int64_t step = p.pass == ConvPass::Wgrad ? 8 * c.warpsQ : 16;
     t.pixels = ceilDiv(c.rowsP * t.columns, step) * step;
     t.rows = (t.pixels - 1 + (p.r - 1) * t.columns + reach - 1) / t.columns + 1;

@@ -488,9 +488,10 @@ TEST(Conv2dGw8, ConfigsOverSharedMemoryAreRefused) {
 }
 
 TEST(Conv2dGw8, WgradFlattensNarrowImages) {
-  // 10x10 images: one band is a whole image of 10 rows of 10 + 4 - 1 = 13
-  // staged columns (S = 3 pads to 4 taps), 130 pixels in 17 steps of 8,
-  // where rows of 16-pixel fragments would take 2 bands of 8 rows x 16.
+  // 10x10 images: one band is a whole image of 10 rows of 10 + 1 = 11
+  // staged columns (a row's right padding is the next row's left), 110
+  // pixels in 14 steps of 8, where rows of 16-pixel fragments would take 2
+  // bands of 8 rows x 16.
   Conv2dGw8Problem p = layer(64, 1632, 10, 3, 1);
   p.pass = ConvPass::Wgrad;
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
@@ -501,15 +502,15 @@ TEST(Conv2dGw8, WgradFlattensNarrowImages) {
   // 26 group tiles take at most 264 / 26 = 10 chunks of the 64 bands (no
   // block past one wave of two a multiprocessor): 7 bands each.
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 10);
-  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 7 * 17 + 10);
+  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 7 * 14 + 10);
   std::string tile = conv2dGw8TileSource(p, c);
-  // Staged x: 17 steps reach pixel 135 + 2 rows + 3 tap columns: 13 rows.
-  EXPECT_NE(tile.find("spio.alloc : !spio.tensor<[r: 13:104, q: 13:8, sc/8: 2:8, c/8: 8:1]"),
+  // Staged x: 14 steps reach pixel 111 + 2 rows + 3 tap columns: 13 rows.
+  EXPECT_NE(tile.find("spio.alloc : !spio.tensor<[r: 13:88, q: 11:8, sc/8: 2:8, c/8: 8:1]"),
             std::string::npos);
-  EXPECT_NE(tile.find("!spio.tensor<[m: 143, k/8: 8]"), std::string::npos);
-  // The loop runs steps 0 to 15, each loading the next step's fragments;
+  EXPECT_NE(tile.find("!spio.tensor<[m: 121, k/8: 8]"), std::string::npos);
+  // The loop runs steps 0 to 12, each loading the next step's fragments;
   // the last step's mma follow it.
-  EXPECT_NE(tile.find("arith.constant 16 : index"), std::string::npos);
+  EXPECT_NE(tile.find("arith.constant 13 : index"), std::string::npos);
   // R x tap pairs mma in the loop body and as many after it, the steps not
   // unrolled.
   size_t mmas = 0;
@@ -518,8 +519,9 @@ TEST(Conv2dGw8, WgradFlattensNarrowImages) {
     ++mmas;
   EXPECT_EQ(mmas, 12u);
   // Rows of 16-pixel fragments: stride 2, 5x5 kernels, columns that round
-  // up no fewer pixels (14 + 3 > 16), images that flatten to more than 65%
-  // of the bands' pixels (9x9: 9 x 12 of 9 x 16).
+  // up no fewer pixels (16 + 1 > 16), images that flatten to more than 60%
+  // of the bands' pixels (14x14: 14 x 15 of 16 x 16; 9x9: 9 x 10 of 9 x
+  // 16).
   auto flattens = [](Conv2dGw8Problem q) {
     q.pass = ConvPass::Wgrad;
     return conv2dGw8TileSource(q, chooseConv2dGw8Config(q)).find("[sc, m]") != std::string::npos;
@@ -527,9 +529,11 @@ TEST(Conv2dGw8, WgradFlattensNarrowImages) {
   p.stride = 2;
   EXPECT_FALSE(flattens(p));
   EXPECT_FALSE(flattens(layer(8, 64, 10, 5, 2)));
+  EXPECT_FALSE(flattens(layer(8, 64, 16, 3, 1)));
   EXPECT_FALSE(flattens(layer(8, 64, 14, 3, 1)));
   EXPECT_FALSE(flattens(layer(8, 64, 9, 3, 1)));
   EXPECT_TRUE(flattens(layer(8, 64, 20, 3, 1)));
+  EXPECT_TRUE(flattens(layer(8, 64, 8, 3, 1)));
 }
 
 } // namespace
