@@ -811,6 +811,7 @@ private:
   void stageGradient();
   void computeWgrad(std::vector<std::string> &accs);
   void computeWgradFlat(std::vector<std::string> &accs);
+  void computeWgradFlatRowSteps(std::vector<std::string> &accs);
   /// %band0 and %band1: the range of bands block_y takes (BandGrid).
   void chunkBands();
   /// Opens `results = scf.for iv = lower to upper step step` carrying
@@ -1717,7 +1718,7 @@ void ConvWriter::closeCarryingLoop(const std::vector<std::string> &values,
 void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   // Warp wq takes the band's 8-pixel steps wq * perWarp .. (wq + 1) *
   // perWarp - 1, in order: dy's step is the B fragment, and x's pixels at
-  // the tap pair's offset r * (Q + S - 1) + s, with the next pixel's for
+  // the tap pair's offset r * flatPitch + s, with the next pixel's for
   // tap s + 1, the A. A loop, not unrolled: unrolled, ptxas hoists every
   // ldmatrix of the band (10x10: 237 registers). The loop loads the next
   // step's fragments before it multiplies this step's, so that the
@@ -1787,6 +1788,136 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   multiplyStep(lastFragments, accs);
 }
 
+void ConvWriter::computeWgradFlatRowSteps(std::vector<std::string> &accs) {
+  // Rows of D = flatPitch / 8 whole steps: kernel row r's taps read x D * r
+  // steps after row 0's, so x step e's A fragment of tap pair s serves
+  // every kernel row, met with dy step e - r * D. Warp wq's dy steps t = 0
+  // .. perWarp - 1 (from wq * perWarp) meet x steps e = 0 .. perWarp - 1 +
+  // (R - 1) * D, each loading its A fragments once and keeping the last
+  // (R - 1) * D + 1 B fragments in registers: a third of the ldmatrix
+  // bytes of loading each sum's A. Each sum still adds dy steps in order.
+  // Steps whose dy range is partial (the first and last (R - 1) * D) are
+  // written out, multiplying only the kernel rows whose dy step exists; a
+  // loop takes the others, loading the next step's fragments before it
+  // multiplies this step's.
+  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, m]>";
+  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [m, k]>";
+  std::string FC = wgradAccumulatorType();
+  int64_t perWarp = wgradStepsPerWarp(), rowSteps = QT / 8, lag = (p.r - 1) * rowSteps;
+  int64_t total = perWarp + lag;
+  std::string M8 = coord("m", 8), M = coord("m"), WQ = coord("m", 8 * perWarp);
+  std::vector<WgradSum> sums = wgradSums(p);
+  std::vector<int64_t> pairTaps;
+  for (const WgradSum &sum : sums)
+    if (std::find(pairTaps.begin(), pairTaps.end(), sum.s) == pairTaps.end())
+      pairTaps.push_back(sum.s);
+  auto stepCoord = [&](const std::string &e) {
+    std::string step = fresh("step");
+    out << "    " << step << " = spio.from_index " << e << " : " << M8 << "\n";
+    return step;
+  };
+  auto loadA = [&](const std::string &e) {
+    std::string step = stepCoord(e);
+    std::vector<std::string> fragments;
+    for (int64_t s : pairTaps) {
+      std::string tap = constant(s, "m"), a = fresh("a");
+      out << "    " << a << " = spio.ldmatrix %sxf[%wq, " << step << ", " << tap
+          << ", %wg] transpose : " << sxfT << "[" << WQ << ", " << M8 << ", " << M << ", "
+          << coord("c", 8) << "] -> " << FA << "\n";
+      fragments.push_back(a);
+    }
+    return fragments;
+  };
+  auto loadB = [&](const std::string &t) {
+    std::string step = stepCoord(t), b = fresh("b");
+    out << "    " << b << " = spio.ldmatrix %sdyf[%wq, " << step << ", %wgk] transpose : "
+        << sdyfT << "[" << WQ << ", " << M8 << ", " << coord("k", 8) << "] -> " << FB << "\n";
+    return b;
+  };
+  // Each sum's mma of x step fragments `a` with the B fragment `bOf(r)` of
+  // its kernel row r (none: that dy step is not the warp's).
+  auto multiply = [&](const std::vector<std::string> &a,
+                      const std::function<std::string(int64_t)> &bOf) {
+    for (size_t k = 0; k < sums.size(); ++k) {
+      std::string b = bOf(sums[k].r);
+      if (b.empty())
+        continue;
+      size_t pair = std::find(pairTaps.begin(), pairTaps.end(), sums[k].s) - pairTaps.begin();
+      std::string d = fresh("d");
+      out << "    " << d << " = spio.mma " << a[pair] << ", " << b << ", " << accs[k] << " : "
+          << FA << ", " << FB << ", " << FC << "\n";
+      accs[k] = d;
+    }
+  };
+  std::map<int64_t, std::vector<std::string>> aAt;
+  std::map<int64_t, std::string> bAt;
+  auto load = [&](int64_t e) {
+    if (e < total && !aAt.count(e))
+      aAt[e] = loadA(index(e));
+    if (e < perWarp && !bAt.count(e))
+      bAt[e] = loadB(index(e));
+  };
+  auto writtenStep = [&](int64_t e) {
+    load(e);
+    load(e + 1);
+    multiply(aAt[e], [&](int64_t r) {
+      int64_t t = e - r * rowSteps;
+      return t >= 0 && t < perWarp ? bAt[t] : std::string();
+    });
+  };
+  int64_t lo = lag, hi = perWarp - 1;
+  if (hi <= lo) {
+    for (int64_t e = 0; e < total; ++e)
+      writtenStep(e);
+    return;
+  }
+  for (int64_t e = 0; e < lo; ++e)
+    writtenStep(e);
+  load(lo);
+  // Carried: the sums, step e's A fragments, then B fragments of dy steps
+  // e, e - 1, ..., e - lag.
+  std::vector<std::string> carried, inits = accs, types(accs.size(), FC);
+  for (size_t i = 0; i < accs.size(); ++i)
+    carried.push_back(fresh("acc"));
+  std::vector<std::string> a, window;
+  for (const std::string &fragment : aAt[lo]) {
+    a.push_back(fresh("f"));
+    carried.push_back(a.back());
+    inits.push_back(fragment);
+    types.push_back(FA);
+  }
+  for (int64_t d = 0; d <= lag; ++d) {
+    window.push_back(fresh("f"));
+    carried.push_back(window.back());
+    inits.push_back(bAt[lo - d]);
+    types.push_back(FB);
+  }
+  std::string loop = fresh("steps"), e = fresh("e"), next = fresh("e"), one = index(1);
+  openCarryingLoop(loop, e, index(lo), index(hi), one, carried, inits, types);
+  out << "    " << next << " = arith.addi " << e << ", " << one << " : index\n";
+  std::vector<std::string> aheadA = loadA(next);
+  std::string aheadB = loadB(next);
+  std::copy(carried.begin(), carried.begin() + accs.size(), accs.begin());
+  multiply(a, [&](int64_t r) { return window[r * rowSteps]; });
+  std::vector<std::string> yielded = accs;
+  yielded.insert(yielded.end(), aheadA.begin(), aheadA.end());
+  yielded.push_back(aheadB);
+  yielded.insert(yielded.end(), window.begin(), window.end() - 1);
+  closeCarryingLoop(yielded, types);
+  out << "\n";
+  auto result = [&](size_t i) { return loop + "#" + std::to_string(i); };
+  size_t at = 0;
+  for (std::string &acc : accs)
+    acc = result(at++);
+  aAt[hi].clear();
+  for (size_t i = 0; i < pairTaps.size(); ++i)
+    aAt[hi].push_back(result(at++));
+  for (int64_t d = 0; d <= lag; ++d)
+    bAt[hi - d] = result(at++);
+  for (int64_t step = hi; step < total; ++step)
+    writtenStep(step);
+}
+
 void ConvWriter::chunkBands() {
   // This block's bands: [by * perChunk, min((by + 1) * perChunk, bands)).
   std::string perChunk = index(grid.bandsPerChunk), total = index(grid.bands);
@@ -1834,7 +1965,9 @@ void ConvWriter::writeWgradTileBody() {
   stageInput(0, rows);
   stageGradient();
   out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
-  if (flat)
+  if (flat && QT % 8 == 0)
+    computeWgradFlatRowSteps(accs);
+  else if (flat)
     computeWgradFlat(accs);
   else
     computeWgrad(accs);
