@@ -488,10 +488,10 @@ TEST(Conv2dGw8, ConfigsOverSharedMemoryAreRefused) {
 }
 
 TEST(Conv2dGw8, WgradFlattensNarrowImages) {
-  // 10x10 images: one band is a whole image of 10 rows of 10 + 1 = 11
-  // staged columns (a row's right padding is the next row's left), 110
-  // pixels in 14 steps of 8, where rows of 16-pixel fragments would take 2
-  // bands of 8 rows x 16.
+  // 10x10 images: one band is a whole image of 10 rows of 16 staged
+  // columns (10 + 1, a row's right padding the next row's left, rounded up
+  // to whole 8-pixel steps), 160 pixels in 20 steps, where rows of 16-pixel
+  // fragments would take 2 bands of 8 rows x 16.
   Conv2dGw8Problem p = layer(64, 1632, 10, 3, 1);
   p.pass = ConvPass::Wgrad;
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
@@ -502,22 +502,22 @@ TEST(Conv2dGw8, WgradFlattensNarrowImages) {
   // 26 group tiles take at most 264 / 26 = 10 chunks of the 64 bands (no
   // block past one wave of two a multiprocessor): 7 bands each.
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 10);
-  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 7 * 14 + 10);
+  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 7 * 20 + 10);
   std::string tile = conv2dGw8TileSource(p, c);
-  // Staged x: 14 steps reach pixel 111 + 2 rows + 3 tap columns: 13 rows.
-  EXPECT_NE(tile.find("spio.alloc : !spio.tensor<[r: 13:88, q: 11:8, sc/8: 2:8, c/8: 8:1]"),
+  // Staged x: 20 steps and 2 rows of 2 steps, + 3 tap columns: 13 rows.
+  EXPECT_NE(tile.find("spio.alloc : !spio.tensor<[r: 13:128, q: 16:8, sc/8: 2:8, c/8: 8:1]"),
             std::string::npos);
-  EXPECT_NE(tile.find("!spio.tensor<[m: 121, k/8: 8]"), std::string::npos);
-  // The loop runs steps 0 to 12, each loading the next step's fragments;
-  // the last step's mma follow it.
-  EXPECT_NE(tile.find("arith.constant 13 : index"), std::string::npos);
-  // R x tap pairs mma in the loop body and as many after it, the steps not
-  // unrolled.
+  EXPECT_NE(tile.find("!spio.tensor<[m: 160, k/8: 8]"), std::string::npos);
+  // Kernel row r meets x 2r steps on: x steps 0 to 23 for dy steps 0 to
+  // 19, a loop over steps 4 to 18, the others written out.
+  EXPECT_NE(tile.find("arith.constant 19 : index"), std::string::npos);
+  // mma, each adding one dy step into one of the 6 sums: 2, 2, 4 and 4
+  // before the loop, 6 in its body, 6, 4, 4, 2 and 2 after it.
   size_t mmas = 0;
   for (size_t at = tile.find("spio.mma"); at != std::string::npos;
        at = tile.find("spio.mma", at + 1))
     ++mmas;
-  EXPECT_EQ(mmas, 12u);
+  EXPECT_EQ(mmas, 36u);
   // Rows of 16-pixel fragments: stride 2, 5x5 kernels, columns that round
   // up no fewer pixels (16 + 1 > 16), images that flatten to more than 60%
   // of the bands' pixels (14x14: 14 x 15 of 16 x 16; 9x9: 9 x 10 of 9 x
