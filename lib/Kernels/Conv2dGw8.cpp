@@ -181,13 +181,13 @@ int64_t wgradFlatPitch(const Conv2dGw8Problem &p) {
 /// (on an H200 rows of fragments ran 1.19-1.47x on 9x9 to 20x20 5x5
 /// layers, 1.06-1.6x on 10x10, 24x24 and 28x28 3x3, even on 18x18 and
 /// 20x20 3x3, 0.9x on 9x9 3x3 and 7x7 5x5). wgrad flattens only kernels
-/// of up to 3 columns whose flattened image is at most 60% of the pixels
-/// its bands of 8 or 9 rows of 16-column fragments compute (measured with
-/// rows of Q + S - 1 columns: 10x10 and 20x20 images 1.1-1.3x faster
-/// flattened, 7x7 and 8x8 even, 9x9, 18x18 and 28x28 5-10% slower, 5x5
-/// kernels 20-30% slower; with flatPitch, which flattens 8x8 to 56% and
-/// 18x18 to 59%, those ran 1.03-1.10x and 1.08x their bands, 9x9 at 62.5%
-/// 0.92-0.94x).
+/// of up to 3 columns (5x5 kernels ran 20-30% slower flattened). Rows of
+/// whole mma steps (wgradFlatPitch), whose x fragments serve every kernel
+/// row as the bands' do, flatten where they compute fewer pixels than
+/// bands of 8 or 9 rows of 16-column fragments (on an H200: 14x14 and
+/// 28x28, 224 of 256 and 896 of 1024 pixels, ran 1.02-1.16x their bands).
+/// Other rows flatten at up to 60% of the bands' pixels: 8x8 (56%) ran
+/// 1.03-1.10x its bands, 9x9 (62.5%) 0.92-0.94x.
 bool flatRows(const Conv2dGw8Problem &p) {
   int64_t q = p.kernelOutW();
   if (stagingStride(p) != 1 || q > 32 || flatPitch(p) >= 16 * ceilDiv(q, 16))
@@ -195,9 +195,12 @@ bool flatRows(const Conv2dGw8Problem &p) {
   if (p.pass != ConvPass::Wgrad)
     return 16 * ceilDiv(q, 16) >= 2 * q;
   int64_t rows = p.outH(), band = wgradBandRows(p);
-  int64_t flatPixels = rows * flatPitch(p);
   int64_t bandPixels = ceilDiv(rows, band) * band * 16 * ceilDiv(q, 16);
-  return p.s <= 3 && 100 * flatPixels <= 60 * bandPixels;
+  if (p.s > 3)
+    return false;
+  if (wgradFlatPitch(p) % 8 == 0)
+    return rows * wgradFlatPitch(p) < bandPixels;
+  return 100 * rows * flatPitch(p) <= 60 * bandPixels;
 }
 
 /// Images a kernel on rows of fragments lays side by side in one row: k
