@@ -81,10 +81,10 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   // On images of up to 16 columns they take two images side by side in 32
   // columns, 4 groups a block (14 + 4 + 14 = 32), not one image in 16
   // columns; 16x16's two images (36 columns) do not fit.
-  Conv2dGw8Config narrow = chooseConv2dGw8Config(layer(256, 672, 14, 5, 2));
-  EXPECT_EQ(narrow.warpsQ, 2);
-  EXPECT_EQ(narrow.warpsG, 4);
-  EXPECT_NE(conv2dGw8TileSource(layer(256, 672, 14, 5, 2), narrow).find("arith.divui"),
+  Conv2dGw8Config sideBySide = chooseConv2dGw8Config(layer(256, 672, 14, 5, 2));
+  EXPECT_EQ(sideBySide.warpsQ, 2);
+  EXPECT_EQ(sideBySide.warpsG, 4);
+  EXPECT_NE(conv2dGw8TileSource(layer(256, 672, 14, 5, 2), sideBySide).find("arith.divui"),
             std::string::npos);
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 528, 16, 5, 2)).warpsQ, 1);
   // 18 groups: 4 a block waste 2 of 20, 8 a block 6 of 24.
