@@ -1813,17 +1813,19 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
 }
 
 void ConvWriter::computeWgradFlatRowSteps(std::vector<std::string> &accs) {
-  // Rows of D = wgradFlatPitch / 8 whole steps: kernel row r's taps read x D * r
-  // steps after row 0's, so x step e's A fragment of tap pair s serves
-  // every kernel row, met with dy step e - r * D. Warp wq's dy steps t = 0
-  // .. perWarp - 1 (from wq * perWarp) meet x steps e = 0 .. perWarp - 1 +
-  // (R - 1) * D, each loading its A fragments once and keeping the last
-  // (R - 1) * D + 1 B fragments in registers: a third of the ldmatrix
-  // bytes of loading each sum's A. Each sum still adds dy steps in order.
-  // Steps whose dy range is partial (the first and last (R - 1) * D) are
-  // written out, multiplying only the kernel rows whose dy step exists; a
-  // loop takes the others, loading the next step's fragments before it
-  // multiplies this step's.
+  // Rows of rowSteps = wgradFlatPitch / 8 whole steps: kernel row r's taps
+  // read x r * rowSteps steps after row 0's, so x step e's A fragment of
+  // tap pair s serves every kernel row, met with dy step e - r * rowSteps.
+  // Warp wq's dy steps t = 0 .. perWarp - 1 (from wq * perWarp) meet x
+  // steps e = 0 .. perWarp - 1 + lag (lag = (R - 1) * rowSteps), each
+  // loading its A fragments once and keeping the last lag + 1 B fragments
+  // in registers: under half the ldmatrix bytes of loading each sum's A
+  // (7x7 3x3: 640 bytes a step, not 1664). Each sum still adds dy steps in
+  // order. Steps whose kernel rows meet only some dy steps (the first and
+  // last lag) are written out, multiplying only the kernel rows whose dy
+  // step is the warp's; a loop takes the others, loading the next step's
+  // fragments before it multiplies this step's.
+  assert(!wgradRowPairs(p) && "flattened rows take kernels of up to 3 columns");
   std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, m]>";
   std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [m, k]>";
   std::string FC = wgradAccumulatorType();
