@@ -171,6 +171,10 @@ int64_t wgradFlatPitch(const Conv2dGw8Problem &p) {
   return 2 * steps <= 3 * pitch ? steps : pitch;
 }
 
+/// wgrad's flattened rows are whole 8-pixel mma steps: each x step's A
+/// fragments serve every kernel row (computeWgradFlatRowSteps).
+bool wgradRowsOfWholeSteps(const Conv2dGw8Problem &p) { return wgradFlatPitch(p) % 8 == 0; }
+
 /// Narrow images flatten each staged row of flatPitch columns into one
 /// pixel dimension `m`: an mma takes consecutive pixels across rows and a
 /// tap is the offset r * flatPitch + s. fprop and dgrad compute and drop
@@ -198,7 +202,7 @@ bool flatRows(const Conv2dGw8Problem &p) {
   int64_t bandPixels = ceilDiv(rows, band) * band * 16 * ceilDiv(q, 16);
   if (p.s > 3)
     return false;
-  if (wgradFlatPitch(p) % 8 == 0)
+  if (wgradRowsOfWholeSteps(p))
     return rows * wgradFlatPitch(p) < bandPixels;
   return 100 * rows * flatPitch(p) <= 60 * bandPixels;
 }
@@ -836,6 +840,19 @@ private:
   void computeWgrad(std::vector<std::string> &accs);
   void computeWgradFlat(std::vector<std::string> &accs);
   void computeWgradFlatRowSteps(std::vector<std::string> &accs);
+  /// wgrad on flattened rows: the m16n8k8 fragment type `kind` (A: x's
+  /// taps by pixels, B: dy's pixels by channels).
+  std::string flatStepFragmentType(char kind) const {
+    return kind == 'A' ? std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, m]>"
+                       : std::string("!spio.fragment<B, m16n8k8, ") + T + ", [m, k]>";
+  }
+  /// The warp's 8-pixel step `j` (an index) as a coordinate.
+  std::string flatStep(const std::string &j);
+  /// dy's B fragment at the warp's step `step`.
+  std::string loadFlatGradient(const std::string &step);
+  /// x's A fragment of the tap pair at pixel offset `tap` from the warp's
+  /// step `step` (`rowPair`: from the view of paired staged rows).
+  std::string loadFlatInput(const std::string &step, int64_t tap, bool rowPair);
   /// %band0 and %band1: the range of bands block_y takes (BandGrid).
   void chunkBands();
   /// Opens `results = scf.for iv = lower to upper step step` carrying
@@ -1739,6 +1756,29 @@ void ConvWriter::closeCarryingLoop(const std::vector<std::string> &values,
   out << "\n    }";
 }
 
+std::string ConvWriter::flatStep(const std::string &j) {
+  std::string step = fresh("step");
+  out << "    " << step << " = spio.from_index " << j << " : " << coord("m", 8) << "\n";
+  return step;
+}
+
+std::string ConvWriter::loadFlatGradient(const std::string &step) {
+  std::string b = fresh("b");
+  out << "    " << b << " = spio.ldmatrix %sdyf[%wq, " << step << ", %wgk] transpose : " << sdyfT
+      << "[" << coord("m", 8 * wgradStepsPerWarp()) << ", " << coord("m", 8) << ", "
+      << coord("k", 8) << "] -> " << flatStepFragmentType('B') << "\n";
+  return b;
+}
+
+std::string ConvWriter::loadFlatInput(const std::string &step, int64_t tap, bool rowPair) {
+  std::string offset = constant(tap, "m"), a = fresh("a");
+  out << "    " << a << " = spio.ldmatrix " << (rowPair ? "%sxr" : "%sxf") << "[%wq, " << step
+      << ", " << offset << ", %wg] transpose : " << (rowPair ? sxRowsT : sxfT) << "["
+      << coord("m", 8 * wgradStepsPerWarp()) << ", " << coord("m", 8) << ", " << coord("m")
+      << ", " << coord("c", 8) << "] -> " << flatStepFragmentType('A') << "\n";
+  return a;
+}
+
 void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   // Warp wq takes the band's 8-pixel steps wq * perWarp .. (wq + 1) *
   // perWarp - 1, in order: dy's step is the B fragment, and x's pixels at
@@ -1748,27 +1788,15 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   // step's fragments before it multiplies this step's, so that the
   // ldmatrix latency overlaps the mma (ptxas does not pipeline across
   // iterations).
-  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, m]>";
-  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [m, k]>";
+  std::string FA = flatStepFragmentType('A'), FB = flatStepFragmentType('B');
   std::string FC = wgradAccumulatorType();
-  std::string M8 = coord("m", 8), M = coord("m"), WQ = coord("m", 8 * wgradStepsPerWarp());
   std::vector<WgradSum> sums = wgradSums(p);
   // The fragments of step `j` (an index): dy's B, then each sum's A.
   auto loadStep = [&](const std::string &j) {
-    std::vector<std::string> fragments;
-    std::string step = fresh("step"), b = fresh("b");
-    out << "    " << step << " = spio.from_index " << j << " : " << M8 << "\n";
-    out << "    " << b << " = spio.ldmatrix %sdyf[%wq, " << step << ", %wgk] transpose : "
-        << sdyfT << "[" << WQ << ", " << M8 << ", " << coord("k", 8) << "] -> " << FB << "\n";
-    fragments.push_back(b);
-    for (const WgradSum &sum : sums) {
-      std::string tap = constant(sum.r * QT + sum.s, "m"), a = fresh("a");
-      out << "    " << a << " = spio.ldmatrix " << (sum.rowPair ? "%sxr" : "%sxf") << "[%wq, "
-          << step << ", " << tap << ", %wg] transpose : " << (sum.rowPair ? sxRowsT : sxfT)
-          << "[" << WQ << ", " << M8 << ", " << M << ", " << coord("c", 8) << "] -> " << FA
-          << "\n";
-      fragments.push_back(a);
-    }
+    std::string step = flatStep(j);
+    std::vector<std::string> fragments = {loadFlatGradient(step)};
+    for (const WgradSum &sum : sums)
+      fragments.push_back(loadFlatInput(step, sum.r * QT + sum.s, sum.rowPair));
     return fragments;
   };
   // Each sum's mma of the step whose fragments are `fragments`.
@@ -1826,40 +1854,23 @@ void ConvWriter::computeWgradFlatRowSteps(std::vector<std::string> &accs) {
   // step is the warp's; a loop takes the others, loading the next step's
   // fragments before it multiplies this step's.
   assert(!wgradRowPairs(p) && "flattened rows take kernels of up to 3 columns");
-  std::string FA = std::string("!spio.fragment<A, m16n8k8, ") + T + ", [sc, m]>";
-  std::string FB = std::string("!spio.fragment<B, m16n8k8, ") + T + ", [m, k]>";
+  std::string FA = flatStepFragmentType('A'), FB = flatStepFragmentType('B');
   std::string FC = wgradAccumulatorType();
   int64_t perWarp = wgradStepsPerWarp(), rowSteps = QT / 8, lag = (p.r - 1) * rowSteps;
   int64_t total = perWarp + lag;
-  std::string M8 = coord("m", 8), M = coord("m"), WQ = coord("m", 8 * perWarp);
   std::vector<WgradSum> sums = wgradSums(p);
   std::vector<int64_t> pairTaps;
   for (const WgradSum &sum : sums)
     if (std::find(pairTaps.begin(), pairTaps.end(), sum.s) == pairTaps.end())
       pairTaps.push_back(sum.s);
-  auto stepCoord = [&](const std::string &e) {
-    std::string step = fresh("step");
-    out << "    " << step << " = spio.from_index " << e << " : " << M8 << "\n";
-    return step;
-  };
   auto loadA = [&](const std::string &e) {
-    std::string step = stepCoord(e);
+    std::string step = flatStep(e);
     std::vector<std::string> fragments;
-    for (int64_t s : pairTaps) {
-      std::string tap = constant(s, "m"), a = fresh("a");
-      out << "    " << a << " = spio.ldmatrix %sxf[%wq, " << step << ", " << tap
-          << ", %wg] transpose : " << sxfT << "[" << WQ << ", " << M8 << ", " << M << ", "
-          << coord("c", 8) << "] -> " << FA << "\n";
-      fragments.push_back(a);
-    }
+    for (int64_t s : pairTaps)
+      fragments.push_back(loadFlatInput(step, s, /*rowPair=*/false));
     return fragments;
   };
-  auto loadB = [&](const std::string &t) {
-    std::string step = stepCoord(t), b = fresh("b");
-    out << "    " << b << " = spio.ldmatrix %sdyf[%wq, " << step << ", %wgk] transpose : "
-        << sdyfT << "[" << WQ << ", " << M8 << ", " << coord("k", 8) << "] -> " << FB << "\n";
-    return b;
-  };
+  auto loadB = [&](const std::string &t) { return loadFlatGradient(flatStep(t)); };
   // Each sum's mma of x step fragments `a` with the B fragment `bOf(r)` of
   // its kernel row r (none: that dy step is not the warp's).
   auto multiply = [&](const std::vector<std::string> &a,
@@ -1991,7 +2002,7 @@ void ConvWriter::writeWgradTileBody() {
   stageInput(0, rows);
   stageGradient();
   out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
-  if (flat && QT % 8 == 0)
+  if (flat && wgradRowsOfWholeSteps(p))
     computeWgradFlatRowSteps(accs);
   else if (flat)
     computeWgradFlat(accs);
