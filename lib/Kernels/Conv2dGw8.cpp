@@ -180,11 +180,14 @@ bool wgradRowsOfWholeSteps(const Conv2dGw8Problem &p) { return wgradFlatPitch(p)
 /// tap is the offset r * flatPitch + s. fprop and dgrad compute and drop
 /// the columns of each row past Q; wgrad stages dy's as zeros, so they add
 /// nothing to its sums. fprop and dgrad flatten only where rows of
-/// 16-pixel fragments would compute at least twice the pixels (Q <= 8):
-/// flattened, no staged row is reused across the R output rows it feeds
-/// (on an H200 rows of fragments ran 1.19-1.47x on 9x9 to 20x20 5x5
-/// layers, 1.06-1.6x on 10x10, 24x24 and 28x28 3x3, even on 18x18 and
-/// 20x20 3x3, 0.9x on 9x9 3x3 and 7x7 5x5). wgrad flattens only kernels
+/// 16-pixel fragments would compute at least twice the pixels (Q <= 8)
+/// and cannot lay images side by side (N = 1, or stride-2 dgrad's
+/// upsampled dy): flattened, no staged row is reused across the R output
+/// rows it feeds (on an H200 rows of fragments ran 1.19-1.47x on 9x9 to
+/// 20x20 5x5 layers, 1.06-1.6x on 10x10, 24x24 and 28x28 3x3, even on
+/// 18x18 and 20x20 3x3, 0.9x on 9x9 3x3 and 7x7 5x5 one image a row;
+/// with images side by side, all 13 7x7 and 8x8 layers 1.09-1.37x, fprop
+/// and dgrad, 1.19x in geometric mean). wgrad flattens only kernels
 /// of up to 3 columns (5x5 kernels ran 20-30% slower flattened). Rows of
 /// whole mma steps (wgradFlatPitch), whose x fragments serve every kernel
 /// row as the bands' do, flatten where they compute fewer pixels than
@@ -197,7 +200,7 @@ bool flatRows(const Conv2dGw8Problem &p) {
   if (stagingStride(p) != 1 || q > 32 || flatPitch(p) >= 16 * ceilDiv(q, 16))
     return false;
   if (p.pass != ConvPass::Wgrad)
-    return 16 * ceilDiv(q, 16) >= 2 * q;
+    return 16 * ceilDiv(q, 16) >= 2 * q && (p.stride != 1 || p.n == 1);
   int64_t rows = p.outH(), band = wgradBandRows(p);
   int64_t bandPixels = ceilDiv(rows, band) * band * 16 * ceilDiv(q, 16);
   if (p.s > 3)
@@ -520,7 +523,14 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // rounded up (224x224 C24 as 5 x 3 warps ran 0.94x 7 x 3, 112x112 C32 as
   // 4 x 4 0.98x 7 x 4).
   bool light = !heavy && !wgrad && !flat && (p.stride == 1 || upsamplesDy(p));
-  auto columnShare = [&](int64_t warpsQ) { return flat ? 1.0 : packedShare(p, 1, warpsQ); };
+  // Images of up to 8 columns go side by side (2 of 7 columns in 16,
+  // 5 of 8 in 48): their blocks score the columns of the images they pack
+  // (on an H200 8x8 3x3 as 3 x 8 warps, 5 images, ran 1.03-1.24x 1 x 8,
+  // which packs none). Wider images were tuned scoring one image.
+  bool narrow = !wgrad && !flat && 2 * Q <= 16;
+  auto columnShare = [&](int64_t warpsQ) {
+    return flat ? 1.0 : packedShare(p, narrow ? packedImages(p, warpsQ) : 1, warpsQ);
+  };
   auto preferred = [&](int64_t warpsQ, int64_t warpsG) {
     int64_t warps = warpsQ * warpsG;
     bool midsize = light && warps >= 12;

@@ -123,12 +123,22 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   EXPECT_EQ(chooseConv2dGw8Config(oddDgrad).rowsP, 12);
   oddDgrad.h = oddDgrad.w = 27;
   EXPECT_EQ(chooseConv2dGw8Config(oddDgrad).rowsP, 10);
-  // Rows of 7: one warp covers them; 8 warps go to groups; one block takes
-  // all 7 rows.
-  Conv2dGw8Config narrow = chooseConv2dGw8Config(layer(128, 1024, 7, 3, 1));
-  EXPECT_EQ(narrow.warpsQ, 1);
+  // Rows of 7: images side by side, 3 of 9 staged columns in 2 warps' 32
+  // columns (21 used, which scores as 2 in 16 and makes a 16-warp block);
+  // 8 warps go to groups; one block takes all 7 rows.
+  Conv2dGw8Problem sevens = layer(128, 1024, 7, 3, 1);
+  Conv2dGw8Config narrow = chooseConv2dGw8Config(sevens);
+  EXPECT_EQ(narrow.warpsQ, 2);
   EXPECT_EQ(narrow.warpsG, 8);
   EXPECT_EQ(narrow.rowsP, 7);
+  // Rows of 8: 5 images of 10 staged columns fill 3 warps' 48 columns; one
+  // column tile a group tile, one band of 5 images a block along y.
+  Conv2dGw8Problem eights = layer(128, 1248, 8, 3, 1);
+  Conv2dGw8Config eight = chooseConv2dGw8Config(eights);
+  EXPECT_EQ(eight.warpsQ, 3);
+  EXPECT_EQ(eight.warpsG, 8);
+  EXPECT_EQ(conv2dGw8LaunchShape(eights, eight).gridX, 20);
+  EXPECT_EQ(conv2dGw8LaunchShape(eights, eight).gridY, 26);
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 1392, 9, 3, 1)).rowsP, 9);
   // 5x5 kernels: blocks of up to 28 rows (4 halo rows each), as few
   // rounded up as can be: 40 rows as 2 of 20, 36 as 2 of 18, 56 as 2 of 28.
@@ -263,22 +273,31 @@ TEST(Conv2dGw8, EachStagedRowIsLoadedOncePerTapPair) {
 }
 
 TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
-  // 7 columns: 16-pixel fragments along rows would compute 16 per row;
-  // flattened, a row is its 9 staged columns.
-  Conv2dGw8Problem p = layer(2, 32, 7, 3, 1);
+  // 7 columns of one image: 16-pixel fragments along rows would compute 16
+  // per row; flattened, a row is its 8 staged columns.
+  Conv2dGw8Problem p = layer(1, 32, 7, 3, 1);
   p.bias = true;
   std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
   EXPECT_NE(source.find("!spio.fragment<A, m16n8k8, f16, [m, sc]>"), std::string::npos);
   EXPECT_NE(source.find("spio.view %bias"), std::string::npos);
+  // Two images go side by side in rows of fragments instead.
+  Conv2dGw8Problem two = layer(2, 32, 7, 3, 1);
+  EXPECT_EQ(conv2dGw8TileSource(two, chooseConv2dGw8Config(two)).find("[m, sc]"),
+            std::string::npos);
   // One block (grid x) per group tile: no column tiles; grid y splits the
   // bands of rows (here one per image) into chunks, each a loop.
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridX, (p.groups() + c.warpsG - 1) / c.warpsG);
   EXPECT_EQ(c.rowsP, 7);
-  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 2);
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 1);
+  // Stride-2 dgrad of 7x7 images, whose upsampled dy does not go side by
+  // side, flattens any number of them: 10 group tiles want 53 chunks of
+  // the 320 images, 7 images a block.
   Conv2dGw8Problem many = layer(320, 640, 7, 5, 2);
+  many.stride = 2;
+  many.pass = ConvPass::Dgrad;
   Conv2dGw8Config manyC = chooseConv2dGw8Config(many);
-  // 10 group tiles want 53 chunks of the 320 images: 7 images a block.
+  EXPECT_NE(conv2dGw8TileSource(many, manyC).find("[m, sk]"), std::string::npos);
   EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridX, 10);
   EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridY, 46);
   manyC.chunks = 3;
@@ -286,6 +305,8 @@ TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   // Unlike wgrad, the chunk count rounds up: 30 group tiles want 18 chunks
   // of 256 images (15 a block), 540 blocks for a target of 528.
   Conv2dGw8Problem wideGroups = layer(256, 1920, 7, 3, 1);
+  wideGroups.stride = 2;
+  wideGroups.pass = ConvPass::Dgrad;
   EXPECT_EQ(conv2dGw8LaunchShape(wideGroups, chooseConv2dGw8Config(wideGroups)).gridY, 18);
   // 16 columns fill their fragments already, and 20 round up to less than
   // twice as many (32): rows of fragments, which reuse each staged row R
