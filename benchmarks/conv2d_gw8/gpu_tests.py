@@ -41,9 +41,11 @@ CASES = [
     (2, 16, 9, 9, 1, 1, 0, 0, "--pass dgrad --stride 2"),
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass dgrad --stride 2"),
     (8, 1248, 16, 16, 5, 5, 2, 2, "--pass dgrad --stride 2"),
-    # Flattened rows in a loop of bands per block: chunks that split the
-    # bands unevenly, rows that do not divide the height.
-    (5, 40, 7, 7, 3, 3, 1, 1, "--chunks 2 --bias"),
+    # Flattened rows (one image, or stride-2 dgrad's upsampled dy) in a
+    # loop of bands per block: chunks that split the bands unevenly, rows
+    # that do not divide the height.
+    (1, 40, 13, 7, 3, 3, 1, 1, "--rows-p 5 --chunks 2 --bias"),
+    (5, 40, 7, 7, 3, 3, 1, 1, "--pass dgrad --stride 2 --chunks 2"),
     (3, 24, 20, 20, 5, 5, 2, 2, "--pass dgrad --rows-p 7 --chunks 4 --dtype bf16"),
     # Even S: tap pairs without a zero tap.
     (2, 24, 13, 18, 2, 4, 1, 2, "--bias"),
@@ -78,9 +80,11 @@ CASES = [
     (2, 64, 40, 40, 5, 5, 2, 2, "--bias"),
     (1, 32, 36, 36, 5, 5, 2, 2, "--pass dgrad"),
     # 3 or 5 warps along groups (odd pitches, staged unswizzled): two group
-    # tiles, a partial one, flattened rows, dgrad's upsampled stride 2.
+    # tiles, a partial one, flattened rows, images of 7 columns side by
+    # side, dgrad's upsampled stride 2.
     (2, 80, 23, 30, 3, 3, 1, 1, "--warps-n 5 --bias"),
     (2, 72, 20, 20, 5, 5, 2, 2, "--pass dgrad --warps-n 5"),
+    (1, 40, 7, 7, 5, 5, 2, 2, "--bias"),
     (3, 40, 7, 7, 5, 5, 2, 2, "--bias"),
     (2, 24, 9, 9, 3, 3, 1, 1, "--pass dgrad --stride 2 --warps-n 3"),
     (2, 72, 10, 10, 3, 3, 1, 1, "--pass wgrad --warps-n 3"),
@@ -105,6 +109,13 @@ CASES = [
     (7, 64, 20, 20, 5, 5, 2, 2, "--pass wgrad --dtype bf16"),
     (5, 24, 17, 18, 5, 5, 1, 2, "--pass wgrad --out-dtype f32"),
     (4, 32, 7, 7, 5, 5, 2, 2, "--pass wgrad"),
+    # Images of up to 8 columns side by side: 5 of 8x8 in 48 columns (the
+    # last row 2 images), 7x7 in 16 and 32, columns and rows padded
+    # differently.
+    (7, 64, 8, 8, 3, 3, 1, 1, "--bias"),
+    (7, 64, 8, 8, 3, 3, 1, 1, "--pass dgrad --dtype bf16"),
+    (3, 32, 7, 7, 3, 3, 1, 1, "--pass dgrad --warps-m 1"),
+    (5, 16, 8, 7, 5, 3, 2, 1, "--bias"),
 ]
 
 
