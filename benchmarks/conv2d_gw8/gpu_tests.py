@@ -41,10 +41,11 @@ CASES = [
     (2, 16, 9, 9, 1, 1, 0, 0, "--pass dgrad --stride 2"),
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass dgrad --stride 2"),
     (8, 1248, 16, 16, 5, 5, 2, 2, "--pass dgrad --stride 2"),
-    # Flattened rows (one image, or stride-2 dgrad's upsampled dy) in a
-    # loop of bands per block: chunks that split the bands unevenly, rows
-    # that do not divide the height.
+    # Flattened rows (one image) in a loop of bands per block: chunks that
+    # split the bands unevenly, rows that do not divide the height.
     (1, 40, 13, 7, 3, 3, 1, 1, "--rows-p 5 --chunks 2 --bias"),
+    # Stride-2 dgrad of images of 7 columns: rows of fragments (flattened,
+    # this case ran wrong), in a band ring.
     (5, 40, 7, 7, 3, 3, 1, 1, "--pass dgrad --stride 2 --chunks 2"),
     (3, 24, 20, 20, 5, 5, 2, 2, "--pass dgrad --rows-p 7 --chunks 4 --dtype bf16"),
     # Even S: tap pairs without a zero tap.

@@ -181,9 +181,10 @@ bool wgradRowsOfWholeSteps(const Conv2dGw8Problem &p) { return wgradFlatPitch(p)
 /// the columns of each row past Q; wgrad stages dy's as zeros, so they add
 /// nothing to its sums. fprop and dgrad flatten only where rows of
 /// 16-pixel fragments would compute at least twice the pixels (Q <= 8)
-/// and cannot lay images side by side (N = 1, or stride-2 dgrad's
-/// upsampled dy): flattened, no staged row is reused across the R output
-/// rows it feeds (on an H200 rows of fragments ran 1.19-1.47x on 9x9 to
+/// and the one image (N = 1) has none to go beside it; never stride-2
+/// dgrad, whose zero-upsampled dy only rows of fragments stage (flattened,
+/// a 7x7 GPU test failed). Flattened, no staged row is reused across the R
+/// output rows it feeds (on an H200 rows of fragments ran 1.19-1.47x on 9x9 to
 /// 20x20 5x5 layers, 1.06-1.6x on 10x10, 24x24 and 28x28 3x3, even on
 /// 18x18 and 20x20 3x3, 0.9x on 9x9 3x3 and 7x7 5x5 one image a row;
 /// with images side by side, all 13 7x7 and 8x8 layers 1.09-1.37x, fprop
@@ -200,7 +201,7 @@ bool flatRows(const Conv2dGw8Problem &p) {
   if (stagingStride(p) != 1 || q > 32 || flatPitch(p) >= 16 * ceilDiv(q, 16))
     return false;
   if (p.pass != ConvPass::Wgrad)
-    return 16 * ceilDiv(q, 16) >= 2 * q && (p.stride != 1 || p.n == 1);
+    return 16 * ceilDiv(q, 16) >= 2 * q && p.stride == 1 && p.n == 1;
   int64_t rows = p.outH(), band = wgradBandRows(p);
   int64_t bandPixels = ceilDiv(rows, band) * band * 16 * ceilDiv(q, 16);
   if (p.s > 3)

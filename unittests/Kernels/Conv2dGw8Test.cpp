@@ -290,24 +290,31 @@ TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridX, (p.groups() + c.warpsG - 1) / c.warpsG);
   EXPECT_EQ(c.rowsP, 7);
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 1);
-  // Stride-2 dgrad of 7x7 images, whose upsampled dy does not go side by
-  // side, flattens any number of them: 10 group tiles want 53 chunks of
-  // the 320 images, 7 images a block.
-  Conv2dGw8Problem many = layer(320, 640, 7, 5, 2);
-  many.stride = 2;
-  many.pass = ConvPass::Dgrad;
-  Conv2dGw8Config manyC = chooseConv2dGw8Config(many);
-  EXPECT_NE(conv2dGw8TileSource(many, manyC).find("[m, sk]"), std::string::npos);
-  EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridX, 10);
-  EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridY, 46);
-  manyC.chunks = 3;
-  EXPECT_EQ(conv2dGw8LaunchShape(many, manyC).gridY, 3);
+  // A tall single image flattens in bands of 20 rows (a warp's 14
+  // fragments of 11 staged columns): 10 group tiles want 53 chunks of its
+  // 320 bands, 7 bands a block.
+  Conv2dGw8Problem tall = layer(1, 640, 7, 5, 2);
+  tall.h = 320 * 20;
+  Conv2dGw8Config tallC = chooseConv2dGw8Config(tall);
+  EXPECT_NE(conv2dGw8TileSource(tall, tallC).find("[m, sc]"), std::string::npos);
+  EXPECT_EQ(tallC.rowsP, 20);
+  EXPECT_EQ(conv2dGw8LaunchShape(tall, tallC).gridX, 10);
+  EXPECT_EQ(conv2dGw8LaunchShape(tall, tallC).gridY, 46);
+  tallC.chunks = 3;
+  EXPECT_EQ(conv2dGw8LaunchShape(tall, tallC).gridY, 3);
   // Unlike wgrad, the chunk count rounds up: 30 group tiles want 18 chunks
-  // of 256 images (15 a block), 540 blocks for a target of 528.
-  Conv2dGw8Problem wideGroups = layer(256, 1920, 7, 3, 1);
-  wideGroups.stride = 2;
-  wideGroups.pass = ConvPass::Dgrad;
-  EXPECT_EQ(conv2dGw8LaunchShape(wideGroups, chooseConv2dGw8Config(wideGroups)).gridY, 18);
+  // of 256 bands of 24 rows (15 a block), 540 blocks for a target of 528.
+  Conv2dGw8Problem wideGroups = layer(1, 1920, 7, 3, 1);
+  wideGroups.h = 256 * 24;
+  Conv2dGw8Config wideC = chooseConv2dGw8Config(wideGroups);
+  EXPECT_EQ(wideC.rowsP, 24);
+  EXPECT_EQ(conv2dGw8LaunchShape(wideGroups, wideC).gridY, 18);
+  // Stride-2 dgrad's upsampled dy stays in rows of fragments.
+  Conv2dGw8Problem upsampled = layer(5, 40, 7, 3, 1);
+  upsampled.stride = 2;
+  upsampled.pass = ConvPass::Dgrad;
+  EXPECT_EQ(conv2dGw8TileSource(upsampled, chooseConv2dGw8Config(upsampled)).find("[m, sk]"),
+            std::string::npos);
   // 16 columns fill their fragments already, and 20 round up to less than
   // twice as many (32): rows of fragments, which reuse each staged row R
   // times; stride-2 fprop keeps its rows.
