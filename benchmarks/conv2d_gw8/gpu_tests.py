@@ -117,6 +117,14 @@ CASES = [
     (7, 64, 8, 8, 3, 3, 1, 1, "--pass dgrad --dtype bf16"),
     (3, 32, 7, 7, 3, 3, 1, 1, "--pass dgrad --warps-m 1"),
     (5, 16, 8, 7, 5, 3, 2, 1, "--bias"),
+    # 5x5 kernels copy out 4 output rows between barriers: the last group
+    # short (26 rows, 7 a block), stride-2 fprop, stride-2 dgrad's skipped
+    # zero rows, a band ring.
+    (2, 32, 26, 26, 5, 5, 2, 2, "--bias"),
+    (3, 40, 23, 19, 5, 5, 2, 2, "--pass dgrad --rows-p 7 --dtype bf16"),
+    (2, 24, 30, 30, 5, 5, 2, 2, "--stride 2"),
+    (2, 16, 26, 22, 5, 5, 2, 2, "--pass dgrad --stride 2"),
+    (4, 32, 28, 28, 5, 5, 2, 2, "--rows-p 9 --chunks 3"),
 ]
 
 

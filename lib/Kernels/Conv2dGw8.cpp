@@ -376,18 +376,69 @@ int64_t outputPitch(int64_t warpsG) { return warpsG % 2 == 1 ? warpsG : warpsG +
 
 /// fprop and dgrad on rows of fragments: the kernel's shared tiles (each
 /// 128-byte aligned): the staged input, twice where a block rings its bands,
-/// the weights and the output tile's two rows.
-int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring) {
+/// the weights and the output tile's rows, two for each output row between
+/// two of the block's barriers (outputRowsPerBarrier).
+int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring,
+                        int64_t outputRows) {
   auto aligned = [](int64_t bytes) { return ceilDiv(bytes, 128) * 128; };
   return (ring ? 2 : 1) * aligned(stagedInput(p, c).bytes(c.warpsG)) +
          aligned(p.r * p.s * 8 * c.warpsG * 16) +
-         aligned(2 * 16 * c.warpsQ * outputPitch(c.warpsG) * 16);
+         aligned(2 * outputRows * 16 * c.warpsQ * outputPitch(c.warpsG) * 16);
 }
 
 /// Blocks of `bytes` of shared memory an H100's or H200's multiprocessor
 /// holds: 228 KB, 1 KB of it reserved per block.
 int64_t blocksBySharedMemory(int64_t bytes) {
   return kHopperSharedBytesPerMultiprocessor / (bytes + 1024);
+}
+
+/// fprop and dgrad on rows of fragments: the blocks a multiprocessor holds
+/// by shared memory (with `outputRows` rows between barriers), at the
+/// registers a thread ptxas takes about.
+int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
+                           int64_t outputRows) {
+  // At most as many blocks as leave 40 registers a thread (of 64K): ptxas
+  // takes about that many (18x18 3x3, 512 threads, 3 blocks by shared
+  // memory: hinted 2, it took 45 registers and ran 0.86x and 0.92x 3 blocks
+  // at 39 on an H200).
+  int64_t bySharedMemory =
+      blocksBySharedMemory(rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1, outputRows));
+  // A ring's copies in the row loop take more registers: 64 (with a ring
+  // on every 3x3 kernel and 40, 98 of the 244 stride-1 layer kernels
+  // spilled).
+  int64_t registers = stagedInput(p, c).ring ? 64 : 40;
+  // Kernels of 5 or more columns hold 5 or more rows of sums and their
+  // weights: ptxas takes about 77 registers (stride-2 dgrad 5x5, whose
+  // shared tile without zero rows would let 5 to 7 blocks fit: held to 40
+  // to 56 registers, it spilled up to 360 bytes and ran 0.61-0.79x).
+  if (p.s >= 5)
+    registers = 80;
+  return std::max<int64_t>(1, std::min(bySharedMemory, 65536 / (registers * c.threads())));
+}
+
+/// fprop and dgrad on rows of fragments: the output rows a block completes
+/// between two of its barriers. Each completed row's fragments go to a
+/// shared tile row, and after the next barrier the block copies all such
+/// rows out as whole pixels (each warp its own, in 16-byte pieces of
+/// half-written sectors, ran 0.65-0.89x); 2k tile rows let the next k
+/// rows' fragment stores start before the copies of these end. Awaits of
+/// staged rows come in groups of k rows too (computeRows), so that one
+/// barrier serves both. Kernels of 5 or more columns, bound by their mma
+/// and stalled at barriers, take the largest k up to 4 that keeps the
+/// blocks a multiprocessor holds: on an H200, fprop and dgrad on the 15
+/// 5x5 layers where 4 keeps them ran 1.02-1.15x; on the 6 where 2 does
+/// (not 4) 1.02-1.06x (as 4 0.96-1.03x). 3x3 kernels, memory bound,
+/// whose larger groups of awaited rows wait longer, ran 0.95-1.0x as 2 and
+/// 0.78-0.97x as 4. A ring of staged rows (stride-2 fprop) refills after
+/// every row's barrier and keeps 1.
+int64_t outputRowsPerBarrier(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (p.s < 5 || stagedInput(p, c).ring)
+    return 1;
+  int64_t blocks = rowsResidentBlocks(p, c, 1);
+  for (int64_t k = 4; k > 1; k /= 2)
+    if (rowsResidentBlocks(p, c, k) >= blocks)
+      return k;
+  return 1;
 }
 
 /// wgrad's shared tiles, x's and dy's, twice (two stages), plus 2 KB for
@@ -457,7 +508,7 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   if (p.pass == ConvPass::Wgrad)
     shared = wgradSharedBytes(p, c);
   else if (!flatRows(p))
-    shared = rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1);
+    shared = rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1, outputRowsPerBarrier(p, c));
   if (shared > kBlockSharedLimit)
     return "a block's tiles need about " + std::to_string(shared) +
            " bytes of shared memory, over the " + std::to_string(kBlockSharedLimit) +
@@ -634,7 +685,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // 16).
   auto tallestFitting = [&](int64_t tallest) {
     c.rowsP = P <= tallest ? P : chooseRows(P, tallest / 2, tallest);
-    return blocksBySharedMemory(rowsSharedBytes(p, c, false)) >= 2;
+    return blocksBySharedMemory(rowsSharedBytes(p, c, false, 1)) >= 2;
   };
   if (!(light && P >= 64 && tallestFitting(24)))
     tallestFitting(heavy ? 28 : 16);
@@ -746,6 +797,7 @@ public:
     upsample = upsamplesDy(p);
     flat = flatRows(p);
     grid = bandGrid(p, c);
+    outputRows = p.pass == ConvPass::Wgrad || flat ? 1 : outputRowsPerBarrier(p, c);
     computeTypes();
   }
 
@@ -943,8 +995,12 @@ private:
   /// The shared row of staged row i.
   int64_t slotOf(int64_t i) const { return skipZeroRows ? i / 2 : i % slots; }
   /// One past the last staged row of commit group g: group 0 holds rows
-  /// 0 .. R - 1, group g the stride rows before groupEnd(g).
-  int64_t groupEnd(int64_t g) const { return p.r + st * g; }
+  /// 0 .. R - 1, group g the stride * outputRows rows before groupEnd(g)
+  /// (the last one those left).
+  int64_t groupEnd(int64_t g) const { return std::min(rows, p.r + st * outputRows * g); }
+  int64_t groupCount() const { return 1 + ceilDiv(rows - p.r, st * outputRows); }
+  /// Output rows between two barriers (outputRowsPerBarrier).
+  int64_t outputRows = 1;
   /// The stride of the staged input (1 for dgrad) and whether the staging
   /// upsamples dy (dgrad, stride 2).
   int64_t st;
@@ -1217,13 +1273,19 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   // output still adds its taps in (r, s) order: the same sums, bit for bit.
   // Rows past the image compute on zero-filled staging and are not written.
   std::vector<std::string> acc(c.rowsP);
+  // Output rows whose fragments are in the shared tile, to be copied out
+  // after the next barrier.
+  struct CompletedRow {
+    std::string pAbs, inside, slot;
+  };
+  std::vector<CompletedRow> completed;
   int64_t awaited = 0;
   std::vector<TapStep> steps = tapSteps(p);
   // After a barrier that follows the reads of staged rows up to
   // `consumed`, copies in (and commits) each group whose rows' ring slots
   // those rows held.
   auto refill = [&](int64_t consumed) {
-    for (; committedGroups < c.rowsP && groupEnd(committedGroups) - 1 - slots <= consumed;
+    for (; committedGroups < groupCount() && groupEnd(committedGroups) - 1 - slots <= consumed;
          ++committedGroups) {
       for (int64_t m = groupEnd(committedGroups - 1); m < groupEnd(committedGroups); ++m)
         stageInput(m, 1, m % slots);
@@ -1235,7 +1297,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   // staged row i's group if it has not been waited for; true if it did
   // (the block must sync next).
   auto awaitRow = [&](int64_t i) {
-    int64_t group = i < p.r ? 0 : (i - p.r) / st + 1;
+    int64_t group = i < p.r ? 0 : (i - p.r) / (st * outputRows) + 1;
     if (!awaitRows || group <= awaited)
       return false;
     assert(group < committedGroups && "a ring slot is refilled before its rows are awaited");
@@ -1294,31 +1356,33 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
       }
     }
     // Output row j is complete after staged row stride * j + R - 1. Its
-    // outputs go through a shared tile (two slots, alternating rows), so
-    // that each pixel's channels leave as whole 16-byte vectors rather
-    // than as 4-byte pieces of half-used sectors. One barrier covers both
-    // the tile's fragment stores and the copies of the staged row after
-    // the next one loaded (of the next, in a ring, whose A fragments then
-    // load before this row's copy out).
-    bool rowDone = i + 1 >= p.r && (i + 1 - p.r) % st == 0;
-    int64_t row = rowDone ? (i + 1 - p.r) / st : 0;
-    std::string pAbs, inside, slot;
-    if (rowDone) {
+    // outputs go through a shared tile (2 * outputRows slots), so that
+    // each pixel's channels leave as whole 16-byte vectors rather than as
+    // 4-byte pieces of half-used sectors. One barrier covers the tile's
+    // fragment stores of the last outputRows rows (or fewer) and the
+    // copies of the staged rows after the next one loaded (of the next, in
+    // a ring, whose A fragments then load before the rows' copies out).
+    if (i + 1 >= p.r && (i + 1 - p.r) % st == 0) {
+      int64_t row = (i + 1 - p.r) / st;
       // Only zero rows feed it (stride-2 dgrad, R = 1, odd rows): zeros.
       if (acc[row].empty())
         acc[row] = initAccumulator(start, "q", FC);
-      pAbs = binary("add", "%p0", constant(row, "p"), coord("p"));
-      inside = cmp("lt", pAbs, limitP, coord("p"));
-      slot = constant(row % 2, "slot");
-      out << "    scf.if " << inside << " {\n";
-      out << "    spio.store_fragment " << acc[row] << ", %sy[" << slot << ", %wq, %wgo] : "
+      CompletedRow done;
+      done.pAbs = binary("add", "%p0", constant(row, "p"), coord("p"));
+      done.inside = cmp("lt", done.pAbs, limitP, coord("p"));
+      done.slot = constant(row % (2 * outputRows), "slot");
+      out << "    scf.if " << done.inside << " {\n";
+      out << "    spio.store_fragment " << acc[row] << ", %sy[" << done.slot << ", %wq, %wgo] : "
           << FC << ", " << syT << "[" << coord("slot") << ", " << coord("q", 16) << ", "
           << coord(CO, 8) << "]\n";
       out << "    }\n";
+      completed.push_back(done);
     }
     bool next = i + 1 < rows;
     bool await = prefetch ? i + 2 < rows && awaitRow(i + 2) : next && awaitRow(i + 1);
-    if (await || rowDone) {
+    bool barrier = await || int64_t(completed.size()) == outputRows ||
+                   (!next && !completed.empty());
+    if (barrier) {
       out << "    gpu.barrier\n";
       if (awaitRows)
         refill(i);
@@ -1327,10 +1391,13 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
       a = ahead;
     else if (next)
       a = loadRow(i + 1);
-    if (rowDone) {
-      out << "    scf.if " << inside << " {\n";
-      copyOutputRow(slot, pAbs, limitQ);
-      out << "    }\n";
+    if (barrier) {
+      for (const CompletedRow &done : completed) {
+        out << "    scf.if " << done.inside << " {\n";
+        copyOutputRow(done.slot, done.pAbs, limitQ);
+        out << "    }\n";
+      }
+      completed.clear();
     }
   }
 }
@@ -1451,9 +1518,9 @@ void ConvWriter::computeTypes() {
            ":1] x vector<8x" + T + ">, shared>";
     return;
   }
-  syT = "!spio.tensor<[slot: 2:" + str(8 * BQ * pitch) + ", q: " + str(BQ) + ":" +
+  syT = "!spio.tensor<[slot: " + str(2 * outputRows) + ":" + str(8 * BQ * pitch) + ", q: " + str(BQ) + ":" +
         str(8 * pitch) + ", " + CO + ": " + str(8 * WG) + ":1] x " + T + ", shared>";
-  syvT = "!spio.tensor<[slot: 2:" + str(BQ * pitch) + ", q: " + str(BQ) + ":" + str(pitch) +
+  syvT = "!spio.tensor<[slot: " + str(2 * outputRows) + ":" + str(BQ * pitch) + ", q: " + str(BQ) + ":" + str(pitch) +
          ", " + CO + "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared>";
 }
 
@@ -1492,24 +1559,7 @@ void ConvWriter::openKernel(bool tiled) {
   out << " {\n";
 }
 
-int64_t ConvWriter::residentBlocks() const {
-  // At most as many blocks as leave 40 registers a thread (of 64K): ptxas
-  // takes about that many (18x18 3x3, 512 threads, 3 blocks by shared
-  // memory: hinted 2, it took 45 registers and ran 0.86x and 0.92x 3 blocks
-  // at 39 on an H200).
-  int64_t bySharedMemory = blocksBySharedMemory(rowsSharedBytes(p, c, grid.bandsPerChunk > 1));
-  // A ring's copies in the row loop take more registers: 64 (with a ring
-  // on every 3x3 kernel and 40, 98 of the 244 stride-1 layer kernels
-  // spilled).
-  int64_t registers = ring ? 64 : 40;
-  // Kernels of 5 or more columns hold 5 or more rows of sums and their
-  // weights: ptxas takes about 77 registers (stride-2 dgrad 5x5, whose
-  // shared tile without zero rows would let 5 to 7 blocks fit: held to 40
-  // to 56 registers, it spilled up to 360 bytes and ran 0.61-0.79x).
-  if (p.s >= 5)
-    registers = 80;
-  return std::max<int64_t>(1, std::min(bySharedMemory, 65536 / (registers * c.threads())));
-}
+int64_t ConvWriter::residentBlocks() const { return rowsResidentBlocks(p, c, outputRows); }
 
 std::string ConvWriter::writeTile() {
   openKernel(true);
@@ -1595,18 +1645,20 @@ void ConvWriter::writeTileBody() {
     out << "    gpu.barrier\n    } {spio.stages = 2}\n";
     return;
   }
-  // One commit group per output row: the weights and the R rows output
-  // row 0 reads, then the stride rows each further output row adds, so
-  // that computing row j overlaps the copies of the rows after it. The
+  // One commit group per outputRows output rows: the weights and the R
+  // rows output row 0 reads, then the stride rows each further output row
+  // adds, so that computing row j overlaps the copies of the rows after it
+  // (awaited outputRows at a time, one barrier for each group). The
   // groups whose rows fit the ring go first; computeRows copies in the
   // others as rows are read.
   bandCoordinates("%by", false);
   stageInput(0, p.r);
   out << "    spio.async_commit\n";
   committedGroups = 1;
-  for (; committedGroups < c.rowsP && (!ring || groupEnd(committedGroups) <= slots);
+  for (; committedGroups < groupCount() && (!ring || groupEnd(committedGroups) <= slots);
        ++committedGroups) {
-    stageInput(groupEnd(committedGroups - 1), st);
+    int64_t first = groupEnd(committedGroups - 1);
+    stageInput(first, groupEnd(committedGroups) - first);
     out << "    spio.async_commit\n";
   }
   computeRows(beginCompute("q", committedGroups - 1), true);

@@ -577,3 +577,33 @@ TEST(Conv2dGw8, WgradFlattensNarrowImages) {
 }
 
 } // namespace
+
+TEST(Conv2dGw8, HeavyKernelsCopyOutRowsInGroups) {
+  // The output tile holds two rows for each output row between barriers:
+  // 5x5 kernels take 4 where that keeps the blocks a multiprocessor holds,
+  // else 2 or 1; 3x3 kernels and stride-2 fprop's ring of staged rows 1.
+  auto tileRows = [](const Conv2dGw8Problem &p) {
+    std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
+    size_t at = source.find("[slot: ");
+    return at == std::string::npos ? -1 : std::stoi(source.substr(at + 7));
+  };
+  EXPECT_EQ(tileRows(layer(320, 160, 28, 5, 2)), 8);
+  EXPECT_EQ(tileRows(layer(320, 320, 14, 5, 2)), 4);
+  EXPECT_EQ(tileRows(layer(64, 336, 40, 5, 2)), 2);
+  EXPECT_EQ(tileRows(layer(128, 128, 56, 3, 1)), 2);
+  Conv2dGw8Problem ring = layer(8, 64, 112, 3, 1);
+  ring.stride = 2;
+  EXPECT_EQ(tileRows(ring), 2);
+  // Every output row is stored, the last group short: 26 rows a block as
+  // 6 groups of 4 and one of 2.
+  Conv2dGw8Problem p = layer(2, 32, 26, 5, 2);
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  std::string source = conv2dGw8TileSource(p, c);
+  EXPECT_EQ(tileRows(p), 8);
+  EXPECT_EQ(c.rowsP, 26);
+  int64_t stores = 0;
+  for (size_t at = source.find("spio.store_fragment"); at != std::string::npos;
+       at = source.find("spio.store_fragment", at + 1))
+    ++stores;
+  EXPECT_EQ(stores, 26);
+}
