@@ -275,7 +275,8 @@ def test_chosen_instances_follow_spio_jit():
     assert gemm.chosen(spio.GemmArguments(256, 256, 4096, "bf16"), 132)[4] == (64, 64, 64, 2, 2)
     conv = spio.Conv2dGw8Family()
     narrow = spio.Conv2dGw8Arguments(128, 1024, 7, 7, pass_="dgrad")
-    assert conv.chosen(narrow) == ("dgrad", "f16", (1, 8, 7))
+    # 7x7 images side by side, 3 in 2 warps' 32 columns, 8 groups a block.
+    assert conv.chosen(narrow) == ("dgrad", "f16", (2, 8, 7))
     assert spio.Kernel(conv, conv.chosen(narrow)).supports(narrow)
     expect_error(lambda: conv.chosen(spio.Conv2dGw8Arguments(2, 64, 8, 8, pass_="bprop")),
                  "unknown pass")
