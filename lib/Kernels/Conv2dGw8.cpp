@@ -429,10 +429,12 @@ int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
 /// 5x5 layers where 4 keeps them ran 1.02-1.15x; on the 6 where 2 does
 /// (not 4) 1.02-1.06x (as 4 0.96-1.03x). 3x3 kernels, memory bound,
 /// whose larger groups of awaited rows wait longer, ran 0.95-1.0x as 2 and
-/// 0.78-0.97x as 4. A ring of staged rows (stride-2 fprop) refills after
-/// every row's barrier and keeps 1.
+/// 0.78-0.97x as 4. Stride-2 fprop, whose groups would await twice the
+/// staged rows (and whose ring of them refills after every row's
+/// barrier), keeps 1: its 9 5x5 layers ran 0.92-1.05x as 4 (stride-2
+/// dgrad, a stride-1 kernel, 1.01-1.14x).
 int64_t outputRowsPerBarrier(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  if (p.s < 5 || stagedInput(p, c).ring)
+  if (p.s < 5 || stagingStride(p) != 1)
     return 1;
   int64_t blocks = rowsResidentBlocks(p, c, 1);
   for (int64_t k = 4; k > 1; k /= 2)
