@@ -428,7 +428,7 @@ int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
 /// blocks a multiprocessor holds: on an H200, fprop and dgrad on the 15
 /// 5x5 layers where 4 keeps them ran 1.02-1.15x; on the 6 where 2 does
 /// (not 4) 1.02-1.06x (as 4 0.96-1.03x). 3x3 kernels, memory bound,
-/// whose larger groups of awaited rows wait longer, ran 0.95-1.0x as 2 and
+/// whose larger groups of awaited rows wait longer, ran 0.93-1.02x as 2 and
 /// 0.78-0.97x as 4. Stride-2 fprop, whose groups would await twice the
 /// staged rows (and whose ring of them refills after every row's
 /// barrier), keeps 1: its 9 5x5 layers ran 0.92-1.05x as 4 (stride-2
