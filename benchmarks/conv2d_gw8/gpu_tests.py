@@ -118,8 +118,9 @@ CASES = [
     (3, 32, 7, 7, 3, 3, 1, 1, "--pass dgrad --warps-m 1"),
     (5, 16, 8, 7, 5, 3, 2, 1, "--bias"),
     # 5x5 kernels copy out 4 output rows between barriers: the last group
-    # short (26 rows, 7 a block), stride-2 dgrad's skipped zero rows, a
-    # band ring; stride-2 fprop copies out every row.
+    # short (26 rows a block, 6 groups and 2 rows; 7 rows, 4 and 3),
+    # stride-2 dgrad's skipped zero rows, a band ring; stride-2 fprop
+    # copies out every row.
     (2, 32, 26, 26, 5, 5, 2, 2, "--bias"),
     (3, 40, 23, 19, 5, 5, 2, 2, "--pass dgrad --rows-p 7 --dtype bf16"),
     (2, 24, 30, 30, 5, 5, 2, 2, "--stride 2"),

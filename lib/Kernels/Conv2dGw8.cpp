@@ -183,10 +183,10 @@ bool wgradRowsOfWholeSteps(const Conv2dGw8Problem &p) { return wgradFlatPitch(p)
 /// 16-pixel fragments would compute at least twice the pixels (Q <= 8)
 /// and the one image (N = 1) has none to go beside it; never stride-2
 /// dgrad, whose zero-upsampled dy only rows of fragments stage (flattened,
-/// a 7x7 GPU test failed). Flattened, no staged row is reused across the R
-/// output rows it feeds (on an H200 rows of fragments ran 1.19-1.47x on 9x9 to
-/// 20x20 5x5 layers, 1.06-1.6x on 10x10, 24x24 and 28x28 3x3, even on
-/// 18x18 and 20x20 3x3, 0.9x on 9x9 3x3 and 7x7 5x5 one image a row;
+/// a 7x7 GPU test failed). Flattened, no staged row is reused across the
+/// R output rows it feeds (on an H200 rows of fragments ran 1.19-1.47x on
+/// 9x9 to 20x20 5x5 layers, 1.06-1.6x on 10x10, 24x24 and 28x28 3x3, even
+/// on 18x18 and 20x20 3x3, 0.9x on 9x9 3x3 and 7x7 5x5 one image a row;
 /// with images side by side, all 13 7x7 and 8x8 layers 1.09-1.37x, fprop
 /// and dgrad, 1.19x in geometric mean). wgrad flattens only kernels
 /// of up to 3 columns (5x5 kernels ran 20-30% slower flattened). Rows of
@@ -510,7 +510,8 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   if (p.pass == ConvPass::Wgrad)
     shared = wgradSharedBytes(p, c);
   else if (!flatRows(p))
-    shared = rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1, outputRowsPerBarrier(p, c));
+    shared = rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1,
+                             outputRowsPerBarrier(p, c));
   if (shared > kBlockSharedLimit)
     return "a block's tiles need about " + std::to_string(shared) +
            " bytes of shared memory, over the " + std::to_string(kBlockSharedLimit) +
@@ -1520,10 +1521,11 @@ void ConvWriter::computeTypes() {
            ":1] x vector<8x" + T + ">, shared>";
     return;
   }
-  syT = "!spio.tensor<[slot: " + str(2 * outputRows) + ":" + str(8 * BQ * pitch) + ", q: " + str(BQ) + ":" +
-        str(8 * pitch) + ", " + CO + ": " + str(8 * WG) + ":1] x " + T + ", shared>";
-  syvT = "!spio.tensor<[slot: " + str(2 * outputRows) + ":" + str(BQ * pitch) + ", q: " + str(BQ) + ":" + str(pitch) +
-         ", " + CO + "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared>";
+  std::string slots = "!spio.tensor<[slot: " + str(2 * outputRows) + ":";
+  syT = slots + str(8 * BQ * pitch) + ", q: " + str(BQ) + ":" + str(8 * pitch) + ", " + CO + ": " +
+        str(8 * WG) + ":1] x " + T + ", shared>";
+  syvT = slots + str(BQ * pitch) + ", q: " + str(BQ) + ":" + str(pitch) + ", " + CO + "/8: " +
+         str(WG) + ":1] x vector<8x" + T + ">, shared>";
 }
 
 void ConvWriter::openKernel(bool tiled) {
