@@ -576,12 +576,11 @@ TEST(Conv2dGw8, WgradFlattensNarrowImages) {
   EXPECT_TRUE(flattens(layer(8, 64, 8, 3, 1)));
 }
 
-} // namespace
-
 TEST(Conv2dGw8, HeavyKernelsCopyOutRowsInGroups) {
   // The output tile holds two rows for each output row between barriers:
   // 5x5 kernels take 4 where that keeps the blocks a multiprocessor holds,
-  // else 2 or 1; 3x3 kernels and stride-2 fprop's ring of staged rows 1.
+  // else 2 or 1 (stride-2 dgrad too, a stride-1 kernel); 3x3 kernels and
+  // stride-2 fprop 1.
   auto tileRows = [](const Conv2dGw8Problem &p) {
     std::string source = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
     size_t at = source.find("[slot: ");
@@ -591,9 +590,11 @@ TEST(Conv2dGw8, HeavyKernelsCopyOutRowsInGroups) {
   EXPECT_EQ(tileRows(layer(320, 320, 14, 5, 2)), 4);
   EXPECT_EQ(tileRows(layer(64, 336, 40, 5, 2)), 2);
   EXPECT_EQ(tileRows(layer(128, 128, 56, 3, 1)), 2);
-  Conv2dGw8Problem ring = layer(8, 64, 112, 3, 1);
-  ring.stride = 2;
-  EXPECT_EQ(tileRows(ring), 2);
+  Conv2dGw8Problem strided = layer(32, 384, 56, 5, 2);
+  strided.stride = 2;
+  EXPECT_EQ(tileRows(strided), 2);
+  strided.pass = ConvPass::Dgrad;
+  EXPECT_EQ(tileRows(strided), 8);
   // Every output row is stored, the last group short: 26 rows a block as
   // 6 groups of 4 and one of 2.
   Conv2dGw8Problem p = layer(2, 32, 26, 5, 2);
@@ -607,3 +608,5 @@ TEST(Conv2dGw8, HeavyKernelsCopyOutRowsInGroups) {
     ++stores;
   EXPECT_EQ(stores, 26);
 }
+
+} // namespace
