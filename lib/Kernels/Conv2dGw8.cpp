@@ -578,13 +578,16 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // rounded up (224x224 C24 as 5 x 3 warps ran 0.94x 7 x 3, 112x112 C32 as
   // 4 x 4 0.98x 7 x 4).
   bool light = !heavy && !wgrad && !flat && (p.stride == 1 || upsamplesDy(p));
-  // Images of up to 8 columns go side by side (2 of 7 columns in 16,
-  // 5 of 8 in 48): their blocks score the columns of the images they pack
-  // (on an H200 8x8 3x3 as 3 x 8 warps, 5 images, ran 1.03-1.24x 1 x 8,
-  // which packs none). Wider images were tuned scoring one image.
-  bool narrow = !wgrad && !flat && 2 * Q <= 16;
+  // Blocks of images of up to 8 columns, and of kernels of 5 or more,
+  // score the columns of the images they lay side by side (packedImages):
+  // on an H200 8x8 3x3 as 3 x 8 warps, 5 images, ran 1.03-1.24x 1 x 8,
+  // which packs none (2 of 7 columns go in 16, 5 of 8 in 48); 36x36 and
+  // 40x40 5x5 as 2 x 4 warps, 2 images in 96 columns, 1.03-1.07x 3 x 2,
+  // one in 48 (fprop and dgrad). Light kernels on wider images were tuned
+  // scoring one image.
+  bool packedScore = !wgrad && !flat && (2 * Q <= 16 || heavy);
   auto columnShare = [&](int64_t warpsQ) {
-    return flat ? 1.0 : packedShare(p, narrow ? packedImages(p, warpsQ) : 1, warpsQ);
+    return flat ? 1.0 : packedShare(p, packedScore ? packedImages(p, warpsQ) : 1, warpsQ);
   };
   auto preferred = [&](int64_t warpsQ, int64_t warpsG) {
     int64_t warps = warpsQ * warpsG;
