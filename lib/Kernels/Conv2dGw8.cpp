@@ -924,16 +924,29 @@ private:
   std::string loadFlatInput(const std::string &step, int64_t tap, bool rowPair);
   /// %band0 and %band1: the range of bands block_y takes (BandGrid).
   void chunkBands();
+  /// The values a carrying loop carries, in order: their names inside the
+  /// loop, their values on entry and their types.
+  struct LoopCarried {
+    std::vector<std::string> names, inits, types;
+    /// Carries `init` (of `type`) as `name`; returns `name`.
+    std::string add(const std::string &name, const std::string &init, const std::string &type) {
+      names.push_back(name);
+      inits.push_back(init);
+      types.push_back(type);
+      return name;
+    }
+  };
   /// Opens `results = scf.for iv = lower to upper step step` carrying
-  /// `carried` (of types `types`) from `inits`.
+  /// `carried`.
   void openCarryingLoop(const std::string &results, const std::string &iv,
                         const std::string &lower, const std::string &upper,
-                        const std::string &step, const std::vector<std::string> &carried,
-                        const std::vector<std::string> &inits,
-                        const std::vector<std::string> &types);
-  /// `scf.yield values` (of types `types`) and the loop's closing brace.
-  void closeCarryingLoop(const std::vector<std::string> &values,
-                         const std::vector<std::string> &types);
+                        const std::string &step, const LoopCarried &carried);
+  /// `scf.yield values` (of `carried`'s types) and the loop's closing brace.
+  void closeCarryingLoop(const std::vector<std::string> &values, const LoopCarried &carried);
+  /// Result `i` of the loop whose results are `results`.
+  static std::string loopResult(const std::string &results, size_t i) {
+    return results + "#" + std::to_string(i);
+  }
   /// wgrad on flattened rows: the 8-pixel steps of a band each warp along
   /// the pixels takes.
   int64_t wgradStepsPerWarp() const { return flatPixels / (8 * c.warpsQ); }
@@ -1801,28 +1814,25 @@ void ConvWriter::computeWgrad(std::vector<std::string> &accs) {
 
 void ConvWriter::openCarryingLoop(const std::string &results, const std::string &iv,
                                   const std::string &lower, const std::string &upper,
-                                  const std::string &step,
-                                  const std::vector<std::string> &carried,
-                                  const std::vector<std::string> &inits,
-                                  const std::vector<std::string> &types) {
-  out << "    " << results << ":" << carried.size() << " = scf.for " << iv << " = " << lower
-      << " to " << upper << " step " << step << " iter_args(";
-  for (size_t i = 0; i < carried.size(); ++i)
-    out << (i ? ", " : "") << carried[i] << " = " << inits[i];
+                                  const std::string &step, const LoopCarried &carried) {
+  out << "    " << results << ":" << carried.names.size() << " = scf.for " << iv << " = "
+      << lower << " to " << upper << " step " << step << " iter_args(";
+  for (size_t i = 0; i < carried.names.size(); ++i)
+    out << (i ? ", " : "") << carried.names[i] << " = " << carried.inits[i];
   out << ") -> (";
-  for (size_t i = 0; i < carried.size(); ++i)
-    out << (i ? ", " : "") << types[i];
+  for (size_t i = 0; i < carried.types.size(); ++i)
+    out << (i ? ", " : "") << carried.types[i];
   out << ") {\n";
 }
 
 void ConvWriter::closeCarryingLoop(const std::vector<std::string> &values,
-                                   const std::vector<std::string> &types) {
+                                   const LoopCarried &carried) {
   out << "    scf.yield ";
   for (size_t i = 0; i < values.size(); ++i)
     out << (i ? ", " : "") << values[i];
   out << " : ";
   for (size_t i = 0; i < values.size(); ++i)
-    out << (i ? ", " : "") << types[i];
+    out << (i ? ", " : "") << carried.types[i];
   out << "\n    }";
 }
 
@@ -1882,31 +1892,26 @@ void ConvWriter::computeWgradFlat(std::vector<std::string> &accs) {
   std::string zero = index(0), one = index(1), last = index(wgradStepsPerWarp() - 1);
   std::vector<std::string> first = loadStep(zero);
   // Carried: the sums, then the next step's fragments.
-  std::vector<std::string> carried, inits = accs, types(accs.size(), FC);
-  for (size_t i = 0; i < accs.size(); ++i)
-    carried.push_back(fresh("acc"));
-  std::vector<std::string> current;
-  for (size_t i = 0; i < first.size(); ++i) {
-    current.push_back(fresh("f"));
-    carried.push_back(current.back());
-    inits.push_back(first[i]);
-    types.push_back(i ? FA : FB);
-  }
+  LoopCarried carried;
+  std::vector<std::string> sumsSoFar, current;
+  for (const std::string &acc : accs)
+    sumsSoFar.push_back(carried.add(fresh("acc"), acc, FC));
+  for (size_t i = 0; i < first.size(); ++i)
+    current.push_back(carried.add(fresh("f"), first[i], i ? FA : FB));
   std::string loop = fresh("steps"), j = fresh("j"), next = fresh("j");
-  openCarryingLoop(loop, j, zero, last, one, carried, inits, types);
+  openCarryingLoop(loop, j, zero, last, one, carried);
   out << "    " << next << " = arith.addi " << j << ", " << one << " : index\n";
   std::vector<std::string> ahead = loadStep(next);
-  std::vector<std::string> sumsSoFar(carried.begin(), carried.begin() + accs.size());
   multiplyStep(current, sumsSoFar);
   sumsSoFar.insert(sumsSoFar.end(), ahead.begin(), ahead.end());
-  closeCarryingLoop(sumsSoFar, types);
+  closeCarryingLoop(sumsSoFar, carried);
   out << "\n";
   // The last step, whose fragments the loop loaded.
   std::vector<std::string> lastFragments;
   for (size_t i = 0; i < accs.size(); ++i)
-    accs[i] = loop + "#" + std::to_string(i);
+    accs[i] = loopResult(loop, i);
   for (size_t i = 0; i < first.size(); ++i)
-    lastFragments.push_back(loop + "#" + std::to_string(accs.size() + i));
+    lastFragments.push_back(loopResult(loop, accs.size() + i));
   multiplyStep(lastFragments, accs);
 }
 
@@ -1983,44 +1988,34 @@ void ConvWriter::computeWgradFlatRowSteps(std::vector<std::string> &accs) {
   load(lo);
   // Carried: the sums, step e's A fragments, then B fragments of dy steps
   // e, e - 1, ..., e - lag.
-  std::vector<std::string> carried, inits = accs, types(accs.size(), FC);
-  for (size_t i = 0; i < accs.size(); ++i)
-    carried.push_back(fresh("acc"));
+  LoopCarried carried;
+  for (std::string &acc : accs)
+    acc = carried.add(fresh("acc"), acc, FC);
   std::vector<std::string> a, window;
-  for (const std::string &fragment : aAt[lo]) {
-    a.push_back(fresh("f"));
-    carried.push_back(a.back());
-    inits.push_back(fragment);
-    types.push_back(FA);
-  }
-  for (int64_t d = 0; d <= lag; ++d) {
-    window.push_back(fresh("f"));
-    carried.push_back(window.back());
-    inits.push_back(bAt[lo - d]);
-    types.push_back(FB);
-  }
+  for (const std::string &fragment : aAt[lo])
+    a.push_back(carried.add(fresh("f"), fragment, FA));
+  for (int64_t d = 0; d <= lag; ++d)
+    window.push_back(carried.add(fresh("f"), bAt[lo - d], FB));
   std::string loop = fresh("steps"), e = fresh("e"), next = fresh("e"), one = index(1);
-  openCarryingLoop(loop, e, index(lo), index(hi), one, carried, inits, types);
+  openCarryingLoop(loop, e, index(lo), index(hi), one, carried);
   out << "    " << next << " = arith.addi " << e << ", " << one << " : index\n";
   std::vector<std::string> aheadA = loadA(next);
   std::string aheadB = loadB(next);
-  std::copy(carried.begin(), carried.begin() + accs.size(), accs.begin());
   multiply(a, [&](int64_t r) { return window[r * rowSteps]; });
   std::vector<std::string> yielded = accs;
   yielded.insert(yielded.end(), aheadA.begin(), aheadA.end());
   yielded.push_back(aheadB);
   yielded.insert(yielded.end(), window.begin(), window.end() - 1);
-  closeCarryingLoop(yielded, types);
+  closeCarryingLoop(yielded, carried);
   out << "\n";
-  auto result = [&](size_t i) { return loop + "#" + std::to_string(i); };
   size_t at = 0;
   for (std::string &acc : accs)
-    acc = result(at++);
+    acc = loopResult(loop, at++);
   aAt[hi].clear();
   for (size_t i = 0; i < pairTaps.size(); ++i)
-    aAt[hi].push_back(result(at++));
+    aAt[hi].push_back(loopResult(loop, at++));
   for (int64_t d = 0; d <= lag; ++d)
-    bAt[hi - d] = result(at++);
+    bAt[hi - d] = loopResult(loop, at++);
   for (int64_t step = hi; step < total; ++step)
     writtenStep(step);
 }
@@ -2060,14 +2055,14 @@ void ConvWriter::writeWgradTileBody() {
   chunkBands();
   std::string one = index(1);
   out << "    %zero = arith.constant 0.0 : f32\n";
-  std::vector<std::string> inits, accs;
+  LoopCarried bandSums;
+  std::vector<std::string> accs;
   for (size_t i = 0; i < sums.size(); ++i) {
-    inits.push_back(fresh("init"));
-    out << "    " << inits.back() << " = spio.fill %zero : " << FC << "\n";
-    accs.push_back("%acc" + std::to_string(i));
+    std::string init = fresh("init");
+    out << "    " << init << " = spio.fill %zero : " << FC << "\n";
+    accs.push_back(bandSums.add("%acc" + std::to_string(i), init, FC));
   }
-  std::vector<std::string> accTypes(accs.size(), FC);
-  openCarryingLoop("%sums", "%band", "%band0", "%band1", one, accs, inits, accTypes);
+  openCarryingLoop("%sums", "%band", "%band0", "%band1", one, bandSums);
   bandCoordinates("%band", true);
   stageInput(0, rows);
   stageGradient();
@@ -2079,7 +2074,7 @@ void ConvWriter::writeWgradTileBody() {
   else
     computeWgrad(accs);
   out << "    gpu.barrier\n";
-  closeCarryingLoop(accs, accTypes);
+  closeCarryingLoop(accs, bandSums);
   // Two stages: the next band copies in while this one computes.
   out << " {spio.stages = 2}\n";
   // Each warp writes its partial sums: part = chunk * warpsQ + wq.
