@@ -970,16 +970,15 @@ private:
   /// first `pending` commit groups, and the weights.
   struct ComputeStart {
     std::vector<std::string> weights;
-    std::string limitO, rows16;
+    std::string limitO;
+    /// Every output fragment's initial sums: the bias or zeros.
+    std::string initial;
   };
   ComputeStart beginCompute(const std::string &pixels, int64_t pending);
   /// fprop/dgrad on rows of fragments: the block's output rows from its
   /// staged rows, waiting for each commit group of them (`awaitRows`) or
   /// with all of them staged.
   void computeRows(const ComputeStart &start, bool awaitRows);
-  /// A new accumulator holding the bias (or zeros).
-  std::string initAccumulator(const ComputeStart &start, const std::string &pixels,
-                              const std::string &FC);
   /// The bias broadcast over a fragment's 16 `pixels` by a zero stride.
   std::string biasViewType(const std::string &pixels) const {
     return "!spio.tensor<[" + pixels + ": 16:0, " + CO + ": " + std::to_string(p.c) + "] x " +
@@ -1186,28 +1185,23 @@ ConvWriter::ComputeStart ConvWriter::beginCompute(const std::string &pixels, int
   out << "    %wgo = spio.cast %wg : " << coord(CI, 8) << " to " << coord(CO, 8) << "\n";
   ComputeStart start;
   start.limitO = constant(p.c, CO);
-  start.rows16 = constant(16, pixels);
+  std::string rows16 = constant(16, pixels), FC = fragmentType('C', pixels);
+  // Every accumulator starts from the same bias fragment (the warp's
+  // channels broadcast over its pixels): loaded once, ahead of the wait,
+  // not after each row's barrier, which LLVM cannot hoist a load across.
+  start.initial = fresh("acc");
   if (p.bias)
     out << "    %bias" << pixels << " = spio.view %bias : " << bT << " to "
-        << biasViewType(pixels) << "\n";
+        << biasViewType(pixels) << "\n    " << start.initial << " = spio.load_fragment %bias"
+        << pixels << "[%co0, %wgo] bounds " << rows16 << ", " << start.limitO << " : "
+        << biasViewType(pixels) << "[" << coord(CO) << ", " << coord(CO, 8) << "] bounds "
+        << coord(pixels) << ", " << coord(CO) << " -> " << FC << "\n";
   else
-    out << "    %zero = arith.constant 0.0 : f32\n";
+    out << "    %zero = arith.constant 0.0 : f32\n    " << start.initial
+        << " = spio.fill %zero : " << FC << "\n";
   out << "    spio.async_wait " << pending << "\n    gpu.barrier\n";
   start.weights = loadWeights();
   return start;
-}
-
-std::string ConvWriter::initAccumulator(const ComputeStart &start, const std::string &pixels,
-                                        const std::string &FC) {
-  std::string acc = fresh("acc");
-  if (p.bias)
-    out << "    " << acc << " = spio.load_fragment %bias" << pixels << "[%co0, %wgo] bounds "
-        << start.rows16 << ", " << start.limitO << " : " << biasViewType(pixels) << "["
-        << coord(CO) << ", " << coord(CO, 8) << "] bounds " << coord(pixels) << ", " << coord(CO)
-        << " -> " << FC << "\n";
-  else
-    out << "    " << acc << " = spio.fill %zero : " << FC << "\n";
-  return acc;
 }
 
 void ConvWriter::computeFlat() {
@@ -1242,7 +1236,7 @@ void ConvWriter::computeFlat() {
   out << "    " << tile << " = spio.from_index " << at << " : " << M16 << "\n";
   std::string inside = cmp("lt", tile, limitTiles, M16);
   out << "    scf.if " << inside << " {\n";
-  std::string acc = initAccumulator(start, "m", FC);
+  std::string acc = start.initial;
   std::vector<TapStep> steps = tapSteps(p);
   for (int64_t r = 0; r < p.r; ++r)
     for (size_t step = 0; step < steps.size(); ++step) {
@@ -1366,7 +1360,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
           continue;
         std::string &sum = acc[(i - r) / st];
         if (sum.empty())
-          sum = initAccumulator(start, "q", FC);
+          sum = start.initial;
         std::string d = fresh("d");
         out << "    " << d << " = spio.mma " << a[step] << ", "
             << start.weights[r * steps.size() + step] << ", " << sum << " : " << FA << ", "
@@ -1385,7 +1379,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
       int64_t row = (i + 1 - p.r) / st;
       // Only zero rows feed it (stride-2 dgrad, R = 1, odd rows): zeros.
       if (acc[row].empty())
-        acc[row] = initAccumulator(start, "q", FC);
+        acc[row] = start.initial;
       CompletedRow done;
       done.pAbs = binary("add", "%p0", constant(row, "p"), coord("p"));
       done.inside = cmp("lt", done.pAbs, limitP, coord("p"));

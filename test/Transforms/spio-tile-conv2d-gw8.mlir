@@ -28,14 +28,17 @@
 // that row j's mma overlap the copies of the rows after it.
 // CHECK: spio.async_copy {{.*}} in_bounds
 // CHECK-COUNT-8: spio.async_commit
-// CHECK: spio.async_wait 7
+// The bias fragment every row's sums start from loads once, ahead of the
+// first wait.
+// CHECK: spio.load_fragment
+// CHECK-NEXT: spio.async_wait 7
 // CHECK-NEXT: gpu.barrier
+// CHECK-NOT: spio.load_fragment
 // CHECK: spio.view %{{.*}} to !spio.tensor<[r: 3, sc/8: 3, k: 32] x vector<8xf16>, shared>
 // CHECK: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k16, f16, [sc, k]>
 // CHECK-NEXT: spio.constant
 // CHECK-NEXT: spio.constant
 // CHECK-NEXT: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k8, f16, [sc, k]>
-// CHECK: spio.load_fragment
 // CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k16, f16, [q, sc]>, !spio.fragment<B, m16n8k16, f16, [sc, k]>, !spio.fragment<C, m16n8k16, f32, [q, k]>
 // CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k8, f16, [q, sc]>, !spio.fragment<B, m16n8k8, f16, [sc, k]>, !spio.fragment<C, m16n8k16, f32, [q, k]>
 // Each row's outputs go through a shared tile (rows padded by one vector
@@ -110,10 +113,11 @@ gpu.module @m {
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
 // CHECK: spio.alloc : !spio.tensor<[r: 3, s: 1, k: 16, c/8: 1] x vector<8xbf16>, shared>
 // CHECK: spio.sub %{{.*}}, %{{.*}} : !spio.coord<r>, !spio.coord<r>
+// CHECK-NOT: spio.load_fragment
+// CHECK: spio.fill
 // CHECK: spio.view %{{.*}} to !spio.tensor<[r: 3, sk/8: 1, k/8: 2, sk: 8, c/8: 1] x vector<8xbf16>, shared>
 // CHECK-COUNT-3: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<B, m16n8k8, bf16, [sk, c]>
 // CHECK-NOT: spio.load_fragment
-// CHECK: spio.fill
 // CHECK: spio.mma {{.*}} !spio.fragment<C, m16n8k8, f32, [q, c]>
 gpu.module @m {
   gpu.func @dgrad(%dy: !DY, %w: !W, %dx: !DX) kernel {
