@@ -3,9 +3,12 @@
 # the GPU tests, then the GEMM benchmark against cuBLAS through PyTorch.
 # Prints the tables last; logs go to $OUT when it is set.
 #
-#   scripts/gpu-run.sh [tests|bench|conv|python|all]
+#   scripts/gpu-run.sh [tests|bench|conv|python|runtime|all]
 #     all: GEMM tests and benchmark; conv: its tests and benchmark; python:
-#     python/tests under pytest and the deterministic-training example
+#     python/tests under pytest and the deterministic-training example;
+#     runtime: the runtime's gtests (no LLVM in them), from a build tree
+#     ($SPIO_RUNTIME_TESTS, else build/unittests/Runtime/SpioRuntimeTests),
+#     whose CUDA tests skip without a GPU
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 what="${1:-all}"
@@ -13,7 +16,10 @@ out="${OUT:-/tmp/spio-gpu}"
 mkdir -p "$out"
 jit=/tmp/spio-bin/spio-jit
 mkdir -p /tmp/spio-bin
-xz -dc "$root/bundle/spio-jit.xz" > "$jit" && chmod +x "$jit" || { echo "no bundle: run scripts/pack-bundle.sh first"; exit 1; }
+if [[ "$what" != runtime ]]; then
+  xz -dc "$root/bundle/spio-jit.xz" > "$jit" && chmod +x "$jit" ||
+    { echo "no bundle: run scripts/pack-bundle.sh first"; exit 1; }
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 status=0
 if [[ "$what" == tests || "$what" == all ]]; then
@@ -34,6 +40,12 @@ if [[ "$what" == python ]]; then
   python3 -m pytest -q -p no:cacheprovider "$root/python/tests" 2>&1 | tee "$out/python-tests.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
   python3 "$root/python/examples/train_deterministic.py" --compile 2>&1 | tee "$out/train.log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+fi
+if [[ "$what" == runtime ]]; then
+  tests="${SPIO_RUNTIME_TESTS:-$root/build/unittests/Runtime/SpioRuntimeTests}"
+  [[ -x "$tests" ]] || { echo "no $tests: build the project with its tests first"; exit 1; }
+  "$tests" 2>&1 | tee "$out/runtime-tests.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
 fi
 if [[ "$what" == conv ]]; then

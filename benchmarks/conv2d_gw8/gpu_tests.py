@@ -48,6 +48,8 @@ CASES = [
     # this case ran wrong), in a band ring.
     (5, 40, 7, 7, 3, 3, 1, 1, "--pass dgrad --stride 2 --chunks 2"),
     (3, 24, 20, 20, 5, 5, 2, 2, "--pass dgrad --rows-p 7 --chunks 4 --dtype bf16"),
+    # One bias fragment starts every row's sums in every band of a ring.
+    (3, 24, 20, 20, 5, 5, 2, 2, "--rows-p 7 --chunks 4 --bias"),
     # Even S: tap pairs without a zero tap.
     (2, 24, 13, 18, 2, 4, 1, 2, "--bias"),
     (2, 24, 11, 21, 6, 2, 3, 1, "--pass dgrad"),
@@ -67,6 +69,9 @@ CASES = [
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass wgrad"),
     (2, 16, 100, 130, 3, 3, 2, 1, "--pass wgrad --out-dtype f32"),
     (32, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad --chunks 7"),
+    # The reduce as a plain grid after the partial sums (as where the
+    # driver lacks cuLaunchKernelEx): the same sums.
+    (2, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad --dependent-launch=false"),
     # Flattened rows (narrow images): odd warps along the pixels, rows that
     # do not divide the height, S = 1, many groups, few chunks.
     (1, 40, 7, 7, 3, 3, 1, 1, "--pass wgrad --warps-m 3"),
