@@ -5,7 +5,9 @@ Shapes: the 81 layers of layer-shapes.dat (collected by spio from public
 models) and the ConvFirst layer. cuDNN through torch.nn.functional.conv2d
 on channels_last fp16 with cudnn.benchmark=True, and
 aten.convolution_backward for dgrad (dx only) and wgrad (dw only). Both timed with CUDA
-events, median of the timed runs after warm-up, on fresh random inputs.
+events, median of the timed runs after warm-up, on fresh random inputs,
+each with the GPU to itself: every spio-jit case first, then cuDNN and the
+copies in this process.
 Effective bandwidth = ideal bytes (input, weights and bias read once, output
 written once) / time; also as a fraction of the measured copy bandwidth
 (a 1 GiB device-to-device copy) and of that of a copy moving the layer's
