@@ -48,6 +48,10 @@ CASES = [
     # this case ran wrong), in a band ring.
     (5, 40, 7, 7, 3, 3, 1, 1, "--pass dgrad --stride 2 --chunks 2"),
     (3, 24, 20, 20, 5, 5, 2, 2, "--pass dgrad --rows-p 7 --chunks 4 --dtype bf16"),
+    # 5x5 on 18x18: 3 images side by side in one 64-column tile of 2
+    # groups, the last row of images short of one (N = 5).
+    (5, 32, 18, 18, 5, 5, 2, 2, "--bias"),
+    (5, 40, 18, 18, 5, 5, 2, 2, "--pass dgrad --dtype bf16"),
     # One bias fragment starts every row's sums in every band of a ring.
     (3, 24, 20, 20, 5, 5, 2, 2, "--rows-p 7 --chunks 4 --bias"),
     # Even S: tap pairs without a zero tap.

@@ -631,6 +631,28 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     c.warpsQ = 2;
     c.warpsG = 4;
   }
+  // Compute-heavy kernels whose images side by side span more than one
+  // column tile take, at no smaller share of the columns and groups used,
+  // one tile that holds the whole row of images where its block keeps 2
+  // or more groups in 8 warps: on an H200, 18x18 5x5 C576 and C816 (3
+  // images in 62 columns) as 4 x 2 warps ran 1.05-1.06x 2 x 4, whose two
+  // 32-column tiles split the middle image, and 9x9 C1392 (5 images in
+  // 61) 1.05x (fprop and dgrad). 36x36's two images (76 columns) would
+  // leave 1 group.
+  if (heavy && !flat) {
+    int64_t images = packedImages(p, c.warpsQ), span = packedColumns(p, images);
+    int64_t warpsQ = ceilDiv(span, 16), warpsG = maxWarps / warpsQ;
+    auto groupsUsed = [&](int64_t g) {
+      return double(p.groups()) / double(ceilDiv(p.groups(), g) * g);
+    };
+    if (images > 1 && span > 16 * c.warpsQ && (warpsG == 2 || warpsG == 4) &&
+        packedShare(p, packedImages(p, warpsQ), warpsQ) >=
+            packedShare(p, images, c.warpsQ) - 1e-9 &&
+        groupsUsed(warpsG) >= groupsUsed(c.warpsG) - 1e-9) {
+      c.warpsQ = warpsQ;
+      c.warpsG = warpsG;
+    }
+  }
   if (wgrad && flat) {
     // Flattened rows: the tallest band whose x and dy tiles fit 48 KB (two
     // stages and two blocks a multiprocessor, as 8-row bands of 16

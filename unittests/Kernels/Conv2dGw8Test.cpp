@@ -92,6 +92,16 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   EXPECT_NE(conv2dGw8TileSource(layer(256, 672, 14, 5, 2), sideBySide).find("arith.divui"),
             std::string::npos);
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 528, 16, 5, 2)).warpsQ, 1);
+  // 18x18: 3 images in 62 columns, as one 64-column tile of 2 groups
+  // rather than two 32-column tiles of 4 that split the middle image;
+  // 36x36's two images (76 columns) stay in 32-column tiles (one tile would
+  // leave 1 group), and 20x20 packs none in 32 columns.
+  Conv2dGw8Config eighteen = chooseConv2dGw8Config(layer(128, 576, 18, 5, 2));
+  EXPECT_EQ(eighteen.warpsQ, 4);
+  EXPECT_EQ(eighteen.warpsG, 2);
+  EXPECT_EQ(conv2dGw8LaunchShape(layer(128, 576, 18, 5, 2), eighteen).gridX, 36);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 960, 20, 5, 2)).warpsQ, 2);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 816, 18, 3, 1)).warpsG, 8);
   // 18 groups: 4 a block waste 2 of 20, 8 a block 6 of 24.
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 144, 64, 3, 1)).warpsG, 4);
   // 3 and 5 groups: one block takes the whole pixel; 6 groups go 2 at a
@@ -593,7 +603,8 @@ TEST(Conv2dGw8, HeavyKernelsCopyOutRowsInGroups) {
   };
   EXPECT_EQ(tileRows(layer(320, 160, 28, 5, 2)), 8);
   EXPECT_EQ(tileRows(layer(320, 320, 14, 5, 2)), 4);
-  EXPECT_EQ(tileRows(layer(128, 576, 18, 5, 2)), 2);
+  EXPECT_EQ(tileRows(layer(128, 576, 18, 5, 2)), 4);
+  EXPECT_EQ(tileRows(layer(128, 288, 36, 5, 2)), 2);
   EXPECT_EQ(tileRows(layer(128, 128, 56, 3, 1)), 2);
   Conv2dGw8Problem strided = layer(32, 384, 56, 5, 2);
   strided.stride = 2;
