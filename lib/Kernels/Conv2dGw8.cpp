@@ -542,6 +542,11 @@ double groupCoalescing(int64_t warpsG) {
   }
 }
 
+/// The share of the group tiles of `warpsG` groups that are groups.
+double groupShare(const Conv2dGw8Problem &p, int64_t warpsG) {
+  return double(p.groups()) / double(ceilDiv(p.groups(), warpsG) * warpsG);
+}
+
 /// The most rows in [low, high] that tile `rows` with the fewest rounded up.
 int64_t chooseRows(int64_t rows, int64_t low, int64_t high) {
   int64_t best = high;
@@ -601,8 +606,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     // and 5 of 18 ran 0.65-0.9x 2 and 4; 3 of 3 and 5 of 5 1.12-1.77x).
     if (oddGroupTile(warpsG) && (stagingStride(p) == 2 || warpsG != p.groups()))
       continue;
-    double groupsUsed =
-        double(p.groups()) / double(ceilDiv(p.groups(), warpsG) * warpsG);
+    double groupsUsed = groupShare(p, warpsG);
     for (int64_t warpsQ = 1; warpsQ * warpsG <= maxWarps && (!wgrad || warpsQ <= 4); ++warpsQ) {
       if (heavy && warpsQ == 1 && Q > 16 && !flat)
         continue;
@@ -642,13 +646,10 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   if (heavy && !flat) {
     int64_t images = packedImages(p, c.warpsQ), span = packedColumns(p, images);
     int64_t warpsQ = ceilDiv(span, 16), warpsG = maxWarps / warpsQ;
-    auto groupsUsed = [&](int64_t g) {
-      return double(p.groups()) / double(ceilDiv(p.groups(), g) * g);
-    };
     if (images > 1 && span > 16 * c.warpsQ && (warpsG == 2 || warpsG == 4) &&
         packedShare(p, packedImages(p, warpsQ), warpsQ) >=
             packedShare(p, images, c.warpsQ) - 1e-9 &&
-        groupsUsed(warpsG) >= groupsUsed(c.warpsG) - 1e-9) {
+        groupShare(p, warpsG) >= groupShare(p, c.warpsG) - 1e-9) {
       c.warpsQ = warpsQ;
       c.warpsG = warpsG;
     }
@@ -1208,9 +1209,10 @@ ConvWriter::ComputeStart ConvWriter::beginCompute(const std::string &pixels, int
   ComputeStart start;
   start.limitO = constant(p.c, CO);
   std::string rows16 = constant(16, pixels), FC = fragmentType('C', pixels);
-  // Every accumulator starts from the same bias fragment (the warp's
-  // channels broadcast over its pixels): loaded once, ahead of the wait,
-  // not after each row's barrier, which LLVM cannot hoist a load across.
+  // Every accumulator starts from one fragment: zeros, or the bias (the
+  // warp's channels broadcast over its pixels) loaded once, ahead of the
+  // wait, not after each row's barrier, across which LLVM cannot hoist a
+  // load.
   start.initial = fresh("acc");
   if (p.bias)
     out << "    %bias" << pixels << " = spio.view %bias : " << bT << " to "

@@ -95,7 +95,8 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   // 18x18: 3 images in 62 columns, as one 64-column tile of 2 groups
   // rather than two 32-column tiles of 4 that split the middle image;
   // 36x36's two images (76 columns) stay in 32-column tiles (one tile would
-  // leave 1 group), and 20x20 packs none in 32 columns.
+  // leave 1 group: fiveByFive above), 20x20 packs none in 32 columns, and
+  // 3x3 kernels keep theirs.
   Conv2dGw8Config eighteen = chooseConv2dGw8Config(layer(128, 576, 18, 5, 2));
   EXPECT_EQ(eighteen.warpsQ, 4);
   EXPECT_EQ(eighteen.warpsG, 2);
