@@ -1,0 +1,136 @@
+//===- Conv2dGw8Tiling.h - How conv2d-gw8 tiles a problem -------*- C++ -*-===//
+//
+// The tiling model that the configuration chooser (Conv2dGw8.cpp) and the
+// source writer (Conv2dGw8Source.cpp) share: mma steps along the taps,
+// wgrad's partial sums, bands and their grid, the staged input tile, shared
+// memory and resident blocks. Not installed. The definitions, with what each
+// rule was measured against, are in Conv2dGw8.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPIO_LIB_KERNELS_CONV2DGW8TILING_H
+#define SPIO_LIB_KERNELS_CONV2DGW8TILING_H
+
+#include "spio/Kernels/Conv2dGw8.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace spio::kernels::gw8 {
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Kernels that loop over bands: wgrad walks dy in bands of rowsP rows by
+/// 16 * warpsQ columns, and fprop and dgrad on flattened rows walk their
+/// output in bands of rowsP rows of whole images; each block (one per
+/// group tile and chunk) takes a contiguous range of bands.
+struct BandGrid {
+  int64_t qTiles, bands, bandsPerChunk, chunks, groupTiles;
+  /// Images side by side in a band's row (packedImages).
+  int64_t images;
+};
+
+/// fprop's and dgrad's mma steps along S: `taps` taps from tap `s`. Tap
+/// pairs, each an m16n8k16 over taps s and s + 1 times 8 channels (half
+/// the mma and ldmatrix instructions of two m16n8k8), then for odd S the
+/// last tap alone, an m16n8k8 into the same sums (the accumulators of both
+/// shapes are one layout): half the tensor work of pairing it with a zero
+/// tap (on an H200, 5x5 layers ran 1.02-1.12x that, 3x3 0.99-1.01x).
+struct TapStep {
+  int64_t s, taps;
+};
+
+/// One of wgrad's partial sums a warp keeps, the 16 rows of an mma's A
+/// times 8 channels: taps s and s + 1 of kernel row r, or (`rowPair`) an
+/// odd S's last tap s at rows r and r + 1, whose A fragment reads its upper
+/// 8 rows from the next staged row. Row pairs leave a padding tap only in
+/// an odd R's last row: 5x5 keeps 13 sums (52 registers, not 60) and runs
+/// 13 mma a row of dy, not 15, for one more A load a staged row. Kernels
+/// of 5 or more columns pair rows (on an H200, with the two-block hint, 24
+/// 5x5 layers ran 1.12x in geometric mean, 0.92-1.22x); 3x3, 3 A loads a
+/// staged row instead of 2 for 5 mma instead of 6, ran 0.98-1.01x (8
+/// layers, hinted) and does not. The partial sums keep the
+/// layout of paired taps, [r, sc/8 < S + 1]: a row pair stores tap
+/// (r + 1, S - 1) where tap (r, S) would be, which the reduce reads there.
+struct WgradSum {
+  int64_t r, s;
+  bool rowPair;
+};
+
+/// The input tile a block stages in shared memory.
+struct StagedInput {
+  /// Output columns a block computes, and the staged columns they read.
+  int64_t columns, stagedColumns;
+  /// Staged rows; flattened rows: the pixels the block computes (whole
+  /// 16-pixel fragments for fprop and dgrad, 8-pixel mma steps for each
+  /// warp along the pixels for wgrad); wgrad: dy's staged rows.
+  int64_t rows, pixels, gradientRows;
+  /// Shared rows: a ring of staged rows (stride-2 fprop on rows of
+  /// fragments, `ring`), the staged rows that are not zeros (skipsZeroRows;
+  /// staged row i in slot i / 2), or all of them.
+  int64_t slots;
+  bool ring;
+  /// Input columns per staged column (2: stride-2 fprop and wgrad).
+  int64_t stride;
+  int64_t bytes(int64_t warpsG) const { return slots * stagedColumns * stride * warpsG * 16; }
+  /// wgrad: x's and dy's tiles.
+  int64_t wgradBytes(int64_t warpsG) const {
+    return bytes(warpsG) + gradientRows * columns * warpsG * 16;
+  }
+};
+
+/// The reduce kernel: `splits` lanes of a warp per dw element, each adding
+/// a contiguous range of the partials in order, 16 loads at a time, then
+/// the ranges in a fixed pairwise tree (shuffles). Splits grow (to 8) while
+/// a lane's range is longer than 32. One lane per element, 8 loads at a
+/// time, took 19 us of 128x128 C16's 61 (1024 partials) on an H200; split
+/// so, 13 wgrad layers ran 1.069x in geometric mean (0.99-1.32x; 1.06x
+/// with ranges of 16 and 8 loads at a time, whose 4 splits of 9 partials
+/// ran 40x40 5x5 0.98x).
+constexpr int64_t kReduceThreads = 256;
+constexpr int64_t kReduceUnroll = 16;
+constexpr int64_t kReduceRange = 32;
+constexpr int64_t kReduceMaxSplits = 8;
+
+/// Taps: fprop's and dgrad's mma steps, wgrad's partial sums and tap pairs.
+std::vector<TapStep> tapSteps(const Conv2dGw8Problem &p);
+int64_t pairedS(const Conv2dGw8Problem &p);
+bool wgradRowPairs(const Conv2dGw8Problem &p);
+std::vector<WgradSum> wgradSums(const Conv2dGw8Problem &p);
+int64_t tapColumns(const Conv2dGw8Problem &p);
+
+/// Rows, columns and groups: bands, strides, flattened rows, images side by
+/// side.
+int64_t wgradBandRows(const Conv2dGw8Problem &p);
+int64_t stagingStride(const Conv2dGw8Problem &p);
+bool upsamplesDy(const Conv2dGw8Problem &p);
+bool oddGroupTile(int64_t warpsG);
+int64_t flatPitch(const Conv2dGw8Problem &p);
+int64_t wgradFlatPitch(const Conv2dGw8Problem &p);
+bool wgradRowsOfWholeSteps(const Conv2dGw8Problem &p);
+bool flatRows(const Conv2dGw8Problem &p);
+int64_t packedPitch(const Conv2dGw8Problem &p);
+int64_t packedColumns(const Conv2dGw8Problem &p, int64_t images);
+double packedShare(const Conv2dGw8Problem &p, int64_t images, int64_t warpsQ);
+int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ);
+BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+bool skipsZeroRows(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+
+/// Shared memory and the blocks a multiprocessor holds.
+int64_t outputPitch(int64_t warpsG);
+int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring,
+                        int64_t outputRows);
+int64_t blocksBySharedMemory(int64_t bytes);
+int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
+                           int64_t outputRows);
+int64_t outputRowsPerBarrier(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+bool wgradQuarterBlocks(const Conv2dGw8Problem &p);
+int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+int64_t wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+
+} // namespace spio::kernels::gw8
+
+#endif // SPIO_LIB_KERNELS_CONV2DGW8TILING_H
