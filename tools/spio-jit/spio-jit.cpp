@@ -706,13 +706,20 @@ int runConv() {
   mlir::spio::CacheOutcome outcome = built->outcome;
   double compileMs = built->ms;
   int64_t C = problem.c;
+  // The configuration as the workload op's attribute spells it: warps
+  // along the columns, then along the groups.
+  std::string chunks = config.chunks ? llvm::formatv(" chunks {0}", config.chunks).str() : "";
   llvm::outs() << llvm::format("conv2d-gw8 %s N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
-                               "pad=%lld,%lld stride=%lld%s %s: %s in %.2f ms\n",
-                               convPass.c_str(), (long long)problem.n, (long long)C, (long long)problem.h,
-                               (long long)problem.w, (long long)problem.r, (long long)problem.s,
-                               (long long)problem.padH, (long long)problem.padW,
-                               (long long)problem.stride, problem.bias ? " bias" : "",
-                               dtypeName(problem.dtype), mlir::spio::describe(outcome), compileMs);
+                               "pad=%lld,%lld stride=%lld%s %s, warps %lldx%lld rows %lld%s: "
+                               "%s in %.2f ms\n",
+                               convPass.c_str(), (long long)problem.n, (long long)C,
+                               (long long)problem.h, (long long)problem.w, (long long)problem.r,
+                               (long long)problem.s, (long long)problem.padH,
+                               (long long)problem.padW, (long long)problem.stride,
+                               problem.bias ? " bias" : "", dtypeName(problem.dtype),
+                               (long long)config.warpsQ, (long long)config.warpsG,
+                               (long long)config.rowsP, chunks.c_str(),
+                               mlir::spio::describe(outcome), compileMs);
   if (!cuda) {
     llvm::outs() << "No GPU found (" << cuda.error().message
                  << "): compiled to PTX only; nothing was run.\n";
