@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Where one conv2d-gw8 kernel spends its time, from Nsight Compute's
+# counters (RESULTS.md, session 16): its duration, DRAM and L2 tag-lookup
+# throughput (share of peak), the tensor pipe's busy share, warps a
+# scheduler, issue share, and a warp's cycles between instructions by
+# stall reason. One line a layer; the clocks are left alone.
+#   benchmarks/conv2d_gw8/profile.sh SPIO_JIT [spio-jit conv2d-gw8 options]
+#   e.g. profile.sh /tmp/sj --pass fprop --batch 320 --channels 80 \
+#          --height 56 --width 56 -r 5 -s 5 --pad-h 2 --pad-w 2
+set -uo pipefail
+jit="$1"
+shift
+ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+stalled=smsp__average_warps_issue_stalled
+metrics=gpu__time_duration.sum
+metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed
+metrics+=,lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed
+metrics+=,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+metrics+=,smsp__warps_active.avg.per_cycle_active
+metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active
+for reason in wait math_pipe_throttle barrier short_scoreboard long_scoreboard mio_throttle; do
+  metrics+=,${stalled}_${reason}_per_issue_active.ratio
+done
+echo "$*:"
+"$ncu" --clock-control none -k regex:conv2d -c 1 --metrics "$metrics" \
+  "$jit" --workload conv2d-gw8 --dtype f16 "$@" --bench 1 --warmup 0 --timing launch 2>&1 |
+  grep -E "^\s+(gpu|dram|lts|sm|smsp)__|==ERROR==" |
+  awk '{print $1, $NF}' |
+  sed -e "s/${stalled}_//" -e 's/_per_issue_active.ratio/ (cycles)/' \
+      -e 's/.avg.pct_of_peak_sustained_[a-z]*/ (% of peak)/' |
+  sed 's/$/;/' | tr '\n' ' '
+echo
