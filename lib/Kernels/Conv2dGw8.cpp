@@ -72,9 +72,11 @@ std::vector<WgradSum> wgradSums(const Conv2dGw8Problem &p) {
 
 /// Columns an output's taps span: wgrad's partial sums hold the paired
 /// taps.
-int64_t tapColumns(const Conv2dGw8Problem &p) {
+static int64_t tapColumns(const Conv2dGw8Problem &p) {
   return p.pass == ConvPass::Wgrad ? pairedS(p) : p.s;
 }
+
+static bool wgradQuarterBlocks(const Conv2dGw8Problem &p);
 
 /// wgrad's bands of rows of 16-pixel fragments: 8 rows (4 with stride 2;
 /// shorter ones ran slower), or 9 only where that rounds fewer rows up (18
@@ -83,7 +85,7 @@ int64_t tapColumns(const Conv2dGw8Problem &p) {
 /// on an H200). The 5x5 kernels of wgradQuarterBlocks also take 7 where
 /// that rounds fewer up than both (on an H200: 14x14 1.07x, 20x20 1.03x,
 /// 28x28 0.99-1.04x 8 rows; 6 rows ran 0.89-0.97x 8).
-int64_t wgradBandRows(const Conv2dGw8Problem &p) {
+static int64_t wgradBandRows(const Conv2dGw8Problem &p) {
   int64_t rows = p.outH();
   if (p.stride == 2)
     return std::min<int64_t>(rows, 4);
@@ -102,7 +104,7 @@ int64_t wgradBandRows(const Conv2dGw8Problem &p) {
 /// staged q holds input columns 2q and 2q + 1). dgrad with stride 2 runs the
 /// stride-1 kernel on dy upsampled by zeros: the staging reads dy only at
 /// even positions, zero-fills the rest, and the compute is that of stride 1.
-int64_t stagingStride(const Conv2dGw8Problem &p) {
+static int64_t stagingStride(const Conv2dGw8Problem &p) {
   return p.pass == ConvPass::Dgrad ? 1 : p.stride;
 }
 
@@ -113,7 +115,7 @@ bool upsamplesDy(const Conv2dGw8Problem &p) {
 
 /// 3 or 5 groups a block: an odd pitch of 16-byte vectors, which needs no
 /// swizzle. Stride-2 staging would double it to an even one.
-bool oddGroupTile(int64_t warpsG) { return warpsG % 2 == 1 && warpsG > 1; }
+static bool oddGroupTile(int64_t warpsG) { return warpsG % 2 == 1 && warpsG > 1; }
 
 /// Flattened rows' staged columns a row: the input's W columns, then padW
 /// zeros that are both this row's right padding and the next row's left (a
@@ -196,19 +198,19 @@ constexpr int64_t kMaxPackedImages = 8;
 int64_t packedPitch(const Conv2dGw8Problem &p) { return p.kernelInW() + 2 * p.kernelPadW(); }
 
 /// The output columns a row of `images` images side by side spans.
-int64_t packedColumns(const Conv2dGw8Problem &p, int64_t images) {
+static int64_t packedColumns(const Conv2dGw8Problem &p, int64_t images) {
   return (images - 1) * packedPitch(p) + p.kernelOutW();
 }
 
 /// The share of the columns computed in tiles of 16 * warpsQ that are
 /// output columns, `images` side by side.
-double packedShare(const Conv2dGw8Problem &p, int64_t images, int64_t warpsQ) {
+static double packedShare(const Conv2dGw8Problem &p, int64_t images, int64_t warpsQ) {
   int64_t tile = 16 * warpsQ;
   return double(images * p.kernelOutW()) /
          double(ceilDiv(packedColumns(p, images), tile) * tile);
 }
 
-int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ) {
+static int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ) {
   bool wgrad = p.pass == ConvPass::Wgrad;
   bool takes = wgrad ? wgradQuarterBlocks(p) : p.stride == 1;
   if (!takes || flatRows(p))
@@ -318,7 +320,7 @@ int64_t outputPitch(int64_t warpsG) { return warpsG % 2 == 1 ? warpsG : warpsG +
 /// 128-byte aligned): the staged input, twice where a block rings its bands,
 /// the weights and the output tile's rows, two for each output row between
 /// two of the block's barriers (outputRowsPerBarrier).
-int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring,
+static int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring,
                         int64_t outputRows) {
   auto aligned = [](int64_t bytes) { return ceilDiv(bytes, 128) * 128; };
   return (ring ? 2 : 1) * aligned(stagedInput(p, c).bytes(c.warpsG)) +
@@ -328,7 +330,7 @@ int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, boo
 
 /// Blocks of `bytes` of shared memory an H100's or H200's multiprocessor
 /// holds: 228 KB, 1 KB of it reserved per block.
-int64_t blocksBySharedMemory(int64_t bytes) {
+static int64_t blocksBySharedMemory(int64_t bytes) {
   return kHopperSharedBytesPerMultiprocessor / (bytes + 1024);
 }
 
@@ -386,7 +388,7 @@ int64_t outputRowsPerBarrier(const Conv2dGw8Problem &p, const Conv2dGw8Config &c
 /// wgrad's shared tiles, x's and dy's, twice (two stages), plus 2 KB for
 /// spio-to-gpu's padding of each stage to its swizzle period: an upper
 /// bound.
-int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return 2 * stagedInput(p, c).wgradBytes(c.warpsG) + 2048;
 }
 
@@ -395,7 +397,7 @@ int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
 /// multiprocessor at up to 168 registers, which hold a band's fragments
 /// where 128 spilled. 7x7's 25 sums spill at 168 (33x33: 368 bytes);
 /// stride-2 5x5 layers ran 0.79-1.07x so (9 layers, 0.97x).
-bool wgradQuarterBlocks(const Conv2dGw8Problem &p) {
+static bool wgradQuarterBlocks(const Conv2dGw8Problem &p) {
   return p.stride == 1 && wgradRowPairs(p) && wgradSums(p).size() <= 13;
 }
 
@@ -689,6 +691,11 @@ LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Confi
   return {g.qTiles * g.groupTiles, g.chunks, c.threads()};
 }
 
+
+/// A lane's longest range of partials before splits grow, and the most
+/// splits (the reduce kernel: Conv2dGw8Tiling.h).
+constexpr int64_t kReduceRange = 32;
+constexpr int64_t kReduceMaxSplits = 8;
 
 int64_t gw8::wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   int64_t parts = conv2dGw8WgradPartials(p, c), splits = 1;

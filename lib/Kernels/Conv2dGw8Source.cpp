@@ -1067,6 +1067,7 @@ void ConvWriter::openCarryingLoop(const std::string &results, const std::string 
 
 void ConvWriter::closeCarryingLoop(const std::vector<std::string> &values,
                                    const LoopCarried &carried) {
+  assert(values.size() == carried.types.size() && "a loop yields what it carries");
   out << "    scf.yield ";
   for (size_t i = 0; i < values.size(); ++i)
     out << (i ? ", " : "") << values[i];

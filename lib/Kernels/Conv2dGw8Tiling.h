@@ -89,44 +89,29 @@ struct StagedInput {
 /// ran 40x40 5x5 0.98x).
 constexpr int64_t kReduceThreads = 256;
 constexpr int64_t kReduceUnroll = 16;
-constexpr int64_t kReduceRange = 32;
-constexpr int64_t kReduceMaxSplits = 8;
 
 /// Taps: fprop's and dgrad's mma steps, wgrad's partial sums and tap pairs.
 std::vector<TapStep> tapSteps(const Conv2dGw8Problem &p);
 int64_t pairedS(const Conv2dGw8Problem &p);
 bool wgradRowPairs(const Conv2dGw8Problem &p);
 std::vector<WgradSum> wgradSums(const Conv2dGw8Problem &p);
-int64_t tapColumns(const Conv2dGw8Problem &p);
 
-/// Rows, columns and groups: bands, strides, flattened rows, images side by
-/// side.
-int64_t wgradBandRows(const Conv2dGw8Problem &p);
-int64_t stagingStride(const Conv2dGw8Problem &p);
+/// Rows, columns and groups: bands, flattened rows, images side by side.
 bool upsamplesDy(const Conv2dGw8Problem &p);
-bool oddGroupTile(int64_t warpsG);
 int64_t flatPitch(const Conv2dGw8Problem &p);
 int64_t wgradFlatPitch(const Conv2dGw8Problem &p);
 bool wgradRowsOfWholeSteps(const Conv2dGw8Problem &p);
 bool flatRows(const Conv2dGw8Problem &p);
 int64_t packedPitch(const Conv2dGw8Problem &p);
-int64_t packedColumns(const Conv2dGw8Problem &p, int64_t images);
-double packedShare(const Conv2dGw8Problem &p, int64_t images, int64_t warpsQ);
-int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ);
 BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 bool skipsZeroRows(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 
-/// Shared memory and the blocks a multiprocessor holds.
+/// Shared memory, the blocks a multiprocessor holds, the reduce's lanes.
 int64_t outputPitch(int64_t warpsG);
-int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring,
-                        int64_t outputRows);
-int64_t blocksBySharedMemory(int64_t bytes);
 int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
                            int64_t outputRows);
 int64_t outputRowsPerBarrier(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
-int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
-bool wgradQuarterBlocks(const Conv2dGw8Problem &p);
 int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
