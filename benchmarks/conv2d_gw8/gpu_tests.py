@@ -135,6 +135,19 @@ CASES = [
     (2, 24, 30, 30, 5, 5, 2, 2, "--stride 2"),
     (2, 16, 26, 22, 5, 5, 2, 2, "--pass dgrad --stride 2"),
     (4, 32, 28, 28, 5, 5, 2, 2, "--rows-p 9 --chunks 3"),
+    # Odd S with even R (R = 2 too), one and two output rows a block, a
+    # band ring, flattened rows with an even R.
+    (2, 24, 14, 19, 4, 5, 1, 2, "--bias"),
+    (2, 16, 13, 21, 2, 7, 0, 3, "--pass dgrad --dtype bf16"),
+    (2, 16, 11, 12, 5, 5, 2, 2, "--rows-p 1 --bias"),
+    (3, 24, 12, 12, 7, 5, 3, 2, "--pass dgrad --rows-p 2 --chunks 2"),
+    (1, 32, 9, 9, 6, 5, 2, 2, "--bias"),
+    # 36 taps or more: two blocks a multiprocessor, not three; wgrad's 18
+    # partial sums or more: one.
+    (4, 64, 20, 20, 6, 6, 3, 3, "--bias"),
+    (3, 48, 9, 9, 7, 7, 3, 3, "--pass dgrad --dtype bf16"),
+    (2, 32, 30, 30, 7, 5, 3, 2, "--pass wgrad"),
+    (2, 24, 36, 36, 7, 7, 3, 3, "--pass wgrad --out-dtype f32"),
 ]
 
 

@@ -355,6 +355,13 @@ int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
   // to 56 registers, it spilled up to 360 bytes and ran 0.61-0.79x).
   if (p.s >= 5)
     registers = 80;
+  // Kernels of 36 or more taps (6x6 to 7x7) take about 100 to 125: held to
+  // 80 (three blocks where shared memory fits them), 9x9 7x7 spilled 250
+  // bytes. Held to 128 instead, on an H200: 9x9 7x7 1.41-1.46x, 6x6
+  // 1.01-1.20x; not smaller kernels (5x7 1.03-1.06x, but 7x5 0.97-1.00x and
+  // 6x5 0.91-0.94x, which spilled 12-16 bytes at 80).
+  if (p.r * p.s >= 36)
+    registers = 128;
   return std::max<int64_t>(1, std::min(bySharedMemory, 65536 / (registers * c.threads())));
 }
 
@@ -402,8 +409,14 @@ static bool wgradQuarterBlocks(const Conv2dGw8Problem &p) {
 }
 
 /// wgrad blocks a multiprocessor holds: two of 256 threads at up to 128
-/// registers, or three (wgradQuarterBlocks) of up to 128 threads.
+/// registers, or three (wgradQuarterBlocks) of up to 128 threads, or one
+/// where the partial sums alone take 72 registers or more (18 sums: 5x7,
+/// 7x5, 6x6 and up), which spilled at 128 (56x56 7x7 456 bytes, 7x5 112).
+/// One block, on an H200: 56x56 7x7 1.65x, 5x7 and 7x5 1.14-1.27x on 20x20
+/// and 56x56; not 6x5's 15 sums (9x9 1.20x, but 56x56 0.96x).
 int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (wgradSums(p).size() >= 18)
+    return 1;
   return wgradQuarterBlocks(p) && c.threads() <= 128 ? 3 : 2;
 }
 

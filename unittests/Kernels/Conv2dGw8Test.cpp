@@ -496,18 +496,18 @@ TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
   EXPECT_EQ(tile.find("nvvm.minctasm"), std::string::npos);
   EXPECT_EQ(conv2dGw8Source(small, chooseConv2dGw8Config(small)).find("arith.select"),
             std::string::npos);
-  // 7x7 (25 sums) keeps blocks of 8 warps, two a multiprocessor: bands of
-  // 9 rows of 8 groups would keep one, so 36 rows take 6 (two fit); 5x5 in
-  // blocks of 4 warps keeps 9 rows (three fit); 9 rows of 7x7 keep 9 (no
-  // band of 6 to 8 rows divides them), unhinted.
+  // 7x7 (25 sums, 100 registers) keeps blocks of 8 warps, one a
+  // multiprocessor (held to one, not two at 128 registers, where its sums
+  // spilled), so 36 rows take bands of 9; 5x5 in blocks of 4 warps keeps 9
+  // rows (three fit); 9 rows of 7x7 keep 9.
   Conv2dGw8Problem tall = layer(8, 288, 36, 7, 3), tall5 = layer(8, 288, 36, 5, 2);
   Conv2dGw8Problem nine = layer(8, 1392, 9, 7, 3);
   tall.pass = tall5.pass = nine.pass = ConvPass::Wgrad;
   EXPECT_EQ(chooseConv2dGw8Config(nine).rowsP, 9);
-  EXPECT_EQ(conv2dGw8TileSource(nine, chooseConv2dGw8Config(nine)).find("nvvm.minctasm"),
+  EXPECT_NE(conv2dGw8TileSource(nine, chooseConv2dGw8Config(nine)).find("nvvm.minctasm = 1 : i32"),
             std::string::npos);
   EXPECT_EQ(chooseConv2dGw8Config(tall).warpsG, 8);
-  EXPECT_EQ(chooseConv2dGw8Config(tall).rowsP, 6);
+  EXPECT_EQ(chooseConv2dGw8Config(tall).rowsP, 9);
   EXPECT_EQ(chooseConv2dGw8Config(tall5).warpsG, 4);
   EXPECT_EQ(chooseConv2dGw8Config(tall5).rowsP, 9);
   // Stride 2 keeps blocks of 8 warps (4 ran slower).
@@ -624,6 +624,34 @@ TEST(Conv2dGw8, HeavyKernelsCopyOutRowsInGroups) {
        at = source.find("spio.store_fragment", at + 1))
     ++stores;
   EXPECT_EQ(stores, 26);
+}
+
+TEST(Conv2dGw8, KernelsOfManyTapsHoldFewerBlocks) {
+  auto hint = [](const Conv2dGw8Problem &p) {
+    std::string tile = conv2dGw8TileSource(p, chooseConv2dGw8Config(p));
+    size_t at = tile.find("nvvm.minctasm = ");
+    return at == std::string::npos ? 0 : tile[at + 16] - '0';
+  };
+  // fprop and dgrad of 36 taps or more: two blocks (128 registers), where
+  // shared memory would hold three (80 registers, which 7x7 spilled); 6x5
+  // and 5x5 keep three.
+  Conv2dGw8Problem seven = layer(128, 512, 9, 7, 3), six = layer(128, 512, 9, 6, 3);
+  Conv2dGw8Problem sixByFive = layer(128, 512, 9, 6, 2), five = layer(128, 512, 9, 5, 2);
+  sixByFive.s = 5;
+  EXPECT_EQ(hint(seven), 2);
+  EXPECT_EQ(hint(six), 2);
+  EXPECT_EQ(hint(sixByFive), 3);
+  EXPECT_EQ(hint(five), 3);
+  seven.pass = ConvPass::Dgrad;
+  EXPECT_EQ(hint(seven), 2);
+  // wgrad whose partial sums take 72 registers or more (18 sums): one
+  // block; 6x5's 15 sums keep two.
+  Conv2dGw8Problem wide = layer(64, 128, 56, 7, 3), sixWide = layer(64, 128, 56, 6, 2);
+  wide.pass = sixWide.pass = ConvPass::Wgrad;
+  wide.s = 5;
+  sixWide.s = 5;
+  EXPECT_EQ(hint(wide), 1);
+  EXPECT_EQ(hint(sixWide), 2);
 }
 
 } // namespace
