@@ -7,10 +7,12 @@
 #   benchmarks/conv2d_gw8/profile.sh SPIO_JIT [spio-jit conv2d-gw8 options]
 #   e.g. profile.sh /tmp/sj --pass fprop --batch 320 --channels 80 \
 #          --height 56 --width 56 -r 5 -s 5 --pad-h 2 --pad-w 2
+# $NCU names the ncu to run (else the one on PATH, else CUDA's).
 set -uo pipefail
 jit="$1"
 shift
-ncu="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
+ncu="${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}"
+[[ -x "$ncu" ]] || { echo "profile.sh: no Nsight Compute at $ncu (set NCU)" >&2; exit 1; }
 stalled=smsp__average_warps_issue_stalled
 metrics=gpu__time_duration.sum
 metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed
@@ -22,11 +24,20 @@ for reason in wait math_pipe_throttle barrier short_scoreboard long_scoreboard m
   metrics+=,${stalled}_${reason}_per_issue_active.ratio
 done
 echo "$*:"
-"$ncu" --clock-control none -k regex:conv2d -c 1 --metrics "$metrics" \
-  "$jit" --workload conv2d-gw8 --dtype f16 "$@" --bench 1 --warmup 0 --timing launch 2>&1 |
-  grep -E "^\s+(gpu|dram|lts|sm|smsp)__|==ERROR==" |
-  awk '{print $1, $NF}' |
-  sed -e "s/${stalled}_//" -e 's/_per_issue_active.ratio/ (cycles)/' \
-      -e 's/.avg.pct_of_peak_sustained_[a-z]*/ (% of peak)/' |
-  sed 's/$/;/' | tr '\n' ' '
+report="$("$ncu" --clock-control none -k regex:conv2d -c 1 --metrics "$metrics" \
+  "$jit" --workload conv2d-gw8 --dtype f16 "$@" --bench 1 --warmup 0 --timing launch 2>&1)"
+status=$?
+if [[ $status != 0 ]]; then
+  echo "$report" >&2
+  exit $status
+fi
+# Each metric as its name (stall reasons short) and value.
+echo "$report" |
+  awk -v stalled="${stalled}_" '/^[ \t]+(gpu|dram|lts|sm|smsp)__/ {
+    name = $1
+    sub(stalled, "", name)
+    sub(/_per_issue_active.ratio/, " (cycles)", name)
+    sub(/.avg.pct_of_peak_sustained_[a-z]*/, " (% of peak)", name)
+    printf "%s %s; ", name, $NF
+  }'
 echo
