@@ -142,12 +142,16 @@ CASES = [
     (2, 16, 11, 12, 5, 5, 2, 2, "--rows-p 1 --bias"),
     (3, 24, 12, 12, 7, 5, 3, 2, "--pass dgrad --rows-p 2 --chunks 2"),
     (1, 32, 9, 9, 6, 5, 2, 2, "--bias"),
-    # 36 taps or more: two blocks a multiprocessor, not three; wgrad's 18
-    # partial sums or more: one.
+    # 36 taps or more: two blocks of 8 warps a multiprocessor, not three;
+    # wgrad's 18 partial sums or more: one.
     (4, 64, 20, 20, 6, 6, 3, 3, "--bias"),
     (3, 48, 9, 9, 7, 7, 3, 3, "--pass dgrad --dtype bf16"),
     (2, 32, 30, 30, 7, 5, 3, 2, "--pass wgrad"),
     (2, 24, 36, 36, 7, 7, 3, 3, "--pass wgrad --out-dtype f32"),
+    # More than 9 taps or 6 rows or more: held to 80 registers, not 40.
+    (2, 32, 33, 47, 7, 4, 3, 2, "--pass dgrad --stride 2"),
+    (4, 48, 7, 7, 5, 4, 2, 1, "--pass dgrad --dtype bf16"),
+    (4, 48, 7, 7, 7, 1, 3, 0, "--bias"),
 ]
 
 

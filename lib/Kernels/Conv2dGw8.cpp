@@ -352,9 +352,15 @@ int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
   // Kernels of 5 or more columns hold 5 or more rows of sums and their
   // weights: ptxas takes about 77 registers (stride-2 dgrad 5x5, whose
   // shared tile without zero rows would let 5 to 7 blocks fit: held to 40
-  // to 56 registers, it spilled up to 360 bytes and ran 0.61-0.79x).
-  if (p.s >= 5)
-    registers = 80;
+  // to 56 registers, it spilled up to 360 bytes and ran 0.61-0.79x). So do
+  // kernels of more than 9 taps or of 6 or more rows: held to 40 or 64,
+  // ptxas spilled stride-2 dgrad 7x4 572 bytes, 5x3 72-84, dgrad 5x4 on
+  // 7x7 images 220, fprop 7x1 28. Held to 80, on an H200: stride-2 dgrad
+  // 33x47 5x4 to 7x4 1.78-3.79x, 64x64 5x3 1.46x, 4x3 1.09x; dgrad on 7x7
+  // images 4x4 and 5x4 1.31x and 1.74x; fprop 6x1 and 7x1 1.15-1.19x;
+  // kernels that had not spilled 1.00x (fprop 7x4 on 7x7 images 0.96x).
+  if (p.s >= 5 || p.r * p.s > 9 || p.r >= 6)
+    registers = std::max<int64_t>(registers, 80);
   // Kernels of 36 or more taps (6x6 to 7x7) take about 100 to 125: held to
   // 80 (three blocks where shared memory fits them), 9x9 7x7 spilled 250
   // bytes. Held to 128 instead, on an H200: 9x9 7x7 1.41-1.46x, 6x6

@@ -632,9 +632,9 @@ TEST(Conv2dGw8, KernelsOfManyTapsHoldFewerBlocks) {
     size_t at = tile.find("nvvm.minctasm = ");
     return at == std::string::npos ? 0 : tile[at + 16] - '0';
   };
-  // fprop and dgrad of 36 taps or more: two blocks (128 registers), where
-  // shared memory would hold three (80 registers, which 7x7 spilled); 6x5
-  // and 5x5 keep three.
+  // fprop and dgrad of 36 taps or more: two blocks of 8 warps (128
+  // registers), where shared memory would hold three (80 registers, which
+  // 7x7 spilled); 6x5 and 5x5 keep three.
   Conv2dGw8Problem seven = layer(128, 512, 9, 7, 3), six = layer(128, 512, 9, 6, 3);
   Conv2dGw8Problem sixByFive = layer(128, 512, 9, 6, 2), five = layer(128, 512, 9, 5, 2);
   sixByFive.s = 5;
@@ -644,6 +644,18 @@ TEST(Conv2dGw8, KernelsOfManyTapsHoldFewerBlocks) {
   EXPECT_EQ(hint(five), 3);
   seven.pass = ConvPass::Dgrad;
   EXPECT_EQ(hint(seven), 2);
+  // More than 9 taps, or 6 rows or more: 80 registers (blocks of 16 warps:
+  // one), where 3x3 and 3x1 keep 40 (three).
+  auto kernel = [](int64_t r, int64_t s) {
+    Conv2dGw8Problem p = layer(256, 256, 7, r, r / 2);
+    p.s = s;
+    p.padW = s / 2;
+    return p;
+  };
+  EXPECT_EQ(hint(kernel(7, 1)), 1);
+  EXPECT_EQ(hint(kernel(5, 2)), 1);
+  EXPECT_EQ(hint(kernel(3, 1)), 3);
+  EXPECT_EQ(hint(kernel(3, 3)), 3);
   // wgrad whose partial sums take 72 registers or more (18 sums): one
   // block; 6x5's 15 sums keep two.
   Conv2dGw8Problem wide = layer(64, 128, 56, 7, 3), sixWide = layer(64, 128, 56, 6, 2);
