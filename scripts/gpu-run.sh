@@ -9,15 +9,17 @@
 #     runtime: the runtime's gtests (no LLVM in them), from a build tree
 #     ($SPIO_RUNTIME_TESTS, else build/unittests/Runtime/SpioRuntimeTests),
 #     whose CUDA tests skip without a GPU
+# The bundle is read from $SPIO_BUNDLE (default: bundle/).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bundle="${SPIO_BUNDLE:-$root/bundle}"
 what="${1:-all}"
 out="${OUT:-/tmp/spio-gpu}"
 mkdir -p "$out"
 jit=/tmp/spio-bin/spio-jit
 mkdir -p /tmp/spio-bin
 if [[ "$what" != runtime ]]; then
-  xz -dc "$root/bundle/spio-jit.xz" > "$jit" && chmod +x "$jit" ||
+  xz -dc "$bundle/spio-jit.xz" > "$jit" && chmod +x "$jit" ||
     { echo "no bundle: run scripts/pack-bundle.sh first"; exit 1; }
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
@@ -35,7 +37,7 @@ if [[ "$what" == bench || "$what" == all ]]; then
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
 fi
 if [[ "$what" == python ]]; then
-  xz -dc "$root/bundle/libspio_capi.so.xz" > /tmp/spio-bin/libspio_capi.so || exit 1
+  xz -dc "$bundle/libspio_capi.so.xz" > /tmp/spio-bin/libspio_capi.so || exit 1
   export SPIO_LIBRARY=/tmp/spio-bin/libspio_capi.so PYTHONPATH="$root/python"
   python3 -m pytest -q -p no:cacheprovider "$root/python/tests" 2>&1 | tee "$out/python-tests.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
