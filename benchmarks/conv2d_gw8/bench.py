@@ -108,14 +108,23 @@ def main():
     parser.add_argument("--only", help="shapes whose name (N.. C.. HxW RxS) matches this regex")
     parser.add_argument("--passes", default="fprop,dgrad,wgrad")
     add_timing_argument(parser)
+    parser.add_argument("--shapes", metavar="FILE",
+                        help="the shapes of FILE (layer-shapes.dat's lines, with an optional "
+                             "stride=) instead of ConvFirst and the layer table; "
+                             "kernel-sizes.dat holds kernels of 1x1 to 7x7 and stride 2")
     parser.add_argument("--stride2", action="store_true",
                         help="also stride-2 copies of ConvFirst and the layers of 28x28 and up")
     parser.add_argument("--list", action="store_true",
                         help="print the shapes and passes the options select, with their "
                              "ideal bytes, and stop (no GPU)")
     args = parser.parse_args()
-    shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1)]
-    shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))
+    if args.shapes:
+        shapes = load_shapes(args.shapes)
+        if not shapes:
+            sys.exit(f"bench.py: no shapes in {args.shapes}")
+    else:
+        shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1)]
+        shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))
     if args.stride2:
         shapes += [dict(sh, stride=2) for sh in shapes if sh["stride"] == 1 and sh["h"] >= 28]
     shapes = shapes[args.skip:]
