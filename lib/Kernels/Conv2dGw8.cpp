@@ -278,14 +278,15 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // reach; with stride 2 each staged q holds the two input columns 2q and
   // 2q + 1.
   int64_t reach = tapColumns(p);
-  t.stagedColumns = ceilDiv(t.columns + (reach - 1) / t.stride, 8) * 8;
+  t.copiedColumns = t.columns + (reach - 1) / t.stride;
+  t.stagedColumns = ceilDiv(t.copiedColumns, 8) * 8;
   t.rows = t.stride * (c.rowsP - 1) + p.r;
   if (p.pass == ConvPass::Wgrad)
     t.gradientRows = c.rowsP;
   if (flatRows(p)) {
     // Whole rows of flatPitch staged columns; enough rows that the last
     // pixel's tap pairs stay inside the tile.
-    t.stagedColumns = t.columns =
+    t.copiedColumns = t.stagedColumns = t.columns =
         p.pass == ConvPass::Wgrad ? wgradFlatPitch(p) : flatPitch(p);
     int64_t step = p.pass == ConvPass::Wgrad ? 8 * c.warpsQ : 16;
     t.pixels = ceilDiv(c.rowsP * t.columns, step) * step;

@@ -38,6 +38,7 @@ public:
     StagedInput staged = stagedInput(p, c);
     BQ = staged.columns;
     QT = staged.stagedColumns;
+    copiedQT = staged.copiedColumns;
     rows = staged.rows;
     skipZeroRows = skipsZeroRows(p, c);
     slots = staged.slots;
@@ -249,7 +250,9 @@ private:
   const char *T;
   bool dgrad;
   std::string CI, CO;
-  int64_t BQ, WG, QT, rows;
+  /// Output columns, staged columns (whole swizzle periods) and those of
+  /// them the taps read, which are all that copies fill.
+  int64_t BQ, WG, QT, copiedQT, rows;
   /// Shared rows of the staged input (StagedInput::slots), whether they
   /// are a ring, and the commit groups of staged rows issued so far
   /// (computeRows).
@@ -319,7 +322,7 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows, int64_t slot) {
 
 void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) {
   bool strided = st == 2;
-  int64_t count = numRows * QT * (strided ? 2 : 1) * WG;
+  int64_t count = numRows * copiedQT * (strided ? 2 : 1) * WG;
   std::string first = constant(firstRow, "r");
   bool moved = slot >= 0 && slot != firstRow;
   std::string firstSlot = moved ? constant(slot, "r") : first;
@@ -336,11 +339,11 @@ void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) 
     std::string rl = fresh("rl"), qq = fresh("qq"), wp = fresh("wp"), gl = fresh("gl");
     if (strided)
       out << "    " << rl << ", " << qq << ", " << wp << ", " << gl << " = spio.decompose " << lin
-          << " [" << numRows << ", " << QT << ", 2, " << WG << "] : " << coord("r") << ", " << Q
+          << " [" << numRows << ", " << copiedQT << ", 2, " << WG << "] : " << coord("r") << ", " << Q
           << ", " << coord("wp") << ", " << G8 << "\n";
     else
       out << "    " << rl << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
-          << numRows << ", " << QT << ", " << WG << "] : " << coord("r") << ", " << Q << ", "
+          << numRows << ", " << copiedQT << ", " << WG << "] : " << coord("r") << ", " << Q << ", "
           << G8 << "\n";
     std::string rr = binary("add", first, rl, coord("r"));
     // Input row h = stride * p0 + r - padH and column

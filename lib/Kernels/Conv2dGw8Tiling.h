@@ -59,8 +59,11 @@ struct WgradSum {
 
 /// The input tile a block stages in shared memory.
 struct StagedInput {
-  /// Output columns a block computes, and the staged columns they read.
-  int64_t columns, stagedColumns;
+  /// Output columns a block computes, and the staged columns they read
+  /// (`copiedColumns`), rounded up to whole swizzle periods of 8
+  /// (`stagedColumns`): the columns past copiedColumns are neither copied
+  /// nor read.
+  int64_t columns, stagedColumns, copiedColumns;
   /// Staged rows; flattened rows: the pixels the block computes (whole
   /// 16-pixel fragments for fprop and dgrad, 8-pixel mma steps for each
   /// warp along the pixels for wgrad); wgrad: dy's staged rows.

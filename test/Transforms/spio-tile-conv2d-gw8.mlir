@@ -25,7 +25,10 @@
 // CHECK: spio.decompose %{{.*}} [2, 3] : !spio.coord<n>, !spio.coord<p/8>
 // CHECK: spio.cast %{{.*}} : !spio.coord<q> to !spio.coord<w>
 // One commit group per output row (the first also holds the weights), so
-// that row j's mma overlap the copies of the rows after it.
+// that row j's mma overlap the copies of the rows after it. Copies fill the
+// 34 staged columns the taps read (32 + S - 1), not the 40 of whole swizzle
+// periods.
+// CHECK: spio.decompose %{{.*}} [3, 34, 4] : !spio.coord<r>, !spio.coord<q>, !spio.coord<c/8>
 // CHECK: spio.async_copy {{.*}} in_bounds
 // CHECK-COUNT-8: spio.async_commit
 // The bias fragment every row's sums start from loads once, ahead of the
@@ -133,9 +136,11 @@ gpu.module @m {
 !Y = !spio.tensor<[n: 2, p: 11, q: 10, k: 32] x f16, global>
 
 // Stride 2: staged columns are (q, parity) pairs, so a fragment's 16 rows
-// step two input columns through the layout alone.
+// step two input columns through the layout alone. 17 of the 24 staged
+// columns are copied: 16 output columns and tap 2's one more.
 // CHECK-LABEL: gpu.func @fprop_stride2
 // CHECK: spio.alloc : !spio.tensor<[r: 17:192, q: 24:8, wp: 2:4, sc/8: 2, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+// CHECK: spio.decompose %{{.*}} [3, 17, 2, 4] : !spio.coord<r>, !spio.coord<q>, !spio.coord<wp>, !spio.coord<c/8>
 // CHECK: spio.ldmatrix {{.*}}[!spio.coord<r>, !spio.coord<r>, !spio.coord<q/16>, !spio.coord<q>, !spio.coord<wp>, !spio.coord<c/8>] -> !spio.fragment<A, m16n8k16, f16, [q, sc]>
 gpu.module @m {
   gpu.func @fprop_stride2(%x: !X, %w: !W, %y: !Y) kernel {
@@ -189,6 +194,9 @@ gpu.module @m {
 // CHECK: arith.minui
 // CHECK: %[[SUMS:.*]]:6 = scf.for {{.*}} -> (!spio.fragment<C, m16n8k16, f32, [sc, k]>,
 // CHECK: spio.decompose %{{.*}} [2, 3, 2] : !spio.coord<n>, !spio.coord<p/8>, !spio.coord<q/32>
+// x's copies fill 35 of the 40 staged columns: 32 and the tap pairs' 3
+// more (S = 3 pairs tap 2 with a phantom tap 3).
+// CHECK: spio.decompose %{{.*}} [10, 35, 4] : !spio.coord<r>, !spio.coord<q>, !spio.coord<c/8>
 // CHECK: spio.async_copy
 // CHECK: spio.async_wait 0
 // CHECK: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<B, m16n8k16, f16, [q, k]>
