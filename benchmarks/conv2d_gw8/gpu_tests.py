@@ -86,6 +86,9 @@ CASES = [
     (1, 24, 17, 33, 5, 5, 2, 2, "--pass wgrad --stride 2 --dtype bf16"),
     (2, 16, 14, 14, 7, 7, 3, 3, "--pass wgrad --stride 2"),
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass wgrad --stride 2 --out-dtype f32"),
+    # Stride-2 3x3 in 8-warp blocks: bands of 3 dy rows (12 rows in 4
+    # bands; 19 columns in two tiles, the second short).
+    (2, 64, 23, 37, 3, 3, 1, 1, "--pass wgrad --stride 2"),
     # 5x5 kernels in blocks of up to 20 rows: 40 rows as 2 x 20, 36 as 2 x 18.
     (2, 64, 40, 40, 5, 5, 2, 2, "--bias"),
     (1, 32, 36, 36, 5, 5, 2, 2, "--pass dgrad"),

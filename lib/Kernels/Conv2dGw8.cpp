@@ -78,8 +78,8 @@ static int64_t tapColumns(const Conv2dGw8Problem &p) {
 
 static bool wgradQuarterBlocks(const Conv2dGw8Problem &p);
 
-/// wgrad's bands of rows of 16-pixel fragments: 8 rows (4 with stride 2;
-/// shorter ones ran slower), or 9 only where that rounds fewer rows up (18
+/// wgrad's bands of rows of 16-pixel fragments: 8 rows (4 with stride 2,
+/// fewer only where its tiles would not fit, as the chooser says), or 9 only where that rounds fewer rows up (18
 /// rows as 2 bands, not 3): the unrolled ninth row costs registers (72x72:
 /// 126 -> 150, one block a multiprocessor instead of two, 3045 -> 1991 GB/s
 /// on an H200). The 5x5 kernels of wgradQuarterBlocks also take 7 where
@@ -648,6 +648,19 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     // On an H200: 36x36 and 18x18 5x5 in 8-warp blocks as 6 rows 1.09x 9;
     // 9x9 as 4 to 8 rows 0.66-0.79x 9, whose rows are then rounded up.
     c.rowsP = wgradBandRows(p);
+    // Stride-2 kernels of up to 3 rows without row pairs: the tallest band
+    // of up to 4 rows whose tiles fit wgradResidentBlocks (taller kernels
+    // would re-read more of x for each shorter band: not measured). 3x3's
+    // 4-row bands in 8-warp blocks of one column tile stage 9 rows of 48
+    // input columns, which fit once, so the grid, sized for two, ran as
+    // two waves of 8 warps a multiprocessor. On an H200 as 3 rows (two
+    // fit): 72x72 C192 1.27x, 80x80 C192 1.13x, 28x28 C768 1.31x, 112x112
+    // C384 1.30x; 2 rows 1.07-1.20x.
+    if (p.stride == 2 && p.r <= 3 && !wgradRowPairs(p)) {
+      while (c.rowsP > 1 && !wgradTilesFit(p, c))
+        --c.rowsP;
+      return c;
+    }
     if (!wgradRowPairs(p) || wgradTilesFit(p, c))
       return c;
     for (Conv2dGw8Config shorter = c; --shorter.rowsP >= 6;)

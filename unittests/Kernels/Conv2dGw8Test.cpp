@@ -457,6 +457,30 @@ TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   EXPECT_EQ(rows(56, 3), 8);
 }
 
+TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
+  // Stride-2 3x3 in 8-warp blocks of one column tile: 4-row bands stage 9
+  // rows of x, which fit a multiprocessor once; 3 rows (7 staged) fit
+  // twice. Blocks of 2 x 4 warps fit twice as 4 rows; kernels of more
+  // rows keep 4.
+  auto config = [](int64_t n, int64_t c, int64_t hw, int64_t r) {
+    Conv2dGw8Problem p = layer(n, c, hw, 3, 1);
+    p.r = r;
+    p.padH = r / 2;
+    p.stride = 2;
+    p.pass = ConvPass::Wgrad;
+    return chooseConv2dGw8Config(p);
+  };
+  Conv2dGw8Config wide = config(128, 192, 72, 3);
+  EXPECT_EQ(wide.warpsQ, 1);
+  EXPECT_EQ(wide.warpsG, 8);
+  EXPECT_EQ(wide.rowsP, 3);
+  EXPECT_EQ(config(32, 768, 28, 3).rowsP, 3);
+  Conv2dGw8Config narrow = config(256, 32, 112, 3);
+  EXPECT_EQ(narrow.warpsQ, 2);
+  EXPECT_EQ(narrow.rowsP, 4);
+  EXPECT_EQ(config(64, 128, 64, 5).rowsP, 4);
+}
+
 TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
   auto count = [](const std::string &text, const std::string &what) {
     size_t n = 0;
