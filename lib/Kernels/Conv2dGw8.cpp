@@ -79,12 +79,13 @@ static int64_t tapColumns(const Conv2dGw8Problem &p) {
 static bool wgradQuarterBlocks(const Conv2dGw8Problem &p);
 
 /// wgrad's bands of rows of 16-pixel fragments: 8 rows (4 with stride 2,
-/// fewer only where its tiles would not fit, as the chooser says), or 9 only where that rounds fewer rows up (18
-/// rows as 2 bands, not 3): the unrolled ninth row costs registers (72x72:
-/// 126 -> 150, one block a multiprocessor instead of two, 3045 -> 1991 GB/s
-/// on an H200). The 5x5 kernels of wgradQuarterBlocks also take 7 where
-/// that rounds fewer up than both (on an H200: 14x14 1.07x, 20x20 1.03x,
-/// 28x28 0.99-1.04x 8 rows; 6 rows ran 0.89-0.97x 8).
+/// fewer only where the chooser finds its tiles would not fit), or 9 only
+/// where that rounds fewer rows up (18 rows as 2 bands, not 3): the
+/// unrolled ninth row costs registers (72x72: 126 -> 150, one block a
+/// multiprocessor instead of two, 3045 -> 1991 GB/s on an H200). The 5x5
+/// kernels of wgradQuarterBlocks also take 7 where that rounds fewer up
+/// than both (on an H200: 14x14 1.07x, 20x20 1.03x, 28x28 0.99-1.04x 8
+/// rows; 6 rows ran 0.89-0.97x 8).
 static int64_t wgradBandRows(const Conv2dGw8Problem &p) {
   int64_t rows = p.outH();
   if (p.stride == 2)

@@ -339,8 +339,8 @@ void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) 
     std::string rl = fresh("rl"), qq = fresh("qq"), wp = fresh("wp"), gl = fresh("gl");
     if (strided)
       out << "    " << rl << ", " << qq << ", " << wp << ", " << gl << " = spio.decompose " << lin
-          << " [" << numRows << ", " << copiedQT << ", 2, " << WG << "] : " << coord("r") << ", " << Q
-          << ", " << coord("wp") << ", " << G8 << "\n";
+          << " [" << numRows << ", " << copiedQT << ", 2, " << WG << "] : " << coord("r") << ", "
+          << Q << ", " << coord("wp") << ", " << G8 << "\n";
     else
       out << "    " << rl << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
           << numRows << ", " << copiedQT << ", " << WG << "] : " << coord("r") << ", " << Q << ", "
