@@ -119,7 +119,10 @@ def main():
                              "ideal bytes, and stop (no GPU)")
     args = parser.parse_args()
     if args.shapes:
-        shapes = load_shapes(args.shapes)
+        try:
+            shapes = load_shapes(args.shapes)
+        except OSError as e:
+            sys.exit(f"bench.py: cannot read --shapes {args.shapes}: {e.strerror}")
         if not shapes:
             sys.exit(f"bench.py: no shapes in {args.shapes}")
     else:
