@@ -75,14 +75,18 @@ def cudnn_ms(sh, pass_, warmup, repeats, timing):
     return time_ms(fn, warmup, repeats, timing)
 
 
+def spio_options(sh, pass_):
+    """spio-jit's options for one shape and pass (f16)."""
+    options = ["--workload", "conv2d-gw8", "--pass", pass_, "--batch", str(sh["n"]),
+               "--channels", str(sh["c"]), "--height", str(sh["h"]), "--width", str(sh["w"]),
+               "--r", str(sh["r"]), "--s", str(sh["s"]), "--pad-h", str(sh["ph"]),
+               "--pad-w", str(sh["pw"]), "--stride", str(sh["stride"]), "--dtype", "f16"]
+    return options + (["--bias"] if sh["bias"] and pass_ == "fprop" else [])
+
+
 def spio_ms(jit, sh, pass_, warmup, repeats, timing):
-    cmd = [jit, "--workload", "conv2d-gw8", "--pass", pass_, "--batch", str(sh["n"]), "--channels", str(sh["c"]),
-           "--height", str(sh["h"]), "--width", str(sh["w"]), "--r", str(sh["r"]),
-           "--s", str(sh["s"]), "--pad-h", str(sh["ph"]), "--pad-w", str(sh["pw"]),
-           "--stride", str(sh["stride"]), "--dtype", "f16", "--bench", str(repeats),
-           "--warmup", str(warmup), "--timing", timing]
-    if sh["bias"] and pass_ == "fprop":
-        cmd.append("--bias")
+    cmd = [jit] + spio_options(sh, pass_) + ["--bench", str(repeats), "--warmup", str(warmup),
+                                             "--timing", timing]
     return spio_figure(cmd, r"median ([0-9.]+) ms")
 
 
@@ -96,6 +100,49 @@ def copy_bandwidth(timing, total_bytes=1 << 31, warmup=3, repeats=20):
     return 2 * a.numel() / (ms * 1e-3) / 1e9
 
 
+def add_shape_arguments(parser):
+    """The options that pick shapes and passes (bench.py's and configs.py's)."""
+    parser.add_argument("--shapes", metavar="FILE",
+                        help="the shapes of FILE (layer-shapes.dat's lines, with an optional "
+                             "stride=) instead of ConvFirst and the layer table; "
+                             "kernel-sizes.dat holds kernels of 1x1 to 7x7 and stride 2")
+    parser.add_argument("--stride2", action="store_true",
+                        help="also stride-2 copies of ConvFirst and the layers of 28x28 and up")
+    parser.add_argument("--only", help="shapes whose name (N.. C.. HxW RxS) matches this regex")
+    parser.add_argument("--passes", default="fprop,dgrad,wgrad")
+
+
+def selected_shapes(args):
+    """ConvFirst and the layer table, or --shapes FILE's; with --stride2 copies."""
+    tool = os.path.basename(sys.argv[0])
+    if args.shapes:
+        try:
+            shapes = load_shapes(args.shapes)
+        except OSError as e:
+            sys.exit(f"{tool}: cannot read --shapes {args.shapes}: {e.strerror}")
+        if not shapes:
+            sys.exit(f"{tool}: no shapes in {args.shapes}")
+    else:
+        shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1)]
+        shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))
+    if args.stride2:
+        shapes += [dict(sh, stride=2) for sh in shapes if sh["stride"] == 1 and sh["h"] >= 28]
+    return shapes
+
+
+def selected_cases(shapes, args):
+    """(shape, pass, name) for each of --passes whose name matches --only."""
+    cases = []
+    for sh in shapes:
+        for pass_ in args.passes.split(","):
+            name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
+                    f"pad{sh['ph']},{sh['pw']}{' stride2' if sh['stride'] == 2 else ''}"
+                    f"{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
+            if not args.only or re.search(args.only, name):
+                cases.append((sh, pass_, name))
+    return cases
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spio-jit", required=True)
@@ -105,43 +152,17 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--limit", type=int, default=0, help="first N shapes only")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N shapes")
-    parser.add_argument("--only", help="shapes whose name (N.. C.. HxW RxS) matches this regex")
-    parser.add_argument("--passes", default="fprop,dgrad,wgrad")
+    add_shape_arguments(parser)
     add_timing_argument(parser)
-    parser.add_argument("--shapes", metavar="FILE",
-                        help="the shapes of FILE (layer-shapes.dat's lines, with an optional "
-                             "stride=) instead of ConvFirst and the layer table; "
-                             "kernel-sizes.dat holds kernels of 1x1 to 7x7 and stride 2")
-    parser.add_argument("--stride2", action="store_true",
-                        help="also stride-2 copies of ConvFirst and the layers of 28x28 and up")
     parser.add_argument("--list", action="store_true",
                         help="print the shapes and passes the options select, with their "
                              "ideal bytes, and stop (no GPU)")
     args = parser.parse_args()
-    if args.shapes:
-        try:
-            shapes = load_shapes(args.shapes)
-        except OSError as e:
-            sys.exit(f"bench.py: cannot read --shapes {args.shapes}: {e.strerror}")
-        if not shapes:
-            sys.exit(f"bench.py: no shapes in {args.shapes}")
-    else:
-        shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1)]
-        shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))
-    if args.stride2:
-        shapes += [dict(sh, stride=2) for sh in shapes if sh["stride"] == 1 and sh["h"] >= 28]
-    shapes = shapes[args.skip:]
+    shapes = selected_shapes(args)[args.skip:]
     if args.limit:
         shapes = shapes[:args.limit]
     passes = args.passes.split(",")
-    cases = []
-    for sh in shapes:
-        for pass_ in passes:
-            name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
-                    f"pad{sh['ph']},{sh['pw']}{' stride2' if sh['stride'] == 2 else ''}"
-                    f"{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
-            if not args.only or re.search(args.only, name):
-                cases.append((sh, pass_, name))
+    cases = selected_cases(shapes, args)
     if args.list:
         print("| shape | pass | MB |\n|---|---|---|")
         for sh, pass_, name in cases:
