@@ -1,6 +1,7 @@
 //===- Conv2dGw8.cpp - conv2d-gw8 tiling, configurations and launches ----===//
 
 #include "Conv2dGw8Tiling.h"
+#include "spio/Layout/Layout.h"
 #include "spio/Target/SharedMemory.h"
 
 #include <algorithm>
@@ -452,6 +453,20 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "padding must be in [0, R) and [0, S)";
   if (p.outH() <= 0 || p.outW() <= 0)
     return "the output is empty";
+  // A spio tensor spans at most layout::kMaxExtent (2^40) elements.
+  auto withinExtent = [](std::initializer_list<int64_t> sizes) {
+    int64_t elements = 1;
+    for (int64_t size : sizes) {
+      if (elements > layout::kMaxExtent / size)
+        return false;
+      elements *= size;
+    }
+    return true;
+  };
+  if (!withinExtent({p.n, p.h, p.w, p.c}) || !withinExtent({p.n, p.outH(), p.outW(), p.c}))
+    return "N x H x W x C = " + std::to_string(p.n) + " x " + std::to_string(p.h) + " x " +
+           std::to_string(p.w) + " x " + std::to_string(p.c) +
+           " (or the output's) is over the 2^40 elements a spio tensor spans";
   if (p.pass != ConvPass::Fprop && p.bias)
     return std::string(convPassName(p.pass)) + " takes no bias";
   if (p.pass != ConvPass::Wgrad && p.wgradF32)
@@ -479,6 +494,11 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "a block's tiles need about " + std::to_string(shared) +
            " bytes of shared memory, over the " + std::to_string(kBlockSharedLimit) +
            " an H100 or H200 block may use: take fewer rows or warps";
+  int64_t gridY = conv2dGw8LaunchShape(p, c).gridY;
+  if (gridY > kMaxGridY)
+    return "the grid would take " + std::to_string(gridY) + " blocks along y, over CUDA's " +
+           std::to_string(kMaxGridY) +
+           ": take at most that many chunks (blocks that loop over several bands)";
   return {};
 }
 
@@ -714,6 +734,15 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     c.rowsP += 1;
     if (lower >= 2 && (!fits() || ceilDiv(P, lower) * lower < ceilDiv(P, c.rowsP) * c.rowsP))
       c.rowsP = lower;
+  }
+  // More (image, row tile) bands than a grid holds along y: blocks loop
+  // over several as a band ring, in shorter blocks where the ring's two
+  // staged tiles would not fit.
+  if (bandGrid(p, c).bands > kMaxGridY) {
+    c.chunks = kMaxGridY;
+    const int64_t limit = maxSharedBytesPerBlock("sm_90");
+    while (c.rowsP > 1 && rowsSharedBytes(p, c, true, outputRowsPerBarrier(p, c)) > limit)
+      --c.rowsP;
   }
   return c;
 }

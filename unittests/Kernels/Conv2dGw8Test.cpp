@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 using namespace spio::kernels;
 
 namespace {
@@ -56,6 +58,13 @@ TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
   EXPECT_NE(checkConv2dGw8(strided, c).find("stride 1"), std::string::npos);
   strided.pass = ConvPass::Dgrad;
   EXPECT_EQ(checkConv2dGw8(strided, c), "");
+  // Tensors past the 2^40 elements a spio layout spans are refused by
+  // name, not by the compiler; so is N near INT64_MAX (no overflow).
+  Conv2dGw8Problem huge = layer(300000, 256, 224, 3, 1);
+  EXPECT_NE(checkConv2dGw8(huge, chooseConv2dGw8Config(huge)).find("over the 2^40 elements"),
+            std::string::npos);
+  huge.n = INT64_MAX;
+  EXPECT_NE(checkConv2dGw8(huge, c).find("over the 2^40 elements"), std::string::npos);
 }
 
 TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
@@ -479,6 +488,39 @@ TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
   EXPECT_EQ(narrow.warpsQ, 2);
   EXPECT_EQ(narrow.rowsP, 4);
   EXPECT_EQ(config(64, 128, 64, 5).rowsP, 4);
+}
+
+TEST(Conv2dGw8, BandsPastTheGridsYLimitLoopInBlocks) {
+  // 70000 images of 112 rows in 16-row blocks are 490000 bands; a grid
+  // holds 65535 along y, so blocks take 8 bands each (a band ring). Left
+  // at one band a block, the configuration is refused with the reason.
+  for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
+    Conv2dGw8Problem p = layer(70000, 16, 112, 3, 1);
+    p.pass = pass;
+    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    EXPECT_EQ(c.chunks, 65535);
+    EXPECT_EQ(checkConv2dGw8(p, c), "");
+    EXPECT_LE(conv2dGw8LaunchShape(p, c).gridY, 65535);
+    c.chunks = 0;
+    EXPECT_NE(checkConv2dGw8(p, c).find("blocks along y, over CUDA's 65535"), std::string::npos);
+  }
+  // 5x5 kernels' two staged tiles still fit; 9000 images (63000 bands)
+  // keep one band a block.
+  Conv2dGw8Problem heavy = layer(200000, 80, 56, 5, 2);
+  Conv2dGw8Config ringed = chooseConv2dGw8Config(heavy);
+  EXPECT_EQ(ringed.chunks, 65535);
+  EXPECT_EQ(checkConv2dGw8(heavy, ringed), "");
+  EXPECT_EQ(chooseConv2dGw8Config(layer(9000, 16, 112, 3, 1)).chunks, 0);
+  // Stride-2 7x7 fprop's 8-row blocks would not fit twice: 7 rows.
+  Conv2dGw8Problem strided = layer(300000, 64, 112, 7, 3);
+  strided.stride = 2;
+  strided.n = 8;
+  EXPECT_EQ(chooseConv2dGw8Config(strided).rowsP, 8);
+  strided.n = 300000;
+  Conv2dGw8Config shorter = chooseConv2dGw8Config(strided);
+  EXPECT_EQ(shorter.rowsP, 7);
+  EXPECT_EQ(shorter.chunks, 65535);
+  EXPECT_EQ(checkConv2dGw8(strided, shorter), "");
 }
 
 TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
