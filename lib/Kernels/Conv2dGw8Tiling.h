@@ -91,10 +91,6 @@ struct StagedInput {
 /// with ranges of 16 and 8 loads at a time, whose 4 splits of 9 partials
 /// ran 40x40 5x5 0.98x).
 constexpr int64_t kReduceThreads = 256;
-
-/// The most blocks a CUDA grid holds along y: fprop's and dgrad's bands
-/// (chunks) go there.
-constexpr int64_t kMaxGridY = 65535;
 constexpr int64_t kReduceUnroll = 16;
 
 /// Taps: fprop's and dgrad's mma steps, wgrad's partial sums and tap pairs.

@@ -83,6 +83,11 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   if (!ok)
     return "the tile's 16-byte vectors do not divide evenly among " +
            std::to_string(threads) + " threads";
+  // Block rows go along the grid's y.
+  if (ceilDiv(p.m, c.blockM) > kMaxGridY)
+    return "M = " + std::to_string(p.m) + " takes " + std::to_string(ceilDiv(p.m, c.blockM)) +
+           " block rows of " + std::to_string(c.blockM) + ", over the " +
+           std::to_string(kMaxGridY) + " a CUDA grid holds along y: split M";
   return {};
 }
 

@@ -55,6 +55,15 @@ TEST(GemmCheck, RejectsTilesThatDoNotDivide) {
   EXPECT_NE(checkGemm(problem(256, 256, 256), c).find("stage"), std::string::npos);
 }
 
+TEST(GemmCheck, RejectsMoreBlockRowsThanAGridHolds) {
+  // 128-row blocks: 65535 block rows hold M up to 8388480.
+  GemmConfig c;
+  c.blockM = 128;
+  EXPECT_EQ(checkGemm(problem(8388480, 64, 64), c), "");
+  EXPECT_NE(checkGemm(problem(8388481, 64, 64), c).find("65536 block rows of 128, over the 65535"),
+            std::string::npos);
+}
+
 TEST(GemmCheck, RejectsNonPositiveWarpsAndRaster) {
   GemmConfig c;
   c.warpsM = 0; // would divide by zero in the tile check
