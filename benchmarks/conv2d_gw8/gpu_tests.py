@@ -89,6 +89,9 @@ CASES = [
     # Stride-2 3x3 in 8-warp blocks: bands of 3 dy rows (12 rows in 4
     # bands; 19 columns in two tiles, the second short).
     (2, 64, 23, 37, 3, 3, 1, 1, "--pass wgrad --stride 2"),
+    # 140000 (image, row tile) bands, over the 65535 a grid holds along y:
+    # blocks of 3 bands (a band ring the chooser takes).
+    (70000, 8, 17, 30, 3, 3, 1, 1, "--bias"),
     # 5x5 kernels in blocks of up to 20 rows: 40 rows as 2 x 20, 36 as 2 x 18.
     (2, 64, 40, 40, 5, 5, 2, 2, "--bias"),
     (1, 32, 36, 36, 5, 5, 2, 2, "--pass dgrad"),
