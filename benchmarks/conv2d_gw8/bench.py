@@ -107,7 +107,7 @@ def add_shape_arguments(parser):
                              "stride=) instead of ConvFirst and the layer table; "
                              "kernel-sizes.dat holds kernels of 1x1 to 7x7 and stride 2")
     parser.add_argument("--stride2", action="store_true",
-                        help="also stride-2 copies of ConvFirst and the layers of 28x28 and up")
+                        help="also stride-2 copies of the stride-1 shapes of 28x28 and up")
     parser.add_argument("--only", help="shapes whose name (N.. C.. HxW RxS) matches this regex")
     parser.add_argument("--passes", default="fprop,dgrad,wgrad")
 
