@@ -406,7 +406,8 @@ class Conv2dGw8Family(KernelFamily):
     """Grouped conv2d (group width 8), fprop/dgrad/wgrad, stride 1 and 2."""
     name = "conv2d_gw8"
     arguments_type = Conv2dGw8Arguments
-    # (warps along q, warps along groups, rows per block)
+    # (warps along q, warps along groups, rows per block[, chunks]); chosen()
+    # adds chunks where blocks must loop over several bands.
     TILES = ((4, 2, 16), (4, 2, 8), (2, 4, 8), (1, 8, 8), (1, 8, 16))
 
     def instances(self):
@@ -431,8 +432,9 @@ class Conv2dGw8Family(KernelFamily):
             int(dw == "f32" and pass_ == "wgrad"), _multiprocessors())
 
     def _structs(self, args, config):
-        pass_, _, (warps_q, warps_g, rows) = config
-        return self._problem(args, pass_), _capi.Conv2dGw8Config(warps_q, warps_g, rows, 0)
+        pass_, _, (warps_q, warps_g, rows, *chunks) = config
+        return self._problem(args, pass_), _capi.Conv2dGw8Config(warps_q, warps_g, rows,
+                                                                 chunks[0] if chunks else 0)
 
     def check(self, args, config):
         pass_, dtype, _ = config
@@ -465,7 +467,8 @@ class Conv2dGw8Family(KernelFamily):
         if args.pass_ not in _capi.PASSES:
             raise SpioError(f"unknown pass {args.pass_!r}; expected fprop, dgrad or wgrad")
         c = _capi.lib.spio_conv2d_gw8_choose_config(self._problem(args, args.pass_))
-        return (args.pass_, args.dtype, (c.warps_q, c.warps_g, c.rows_p))
+        tile = (c.warps_q, c.warps_g, c.rows_p) + ((c.chunks,) if c.chunks else ())
+        return (args.pass_, args.dtype, tile)
 
     def operands(self, args, config):
         return {"fprop": (("x", "w", "y") + (("bias",) if args.bias else ()), ()),

@@ -278,5 +278,12 @@ def test_chosen_instances_follow_spio_jit():
     # 7x7 images side by side, 3 in 2 warps' 32 columns, 8 groups a block.
     assert conv.chosen(narrow) == ("dgrad", "f16", (2, 8, 7))
     assert spio.Kernel(conv, conv.chosen(narrow)).supports(narrow)
+    # 490000 (image, row tile) bands, over the 65535 a grid holds along y:
+    # the chosen instance loops over several a block (chunks), and runs.
+    many = spio.Conv2dGw8Arguments(70000, 16, 112, 112)
+    assert conv.chosen(many) == ("fprop", "f16", (7, 2, 16, 65535))
+    assert spio.Kernel(conv, conv.chosen(many)).supports(many)
+    refused = spio.Kernel(conv, ("fprop", "f16", (7, 2, 16))).supports(many)
+    assert not refused and "blocks along y" in refused.reason
     expect_error(lambda: conv.chosen(spio.Conv2dGw8Arguments(2, 64, 8, 8, pass_="bprop")),
                  "unknown pass")
