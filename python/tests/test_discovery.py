@@ -279,7 +279,8 @@ def test_chosen_instances_follow_spio_jit():
     assert conv.chosen(narrow) == ("dgrad", "f16", (2, 8, 7))
     assert spio.Kernel(conv, conv.chosen(narrow)).supports(narrow)
     # 490000 (image, row tile) bands, over the 65535 a grid holds along y:
-    # the chosen instance loops over several a block (chunks), and runs.
+    # the chosen instance loops over several a block (chunks) and is
+    # supported; without them the same tile is refused, with the reason.
     many = spio.Conv2dGw8Arguments(70000, 16, 112, 112)
     assert conv.chosen(many) == ("fprop", "f16", (7, 2, 16, 65535))
     assert spio.Kernel(conv, conv.chosen(many)).supports(many)
