@@ -839,6 +839,10 @@ void rejectOptions(const std::string &mode, std::initializer_list<const cl::Opti
 
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Spio JIT: compile and run kernels on the GPU\n");
+  for (const cl::opt<int> *count : {&bench, &warmup, &repeats})
+    if (*count < 0)
+      fail("--" + count->ArgStr.str() + " takes a count of 0 or more, got " +
+           std::to_string(int(*count)));
   const std::initializer_list<const cl::Option *> gemmOnly = {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
       &beta,  &blockM, &blockN, &blockK, &stages, &raster};
