@@ -408,6 +408,20 @@ static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config
   return 2 * stagedInput(p, c).wgradBytes(c.warpsG) + 2048;
 }
 
+/// The shared memory an H100's or H200's block may take.
+static const int64_t kBlockSharedLimit = maxSharedBytesPerBlock("sm_90");
+
+/// The shared memory a block's tiles take: wgrad's, or those of rows of
+/// fragments (twice the staged input where a block rings its bands);
+/// flattened rows hold a few small rows by construction (0).
+static int64_t blockSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (p.pass == ConvPass::Wgrad)
+    return wgradSharedBytes(p, c);
+  if (flatRows(p))
+    return 0;
+  return rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1, outputRowsPerBarrier(p, c));
+}
+
 /// Row-paired stride-1 wgrad kernels of at most 13 partial sums (5x5: 52
 /// accumulator registers) run best as blocks of 4 warps, three a
 /// multiprocessor at up to 168 registers, which hold a band's fragments
@@ -481,15 +495,8 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "bad warp, row or chunk counts";
   // A block's tiles must fit the shared memory an H100's or H200's block
   // may use (the compiler says so too, per chip; saying it here keeps such
-  // configs out of the instances a caller may pick). Flattened rows hold a
-  // few small rows by construction.
-  const int64_t kBlockSharedLimit = maxSharedBytesPerBlock("sm_90");
-  int64_t shared = 0;
-  if (p.pass == ConvPass::Wgrad)
-    shared = wgradSharedBytes(p, c);
-  else if (!flatRows(p))
-    shared = rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1,
-                             outputRowsPerBarrier(p, c));
+  // configs out of the instances a caller may pick).
+  int64_t shared = blockSharedBytes(p, c);
   if (shared > kBlockSharedLimit)
     return "a block's tiles need about " + std::to_string(shared) +
            " bytes of shared memory, over the " + std::to_string(kBlockSharedLimit) +
@@ -740,8 +747,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // staged tiles would not fit.
   if (bandGrid(p, c).bands > kMaxGridY) {
     c.chunks = kMaxGridY;
-    const int64_t limit = maxSharedBytesPerBlock("sm_90");
-    while (c.rowsP > 1 && rowsSharedBytes(p, c, true, outputRowsPerBarrier(p, c)) > limit)
+    while (c.rowsP > 1 && blockSharedBytes(p, c) > kBlockSharedLimit)
       --c.rowsP;
   }
   return c;
