@@ -89,6 +89,8 @@ CASES = [
     # Stride-2 3x3 in 8-warp blocks: bands of 3 dy rows (12 rows in 4
     # bands; 19 columns in two tiles, the second short).
     (2, 64, 23, 37, 3, 3, 1, 1, "--pass wgrad --stride 2"),
+    # Stride-2 5x5 in 8-warp blocks: bands of 2 dy rows (12 rows in 6).
+    (2, 64, 23, 29, 5, 5, 2, 2, "--pass wgrad --stride 2 --dtype bf16"),
     # 140000 (image, row tile) bands, over the 65535 a grid holds along y:
     # blocks of 3 bands (a band ring the chooser takes).
     (70000, 8, 17, 30, 3, 3, 1, 1, "--bias"),

@@ -490,6 +490,29 @@ TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
   EXPECT_EQ(config(64, 128, 64, 5).rowsP, 4);
 }
 
+TEST(Conv2dGw8, StridedRowPairedWgradTakesTwoRowsWhereFourFitOnce) {
+  // Stride-2 5x5: 4-row bands stage 11 rows of x, which fit a
+  // multiprocessor once in blocks of 1 x 8 and 2 x 4 warps; 2 rows (7
+  // staged) fit twice. Blocks of 4 warps fit twice as 4 rows.
+  auto config = [](int64_t n, int64_t c, int64_t hw) {
+    Conv2dGw8Problem p = layer(n, c, hw, 5, 2);
+    p.stride = 2;
+    p.pass = ConvPass::Wgrad;
+    return chooseConv2dGw8Config(p);
+  };
+  Conv2dGw8Config wide = config(32, 768, 28);
+  EXPECT_EQ(wide.warpsQ, 1);
+  EXPECT_EQ(wide.warpsG, 8);
+  EXPECT_EQ(wide.rowsP, 2);
+  Conv2dGw8Config split = config(128, 288, 36);
+  EXPECT_EQ(split.warpsQ, 2);
+  EXPECT_EQ(split.warpsG, 4);
+  EXPECT_EQ(split.rowsP, 2);
+  Conv2dGw8Config quarter = config(320, 160, 28);
+  EXPECT_EQ(quarter.warpsQ * quarter.warpsG, 4);
+  EXPECT_EQ(quarter.rowsP, 4);
+}
+
 TEST(Conv2dGw8, BandsPastTheGridsYLimitLoopInBlocks) {
   // 70000 images of 112 rows in 16-row blocks are 490000 bands; a grid
   // holds 65535 along y, so blocks take 8 bands each (a band ring). Left
