@@ -490,6 +490,22 @@ TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
   EXPECT_EQ(config(64, 128, 64, 5).rowsP, 4);
 }
 
+TEST(Conv2dGw8, StridedWideKernelFpropTakesTheTallestBlockThatFitsOnce) {
+  // Stride-2 5x5 fprop on 28x28 in 8-warp blocks: the whole image's 14
+  // output rows stage 31 rows of x (190 KB, over the 144 KB budget of
+  // other kernels), which still fit one block, as 7 rows did.
+  Conv2dGw8Problem p = layer(32, 768, 28, 5, 2);
+  p.stride = 2;
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  EXPECT_EQ(c.warpsQ, 1);
+  EXPECT_EQ(c.warpsG, 8);
+  EXPECT_EQ(c.rowsP, 14);
+  EXPECT_EQ(checkConv2dGw8(p, c), "");
+  // 32x32's 16 rows do not fit: 8, which divide them.
+  p.h = p.w = 32;
+  EXPECT_EQ(chooseConv2dGw8Config(p).rowsP, 8);
+}
+
 TEST(Conv2dGw8, StridedRowPairedWgradTakesTwoRowsWhereFourFitOnce) {
   // Stride-2 5x5: 4-row bands stage 11 rows of x, which fit a
   // multiprocessor once in blocks of 1 x 8 and 2 x 4 warps; 2 rows (7
@@ -534,11 +550,12 @@ TEST(Conv2dGw8, BandsPastTheGridsYLimitLoopInBlocks) {
   EXPECT_EQ(ringed.chunks, 65535);
   EXPECT_EQ(checkConv2dGw8(heavy, ringed), "");
   EXPECT_EQ(chooseConv2dGw8Config(layer(9000, 16, 112, 3, 1)).chunks, 0);
-  // Stride-2 7x7 fprop's 8-row blocks would not fit twice: 7 rows.
+  // Stride-2 7x7 fprop's 14-row blocks (the tallest that fit one) would
+  // not fit twice: 7 rows.
   Conv2dGw8Problem strided = layer(300000, 64, 112, 7, 3);
   strided.stride = 2;
   strided.n = 8;
-  EXPECT_EQ(chooseConv2dGw8Config(strided).rowsP, 8);
+  EXPECT_EQ(chooseConv2dGw8Config(strided).rowsP, 14);
   strided.n = 300000;
   Conv2dGw8Config shorter = chooseConv2dGw8Config(strided);
   EXPECT_EQ(shorter.rowsP, 7);
