@@ -689,10 +689,11 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
         --c.rowsP;
       return c;
     }
-    // Stride-2 row-paired kernels (5x5) whose 4-row bands fit once: 2 rows,
-    // 7 staged rows of x, which fit twice. On an H200: 1x8 warps on 28x28
-    // to 56x56 1.03-1.21x 4 rows (5 layers), 2x4 1.07-1.17x (3); 3 rows,
-    // which fit twice in 2x4 blocks only, 0.82-1.14x 2 rows there.
+    // Stride-2 row-paired kernels whose 4-row bands fit once: 2 rows (5x5:
+    // 7 staged rows of x, which fit twice). On an H200, 5x5 in 1x8 warps
+    // on 28x28 to 56x56 ran 1.03-1.21x 4 rows (5 layers), 2x4 1.07-1.17x
+    // (3); 3 rows, which fit twice in 2x4 blocks only, 0.82-1.14x 2 rows
+    // there. Held to 128 registers, 14x14 5x5 and 4x7 spill 8 bytes.
     if (p.stride == 2 && wgradRowPairs(p) && !wgradTilesFit(p, c)) {
       c.rowsP = std::min<int64_t>(c.rowsP, 2);
       return c;
