@@ -461,6 +461,20 @@ class Conv2dGw8Family(KernelFamily):
     def workspace_size(self, args, config):
         return _capi.lib.spio_conv2d_gw8_workspace_bytes(*self._structs(args, config))
 
+    def layer_support(self, channels, kernel_size, stride, padding, bias=False):
+        """A Support: whether Spio's kernels run layers of these settings,
+        and if not, why: the chosen instances' checks of fprop, dgrad and
+        wgrad on one 16x16 image, whose refusals of kernel sizes, strides
+        and padding hold whatever N, H and W are (those are checked when
+        the layer runs)."""
+        for pass_ in ("fprop", "dgrad", "wgrad"):
+            args = Conv2dGw8Arguments(1, channels, 16, 16, *kernel_size, *padding, stride, pass_,
+                                      bias and pass_ == "fprop")
+            support = Kernel(self, self.chosen(args)).supports(args)
+            if not support:
+                return support
+        return Support(True)
+
     def chosen(self, args):
         """The instance spio-jit would choose for `args` (warps and rows
         sized to the image)."""

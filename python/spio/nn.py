@@ -4,6 +4,7 @@ import torch
 
 from . import _torch_ops
 from ._capi import SpioError
+from .kernels import Conv2dGw8Family
 
 
 class Conv2dGw8(torch.nn.Module):
@@ -15,6 +16,10 @@ class Conv2dGw8(torch.nn.Module):
         r, s = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
         self.stride = stride
         self.padding = (padding, padding) if isinstance(padding, int) else tuple(padding)
+        support = Conv2dGw8Family().layer_support(channels, (r, s), stride, self.padding, bias)
+        if not support:
+            raise SpioError(f"Spio cannot run Conv2dGw8({channels}, kernel_size={(r, s)}, "
+                            f"stride={stride}, padding={self.padding}): {support.reason}")
         reference = torch.nn.Conv2d(channels, channels, (r, s), stride, self.padding,
                                     groups=channels // 8, bias=bias, device=device, dtype=dtype)
         self.weight = reference.weight
@@ -23,7 +28,8 @@ class Conv2dGw8(torch.nn.Module):
     @classmethod
     def from_torch(cls, conv):
         """The same layer, sharing the parameters of `conv`; SpioError when
-        `conv` is not a grouped conv2d with groups of 8 channels Spio runs."""
+        `conv` is not a grouped conv2d with groups of 8 channels Spio runs
+        (kernel sizes, padding and stride as its kernels check them)."""
         c = conv.in_channels
         if not isinstance(conv, torch.nn.Conv2d) or conv.out_channels != c or c % 8 or \
                 conv.groups != c // 8:
@@ -33,6 +39,10 @@ class Conv2dGw8(torch.nn.Module):
                 isinstance(conv.padding, str):
             raise SpioError(f"{conv}: Spio takes dilation 1, zero padding given as numbers, "
                             f"and equal strides of 1 or 2")
+        support = Conv2dGw8Family().layer_support(c, conv.kernel_size, conv.stride[0],
+                                                  conv.padding, conv.bias is not None)
+        if not support:
+            raise SpioError(f"{conv}: {support.reason}")
         layer = cls.__new__(cls)
         torch.nn.Module.__init__(layer)
         layer.stride = conv.stride[0]
@@ -85,8 +95,9 @@ def _replacement(module):
 
 def transform(model):
     """Replaces, in place, every torch.nn.Linear with sizes that are
-    multiples of 8 and every Conv2d with groups of 8 channels by its Spio
-    layer (sharing its parameters); leaves the rest; returns the model."""
+    multiples of 8 and every Conv2d with groups of 8 channels whose kernel
+    size, stride and padding Spio's kernels run by its Spio layer (sharing
+    its parameters); leaves the rest; returns the model."""
     for name, child in list(model.named_children()):
         replacement = _replacement(child)
         if replacement is not None:

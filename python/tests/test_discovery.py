@@ -113,6 +113,16 @@ def test_conv_rules_are_reasons():
     assert spio.get_kernels(spio.Conv2dGw8Arguments(2, 64, 20, 20, pass_="bprop")) == []
 
 
+def test_conv_layer_support_refuses_settings_whatever_the_sizes():
+    family = spio.Conv2dGw8Family()
+    assert family.layer_support(64, (5, 3), 2, (2, 1), bias=True)
+    assert family.layer_support(8, (7, 7), 1, (3, 3))
+    assert "1 to 7" in family.layer_support(64, (9, 9), 1, (4, 4)).reason
+    assert "padding must be in [0, R)" in family.layer_support(64, (1, 1), 1, (1, 1)).reason
+    assert "stride 1 or 2" in family.layer_support(64, (3, 3), 3, (1, 1)).reason
+    assert "group width 8" in family.layer_support(60, (3, 3), 1, (1, 1)).reason
+
+
 def test_conv_instances_over_shared_memory_are_not_listed():
     # Stride-2 wgrad stages two input rows an output row and two columns a
     # staged column: blocks of 16 rows need about 363 KB, and are refused

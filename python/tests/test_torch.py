@@ -114,6 +114,24 @@ def test_transform_swaps_matching_modules():
     assert type(mixed[0]) is torch.nn.Linear and mixed[1] is other
 
 
+def test_layers_the_kernels_refuse_are_not_swapped():
+    # Grouped by 8 but outside what the kernels check (R and S from 1 to
+    # 7, padding under the kernel size): refused when made, and left by
+    # transform rather than failing at the first forward.
+    wide = torch.nn.Conv2d(64, 64, 9, padding=4, groups=8)
+    with pytest.raises(spio.SpioError, match="1 to 7, got 9x9"):
+        spio.nn.Conv2dGw8.from_torch(wide)
+    padded = torch.nn.Conv2d(64, 64, 1, padding=1, groups=8)
+    with pytest.raises(spio.SpioError, match=r"padding must be in \[0, R\)"):
+        spio.nn.Conv2dGw8.from_torch(padded)
+    with pytest.raises(spio.SpioError, match="1 to 7"):
+        spio.nn.Conv2dGw8(64, kernel_size=(3, 8), padding=1)
+    net = torch.nn.Sequential(wide, padded, torch.nn.Conv2d(64, 64, (5, 3), 2, (2, 1), groups=8))
+    spio.transform(net)
+    assert net[0] is wide and net[1] is padded
+    assert isinstance(net[2], spio.nn.Conv2dGw8) and net[2].padding == (2, 1)
+
+
 @gpu
 def test_torch_compile_fullgraph_matches_eager():
     net = spio.transform(Net()).cuda().half()
