@@ -450,7 +450,7 @@ bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
 
 } // namespace gw8
 
-std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
   if (p.n <= 0 || p.c <= 0 || p.h <= 0 || p.w <= 0)
     return "conv2d sizes must be positive";
   if (p.multiprocessors <= 0)
@@ -487,6 +487,12 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "only wgrad writes f32 weights";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
+  return {};
+}
+
+std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (std::string problem = checkConv2dGw8Problem(p); !problem.empty())
+    return problem;
   if (c.warpsG < 1 || c.warpsG > 8 || c.warpsG == 6 || c.warpsG == 7)
     return "warps along groups must be 1, 2, 3, 4, 5 or 8";
   if (oddGroupTile(c.warpsG) && stagingStride(p) == 2)
@@ -550,6 +556,10 @@ int64_t chooseRows(int64_t rows, int64_t low, int64_t high) {
 
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   Conv2dGw8Config c;
+  // The rules below divide by the output's sizes and assume a kernel of 1
+  // to 7 taps.
+  if (!checkConv2dGw8Problem(p).empty())
+    return c;
   int64_t P = p.kernelOutH(), Q = p.kernelOutW();
   // Warps along groups and along Q by the work a block does that is not
   // rounded up (groups to warpsG, columns to 16 * warpsQ), weighed by how

@@ -27,6 +27,16 @@ TEST(Conv2dGw8, OutputSizes) {
   p.padW = 2;
   EXPECT_EQ(p.outH(), 18);
   EXPECT_EQ(p.outW(), 22);
+  // A kernel taller than the padded image leaves no output rows, with
+  // stride 2 too; the chooser keeps its default and the check says why.
+  Conv2dGw8Problem tall = layer(3, 48, 3, 6, 1);
+  for (int64_t stride : {1, 2}) {
+    tall.stride = stride;
+    EXPECT_EQ(tall.outH(), 0);
+    EXPECT_EQ(checkConv2dGw8(tall, chooseConv2dGw8Config(tall)), "the output is empty");
+  }
+  tall.h = 4;
+  EXPECT_EQ(tall.outH(), 1);
 }
 
 TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {

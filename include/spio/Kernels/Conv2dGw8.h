@@ -54,8 +54,10 @@ struct Conv2dGw8Problem {
 
   int64_t groups() const { return c / 8; }
   /// The convolution's output (y, or dy for dgrad) height and width.
-  int64_t outH() const { return (h + 2 * padH - r) / stride + 1; }
-  int64_t outW() const { return (w + 2 * padW - s) / stride + 1; }
+  /// 0 where the kernel is larger than the padded image (integer division
+  /// would round a stride-2 (-1) / 2 up to one row).
+  int64_t outH() const { return h + 2 * padH < r ? 0 : (h + 2 * padH - r) / stride + 1; }
+  int64_t outW() const { return w + 2 * padW < s ? 0 : (w + 2 * padW - s) / stride + 1; }
   /// The image the kernel stages (x; dy for dgrad) and the pixel grid it
   /// walks (y, or dx for dgrad; for wgrad the pixels of dy it reduces over).
   bool dgrad() const { return pass == ConvPass::Dgrad; }
@@ -89,10 +91,17 @@ struct Conv2dGw8Config {
 /// along Q that round the fewest columns up, and a row count that divides
 /// the height; wgrad takes up to 4 warps along Q (one set of partial sums
 /// each), bands of 8 or 9 rows (4 with stride 2) and at most two blocks a
-/// multiprocessor in all.
+/// multiprocessor in all. A problem checkConv2dGw8Problem refuses gets the
+/// default configuration, which checkConv2dGw8 then refuses with the reason.
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 
-/// Empty when the kernel can be built, else what is wrong.
+/// Empty when the problem is one the kernels take (sizes, channels, kernel
+/// size, stride, padding, a non-empty output, bias and dtypes), else what
+/// is wrong, whatever the configuration.
+std::string checkConv2dGw8Problem(const Conv2dGw8Problem &problem);
+
+/// Empty when the kernel can be built, else what is wrong: the problem's
+/// checks, then the configuration's.
 std::string checkConv2dGw8(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
 /// The workload: gpu.module @spio_conv holding gpu.func
