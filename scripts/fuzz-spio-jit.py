@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Random spio-jit problems, compiled to PTX: each must compile (and, with
+--ptxas, assemble) or be refused with a one-line `spio-jit: error:`; a
+crash, an error without that line or PTX ptxas rejects is a failure.
+
+    scripts/fuzz-spio-jit.py --spio-jit build/bin/spio-jit [--ptxas PTXAS]
+        [--seed 1] [--count 200] [--workload conv2d-gw8|gemm|both]
+
+conv2d-gw8: any pass, stride, dtype and bias; kernels of 1 to 7, padding
+under the kernel size; images of 1 to 300 rows and columns (kernels taller
+than the padded image included); now and then the chooser's warps, rows
+or chunks overridden. gemm: sizes from 1 to 5000, tiles now and then.
+Deterministic for a seed; prints each failure's command, then the counts,
+and exits 1 where any failed. No GPU needed.
+"""
+
+import argparse
+import concurrent.futures
+import random
+import subprocess
+import sys
+
+
+def conv_options(rng):
+    r, s = rng.randint(1, 7), rng.randint(1, 7)
+
+    def extent():
+        return rng.choice([rng.randint(1, 10), rng.randint(1, 80), rng.randint(80, 300)])
+
+    options = ["--workload", "conv2d-gw8", "--pass", rng.choice(["fprop", "dgrad", "wgrad"]),
+               "--batch", str(rng.choice([1, 2, 3, 17])),
+               "--channels", str(8 * rng.choice([1, 2, 3, 5, 6, 7, 8, 12, 16, 40, 96])),
+               "--height", str(extent()), "--width", str(extent()), "--r", str(r), "--s", str(s),
+               "--pad-h", str(rng.randint(0, r - 1)), "--pad-w", str(rng.randint(0, s - 1)),
+               "--stride", str(rng.choice([1, 2])), "--dtype", rng.choice(["f16", "bf16"])]
+    if rng.random() < 0.3:
+        options.append("--bias")
+    if rng.random() < 0.3:
+        options += ["--warps-m", str(rng.choice([1, 2, 3, 4, 5, 8, 16])),
+                    "--warps-n", str(rng.choice([1, 2, 3, 4, 5, 6, 7, 8]))]
+    if rng.random() < 0.3:
+        options += ["--rows-p", str(rng.choice([rng.randint(1, 20), rng.randint(20, 400)]))]
+    if rng.random() < 0.15:
+        options += ["--chunks", str(rng.choice([rng.randint(1, 9), rng.randint(10, 100000)]))]
+    return options
+
+
+def gemm_options(rng):
+    def size():
+        return rng.choice([1, 7, 8, 16, 24, 64, 100, 128, 136, 1000, 4096, rng.randint(1, 5000)])
+
+    options = ["--workload", "gemm", "-m", str(size()), "-n", str(size()), "-k", str(size()),
+               "--dtype", rng.choice(["f16", "bf16"])]
+    if rng.random() < 0.4:
+        options += ["--block-m", str(rng.choice([0, 16, 32, 48, 64, 128, 256])),
+                    "--block-n", str(rng.choice([0, 16, 24, 32, 64, 128, 256])),
+                    "--block-k", str(rng.choice([0, 8, 16, 32, 64]))]
+    return options
+
+
+def outcome(jit, ptxas, options):
+    """'compiled', 'refused', or a failure's description."""
+    try:
+        run = subprocess.run([jit] + options + ["--emit-ptx", "--no-disk-cache"],
+                             capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return "took over 300 s"
+    crashed = run.returncode < 0 or any(
+        sign in run.stderr for sign in ("Stack dump", "LLVM ERROR", "Assertion", "UNREACHABLE"))
+    if crashed:
+        return f"crashed (status {run.returncode}): {run.stderr.strip()[-300:]}"
+    if run.returncode != 0:
+        if run.returncode == 1 and run.stderr.startswith("spio-jit: error:"):
+            return "refused"
+        return f"failed without a spio-jit error (status {run.returncode}): " \
+               f"{run.stderr.strip()[-300:]}"
+    if ptxas:
+        assembled = subprocess.run([ptxas, "-arch=sm_90", "-", "-o", "/dev/null"],
+                                   input=run.stdout, capture_output=True, text=True)
+        if assembled.returncode != 0:
+            return f"ptxas rejected the PTX: {assembled.stderr.strip()[-300:]}"
+    return "compiled"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--spio-jit", required=True)
+    parser.add_argument("--ptxas", help="also assemble each PTX for sm_90")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--workload", choices=["conv2d-gw8", "gemm", "both"], default="both")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    makers = {"conv2d-gw8": [conv_options], "gemm": [gemm_options],
+              "both": [conv_options, conv_options, conv_options, gemm_options]}[args.workload]
+    cases = [rng.choice(makers)(rng) for _ in range(args.count)]
+    counts = {"compiled": 0, "refused": 0, "failed": 0}
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for options, result in zip(cases, pool.map(
+                lambda o: outcome(args.spio_jit, args.ptxas, o), cases)):
+            if result in counts:
+                counts[result] += 1
+                continue
+            counts["failed"] += 1
+            print(f"FAILED: spio-jit {' '.join(options)}\n  {result}")
+    print(f"{args.count} cases: {counts['compiled']} compiled, {counts['refused']} refused with "
+          f"a reason, {counts['failed']} failed")
+    sys.exit(1 if counts["failed"] else 0)
+
+
+if __name__ == "__main__":
+    main()
