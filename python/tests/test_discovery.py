@@ -111,6 +111,14 @@ def test_conv_rules_are_reasons():
     assert spio.get_kernels(spio.Conv2dGw8Arguments(2, 64, 20, 20, pass_="wgrad",
                                                     dw_dtype="bf16")) == []
     assert spio.get_kernels(spio.Conv2dGw8Arguments(2, 64, 20, 20, pass_="bprop")) == []
+    # A kernel taller than the padded image: no output, with stride 2 too;
+    # the chosen instance says so (the chooser had divided by zero rows).
+    family = spio.Conv2dGw8Family()
+    for stride in (1, 2):
+        tall = spio.Conv2dGw8Arguments(3, 48, 3, 36, r=6, s=1, pad_h=1, pad_w=0, stride=stride)
+        assert spio.get_kernels(tall) == []
+        assert spio.Kernel(family, family.chosen(tall)).supports(tall).reason == \
+            "the output is empty"
 
 
 def test_conv_layer_support_refuses_settings_whatever_the_sizes():
