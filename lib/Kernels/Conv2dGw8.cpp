@@ -319,16 +319,30 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
 /// the fragment stores of its 8 rows hit distinct banks.
 int64_t outputPitch(int64_t warpsG) { return warpsG % 2 == 1 ? warpsG : warpsG + 1; }
 
-/// fprop and dgrad on rows of fragments: the kernel's shared tiles (each
-/// 128-byte aligned): the staged input, twice where a block rings its bands,
-/// the weights and the output tile's rows, two for each output row between
-/// two of the block's barriers (outputRowsPerBarrier).
+/// The staged input's storage in 16-byte vectors, its layout's cosize (the
+/// writer's sxT): the tile, the tap entry's alias reaching `taps - 1`
+/// pixels past its end, and the rest of the last swizzle period (8 staged
+/// columns; odd pitches have none).
+static int64_t stagedStorageVectors(const StagedInput &staged, int64_t warpsG, int64_t taps) {
+  int64_t perColumn = staged.stride * warpsG;
+  int64_t period = perColumn % 2 == 1 ? 1 : 8 * perColumn;
+  return ceilDiv(staged.bytes(warpsG) / 16 + (taps - 1) * warpsG, period) * period;
+}
+
+/// fprop and dgrad on rows of fragments: the kernel's shared memory as
+/// spio-to-gpu lays it out (each tile from a 128-byte boundary, at its
+/// layout's cosize): the staged input, twice where a block rings its bands,
+/// the weights, and the output tile's rows of f16 or bf16, two for each
+/// output row between two of the block's barriers (outputRowsPerBarrier).
 static int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring,
                         int64_t outputRows) {
   auto aligned = [](int64_t bytes) { return ceilDiv(bytes, 128) * 128; };
-  return (ring ? 2 : 1) * aligned(stagedInput(p, c).bytes(c.warpsG)) +
-         aligned(p.r * p.s * 8 * c.warpsG * 16) +
-         aligned(2 * outputRows * 16 * c.warpsQ * outputPitch(c.warpsG) * 16);
+  int64_t staged =
+      (ring ? 2 : 1) * 16 * stagedStorageVectors(stagedInput(p, c), c.warpsG, tapSteps(p).front().taps);
+  int64_t weights = p.r * p.s * 8 * c.warpsG * 16;
+  int64_t pitch = outputPitch(c.warpsG), columns = 16 * c.warpsQ;
+  int64_t outputElements = 8 * (2 * outputRows * columns * pitch - pitch + c.warpsG);
+  return aligned(aligned(staged) + weights) + 2 * outputElements;
 }
 
 /// Blocks of `bytes` of shared memory an H100's or H200's multiprocessor
@@ -401,11 +415,13 @@ int64_t outputRowsPerBarrier(const Conv2dGw8Problem &p, const Conv2dGw8Config &c
   return 1;
 }
 
-/// wgrad's shared tiles, x's and dy's, twice (two stages), plus 2 KB for
-/// spio-to-gpu's padding of each stage to its swizzle period: an upper
-/// bound.
+/// wgrad's shared memory: x's and dy's tiles (dy's are whole swizzle
+/// periods), two stages of each (spio-pipeline's buffers), as spio-to-gpu
+/// lays them out.
 static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  return 2 * stagedInput(p, c).wgradBytes(c.warpsG) + 2048;
+  StagedInput staged = stagedInput(p, c);
+  int64_t dyVectors = (staged.wgradBytes(c.warpsG) - staged.bytes(c.warpsG)) / 16;
+  return 2 * 16 * (stagedStorageVectors(staged, c.warpsG, 2) + dyVectors);
 }
 
 /// The shared memory an H100's or H200's block may take.
