@@ -329,20 +329,25 @@ static int64_t stagedStorageVectors(const StagedInput &staged, int64_t warpsG, i
   return ceilDiv(staged.bytes(warpsG) / 16 + (taps - 1) * warpsG, period) * period;
 }
 
-/// fprop and dgrad on rows of fragments: the kernel's shared memory as
-/// spio-to-gpu lays it out (each tile from a 128-byte boundary, at its
-/// layout's cosize): the staged input, twice where a block rings its bands,
-/// the weights, and the output tile's rows of f16 or bf16, two for each
-/// output row between two of the block's barriers (outputRowsPerBarrier).
+/// fprop's and dgrad's shared memory as spio-to-gpu lays it out (each tile
+/// from a 128-byte boundary, at its layout's cosize): `stagedCopies` of the
+/// staged input, the weights, and `outputElements` of f16 or bf16.
+static int64_t tilesSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
+                                int64_t stagedCopies, int64_t outputElements) {
+  auto aligned = [](int64_t bytes) { return ceilDiv(bytes, 128) * 128; };
+  int64_t staged = stagedCopies * 16 *
+                   stagedStorageVectors(stagedInput(p, c), c.warpsG, tapSteps(p).front().taps);
+  return aligned(aligned(staged) + p.r * p.s * 8 * c.warpsG * 16) + 2 * outputElements;
+}
+
+/// fprop and dgrad on rows of fragments: the staged input, twice where a
+/// block rings its bands, and the output tile's rows, two for each output
+/// row between two of the block's barriers (outputRowsPerBarrier).
 static int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring,
                         int64_t outputRows) {
-  auto aligned = [](int64_t bytes) { return ceilDiv(bytes, 128) * 128; };
-  int64_t staged =
-      (ring ? 2 : 1) * 16 * stagedStorageVectors(stagedInput(p, c), c.warpsG, tapSteps(p).front().taps);
-  int64_t weights = p.r * p.s * 8 * c.warpsG * 16;
   int64_t pitch = outputPitch(c.warpsG), columns = 16 * c.warpsQ;
-  int64_t outputElements = 8 * (2 * outputRows * columns * pitch - pitch + c.warpsG);
-  return aligned(aligned(staged) + weights) + 2 * outputElements;
+  return tilesSharedBytes(p, c, ring ? 2 : 1,
+                          8 * (2 * outputRows * columns * pitch - pitch + c.warpsG));
 }
 
 /// Blocks of `bytes` of shared memory an H100's or H200's multiprocessor
@@ -427,14 +432,16 @@ static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config
 /// The shared memory an H100's or H200's block may take.
 static const int64_t kBlockSharedLimit = maxSharedBytesPerBlock("sm_90");
 
-/// The shared memory a block's tiles take: wgrad's, or those of rows of
-/// fragments (twice the staged input where a block rings its bands);
-/// flattened rows hold a few small rows by construction (0).
+/// The shared memory a block's tiles take: wgrad's, those of flattened
+/// rows (two stages of the staged rows, whose band loop is pipelined, and
+/// the output tile's pixels), or those of rows of fragments.
 static int64_t blockSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.pass == ConvPass::Wgrad)
     return wgradSharedBytes(p, c);
   if (flatRows(p))
-    return 0;
+    return tilesSharedBytes(p, c, 2,
+                            (stagedInput(p, c).pixels - 1) * 8 * outputPitch(c.warpsG) +
+                                8 * c.warpsG);
   return rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1, outputRowsPerBarrier(p, c));
 }
 
