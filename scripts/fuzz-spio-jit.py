@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Random spio-jit problems, compiled to PTX: each must compile (and, with
---ptxas, assemble) or be refused with a one-line `spio-jit: error:`; a
-crash, an error without that line or PTX ptxas rejects is a failure.
+--ptxas, assemble) or be refused by spio-jit's checks with a one-line
+`spio-jit: error:`; a crash, an error without that line, a problem the
+checks pass and the compiler refuses (a block over the chip's shared
+memory), or PTX ptxas rejects is a failure.
 
     scripts/fuzz-spio-jit.py --spio-jit build/bin/spio-jit [--ptxas PTXAS]
         [--seed 1] [--count 200] [--workload conv2d-gw8|gemm|both]
@@ -70,6 +72,8 @@ def outcome(jit, ptxas, options):
     if crashed:
         return f"crashed (status {run.returncode}): {run.stderr.strip()[-300:]}"
     if run.returncode != 0:
+        if run.stderr.startswith("spio-jit: error: compiling"):
+            return f"passed the checks but not the compiler: {run.stderr.strip()[-300:]}"
         if run.returncode == 1 and run.stderr.startswith("spio-jit: error:"):
             return "refused"
         return f"failed without a spio-jit error (status {run.returncode}): " \
