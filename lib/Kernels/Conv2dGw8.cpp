@@ -767,12 +767,13 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // none): shorter blocks. One output row always fits: at most 7 staged
   // rows (R = 7) of 72 stride-2 column pairs of 8 groups (4 x 8 warps),
   // 126 KB.
-  // Stride-2 fprop of kernels of 5 or more columns (no row ring) whose
-  // tile is over the budget fits one block a multiprocessor at 4 rows as
-  // well: it takes the tallest block that fits one. On an H200, 28x28 5x5
-  // in 8-warp blocks as 14 rows (one block, 220 KB) ran 1.30-1.42x 7 (one
-  // block too; 4 rows, two, 0.70-0.82x), 36x36 as 18 rows 1.23x 9, 56x56
-  // as 14 rows 0.98-1.07x 7; 7x7 on 56x56 1.31x, 7x4 on 33x47 1.48x.
+  // Stride-2 fprop of kernels of 5 or more columns (no row ring) takes the
+  // tallest block that fits one a multiprocessor, not the budget: its
+  // budgeted blocks fit only once as well (28x28 5x5 in 8-warp blocks: 7
+  // rows, 135 KB), and re-read more halo rows. On an H200, 28x28 as 14 rows
+  // (220 KB) ran 1.30-1.42x 7 (4 rows, which fit twice, 0.70-0.82x), 36x36
+  // as 18 rows 1.23x 9, 56x56 as 14 rows 0.98-1.07x 7; 7x7 on 56x56 1.31x,
+  // 7x4 on 33x47 1.48x.
   constexpr int64_t kStagedBudget = 144 * 1024;
   bool tallestOfOne = p.pass == ConvPass::Fprop && p.stride == 2 && p.s > 3;
   auto fits = [&] {
