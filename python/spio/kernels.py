@@ -467,6 +467,9 @@ class Conv2dGw8Family(KernelFamily):
         wgrad on one 16x16 image, whose refusals of kernel sizes, strides
         and padding hold whatever N, H and W are (those are checked when
         the layer runs)."""
+        if len(kernel_size) != 2 or len(padding) != 2:
+            raise SpioError(f"kernel_size and padding are (height, width) pairs, got "
+                            f"{kernel_size} and {padding}")
         for pass_ in ("fprop", "dgrad", "wgrad"):
             args = Conv2dGw8Arguments(1, channels, 16, 16, *kernel_size, *padding, stride, pass_,
                                       bias and pass_ == "fprop")

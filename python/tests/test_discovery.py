@@ -129,6 +129,7 @@ def test_conv_layer_support_refuses_settings_whatever_the_sizes():
     assert "padding must be in [0, R)" in family.layer_support(64, (1, 1), 1, (1, 1)).reason
     assert "stride 1 or 2" in family.layer_support(64, (3, 3), 3, (1, 1)).reason
     assert "group width 8" in family.layer_support(60, (3, 3), 1, (1, 1)).reason
+    expect_error(lambda: family.layer_support(64, (3, 3), 1, (1,)), "(height, width) pairs")
 
 
 def test_conv_instances_over_shared_memory_are_not_listed():
