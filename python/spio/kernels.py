@@ -16,6 +16,7 @@ import functools
 import hashlib
 import itertools
 import logging
+import numbers
 import os
 from pathlib import Path
 from typing import Callable, Optional, Tuple
@@ -28,6 +29,17 @@ if os.environ.get("SPIO_LOG_LEVEL"):
     log.setLevel(os.environ["SPIO_LOG_LEVEL"].upper())
 
 LAYOUTS = ("row", "col")
+
+
+def _check_sizes(args, names):
+    """SpioError unless each of `names` is an integer a C int64 holds (ctypes
+    would wrap 2**64 + 8 to 8, or refuse 2.5 with a TypeError)."""
+    for name in names:
+        value = getattr(args, name)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or \
+                not -2**63 <= value < 2**63:
+            raise SpioError(f"{type(args).__name__}.{name} must be an integer that fits "
+                            f"int64, got {value!r}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -59,6 +71,9 @@ class GemmArguments:
     b_layout: str = "col"
     reads_c: bool = False
 
+    def __post_init__(self):
+        _check_sizes(self, ("m", "n", "k"))
+
     @property
     def output_dtype(self):
         return self.out_dtype or self.dtype
@@ -81,6 +96,9 @@ class Conv2dGw8Arguments:
     bias: bool = False
     dtype: str = "f16"
     dw_dtype: Optional[str] = None
+
+    def __post_init__(self):
+        _check_sizes(self, ("n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride"))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -121,6 +121,20 @@ def test_conv_rules_are_reasons():
             "the output is empty"
 
 
+def test_sizes_must_be_int64_integers():
+    # ctypes would wrap 2**64 + 8 to 8 (a wrong problem) or raise a bare
+    # TypeError for 2.5; numpy-style integers pass.
+    expect_error(lambda: spio.Conv2dGw8Arguments(2**64 + 8, 64, 20, 20), ".n must be an integer")
+    expect_error(lambda: spio.Conv2dGw8Arguments(2, 64, 20.5, 20), ".h must be an integer")
+    expect_error(lambda: spio.Conv2dGw8Arguments(2, 64, 20, 20, stride=True), ".stride")
+    expect_error(lambda: spio.GemmArguments(64, "64", 64), "GemmArguments.n")
+
+    class Index(int):
+        pass
+
+    assert spio.GemmArguments(Index(64), 64, 64).m == 64
+
+
 def test_conv_layer_support_refuses_settings_whatever_the_sizes():
     family = spio.Conv2dGw8Family()
     assert family.layer_support(64, (5, 3), 2, (2, 1), bias=True)
