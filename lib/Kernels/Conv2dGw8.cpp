@@ -530,7 +530,11 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "a block's tiles need about " + std::to_string(shared) +
            " bytes of shared memory, over the " + std::to_string(kBlockSharedLimit) +
            " an H100 or H200 block may use: take fewer rows or warps";
-  int64_t gridY = conv2dGw8LaunchShape(p, c).gridY;
+  LaunchShape launch = conv2dGw8LaunchShape(p, c);
+  if (launch.gridX > kMaxGridX)
+    return "the grid would take " + std::to_string(launch.gridX) +
+           " blocks along x (column and group tiles), over CUDA's " + std::to_string(kMaxGridX);
+  int64_t gridY = launch.gridY;
   if (gridY > kMaxGridY)
     return "the grid would take " + std::to_string(gridY) + " blocks along y, over CUDA's " +
            std::to_string(kMaxGridY) +

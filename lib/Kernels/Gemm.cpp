@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spio/Kernels/Gemm.h"
+#include "spio/Layout/Layout.h"
 
 #include <sstream>
 #include <vector>
@@ -42,6 +43,12 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0)
     return "GEMM sizes must be positive, got M=" + std::to_string(p.m) +
            " N=" + std::to_string(p.n) + " K=" + std::to_string(p.k);
+  // A spio tensor spans at most layout::kMaxExtent (2^40) elements; the
+  // grid arithmetic below then cannot overflow.
+  if (p.m > layout::kMaxExtent / p.k || p.n > layout::kMaxExtent / p.k ||
+      p.m > layout::kMaxExtent / p.n)
+    return "M x K, K x N or M x N (M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
+           " K=" + std::to_string(p.k) + ") is over the 2^40 elements a spio tensor spans";
   if (p.input == DType::F32)
     return "GEMM inputs must be f16 or bf16 (tensor cores with f32 accumulation)";
   // Each 16-byte vector holds 8 consecutive elements of the contiguous
@@ -83,7 +90,11 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   if (!ok)
     return "the tile's 16-byte vectors do not divide evenly among " +
            std::to_string(threads) + " threads";
-  // Block rows go along the grid's y.
+  // Block rows go along the grid's y, block columns along its x.
+  if (ceilDiv(p.n, c.blockN) > kMaxGridX)
+    return "N = " + std::to_string(p.n) + " takes " + std::to_string(ceilDiv(p.n, c.blockN)) +
+           " block columns of " + std::to_string(c.blockN) + ", over the " +
+           std::to_string(kMaxGridX) + " a CUDA grid holds along x: split N";
   if (ceilDiv(p.m, c.blockM) > kMaxGridY)
     return "M = " + std::to_string(p.m) + " takes " + std::to_string(ceilDiv(p.m, c.blockM)) +
            " block rows of " + std::to_string(c.blockM) + ", over the " +

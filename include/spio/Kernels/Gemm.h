@@ -77,7 +77,8 @@ std::string gemmOperandType(const GemmProblem &problem, char operand);
 struct LaunchShape {
   int64_t gridX, gridY, block;
 };
-/// The most blocks a CUDA grid holds along y (x holds 2^31 - 1).
+/// The most blocks a CUDA grid holds along x and along y.
+constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
 constexpr int64_t kMaxGridY = 65535;
 LaunchShape gemmLaunchShape(const GemmProblem &problem, const GemmConfig &config);
 
