@@ -11,7 +11,8 @@ memory), or PTX ptxas rejects is a failure.
 conv2d-gw8: any pass, stride, dtype and bias; kernels of 1 to 7, padding
 under the kernel size; images of 1 to 300 rows and columns (kernels taller
 than the padded image included); now and then the chooser's warps, rows
-or chunks overridden. gemm: sizes from 1 to 5000, tiles now and then.
+or chunks overridden. gemm: sizes from 1 to 5000 and past 2^40, tiles and
+stages now and then.
 Deterministic for a seed; prints each failure's command, then the counts,
 and exits 1 where any failed. No GPU needed.
 """
@@ -49,14 +50,16 @@ def conv_options(rng):
 
 def gemm_options(rng):
     def size():
-        return rng.choice([1, 7, 8, 16, 24, 64, 100, 128, 136, 1000, 4096, rng.randint(1, 5000)])
+        return rng.choice([1, 7, 8, 16, 24, 64, 100, 128, 136, 1000, 4096, rng.randint(1, 5000),
+                           2**40, 2**63 - 1])
 
     options = ["--workload", "gemm", "-m", str(size()), "-n", str(size()), "-k", str(size()),
                "--dtype", rng.choice(["f16", "bf16"])]
     if rng.random() < 0.4:
         options += ["--block-m", str(rng.choice([0, 16, 32, 48, 64, 128, 256])),
                     "--block-n", str(rng.choice([0, 16, 24, 32, 64, 128, 256])),
-                    "--block-k", str(rng.choice([0, 8, 16, 32, 64]))]
+                    "--block-k", str(rng.choice([0, 8, 16, 32, 64])),
+                    "--stages", str(rng.choice([0, 2, 3, 4, 6, 8, 12]))]
     return options
 
 

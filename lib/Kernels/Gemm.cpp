@@ -15,6 +15,7 @@
 
 #include "spio/Kernels/Gemm.h"
 #include "spio/Layout/Layout.h"
+#include "spio/Target/SharedMemory.h"
 
 #include <sstream>
 #include <vector>
@@ -90,6 +91,18 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   if (!ok)
     return "the tile's 16-byte vectors do not divide evenly among " +
            std::to_string(threads) + " threads";
+  // spio-pipeline keeps `stages` of A's and B's tiles (whole swizzle
+  // periods) in shared memory, which an H100's or H200's block caps; the
+  // compiler says so per chip too (saying it here keeps such configs out of
+  // the instances a caller may pick).
+  int64_t shared = c.stages * (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input);
+  int64_t sharedLimit = maxSharedBytesPerBlock("sm_90");
+  if (shared > sharedLimit)
+    return std::to_string(c.stages) + " stages of " + std::to_string(c.blockM) + "x" +
+           std::to_string(c.blockN) + "x" + std::to_string(c.blockK) + " tiles need " +
+           std::to_string(shared) + " bytes of shared memory, over the " +
+           std::to_string(sharedLimit) +
+           " an H100 or H200 block may use: take fewer stages or a smaller tile";
   // Block rows go along the grid's y, block columns along its x.
   if (ceilDiv(p.n, c.blockN) > kMaxGridX)
     return "N = " + std::to_string(p.n) + " takes " + std::to_string(ceilDiv(p.n, c.blockN)) +

@@ -64,6 +64,23 @@ TEST(GemmCheck, RejectsMoreBlockRowsThanAGridHolds) {
             std::string::npos);
 }
 
+TEST(GemmCheck, RejectsTilesOverSharedMemoryAndSizesPastATensor) {
+  // 4 stages of 256 x 128 x 64 bf16 tiles take 196608 bytes; 5 take
+  // 245760, over an H100's or H200's 232448 a block.
+  GemmConfig c;
+  c.blockM = 256;
+  c.blockN = 128;
+  c.blockK = 64;
+  c.stages = 4;
+  EXPECT_EQ(checkGemm(problem(4096, 4096, 4096), c), "");
+  c.stages = 5;
+  EXPECT_NE(checkGemm(problem(4096, 4096, 4096), c).find("need 245760 bytes of shared memory"),
+            std::string::npos);
+  // M = 2^63 - 1 would overflow the block-row count.
+  EXPECT_NE(checkGemm(problem(INT64_MAX, 64, 64), GemmConfig()).find("over the 2^40 elements"),
+            std::string::npos);
+}
+
 TEST(GemmCheck, RejectsNonPositiveWarpsAndRaster) {
   GemmConfig c;
   c.warpsM = 0; // would divide by zero in the tile check
