@@ -771,7 +771,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // none): shorter blocks. One output row always fits: at most 7 staged
   // rows (R = 7) of 72 stride-2 column pairs of 8 groups (4 x 8 warps),
   // 126 KB.
-  // Stride-2 fprop of kernels of 5 or more columns (no row ring) takes the
+  // Stride-2 fprop of kernels of 4 or more columns (no row ring) takes the
   // tallest block that fits one a multiprocessor, not the budget: its
   // budgeted blocks fit only once as well (28x28 5x5 in 8-warp blocks: 7
   // rows, 135 KB), and re-read more halo rows. On an H200, 28x28 as 14 rows
