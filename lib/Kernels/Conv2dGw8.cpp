@@ -429,9 +429,6 @@ static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config
   return 2 * 16 * (stagedStorageVectors(staged, c.warpsG, 2) + dyVectors);
 }
 
-/// The shared memory an H100's or H200's block may take.
-static const int64_t kBlockSharedLimit = maxSharedBytesPerBlock("sm_90");
-
 /// The shared memory a block's tiles take: wgrad's, those of flattened
 /// rows (two stages of the staged rows, whose band loop is pipelined, and
 /// the output tile's pixels), or those of rows of fragments.
@@ -490,17 +487,8 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
     return "padding must be in [0, R) and [0, S)";
   if (p.outH() <= 0 || p.outW() <= 0)
     return "the output is empty";
-  // A spio tensor spans at most layout::kMaxExtent (2^40) elements.
-  auto withinExtent = [](std::initializer_list<int64_t> sizes) {
-    int64_t elements = 1;
-    for (int64_t size : sizes) {
-      if (elements > layout::kMaxExtent / size)
-        return false;
-      elements *= size;
-    }
-    return true;
-  };
-  if (!withinExtent({p.n, p.h, p.w, p.c}) || !withinExtent({p.n, p.outH(), p.outW(), p.c}))
+  if (!layout::withinExtent({p.n, p.h, p.w, p.c}) ||
+      !layout::withinExtent({p.n, p.outH(), p.outW(), p.c}))
     return "N x H x W x C = " + std::to_string(p.n) + " x " + std::to_string(p.h) + " x " +
            std::to_string(p.w) + " x " + std::to_string(p.c) +
            " (or the output's) is over the 2^40 elements a spio tensor spans";
@@ -526,9 +514,9 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   // may use (the compiler says so too, per chip; saying it here keeps such
   // configs out of the instances a caller may pick).
   int64_t shared = blockSharedBytes(p, c);
-  if (shared > kBlockSharedLimit)
+  if (shared > kHopperSharedBytesPerBlock)
     return "a block's tiles need about " + std::to_string(shared) +
-           " bytes of shared memory, over the " + std::to_string(kBlockSharedLimit) +
+           " bytes of shared memory, over the " + std::to_string(kHopperSharedBytesPerBlock) +
            " an H100 or H200 block may use: take fewer rows or warps";
   LaunchShape launch = conv2dGw8LaunchShape(p, c);
   if (launch.gridX > kMaxGridX)
@@ -781,7 +769,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   constexpr int64_t kStagedBudget = 144 * 1024;
   bool tallestOfOne = p.pass == ConvPass::Fprop && p.stride == 2 && p.s > 3;
   auto fits = [&] {
-    return tallestOfOne ? blockSharedBytes(p, c) <= kBlockSharedLimit
+    return tallestOfOne ? blockSharedBytes(p, c) <= kHopperSharedBytesPerBlock
                         : stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget;
   };
   int64_t fitting = c.rowsP;
@@ -804,7 +792,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // staged tiles would not fit.
   if (bandGrid(p, c).bands > kMaxGridY) {
     c.chunks = kMaxGridY;
-    while (c.rowsP > 1 && blockSharedBytes(p, c) > kBlockSharedLimit)
+    while (c.rowsP > 1 && blockSharedBytes(p, c) > kHopperSharedBytesPerBlock)
       --c.rowsP;
   }
   return c;

@@ -46,8 +46,8 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
            " N=" + std::to_string(p.n) + " K=" + std::to_string(p.k);
   // A spio tensor spans at most layout::kMaxExtent (2^40) elements; the
   // grid arithmetic below then cannot overflow.
-  if (p.m > layout::kMaxExtent / p.k || p.n > layout::kMaxExtent / p.k ||
-      p.m > layout::kMaxExtent / p.n)
+  if (!layout::withinExtent({p.m, p.k}) || !layout::withinExtent({p.k, p.n}) ||
+      !layout::withinExtent({p.m, p.n}))
     return "M x K, K x N or M x N (M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
            " K=" + std::to_string(p.k) + ") is over the 2^40 elements a spio tensor spans";
   if (p.input == DType::F32)
@@ -96,12 +96,11 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   // compiler says so per chip too (saying it here keeps such configs out of
   // the instances a caller may pick).
   int64_t shared = c.stages * (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input);
-  int64_t sharedLimit = maxSharedBytesPerBlock("sm_90");
-  if (shared > sharedLimit)
+  if (shared > kHopperSharedBytesPerBlock)
     return std::to_string(c.stages) + " stages of " + std::to_string(c.blockM) + "x" +
            std::to_string(c.blockN) + "x" + std::to_string(c.blockK) + " tiles need " +
            std::to_string(shared) + " bytes of shared memory, over the " +
-           std::to_string(sharedLimit) +
+           std::to_string(kHopperSharedBytesPerBlock) +
            " an H100 or H200 block may use: take fewer stages or a smaller tile";
   // Block rows go along the grid's y, block columns along its x.
   if (ceilDiv(p.n, c.blockN) > kMaxGridX)

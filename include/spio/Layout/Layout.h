@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <initializer_list>
 #include <vector>
 
 namespace spio::layout {
@@ -30,6 +31,18 @@ namespace spio::layout {
 /// (2^40): far beyond any GPU buffer, and small enough that offset
 /// arithmetic on valid layouts cannot overflow int64_t.
 constexpr int64_t kMaxExtent = int64_t(1) << 40;
+
+/// Whether a tensor of these positive sizes spans at most kMaxExtent
+/// elements (without overflowing on the way).
+inline bool withinExtent(std::initializer_list<int64_t> sizes) {
+  int64_t elements = 1;
+  for (int64_t size : sizes) {
+    if (elements > kMaxExtent / size)
+      return false;
+    elements *= size;
+  }
+  return true;
+}
 
 /// Division and remainder rounding toward negative infinity, so that folds
 /// compose (`(x/a)/b == x/(a*b)`) for negative coordinates too (halos).

@@ -16,7 +16,7 @@ namespace spio {
 
 /// The most shared memory a block may take on `chip` (CUDA's
 /// sharedMemPerBlockOptin), 0 where the chip is not listed.
-inline int64_t maxSharedBytesPerBlock(std::string_view chip) {
+constexpr int64_t maxSharedBytesPerBlock(std::string_view chip) {
   if (chip == "sm_90" || chip == "sm_90a" || chip == "sm_100" || chip == "sm_100a")
     return 227 * 1024;
   if (chip == "sm_80")
@@ -25,6 +25,10 @@ inline int64_t maxSharedBytesPerBlock(std::string_view chip) {
     return 99 * 1024;
   return 0;
 }
+
+/// The most an H100's or H200's block may take (the kernel families' checks
+/// and tile choices).
+constexpr int64_t kHopperSharedBytesPerBlock = maxSharedBytesPerBlock("sm_90");
 
 /// The shared memory of an H100's or H200's multiprocessor, of which each
 /// resident block also takes 1 KB.
