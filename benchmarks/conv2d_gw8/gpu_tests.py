@@ -91,10 +91,15 @@ CASES = [
     (2, 64, 23, 37, 3, 3, 1, 1, "--pass wgrad --stride 2"),
     # Stride-2 5x5 in 8-warp blocks: bands of 2 dy rows (12 rows in 6).
     (2, 64, 23, 29, 5, 5, 2, 2, "--pass wgrad --stride 2 --dtype bf16"),
-    # Stride-2 5x5 and 7x4 fprop in the tallest block that fits one a
-    # multiprocessor (14 rows, 220 KB of shared memory; 6 rows).
+    # Stride-2 5x5 and 7x4 fprop in the tallest block that fits the block
+    # limit (14 rows; 6 rows).
     (2, 64, 28, 28, 5, 5, 2, 2, "--stride 2 --bias"),
     (2, 128, 33, 47, 7, 4, 3, 1, "--stride 2"),
+    # Stride-2 fprop of 4 or more columns in a ring of staged rows
+    # (16, 28 and 12 rows; 23 rows in two blocks, the second short).
+    (2, 64, 32, 32, 5, 5, 2, 2, "--stride 2"),
+    (2, 32, 56, 56, 7, 7, 3, 3, "--stride 2 --bias"),
+    (3, 40, 45, 37, 5, 4, 2, 1, "--stride 2 --dtype bf16"),
     # 140000 (image, row tile) bands, over the 65535 a grid holds along y:
     # blocks of 3 bands (a band ring the chooser takes).
     (70000, 8, 17, 30, 3, 3, 1, 1, "--bias"),

@@ -296,17 +296,19 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
     if (p.pass == ConvPass::Wgrad)
       t.gradientRows = ceilDiv(t.pixels, t.columns);
   }
-  // Stride-2 fprop with kernels of up to 3 columns (one band a block)
-  // keeps a ring of the R rows an output row reads and the rows of the
-  // next kRingLookahead output rows, copied in while the block computes,
-  // where that holds under half the block's rows: its staged rows are
-  // twice as many and as wide, and the whole tile capped its blocks at 4
-  // to 9 rows. On an H200 the 30 stride-2 layer kernels it changes (with
-  // the taller blocks it lets the chooser take) ran 1.088x in geometric
-  // mean, 0.89-1.39x; on stride 1 it ran 0.99x (0.86-1.12x) and on
-  // stride-2 dgrad 0.97x, which keep whole tiles.
+  // Stride-2 fprop (one band a block) keeps a ring of the R rows an output
+  // row reads and the rows of the next kRingLookahead output rows, copied
+  // in while the block computes, where that holds under half the block's
+  // rows: its staged rows are twice as many and as wide, and the whole
+  // tile capped its blocks at 4 to 9 rows. On an H200, kernels of up to 3
+  // columns: the 30 stride-2 layer kernels it changed ran 1.088x in
+  // geometric mean, 0.89-1.39x; 4 or more columns, with the taller blocks
+  // it lets them take (56x56 5x5 as 28 rows, 32x32 16, 40x40 20): 9
+  // stride-2 5x5 layers 1.13x (1.02-1.29x), 7x7 on 56x56 1.30x and 1.43x,
+  // 7x5 1.21x. On stride 1 it ran 0.99x (0.86-1.12x) and on stride-2
+  // dgrad 0.97x, which keep whole tiles.
   int64_t ring = p.r + t.stride * kRingLookahead;
-  t.ring = p.pass == ConvPass::Fprop && p.stride == 2 && p.s <= 3 && !flatRows(p) &&
+  t.ring = p.pass == ConvPass::Fprop && p.stride == 2 && !flatRows(p) &&
            bandGrid(p, c).bandsPerChunk == 1 && t.rows > 2 * ring;
   t.slots = t.ring ? ring : t.rows;
   if (skipsZeroRows(p, c))
@@ -759,13 +761,14 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // none): shorter blocks. One output row always fits: at most 7 staged
   // rows (R = 7) of 72 stride-2 column pairs of 8 groups (4 x 8 warps),
   // 126 KB.
-  // Stride-2 fprop of kernels of 4 or more columns (no row ring) takes the
-  // tallest block that fits one a multiprocessor, not the budget: its
-  // budgeted blocks fit only once as well (28x28 5x5 in 8-warp blocks: 7
-  // rows, 135 KB), and re-read more halo rows. On an H200, 28x28 as 14 rows
-  // (220 KB) ran 1.30-1.42x 7 (4 rows, which fit twice, 0.70-0.82x), 36x36
-  // as 18 rows 1.23x 9, 56x56 as 14 rows 0.98-1.07x 7; 7x7 on 56x56 1.31x,
-  // 7x4 on 33x47 1.48x.
+  // Stride-2 fprop of kernels of 4 or more columns takes the tallest block
+  // that fits the block limit, not the budget. Before their row ring
+  // (stagedInput), the budgeted blocks fit only once as well (28x28 5x5 in
+  // 8-warp blocks: 7 rows, 135 KB) and re-read more halo rows: on an H200,
+  // 28x28 as 14 rows (220 KB) ran 1.30-1.42x 7 (4 rows, which fit twice,
+  // 0.70-0.82x), 36x36 as 18 rows 1.23x 9, 56x56 as 14 rows 0.98-1.07x 7;
+  // 7x7 on 56x56 1.31x, 7x4 on 33x47 1.48x. Where the ring applies, the
+  // output tile, not the staged rows, bounds the block.
   constexpr int64_t kStagedBudget = 144 * 1024;
   bool tallestOfOne = p.pass == ConvPass::Fprop && p.stride == 2 && p.s > 3;
   auto fits = [&] {
