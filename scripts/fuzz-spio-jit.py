@@ -9,9 +9,10 @@ memory), or PTX ptxas rejects is a failure.
         [--seed 1] [--count 200] [--workload conv2d-gw8|gemm|both]
 
 conv2d-gw8: any pass, stride, dtype and bias; kernels of 1 to 7, padding
-under the kernel size; images of 1 to 300 rows and columns (kernels taller
-than the padded image included); now and then the chooser's warps, rows
-or chunks overridden. gemm: sizes from 1 to 5000 and past 2^40, tiles and
+mostly under the kernel size, else up to 3 times it (or negative, or past
+2^30); images of 1 to 300 rows and columns (kernels taller than the padded
+image included); now and then the chooser's warps, rows or chunks
+overridden. gemm: sizes from 1 to 5000 and past 2^40, tiles and
 stages now and then.
 Deterministic for a seed; prints each failure's command, then the counts,
 and exits 1 where any failed. No GPU needed.
@@ -30,11 +31,15 @@ def conv_options(rng):
     def extent():
         return rng.choice([rng.randint(1, 10), rng.randint(1, 80), rng.randint(80, 300)])
 
+    def padding(size):
+        return rng.choice([rng.randint(0, size - 1)] * 6 +
+                          [rng.randint(size, 3 * size + 2), rng.choice([-1, 2**30 + 1])])
+
     options = ["--workload", "conv2d-gw8", "--pass", rng.choice(["fprop", "dgrad", "wgrad"]),
                "--batch", str(rng.choice([1, 2, 3, 17])),
                "--channels", str(8 * rng.choice([1, 2, 3, 5, 6, 7, 8, 12, 16, 40, 96])),
                "--height", str(extent()), "--width", str(extent()), "--r", str(r), "--s", str(s),
-               "--pad-h", str(rng.randint(0, r - 1)), "--pad-w", str(rng.randint(0, s - 1)),
+               "--pad-h", str(padding(r)), "--pad-w", str(padding(s)),
                "--stride", str(rng.choice([1, 2])), "--dtype", rng.choice(["f16", "bf16"])]
     if rng.random() < 0.3:
         options.append("--bias")

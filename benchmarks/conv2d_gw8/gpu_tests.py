@@ -100,6 +100,24 @@ CASES = [
     (2, 64, 32, 32, 5, 5, 2, 2, "--stride 2"),
     (2, 32, 56, 56, 7, 7, 3, 3, "--stride 2 --bias"),
     (3, 40, 45, 37, 5, 4, 2, 1, "--stride 2 --dtype bf16"),
+    # Padding of the kernel size or more: output rows and columns that read
+    # only zeros (the bias); dgrad's kernel padding negative (odd and even,
+    # stride-2 zero rows skipped); images that would otherwise flatten
+    # (N = 1, 7 columns) or go side by side (20x20 5x5, 18x18 wgrad).
+    (2, 24, 13, 18, 3, 3, 4, 3, "--bias"),
+    (1, 32, 7, 7, 3, 3, 4, 3, "--bias"),
+    (2, 16, 19, 23, 5, 3, 6, 4, "--stride 2 --bias --dtype bf16"),
+    (2, 16, 9, 9, 1, 1, 2, 1, "--bias"),
+    (7, 64, 20, 20, 5, 5, 6, 5, "--pass dgrad"),
+    (1, 32, 7, 7, 3, 3, 3, 4, "--pass dgrad"),
+    (2, 16, 20, 20, 3, 3, 5, 3, "--pass dgrad --stride 2 --rows-p 4"),
+    (2, 24, 17, 29, 5, 5, 7, 6, "--pass dgrad --stride 2 --dtype bf16"),
+    (2, 16, 9, 9, 1, 1, 2, 1, "--pass dgrad --stride 2"),
+    (2, 32, 20, 20, 3, 3, 4, 3, "--pass wgrad"),
+    (1, 16, 7, 7, 3, 3, 3, 5, "--pass wgrad"),
+    (5, 32, 18, 18, 5, 5, 5, 7, "--pass wgrad --out-dtype f32"),
+    (2, 40, 23, 29, 5, 5, 6, 5, "--pass wgrad --stride 2"),
+    (2, 16, 9, 9, 1, 1, 2, 1, "--pass wgrad"),
     # 140000 (image, row tile) bands, over the 65535 a grid holds along y:
     # blocks of 3 bands (a band ring the chooser takes).
     (70000, 8, 17, 30, 3, 3, 1, 1, "--bias"),

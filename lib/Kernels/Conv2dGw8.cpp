@@ -143,7 +143,8 @@ bool wgradRowsOfWholeSteps(const Conv2dGw8Problem &p) { return wgradFlatPitch(p)
 
 /// Narrow images flatten each staged row of flatPitch columns into one
 /// pixel dimension `m`: an mma takes consecutive pixels across rows and a
-/// tap is the offset r * flatPitch + s. fprop and dgrad compute and drop
+/// tap is the offset r * flatPitch + s, where the padding fits between two
+/// rows (0 <= kernelPadW < S). fprop and dgrad compute and drop
 /// the columns of each row past Q; wgrad stages dy's as zeros, so they add
 /// nothing to its sums. fprop and dgrad flatten only where rows of
 /// 16-pixel fragments would compute at least twice the pixels (Q <= 8)
@@ -164,7 +165,8 @@ bool wgradRowsOfWholeSteps(const Conv2dGw8Problem &p) { return wgradFlatPitch(p)
 /// 1.03-1.10x its bands, 9x9 (62.5%) 0.92-0.94x.
 bool flatRows(const Conv2dGw8Problem &p) {
   int64_t q = p.kernelOutW();
-  if (stagingStride(p) != 1 || q > 32 || flatPitch(p) >= 16 * ceilDiv(q, 16))
+  if (stagingStride(p) != 1 || q > 32 || flatPitch(p) >= 16 * ceilDiv(q, 16) ||
+      p.kernelPadW() < 0 || p.kernelPadW() >= p.s)
     return false;
   if (p.pass != ConvPass::Wgrad)
     return 16 * ceilDiv(q, 16) >= 2 * q && p.stride == 1 && p.n == 1;
@@ -184,7 +186,8 @@ bool flatRows(const Conv2dGw8Problem &p) {
 /// stages dy's as zeros, which add nothing. Column tiles of 16 * warpsQ
 /// then run on across images instead of rounding each image's columns up
 /// (18 columns: 18 of 32 used; 3 images side by side, 54 of 64). Taken by
-/// stride-1 kernels (wgrad: those of wgradQuarterBlocks) where that uses at
+/// stride-1 kernels (wgrad: those of wgradQuarterBlocks; not dgrad with
+/// padding of S or more, whose kernel padding is negative) where that uses at
 /// least 1.3x the columns: at most 8 images, for wgrad 3 in bands of 9 rows
 /// (whose ninth row already costs registers). On an H200: fprop and dgrad
 /// 1.07-1.28x on the 11 layers this takes (9x9 to 20x20, 3x3 and 5x5);
@@ -215,7 +218,7 @@ static double packedShare(const Conv2dGw8Problem &p, int64_t images, int64_t war
 static int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ) {
   bool wgrad = p.pass == ConvPass::Wgrad;
   bool takes = wgrad ? wgradQuarterBlocks(p) : p.stride == 1;
-  if (!takes || flatRows(p))
+  if (!takes || flatRows(p) || p.kernelPadW() < 0)
     return 1;
   int64_t most = std::min(p.n, wgrad && wgradBandRows(p) == 9 ? 3 : kMaxPackedImages), best = 1;
   for (int64_t images = 2; images <= most; ++images)
@@ -312,7 +315,8 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
            bandGrid(p, c).bandsPerChunk == 1 && t.rows > 2 * ring;
   t.slots = t.ring ? ring : t.rows;
   if (skipsZeroRows(p, c))
-    t.slots = (t.rows - p.kernelPadH() % 2 + 1) / 2;
+    // (& 1: dgrad's kernel padding is negative for padding of R or more.)
+    t.slots = (t.rows - (p.kernelPadH() & 1) + 1) / 2;
   return t;
 }
 
@@ -485,15 +489,23 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
            std::to_string(p.s);
   if (p.stride != 1 && p.stride != 2)
     return "conv2d-gw8 takes stride 1 or 2, got " + std::to_string(p.stride);
-  if (p.padH < 0 || p.padW < 0 || p.padH >= p.r || p.padW >= p.s)
-    return "padding must be in [0, R) and [0, S)";
-  if (p.outH() <= 0 || p.outW() <= 0)
-    return "the output is empty";
-  if (!layout::withinExtent({p.n, p.h, p.w, p.c}) ||
-      !layout::withinExtent({p.n, p.outH(), p.outW(), p.c}))
+  auto overExtent = [&] {
     return "N x H x W x C = " + std::to_string(p.n) + " x " + std::to_string(p.h) + " x " +
            std::to_string(p.w) + " x " + std::to_string(p.c) +
            " (or the output's) is over the 2^40 elements a spio tensor spans";
+  };
+  if (!layout::withinExtent({p.n, p.h, p.w, p.c}))
+    return overExtent();
+  // Any padding: rows and columns past the image read zeros (with padding
+  // of R or more, output rows that read only padding are the bias). The
+  // bound keeps the output's size arithmetic within int64.
+  if (p.padH < 0 || p.padW < 0 || p.padH > kMaxConvPadding || p.padW > kMaxConvPadding)
+    return "padding must be 0 to 2^30, got " + std::to_string(p.padH) + ", " +
+           std::to_string(p.padW);
+  if (p.outH() <= 0 || p.outW() <= 0)
+    return "the output is empty";
+  if (!layout::withinExtent({p.n, p.outH(), p.outW(), p.c}))
+    return overExtent();
   if (p.pass != ConvPass::Fprop && p.bias)
     return std::string(convPassName(p.pass)) + " takes no bias";
   if (p.pass != ConvPass::Wgrad && p.wgradF32)

@@ -140,7 +140,9 @@ def test_conv_layer_support_refuses_settings_whatever_the_sizes():
     assert family.layer_support(64, (5, 3), 2, (2, 1), bias=True)
     assert family.layer_support(8, (7, 7), 1, (3, 3))
     assert "1 to 7" in family.layer_support(64, (9, 9), 1, (4, 4)).reason
-    assert "padding must be in [0, R)" in family.layer_support(64, (1, 1), 1, (1, 1)).reason
+    assert family.layer_support(64, (1, 1), 1, (1, 1))
+    assert family.layer_support(64, (3, 5), 2, (7, 6))
+    assert "padding must be 0 to 2^30" in family.layer_support(64, (3, 3), 1, (1, -1)).reason
     assert "stride 1 or 2" in family.layer_support(64, (3, 3), 3, (1, 1)).reason
     assert "group width 8" in family.layer_support(60, (3, 3), 1, (1, 1)).reason
     expect_error(lambda: family.layer_support(64, (3, 3), 1, (1,)), "(height, width) pairs")

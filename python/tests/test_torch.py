@@ -34,7 +34,8 @@ def close(got, want, scale):
 
 @gpu
 @pytest.mark.parametrize("stride,padding,rs", [(1, (1, 1), (3, 3)), (2, (2, 1), (5, 3)),
-                                               (1, (0, 0), (1, 1))])
+                                               (1, (0, 0), (1, 1)), (1, (4, 3), (3, 3)),
+                                               (2, (5, 6), (3, 5)), (1, (2, 1), (1, 1))])
 def test_conv2d_gw8_forward_and_gradients(stride, padding, rs):
     x, weight, bias = conv_inputs(r=rs[0], s=rs[1])
     x.requires_grad_(), weight.requires_grad_(), bias.requires_grad_()
@@ -116,20 +117,23 @@ def test_transform_swaps_matching_modules():
 
 def test_layers_the_kernels_refuse_are_not_swapped():
     # Grouped by 8 but outside what the kernels check (R and S from 1 to
-    # 7, padding under the kernel size): refused when made, and left by
-    # transform rather than failing at the first forward.
+    # 7, stride 1 or 2): refused when made, and left by transform rather
+    # than failing at the first forward. Any padding is taken.
     wide = torch.nn.Conv2d(64, 64, 9, padding=4, groups=8)
     with pytest.raises(spio.SpioError, match="1 to 7, got 9x9"):
         spio.nn.Conv2dGw8.from_torch(wide)
-    padded = torch.nn.Conv2d(64, 64, 1, padding=1, groups=8)
-    with pytest.raises(spio.SpioError, match=r"padding must be in \[0, R\)"):
-        spio.nn.Conv2dGw8.from_torch(padded)
+    strided = torch.nn.Conv2d(64, 64, 3, stride=3, padding=1, groups=8)
+    with pytest.raises(spio.SpioError, match="strides of 1 or 2"):
+        spio.nn.Conv2dGw8.from_torch(strided)
     with pytest.raises(spio.SpioError, match="1 to 7"):
         spio.nn.Conv2dGw8(64, kernel_size=(3, 8), padding=1)
-    net = torch.nn.Sequential(wide, padded, torch.nn.Conv2d(64, 64, (5, 3), 2, (2, 1), groups=8))
+    padded = torch.nn.Conv2d(64, 64, 1, padding=1, groups=8)
+    net = torch.nn.Sequential(wide, strided, padded,
+                              torch.nn.Conv2d(64, 64, (5, 3), 2, (2, 1), groups=8))
     spio.transform(net)
-    assert net[0] is wide and net[1] is padded
-    assert isinstance(net[2], spio.nn.Conv2dGw8) and net[2].padding == (2, 1)
+    assert net[0] is wide and net[1] is strided
+    assert isinstance(net[2], spio.nn.Conv2dGw8) and net[2].padding == (1, 1)
+    assert isinstance(net[3], spio.nn.Conv2dGw8) and net[3].padding == (2, 1)
 
 
 @gpu

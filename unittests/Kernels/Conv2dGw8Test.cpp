@@ -44,7 +44,20 @@ TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
   EXPECT_EQ(checkConv2dGw8(layer(2, 64, 56, 3, 1), c), "");
   EXPECT_NE(checkConv2dGw8(layer(2, 60, 56, 3, 1), c).find("group width 8"), std::string::npos);
   EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 8, 1), c).find("1 to 7"), std::string::npos);
-  EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 3, 3), c).find("padding"), std::string::npos);
+  // Any padding up to 2^30: with 3 or more a side, 3x3 outputs read only
+  // zeros at the edges, and dgrad's kernel padding turns negative.
+  for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad}) {
+    Conv2dGw8Problem padded = layer(2, 64, 56, 3, 5);
+    padded.pass = pass;
+    EXPECT_EQ(checkConv2dGw8(padded, chooseConv2dGw8Config(padded)), "");
+  }
+  EXPECT_EQ(layer(2, 64, 56, 3, 5).outH(), 64);
+  EXPECT_EQ(checkConv2dGw8(layer(2, 64, 56, 3, -1), c), "padding must be 0 to 2^30, got -1, -1");
+  Conv2dGw8Problem farPadded = layer(1, 8, 1, 1, kMaxConvPadding + 1);
+  EXPECT_EQ(checkConv2dGw8Problem(farPadded),
+            "padding must be 0 to 2^30, got 1073741825, 1073741825");
+  farPadded.padH = farPadded.padW = kMaxConvPadding;
+  EXPECT_NE(checkConv2dGw8Problem(farPadded).find("2^40"), std::string::npos);
   Conv2dGw8Problem strided = layer(2, 64, 56, 3, 1);
   strided.stride = 2;
   EXPECT_EQ(checkConv2dGw8(strided, c), "");

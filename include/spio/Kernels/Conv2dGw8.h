@@ -32,10 +32,15 @@ namespace spio::kernels {
 
 /// fprop computes y from x; dgrad computes dx from dy: the same kernel on
 /// dy with the taps flipped, the weights read transposed, and the padding
-/// R - 1 - padH (stride 1); wgrad computes dw from x and dy.
+/// R - 1 - padH (stride 1; negative for padding of R or more, which skips
+/// dy's rows that read only x's padding); wgrad computes dw from x and dy.
 enum class ConvPass { Fprop, Dgrad, Wgrad };
 
 const char *convPassName(ConvPass pass);
+
+/// The most padding a side: any a layer asks for in practice, and small
+/// enough that the output's size arithmetic stays within int64.
+constexpr int64_t kMaxConvPadding = int64_t(1) << 30;
 
 struct Conv2dGw8Problem {
   int64_t n = 1, c = 64, h = 56, w = 56;

@@ -16,9 +16,9 @@ func.func @kernel_too_large(%x: !X, %w: !W, %y: !Y) {
 !W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
 !Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
 
-func.func @padding_reaches_past_the_kernel(%x: !X, %w: !W, %y: !Y) {
-  // expected-error @below {{padding must be two values [pH, pW] with 0 <= pH < R and 0 <= pW < S}}
-  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 3>, stride = 1} : !X, !W -> !Y
+func.func @negative_padding(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{padding must be two values [pH, pW], neither negative}}
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, -1>, stride = 1} : !X, !W -> !Y
   return
 }
 

@@ -642,10 +642,8 @@ LogicalResult Conv2dGw8Op::verify() {
   ArrayRef<int64_t> kernel = getKernel(), padding = getPadding();
   if (kernel.size() != 2 || llvm::any_of(kernel, [](int64_t v) { return v < 1 || v > 7; }))
     return emitOpError() << "kernel must be two sizes [R, S] from 1 to 7";
-  if (padding.size() != 2 || padding[0] < 0 || padding[1] < 0 ||
-      padding[0] >= kernel[0] || padding[1] >= kernel[1])
-    return emitOpError() << "padding must be two values [pH, pW] with 0 <= pH < R and "
-                            "0 <= pW < S";
+  if (padding.size() != 2 || padding[0] < 0 || padding[1] < 0)
+    return emitOpError() << "padding must be two values [pH, pW], neither negative";
   if (getStride() != 1 && getStride() != 2)
     return emitOpError() << "stride must be 1 or 2, got " << getStride();
   ConvPass pass = getPass();
