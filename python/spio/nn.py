@@ -52,6 +52,10 @@ class Conv2dGw8(torch.nn.Module):
         return layer
 
     def forward(self, x):
+        """As torch.nn.Conv2d, for input in any memory format: one that is
+        not channels_last is copied into it first (as cuDNN does where the
+        formats differ), and the output is channels_last."""
+        x = x.contiguous(memory_format=torch.channels_last)
         return _torch_ops.conv2d_gw8(x, self.weight, self.bias, self.stride, self.padding)
 
 

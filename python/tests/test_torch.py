@@ -137,6 +137,23 @@ def test_layers_the_kernels_refuse_are_not_swapped():
 
 
 @gpu
+def test_swapped_layer_takes_any_memory_format():
+    # A converted model fed contiguous (NCHW) input, as most are: the layer
+    # copies it into channels_last; values and gradients match PyTorch's.
+    torch.manual_seed(2)
+    conv = torch.nn.Conv2d(64, 64, 3, padding=1, groups=8).cuda().half()
+    layer = spio.nn.Conv2dGw8.from_torch(conv)
+    x = conv_inputs(h=12, w=12)[0].contiguous().requires_grad_()
+    assert not x.is_contiguous(memory_format=torch.channels_last)
+    y = layer(x)
+    y32 = torch.nn.functional.conv2d(x.detach().float(), conv.weight.detach().float(),
+                                     conv.bias.detach().float(), padding=1, groups=8)
+    close(y, y32, y32.abs().max().item())
+    y.float().square().mean().backward()
+    assert x.grad is not None and x.grad.shape == x.shape
+
+
+@gpu
 def test_torch_compile_fullgraph_matches_eager():
     net = spio.transform(Net()).cuda().half()
     x = conv_inputs(n=4, h=16, w=16)[0]
