@@ -100,6 +100,11 @@ CASES = [
     (2, 64, 32, 32, 5, 5, 2, 2, "--stride 2"),
     (2, 32, 56, 56, 7, 7, 3, 3, "--stride 2 --bias"),
     (3, 40, 45, 37, 5, 4, 2, 1, "--stride 2 --dtype bf16"),
+    # Stride-2 fprop in 3 and 5 groups a block: staged columns of an odd
+    # pitch (7 and 11 vectors: two input columns and one unused).
+    (2, 24, 21, 20, 3, 3, 1, 1, "--stride 2 --bias --warps-m 2 --warps-n 3"),
+    (3, 40, 17, 33, 5, 5, 2, 2, "--stride 2 --warps-m 2 --warps-n 5"),
+    (2, 24, 33, 47, 7, 4, 3, 1, "--stride 2 --dtype bf16"),
     # Padding of the kernel size or more: output rows and columns that read
     # only zeros (the bias); dgrad's kernel padding negative (odd and even,
     # stride-2 zero rows skipped); images that would otherwise flatten

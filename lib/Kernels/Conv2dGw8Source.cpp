@@ -46,6 +46,7 @@ public:
     flatPixels = staged.pixels;
     gradientRows = staged.gradientRows;
     st = staged.stride;
+    perQ = staged.columnPitch(WG);
     upsample = upsamplesDy(p);
     flat = flatRows(p);
     grid = bandGrid(p, c);
@@ -267,9 +268,10 @@ private:
   int64_t groupCount() const { return 1 + ceilDiv(rows - p.r, st * outputRows); }
   /// Output rows between two barriers (outputRowsPerBarrier).
   int64_t outputRows = 1;
-  /// The stride of the staged input (1 for dgrad) and whether the staging
+  /// The stride of the staged input (1 for dgrad), the vectors between its
+  /// staged columns (StagedInput::columnPitch) and whether the staging
   /// upsamples dy (dgrad, stride 2).
-  int64_t st;
+  int64_t st, perQ;
   bool upsample;
   /// skipsZeroRows: the zero rows (zeroRow) are neither staged nor
   /// multiplied, half the mma of the upsampled rows.
@@ -706,7 +708,7 @@ void ConvWriter::computeTypes() {
   auto str = [](int64_t v) { return std::to_string(v); };
   int64_t G = p.groups();
   if (p.pass == ConvPass::Wgrad) {
-    int64_t S2 = pairedS(p), perQ = p.stride * WG;
+    int64_t S2 = pairedS(p);
     xT = "!spio.tensor<[n: " + str(p.n) + ", h: " + str(p.h) + ", w: " + str(p.w) +
          ", c/8: " + str(G) + "] x vector<8x" + T + ">, global>";
     dyT = "!spio.tensor<[n: " + str(p.n) + ", p: " + str(p.outH()) + ", q: " + str(p.outW()) +
@@ -754,7 +756,6 @@ void ConvWriter::computeTypes() {
   // mma steps pair taps) aliases the next tap's column (stride 1) or
   // parity (stride 2), so that one ldmatrix reads a tap pair; copies write
   // RD/8 = 0.
-  int64_t perQ = st * WG;
   std::string pairEntry = ", " + RD + "/8: " + str(tapSteps(p).front().taps) + ":" + str(WG);
   sxT = "!spio.tensor<[r: " + str(slots) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
         str(perQ) + (st == 2 ? ", wp: 2:" + str(WG) : "") + pairEntry + ", " + CI +

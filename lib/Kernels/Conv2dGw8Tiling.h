@@ -75,7 +75,14 @@ struct StagedInput {
   bool ring;
   /// Input columns per staged column (2: stride-2 fprop and wgrad).
   int64_t stride;
-  int64_t bytes(int64_t warpsG) const { return slots * stagedColumns * stride * warpsG * 16; }
+  /// 16-byte vectors between staged columns: `stride` input columns of
+  /// `warpsG` groups, and with stride 2 and an odd group tile (3 or 5) one
+  /// more, so that the pitch stays odd: the 8 rows an ldmatrix reads then
+  /// hit distinct bank slots without a swizzle.
+  int64_t columnPitch(int64_t warpsG) const {
+    return stride * warpsG + (stride == 2 && warpsG % 2 == 1 && warpsG > 1);
+  }
+  int64_t bytes(int64_t warpsG) const { return slots * stagedColumns * columnPitch(warpsG) * 16; }
   /// wgrad: x's and dy's tiles.
   int64_t wgradBytes(int64_t warpsG) const {
     return bytes(warpsG) + gradientRows * columns * warpsG * 16;

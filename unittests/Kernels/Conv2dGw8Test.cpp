@@ -73,12 +73,15 @@ TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
   c.warpsG = 6;
   EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 3, 1), c).find("1, 2, 3, 4, 5 or 8"),
             std::string::npos);
-  // 3 groups: an odd pitch, which stride-2 staging (two columns a staged
-  // column) would make even; dgrad stages with stride 1.
+  // 3 groups: an odd pitch, which stride-2 fprop staging pads to one (7
+  // vectors a staged column); wgrad's stride-2 staging is refused; dgrad
+  // stages with stride 1.
   c.warpsG = 3;
   EXPECT_EQ(checkConv2dGw8(layer(2, 64, 56, 3, 1), c), "");
   strided.pass = ConvPass::Fprop;
-  EXPECT_NE(checkConv2dGw8(strided, c).find("stride 1"), std::string::npos);
+  EXPECT_EQ(checkConv2dGw8(strided, c), "");
+  strided.pass = ConvPass::Wgrad;
+  EXPECT_NE(checkConv2dGw8(strided, c).find("stride 1 for wgrad"), std::string::npos);
   strided.pass = ConvPass::Dgrad;
   EXPECT_EQ(checkConv2dGw8(strided, c), "");
   // Tensors past the 2^40 elements a spio layout spans are refused by
@@ -137,13 +140,16 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 816, 18, 3, 1)).warpsG, 8);
   // 18 groups: 4 a block waste 2 of 20, 8 a block 6 of 24.
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 144, 64, 3, 1)).warpsG, 4);
-  // 3 and 5 groups: one block takes the whole pixel; 6 groups go 2 at a
-  // time (3 would split pixels mid-sector), and so does stride-2 fprop.
+  // 3 and 5 groups: one block takes the whole pixel, stride-2 fprop too;
+  // 6 groups go 2 at a time (3 would split pixels mid-sector), and so does
+  // stride-2 wgrad.
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 24, 144, 3, 1)).warpsG, 3);
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 40, 144, 3, 1)).warpsG, 5);
   EXPECT_EQ(chooseConv2dGw8Config(layer(64, 48, 160, 3, 1)).warpsG, 2);
   Conv2dGw8Problem fiveStrided = layer(128, 40, 144, 3, 1);
   fiveStrided.stride = 2;
+  EXPECT_EQ(chooseConv2dGw8Config(fiveStrided).warpsG, 5);
+  fiveStrided.pass = ConvPass::Wgrad;
   EXPECT_EQ(chooseConv2dGw8Config(fiveStrided).warpsG % 2, 0);
   // 112 columns: 7 warps of 16 cover them exactly.
   EXPECT_EQ(chooseConv2dGw8Config(layer(256, 32, 112, 3, 1)).warpsQ, 7);
@@ -271,6 +277,15 @@ TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {
   EXPECT_NE(evenSource.find("c/8: 4:1] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>"),
             std::string::npos);
   EXPECT_NE(evenSource.find("q: 64:5, k/8: 4:1] x vector<8xf16>, shared>"), std::string::npos);
+  // Stride 2, 3 groups: two input columns of 3 vectors and one unused, an
+  // odd pitch of 7, no swizzle.
+  Conv2dGw8Problem strided = layer(2, 24, 40, 3, 1);
+  strided.stride = 2;
+  Conv2dGw8Config stridedC = chooseConv2dGw8Config(strided);
+  EXPECT_EQ(stridedC.warpsG, 3);
+  EXPECT_NE(conv2dGw8TileSource(strided, stridedC).find(":7, wp: 2:3, sc/8: 2:3, c/8: 3:1] x "
+                                                        "vector<8xf16>, shared>"),
+            std::string::npos);
 }
 
 TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
