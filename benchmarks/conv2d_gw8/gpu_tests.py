@@ -105,6 +105,11 @@ CASES = [
     (2, 24, 21, 20, 3, 3, 1, 1, "--stride 2 --bias --warps-m 2 --warps-n 3"),
     (3, 40, 17, 33, 5, 5, 2, 2, "--stride 2 --warps-m 2 --warps-n 5"),
     (2, 24, 33, 47, 7, 4, 3, 1, "--stride 2 --dtype bf16"),
+    # Stride-2 3x3 fprop in the tallest block that fits the block limit
+    # (16 rows in a ring of 11 staged rows; 5 rows, no ring), not the
+    # staged budget (4 and 2 rows).
+    (1, 24, 224, 224, 3, 3, 1, 1, "--stride 2 --bias"),
+    (2, 40, 100, 144, 3, 3, 1, 1, "--stride 2"),
     # Padding of the kernel size or more: output rows and columns that read
     # only zeros (the bias); dgrad's kernel padding negative (odd and even,
     # stride-2 zero rows skipped); images that would otherwise flatten

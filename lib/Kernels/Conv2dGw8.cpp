@@ -782,7 +782,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // 7x7 on 56x56 1.31x, 7x4 on 33x47 1.48x. Where the ring applies, the
   // output tile, not the staged rows, bounds the block.
   constexpr int64_t kStagedBudget = 144 * 1024;
-  bool tallestOfOne = p.pass == ConvPass::Fprop && p.stride == 2 && p.s > 3;
+  bool tallestOfOne = p.pass == ConvPass::Fprop && p.stride == 2;
   auto fits = [&] {
     return tallestOfOne ? blockSharedBytes(p, c) <= kHopperSharedBytesPerBlock
                         : stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget;
