@@ -773,19 +773,20 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // none): shorter blocks. One output row always fits: at most 7 staged
   // rows (R = 7) of 72 stride-2 column pairs of 8 groups (4 x 8 warps),
   // 126 KB.
-  // Stride-2 fprop of kernels of 4 or more columns takes the tallest block
-  // that fits the block limit, not the budget. Before their row ring
-  // (stagedInput), the budgeted blocks fit only once as well (28x28 5x5 in
-  // 8-warp blocks: 7 rows, 135 KB) and re-read more halo rows: on an H200,
-  // 28x28 as 14 rows (220 KB) ran 1.30-1.42x 7 (4 rows, which fit twice,
-  // 0.70-0.82x), 36x36 as 18 rows 1.23x 9, 56x56 as 14 rows 0.98-1.07x 7;
-  // 7x7 on 56x56 1.31x, 7x4 on 33x47 1.48x. Where the ring applies, the
-  // output tile, not the staged rows, bounds the block.
+  // Stride-2 fprop takes the tallest block that fits the block limit, not
+  // the budget: shorter blocks re-read more halo rows, and the taller ones
+  // ring their staged rows (stagedInput) or fit once anyway. On an H200,
+  // kernels of 4 or more columns before their ring: 28x28 5x5 as 14 rows
+  // (220 KB) 1.30-1.42x 7 (4 rows, which fit twice, 0.70-0.82x), 36x36 as
+  // 18 rows 1.23x 9, 56x56 as 14 rows 0.98-1.07x 7; 7x7 on 56x56 1.31x,
+  // 7x4 on 33x47 1.48x. 3x3 rings just over the budget (11 staged rows of
+  // 3 or 5 groups): 224x224 C24 as 16 rows 1.22x 4, 144x144 C40 as 12
+  // rows 1.19x 4; 56x56 C128 without padding as 9 rows 1.02x 3.
   constexpr int64_t kStagedBudget = 144 * 1024;
-  bool tallestOfOne = p.pass == ConvPass::Fprop && p.stride == 2;
+  bool blockLimit = p.pass == ConvPass::Fprop && p.stride == 2;
   auto fits = [&] {
-    return tallestOfOne ? blockSharedBytes(p, c) <= kHopperSharedBytesPerBlock
-                        : stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget;
+    return blockLimit ? blockSharedBytes(p, c) <= kHopperSharedBytesPerBlock
+                      : stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget;
   };
   int64_t fitting = c.rowsP;
   while (c.rowsP > 1 && !fits())

@@ -214,8 +214,10 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   Conv2dGw8Config fitted = chooseConv2dGw8Config(strided);
   EXPECT_EQ(fitted.warpsQ, 2);
   EXPECT_EQ(fitted.rowsP, 14);
-  // R = 7 at stride 2: 2 x 8 warps stage 13 rows of 40 column pairs for 4
-  // output rows (133 KB); 8 rows would stage 215 KB.
+  // R = 7 at stride 2: 2 x 8 warps take the tallest block that fits (16
+  // output rows in a ring of 15 staged rows: 7 + 2 for each of 4 rows
+  // ahead), not 4 rows (13 staged rows, the whole tile, under the 144 KB
+  // a staged tile that fits twice may take).
   Conv2dGw8Problem tall = layer(2, 64, 256, 3, 1);
   tall.r = 7;
   tall.padH = 3;
@@ -223,7 +225,7 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   Conv2dGw8Config tallConfig = chooseConv2dGw8Config(tall);
   EXPECT_EQ(tallConfig.warpsQ, 2);
   EXPECT_EQ(tallConfig.warpsG, 8);
-  EXPECT_EQ(tallConfig.rowsP, 4);
+  EXPECT_EQ(tallConfig.rowsP, 16);
   // One group: no warps on groups that do not exist.
   EXPECT_EQ(chooseConv2dGw8Config(layer(1, 8, 5, 3, 1)).warpsG, 1);
   for (auto p : {layer(128, 64, 64, 3, 1), layer(128, 192, 72, 3, 1), layer(256, 32, 112, 3, 1),
@@ -528,7 +530,7 @@ TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
   EXPECT_EQ(config(64, 128, 64, 5).rowsP, 4);
 }
 
-TEST(Conv2dGw8, StridedWideKernelFpropTakesTheTallestBlockThatFitsOnce) {
+TEST(Conv2dGw8, StridedFpropTakesTheTallestBlockThatFits) {
   // Stride-2 5x5 fprop on 28x28 in 8-warp blocks: the whole image's 14
   // output rows stage 31 rows of x (190 KB, over the 144 KB budget of
   // other kernels), which still fit one block, as 7 rows did.
