@@ -116,7 +116,8 @@ bool upsamplesDy(const Conv2dGw8Problem &p) {
 }
 
 /// 3 or 5 groups a block: an odd pitch of 16-byte vectors, which needs no
-/// swizzle. Stride-2 staging would double it to an even one.
+/// swizzle. Stride-2 staging, two input columns a staged column, pads it to
+/// stay odd (StagedInput::columnPitch); wgrad's refuses them.
 static bool oddGroupTile(int64_t warpsG) { return warpsG % 2 == 1 && warpsG > 1; }
 
 /// Flattened rows' staged columns a row: the input's W columns, then padW
@@ -314,8 +315,9 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   t.ring = p.pass == ConvPass::Fprop && p.stride == 2 && !flatRows(p) &&
            bandGrid(p, c).bandsPerChunk == 1 && t.rows > 2 * ring;
   t.slots = t.ring ? ring : t.rows;
+  // The parity by & 1: dgrad's kernel padding is negative for padding of R
+  // or more.
   if (skipsZeroRows(p, c))
-    // (& 1: dgrad's kernel padding is negative for padding of R or more.)
     t.slots = (t.rows - (p.kernelPadH() & 1) + 1) / 2;
   return t;
 }
