@@ -100,11 +100,14 @@ CASES = [
     (2, 64, 32, 32, 5, 5, 2, 2, "--stride 2"),
     (2, 32, 56, 56, 7, 7, 3, 3, "--stride 2 --bias"),
     (3, 40, 45, 37, 5, 4, 2, 1, "--stride 2 --dtype bf16"),
-    # Stride-2 fprop in 3 and 5 groups a block: staged columns of an odd
-    # pitch (7 and 11 vectors: two input columns and one unused).
+    # Stride-2 fprop and wgrad in 3 and 5 groups a block: staged columns of
+    # an odd pitch (7 and 11 vectors: two input columns and one unused).
     (2, 24, 21, 20, 3, 3, 1, 1, "--stride 2 --bias --warps-m 2 --warps-n 3"),
     (3, 40, 17, 33, 5, 5, 2, 2, "--stride 2 --warps-m 2 --warps-n 5"),
     (2, 24, 33, 47, 7, 4, 3, 1, "--stride 2 --dtype bf16"),
+    (2, 24, 21, 20, 3, 3, 1, 1, "--pass wgrad --stride 2 --warps-m 2 --warps-n 3"),
+    (3, 40, 17, 33, 5, 5, 2, 2, "--pass wgrad --stride 2 --warps-m 1 --warps-n 5"),
+    (2, 24, 33, 47, 7, 4, 3, 1, "--pass wgrad --stride 2 --dtype bf16 --out-dtype f32"),
     # Stride-2 3x3 fprop in the tallest block that fits the block limit
     # (16 rows in a ring of 11 staged rows; 5 rows, no ring), not the
     # staged budget (4 and 2 rows).

@@ -522,8 +522,6 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return problem;
   if (c.warpsG < 1 || c.warpsG > 8 || c.warpsG == 6 || c.warpsG == 7)
     return "warps along groups must be 1, 2, 3, 4, 5 or 8";
-  if (oddGroupTile(c.warpsG) && stagingStride(p) == 2 && p.pass == ConvPass::Wgrad)
-    return "3 or 5 warps along groups need stride 1 for wgrad";
   if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0)
     return "bad warp, row or chunk counts";
   // A block's tiles must fit the shared memory an H100's or H200's block
@@ -635,7 +633,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     // 3 or 5 groups only as whole pixels: a block's part of a wider pixel
     // would start and end inside 32-byte sectors (on an H200 3 groups of 6
     // and 5 of 18 ran 0.65-0.9x 2 and 4; 3 of 3 and 5 of 5 1.12-1.77x).
-    if (oddGroupTile(warpsG) && ((wgrad && stagingStride(p) == 2) || warpsG != p.groups()))
+    if (oddGroupTile(warpsG) && warpsG != p.groups())
       continue;
     double groupsUsed = groupShare(p, warpsG);
     for (int64_t warpsQ = 1; warpsQ * warpsG <= maxWarps && (!wgrad || warpsQ <= 4); ++warpsQ) {
