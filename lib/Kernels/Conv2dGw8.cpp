@@ -117,7 +117,7 @@ bool upsamplesDy(const Conv2dGw8Problem &p) {
 
 /// 3 or 5 groups a block: an odd pitch of 16-byte vectors, which needs no
 /// swizzle. Stride-2 staging, two input columns a staged column, pads it to
-/// stay odd (StagedInput::columnPitch); wgrad's refuses them.
+/// stay odd (StagedInput::columnPitch).
 static bool oddGroupTile(int64_t warpsG) { return warpsG % 2 == 1 && warpsG > 1; }
 
 /// Flattened rows' staged columns a row: the input's W columns, then padW
