@@ -79,6 +79,15 @@ TEST(GemmCheck, RejectsTilesOverSharedMemoryAndSizesPastATensor) {
   // M = 2^63 - 1 would overflow the block-row count.
   EXPECT_NE(checkGemm(problem(INT64_MAX, 64, 64), GemmConfig()).find("over the 2^40 elements"),
             std::string::npos);
+  // N = 2^37 within 2^40 elements (K = 8), in 16-column tiles: 2^33 block
+  // columns, over the 2^31 - 1 a grid holds along x; 128-column tiles fit.
+  GemmConfig narrow;
+  narrow.blockM = narrow.blockN = 16;
+  narrow.blockK = 32;
+  narrow.warpsM = narrow.warpsN = 1;
+  EXPECT_NE(checkGemm(problem(8, int64_t(1) << 37, 8), narrow).find("along x: split N"),
+            std::string::npos);
+  EXPECT_EQ(checkGemm(problem(8, int64_t(1) << 37, 8), GemmConfig()), "");
 }
 
 TEST(GemmCheck, RejectsNonPositiveWarpsAndRaster) {
