@@ -151,6 +151,24 @@ gpu.module @m {
 
 // -----
 
+!X = !spio.tensor<[n: 2, h: 21, w: 20, c/8: 3] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 24, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 11, q: 10, k: 24] x f16, global>
+
+// Stride 2, 3 groups: a staged column's two input columns of 3 vectors and
+// one unused, an odd pitch of 7 whose 8 ldmatrix rows hit distinct bank
+// slots without a swizzle (6 would need one).
+// CHECK-LABEL: gpu.func @fprop_stride2_odd_groups
+// CHECK: spio.alloc : !spio.tensor<[r: 17:168, q: 24:7, wp: 2:3, sc/8: 2, c/8: 3] x vector<8xf16>, shared>
+gpu.module @m {
+  gpu.func @fprop_stride2_odd_groups(%x: !X, %w: !W, %y: !Y) kernel {
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [1, 3], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !X, !W -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
 !X = !spio.tensor<[n: 1, h: 12, w: 40, c/8: 2] x vector<8xf16>, global>
 !W = !spio.tensor<[k: 16, r: 5, s: 5, c/8: 1] x vector<8xf16>, global>
 !Y = !spio.tensor<[n: 1, p: 12, q: 40, k: 16] x f16, global>

@@ -125,3 +125,18 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+// Any padding verifies; spio-tile's problem check bounds it at 2^30.
+gpu.module @m {
+  gpu.func @conv_padding_past_the_bound(%x: !X, %w: !W, %y: !Y) kernel {
+    // expected-error @below {{padding must be 0 to 2^30, got 5000000000, 1}}
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 5000000000, 1>, stride = 1} : !X, !W -> !Y
+    gpu.return
+  }
+}
