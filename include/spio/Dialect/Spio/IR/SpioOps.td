@@ -442,9 +442,11 @@ def Spio_Conv2dGw8Op : Spio_Op<"conv2d_gw8"> {
       `[part: P, k: C, r: R, sc/8: 2 * ceil(S / 2), sc: 8]` (`sc` = 8 * s +
       c); a reduction over `part`, in order, gives dw.
 
-    `spio-tile` expands it into the kernel family's block, warp and fragment
-    code for the config; it checks every operand type against the shapes
-    and reports the one that differs.
+    `kernel` is [R, S] (1 to 7), `padding` [pH, pW] zeros a side (any
+    that is not negative; spio-tile's problem check takes up to 2^30), and
+    `stride` 1 or 2. `spio-tile` expands it into the kernel family's block,
+    warp and fragment code for the config; it checks every operand type
+    against the shapes and reports the one that differs.
   }];
   let arguments = (ins Spio_ConvPass:$pass,
                        Arg<Spio_Tensor, "", [MemRead]>:$a,
