@@ -527,27 +527,22 @@ TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
 }
 
 TEST(Conv2dGw8, StridedFpropTakesTheTallestBlockThatFits) {
+  auto expectChosen = [](Conv2dGw8Problem p, int64_t warpsQ, int64_t warpsG, int64_t rowsP) {
+    p.stride = 2;
+    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    EXPECT_EQ(c.warpsQ, warpsQ);
+    EXPECT_EQ(c.warpsG, warpsG);
+    EXPECT_EQ(c.rowsP, rowsP);
+    EXPECT_EQ(checkConv2dGw8(p, c), "");
+  };
   // Stride-2 5x5 fprop on 28x28 in 8-warp blocks: the whole image's 14
-  // output rows in one block, which rings 13 of the 31 rows of x they read.
-  Conv2dGw8Problem p = layer(32, 768, 28, 5, 2);
-  p.stride = 2;
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
-  EXPECT_EQ(c.warpsQ, 1);
-  EXPECT_EQ(c.warpsG, 8);
-  EXPECT_EQ(c.rowsP, 14);
-  EXPECT_EQ(checkConv2dGw8(p, c), "");
-  // 32x32's 16 rows fit as a ring of staged rows.
-  p.h = p.w = 32;
-  EXPECT_EQ(chooseConv2dGw8Config(p).rowsP, 16);
+  // output rows in one block, which rings 13 of the 31 rows of x they read;
+  // 32x32's 16 rows fit as a ring of staged rows too.
+  expectChosen(layer(32, 768, 28, 5, 2), 1, 8, 14);
+  expectChosen(layer(32, 768, 32, 5, 2), 1, 8, 16);
   // 3x3 on 224x224 C24 in 7 x 3 warps: 16 rows ring 11 staged rows just
   // over the 144 KB budget of other kernels; under it, 4 rows.
-  Conv2dGw8Problem narrow = layer(32, 24, 224, 3, 1);
-  narrow.stride = 2;
-  Conv2dGw8Config narrowC = chooseConv2dGw8Config(narrow);
-  EXPECT_EQ(narrowC.warpsQ, 7);
-  EXPECT_EQ(narrowC.warpsG, 3);
-  EXPECT_EQ(narrowC.rowsP, 16);
-  EXPECT_EQ(checkConv2dGw8(narrow, narrowC), "");
+  expectChosen(layer(32, 24, 224, 3, 1), 7, 3, 16);
 }
 
 TEST(Conv2dGw8, StridedRowPairedWgradTakesTwoRowsWhereFourFitOnce) {

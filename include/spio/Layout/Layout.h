@@ -19,10 +19,10 @@
 #define SPIO_LAYOUT_LAYOUT_H
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <initializer_list>
 #include <vector>
 
 namespace spio::layout {
