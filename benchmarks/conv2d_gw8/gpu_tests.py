@@ -147,6 +147,20 @@ CASES = [
     (2, 24, 9, 9, 3, 3, 1, 1, "--pass dgrad --stride 2 --warps-n 3"),
     (2, 72, 10, 10, 3, 3, 1, 1, "--pass wgrad --warps-n 3"),
     (2, 40, 12, 31, 3, 3, 1, 1, "--pass wgrad --warps-n 5"),
+    # 6 or 7 warps along groups (pitches padded to 7 and 13 vectors,
+    # staged unswizzled): C48 rows as the chooser takes them, stride-2
+    # staging, flattened rows, images side by side, 5x5, wgrad's tiles.
+    (3, 48, 37, 29, 3, 3, 1, 1, "--bias"),
+    (3, 48, 37, 29, 3, 3, 1, 1, "--pass dgrad --dtype bf16"),
+    (2, 96, 33, 31, 3, 3, 1, 1, "--stride 2 --warps-m 2 --warps-n 6"),
+    (2, 56, 30, 41, 3, 3, 1, 1, "--pass dgrad --stride 2 --warps-m 1 --warps-n 7"),
+    (1, 48, 9, 9, 3, 3, 1, 1, "--warps-m 1 --warps-n 6"),
+    (8, 96, 8, 8, 3, 3, 1, 1, "--pass dgrad --warps-m 2 --warps-n 6"),
+    (2, 96, 20, 20, 5, 5, 2, 2, "--warps-m 2 --warps-n 6 --dtype bf16"),
+    (3, 48, 37, 29, 3, 3, 1, 1, "--pass wgrad --warps-m 2 --warps-n 6 --rows-p 8"),
+    (4, 48, 10, 10, 3, 3, 1, 1, "--pass wgrad --warps-m 1 --warps-n 6"),
+    (2, 56, 30, 41, 5, 5, 2, 2, "--pass wgrad --stride 2 --warps-m 1 --warps-n 7"),
+    (4, 96, 28, 28, 5, 5, 2, 2, "--pass wgrad --warps-m 1 --warps-n 6 --out-dtype f32"),
     # Rows of fragments in a band ring (chunks): uneven chunks, a partial
     # last row tile, two column tiles, stride 2, dgrad's upsampling, 5x5.
     (5, 64, 30, 40, 3, 3, 1, 1, "--rows-p 8 --chunks 3 --bias"),

@@ -47,6 +47,10 @@ public:
     gradientRows = staged.gradientRows;
     st = staged.stride;
     perQ = staged.columnPitch(WG);
+    pixelPitch = conflictFreePitch(WG);
+    // The next tap of a pair: the next staged column (stride 1), or the
+    // other parity of the same one (stride 2).
+    tapStride = st == 2 ? WG : perQ;
     upsample = upsamplesDy(p);
     flat = flatRows(p);
     grid = bandGrid(p, c);
@@ -271,7 +275,7 @@ private:
   /// The stride of the staged input (1 for dgrad), the vectors between its
   /// staged columns (StagedInput::columnPitch) and whether the staging
   /// upsamples dy (dgrad, stride 2).
-  int64_t st, perQ;
+  int64_t st, perQ, pixelPitch, tapStride;
   bool upsample;
   /// skipsZeroRows: the zero rows (zeroRow) are neither staged nor
   /// multiplied, half the mma of the upsampled rows.
@@ -724,20 +728,22 @@ void ConvWriter::computeTypes() {
              swizzleFor(perQ) + ">";
     };
     auto stagedPixels = [&](int64_t count, int64_t tapStride) {
-      return "!spio.tensor<[m: " + str(count) + ":" + str(WG) + ", sc/8: 2:" + str(tapStride) +
-             ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+      return "!spio.tensor<[m: " + str(count) + ":" + str(pixelPitch) + ", sc/8: 2:" +
+             str(tapStride) + ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" +
+             swizzleFor(pixelPitch) + ">";
     };
-    sxT = stagedRows(rows, WG);
-    sdyT = "!spio.tensor<[p: " + str(gradientRows) + ", q: " + str(BQ) + ", k/8: " + str(WG) +
-           "] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+    sxT = stagedRows(rows, tapStride);
+    sdyT = "!spio.tensor<[p: " + str(gradientRows) + ":" + str(BQ * pixelPitch) + ", q: " +
+           str(BQ) + ":" + str(pixelPitch) + ", k/8: " + str(WG) + ":1] x vector<8x" + T +
+           ">, shared" + swizzleFor(pixelPitch) + ">";
     // The same storage with the `sc/8` entry one staged row down, one row
     // short (no row pair starts at the last row): A of wgrad's row pairs.
     sxRowsT = stagedRows(rows - 1, QT * perQ);
     if (flat) {
-      sxfT = stagedPixels(rows * QT, WG);
-      sxRowsT = stagedPixels((rows - 1) * QT, QT * WG);
-      sdyfT = "!spio.tensor<[m: " + str(gradientRows * BQ) + ", k/8: " + str(WG) + "] x vector<8x" +
-              T + ">, shared" + swizzleFor(WG) + ">";
+      sxfT = stagedPixels(rows * QT, pixelPitch);
+      sxRowsT = stagedPixels((rows - 1) * QT, QT * pixelPitch);
+      sdyfT = "!spio.tensor<[m: " + str(gradientRows * BQ) + ":" + str(pixelPitch) + ", k/8: " +
+              str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(pixelPitch) + ">";
     }
     wsT = "!spio.tensor<[part: " + str(conv2dGw8WgradPartials(p, c)) + ", k: " + str(p.c) +
           ", r: " + str(p.r) + ", sc/8: " + str(S2) + ", sc: 8] x f32, global>";
@@ -756,7 +762,7 @@ void ConvWriter::computeTypes() {
   // mma steps pair taps) aliases the next tap's column (stride 1) or
   // parity (stride 2), so that one ldmatrix reads a tap pair; copies write
   // RD/8 = 0.
-  std::string pairEntry = ", " + RD + "/8: " + str(tapSteps(p).front().taps) + ":" + str(WG);
+  std::string pairEntry = ", " + RD + "/8: " + str(tapSteps(p).front().taps) + ":" + str(tapStride);
   sxT = "!spio.tensor<[r: " + str(slots) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
         str(perQ) + (st == 2 ? ", wp: 2:" + str(WG) : "") + pairEntry + ", " + CI +
         "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";
@@ -773,8 +779,8 @@ void ConvWriter::computeTypes() {
         str(p.kernelOutW()) + ", " + CO + "/8: " + str(G) + "] x vector<8x" + T + ">, global>";
   int64_t pitch = outputPitch(WG);
   if (flat) {
-    sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(WG) + pairEntry + ", " + CI +
-           "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(WG) + ">";
+    sxfT = "!spio.tensor<[m: " + str(rows * QT) + ":" + str(pixelPitch) + pairEntry + ", " + CI +
+           "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(pixelPitch) + ">";
     syT = "!spio.tensor<[m: " + str(flatPixels) + ":" + str(8 * pitch) + ", " + CO + ": " +
           str(8 * WG) + ":1] x " + T + ", shared>";
     syvT = "!spio.tensor<[m: " + str(flatPixels) + ":" + str(pitch) + ", " + CO + "/8: " + str(WG) +

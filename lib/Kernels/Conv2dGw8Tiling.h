@@ -57,6 +57,16 @@ struct WgradSum {
   bool rowPair;
 };
 
+/// 16-byte vectors between the pixels (or staged columns) of a shared tile
+/// that holds `vectors` a pixel, such that the 8 rows an ldmatrix reads hit
+/// distinct bank slots: an odd count as it is, a power of two as it is
+/// (its tile is swizzled), any other count (6 groups; 3 or 5 of stride 2)
+/// one more, odd.
+inline int64_t conflictFreePitch(int64_t vectors) {
+  bool powerOfTwo = (vectors & (vectors - 1)) == 0;
+  return vectors % 2 == 1 || powerOfTwo ? vectors : vectors + 1;
+}
+
 /// The input tile a block stages in shared memory.
 struct StagedInput {
   /// Output columns a block computes, and the staged columns they read
@@ -76,16 +86,12 @@ struct StagedInput {
   /// Input columns per staged column (2: stride-2 fprop and wgrad).
   int64_t stride;
   /// 16-byte vectors between staged columns: `stride` input columns of
-  /// `warpsG` groups, and with stride 2 and an odd group tile (3 or 5) one
-  /// more, so that the pitch stays odd: the 8 rows an ldmatrix reads then
-  /// hit distinct bank slots without a swizzle.
-  int64_t columnPitch(int64_t warpsG) const {
-    return stride * warpsG + (stride == 2 && warpsG % 2 == 1 && warpsG > 1);
-  }
+  /// `warpsG` groups, padded (conflictFreePitch).
+  int64_t columnPitch(int64_t warpsG) const { return conflictFreePitch(stride * warpsG); }
   int64_t bytes(int64_t warpsG) const { return slots * stagedColumns * columnPitch(warpsG) * 16; }
   /// wgrad: x's and dy's tiles.
   int64_t wgradBytes(int64_t warpsG) const {
-    return bytes(warpsG) + gradientRows * columns * warpsG * 16;
+    return bytes(warpsG) + gradientRows * columns * conflictFreePitch(warpsG) * 16;
   }
 };
 

@@ -169,6 +169,27 @@ gpu.module @m {
 
 // -----
 
+!X = !spio.tensor<[n: 2, h: 20, w: 30, c/8: 6] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 48, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 30, k: 48] x f16, global>
+
+// 6 groups: a staged column of 6 vectors padded to 7, which needs no
+// swizzle; the tap pair's sc/8 entry is the next column, 7 vectors on. The
+// output tile's pixels too are 7 vectors apart (56 halves).
+// CHECK-LABEL: gpu.func @fprop_six_groups
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
+// CHECK: spio.alloc : !spio.tensor<[r: 12:280, q: 40:7, sc/8: 2:7, c/8: 6] x vector<8xf16>, shared>
+// CHECK: spio.alloc : !spio.tensor<[r: 3, s: 3, k: 48, c/8: 1] x vector<8xf16>, shared>
+// CHECK: spio.alloc : !spio.tensor<[slot: 2:1792, q: 32:56, k: 48] x f16, shared>
+gpu.module @m {
+  gpu.func @fprop_six_groups(%x: !X, %w: !W, %y: !Y) kernel {
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 6], rows = 10>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
 !X = !spio.tensor<[n: 1, h: 12, w: 40, c/8: 2] x vector<8xf16>, global>
 !W = !spio.tensor<[k: 16, r: 5, s: 5, c/8: 1] x vector<8xf16>, global>
 !Y = !spio.tensor<[n: 1, p: 12, q: 40, k: 16] x f16, global>
@@ -225,6 +246,24 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @wgrad(%x: !X, %dy: !DY, %ws: !WS) kernel {
     spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 40, c/8: 6] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 40, k/8: 6] x vector<8xf16>, global>
+!WS = !spio.tensor<[part: 2, k: 48, r: 3, sc/8: 4, sc: 8] x f32, global>
+
+// wgrad, 6 groups: x's staged columns and dy's pixels 7 vectors apart.
+// CHECK-LABEL: gpu.func @wgrad_six_groups
+// CHECK-SAME: known_block_size = array<i32: 192, 1, 1>
+// CHECK: spio.alloc : !spio.tensor<[r: 10:168, q: 24:7, sc/8: 2:7, c/8: 6] x vector<8xf16>, shared>
+// CHECK: spio.alloc : !spio.tensor<[p: 8:112, q: 16:7, k/8: 6] x vector<8xf16>, shared>
+gpu.module @m {
+  gpu.func @wgrad_six_groups(%x: !X, %dy: !DY, %ws: !WS) kernel {
+    spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [1, 6], rows = 8, chunks = 2>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
     gpu.return
   }
 }

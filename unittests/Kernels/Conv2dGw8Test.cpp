@@ -70,9 +70,8 @@ TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
   Conv2dGw8Problem f32 = layer(2, 64, 56, 3, 1);
   f32.dtype = DType::F32;
   EXPECT_NE(checkConv2dGw8(f32, c), "");
-  c.warpsG = 6;
-  EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 3, 1), c).find("1, 2, 3, 4, 5 or 8"),
-            std::string::npos);
+  c.warpsG = 9;
+  EXPECT_NE(checkConv2dGw8(layer(2, 72, 56, 3, 1), c).find("1 to 8"), std::string::npos);
   // 3 groups: an odd pitch, which stride-2 staging (fprop, wgrad) pads to
   // one (7 vectors a staged column); dgrad stages with stride 1.
   c.warpsG = 3;
@@ -282,6 +281,47 @@ TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {
   Conv2dGw8Config stridedC = chooseConv2dGw8Config(strided);
   EXPECT_EQ(stridedC.warpsG, 3);
   EXPECT_NE(conv2dGw8TileSource(strided, stridedC).find(":7, wp: 2:3, sc/8: 2:3, c/8: 3:1] x "
+                                                        "vector<8xf16>, shared>"),
+            std::string::npos);
+}
+
+TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
+  // C48 rows of 17 to 64 columns: all 6 groups, one column tile a row
+  // (fprop and dgrad; wgrad keeps its rules), staged columns of 6 vectors
+  // padded to 7 (an odd pitch: no swizzle).
+  for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
+    Conv2dGw8Problem p = layer(256, 48, 64, 3, 1);
+    p.pass = pass;
+    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    EXPECT_EQ(c.warpsQ, 4);
+    EXPECT_EQ(c.warpsG, 6);
+    EXPECT_EQ(checkConv2dGw8(p, c), "");
+    EXPECT_NE(conv2dGw8TileSource(p, c).find("[r: 18:504, q: 72:7, "), std::string::npos);
+    p.h = p.w = 29;
+    EXPECT_EQ(chooseConv2dGw8Config(p).warpsQ, 2);
+    EXPECT_EQ(chooseConv2dGw8Config(p).warpsG, 6);
+  }
+  // Wider rows, and 6 groups of more (C96), keep tiles of 2 or 4 groups.
+  EXPECT_EQ(chooseConv2dGw8Config(layer(32, 48, 224, 3, 1)).warpsG, 2);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(256, 96, 32, 3, 1)).warpsG, 4);
+  Conv2dGw8Problem wgrad = layer(256, 48, 64, 3, 1);
+  wgrad.pass = ConvPass::Wgrad;
+  EXPECT_NE(chooseConv2dGw8Config(wgrad).warpsG, 6);
+  // 7 groups: an odd pitch as it is; stride-2 staging's 12 vectors of 6
+  // groups padded to 13.
+  Conv2dGw8Problem seven = layer(2, 56, 30, 3, 1);
+  Conv2dGw8Config sevenC = chooseConv2dGw8Config(seven);
+  sevenC.warpsG = 7;
+  EXPECT_EQ(checkConv2dGw8(seven, sevenC), "");
+  EXPECT_NE(conv2dGw8TileSource(seven, sevenC).find(":7, sc/8: 2:7, c/8: 7:1] x vector<8xf16>, "
+                                                    "shared>"),
+            std::string::npos);
+  Conv2dGw8Problem strided = layer(2, 96, 33, 3, 1);
+  strided.stride = 2;
+  Conv2dGw8Config stridedC = chooseConv2dGw8Config(strided);
+  stridedC.warpsG = 6;
+  EXPECT_EQ(checkConv2dGw8(strided, stridedC), "");
+  EXPECT_NE(conv2dGw8TileSource(strided, stridedC).find(":13, wp: 2:6, sc/8: 2:6, c/8: 6:1] x "
                                                         "vector<8xf16>, shared>"),
             std::string::npos);
 }
@@ -705,7 +745,7 @@ TEST(Conv2dGw8, WgradFlattensNarrowImages) {
   // Staged x: 20 steps and 2 rows of 2 steps, + 3 tap columns: 13 rows.
   EXPECT_NE(tile.find("spio.alloc : !spio.tensor<[r: 13:128, q: 16:8, sc/8: 2:8, c/8: 8:1]"),
             std::string::npos);
-  EXPECT_NE(tile.find("!spio.tensor<[m: 160, k/8: 8]"), std::string::npos);
+  EXPECT_NE(tile.find("!spio.tensor<[m: 160:8, k/8: 8:1]"), std::string::npos);
   // Kernel row r meets x 2r steps on: x steps 0 to 23 for dy steps 0 to
   // 19, a loop over steps 4 to 18, the others written out.
   EXPECT_NE(tile.find("arith.constant 19 : index"), std::string::npos);
