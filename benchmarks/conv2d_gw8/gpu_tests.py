@@ -152,6 +152,7 @@ CASES = [
     # staging, flattened rows, images side by side, 5x5, wgrad's tiles.
     (3, 48, 37, 29, 3, 3, 1, 1, "--bias"),
     (3, 48, 37, 29, 3, 3, 1, 1, "--pass dgrad --dtype bf16"),
+    (2, 48, 38, 30, 3, 3, 1, 1, "--pass dgrad --stride 2"),
     (2, 96, 33, 31, 3, 3, 1, 1, "--stride 2 --warps-m 2 --warps-n 6"),
     (2, 56, 30, 41, 3, 3, 1, 1, "--pass dgrad --stride 2 --warps-m 1 --warps-n 7"),
     (1, 48, 9, 9, 3, 3, 1, 1, "--warps-m 1 --warps-n 6"),

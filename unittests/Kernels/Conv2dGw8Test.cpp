@@ -287,8 +287,8 @@ TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {
 
 TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
   // C48 rows of 17 to 64 columns: all 6 groups, one column tile a row
-  // (fprop and dgrad; wgrad keeps its rules), staged columns of 6 vectors
-  // padded to 7 (an odd pitch: no swizzle).
+  // (fprop and dgrad, stride-2 dgrad too; wgrad keeps its rules), staged
+  // columns of 6 vectors padded to 7 (an odd pitch: no swizzle).
   for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
     Conv2dGw8Problem p = layer(256, 48, 64, 3, 1);
     p.pass = pass;
@@ -301,6 +301,10 @@ TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
     EXPECT_EQ(chooseConv2dGw8Config(p).warpsQ, 2);
     EXPECT_EQ(chooseConv2dGw8Config(p).warpsG, 6);
   }
+  Conv2dGw8Problem upsampled = layer(256, 48, 64, 3, 1);
+  upsampled.pass = ConvPass::Dgrad;
+  upsampled.stride = 2;
+  EXPECT_EQ(chooseConv2dGw8Config(upsampled).warpsG, 6);
   // Wider rows, and 6 groups of more (C96), keep tiles of 2 or 4 groups.
   EXPECT_EQ(chooseConv2dGw8Config(layer(32, 48, 224, 3, 1)).warpsG, 2);
   EXPECT_EQ(chooseConv2dGw8Config(layer(256, 96, 32, 3, 1)).warpsG, 4);
