@@ -153,6 +153,8 @@ CASES = [
     (3, 48, 37, 29, 3, 3, 1, 1, "--bias"),
     (3, 48, 37, 29, 3, 3, 1, 1, "--pass dgrad --dtype bf16"),
     (2, 48, 38, 30, 3, 3, 1, 1, "--pass dgrad --stride 2"),
+    (3, 48, 61, 57, 3, 3, 1, 2, "--stride 2 --bias"),
+    (2, 48, 40, 37, 5, 5, 2, 2, "--stride 2 --dtype bf16"),
     (2, 96, 33, 31, 3, 3, 1, 1, "--stride 2 --warps-m 2 --warps-n 6"),
     (2, 56, 30, 41, 3, 3, 1, 1, "--pass dgrad --stride 2 --warps-m 1 --warps-n 7"),
     (1, 48, 9, 9, 3, 3, 1, 1, "--warps-m 1 --warps-n 6"),

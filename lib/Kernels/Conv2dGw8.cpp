@@ -684,16 +684,18 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
       c.warpsG = warpsG;
     }
   }
-  // Light kernels (stride-1 fprop and dgrad, stride-2 dgrad) on C48 rows
-  // of 17 to 64 columns: whole pixels, 96 bytes (3 sectors), in one column
-  // tile that spans the row, which the block then reads as one contiguous
-  // run. On an H200 against the score's 2 groups: 64x64 fprop and dgrad
-  // 1.14-1.15x, stride-2 dgrad 1.17x; 40x40 1.07-1.08x, 24x24 1.08-1.09x,
-  // 32x32, 48x48 and 56x56 1.00-1.03x. Rows wider than the tile ran
-  // 0.78-1.05x (224x224 and 160x160 as 2, 3 and 4 x 6; stride-2 dgrad on
-  // 80x80), 6 groups of C96, C144 and C240 0.77-0.97x, and wgrad's 6
-  // groups 0.75-0.95x (configs.py).
-  if (light && p.groups() == 6 && Q > 16 && Q <= 64) {
+  // C48 rows of 17 to 64 columns (stride-1 fprop and dgrad, stride-2
+  // dgrad; stride-2 fprop up to 32, which stages twice the columns): whole
+  // pixels, 96 bytes (3 sectors), in one column tile that spans the row,
+  // which the block then reads as one contiguous run. On an H200 against
+  // the score's 2 groups: 64x64 fprop and dgrad 1.14-1.15x, stride-2 dgrad
+  // 1.17x; 40x40 1.07-1.08x, 24x24 1.08-1.09x, 32x32, 48x48 and 56x56
+  // 1.00-1.03x; stride-2 fprop on 36x36 to 64x64 3x3 and 64x64 5x5
+  // 1.04-1.07x. Rows wider than the tile ran 0.78-1.05x (224x224 and
+  // 160x160 as 2, 3 and 4 x 6; stride 2 on 80x80), 6 groups of C96, C144
+  // and C240 0.77-0.97x, and wgrad's 6 groups 0.75-0.95x (configs.py).
+  bool stride2Fprop = p.pass == ConvPass::Fprop && p.stride == 2;
+  if ((light || stride2Fprop) && p.groups() == 6 && Q > 16 && Q <= (stride2Fprop ? 32 : 64)) {
     c.warpsQ = ceilDiv(Q, 16);
     c.warpsG = 6;
   }

@@ -287,7 +287,7 @@ TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {
 
 TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
   // C48 rows of 17 to 64 columns: all 6 groups, one column tile a row
-  // (fprop and dgrad, stride-2 dgrad too; wgrad keeps its rules), staged
+  // (fprop and dgrad; wgrad keeps its rules), staged
   // columns of 6 vectors padded to 7 (an odd pitch: no swizzle).
   for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
     Conv2dGw8Problem p = layer(256, 48, 64, 3, 1);
@@ -305,6 +305,14 @@ TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
   upsampled.pass = ConvPass::Dgrad;
   upsampled.stride = 2;
   EXPECT_EQ(chooseConv2dGw8Config(upsampled).warpsG, 6);
+  // Stride-2 fprop: output rows of up to 32 columns (64x64 in; 80x80's 40
+  // keep 2 groups).
+  Conv2dGw8Problem strided2 = layer(256, 48, 64, 3, 1);
+  strided2.stride = 2;
+  EXPECT_EQ(chooseConv2dGw8Config(strided2).warpsQ, 2);
+  EXPECT_EQ(chooseConv2dGw8Config(strided2).warpsG, 6);
+  strided2.h = strided2.w = 80;
+  EXPECT_EQ(chooseConv2dGw8Config(strided2).warpsG, 2);
   // Wider rows, and 6 groups of more (C96), keep tiles of 2 or 4 groups.
   EXPECT_EQ(chooseConv2dGw8Config(layer(32, 48, 224, 3, 1)).warpsG, 2);
   EXPECT_EQ(chooseConv2dGw8Config(layer(256, 96, 32, 3, 1)).warpsG, 4);
