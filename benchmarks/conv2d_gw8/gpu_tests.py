@@ -149,12 +149,16 @@ CASES = [
     (2, 40, 12, 31, 3, 3, 1, 1, "--pass wgrad --warps-n 5"),
     # 6 or 7 warps along groups (pitches padded to 7 and 13 vectors,
     # staged unswizzled): C48 rows as the chooser takes them, stride-2
-    # staging, flattened rows, images side by side, 5x5, wgrad's tiles.
+    # staging, flattened rows, images side by side, 5x5, wgrad's tiles,
+    # tiles of 5 x 6 warps over rows wider than one tile.
     (3, 48, 37, 29, 3, 3, 1, 1, "--bias"),
     (3, 48, 37, 29, 3, 3, 1, 1, "--pass dgrad --dtype bf16"),
     (2, 48, 38, 30, 3, 3, 1, 1, "--pass dgrad --stride 2"),
     (3, 48, 61, 57, 3, 3, 1, 2, "--stride 2 --bias"),
     (2, 48, 40, 37, 5, 5, 2, 2, "--stride 2 --dtype bf16"),
+    (2, 48, 101, 90, 3, 3, 1, 1, "--bias --warps-m 5 --warps-n 6 --rows-p 13"),
+    (2, 48, 70, 85, 3, 3, 1, 1, "--pass dgrad --dtype bf16 --warps-m 5 --warps-n 6 --rows-p 14"),
+    (2, 48, 97, 99, 3, 3, 1, 1, "--pass dgrad --stride 2 --warps-m 5 --warps-n 6 --rows-p 14"),
     (2, 96, 33, 31, 3, 3, 1, 1, "--stride 2 --warps-m 2 --warps-n 6"),
     (2, 56, 30, 41, 3, 3, 1, 1, "--pass dgrad --stride 2 --warps-m 1 --warps-n 7"),
     (1, 48, 9, 9, 3, 3, 1, 1, "--warps-m 1 --warps-n 6"),

@@ -684,20 +684,29 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
       c.warpsG = warpsG;
     }
   }
-  // C48 rows of 17 to 64 columns (stride-1 fprop and dgrad, stride-2
-  // dgrad; stride-2 fprop up to 32, which stages twice the columns): whole
-  // pixels, 96 bytes (3 sectors), in one column tile that spans the row,
-  // which the block then reads as one contiguous run. On an H200 against
-  // the score's 2 groups: 64x64 fprop and dgrad 1.14-1.15x, stride-2 dgrad
-  // 1.17x; 40x40 1.07-1.08x, 24x24 1.08-1.09x, 32x32, 48x48 and 56x56
-  // 1.00-1.03x; stride-2 fprop on 36x36 to 64x64 3x3 and 64x64 5x5
-  // 1.04-1.07x. Rows wider than the tile ran 0.78-1.05x (224x224 and
-  // 160x160 as 2, 3 and 4 x 6; stride 2 on 80x80), 6 groups of C96, C144
-  // and C240 0.77-0.97x, and wgrad's 6 groups 0.75-0.95x (configs.py).
+  // C48 (6 groups): whole pixels, 96 bytes (3 sectors), so that a block's
+  // rows are contiguous runs. Rows of 17 to 80 columns (stride-1 fprop
+  // and dgrad; stride-2 dgrad up to 64; stride-2 fprop, which stages twice
+  // the columns, up to 32) take one column tile that spans the row; wider
+  // stride-1 rows tiles of 5 warps (80 columns) where those round at most
+  // a tenth of the columns up. On an H200 against the score's 2 groups:
+  // 64x64 fprop and dgrad 1.14-1.15x, stride-2 dgrad 1.17x; 224x224
+  // 1.10-1.11x, 160x160, 80x80 and 40x40 1.05-1.08x, 24x24 1.08-1.09x,
+  // 32x32, 48x48, 56x56 and 72x72 1.00-1.03x; stride-2 fprop on 36x36 to
+  // 64x64 3x3 and 64x64 5x5 1.04-1.07x. Not taken: 112x112 as 2 tiles of 5
+  // warps (160 columns) 0.87-0.97x, 96x96 0.99x; stride-2 dgrad on 160x160
+  // as 5 x 6 1.00x and on 80x80 as 2 or 4 x 6 0.78-0.90x; 6 groups of C96,
+  // C144 and C240 0.77-0.97x; wgrad's 6 groups 0.75-0.95x (configs.py).
   bool stride2Fprop = p.pass == ConvPass::Fprop && p.stride == 2;
-  if ((light || stride2Fprop) && p.groups() == 6 && Q > 16 && Q <= (stride2Fprop ? 32 : 64)) {
-    c.warpsQ = ceilDiv(Q, 16);
-    c.warpsG = 6;
+  if (p.groups() == 6 && Q > 16 && (light || stride2Fprop)) {
+    int64_t warpsQ = std::min<int64_t>(ceilDiv(Q, 16), 5);
+    int64_t columns = ceilDiv(Q, 16 * warpsQ) * 16 * warpsQ;
+    bool spansTheRow = Q <= (stride2Fprop ? 32 : p.stride == 2 ? 64 : 80);
+    bool wideRows = p.stride == 1 && Q > 80 && 10 * Q >= 9 * columns;
+    if (spansTheRow || wideRows) {
+      c.warpsQ = warpsQ;
+      c.warpsG = 6;
+    }
   }
   if (wgrad && flat) {
     // Flattened rows: the tallest band whose x and dy tiles fit 48 KB (two
@@ -797,9 +806,11 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // 18 rows 1.23x 9, 56x56 as 14 rows 0.98-1.07x 7; 7x7 on 56x56 1.31x,
   // 7x4 on 33x47 1.48x. 3x3 rings just over the budget (11 staged rows of
   // 3 or 5 groups): 224x224 C24 as 16 rows 1.22x 4, 144x144 C40 as 12
-  // rows 1.19x 4; 56x56 C128 without padding as 9 rows 1.02x 3.
+  // rows 1.19x 4; 56x56 C128 without padding as 9 rows 1.02x 3. C48's
+  // 6-group tiles of 5 warps too: 224x224 and 160x160 keep 16 rows (177
+  // KB staged, as measured above; the budget would leave 8 and 10).
   constexpr int64_t kStagedBudget = 144 * 1024;
-  bool blockLimit = p.pass == ConvPass::Fprop && p.stride == 2;
+  bool blockLimit = (p.pass == ConvPass::Fprop && p.stride == 2) || c.warpsG == 6;
   auto fits = [&] {
     return blockLimit ? blockSharedBytes(p, c) <= kHopperSharedBytesPerBlock
                       : stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget;

@@ -137,10 +137,12 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   // 18 groups: 4 a block waste 2 of 20, 8 a block 6 of 24.
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 144, 64, 3, 1)).warpsG, 4);
   // 3 and 5 groups: one block takes the whole pixel, with stride 2 too; 6
-  // groups go 2 at a time (3 would split pixels mid-sector).
+  // groups too where rows fit tiles of up to 5 warps (3 would split pixels
+  // mid-sector), else 2 at a time.
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 24, 144, 3, 1)).warpsG, 3);
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 40, 144, 3, 1)).warpsG, 5);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 48, 160, 3, 1)).warpsG, 2);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 48, 160, 3, 1)).warpsG, 6);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 48, 96, 3, 1)).warpsG, 2);
   Conv2dGw8Problem fiveStrided = layer(128, 40, 144, 3, 1);
   fiveStrided.stride = 2;
   EXPECT_EQ(chooseConv2dGw8Config(fiveStrided).warpsG, 5);
@@ -286,7 +288,7 @@ TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {
 }
 
 TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
-  // C48 rows of 17 to 64 columns: all 6 groups, one column tile a row
+  // C48 rows of 17 to 80 columns: all 6 groups, one column tile a row
   // (fprop and dgrad; wgrad keeps its rules), staged
   // columns of 6 vectors padded to 7 (an odd pitch: no swizzle).
   for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
@@ -313,8 +315,20 @@ TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
   EXPECT_EQ(chooseConv2dGw8Config(strided2).warpsG, 6);
   strided2.h = strided2.w = 80;
   EXPECT_EQ(chooseConv2dGw8Config(strided2).warpsG, 2);
-  // Wider rows, and 6 groups of more (C96), keep tiles of 2 or 4 groups.
-  EXPECT_EQ(chooseConv2dGw8Config(layer(32, 48, 224, 3, 1)).warpsG, 2);
+  // Wider rows: tiles of 5 warps where they round at most a tenth of the
+  // columns up, in the tallest block that fits (224: 3 tiles, 240 columns,
+  // 16 rows); 112 columns (2 tiles, 160) keep 2 groups, and so do
+  // stride-2 dgrad's rows wider than 64. 6 groups of more (C96) keep 4.
+  Conv2dGw8Config wide = chooseConv2dGw8Config(layer(32, 48, 224, 3, 1));
+  EXPECT_EQ(wide.warpsQ, 5);
+  EXPECT_EQ(wide.warpsG, 6);
+  EXPECT_EQ(wide.rowsP, 16);
+  EXPECT_EQ(checkConv2dGw8(layer(32, 48, 224, 3, 1), wide), "");
+  EXPECT_EQ(chooseConv2dGw8Config(layer(32, 48, 112, 3, 1)).warpsG, 2);
+  Conv2dGw8Problem wideUpsampled = layer(32, 48, 160, 3, 1);
+  wideUpsampled.pass = ConvPass::Dgrad;
+  wideUpsampled.stride = 2;
+  EXPECT_EQ(chooseConv2dGw8Config(wideUpsampled).warpsG, 2);
   EXPECT_EQ(chooseConv2dGw8Config(layer(256, 96, 32, 3, 1)).warpsG, 4);
   Conv2dGw8Problem wgrad = layer(256, 48, 64, 3, 1);
   wgrad.pass = ConvPass::Wgrad;
