@@ -334,8 +334,8 @@ int64_t outputPitch(int64_t warpsG) { return warpsG % 2 == 1 ? warpsG : warpsG +
 static int64_t stagedStorageVectors(const StagedInput &staged, int64_t warpsG, int64_t taps) {
   int64_t perColumn = staged.columnPitch(warpsG);
   int64_t period = perColumn % 2 == 1 ? 1 : 8 * perColumn;
-  int64_t tapStride = staged.stride == 2 ? warpsG : perColumn;
-  return ceilDiv(staged.bytes(warpsG) / 16 + (taps - 1) * tapStride, period) * period;
+  return ceilDiv(staged.bytes(warpsG) / 16 + (taps - 1) * staged.tapPairStride(warpsG), period) *
+         period;
 }
 
 /// fprop's and dgrad's shared memory as spio-to-gpu lays it out (each tile

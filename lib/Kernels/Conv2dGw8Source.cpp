@@ -48,9 +48,7 @@ public:
     st = staged.stride;
     perQ = staged.columnPitch(WG);
     pixelPitch = conflictFreePitch(WG);
-    // The next tap of a pair: the next staged column (stride 1), or the
-    // other parity of the same one (stride 2).
-    tapStride = st == 2 ? WG : perQ;
+    tapPairStride = staged.tapPairStride(WG);
     upsample = upsamplesDy(p);
     flat = flatRows(p);
     grid = bandGrid(p, c);
@@ -273,9 +271,11 @@ private:
   /// Output rows between two barriers (outputRowsPerBarrier).
   int64_t outputRows = 1;
   /// The stride of the staged input (1 for dgrad), the vectors between its
-  /// staged columns (StagedInput::columnPitch) and whether the staging
-  /// upsamples dy (dgrad, stride 2).
-  int64_t st, perQ, pixelPitch, tapStride;
+  /// staged columns (StagedInput::columnPitch), between the pixels of
+  /// flattened and dy tiles (conflictFreePitch), and from a tap to the next
+  /// of a pair (StagedInput::tapPairStride); whether the staging upsamples
+  /// dy (dgrad, stride 2).
+  int64_t st, perQ, pixelPitch, tapPairStride;
   bool upsample;
   /// skipsZeroRows: the zero rows (zeroRow) are neither staged nor
   /// multiplied, half the mma of the upsampled rows.
@@ -732,7 +732,7 @@ void ConvWriter::computeTypes() {
              str(tapStride) + ", c/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" +
              swizzleFor(pixelPitch) + ">";
     };
-    sxT = stagedRows(rows, tapStride);
+    sxT = stagedRows(rows, tapPairStride);
     sdyT = "!spio.tensor<[p: " + str(gradientRows) + ":" + str(BQ * pixelPitch) + ", q: " +
            str(BQ) + ":" + str(pixelPitch) + ", k/8: " + str(WG) + ":1] x vector<8x" + T +
            ">, shared" + swizzleFor(pixelPitch) + ">";
@@ -762,7 +762,8 @@ void ConvWriter::computeTypes() {
   // mma steps pair taps) aliases the next tap's column (stride 1) or
   // parity (stride 2), so that one ldmatrix reads a tap pair; copies write
   // RD/8 = 0.
-  std::string pairEntry = ", " + RD + "/8: " + str(tapSteps(p).front().taps) + ":" + str(tapStride);
+  std::string pairEntry =
+      ", " + RD + "/8: " + str(tapSteps(p).front().taps) + ":" + str(tapPairStride);
   sxT = "!spio.tensor<[r: " + str(slots) + ":" + str(QT * perQ) + ", q: " + str(QT) + ":" +
         str(perQ) + (st == 2 ? ", wp: 2:" + str(WG) : "") + pairEntry + ", " + CI +
         "/8: " + str(WG) + ":1] x vector<8x" + T + ">, shared" + swizzleFor(perQ) + ">";

@@ -88,6 +88,11 @@ struct StagedInput {
   /// 16-byte vectors between staged columns: `stride` input columns of
   /// `warpsG` groups, padded (conflictFreePitch).
   int64_t columnPitch(int64_t warpsG) const { return conflictFreePitch(stride * warpsG); }
+  /// Vectors from a tap to the next of an mma's pair: the next staged
+  /// column (stride 1), or the other parity of the same one (stride 2).
+  int64_t tapPairStride(int64_t warpsG) const {
+    return stride == 2 ? warpsG : columnPitch(warpsG);
+  }
   int64_t bytes(int64_t warpsG) const { return slots * stagedColumns * columnPitch(warpsG) * 16; }
   /// wgrad: x's and dy's tiles.
   int64_t wgradBytes(int64_t warpsG) const {
