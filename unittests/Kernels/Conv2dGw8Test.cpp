@@ -289,8 +289,8 @@ TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {
 
 TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
   // C48 rows of 17 to 80 columns: all 6 groups, one column tile a row
-  // (fprop and dgrad; wgrad keeps its rules), staged
-  // columns of 6 vectors padded to 7 (an odd pitch: no swizzle).
+  // (fprop and dgrad; wgrad keeps its rules), staged columns of 6 vectors
+  // padded to 7 (an odd pitch: no swizzle).
   for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
     Conv2dGw8Problem p = layer(256, 48, 64, 3, 1);
     p.pass = pass;
