@@ -20,6 +20,25 @@ Conv2dGw8Problem layer(int64_t n, int64_t c, int64_t hw, int64_t rs, int64_t pad
   return p;
 }
 
+/// `p` as `pass` with `stride`.
+Conv2dGw8Problem as(Conv2dGw8Problem p, ConvPass pass, int64_t stride = 1) {
+  p.pass = pass;
+  p.stride = stride;
+  return p;
+}
+
+/// The chooser's configuration for `p`, which must be `warpsQ` x `warpsG`
+/// warps of `rowsP` rows and pass the check.
+Conv2dGw8Config expectChosen(const Conv2dGw8Problem &p, int64_t warpsQ, int64_t warpsG,
+                             int64_t rowsP) {
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  EXPECT_EQ(c.warpsQ, warpsQ);
+  EXPECT_EQ(c.warpsG, warpsG);
+  EXPECT_EQ(c.rowsP, rowsP);
+  EXPECT_EQ(checkConv2dGw8(p, c), "");
+  return c;
+}
+
 TEST(Conv2dGw8, OutputSizes) {
   EXPECT_EQ(layer(1, 8, 56, 3, 1).outH(), 56);
   EXPECT_EQ(layer(1, 8, 56, 5, 0).outW(), 52);
@@ -292,47 +311,25 @@ TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
   // (fprop and dgrad; wgrad keeps its rules), staged columns of 6 vectors
   // padded to 7 (an odd pitch: no swizzle).
   for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
-    Conv2dGw8Problem p = layer(256, 48, 64, 3, 1);
-    p.pass = pass;
-    Conv2dGw8Config c = chooseConv2dGw8Config(p);
-    EXPECT_EQ(c.warpsQ, 4);
-    EXPECT_EQ(c.warpsG, 6);
-    EXPECT_EQ(checkConv2dGw8(p, c), "");
+    Conv2dGw8Problem p = as(layer(256, 48, 64, 3, 1), pass);
+    Conv2dGw8Config c = expectChosen(p, 4, 6, 16);
     EXPECT_NE(conv2dGw8TileSource(p, c).find("[r: 18:504, q: 72:7, "), std::string::npos);
-    p.h = p.w = 29;
-    EXPECT_EQ(chooseConv2dGw8Config(p).warpsQ, 2);
-    EXPECT_EQ(chooseConv2dGw8Config(p).warpsG, 6);
+    expectChosen(as(layer(256, 48, 29, 3, 1), pass), 2, 6, 15);
   }
-  Conv2dGw8Problem upsampled = layer(256, 48, 64, 3, 1);
-  upsampled.pass = ConvPass::Dgrad;
-  upsampled.stride = 2;
-  EXPECT_EQ(chooseConv2dGw8Config(upsampled).warpsG, 6);
+  expectChosen(as(layer(256, 48, 64, 3, 1), ConvPass::Dgrad, 2), 4, 6, 16);
   // Stride-2 fprop: output rows of up to 32 columns (64x64 in; 80x80's 40
   // keep 2 groups).
-  Conv2dGw8Problem strided2 = layer(256, 48, 64, 3, 1);
-  strided2.stride = 2;
-  EXPECT_EQ(chooseConv2dGw8Config(strided2).warpsQ, 2);
-  EXPECT_EQ(chooseConv2dGw8Config(strided2).warpsG, 6);
-  strided2.h = strided2.w = 80;
-  EXPECT_EQ(chooseConv2dGw8Config(strided2).warpsG, 2);
+  expectChosen(as(layer(256, 48, 64, 3, 1), ConvPass::Fprop, 2), 2, 6, 16);
+  EXPECT_EQ(chooseConv2dGw8Config(as(layer(256, 48, 80, 3, 1), ConvPass::Fprop, 2)).warpsG, 2);
   // Wider rows: tiles of 5 warps where they round at most a tenth of the
   // columns up, in the tallest block that fits (224: 3 tiles, 240 columns,
   // 16 rows); 112 columns (2 tiles, 160) keep 2 groups, and so do
   // stride-2 dgrad's rows wider than 64. 6 groups of more (C96) keep 4.
-  Conv2dGw8Config wide = chooseConv2dGw8Config(layer(32, 48, 224, 3, 1));
-  EXPECT_EQ(wide.warpsQ, 5);
-  EXPECT_EQ(wide.warpsG, 6);
-  EXPECT_EQ(wide.rowsP, 16);
-  EXPECT_EQ(checkConv2dGw8(layer(32, 48, 224, 3, 1), wide), "");
+  expectChosen(layer(32, 48, 224, 3, 1), 5, 6, 16);
   EXPECT_EQ(chooseConv2dGw8Config(layer(32, 48, 112, 3, 1)).warpsG, 2);
-  Conv2dGw8Problem wideUpsampled = layer(32, 48, 160, 3, 1);
-  wideUpsampled.pass = ConvPass::Dgrad;
-  wideUpsampled.stride = 2;
-  EXPECT_EQ(chooseConv2dGw8Config(wideUpsampled).warpsG, 2);
+  EXPECT_EQ(chooseConv2dGw8Config(as(layer(32, 48, 160, 3, 1), ConvPass::Dgrad, 2)).warpsG, 2);
   EXPECT_EQ(chooseConv2dGw8Config(layer(256, 96, 32, 3, 1)).warpsG, 4);
-  Conv2dGw8Problem wgrad = layer(256, 48, 64, 3, 1);
-  wgrad.pass = ConvPass::Wgrad;
-  EXPECT_NE(chooseConv2dGw8Config(wgrad).warpsG, 6);
+  EXPECT_NE(chooseConv2dGw8Config(as(layer(256, 48, 64, 3, 1), ConvPass::Wgrad)).warpsG, 6);
   // 7 groups: an odd pitch as it is; stride-2 staging's 12 vectors of 6
   // groups padded to 13.
   Conv2dGw8Problem seven = layer(2, 56, 30, 3, 1);
@@ -342,8 +339,7 @@ TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
   EXPECT_NE(conv2dGw8TileSource(seven, sevenC).find(":7, sc/8: 2:7, c/8: 7:1] x vector<8xf16>, "
                                                     "shared>"),
             std::string::npos);
-  Conv2dGw8Problem strided = layer(2, 96, 33, 3, 1);
-  strided.stride = 2;
+  Conv2dGw8Problem strided = as(layer(2, 96, 33, 3, 1), ConvPass::Fprop, 2);
   Conv2dGw8Config stridedC = chooseConv2dGw8Config(strided);
   stridedC.warpsG = 6;
   EXPECT_EQ(checkConv2dGw8(strided, stridedC), "");
@@ -593,22 +589,14 @@ TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
 }
 
 TEST(Conv2dGw8, StridedFpropTakesTheTallestBlockThatFits) {
-  auto expectChosen = [](Conv2dGw8Problem p, int64_t warpsQ, int64_t warpsG, int64_t rowsP) {
-    p.stride = 2;
-    Conv2dGw8Config c = chooseConv2dGw8Config(p);
-    EXPECT_EQ(c.warpsQ, warpsQ);
-    EXPECT_EQ(c.warpsG, warpsG);
-    EXPECT_EQ(c.rowsP, rowsP);
-    EXPECT_EQ(checkConv2dGw8(p, c), "");
-  };
   // Stride-2 5x5 fprop on 28x28 in 8-warp blocks: the whole image's 14
   // output rows in one block, which rings 13 of the 31 rows of x they read;
   // 32x32's 16 rows fit as a ring of staged rows too.
-  expectChosen(layer(32, 768, 28, 5, 2), 1, 8, 14);
-  expectChosen(layer(32, 768, 32, 5, 2), 1, 8, 16);
+  expectChosen(as(layer(32, 768, 28, 5, 2), ConvPass::Fprop, 2), 1, 8, 14);
+  expectChosen(as(layer(32, 768, 32, 5, 2), ConvPass::Fprop, 2), 1, 8, 16);
   // 3x3 on 224x224 C24 in 7 x 3 warps: 16 rows ring 11 staged rows just
   // over the 144 KB budget of other kernels; under it, 4 rows.
-  expectChosen(layer(32, 24, 224, 3, 1), 7, 3, 16);
+  expectChosen(as(layer(32, 24, 224, 3, 1), ConvPass::Fprop, 2), 7, 3, 16);
 }
 
 TEST(Conv2dGw8, StridedRowPairedWgradTakesTwoRowsWhereFourFitOnce) {
