@@ -83,10 +83,13 @@ static bool wgradQuarterBlocks(const Conv2dGw8Problem &p);
 /// fewer only where the chooser finds its tiles would not fit), or 9 only
 /// where that rounds fewer rows up (18 rows as 2 bands, not 3): the
 /// unrolled ninth row costs registers (72x72: 126 -> 150, one block a
-/// multiprocessor instead of two, 3045 -> 1991 GB/s on an H200). The 5x5
-/// kernels of wgradQuarterBlocks also take 7 where that rounds fewer up
-/// than both (on an H200: 14x14 1.07x, 20x20 1.03x, 28x28 0.99-1.04x 8
-/// rows; 6 rows ran 0.89-0.97x 8).
+/// multiprocessor instead of two, 3045 -> 1991 GB/s on an H200). Kernels
+/// of wgradQuarterBlocks (up to 168 registers) also take 7, then 10, where
+/// that rounds fewer up than the bands before. On an H200, 5x5 as 7 rows
+/// against 8: 14x14 1.07x, 20x20 1.03x, 28x28 0.99-1.04x (6 rows
+/// 0.89-0.97x); as 10 against 7 or 8: 10x10 1.44x, 20x20 1.09-1.18x, 19x19
+/// 1.12x, 30x30 1.03x, and 20x20 3x7 1.14x, 10x10 3x5 1.27x (5 rows on
+/// 10x10 and 20x20 5x5: 0.94-1.28x 7).
 static int64_t wgradBandRows(const Conv2dGw8Problem &p) {
   int64_t rows = p.outH();
   if (p.stride == 2)
@@ -97,8 +100,9 @@ static int64_t wgradBandRows(const Conv2dGw8Problem &p) {
   };
   if (roundsFewerUp(9))
     band = 9;
-  if (wgradQuarterBlocks(p) && roundsFewerUp(7))
-    band = 7;
+  for (int64_t other : {7, 10})
+    if (wgradQuarterBlocks(p) && roundsFewerUp(other))
+      band = other;
   return std::min(rows, band);
 }
 
@@ -189,8 +193,8 @@ bool flatRows(const Conv2dGw8Problem &p) {
 /// (18 columns: 18 of 32 used; 3 images side by side, 54 of 64). Taken by
 /// stride-1 kernels (wgrad: those of wgradQuarterBlocks; not dgrad with
 /// padding of S or more, whose kernel padding is negative) where that uses at
-/// least 1.3x the columns: at most 8 images, for wgrad 3 in bands of 9 rows
-/// (whose ninth row already costs registers). On an H200: fprop and dgrad
+/// least 1.3x the columns: at most 8 images, for wgrad 3 in bands of 9 or
+/// 10 rows (whose ninth row already costs registers). On an H200: fprop and dgrad
 /// 1.07-1.28x on the 11 layers this takes (9x9 to 20x20, 3x3 and 5x5);
 /// wgrad 1.01-1.19x on its 7 (7x7 to 20x20 5x5). Not taken: gains of 1.2x
 /// the columns or less (fprop and dgrad on 80x80 3x3 0.94x, 36x36 5x5
@@ -221,7 +225,7 @@ static int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ) {
   bool takes = wgrad ? wgradQuarterBlocks(p) : p.stride == 1;
   if (!takes || flatRows(p) || p.kernelPadW() < 0)
     return 1;
-  int64_t most = std::min(p.n, wgrad && wgradBandRows(p) == 9 ? 3 : kMaxPackedImages), best = 1;
+  int64_t most = std::min(p.n, wgrad && wgradBandRows(p) >= 9 ? 3 : kMaxPackedImages), best = 1;
   for (int64_t images = 2; images <= most; ++images)
     if (packedShare(p, images, warpsQ) > packedShare(p, best, warpsQ) + 1e-9)
       best = images;

@@ -548,15 +548,19 @@ TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {
 
 TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   // Bands of 8 rows, 9 where that rounds fewer rows up; 5x5 kernels in
-  // blocks of 4 warps also 7 (14 and 28 rows exactly, 20 as 21 not 24).
+  // blocks of 4 warps also 7, then 10 (14 and 28 rows exactly as 7; 10,
+  // 20 and 30 as 10, not 14, 21 and 32; 12 as 14, not 20).
   auto rows = [](int64_t hw, int64_t rs) {
     Conv2dGw8Problem p = layer(64, 256, hw, rs, rs / 2);
     p.pass = ConvPass::Wgrad;
     return chooseConv2dGw8Config(p).rowsP;
   };
   EXPECT_EQ(rows(14, 5), 7);
-  EXPECT_EQ(rows(20, 5), 7);
   EXPECT_EQ(rows(28, 5), 7);
+  EXPECT_EQ(rows(12, 5), 7);
+  EXPECT_EQ(rows(10, 5), 10);
+  EXPECT_EQ(rows(20, 5), 10);
+  EXPECT_EQ(rows(30, 5), 10);
   EXPECT_EQ(rows(18, 5), 9);
   EXPECT_EQ(rows(56, 5), 8);
   EXPECT_EQ(rows(40, 5), 8);
