@@ -168,11 +168,11 @@ CASES = [
     (4, 48, 10, 10, 3, 3, 1, 1, "--pass wgrad --warps-m 1 --warps-n 6"),
     (2, 56, 30, 41, 5, 5, 2, 2, "--pass wgrad --stride 2 --warps-m 1 --warps-n 7"),
     (4, 96, 28, 28, 5, 5, 2, 2, "--pass wgrad --warps-m 1 --warps-n 6 --out-dtype f32"),
-    # wgrad in bands of 10 rows (blocks of 4 or 5 warps; 3x7 in 8): one
-    # band an image, the last band short, f32 dw.
+    # wgrad in bands of 10 rows (blocks of 4 warps, one column tile): one
+    # band an image, the last band short, f32 dw, 3x7.
     (3, 64, 10, 10, 5, 5, 2, 2, "--pass wgrad"),
-    (2, 40, 19, 23, 5, 5, 2, 2, "--pass wgrad --dtype bf16 --out-dtype f32"),
-    (2, 32, 30, 17, 3, 7, 1, 3, "--pass wgrad"),
+    (2, 64, 19, 23, 5, 5, 2, 2, "--pass wgrad --dtype bf16 --out-dtype f32"),
+    (2, 64, 30, 17, 3, 7, 1, 3, "--pass wgrad"),
     # Rows of fragments in a band ring (chunks): uneven chunks, a partial
     # last row tile, two column tiles, stride 2, dgrad's upsampling, 5x5.
     (5, 64, 30, 40, 3, 3, 1, 1, "--rows-p 8 --chunks 3 --bias"),

@@ -79,18 +79,23 @@ static int64_t tapColumns(const Conv2dGw8Problem &p) {
 
 static bool wgradQuarterBlocks(const Conv2dGw8Problem &p);
 
+/// wgrad blocks of one column tile and up to 4 warps (wgradBandRows).
+static bool fewWarpBlock(const Conv2dGw8Config &c) { return c.warpsQ == 1 && c.threads() <= 128; }
+
 /// wgrad's bands of rows of 16-pixel fragments: 8 rows (4 with stride 2,
 /// fewer only where the chooser finds its tiles would not fit), or 9 only
 /// where that rounds fewer rows up (18 rows as 2 bands, not 3): the
 /// unrolled ninth row costs registers (72x72: 126 -> 150, one block a
 /// multiprocessor instead of two, 3045 -> 1991 GB/s on an H200). Kernels
-/// of wgradQuarterBlocks (up to 168 registers) also take 7, then 10, where
-/// that rounds fewer up than the bands before. On an H200, 5x5 as 7 rows
-/// against 8: 14x14 1.07x, 20x20 1.03x, 28x28 0.99-1.04x (6 rows
-/// 0.89-0.97x); as 10 against 7 or 8: 10x10 1.44x, 20x20 1.09-1.18x, 19x19
-/// 1.12x, 30x30 1.03x, and 20x20 3x7 1.14x, 10x10 3x5 1.27x (5 rows on
-/// 10x10 and 20x20 5x5: 0.94-1.28x 7).
-static int64_t wgradBandRows(const Conv2dGw8Problem &p) {
+/// of wgradQuarterBlocks also take 7, then, in blocks of one column tile
+/// and up to 4 warps (fewWarpBlock: 168 registers, where 8-warp blocks
+/// spill at 128), 10, where that rounds fewer up than the bands before.
+/// On an H200, 5x5 as 7 rows against 8: 14x14 1.07x, 20x20 1.03x, 28x28
+/// 0.99-1.04x (6 rows 0.89-0.97x); in blocks of 4 warps as 10 against 7
+/// or 8: 10x10 1.44x, 20x20 1.09-1.18x, 19x19 1.12x, 30x30 1.03x, and
+/// 20x20 3x7 1.14x, 10x10 3x5 1.27x (5 rows on 10x10 and 20x20 5x5:
+/// 0.94-1.28x 7).
+static int64_t wgradBandRows(const Conv2dGw8Problem &p, bool inFewWarps) {
   int64_t rows = p.outH();
   if (p.stride == 2)
     return std::min<int64_t>(rows, 4);
@@ -100,9 +105,10 @@ static int64_t wgradBandRows(const Conv2dGw8Problem &p) {
   };
   if (roundsFewerUp(9))
     band = 9;
-  for (int64_t other : {7, 10})
-    if (wgradQuarterBlocks(p) && roundsFewerUp(other))
-      band = other;
+  if (wgradQuarterBlocks(p) && roundsFewerUp(7))
+    band = 7;
+  if (wgradQuarterBlocks(p) && inFewWarps && roundsFewerUp(10))
+    band = 10;
   return std::min(rows, band);
 }
 
@@ -175,7 +181,7 @@ bool flatRows(const Conv2dGw8Problem &p) {
     return false;
   if (p.pass != ConvPass::Wgrad)
     return 16 * ceilDiv(q, 16) >= 2 * q && p.stride == 1 && p.n == 1;
-  int64_t rows = p.outH(), band = wgradBandRows(p);
+  int64_t rows = p.outH(), band = wgradBandRows(p, false);
   int64_t bandPixels = ceilDiv(rows, band) * band * 16 * ceilDiv(q, 16);
   if (p.s > 3)
     return false;
@@ -194,8 +200,8 @@ bool flatRows(const Conv2dGw8Problem &p) {
 /// stride-1 kernels (wgrad: those of wgradQuarterBlocks; not dgrad with
 /// padding of S or more, whose kernel padding is negative) where that uses at
 /// least 1.3x the columns: at most 8 images, for wgrad 3 in bands of 9 or
-/// 10 rows (whose ninth row already costs registers). On an H200: fprop and dgrad
-/// 1.07-1.28x on the 11 layers this takes (9x9 to 20x20, 3x3 and 5x5);
+/// 10 rows (whose ninth row already costs registers). On an H200: fprop
+/// and dgrad 1.07-1.28x on the 11 layers this takes (9x9 to 20x20, 3x3 and 5x5);
 /// wgrad 1.01-1.19x on its 7 (7x7 to 20x20 5x5). Not taken: gains of 1.2x
 /// the columns or less (fprop and dgrad on 80x80 3x3 0.94x, 36x36 5x5
 /// 0.98x); wgrad's 9x9 5x5 as 4 images in 9-row bands, which spilled 44
@@ -220,12 +226,14 @@ static double packedShare(const Conv2dGw8Problem &p, int64_t images, int64_t war
          double(ceilDiv(packedColumns(p, images), tile) * tile);
 }
 
-static int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ) {
+static int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ,
+                            bool wgradInFewWarps = false) {
   bool wgrad = p.pass == ConvPass::Wgrad;
   bool takes = wgrad ? wgradQuarterBlocks(p) : p.stride == 1;
   if (!takes || flatRows(p) || p.kernelPadW() < 0)
     return 1;
-  int64_t most = std::min(p.n, wgrad && wgradBandRows(p) >= 9 ? 3 : kMaxPackedImages), best = 1;
+  bool tallBands = wgrad && wgradBandRows(p, wgradInFewWarps) >= 9;
+  int64_t most = std::min(p.n, tallBands ? 3 : kMaxPackedImages), best = 1;
   for (int64_t images = 2; images <= most; ++images)
     if (packedShare(p, images, warpsQ) > packedShare(p, best, warpsQ) + 1e-9)
       best = images;
@@ -237,7 +245,7 @@ static int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ) {
 /// with the group and column tiles along x.
 BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   BandGrid g;
-  g.images = packedImages(p, c.warpsQ);
+  g.images = packedImages(p, c.warpsQ, fewWarpBlock(c));
   g.qTiles = flatRows(p) ? 1 : ceilDiv(packedColumns(p, g.images), 16 * c.warpsQ);
   g.groupTiles = ceilDiv(p.groups(), c.warpsG);
   // wgrad's bands span one column tile each; fprop's and dgrad's, whole rows.
@@ -743,7 +751,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     // tallest band of at least 6 rows that divides the height and fits.
     // On an H200: 36x36 and 18x18 5x5 in 8-warp blocks as 6 rows 1.09x 9;
     // 9x9 as 4 to 8 rows 0.66-0.79x 9, whose rows are then rounded up.
-    c.rowsP = wgradBandRows(p);
+    c.rowsP = wgradBandRows(p, fewWarpBlock(c));
     // Stride-2 kernels of up to 3 rows without row pairs: the tallest band
     // of up to 4 rows whose tiles fit wgradResidentBlocks (taller kernels
     // would re-read more of x for each shorter band: not measured). 3x3's

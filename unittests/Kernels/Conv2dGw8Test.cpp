@@ -561,6 +561,12 @@ TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   EXPECT_EQ(rows(10, 5), 10);
   EXPECT_EQ(rows(20, 5), 10);
   EXPECT_EQ(rows(30, 5), 10);
+  // 10 only in blocks of up to 4 warps (168 registers): 4 groups take
+  // blocks of 2 x 4 warps, which keep 7 rows at 128.
+  Conv2dGw8Problem fourGroups = as(layer(64, 32, 20, 5, 2), ConvPass::Wgrad);
+  Conv2dGw8Config eightWarps = chooseConv2dGw8Config(fourGroups);
+  EXPECT_EQ(eightWarps.threads(), 256);
+  EXPECT_EQ(eightWarps.rowsP, 7);
   EXPECT_EQ(rows(18, 5), 9);
   EXPECT_EQ(rows(56, 5), 8);
   EXPECT_EQ(rows(40, 5), 8);
