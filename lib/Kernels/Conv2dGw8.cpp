@@ -739,14 +739,18 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   }
   if (wgrad) {
     // wgradQuarterBlocks kernels take blocks of 4 warps of one column tile
-    // where the score chose 8 (three a multiprocessor at 168 registers, not
-    // two at 128): on an H200 the 24 5x5 layers ran 1.073x in geometric
-    // mean (0.97-1.42x; 40x40 C336, which spilled 76 bytes at 128, 1.42x;
-    // 36x36 1.16x, as 9-row bands, which fit three times, not 6). Blocks of
-    // 4 warps held to 128 registers (four a multiprocessor) ran 0.95x, to
-    // 255 (two) 1.02x (19 layers).
-    if (wgradQuarterBlocks(p) && c.warpsQ == 1 && c.warpsG == 8)
+    // where the score chose 8 of 8 or 4 groups (three a multiprocessor at
+    // 168 registers, not two at 128): on an H200, 1 x 8 as 1 x 4 on the 24
+    // 5x5 layers ran 1.073x in geometric mean (0.97-1.42x; 40x40 C336, which
+    // spilled 76 bytes at 128, 1.42x; 36x36 1.16x, as 9-row bands, which fit
+    // three times, not 6); 2 x 4 as 1 x 4 on 32x32 C288 1.06x and 28x28 C160
+    // (which spilled 40 bytes at 128) 1.02x. Blocks of 4 warps held to 128
+    // registers (four a multiprocessor) ran 0.95x, to 255 (two) 1.02x (19
+    // layers).
+    if (wgradQuarterBlocks(p) && c.threads() == 256 && c.warpsG >= 4) {
+      c.warpsQ = 1;
       c.warpsG = 4;
+    }
     // Row-paired kernels whose tiles do not fit wgradResidentBlocks: the
     // tallest band of at least 6 rows that divides the height and fits.
     // On an H200: 36x36 and 18x18 5x5 in 8-warp blocks as 6 rows 1.09x 9;

@@ -561,12 +561,15 @@ TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   EXPECT_EQ(rows(10, 5), 10);
   EXPECT_EQ(rows(20, 5), 10);
   EXPECT_EQ(rows(30, 5), 10);
-  // 10 only in blocks of up to 4 warps (168 registers): 4 groups take
-  // blocks of 2 x 4 warps, which keep 7 rows at 128.
-  Conv2dGw8Problem fourGroups = as(layer(64, 32, 20, 5, 2), ConvPass::Wgrad);
-  Conv2dGw8Config eightWarps = chooseConv2dGw8Config(fourGroups);
-  EXPECT_EQ(eightWarps.threads(), 256);
-  EXPECT_EQ(eightWarps.rowsP, 7);
+  // 10 only in blocks of one column tile and up to 4 warps (168
+  // registers): 2 groups of 64 columns take 4 x 2 warps, which keep 7 at
+  // 128.
+  Conv2dGw8Problem twoGroups = as(layer(64, 16, 20, 5, 2), ConvPass::Wgrad);
+  twoGroups.w = 64;
+  expectChosen(twoGroups, 4, 2, 7);
+  // The score's 2 x 4 warps (4 groups) become 1 x 4, as its 1 x 8 do.
+  expectChosen(as(layer(64, 32, 20, 5, 2), ConvPass::Wgrad), 1, 4, 10);
+  expectChosen(as(layer(128, 288, 32, 5, 2), ConvPass::Wgrad), 1, 4, 8);
   EXPECT_EQ(rows(18, 5), 9);
   EXPECT_EQ(rows(56, 5), 8);
   EXPECT_EQ(rows(40, 5), 8);
