@@ -198,12 +198,12 @@ bool flatRows(const Conv2dGw8Problem &p) {
 /// then run on across images instead of rounding each image's columns up
 /// (18 columns: 18 of 32 used; 3 images side by side, 54 of 64). Taken by
 /// stride-1 kernels (wgrad: those of wgradQuarterBlocks; not dgrad with
-/// padding of S or more, whose kernel padding is negative) where that uses at
-/// least 1.3x the columns: at most 8 images, for wgrad 3 in bands of 9 or
-/// 10 rows (whose ninth row already costs registers). On an H200: fprop
-/// and dgrad 1.07-1.28x on the 11 layers this takes (9x9 to 20x20, 3x3 and 5x5);
-/// wgrad 1.01-1.19x on its 7 (7x7 to 20x20 5x5). Not taken: gains of 1.2x
-/// the columns or less (fprop and dgrad on 80x80 3x3 0.94x, 36x36 5x5
+/// padding of S or more, whose kernel padding is negative) where that uses
+/// at least 1.3x the columns: at most 8 images, for wgrad 3 in bands of 9
+/// or 10 rows (whose ninth row already costs registers). On an H200: fprop
+/// and dgrad 1.07-1.28x on the 11 layers this takes (9x9 to 20x20, 3x3 and
+/// 5x5); wgrad 1.01-1.19x on its 7 (7x7 to 20x20 5x5). Not taken: gains of
+/// 1.2x the columns or less (fprop and dgrad on 80x80 3x3 0.94x, 36x36 5x5
 /// 0.98x); wgrad's 9x9 5x5 as 4 images in 9-row bands, which spilled 44
 /// bytes (0.86x), and its 3x3 kernels, whose copies' column arithmetic took
 /// them from 125 to 154-162 registers (one block a multiprocessor, not

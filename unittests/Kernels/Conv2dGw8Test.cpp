@@ -561,6 +561,11 @@ TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   EXPECT_EQ(rows(10, 5), 10);
   EXPECT_EQ(rows(20, 5), 10);
   EXPECT_EQ(rows(30, 5), 10);
+  EXPECT_EQ(rows(18, 5), 9);
+  EXPECT_EQ(rows(56, 5), 8);
+  EXPECT_EQ(rows(40, 5), 8);
+  EXPECT_EQ(rows(36, 3), 9);
+  EXPECT_EQ(rows(56, 3), 8);
   // 10 only in blocks of one column tile and up to 4 warps (168
   // registers): 2 groups of 64 columns take 4 x 2 warps, which keep 7 at
   // 128.
@@ -570,11 +575,6 @@ TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   // The score's 2 x 4 warps (4 groups) become 1 x 4, as its 1 x 8 do.
   expectChosen(as(layer(64, 32, 20, 5, 2), ConvPass::Wgrad), 1, 4, 10);
   expectChosen(as(layer(128, 288, 32, 5, 2), ConvPass::Wgrad), 1, 4, 8);
-  EXPECT_EQ(rows(18, 5), 9);
-  EXPECT_EQ(rows(56, 5), 8);
-  EXPECT_EQ(rows(40, 5), 8);
-  EXPECT_EQ(rows(36, 3), 9);
-  EXPECT_EQ(rows(56, 3), 8);
 }
 
 TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
