@@ -143,6 +143,49 @@ def selected_cases(shapes, args):
     return cases
 
 
+def summary(rows, passes, copy, l2, baseline):
+    """Each pass's geometric mean spio / cuDNN (stride 1 and 2 apart), and
+    over the shapes larger than L2 its mean against the large copy (how
+    many reach 75%), against a copy of each shape's own bytes, what the
+    mean would be were each shape as fast as that copy, and the same means
+    by kernel size. `rows`: (name, pass, spio GB/s, cuDNN GB/s, baseline
+    GB/s or None, bytes, same-size copy GB/s, "RxS")."""
+    def geomean(pairs):
+        return math.exp(sum(math.log(a / b) for a, b in pairs) / len(pairs))
+
+    def means(large):
+        return (sum(o for o, _ in large) / len(large) / copy,
+                sum(o / s for o, s in large) / len(large))
+
+    lines = []
+    for pass_ in passes:
+        for label, strided in (("", False), (" (stride 2)", True)):
+            mine = [(o, t, b) for name, p, o, t, b, *_ in rows
+                    if p == pass_ and ("stride2" in name) == strided]
+            if not mine:
+                continue
+            lines.append(f"{pass_}{label}: geometric mean ratio spio / cuDNN over {len(mine)} "
+                         f"shapes: {geomean([(o, t) for o, t, _ in mine]):.2f}"
+                         + (f"; spio / baseline {geomean([(o, b) for o, _, b in mine]):.3f}"
+                            if baseline else ""))
+        large = [(o, sized, kernel) for _, p, o, _, _, nbytes, sized, kernel in rows
+                 if p == pass_ and nbytes > l2]
+        if not large:
+            continue
+        of_copy, of_sized = means([(o, s) for o, s, _ in large])
+        reaching = sum(o >= 0.75 * copy for o, _, _ in large)
+        as_copies = sum(s for _, s, _ in large) / len(large) / copy
+        lines.append(f"{pass_}: over the {len(large)} shapes larger than L2, mean spio / copy "
+                     f"{of_copy:.1%} ({reaching} at 75% or more), mean spio / same-size copy "
+                     f"{of_sized:.1%}; each as fast as a copy of its bytes: {as_copies:.1%}")
+        for kernel in sorted({k for _, _, k in large}):
+            some = [(o, s) for o, s, k in large if k == kernel]
+            of_copy, of_sized = means(some)
+            lines.append(f"{pass_}:   {kernel}, {len(some)} shapes: mean spio / copy "
+                         f"{of_copy:.1%}, mean spio / same-size copy {of_sized:.1%}")
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spio-jit", required=True)
@@ -205,31 +248,13 @@ def main():
         if nbytes not in sized_copies:
             sized_copies[nbytes] = copy_bandwidth(args.timing, nbytes, args.warmup, args.repeats)
         sized = sized_copies[nbytes]
-        rows.append((name, pass_, ours, theirs, base, nbytes, sized))
+        rows.append((name, pass_, ours, theirs, base, nbytes, sized, f"{sh['r']}x{sh['s']}"))
         print(f"| {name} | {pass_} | {nbytes / 1e6:.0f} | {ours:.0f} | {theirs:.0f} | "
               f"{ours / theirs:.2f} | {ours / copy:.0%} | {ours / sized:.0%} |"
               + (f" {base:.0f} | {ours / base:.2f} |" if base else ""), flush=True)
 
-    def geomean(pairs):
-        return math.exp(sum(math.log(a / b) for a, b in pairs) / len(pairs))
-
-    for pass_ in passes:
-        for label, strided in (("", False), (" (stride 2)", True)):
-            mine = [(o, t, b) for name, p, o, t, b, _, _ in rows
-                    if p == pass_ and ("stride2" in name) == strided]
-            if not mine:
-                continue
-            print(f"{pass_}{label}: geometric mean ratio spio / cuDNN over {len(mine)} shapes: "
-                  f"{geomean([(o, t) for o, t, _ in mine]):.2f}"
-                  + (f"; spio / baseline {geomean([(o, b) for o, _, b in mine]):.3f}"
-                     if args.baseline_jit else ""))
-        large = [(o, sized) for name, p, o, _, _, nbytes, sized in rows
-                 if p == pass_ and nbytes > l2]
-        if large:
-            print(f"{pass_}: over the {len(large)} shapes larger than L2, mean spio / copy "
-                  f"{sum(o for o, _ in large) / len(large) / copy:.1%}, mean spio / same-size "
-                  f"copy {sum(o / s for o, s in large) / len(large):.1%}")
-
+    for line in summary(rows, passes, copy, l2, bool(args.baseline_jit)):
+        print(line)
 
 if __name__ == "__main__":
     main()
