@@ -256,5 +256,6 @@ def main():
     for line in summary(rows, passes, copy, l2, bool(args.baseline_jit)):
         print(line)
 
+
 if __name__ == "__main__":
     main()
