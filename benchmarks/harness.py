@@ -1,15 +1,26 @@
 """Helpers shared by the benchmark and GPU-test scripts under benchmarks/."""
 
+import re
 import subprocess
 import sys
 
 
-def run_check_cases(cases):
-    """Runs each (label, spio-jit --check command) and prints a PASS/FAIL table.
+def add_only_argument(parser):
+    """--only, shared by the GPU tests: run_check_cases' selection."""
+    parser.add_argument("--only", help="the cases whose label matches this regex")
 
-    Exits with status 1 when any case fails; a failing case's full output
-    goes to stderr.
+
+def run_check_cases(cases, only=None):
+    """Runs each (label, spio-jit --check command), or those whose label
+    matches the regex `only`, and prints a PASS/FAIL table.
+
+    Exits with status 1 when any case fails or `only` matches none; a
+    failing case's full output goes to stderr.
     """
+    if only:
+        cases = [case for case in cases if re.search(only, case[0])]
+        if not cases:
+            sys.exit(f"error: no case matches {only!r}")
     passed = failed = 0
     rows = []
     for label, cmd in cases:
@@ -31,8 +42,6 @@ def run_check_cases(cases):
 
 def spio_figure(cmd, pattern):
     """Runs a spio-jit --bench command and returns the float `pattern` captures."""
-    import re
-
     run = subprocess.run(cmd, capture_output=True, text=True)
     found = re.search(pattern, run.stdout)
     if run.returncode != 0 or not found:

@@ -4,11 +4,10 @@ spio-jit --check (float64 reference on a poisoned output, 10 bit-identical runs)
 
 import argparse
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import run_check_cases  # noqa: E402
+from harness import add_only_argument, run_check_cases  # noqa: E402
 
 CASES = [
     # n, c, h, w, r, s, pad_h, pad_w, extra
@@ -235,20 +234,14 @@ CASES = [
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spio-jit", required=True)
-    parser.add_argument("--only", help="cases whose label (N.. C.. HxW RxS padH,W and "
-                                       "spio-jit options) matches this regex")
+    add_only_argument(parser)
     args = parser.parse_args()
-    cases = [
+    run_check_cases([
         (f"N{n} C{c} {h}x{w} {r}x{s} pad{ph},{pw} {extra}".strip(),
          [args.spio_jit, "--workload", "conv2d-gw8", "--batch", str(n), "--channels", str(c),
           "--height", str(h), "--width", str(w), "--r", str(r), "--s", str(s),
           "--pad-h", str(ph), "--pad-w", str(pw), "--check"] + extra.split())
-        for n, c, h, w, r, s, ph, pw, extra in CASES]
-    if args.only:
-        cases = [case for case in cases if re.search(args.only, case[0])]
-        if not cases:
-            parser.error(f"no case matches {args.only!r}")
-    run_check_cases(cases)
+        for n, c, h, w, r, s, ph, pw, extra in CASES], args.only)
 
 
 if __name__ == "__main__":

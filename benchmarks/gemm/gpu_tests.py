@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import run_check_cases  # noqa: E402
+from harness import add_only_argument, run_check_cases  # noqa: E402
 
 CASES = [
     # m, n, k, extra flags
@@ -39,12 +39,13 @@ CASES = [
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spio-jit", required=True)
+    add_only_argument(parser)
     args = parser.parse_args()
     run_check_cases([
         (f"{m}x{n}x{k} {extra}".strip(),
          [args.spio_jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
           "--check", "--seed", str(m * 7 + n * 3 + k)] + extra.split())
-        for m, n, k, extra in CASES])
+        for m, n, k, extra in CASES], args.only)
 
 
 if __name__ == "__main__":
