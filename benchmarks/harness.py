@@ -1,13 +1,18 @@
 """Helpers shared by the benchmark and GPU-test scripts under benchmarks/."""
 
+import argparse
 import re
 import subprocess
 import sys
 
 
-def add_only_argument(parser):
-    """--only, shared by the GPU tests: run_check_cases' selection."""
+def check_arguments():
+    """The GPU tests' arguments: the spio-jit to check, and --only,
+    run_check_cases' selection."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--spio-jit", required=True)
     parser.add_argument("--only", help="the cases whose label matches this regex")
+    return parser.parse_args()
 
 
 def run_check_cases(cases, only=None):

@@ -2,12 +2,11 @@
 """GPU tests of conv2d-gw8 fprop, dgrad and wgrad, stride 1 and 2:
 spio-jit --check (float64 reference on a poisoned output, 10 bit-identical runs) over edge cases."""
 
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_only_argument, run_check_cases  # noqa: E402
+from harness import check_arguments, run_check_cases  # noqa: E402
 
 CASES = [
     # n, c, h, w, r, s, pad_h, pad_w, extra
@@ -232,10 +231,7 @@ CASES = [
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--spio-jit", required=True)
-    add_only_argument(parser)
-    args = parser.parse_args()
+    args = check_arguments()
     run_check_cases([
         (f"N{n} C{c} {h}x{w} {r}x{s} pad{ph},{pw} {extra}".strip(),
          [args.spio_jit, "--workload", "conv2d-gw8", "--batch", str(n), "--channels", str(c),

@@ -6,12 +6,11 @@ Edge cases: ragged M and N, K not a multiple of the tile, tiny problems,
 every operand layout, every output dtype, beta != 0.
 """
 
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_only_argument, run_check_cases  # noqa: E402
+from harness import check_arguments, run_check_cases  # noqa: E402
 
 CASES = [
     # m, n, k, extra flags
@@ -37,10 +36,7 @@ CASES = [
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--spio-jit", required=True)
-    add_only_argument(parser)
-    args = parser.parse_args()
+    args = check_arguments()
     run_check_cases([
         (f"{m}x{n}x{k} {extra}".strip(),
          [args.spio_jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
