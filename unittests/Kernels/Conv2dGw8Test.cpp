@@ -331,21 +331,17 @@ TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
   EXPECT_EQ(chooseConv2dGw8Config(layer(256, 96, 32, 3, 1)).warpsG, 4);
   EXPECT_NE(chooseConv2dGw8Config(as(layer(256, 48, 64, 3, 1), ConvPass::Wgrad)).warpsG, 6);
   // 7 groups: an odd pitch as it is; stride-2 staging's 12 vectors of 6
-  // groups padded to 13.
-  Conv2dGw8Problem seven = layer(2, 56, 30, 3, 1);
-  Conv2dGw8Config sevenC = chooseConv2dGw8Config(seven);
-  sevenC.warpsG = 7;
-  EXPECT_EQ(checkConv2dGw8(seven, sevenC), "");
-  EXPECT_NE(conv2dGw8TileSource(seven, sevenC).find(":7, sc/8: 2:7, c/8: 7:1] x vector<8xf16>, "
-                                                    "shared>"),
-            std::string::npos);
-  Conv2dGw8Problem strided = as(layer(2, 96, 33, 3, 1), ConvPass::Fprop, 2);
-  Conv2dGw8Config stridedC = chooseConv2dGw8Config(strided);
-  stridedC.warpsG = 6;
-  EXPECT_EQ(checkConv2dGw8(strided, stridedC), "");
-  EXPECT_NE(conv2dGw8TileSource(strided, stridedC).find(":13, wp: 2:6, sc/8: 2:6, c/8: 6:1] x "
-                                                        "vector<8xf16>, shared>"),
-            std::string::npos);
+  // groups padded to 13. `staged`: the end of the staged tile's layout.
+  auto expectStaged = [](const Conv2dGw8Problem &p, int64_t warpsG, const std::string &staged) {
+    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    c.warpsG = warpsG;
+    EXPECT_EQ(checkConv2dGw8(p, c), "");
+    EXPECT_NE(conv2dGw8TileSource(p, c).find(staged + "] x vector<8xf16>, shared>"),
+              std::string::npos);
+  };
+  expectStaged(layer(2, 56, 30, 3, 1), 7, ":7, sc/8: 2:7, c/8: 7:1");
+  expectStaged(as(layer(2, 96, 33, 3, 1), ConvPass::Fprop, 2), 6,
+               ":13, wp: 2:6, sc/8: 2:6, c/8: 6:1");
 }
 
 TEST(Conv2dGw8, SourceNamesTheConvolutionsDimensions) {
