@@ -84,10 +84,10 @@ def spio_options(sh, pass_):
     return options + (["--bias"] if sh["bias"] and pass_ == "fprop" else [])
 
 
-def spio_ms(jit, sh, pass_, warmup, repeats, timing):
+def spio_ms(jit, sh, pass_, warmup, repeats, timing, autotune=False):
     cmd = [jit] + spio_options(sh, pass_) + ["--bench", str(repeats), "--warmup", str(warmup),
                                              "--timing", timing]
-    return spio_figure(cmd, r"median ([0-9.]+) ms")
+    return spio_figure(cmd + (["--autotune"] if autotune else []), r"median ([0-9.]+) ms")
 
 
 def copy_bandwidth(timing, total_bytes=1 << 31, warmup=3, repeats=20):
@@ -195,6 +195,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--limit", type=int, default=0, help="first N shapes only")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N shapes")
+    parser.add_argument("--autotune", action="store_true",
+                        help="spio-jit --autotune: time the chooser's configuration and its "
+                             "neighbours, run the fastest (not the baseline's)")
     add_shape_arguments(parser)
     add_timing_argument(parser)
     parser.add_argument("--list", action="store_true",
@@ -222,7 +225,7 @@ def main():
     spio_gbs = []
     for sh, pass_, name in cases:
         gb = ideal_bytes(sh, pass_) / 1e9
-        spio_gbs.append((gb / (spio_ms(args.spio_jit, sh, pass_, *timed) * 1e-3),
+        spio_gbs.append((gb / (spio_ms(args.spio_jit, sh, pass_, *timed, args.autotune) * 1e-3),
                          gb / (spio_ms(args.baseline_jit, sh, pass_, *timed) * 1e-3)
                          if args.baseline_jit else None))
         print(f"spio-jit: {name} {pass_}: {spio_gbs[-1][0]:.0f} GB/s", file=sys.stderr,

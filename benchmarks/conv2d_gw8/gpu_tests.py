@@ -227,6 +227,15 @@ CASES = [
     (2, 32, 33, 47, 7, 4, 3, 2, "--pass dgrad --stride 2"),
     (4, 48, 7, 7, 5, 4, 2, 1, "--pass dgrad --dtype bf16"),
     (4, 48, 7, 7, 7, 1, 3, 0, "--bias"),
+    # --autotune: the chosen configuration and its neighbours timed, the
+    # fastest checked, and every other's output compared with its bits.
+    (2, 192, 72, 72, 3, 3, 1, 1, "--autotune --bias"),
+    (3, 192, 36, 36, 3, 3, 1, 1, "--pass dgrad --autotune --dtype bf16"),
+    (4, 160, 28, 28, 5, 5, 2, 2, "--autotune --bias"),
+    (2, 48, 64, 64, 3, 3, 1, 1, "--pass dgrad --autotune"),
+    (2, 64, 33, 47, 3, 3, 1, 1, "--stride 2 --autotune --dtype bf16"),
+    (2, 32, 20, 20, 5, 5, 2, 2, "--pass dgrad --stride 2 --autotune"),
+    (2, 64, 20, 20, 3, 3, 1, 1, "--pass wgrad --autotune"),
 ]
 
 

@@ -585,6 +585,17 @@ double groupShare(const Conv2dGw8Problem &p, int64_t warpsG) {
   return double(p.groups()) / double(ceilDiv(p.groups(), warpsG) * warpsG);
 }
 
+/// fprop and dgrad kernels of 5 or more columns: bound by their mma.
+bool heavyKernel(const Conv2dGw8Problem &p) { return p.pass != ConvPass::Wgrad && p.s >= 5; }
+
+/// fprop and dgrad rows of fragments of fewer columns, stride 1 (or
+/// stride-2 dgrad, which skips the upsampled dy's zero rows): bound by the
+/// bytes they move.
+bool lightKernel(const Conv2dGw8Problem &p) {
+  return !heavyKernel(p) && p.pass != ConvPass::Wgrad && !flatRows(p) &&
+         (p.stride == 1 || upsamplesDy(p));
+}
+
 /// The most rows in [low, high] that tile `rows` with the fewest rounded up.
 int64_t chooseRows(int64_t rows, int64_t low, int64_t high) {
   int64_t best = high;
@@ -596,13 +607,15 @@ int64_t chooseRows(int64_t rows, int64_t low, int64_t high) {
 
 } // namespace
 
+static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Config c);
+
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   Conv2dGw8Config c;
   // The rules below divide by the output's sizes and assume a kernel of 1
   // to 7 taps.
   if (!checkConv2dGw8Problem(p).empty())
     return c;
-  int64_t P = p.kernelOutH(), Q = p.kernelOutW();
+  int64_t Q = p.kernelOutW();
   // Warps along groups and along Q by the work a block does that is not
   // rounded up (groups to warpsG, columns to 16 * warpsQ), weighed by how
   // its pixels coalesce and whether it has 8 warps to hide latency; ties go
@@ -612,7 +625,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // each). wgrad keeps a set of partial sums per warp along Q: it takes at
   // most 4 of them and 8 warps in all. Swept on an H200.
   bool wgrad = p.pass == ConvPass::Wgrad, flat = flatRows(p);
-  bool heavy = !wgrad && p.s >= 5;
+  bool heavy = heavyKernel(p);
   int64_t maxWarps = heavy || wgrad ? 8 : 32;
   auto misfit = [](int64_t warps) { return warps < 8 ? 100 - warps : std::abs(warps - 16); };
   // 3x3 kernels (stride 1, and stride-2 dgrad, which skips the upsampled
@@ -624,7 +637,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // changes: 1.01-1.46x), which ties then prefer, then the fewest columns
   // rounded up (224x224 C24 as 5 x 3 warps ran 0.94x 7 x 3, 112x112 C32 as
   // 4 x 4 0.98x 7 x 4).
-  bool light = !heavy && !wgrad && !flat && (p.stride == 1 || upsamplesDy(p));
+  bool light = lightKernel(p);
   // Blocks of images of up to 8 columns, and of kernels of 5 or more,
   // score the columns of the images they lay side by side (packedImages):
   // on an H200 8x8 3x3 as 3 x 8 warps, 5 images, ran 1.03-1.24x 1 x 8,
@@ -720,6 +733,15 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
       c.warpsG = 6;
     }
   }
+  return chooseBlockRows(p, c);
+}
+
+/// The rest of a configuration for a block of `c`'s warps: its rows (and,
+/// for wgrad and flattened rows, the warps those adjust), then its chunks.
+static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Config c) {
+  int64_t P = p.kernelOutH(), Q = p.kernelOutW();
+  bool wgrad = p.pass == ConvPass::Wgrad, flat = flatRows(p);
+  bool heavy = heavyKernel(p), light = lightKernel(p);
   if (wgrad && flat) {
     // Flattened rows: the tallest band whose x and dy tiles fit 48 KB (two
     // stages and two blocks a multiprocessor, as 8-row bands of 16
@@ -855,6 +877,59 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
       --c.rowsP;
   }
   return c;
+}
+
+std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
+  Conv2dGw8Config chosen = chooseConv2dGw8Config(p);
+  std::vector<Conv2dGw8Config> candidates = {chosen};
+  if (p.pass == ConvPass::Wgrad || flatRows(p) || !checkConv2dGw8(p, chosen).empty())
+    return candidates;
+  auto same = [](const Conv2dGw8Config &a, const Conv2dGw8Config &b) {
+    return std::tie(a.warpsQ, a.warpsG, a.rowsP, a.chunks) ==
+           std::tie(b.warpsQ, b.warpsG, b.rowsP, b.chunks);
+  };
+  auto add = [&](const Conv2dGw8Config &c) {
+    if (int64_t(candidates.size()) < most && c.warpsQ >= 1 && c.rowsP >= 1 &&
+        std::none_of(candidates.begin(), candidates.end(),
+                     [&](const Conv2dGw8Config &known) { return same(known, c); }) &&
+        checkConv2dGw8(p, c).empty())
+      candidates.push_back(c);
+  };
+  // Other warps, in blocks of the rows the chooser gives them; none whose
+  // last warp along Q would be past the row's columns.
+  auto addWarps = [&](int64_t warpsQ, int64_t warpsG) {
+    int64_t maxWarps = heavyKernel(p) ? 8 : 32;
+    if (warpsQ < 1 || warpsQ * warpsG > maxWarps ||
+        16 * (warpsQ - 1) >= packedColumns(p, packedImages(p, warpsQ)))
+      return;
+    Conv2dGw8Config c;
+    c.warpsQ = warpsQ;
+    c.warpsG = warpsG;
+    add(chooseBlockRows(p, c));
+  };
+  int64_t P = p.kernelOutH(), Q = p.kernelOutW(), rows = chosen.rowsP;
+  // The chosen warps in blocks of about half and twice the rows.
+  Conv2dGw8Config shorter = chosen, taller = chosen;
+  shorter.rowsP = chooseRows(P, std::max<int64_t>(1, rows / 3), std::max<int64_t>(1, rows / 2));
+  taller.rowsP = chooseRows(P, std::min(P, rows + 1), std::min(P, 2 * rows));
+  add(shorter);
+  add(taller);
+  // One column tile spanning the row, in the chosen group tiles and in 4.
+  int64_t spanning = ceilDiv(Q, 16);
+  if (spanning != chosen.warpsQ) {
+    addWarps(spanning, chosen.warpsG);
+    if (groupShare(p, 4) >= groupShare(p, chosen.warpsG) - 1e-9)
+      addWarps(spanning, 4);
+  }
+  // A warp more or fewer along Q.
+  addWarps(chosen.warpsQ + 1, chosen.warpsG);
+  addWarps(chosen.warpsQ - 1, chosen.warpsG);
+  // The same warps over other group tiles that leave no more groups idle.
+  for (int64_t warpsG : {8, 4})
+    if (warpsG != chosen.warpsG && groupShare(p, warpsG) >= groupShare(p, chosen.warpsG) - 1e-9 &&
+        chosen.warpsQ * chosen.warpsG % warpsG == 0)
+      addWarps(chosen.warpsQ * chosen.warpsG / warpsG, warpsG);
+  return candidates;
 }
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {

@@ -66,6 +66,11 @@ static cl::opt<int64_t> convMultiprocessors(
     cl::desc("conv2d-gw8: the target GPU's multiprocessors, which wgrad's grid is sized to "
              "(0: the device's, or 132 without a GPU)"),
     cl::init(0));
+static cl::opt<bool> convAutotune(
+    "autotune",
+    cl::desc("conv2d-gw8 fprop and dgrad: time the chooser's configuration and its "
+             "neighbours on the device and run the fastest (all write the same bits)"),
+    cl::init(false));
 static cl::opt<bool> convDependentLaunch(
     "dependent-launch",
     cl::desc("conv2d-gw8 wgrad: launch the reduce as a dependent grid, which starts as the "
@@ -311,6 +316,33 @@ std::vector<float> timeRuns(Cuda &gpu, const std::function<Status()> &launch) {
     times.push_back(orFail(gpu.timeMs(launch, timing), "timing the kernel"));
   std::sort(times.begin(), times.end());
   return times;
+}
+
+/// --autotune: each candidate's median milliseconds a launch, over rounds
+/// that take every candidate in turn (so that drift and the GPU's clocks
+/// hit all alike), after one untimed launch of each.
+std::vector<double> timeCandidates(Cuda &gpu, const std::vector<std::function<Status()>> &launches) {
+  constexpr int kRounds = 5, kLaunchesTimed = 3;
+  for (const std::function<Status()> &launch : launches)
+    orFail(launch(), "launching an autotune candidate");
+  std::vector<std::vector<float>> times(launches.size());
+  for (int round = 0; round < kRounds; ++round)
+    for (size_t i = 0; i < launches.size(); ++i) {
+      auto body = [&]() -> Status {
+        for (int k = 0; k < kLaunchesTimed; ++k)
+          if (Status launched = launches[i](); !launched)
+            return launched;
+        return success();
+      };
+      times[i].push_back(orFail(gpu.timeMs(body, timing), "timing an autotune candidate") /
+                         kLaunchesTimed);
+    }
+  std::vector<double> medians;
+  for (std::vector<float> &t : times) {
+    std::sort(t.begin(), t.end());
+    medians.push_back(t[t.size() / 2]);
+  }
+  return medians;
 }
 
 /// Times `launch` (--bench runs) and prints the median as GB/s of `bytes`.
@@ -688,6 +720,7 @@ int runConv() {
   else if (cuda)
     problem.multiprocessors = (*cuda)->device().multiprocessors;
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
+  bool overridden = convChunks || convRowsP || warpsM || warpsN;
   if (convChunks)
     config.chunks = convChunks;
   if (convRowsP)
@@ -698,42 +731,64 @@ int runConv() {
     config.warpsG = warpsN;
   if (std::string err = checkConv2dGw8(problem, config); !err.empty())
     fail(err);
-  std::optional<CompiledWorkload> built =
-      compileWorkload(conv2dGw8Source(problem, config), "conv2d-gw8");
-  if (!built)
-    return 0;
-  const mlir::spio::CompiledModule &compiled = built->module;
-  mlir::spio::CacheOutcome outcome = built->outcome;
-  double compileMs = built->ms;
+  if (convAutotune && overridden)
+    fail("--autotune times the chosen configuration and its neighbours; it takes no "
+         "--warps-m, --warps-n, --rows-p or --chunks");
+  if (convAutotune && (emitSpio || emitPTX))
+    fail("--autotune times kernels on the device; --emit-spio and --emit-ptx print the "
+         "chosen one without it");
+  std::vector<Conv2dGw8Config> candidates =
+      convAutotune ? conv2dGw8Candidates(problem) : std::vector<Conv2dGw8Config>{config};
+  std::vector<CompiledWorkload> builds;
+  for (const Conv2dGw8Config &candidate : candidates) {
+    std::optional<CompiledWorkload> built =
+        compileWorkload(conv2dGw8Source(problem, candidate), "conv2d-gw8");
+    if (!built)
+      return 0;
+    builds.push_back(std::move(*built));
+  }
   int64_t C = problem.c;
   // The configuration as the workload op's attribute spells it: warps
   // along the columns, then along the groups.
-  std::string chunks = config.chunks ? llvm::formatv(" chunks {0}", config.chunks).str() : "";
-  llvm::outs() << llvm::format("conv2d-gw8 %s N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
-                               "pad=%lld,%lld stride=%lld%s %s, warps %lldx%lld rows %lld%s: "
-                               "%s in %.2f ms\n",
-                               convPass.c_str(), (long long)problem.n, (long long)C,
-                               (long long)problem.h, (long long)problem.w, (long long)problem.r,
-                               (long long)problem.s, (long long)problem.padH,
-                               (long long)problem.padW, (long long)problem.stride,
-                               problem.bias ? " bias" : "", dtypeName(problem.dtype),
-                               (long long)config.warpsQ, (long long)config.warpsG,
-                               (long long)config.rowsP, chunks.c_str(),
-                               mlir::spio::describe(outcome), compileMs);
+  auto describeConfig = [](const Conv2dGw8Config &c) {
+    std::string chunks = c.chunks ? llvm::formatv(" chunks {0}", c.chunks).str() : "";
+    return llvm::formatv("warps {0}x{1} rows {2}{3}", c.warpsQ, c.warpsG, c.rowsP, chunks).str();
+  };
+  auto printHeader = [&](size_t index) {
+    llvm::outs() << llvm::format("conv2d-gw8 %s N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
+                                 "pad=%lld,%lld stride=%lld%s %s, %s: %s in %.2f ms\n",
+                                 convPass.c_str(), (long long)problem.n, (long long)C,
+                                 (long long)problem.h, (long long)problem.w,
+                                 (long long)problem.r, (long long)problem.s,
+                                 (long long)problem.padH, (long long)problem.padW,
+                                 (long long)problem.stride, problem.bias ? " bias" : "",
+                                 dtypeName(problem.dtype),
+                                 describeConfig(candidates[index]).c_str(),
+                                 mlir::spio::describe(builds[index].outcome), builds[index].ms);
+  };
+  if (convAutotune && candidates.size() == 1)
+    llvm::outs() << "autotune: one candidate ("
+                 << (problem.pass == ConvPass::Wgrad
+                         ? "wgrad's partial sums follow its blocks; the chosen keeps its bits"
+                         : "no neighbour of the chosen configuration fits")
+                 << ")\n";
   if (!cuda) {
+    printHeader(0);
+    if (candidates.size() > 1) {
+      llvm::outs() << "autotune: compiled " << candidates.size() << " candidates (";
+      for (size_t i = 0; i < candidates.size(); ++i)
+        llvm::outs() << (i ? "; " : "") << describeConfig(candidates[i]);
+      llvm::outs() << "); without a GPU the chosen one stands\n";
+    }
     llvm::outs() << "No GPU found (" << cuda.error().message
                  << "): compiled to PTX only; nothing was run.\n";
     return 0;
   }
   Cuda &gpu = **cuda;
-  if (problem.pass == ConvPass::Wgrad)
-    return runWgrad(gpu, problem, config, compiled);
-  const mlir::spio::CompiledKernel &info = compiled.kernels.front();
-  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
-  Kernel kernel = orFail(module.kernel(info.name), "looking up the kernel");
-  auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
-  llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
-               << local << " bytes spilled, " << info.sharedBytes << " bytes shared\n";
+  if (problem.pass == ConvPass::Wgrad) {
+    printHeader(0);
+    return runWgrad(gpu, problem, config, builds.front().module);
+  }
 
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -759,15 +814,58 @@ int runConv() {
   orFail(dW.upload(w.bytes.data(), w.bytes.size()), "uploading w");
   orFail(dB.upload(bias.bytes.data(), bias.bytes.size()), "uploading bias");
   DevicePtr px = dX.pointer(), pw = dW.pointer(), pb = dB.pointer(), py = dY.pointer();
-  LaunchShape shape = conv2dGw8LaunchShape(problem, config);
-  auto launch = [&]() {
-    return kernel.launch(unsigned(shape.gridX), unsigned(shape.gridY), 1, unsigned(shape.block),
-                         size_t(info.sharedBytes), {&px, &pw, &pb, &py});
-  };
+  std::vector<Module> modules;
+  modules.reserve(candidates.size());
+  std::vector<std::function<Status()>> launches;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const mlir::spio::CompiledKernel &info = builds[i].module.kernels.front();
+    modules.push_back(orFail(gpu.loadPTX(builds[i].module.ptx), "loading PTX"));
+    Kernel kernel = orFail(modules.back().kernel(info.name), "looking up the kernel");
+    LaunchShape shape = conv2dGw8LaunchShape(problem, candidates[i]);
+    launches.push_back([&, kernel, shape, shared = size_t(info.sharedBytes)]() mutable {
+      return kernel.launch(unsigned(shape.gridX), unsigned(shape.gridY), 1,
+                           unsigned(shape.block), shared, {&px, &pw, &pb, &py});
+    });
+  }
+  size_t chosen = 0;
+  if (candidates.size() > 1) {
+    std::vector<double> ms = timeCandidates(gpu, launches);
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      llvm::outs() << llvm::format("autotune: %-26s %.4f ms%s\n",
+                                   describeConfig(candidates[i]).c_str(), ms[i],
+                                   i == 0 ? " (the chooser's)" : "");
+      if (ms[i] < ms[chosen])
+        chosen = i;
+    }
+  }
+  printHeader(chosen);
+  config = candidates[chosen];
+  const std::function<Status()> &launch = launches[chosen];
+  {
+    Kernel kernel = orFail(modules[chosen].kernel(builds[chosen].module.kernels.front().name),
+                           "looking up the kernel");
+    auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
+    llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
+                 << local << " bytes spilled, "
+                 << builds[chosen].module.kernels.front().sharedBytes << " bytes shared\n";
+  }
 
   if (check) {
     HostMatrix y(problem.dtype, ny);
     runPoisoned(gpu, dY, launch, y.bytes);
+    // Every candidate adds each output's taps in the same order.
+    std::vector<uint8_t> other(y.bytes.size());
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (i == chosen)
+        continue;
+      runPoisoned(gpu, dY, launches[i], other);
+      if (other != y.bytes)
+        fail("autotune: " + describeConfig(candidates[i]) + " wrote other bits than " +
+             describeConfig(config));
+    }
+    if (candidates.size() > 1)
+      llvm::outs() << "autotune: all " << candidates.size()
+                   << " candidates wrote bit-identical outputs\n";
     size_t depth = problem.r * problem.s * 8;
     std::vector<size_t> points;
     if (ny * depth <= (size_t(1) << 30)) {
@@ -848,7 +946,7 @@ int main(int argc, char **argv) {
       &beta,  &blockM, &blockN, &blockK, &stages, &raster};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
-      &convRowsP, &convPass, &convChunks, &convDependentLaunch};
+      &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";

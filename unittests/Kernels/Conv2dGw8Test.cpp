@@ -874,4 +874,43 @@ TEST(Conv2dGw8, KernelsOfManyTapsHoldFewerBlocks) {
   EXPECT_EQ(hint(sixWide), 2);
 }
 
+TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
+  auto warps = [](const Conv2dGw8Config &c) {
+    return std::to_string(c.warpsQ) + "x" + std::to_string(c.warpsG) + " rows " +
+           std::to_string(c.rowsP);
+  };
+  auto names = [&](const std::vector<Conv2dGw8Config> &candidates) {
+    std::vector<std::string> out;
+    for (const Conv2dGw8Config &c : candidates)
+      out.push_back(warps(c));
+    return out;
+  };
+  // 72x72 C192: the chosen 2 x 8 warps in 12 rows first, then 6 and 24
+  // rows, one 80-column tile (4 groups: 8 would be 40 warps), a warp more
+  // or fewer along Q (3 x 8 and 1 x 8, in the rows the chooser gives
+  // them), and the 16 warps over 4 groups.
+  Conv2dGw8Problem wide = layer(128, 192, 72, 3, 1);
+  std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(wide);
+  EXPECT_EQ(names(candidates),
+            (std::vector<std::string>{"2x8 rows 12", "2x8 rows 6", "2x8 rows 24", "5x4 rows 12",
+                                      "3x8 rows 12", "1x8 rows 24", "4x4 rows 12"}));
+  for (const Conv2dGw8Config &c : candidates)
+    EXPECT_EQ(checkConv2dGw8(wide, c), "") << warps(c);
+  EXPECT_EQ(conv2dGw8Candidates(wide, 3).size(), 3u);
+  // 5x5 (compute heavy): blocks of at most 8 warps. One 16x16 image (no
+  // others to lay beside it): no warp along Q past its 16 columns.
+  for (const Conv2dGw8Config &c : conv2dGw8Candidates(layer(320, 160, 28, 5, 2)))
+    EXPECT_LE(c.warpsQ * c.warpsG, 8) << warps(c);
+  std::vector<Conv2dGw8Config> narrow = conv2dGw8Candidates(layer(1, 720, 16, 5, 2));
+  EXPECT_EQ(names(narrow), (std::vector<std::string>{"1x8 rows 16", "1x8 rows 8"}));
+  // wgrad (its partial sums' order follows the blocks), flattened rows
+  // (one small image) and problems the check refuses: the chosen alone.
+  EXPECT_EQ(conv2dGw8Candidates(as(wide, ConvPass::Wgrad)).size(), 1u);
+  EXPECT_EQ(conv2dGw8Candidates(layer(1, 32, 7, 3, 1)).size(), 1u);
+  EXPECT_EQ(conv2dGw8Candidates(layer(1, 30, 7, 3, 1)).size(), 1u);
+  // dgrad and stride 2 have neighbours too.
+  EXPECT_GT(conv2dGw8Candidates(as(wide, ConvPass::Dgrad, 2)).size(), 1u);
+  EXPECT_GT(conv2dGw8Candidates(as(wide, ConvPass::Fprop, 2)).size(), 1u);
+}
+
 } // namespace

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace spio::kernels {
 
@@ -99,6 +100,20 @@ struct Conv2dGw8Config {
 /// multiprocessor in all. A problem checkConv2dGw8Problem refuses gets the
 /// default configuration, which checkConv2dGw8 then refuses with the reason.
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
+
+/// Configurations worth timing on the device for the problem (autotuning,
+/// as cudnn.benchmark does): the chooser's first, then those of its
+/// neighbours that checkConv2dGw8 takes, at most `most`: the chosen warps
+/// in blocks of about half and twice the rows; one column tile spanning
+/// the output row (in the chosen group tiles and in 4); a warp more or
+/// fewer along the columns; the same warps over 8 or 4 groups where that
+/// leaves no more groups idle. No warp along the columns past the row. fprop and dgrad on rows of fragments only:
+/// every configuration adds each output's taps in the same order, so all
+/// write the same bits. wgrad's partial sums follow its blocks (another
+/// configuration would round differently), and flattened rows (single
+/// small images) are few: both keep the chooser's alone.
+std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
+                                                 int64_t most = 8);
 
 /// Empty when the problem is one the kernels take (sizes, channels, kernel
 /// size, stride, padding, a non-empty output, bias and dtypes), else what
