@@ -69,6 +69,13 @@ typedef struct {
 char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,
                             const spio_conv2d_gw8_config *config);
 spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_problem *problem);
+/* Configurations worth timing for the problem (autotuning): the chosen
+ * first, then its neighbours (conv2dGw8Candidates in
+ * spio/Kernels/Conv2dGw8.h; fprop and dgrad only, all writing the same
+ * bits). Writes up to `capacity` of them to `configs` and returns how many
+ * there are. */
+int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
+                                   spio_conv2d_gw8_config *configs, int64_t capacity);
 char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,
                              const spio_conv2d_gw8_config *config);
 spio_launch_shape spio_conv2d_gw8_launch_shape(const spio_conv2d_gw8_problem *problem,

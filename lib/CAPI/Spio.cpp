@@ -161,6 +161,17 @@ spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_probl
   return {c.warpsQ, c.warpsG, c.rowsP, c.chunks};
 }
 
+int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
+                                   spio_conv2d_gw8_config *configs, int64_t capacity) {
+  std::vector<kernels::Conv2dGw8Config> candidates =
+      kernels::conv2dGw8Candidates(convProblem(*problem));
+  for (int64_t i = 0; configs && i < capacity && i < int64_t(candidates.size()); ++i) {
+    const kernels::Conv2dGw8Config &c = candidates[i];
+    configs[i] = {c.warpsQ, c.warpsG, c.rowsP, c.chunks};
+  }
+  return int64_t(candidates.size());
+}
+
 char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,
                              const spio_conv2d_gw8_config *config) {
   return copyOrNull(kernels::conv2dGw8Source(convProblem(*problem), convConfig(*config)));

@@ -1,6 +1,7 @@
 """Spio from Python: kernel discovery, compilation and launching over the C API,
 and, with PyTorch, the operators spio.conv2d_gw8, spio.linear and spio.matmul,
-the layers spio.nn.Conv2dGw8 and spio.nn.Linear, and spio.transform(model).
+the layers spio.nn.Conv2dGw8 and spio.nn.Linear, spio.transform(model), and
+spio.set_autotune(True) (conv2d_gw8's configurations timed per shape).
 
 Environment: SPIO_LIBRARY (path of libspio_capi.so), SPIO_CACHE_DIR (where
 compiled PTX is cached), SPIO_LOG_LEVEL (level of the "spio" logger, e.g.
@@ -21,7 +22,7 @@ __all__ = [
 
 # The PyTorch face loads on first use, so that the package works without torch.
 _TORCH = {"conv2d_gw8": "_torch_ops", "linear": "_torch_ops", "matmul": "_torch_ops",
-          "transform": "nn"}
+          "set_autotune": "_torch_ops", "autotune_enabled": "_torch_ops", "transform": "nn"}
 
 
 def __getattr__(name):

@@ -81,6 +81,8 @@ _SIGNATURES = {
     "spio_gemm_launch_shape": (LaunchShape, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_conv2d_gw8_check": (_owned, [_P(Conv2dGw8Problem), _P(Conv2dGw8Config)]),
     "spio_conv2d_gw8_choose_config": (Conv2dGw8Config, [_P(Conv2dGw8Problem)]),
+    "spio_conv2d_gw8_candidates": (ctypes.c_int64, [_P(Conv2dGw8Problem), _P(Conv2dGw8Config),
+                                                    ctypes.c_int64]),
     "spio_conv2d_gw8_source": (_owned, [_P(Conv2dGw8Problem), _P(Conv2dGw8Config)]),
     "spio_conv2d_gw8_launch_shape": (LaunchShape, [_P(Conv2dGw8Problem), _P(Conv2dGw8Config)]),
     "spio_conv2d_gw8_workspace_bytes": (ctypes.c_int64,

@@ -50,6 +50,66 @@ def _kernel(args):
     return kernel
 
 
+_autotune = False
+_tuned = {}
+
+
+def set_autotune(enabled):
+    """With autotuning on (off by default; as torch.backends.cudnn.benchmark),
+    a conv2d_gw8 fprop or dgrad of a shape not run before times the
+    configuration Spio's heuristics choose and its neighbours on its own
+    operands and keeps the fastest for that shape. All of them write the
+    same bits, so results do not depend on which wins; wgrad, whose sums'
+    order follows its configuration, keeps the chosen one. The first call
+    of each shape then waits for the GPU; CUDA graph captures use the
+    heuristics' choice until a shape is tuned outside one."""
+    global _autotune
+    _autotune = bool(enabled)
+
+
+def autotune_enabled():
+    return _autotune
+
+
+def _tune(args, operands, stream):
+    """The fastest of conv2d_gw8's candidates for `args` (fprop or dgrad) on
+    `operands`: one untimed run each, then the median of 3 rounds that run
+    every candidate twice in turn (drift hits all alike)."""
+    family = _kernels.Conv2dGw8Family()
+    candidates = [_kernels.Kernel(family, config) for config in family.candidates(args)]
+    candidates = [c for c in candidates if c.supports(args)] or [_kernel(args)]
+    for candidate in candidates:
+        candidate.run(args, operands, stream=stream)
+    times = [[] for _ in candidates]
+    for _ in range(3):
+        for candidate, measured in zip(candidates, times):
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            candidate.run(args, operands, stream=stream)
+            candidate.run(args, operands, stream=stream)
+            end.record()
+            end.synchronize()
+            measured.append(start.elapsed_time(end) / 2)
+    medians = [sorted(t)[len(t) // 2] for t in times]
+    _kernels.log.info("autotune %s: %s", args, ", ".join(
+        f"{c.config[2]} {ms:.4f} ms" for c, ms in zip(candidates, medians)))
+    return candidates[medians.index(min(medians))]
+
+
+def _run_tuned(args, operands, stream):
+    """Runs conv2d_gw8 (fprop or dgrad) on the instance autotuning kept for
+    `args`, tuning first where it is on and none is kept (outside a CUDA
+    graph capture), else on the heuristics' choice."""
+    kernel = _tuned.get(args)
+    if kernel is None:
+        if _autotune and not torch.cuda.is_current_stream_capturing():
+            kernel = _tuned[args] = _tune(args, operands, stream)
+        else:
+            kernel = _kernel(args)
+    kernel.run(args, operands, stream=stream)
+
+
 # The current stream's handle; torch.cuda.current_stream() builds a Stream
 # object (about 25 us), the raw query does not.
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -125,7 +185,7 @@ def _conv2d_gw8(x, weight, bias, stride, padding):
     if bias is not None:
         _check_tensor("bias", bias)
         operands["bias"] = bias.contiguous()
-    _kernel(args).run(args, operands, stream=_stream(x))
+    _run_tuned(args, operands, _stream(x))
     return y
 
 
@@ -149,7 +209,7 @@ def _conv2d_gw8_dgrad(dy, weight, input_size, stride, padding):
                       False, _DTYPES[dy.dtype])
     dx = torch.empty((n, c, h, w), device=dy.device, dtype=dy.dtype,
                      memory_format=torch.channels_last)
-    _kernel(args).run(args, {"dy": dy, "w": _krsc(weight), "dx": dx}, stream=_stream(dy))
+    _run_tuned(args, {"dy": dy, "w": _krsc(weight), "dx": dx}, _stream(dy))
     return dx
 
 

@@ -505,6 +505,18 @@ class Conv2dGw8Family(KernelFamily):
         tile = (c.warps_q, c.warps_g, c.rows_p) + ((c.chunks,) if c.chunks else ())
         return (args.pass_, args.dtype, tile)
 
+    def candidates(self, args):
+        """The instances worth timing for `args` (autotuning): the chosen
+        first, then its neighbours; fprop and dgrad only (all write the same
+        bits), wgrad the chosen alone."""
+        problem = self._problem(args, self.chosen(args)[0])
+        count = _capi.lib.spio_conv2d_gw8_candidates(problem, None, 0)
+        configs = (_capi.Conv2dGw8Config * count)()
+        _capi.lib.spio_conv2d_gw8_candidates(problem, configs, count)
+        return [(args.pass_, args.dtype,
+                 (c.warps_q, c.warps_g, c.rows_p) + ((c.chunks,) if c.chunks else ()))
+                for c in configs]
+
     def operands(self, args, config):
         return {"fprop": (("x", "w", "y") + (("bias",) if args.bias else ()), ()),
                 "dgrad": (("dy", "w", "dx"), ()),

@@ -323,3 +323,21 @@ def test_chosen_instances_follow_spio_jit():
     assert not refused and "blocks along y" in refused.reason
     expect_error(lambda: conv.chosen(spio.Conv2dGw8Arguments(2, 64, 8, 8, pass_="bprop")),
                  "unknown pass")
+
+
+def test_autotune_candidates_start_with_the_chosen():
+    conv = spio.Conv2dGw8Family()
+    wide = spio.Conv2dGw8Arguments(128, 192, 72, 72)
+    candidates = conv.candidates(wide)
+    # As spio-jit --autotune lists them (test/Tools/spio-jit/no-gpu.test).
+    assert [c[2] for c in candidates] == [(2, 8, 12), (2, 8, 6), (2, 8, 24), (5, 4, 12),
+                                          (3, 8, 12), (1, 8, 24), (4, 4, 12)]
+    assert candidates[0] == conv.chosen(wide)
+    assert all(spio.Kernel(conv, c).supports(wide) for c in candidates)
+    dgrad = spio.Conv2dGw8Arguments(128, 192, 72, 72, pass_="dgrad", dtype="bf16")
+    assert all(c[:2] == ("dgrad", "bf16") for c in conv.candidates(dgrad))
+    # wgrad: its partial sums' order follows the configuration.
+    wgrad = spio.Conv2dGw8Arguments(128, 192, 72, 72, pass_="wgrad")
+    assert conv.candidates(wgrad) == [conv.chosen(wgrad)]
+    expect_error(lambda: conv.candidates(spio.Conv2dGw8Arguments(2, 64, 8, 8, pass_="bprop")),
+                 "unknown pass")

@@ -177,6 +177,32 @@ def test_bit_identical_training_steps():
 
 
 @gpu
+def test_autotune_keeps_the_bits_of_the_chosen_kernel():
+    """Autotuned fprop and dgrad (72x72 C192: 7 candidates) against the
+    heuristics' kernels: the same bits; the tuned shapes are kept."""
+    from spio import _torch_ops
+    x, weight, bias = conv_inputs(n=2, c=192, h=72, w=72, seed=5)
+    x.requires_grad_()
+    dy = None
+    results = []
+    for tune in (False, True):
+        spio.set_autotune(tune)
+        try:
+            x.grad = None
+            y = spio.conv2d_gw8(x, weight, bias)
+            dy = torch.randn_like(y) if dy is None else dy
+            y.backward(dy)
+            results.append((y.detach().clone(), x.grad.clone()))
+        finally:
+            spio.set_autotune(False)
+    assert spio.autotune_enabled() is False
+    assert torch.equal(results[0][0], results[1][0])
+    assert torch.equal(results[0][1], results[1][1])
+    tuned = {args.pass_ for args in _torch_ops._tuned if args.c == 192 and args.h == 72}
+    assert tuned == {"fprop", "dgrad"}
+
+
+@gpu
 def test_errors_before_launch():
     x, weight, bias = conv_inputs()
     with pytest.raises(spio.SpioError, match="channels_last"):
