@@ -814,17 +814,21 @@ int runConv() {
   orFail(dW.upload(w.bytes.data(), w.bytes.size()), "uploading w");
   orFail(dB.upload(bias.bytes.data(), bias.bytes.size()), "uploading bias");
   DevicePtr px = dX.pointer(), pw = dW.pointer(), pb = dB.pointer(), py = dY.pointer();
+  // Each candidate's module, kernel and launch (the kernels stay where
+  // they are: a launch records the shared memory its kernel opted in to).
   std::vector<Module> modules;
+  std::vector<Kernel> kernels;
   modules.reserve(candidates.size());
+  kernels.reserve(candidates.size());
   std::vector<std::function<Status()>> launches;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const mlir::spio::CompiledKernel &info = builds[i].module.kernels.front();
     modules.push_back(orFail(gpu.loadPTX(builds[i].module.ptx), "loading PTX"));
-    Kernel kernel = orFail(modules.back().kernel(info.name), "looking up the kernel");
+    kernels.push_back(orFail(modules.back().kernel(info.name), "looking up the kernel"));
     LaunchShape shape = conv2dGw8LaunchShape(problem, candidates[i]);
-    launches.push_back([&, kernel, shape, shared = size_t(info.sharedBytes)]() mutable {
-      return kernel.launch(unsigned(shape.gridX), unsigned(shape.gridY), 1,
-                           unsigned(shape.block), shared, {&px, &pw, &pb, &py});
+    launches.push_back([&, i, shape, shared = size_t(info.sharedBytes)]() {
+      return kernels[i].launch(unsigned(shape.gridX), unsigned(shape.gridY), 1,
+                               unsigned(shape.block), shared, {&px, &pw, &pb, &py});
     });
   }
   size_t chosen = 0;
@@ -841,14 +845,10 @@ int runConv() {
   printHeader(chosen);
   config = candidates[chosen];
   const std::function<Status()> &launch = launches[chosen];
-  {
-    Kernel kernel = orFail(modules[chosen].kernel(builds[chosen].module.kernels.front().name),
-                           "looking up the kernel");
-    auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
-    llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
-                 << local << " bytes spilled, "
-                 << builds[chosen].module.kernels.front().sharedBytes << " bytes shared\n";
-  }
+  auto [regs, local] = orFail(kernels[chosen].resources(), "reading kernel resources");
+  llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
+               << local << " bytes spilled, " << builds[chosen].module.kernels.front().sharedBytes
+               << " bytes shared\n";
 
   if (check) {
     HostMatrix y(problem.dtype, ny);

@@ -107,9 +107,10 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 /// in blocks of about half and twice the rows; one column tile spanning
 /// the output row (in the chosen group tiles and in 4); a warp more or
 /// fewer along the columns; the same warps over 8 or 4 groups where that
-/// leaves no more groups idle. No warp along the columns past the row. fprop and dgrad on rows of fragments only:
-/// every configuration adds each output's taps in the same order, so all
-/// write the same bits. wgrad's partial sums follow its blocks (another
+/// leaves no more groups idle; none with a warp along the columns past
+/// the row. fprop and dgrad on rows of fragments only: every
+/// configuration adds each output's taps in the same order, so all write
+/// the same bits. wgrad's partial sums follow its blocks (another
 /// configuration would round differently), and flattened rows (single
 /// small images) are few: both keep the chooser's alone.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
