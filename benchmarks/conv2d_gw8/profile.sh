@@ -3,7 +3,8 @@
 # counters (RESULTS.md, session 16): its duration, DRAM and L2 tag-lookup
 # throughput (share of peak), DRAM bytes read and written, L2 hit rate,
 # the tensor pipe's busy share, warps a scheduler and occupancy, issue
-# share, and a warp's cycles between instructions by stall reason. One line a layer; the clocks are left alone.
+# share, and a warp's cycles between instructions by stall reason. One
+# line a layer; the clocks are left alone.
 #   benchmarks/conv2d_gw8/profile.sh SPIO_JIT [spio-jit conv2d-gw8 options]
 #   e.g. profile.sh /tmp/sj --pass fprop --batch 320 --channels 80 \
 #          --height 56 --width 56 -r 5 -s 5 --pad-h 2 --pad-w 2
