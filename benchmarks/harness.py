@@ -45,13 +45,19 @@ def run_check_cases(cases, only=None):
     sys.exit(1 if failed else 0)
 
 
+def spio_figures(cmd, *patterns):
+    """Runs a spio-jit --bench command and returns what each of `patterns`
+    captures in its output (the first match's group 1, a string)."""
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    found = [re.search(pattern, run.stdout) for pattern in patterns]
+    if run.returncode != 0 or not all(found):
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{run.stdout}{run.stderr}")
+    return [match.group(1) for match in found]
+
+
 def spio_figure(cmd, pattern):
     """Runs a spio-jit --bench command and returns the float `pattern` captures."""
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    found = re.search(pattern, run.stdout)
-    if run.returncode != 0 or not found:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{run.stdout}{run.stderr}")
-    return float(found.group(1))
+    return float(spio_figures(cmd, pattern)[0])
 
 
 TIMINGS = ("queued", "launch")

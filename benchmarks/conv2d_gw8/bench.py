@@ -25,7 +25,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import add_timing_argument, spio_figure, time_ms  # noqa: E402
+from harness import add_timing_argument, spio_figures, time_ms  # noqa: E402
 
 
 def load_shapes(path):
@@ -85,9 +85,13 @@ def spio_options(sh, pass_):
 
 
 def spio_ms(jit, sh, pass_, warmup, repeats, timing, autotune=False):
+    """spio-jit's median milliseconds and the configuration it ran (with
+    --autotune, the fastest candidate's)."""
     cmd = [jit] + spio_options(sh, pass_) + ["--bench", str(repeats), "--warmup", str(warmup),
                                              "--timing", timing]
-    return spio_figure(cmd + (["--autotune"] if autotune else []), r"median ([0-9.]+) ms")
+    ms, config = spio_figures(cmd + (["--autotune"] if autotune else []),
+                              r"median ([0-9.]+) ms", r", (warps \d+x\d+ rows \d+( chunks \d+)?): ")
+    return float(ms), config
 
 
 def copy_bandwidth(timing, total_bytes=1 << 31, warmup=3, repeats=20):
@@ -225,11 +229,12 @@ def main():
     spio_gbs = []
     for sh, pass_, name in cases:
         gb = ideal_bytes(sh, pass_) / 1e9
-        spio_gbs.append((gb / (spio_ms(args.spio_jit, sh, pass_, *timed, args.autotune) * 1e-3),
-                         gb / (spio_ms(args.baseline_jit, sh, pass_, *timed) * 1e-3)
+        ms, config = spio_ms(args.spio_jit, sh, pass_, *timed, args.autotune)
+        spio_gbs.append((gb / (ms * 1e-3),
+                         gb / (spio_ms(args.baseline_jit, sh, pass_, *timed)[0] * 1e-3)
                          if args.baseline_jit else None))
-        print(f"spio-jit: {name} {pass_}: {spio_gbs[-1][0]:.0f} GB/s", file=sys.stderr,
-              flush=True)
+        print(f"spio-jit: {name} {pass_}: {spio_gbs[-1][0]:.0f} GB/s ({config})",
+              file=sys.stderr, flush=True)
 
     import torch
 
