@@ -588,6 +588,12 @@ double groupShare(const Conv2dGw8Problem &p, int64_t warpsG) {
 /// fprop and dgrad kernels of 5 or more columns: bound by their mma.
 bool heavyKernel(const Conv2dGw8Problem &p) { return p.pass != ConvPass::Wgrad && p.s >= 5; }
 
+/// The most warps a block takes: 8 for compute-heavy kernels (more blocks
+/// a multiprocessor) and wgrad (a set of partial sums per warp), else 32.
+int64_t blockWarpLimit(const Conv2dGw8Problem &p) {
+  return heavyKernel(p) || p.pass == ConvPass::Wgrad ? 8 : 32;
+}
+
 /// fprop and dgrad rows of fragments of fewer columns, stride 1 (or
 /// stride-2 dgrad, which skips the upsampled dy's zero rows): bound by the
 /// bytes they move.
@@ -626,7 +632,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // most 4 of them and 8 warps in all. Swept on an H200.
   bool wgrad = p.pass == ConvPass::Wgrad, flat = flatRows(p);
   bool heavy = heavyKernel(p);
-  int64_t maxWarps = heavy || wgrad ? 8 : 32;
+  int64_t maxWarps = blockWarpLimit(p);
   auto misfit = [](int64_t warps) { return warps < 8 ? 100 - warps : std::abs(warps - 16); };
   // 3x3 kernels (stride 1, and stride-2 dgrad, which skips the upsampled
   // dy's zero rows) move more bytes than they compute: columns rounded up
@@ -889,7 +895,7 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
            std::tie(b.warpsQ, b.warpsG, b.rowsP, b.chunks);
   };
   auto add = [&](const Conv2dGw8Config &c) {
-    if (int64_t(candidates.size()) < most && c.warpsQ >= 1 && c.rowsP >= 1 &&
+    if (int64_t(candidates.size()) < most &&
         std::none_of(candidates.begin(), candidates.end(),
                      [&](const Conv2dGw8Config &known) { return same(known, c); }) &&
         checkConv2dGw8(p, c).empty())
@@ -898,8 +904,7 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
   // Other warps, in blocks of the rows the chooser gives them; none whose
   // last warp along Q would be past the row's columns.
   auto addWarps = [&](int64_t warpsQ, int64_t warpsG) {
-    int64_t maxWarps = heavyKernel(p) ? 8 : 32;
-    if (warpsQ < 1 || warpsQ * warpsG > maxWarps ||
+    if (warpsQ < 1 || warpsQ * warpsG > blockWarpLimit(p) ||
         16 * (warpsQ - 1) >= packedColumns(p, packedImages(p, warpsQ)))
       return;
     Conv2dGw8Config c;

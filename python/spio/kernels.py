@@ -496,26 +496,31 @@ class Conv2dGw8Family(KernelFamily):
                 return support
         return Support(True)
 
+    def _checked_problem(self, args):
+        if args.pass_ not in _capi.PASSES:
+            raise SpioError(f"unknown pass {args.pass_!r}; expected fprop, dgrad or wgrad")
+        return self._problem(args, args.pass_)
+
+    @staticmethod
+    def _instance(args, c):
+        tile = (c.warps_q, c.warps_g, c.rows_p) + ((c.chunks,) if c.chunks else ())
+        return (args.pass_, args.dtype, tile)
+
     def chosen(self, args):
         """The instance spio-jit would choose for `args` (warps and rows
         sized to the image)."""
-        if args.pass_ not in _capi.PASSES:
-            raise SpioError(f"unknown pass {args.pass_!r}; expected fprop, dgrad or wgrad")
-        c = _capi.lib.spio_conv2d_gw8_choose_config(self._problem(args, args.pass_))
-        tile = (c.warps_q, c.warps_g, c.rows_p) + ((c.chunks,) if c.chunks else ())
-        return (args.pass_, args.dtype, tile)
+        c = _capi.lib.spio_conv2d_gw8_choose_config(self._checked_problem(args))
+        return self._instance(args, c)
 
     def candidates(self, args):
         """The instances worth timing for `args` (autotuning): the chosen
         first, then its neighbours; fprop and dgrad only (all write the same
         bits), wgrad the chosen alone."""
-        problem = self._problem(args, self.chosen(args)[0])
+        problem = self._checked_problem(args)
         count = _capi.lib.spio_conv2d_gw8_candidates(problem, None, 0)
         configs = (_capi.Conv2dGw8Config * count)()
         _capi.lib.spio_conv2d_gw8_candidates(problem, configs, count)
-        return [(args.pass_, args.dtype,
-                 (c.warps_q, c.warps_g, c.rows_p) + ((c.chunks,) if c.chunks else ()))
-                for c in configs]
+        return [self._instance(args, c) for c in configs]
 
     def operands(self, args, config):
         return {"fprop": (("x", "w", "y") + (("bias",) if args.bias else ()), ()),

@@ -770,7 +770,8 @@ int runConv() {
     llvm::outs() << "autotune: one candidate ("
                  << (problem.pass == ConvPass::Wgrad
                          ? "wgrad's partial sums follow its blocks; the chosen keeps its bits"
-                         : "no neighbour of the chosen configuration fits")
+                         : "flattened rows, or no neighbour of the chosen configuration "
+                           "passes the check")
                  << ")\n";
   if (!cuda) {
     printHeader(0);
