@@ -202,6 +202,8 @@ def main():
     parser.add_argument("--autotune", action="store_true",
                         help="spio-jit --autotune: time the chooser's configuration and its "
                              "neighbours, run the fastest (not the baseline's)")
+    parser.add_argument("--baseline-autotune", action="store_true",
+                        help="the baseline runs --autotune too (A/B of two builds' tuning)")
     add_shape_arguments(parser)
     add_timing_argument(parser)
     parser.add_argument("--list", action="store_true",
@@ -231,7 +233,8 @@ def main():
         gb = ideal_bytes(sh, pass_) / 1e9
         ms, config = spio_ms(args.spio_jit, sh, pass_, *timed, args.autotune)
         spio_gbs.append((gb / (ms * 1e-3),
-                         gb / (spio_ms(args.baseline_jit, sh, pass_, *timed)[0] * 1e-3)
+                         gb / (spio_ms(args.baseline_jit, sh, pass_, *timed,
+                                       args.baseline_autotune)[0] * 1e-3)
                          if args.baseline_jit else None))
         print(f"spio-jit: {name} {pass_}: {spio_gbs[-1][0]:.0f} GB/s ({config})",
               file=sys.stderr, flush=True)

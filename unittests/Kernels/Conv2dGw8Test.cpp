@@ -877,7 +877,7 @@ TEST(Conv2dGw8, KernelsOfManyTapsHoldFewerBlocks) {
 TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   auto warps = [](const Conv2dGw8Config &c) {
     return std::to_string(c.warpsQ) + "x" + std::to_string(c.warpsG) + " rows " +
-           std::to_string(c.rowsP);
+           std::to_string(c.rowsP) + (c.chunks ? " chunks " + std::to_string(c.chunks) : "");
   };
   auto names = [&](const std::vector<Conv2dGw8Config> &candidates) {
     std::vector<std::string> out;
@@ -885,14 +885,16 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
       out.push_back(warps(c));
     return out;
   };
-  // 72x72 C192: the chosen 2 x 8 warps in 12 rows first, then 6 and 24
-  // rows, one 80-column tile (4 groups: 8 would be 40 warps), a warp more
+  // 72x72 C192: the chosen 2 x 8 warps in 12 rows first, then as a band
+  // ring in 29 blocks along the bands (2 blocks a multiprocessor times 132
+  // over 9 tiles along x), then 6 and 24 rows, one 80-column tile (4 groups: 8 would be 40 warps), a warp more
   // or fewer along Q (3 x 8 and 1 x 8, in the rows the chooser gives
   // them), and the 16 warps over 4 groups.
   Conv2dGw8Problem wide = layer(128, 192, 72, 3, 1);
   std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(wide);
   EXPECT_EQ(names(candidates),
-            (std::vector<std::string>{"2x8 rows 12", "2x8 rows 6", "2x8 rows 24", "5x4 rows 12",
+            (std::vector<std::string>{"2x8 rows 12", "2x8 rows 12 chunks 29", "2x8 rows 6",
+                                      "2x8 rows 24", "5x4 rows 12",
                                       "3x8 rows 12", "1x8 rows 24", "4x4 rows 12"}));
   for (const Conv2dGw8Config &c : candidates)
     EXPECT_EQ(checkConv2dGw8(wide, c), "") << warps(c);

@@ -103,8 +103,9 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 
 /// Configurations worth timing on the device for the problem (autotuning,
 /// as cudnn.benchmark does): the chooser's first, then those of its
-/// neighbours that checkConv2dGw8 takes, at most `most`: the chosen warps
-/// in blocks of about half and twice the rows; one column tile spanning
+/// neighbours that checkConv2dGw8 takes, at most `most`: the chosen
+/// configuration as a band ring in as many blocks as it runs at once; the
+/// chosen warps in blocks of about half and twice the rows; one column tile spanning
 /// the output row (in the chosen group tiles and in 4); a warp more or
 /// fewer along the columns; the same warps over 8 or 4 groups where that
 /// leaves no more groups idle; none with a warp along the columns past
@@ -114,7 +115,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 /// configuration would round differently), and flattened rows (single
 /// small images) are few: both keep the chooser's alone.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
-                                                 int64_t most = 8);
+                                                 int64_t most = 9);
 
 /// Empty when the problem is one the kernels take (sizes, channels, kernel
 /// size, stride, padding, a non-empty output, bias and dtypes), else what
