@@ -236,6 +236,11 @@ CASES = [
     (2, 64, 33, 47, 3, 3, 1, 1, "--stride 2 --autotune --dtype bf16"),
     (2, 32, 20, 20, 5, 5, 2, 2, "--pass dgrad --stride 2 --autotune"),
     (2, 64, 20, 20, 3, 3, 1, 1, "--pass wgrad --autotune"),
+    # 5x5 on small images, 4 or more groups a block: the chooser's band
+    # ring (each block loops over whole images), alone and against its
+    # neighbours of one band a block.
+    (48, 512, 16, 16, 5, 5, 2, 2, "--bias --dtype bf16"),
+    (64, 480, 14, 14, 5, 5, 2, 2, "--pass dgrad --autotune"),
 ]
 
 

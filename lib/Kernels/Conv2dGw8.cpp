@@ -615,6 +615,24 @@ int64_t chooseRows(int64_t rows, int64_t low, int64_t high) {
 
 static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Config c);
 
+/// fprop and dgrad on rows of fragments: the chunks that make `c` a band
+/// ring in as many blocks as run at once (resident blocks times
+/// multiprocessors over the tiles along x): blocks of the ring itself,
+/// whose two staged tiles may fit fewer a multiprocessor, so that no
+/// block's range of bands waits for a second wave, or (`asOneBand`) as
+/// many as `c` with one band a block. 0 where each block would take one
+/// band anyway.
+static int64_t bandRingChunks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
+                              bool asOneBand = false) {
+  BandGrid grid = bandGrid(p, c);
+  Conv2dGw8Config resident = c;
+  resident.chunks = asOneBand ? 0 : std::max<int64_t>(1, grid.bands / 2);
+  int64_t chunks = std::max<int64_t>(
+      1, rowsResidentBlocks(p, resident, outputRowsPerBarrier(p, resident)) *
+             p.multiprocessors / (grid.qTiles * grid.groupTiles));
+  return chunks < grid.bands ? chunks : 0;
+}
+
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   Conv2dGw8Config c;
   // The rules below divide by the output's sizes and assume a kernel of 1
@@ -739,7 +757,31 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
       c.warpsG = 6;
     }
   }
-  return chooseBlockRows(p, c);
+  c = chooseBlockRows(p, c);
+  // Stride-1 kernels of 5 columns whose blocks span the image's height, on
+  // images of up to 20 rows, in blocks of 4 or more groups, take a band
+  // ring where its blocks fill 85% or more of what the multiprocessors
+  // hold of them: a block's copies of the next image then overlap its mma
+  // on this one, which one band a block leaves to other blocks (2 or 3 a
+  // multiprocessor), and the weights load once. On an H200, fprop and
+  // dgrad on the 10 such layers of the layer table ran 1.02-1.26x (7x7
+  // C1152 1.26x, C640 1.16x, 16x16 C720 1.17x, 14x14 C672 1.12x); rings
+  // of blocks of 2 groups (18x18 C576 and C816: 0.86x and 0.97x) or that
+  // fill fewer (20x20 C960 and 10x10 C1632, 30 and 51 blocks: 0.80-0.84x)
+  // ran slower.
+  int64_t P = p.kernelOutH();
+  if (!wgrad && !flat && !c.chunks && p.s == 5 && p.stride == 1 && c.rowsP >= P && P <= 20 &&
+      c.warpsG >= 4) {
+    Conv2dGw8Config ring = c;
+    ring.chunks = bandRingChunks(p, c);
+    BandGrid grid = bandGrid(p, ring);
+    int64_t capacity = rowsResidentBlocks(p, ring, outputRowsPerBarrier(p, ring)) *
+                       p.multiprocessors;
+    if (ring.chunks && checkConv2dGw8(p, ring).empty() &&
+        100 * grid.chunks * grid.qTiles * grid.groupTiles >= 85 * capacity)
+      c = ring;
+  }
+  return c;
 }
 
 /// The rest of a configuration for a block of `c`'s warps: its rows (and,
@@ -890,11 +932,19 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
   std::vector<Conv2dGw8Config> candidates = {chosen};
   if (p.pass == ConvPass::Wgrad || flatRows(p) || !checkConv2dGw8(p, chosen).empty())
     return candidates;
-  auto same = [](const Conv2dGw8Config &a, const Conv2dGw8Config &b) {
-    return std::tie(a.warpsQ, a.warpsG, a.rowsP, a.chunks) ==
-           std::tie(b.warpsQ, b.warpsG, b.rowsP, b.chunks);
+  // Where the chooser takes a band ring (below), every candidate of one
+  // band a block says so (as many chunks as bands), so that spio-jit's
+  // options, which start from the chosen configuration, name it.
+  bool chosenRing = chosen.chunks && chosen.chunks == bandRingChunks(p, chosen);
+  // Configurations that differ only in how chunks say one band a block
+  // are the same kernel.
+  auto same = [&](const Conv2dGw8Config &a, const Conv2dGw8Config &b) {
+    return std::make_tuple(a.warpsQ, a.warpsG, a.rowsP, bandGrid(p, a).bandsPerChunk) ==
+           std::make_tuple(b.warpsQ, b.warpsG, b.rowsP, bandGrid(p, b).bandsPerChunk);
   };
-  auto add = [&](const Conv2dGw8Config &c) {
+  auto add = [&](Conv2dGw8Config c) {
+    if (chosenRing && !c.chunks)
+      c.chunks = bandGrid(p, c).bands;
     if (int64_t(candidates.size()) < most &&
         std::none_of(candidates.begin(), candidates.end(),
                      [&](const Conv2dGw8Config &known) { return same(known, c); }) &&
@@ -913,24 +963,27 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
     add(chooseBlockRows(p, c));
   };
   // The chosen configuration as a band ring (blocks that loop over their
-  // bands, the next band's rows copied in while one computes), in as many
-  // blocks as the chosen configuration runs at once. On an H200 it ran
-  // 1.045-1.09x the chosen on 72x72 C192, 144x144 C40, 128x128 C24 3x3
-  // and 14x14 C480 5x5, but 0.84-0.99x on 10 other large layers; tuned,
-  // it won on 37 of the layer table's 164 fprop and dgrad cases (5x5 on
-  // images of up to 20 rows: up to 1.26x the neighbours without it).
-  if (!chosen.chunks) {
-    BandGrid grid = bandGrid(p, chosen);
-    Conv2dGw8Config ring = chosen;
-    ring.chunks = std::max<int64_t>(
-        1, rowsResidentBlocks(p, chosen, outputRowsPerBarrier(p, chosen)) * p.multiprocessors /
-               (grid.qTiles * grid.groupTiles));
-    if (ring.chunks < grid.bands)
-      add(ring);
-  }
+  // bands, the next band's rows copied in while one computes) in as many
+  // blocks as run at once: of the ring, and of one band a block (more where
+  // the ring's two staged tiles fit fewer a multiprocessor); where the
+  // chooser takes the first, one band a block instead. No rule says which
+  // wins: on an H200 the second ran 1.045-1.09x the chosen on 72x72 C192,
+  // 144x144 C40, 128x128 C24 3x3 and 14x14 C480 5x5, 0.84-0.99x on 10
+  // other large layers, and won 37 of the layer table's 164 fprop and
+  // dgrad cases tuned; against it the first ran 0.82-1.13x on the 5x5
+  // layers of up to 20 rows (18x18 C576 0.86x, 14x14 C672 1.12x).
+  Conv2dGw8Config ring = chosen;
+  ring.chunks = chosenRing ? 0 : bandRingChunks(p, chosen);
+  if (chosenRing || ring.chunks)
+    add(ring);
+  ring.chunks = bandRingChunks(p, chosen, true);
+  if (ring.chunks)
+    add(ring);
   int64_t P = p.kernelOutH(), Q = p.kernelOutW(), rows = chosen.rowsP;
   // The chosen warps in blocks of about half and twice the rows.
   Conv2dGw8Config shorter = chosen, taller = chosen;
+  if (chosenRing)
+    shorter.chunks = taller.chunks = 0;
   shorter.rowsP = chooseRows(P, std::max<int64_t>(1, rows / 3), std::max<int64_t>(1, rows / 2));
   taller.rowsP = chooseRows(P, std::min(P, rows + 1), std::min(P, 2 * rows));
   add(shorter);

@@ -330,8 +330,9 @@ def test_autotune_candidates_start_with_the_chosen():
     wide = spio.Conv2dGw8Arguments(128, 192, 72, 72)
     candidates = conv.candidates(wide)
     # As spio-jit --autotune lists them (test/Tools/spio-jit/no-gpu.test).
-    assert [c[2] for c in candidates] == [(2, 8, 12), (2, 8, 12, 29), (2, 8, 6), (2, 8, 24),
-                                          (5, 4, 12), (3, 8, 12), (1, 8, 24), (4, 4, 12)]
+    assert [c[2] for c in candidates] == [(2, 8, 12), (2, 8, 12, 14), (2, 8, 12, 29), (2, 8, 6),
+                                          (2, 8, 24), (5, 4, 12), (3, 8, 12), (1, 8, 24),
+                                          (4, 4, 12)]
     assert candidates[0] == conv.chosen(wide)
     assert all(spio.Kernel(conv, c).supports(wide) for c in candidates)
     dgrad = spio.Conv2dGw8Arguments(128, 192, 72, 72, pass_="dgrad", dtype="bf16")

@@ -811,8 +811,9 @@ TEST(Conv2dGw8, HeavyKernelsCopyOutRowsInGroups) {
     return at == std::string::npos ? -1 : std::stoi(source.substr(at + 7));
   };
   EXPECT_EQ(tileRows(layer(320, 160, 28, 5, 2)), 8);
-  EXPECT_EQ(tileRows(layer(320, 320, 14, 5, 2)), 4);
   EXPECT_EQ(tileRows(layer(128, 576, 18, 5, 2)), 4);
+  // A band ring's two staged tiles leave room for fewer.
+  EXPECT_EQ(tileRows(layer(320, 320, 14, 5, 2)), 2);
   EXPECT_EQ(tileRows(layer(128, 288, 36, 5, 2)), 2);
   EXPECT_EQ(tileRows(layer(128, 128, 56, 3, 1)), 2);
   Conv2dGw8Problem strided = layer(32, 384, 56, 5, 2);
@@ -886,15 +887,17 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
     return out;
   };
   // 72x72 C192: the chosen 2 x 8 warps in 12 rows first, then as a band
-  // ring in 29 blocks along the bands (2 blocks a multiprocessor times 132
-  // over 9 tiles along x), then 6 and 24 rows, one 80-column tile (4 groups: 8 would be 40 warps), a warp more
+  // ring in 14 and 29 blocks along the bands (1 block of the ring, or 2 of
+  // one band a block, a multiprocessor, times 132 over 9 tiles along x),
+  // then 6 and 24 rows, one 80-column tile (4 groups: 8 would be 40 warps), a warp more
   // or fewer along Q (3 x 8 and 1 x 8, in the rows the chooser gives
   // them), and the 16 warps over 4 groups.
   Conv2dGw8Problem wide = layer(128, 192, 72, 3, 1);
   std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(wide);
   EXPECT_EQ(names(candidates),
-            (std::vector<std::string>{"2x8 rows 12", "2x8 rows 12 chunks 29", "2x8 rows 6",
-                                      "2x8 rows 24", "5x4 rows 12",
+            (std::vector<std::string>{"2x8 rows 12", "2x8 rows 12 chunks 14",
+                                      "2x8 rows 12 chunks 29", "2x8 rows 6", "2x8 rows 24",
+                                      "5x4 rows 12",
                                       "3x8 rows 12", "1x8 rows 24", "4x4 rows 12"}));
   for (const Conv2dGw8Config &c : candidates)
     EXPECT_EQ(checkConv2dGw8(wide, c), "") << warps(c);
@@ -905,6 +908,21 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
     EXPECT_LE(c.warpsQ * c.warpsG, 8) << warps(c);
   std::vector<Conv2dGw8Config> narrow = conv2dGw8Candidates(layer(1, 720, 16, 5, 2));
   EXPECT_EQ(names(narrow), (std::vector<std::string>{"1x8 rows 16", "1x8 rows 8"}));
+  // 5x5 on 16x16 images in blocks of 8 groups: the chooser takes the band
+  // ring (one of its blocks a multiprocessor: 11 blocks along the 128
+  // bands for each of 12 group tiles, 132 in all), so its first neighbour
+  // is one band a block, which says so in its chunks, as the others do.
+  std::vector<Conv2dGw8Config> ringed = conv2dGw8Candidates(layer(128, 720, 16, 5, 2));
+  ASSERT_GE(ringed.size(), 3u);
+  EXPECT_EQ(warps(ringed[0]), "1x8 rows 16 chunks 11");
+  EXPECT_EQ(warps(ringed[1]), "1x8 rows 16 chunks 128");
+  for (const Conv2dGw8Config &c : std::vector<Conv2dGw8Config>(ringed.begin() + 1, ringed.end()))
+    EXPECT_GT(c.chunks, 0) << warps(c);
+  // Blocks of 2 groups, and rings that would fill too few of the blocks
+  // the multiprocessors hold (20x20 C960: 90 tiles, 1 a multiprocessor),
+  // keep one band a block.
+  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 576, 18, 5, 2)).chunks, 0);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 960, 20, 5, 2)).chunks, 0);
   // wgrad (its partial sums' order follows the blocks), flattened rows
   // (one small image) and problems the check refuses: the chosen alone.
   EXPECT_EQ(conv2dGw8Candidates(as(wide, ConvPass::Wgrad)).size(), 1u);

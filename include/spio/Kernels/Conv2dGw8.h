@@ -104,7 +104,9 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 /// Configurations worth timing on the device for the problem (autotuning,
 /// as cudnn.benchmark does): the chooser's first, then those of its
 /// neighbours that checkConv2dGw8 takes, at most `most`: the chosen
-/// configuration as a band ring in as many blocks as it runs at once; the
+/// configuration as a band ring in as many blocks as run at once (of the
+/// ring, and of one band a block), or where the chooser takes a ring, one
+/// band a block; the
 /// chosen warps in blocks of about half and twice the rows; one column tile spanning
 /// the output row (in the chosen group tiles and in 4); a warp more or
 /// fewer along the columns; the same warps over 8 or 4 groups where that
@@ -115,7 +117,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 /// configuration would round differently), and flattened rows (single
 /// small images) are few: both keep the chooser's alone.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
-                                                 int64_t most = 9);
+                                                 int64_t most = 10);
 
 /// Empty when the problem is one the kernels take (sizes, channels, kernel
 /// size, stride, padding, a non-empty output, bias and dtypes), else what
