@@ -764,11 +764,11 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // hold of them: a block's copies of the next image then overlap its mma
   // on this one, which one band a block leaves to other blocks (2 or 3 a
   // multiprocessor), and the weights load once. On an H200, fprop and
-  // dgrad on the 10 such layers of the layer table ran 1.02-1.26x (7x7
-  // C1152 1.26x, C640 1.16x, 16x16 C720 1.17x, 14x14 C672 1.12x); rings
-  // of blocks of 2 groups (18x18 C576 and C816: 0.86x and 0.97x) or that
-  // fill fewer (20x20 C960 and 10x10 C1632, 30 and 51 blocks: 0.80-0.84x)
-  // ran slower.
+  // dgrad on the 10 such layers of the layer table ran 1.02-1.26x one band
+  // a block (7x7 C1152 1.24-1.26x, 16x16 C720 1.17-1.21x, 14x14 C672
+  // 1.11-1.13x); rings of blocks of 2 groups (18x18 C576 and C816: 0.86x
+  // and 0.97x) or that fill fewer (20x20 C960 and 10x10 C1632, 90 and 51
+  // blocks: 0.80-0.84x) ran slower.
   int64_t P = p.kernelOutH();
   if (!wgrad && !flat && !c.chunks && p.s == 5 && p.stride == 1 && c.rowsP >= P && P <= 20 &&
       c.warpsG >= 4) {

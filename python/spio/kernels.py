@@ -425,7 +425,8 @@ class Conv2dGw8Family(KernelFamily):
     name = "conv2d_gw8"
     arguments_type = Conv2dGw8Arguments
     # (warps along q, warps along groups, rows per block[, chunks]); chosen()
-    # adds chunks where blocks must loop over several bands.
+    # adds chunks where blocks loop over several bands (more than a grid
+    # holds, or a band ring the heuristics take).
     TILES = ((4, 2, 16), (4, 2, 8), (2, 4, 8), (1, 8, 8), (1, 8, 16))
 
     def instances(self):
