@@ -889,9 +889,9 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   // 72x72 C192: the chosen 2 x 8 warps in 12 rows first, then as a band
   // ring in 14 and 29 blocks along the bands (1 block of the ring, or 2 of
   // one band a block, a multiprocessor, times 132 over 9 tiles along x),
-  // then 6 and 24 rows, one 80-column tile (4 groups: 8 would be 40 warps), a warp more
-  // or fewer along Q (3 x 8 and 1 x 8, in the rows the chooser gives
-  // them), and the 16 warps over 4 groups.
+  // then 6 and 24 rows, one 80-column tile (4 groups: 8 would be 40
+  // warps), a warp more or fewer along Q (3 x 8 and 1 x 8, in the rows the
+  // chooser gives them), and the 16 warps over 4 groups.
   Conv2dGw8Problem wide = layer(128, 192, 72, 3, 1);
   std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(wide);
   EXPECT_EQ(names(candidates),
