@@ -52,6 +52,25 @@ def test_conv2d_gw8_forward_and_gradients(stride, padding, rs):
 
 
 @gpu
+def test_conv2d_gw8_in_the_heuristics_band_ring():
+    """5x5 on 16x16 images: the heuristics loop each block over whole
+    images (chunks), forward and for dx."""
+    args = spio.Conv2dGw8Arguments(48, 512, 16, 16, 5, 5, 2, 2)
+    assert len(spio.Conv2dGw8Family().chosen(args)[2]) == 4
+    x, weight, bias = conv_inputs(n=48, c=512, h=16, w=16, r=5, s=5, seed=3)
+    x.requires_grad_()
+    y = spio.conv2d_gw8(x, weight, bias, 1, (2, 2))
+    x32, w32, b32 = (t.detach().float() for t in (x, weight, bias))
+    x32.requires_grad_()
+    y32 = torch.nn.functional.conv2d(x32, w32, b32, 1, (2, 2), groups=64)
+    close(y, y32, y32.abs().max().item())
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    y32.backward(dy.float())
+    close(x.grad, x32.grad, x32.grad.abs().max().item())
+
+
+@gpu
 def test_linear_and_matmul_with_gradients():
     generator = torch.Generator(device="cuda").manual_seed(1)
     x = torch.randn(96, 256, device="cuda", dtype=torch.bfloat16, generator=generator)
