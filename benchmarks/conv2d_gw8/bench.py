@@ -84,13 +84,18 @@ def spio_options(sh, pass_):
     return options + (["--bias"] if sh["bias"] and pass_ == "fprop" else [])
 
 
+# The configuration spio-jit names in its compile line ("warps 2x8 rows 12
+# chunks 29"), without the word "warps".
+CONFIGURATION = r"warps (\d+x\d+ rows \d+(?: chunks \d+)?)"
+
+
 def spio_ms(jit, sh, pass_, warmup, repeats, timing, autotune=False):
     """spio-jit's median milliseconds and the configuration it ran (with
     --autotune, the fastest candidate's)."""
     cmd = [jit] + spio_options(sh, pass_) + ["--bench", str(repeats), "--warmup", str(warmup),
                                              "--timing", timing]
     ms, config = spio_figures(cmd + (["--autotune"] if autotune else []),
-                              r"median ([0-9.]+) ms", r", (warps \d+x\d+ rows \d+( chunks \d+)?): ")
+                              r"median ([0-9.]+) ms", r", " + CONFIGURATION + ": ")
     return float(ms), config
 
 
@@ -236,7 +241,7 @@ def main():
                          gb / (spio_ms(args.baseline_jit, sh, pass_, *timed,
                                        args.baseline_autotune)[0] * 1e-3)
                          if args.baseline_jit else None))
-        print(f"spio-jit: {name} {pass_}: {spio_gbs[-1][0]:.0f} GB/s ({config})",
+        print(f"spio-jit: {name} {pass_}: {spio_gbs[-1][0]:.0f} GB/s (warps {config})",
               file=sys.stderr, flush=True)
 
     import torch

@@ -29,7 +29,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
-from bench import add_shape_arguments, selected_cases, selected_shapes, spio_options  # noqa: E402
+from bench import (CONFIGURATION, add_shape_arguments, selected_cases,  # noqa: E402
+                   selected_shapes, spio_options)
 from harness import add_timing_argument  # noqa: E402
 
 
@@ -51,13 +52,12 @@ def time_once(cmd):
     text = run.stdout + run.stderr
     if "No GPU found" in text:
         raise NoGpu(text.strip().splitlines()[-1])
-    config = re.search(r"warps (\d+x\d+) rows (\d+)( chunks \d+)?", text)
+    config = re.search(CONFIGURATION, text)
     median = re.search(r"median ([0-9.]+) ms", text)
     if run.returncode != 0 or not median:
         lines = text.strip().splitlines()
         return None, lines[-1] if lines else f"exit status {run.returncode}"
-    name = f"{config.group(1)} rows {config.group(2)}{config.group(3) or ''}" if config else "?"
-    return float(median.group(1)), name
+    return float(median.group(1)), config.group(1) if config else "?"
 
 
 def main():
