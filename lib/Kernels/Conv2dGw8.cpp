@@ -615,21 +615,27 @@ int64_t chooseRows(int64_t rows, int64_t low, int64_t high) {
 
 static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Config c);
 
-/// fprop and dgrad on rows of fragments: the chunks that make `c` a band
-/// ring in as many blocks as run at once (resident blocks times
-/// multiprocessors over the tiles along x): blocks of the ring itself,
-/// whose two staged tiles may fit fewer a multiprocessor, so that no
+/// fprop and dgrad on rows of fragments: the blocks of `c` the
+/// multiprocessors hold at once, as a band ring (whose two staged tiles may
+/// fit fewer a multiprocessor) or with one band a block.
+static int64_t blocksAtOnce(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring) {
+  Conv2dGw8Config resident = c;
+  // Any chunks that give a block two or more bands make it a ring.
+  resident.chunks = ring ? std::max<int64_t>(1, bandGrid(p, c).bands / 2) : 0;
+  return rowsResidentBlocks(p, resident, outputRowsPerBarrier(p, resident)) *
+         p.multiprocessors;
+}
+
+/// The chunks that make `c` a band ring in as many blocks as run at once
+/// (blocksAtOnce over the tiles along x): of the ring itself, so that no
 /// block's range of bands waits for a second wave, or (`asOneBand`) as
 /// many as `c` with one band a block. 0 where each block would take one
 /// band anyway.
 static int64_t bandRingChunks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
                               bool asOneBand = false) {
   BandGrid grid = bandGrid(p, c);
-  Conv2dGw8Config resident = c;
-  resident.chunks = asOneBand ? 0 : std::max<int64_t>(1, grid.bands / 2);
-  int64_t chunks = std::max<int64_t>(
-      1, rowsResidentBlocks(p, resident, outputRowsPerBarrier(p, resident)) *
-             p.multiprocessors / (grid.qTiles * grid.groupTiles));
+  int64_t chunks =
+      std::max<int64_t>(1, blocksAtOnce(p, c, !asOneBand) / (grid.qTiles * grid.groupTiles));
   return chunks < grid.bands ? chunks : 0;
 }
 
@@ -775,11 +781,13 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     Conv2dGw8Config ring = c;
     ring.chunks = bandRingChunks(p, c);
     BandGrid grid = bandGrid(p, ring);
-    int64_t capacity = rowsResidentBlocks(p, ring, outputRowsPerBarrier(p, ring)) *
-                       p.multiprocessors;
-    if (ring.chunks && checkConv2dGw8(p, ring).empty() &&
-        100 * grid.chunks * grid.qTiles * grid.groupTiles >= 85 * capacity)
+    if (ring.chunks &&
+        100 * grid.chunks * grid.qTiles * grid.groupTiles >= 85 * blocksAtOnce(p, c, true)) {
+      // Two tiles of at most 24 staged rows (40 columns of 4 groups or 24
+      // of 8) fit a block's shared memory with room to spare.
+      assert(checkConv2dGw8(p, ring).empty() && "the band ring fits a block");
       c = ring;
+    }
   }
   return c;
 }

@@ -923,6 +923,19 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   // keep one band a block.
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 576, 18, 5, 2)).chunks, 0);
   EXPECT_EQ(chooseConv2dGw8Config(layer(64, 960, 20, 5, 2)).chunks, 0);
+  // Every ring the chooser takes fits (its two staged tiles): fprop and
+  // dgrad over image sizes, channels and batches that take it.
+  int64_t rings = 0;
+  for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad})
+    for (int64_t hw = 5; hw <= 20; ++hw)
+      for (int64_t c = 64; c <= 4096; c *= 2)
+        for (int64_t n : {32, 96, 256, 1024}) {
+          Conv2dGw8Problem p = as(layer(n, c + 32, hw, 5, 2), pass);
+          Conv2dGw8Config chosen = chooseConv2dGw8Config(p);
+          rings += chosen.chunks > 0;
+          EXPECT_EQ(checkConv2dGw8(p, chosen), "") << n << " " << c + 32 << " " << hw;
+        }
+  EXPECT_GT(rings, 50);
   // wgrad (its partial sums' order follows the blocks), flattened rows
   // (one small image) and problems the check refuses: the chosen alone.
   EXPECT_EQ(conv2dGw8Candidates(as(wide, ConvPass::Wgrad)).size(), 1u);
