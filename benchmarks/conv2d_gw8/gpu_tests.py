@@ -241,6 +241,12 @@ CASES = [
     # neighbours of one band a block.
     (48, 512, 16, 16, 5, 5, 2, 2, "--bias --dtype bf16"),
     (64, 480, 14, 14, 5, 5, 2, 2, "--pass dgrad --autotune"),
+    # Copy warps: blocks streaming their bands (4 each, the last ragged)
+    # through one staged tile, rows signalled through arrive/wait barriers.
+    (13, 160, 28, 28, 5, 5, 2, 2, "--copy-warps 2 --chunks 4 --bias"),
+    (13, 160, 28, 28, 5, 5, 2, 2, "--pass dgrad --copy-warps 1 --chunks 4 --dtype bf16"),
+    (5, 64, 30, 19, 3, 5, 1, 2, "--rows-p 10 --copy-warps 1 --chunks 2"),
+    (9, 288, 36, 36, 5, 5, 2, 2, "--copy-warps 2 --chunks 3"),
 ]
 
 

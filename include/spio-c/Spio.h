@@ -64,6 +64,8 @@ typedef struct {
 
 typedef struct {
   int64_t warps_q, warps_g, rows_p, chunks;
+  /* fprop and dgrad, stride 1: warps that only copy staged rows in (0: none). */
+  int64_t copy_warps;
 } spio_conv2d_gw8_config;
 
 char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,

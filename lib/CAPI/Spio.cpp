@@ -111,6 +111,7 @@ kernels::Conv2dGw8Config convConfig(const spio_conv2d_gw8_config &c) {
   g.warpsG = c.warps_g;
   g.rowsP = c.rows_p;
   g.chunks = c.chunks;
+  g.copyWarps = c.copy_warps;
   return g;
 }
 
@@ -158,7 +159,7 @@ char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,
 
 spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_problem *problem) {
   kernels::Conv2dGw8Config c = kernels::chooseConv2dGw8Config(convProblem(*problem));
-  return {c.warpsQ, c.warpsG, c.rowsP, c.chunks};
+  return {c.warpsQ, c.warpsG, c.rowsP, c.chunks, c.copyWarps};
 }
 
 int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
@@ -167,7 +168,7 @@ int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
       kernels::conv2dGw8Candidates(convProblem(*problem));
   for (int64_t i = 0; configs && i < capacity && i < int64_t(candidates.size()); ++i) {
     const kernels::Conv2dGw8Config &c = candidates[i];
-    configs[i] = {c.warpsQ, c.warpsG, c.rowsP, c.chunks};
+    configs[i] = {c.warpsQ, c.warpsG, c.rowsP, c.chunks, c.copyWarps};
   }
   return int64_t(candidates.size());
 }

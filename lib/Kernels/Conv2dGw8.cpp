@@ -80,7 +80,9 @@ static int64_t tapColumns(const Conv2dGw8Problem &p) {
 static bool wgradQuarterBlocks(const Conv2dGw8Problem &p);
 
 /// wgrad blocks of one column tile and up to 4 warps (wgradBandRows).
-static bool fewWarpBlock(const Conv2dGw8Config &c) { return c.warpsQ == 1 && c.threads() <= 128; }
+static bool fewWarpBlock(const Conv2dGw8Config &c) {
+  return c.warpsQ == 1 && c.computeWarps() <= 4;
+}
 
 /// wgrad's bands of rows of 16-pixel fragments: 8 rows (4 with stride 2,
 /// fewer only where the chooser finds its tiles would not fit), or 9 only
@@ -361,14 +363,26 @@ static int64_t tilesSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config
   return aligned(aligned(staged) + p.r * p.s * 8 * c.warpsG * 16) + 2 * outputElements;
 }
 
+int64_t streamBarrierCount(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return ceilDiv(2 * stagedInput(p, c).rows, 16) * 16;
+}
+
+/// fprop and dgrad on rows of fragments: whether a block rings its bands
+/// through two staged tiles (with copy warps it streams them through one).
+static bool ringsTwoTiles(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return bandGrid(p, c).bandsPerChunk > 1 && !c.copyWarps;
+}
+
 /// fprop and dgrad on rows of fragments: the staged input, twice where a
-/// block rings its bands, and the output tile's rows, two for each output
-/// row between two of the block's barriers (outputRowsPerBarrier).
-static int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, bool ring,
-                        int64_t outputRows) {
+/// block rings its bands, the output tile's rows, two for each output row
+/// between two of the block's barriers (outputRowsPerBarrier), and with
+/// copy warps their barriers.
+static int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
+                               int64_t outputRows) {
   int64_t pitch = outputPitch(c.warpsG), columns = 16 * c.warpsQ;
-  return tilesSharedBytes(p, c, ring ? 2 : 1,
-                          8 * (2 * outputRows * columns * pitch - pitch + c.warpsG));
+  int64_t barriers = c.copyWarps ? 8 * streamBarrierCount(p, c) : 0;
+  return barriers + tilesSharedBytes(p, c, ringsTwoTiles(p, c) ? 2 : 1,
+                                     8 * (2 * outputRows * columns * pitch - pitch + c.warpsG));
 }
 
 /// Blocks of `bytes` of shared memory an H100's or H200's multiprocessor
@@ -387,7 +401,7 @@ int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
   // memory: hinted 2, it took 45 registers and ran 0.86x and 0.92x 3 blocks
   // at 39 on an H200).
   int64_t bySharedMemory =
-      blocksBySharedMemory(rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1, outputRows));
+      blocksBySharedMemory(rowsSharedBytes(p, c, outputRows));
   // A ring's copies in the row loop take more registers: 64 (with a ring
   // on every 3x3 kernel and 40, 98 of the 244 stride-1 layer kernels
   // spilled).
@@ -460,7 +474,7 @@ static int64_t blockSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config
     return tilesSharedBytes(p, c, 2,
                             (stagedInput(p, c).pixels - 1) * 8 * outputPitch(c.warpsG) +
                                 8 * c.warpsG);
-  return rowsSharedBytes(p, c, bandGrid(p, c).bandsPerChunk > 1, outputRowsPerBarrier(p, c));
+  return rowsSharedBytes(p, c, outputRowsPerBarrier(p, c));
 }
 
 /// Row-paired stride-1 wgrad kernels of at most 13 partial sums (5x5: 52
@@ -535,8 +549,17 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return problem;
   if (c.warpsG < 1 || c.warpsG > 8)
     return "warps along groups must be 1 to 8";
-  if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0)
+  if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0 || c.copyWarps < 0)
     return "bad warp, row or chunk counts";
+  if (c.copyWarps) {
+    if (p.pass == ConvPass::Wgrad || flatRows(p) || p.stride != 1)
+      return "copy warps are for fprop and dgrad on rows of fragments, stride 1";
+    if (stagedInput(p, c).ring)
+      return "copy warps stream bands through one staged tile: the band's rows must fit "
+             "it (take fewer rows)";
+    if (c.copyWarps > 4)
+      return "at most 4 copy warps";
+  }
   // A block's tiles must fit the shared memory an H100's or H200's block
   // may use (the compiler says so too, per chip; saying it here keeps such
   // configs out of the instances a caller may pick).
@@ -884,7 +907,7 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
   // 16).
   auto tallestFitting = [&](int64_t tallest) {
     c.rowsP = P <= tallest ? P : chooseRows(P, tallest / 2, tallest);
-    return blocksBySharedMemory(rowsSharedBytes(p, c, false, 1)) >= 2;
+    return blocksBySharedMemory(rowsSharedBytes(p, c, 1)) >= 2;
   };
   if (!(light && P >= 64 && tallestFitting(24)))
     tallestFitting(heavy ? 28 : 16);
@@ -947,8 +970,10 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
   // Configurations that differ only in how chunks say one band a block
   // are the same kernel.
   auto same = [&](const Conv2dGw8Config &a, const Conv2dGw8Config &b) {
-    return std::make_tuple(a.warpsQ, a.warpsG, a.rowsP, bandGrid(p, a).bandsPerChunk) ==
-           std::make_tuple(b.warpsQ, b.warpsG, b.rowsP, bandGrid(p, b).bandsPerChunk);
+    return std::make_tuple(a.warpsQ, a.warpsG, a.rowsP, bandGrid(p, a).bandsPerChunk,
+                           a.copyWarps) ==
+           std::make_tuple(b.warpsQ, b.warpsG, b.rowsP, bandGrid(p, b).bandsPerChunk,
+                           b.copyWarps);
   };
   auto add = [&](Conv2dGw8Config c) {
     if (chosenRing && !c.chunks)
@@ -987,6 +1012,24 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
   ring.chunks = bandRingChunks(p, chosen, true);
   if (ring.chunks)
     add(ring);
+  // Kernels of 5 or more columns, stride 1: the chosen warps and rows with
+  // two copy warps, each block streaming its bands through one staged
+  // tile, in as many blocks as run at once and in four times as many. On
+  // an H200 (fprop, against the chosen): 56x56 C384 N32 1.08x, 36x36 C288
+  // 1.045x, 28x28 C240 1.03x, 56x56 C80 1.00x, 28x28 C160 0.93x; the best
+  // block count differed from layer to layer.
+  if (heavyKernel(p) && p.stride == 1) {
+    Conv2dGw8Config streamed = chosen;
+    streamed.chunks = 0;
+    streamed.copyWarps = 2;
+    BandGrid grid = bandGrid(p, streamed);
+    int64_t atOnce = std::max<int64_t>(
+        1, blocksAtOnce(p, streamed, false) / (grid.qTiles * grid.groupTiles));
+    for (int64_t chunks : {atOnce, 4 * atOnce}) {
+      streamed.chunks = std::min(chunks, grid.bands);
+      add(streamed);
+    }
+  }
   int64_t P = p.kernelOutH(), Q = p.kernelOutW(), rows = chosen.rowsP;
   // The chosen warps in blocks of about half and twice the rows.
   Conv2dGw8Config shorter = chosen, taller = chosen;

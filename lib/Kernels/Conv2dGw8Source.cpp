@@ -64,6 +64,15 @@ public:
 
 private:
   std::string fresh(const std::string &prefix) { return "%" + prefix + std::to_string(n++); }
+  /// The barrier of the warps that compute: the block's, or with copy
+  /// warps the compute warps' own.
+  std::string blockBarrier() const {
+    return streamed ? "spio.named_barrier 1, threads " + std::to_string(32 * c.computeWarps())
+                    : "gpu.barrier";
+  }
+  std::string barriersType() const {
+    return "!spio.barriers<" + std::to_string(streamBarrierCount(p, c)) + ">";
+  }
   std::string constant(int64_t value, const std::string &dim, int64_t fold = 1) {
     std::string name = fresh("c");
     out << "    " << name << " = spio.constant " << value << " : " << coord(dim, fold) << "\n";
@@ -228,6 +237,10 @@ private:
   /// staged rows, waiting for each commit group of them (`awaitRows`) or
   /// with all of them staged.
   void computeRows(const ComputeStart &start, bool awaitRows);
+  /// fprop/dgrad with copy warps (Conv2dGw8Config::copyWarps): the copy
+  /// warps stream the chunk's bands' rows into the staged tile, the
+  /// compute warps compute each band as its rows land.
+  void writeStreamedBands();
   /// The bias broadcast over a fragment's 16 `pixels` by a zero stride.
   std::string biasViewType(const std::string &pixels) const {
     return "!spio.tensor<[" + pixels + ": 16:0, " + CO + ": " + std::to_string(p.c) + "] x " +
@@ -261,6 +274,18 @@ private:
   /// (computeRows).
   int64_t slots, committedGroups = 0;
   bool ring;
+  /// With copy warps: each staged row's slot has a barrier the copy warps
+  /// complete when its copies land (full, barrier i) and one the compute
+  /// warps complete when they have read it (empty, barrier rows + i), in
+  /// %bars; `rowPhase` names the parity of the band's phase of the full
+  /// barriers (computeRows waits for it). The compute warps synchronize
+  /// among themselves (named barrier 1).
+  bool streamed = false;
+  std::string rowPhase;
+  /// Who shares forEachElement's elements: the thread index from 0 and the
+  /// thread count (the block's, or with copy warps those of one role).
+  std::string elementTid = "%tid";
+  int64_t elementThreads = 0;
   /// The shared row of staged row i.
   int64_t slotOf(int64_t i) const { return skipZeroRows ? i / 2 : i % slots; }
   /// One past the last staged row of commit group g: group 0 holds rows
@@ -305,10 +330,11 @@ private:
 
 void ConvWriter::forEachElement(int64_t count,
                                 const std::function<void(const std::string &)> &body) {
-  for (int64_t pass = 0; pass * c.threads() < count; ++pass) {
-    std::string offset = index(pass * c.threads()), limit = index(count);
+  int64_t threads = elementThreads ? elementThreads : c.threads();
+  for (int64_t pass = 0; pass * threads < count; ++pass) {
+    std::string offset = index(pass * threads), limit = index(count);
     std::string lin = fresh("lin"), valid = fresh("valid");
-    out << "    " << lin << " = arith.addi %tid, " << offset << " : index\n";
+    out << "    " << lin << " = arith.addi " << elementTid << ", " << offset << " : index\n";
     out << "    " << valid << " = arith.cmpi ult, " << lin << ", " << limit << " : index\n";
     out << "    scf.if " << valid << " {\n";
     body(lin);
@@ -454,7 +480,8 @@ ConvWriter::ComputeStart ConvWriter::beginCompute(const std::string &pixels, int
   else
     out << "    %zero = arith.constant 0.0 : f32\n    " << start.initial
         << " = spio.fill %zero : " << FC << "\n";
-  out << "    spio.async_wait " << pending << "\n    gpu.barrier\n";
+  if (pending >= 0)
+    out << "    spio.async_wait " << pending << "\n    gpu.barrier\n";
   start.weights = loadWeights();
   return start;
 }
@@ -582,6 +609,13 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
     if (zeroRow(i))
       return fragments;
     std::string stagedRow = constant(slotOf(i), "r"), zeroR = constant(0, "r");
+    std::string full, empty;
+    if (streamed) {
+      full = index(slotOf(i));
+      empty = index(rows + slotOf(i));
+      out << "    spio.barrier_wait %bars[" << full << "], parity " << rowPhase << " : "
+          << barriersType() << "\n";
+    }
     for (TapStep step : steps) {
       std::string sq = constant(step.s / st, "q");
       std::string parity = st == 2 ? constant(step.s % 2, "wp") : "";
@@ -593,6 +627,9 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
           << fragmentType('A', "q", step.taps) << "\n";
       fragments.push_back(a);
     }
+    // The fragments are in registers: the slot may take the next band's row.
+    if (streamed)
+      out << "    spio.barrier_arrive %bars[" << empty << "] : " << barriersType() << "\n";
     return fragments;
   };
   // With every staged row committed up front (no ring), the next staged
@@ -603,7 +640,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   std::vector<std::string> a = loadRow(0), ahead;
   bool prefetch = !ring;
   if (prefetch && rows > 1 && awaitRow(1))
-    out << "    gpu.barrier\n";
+    out << "    " << blockBarrier() << "\n";
   for (int64_t i = 0; i < rows; ++i) {
     if (prefetch && i + 1 < rows)
       ahead = loadRow(i + 1);
@@ -651,7 +688,7 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
     bool barrier = await || int64_t(completed.size()) == outputRows ||
                    (!next && !completed.empty());
     if (barrier) {
-      out << "    gpu.barrier\n";
+      out << "    " << blockBarrier() << "\n";
       if (awaitRows)
         refill(i);
     }
@@ -856,6 +893,8 @@ std::string ConvWriter::writeWorkload() {
       << "], rows = " << c.rowsP;
   if (c.chunks)
     out << ", chunks = " << c.chunks;
+  if (c.copyWarps)
+    out << ", copy_warps = " << c.copyWarps;
   if (p.multiprocessors != kDefaultMultiprocessors)
     out << ", multiprocessors = " << p.multiprocessors;
   out << ">, kernel = array<i64: " << p.r << ", " << p.s << ">, padding = array<i64: " << p.padH
@@ -890,6 +929,10 @@ void ConvWriter::writeTileBody() {
     out << "    %wk0 = spio.cast %gci : " << coord(CI) << " to " << coord("k") << "\n";
   out << "    %tid = spio.linear_id thread\n    %warp = spio.linear_id warp\n";
   stageWeights();
+  if (c.copyWarps) {
+    writeStreamedBands();
+    return;
+  }
   if (flat) {
     out << "    spio.async_commit\n";
     computeFlat();
@@ -933,6 +976,69 @@ void ConvWriter::writeTileBody() {
     out << "    spio.async_commit\n";
   }
   computeRows(beginCompute("q", committedGroups - 1), true);
+}
+
+void ConvWriter::writeStreamedBands() {
+  // Thread 0 sets up the barriers; the weights and the barriers are ready
+  // for every warp after the block's one barrier.
+  int64_t computeThreads = 32 * c.computeWarps(), copyThreads = 32 * c.copyWarps;
+  out << "    spio.async_commit\n";
+  out << "    %bars = spio.barrier_alloc : " << barriersType() << "\n";
+  std::string zero = index(0), first = fresh("b");
+  out << "    " << first << " = arith.cmpi eq, %tid, " << zero << " : index\n";
+  out << "    scf.if " << first << " {\n";
+  for (int64_t i = 0; i < rows; ++i) {
+    std::string full = index(i), empty = index(rows + i);
+    out << "    spio.barrier_init %bars[" << full << "], arrivals " << copyThreads << " : "
+        << barriersType() << "\n";
+    out << "    spio.barrier_init %bars[" << empty << "], arrivals " << computeThreads << " : "
+        << barriersType() << "\n";
+  }
+  out << "    }\n    spio.async_wait 0\n    gpu.barrier\n";
+  chunkBands();
+  std::string one = index(1), copies = fresh("b");
+  streamed = true;
+  // Band k of the chunk fills the slots in phase k of their full barriers
+  // and reads them in phase k of their empty ones, so that the copy warps
+  // wait for phase k - 1 of a slot's empty barrier (parity (k + 1) % 2;
+  // for band 0 the phase before the first, which counts as complete).
+  auto bandParity = [&](bool previous) {
+    std::string k = fresh("k"), odd = fresh("k"), parity = fresh("b");
+    out << "    " << k << " = arith.subi %band, %band0 : index\n";
+    out << "    " << odd << " = arith.andi " << k << ", " << one << " : index\n";
+    out << "    " << parity << " = arith.cmpi " << (previous ? "eq" : "ne") << ", " << odd << ", "
+        << zero << " : index\n";
+    return parity;
+  };
+  std::string computeLimit = index(computeThreads);
+  out << "    " << copies << " = arith.cmpi uge, %tid, " << computeLimit << " : index\n";
+  out << "    scf.if " << copies << " {\n";
+  elementTid = fresh("ctid");
+  elementThreads = copyThreads;
+  out << "    " << elementTid << " = arith.subi %tid, " << computeLimit << " : index\n";
+  out << "    scf.for %band = %band0 to %band1 step " << one << " {\n";
+  bandCoordinates("%band", false);
+  std::string emptyParity = bandParity(true);
+  // Each row as its slot frees up: its copies, then the arrival that
+  // completes the slot's full barrier once they land.
+  for (int64_t i = 0; i < rows; ++i) {
+    std::string full = index(i), empty = index(rows + i);
+    out << "    spio.barrier_wait %bars[" << empty << "], parity " << emptyParity << " : "
+        << barriersType() << "\n";
+    stageInput(i, 1);
+    out << "    spio.async_arrive %bars[" << full << "] : " << barriersType() << "\n";
+  }
+  out << "    }\n    spio.async_wait 0\n    } else {\n";
+  elementTid = "%tid";
+  elementThreads = computeThreads;
+  ComputeStart start = beginCompute("q", -1);
+  out << "    scf.for %band = %band0 to %band1 step " << one << " {\n";
+  bandCoordinates("%band", false);
+  rowPhase = bandParity(false);
+  computeRows(start, false);
+  // The next band's first output rows reuse the tile slots whose copies
+  // out end this one.
+  out << "    " << blockBarrier() << "\n    }\n    }\n";
 }
 
 void ConvWriter::bandCoordinates(const std::string &band, bool columnTiles) {

@@ -424,9 +424,10 @@ class Conv2dGw8Family(KernelFamily):
     """Grouped conv2d (group width 8), fprop/dgrad/wgrad, stride 1 and 2."""
     name = "conv2d_gw8"
     arguments_type = Conv2dGw8Arguments
-    # (warps along q, warps along groups, rows per block[, chunks]); chosen()
-    # adds chunks where blocks loop over several bands (more than a grid
-    # holds, or a band ring the heuristics take).
+    # (warps along q, warps along groups, rows per block[, chunks[, copy
+    # warps]]); chosen() adds chunks where blocks loop over several bands
+    # (more than a grid holds, or a band ring the heuristics take), and
+    # candidates() copy warps where blocks stream their bands.
     TILES = ((4, 2, 16), (4, 2, 8), (2, 4, 8), (1, 8, 8), (1, 8, 16))
 
     def instances(self):
@@ -451,9 +452,10 @@ class Conv2dGw8Family(KernelFamily):
             int(dw == "f32" and pass_ == "wgrad"), _multiprocessors())
 
     def _structs(self, args, config):
-        pass_, _, (warps_q, warps_g, rows, *chunks) = config
-        return self._problem(args, pass_), _capi.Conv2dGw8Config(warps_q, warps_g, rows,
-                                                                 chunks[0] if chunks else 0)
+        pass_, _, (warps_q, warps_g, rows, *rest) = config
+        chunks, copy_warps = (tuple(rest) + (0, 0))[:2]
+        return self._problem(args, pass_), _capi.Conv2dGw8Config(warps_q, warps_g, rows, chunks,
+                                                                 copy_warps)
 
     def check(self, args, config):
         pass_, dtype, _ = config
@@ -504,7 +506,11 @@ class Conv2dGw8Family(KernelFamily):
 
     @staticmethod
     def _instance(args, c):
-        tile = (c.warps_q, c.warps_g, c.rows_p) + ((c.chunks,) if c.chunks else ())
+        tile = (c.warps_q, c.warps_g, c.rows_p)
+        if c.copy_warps:
+            tile += (c.chunks, c.copy_warps)
+        elif c.chunks:
+            tile += (c.chunks,)
         return (args.pass_, args.dtype, tile)
 
     def chosen(self, args):

@@ -73,6 +73,52 @@ gpu.module @m {
 !W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
 !Y = !spio.tensor<[n: 2, p: 20, q: 48, k: 32] x f16, global>
 
+// fprop with a copy warp: 8 compute warps and one that copies, 288
+// threads. Thread 0 sets up a full and an empty barrier for each of the 6
+// staged rows (12, rounded up to 16); after the block's one barrier the
+// copy warp loops over the chunk's bands, waiting for each row's slot to
+// be read (empty barrier 6 + i) before copying the band's row into it and
+// arriving at its full barrier as the copies land; the compute warps wait
+// for each row's full barrier, load its fragments, arrive at its empty
+// barrier, and synchronize among themselves (256 threads) for the output
+// tile.
+// CHECK-LABEL: gpu.func @fprop_copy_warps
+// CHECK-SAME: known_block_size = array<i32: 288, 1, 1>
+// CHECK: %[[BARS:.*]] = spio.barrier_alloc : !spio.barriers<16>
+// CHECK: scf.if
+// CHECK: spio.barrier_init %[[BARS]][%{{.*}}], arrivals 32
+// CHECK: spio.barrier_init %[[BARS]][%{{.*}}], arrivals 256
+// CHECK: spio.async_wait 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[COPIES:.*]] = arith.cmpi uge, %{{.*}}, %{{.*}} : index
+// CHECK: scf.if %[[COPIES]] {
+// CHECK: scf.for
+// CHECK: %[[EMPTY:.*]] = arith.constant 6 : index
+// CHECK: spio.barrier_wait %[[BARS]][%[[EMPTY]]], parity
+// CHECK: spio.async_copy
+// CHECK: spio.async_arrive %[[BARS]]
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: spio.barrier_wait %[[BARS]]
+// CHECK: spio.ldmatrix
+// CHECK: spio.barrier_arrive %[[BARS]]
+// CHECK: spio.mma
+// CHECK: spio.named_barrier 1, threads 256
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @fprop_copy_warps(%x: !X, %w: !W, %y: !Y) kernel {
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 4, chunks = 2, copy_warps = 1>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 48, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 48, k: 32] x f16, global>
+
 // fprop with chunks: 2 blocks along the 6 (image, row tile) bands, each a
 // loop over 3 of them marked for a 2-stage ring (spio-pipeline), so the
 // next band's rows copy in while this one computes. The weights load once,

@@ -61,6 +61,11 @@ static cl::opt<int64_t> convChunks(
              "fprop's and dgrad's bands of rows, each block a ring over its range "
              "(0: choose)"),
     cl::init(0));
+static cl::opt<int64_t> convCopyWarps(
+    "copy-warps",
+    cl::desc("conv2d-gw8: fprop and dgrad warps that only copy staged rows in, each "
+             "block streaming its bands through one staged tile (0: none)"),
+    cl::init(0));
 static cl::opt<int64_t> convMultiprocessors(
     "multiprocessors",
     cl::desc("conv2d-gw8: the target GPU's multiprocessors, which wgrad's grid is sized to "
@@ -720,9 +725,11 @@ int runConv() {
   else if (cuda)
     problem.multiprocessors = (*cuda)->device().multiprocessors;
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
-  bool overridden = convChunks || convRowsP || warpsM || warpsN;
+  bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps;
   if (convChunks)
     config.chunks = convChunks;
+  if (convCopyWarps)
+    config.copyWarps = convCopyWarps;
   if (convRowsP)
     config.rowsP = convRowsP;
   if (warpsM)
@@ -752,7 +759,10 @@ int runConv() {
   // along the columns, then along the groups.
   auto describeConfig = [](const Conv2dGw8Config &c) {
     std::string chunks = c.chunks ? llvm::formatv(" chunks {0}", c.chunks).str() : "";
-    return llvm::formatv("warps {0}x{1} rows {2}{3}", c.warpsQ, c.warpsG, c.rowsP, chunks).str();
+    std::string copy = c.copyWarps ? llvm::formatv(" copy {0}", c.copyWarps).str() : "";
+    return llvm::formatv("warps {0}x{1} rows {2}{3}{4}", c.warpsQ, c.warpsG, c.rowsP, chunks,
+                         copy)
+        .str();
   };
   auto printHeader = [&](size_t index) {
     llvm::outs() << llvm::format("conv2d-gw8 %s N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 
 using namespace spio::kernels;
@@ -875,10 +876,29 @@ TEST(Conv2dGw8, KernelsOfManyTapsHoldFewerBlocks) {
   EXPECT_EQ(hint(sixWide), 2);
 }
 
+TEST(Conv2dGw8, CopyWarpsAreForStrideOneRowsOfFragments) {
+  Conv2dGw8Problem p = layer(32, 160, 28, 5, 2);
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  c.copyWarps = 2;
+  c.chunks = 4;
+  EXPECT_EQ(checkConv2dGw8(p, c), "");
+  EXPECT_EQ(c.threads(), 32 * (c.computeWarps() + 2));
+  c.copyWarps = 5;
+  EXPECT_EQ(checkConv2dGw8(p, c), "at most 4 copy warps");
+  c.copyWarps = 1;
+  EXPECT_EQ(checkConv2dGw8(as(p, ConvPass::Fprop, 2), c),
+            "copy warps are for fprop and dgrad on rows of fragments, stride 1");
+  EXPECT_EQ(checkConv2dGw8(as(p, ConvPass::Wgrad), c),
+            "copy warps are for fprop and dgrad on rows of fragments, stride 1");
+  EXPECT_EQ(checkConv2dGw8(layer(1, 32, 7, 3, 1), c),
+            "copy warps are for fprop and dgrad on rows of fragments, stride 1");
+}
+
 TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   auto warps = [](const Conv2dGw8Config &c) {
     return std::to_string(c.warpsQ) + "x" + std::to_string(c.warpsG) + " rows " +
-           std::to_string(c.rowsP) + (c.chunks ? " chunks " + std::to_string(c.chunks) : "");
+           std::to_string(c.rowsP) + (c.chunks ? " chunks " + std::to_string(c.chunks) : "") +
+           (c.copyWarps ? " copy " + std::to_string(c.copyWarps) : "");
   };
   auto names = [&](const std::vector<Conv2dGw8Config> &candidates) {
     std::vector<std::string> out;
@@ -907,7 +927,22 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   for (const Conv2dGw8Config &c : conv2dGw8Candidates(layer(320, 160, 28, 5, 2)))
     EXPECT_LE(c.warpsQ * c.warpsG, 8) << warps(c);
   std::vector<Conv2dGw8Config> narrow = conv2dGw8Candidates(layer(1, 720, 16, 5, 2));
-  EXPECT_EQ(names(narrow), (std::vector<std::string>{"1x8 rows 16", "1x8 rows 8"}));
+  EXPECT_EQ(names(narrow), (std::vector<std::string>{"1x8 rows 16", "1x8 rows 16 chunks 1 copy 2",
+                                                     "1x8 rows 8"}));
+  // 5x5 stride 1: the chosen warps and rows with two copy warps, in as
+  // many blocks as run at once (2 a multiprocessor, 264 over 5 tiles along
+  // x) and in four times as many.
+  std::vector<std::string> streamed = names(conv2dGw8Candidates(layer(320, 160, 28, 5, 2)));
+  EXPECT_NE(std::find(streamed.begin(), streamed.end(), "2x4 rows 28 chunks 52 copy 2"),
+            streamed.end());
+  EXPECT_NE(std::find(streamed.begin(), streamed.end(), "2x4 rows 28 chunks 208 copy 2"),
+            streamed.end());
+  // Not for 3x3 kernels, nor stride 2.
+  for (const Conv2dGw8Config &c : candidates)
+    EXPECT_EQ(c.copyWarps, 0) << warps(c);
+  for (const Conv2dGw8Config &c : conv2dGw8Candidates(as(layer(320, 160, 28, 5, 2),
+                                                         ConvPass::Fprop, 2)))
+    EXPECT_EQ(c.copyWarps, 0) << warps(c);
   // 5x5 on 16x16 images in blocks of 8 groups: the chooser takes the band
   // ring (one of its blocks a multiprocessor: 11 blocks along the 128
   // bands for each of 12 group tiles, 132 in all), so its first neighbour

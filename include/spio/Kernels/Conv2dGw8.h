@@ -88,7 +88,15 @@ struct Conv2dGw8Config {
   /// them, the next band's rows copying in while one computes (0: choose;
   /// rows of fragments then take one band a block).
   int64_t chunks = 0;
-  int64_t threads() const { return 32 * warpsQ * warpsG; }
+  /// fprop and dgrad on rows of fragments, stride 1: warps that only copy
+  /// staged rows in, apart from the warpsQ x warpsG that compute, each
+  /// row signalled through arrive/wait barriers (0: none; the compute
+  /// warps copy). A block then streams its chunk's bands through one
+  /// staged tile: the copy warps fill each row's slot with the next band's
+  /// row as soon as the compute warps have read it.
+  int64_t copyWarps = 0;
+  int64_t computeWarps() const { return warpsQ * warpsG; }
+  int64_t threads() const { return 32 * (computeWarps() + copyWarps); }
 };
 
 /// A configuration for the problem (Spio's heuristic, from sweeps on an

@@ -157,6 +157,11 @@ private:
     return floorModIndex(builder, loc, v, d);
   }
   Value lane(Location loc) { return gpu::LaneIdOp::create(builder, loc, nullptr); }
+  /// A shared byte offset for `bytes` (128-byte aligned) in the dynamic
+  /// shared memory, which this creates on first use.
+  int64_t reserveShared(int64_t bytes);
+  /// Barrier `index` of a spio.barrier_alloc group as a shared pointer.
+  Value barrierPointer(Location loc, Value barriers, Value index);
 
   FunctionOpInterface func;
   OpBuilder builder;
@@ -165,6 +170,8 @@ private:
   DenseMap<Value, int64_t> sharedOffset;  // shared root -> byte offset
   DenseMap<std::pair<Value, Type>, Value> views;
   Value dynamicShared;
+  /// The dynamic shared memory's address, for barrier pointers.
+  Value sharedBase;
   int64_t sharedBytes = 0;
 };
 
@@ -176,6 +183,37 @@ FailureOr<Cursor> TensorResolver::cursorOf(Operation *user, Value tensor) {
          << "uses a tensor that does not come from a kernel argument or "
             "spio.alloc through spio.subscript/spio.rebase; tensors cannot "
             "flow through block arguments, loops or calls";
+}
+
+int64_t TensorResolver::reserveShared(int64_t bytes) {
+  if (!dynamicShared) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&func.getFunctionBody().front());
+    MLIRContext *ctx = func.getContext();
+    auto bytesType = MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8),
+                                     AffineMap(), addressSpace(ctx, MemorySpace::Shared));
+    dynamicShared = gpu::DynamicSharedMemoryOp::create(builder, func.getLoc(), bytesType);
+  }
+  sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
+  int64_t offset = sharedBytes;
+  sharedBytes += bytes;
+  return offset;
+}
+
+Value TensorResolver::barrierPointer(Location loc, Value barriers, Value index) {
+  if (!sharedBase) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfterValue(dynamicShared);
+    sharedBase = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, dynamicShared);
+  }
+  Value offset = arith::MulIOp::create(builder, loc, index, this->index(loc, 8));
+  offset = arith::AddIOp::create(builder, loc, offset,
+                                 this->index(loc, sharedOffset.lookup(barriers)));
+  Value address = arith::AddIOp::create(builder, loc, sharedBase, offset);
+  Value address64 = arith::IndexCastUIOp::create(builder, loc, builder.getI64Type(), address);
+  auto shared = LLVM::LLVMPointerType::get(builder.getContext(),
+                                           static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  return LLVM::IntToPtrOp::create(builder, loc, shared, address64);
 }
 
 LogicalResult TensorResolver::collectCursors() {
@@ -202,20 +240,15 @@ LogicalResult TensorResolver::collectCursors() {
       SpioTensorType type = alloc.getType();
       cursors[alloc] = Cursor{alloc, {}, {}, {}};
       if (type.getMemorySpace() == MemorySpace::Shared) {
-        if (!dynamicShared) {
-          OpBuilder::InsertionGuard guard(builder);
-          builder.setInsertionPointToStart(&entry);
-          auto bytesType = MemRefType::get(
-              {ShapedType::kDynamic}, IntegerType::get(ctx, 8), AffineMap(),
-              addressSpace(ctx, MemorySpace::Shared));
-          dynamicShared =
-              gpu::DynamicSharedMemoryOp::create(builder, func.getLoc(), bytesType);
-        }
-        sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
-        sharedOffset[alloc] = sharedBytes;
+        sharedOffset[alloc] = reserveShared(tensorBytes(type));
         rootBytes[alloc] = dynamicShared;
-        sharedBytes += tensorBytes(type);
       }
+      return WalkResult::advance();
+    }
+    // Barriers live in the dynamic shared memory too: a static global
+    // beside it would shift the tiles' base past what the launch reserves.
+    if (auto alloc = dyn_cast<BarrierAllocOp>(op)) {
+      sharedOffset[alloc] = reserveShared(8 * alloc.getType().getCount());
       return WalkResult::advance();
     }
     if (auto subscript = dyn_cast<SubscriptOp>(op)) {
@@ -652,6 +685,37 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     return success();
   }
 
+  // Barriers: NVVM's mbarrier instructions on the barrier's address.
+  if (auto init = dyn_cast<BarrierInitOp>(op)) {
+    Value pointer = barrierPointer(loc, init.getBarriers(), init.getIndex());
+    Value arrivals = arith::ConstantIntOp::create(builder, loc, init.getArrivals(), 32);
+    NVVM::MBarrierInitOp::create(builder, loc, pointer, arrivals, Value());
+    op->erase();
+    return success();
+  }
+  if (auto arrive = dyn_cast<BarrierArriveOp>(op)) {
+    Value pointer = barrierPointer(loc, arrive.getBarriers(), arrive.getIndex());
+    NVVM::MBarrierArriveOp::create(builder, loc, builder.getI64Type(), pointer, Value());
+    op->erase();
+    return success();
+  }
+  if (auto wait = dyn_cast<BarrierWaitOp>(op)) {
+    Value pointer = barrierPointer(loc, wait.getBarriers(), wait.getIndex());
+    Value parity = arith::ExtUIOp::create(builder, loc, builder.getI32Type(), wait.getParity());
+    // The suspend-time hint of each try (ns); the wait loops until the
+    // phase completes.
+    Value ticks = arith::ConstantIntOp::create(builder, loc, 10000000, 32);
+    NVVM::MBarrierTryWaitParityOp::create(builder, loc, pointer, parity, ticks);
+    op->erase();
+    return success();
+  }
+  if (auto arrive = dyn_cast<AsyncArriveOp>(op)) {
+    Value pointer = barrierPointer(loc, arrive.getBarriers(), arrive.getIndex());
+    NVVM::CpAsyncMBarrierArriveOp::create(builder, loc, pointer, builder.getBoolAttr(true));
+    op->erase();
+    return success();
+  }
+
   if (isa<AsyncCommitOp>(op)) {
     NVVM::CpAsyncCommitGroupOp::create(builder, loc);
     op->erase();
@@ -670,8 +734,9 @@ LogicalResult TensorResolver::run() {
     return failure();
   SmallVector<Operation *> accesses;
   func.getFunctionBody().walk([&](Operation *op) {
-    if (isa<LoadOp, StoreOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
-            StoreFragmentOp, AsyncCommitOp, AsyncWaitOp>(op))
+    if (isa<LoadOp, StoreOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp, StoreFragmentOp,
+            AsyncCommitOp, AsyncWaitOp, BarrierInitOp, BarrierArriveOp, BarrierWaitOp,
+            AsyncArriveOp>(op))
       accesses.push_back(op);
   });
   for (Operation *op : accesses)
@@ -680,7 +745,7 @@ LogicalResult TensorResolver::run() {
   // Cursors are resolved; drop them, uses first.
   SmallVector<Operation *> tensorOps;
   func.getFunctionBody().walk([&](Operation *op) {
-    if (isa<SubscriptOp, RebaseOp, ViewOp, AllocOp>(op))
+    if (isa<SubscriptOp, RebaseOp, ViewOp, AllocOp, BarrierAllocOp>(op))
       tensorOps.push_back(op);
   });
   for (Operation *op : llvm::reverse(tensorOps)) {
@@ -914,6 +979,18 @@ struct MmaLowering : SpioPattern<MmaOp> {
   }
 };
 
+struct NamedBarrierLowering : SpioPattern<NamedBarrierOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(NamedBarrierOp op, Adaptor, ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    Value id = arith::ConstantIntOp::create(r, loc, op.getId(), 32);
+    Value threads = arith::ConstantIntOp::create(r, loc, op.getThreads(), 32);
+    NVVM::BarrierOp::create(r, loc, Type(), id, threads, NVVM::BarrierReductionAttr(), Value());
+    r.eraseOp(op);
+    return success();
+  }
+};
+
 struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGPU> {
   using Base::Base;
 
@@ -971,7 +1048,8 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
                  IdentityLowering<VectorToFragmentOp>,
                  CoordBinaryLowering<AddOp, arith::AddIOp>,
                  CoordBinaryLowering<SubOp, arith::SubIOp>, ModLowering, CmpLowering,
-                 LinearIdLowering, DecomposeLowering, FillLowering, MmaLowering>(
+                 LinearIdLowering, DecomposeLowering, FillLowering, MmaLowering,
+                 NamedBarrierLowering>(
         converter, ctx);
     populateFunctionOpInterfaceTypeConversionPattern<gpu::GPUFuncOp>(patterns, converter);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);

@@ -15,6 +15,15 @@ func.func @fprop(%x: !X, %w: !W, %b: !Bias, %y: !Y) {
   return
 }
 
+// Copy warps: the streamed bands' kernel (keys in any order print as
+// chunks, then copy_warps).
+// CHECK-LABEL: func.func @fprop_copy_warps
+// CHECK: config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 20, chunks = 3, copy_warps = 2>
+func.func @fprop_copy_warps(%x: !X, %w: !W, %y: !Y) {
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 20, copy_warps = 2, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1 : i64} : !X, !W -> !Y
+  return
+}
+
 // CHECK-LABEL: func.func @dgrad
 // CHECK: spio.conv2d_gw8 dgrad
 func.func @dgrad(%dy: !spio.tensor<[n: 2, h: 18, w: 18, k/8: 4] x vector<8xbf16>, global>,

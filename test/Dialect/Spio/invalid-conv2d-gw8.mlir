@@ -142,5 +142,10 @@ func.func @bias_dtype(%x: !X, %w: !W, %b: !B, %y: !Y) {
 
 // -----
 
-// expected-error @below {{expected 'chunks' or 'multiprocessors', once each}}
+// expected-error @below {{expected 'chunks', 'copy_warps' or 'multiprocessors', once each}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 2, chunks = 3>}
+
+// -----
+
+// expected-error @below {{conv2d_gw8_config copy_warps must be 0 (none) or positive, got -1}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, copy_warps = -1>}

@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -72,39 +73,43 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
 
 Attribute Conv2dGw8ConfigAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
-  int64_t warpsQ, warpsG, rows, chunks = 0, multiprocessors = ::spio::kDefaultMultiprocessors;
+  int64_t warpsQ, warpsG, rows, chunks = 0, copyWarps = 0,
+          multiprocessors = ::spio::kDefaultMultiprocessors;
   if (parser.parseLess() || parser.parseKeyword("warps") || parser.parseEqual() ||
       parser.parseLSquare() || parser.parseInteger(warpsQ) || parser.parseComma() ||
       parser.parseInteger(warpsG) || parser.parseRSquare() || parser.parseComma() ||
       parser.parseKeyword("rows") || parser.parseEqual() || parser.parseInteger(rows))
     return {};
-  bool seenChunks = false, seenMultiprocessors = false;
+  llvm::StringMap<std::pair<int64_t *, bool>> optional = {
+      {"chunks", {&chunks, false}},
+      {"copy_warps", {&copyWarps, false}},
+      {"multiprocessors", {&multiprocessors, false}}};
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     SMLoc keyLoc = parser.getCurrentLocation();
     if (parser.parseKeyword(&key))
       return {};
-    bool *seen = key == "chunks" ? &seenChunks : key == "multiprocessors" ? &seenMultiprocessors
-                                                                            : nullptr;
-    if (!seen || *seen) {
-      parser.emitError(keyLoc, "expected 'chunks' or 'multiprocessors', once each");
+    auto entry = optional.find(key);
+    if (entry == optional.end() || entry->second.second) {
+      parser.emitError(keyLoc, "expected 'chunks', 'copy_warps' or 'multiprocessors', once each");
       return {};
     }
-    *seen = true;
-    if (parser.parseEqual() ||
-        parser.parseInteger(key == "chunks" ? chunks : multiprocessors))
+    entry->second.second = true;
+    if (parser.parseEqual() || parser.parseInteger(*entry->second.first))
       return {};
   }
   if (parser.parseGreater())
     return {};
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                    ArrayRef<int64_t>{warpsQ, warpsG}, rows, chunks, multiprocessors);
+                    ArrayRef<int64_t>{warpsQ, warpsG}, rows, chunks, copyWarps, multiprocessors);
 }
 
 void Conv2dGw8ConfigAttr::print(AsmPrinter &printer) const {
   printer << "<warps = [" << getWarps()[0] << ", " << getWarps()[1] << "], rows = " << getRows();
   if (getChunks())
     printer << ", chunks = " << getChunks();
+  if (getCopyWarps())
+    printer << ", copy_warps = " << getCopyWarps();
   if (getMultiprocessors() != ::spio::kDefaultMultiprocessors)
     printer << ", multiprocessors = " << getMultiprocessors();
   printer << ">";
@@ -112,7 +117,8 @@ void Conv2dGw8ConfigAttr::print(AsmPrinter &printer) const {
 
 LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                           ArrayRef<int64_t> warps, int64_t rows,
-                                          int64_t chunks, int64_t multiprocessors) {
+                                          int64_t chunks, int64_t copyWarps,
+                                          int64_t multiprocessors) {
   if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
     return emitError() << "conv2d_gw8_config warps must be two positive counts [Q, groups]";
   if (rows < 1)
@@ -120,6 +126,9 @@ LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emi
   if (chunks < 0)
     return emitError() << "conv2d_gw8_config chunks must be 0 (choose) or positive, got "
                        << chunks;
+  if (copyWarps < 0)
+    return emitError() << "conv2d_gw8_config copy_warps must be 0 (none) or positive, got "
+                       << copyWarps;
   if (multiprocessors < 1)
     return emitError() << "conv2d_gw8_config multiprocessors must be positive, got "
                        << multiprocessors;

@@ -3,6 +3,7 @@
 #include "spio/Dialect/Spio/IR/SpioOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -676,6 +677,35 @@ LogicalResult Conv2dGw8Op::verify() {
   size_t outRank = pass == ConvPass::Wgrad ? 5 : 4;
   if (a.getDims().size() != 4 || b.getDims().size() != 4 || d.getDims().size() != outRank)
     return emitOpError() << "takes 4-entry inputs and a " << outRank << "-entry output";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Arrive/wait barriers
+//===----------------------------------------------------------------------===//
+
+/// A constant index names one of the group's barriers.
+static LogicalResult verifyBarrierIndex(Operation *op, Value barriers, Value index) {
+  int64_t count = cast<BarrierGroupType>(barriers.getType()).getCount();
+  APInt value;
+  if (matchPattern(index, m_ConstantInt(&value)) &&
+      (value.isNegative() || value.getSExtValue() >= count))
+    return op->emitOpError() << "barrier index " << value.getSExtValue()
+                             << " is outside the group of " << count;
+  return success();
+}
+
+LogicalResult BarrierInitOp::verify() { return verifyBarrierIndex(*this, getBarriers(), getIndex()); }
+LogicalResult BarrierArriveOp::verify() {
+  return verifyBarrierIndex(*this, getBarriers(), getIndex());
+}
+LogicalResult AsyncArriveOp::verify() { return verifyBarrierIndex(*this, getBarriers(), getIndex()); }
+LogicalResult BarrierWaitOp::verify() { return verifyBarrierIndex(*this, getBarriers(), getIndex()); }
+
+LogicalResult NamedBarrierOp::verify() {
+  if (getThreads() % 32 != 0)
+    return emitOpError() << "synchronizes whole warps, but " << getThreads()
+                         << " threads is not a multiple of 32";
   return success();
 }
 

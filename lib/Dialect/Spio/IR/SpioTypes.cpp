@@ -328,6 +328,13 @@ LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult BarrierGroupType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                       int64_t count) {
+  if (count < 1)
+    return emitError() << "a barrier group holds at least one barrier, got " << count;
+  return success();
+}
+
 static int64_t mmaK(MmaShape shape) { return shape == MmaShape::M16N8K8 ? 8 : 16; }
 
 int64_t FragmentType::getNumRows() const {

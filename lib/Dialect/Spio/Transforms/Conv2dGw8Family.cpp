@@ -45,5 +45,6 @@ kernels::Conv2dGw8Config mlir::spio::conv2dGw8Config(Conv2dGw8ConfigAttr attr) {
   c.warpsG = attr.getWarps()[1];
   c.rowsP = attr.getRows();
   c.chunks = attr.getChunks();
+  c.copyWarps = attr.getCopyWarps();
   return c;
 }

@@ -83,15 +83,19 @@ def Spio_Conv2dGw8ConfigAttr : Spio_Attr<"Conv2dGw8Config", "conv2d_gw8_config">
     and fprop and dgrad their bands of rows (flattened rows of narrow
     images; on rows of fragments, (image, row tile) bands, each block a
     2-stage ring over its range of them) (0: spio-tile chooses; rows of
-    fragments then take one band a block). With `multiprocessors = N`,
+    fragments then take one band a block). With `copy_warps = N`, fprop
+    and dgrad (stride 1, rows of fragments) add N warps that only copy the
+    staged rows in, each block streaming its bands through one staged
+    tile. With `multiprocessors = N`,
     the chunks spio-tile chooses aim for whole waves on a GPU of N
     multiprocessors (default 132, an H100 SXM's or an H200's).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$warps,
                         "int64_t":$rows,
                         DefaultValuedParameter<"int64_t", "0">:$chunks,
+                        DefaultValuedParameter<"int64_t", "0">:$copyWarps,
                         DefaultValuedParameter<"int64_t", "::spio::kDefaultMultiprocessors">:$multiprocessors);
-  // Custom: two optional `, key = value` entries, which generated optional
+  // Custom: three optional `, key = value` entries, which generated optional
   // groups cannot tell apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

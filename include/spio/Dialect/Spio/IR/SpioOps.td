@@ -11,6 +11,8 @@ def Spio_Coord : Type<CPred<"::llvm::isa<::mlir::spio::CoordType>($_self)">,
                       "typed coordinate", "::mlir::spio::CoordType">;
 def Spio_Tensor : Type<CPred<"::llvm::isa<::mlir::spio::SpioTensorType>($_self)">,
                        "spio tensor", "::mlir::spio::SpioTensorType">;
+def Spio_Barriers : Type<CPred<"::llvm::isa<::mlir::spio::BarrierGroupType>($_self)">,
+                         "barrier group", "::mlir::spio::BarrierGroupType">;
 def Spio_Fragment : Type<CPred<"::llvm::isa<::mlir::spio::FragmentType>($_self)">,
                          "mma fragment", "::mlir::spio::FragmentType">;
 
@@ -503,6 +505,108 @@ def Spio_AsyncWaitOp : Spio_Op<"async_wait"> {
   let summary = "wait until at most `pending` async copy groups are in flight";
   let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "$pending attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Arrive/wait barriers
+//===----------------------------------------------------------------------===//
+
+def Spio_BarrierAllocOp : Spio_Op<"barrier_alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "allocate a group of arrive/wait barriers in shared memory";
+  let description = [{
+    ```
+    %bars = spio.barrier_alloc : !spio.barriers<16>
+    ```
+    The block's barriers, uninitialized: one thread initializes each with
+    `spio.barrier_init` and the block synchronizes before any other use.
+  }];
+  let results = (outs Spio_Barriers:$barriers);
+  let assemblyFormat = "attr-dict `:` qualified(type($barriers))";
+}
+
+class Spio_BarrierOp<string mnemonic, list<Trait> traits = []>
+    : Spio_Op<mnemonic, traits> {
+  // A constant index must name one of the group's barriers.
+  let hasVerifier = 1;
+}
+
+def Spio_BarrierInitOp : Spio_BarrierOp<"barrier_init"> {
+  let summary = "set a barrier's count of arrivals per phase";
+  let description = [{
+    ```
+    spio.barrier_init %bars[%i], arrivals 256 : !spio.barriers<16>
+    ```
+    Barrier `%i` starts in phase 0, whose completion takes `arrivals`
+    arrivals (as does every later phase).
+  }];
+  let arguments = (ins Spio_Barriers:$barriers, Index:$index,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<1048575>]>:$arrivals);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` `arrivals` $arrivals attr-dict `:` qualified(type($barriers))
+  }];
+}
+
+def Spio_BarrierArriveOp : Spio_BarrierOp<"barrier_arrive"> {
+  let summary = "arrive at a barrier's current phase";
+  let description = [{
+    ```
+    spio.barrier_arrive %bars[%i] : !spio.barriers<16>
+    ```
+    With release semantics: what this thread wrote or read before is
+    ordered before whatever a thread that waits for the phase does after.
+  }];
+  let arguments = (ins Spio_Barriers:$barriers, Index:$index);
+  let assemblyFormat = "$barriers `[` $index `]` attr-dict `:` qualified(type($barriers))";
+}
+
+def Spio_AsyncArriveOp : Spio_BarrierOp<"async_arrive"> {
+  let summary = "arrive at a barrier once this thread's async copies land";
+  let description = [{
+    ```
+    spio.async_arrive %bars[%i] : !spio.barriers<16>
+    ```
+    The thread's arrival at barrier `%i`'s current phase happens when every
+    `spio.async_copy` it issued before has written shared memory (PTX
+    `cp.async.mbarrier.arrive.noinc`): a waiter for the phase then sees the
+    copies' data, without an `async_wait` in the copying thread.
+  }];
+  let arguments = (ins Spio_Barriers:$barriers, Index:$index);
+  let assemblyFormat = "$barriers `[` $index `]` attr-dict `:` qualified(type($barriers))";
+}
+
+def Spio_BarrierWaitOp : Spio_BarrierOp<"barrier_wait"> {
+  let summary = "wait until a barrier's phase of the given parity completes";
+  let description = [{
+    ```
+    spio.barrier_wait %bars[%i], parity %p : !spio.barriers<16>
+    ```
+    Waits for the completion of the current or the immediately preceding
+    phase of barrier `%i`, the one whose parity is `%p` (phase n has parity
+    n % 2), with acquire semantics. Waiting for parity 1 before phase 0
+    completes returns at once (the phase before it counts as complete):
+    a producer's first wait for free slots passes.
+  }];
+  let arguments = (ins Spio_Barriers:$barriers, Index:$index, I1:$parity);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` `parity` $parity attr-dict `:` qualified(type($barriers))
+  }];
+}
+
+def Spio_NamedBarrierOp : Spio_Op<"named_barrier"> {
+  let summary = "a barrier of some of the block's warps";
+  let description = [{
+    ```
+    spio.named_barrier 1, threads 256
+    ```
+    As a block-wide barrier (memory order included), for the `threads`
+    threads (whole warps) that execute it with the same id: the compute
+    warps of a block whose copy warps run apart. Id 0 is the block-wide
+    barrier's.
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<15>]>:$id,
+                       ConfinedAttr<I64Attr, [IntMinValue<32>]>:$threads);
+  let assemblyFormat = "$id `,` `threads` $threads attr-dict";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -100,4 +100,19 @@ def Spio_FragmentType : Spio_Type<"Fragment", "fragment"> {
   }];
 }
 
+def Spio_BarrierGroupType : Spio_Type<"BarrierGroup", "barriers"> {
+  let summary = "a group of shared-memory arrive/wait barriers";
+  let description = [{
+    `!spio.barriers<16>` is 16 barriers in shared memory (PTX mbarriers),
+    each counting arrivals of its current phase: a phase completes when
+    its count of arrivals (set by `spio.barrier_init`) has arrived, and a
+    waiter names the parity of the phase it waits for. Unlike a block-wide
+    barrier, the warps that arrive and those that wait need not be the
+    same: copy warps signal rows in, compute warps signal them read.
+  }];
+  let parameters = (ins "int64_t":$count);
+  let assemblyFormat = "`<` $count `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // SPIO_TYPES_TD
