@@ -364,7 +364,7 @@ static int64_t tilesSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config
 }
 
 int64_t streamBarrierCount(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  return ceilDiv(2 * stagedInput(p, c).rows, 16) * 16;
+  return 2 * stagedInput(p, c).rows;
 }
 
 /// fprop and dgrad on rows of fragments: whether a block rings its bands
@@ -380,7 +380,8 @@ static bool ringsTwoTiles(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
 static int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
                                int64_t outputRows) {
   int64_t pitch = outputPitch(c.warpsG), columns = 16 * c.warpsQ;
-  int64_t barriers = c.copyWarps ? 8 * streamBarrierCount(p, c) : 0;
+  // The barriers follow the tiles, from a 128-byte boundary.
+  int64_t barriers = c.copyWarps ? ceilDiv(8 * streamBarrierCount(p, c), 128) * 128 : 0;
   return barriers + tilesSharedBytes(p, c, ringsTwoTiles(p, c) ? 2 : 1,
                                      8 * (2 * outputRows * columns * pitch - pitch + c.warpsG));
 }

@@ -225,7 +225,8 @@ private:
   /// warp's coordinates (%wg and %w<pixels>), its group as weight rows and
   /// output channels (%wgk, %wgo), the bias viewed broadcast over a
   /// fragment's 16 pixels (%bias<pixels>) or a zero, the wait for the
-  /// first `pending` commit groups, and the weights.
+  /// first `pending` commit groups (none where negative: the caller
+  /// waited), and the weights.
   struct ComputeStart {
     std::vector<std::string> weights;
     std::string limitO;

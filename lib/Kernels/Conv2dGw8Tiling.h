@@ -134,9 +134,8 @@ int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
                            int64_t outputRows);
 int64_t outputRowsPerBarrier(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 
-/// With copy warps: the arrive/wait barriers of the staged tile (a full and
-/// an empty one per staged row), rounded up to 16 (128 bytes), so that the
-/// shared memory after them starts 128-byte aligned as the swizzles assume.
+/// With copy warps: the arrive/wait barriers of the staged tile, a full and
+/// an empty one per staged row.
 int64_t streamBarrierCount(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);

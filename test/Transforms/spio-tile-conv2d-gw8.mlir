@@ -75,7 +75,7 @@ gpu.module @m {
 
 // fprop with a copy warp: 8 compute warps and one that copies, 288
 // threads. Thread 0 sets up a full and an empty barrier for each of the 6
-// staged rows (12, rounded up to 16); after the block's one barrier the
+// staged rows; after the block's one barrier the
 // copy warp loops over the chunk's bands, waiting for each row's slot to
 // be read (empty barrier 6 + i) before copying the band's row into it and
 // arriving at its full barrier as the copies land; the compute warps wait
@@ -84,7 +84,7 @@ gpu.module @m {
 // tile.
 // CHECK-LABEL: gpu.func @fprop_copy_warps
 // CHECK-SAME: known_block_size = array<i32: 288, 1, 1>
-// CHECK: %[[BARS:.*]] = spio.barrier_alloc : !spio.barriers<16>
+// CHECK: %[[BARS:.*]] = spio.barrier_alloc : !spio.barriers<12>
 // CHECK: scf.if
 // CHECK: spio.barrier_init %[[BARS]][%{{.*}}], arrivals 32
 // CHECK: spio.barrier_init %[[BARS]][%{{.*}}], arrivals 256
