@@ -553,11 +553,10 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0 || c.copyWarps < 0)
     return "bad warp, row or chunk counts";
   if (c.copyWarps) {
+    // Stride 1 keeps the whole band staged (only stride-2 fprop rings its
+    // staged rows), the one tile the copy warps stream through.
     if (p.pass == ConvPass::Wgrad || flatRows(p) || p.stride != 1)
       return "copy warps are for fprop and dgrad on rows of fragments, stride 1";
-    if (stagedInput(p, c).ring)
-      return "copy warps stream bands through one staged tile: the band's rows must fit "
-             "it (take fewer rows)";
     if (c.copyWarps > 4)
       return "at most 4 copy warps";
   }

@@ -885,6 +885,8 @@ TEST(Conv2dGw8, CopyWarpsAreForStrideOneRowsOfFragments) {
   EXPECT_EQ(c.threads(), 32 * (c.computeWarps() + 2));
   c.copyWarps = 5;
   EXPECT_EQ(checkConv2dGw8(p, c), "at most 4 copy warps");
+  c.copyWarps = -1;
+  EXPECT_EQ(checkConv2dGw8(p, c), "bad warp, row or chunk counts");
   c.copyWarps = 1;
   EXPECT_EQ(checkConv2dGw8(as(p, ConvPass::Fprop, 2), c),
             "copy warps are for fprop and dgrad on rows of fragments, stride 1");
