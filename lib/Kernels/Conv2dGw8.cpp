@@ -1012,13 +1012,16 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
   ring.chunks = bandRingChunks(p, chosen, true);
   if (ring.chunks)
     add(ring);
-  // Kernels of 5 or more columns, stride 1: the chosen warps and rows with
-  // two copy warps, each block streaming its bands through one staged
-  // tile, in as many blocks as run at once and in four times as many. On
-  // an H200 (fprop, against the chosen): 56x56 C384 N32 1.08x, 36x36 C288
-  // 1.045x, 28x28 C240 1.03x, 56x56 C80 1.00x, 28x28 C160 0.93x; the best
-  // block count differed from layer to layer.
-  if (heavyKernel(p) && p.stride == 1) {
+  // Stride 1: the chosen warps and rows with two copy warps, each block
+  // streaming its bands through one staged tile, in as many blocks as run
+  // at once and, for kernels of 5 or more columns, in four times as many;
+  // none where each block would get one band (nothing to stream). On an
+  // H200 against the tuned list without them: 3x3 fprop 32x32 C48 1.06x,
+  // 8x8 C2112 1.05x, 32x32 C64 1.03x, 8x8 C1024 1.025x, 64x64 C64 1.02x
+  // (2X: 0.9-1.0x); 5x5 fprop against the chosen: 56x56 C384 N32 1.08x,
+  // 36x36 C288 1.045x, 28x28 C240 1.03x, 56x56 C80 1.00x, 28x28 C160
+  // 0.93x, the best block count differing from layer to layer.
+  if (p.stride == 1) {
     Conv2dGw8Config streamed = chosen;
     streamed.chunks = 0;
     streamed.copyWarps = 2;
@@ -1027,7 +1030,8 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
         1, blocksAtOnce(p, streamed, false) / (grid.qTiles * grid.groupTiles));
     for (int64_t chunks : {atOnce, 4 * atOnce}) {
       streamed.chunks = std::min(chunks, grid.bands);
-      add(streamed);
+      if (bandGrid(p, streamed).bandsPerChunk > 1 && (chunks == atOnce || heavyKernel(p)))
+        add(streamed);
     }
   }
   int64_t P = p.kernelOutH(), Q = p.kernelOutW(), rows = chosen.rowsP;

@@ -330,13 +330,14 @@ def test_autotune_candidates_start_with_the_chosen():
     wide = spio.Conv2dGw8Arguments(128, 192, 72, 72)
     candidates = conv.candidates(wide)
     # As spio-jit --autotune lists them (test/Tools/spio-jit/no-gpu.test).
-    assert [c[2] for c in candidates] == [(2, 8, 12), (2, 8, 12, 14), (2, 8, 12, 29), (2, 8, 6),
-                                          (2, 8, 24), (5, 4, 12), (3, 8, 12), (1, 8, 24),
+    assert [c[2] for c in candidates] == [(2, 8, 12), (2, 8, 12, 14), (2, 8, 12, 29),
+                                          (2, 8, 12, 29, 2), (2, 8, 6), (2, 8, 24), (5, 4, 12), (3, 8, 12), (1, 8, 24),
                                           (4, 4, 12)]
     assert candidates[0] == conv.chosen(wide)
     assert all(spio.Kernel(conv, c).supports(wide) for c in candidates)
-    # 5x5 stride 1: two copy warps streaming the bands, as (warps, rows,
-    # chunks, copy warps), which the C API takes back as they came.
+    # Stride 1: two copy warps streaming the bands, as (warps, rows,
+    # chunks, copy warps), which the C API takes back as they came; for
+    # 5x5 also in four times as many blocks.
     five = spio.Conv2dGw8Arguments(320, 160, 28, 28, 5, 5, 2, 2)
     streamed = [c for c in conv.candidates(five) if len(c[2]) == 5]
     assert [c[2] for c in streamed] == [(2, 4, 28, 52, 2), (2, 4, 28, 208, 2)]

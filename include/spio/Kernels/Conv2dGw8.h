@@ -114,7 +114,10 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 /// neighbours that checkConv2dGw8 takes, at most `most`: the chosen
 /// configuration as a band ring in as many blocks as run at once (of the
 /// ring, and of one band a block), or where the chooser takes a ring, one
-/// band a block; the chosen warps in blocks of about half and twice the
+/// band a block; at stride 1, two copy warps streaming the bands in as
+/// many blocks as run at once (and for 5 or more columns four times as
+/// many), where a block gets two or more bands; the chosen warps in blocks
+/// of about half and twice the
 /// rows; one column tile spanning the output row (in the chosen group
 /// tiles and in 4); a warp more or
 /// fewer along the columns; the same warps over 8 or 4 groups where that
