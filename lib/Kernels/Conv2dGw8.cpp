@@ -426,7 +426,14 @@ int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
   // 6x5 0.91-0.94x, which spilled 12-16 bytes at 80).
   if (p.r * p.s >= 36)
     registers = 128;
-  return std::max<int64_t>(1, std::min(bySharedMemory, 65536 / (registers * c.threads())));
+  // A multiprocessor's registers are four files of 16K, one a scheduler,
+  // its resident warps dealt out over the four: B blocks of W warps at R
+  // registers fit where ceil(B * W / 4) warps of 32 * R fit one file, as
+  // ptxas counts (25-warp blocks, 1 copy warp beside 24, hinted 2 by
+  // 64K / (40 * 800): it took 32 registers and spilled 400 bytes, 0.26x
+  // the 26-warp kernel on an H200).
+  int64_t warps = c.threads() / 32, perFile = 16384 / (32 * registers);
+  return std::max<int64_t>(1, std::min(bySharedMemory, 4 * perFile / warps));
 }
 
 /// fprop and dgrad on rows of fragments: the output rows a block completes

@@ -896,6 +896,30 @@ TEST(Conv2dGw8, CopyWarpsAreForStrideOneRowsOfFragments) {
             "copy warps are for fprop and dgrad on rows of fragments, stride 1");
 }
 
+TEST(Conv2dGw8, BlocksHintedAsTheRegisterFilesHoldThem) {
+  // ptxas deals a multiprocessor's warps over four register files of 16K:
+  // two 25-warp blocks (3 x 8 compute warps and one copy warp) put 13
+  // warps on a file, 39 registers a thread, so the hint is one block (two
+  // took 32 registers and spilled), as with two copy warps; 18-warp blocks
+  // at 40 registers fit two (9 warps a file).
+  Conv2dGw8Problem p = layer(256, 1024, 8, 3, 1);
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  ASSERT_EQ(c.computeWarps(), 24);
+  c.chunks = 8;
+  for (auto [copyWarps, blocks] : {std::pair{1, 1}, std::pair{2, 1}}) {
+    c.copyWarps = copyWarps;
+    EXPECT_NE(conv2dGw8TileSource(p, c).find("nvvm.minctasm = " + std::to_string(blocks) + " : i32"),
+              std::string::npos)
+        << copyWarps;
+  }
+  Conv2dGw8Problem seven = layer(256, 1152, 7, 3, 1);
+  Conv2dGw8Config s = chooseConv2dGw8Config(seven);
+  ASSERT_EQ(s.computeWarps(), 16);
+  s.chunks = 7;
+  s.copyWarps = 2;
+  EXPECT_NE(conv2dGw8TileSource(seven, s).find("nvvm.minctasm = 2 : i32"), std::string::npos);
+}
+
 TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   auto warps = [](const Conv2dGw8Config &c) {
     return std::to_string(c.warpsQ) + "x" + std::to_string(c.warpsG) + " rows " +
