@@ -1035,9 +1035,9 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
     BandGrid grid = bandGrid(p, streamed);
     int64_t atOnce = std::max<int64_t>(
         1, blocksAtOnce(p, streamed, false) / (grid.qTiles * grid.groupTiles));
-    for (int64_t chunks : {atOnce, 4 * atOnce}) {
-      streamed.chunks = std::min(chunks, grid.bands);
-      if (bandGrid(p, streamed).bandsPerChunk > 1 && (chunks == atOnce || heavyKernel(p)))
+    for (int64_t chunks : {atOnce, heavyKernel(p) ? 4 * atOnce : atOnce}) {
+      streamed.chunks = chunks;
+      if (chunks < grid.bands)
         add(streamed);
     }
   }
