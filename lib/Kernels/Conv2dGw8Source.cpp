@@ -216,6 +216,9 @@ private:
   }
   /// fprop/dgrad: one output row from the shared tile's `slot` to y as
   /// 16-byte vectors, within the bounds.
+  /// copyOutTid: %tid permuted so that a 16-byte access phase of the
+  /// output tile's copy-out reads 8 distinct bank slots.
+  void defineCopyOutThread();
   void copyOutputRow(const std::string &slot, const std::string &pAbs,
                      const std::string &limitQ);
   /// The group's B fragment of every tap (dgrad: flipped, transposed).
@@ -287,6 +290,9 @@ private:
   /// thread count (the block's, or with copy warps those of one role).
   std::string elementTid = "%tid";
   int64_t elementThreads = 0;
+  /// The thread index copyOutputRow spreads the output tile's vectors by
+  /// (defineCopyOutThread).
+  std::string copyOutTid = "%tid";
   /// The shared row of staged row i.
   int64_t slotOf(int64_t i) const { return skipZeroRows ? i / 2 : i % slots; }
   /// One past the last staged row of commit group g: group 0 holds rows
@@ -708,10 +714,44 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   }
 }
 
+void ConvWriter::defineCopyOutThread() {
+  if (WG != 2 && WG != 4) {
+    copyOutTid = "%tid";
+    return;
+  }
+  // Within each run of 8 * WG threads, thread 8j + WG k + g takes pixel
+  // j + WG k (of the run's 8) and group g, rather than pixel (8j + WG k) / WG:
+  // the 8 threads of a 16-byte access phase then read pixels WG apart,
+  // whose vectors (outputPitch(WG) = WG + 1 apart) fall in 8 distinct bank
+  // slots, where two adjacent pixels' would share one. WG is 2 or 4: shifts
+  // and masks.
+  int64_t logWG = WG == 2 ? 1 : 2;
+  std::string runMask = index(8 * WG - 1), lowMask = index(7), three = index(3);
+  std::string groupMask = WG == 4 ? three : index(1);
+  std::string logG = index(logWG), twoLogG = index(2 * logWG);
+  auto op = [&](const char *name, const std::string &lhs, const std::string &rhs) {
+    std::string v = fresh("o");
+    out << "    " << v << " = arith." << name << " " << lhs << ", " << rhs << " : index\n";
+    return v;
+  };
+  std::string o = op("andi", "%tid", runMask);
+  std::string j = op("shrui", o, three);
+  std::string k = op("shrui", op("andi", o, lowMask), logG);
+  std::string g = op("andi", o, groupMask);
+  std::string jw = op("shli", j, logG);
+  std::string kw = op("shli", k, twoLogG);
+  std::string moved = op("addi", op("addi", jw, kw), g);
+  copyOutTid = op("addi", op("subi", "%tid", o), moved);
+}
+
 void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
                                const std::string &limitQ) {
   std::string Q = coord("q"), G8 = coord(CO, 8);
   std::string limitO = constant(p.c, CO);
+  // The threads' runs of 8 * WG are whole warps' parts, so every pass over
+  // the tile permutes its elements within the same runs.
+  std::string tid = elementTid;
+  elementTid = copyOutTid;
   forEachElement(BQ * WG, [&](const std::string &lin) {
     std::string ql = fresh("ql"), gl = fresh("gl");
     out << "    " << ql << ", " << gl << " = spio.decompose " << lin << " [" << BQ << ", " << WG
@@ -730,6 +770,7 @@ void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
         << ", " << G8 << "]\n";
     out << "    }\n";
   });
+  elementTid = tid;
 }
 
 /// Spreads the 8 rows an ldmatrix reads (consecutive q, same parity and
@@ -929,6 +970,8 @@ void ConvWriter::writeTileBody() {
   else
     out << "    %wk0 = spio.cast %gci : " << coord(CI) << " to " << coord("k") << "\n";
   out << "    %tid = spio.linear_id thread\n    %warp = spio.linear_id warp\n";
+  if (!flat)
+    defineCopyOutThread();
   stageWeights();
   if (c.copyWarps) {
     writeStreamedBands();

@@ -22,6 +22,23 @@
 // CHECK: %[[TILEV:.*]] = spio.view %[[TILE]] {{.*}} to !spio.tensor<[slot: 2:160, q: 32:5, k/8: 4] x vector<8xf16>, shared>
 // CHECK: %[[YV:.*]] = spio.view %{{.*}} to !spio.tensor<[n: 2, p: 20, q: 48, k/8: 4] x vector<8xf16>, global>
 // CHECK: spio.decompose %{{.*}} [1, 2] : !spio.coord<c/32>, !spio.coord<q/32>
+// The output tile's copy-out spreads each 16-byte access phase (8
+// threads) over 8 bank slots: in every run of 32 threads, thread
+// 8j + 4k + g takes pixel j + 4k and group g, so a phase reads pixels 4
+// apart, 20 vectors at the tile's pitch of 5 (adjacent pixels' vectors
+// 0-3 and 5-8 would share slot 0).
+// CHECK: %[[TID:.*]] = spio.linear_id thread
+// CHECK: %[[SPAN:.*]] = arith.andi %[[TID]], %c31 : index
+// CHECK-NEXT: %[[J:.*]] = arith.shrui %[[SPAN]], %c3 : index
+// CHECK-NEXT: %[[LOW:.*]] = arith.andi %[[SPAN]], %c7 : index
+// CHECK-NEXT: %[[K:.*]] = arith.shrui %[[LOW]], %c2 : index
+// CHECK-NEXT: %[[G:.*]] = arith.andi %[[SPAN]], %c3 : index
+// CHECK-NEXT: %[[JW:.*]] = arith.shli %[[J]], %c2 : index
+// CHECK-NEXT: %[[KW:.*]] = arith.shli %[[K]], %c4 : index
+// CHECK-NEXT: %[[PIXEL:.*]] = arith.addi %[[JW]], %[[KW]] : index
+// CHECK-NEXT: %[[MOVED:.*]] = arith.addi %[[PIXEL]], %[[G]] : index
+// CHECK-NEXT: %[[BASE:.*]] = arith.subi %[[TID]], %[[SPAN]] : index
+// CHECK-NEXT: %[[OTID:.*]] = arith.addi %[[BASE]], %[[MOVED]] : index
 // CHECK: spio.decompose %{{.*}} [2, 3] : !spio.coord<n>, !spio.coord<p/8>
 // CHECK: spio.cast %{{.*}} : !spio.coord<q> to !spio.coord<w>
 // One commit group per output row (the first also holds the weights), so
@@ -54,6 +71,7 @@
 // CHECK-NEXT: spio.async_wait 5
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: spio.ldmatrix
+// CHECK: arith.addi %[[OTID]], %c0
 // CHECK: spio.load %[[TILEV]]
 // CHECK: spio.store %{{.*}}, %[[YV]]
 // CHECK-NOT: gpu.barrier
@@ -224,6 +242,9 @@ gpu.module @m {
 // output tile's pixels too are 7 vectors apart (56 halves).
 // CHECK-LABEL: gpu.func @fprop_six_groups
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
+// Six groups a pixel: a phase's 8 threads span pixels at a pitch of 7
+// vectors; the copy-out takes the threads as they come.
+// CHECK-NOT: arith.shrui
 // CHECK: spio.alloc : !spio.tensor<[r: 12:280, q: 40:7, sc/8: 2:7, c/8: 6] x vector<8xf16>, shared>
 // CHECK: spio.alloc : !spio.tensor<[r: 3, s: 3, k: 48, c/8: 1] x vector<8xf16>, shared>
 // CHECK: spio.alloc : !spio.tensor<[slot: 2:1792, q: 32:56, k: 48] x f16, shared>
