@@ -214,11 +214,11 @@ private:
     return std::string("!spio.fragment<C, ") + (flat ? "m16n8k8" : "m16n8k16") +
            ", f32, [sc, k]>";
   }
-  /// fprop/dgrad: one output row from the shared tile's `slot` to y as
-  /// 16-byte vectors, within the bounds.
   /// copyOutTid: %tid permuted so that a 16-byte access phase of the
   /// output tile's copy-out reads 8 distinct bank slots.
   void defineCopyOutThread();
+  /// fprop/dgrad: one output row from the shared tile's `slot` to y as
+  /// 16-byte vectors, within the bounds.
   void copyOutputRow(const std::string &slot, const std::string &pAbs,
                      const std::string &limitQ);
   /// The group's B fragment of every tap (dgrad: flipped, transposed).
@@ -715,10 +715,8 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
 }
 
 void ConvWriter::defineCopyOutThread() {
-  if (WG != 2 && WG != 4) {
-    copyOutTid = "%tid";
+  if (WG != 2 && WG != 4)
     return;
-  }
   // Within each run of 8 * WG threads, thread 8j + WG k + g takes pixel
   // j + WG k (of the run's 8) and group g, rather than pixel (8j + WG k) / WG:
   // the 8 threads of a 16-byte access phase then read pixels WG apart,
@@ -727,8 +725,8 @@ void ConvWriter::defineCopyOutThread() {
   // and masks.
   int64_t logWG = WG == 2 ? 1 : 2;
   std::string runMask = index(8 * WG - 1), lowMask = index(7), three = index(3);
-  std::string groupMask = WG == 4 ? three : index(1);
   std::string logG = index(logWG), twoLogG = index(2 * logWG);
+  std::string groupMask = WG == 4 ? three : logG;
   auto op = [&](const char *name, const std::string &lhs, const std::string &rhs) {
     std::string v = fresh("o");
     out << "    " << v << " = arith." << name << " " << lhs << ", " << rhs << " : index\n";
@@ -748,8 +746,8 @@ void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
                                const std::string &limitQ) {
   std::string Q = coord("q"), G8 = coord(CO, 8);
   std::string limitO = constant(p.c, CO);
-  // The threads' runs of 8 * WG are whole warps' parts, so every pass over
-  // the tile permutes its elements within the same runs.
+  // A pass takes whole runs of 8 * WG threads (all the compute threads),
+  // so the permuted indices cover the same elements as %tid's.
   std::string tid = elementTid;
   elementTid = copyOutTid;
   forEachElement(BQ * WG, [&](const std::string &lin) {

@@ -242,12 +242,14 @@ gpu.module @m {
 // output tile's pixels too are 7 vectors apart (56 halves).
 // CHECK-LABEL: gpu.func @fprop_six_groups
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
-// Six groups a pixel: a phase's 8 threads span pixels at a pitch of 7
-// vectors; the copy-out takes the threads as they come.
-// CHECK-NOT: arith.shrui
 // CHECK: spio.alloc : !spio.tensor<[r: 12:280, q: 40:7, sc/8: 2:7, c/8: 6] x vector<8xf16>, shared>
 // CHECK: spio.alloc : !spio.tensor<[r: 3, s: 3, k: 48, c/8: 1] x vector<8xf16>, shared>
 // CHECK: spio.alloc : !spio.tensor<[slot: 2:1792, q: 32:56, k: 48] x f16, shared>
+// Six groups a pixel: the copy-out takes the threads as they come (no
+// permutation of the thread index).
+// CHECK: spio.linear_id thread
+// CHECK-NOT: arith.shrui
+// CHECK: gpu.return
 gpu.module @m {
   gpu.func @fprop_six_groups(%x: !X, %w: !W, %y: !Y) kernel {
     spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 6], rows = 10>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
@@ -269,6 +271,14 @@ gpu.module @m {
 // CHECK-LABEL: gpu.func @fprop_paired_taps
 // CHECK: spio.alloc : !spio.tensor<[r: 8:80, q: 40:2, sc/8: 2, c/8: 2] x vector<8xf16>, shared, #spio.xor_swizzle<1, 0, 3>>
 // CHECK: spio.alloc : !spio.tensor<[r: 5, s: 5, k: 16, c/8: 1] x vector<8xf16>, shared>
+// Two groups a pixel (the output tile's pitch 3): in runs of 16 threads,
+// thread 8j + 2k + g takes pixel j + 2k, so a phase reads pixels 2 apart.
+// CHECK: %[[TID:.*]] = spio.linear_id thread
+// CHECK: %[[SPAN:.*]] = arith.andi %[[TID]], %c15 : index
+// CHECK-NEXT: arith.shrui %[[SPAN]], %c3 : index
+// CHECK-NEXT: %[[LOW:.*]] = arith.andi %[[SPAN]], %c7 : index
+// CHECK-NEXT: arith.shrui %[[LOW]], %[[ONE:.*]] : index
+// CHECK-NEXT: arith.andi %[[SPAN]], %[[ONE]] : index
 // CHECK: spio.async_copy {{.*}} : !spio.tensor<[k: 16, r: 5, s: 5, c/8: 1] x vector<8xf16>, global>[!spio.coord<k>, !spio.coord<r>, !spio.coord<s>] to !spio.tensor<[r: 5, s: 5, k: 16, c/8: 1] x vector<8xf16>, shared>
 // CHECK: spio.view %{{.*}} to !spio.tensor<[r: 5, sc/8: 5, k: 16] x vector<8xf16>, shared>
 // CHECK-COUNT-15: spio.ldmatrix {{.*}} -> !spio.fragment<B, m16n8k{{16|8}}, f16, [sc, k]>
