@@ -1035,7 +1035,10 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
     BandGrid grid = bandGrid(p, streamed);
     int64_t atOnce = std::max<int64_t>(
         1, blocksAtOnce(p, streamed, false) / (grid.qTiles * grid.groupTiles));
-    for (int64_t chunks : {atOnce, heavyKernel(p) ? 4 * atOnce : atOnce}) {
+    std::vector<int64_t> blockCounts = {atOnce};
+    if (heavyKernel(p))
+      blockCounts.push_back(4 * atOnce);
+    for (int64_t chunks : blockCounts) {
       streamed.chunks = chunks;
       if (chunks < grid.bands)
         add(streamed);
