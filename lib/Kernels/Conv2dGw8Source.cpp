@@ -131,6 +131,10 @@ private:
   /// spare threads do nothing (a zero-filling copy would overwrite a real
   /// element).
   void forEachElement(int64_t count, const std::function<void(const std::string &)> &body);
+  /// forEachElement over the output tile's 16-byte vectors (a pixel's WG
+  /// groups in a row), its threads ordered by copyOutTid.
+  void forEachOutputVector(int64_t count,
+                           const std::function<void(const std::string &)> &body);
   /// Staged input rows [first, first + count), into shared rows from
   /// `slot` on (first where negative); without zero rows (zeroRow), each
   /// into its slotOf.
@@ -290,8 +294,8 @@ private:
   /// thread count (the block's, or with copy warps those of one role).
   std::string elementTid = "%tid";
   int64_t elementThreads = 0;
-  /// The thread index copyOutputRow spreads the output tile's vectors by
-  /// (defineCopyOutThread).
+  /// The thread index forEachOutputVector spreads the output tile's
+  /// vectors by (defineCopyOutThread).
   std::string copyOutTid = "%tid";
   /// The shared row of staged row i.
   int64_t slotOf(int64_t i) const { return skipZeroRows ? i / 2 : i % slots; }
@@ -347,6 +351,16 @@ void ConvWriter::forEachElement(int64_t count,
     body(lin);
     out << "    }\n";
   }
+}
+
+void ConvWriter::forEachOutputVector(int64_t count,
+                                     const std::function<void(const std::string &)> &body) {
+  // A pass takes whole runs of 8 * WG threads (all the compute threads),
+  // so the permuted indices cover the same elements as %tid's.
+  std::string tid = elementTid;
+  elementTid = copyOutTid;
+  forEachElement(count, body);
+  elementTid = tid;
 }
 
 void ConvWriter::stageInput(int64_t firstRow, int64_t numRows, int64_t slot) {
@@ -546,7 +560,7 @@ void ConvWriter::computeFlat() {
   int64_t Qn = p.kernelOutW(), count = c.rowsP * Qn * WG;
   std::string MQ = coord("m", QT), Q = coord("q"), P = coord("p");
   std::string limitP = constant(p.kernelOutH(), "p");
-  forEachElement(count, [&](const std::string &lin) {
+  forEachOutputVector(count, [&](const std::string &lin) {
     std::string pr = fresh("pr"), qq = fresh("qq"), gl = fresh("gl");
     out << "    " << pr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
         << c.rowsP << ", " << Qn << ", " << WG << "] : " << P << ", " << Q << ", " << G8 << "\n";
@@ -746,11 +760,7 @@ void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
                                const std::string &limitQ) {
   std::string Q = coord("q"), G8 = coord(CO, 8);
   std::string limitO = constant(p.c, CO);
-  // A pass takes whole runs of 8 * WG threads (all the compute threads),
-  // so the permuted indices cover the same elements as %tid's.
-  std::string tid = elementTid;
-  elementTid = copyOutTid;
-  forEachElement(BQ * WG, [&](const std::string &lin) {
+  forEachOutputVector(BQ * WG, [&](const std::string &lin) {
     std::string ql = fresh("ql"), gl = fresh("gl");
     out << "    " << ql << ", " << gl << " = spio.decompose " << lin << " [" << BQ << ", " << WG
         << "] : " << Q << ", " << G8 << "\n";
@@ -768,7 +778,6 @@ void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
         << ", " << G8 << "]\n";
     out << "    }\n";
   });
-  elementTid = tid;
 }
 
 /// Spreads the 8 rows an ldmatrix reads (consecutive q, same parity and
@@ -968,8 +977,7 @@ void ConvWriter::writeTileBody() {
   else
     out << "    %wk0 = spio.cast %gci : " << coord(CI) << " to " << coord("k") << "\n";
   out << "    %tid = spio.linear_id thread\n    %warp = spio.linear_id warp\n";
-  if (!flat)
-    defineCopyOutThread();
+  defineCopyOutThread();
   stageWeights();
   if (c.copyWarps) {
     writeStreamedBands();
