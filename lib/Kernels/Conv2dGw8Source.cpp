@@ -740,6 +740,8 @@ void ConvWriter::defineCopyOutThread() {
   int64_t logWG = WG == 2 ? 1 : 2;
   std::string runMask = index(8 * WG - 1), lowMask = index(7), three = index(3);
   std::string logG = index(logWG), twoLogG = index(2 * logWG);
+  // The group bits' mask, WG - 1: 3, or for WG 2 the constant 1 its shift
+  // already names.
   std::string groupMask = WG == 4 ? three : logG;
   auto op = [&](const char *name, const std::string &lhs, const std::string &rhs) {
     std::string v = fresh("o");

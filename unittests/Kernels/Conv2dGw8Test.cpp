@@ -936,8 +936,9 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   // one band a block, a multiprocessor, times 132 over 9 tiles along x),
   // with two copy warps streaming the bands in 29 blocks (3x3: not in
   // four times as many), then 6 and 24 rows, one 80-column tile (4
-  // groups: 8 would be 40 warps), a warp more or fewer along Q (3 x 8 and 1 x 8, in the rows the
-  // chooser gives them), and the 16 warps over 4 groups.
+  // groups: 8 would be 40 warps), a warp more or fewer along Q (3 x 8
+  // and 1 x 8, in the rows the chooser gives them), and the 16 warps over
+  // 4 groups.
   Conv2dGw8Problem wide = layer(128, 192, 72, 3, 1);
   std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(wide);
   EXPECT_EQ(names(candidates),
