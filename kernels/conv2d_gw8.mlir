@@ -6,10 +6,11 @@
 //   spio-opt kernels/conv2d_gw8.mlir --spio-tile      # the tiled kernels
 //   spio-jit kernels/conv2d_gw8.mlir                  # compile, load, report
 //
-// wgrad writes per-warp f32 partial sums ([part, k, r, sc/8, sc], sc = 8 s +
-// c, taps paired): 28 chunks of 2 bands (8 rows each) times 4 warps along
-// q. spio-jit --workload conv2d-gw8 --pass wgrad adds the kernel that
-// reduces them in a fixed order.
+// wgrad writes one block's f32 partial sums ([part, k, r, sc/8, sc], sc =
+// 8 s + c, taps paired) for each of its 28 chunks of 2 bands (8 rows each),
+// its 4 warps along q added in shared memory. spio-jit --workload
+// conv2d-gw8 --pass wgrad adds the kernel that reduces them in a fixed
+// order.
 
 !X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xf16>, global>
 !DY = !spio.tensor<[n: 8, h: 56, w: 56, k/8: 8] x vector<8xf16>, global>
@@ -18,7 +19,7 @@
 !Bias = !spio.tensor<[k: 64] x f16, global>
 !Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x f16, global>
 !DX = !spio.tensor<[n: 8, p: 56, q: 56, c: 64] x f16, global>
-!Partials = !spio.tensor<[part: 112, k: 64, r: 3, sc/8: 4, sc: 8] x f32, global>
+!Partials = !spio.tensor<[part: 28, k: 64, r: 3, sc/8: 4, sc: 8] x f32, global>
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {

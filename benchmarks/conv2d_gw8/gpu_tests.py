@@ -72,6 +72,12 @@ CASES = [
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass wgrad"),
     (2, 16, 100, 130, 3, 3, 2, 1, "--pass wgrad --out-dtype f32"),
     (32, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad --chunks 7"),
+    # Warps along the pixels add their partial sums in shared memory: 8
+    # along q (13 sums), 2 along flattened rows (bf16), and 32 along q,
+    # whose sums go through shared memory one a round.
+    (2, 16, 40, 128, 5, 5, 2, 2, "--pass wgrad --warps-m 8 --warps-n 1"),
+    (16, 32, 10, 10, 3, 3, 1, 1, "--pass wgrad --warps-m 2 --warps-n 4 --dtype bf16"),
+    (1, 8, 20, 512, 5, 5, 2, 2, "--pass wgrad --warps-m 32 --warps-n 1 --rows-p 2 --out-dtype f32"),
     # The reduce as a plain grid after the partial sums (as where the
     # driver lacks cuLaunchKernelEx): the same sums.
     (2, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad --dependent-launch=false"),

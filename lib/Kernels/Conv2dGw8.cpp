@@ -463,13 +463,33 @@ int64_t outputRowsPerBarrier(const Conv2dGw8Problem &p, const Conv2dGw8Config &c
   return 1;
 }
 
-/// wgrad's shared memory: x's and dy's tiles (dy's are whole swizzle
-/// periods), two stages of each (spio-pipeline's buffers), as spio-to-gpu
-/// lays them out.
-static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+/// wgrad's staged tiles: x's and dy's (dy's are whole swizzle periods),
+/// two stages of each (spio-pipeline's buffers), as spio-to-gpu lays them
+/// out, to a 128-byte boundary.
+static int64_t wgradTileBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   StagedInput staged = stagedInput(p, c);
   int64_t dyVectors = (staged.wgradBytes(c.warpsG) - staged.bytes(c.warpsG)) / 16;
-  return 2 * 16 * (stagedStorageVectors(staged, c.warpsG, 2) + dyVectors);
+  return ceilDiv(2 * 16 * (stagedStorageVectors(staged, c.warpsG, 2) + dyVectors), 128) * 128;
+}
+
+/// One partial sum's 16 x 8 f32 fragments, one per warp of the block.
+static int64_t wgradSumScratchBytes(const Conv2dGw8Config &c) {
+  return c.warpsQ * c.warpsG * 16 * 8 * 4;
+}
+
+int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (c.warpsQ == 1)
+    return 0;
+  int64_t sums = wgradSums(p).size();
+  int64_t spare = kHopperSharedBytesPerMultiprocessor / wgradResidentBlocks(p, c) - 1024 -
+                  wgradTileBytes(p, c);
+  return std::clamp<int64_t>(spare / wgradSumScratchBytes(c), 1, sums);
+}
+
+/// wgrad's shared memory: the staged tiles and the scratch its warps add
+/// their partial sums through.
+static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return wgradTileBytes(p, c) + wgradSumsPerRound(p, c) * wgradSumScratchBytes(c);
 }
 
 /// The shared memory a block's tiles take: wgrad's, those of flattened
@@ -1097,18 +1117,19 @@ LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &p, const Con
 }
 
 int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  return bandGrid(p, c).chunks * c.warpsQ;
+  return bandGrid(p, c).chunks;
 }
 
 int64_t conv2dGw8WgradAccumulationChain(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // The mma steps of a warp's bands (one per row of 16 columns, or the
-  // flattened band's 8-pixel steps), then one addition per partial of a
-  // lane's range and one per level of the tree over the splits.
+  // flattened band's 8-pixel steps), one addition per other warp along the
+  // pixels of its block, then one per partial of a lane's range and one
+  // per level of the tree over the splits.
   int64_t steps = flatRows(p) ? stagedInput(p, c).pixels / (8 * c.warpsQ) : c.rowsP;
   int64_t splits = wgradReduceSplits(p, c), levels = 0;
   while ((int64_t(1) << levels) < splits)
     ++levels;
-  return bandGrid(p, c).bandsPerChunk * steps +
+  return bandGrid(p, c).bandsPerChunk * steps + (c.warpsQ - 1) +
          ceilDiv(conv2dGw8WgradPartials(p, c), splits) + levels;
 }
 

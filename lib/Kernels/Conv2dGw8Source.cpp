@@ -212,6 +212,10 @@ private:
   /// wgrad on flattened rows: the 8-pixel steps of a band each warp along
   /// the pixels takes.
   int64_t wgradStepsPerWarp() const { return flatPixels / (8 * c.warpsQ); }
+  /// wgrad's warps along the pixels (%wq): 16-column fragments, or
+  /// flattened rows' steps.
+  const char *wgradPixelDim() const { return flat ? "m" : "q"; }
+  int64_t wgradPixelFold() const { return flat ? 8 * wgradStepsPerWarp() : 16; }
   /// wgrad's partial sums: m16n8k16 over a row's 16 columns, m16n8k8 over
   /// flattened rows' 8-pixel steps.
   std::string wgradAccumulatorType() const {
@@ -268,6 +272,8 @@ private:
   int64_t residentBlocks() const;
   void writeTileBody();
   void writeWgradTileBody();
+  /// wgrad: the block's partial sums into the workspace (wgradSumsPerRound).
+  void storeWgradPartial(const std::vector<WgradSum> &sums, const std::string &FC);
 
   const Conv2dGw8Problem &p;
   const Conv2dGw8Config &c;
@@ -1439,7 +1445,6 @@ void ConvWriter::chunkBands() {
 }
 
 void ConvWriter::writeWgradTileBody() {
-  int64_t pairs = pairedS(p) / 2;
   std::vector<WgradSum> sums = wgradSums(p);
   std::string FC = wgradAccumulatorType();
   out << "    %sx = spio.alloc : " << sxT << "\n    %sdy = spio.alloc : " << sdyT << "\n";
@@ -1449,8 +1454,7 @@ void ConvWriter::writeWgradTileBody() {
   }
   if (wgradRowPairs(p))
     out << "    %sxr = spio.view %sx : " << sxT << " to " << sxRowsT << "\n";
-  // Warps along the pixels: 16-column fragments, or flattened rows' steps.
-  std::string WQ = flat ? coord("m", 8 * wgradStepsPerWarp()) : coord("q", 16);
+  std::string WQ = coord(wgradPixelDim(), wgradPixelFold());
   std::string GT = coord("c", 8 * WG);
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
   out << "    %gt = spio.from_index %bx : " << GT << "\n";
@@ -1487,19 +1491,81 @@ void ConvWriter::writeWgradTileBody() {
   closeCarryingLoop(accs, bandSums);
   // Two stages: the next band copies in while this one computes.
   out << " {spio.stages = 2}\n";
-  // Each warp writes its partial sums: part = chunk * warpsQ + wq.
-  std::string warpsQ = index(c.warpsQ);
-  out << "    %wqi = spio.to_index %wq : " << WQ << "\n";
-  out << "    %partBase = arith.muli %by, " << warpsQ << " : index\n";
-  out << "    %parti = arith.addi %partBase, %wqi : index\n";
-  out << "    %part = spio.from_index %parti : " << coord("part") << "\n";
-  std::string limitSC = constant(16 * pairs, "sc"), limitK = constant(p.c, "k");
-  for (size_t k = 0; k < sums.size(); ++k) {
+  storeWgradPartial(sums, FC);
+}
+
+void ConvWriter::storeWgradPartial(const std::vector<WgradSum> &sums, const std::string &FC) {
+  // A block stores one partial, its chunk's: part = %by.
+  out << "    %part = spio.from_index %by : " << coord("part") << "\n";
+  std::string limitSC = constant(16 * (pairedS(p) / 2), "sc"), limitK = constant(p.c, "k");
+  auto store = [&](size_t k, const std::string &fragment) {
     std::string rc = constant(sums[k].r, "r"), tap = constant(sums[k].s, "sc", 8);
-    out << "    spio.store_fragment %sums#" << k << ", %ws[%part, %k0, %wgk, " << rc << ", " << tap
+    out << "    spio.store_fragment " << fragment << ", %ws[%part, %k0, %wgk, " << rc << ", " << tap
         << "] bounds " << limitSC << ", " << limitK << " : " << FC << ", " << wsT << "["
         << coord("part") << ", " << coord("k") << ", " << coord("k", 8) << ", " << coord("r")
         << ", " << coord("sc", 8) << "] bounds " << coord("sc") << ", " << coord("k") << "\n";
+  };
+  int64_t perRound = wgradSumsPerRound(p, c);
+  if (!perRound) {
+    for (size_t k = 0; k < sums.size(); ++k)
+      store(k, "%sums#" + std::to_string(k));
+    return;
+  }
+  // Warps along the pixels add their sums through shared memory, a round
+  // of sums at a time: each writes its fragments, then sum j of a round is
+  // added by warp j mod warpsQ, over the warps in order (the same bits run
+  // to run), and stored. One partial a block, not one a warp, cuts what
+  // the grid writes and the reduce reads warpsQ-fold.
+  std::string wqDim = wgradPixelDim();
+  int64_t wqFold = wgradPixelFold();
+  std::string WQ = coord(wqDim, wqFold);
+  std::string scratchT = "!spio.tensor<[" + wqDim + "/" + std::to_string(wqFold) + ": " +
+                         std::to_string(c.warpsQ) + ", k/8: " + std::to_string(WG) +
+                         ", sum: " + std::to_string(perRound) + ", sc: 16, k: 8] x f32, shared>";
+  std::string scratchIndex = "[" + WQ + ", " + coord("k", 8) + ", " + coord("sum") + "]";
+  out << "    %scratch = spio.alloc : " << scratchT << "\n";
+  out << "    %wqi = spio.to_index %wq : " << WQ << "\n";
+  std::vector<std::string> warpAt, isWarp, slots;
+  for (int64_t w = 0; w < c.warpsQ; ++w) {
+    warpAt.push_back(constant(w, wqDim, wqFold));
+    std::string at = index(w);
+    isWarp.push_back(fresh("b"));
+    out << "    " << isWarp.back() << " = arith.cmpi eq, %wqi, " << at << " : index\n";
+  }
+  for (int64_t j = 0; j < perRound; ++j)
+    slots.push_back(constant(j, "sum"));
+  std::string vecT = "vector<4xf32>";
+  for (size_t first = 0; first < sums.size(); first += perRound) {
+    size_t last = std::min(sums.size(), first + perRound);
+    if (first)
+      out << "    gpu.barrier\n";
+    for (size_t k = first; k < last; ++k)
+      out << "    spio.store_fragment %sums#" << k << ", %scratch[%wq, %wgk, " << slots[k - first]
+          << "] : " << FC << ", " << scratchT << scratchIndex << "\n";
+    out << "    gpu.barrier\n";
+    for (size_t k = first; k < last; ++k) {
+      out << "    scf.if " << isWarp[(k - first) % c.warpsQ] << " {\n";
+      std::string total;
+      for (int64_t w = 0; w < c.warpsQ; ++w) {
+        std::string fragment = fresh("f"), values = fresh("v");
+        out << "    " << fragment << " = spio.load_fragment %scratch[" << warpAt[w] << ", %wgk, "
+            << slots[k - first] << "] : " << scratchT << scratchIndex << " -> " << FC << "\n";
+        out << "    " << values << " = spio.fragment_to_vector " << fragment << " : " << FC
+            << " -> " << vecT << "\n";
+        if (!total.empty()) {
+          std::string next = fresh("v");
+          out << "    " << next << " = arith.addf " << total << ", " << values << " : " << vecT
+              << "\n";
+          values = next;
+        }
+        total = values;
+      }
+      std::string sum = fresh("f");
+      out << "    " << sum << " = spio.vector_to_fragment " << total << " : " << vecT << " -> "
+          << FC << "\n";
+      store(k, sum);
+      out << "    }\n";
+    }
   }
 }
 

@@ -140,6 +140,11 @@ int64_t streamBarrierCount(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+/// wgrad blocks of more than one warp along the pixels add their warps'
+/// partial sums in shared memory, in warp order, and store one partial a
+/// block: this many sums a round (all where they fit beside the staged
+/// tiles at wgradResidentBlocks, at least one); 0 for one warp.
+int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 
 } // namespace spio::kernels::gw8
 

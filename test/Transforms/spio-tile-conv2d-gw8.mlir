@@ -296,7 +296,7 @@ gpu.module @m {
 
 !X = !spio.tensor<[n: 2, h: 20, w: 40, c/8: 4] x vector<8xf16>, global>
 !DY = !spio.tensor<[n: 2, p: 20, q: 40, k/8: 4] x vector<8xf16>, global>
-!WS = !spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
+!WS = !spio.tensor<[part: 3, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
 
 // wgrad: each block reduces a contiguous range of bands of dy (8 rows by
 // 32 columns) in a loop that carries one [sc, k] accumulator per (r, tap
@@ -319,7 +319,17 @@ gpu.module @m {
 // CHECK: spio.ldmatrix {{.*}} transpose {{.*}} -> !spio.fragment<A, m16n8k16, f16, [sc, q]>
 // CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k16, f16, [sc, q]>, !spio.fragment<B, m16n8k16, f16, [q, k]>, !spio.fragment<C, m16n8k16, f32, [sc, k]>
 // CHECK: scf.yield
-// CHECK-COUNT-6: spio.store_fragment %[[SUMS]]#{{[0-5]}}, {{.*}} bounds
+// The two warps along q add their sums in shared memory, each of the six
+// by one warp, in warp order; the block stores one partial, part = chunk.
+// CHECK: %[[SCRATCH:.*]] = spio.alloc : !spio.tensor<[q/16: 2, k/8: 4, sum: 6, sc: 16, k: 8] x f32, shared>
+// CHECK-COUNT-6: spio.store_fragment %[[SUMS]]#{{[0-5]}}, %[[SCRATCH]][
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: spio.load_fragment %[[SCRATCH]][%[[W0:[^,]*]],
+// CHECK: spio.load_fragment %[[SCRATCH]][%[[W1:[^,]*]],
+// CHECK: arith.addf {{.*}} : vector<4xf32>
+// CHECK: spio.store_fragment {{.*}}, %arg2[%[[PART:[^,]*]], {{.*}} bounds
+// CHECK-COUNT-5: spio.store_fragment {{.*}}, %arg2[%[[PART]], {{.*}} bounds
 gpu.module @m {
   gpu.func @wgrad(%x: !X, %dy: !DY, %ws: !WS) kernel {
     spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS

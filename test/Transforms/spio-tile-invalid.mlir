@@ -74,10 +74,10 @@ gpu.module @m {
 !DY = !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
 !WS = !spio.tensor<[part: 5, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
 
-// Three chunks of two warps along q make 6 partial sums, not 5.
+// Three chunks make 3 partial sums (one a block, whatever its warps), not 5.
 gpu.module @m {
   gpu.func @wgrad_wrong_partials(%x: !X, %dy: !DY, %ws: !WS) kernel {
-    // expected-error @below {{the partial sums must be '!spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>' for this problem}}
+    // expected-error @below {{the partial sums must be '!spio.tensor<[part: 3, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>' for this problem}}
     spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
     gpu.return
   }

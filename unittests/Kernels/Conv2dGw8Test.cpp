@@ -543,6 +543,49 @@ TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {
   EXPECT_EQ(tile.find("wgrad_reduce"), std::string::npos);
 }
 
+
+TEST(Conv2dGw8, WgradBlocksAddTheirWarpsSums) {
+  // 128x128 C32 3x3: blocks of 2 warps along Q and 4 groups, 8-row bands.
+  // The warps add their 6 sums in shared memory, in warp order, and the
+  // block stores one partial: 128 images x 16 bands x 4 column tiles in
+  // 256 chunks of 32 bands. A dw element's chain: 32 bands of 8 mma steps,
+  // the other warp's sum, then the reduce's 8 splits of 32 partials and 3
+  // levels.
+  Conv2dGw8Problem p = layer(128, 32, 128, 3, 1);
+  p.pass = ConvPass::Wgrad;
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  ASSERT_EQ(checkConv2dGw8(p, c), "");
+  EXPECT_EQ(c.warpsQ, 2);
+  EXPECT_EQ(c.warpsG, 4);
+  EXPECT_EQ(c.rowsP, 8);
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 256);
+  EXPECT_EQ(conv2dGw8WgradPartials(p, c), 256);
+  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 32 * 8 + 1 + 32 + 3);
+  std::string tile = conv2dGw8TileSource(p, c);
+  EXPECT_NE(tile.find("spio.alloc : !spio.tensor<[q/16: 2, k/8: 4, sum: 6, sc: 16, k: 8] x f32, "
+                      "shared>"),
+            std::string::npos);
+  EXPECT_NE(tile.find("arith.addf"), std::string::npos);
+  // 32 warps along Q of one group, 5x5 in 2-row bands: 13 sums of 32
+  // fragments (16 KB each) beside 131 KB of tiles, one sum a round, each
+  // round's writes after the last round's reads (a barrier between).
+  Conv2dGw8Problem wide = layer(2, 8, 512, 5, 2);
+  wide.pass = ConvPass::Wgrad;
+  Conv2dGw8Config w = chooseConv2dGw8Config(wide);
+  w.warpsQ = 32;
+  w.warpsG = 1;
+  w.rowsP = 2;
+  ASSERT_EQ(checkConv2dGw8(wide, w), "");
+  std::string wideTile = conv2dGw8TileSource(wide, w);
+  EXPECT_NE(wideTile.find("[q/16: 32, k/8: 1, sum: 1, sc: 16, k: 8]"), std::string::npos);
+  std::string after = wideTile.substr(wideTile.find("spio.stages"));
+  size_t barriers = 0;
+  for (size_t at = after.find("gpu.barrier"); at != std::string::npos;
+       at = after.find("gpu.barrier", at + 1))
+    ++barriers;
+  EXPECT_EQ(barriers, 2 * 13 - 1);
+}
+
 TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   // Bands of 8 rows, 9 where that rounds fewer rows up; 5x5 kernels in
   // blocks of 4 warps also 7, then 10 (14 and 28 rows exactly as 7; 10,

@@ -82,11 +82,12 @@ struct Conv2dGw8Config {
   /// wgrad: rows of dy per band, the unit a block stages and reduces.
   int64_t rowsP = 4;
   /// wgrad: blocks along the reduction; each reduces a contiguous range of
-  /// bands into per-warp partial sums. fprop and dgrad: blocks along the
-  /// bands of rows (flattened rows, or (image, row tile) bands of rows of
-  /// fragments), each loading its weights once for a contiguous range of
-  /// them, the next band's rows copying in while one computes (0: choose;
-  /// rows of fragments then take one band a block).
+  /// bands into one set of partial sums (its warps along Q added in
+  /// shared memory). fprop and dgrad: blocks along the bands of rows
+  /// (flattened rows, or (image, row tile) bands of rows of fragments),
+  /// each loading its weights once for a contiguous range of them, the
+  /// next band's rows copying in while one computes (0: choose; rows of
+  /// fragments then take one band a block).
   int64_t chunks = 0;
   /// fprop and dgrad on rows of fragments, stride 1: warps that only copy
   /// staged rows in, apart from the warpsQ x warpsG that compute, each
@@ -158,7 +159,7 @@ LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &problem,
                                  const Conv2dGw8Config &config);
 
 /// wgrad: the reduce kernel's launch, and the f32 partial sums between the
-/// kernels (one [K, R, 2 * ceil(S / 2), 8] set per warp along Q per chunk).
+/// kernels (one [K, R, 2 * ceil(S / 2), 8] set per chunk).
 LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &problem,
                                              const Conv2dGw8Config &config);
 int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
