@@ -178,8 +178,12 @@ CASES = [
     (3, 64, 10, 10, 5, 5, 2, 2, "--pass wgrad"),
     (2, 64, 19, 23, 5, 5, 2, 2, "--pass wgrad --dtype bf16 --out-dtype f32"),
     (2, 64, 30, 17, 3, 7, 1, 3, "--pass wgrad"),
-    # 4 groups a block of 4 warps where the score chose 2 x 4.
+    # 4 groups a block of 4 warps where the score chose 2 x 4; the same
+    # layer as the chooser takes it, 2 x 2 warps in 7-row bands, and 3
+    # 7x7 images side by side in 2 x 2 warps (bf16).
+    (2, 32, 28, 28, 5, 5, 2, 2, "--pass wgrad --warps-m 1 --warps-n 4 --out-dtype f32"),
     (2, 32, 28, 28, 5, 5, 2, 2, "--pass wgrad --out-dtype f32"),
+    (5, 64, 7, 7, 5, 5, 2, 2, "--pass wgrad --dtype bf16"),
     # Rows of fragments in a band ring (chunks): uneven chunks, a partial
     # last row tile, two column tiles, stride 2, dgrad's upsampling, 5x5.
     (5, 64, 30, 40, 3, 3, 1, 1, "--rows-p 8 --chunks 3 --bias"),

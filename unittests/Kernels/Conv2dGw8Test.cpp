@@ -586,6 +586,16 @@ TEST(Conv2dGw8, WgradBlocksAddTheirWarpsSums) {
   EXPECT_EQ(barriers, 2 * 13 - 1);
 }
 
+TEST(Conv2dGw8, Wgrad5x5InSevenRowBandsTakesTwoByTwoWarps) {
+  // 28x28 (one image in 32 columns either way) and 7x7 (3 images side by
+  // side in 32 columns either way) take 2 x 2 warps; 14x14 (one image in
+  // 16 columns, 2 in 32) and 18x18 (bands of 9 rows) keep 1 x 4.
+  expectChosen(as(layer(320, 160, 28, 5, 2), ConvPass::Wgrad), 2, 2, 7);
+  expectChosen(as(layer(320, 640, 7, 5, 2), ConvPass::Wgrad), 2, 2, 7);
+  expectChosen(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7);
+  expectChosen(as(layer(128, 576, 18, 5, 2), ConvPass::Wgrad), 1, 4, 9);
+}
+
 TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   // Bands of 8 rows, 9 where that rounds fewer rows up; 5x5 kernels in
   // blocks of 4 warps also 7, then 10 (14 and 28 rows exactly as 7; 10,
