@@ -890,11 +890,11 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
     // their two warps along Q add their sums in shared memory
     // (wgradSumsPerRound). On an H200 (the chosen rows kept): 28x28 C160,
     // C240, C768 and C1056 1.08-1.13x, 7x7 C640 and C1152 (3 images)
-    // 1.14-1.18x (N320 C160 and C640 spill 16 and 8 bytes at 168
-    // registers, and are among them); not taken on 14x14 (2 images in 32 columns, 1 in 16:
-    // 0.96-0.99x) nor bands of 8 to 10 rows (16x16, 18x18, 36x36, 9x9 and
-    // 10x10 0.66-0.79x; 32x32, 40x40, 56x56 0.92-0.98x; 8x8 1.15x, 20x20
-    // 1.00-1.07x).
+    // 1.14-1.18x (N320 C160 and C640 among them, though they spill 16 and
+    // 8 bytes at 168 registers); not taken on 14x14 (2 images in 32
+    // columns, 1 in 16: 0.96-0.99x) nor bands of 8 to 10 rows (16x16,
+    // 18x18, 36x36, 9x9 and 10x10 0.66-0.79x; 32x32, 40x40, 56x56
+    // 0.92-0.98x; 8x8 1.15x, 20x20 1.00-1.07x).
     int64_t images = packedImages(p, 1, true);
     if (wgradQuarterBlocks(p) && fewWarpBlock(c) && c.warpsG == 4 && c.rowsP == 7 &&
         packedImages(p, 2) == images &&
