@@ -184,6 +184,8 @@ CASES = [
     (2, 32, 28, 28, 5, 5, 2, 2, "--pass wgrad --warps-m 1 --warps-n 4 --out-dtype f32"),
     (2, 32, 28, 28, 5, 5, 2, 2, "--pass wgrad --out-dtype f32"),
     (5, 64, 7, 7, 5, 5, 2, 2, "--pass wgrad --dtype bf16"),
+    # 10 groups: 2 x 2 warps where the score chose 4 x 2.
+    (4, 80, 56, 56, 5, 5, 2, 2, "--pass wgrad"),
     # Rows of fragments in a band ring (chunks): uneven chunks, a partial
     # last row tile, two column tiles, stride 2, dgrad's upsampling, 5x5.
     (5, 64, 30, 40, 3, 3, 1, 1, "--rows-p 8 --chunks 3 --bias"),

@@ -879,6 +879,11 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
       c.warpsQ = 1;
       c.warpsG = 4;
     }
+    // Where it chose 4 x 2 (2 groups: 56x56 C80, 10 groups), 2 x 2, whose
+    // two warps along Q add their sums in shared memory: on an H200 1.06x
+    // (configs.py) and 1.05x (bench.py, against the build before).
+    if (wgradQuarterBlocks(p) && c.threads() == 256 && c.warpsG == 2 && c.warpsQ == 4)
+      c.warpsQ = 2;
     // Row-paired kernels whose tiles do not fit wgradResidentBlocks: the
     // tallest band of at least 6 rows that divides the height and fits.
     // On an H200: 36x36 and 18x18 5x5 in 8-warp blocks as 6 rows 1.09x 9;

@@ -594,6 +594,9 @@ TEST(Conv2dGw8, Wgrad5x5InSevenRowBandsTakesTwoByTwoWarps) {
   expectChosen(as(layer(320, 640, 7, 5, 2), ConvPass::Wgrad), 2, 2, 7);
   expectChosen(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7);
   expectChosen(as(layer(128, 576, 18, 5, 2), ConvPass::Wgrad), 1, 4, 9);
+  // 10 groups: the score's 4 x 2 as 2 x 2 (4-warp blocks, three a
+  // multiprocessor), its 8-row bands kept.
+  expectChosen(as(layer(320, 80, 56, 5, 2), ConvPass::Wgrad), 2, 2, 8);
 }
 
 TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
@@ -617,11 +620,11 @@ TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   EXPECT_EQ(rows(36, 3), 9);
   EXPECT_EQ(rows(56, 3), 8);
   // 10 only in blocks of one column tile and up to 4 warps (168
-  // registers): 2 groups of 64 columns take 4 x 2 warps, which keep 7 at
-  // 128.
+  // registers): 2 groups of 64 columns, the score's 4 x 2 warps as 2 x 2
+  // (two column tiles), keep 7.
   Conv2dGw8Problem twoGroups = as(layer(64, 16, 20, 5, 2), ConvPass::Wgrad);
   twoGroups.w = 64;
-  expectChosen(twoGroups, 4, 2, 7);
+  expectChosen(twoGroups, 2, 2, 7);
   // The score's 2 x 4 warps (4 groups) become 1 x 4, as its 1 x 8 do.
   expectChosen(as(layer(64, 32, 20, 5, 2), ConvPass::Wgrad), 1, 4, 10);
   expectChosen(as(layer(128, 288, 32, 5, 2), ConvPass::Wgrad), 1, 4, 8);
