@@ -322,11 +322,13 @@ gpu.module @m {
 // The two warps along q add their sums in shared memory, each of the six
 // by one warp, in warp order; the block stores one partial, part = chunk.
 // CHECK: %[[SCRATCH:.*]] = spio.alloc : !spio.tensor<[q/16: 2, k/8: 4, sum: 6, sc: 16, k: 8] x f32, shared>
+// CHECK: %[[W0:.*]] = spio.constant 0 : !spio.coord<q/16>
+// CHECK: %[[W1:.*]] = spio.constant 1 : !spio.coord<q/16>
 // CHECK-COUNT-6: spio.store_fragment %[[SUMS]]#{{[0-5]}}, %[[SCRATCH]][
 // CHECK: gpu.barrier
 // CHECK: scf.if
-// CHECK: spio.load_fragment %[[SCRATCH]][%[[W0:[^,]*]],
-// CHECK: spio.load_fragment %[[SCRATCH]][%[[W1:[^,]*]],
+// CHECK: spio.load_fragment %[[SCRATCH]][%[[W0]],
+// CHECK: spio.load_fragment %[[SCRATCH]][%[[W1]],
 // CHECK: arith.addf {{.*}} : vector<4xf32>
 // CHECK: spio.store_fragment {{.*}}, %arg2[%[[PART:[^,]*]], {{.*}} bounds
 // CHECK-COUNT-5: spio.store_fragment {{.*}}, %arg2[%[[PART]], {{.*}} bounds
