@@ -180,10 +180,12 @@ CASES = [
     (2, 64, 30, 17, 3, 7, 1, 3, "--pass wgrad"),
     # 4 groups a block of 4 warps where the score chose 2 x 4; the same
     # layer as the chooser takes it, 2 x 2 warps in 7-row bands, and 3
-    # 7x7 images side by side in 2 x 2 warps (bf16).
+    # 7x7 (bf16) or 8x8 images side by side in 2 x 2 warps (the last of 7
+    # images alone).
     (2, 32, 28, 28, 5, 5, 2, 2, "--pass wgrad --warps-m 1 --warps-n 4 --out-dtype f32"),
     (2, 32, 28, 28, 5, 5, 2, 2, "--pass wgrad --out-dtype f32"),
     (5, 64, 7, 7, 5, 5, 2, 2, "--pass wgrad --dtype bf16"),
+    (7, 64, 8, 8, 5, 5, 2, 2, "--pass wgrad"),
     # 10 groups: 2 x 2 warps where the score chose 4 x 2.
     (4, 80, 56, 56, 5, 5, 2, 2, "--pass wgrad"),
     # Rows of fragments in a band ring (chunks): uneven chunks, a partial

@@ -889,20 +889,21 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
     // On an H200: 36x36 and 18x18 5x5 in 8-warp blocks as 6 rows 1.09x 9;
     // 9x9 as 4 to 8 rows 0.66-0.79x 9, whose rows are then rounded up.
     c.rowsP = wgradBandRows(p, fewWarpBlock(c));
-    // Those blocks in bands of 7 rows take 2 x 2 warps where a 32-column
-    // tile holds the images side by side that 16-column tiles did, as
-    // fully: half the groups a pixel, half the halo columns a group, and
+    // Those blocks in bands of 7 rows (or of 8 with images side by side)
+    // take 2 x 2 warps where a 32-column tile holds the images side by
+    // side that 16-column tiles did, as fully: half the groups a pixel, half the halo columns a group, and
     // their two warps along Q add their sums in shared memory
     // (wgradSumsPerRound). On an H200 (the chosen rows kept): 28x28 C160,
     // C240, C768 and C1056 1.08-1.13x, 7x7 C640 and C1152 (3 images)
     // 1.14-1.18x (N320 C160 and C640 among them, though they spill 16 and
-    // 8 bytes at 168 registers); not taken on 14x14 (2 images in 32
-    // columns, 1 in 16: 0.96-0.99x) nor bands of 8 to 10 rows (16x16,
-    // 18x18, 36x36, 9x9 and 10x10 0.66-0.79x; 32x32, 40x40, 56x56
-    // 0.92-0.98x; 8x8 1.15x, 20x20 1.00-1.07x).
+    // 8 bytes at 168 registers), 8x8 C1248 (3 images, 8 rows) 1.15-1.18x;
+    // not taken on 14x14 (2 images in 32 columns, 1 in 16: 0.96-0.99x)
+    // nor one image in bands of 8 to 10 rows (16x16, 18x18, 36x36, 9x9
+    // and 10x10 0.66-0.79x; 32x32, 40x40, 56x56 0.92-0.98x; 20x20
+    // 1.00-1.07x).
     int64_t images = packedImages(p, 1, true);
-    if (wgradQuarterBlocks(p) && fewWarpBlock(c) && c.warpsG == 4 && c.rowsP == 7 &&
-        packedImages(p, 2) == images &&
+    if (wgradQuarterBlocks(p) && fewWarpBlock(c) && c.warpsG == 4 &&
+        (c.rowsP == 7 || (c.rowsP == 8 && images > 1)) && packedImages(p, 2) == images &&
         packedShare(p, images, 2) >= packedShare(p, images, 1) - 1e-9) {
       c.warpsQ = 2;
       c.warpsG = 2;

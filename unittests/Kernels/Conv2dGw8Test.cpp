@@ -587,11 +587,15 @@ TEST(Conv2dGw8, WgradBlocksAddTheirWarpsSums) {
 }
 
 TEST(Conv2dGw8, Wgrad5x5InSevenRowBandsTakesTwoByTwoWarps) {
-  // 28x28 (one image in 32 columns either way) and 7x7 (3 images side by
-  // side in 32 columns either way) take 2 x 2 warps; 14x14 (one image in
-  // 16 columns, 2 in 32) and 18x18 (bands of 9 rows) keep 1 x 4.
+  // 28x28 (one image in 32 columns either way) and 7x7 and 8x8 (3 images
+  // side by side in 32 columns either way, bands of 7 and 8 rows) take 2 x
+  // 2 warps; 14x14 (one image in 16 columns, 2 in 32) and 18x18 (bands of
+  // 9 rows) keep 1 x 4.
   expectChosen(as(layer(320, 160, 28, 5, 2), ConvPass::Wgrad), 2, 2, 7);
   expectChosen(as(layer(320, 640, 7, 5, 2), ConvPass::Wgrad), 2, 2, 7);
+  expectChosen(as(layer(128, 1248, 8, 5, 2), ConvPass::Wgrad), 2, 2, 8);
+  // One 32x32 image a tile, in 8-row bands: 1 x 4.
+  expectChosen(as(layer(128, 288, 32, 5, 2), ConvPass::Wgrad), 1, 4, 8);
   expectChosen(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7);
   expectChosen(as(layer(128, 576, 18, 5, 2), ConvPass::Wgrad), 1, 4, 9);
   // 10 groups: the score's 4 x 2 as 2 x 2 (4-warp blocks, three a
