@@ -889,10 +889,11 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
     // On an H200: 36x36 and 18x18 5x5 in 8-warp blocks as 6 rows 1.09x 9;
     // 9x9 as 4 to 8 rows 0.66-0.79x 9, whose rows are then rounded up.
     c.rowsP = wgradBandRows(p, fewWarpBlock(c));
-    // Those blocks in bands of 7 rows (or of 8 with images side by side)
-    // take 2 x 2 warps where a 32-column tile holds the images side by
-    // side that 16-column tiles did, as fully: half the groups a pixel, half the halo columns a group, and
-    // their two warps along Q add their sums in shared memory
+    // wgradQuarterBlocks kernels in 4-warp blocks of one column tile and
+    // bands of 7 rows (or of 8 with images side by side) take 2 x 2 warps
+    // where a 32-column tile holds the images side by side that 16-column
+    // tiles did, as fully: half the groups a pixel, half the halo columns
+    // a group, and their two warps along Q add their sums in shared memory
     // (wgradSumsPerRound). On an H200 (the chosen rows kept): 28x28 C160,
     // C240, C768 and C1056 1.08-1.13x, 7x7 C640 and C1152 (3 images)
     // 1.14-1.18x (N320 C160 and C640 among them, though they spill 16 and

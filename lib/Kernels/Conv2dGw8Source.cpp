@@ -1525,9 +1525,13 @@ void ConvWriter::storeWgradPartial(const std::vector<WgradSum> &sums, const std:
   std::string scratchIndex = "[" + WQ + ", " + coord("k", 8) + ", " + coord("sum") + "]";
   out << "    %scratch = spio.alloc : " << scratchT << "\n";
   out << "    %wqi = spio.to_index %wq : " << WQ << "\n";
+  // Warp w's slot in the scratch, and whether this warp adds sums j of a
+  // round with j mod warpsQ = w (only the first perRound warps add any).
   std::vector<std::string> warpAt, isWarp, slots;
   for (int64_t w = 0; w < c.warpsQ; ++w) {
     warpAt.push_back(constant(w, wqDim, wqFold));
+    if (w >= perRound)
+      continue;
     std::string at = index(w);
     isWarp.push_back(fresh("b"));
     out << "    " << isWarp.back() << " = arith.cmpi eq, %wqi, " << at << " : index\n";

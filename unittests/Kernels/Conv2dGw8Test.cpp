@@ -543,7 +543,6 @@ TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {
   EXPECT_EQ(tile.find("wgrad_reduce"), std::string::npos);
 }
 
-
 TEST(Conv2dGw8, WgradBlocksAddTheirWarpsSums) {
   // 128x128 C32 3x3: blocks of 2 warps along Q and 4 groups, 8-row bands.
   // The warps add their 6 sums in shared memory, in warp order, and the
@@ -551,13 +550,8 @@ TEST(Conv2dGw8, WgradBlocksAddTheirWarpsSums) {
   // 256 chunks of 32 bands. A dw element's chain: 32 bands of 8 mma steps,
   // the other warp's sum, then the reduce's 8 splits of 32 partials and 3
   // levels.
-  Conv2dGw8Problem p = layer(128, 32, 128, 3, 1);
-  p.pass = ConvPass::Wgrad;
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
-  ASSERT_EQ(checkConv2dGw8(p, c), "");
-  EXPECT_EQ(c.warpsQ, 2);
-  EXPECT_EQ(c.warpsG, 4);
-  EXPECT_EQ(c.rowsP, 8);
+  Conv2dGw8Problem p = as(layer(128, 32, 128, 3, 1), ConvPass::Wgrad);
+  Conv2dGw8Config c = expectChosen(p, 2, 4, 8);
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 256);
   EXPECT_EQ(conv2dGw8WgradPartials(p, c), 256);
   EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 32 * 8 + 1 + 32 + 3);
