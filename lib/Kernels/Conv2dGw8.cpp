@@ -464,12 +464,14 @@ int64_t outputRowsPerBarrier(const Conv2dGw8Problem &p, const Conv2dGw8Config &c
 }
 
 /// wgrad's staged tiles: x's and dy's (dy's are whole swizzle periods),
-/// two stages of each (spio-pipeline's buffers), as spio-to-gpu lays them
+/// `stages` of each (spio-pipeline's buffers), as spio-to-gpu lays them
 /// out, to a 128-byte boundary.
-static int64_t wgradTileBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+static int64_t wgradTileBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
+                              int64_t stages) {
   StagedInput staged = stagedInput(p, c);
   int64_t dyVectors = (staged.wgradBytes(c.warpsG) - staged.bytes(c.warpsG)) / 16;
-  return ceilDiv(2 * 16 * (stagedStorageVectors(staged, c.warpsG, 2) + dyVectors), 128) * 128;
+  return ceilDiv(stages * 16 * (stagedStorageVectors(staged, c.warpsG, 2) + dyVectors), 128) *
+         128;
 }
 
 /// One partial sum's 16 x 8 f32 fragments, one per warp of the block.
@@ -477,19 +479,35 @@ static int64_t wgradSumScratchBytes(const Conv2dGw8Config &c) {
   return c.warpsQ * c.warpsG * 16 * 8 * 4;
 }
 
+/// Three stages (two bands copying in while one computes) for blocks of
+/// one warp along the pixels, two a multiprocessor, where shared memory
+/// still holds two; else two stages. On an H200, against two (two runs):
+/// N256 C1152 and C1920 7x7 3x3 1.16-1.20x, N256 C32 112x112 1.11-1.13x,
+/// C40 144x144 1.01-1.03x, the other 3x3 layers 0.98-1.02x but 8x8 within
+/// L2 0.95-0.99x. Kept at two: 5x5's blocks of three a multiprocessor
+/// (0.98-0.99x), blocks whose warps along the pixels add their sums (their
+/// scratch takes more rounds: 0.69-0.84x; or C48 2 x 2, 0.94-0.95x) and
+/// blocks of one a multiprocessor (56x56 7x7 spilled 8 bytes).
+int64_t wgradStages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  bool deeper = c.warpsQ == 1 && !wgradQuarterBlocks(p) && wgradResidentBlocks(p, c) == 2 &&
+                blocksBySharedMemory(wgradTileBytes(p, c, 3)) >= 2;
+  return deeper ? 3 : 2;
+}
+
 int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (c.warpsQ == 1)
     return 0;
   int64_t sums = wgradSums(p).size();
   int64_t spare = kHopperSharedBytesPerMultiprocessor / wgradResidentBlocks(p, c) - 1024 -
-                  wgradTileBytes(p, c);
+                  wgradTileBytes(p, c, wgradStages(p, c));
   return std::clamp<int64_t>(spare / wgradSumScratchBytes(c), 1, sums);
 }
 
 /// wgrad's shared memory: the staged tiles and the scratch its warps add
 /// their partial sums through.
 static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  return wgradTileBytes(p, c) + wgradSumsPerRound(p, c) * wgradSumScratchBytes(c);
+  return wgradTileBytes(p, c, wgradStages(p, c)) +
+         wgradSumsPerRound(p, c) * wgradSumScratchBytes(c);
 }
 
 /// The shared memory a block's tiles take: wgrad's, those of flattened

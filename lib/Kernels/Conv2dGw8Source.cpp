@@ -1489,8 +1489,8 @@ void ConvWriter::writeWgradTileBody() {
     computeWgrad(accs);
   out << "    gpu.barrier\n";
   closeCarryingLoop(accs, bandSums);
-  // Two stages: the next band copies in while this one computes.
-  out << " {spio.stages = 2}\n";
+  // The next one or two bands copy in while this one computes.
+  out << " {spio.stages = " << wgradStages(p, c) << "}\n";
   storeWgradPartial(sums, FC);
 }
 

@@ -597,6 +597,27 @@ TEST(Conv2dGw8, Wgrad5x5InSevenRowBandsTakesTwoByTwoWarps) {
   expectChosen(as(layer(320, 80, 56, 5, 2), ConvPass::Wgrad), 2, 2, 8);
 }
 
+TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
+  // The band loop's pipeline depth (spio-pipeline's stages): three where a
+  // block has one warp along the pixels and two such blocks a
+  // multiprocessor still fit; two for blocks whose warps add their sums in
+  // shared memory, 5x5's blocks of three a multiprocessor and 7x7's one.
+  auto stages = [](const Conv2dGw8Problem &p, int64_t warpsQ, int64_t warpsG, int64_t rowsP) {
+    std::string tile = conv2dGw8TileSource(p, expectChosen(p, warpsQ, warpsG, rowsP));
+    size_t at = tile.find("spio.stages = ");
+    return at == std::string::npos ? std::string() : tile.substr(at + 14, 1);
+  };
+  EXPECT_EQ(stages(as(layer(256, 1152, 7, 3, 1), ConvPass::Wgrad), 1, 8, 7), "3");
+  EXPECT_EQ(stages(as(layer(256, 32, 112, 3, 1), ConvPass::Wgrad), 1, 4, 8), "3");
+  EXPECT_EQ(stages(as(layer(128, 192, 72, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
+  EXPECT_EQ(stages(as(layer(128, 32, 128, 3, 1), ConvPass::Wgrad), 2, 4, 8), "2");
+  EXPECT_EQ(stages(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7), "2");
+  Conv2dGw8Problem wide = as(layer(64, 128, 56, 7, 3), ConvPass::Wgrad);
+  Conv2dGw8Config w = chooseConv2dGw8Config(wide);
+  ASSERT_EQ(w.warpsQ, 1);
+  EXPECT_NE(conv2dGw8TileSource(wide, w).find("spio.stages = 2"), std::string::npos);
+}
+
 TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   // Bands of 8 rows, 9 where that rounds fewer rows up; 5x5 kernels in
   // blocks of 4 warps also 7, then 10 (14 and 28 rows exactly as 7; 10,
