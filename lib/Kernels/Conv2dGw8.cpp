@@ -480,16 +480,19 @@ static int64_t wgradSumScratchBytes(const Conv2dGw8Config &c) {
 }
 
 /// Three stages (two bands copying in while one computes) for blocks of
-/// one warp along the pixels, two a multiprocessor, where shared memory
-/// still holds two; else two stages. On an H200, against two (two runs):
-/// N256 C1152 and C1920 7x7 3x3 1.16-1.20x, N256 C32 112x112 1.11-1.13x,
-/// C40 144x144 1.01-1.03x, the other 3x3 layers 0.98-1.02x but 8x8 within
-/// L2 0.95-0.99x. Kept at two: 5x5's blocks of three a multiprocessor
-/// (0.98-0.99x), blocks whose warps along the pixels add their sums (their
-/// scratch takes more rounds: 0.69-0.84x; or C48 2 x 2, 0.94-0.95x) and
-/// blocks of one a multiprocessor (56x56 7x7 spilled 8 bytes).
+/// one warp along the pixels, two a multiprocessor, that take 16 bands or
+/// more, where shared memory still holds two blocks; else two stages. On
+/// an H200, against two (two runs): N256 C1152 and C1920 7x7 3x3 (18 and
+/// 32 bands a block) 1.16-1.20x, N256 C32 112x112 1.11-1.13x, C40 144x144
+/// 1.01-1.03x, 8x8 of 16 bands a block 0.99-1.01x; blocks of 4 to 10
+/// bands 0.95-1.01x (8x8 within L2 0.95-0.97x). Kept at two: 5x5's blocks
+/// of three a multiprocessor (0.98-0.99x), blocks whose warps along the
+/// pixels add their sums (their scratch takes more rounds: 0.69-0.84x; or
+/// C48 2 x 2, 0.94-0.95x) and blocks of one a multiprocessor (56x56 7x7
+/// spilled 8 bytes).
 int64_t wgradStages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   bool deeper = c.warpsQ == 1 && !wgradQuarterBlocks(p) && wgradResidentBlocks(p, c) == 2 &&
+                bandGrid(p, c).bandsPerChunk >= 16 &&
                 blocksBySharedMemory(wgradTileBytes(p, c, 3)) >= 2;
   return deeper ? 3 : 2;
 }
