@@ -599,8 +599,9 @@ TEST(Conv2dGw8, Wgrad5x5InSevenRowBandsTakesTwoByTwoWarps) {
 
 TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   // The band loop's pipeline depth (spio-pipeline's stages): three where a
-  // block has one warp along the pixels and two such blocks a
-  // multiprocessor still fit; two for blocks whose warps add their sums in
+  // block has one warp along the pixels and 16 bands or more, and two such
+  // blocks a multiprocessor still fit (72x72 C192's do not); two for blocks
+  // of fewer bands (8x8 C1248: 10), blocks whose warps add their sums in
   // shared memory, 5x5's blocks of three a multiprocessor and 7x7's one.
   auto stages = [](const Conv2dGw8Problem &p, int64_t warpsQ, int64_t warpsG, int64_t rowsP) {
     std::string tile = conv2dGw8TileSource(p, expectChosen(p, warpsQ, warpsG, rowsP));
@@ -610,6 +611,7 @@ TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   EXPECT_EQ(stages(as(layer(256, 1152, 7, 3, 1), ConvPass::Wgrad), 1, 8, 7), "3");
   EXPECT_EQ(stages(as(layer(256, 32, 112, 3, 1), ConvPass::Wgrad), 1, 4, 8), "3");
   EXPECT_EQ(stages(as(layer(128, 192, 72, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
+  EXPECT_EQ(stages(as(layer(128, 1248, 8, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
   EXPECT_EQ(stages(as(layer(128, 32, 128, 3, 1), ConvPass::Wgrad), 2, 4, 8), "2");
   EXPECT_EQ(stages(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7), "2");
   Conv2dGw8Problem wide = as(layer(64, 128, 56, 7, 3), ConvPass::Wgrad);
