@@ -81,6 +81,12 @@ static cl::opt<bool> convDependentLaunch(
     cl::desc("conv2d-gw8 wgrad: launch the reduce as a dependent grid, which starts as the "
              "partial sums' grid ends (sm_90 and later)"),
     cl::init(true));
+static cl::opt<std::string> wgradKernels(
+    "wgrad-kernels",
+    cl::desc("conv2d-gw8 wgrad --bench: time both kernels (both), the partial sums' kernel "
+             "alone (partial-sums) or the reduce alone, not a dependent grid (reduce); "
+             "GB/s stay those of the layer's bytes"),
+    cl::init("both"));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",
@@ -617,15 +623,20 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   // sums (kernels for sm_90 and later).
   std::vector<std::string> waiting = dependentKernels(compiled.ptx);
   bool dependent = convDependentLaunch && llvm::is_contained(waiting, reduceInfo.name);
-  auto launch = [&]() -> Status {
-    Status first = partialKernel.launch(unsigned(partialShape.gridX), unsigned(partialShape.gridY),
-                                        1, unsigned(partialShape.block),
-                                        size_t(partialInfo.sharedBytes), {&px, &pdy, &pws});
-    if (!first)
-      return first;
+  auto launchReduce = [&](bool afterPartialSums) {
     return reduceKernel.launch(unsigned(reduceShape.gridX), 1, 1, unsigned(reduceShape.block),
                                size_t(reduceInfo.sharedBytes), {&pws, &pdw}, nullptr,
-                               dependent);
+                               afterPartialSums && dependent);
+  };
+  auto launchPartialSums = [&]() {
+    return partialKernel.launch(unsigned(partialShape.gridX), unsigned(partialShape.gridY), 1,
+                                unsigned(partialShape.block), size_t(partialInfo.sharedBytes),
+                                {&px, &pdy, &pws});
+  };
+  auto launch = [&]() -> Status {
+    if (Status first = launchPartialSums(); !first)
+      return first;
+    return launchReduce(true);
   };
   // Checked runs poison the partial sums as well as dw.
   auto poisonedLaunch = [&]() -> Status {
@@ -678,10 +689,19 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
     }
     reference.finish("weights", "sum|x*dy|", gpu, dDw, poisonedLaunch, dw.bytes);
   }
-  if (bench > 0)
-    reportBandwidth(gpu, launch,
+  if (bench > 0) {
+    if (wgradKernels != "both")
+      llvm::outs() << "bench: the " << (wgradKernels == "reduce" ? "reduce" : "partial sums")
+                   << " alone\n";
+    auto timed = [&]() -> Status {
+      if (wgradKernels == "partial-sums")
+        return launchPartialSums();
+      return wgradKernels == "reduce" ? launchReduce(false) : launch();
+    };
+    reportBandwidth(gpu, timed,
                     double(nx + ndy) * dtypeBytes(problem.dtype) +
                         double(ndw) * dtypeBytes(dwType));
+  }
   return 0;
 }
 
@@ -710,6 +730,13 @@ int runConv() {
   problem.stride = convStride;
   problem.bias = convBias;
   problem.dtype = parseDType(dtype.getNumOccurrences() ? std::string(dtype) : "f16", false);
+  if (wgradKernels != "both" && wgradKernels != "partial-sums" && wgradKernels != "reduce")
+    fail("unknown --wgrad-kernels '" + wgradKernels + "'; expected both, partial-sums or reduce");
+  if (wgradKernels != "both" && problem.pass != ConvPass::Wgrad)
+    fail("--wgrad-kernels picks which of wgrad's two kernels --bench times; --pass is " +
+         convPass);
+  if (wgradKernels != "both" && check)
+    fail("--check needs both of wgrad's kernels; --wgrad-kernels picks what --bench times");
   if (!outDtype.empty()) {
     DType out = parseDType(outDtype, true);
     if (problem.pass != ConvPass::Wgrad)
