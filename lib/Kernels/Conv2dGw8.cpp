@@ -497,20 +497,26 @@ int64_t wgradStages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return deeper ? 3 : 2;
 }
 
-int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+/// wgradSumsPerRound beside staged tiles of `tileBytes`.
+static int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
+                                 int64_t tileBytes) {
   if (c.warpsQ == 1)
     return 0;
   int64_t sums = wgradSums(p).size();
-  int64_t spare = kHopperSharedBytesPerMultiprocessor / wgradResidentBlocks(p, c) - 1024 -
-                  wgradTileBytes(p, c, wgradStages(p, c));
+  int64_t spare =
+      kHopperSharedBytesPerMultiprocessor / wgradResidentBlocks(p, c) - 1024 - tileBytes;
   return std::clamp<int64_t>(spare / wgradSumScratchBytes(c), 1, sums);
+}
+
+int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return wgradSumsPerRound(p, c, wgradTileBytes(p, c, wgradStages(p, c)));
 }
 
 /// wgrad's shared memory: the staged tiles and the scratch its warps add
 /// their partial sums through.
 static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  return wgradTileBytes(p, c, wgradStages(p, c)) +
-         wgradSumsPerRound(p, c) * wgradSumScratchBytes(c);
+  int64_t tileBytes = wgradTileBytes(p, c, wgradStages(p, c));
+  return tileBytes + wgradSumsPerRound(p, c, tileBytes) * wgradSumScratchBytes(c);
 }
 
 /// The shared memory a block's tiles take: wgrad's, those of flattened
