@@ -153,14 +153,20 @@ private:
     return std::string("!spio.fragment<") + role + ", " + (taps == 2 ? "m16n8k16" : "m16n8k8") +
            ", " + (role == 'C' ? "f32" : T) + ", [" + dims + "]>";
   }
-  /// The image of the band's column `v` (a `q`) and its column in that
-  /// image: %n and `v`, or with images side by side (grid.images > 1) the image
-  /// from the band's first %n on, the column among its packedPitch, and
-  /// `exists`, whether the image is one of the row's and of the batch's.
+  /// The image of the band's column %q0 + `offset` (a `q`, under
+  /// `columns`) and its column in that image: %n and %q0 + `offset`, or
+  /// with images side by side (grid.images > 1) the image from the band's
+  /// first %n on, the column among its packedPitch, and `exists`, whether
+  /// the image is one of the row's and of the batch's.
   struct ImageColumn {
     std::string image, column, exists;
   };
-  ImageColumn imageColumn(const std::string &v);
+  ImageColumn imageColumn(const std::string &offset, int64_t columns);
+  /// With images side by side: %q0's image and column among the pitch, as
+  /// i32 (%q0img, %q0col), one division where %q0 is defined, so that a
+  /// copy whose offsets span at most a pitch and one column takes an
+  /// addition and a wrap instead of a division of its own.
+  void splitFirstColumn();
   /// %n (the band's image, or the first of its row of images side by
   /// side), %p0 and, with `columnTiles` (wgrad), %q0 of `band`, an index
   /// over (images, row tiles[, column tiles]).
@@ -270,6 +276,9 @@ private:
   /// fprop/dgrad on rows of fragments: blocks of this kernel a
   /// multiprocessor holds by shared memory, at up to 40 registers a thread.
   int64_t residentBlocks() const;
+  /// Whether the kernel computes its global offsets in 32 bits
+  /// (spio.offset_bits).
+  bool narrowOffsets() const;
   void writeTileBody();
   void writeWgradTileBody();
   /// wgrad: the block's partial sums into the workspace (wgradSumsPerRound).
@@ -409,11 +418,11 @@ void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) 
     // w = stride * (q0 + q) + wp - padW.
     std::string rh = convert("cast", rr, coord("r"), H);
     std::string h = binary("sub", binary("add", ph, rh, strided ? HS : H, H), padH, H);
-    std::string qabs = binary("add", "%q0", qq, Q);
-    ImageColumn at = imageColumn(qabs);
+    ImageColumn at = imageColumn(qq, copiedQT);
     std::string w;
     if (strided) {
-      std::string wq = reinterpret(qabs, Q, WS);
+      // Stride 2 stages one image a band (packedImages): at.column is q0 + q.
+      std::string wq = reinterpret(at.column, Q, WS);
       std::string wpw = convert("cast", wp, coord("wp"), W);
       w = binary("sub", binary("add", wq, wpw, WS, W), padW, W);
     } else {
@@ -772,8 +781,8 @@ void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
     std::string ql = fresh("ql"), gl = fresh("gl");
     out << "    " << ql << ", " << gl << " = spio.decompose " << lin << " [" << BQ << ", " << WG
         << "] : " << Q << ", " << G8 << "\n";
-    std::string qAbs = binary("add", "%q0", ql, Q), g = binary("add", "%go0", gl, G8);
-    ImageColumn at = imageColumn(qAbs);
+    std::string g = binary("add", "%go0", gl, G8);
+    ImageColumn at = imageColumn(ql, BQ);
     std::string ok = andi(cmp("lt", at.column, limitQ, Q), cmp("lt", g, limitO, G8, coord(CO)));
     if (!at.exists.empty())
       ok = andi(ok, at.exists);
@@ -919,12 +928,23 @@ void ConvWriter::openKernel(bool tiled) {
     // registers unhinted, took more hinted and ran 0.93-1.08x.
     if (p.pass == ConvPass::Wgrad && wgradRowPairs(p) && wgradTilesFit(p, c))
       out << ", nvvm.minctasm = " << wgradResidentBlocks(p, c) << " : i32";
+    if (narrowOffsets())
+      out << ", spio.offset_bits = 32";
     out << "}";
   }
   out << " {\n";
 }
 
 int64_t ConvWriter::residentBlocks() const { return rowsResidentBlocks(p, c, outputRows); }
+
+bool ConvWriter::narrowOffsets() const {
+  // wgrad's 5x5 kernels spend most of a band's instructions on their
+  // copies (session 31): in 32 bits they ran 0.99-1.20x (1.06x in
+  // geometric mean over the table's 24 5x5 shapes, on an H200, with one
+  // division a band). 3x3 wgrad ran 0.93-1.01x, fprop 0.98-1.03x and
+  // dgrad 0.98-1.03x (and the GEMM kernels 0.81-0.99x), so they keep 64.
+  return p.pass == ConvPass::Wgrad && p.s >= 5;
+}
 
 std::string ConvWriter::writeTile() {
   openKernel(true);
@@ -974,6 +994,7 @@ void ConvWriter::writeTileBody() {
   out << "    %gt, %qt = spio.decompose %bx [" << grid.groupTiles << ", " << qTiles << "] : "
       << coord(CI, 8 * WG) << ", " << coord("q", BQ) << "\n";
   out << "    %q0 = spio.unfold %qt : " << coord("q", BQ) << " to " << coord("q") << "\n";
+  splitFirstColumn();
   // The block's first group, in input channels, output channels and
   // weight rows.
   out << "    %g0 = spio.unfold %gt : " << coord(CI, 8 * WG) << " to " << coord(CI, 8) << "\n";
@@ -1111,32 +1132,64 @@ void ConvWriter::bandCoordinates(const std::string &band, bool columnTiles) {
   if (grid.images > 1)
     out << "    %n = spio.unfold %nt : " << images << " to " << coord("n") << "\n";
   out << "    %p0 = spio.unfold %pt : " << rowTile << " to " << coord("p") << "\n";
-  if (columnTiles)
+  if (columnTiles) {
     out << "    %q0 = spio.unfold %qt : " << columnTile << " to " << coord("q") << "\n";
+    splitFirstColumn();
+  }
 }
 
-ConvWriter::ImageColumn ConvWriter::imageColumn(const std::string &v) {
+void ConvWriter::splitFirstColumn() {
   if (grid.images == 1)
-    return {"%n", v, ""};
+    return;
   // Unsigned 32-bit division by the pitch (a multiply and a shift), not
   // spio.decompose's signed index division with its sign fix-ups.
-  std::string pitch = fresh("pitch"), vi = fresh("i"), v32 = fresh("v"), j32 = fresh("v");
-  std::string jq = fresh("v"), col32 = fresh("v"), ji = fresh("i"), coli = fresh("i");
-  std::string N = coord("n"), offset = fresh("img"), column = fresh("col");
+  std::string pitch = fresh("pitch"), first = fresh("i"), product = fresh("v");
   out << "    " << pitch << " = arith.constant " << packedPitch(p) << " : i32\n";
-  out << "    " << vi << " = spio.to_index " << v << " : " << coord("q") << "\n";
-  out << "    " << v32 << " = arith.index_castui " << vi << " : index to i32\n";
-  out << "    " << j32 << " = arith.divui " << v32 << ", " << pitch << " : i32\n";
-  out << "    " << jq << " = arith.muli " << j32 << ", " << pitch << " : i32\n";
-  out << "    " << col32 << " = arith.subi " << v32 << ", " << jq << " : i32\n";
+  out << "    " << first << " = spio.to_index %q0 : " << coord("q") << "\n";
+  out << "    %q0v = arith.index_castui " << first << " : index to i32\n";
+  out << "    %q0img = arith.divui %q0v, " << pitch << " : i32\n";
+  out << "    " << product << " = arith.muli %q0img, " << pitch << " : i32\n";
+  out << "    %q0col = arith.subi %q0v, " << product << " : i32\n";
+}
+
+ConvWriter::ImageColumn ConvWriter::imageColumn(const std::string &offset, int64_t columns) {
+  std::string Q = coord("q");
+  if (grid.images == 1)
+    return {"%n", binary("add", "%q0", offset, Q), ""};
+  int64_t pitch = packedPitch(p);
+  std::string pitchC = fresh("pitch"), j32 = fresh("v"), col32 = fresh("v");
+  out << "    " << pitchC << " = arith.constant " << pitch << " : i32\n";
+  std::string oi = fresh("i"), o32 = fresh("v");
+  out << "    " << oi << " = spio.to_index " << offset << " : " << Q << "\n";
+  out << "    " << o32 << " = arith.index_castui " << oi << " : index to i32\n";
+  if (columns <= pitch + 1) {
+    // %q0col + offset is under two pitches: at most one image further on.
+    std::string sum = fresh("v"), wrap = fresh("b"), back = fresh("v"), carry = fresh("v");
+    out << "    " << sum << " = arith.addi %q0col, " << o32 << " : i32\n";
+    out << "    " << wrap << " = arith.cmpi uge, " << sum << ", " << pitchC << " : i32\n";
+    out << "    " << back << " = arith.subi " << sum << ", " << pitchC << " : i32\n";
+    out << "    " << col32 << " = arith.select " << wrap << ", " << back << ", " << sum
+        << " : i32\n";
+    out << "    " << carry << " = arith.extui " << wrap << " : i1 to i32\n";
+    out << "    " << j32 << " = arith.addi %q0img, " << carry << " : i32\n";
+  } else {
+    std::string sum = fresh("v"), whole = fresh("v"), jq = fresh("v");
+    out << "    " << sum << " = arith.addi %q0v, " << o32 << " : i32\n";
+    out << "    " << whole << " = arith.divui " << sum << ", " << pitchC << " : i32\n";
+    out << "    " << jq << " = arith.muli " << whole << ", " << pitchC << " : i32\n";
+    out << "    " << col32 << " = arith.subi " << sum << ", " << jq << " : i32\n";
+    j32 = whole;
+  }
+  std::string ji = fresh("i"), coli = fresh("i");
+  std::string N = coord("n"), image = fresh("img"), column = fresh("col");
   out << "    " << ji << " = arith.index_castui " << j32 << " : i32 to index\n";
   out << "    " << coli << " = arith.index_castui " << col32 << " : i32 to index\n";
-  out << "    " << offset << " = spio.from_index " << ji << " : " << N << "\n";
-  out << "    " << column << " = spio.from_index " << coli << " : " << coord("q") << "\n";
-  std::string image = binary("add", "%n", offset, N);
+  out << "    " << image << " = spio.from_index " << ji << " : " << N << "\n";
+  out << "    " << column << " = spio.from_index " << coli << " : " << Q << "\n";
+  std::string absolute = binary("add", "%n", image, N);
   std::string rowImages = constant(grid.images, "n"), batch = constant(p.n, "n");
-  std::string exists = andi(cmp("lt", offset, rowImages, N), cmp("lt", image, batch, N));
-  return {image, column, exists};
+  std::string exists = andi(cmp("lt", image, rowImages, N), cmp("lt", absolute, batch, N));
+  return {absolute, column, exists};
 }
 
 void ConvWriter::stageGradient() {
@@ -1152,8 +1205,8 @@ void ConvWriter::stageGradient() {
     out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
         << gradientRows << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8
         << "\n";
-    std::string pAbs = binary("add", "%p0", rr, P), qAbs = binary("add", "%q0", qq, Q);
-    ImageColumn at = imageColumn(qAbs);
+    std::string pAbs = binary("add", "%p0", rr, P);
+    ImageColumn at = imageColumn(qq, BQ);
     std::string g = binary("add", "%gk0", gl, G8);
     std::string ok = andi(andi(cmp("lt", pAbs, limitP, P), cmp("lt", at.column, limitQ, Q)),
                           cmp("lt", g, limitK, G8, coord("k")));

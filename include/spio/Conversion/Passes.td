@@ -28,7 +28,9 @@ def ConvertSpioToGPU : Pass<"convert-spio-to-gpu", "::mlir::ModuleOp"> {
     - register tensors become `memref.alloca`s of their elements, a fragment
       as a vector of the elements one lane holds, in register order;
     - every access computes its element offset from the cursor's coordinates
-      with the tensor's layout (carries, wrap of inner entries, swizzle);
+      with the tensor's layout (carries, wrap of inner entries, swizzle), as
+      an `index`; in a function with `spio.offset_bits = 32`, a global
+      tensor of fewer than 2^31 elements in `i32` (`nsw`), sign-extended;
     - `ldmatrix` and `async_copy` become `nvgpu.ldmatrix` and
       `nvgpu.device_async_copy` (zero-fill through the source size); `mma`
       becomes `nvvm.mma.sync` (which, unlike `nvgpu.mma.sync`, takes bf16);

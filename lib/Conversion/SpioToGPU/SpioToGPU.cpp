@@ -89,20 +89,30 @@ int64_t mmaK(FragmentType fragment) {
   return fragment.getShape() == MmaShape::M16N8K8 ? 8 : 16;
 }
 
+/// A constant of an integer or index type.
+Value typedConstant(OpBuilder &b, Location loc, Type type, int64_t c) {
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, c));
+}
+
+Value constantLike(OpBuilder &b, Location loc, Value v, int64_t c) {
+  return typedConstant(b, loc, v.getType(), c);
+}
+
 /// Division and remainder rounding toward negative infinity, as the
-/// dialect defines folds and mod (arith's remsi rounds toward zero).
+/// dialect defines folds and mod (arith's remsi rounds toward zero), of
+/// index or integer values.
 Value floorDivIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
   if (d == 1)
     return v;
-  return arith::FloorDivSIOp::create(b, loc, v, arith::ConstantIndexOp::create(b, loc, d));
+  return arith::FloorDivSIOp::create(b, loc, v, constantLike(b, loc, v, d));
 }
 
 Value floorModIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
   // Shift negative remainders into [0, d).
-  Value cd = arith::ConstantIndexOp::create(b, loc, d);
+  Value cd = constantLike(b, loc, v, d);
   Value rem = arith::RemSIOp::create(b, loc, v, cd);
   Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, rem,
-                                         arith::ConstantIndexOp::create(b, loc, 0));
+                                         constantLike(b, loc, v, 0));
   return arith::SelectOp::create(b, loc, negative,
                                  arith::AddIOp::create(b, loc, rem, cd), rem);
 }
@@ -128,7 +138,10 @@ struct Extra {
 
 class TensorResolver {
 public:
-  TensorResolver(FunctionOpInterface func) : func(func), builder(func.getContext()) {}
+  TensorResolver(FunctionOpInterface func) : func(func), builder(func.getContext()) {
+    auto bits = func->getAttrOfType<IntegerAttr>("spio.offset_bits");
+    narrowGlobalOffsets = bits && bits.getInt() == 32;
+  }
 
   LogicalResult run();
 
@@ -142,11 +155,22 @@ private:
   Value index(Location loc, int64_t v) {
     return arith::ConstantIndexOp::create(builder, loc, v);
   }
-  /// The value of `coord` in base units.
-  Value baseValue(Location loc, Value coord);
+  /// 32-bit offsets' arithmetic does not overflow (elementOffset).
+  static arith::IntegerOverflowFlags overflowFlags(Type offsetType) {
+    return offsetType.isIndex() ? arith::IntegerOverflowFlags::none
+                                : arith::IntegerOverflowFlags::nsw;
+  }
+  /// `v` (an index) as `offsetType` (index or i32).
+  Value narrowed(Location loc, Value v, Type offsetType) {
+    if (offsetType.isIndex())
+      return v;
+    return arith::IndexCastOp::create(builder, loc, offsetType, v);
+  }
+  /// The value of `coord` in base units, as `offsetType`.
+  Value baseValue(Location loc, Value coord, Type offsetType);
   /// The sum of all coordinates (and extras) of dimension `dim`, base units.
   Value dimTotal(Location loc, StringAttr dim, ArrayRef<Value> coords,
-                 ArrayRef<Extra> extras);
+                 ArrayRef<Extra> extras, Type offsetType);
   /// Element offset of a cursor plus `coords` and `extras`, with swizzle.
   Value elementOffset(Location loc, SpioTensorType type, const Cursor &cursor,
                       ValueRange coords, ArrayRef<Extra> extras);
@@ -164,6 +188,8 @@ private:
   Value barrierPointer(Location loc, Value barriers, Value index);
 
   FunctionOpInterface func;
+  /// spio.offset_bits = 32: global offsets in 32 bits (elementOffset).
+  bool narrowGlobalOffsets = false;
   OpBuilder builder;
   llvm::MapVector<Value, Cursor> cursors;
   DenseMap<Value, Value> rootBytes;       // root -> memref of i8 (global/shared)
@@ -218,7 +244,6 @@ Value TensorResolver::barrierPointer(Location loc, Value barriers, Value index) 
 
 LogicalResult TensorResolver::collectCursors() {
   Block &entry = func.getFunctionBody().front();
-  MLIRContext *ctx = func.getContext();
   builder.setInsertionPointToStart(&entry);
   for (BlockArgument arg : entry.getArguments()) {
     auto type = dyn_cast<SpioTensorType>(arg.getType());
@@ -314,26 +339,32 @@ Value TensorResolver::typedView(Value root, Type elementType, int64_t numElement
   return view;
 }
 
-Value TensorResolver::baseValue(Location loc, Value coord) {
+Value TensorResolver::baseValue(Location loc, Value coord, Type offsetType) {
   auto type = cast<CoordType>(coord.getType());
   Value value = ToIndexOp::create(builder, loc, coord);
+  if (!offsetType.isIndex())
+    value = arith::IndexCastOp::create(builder, loc, offsetType, value);
   if (type.getFold() == 1)
     return value;
-  return arith::MulIOp::create(builder, loc, value, index(loc, type.getFold()));
+  return arith::MulIOp::create(builder, loc, value,
+                               constantLike(builder, loc, value, type.getFold()),
+                               overflowFlags(offsetType));
 }
 
 Value TensorResolver::dimTotal(Location loc, StringAttr dim, ArrayRef<Value> coords,
-                               ArrayRef<Extra> extras) {
+                               ArrayRef<Extra> extras, Type offsetType) {
   Value total;
   auto add = [&](Value v) {
-    total = total ? arith::AddIOp::create(builder, loc, total, v).getResult() : v;
+    total = total ? arith::AddIOp::create(builder, loc, total, v, overflowFlags(offsetType))
+                        .getResult()
+                  : v;
   };
   for (Value c : coords)
     if (cast<CoordType>(c.getType()).getDim() == dim)
-      add(baseValue(loc, c));
+      add(baseValue(loc, c, offsetType));
   for (const Extra &e : extras)
     if (e.dim == dim)
-      add(e.baseValue);
+      add(narrowed(loc, e.baseValue, offsetType));
   return total;
 }
 
@@ -349,12 +380,27 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
   // stage, say) commute with the swizzle, which only reads and writes the
   // bits below the period: they are added after it, so the swizzled part
   // stays loop-invariant where only they change.
-  Value swizzled, aligned = cursor.baseOffset;
+  // Under spio.offset_bits = 32, global tensors of fewer than 2^31
+  // elements take their offsets in 32 bits, sign-extended once (64-bit
+  // multiplies cost a copy several instructions). Their terms stay within
+  // +-2^31 (no signed overflow, which lets LLVM fold constant terms into
+  // the address) but for masked copies' coordinates far out of range,
+  // whose address nothing reads.
+  Type offsetType = builder.getIndexType();
+  if (narrowGlobalOffsets && type.getMemorySpace() == MemorySpace::Global &&
+      layout.numElements() < (int64_t(1) << 31))
+    offsetType = builder.getI32Type();
+  Value swizzled, aligned;
+  if (cursor.baseOffset)
+    aligned = narrowed(loc, cursor.baseOffset, offsetType);
+  auto constant = [&](int64_t v) { return typedConstant(builder, loc, offsetType, v); };
+  arith::IntegerOverflowFlags flags = overflowFlags(offsetType);
   auto add = [&](Value &sum, Value term) {
-    sum = sum ? arith::AddIOp::create(builder, loc, sum, term).getResult() : term;
+    sum = sum ? arith::AddIOp::create(builder, loc, sum, term, flags).getResult() : term;
   };
   auto scaled = [&](Value v, int64_t stride) {
-    return stride == 1 ? v : arith::MulIOp::create(builder, loc, v, index(loc, stride)).getResult();
+    return stride == 1 ? v
+                       : arith::MulIOp::create(builder, loc, v, constant(stride), flags).getResult();
   };
   llvm::SmallDenseMap<StringAttr, Value> totals;
   for (auto [i, dim] : llvm::enumerate(type.getDims())) {
@@ -369,7 +415,7 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
         auto coordType = cast<CoordType>(c.getType());
         if (coordType.getDim() != dim.dim)
           continue;
-        Value base = baseValue(loc, c);
+        Value base = baseValue(loc, c, offsetType);
         if (dim.stride % period == 0 ||
             (c.getDefiningOp<FromIndexOp>() && coordType.getFold() * dim.stride % period == 0))
           add(aligned, scaled(base, dim.stride));
@@ -378,13 +424,13 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
       }
       for (const Extra &e : extras)
         if (e.dim == dim.dim)
-          add(rest, e.baseValue);
+          add(rest, narrowed(loc, e.baseValue, offsetType));
       if (rest)
         add(swizzled, scaled(rest, dim.stride));
       continue;
     }
     if (!totals.count(dim.dim))
-      totals[dim.dim] = dimTotal(loc, dim.dim, all, extras);
+      totals[dim.dim] = dimTotal(loc, dim.dim, all, extras, offsetType);
     Value total = totals[dim.dim];
     if (!total || dim.stride == 0)
       continue;
@@ -396,8 +442,8 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
   if (swizzled && swizzle) {
     layout::XorSwizzle s = swizzle.getXorSwizzle();
     int64_t mask = ((int64_t(1) << s.bits) - 1) << (s.base + s.shift);
-    Value bits = arith::AndIOp::create(builder, loc, swizzled, index(loc, mask));
-    Value moved = arith::ShRUIOp::create(builder, loc, bits, index(loc, s.shift));
+    Value bits = arith::AndIOp::create(builder, loc, swizzled, constant(mask));
+    Value moved = arith::ShRUIOp::create(builder, loc, bits, constant(s.shift));
     swizzled = arith::XOrIOp::create(builder, loc, swizzled, moved);
   }
   Value offset;
@@ -405,7 +451,11 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
     add(offset, swizzled);
   if (aligned)
     add(offset, aligned);
-  return offset ? offset : index(loc, 0);
+  if (!offset)
+    return index(loc, 0);
+  if (offsetType.isIndex())
+    return offset;
+  return arith::IndexCastOp::create(builder, loc, builder.getIndexType(), offset);
 }
 
 /// Scalar element type and count of a 16-byte vector element.
@@ -584,12 +634,13 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
       Value offset = elementOffset(loc, type, *cursor, coords, extras);
       Value inBounds;
       if (rowBound) {
-        Value absRow = dimTotal(loc, fragment.getRowDim(), all, extras[0]);
-        Value absCol = dimTotal(loc, fragment.getColDim(), all, extras[1]);
+        Type indexType = builder.getIndexType();
+        Value absRow = dimTotal(loc, fragment.getRowDim(), all, extras[0], indexType);
+        Value absCol = dimTotal(loc, fragment.getColDim(), all, extras[1], indexType);
         Value rowOk = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
-                                            absRow, baseValue(loc, rowBound));
+                                            absRow, baseValue(loc, rowBound, indexType));
         Value colOk = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
-                                            absCol, baseValue(loc, colBound));
+                                            absCol, baseValue(loc, colBound, indexType));
         inBounds = arith::AndIOp::create(builder, loc, rowOk, colOk);
       }
       body(e, offset, inBounds);

@@ -115,3 +115,46 @@ func.func @swizzle_aligned_steps(%step: index, %m: index) -> vector<8xf16> {
   %v = spio.load %s[%j, %r] : !spio.tensor<[m: 64:4, c/8: 4:1] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>[!spio.coord<m/8>, !spio.coord<m>]
   return %v : vector<8xf16>
 }
+
+// -----
+
+// Under spio.offset_bits = 32, a global tensor of fewer than 2^31
+// elements takes its offset in i32 (multiplies and adds that do not
+// overflow), sign-extended to an index once; one of 2^31 elements or more
+// keeps index arithmetic throughout.
+// CHECK-LABEL: func.func @offsets_32
+// CHECK-SAME: (%{{.*}}: memref<{{.*}}>, %{{.*}}: memref<{{.*}}>, %[[N:.*]]: index, %[[H:.*]]: index)
+// CHECK-DAG: %[[N32:.*]] = arith.index_cast %[[N]] : index to i32
+// CHECK-DAG: %[[H32:.*]] = arith.index_cast %[[H]] : index to i32
+// CHECK-DAG: %[[NOFF:.*]] = arith.muli %[[N32]], %{{.*}} overflow<nsw> : i32
+// CHECK-DAG: %[[HOFF:.*]] = arith.muli %[[H32]], %{{.*}} overflow<nsw> : i32
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %{{.*}} overflow<nsw> : i32
+// CHECK: %[[OFF:.*]] = arith.index_cast %[[SUM]] : i32 to index
+// CHECK: memref.load %{{.*}}[%[[OFF]]] : memref<{{.*}}xvector<8xf16>, #gpu.address_space<global>>
+// CHECK-NOT: i32
+// CHECK: arith.muli %[[N]], %{{.*}} : index
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<{{.*}}xvector<8xf16>, #gpu.address_space<global>>
+func.func @offsets_32(%x: !spio.tensor<[n: 128, h: 56, w: 56, c/8: 8] x vector<8xf16>, global>,
+                      %big: !spio.tensor<[n: 65536, h: 256, w: 256, c/8: 8] x vector<8xf16>, global>,
+                      %ni: index, %hi: index) -> (vector<8xf16>, vector<8xf16>)
+    attributes {spio.offset_bits = 32} {
+  %n = spio.from_index %ni : !spio.coord<n>
+  %h = spio.from_index %hi : !spio.coord<h>
+  %v = spio.load %x[%n, %h] : !spio.tensor<[n: 128, h: 56, w: 56, c/8: 8] x vector<8xf16>, global>[!spio.coord<n>, !spio.coord<h>]
+  %w = spio.load %big[%n, %h] : !spio.tensor<[n: 65536, h: 256, w: 256, c/8: 8] x vector<8xf16>, global>[!spio.coord<n>, !spio.coord<h>]
+  return %v, %w : vector<8xf16>, vector<8xf16>
+}
+
+// -----
+
+// Without the attribute (or with spio.offset_bits = 64), index arithmetic.
+// CHECK-LABEL: func.func @offsets_64
+// CHECK-NOT: i32
+// CHECK: memref.load
+func.func @offsets_64(%x: !spio.tensor<[n: 128, h: 56, w: 56, c/8: 8] x vector<8xf16>, global>,
+                      %ni: index, %hi: index) -> vector<8xf16> attributes {spio.offset_bits = 64} {
+  %n = spio.from_index %ni : !spio.coord<n>
+  %h = spio.from_index %hi : !spio.coord<h>
+  %v = spio.load %x[%n, %h] : !spio.tensor<[n: 128, h: 56, w: 56, c/8: 8] x vector<8xf16>, global>[!spio.coord<n>, !spio.coord<h>]
+  return %v : vector<8xf16>
+}

@@ -43,5 +43,21 @@ func.func private @negative_shared() attributes {spio.shared_memory_bytes = -16}
 
 // -----
 
-// expected-error @below {{'func.func' op has unknown spio attribute 'spio.stage' (known: spio.stages, spio.shared_memory_bytes)}}
+// expected-error @below {{'func.func' op has unknown spio attribute 'spio.stage' (known: spio.stages, spio.shared_memory_bytes, spio.offset_bits)}}
 func.func private @misspelled() attributes {spio.stage = 2}
+
+// -----
+
+// expected-error @below {{'func.func' op spio.offset_bits must be 32 or 64, got 16 : i64}}
+func.func private @narrow_offsets() attributes {spio.offset_bits = 16}
+
+// -----
+
+func.func @offset_bits_not_function(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{'scf.for' op carries spio.offset_bits, but only functions take it}}
+  scf.for %iv = %c0 to %n step %c1 {
+  } {spio.offset_bits = 32}
+  return
+}

@@ -3,6 +3,7 @@
 #include "spio/Dialect/Spio/IR/SpioDialect.h"
 #include "spio/Dialect/Spio/IR/SpioOps.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
@@ -52,6 +53,14 @@ LogicalResult SpioDialect::verifyOperationAttribute(Operation *op, NamedAttribut
              << "spio.shared_memory_bytes must be a non-negative integer, got " << attr.getValue();
     return success();
   }
-  return op->emitOpError() << "has unknown spio attribute '" << name
-                           << "' (known: spio.stages, spio.shared_memory_bytes)";
+  if (name == "spio.offset_bits") {
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitOpError() << "carries spio.offset_bits, but only functions take it";
+    if (!value || (value.getInt() != 32 && value.getInt() != 64))
+      return op->emitOpError() << "spio.offset_bits must be 32 or 64, got " << attr.getValue();
+    return success();
+  }
+  return op->emitOpError()
+         << "has unknown spio attribute '" << name
+         << "' (known: spio.stages, spio.shared_memory_bytes, spio.offset_bits)";
 }

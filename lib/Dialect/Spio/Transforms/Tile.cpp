@@ -56,10 +56,11 @@ LogicalResult expandTemplate(Operation *op, int64_t threadCount, StringRef famil
     return op->emitOpError() << "the " << family << " family's tile template did not parse (a bug)";
   gpu::GPUFuncOp tile;
   tiled->walk([&](gpu::GPUFuncOp f) { tile = f; });
-  // The kernel keeps the template's NVVM attributes: hints for ptxas, such
-  // as the blocks a multiprocessor holds (nvvm.minctasm).
+  // The kernel keeps the template's NVVM attributes, hints for ptxas such
+  // as the blocks a multiprocessor holds (nvvm.minctasm), and the width of
+  // its offset arithmetic (spio.offset_bits).
   for (NamedAttribute attr : tile->getAttrs())
-    if (attr.getName().strref().starts_with("nvvm."))
+    if (attr.getName().strref().starts_with("nvvm.") || attr.getName() == "spio.offset_bits")
       kernel->setAttr(attr.getName(), attr.getValue());
   Block &body = tile.getBody().front();
   if (body.getNumArguments() != bindings.size())

@@ -29,10 +29,13 @@ def Spio_Dialect : Dialect {
     of one dimension are exact, and `spio.rebase` turns the accumulated
     coordinates into a plain offset.
 
-    Two discardable attributes belong to the dialect and are verified
+    Three discardable attributes belong to the dialect and are verified
     wherever they appear: `spio.stages = N` (N >= 1) on a loop asks
-    `spio-pipeline` for N stages, and `spio.shared_memory_bytes` (>= 0) on
-    a kernel records the dynamic shared memory its launch needs.
+    `spio-pipeline` for N stages, `spio.shared_memory_bytes` (>= 0) on
+    a kernel records the dynamic shared memory its launch needs, and
+    `spio.offset_bits = 32` (or the default, 64) on a function has
+    `convert-spio-to-gpu` compute the element offsets of its global
+    tensors of fewer than 2^31 elements in 32 bits.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let useDefaultTypePrinterParser = 1;

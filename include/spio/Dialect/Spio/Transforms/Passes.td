@@ -31,7 +31,8 @@ def SpioTile : Pass<"spio-tile", "::mlir::ModuleOp"> {
     for the op's sizes, and the pass names the operand that differs).
 
     Guarantees: no workload op remains; the kernel's `known_block_size` is
-    the config's thread count; the GEMM reduction loop is single-stage
+    the config's thread count; it takes the family's `nvvm.*` hints for
+    ptxas and its `spio.offset_bits`; the GEMM reduction loop is single-stage
     (load, wait, barrier, compute, barrier) and carries `spio.stages` from
     the config for `spio-pipeline`.
   }];
