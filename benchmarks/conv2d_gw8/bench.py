@@ -209,6 +209,9 @@ def main():
                              "neighbours, run the fastest (not the baseline's)")
     parser.add_argument("--baseline-autotune", action="store_true",
                         help="the baseline runs --autotune too (A/B of two builds' tuning)")
+    parser.add_argument("--spio-only", action="store_true",
+                        help="time spio-jit (and --baseline-jit) alone: no cuDNN, whose wgrad "
+                             "autotuning takes seconds a shape, and no copies")
     add_shape_arguments(parser)
     add_timing_argument(parser)
     parser.add_argument("--list", action="store_true",
@@ -243,6 +246,22 @@ def main():
                          if args.baseline_jit else None))
         print(f"spio-jit: {name} {pass_}: {spio_gbs[-1][0]:.0f} GB/s (warps {config})",
               file=sys.stderr, flush=True)
+
+    if args.spio_only:
+        base_columns = " baseline GB/s | spio / baseline |" if args.baseline_jit else ""
+        print(f"| shape | pass | MB | spio GB/s |{base_columns}")
+        print("|---|---|---|---|" + ("---|---|" if args.baseline_jit else ""))
+        for (sh, pass_, name), (ours, base) in zip(cases, spio_gbs):
+            print(f"| {name} | {pass_} | {ideal_bytes(sh, pass_) / 1e6:.0f} | {ours:.0f} |"
+                  + (f" {base:.0f} | {ours / base:.3f} |" if base else ""))
+        if args.baseline_jit:
+            for pass_ in passes:
+                pairs = [(o, b) for (_, p, _), (o, b) in zip(cases, spio_gbs) if p == pass_]
+                if pairs:
+                    ratio = math.exp(sum(math.log(o / b) for o, b in pairs) / len(pairs))
+                    print(f"{pass_}: geometric mean spio / baseline over {len(pairs)} shapes: "
+                          f"{ratio:.3f}")
+        return
 
     import torch
 
