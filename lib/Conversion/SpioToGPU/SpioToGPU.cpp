@@ -94,6 +94,7 @@ Value typedConstant(OpBuilder &b, Location loc, Type type, int64_t c) {
   return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, c));
 }
 
+/// A constant of `v`'s type.
 Value constantLike(OpBuilder &b, Location loc, Value v, int64_t c) {
   return typedConstant(b, loc, v.getType(), c);
 }
@@ -341,9 +342,7 @@ Value TensorResolver::typedView(Value root, Type elementType, int64_t numElement
 
 Value TensorResolver::baseValue(Location loc, Value coord, Type offsetType) {
   auto type = cast<CoordType>(coord.getType());
-  Value value = ToIndexOp::create(builder, loc, coord);
-  if (!offsetType.isIndex())
-    value = arith::IndexCastOp::create(builder, loc, offsetType, value);
+  Value value = narrowed(loc, ToIndexOp::create(builder, loc, coord), offsetType);
   if (type.getFold() == 1)
     return value;
   return arith::MulIOp::create(builder, loc, value,
