@@ -152,6 +152,11 @@ def selected_cases(shapes, args):
     return cases
 
 
+def geomean(pairs):
+    """The geometric mean of a / b over `pairs`."""
+    return math.exp(sum(math.log(a / b) for a, b in pairs) / len(pairs))
+
+
 def summary(rows, passes, copy, l2, baseline):
     """Each pass's geometric mean spio / cuDNN (stride 1 and 2 apart), and
     over the shapes larger than L2 its mean against the large copy (how
@@ -159,9 +164,6 @@ def summary(rows, passes, copy, l2, baseline):
     mean would be were each shape as fast as that copy, and the same means
     by kernel size. `rows`: (name, pass, spio GB/s, cuDNN GB/s, baseline
     GB/s or None, bytes, same-size copy GB/s, "RxS")."""
-    def geomean(pairs):
-        return math.exp(sum(math.log(a / b) for a, b in pairs) / len(pairs))
-
     def means(large):
         return (sum(o for o, _ in large) / len(large) / copy,
                 sum(o / s for o, s in large) / len(large))
@@ -247,10 +249,11 @@ def main():
         print(f"spio-jit: {name} {pass_}: {spio_gbs[-1][0]:.0f} GB/s (warps {config})",
               file=sys.stderr, flush=True)
 
+    extra = " baseline GB/s | spio / baseline |" if args.baseline_jit else ""
+    extra_rule = "---|---|" if args.baseline_jit else ""
     if args.spio_only:
-        base_columns = " baseline GB/s | spio / baseline |" if args.baseline_jit else ""
-        print(f"| shape | pass | MB | spio GB/s |{base_columns}")
-        print("|---|---|---|---|" + ("---|---|" if args.baseline_jit else ""))
+        print(f"| shape | pass | MB | spio GB/s |{extra}")
+        print("|---|---|---|---|" + extra_rule)
         for (sh, pass_, name), (ours, base) in zip(cases, spio_gbs):
             print(f"| {name} | {pass_} | {ideal_bytes(sh, pass_) / 1e6:.0f} | {ours:.0f} |"
                   + (f" {base:.0f} | {ours / base:.3f} |" if base else ""))
@@ -258,9 +261,8 @@ def main():
             for pass_ in passes:
                 pairs = [(o, b) for (_, p, _), (o, b) in zip(cases, spio_gbs) if p == pass_]
                 if pairs:
-                    ratio = math.exp(sum(math.log(o / b) for o, b in pairs) / len(pairs))
                     print(f"{pass_}: geometric mean spio / baseline over {len(pairs)} shapes: "
-                          f"{ratio:.3f}")
+                          f"{geomean(pairs):.3f}")
         return
 
     import torch
@@ -270,11 +272,9 @@ def main():
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"cuDNN {torch.backends.cudnn.version()}, copy bandwidth {copy:.0f} GB/s, "
           f"L2 {l2 / 1e6:.0f} MB, {args.timing} timing")
-    extra = " baseline GB/s | spio / baseline |" if args.baseline_jit else ""
     print(f"\n| shape | pass | MB | spio GB/s | cuDNN GB/s | ratio | spio / copy | "
           f"spio / same-size copy |{extra}")
-    print("|---|---|---|---|---|---|---|---|" + ("---|---|" if args.baseline_jit else ""),
-          flush=True)
+    print("|---|---|---|---|---|---|---|---|" + extra_rule, flush=True)
     sized_copies = {}
     rows = []
     for (sh, pass_, name), (ours, base) in zip(cases, spio_gbs):

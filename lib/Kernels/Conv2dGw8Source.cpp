@@ -162,10 +162,10 @@ private:
     std::string image, column, exists;
   };
   ImageColumn imageColumn(const std::string &offset, int64_t columns);
-  /// With images side by side: %q0's image and column among the pitch, as
-  /// i32 (%q0img, %q0col), one division where %q0 is defined, so that a
-  /// copy whose offsets span at most a pitch and one column takes an
-  /// addition and a wrap instead of a division of its own.
+  /// With images side by side: the pitch (%pitch) and %q0's image and
+  /// column among it, as i32 (%q0img, %q0col), one division where %q0 is
+  /// defined, so that a copy whose offsets span at most a pitch and one
+  /// column takes an addition and a wrap instead of a division of its own.
   void splitFirstColumn();
   /// %n (the band's image, or the first of its row of images side by
   /// side), %p0 and, with `columnTiles` (wgrad), %q0 of `band`, an index
@@ -1143,12 +1143,12 @@ void ConvWriter::splitFirstColumn() {
     return;
   // Unsigned 32-bit division by the pitch (a multiply and a shift), not
   // spio.decompose's signed index division with its sign fix-ups.
-  std::string pitch = fresh("pitch"), first = fresh("i"), product = fresh("v");
-  out << "    " << pitch << " = arith.constant " << packedPitch(p) << " : i32\n";
+  std::string first = fresh("i"), product = fresh("v");
+  out << "    %pitch = arith.constant " << packedPitch(p) << " : i32\n";
   out << "    " << first << " = spio.to_index %q0 : " << coord("q") << "\n";
   out << "    %q0v = arith.index_castui " << first << " : index to i32\n";
-  out << "    %q0img = arith.divui %q0v, " << pitch << " : i32\n";
-  out << "    " << product << " = arith.muli %q0img, " << pitch << " : i32\n";
+  out << "    %q0img = arith.divui %q0v, %pitch : i32\n";
+  out << "    " << product << " = arith.muli %q0img, %pitch : i32\n";
   out << "    %q0col = arith.subi %q0v, " << product << " : i32\n";
 }
 
@@ -1156,18 +1156,16 @@ ConvWriter::ImageColumn ConvWriter::imageColumn(const std::string &offset, int64
   std::string Q = coord("q");
   if (grid.images == 1)
     return {"%n", binary("add", "%q0", offset, Q), ""};
-  int64_t pitch = packedPitch(p);
-  std::string pitchC = fresh("pitch"), j32 = fresh("v"), col32 = fresh("v");
-  out << "    " << pitchC << " = arith.constant " << pitch << " : i32\n";
+  std::string j32 = fresh("v"), col32 = fresh("v");
   std::string oi = fresh("i"), o32 = fresh("v");
   out << "    " << oi << " = spio.to_index " << offset << " : " << Q << "\n";
   out << "    " << o32 << " = arith.index_castui " << oi << " : index to i32\n";
-  if (columns <= pitch + 1) {
+  if (columns <= packedPitch(p) + 1) {
     // %q0col + offset is under two pitches: at most one image further on.
     std::string sum = fresh("v"), wrap = fresh("b"), back = fresh("v"), carry = fresh("v");
     out << "    " << sum << " = arith.addi %q0col, " << o32 << " : i32\n";
-    out << "    " << wrap << " = arith.cmpi uge, " << sum << ", " << pitchC << " : i32\n";
-    out << "    " << back << " = arith.subi " << sum << ", " << pitchC << " : i32\n";
+    out << "    " << wrap << " = arith.cmpi uge, " << sum << ", %pitch : i32\n";
+    out << "    " << back << " = arith.subi " << sum << ", %pitch : i32\n";
     out << "    " << col32 << " = arith.select " << wrap << ", " << back << ", " << sum
         << " : i32\n";
     out << "    " << carry << " = arith.extui " << wrap << " : i1 to i32\n";
@@ -1175,8 +1173,8 @@ ConvWriter::ImageColumn ConvWriter::imageColumn(const std::string &offset, int64
   } else {
     std::string sum = fresh("v"), whole = fresh("v"), jq = fresh("v");
     out << "    " << sum << " = arith.addi %q0v, " << o32 << " : i32\n";
-    out << "    " << whole << " = arith.divui " << sum << ", " << pitchC << " : i32\n";
-    out << "    " << jq << " = arith.muli " << whole << ", " << pitchC << " : i32\n";
+    out << "    " << whole << " = arith.divui " << sum << ", %pitch : i32\n";
+    out << "    " << jq << " = arith.muli " << whole << ", %pitch : i32\n";
     out << "    " << col32 << " = arith.subi " << sum << ", " << jq << " : i32\n";
     j32 = whole;
   }

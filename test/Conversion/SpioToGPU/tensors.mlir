@@ -158,3 +158,30 @@ func.func @offsets_64(%x: !spio.tensor<[n: 128, h: 56, w: 56, c/8: 8] x vector<8
   %v = spio.load %x[%n, %h] : !spio.tensor<[n: 128, h: 56, w: 56, c/8: 8] x vector<8xf16>, global>[!spio.coord<n>, !spio.coord<h>]
   return %v : vector<8xf16>
 }
+
+// -----
+
+// Fragment stores under spio.offset_bits = 32: the lane's row and column
+// (the extras) join the 32-bit offset; the bounds stay index compares.
+// CHECK-LABEL: func.func @fragment_offsets_32
+// CHECK-SAME: %[[ROW:[^:]*]]: index)
+// CHECK: %[[R32:.*]] = arith.index_cast %[[ROW]] : index to i32
+// CHECK: %[[L32:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[ABS:.*]] = arith.addi %[[R32]], %[[L32]] overflow<nsw> : i32
+// CHECK: arith.muli %[[ABS]], %{{.*}} overflow<nsw> : i32
+// CHECK: %[[OFF:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[ABSROW:.*]] = arith.addi %[[ROW]], %{{.*}} : index
+// CHECK: arith.cmpi slt, %[[ABSROW]], %{{.*}} : index
+// CHECK: arith.divui %[[OFF]], %{{.*}} : index
+// CHECK: memref.store
+!O = !spio.tensor<[i: 64, j: 8] x f32, global>
+func.func @fragment_offsets_32(%o: !O, %v: vector<4xf32>, %row: index)
+    attributes {spio.offset_bits = 32} {
+  %c = spio.vector_to_fragment %v : vector<4xf32> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  %i0 = spio.from_index %row : !spio.coord<i>
+  %m = spio.constant 60 : !spio.coord<i>
+  %n = spio.constant 8 : !spio.coord<j>
+  %t = spio.subscript %o[%i0] : !O[!spio.coord<i>]
+  spio.store_fragment %c, %t[] bounds %m, %n : !spio.fragment<C, m16n8k16, f32, [i, j]>, !O bounds !spio.coord<i>, !spio.coord<j>
+  return
+}
