@@ -237,6 +237,12 @@ CASES = [
     (3, 48, 9, 9, 7, 7, 3, 3, "--pass dgrad --dtype bf16"),
     (2, 32, 30, 30, 7, 5, 3, 2, "--pass wgrad"),
     (2, 24, 36, 36, 7, 7, 3, 3, "--pass wgrad --out-dtype f32"),
+    # wgrad bands of 3 or more column tiles: each thread copies one element
+    # of a row from every row; stride 2's rows of 136 vectors take a second
+    # element for 8 of the 128 threads; the 5x5 one (3 images side by side,
+    # rows of 111 vectors) leaves 81 of its 192 threads spare.
+    (3, 32, 41, 75, 3, 3, 1, 1, "--pass wgrad --stride 2"),
+    (3, 24, 40, 40, 5, 5, 2, 1, "--pass wgrad --dtype bf16 --out-dtype f32"),
     # More than 9 taps or 6 rows or more: held to 80 registers, not 40.
     (2, 32, 33, 47, 7, 4, 3, 2, "--pass dgrad --stride 2"),
     (4, 48, 7, 7, 5, 4, 2, 1, "--pass dgrad --dtype bf16"),

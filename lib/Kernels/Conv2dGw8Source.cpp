@@ -131,6 +131,29 @@ private:
   /// spare threads do nothing (a zero-filling copy would overwrite a real
   /// element).
   void forEachElement(int64_t count, const std::function<void(const std::string &)> &body);
+  /// A copy's element of a row: its coordinates (a decomposition of the
+  /// element's index by `sizes`, as `types`).
+  struct RowShape {
+    std::string rowType;
+    std::vector<int64_t> sizes;
+    std::vector<std::string> types;
+  };
+  using RowPart = std::function<void(const std::vector<std::string> &)>;
+  using RowBody = std::function<void(const std::string &)>;
+  /// A cooperative loop over `rows` rows of elements of `shape`: `inRow` on
+  /// an element's coordinates, then `body` on its row (a coordinate of
+  /// shape.rowType). With `rowElements`, each thread keeps its element of a
+  /// row and steps through the rows, so that what depends on the element's
+  /// place in a row (image, column, bounds, its share of the address) is
+  /// worked out once instead of once a copy; threads beyond a whole number
+  /// of rows a pass then do nothing. Otherwise forEachElement's passes.
+  void forEachRowElement(int64_t rows, const RowShape &shape, bool rowElements,
+                         const RowPart &inRow, const RowBody &body);
+  /// Whether wgrad's band copies keep each thread on one element of a row
+  /// (forEachRowElement): where a band row is 3 or more column tiles. On
+  /// the H200, 5x5 layers of 3 and 4 tiles ran 1.04-1.08x (with images
+  /// side by side or not), those of 1 or 2 tiles 0.95-1.00x.
+  bool wgradRowElements() const;
   /// forEachElement over the output tile's 16-byte vectors (a pixel's WG
   /// groups in a row), its threads ordered by copyOutTid.
   void forEachOutputVector(int64_t count,
@@ -368,6 +391,107 @@ void ConvWriter::forEachElement(int64_t count,
   }
 }
 
+void ConvWriter::forEachRowElement(int64_t rows, const RowShape &shape, bool rowElements,
+                                   const RowPart &inRow, const RowBody &body) {
+  int64_t perRow = 1;
+  for (int64_t size : shape.sizes)
+    perRow *= size;
+  auto decompose = [&](const std::string &linear, bool withRow) {
+    std::vector<std::string> coords;
+    std::string row = withRow ? fresh("rl") : "";
+    for (size_t i = 0; i < shape.sizes.size(); ++i)
+      coords.push_back(fresh("el"));
+    out << "    " << (withRow ? row + ", " : "");
+    for (size_t i = 0; i < coords.size(); ++i)
+      out << (i ? ", " : "") << coords[i];
+    out << " = spio.decompose " << linear << " [";
+    if (withRow)
+      out << rows << ", ";
+    for (size_t i = 0; i < shape.sizes.size(); ++i)
+      out << (i ? ", " : "") << shape.sizes[i];
+    out << "] : " << (withRow ? shape.rowType + ", " : "");
+    for (size_t i = 0; i < shape.types.size(); ++i)
+      out << (i ? ", " : "") << shape.types[i];
+    out << "\n";
+    if (withRow)
+      coords.push_back(row);
+    return coords;
+  };
+  if (!rowElements) {
+    forEachElement(rows * perRow, [&](const std::string &lin) {
+      std::vector<std::string> coords = decompose(lin, true);
+      std::string row = coords.back();
+      coords.pop_back();
+      inRow(coords);
+      body(row);
+    });
+    return;
+  }
+  auto rowAt = [&](const std::string &index) {
+    std::string row = fresh("rl");
+    out << "    " << row << " = spio.from_index " << index << " : " << shape.rowType << "\n";
+    body(row);
+  };
+  int64_t threads = elementThreads ? elementThreads : c.threads();
+  if (perRow > threads) {
+    // Each thread takes an element every `threads` of a row, in every row.
+    for (int64_t slot = 0; slot * threads < perRow; ++slot) {
+      std::string e = elementTid;
+      if (slot) {
+        std::string offset = index(slot * threads);
+        e = fresh("e");
+        out << "    " << e << " = arith.addi " << elementTid << ", " << offset << " : index\n";
+      }
+      bool spare = (slot + 1) * threads > perRow;
+      if (spare) {
+        std::string limit = index(perRow), valid = fresh("valid");
+        out << "    " << valid << " = arith.cmpi ult, " << e << ", " << limit
+            << " : index\n    scf.if " << valid << " {\n";
+      }
+      inRow(decompose(e, false));
+      for (int64_t r = 0; r < rows; ++r)
+        rowAt(index(r));
+      if (spare)
+        out << "    }\n";
+    }
+    return;
+  }
+  // step rows a pass: thread t takes element t mod perRow of row
+  // t / perRow, then of the rows step, 2 step, ... further on.
+  int64_t step = std::min(threads / perRow, rows);
+  std::string width = index(perRow), first = fresh("rf"), e = fresh("e");
+  out << "    " << first << " = arith.divui " << elementTid << ", " << width << " : index\n";
+  out << "    " << e << " = arith.remui " << elementTid << ", " << width << " : index\n";
+  bool spare = step * perRow < threads;
+  if (spare) {
+    std::string limit = index(step), valid = fresh("valid");
+    out << "    " << valid << " = arith.cmpi ult, " << first << ", " << limit
+        << " : index\n    scf.if " << valid << " {\n";
+  }
+  inRow(decompose(e, false));
+  for (int64_t pass = 0; pass * step < rows; ++pass) {
+    std::string row = first;
+    if (pass) {
+      std::string offset = index(pass * step);
+      row = fresh("row");
+      out << "    " << row << " = arith.addi " << first << ", " << offset << " : index\n";
+    }
+    bool partial = (pass + 1) * step > rows;
+    if (partial) {
+      std::string limit = index(rows), valid = fresh("valid");
+      out << "    " << valid << " = arith.cmpi ult, " << row << ", " << limit
+          << " : index\n    scf.if " << valid << " {\n";
+    }
+    rowAt(row);
+    if (partial)
+      out << "    }\n";
+  }
+  if (spare)
+    out << "    }\n";
+}
+
+bool ConvWriter::wgradRowElements() const { return !flat && grid.qTiles >= 3; }
+
 void ConvWriter::forEachOutputVector(int64_t count,
                                      const std::function<void(const std::string &)> &body) {
   // A pass takes whole runs of 8 * WG threads (all the compute threads),
@@ -390,7 +514,6 @@ void ConvWriter::stageInput(int64_t firstRow, int64_t numRows, int64_t slot) {
 
 void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) {
   bool strided = st == 2;
-  int64_t count = numRows * copiedQT * (strided ? 2 : 1) * WG;
   std::string first = constant(firstRow, "r");
   bool moved = slot >= 0 && slot != firstRow;
   std::string firstSlot = moved ? constant(slot, "r") : first;
@@ -403,23 +526,22 @@ void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) 
   std::string HS = coord("h", st), WS = coord("w", st);
   std::string ph = strided ? reinterpret("%p0", coord("p"), HS)
                             : convert("cast", "%p0", coord("p"), H);
-  forEachElement(count, [&](const std::string &lin) {
-    std::string rl = fresh("rl"), qq = fresh("qq"), wp = fresh("wp"), gl = fresh("gl");
-    if (strided)
-      out << "    " << rl << ", " << qq << ", " << wp << ", " << gl << " = spio.decompose " << lin
-          << " [" << numRows << ", " << copiedQT << ", 2, " << WG << "] : " << coord("r") << ", "
-          << Q << ", " << coord("wp") << ", " << G8 << "\n";
-    else
-      out << "    " << rl << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
-          << numRows << ", " << copiedQT << ", " << WG << "] : " << coord("r") << ", " << Q << ", "
-          << G8 << "\n";
-    std::string rr = binary("add", first, rl, coord("r"));
-    // Input row h = stride * p0 + r - padH and column
-    // w = stride * (q0 + q) + wp - padW.
-    std::string rh = convert("cast", rr, coord("r"), H);
-    std::string h = binary("sub", binary("add", ph, rh, strided ? HS : H, H), padH, H);
-    ImageColumn at = imageColumn(qq, copiedQT);
-    std::string w;
+  // The element's place in a row: its column, group and whether they exist.
+  RowShape shape{coord("r"), {copiedQT, WG}, {Q, G8}};
+  if (strided) {
+    shape.sizes.insert(shape.sizes.begin() + 1, 2);
+    shape.types.insert(shape.types.begin() + 1, coord("wp"));
+  }
+  // What a copy's element of a row decides (its column and group): the
+  // bounds apart, as forEachElement's copies combine them with the row's,
+  // and together (columnOk), as rowElements copies do.
+  bool rowElements = p.pass == ConvPass::Wgrad && wgradRowElements();
+  std::string qq, wp, gl, w, g, evenW, columnInside, groupInside, columnOk;
+  ImageColumn at;
+  auto inRow = [&](const std::vector<std::string> &element) {
+    qq = element.front(), gl = element.back(), wp = strided ? element[1] : "";
+    // Input column w = stride * (q0 + q) + wp - padW.
+    at = imageColumn(qq, copiedQT);
     if (strided) {
       // Stride 2 stages one image a band (packedImages): at.column is q0 + q.
       std::string wq = reinterpret(at.column, Q, WS);
@@ -428,30 +550,47 @@ void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) 
     } else {
       w = binary("sub", convert("cast", at.column, Q, W), padW, W);
     }
-    std::string g = binary("add", "%g0", gl, G8);
-    std::string ok;
     if (upsample) {
       // Position u of the upsampled dy holds dy[u / 2] when u is even.
-      std::string evenH = cmp("eq", parity(h, H), zeroH, H);
-      std::string evenW = cmp("eq", parity(w, W), zeroW, W);
-      h = reinterpret(convert("fold", h, H, coord("h", 2)), coord("h", 2), H);
+      evenW = cmp("eq", parity(w, W), zeroW, W);
       w = reinterpret(convert("fold", w, W, coord("w", 2)), coord("w", 2), W);
-      ok = andi(andi(evenH, evenW), andi(andi(cmp("ge", h, zeroH, H), cmp("lt", h, limitH, H)),
-                                         andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W))));
-    } else {
-      ok = andi(andi(cmp("ge", h, zeroH, H), cmp("lt", h, limitH, H)),
-                andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W)));
     }
-    ok = andi(ok, cmp("lt", g, limitC, G8, coord(CI)));
+    columnInside = andi(cmp("ge", w, zeroW, W), cmp("lt", w, limitW, W));
+    g = binary("add", "%g0", gl, G8);
+    groupInside = cmp("lt", g, limitC, G8, coord(CI));
+    if (!rowElements)
+      return;
+    columnOk = andi(upsample ? andi(evenW, columnInside) : columnInside, groupInside);
     if (!at.exists.empty())
-      ok = andi(ok, at.exists);
+      columnOk = andi(columnOk, at.exists);
+  };
+  auto copyRow = [&](const std::string &rl) {
+    // Input row h = stride * p0 + r - padH.
+    std::string rr = binary("add", first, rl, coord("r"));
+    std::string rh = convert("cast", rr, coord("r"), H);
+    std::string h = binary("sub", binary("add", ph, rh, strided ? HS : H, H), padH, H);
+    std::string evenH;
+    if (upsample) {
+      evenH = cmp("eq", parity(h, H), zeroH, H);
+      h = reinterpret(convert("fold", h, H, coord("h", 2)), coord("h", 2), H);
+    }
+    std::string ok = andi(cmp("ge", h, zeroH, H), cmp("lt", h, limitH, H));
+    if (rowElements) {
+      ok = andi(upsample ? andi(evenH, ok) : ok, columnOk);
+    } else {
+      ok = upsample ? andi(andi(evenH, evenW), andi(ok, columnInside)) : andi(ok, columnInside);
+      ok = andi(ok, groupInside);
+      if (!at.exists.empty())
+        ok = andi(ok, at.exists);
+    }
     std::string sr = moved ? binary("add", firstSlot, rl, coord("r")) : rr;
     std::string dst = strided ? sr + ", " + qq + ", " + wp + ", " + gl : sr + ", " + qq + ", " + gl;
     std::string dstTypes = coord("r") + ", " + Q + (strided ? ", " + coord("wp") : "") + ", " + G8;
     out << "    spio.async_copy %x[" << at.image << ", " << h << ", " << w << ", " << g
         << "] to %sx[" << dst << "] in_bounds " << ok << " : " << xT << "[" << coord("n") << ", "
         << H << ", " << W << ", " << G8 << "] to " << sxT << "[" << dstTypes << "]\n";
-  });
+  };
+  forEachRowElement(numRows, shape, rowElements, inRow, copyRow);
 }
 
 void ConvWriter::stageWeights() {
@@ -1193,31 +1332,39 @@ ConvWriter::ImageColumn ConvWriter::imageColumn(const std::string &offset, int64
 void ConvWriter::stageGradient() {
   // Flattened rows stage whole dy rows of Q + S - 1 columns, zeros past
   // column Q and past the band's rows (the mma steps' tail).
-  int64_t count = gradientRows * BQ * WG;
   std::string bandRows = gradientRows > c.rowsP ? constant(c.rowsP, "p") : "";
   std::string P = coord("p"), Q = coord("q"), G8 = coord("k", 8);
   std::string limitP = constant(p.outH(), "p"), limitQ = constant(p.outW(), "q");
   std::string limitK = constant(p.c, "k");
-  forEachElement(count, [&](const std::string &lin) {
-    std::string rr = fresh("rr"), qq = fresh("qq"), gl = fresh("gl");
-    out << "    " << rr << ", " << qq << ", " << gl << " = spio.decompose " << lin << " ["
-        << gradientRows << ", " << BQ << ", " << WG << "] : " << P << ", " << Q << ", " << G8
-        << "\n";
+  bool rowElements = wgradRowElements();
+  std::string qq, gl, g, columnInside, groupInside, columnOk;
+  ImageColumn at;
+  auto inRow = [&](const std::vector<std::string> &element) {
+    qq = element[0], gl = element[1];
+    at = imageColumn(qq, BQ);
+    g = binary("add", "%gk0", gl, G8);
+    columnInside = cmp("lt", at.column, limitQ, Q);
+    groupInside = cmp("lt", g, limitK, G8, coord("k"));
+    if (!rowElements)
+      return;
+    columnOk = andi(columnInside, groupInside);
+    if (!at.exists.empty())
+      columnOk = andi(columnOk, at.exists);
+  };
+  auto copyRow = [&](const std::string &rr) {
     std::string pAbs = binary("add", "%p0", rr, P);
-    ImageColumn at = imageColumn(qq, BQ);
-    std::string g = binary("add", "%gk0", gl, G8);
-    std::string ok = andi(andi(cmp("lt", pAbs, limitP, P), cmp("lt", at.column, limitQ, Q)),
-                          cmp("lt", g, limitK, G8, coord("k")));
+    std::string ok = cmp("lt", pAbs, limitP, P);
+    ok = rowElements ? andi(ok, columnOk) : andi(andi(ok, columnInside), groupInside);
     if (!bandRows.empty())
       ok = andi(ok, cmp("lt", rr, bandRows, P));
-    if (!at.exists.empty())
+    if (!rowElements && !at.exists.empty())
       ok = andi(ok, at.exists);
     out << "    spio.async_copy %dy[" << at.image << ", " << pAbs << ", " << at.column << ", " << g
-        << "] to %sdy["
-        << rr << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << dyT << "["
-        << coord("n") << ", " << P << ", " << Q << ", " << G8 << "] to " << sdyT << "[" << P
-        << ", " << Q << ", " << G8 << "]\n";
-  });
+        << "] to %sdy[" << rr << ", " << qq << ", " << gl << "] in_bounds " << ok << " : " << dyT
+        << "[" << coord("n") << ", " << P << ", " << Q << ", " << G8 << "] to " << sdyT << "["
+        << P << ", " << Q << ", " << G8 << "]\n";
+  };
+  forEachRowElement(gradientRows, {P, {BQ, WG}, {Q, G8}}, rowElements, inRow, copyRow);
 }
 
 void ConvWriter::computeWgrad(std::vector<std::string> &accs) {
