@@ -693,6 +693,12 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
     if (wgradKernels != "both")
       llvm::outs() << "bench: the " << (wgradKernels == "reduce" ? "reduce" : "partial sums")
                    << " alone\n";
+    if (wgradKernels == "reduce") {
+      // The reduce alone adds the partial sums of a real run, not whatever
+      // the workspace held.
+      orFail(launchPartialSums(), "launching the partial sums");
+      orFail(gpu.synchronize(), "running the partial sums");
+    }
     auto timed = [&]() -> Status {
       if (wgradKernels == "partial-sums")
         return launchPartialSums();
