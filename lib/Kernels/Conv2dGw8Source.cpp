@@ -131,8 +131,8 @@ private:
   /// spare threads do nothing (a zero-filling copy would overwrite a real
   /// element).
   void forEachElement(int64_t count, const std::function<void(const std::string &)> &body);
-  /// A copy's element of a row: its coordinates (a decomposition of the
-  /// element's index by `sizes`, as `types`).
+  /// A staged row's elements: an element's index in its row decomposes
+  /// by `sizes` into coordinates of `types`; rows are `rowType`.
   struct RowShape {
     std::string rowType;
     std::vector<int64_t> sizes;
@@ -526,7 +526,7 @@ void ConvWriter::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) 
   std::string HS = coord("h", st), WS = coord("w", st);
   std::string ph = strided ? reinterpret("%p0", coord("p"), HS)
                             : convert("cast", "%p0", coord("p"), H);
-  // The element's place in a row: its column, group and whether they exist.
+  // A staged row's elements: (column, [input column's phase,] group).
   RowShape shape{coord("r"), {copiedQT, WG}, {Q, G8}};
   if (strided) {
     shape.sizes.insert(shape.sizes.begin() + 1, 2);
