@@ -83,6 +83,20 @@ private:
     out << "    " << name << " = arith.constant " << value << " : index\n";
     return name;
   }
+  /// The index `base` + `offset` (`base` itself where `offset` is 0).
+  std::string indexPlus(const std::string &base, int64_t offset) {
+    if (!offset)
+      return base;
+    std::string step = index(offset), name = fresh("i");
+    out << "    " << name << " = arith.addi " << base << ", " << step << " : index\n";
+    return name;
+  }
+  /// Opens `scf.if` on the index `value` < `limit`; the caller closes it.
+  void openIfBelow(const std::string &value, int64_t limit) {
+    std::string bound = index(limit), valid = fresh("valid");
+    out << "    " << valid << " = arith.cmpi ult, " << value << ", " << bound
+        << " : index\n    scf.if " << valid << " {\n";
+  }
   /// `lhs op rhs` on coordinates of one type.
   std::string binary(const char *op, const std::string &lhs, const std::string &rhs,
                      const std::string &type, std::string rhsType = "") {
@@ -381,11 +395,9 @@ void ConvWriter::forEachElement(int64_t count,
                                 const std::function<void(const std::string &)> &body) {
   int64_t threads = elementThreads ? elementThreads : c.threads();
   for (int64_t pass = 0; pass * threads < count; ++pass) {
-    std::string offset = index(pass * threads), limit = index(count);
-    std::string lin = fresh("lin"), valid = fresh("valid");
+    std::string offset = index(pass * threads), lin = fresh("lin");
     out << "    " << lin << " = arith.addi " << elementTid << ", " << offset << " : index\n";
-    out << "    " << valid << " = arith.cmpi ult, " << lin << ", " << limit << " : index\n";
-    out << "    scf.if " << valid << " {\n";
+    openIfBelow(lin, count);
     body(lin);
     out << "    }\n";
   }
@@ -436,18 +448,10 @@ void ConvWriter::forEachRowElement(int64_t rows, const RowShape &shape, bool row
   if (perRow > threads) {
     // Each thread takes an element every `threads` of a row, in every row.
     for (int64_t slot = 0; slot * threads < perRow; ++slot) {
-      std::string e = elementTid;
-      if (slot) {
-        std::string offset = index(slot * threads);
-        e = fresh("e");
-        out << "    " << e << " = arith.addi " << elementTid << ", " << offset << " : index\n";
-      }
+      std::string e = indexPlus(elementTid, slot * threads);
       bool spare = (slot + 1) * threads > perRow;
-      if (spare) {
-        std::string limit = index(perRow), valid = fresh("valid");
-        out << "    " << valid << " = arith.cmpi ult, " << e << ", " << limit
-            << " : index\n    scf.if " << valid << " {\n";
-      }
+      if (spare)
+        openIfBelow(e, perRow);
       inRow(decompose(e, false));
       for (int64_t r = 0; r < rows; ++r)
         rowAt(index(r));
@@ -463,25 +467,14 @@ void ConvWriter::forEachRowElement(int64_t rows, const RowShape &shape, bool row
   out << "    " << first << " = arith.divui " << elementTid << ", " << width << " : index\n";
   out << "    " << e << " = arith.remui " << elementTid << ", " << width << " : index\n";
   bool spare = step * perRow < threads;
-  if (spare) {
-    std::string limit = index(step), valid = fresh("valid");
-    out << "    " << valid << " = arith.cmpi ult, " << first << ", " << limit
-        << " : index\n    scf.if " << valid << " {\n";
-  }
+  if (spare)
+    openIfBelow(first, step);
   inRow(decompose(e, false));
   for (int64_t pass = 0; pass * step < rows; ++pass) {
-    std::string row = first;
-    if (pass) {
-      std::string offset = index(pass * step);
-      row = fresh("row");
-      out << "    " << row << " = arith.addi " << first << ", " << offset << " : index\n";
-    }
+    std::string row = indexPlus(first, pass * step);
     bool partial = (pass + 1) * step > rows;
-    if (partial) {
-      std::string limit = index(rows), valid = fresh("valid");
-      out << "    " << valid << " = arith.cmpi ult, " << row << ", " << limit
-          << " : index\n    scf.if " << valid << " {\n";
-    }
+    if (partial)
+      openIfBelow(row, rows);
     rowAt(row);
     if (partial)
       out << "    }\n";

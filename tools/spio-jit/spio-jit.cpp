@@ -81,12 +81,17 @@ static cl::opt<bool> convDependentLaunch(
     cl::desc("conv2d-gw8 wgrad: launch the reduce as a dependent grid, which starts as the "
              "partial sums' grid ends (sm_90 and later)"),
     cl::init(true));
-static cl::opt<std::string> wgradKernels(
+/// Which of conv2d-gw8 wgrad's kernels --bench times.
+enum class WgradKernels { Both, PartialSums, Reduce };
+static cl::opt<WgradKernels> wgradKernels(
     "wgrad-kernels",
-    cl::desc("conv2d-gw8 wgrad --bench: time both kernels (both), the partial sums' kernel "
-             "alone (partial-sums) or the reduce alone, not a dependent grid (reduce); "
-             "GB/s stay those of the layer's bytes"),
-    cl::init("both"));
+    cl::desc("conv2d-gw8 wgrad --bench: which kernels it times (GB/s stay those of the "
+             "layer's bytes)"),
+    cl::values(clEnumValN(WgradKernels::Both, "both", "the partial sums and the reduce"),
+               clEnumValN(WgradKernels::PartialSums, "partial-sums", "the partial sums alone"),
+               clEnumValN(WgradKernels::Reduce, "reduce",
+                          "the reduce alone, not a dependent grid, over a run's partial sums")),
+    cl::init(WgradKernels::Both));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",
@@ -690,19 +695,20 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
     reference.finish("weights", "sum|x*dy|", gpu, dDw, poisonedLaunch, dw.bytes);
   }
   if (bench > 0) {
-    if (wgradKernels != "both")
-      llvm::outs() << "bench: the " << (wgradKernels == "reduce" ? "reduce" : "partial sums")
+    if (wgradKernels != WgradKernels::Both)
+      llvm::outs() << "bench: the "
+                   << (wgradKernels == WgradKernels::Reduce ? "reduce" : "partial sums")
                    << " alone\n";
-    if (wgradKernels == "reduce") {
+    if (wgradKernels == WgradKernels::Reduce) {
       // The reduce alone adds the partial sums of a real run, not whatever
       // the workspace held.
       orFail(launchPartialSums(), "launching the partial sums");
       orFail(gpu.synchronize(), "running the partial sums");
     }
     auto timed = [&]() -> Status {
-      if (wgradKernels == "partial-sums")
+      if (wgradKernels == WgradKernels::PartialSums)
         return launchPartialSums();
-      return wgradKernels == "reduce" ? launchReduce(false) : launch();
+      return wgradKernels == WgradKernels::Reduce ? launchReduce(false) : launch();
     };
     reportBandwidth(gpu, timed,
                     double(nx + ndy) * dtypeBytes(problem.dtype) +
@@ -736,12 +742,10 @@ int runConv() {
   problem.stride = convStride;
   problem.bias = convBias;
   problem.dtype = parseDType(dtype.getNumOccurrences() ? std::string(dtype) : "f16", false);
-  if (wgradKernels != "both" && wgradKernels != "partial-sums" && wgradKernels != "reduce")
-    fail("unknown --wgrad-kernels '" + wgradKernels + "'; expected both, partial-sums or reduce");
-  if (wgradKernels != "both" && problem.pass != ConvPass::Wgrad)
+  if (wgradKernels != WgradKernels::Both && problem.pass != ConvPass::Wgrad)
     fail("--wgrad-kernels picks which of wgrad's two kernels --bench times; --pass is " +
          convPass);
-  if (wgradKernels != "both" && check)
+  if (wgradKernels != WgradKernels::Both && check)
     fail("--check needs both of wgrad's kernels; --wgrad-kernels picks what --bench times");
   if (!outDtype.empty()) {
     DType out = parseDType(outDtype, true);
