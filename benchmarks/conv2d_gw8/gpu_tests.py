@@ -81,6 +81,14 @@ CASES = [
     # The reduce as a plain grid after the partial sums (as where the
     # driver lacks cuLaunchKernelEx): the same sums.
     (2, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad --dependent-launch=false"),
+    # wgrad in one kernel, its blocks adding their partial sums in a
+    # cluster: flattened rows, 2 warps along the pixels (sums added in
+    # shared memory first), row pairs, f32 dw, stride 2.
+    (4, 2112, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-cluster-reduce"),
+    (2, 768, 28, 28, 5, 5, 2, 2, "--pass wgrad --wgrad-cluster-reduce"),
+    (3, 64, 20, 17, 5, 5, 2, 1, "--pass wgrad --wgrad-cluster-reduce --dtype bf16"),
+    (2, 256, 9, 9, 3, 3, 1, 1, "--pass wgrad --wgrad-cluster-reduce --out-dtype f32"),
+    (2, 96, 28, 28, 5, 5, 2, 2, "--pass wgrad --wgrad-cluster-reduce --stride 2"),
     # Flattened rows (narrow images): odd warps along the pixels, rows that
     # do not divide the height, S = 1, many groups, few chunks.
     (1, 40, 7, 7, 3, 3, 1, 1, "--pass wgrad --warps-m 3"),

@@ -516,7 +516,12 @@ int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
 /// their partial sums through.
 static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   int64_t tileBytes = wgradTileBytes(p, c, wgradStages(p, c));
-  return tileBytes + wgradSumsPerRound(p, c, tileBytes) * wgradSumScratchBytes(c);
+  int64_t clusterSums = p.wgradClusterReduce ? wgradClusterSumBytes(p, c) : 0;
+  return tileBytes + wgradSumsPerRound(p, c, tileBytes) * wgradSumScratchBytes(c) + clusterSums;
+}
+
+int64_t wgradClusterSumBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return 8 * c.warpsG * p.r * pairedS(p) * 8 * 4;
 }
 
 /// The shared memory a block's tiles take: wgrad's, those of flattened
@@ -606,6 +611,15 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "warps along groups must be 1 to 8";
   if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0 || c.copyWarps < 0)
     return "bad warp, row or chunk counts";
+  if (p.wgradClusterReduce) {
+    if (p.pass != ConvPass::Wgrad)
+      return "only wgrad adds partial sums in a cluster";
+    if (conv2dGw8WgradPartials(p, c) > kMaxClusterBlocks)
+      return "wgrad adds its partial sums in a cluster of at most " +
+             std::to_string(kMaxClusterBlocks) + " blocks, but the grid takes " +
+             std::to_string(conv2dGw8WgradPartials(p, c)) +
+             " along the reduction: take fewer chunks, or the reduce kernel";
+  }
   if (c.copyWarps) {
     // Stride 1 keeps the whole band staged (only stride-2 fprop rings its
     // staged rows), the one tile the copy warps stream through.
@@ -1186,7 +1200,7 @@ int64_t conv2dGw8WgradAccumulationChain(const Conv2dGw8Problem &p, const Conv2dG
 }
 
 int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  if (p.pass != ConvPass::Wgrad)
+  if (p.pass != ConvPass::Wgrad || p.wgradClusterReduce)
     return 0;
   return conv2dGw8WgradPartials(p, c) * p.c * p.r * pairedS(p) * 8 * 4;
 }

@@ -305,6 +305,10 @@ private:
   /// 16-pixel fragments, then its output rows copied out.
   void computeFlat();
   void writeWgradReduce();
+  /// Where the partial sums hold tap (`r`, `s`) (WgradSum): its kernel row
+  /// and sc/8 entry.
+  std::pair<std::string, std::string> partialSumPlace(const std::string &r,
+                                                      const std::string &s);
   std::string swizzleFor(int64_t perRow) const;
   void computeTypes();
   /// The comment line, module and gpu.module openings, and the kernel's
@@ -318,8 +322,13 @@ private:
   bool narrowOffsets() const;
   void writeTileBody();
   void writeWgradTileBody();
-  /// wgrad: the block's partial sums into the workspace (wgradSumsPerRound).
+  /// wgrad: the block's partial sums into the workspace (wgradSumsPerRound),
+  /// or with wgradClusterReduce into its shared %csums.
   void storeWgradPartial(const std::vector<WgradSum> &sums, const std::string &FC);
+  /// wgradClusterReduce: after every block of the cluster has stored its
+  /// sums, each adds a share of the group tile's dw elements over the
+  /// blocks in order and stores them.
+  void reduceInCluster();
 
   const Conv2dGw8Problem &p;
   const Conv2dGw8Config &c;
@@ -375,7 +384,7 @@ private:
   int64_t flatPixels = 0, gradientRows = 0;
   std::ostringstream out;
   int n = 0;
-  std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT;
+  std::string xT, wT, bT, yT, sxT, swT, dyT, sdyT, wsT, dwT, csumT;
   /// fprop/dgrad: the reduction dimension of an mma, its taps times the
   /// channels (`sc`, dgrad `sk`), and the staged weights viewed with it.
   std::string RD, swpT;
@@ -984,6 +993,8 @@ void ConvWriter::computeTypes() {
           ", r: " + str(p.r) + ", sc/8: " + str(S2) + ", sc: 8] x f32, global>";
     dwT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
           ", c: 8] x " + (p.wgradF32 ? "f32" : T) + ", global>";
+    csumT = "!spio.tensor<[k: " + str(8 * WG) + ", r: " + str(p.r) + ", sc/8: " + str(S2) +
+            ", sc: 8] x f32, shared>";
     return;
   }
   xT = "!spio.tensor<[n: " + str(p.n) + ", h: " + str(p.kernelInH()) + ", w: " +
@@ -1038,7 +1049,9 @@ void ConvWriter::openKernel(bool tiled) {
       << (p.wgradF32 ? " -> f32" : "") << "\n";
   out << "module attributes {gpu.container_module} {\n  gpu.module @spio_conv {\n";
   out << "  gpu.func @conv2d_gw8_" << pass;
-  if (p.pass == ConvPass::Wgrad)
+  if (p.pass == ConvPass::Wgrad && p.wgradClusterReduce)
+    out << "(%x: " << xT << ", %dy: " << dyT << ", %dw: " << dwT << ")";
+  else if (p.pass == ConvPass::Wgrad)
     out << "(%x: " << xT << ", %dy: " << dyT << ", %ws: " << wsT << ")";
   else
     out << "(%x: " << xT << ", %w: " << wT << ", %bias: " << bT << ", %y: " << yT << ")";
@@ -1062,6 +1075,9 @@ void ConvWriter::openKernel(bool tiled) {
       out << ", nvvm.minctasm = " << wgradResidentBlocks(p, c) << " : i32";
     if (narrowOffsets())
       out << ", spio.offset_bits = 32";
+    // A group tile's blocks, along y, as one cluster.
+    if (p.pass == ConvPass::Wgrad && p.wgradClusterReduce)
+      out << ", nvvm.cluster_dim = array<i32: 1, " << conv2dGw8WgradPartials(p, c) << ", 1>";
     out << "}";
   }
   out << " {\n";
@@ -1085,7 +1101,8 @@ std::string ConvWriter::writeTile() {
     // The reduce runs as a dependent grid, launched once every block has
     // stored its partial sums, so that its launch and start overlap this
     // grid's end; it then waits for the sums (writeWgradReduce).
-    out << "    spio.launch_dependents\n";
+    if (!p.wgradClusterReduce)
+      out << "    spio.launch_dependents\n";
   } else {
     writeTileBody();
   }
@@ -1097,7 +1114,8 @@ std::string ConvWriter::writeWorkload() {
   openKernel(false);
   bool wgrad = p.pass == ConvPass::Wgrad;
   out << "    spio.conv2d_gw8 " << convPassName(p.pass) << " %x, " << (wgrad ? "%dy" : "%w")
-      << (p.bias ? " bias %bias" : "") << " into " << (wgrad ? "%ws" : "%y")
+      << (p.bias ? " bias %bias" : "") << " into "
+      << (wgrad ? (p.wgradClusterReduce ? "%dw" : "%ws") : "%y")
       << " {config = #spio.conv2d_gw8_config<warps = [" << c.warpsQ << ", " << c.warpsG
       << "], rows = " << c.rowsP;
   if (c.chunks)
@@ -1108,9 +1126,10 @@ std::string ConvWriter::writeWorkload() {
     out << ", multiprocessors = " << p.multiprocessors;
   out << ">, kernel = array<i64: " << p.r << ", " << p.s << ">, padding = array<i64: " << p.padH
       << ", " << p.padW << ">, stride = " << p.stride << "} : " << xT << ", "
-      << (wgrad ? dyT : wT) << (p.bias ? ", " + bT : "") << " -> " << (wgrad ? wsT : yT) << "\n";
+      << (wgrad ? dyT : wT) << (p.bias ? ", " + bT : "") << " -> "
+      << (wgrad ? (p.wgradClusterReduce ? dwT : wsT) : yT) << "\n";
   out << "    gpu.return\n  }\n";
-  if (wgrad)
+  if (wgrad && !p.wgradClusterReduce)
     writeWgradReduce();
   out << "  }\n}\n";
   return out.str();
@@ -1639,6 +1658,8 @@ void ConvWriter::writeWgradTileBody() {
   std::vector<WgradSum> sums = wgradSums(p);
   std::string FC = wgradAccumulatorType();
   out << "    %sx = spio.alloc : " << sxT << "\n    %sdy = spio.alloc : " << sdyT << "\n";
+  if (p.wgradClusterReduce)
+    out << "    %csums = spio.alloc : " << csumT << "\n";
   if (flat) {
     out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
     out << "    %sdyf = spio.view %sdy : " << sdyT << " to " << sdyfT << "\n";
@@ -1683,6 +1704,8 @@ void ConvWriter::writeWgradTileBody() {
   // The next one or two bands copy in while this one computes.
   out << " {spio.stages = " << wgradStages(p, c) << "}\n";
   storeWgradPartial(sums, FC);
+  if (p.wgradClusterReduce)
+    reduceInCluster();
 }
 
 void ConvWriter::storeWgradPartial(const std::vector<WgradSum> &sums, const std::string &FC) {
@@ -1691,6 +1714,12 @@ void ConvWriter::storeWgradPartial(const std::vector<WgradSum> &sums, const std:
   std::string limitSC = constant(16 * (pairedS(p) / 2), "sc"), limitK = constant(p.c, "k");
   auto store = [&](size_t k, const std::string &fragment) {
     std::string rc = constant(sums[k].r, "r"), tap = constant(sums[k].s, "sc", 8);
+    if (p.wgradClusterReduce) {
+      out << "    spio.store_fragment " << fragment << ", %csums[%wgk, " << rc << ", " << tap
+          << "] : " << FC << ", " << csumT << "[" << coord("k", 8) << ", " << coord("r") << ", "
+          << coord("sc", 8) << "]\n";
+      return;
+    }
     out << "    spio.store_fragment " << fragment << ", %ws[%part, %k0, %wgk, " << rc << ", " << tap
         << "] bounds " << limitSC << ", " << limitK << " : " << FC << ", " << wsT << "["
         << coord("part") << ", " << coord("k") << ", " << coord("k", 8) << ", " << coord("r")
@@ -1769,6 +1798,96 @@ void ConvWriter::storeWgradPartial(const std::vector<WgradSum> &sums, const std:
 /// split's contiguous range of partials in order, and a pairwise tree of
 /// shuffles adds the splits (both lanes of a pair add the same two values,
 /// so all end with the same bits); split 0 stores.
+void ConvWriter::reduceInCluster() {
+  // Block b of the cluster (its rank, %by) adds elements b * threads + tid
+  // + i * parts * threads of the tile's [k: 8 * WG, r, s, c: 8], each over
+  // the blocks' sums in block order from zero, as the reduce kernel adds
+  // the partials (the same bits); all loads of a thread are issued before
+  // the additions. A second cluster barrier keeps every block's sums until
+  // all have read them.
+  int64_t parts = conv2dGw8WgradPartials(p, c), threads = c.threads();
+  int64_t tileElements = 8 * WG * p.r * p.s * 8;
+  int64_t passes = ceilDiv(tileElements, parts * threads);
+  out << "    spio.cluster_barrier\n";
+
+  std::string firstBlock = index(threads), spread = fresh("i");
+  out << "    " << spread << " = arith.muli %by, " << firstBlock << " : index\n";
+  std::string own = fresh("i");
+  out << "    " << own << " = arith.addi " << spread << ", %tid : index\n";
+  std::string lastElement = index(tileElements - 1), zero = fresh("zero");
+  out << "    " << zero << " = arith.constant 0.0 : f32\n";
+  std::vector<std::string> ranks;
+  for (int64_t b = 0; b < parts; ++b)
+    ranks.push_back(index(b));
+  std::string K = coord("k"), R = coord("r"), S = coord("s"), C = coord("c");
+  std::string limitK = constant(p.c, "k");
+  for (int64_t pass = 0; pass < passes; ++pass) {
+    std::string lin = indexPlus(own, pass * parts * threads);
+    std::string inTile = fresh("b"), element = fresh("i");
+    std::string tileEnd = index(tileElements);
+    out << "    " << inTile << " = arith.cmpi ult, " << lin << ", " << tileEnd << " : index\n";
+    out << "    " << element << " = arith.minui " << lin << ", " << lastElement << " : index\n";
+    std::string k = fresh("k"), r = fresh("r"), s = fresh("s"), ch = fresh("ch");
+    out << "    " << k << ", " << r << ", " << s << ", " << ch << " = spio.decompose " << element
+        << " [" << 8 * WG << ", " << p.r << ", " << p.s << ", 8] : " << K << ", " << R << ", "
+        << S << ", " << C << "\n";
+    auto [sumR, tap] = partialSumPlace(r, s);
+    std::string channel = convert("cast", ch, C, coord("sc"));
+    std::vector<std::string> values;
+    for (int64_t b = 0; b < parts; ++b) {
+      values.push_back(fresh("v"));
+      out << "    " << values.back() << " = spio.load_remote %csums[" << k << ", " << sumR << ", "
+          << tap << ", " << channel << "] block " << ranks[b] << " : " << csumT << "[" << K
+          << ", " << R << ", " << coord("sc", 8) << ", " << coord("sc") << "]\n";
+    }
+    std::string sum = zero;
+    for (const std::string &v : values) {
+      std::string next = fresh("v");
+      out << "    " << next << " = arith.addf " << sum << ", " << v << " : f32\n";
+      sum = next;
+    }
+    std::string kAbs = binary("add", "%k0", k, K);
+    std::string stores = andi(inTile, cmp("lt", kAbs, limitK, K));
+    out << "    scf.if " << stores << " {\n";
+    std::string value = sum;
+    if (!p.wgradF32) {
+      value = fresh("v");
+      out << "    " << value << " = arith.truncf " << sum << " : f32 to " << T << "\n";
+    }
+    out << "    spio.store " << value << ", %dw[" << kAbs << ", " << r << ", " << s << ", " << ch
+        << "] : " << dwT << "[" << K << ", " << R << ", " << S << ", " << C << "]\n";
+    out << "    }\n";
+  }
+  out << "    spio.cluster_barrier\n";
+}
+
+std::pair<std::string, std::string> ConvWriter::partialSumPlace(const std::string &r,
+                                                                const std::string &s) {
+  // With row pairs, the last tap at an odd row r comes from row r - 1's
+  // pair, at sc/8 = S.
+  if (!wgradRowPairs(p))
+    return {r, reinterpret(s, coord("s"), coord("sc", 8))};
+  std::string one = index(1), lastS = index(p.s - 1), S = index(p.s);
+  std::string ri = fresh("i"), si = fresh("i"), bit = fresh("i"), below = fresh("i");
+  std::string odd = fresh("b"), last = fresh("b"), rowPair = fresh("b");
+  std::string pairR = fresh("i"), pairS = fresh("i");
+  out << "    " << ri << " = spio.to_index " << r << " : " << coord("r") << "\n";
+  out << "    " << si << " = spio.to_index " << s << " : " << coord("s") << "\n";
+  out << "    " << bit << " = arith.andi " << ri << ", " << one << " : index\n";
+  out << "    " << odd << " = arith.cmpi eq, " << bit << ", " << one << " : index\n";
+  out << "    " << last << " = arith.cmpi eq, " << si << ", " << lastS << " : index\n";
+  out << "    " << rowPair << " = arith.andi " << odd << ", " << last << " : i1\n";
+  out << "    " << below << " = arith.subi " << ri << ", " << bit << " : index\n";
+  out << "    " << pairR << " = arith.select " << rowPair << ", " << below << ", " << ri
+      << " : index\n";
+  out << "    " << pairS << " = arith.select " << rowPair << ", " << S << ", " << si
+      << " : index\n";
+  std::string placeR = fresh("v"), tap = fresh("v");
+  out << "    " << placeR << " = spio.from_index " << pairR << " : " << coord("r") << "\n";
+  out << "    " << tap << " = spio.from_index " << pairS << " : " << coord("sc", 8) << "\n";
+  return {placeR, tap};
+}
+
 void ConvWriter::writeWgradReduce() {
   int64_t total = p.c * p.r * p.s * 8, parts = conv2dGw8WgradPartials(p, c);
   int64_t splits = wgradReduceSplits(p, c), elementsPerWarp = 32 / splits;
@@ -1793,32 +1912,7 @@ void ConvWriter::writeWgradReduce() {
   out << "    %k, %r, %s, %c = spio.decompose %element [" << p.c << ", " << p.r << ", " << p.s
       << ", 8] : " << coord("k") << ", " << coord("r") << ", " << coord("s") << ", "
       << coord("c") << "\n";
-  // Where the partial sums hold tap (r, s) (WgradSum): with row pairs, the
-  // last tap at an odd row r comes from row r - 1's pair, at sc/8 = S.
-  std::string wsR = "%r", tap;
-  if (!wgradRowPairs(p)) {
-    tap = reinterpret("%s", coord("s"), coord("sc", 8));
-  } else {
-    std::string one = index(1), lastS = index(p.s - 1), S = index(p.s);
-    std::string ri = fresh("i"), si = fresh("i"), bit = fresh("i"), below = fresh("i");
-    std::string odd = fresh("b"), last = fresh("b"), rowPair = fresh("b");
-    std::string pairR = fresh("i"), pairS = fresh("i");
-    out << "    " << ri << " = spio.to_index %r : " << coord("r") << "\n";
-    out << "    " << si << " = spio.to_index %s : " << coord("s") << "\n";
-    out << "    " << bit << " = arith.andi " << ri << ", " << one << " : index\n";
-    out << "    " << odd << " = arith.cmpi eq, " << bit << ", " << one << " : index\n";
-    out << "    " << last << " = arith.cmpi eq, " << si << ", " << lastS << " : index\n";
-    out << "    " << rowPair << " = arith.andi " << odd << ", " << last << " : i1\n";
-    out << "    " << below << " = arith.subi " << ri << ", " << bit << " : index\n";
-    out << "    " << pairR << " = arith.select " << rowPair << ", " << below << ", " << ri
-        << " : index\n";
-    out << "    " << pairS << " = arith.select " << rowPair << ", " << S << ", " << si
-        << " : index\n";
-    wsR = fresh("v");
-    tap = fresh("v");
-    out << "    " << wsR << " = spio.from_index " << pairR << " : " << coord("r") << "\n";
-    out << "    " << tap << " = spio.from_index " << pairS << " : " << coord("sc", 8) << "\n";
-  }
+  auto [wsR, tap] = partialSumPlace("%r", "%s");
   std::string channel = convert("cast", "%c", coord("c"), coord("sc"));
   // The split's partials in order, loaded kReduceUnroll at a time so that
   // their latencies overlap; the additions keep the order.

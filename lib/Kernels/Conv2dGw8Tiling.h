@@ -145,6 +145,9 @@ int64_t wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 /// block: this many sums a round (all where they fit beside the staged
 /// tiles at wgradResidentBlocks, at least one); 0 for one warp.
 int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+/// wgradClusterReduce: a block's sums in shared memory, [k: 8 * warpsG, r:
+/// R, sc/8, sc: 8] f32 (the partial sums' layout, one part).
+int64_t wgradClusterSumBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 /// The stages of wgrad's band loop (spio-pipeline): 2 or 3.
 int64_t wgradStages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 

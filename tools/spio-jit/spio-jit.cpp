@@ -92,6 +92,12 @@ static cl::opt<WgradKernels> wgradKernels(
                clEnumValN(WgradKernels::Reduce, "reduce",
                           "the reduce alone, not a dependent grid, over a run's partial sums")),
     cl::init(WgradKernels::Both));
+static cl::opt<bool> wgradClusterReduce(
+    "wgrad-cluster-reduce",
+    cl::desc("conv2d-gw8 wgrad: one kernel whose blocks of a group tile, as a thread-block "
+             "cluster, add their partial sums in distributed shared memory (sm_90 and later; "
+             "at most 8 partial sums)"),
+    cl::init(false));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",
@@ -303,16 +309,22 @@ public:
 
   /// Fails unless every output passed, then requires `repeats` bit-identical
   /// runs and prints the summary, e.g. "check: 64 weights within tolerance
-  /// (max error / sum|x*dy| = ...)".
+  /// (max error / sum|x*dy| = ...)", with a digest of the output's bytes
+  /// (FNV-1a, 64 bits) by which runs of other configurations or builds can
+  /// be compared bit for bit.
   void finish(const char *what, const char *magnitudeName, Cuda &gpu, DeviceBuffer &out,
               const std::function<Status()> &launch, const std::vector<uint8_t> &first) const {
     if (bad)
       fail(std::to_string(bad) + " of " + std::to_string(count) + " checked " + what +
            " are wrong");
     requireBitIdentical(gpu, out, launch, first);
+    uint64_t digest = 0xcbf29ce484222325ull;
+    for (uint8_t byte : first)
+      digest = (digest ^ byte) * 0x100000001b3ull;
     llvm::outs() << llvm::format("check: %zu %s within tolerance (max error / %s = %.2e); "
-                                 "%d runs bit-identical\n",
-                                 count, what, magnitudeName, worst, std::max(1, int(repeats)));
+                                 "%d runs bit-identical; output digest %016llx\n",
+                                 count, what, magnitudeName, worst, std::max(1, int(repeats)),
+                                 (unsigned long long)digest);
   }
 
 private:
@@ -594,14 +606,20 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
     fail(std::string("the wgrad module has no kernel ") + name);
   };
   const mlir::spio::CompiledKernel &partialInfo = find("conv2d_gw8_wgrad");
-  const mlir::spio::CompiledKernel &reduceInfo = find("conv2d_gw8_wgrad_reduce");
   Kernel partialKernel = orFail(module.kernel(partialInfo.name), "looking up the wgrad kernel");
-  Kernel reduceKernel = orFail(module.kernel(reduceInfo.name), "looking up the reduce kernel");
+  // Partial sums added in a cluster leave no reduce kernel.
+  bool inCluster = problem.wgradClusterReduce;
+  const mlir::spio::CompiledKernel &reduceInfo =
+      inCluster ? partialInfo : find("conv2d_gw8_wgrad_reduce");
+  Kernel reduceKernel =
+      inCluster ? partialKernel
+                : orFail(module.kernel(reduceInfo.name), "looking up the reduce kernel");
   auto [regs, local] = orFail(partialKernel.resources(), "reading kernel resources");
   int64_t parts = conv2dGw8WgradPartials(problem, config);
   llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
                << local << " bytes spilled, " << partialInfo.sharedBytes << " bytes shared; "
-               << parts << " partial sums per weight\n";
+               << parts << " partial sums per weight"
+               << (inCluster ? ", added in a cluster" : "") << "\n";
 
   int64_t C = problem.c, H = problem.h, W = problem.w, P = problem.outH(), Q = problem.outW();
   DType dwType = problem.wgradF32 ? DType::F32 : problem.dtype;
@@ -616,7 +634,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
     dy.set(i, uniform(rng));
   DeviceBuffer dX = orFail(gpu.allocate(x.bytes.size()), "allocating x");
   DeviceBuffer dDy = orFail(gpu.allocate(dy.bytes.size()), "allocating dy");
-  DeviceBuffer dWs = orFail(gpu.allocate(conv2dGw8WorkspaceBytes(problem, config)),
+  DeviceBuffer dWs = orFail(gpu.allocate(std::max<int64_t>(conv2dGw8WorkspaceBytes(problem, config), 4)),
                             "allocating the partial sums");
   DeviceBuffer dDw = orFail(gpu.allocate(ndw * dtypeBytes(dwType)), "allocating dw");
   orFail(dX.upload(x.bytes.data(), x.bytes.size()), "uploading x");
@@ -636,10 +654,10 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   auto launchPartialSums = [&]() {
     return partialKernel.launch(unsigned(partialShape.gridX), unsigned(partialShape.gridY), 1,
                                 unsigned(partialShape.block), size_t(partialInfo.sharedBytes),
-                                {&px, &pdy, &pws});
+                                {&px, &pdy, inCluster ? &pdw : &pws});
   };
   auto launch = [&]() -> Status {
-    if (Status first = launchPartialSums(); !first)
+    if (Status first = launchPartialSums(); !first || inCluster)
       return first;
     return launchReduce(true);
   };
@@ -742,6 +760,11 @@ int runConv() {
   problem.stride = convStride;
   problem.bias = convBias;
   problem.dtype = parseDType(dtype.getNumOccurrences() ? std::string(dtype) : "f16", false);
+  if (wgradClusterReduce && problem.pass != ConvPass::Wgrad)
+    fail("--wgrad-cluster-reduce is for --pass wgrad");
+  if (wgradClusterReduce && wgradKernels != WgradKernels::Both)
+    fail("--wgrad-cluster-reduce runs one kernel; --wgrad-kernels picks one of two");
+  problem.wgradClusterReduce = wgradClusterReduce;
   if (wgradKernels != WgradKernels::Both && problem.pass != ConvPass::Wgrad)
     fail("--wgrad-kernels picks which of wgrad's two kernels --bench times; --pass is " +
          convPass);

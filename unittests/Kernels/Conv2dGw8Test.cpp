@@ -543,6 +543,35 @@ TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {
   EXPECT_EQ(tile.find("wgrad_reduce"), std::string::npos);
 }
 
+TEST(Conv2dGw8, WgradAddsUpToEightPartialsInACluster) {
+  Conv2dGw8Problem p = layer(128, 2112, 8, 3, 1);
+  p.pass = ConvPass::Wgrad;
+  p.wgradClusterReduce = true;
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  int64_t parts = conv2dGw8WgradPartials(p, c);
+  ASSERT_LE(parts, kMaxClusterBlocks);
+  EXPECT_EQ(checkConv2dGw8(p, c), "");
+  EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 0);
+  // One kernel into dw, its grid along y one cluster.
+  std::string source = conv2dGw8Source(p, c);
+  EXPECT_NE(source.find("into %dw"), std::string::npos);
+  EXPECT_EQ(source.find("wgrad_reduce"), std::string::npos);
+  std::string tile = conv2dGw8TileSource(p, c);
+  EXPECT_NE(tile.find("nvvm.cluster_dim = array<i32: 1, " + std::to_string(parts) + ", 1>"),
+            std::string::npos);
+  EXPECT_NE(tile.find("spio.load_remote"), std::string::npos);
+  EXPECT_EQ(tile.find("spio.launch_dependents"), std::string::npos);
+  EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, parts);
+  // More partials than a portable cluster holds are refused, by count.
+  c.chunks = kMaxClusterBlocks + 1;
+  EXPECT_NE(checkConv2dGw8(p, c).find("cluster of at most 8 blocks, but the grid takes 9"),
+            std::string::npos);
+  p.pass = ConvPass::Fprop;
+  c = chooseConv2dGw8Config(p);
+  EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad adds partial sums in a cluster"),
+            std::string::npos);
+}
+
 TEST(Conv2dGw8, WgradBlocksAddTheirWarpsSums) {
   // 128x128 C32 3x3: blocks of 2 warps along Q and 4 groups, 8-row bands.
   // The warps add their 6 sums in shared memory, in warp order, and the

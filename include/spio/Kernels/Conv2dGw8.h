@@ -53,6 +53,12 @@ struct Conv2dGw8Problem {
   ConvPass pass = ConvPass::Fprop;
   /// wgrad writes dw as f32 rather than as the weight dtype.
   bool wgradF32 = false;
+  /// wgrad adds its partial sums in the one kernel: the blocks of a group
+  /// tile (at most kMaxClusterBlocks) run as a thread-block cluster, keep
+  /// their sums in shared memory and add each other's through distributed
+  /// shared memory in block order, as the reduce kernel would (the same
+  /// bits), into dw: no workspace and no reduce kernel (sm_90 and later).
+  bool wgradClusterReduce = false;
   /// The target GPU's multiprocessors: wgrad's grid, and that of fprop and
   /// dgrad on flattened rows, aim for whole waves on them (an H100 SXM's or
   /// an H200's 132 unless said).
@@ -164,6 +170,10 @@ LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &problem,
                                              const Conv2dGw8Config &config);
 int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
+
+/// The most blocks of a portable thread-block cluster, which bounds the
+/// partial sums wgradClusterReduce adds.
+constexpr int64_t kMaxClusterBlocks = 8;
 /// wgrad: the longest chain of f32 additions behind one dw element (the mma
 /// steps of a warp over its chunk's bands, then the partial sums), which
 /// bounds its rounding error.

@@ -187,6 +187,8 @@ private:
   int64_t reserveShared(int64_t bytes);
   /// Barrier `index` of a spio.barrier_alloc group as a shared pointer.
   Value barrierPointer(Location loc, Value barriers, Value index);
+  /// `byteOffset` bytes into the shared root `root`, as an LLVM pointer.
+  Value sharedPointer(Location loc, Value root, Value byteOffset);
 
   FunctionOpInterface func;
   /// spio.offset_bits = 32: global offsets in 32 bits (elementOffset).
@@ -228,14 +230,18 @@ int64_t TensorResolver::reserveShared(int64_t bytes) {
 }
 
 Value TensorResolver::barrierPointer(Location loc, Value barriers, Value index) {
+  Value offset = arith::MulIOp::create(builder, loc, index, this->index(loc, 8));
+  return sharedPointer(loc, barriers, offset);
+}
+
+Value TensorResolver::sharedPointer(Location loc, Value root, Value byteOffset) {
   if (!sharedBase) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointAfterValue(dynamicShared);
     sharedBase = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, dynamicShared);
   }
-  Value offset = arith::MulIOp::create(builder, loc, index, this->index(loc, 8));
-  offset = arith::AddIOp::create(builder, loc, offset,
-                                 this->index(loc, sharedOffset.lookup(barriers)));
+  Value offset = arith::AddIOp::create(builder, loc, byteOffset,
+                                       this->index(loc, sharedOffset.lookup(root)));
   Value address = arith::AddIOp::create(builder, loc, sharedBase, offset);
   Value address64 = arith::IndexCastUIOp::create(builder, loc, builder.getI64Type(), address);
   auto shared = LLVM::LLVMPointerType::get(builder.getContext(),
@@ -528,6 +534,27 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     load.erase();
     return success();
   }
+  if (auto load = dyn_cast<LoadRemoteOp>(op)) {
+    // The element's address in this block's shared memory, mapped to the
+    // same place in block `block` of the cluster.
+    FailureOr<Cursor> cursor = cursorOf(op, load.getTensor());
+    if (failed(cursor))
+      return failure();
+    SpioTensorType type = load.getTensor().getType();
+    Type element = type.getElementType();
+    Value offset = elementOffset(loc, type, *cursor, load.getCoords(), {});
+    Value bytes = arith::MulIOp::create(builder, loc, offset,
+                                        index(loc, element.getIntOrFloatBitWidth() / 8));
+    Value local = sharedPointer(loc, cursor->root, bytes);
+    Value rank =
+        arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), load.getBlock());
+    auto clusterShared = LLVM::LLVMPointerType::get(
+        builder.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+    Value remote = NVVM::MapaOp::create(builder, loc, clusterShared, local, rank);
+    load.replaceAllUsesWith(LLVM::LoadOp::create(builder, loc, element, remote).getResult());
+    load.erase();
+    return success();
+  }
 
   if (auto store = dyn_cast<StoreOp>(op)) {
     FailureOr<Cursor> cursor = cursorOf(op, store.getTensor());
@@ -784,7 +811,8 @@ LogicalResult TensorResolver::run() {
     return failure();
   SmallVector<Operation *> accesses;
   func.getFunctionBody().walk([&](Operation *op) {
-    if (isa<LoadOp, StoreOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp, StoreFragmentOp,
+    if (isa<LoadOp, LoadRemoteOp, StoreOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
+            StoreFragmentOp,
             AsyncCommitOp, AsyncWaitOp, BarrierInitOp, BarrierArriveOp, BarrierWaitOp,
             AsyncArriveOp>(op))
       accesses.push_back(op);
@@ -1050,6 +1078,14 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
     // sm_90 a stream's grids run one after the other, so there is nothing
     // to wait for.
     module.walk([&](Operation *op) {
+      if (isa<ClusterBarrierOp>(op)) {
+        OpBuilder builder(op);
+        UnitAttr aligned = builder.getUnitAttr();
+        NVVM::ClusterArriveOp::create(builder, op->getLoc(), aligned);
+        NVVM::ClusterWaitOp::create(builder, op->getLoc(), aligned);
+        op->erase();
+        return;
+      }
       std::optional<NVVM::GridDepActionKind> kind;
       if (isa<LaunchDependentsOp>(op))
         kind = NVVM::GridDepActionKind::launch_dependents;

@@ -87,10 +87,10 @@ func.func @wgrad_partials_are_f32(%x: !X, %dy: !DY, %ws: !WS) {
 
 !X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
 !DY = !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
-!WS = !spio.tensor<[k: 32, r: 3, s: 3, c: 8] x f32, global>
+!WS = !spio.tensor<[k: 32, r: 3, s: 3, c: 8] x bf16, global>
 
-func.func @wgrad_into_weights(%x: !X, %dy: !DY, %ws: !WS) {
-  // expected-error @below {{takes 4-entry inputs and a 5-entry output}}
+func.func @wgrad_weights_as_another_type(%x: !X, %dy: !DY, %ws: !WS) {
+  // expected-error @below {{wgrad writes dw as 'f16' or f32, got 'bf16'}}
   spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
   return
 }

@@ -399,6 +399,16 @@ LogicalResult StoreOp::verify() {
   return verifySubscript(*this, getTensor().getType(), getCoords(), "store");
 }
 
+LogicalResult LoadRemoteOp::verify() {
+  SpioTensorType tensor = getTensor().getType();
+  if (tensor.getMemorySpace() != MemorySpace::Shared)
+    return emitOpError() << "reads another block's shared memory, but the tensor is in "
+                         << stringifyMemorySpace(tensor.getMemorySpace()) << " memory";
+  if (isa<VectorType, FragmentType>(tensor.getElementType()))
+    return emitOpError() << "loads one scalar element, not " << tensor.getElementType();
+  return verifySubscript(*this, tensor, getCoords(), "load_remote");
+}
+
 //===----------------------------------------------------------------------===//
 // Fragments
 //===----------------------------------------------------------------------===//
@@ -666,17 +676,31 @@ LogicalResult Conv2dGw8Op::verify() {
     return emitOpError() << "inputs must hold the same element, got " << a.getElementType()
                          << " and " << b.getElementType();
   Type scalar = vector.getElementType();
-  Type expected = pass == ConvPass::Wgrad ? Type(Float32Type::get(getContext())) : scalar;
-  if (d.getElementType() != expected)
-    return emitOpError() << stringifyConvPass(pass) << " writes " << expected
-                         << (pass == ConvPass::Wgrad ? " partial sums" : "") << ", got "
-                         << d.getElementType();
+  Type f32 = Float32Type::get(getContext());
+  // wgrad writes f32 partial sums [part, k, r, sc/8, sc], or dw [k, r, s,
+  // c] itself (its blocks adding their sums in a cluster) as the input's
+  // type or f32.
+  bool wgradDw = pass == ConvPass::Wgrad && d.getDims().size() == 4;
+  if (wgradDw) {
+    if (d.getElementType() != scalar && d.getElementType() != f32)
+      return emitOpError() << "wgrad writes dw as " << scalar << " or f32, got "
+                           << d.getElementType();
+  } else {
+    Type expected = pass == ConvPass::Wgrad ? f32 : scalar;
+    if (d.getElementType() != expected)
+      return emitOpError() << stringifyConvPass(pass) << " writes " << expected
+                           << (pass == ConvPass::Wgrad ? " partial sums" : "") << ", got "
+                           << d.getElementType();
+  }
   if (getBias() && getBias().getType().getElementType() != scalar)
     return emitOpError() << "bias must hold " << scalar << ", got "
                          << getBias().getType().getElementType();
-  size_t outRank = pass == ConvPass::Wgrad ? 5 : 4;
+  size_t outRank = pass == ConvPass::Wgrad && !wgradDw ? 5 : 4;
   if (a.getDims().size() != 4 || b.getDims().size() != 4 || d.getDims().size() != outRank)
-    return emitOpError() << "takes 4-entry inputs and a " << outRank << "-entry output";
+    return emitOpError() << "takes 4-entry inputs and a "
+                         << (pass == ConvPass::Wgrad ? "4-entry (dw) or 5-entry (partial sums)"
+                                                     : "4-entry")
+                         << " output";
   return success();
 }
 

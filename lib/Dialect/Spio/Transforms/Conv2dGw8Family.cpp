@@ -36,6 +36,10 @@ kernels::Conv2dGw8Problem mlir::spio::conv2dGw8Problem(Conv2dGw8Op op) {
   Type scalar = cast<VectorType>(op.getA().getType().getElementType()).getElementType();
   p.dtype = scalar.isBF16() ? kernels::DType::BF16 : kernels::DType::F16;
   p.multiprocessors = op.getConfig().getMultiprocessors();
+  // wgrad into dw rather than partial sums adds them in a cluster.
+  SpioTensorType out = op.getD().getType();
+  p.wgradClusterReduce = p.pass == kernels::ConvPass::Wgrad && out.getDims().size() == 4;
+  p.wgradF32 = p.wgradClusterReduce && out.getElementType().isF32();
   return p;
 }
 

@@ -117,7 +117,9 @@ LogicalResult tileConv2dGw8(Conv2dGw8Op op) {
     bindings = {{"dy", op.getA()}, {"w", op.getB()}, {"bias", Value()}, {"dx", op.getD()}};
     break;
   case ConvPass::Wgrad:
-    bindings = {{"x", op.getA()}, {"dy", op.getB()}, {"the partial sums", op.getD()}};
+    bindings = {{"x", op.getA()},
+                {"dy", op.getB()},
+                {problem.wgradClusterReduce ? "dw" : "the partial sums", op.getD()}};
     break;
   }
   return expandTemplate(op, config.threads(), "conv2d-gw8",

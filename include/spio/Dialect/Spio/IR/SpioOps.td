@@ -610,6 +610,53 @@ def Spio_NamedBarrierOp : Spio_Op<"named_barrier"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Thread-block clusters
+//===----------------------------------------------------------------------===//
+
+def Spio_ClusterBarrierOp : Spio_Op<"cluster_barrier"> {
+  let summary = "a barrier of every thread of every block of the cluster";
+  let description = [{
+    ```
+    spio.cluster_barrier
+    ```
+    Waits until every thread of every block of the kernel's thread-block
+    cluster (`nvvm.cluster_dim`) has reached it; what each wrote to its
+    shared memory before is then visible to all of them (`spio.load_remote`),
+    and a block that has passed a second one may end without the others'
+    reads of its shared memory failing. Every thread of a block must reach
+    it. Lowers to `barrier.cluster.arrive.aligned` (release) and
+    `barrier.cluster.wait.aligned` (acquire), sm_90 and later.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Spio_LoadRemoteOp : Spio_Op<"load_remote", [
+    TypesMatchWith<"result is the tensor's element", "tensor", "result",
+                   "::llvm::cast<::mlir::spio::SpioTensorType>($_self).getElementType()">]> {
+  let summary = "load one element of another cluster block's shared tensor";
+  let description = [{
+    ```
+    %v = spio.load_remote %sums[%k, %i] block %rank
+        : !spio.tensor<[k: 8, i: 64] x f32, shared>[!spio.coord<k>, !spio.coord<i>]
+    ```
+    As `spio.load` of a shared tensor, but from the shared memory of block
+    `block` (its rank, 0 to the cluster's size - 1) of this block's
+    thread-block cluster, which allocates the same tensors at the same
+    places: distributed shared memory, `mapa` and `ld.shared::cluster`
+    (sm_90 and later). The element must have been written before a
+    `spio.cluster_barrier` that both blocks passed.
+  }];
+  let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$tensor,
+                       Variadic<Spio_Coord>:$coords,
+                       Index:$block);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $tensor `[` $coords `]` `block` $block attr-dict `:` qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Dependent grids
 //===----------------------------------------------------------------------===//
 
