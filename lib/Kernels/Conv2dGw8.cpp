@@ -516,8 +516,11 @@ int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
 /// their partial sums through.
 static int64_t wgradSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   int64_t tileBytes = wgradTileBytes(p, c, wgradStages(p, c));
+  int64_t bytes = tileBytes + wgradSumsPerRound(p, c, tileBytes) * wgradSumScratchBytes(c);
+  // The cluster's sums overlay the staged tiles where they fit in them,
+  // else follow the warps' scratch.
   int64_t clusterSums = p.wgradClusterReduce ? wgradClusterSumBytes(p, c) : 0;
-  return tileBytes + wgradSumsPerRound(p, c, tileBytes) * wgradSumScratchBytes(c) + clusterSums;
+  return clusterSums <= tileBytes ? bytes : bytes + clusterSums;
 }
 
 int64_t wgradClusterSumBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {

@@ -1658,8 +1658,9 @@ void ConvWriter::writeWgradTileBody() {
   std::vector<WgradSum> sums = wgradSums(p);
   std::string FC = wgradAccumulatorType();
   out << "    %sx = spio.alloc : " << sxT << "\n    %sdy = spio.alloc : " << sdyT << "\n";
+  // The sums take the staged tiles' bytes once the band loop is done.
   if (p.wgradClusterReduce)
-    out << "    %csums = spio.alloc : " << csumT << "\n";
+    out << "    %csums = spio.alloc overlay : " << csumT << "\n";
   if (flat) {
     out << "    %sxf = spio.view %sx : " << sxT << " to " << sxfT << "\n";
     out << "    %sdyf = spio.view %sdy : " << sdyT << " to " << sdyfT << "\n";
@@ -1703,6 +1704,9 @@ void ConvWriter::writeWgradTileBody() {
   closeCarryingLoop(accs, bandSums);
   // The next one or two bands copy in while this one computes.
   out << " {spio.stages = " << wgradStages(p, c) << "}\n";
+  // No warp may still read the staged tiles the sums overlay.
+  if (p.wgradClusterReduce)
+    out << "    gpu.barrier\n";
   storeWgradPartial(sums, FC);
   if (p.wgradClusterReduce)
     reduceInCluster();

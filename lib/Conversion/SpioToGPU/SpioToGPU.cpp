@@ -24,6 +24,8 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <limits>
+
 namespace mlir::spio {
 #define GEN_PASS_DEF_CONVERTSPIOTOGPU
 #include "spio/Conversion/Passes.h.inc"
@@ -185,6 +187,10 @@ private:
   /// A shared byte offset for `bytes` (128-byte aligned) in the dynamic
   /// shared memory, which this creates on first use.
   int64_t reserveShared(int64_t bytes);
+  /// Places each `spio.alloc overlay` at the lowest offset whose bytes no
+  /// live shared tensor holds (AllocOp), once every other shared tensor is
+  /// placed.
+  void placeOverlays(ArrayRef<AllocOp> overlays);
   /// Barrier `index` of a spio.barrier_alloc group as a shared pointer.
   Value barrierPointer(Location loc, Value barriers, Value index);
   /// `byteOffset` bytes into the shared root `root`, as an LLVM pointer.
@@ -249,6 +255,85 @@ Value TensorResolver::sharedPointer(Location loc, Value root, Value byteOffset) 
   return LLVM::IntToPtrOp::create(builder, loc, shared, address64);
 }
 
+void TensorResolver::placeOverlays(ArrayRef<AllocOp> overlays) {
+  if (overlays.empty())
+    return;
+  reserveShared(0); // the dynamic shared memory, should nothing else take it
+  Block &entry = func.getFunctionBody().front();
+  DenseMap<Operation *, int64_t> position;
+  SmallVector<int64_t> barriers;
+  for (auto [i, op] : llvm::enumerate(entry))
+    position[&op] = int64_t(i);
+  for (Operation &op : entry)
+    if (isa<gpu::BarrierOp, ClusterBarrierOp>(op))
+      barriers.push_back(position[&op]);
+  // A shared root's first and last use among the entry block's ops, through
+  // the subscripts, views and rebases of it (its allocation, wherever it
+  // stands, is no use; an unused root lives where it is allocated).
+  auto liveRange = [&](Value root) {
+    int64_t defined = position.lookup(entry.findAncestorOpInBlock(*root.getDefiningOp()));
+    std::pair<int64_t, int64_t> range{std::numeric_limits<int64_t>::max(),
+                                      std::numeric_limits<int64_t>::min()};
+    SmallVector<Value> values{root};
+    while (!values.empty()) {
+      Value value = values.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (isa<SubscriptOp, ViewOp, RebaseOp>(user))
+          values.push_back(user->getResult(0));
+        int64_t at = position.lookup(entry.findAncestorOpInBlock(*user));
+        range.first = std::min(range.first, at);
+        range.second = std::max(range.second, at);
+      }
+    }
+    if (range.first > range.second)
+      range = {defined, defined};
+    return range;
+  };
+  auto barrierBetween = [&](int64_t after, int64_t before) {
+    return llvm::any_of(barriers, [&](int64_t b) { return after < b && b < before; });
+  };
+  struct Placed {
+    int64_t offset, bytes;
+    std::pair<int64_t, int64_t> range;
+  };
+  SmallVector<Placed> placed;
+  for (auto [root, offset] : sharedOffset) {
+    int64_t bytes = isa<BarrierAllocOp>(root.getDefiningOp())
+                        ? 8 * cast<BarrierGroupType>(root.getType()).getCount()
+                        : tensorBytes(cast<SpioTensorType>(root.getType()));
+    placed.push_back({offset, bytes, liveRange(root)});
+  }
+  for (AllocOp alloc : overlays) {
+    int64_t bytes = tensorBytes(alloc.getType());
+    std::pair<int64_t, int64_t> range = liveRange(alloc);
+    auto apart = [&](const Placed &other) {
+      return (other.range.second < range.first &&
+              barrierBetween(other.range.second, range.first)) ||
+             (range.second < other.range.first &&
+              barrierBetween(range.second, other.range.first));
+    };
+    SmallVector<int64_t> candidates{0};
+    for (const Placed &other : placed)
+      candidates.push_back(llvm::alignTo(other.offset + other.bytes, kSharedAlignment));
+    llvm::sort(candidates);
+    int64_t offset = candidates.back();
+    for (int64_t candidate : candidates) {
+      bool clear = llvm::all_of(placed, [&](const Placed &other) {
+        return apart(other) || candidate + bytes <= other.offset ||
+               other.offset + other.bytes <= candidate;
+      });
+      if (clear) {
+        offset = candidate;
+        break;
+      }
+    }
+    sharedOffset[alloc] = offset;
+    rootBytes[alloc] = dynamicShared;
+    sharedBytes = std::max(sharedBytes, offset + bytes);
+    placed.push_back({offset, bytes, range});
+  }
+}
+
 LogicalResult TensorResolver::collectCursors() {
   Block &entry = func.getFunctionBody().front();
   builder.setInsertionPointToStart(&entry);
@@ -267,11 +352,14 @@ LogicalResult TensorResolver::collectCursors() {
                          builder, arg.getLoc(), globalBytesType(type), arg)
                          .getResult(0);
   }
+  SmallVector<AllocOp> overlays;
   WalkResult result = func.getFunctionBody().walk([&](Operation *op) {
     if (auto alloc = dyn_cast<AllocOp>(op)) {
       SpioTensorType type = alloc.getType();
       cursors[alloc] = Cursor{alloc, {}, {}, {}};
-      if (type.getMemorySpace() == MemorySpace::Shared) {
+      if (type.getMemorySpace() == MemorySpace::Shared && alloc.getOverlay()) {
+        overlays.push_back(alloc);
+      } else if (type.getMemorySpace() == MemorySpace::Shared) {
         sharedOffset[alloc] = reserveShared(tensorBytes(type));
         rootBytes[alloc] = dynamicShared;
       }
@@ -318,7 +406,10 @@ LogicalResult TensorResolver::collectCursors() {
     }
     return WalkResult::advance();
   });
-  return failure(result.wasInterrupted());
+  if (result.wasInterrupted())
+    return failure();
+  placeOverlays(overlays);
+  return success();
 }
 
 Value TensorResolver::typedView(Value root, Type elementType, int64_t numElements) {

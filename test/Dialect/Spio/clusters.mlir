@@ -14,3 +14,13 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// An overlay allocation prints its keyword.
+// CHECK-LABEL: gpu.func @overlay_alloc
+// CHECK: spio.alloc overlay : !spio.tensor<[i: 64] x f32, shared>
+gpu.module @overlays {
+  gpu.func @overlay_alloc() kernel {
+    %sums = spio.alloc overlay : !spio.tensor<[i: 64] x f32, shared>
+    gpu.return
+  }
+}

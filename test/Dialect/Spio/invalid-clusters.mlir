@@ -29,3 +29,11 @@ func.func @load_remote_missing_dimension(%j: !spio.coord<j>, %rank: index) {
   %0 = spio.load_remote %a[%j] block %rank : !S[!spio.coord<j>]
   return
 }
+
+// -----
+
+func.func @overlay_registers() {
+  // expected-error @below {{'spio.alloc' op overlays shared tensors only, not a register one}}
+  %a = spio.alloc overlay : !spio.tensor<[i: 4] x f32, register>
+  return
+}

@@ -353,6 +353,9 @@ LogicalResult AllocOp::verify() {
   if (getType().getMemorySpace() == MemorySpace::Global)
     return emitOpError() << "makes shared or register tensors; global tensors "
                             "are kernel arguments";
+  if (getOverlay() && getType().getMemorySpace() != MemorySpace::Shared)
+    return emitOpError() << "overlays shared tensors only, not a "
+                         << stringifyMemorySpace(getType().getMemorySpace()) << " one";
   return success();
 }
 

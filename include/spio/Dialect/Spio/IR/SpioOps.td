@@ -172,9 +172,22 @@ def Spio_DecomposeOp : Spio_Op<"decompose", [Pure]> {
 
 def Spio_AllocOp : Spio_Op<"alloc", [MemoryEffects<[MemAlloc]>]> {
   let summary = "allocate a shared-memory or register tensor";
-  let arguments = (ins);
+  let description = [{
+    ```
+    %tile = spio.alloc : !spio.tensor<[r: 8, q: 16, c/8: 4] x vector<8xf16>, shared>
+    %sums = spio.alloc overlay : !spio.tensor<[k: 32, i: 64] x f32, shared>
+    ```
+    Shared tensors take consecutive places in the kernel's dynamic shared
+    memory. An `overlay` shared tensor may take the bytes of others that
+    are dead where it is first used: at the kernel's top level, every use
+    of theirs comes before its first use, with a `gpu.barrier` or
+    `spio.cluster_barrier` between (so no thread still reads them), or
+    every use of theirs after its last use, likewise. It takes the lowest
+    such place.
+  }];
+  let arguments = (ins UnitAttr:$overlay);
   let results = (outs Spio_Tensor:$result);
-  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let assemblyFormat = "(`overlay` $overlay^)? attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }
 
