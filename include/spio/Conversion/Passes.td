@@ -23,8 +23,12 @@ def ConvertSpioToGPU : Pass<"convert-spio-to-gpu", "::mlir::ModuleOp"> {
     - a global tensor argument becomes `memref<B x i8, global>` (B bytes), so
       with `use-bare-ptr-memref-call-conv` a kernel takes plain pointers;
     - shared tensors are views into one `gpu.dynamic_shared_memory` buffer at
-      128-byte aligned offsets; the function gets a `spio.shared_memory_bytes`
-      attribute with the bytes the launch must provide;
+      128-byte aligned offsets, in order; an `overlay` one at the lowest
+      offset whose bytes no tensor live beside it holds (tensors whose uses
+      at the function's top level all end before its first, or begin after
+      its last, with a block or cluster barrier between, are not live beside
+      it); the function gets a `spio.shared_memory_bytes` attribute with the
+      bytes the launch must provide;
     - register tensors become `memref.alloca`s of their elements, a fragment
       as a vector of the elements one lane holds, in register order;
     - every access computes its element offset from the cursor's coordinates
@@ -35,6 +39,9 @@ def ConvertSpioToGPU : Pass<"convert-spio-to-gpu", "::mlir::ModuleOp"> {
       `nvgpu.device_async_copy` (zero-fill through the source size); `mma`
       becomes `nvvm.mma.sync` (which, unlike `nvgpu.mma.sync`, takes bf16);
       commit and wait become the `nvvm` cp.async group ops;
+    - `cluster_barrier` becomes `nvvm.cluster.arrive`/`wait` (aligned), and
+      `load_remote` the element's shared address mapped to the cluster
+      block's (`nvvm.mapa`) and an `llvm.load` from it;
     - `launch_dependents` and `wait_prerequisites` become
       `nvvm.griddepcontrol` (sm_90 and later), or nothing with
       `dependent-grids=false`, for chips without dependent launches.
