@@ -1797,11 +1797,6 @@ void ConvWriter::storeWgradPartial(const std::vector<WgradSum> &sums, const std:
   }
 }
 
-/// dw[k, r, s, c] = the sum over the partials in a fixed order: the lanes
-/// of a warp are [split, element] (wgradReduceSplits), each lane adds its
-/// split's contiguous range of partials in order, and a pairwise tree of
-/// shuffles adds the splits (both lanes of a pair add the same two values,
-/// so all end with the same bits); split 0 stores.
 void ConvWriter::reduceInCluster() {
   // Block b of the cluster (its rank, %by) adds elements b * threads + tid
   // + i * parts * threads of the tile's [k: 8 * WG, r, s, c: 8], each over
@@ -1813,12 +1808,12 @@ void ConvWriter::reduceInCluster() {
   int64_t tileElements = 8 * WG * p.r * p.s * 8;
   int64_t passes = ceilDiv(tileElements, parts * threads);
   out << "    spio.cluster_barrier\n";
-
   std::string firstBlock = index(threads), spread = fresh("i");
   out << "    " << spread << " = arith.muli %by, " << firstBlock << " : index\n";
   std::string own = fresh("i");
   out << "    " << own << " = arith.addi " << spread << ", %tid : index\n";
-  std::string lastElement = index(tileElements - 1), zero = fresh("zero");
+  std::string tileEnd = index(tileElements), lastElement = index(tileElements - 1);
+  std::string zero = fresh("zero");
   out << "    " << zero << " = arith.constant 0.0 : f32\n";
   std::vector<std::string> ranks;
   for (int64_t b = 0; b < parts; ++b)
@@ -1828,7 +1823,6 @@ void ConvWriter::reduceInCluster() {
   for (int64_t pass = 0; pass < passes; ++pass) {
     std::string lin = indexPlus(own, pass * parts * threads);
     std::string inTile = fresh("b"), element = fresh("i");
-    std::string tileEnd = index(tileElements);
     out << "    " << inTile << " = arith.cmpi ult, " << lin << ", " << tileEnd << " : index\n";
     out << "    " << element << " = arith.minui " << lin << ", " << lastElement << " : index\n";
     std::string k = fresh("k"), r = fresh("r"), s = fresh("s"), ch = fresh("ch");
@@ -1892,6 +1886,11 @@ std::pair<std::string, std::string> ConvWriter::partialSumPlace(const std::strin
   return {placeR, tap};
 }
 
+/// dw[k, r, s, c] = the sum over the partials in a fixed order: the lanes
+/// of a warp are [split, element] (wgradReduceSplits), each lane adds its
+/// split's contiguous range of partials in order, and a pairwise tree of
+/// shuffles adds the splits (both lanes of a pair add the same two values,
+/// so all end with the same bits); split 0 stores.
 void ConvWriter::writeWgradReduce() {
   int64_t total = p.c * p.r * p.s * 8, parts = conv2dGw8WgradPartials(p, c);
   int64_t splits = wgradReduceSplits(p, c), elementsPerWarp = 32 / splits;

@@ -593,7 +593,8 @@ int runGemm() {
 }
 
 /// The weight gradient: two kernels (per-warp partial sums, then their
-/// reduction in a fixed order), checked against a float64 reference on
+/// reduction in a fixed order), or one whose cluster adds the sums
+/// (--wgrad-cluster-reduce), checked against a float64 reference on
 /// sampled weights (all of them for small problems) and timed together as
 /// GB/s of x, dy and dw.
 int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &config,
@@ -607,7 +608,8 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   };
   const mlir::spio::CompiledKernel &partialInfo = find("conv2d_gw8_wgrad");
   Kernel partialKernel = orFail(module.kernel(partialInfo.name), "looking up the wgrad kernel");
-  // Partial sums added in a cluster leave no reduce kernel.
+  // Partial sums added in a cluster leave no reduce kernel: the partial
+  // sums' kernel stands in for it, never launched (launch() ends first).
   bool inCluster = problem.wgradClusterReduce;
   const mlir::spio::CompiledKernel &reduceInfo =
       inCluster ? partialInfo : find("conv2d_gw8_wgrad_reduce");
@@ -634,8 +636,9 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
     dy.set(i, uniform(rng));
   DeviceBuffer dX = orFail(gpu.allocate(x.bytes.size()), "allocating x");
   DeviceBuffer dDy = orFail(gpu.allocate(dy.bytes.size()), "allocating dy");
-  DeviceBuffer dWs = orFail(gpu.allocate(std::max<int64_t>(conv2dGw8WorkspaceBytes(problem, config), 4)),
-                            "allocating the partial sums");
+  // A cluster's sums need no workspace (a token one keeps the launches alike).
+  int64_t workspaceBytes = std::max<int64_t>(conv2dGw8WorkspaceBytes(problem, config), 4);
+  DeviceBuffer dWs = orFail(gpu.allocate(workspaceBytes), "allocating the partial sums");
   DeviceBuffer dDw = orFail(gpu.allocate(ndw * dtypeBytes(dwType)), "allocating dw");
   orFail(dX.upload(x.bytes.data(), x.bytes.size()), "uploading x");
   orFail(dDy.upload(dy.bytes.data(), dy.bytes.size()), "uploading dy");

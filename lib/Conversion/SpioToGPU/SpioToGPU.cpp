@@ -903,9 +903,8 @@ LogicalResult TensorResolver::run() {
   SmallVector<Operation *> accesses;
   func.getFunctionBody().walk([&](Operation *op) {
     if (isa<LoadOp, LoadRemoteOp, StoreOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
-            StoreFragmentOp,
-            AsyncCommitOp, AsyncWaitOp, BarrierInitOp, BarrierArriveOp, BarrierWaitOp,
-            AsyncArriveOp>(op))
+            StoreFragmentOp, AsyncCommitOp, AsyncWaitOp, BarrierInitOp, BarrierArriveOp,
+            BarrierWaitOp, AsyncArriveOp>(op))
       accesses.push_back(op);
   });
   for (Operation *op : accesses)
@@ -1165,9 +1164,10 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Dependent-grid control: griddepcontrol where the chip has it; before
-    // sm_90 a stream's grids run one after the other, so there is nothing
-    // to wait for.
+    // Cluster barriers: barrier.cluster's arrive (release) and wait
+    // (acquire). Dependent-grid control: griddepcontrol where the chip has
+    // it; before sm_90 a stream's grids run one after the other, so there
+    // is nothing to wait for.
     module.walk([&](Operation *op) {
       if (isa<ClusterBarrierOp>(op)) {
         OpBuilder builder(op);

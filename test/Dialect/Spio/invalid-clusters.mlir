@@ -14,7 +14,7 @@ func.func @load_remote_global(%a: !G, %i: !spio.coord<i>, %rank: index) {
 
 func.func @load_remote_vector(%i: !spio.coord<i>, %rank: index) {
   %a = spio.alloc : !V
-  // expected-error @below {{'spio.load_remote' op loads one scalar element, not 'vector<8xf16>'}}
+  // expected-error @below {{'spio.load_remote' op loads one integer or float element, not 'vector<8xf16>'}}
   %0 = spio.load_remote %a[%i] block %rank : !V[!spio.coord<i>]
   return
 }

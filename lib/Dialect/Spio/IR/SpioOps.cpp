@@ -407,8 +407,9 @@ LogicalResult LoadRemoteOp::verify() {
   if (tensor.getMemorySpace() != MemorySpace::Shared)
     return emitOpError() << "reads another block's shared memory, but the tensor is in "
                          << stringifyMemorySpace(tensor.getMemorySpace()) << " memory";
-  if (isa<VectorType, FragmentType>(tensor.getElementType()))
-    return emitOpError() << "loads one scalar element, not " << tensor.getElementType();
+  if (!isa<IntegerType, FloatType>(tensor.getElementType()))
+    return emitOpError() << "loads one integer or float element, not "
+                         << tensor.getElementType();
   return verifySubscript(*this, tensor, getCoords(), "load_remote");
 }
 
