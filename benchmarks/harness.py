@@ -15,9 +15,18 @@ def check_arguments():
     return parser.parse_args()
 
 
+def _digest(stdout):
+    """The output digest a spio-jit --check summary ends with, if any."""
+    match = re.search(r"output digest ([0-9a-f]+)", stdout)
+    return match.group(1) if match else None
+
+
 def run_check_cases(cases, only=None):
-    """Runs each (label, spio-jit --check command), or those whose label
-    matches the regex `only`, and prints a PASS/FAIL table.
+    """Runs each (label, spio-jit --check command[, reference command]), or
+    those whose label matches the regex `only`, and prints a PASS/FAIL
+    table. A case with a reference command passes only where that command
+    passes its check too and both print the same output digest (the same
+    bits).
 
     Exits with status 1 when any case fails or `only` matches none; a
     failing case's full output goes to stderr.
@@ -28,14 +37,23 @@ def run_check_cases(cases, only=None):
             sys.exit(f"error: no case matches {only!r}")
     passed = failed = 0
     rows = []
-    for label, cmd in cases:
+    for label, cmd, *reference in cases:
         run = subprocess.run(cmd, capture_output=True, text=True)
         ok = run.returncode == 0 and "check:" in run.stdout
+        detail = [l for l in run.stdout.splitlines() if l.startswith("check:")]
+        detail = detail[0] if detail else (run.stderr.strip().splitlines() or ["?"])[-1]
+        if ok and reference:
+            other = subprocess.run(reference[0], capture_output=True, text=True)
+            mine, theirs = _digest(run.stdout), _digest(other.stdout)
+            if other.returncode == 0 and mine is not None and mine == theirs:
+                detail += "; the reference's bits"
+            else:
+                ok = False
+                detail = f"output digest {mine}, the reference's {theirs}"
+                print(other.stdout + other.stderr, file=sys.stderr)
         passed += ok
         failed += not ok
-        detail = [l for l in run.stdout.splitlines() if l.startswith("check:")]
-        rows.append((label, "PASS" if ok else "FAIL",
-                     detail[0] if detail else (run.stderr.strip().splitlines() or ["?"])[-1]))
+        rows.append((label, "PASS" if ok else "FAIL", detail))
         if not ok:
             print(run.stdout + run.stderr, file=sys.stderr)
     print("\n| case | result | detail |\n|---|---|---|")
