@@ -21,6 +21,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <chrono>
@@ -310,17 +311,15 @@ public:
   /// Fails unless every output passed, then requires `repeats` bit-identical
   /// runs and prints the summary, e.g. "check: 64 weights within tolerance
   /// (max error / sum|x*dy| = ...)", with a digest of the output's bytes
-  /// (FNV-1a, 64 bits) by which runs of other configurations or builds can
-  /// be compared bit for bit.
+  /// (xxh3, 64 bits) by which runs of other configurations or builds can be
+  /// compared bit for bit.
   void finish(const char *what, const char *magnitudeName, Cuda &gpu, DeviceBuffer &out,
               const std::function<Status()> &launch, const std::vector<uint8_t> &first) const {
     if (bad)
       fail(std::to_string(bad) + " of " + std::to_string(count) + " checked " + what +
            " are wrong");
     requireBitIdentical(gpu, out, launch, first);
-    uint64_t digest = 0xcbf29ce484222325ull;
-    for (uint8_t byte : first)
-      digest = (digest ^ byte) * 0x100000001b3ull;
+    uint64_t digest = llvm::xxh3_64bits(first);
     llvm::outs() << llvm::format("check: %zu %s within tolerance (max error / %s = %.2e); "
                                  "%d runs bit-identical; output digest %016llx\n",
                                  count, what, magnitudeName, worst, std::max(1, int(repeats)),
@@ -608,14 +607,13 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   };
   const mlir::spio::CompiledKernel &partialInfo = find("conv2d_gw8_wgrad");
   Kernel partialKernel = orFail(module.kernel(partialInfo.name), "looking up the wgrad kernel");
-  // Partial sums added in a cluster leave no reduce kernel: the partial
-  // sums' kernel stands in for it, never launched (launch() ends first).
+  // Partial sums added in a cluster leave no reduce kernel and no workspace.
   bool inCluster = problem.wgradClusterReduce;
-  const mlir::spio::CompiledKernel &reduceInfo =
-      inCluster ? partialInfo : find("conv2d_gw8_wgrad_reduce");
-  Kernel reduceKernel =
-      inCluster ? partialKernel
-                : orFail(module.kernel(reduceInfo.name), "looking up the reduce kernel");
+  const mlir::spio::CompiledKernel *reduceInfo =
+      inCluster ? nullptr : &find("conv2d_gw8_wgrad_reduce");
+  Kernel reduceKernel;
+  if (reduceInfo)
+    reduceKernel = orFail(module.kernel(reduceInfo->name), "looking up the reduce kernel");
   auto [regs, local] = orFail(partialKernel.resources(), "reading kernel resources");
   int64_t parts = conv2dGw8WgradPartials(problem, config);
   llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
@@ -636,9 +634,10 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
     dy.set(i, uniform(rng));
   DeviceBuffer dX = orFail(gpu.allocate(x.bytes.size()), "allocating x");
   DeviceBuffer dDy = orFail(gpu.allocate(dy.bytes.size()), "allocating dy");
-  // A cluster's sums need no workspace (a token one keeps the launches alike).
-  int64_t workspaceBytes = std::max<int64_t>(conv2dGw8WorkspaceBytes(problem, config), 4);
-  DeviceBuffer dWs = orFail(gpu.allocate(workspaceBytes), "allocating the partial sums");
+  DeviceBuffer dWs;
+  if (reduceInfo)
+    dWs = orFail(gpu.allocate(conv2dGw8WorkspaceBytes(problem, config)),
+                 "allocating the partial sums");
   DeviceBuffer dDw = orFail(gpu.allocate(ndw * dtypeBytes(dwType)), "allocating dw");
   orFail(dX.upload(x.bytes.data(), x.bytes.size()), "uploading x");
   orFail(dDy.upload(dy.bytes.data(), dy.bytes.size()), "uploading dy");
@@ -648,10 +647,11 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   // The reduce launches as a dependent grid where it waits for the partial
   // sums (kernels for sm_90 and later).
   std::vector<std::string> waiting = dependentKernels(compiled.ptx);
-  bool dependent = convDependentLaunch && llvm::is_contained(waiting, reduceInfo.name);
+  bool dependent =
+      convDependentLaunch && reduceInfo && llvm::is_contained(waiting, reduceInfo->name);
   auto launchReduce = [&](bool afterPartialSums) {
     return reduceKernel.launch(unsigned(reduceShape.gridX), 1, 1, unsigned(reduceShape.block),
-                               size_t(reduceInfo.sharedBytes), {&pws, &pdw}, nullptr,
+                               size_t(reduceInfo->sharedBytes), {&pws, &pdw}, nullptr,
                                afterPartialSums && dependent);
   };
   auto launchPartialSums = [&]() {
@@ -660,14 +660,15 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
                                 {&px, &pdy, inCluster ? &pdw : &pws});
   };
   auto launch = [&]() -> Status {
-    if (Status first = launchPartialSums(); !first || inCluster)
+    if (Status first = launchPartialSums(); !first || !reduceInfo)
       return first;
     return launchReduce(true);
   };
   // Checked runs poison the partial sums as well as dw.
   auto poisonedLaunch = [&]() -> Status {
-    if (Status poisoned = dWs.fill32(0xffffffffu); !poisoned)
-      return poisoned;
+    if (reduceInfo)
+      if (Status poisoned = dWs.fill32(0xffffffffu); !poisoned)
+        return poisoned;
     return launch();
   };
 

@@ -149,3 +149,15 @@ func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], r
 
 // expected-error @below {{conv2d_gw8_config copy_warps must be 0 (none) or positive, got -1}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, copy_warps = -1>}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
+!WS = !spio.tensor<[k: 32, r: 3, s: 24] x f32, global>
+
+func.func @wgrad_into_three_entries(%x: !X, %dy: !DY, %ws: !WS) {
+  // expected-error @below {{takes 4-entry inputs and a 4-entry (dw) or 5-entry (partial sums) output}}
+  spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+  return
+}
