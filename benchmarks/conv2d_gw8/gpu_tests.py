@@ -275,6 +275,26 @@ CASES = [
     (13, 160, 28, 28, 5, 5, 2, 2, "--pass dgrad --copy-warps 1 --chunks 4 --dtype bf16"),
     (5, 64, 30, 19, 3, 5, 1, 2, "--rows-p 10 --copy-warps 1 --chunks 2"),
     (9, 288, 36, 36, 5, 5, 2, 2, "--copy-warps 2 --chunks 3"),
+    # Gapless images (kernels of 5 or more columns): the output columns of
+    # images side by side run on without the columns between them, and
+    # each lane's A-fragment row is gathered from its image's staged
+    # columns; bands short enough to leave 8 or more. 8 images of 28
+    # columns in 7 tiles of 32 (the second row of images one image), tiles
+    # of 16 on 13x13 crossing two image boundaries, asymmetric padding,
+    # 7x7, copy warps, a band ring, 3x5 and 1x5, 36x36, 10x10 and 14x14
+    # (6 groups).
+    (9, 32, 28, 28, 5, 5, 2, 2, "--bias --rows-p 7"),
+    (9, 32, 13, 13, 5, 5, 2, 2, "--warps-m 1 --warps-n 4 --rows-p 4"),
+    (9, 24, 21, 26, 5, 5, 1, 3, "--pass dgrad --dtype bf16 --rows-p 5"),
+    (9, 16, 25, 25, 7, 7, 3, 3, "--bias --rows-p 5"),
+    (9, 32, 28, 28, 5, 5, 2, 2, "--copy-warps 2 --chunks 3 --rows-p 7"),
+    (9, 32, 28, 28, 5, 5, 2, 2, "--pass dgrad --chunks 2 --rows-p 7"),
+    (16, 24, 15, 22, 3, 5, 1, 2, "--pass dgrad --rows-p 5"),
+    (24, 16, 6, 20, 1, 5, 0, 2, "--bias --warps-m 2 --warps-n 2 --rows-p 2"),
+    (7, 40, 36, 36, 5, 5, 2, 2, "--pass dgrad --warps-m 1 --rows-p 9"),
+    (16, 24, 10, 10, 5, 5, 2, 2, "--warps-m 1 --rows-p 2"),
+    (10, 48, 14, 14, 5, 5, 2, 2, "--warps-m 1 --warps-n 6 --dtype bf16 --bias --rows-p 4"),
+    (16, 160, 28, 28, 5, 5, 2, 2, "--bias --rows-p 7"),
 ]
 
 

@@ -242,13 +242,53 @@ static int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ,
   return packedShare(p, best, warpsQ) >= 1.3 * packedShare(p, 1, warpsQ) ? best : 1;
 }
 
+/// The most image boundaries one gapless column tile of `tile` pixels
+/// crosses, over `columns` output columns of images `q` wide.
+static int64_t gaplessCrossings(int64_t q, int64_t tile, int64_t columns) {
+  int64_t most = 0;
+  for (int64_t first = 0; first < columns; first += tile)
+    most = std::max(most, (first % q + tile - 1) / q);
+  return most;
+}
+
+/// fprop and dgrad kernels of 5 or more columns, stride 1, on rows of
+/// fragments lay images side by side gaplessly (BandGrid::gapless): the
+/// fewest images, up to 8 and N, whose output columns fill the most of
+/// their column tiles, where that uses 1.1x or more the share of the
+/// columns packedImages does, a tile crosses at most 3 image boundaries
+/// (each adds the S - 1 zero columns between two images to its staged
+/// tile) and 8 or more bands remain; 0 otherwise. On an H200 (autotuned,
+/// against the padded images in the same run): 36x36 C288 1.10x, 8x8
+/// C1248 1.16x, 10x10 C1632 1.13x, 56x56 C80 and 28x28 C160 1.03-1.04x;
+/// where not taken, 4 bands (N32 on 28x28: 0.94-0.98x) and 4 or more
+/// crossings (7x7 C640 0.96x, 9x9 C1392 0.98x).
+static int64_t gaplessImages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (p.pass == ConvPass::Wgrad || p.s < 5 || p.stride != 1 || flatRows(p) ||
+      p.kernelPadW() < 0)
+    return 0;
+  int64_t Q = p.kernelOutW(), tile = 16 * c.warpsQ;
+  auto share = [&](int64_t images) {
+    return double(images * Q) / double(ceilDiv(images * Q, tile) * tile);
+  };
+  int64_t best = 1;
+  for (int64_t images = 2; images <= std::min(p.n, kMaxPackedImages); ++images)
+    if (share(images) > share(best) + 1e-9)
+      best = images;
+  bool gains = share(best) >= 1.1 * packedShare(p, packedImages(p, c.warpsQ), c.warpsQ);
+  int64_t bands = ceilDiv(p.n, best) * ceilDiv(p.kernelOutH(), c.rowsP);
+  return gains && gaplessCrossings(Q, tile, best * Q) <= 3 && bands >= 8 ? best : 0;
+}
+
 /// wgrad's grid, or that of fprop and dgrad on flattened rows. fprop and
 /// dgrad on rows of fragments: blocks along the (image, row tile) bands,
 /// with the group and column tiles along x.
 BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   BandGrid g;
-  g.images = packedImages(p, c.warpsQ, fewWarpBlock(c));
-  g.qTiles = flatRows(p) ? 1 : ceilDiv(packedColumns(p, g.images), 16 * c.warpsQ);
+  int64_t gapless = gaplessImages(p, c);
+  g.gapless = gapless > 0;
+  g.images = g.gapless ? gapless : packedImages(p, c.warpsQ, fewWarpBlock(c));
+  int64_t columns = g.gapless ? g.images * p.kernelOutW() : packedColumns(p, g.images);
+  g.qTiles = flatRows(p) ? 1 : ceilDiv(columns, 16 * c.warpsQ);
   g.groupTiles = ceilDiv(p.groups(), c.warpsG);
   // wgrad's bands span one column tile each; fprop's and dgrad's, whole rows.
   bool rowsOfFragments = p.pass != ConvPass::Wgrad && !flatRows(p);
@@ -299,6 +339,10 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // 2q + 1.
   int64_t reach = tapColumns(p);
   t.copiedColumns = t.columns + (reach - 1) / t.stride;
+  BandGrid grid = bandGrid(p, c);
+  if (grid.gapless)
+    t.copiedColumns +=
+        (reach - 1) * gaplessCrossings(p.kernelOutW(), t.columns, grid.images * p.kernelOutW());
   t.stagedColumns = ceilDiv(t.copiedColumns, 8) * 8;
   t.rows = t.stride * (c.rowsP - 1) + p.r;
   if (p.pass == ConvPass::Wgrad)
@@ -327,7 +371,7 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // dgrad 0.97x, which keep whole tiles.
   int64_t ring = p.r + t.stride * kRingLookahead;
   t.ring = p.pass == ConvPass::Fprop && p.stride == 2 && !flatRows(p) &&
-           bandGrid(p, c).bandsPerChunk == 1 && t.rows > 2 * ring;
+           grid.bandsPerChunk == 1 && t.rows > 2 * ring;
   t.slots = t.ring ? ring : t.rows;
   // The parity by & 1: dgrad's kernel padding is negative for padding of R
   // or more.

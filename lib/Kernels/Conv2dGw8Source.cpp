@@ -199,11 +199,24 @@ private:
     std::string image, column, exists;
   };
   ImageColumn imageColumn(const std::string &offset, int64_t columns);
+  /// Gapless images (BandGrid::gapless): the image and column of the
+  /// block's output pixel %d0 + `offset` (a `q`, under `columns`).
+  ImageColumn gaplessColumn(const std::string &offset, int64_t columns);
+  /// The image and column, as i32 under `pitch` (named by the SSA value
+  /// `pitchValue`), of the block's first column (%q0img, %q0col, whose
+  /// column is under both pitches) plus `offset`.
+  ImageColumn splitColumn(const std::string &offset, int64_t columns, int64_t pitch,
+                          const std::string &pitchValue, const std::string &first);
   /// With images side by side: the pitch (%pitch) and %q0's image and
   /// column among it, as i32 (%q0img, %q0col), one division where %q0 is
   /// defined, so that a copy whose offsets span at most a pitch and one
   /// column takes an addition and a wrap instead of a division of its own.
+  /// Gapless images: %q0 is the staged column of the tile's first output
+  /// pixel %d0 (i32 %d0v), with the output row's pitch %qpitch.
   void splitFirstColumn();
+  /// Gapless images: this lane's A-fragment row, as the staged column
+  /// (from %q0) of the pixel it addresses in warp %wq's fragment, %gq.
+  void gatherColumn();
   /// %n (the band's image, or the first of its row of images side by
   /// side), %p0 and, with `columnTiles` (wgrad), %q0 of `band`, an index
   /// over (images, row tiles[, column tiles]).
@@ -637,6 +650,8 @@ std::vector<std::string> ConvWriter::loadWeights() {
 ConvWriter::ComputeStart ConvWriter::beginCompute(const std::string &pixels, int64_t pending) {
   out << "    %wg, %w" << pixels << " = spio.decompose %warp [" << WG << ", " << c.warpsQ
       << "] : " << coord(CI, 8) << ", " << coord(pixels, 16) << "\n";
+  if (grid.gapless)
+    gatherColumn();
   // The warp's group, as weight rows (k) and as output channels.
   out << "    %wgk = spio.cast %wg : " << coord(CI, 8) << " to " << coord("k", 8) << "\n";
   out << "    %wgo = spio.cast %wg : " << coord(CI, 8) << " to " << coord(CO, 8) << "\n";
@@ -797,8 +812,12 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
       std::string sq = constant(step.s / st, "q");
       std::string parity = st == 2 ? constant(step.s % 2, "wp") : "";
       std::string a = fresh("a");
-      out << "    " << a << " = spio.ldmatrix %sx[" << stagedRow << ", " << zeroR << ", %wq, "
-          << sq << (parity.empty() ? "" : ", " + parity) << ", %wg] : " << sxT << "["
+      // Gapless: the warp's tile is in the lanes' gathered columns (%gq).
+      std::string tile = grid.gapless ? constant(0, "q", 16) : "%wq";
+      std::string gather = grid.gapless ? " gather(%gq : " + coord("q") + ")" : "";
+      out << "    " << a << " = spio.ldmatrix %sx[" << stagedRow << ", " << zeroR << ", " << tile
+          << ", " << sq << (parity.empty() ? "" : ", " + parity) << ", %wg]" << gather
+          << " : " << sxT << "["
           << coord("r") << ", " << coord("r") << ", " << coord("q", 16) << ", " << coord("q")
           << (parity.empty() ? "" : ", " + coord("wp")) << ", " << coord(CI, 8) << "] -> "
           << fragmentType('A', "q", step.taps) << "\n";
@@ -923,7 +942,7 @@ void ConvWriter::copyOutputRow(const std::string &slot, const std::string &pAbs,
     out << "    " << ql << ", " << gl << " = spio.decompose " << lin << " [" << BQ << ", " << WG
         << "] : " << Q << ", " << G8 << "\n";
     std::string g = binary("add", "%go0", gl, G8);
-    ImageColumn at = imageColumn(ql, BQ);
+    ImageColumn at = grid.gapless ? gaplessColumn(ql, BQ) : imageColumn(ql, BQ);
     std::string ok = andi(cmp("lt", at.column, limitQ, Q), cmp("lt", g, limitO, G8, coord(CO)));
     if (!at.exists.empty())
       ok = andi(ok, at.exists);
@@ -1144,7 +1163,8 @@ void ConvWriter::writeTileBody() {
   out << "    %bx = spio.linear_id block_x\n    %by = spio.linear_id block_y\n";
   out << "    %gt, %qt = spio.decompose %bx [" << grid.groupTiles << ", " << qTiles << "] : "
       << coord(CI, 8 * WG) << ", " << coord("q", BQ) << "\n";
-  out << "    %q0 = spio.unfold %qt : " << coord("q", BQ) << " to " << coord("q") << "\n";
+  out << "    %" << (grid.gapless ? "d0" : "q0") << " = spio.unfold %qt : " << coord("q", BQ)
+      << " to " << coord("q") << "\n";
   splitFirstColumn();
   // The block's first group, in input channels, output channels and
   // weight rows.
@@ -1296,6 +1316,22 @@ void ConvWriter::splitFirstColumn() {
   // spio.decompose's signed index division with its sign fix-ups.
   std::string first = fresh("i"), product = fresh("v");
   out << "    %pitch = arith.constant " << packedPitch(p) << " : i32\n";
+  if (grid.gapless) {
+    // Pixel d of the row of images is column d % Q of image d / Q, staged
+    // at (d / Q) * pitch + d % Q.
+    std::string staged = fresh("v"), start = fresh("i");
+    out << "    %qpitch = arith.constant " << p.kernelOutW() << " : i32\n";
+    out << "    " << first << " = spio.to_index %d0 : " << coord("q") << "\n";
+    out << "    %d0v = arith.index_castui " << first << " : index to i32\n";
+    out << "    %q0img = arith.divui %d0v, %qpitch : i32\n";
+    out << "    " << product << " = arith.muli %q0img, %qpitch : i32\n";
+    out << "    %q0col = arith.subi %d0v, " << product << " : i32\n";
+    out << "    " << staged << " = arith.muli %q0img, %pitch : i32\n";
+    out << "    %q0v = arith.addi " << staged << ", %q0col : i32\n";
+    out << "    " << start << " = arith.index_castui %q0v : i32 to index\n";
+    out << "    %q0 = spio.from_index " << start << " : " << coord("q") << "\n";
+    return;
+  }
   out << "    " << first << " = spio.to_index %q0 : " << coord("q") << "\n";
   out << "    %q0v = arith.index_castui " << first << " : index to i32\n";
   out << "    %q0img = arith.divui %q0v, %pitch : i32\n";
@@ -1303,29 +1339,66 @@ void ConvWriter::splitFirstColumn() {
   out << "    %q0col = arith.subi %q0v, " << product << " : i32\n";
 }
 
+void ConvWriter::gatherColumn() {
+  // The lane's pixel e = 16 * wq + row is pixel %d0 + e of the row of
+  // images; its staged column is that pixel's, less %q0. Both A fragment
+  // shapes (x4 and x2) give a lane the same row.
+  std::string row = fresh("c"), rowI = fresh("i"), warpI = fresh("i"), e = fresh("i");
+  out << "    " << row << " = spio.ldmatrix_row : " << fragmentType('A', "q", 2) << " -> "
+      << coord("q") << "\n";
+  out << "    " << rowI << " = spio.to_index " << row << " : " << coord("q") << "\n";
+  out << "    " << warpI << " = spio.to_index %wq : " << coord("q", 16) << "\n";
+  std::string sixteen = index(16), warpColumns = fresh("i");
+  out << "    " << warpColumns << " = arith.muli " << warpI << ", " << sixteen << " : index\n";
+  out << "    " << e << " = arith.addi " << warpColumns << ", " << rowI << " : index\n";
+  std::string e32 = fresh("v"), sum = fresh("v"), whole = fresh("v"), back = fresh("v");
+  std::string col = fresh("v"), staged = fresh("v"), rel = fresh("v"), relI = fresh("i");
+  out << "    " << e32 << " = arith.index_castui " << e << " : index to i32\n";
+  out << "    " << sum << " = arith.addi %q0col, " << e32 << " : i32\n";
+  out << "    " << whole << " = arith.divui " << sum << ", %qpitch : i32\n";
+  out << "    " << back << " = arith.muli " << whole << ", %qpitch : i32\n";
+  out << "    " << col << " = arith.subi " << sum << ", " << back << " : i32\n";
+  out << "    " << staged << " = arith.muli " << whole << ", %pitch : i32\n";
+  out << "    " << rel << " = arith.addi " << staged << ", " << col << " : i32\n";
+  std::string fromFirst = fresh("v");
+  out << "    " << fromFirst << " = arith.subi " << rel << ", %q0col : i32\n";
+  out << "    " << relI << " = arith.index_castui " << fromFirst << " : i32 to index\n";
+  out << "    %gq = spio.from_index " << relI << " : " << coord("q") << "\n";
+}
+
 ConvWriter::ImageColumn ConvWriter::imageColumn(const std::string &offset, int64_t columns) {
-  std::string Q = coord("q");
   if (grid.images == 1)
-    return {"%n", binary("add", "%q0", offset, Q), ""};
+    return {"%n", binary("add", "%q0", offset, coord("q")), ""};
+  return splitColumn(offset, columns, packedPitch(p), "%pitch", "%q0v");
+}
+
+ConvWriter::ImageColumn ConvWriter::gaplessColumn(const std::string &offset, int64_t columns) {
+  return splitColumn(offset, columns, p.kernelOutW(), "%qpitch", "%d0v");
+}
+
+ConvWriter::ImageColumn ConvWriter::splitColumn(const std::string &offset, int64_t columns,
+                                                int64_t pitch, const std::string &pitchValue,
+                                                const std::string &first) {
+  std::string Q = coord("q");
   std::string j32 = fresh("v"), col32 = fresh("v");
   std::string oi = fresh("i"), o32 = fresh("v");
   out << "    " << oi << " = spio.to_index " << offset << " : " << Q << "\n";
   out << "    " << o32 << " = arith.index_castui " << oi << " : index to i32\n";
-  if (columns <= packedPitch(p) + 1) {
+  if (columns <= pitch + 1) {
     // %q0col + offset is under two pitches: at most one image further on.
     std::string sum = fresh("v"), wrap = fresh("b"), back = fresh("v"), carry = fresh("v");
     out << "    " << sum << " = arith.addi %q0col, " << o32 << " : i32\n";
-    out << "    " << wrap << " = arith.cmpi uge, " << sum << ", %pitch : i32\n";
-    out << "    " << back << " = arith.subi " << sum << ", %pitch : i32\n";
+    out << "    " << wrap << " = arith.cmpi uge, " << sum << ", " << pitchValue << " : i32\n";
+    out << "    " << back << " = arith.subi " << sum << ", " << pitchValue << " : i32\n";
     out << "    " << col32 << " = arith.select " << wrap << ", " << back << ", " << sum
         << " : i32\n";
     out << "    " << carry << " = arith.extui " << wrap << " : i1 to i32\n";
     out << "    " << j32 << " = arith.addi %q0img, " << carry << " : i32\n";
   } else {
     std::string sum = fresh("v"), whole = fresh("v"), jq = fresh("v");
-    out << "    " << sum << " = arith.addi %q0v, " << o32 << " : i32\n";
-    out << "    " << whole << " = arith.divui " << sum << ", %pitch : i32\n";
-    out << "    " << jq << " = arith.muli " << whole << ", %pitch : i32\n";
+    out << "    " << sum << " = arith.addi " << first << ", " << o32 << " : i32\n";
+    out << "    " << whole << " = arith.divui " << sum << ", " << pitchValue << " : i32\n";
+    out << "    " << jq << " = arith.muli " << whole << ", " << pitchValue << " : i32\n";
     out << "    " << col32 << " = arith.subi " << sum << ", " << jq << " : i32\n";
     j32 = whole;
   }

@@ -26,8 +26,13 @@ inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// group tile and chunk) takes a contiguous range of bands.
 struct BandGrid {
   int64_t qTiles, bands, bandsPerChunk, chunks, groupTiles;
-  /// Images side by side in a band's row (packedImages).
+  /// Images side by side in a band's row (packedImages, or gaplessImages).
   int64_t images;
+  /// The images' output columns run on without the S - 1 columns between
+  /// two images (gaplessImages): column tile t computes pixels [16 *
+  /// warpsQ * t, 16 * warpsQ * (t + 1)) of the row of images, and the
+  /// rows of its A fragments are gathered from the images' staged columns.
+  bool gapless = false;
 };
 
 /// fprop's and dgrad's mma steps along S: `taps` taps from tap `s`. Tap

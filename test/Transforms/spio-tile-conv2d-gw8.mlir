@@ -356,3 +356,36 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!X = !spio.tensor<[n: 16, h: 28, w: 28, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 5, s: 5, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 16, p: 28, q: 28, k: 32] x f16, global>
+
+// 5x5 on 28x28 in column tiles of 32: 8 images side by side gaplessly,
+// 224 output columns in 7 tiles, not 8 (one image a band rounds 28 up to
+// 32). A tile's first pixel %d0 is column d0 % 28 of image d0 / 28,
+// staged at (d0 / 28) * 32 + d0 % 28 (the images' staged pitch: 28 + 4);
+// each lane gathers its A-fragment row from the staged column of its
+// pixel; the staged tile holds 40 columns (32, the taps' 4 and one image
+// boundary's 4 zeros).
+// CHECK-LABEL: gpu.func @fprop_gapless
+// CHECK: spio.alloc : !spio.tensor<[r: 11:160, q: 40:4, sc/8: 2, c/8: 4]
+// CHECK: spio.decompose %{{.*}} [1, 7] : !spio.coord<c/32>, !spio.coord<q/32>
+// CHECK-DAG: %[[PITCH:.*]] = arith.constant 32 : i32
+// CHECK-DAG: %[[Q:.*]] = arith.constant 28 : i32
+// CHECK: %[[IMG:.*]] = arith.divui %{{.*}}, %[[Q]] : i32
+// CHECK: %[[ROW:.*]] = spio.ldmatrix_row : !spio.fragment<A, m16n8k16, f16, [q, sc]> -> !spio.coord<q>
+// CHECK: spio.to_index %[[ROW]]
+// CHECK: %[[LANEIMG:.*]] = arith.divui %{{.*}}, %[[Q]] : i32
+// CHECK: arith.muli %[[LANEIMG]], %[[PITCH]] : i32
+// CHECK: %[[GQ:.*]] = spio.from_index %{{.*}} : !spio.coord<q>
+// CHECK: spio.ldmatrix %{{.*}} gather(%[[GQ]] : !spio.coord<q>) {{.*}} -> !spio.fragment<A, m16n8k16, f16, [q, sc]>
+// CHECK: spio.ldmatrix %{{.*}} gather(%[[GQ]] : !spio.coord<q>) {{.*}} -> !spio.fragment<A, m16n8k8, f16, [q, sc]>
+gpu.module @m {
+  gpu.func @fprop_gapless(%x: !X, %w: !W, %y: !Y) kernel {
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 7>, kernel = array<i64: 5, 5>, padding = array<i64: 2, 2>, stride = 1} : !X, !W -> !Y
+    gpu.return
+  }
+}

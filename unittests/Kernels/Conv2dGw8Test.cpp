@@ -274,6 +274,36 @@ TEST(Conv2dGw8, GridCoversEveryOutput) {
   EXPECT_EQ(conv2dGw8TileSource(p, c).find("spio.stages"), std::string::npos);
 }
 
+TEST(Conv2dGw8, HeavyKernelsLayImagesSideBySideGapless) {
+  // 28x28 5x5 in column tiles of 32: 8 images side by side without the 4
+  // columns between them fill 7 tiles (224 columns), where one image a
+  // band rounds 28 columns up to 32. The A fragments gather their rows
+  // (each lane's pixel, from its image's staged columns); the staged tile
+  // takes the 4 zero columns of one image boundary more (40 columns, the
+  // swizzle's whole periods of 8).
+  Conv2dGw8Problem p = layer(320, 160, 28, 5, 2);
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  ASSERT_EQ(c.warpsQ, 2);
+  LaunchShape s = conv2dGw8LaunchShape(p, c);
+  int64_t groupTiles = p.groups() / c.warpsG;
+  EXPECT_EQ(s.gridX, 7 * groupTiles);
+  EXPECT_EQ(s.gridY, 320 / 8);
+  std::string source = conv2dGw8TileSource(p, c);
+  EXPECT_NE(source.find("spio.ldmatrix_row"), std::string::npos);
+  EXPECT_NE(source.find("gather(%gq : !spio.coord<q>)"), std::string::npos);
+  EXPECT_NE(source.find("[r: 32:160, q: 40:4,"), std::string::npos);
+  // Not where fewer than 8 bands would be left (N32: 4 bands of 8
+  // images), nor where a tile would cross 4 image boundaries (7x7 images
+  // in tiles of 32), nor for wgrad: padded, one image a band.
+  for (Conv2dGw8Problem other : {layer(32, 1056, 28, 5, 2), layer(320, 640, 7, 5, 2),
+                                 as(layer(320, 160, 28, 5, 2), ConvPass::Wgrad)}) {
+    Conv2dGw8Config oc = chooseConv2dGw8Config(other);
+    if (other.pass != ConvPass::Wgrad)
+      oc.warpsQ = 2;
+    EXPECT_EQ(conv2dGw8TileSource(other, oc).find("gather("), std::string::npos);
+  }
+}
+
 TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {
   // 3 groups a block: pixels 3 vectors apart fall in distinct bank slots
   // unswizzled, and the output tile's rows keep the odd pitch of 3.
@@ -752,9 +782,10 @@ TEST(Conv2dGw8, BandsPastTheGridsYLimitLoopInBlocks) {
     c.chunks = 0;
     EXPECT_NE(checkConv2dGw8(p, c).find("blocks along y, over CUDA's 65535"), std::string::npos);
   }
-  // 5x5 kernels' two staged tiles still fit; 9000 images (63000 bands)
-  // keep one band a block.
-  Conv2dGw8Problem heavy = layer(200000, 80, 56, 5, 2);
+  // 5x5 kernels' two staged tiles still fit (300000 images, 8 gapless
+  // in a row: 75000 bands); 9000 images (63000 bands) keep one band a
+  // block.
+  Conv2dGw8Problem heavy = layer(300000, 80, 56, 5, 2);
   Conv2dGw8Config ringed = chooseConv2dGw8Config(heavy);
   EXPECT_EQ(ringed.chunks, 65535);
   EXPECT_EQ(checkConv2dGw8(heavy, ringed), "");
@@ -1064,12 +1095,13 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   std::vector<Conv2dGw8Config> narrow = conv2dGw8Candidates(layer(1, 720, 16, 5, 2));
   EXPECT_EQ(names(narrow), (std::vector<std::string>{"1x8 rows 16", "1x8 rows 8"}));
   // 5x5 stride 1: the chosen warps and rows with two copy warps, in as
-  // many blocks as run at once (2 a multiprocessor, 264 over 5 tiles along
-  // x) and in four times as many.
+  // many blocks as run at once (2 a multiprocessor, 264 over 35 tiles
+  // along x: 7 column tiles of 8 gapless images by 5 group tiles) and in
+  // four times as many.
   std::vector<std::string> streamed = names(conv2dGw8Candidates(layer(320, 160, 28, 5, 2)));
-  EXPECT_NE(std::find(streamed.begin(), streamed.end(), "2x4 rows 28 chunks 52 copy 2"),
+  EXPECT_NE(std::find(streamed.begin(), streamed.end(), "2x4 rows 28 chunks 7 copy 2"),
             streamed.end());
-  EXPECT_NE(std::find(streamed.begin(), streamed.end(), "2x4 rows 28 chunks 208 copy 2"),
+  EXPECT_NE(std::find(streamed.begin(), streamed.end(), "2x4 rows 28 chunks 28 copy 2"),
             streamed.end());
   // Not for stride 2.
   for (const Conv2dGw8Config &c : conv2dGw8Candidates(as(layer(320, 160, 28, 5, 2),
@@ -1086,10 +1118,12 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   for (const Conv2dGw8Config &c : std::vector<Conv2dGw8Config>(ringed.begin() + 1, ringed.end()))
     EXPECT_GT(c.chunks, 0) << warps(c);
   // Blocks of 2 groups, and rings that would fill too few of the blocks
-  // the multiprocessors hold (20x20 C960: 90 tiles, 1 a multiprocessor),
-  // keep one band a block.
+  // the multiprocessors hold (20x20 C960 N32: 90 tiles, 1 a
+  // multiprocessor), keep one band a block. N64 lays 8 images gaplessly
+  // in 5 column tiles: 150 tiles, a ring of one chunk each.
   EXPECT_EQ(chooseConv2dGw8Config(layer(128, 576, 18, 5, 2)).chunks, 0);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 960, 20, 5, 2)).chunks, 0);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(32, 960, 20, 5, 2)).chunks, 0);
+  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 960, 20, 5, 2)).chunks, 1);
   // Every ring the chooser takes fits (its two staged tiles): fprop and
   // dgrad over image sizes, channels and batches that take it.
   int64_t rings = 0;

@@ -120,6 +120,39 @@ Value floorModIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
                                  arith::AddIOp::create(b, loc, rem, cd), rem);
 }
 
+/// Where this lane's ldmatrix row lies in the fragment (layout::
+/// ldmatrixRowOrigin, as IR): lanes 8q..8q+7 address matrix q, whose
+/// corner is 8 * (q % 2), 8 * (q / 2) in A and 8 * q, 0 in B; lane 8q + r
+/// addresses its row r, along the dimension ldmatrix counts rows in.
+/// Returns {row, column, whether the rows are counted along the rows}.
+struct LdmatrixLaneRow {
+  Value row, col;
+  bool alongRows;
+};
+LdmatrixLaneRow ldmatrixLaneRow(OpBuilder &b, Location loc, FragmentType fragment,
+                                bool transpose) {
+  layout::MmaOperand operand = mmaOperand(fragment.getOperand());
+  int64_t tiles = layout::ldmatrixTiles(operand, mmaK(fragment));
+  auto eight = [&] { return arith::ConstantIndexOp::create(b, loc, 8).getResult(); };
+  Value laneId = gpu::LaneIdOp::create(b, loc, nullptr);
+  Value q = floorModIndex(b, loc, floorDivIndex(b, loc, laneId, 8), tiles);
+  Value r = floorModIndex(b, loc, laneId, 8);
+  Value row, col;
+  if (operand == layout::MmaOperand::A) {
+    row = arith::MulIOp::create(b, loc, floorModIndex(b, loc, q, 2), eight());
+    col = arith::MulIOp::create(b, loc, floorDivIndex(b, loc, q, 2), eight());
+  } else {
+    row = arith::MulIOp::create(b, loc, q, eight());
+    col = arith::ConstantIndexOp::create(b, loc, 0);
+  }
+  bool alongRows = layout::ldmatrixRowsAlongCols(operand, transpose);
+  if (alongRows)
+    row = arith::AddIOp::create(b, loc, row, r);
+  else
+    col = arith::AddIOp::create(b, loc, col, r);
+  return {row, col, alongRows};
+}
+
 //===----------------------------------------------------------------------===//
 // Phase 1: tensors
 //===----------------------------------------------------------------------===//
@@ -690,31 +723,22 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
       return failure();
     FragmentType fragment = ldmatrix.getType();
     layout::MmaOperand operand = mmaOperand(fragment.getOperand());
-    int64_t k = mmaK(fragment);
-    int64_t tiles = layout::ldmatrixTiles(operand, k);
+    int64_t tiles = layout::ldmatrixTiles(operand, mmaK(fragment));
     bool transpose = ldmatrix.getTranspose();
-    // The row this lane addresses (layout::ldmatrixRowOrigin, as IR): lanes
-    // 8q..8q+7 address matrix q, whose corner is 8 * (q % 2), 8 * (q / 2)
-    // in A and 8 * q, 0 in B.
-    Value laneId = lane(loc);
-    Value q = floorMod(loc, floorDiv(loc, laneId, 8), tiles);
-    Value r = floorMod(loc, laneId, 8);
-    Value cornerRow, cornerCol;
-    if (operand == layout::MmaOperand::A) {
-      cornerRow = arith::MulIOp::create(builder, loc, floorMod(loc, q, 2), index(loc, 8));
-      cornerCol = arith::MulIOp::create(builder, loc, floorDiv(loc, q, 2), index(loc, 8));
-    } else {
-      cornerRow = arith::MulIOp::create(builder, loc, q, index(loc, 8));
-      cornerCol = index(loc, 0);
-    }
-    if (layout::ldmatrixRowsAlongCols(operand, transpose))
-      cornerRow = arith::AddIOp::create(builder, loc, cornerRow, r);
-    else
-      cornerCol = arith::AddIOp::create(builder, loc, cornerCol, r);
-    Extra extras[] = {{fragment.getRowDim(), cornerRow}, {fragment.getColDim(), cornerCol}};
+    LdmatrixLaneRow lane = ldmatrixLaneRow(builder, loc, fragment, transpose);
+    // A gather's lanes pass their row's position along the dimension the
+    // rows are counted in, in place of its place in the tile.
+    SmallVector<Value> coords(ldmatrix.getCoords());
+    SmallVector<Extra, 2> extras;
+    if (!ldmatrix.getGather() || !lane.alongRows)
+      extras.push_back({fragment.getRowDim(), lane.row});
+    if (!ldmatrix.getGather() || lane.alongRows)
+      extras.push_back({fragment.getColDim(), lane.col});
+    if (Value gather = ldmatrix.getGather())
+      coords.push_back(gather);
     SpioTensorType type = ldmatrix.getTensor().getType();
     auto [scalar, count] = scalarsOf(type.getElementType());
-    Value offset = elementOffset(loc, type, *cursor, ldmatrix.getCoords(), extras);
+    Value offset = elementOffset(loc, type, *cursor, coords, extras);
     offset = arith::MulIOp::create(builder, loc, offset, index(loc, count));
     auto resultType = VectorType::get({tiles, 2}, scalar);
     Value tilesValue = nvgpu::LdMatrixOp::create(builder, loc, resultType,
@@ -1047,6 +1071,17 @@ struct CmpLowering : SpioPattern<CmpOp> {
   }
 };
 
+struct LdMatrixRowLowering : SpioPattern<LdMatrixRowOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(LdMatrixRowOp op, Adaptor,
+                                ConversionPatternRewriter &r) const override {
+    LdmatrixLaneRow lane = ldmatrixLaneRow(r, op.getLoc(), cast<FragmentType>(op.getFragment()),
+                                           op.getTranspose());
+    r.replaceOp(op, lane.alongRows ? lane.row : lane.col);
+    return success();
+  }
+};
+
 struct LinearIdLowering : SpioPattern<LinearIdOp> {
   using SpioPattern::SpioPattern;
   LogicalResult matchAndRewrite(LinearIdOp op, Adaptor, ConversionPatternRewriter &r) const override {
@@ -1225,7 +1260,7 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
                  IdentityLowering<VectorToFragmentOp>,
                  CoordBinaryLowering<AddOp, arith::AddIOp>,
                  CoordBinaryLowering<SubOp, arith::SubIOp>, ModLowering, CmpLowering,
-                 LinearIdLowering, DecomposeLowering, FillLowering, MmaLowering,
+                 LinearIdLowering, LdMatrixRowLowering, DecomposeLowering, FillLowering, MmaLowering,
                  NamedBarrierLowering>(
         converter, ctx);
     populateFunctionOpInterfaceTypeConversionPattern<gpu::GPUFuncOp>(patterns, converter);

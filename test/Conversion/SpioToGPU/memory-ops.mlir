@@ -1,4 +1,5 @@
 // RUN: spio-opt %s -split-input-file --convert-spio-to-gpu | FileCheck %s
+// RUN: spio-opt %s -split-input-file --convert-spio-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=CANON
 
 !G = !spio.tensor<[i: 64, k/8: 4] x vector<8xf16>, global>
 !S = !spio.tensor<[i: 64, k/8: 4] x vector<8xf16>, shared>
@@ -47,6 +48,42 @@ gpu.module @m {
     %bf = spio.vector_to_fragment %b : vector<4xbf16> -> !spio.fragment<B, m16n8k16, bf16, [k, j]>
     %cf = spio.vector_to_fragment %c : vector<4xf32> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
     %d = spio.mma %a0, %bf, %cf : !spio.fragment<A, m16n8k16, bf16, [i, k]>, !spio.fragment<B, m16n8k16, bf16, [k, j]>, !spio.fragment<C, m16n8k16, f32, [i, j]>
+    gpu.return
+  }
+}
+
+// -----
+
+!SG = !spio.tensor<[i: 64, k/8: 2] x vector<8xf16>, shared>
+!FragG = !spio.fragment<A, m16n8k16, f16, [i, k]>
+
+// A gathering ldmatrix: the lane's row is the coordinate it passes
+// (spio.ldmatrix_row plus %i), not also its place in the tile; the k half
+// of its matrix still comes from the lane (after canonicalize and cse).
+// CANON-LABEL: gpu.func @ldmatrix_gather
+// CANON: %[[LANE:.*]] = gpu.lane_id
+// CANON: %[[MATRIX:.*]] = arith.select
+// CANON: %[[R:.*]] = arith.select
+// CANON: %[[HALF:.*]] = arith.select
+// CANON: %[[CORNER:.*]] = arith.muli %[[HALF]], %c8
+// CANON: %[[ROW:.*]] = arith.addi %[[CORNER]], %[[R]]
+// CANON: %[[GATHERED:.*]] = arith.addi %[[ROW]], %arg0
+// CANON: %[[K:.*]] = arith.floordivsi %[[MATRIX]], %c2
+// CANON: %[[KCOL:.*]] = arith.muli %[[K]], %c8
+// CANON: %[[ROWOFF:.*]] = arith.muli %[[GATHERED]], %c2
+// CANON: %[[KOFF:.*]] = arith.floordivsi %[[KCOL]], %c8
+// CANON: %[[VEC:.*]] = arith.addi %[[ROWOFF]], %[[KOFF]]
+// CANON: %[[OFF:.*]] = arith.muli %[[VEC]], %c8
+// CANON: nvgpu.ldmatrix %{{.*}}[%[[OFF]]] {numTiles = 4 : i32, transpose = false}
+gpu.module @m {
+  gpu.func @ldmatrix_gather(%i: !spio.coord<i>, %out: memref<8xf16>) kernel {
+    %s = spio.alloc : !SG
+    %r = spio.ldmatrix_row : !FragG -> !spio.coord<i>
+    %g = spio.add %r, %i : !spio.coord<i>, !spio.coord<i>
+    %a = spio.ldmatrix %s[] gather(%g : !spio.coord<i>) : !SG -> !FragG
+    %v = spio.fragment_to_vector %a : !FragG -> vector<8xf16>
+    %c0 = arith.constant 0 : index
+    vector.store %v, %out[%c0] : memref<8xf16>, vector<8xf16>
     gpu.return
   }
 }

@@ -21,6 +21,16 @@ func.func @ldmatrix(%a: !SmemA, %at: !SmemAT, %b: !SmemB, %i: !spio.coord<i>, %j
   return %0, %1, %2 : !FragA, !FragA, !FragB
 }
 
+// A gather: each lane names the row it addresses.
+// CHECK-LABEL: func.func @ldmatrix_gather
+func.func @ldmatrix_gather(%a: !SmemA, %row: !spio.coord<i>) -> !FragA {
+  // CHECK: %[[R:.*]] = spio.ldmatrix_row : !spio.fragment<A, m16n8k16, f16, [i, k]> -> !spio.coord<i>
+  %r = spio.ldmatrix_row : !FragA -> !spio.coord<i>
+  // CHECK: spio.ldmatrix %{{.*}}[] gather(%[[R]] : !spio.coord<i>) : !spio.tensor<[i: 64, k/8: 2] x vector<8xf16>, shared> -> !spio.fragment<A, m16n8k16, f16, [i, k]>
+  %0 = spio.ldmatrix %a[] gather(%r : !spio.coord<i>) : !SmemA -> !FragA
+  return %0 : !FragA
+}
+
 // CHECK-LABEL: func.func @mma
 func.func @mma(%a: !FragA, %b: !FragB) -> !FragC {
   // CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32

@@ -223,3 +223,30 @@ func.func @load_one_bound(%t: !spio.tensor<[i: 16, j: 8] x f32, global>, %m: !sp
   %0 = "spio.load_fragment"(%t, %m) {operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (!spio.tensor<[i: 16, j: 8] x f32, global>, !spio.coord<i>) -> !spio.fragment<C, m16n8k16, f32, [i, j]>
   return
 }
+
+// -----
+
+!S = !spio.tensor<[i: 64, k/8: 2] x vector<8xf16>, shared>
+
+func.func @ldmatrix_gather_along_reduction(%s: !S, %k: !spio.coord<k>) {
+  // expected-error @below {{'spio.ldmatrix' op gathers its rows along 'i', the dimension its ldmatrix rows are counted in, but the gather coordinate is of 'k'}}
+  %0 = spio.ldmatrix %s[] gather(%k : !spio.coord<k>) : !S -> !spio.fragment<A, m16n8k16, f16, [i, k]>
+  return
+}
+
+// -----
+
+func.func @ldmatrix_row_of_accumulator() {
+  // expected-error @below {{'spio.ldmatrix_row' op names a row of an A or B fragment, not of C accumulators}}
+  %0 = spio.ldmatrix_row : !spio.fragment<C, m16n8k16, f32, [i, j]> -> !spio.coord<i>
+  return
+}
+
+// -----
+
+func.func @ldmatrix_row_of_b_rows() {
+  // B's ldmatrix rows are its columns (j), not its reduction rows (k).
+  // expected-error @below {{'spio.ldmatrix_row' op result must be a coordinate of 'j' (fold 1), the dimension the ldmatrix rows are counted in, got '!spio.coord<k>'}}
+  %0 = spio.ldmatrix_row : !spio.fragment<B, m16n8k16, f16, [k, j]> -> !spio.coord<k>
+  return
+}

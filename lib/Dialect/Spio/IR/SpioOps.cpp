@@ -417,6 +417,14 @@ LogicalResult LoadRemoteOp::verify() {
 // Fragments
 //===----------------------------------------------------------------------===//
 
+/// The fragment dimension an ldmatrix counts its rows in: A's rows (its
+/// 8-element rows run along the reduction, its columns), B's columns, the
+/// other way when transposed.
+static StringAttr ldmatrixRowDim(FragmentType fragment, bool transpose) {
+  bool alongCols = (fragment.getOperand() == FragmentOperand::A) != transpose;
+  return alongCols ? fragment.getRowDim() : fragment.getColDim();
+}
+
 LogicalResult LdMatrixOp::verify() {
   SpioTensorType tensor = getTensor().getType();
   FragmentType fragment = getType();
@@ -451,7 +459,29 @@ LogicalResult LdMatrixOp::verify() {
                                            tensor.getFinestFold(rowDim.getValue()))
                                 .getDimName()
                          << "'";
+  if (Value gather = getGather()) {
+    StringAttr counted = ldmatrixRowDim(fragment, getTranspose());
+    auto coord = cast<CoordType>(gather.getType());
+    if (coord.getDim() != counted)
+      return emitOpError() << "gathers its rows along '" << counted.getValue()
+                           << "', the dimension its ldmatrix rows are counted in, but the "
+                              "gather coordinate is of '"
+                           << coord.getDim().getValue() << "'";
+  }
   return verifySubscript(*this, tensor, getCoords(), "ldmatrix");
+}
+
+LogicalResult LdMatrixRowOp::verify() {
+  auto fragment = cast<FragmentType>(getFragment());
+  if (fragment.getOperand() == FragmentOperand::C)
+    return emitOpError() << "names a row of an A or B fragment, not of C accumulators";
+  StringAttr counted = ldmatrixRowDim(fragment, getTranspose());
+  auto coord = cast<CoordType>(getType());
+  if (coord.getDim() != counted || coord.getFold() != 1)
+    return emitOpError() << "result must be a coordinate of '" << counted.getValue()
+                         << "' (fold 1), the dimension the ldmatrix rows are counted in, got "
+                         << coord;
+  return success();
 }
 
 LogicalResult MmaOp::verify() {

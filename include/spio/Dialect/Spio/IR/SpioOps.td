@@ -280,23 +280,52 @@ def Spio_StoreOp : Spio_Op<"store", [
 // Fragments and tensor cores
 //===----------------------------------------------------------------------===//
 
-def Spio_LdMatrixOp : Spio_Op<"ldmatrix"> {
+def Spio_LdMatrixOp : Spio_Op<"ldmatrix", [AttrSizedOperandSegments]> {
   let summary = "load an A or B fragment from shared memory with ldmatrix";
   let description = [{
     ```
     %a = spio.ldmatrix %smem[%i0] : !spio.tensor<[i: 64, k/8: 2] x vector<8xf16>, shared>[!spio.coord<i>] -> !spio.fragment<A, m16n8k16, f16, [i, k]>
+    %g = spio.ldmatrix %smem[%k0] gather(%row : !spio.coord<i>) : ...
     ```
     Each ldmatrix row is one 16-byte element of the tensor: 8 consecutive
     values of the mma's reduction dimension (or, with `transpose`, of the
     fragment's other dimension), so the tensor's finest entry of that
     dimension must be `/8`. The coordinates select the tile's origin.
+
+    With `gather`, the rows come from anywhere along the dimension the
+    ldmatrix rows are counted in (the fragment's rows for A, its columns
+    for B; the other way with `transpose`): each lane passes the position
+    of the row it addresses, which `spio.ldmatrix_row` names, in place of
+    that row's place in the tile. The fragment then holds, say, 16 pixels
+    of two images without the columns between them.
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$tensor,
-                       Variadic<Spio_Coord>:$coords, UnitAttr:$transpose);
+                       Variadic<Spio_Coord>:$coords, Optional<Spio_Coord>:$gather,
+                       UnitAttr:$transpose);
   let results = (outs Spio_Fragment:$result);
   let assemblyFormat = [{
-    $tensor `[` $coords `]` (`transpose` $transpose^)? attr-dict `:`
+    $tensor `[` $coords `]` (`gather` `(` $gather^ `:` qualified(type($gather)) `)`)?
+    (`transpose` $transpose^)? attr-dict `:`
     qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)? `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Spio_LdMatrixRowOp : Spio_Op<"ldmatrix_row", [Pure]> {
+  let summary = "the fragment row or column this lane addresses in an ldmatrix";
+  let description = [{
+    ```
+    %m = spio.ldmatrix_row : !spio.fragment<A, m16n8k16, f16, [q, c]> -> !spio.coord<q>
+    ```
+    The position, along the dimension an ldmatrix of the fragment counts
+    its rows in (A: the fragment's rows; B: its columns; the other way with
+    `transpose`), of the row this lane addresses: the value a gathering
+    `spio.ldmatrix` takes the lane's position from.
+  }];
+  let arguments = (ins TypeAttrOf<Spio_Fragment>:$fragment, UnitAttr:$transpose);
+  let results = (outs Spio_Coord:$result);
+  let assemblyFormat = [{
+    (`transpose` $transpose^)? attr-dict `:` $fragment `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }
