@@ -258,10 +258,11 @@ static int64_t gaplessCrossings(int64_t q, int64_t tile, int64_t columns) {
 /// columns packedImages does, a tile crosses at most 3 image boundaries
 /// (each adds the S - 1 zero columns between two images to its staged
 /// tile) and 8 or more bands remain; 0 otherwise. On an H200 (autotuned,
-/// against the padded images in the same run): 36x36 C288 1.10x, 8x8
-/// C1248 1.16x, 10x10 C1632 1.13x, 56x56 C80 and 28x28 C160 1.03-1.04x;
-/// where not taken, 4 bands (N32 on 28x28: 0.94-0.98x) and 4 or more
-/// crossings (7x7 C640 0.96x, 9x9 C1392 0.98x).
+/// against the padded images in the same run): 36x36 C288 1.09-1.10x, 8x8
+/// C1248 1.15x, 10x10 C1632 1.11-1.15x, 20x20 C960 1.06x, 56x56 C80 and
+/// 28x28 C160 and C240 1.02-1.05x, but 20x20 C672 0.97-0.98x; where not
+/// taken, 4 bands (N32 on 28x28: 0.94-0.98x) and 4 or more crossings (7x7
+/// C640 0.96x, 9x9 C1392 0.98x).
 static int64_t gaplessImages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.pass == ConvPass::Wgrad || p.s < 5 || p.stride != 1 || flatRows(p) ||
       p.kernelPadW() < 0)
