@@ -217,6 +217,11 @@ private:
   /// Gapless images: this lane's A-fragment row, as the staged column
   /// (from %q0) of the pixel it addresses in warp %wq's fragment, %gq.
   void gatherColumn();
+  /// Gapless images: pixel `pixel` (i32) of the row of images is column
+  /// `column` of image `image` (pixel / Q, pixel % Q), staged at image *
+  /// pitch + column; defines the three i32 values so named.
+  void splitGaplessPixel(const std::string &pixel, const std::string &image,
+                         const std::string &column, const std::string &staged);
   /// %n (the band's image, or the first of its row of images side by
   /// side), %p0 and, with `columnTiles` (wgrad), %q0 of `band`, an index
   /// over (images, row tiles[, column tiles]).
@@ -1317,17 +1322,11 @@ void ConvWriter::splitFirstColumn() {
   std::string first = fresh("i"), product = fresh("v");
   out << "    %pitch = arith.constant " << packedPitch(p) << " : i32\n";
   if (grid.gapless) {
-    // Pixel d of the row of images is column d % Q of image d / Q, staged
-    // at (d / Q) * pitch + d % Q.
-    std::string staged = fresh("v"), start = fresh("i");
+    std::string start = fresh("i");
     out << "    %qpitch = arith.constant " << p.kernelOutW() << " : i32\n";
     out << "    " << first << " = spio.to_index %d0 : " << coord("q") << "\n";
     out << "    %d0v = arith.index_castui " << first << " : index to i32\n";
-    out << "    %q0img = arith.divui %d0v, %qpitch : i32\n";
-    out << "    " << product << " = arith.muli %q0img, %qpitch : i32\n";
-    out << "    %q0col = arith.subi %d0v, " << product << " : i32\n";
-    out << "    " << staged << " = arith.muli %q0img, %pitch : i32\n";
-    out << "    %q0v = arith.addi " << staged << ", %q0col : i32\n";
+    splitGaplessPixel("%d0v", "%q0img", "%q0col", "%q0v");
     out << "    " << start << " = arith.index_castui %q0v : i32 to index\n";
     out << "    %q0 = spio.from_index " << start << " : " << coord("q") << "\n";
     return;
@@ -1351,19 +1350,24 @@ void ConvWriter::gatherColumn() {
   std::string sixteen = index(16), warpColumns = fresh("i");
   out << "    " << warpColumns << " = arith.muli " << warpI << ", " << sixteen << " : index\n";
   out << "    " << e << " = arith.addi " << warpColumns << ", " << rowI << " : index\n";
-  std::string e32 = fresh("v"), sum = fresh("v"), whole = fresh("v"), back = fresh("v");
-  std::string col = fresh("v"), staged = fresh("v"), rel = fresh("v"), relI = fresh("i");
+  std::string e32 = fresh("v"), sum = fresh("v"), staged = fresh("v"), relI = fresh("i");
   out << "    " << e32 << " = arith.index_castui " << e << " : index to i32\n";
   out << "    " << sum << " = arith.addi %q0col, " << e32 << " : i32\n";
-  out << "    " << whole << " = arith.divui " << sum << ", %qpitch : i32\n";
-  out << "    " << back << " = arith.muli " << whole << ", %qpitch : i32\n";
-  out << "    " << col << " = arith.subi " << sum << ", " << back << " : i32\n";
-  out << "    " << staged << " = arith.muli " << whole << ", %pitch : i32\n";
-  out << "    " << rel << " = arith.addi " << staged << ", " << col << " : i32\n";
+  splitGaplessPixel(sum, fresh("v"), fresh("v"), staged);
   std::string fromFirst = fresh("v");
-  out << "    " << fromFirst << " = arith.subi " << rel << ", %q0col : i32\n";
+  out << "    " << fromFirst << " = arith.subi " << staged << ", %q0col : i32\n";
   out << "    " << relI << " = arith.index_castui " << fromFirst << " : i32 to index\n";
   out << "    %gq = spio.from_index " << relI << " : " << coord("q") << "\n";
+}
+
+void ConvWriter::splitGaplessPixel(const std::string &pixel, const std::string &image,
+                                   const std::string &column, const std::string &staged) {
+  std::string whole = fresh("v"), first = fresh("v");
+  out << "    " << image << " = arith.divui " << pixel << ", %qpitch : i32\n";
+  out << "    " << whole << " = arith.muli " << image << ", %qpitch : i32\n";
+  out << "    " << column << " = arith.subi " << pixel << ", " << whole << " : i32\n";
+  out << "    " << first << " = arith.muli " << image << ", %pitch : i32\n";
+  out << "    " << staged << " = arith.addi " << first << ", " << column << " : i32\n";
 }
 
 ConvWriter::ImageColumn ConvWriter::imageColumn(const std::string &offset, int64_t columns) {

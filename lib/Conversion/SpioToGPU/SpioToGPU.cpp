@@ -124,10 +124,12 @@ Value floorModIndex(OpBuilder &b, Location loc, Value v, int64_t d) {
 /// ldmatrixRowOrigin, as IR): lanes 8q..8q+7 address matrix q, whose
 /// corner is 8 * (q % 2), 8 * (q / 2) in A and 8 * q, 0 in B; lane 8q + r
 /// addresses its row r, along the dimension ldmatrix counts rows in.
-/// Returns {row, column, whether the rows are counted along the rows}.
+/// Returns {row, column, whether the rows are counted along the rows, the
+/// 8x8 matrices an ldmatrix of the fragment loads}.
 struct LdmatrixLaneRow {
   Value row, col;
   bool alongRows;
+  int64_t tiles;
 };
 LdmatrixLaneRow ldmatrixLaneRow(OpBuilder &b, Location loc, FragmentType fragment,
                                 bool transpose) {
@@ -150,7 +152,7 @@ LdmatrixLaneRow ldmatrixLaneRow(OpBuilder &b, Location loc, FragmentType fragmen
     row = arith::AddIOp::create(b, loc, row, r);
   else
     col = arith::AddIOp::create(b, loc, col, r);
-  return {row, col, alongRows};
+  return {row, col, alongRows, tiles};
 }
 
 //===----------------------------------------------------------------------===//
@@ -722,8 +724,6 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     if (failed(cursor))
       return failure();
     FragmentType fragment = ldmatrix.getType();
-    layout::MmaOperand operand = mmaOperand(fragment.getOperand());
-    int64_t tiles = layout::ldmatrixTiles(operand, mmaK(fragment));
     bool transpose = ldmatrix.getTranspose();
     LdmatrixLaneRow lane = ldmatrixLaneRow(builder, loc, fragment, transpose);
     // A gather's lanes pass their row's position along the dimension the
@@ -740,10 +740,10 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     auto [scalar, count] = scalarsOf(type.getElementType());
     Value offset = elementOffset(loc, type, *cursor, coords, extras);
     offset = arith::MulIOp::create(builder, loc, offset, index(loc, count));
-    auto resultType = VectorType::get({tiles, 2}, scalar);
+    auto resultType = VectorType::get({lane.tiles, 2}, scalar);
     Value tilesValue = nvgpu::LdMatrixOp::create(builder, loc, resultType,
                                                  viewOf(*cursor, scalar, count),
-                                                 ValueRange{offset}, transpose, tiles);
+                                                 ValueRange{offset}, transpose, lane.tiles);
     Value flat = vector::ShapeCastOp::create(builder, loc, fragmentVectorType(fragment), tilesValue);
     Value result = VectorToFragmentOp::create(builder, loc, fragment, flat);
     ldmatrix.replaceAllUsesWith(result);

@@ -250,3 +250,11 @@ func.func @ldmatrix_row_of_b_rows() {
   %0 = spio.ldmatrix_row : !spio.fragment<B, m16n8k16, f16, [k, j]> -> !spio.coord<k>
   return
 }
+
+// -----
+
+func.func @ldmatrix_row_folded() {
+  // expected-error @below {{'spio.ldmatrix_row' op result must be a coordinate of 'i' (fold 1), the dimension the ldmatrix rows are counted in, got '!spio.coord<i/8>'}}
+  %0 = spio.ldmatrix_row : !spio.fragment<A, m16n8k16, f16, [i, k]> -> !spio.coord<i/8>
+  return
+}
