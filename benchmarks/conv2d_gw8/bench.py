@@ -15,9 +15,15 @@ own bytes (half read, half written): on an H200 a copy of 67 MB in all ran
 at 67% of the large copy's rate, 134 MB at 83%, 268 MB at 91%, so the
 second fraction says how far a layer is from what moving its bytes takes.
 Means over the layers larger than the L2 cache close the table.
+
+A table over all the shapes can take longer than one command may run on a
+lent GPU: run it in parts (--skip, --limit), each with --save PART.json,
+and `bench.py --merge PART.json ...` prints the whole table and its means,
+each row against the copy of its own run.
 """
 
 import argparse
+import json
 import math
 import os
 import re
@@ -157,16 +163,17 @@ def geomean(pairs):
     return math.exp(sum(math.log(a / b) for a, b in pairs) / len(pairs))
 
 
-def summary(rows, passes, copy, l2, baseline):
+def summary(rows, passes, l2, baseline):
     """Each pass's geometric mean spio / cuDNN (stride 1 and 2 apart), and
     over the shapes larger than L2 its mean against the large copy (how
     many reach 75%), against a copy of each shape's own bytes, what the
     mean would be were each shape as fast as that copy, and the same means
     by kernel size. `rows`: (name, pass, spio GB/s, cuDNN GB/s, baseline
-    GB/s or None, bytes, same-size copy GB/s, "RxS")."""
+    GB/s or None, bytes, same-size copy GB/s, "RxS", the large copy's GB/s
+    in the run that measured the row)."""
     def means(large):
-        return (sum(o for o, _ in large) / len(large) / copy,
-                sum(o / s for o, s in large) / len(large))
+        return (sum(o / c for o, _, c in large) / len(large),
+                sum(o / s for o, s, _ in large) / len(large))
 
     lines = []
     for pass_ in passes:
@@ -179,27 +186,94 @@ def summary(rows, passes, copy, l2, baseline):
                          f"shapes: {geomean([(o, t) for o, t, _ in mine]):.2f}"
                          + (f"; spio / baseline {geomean([(o, b) for o, _, b in mine]):.3f}"
                             if baseline else ""))
-        large = [(o, sized, kernel) for _, p, o, _, _, nbytes, sized, kernel in rows
+        large = [(o, sized, copy, kernel) for _, p, o, _, _, nbytes, sized, kernel, copy in rows
                  if p == pass_ and nbytes > l2]
         if not large:
             continue
-        of_copy, of_sized = means([(o, s) for o, s, _ in large])
-        reaching = sum(o >= 0.75 * copy for o, _, _ in large)
-        as_copies = sum(s for _, s, _ in large) / len(large) / copy
+        of_copy, of_sized = means([(o, s, c) for o, s, c, _ in large])
+        reaching = sum(o >= 0.75 * c for o, _, c, _ in large)
+        as_copies = sum(s / c for _, s, c, _ in large) / len(large)
         lines.append(f"{pass_}: over the {len(large)} shapes larger than L2, mean spio / copy "
                      f"{of_copy:.1%} ({reaching} at 75% or more), mean spio / same-size copy "
                      f"{of_sized:.1%}; each as fast as a copy of its bytes: {as_copies:.1%}")
-        for kernel in sorted({k for _, _, k in large}):
-            some = [(o, s) for o, s, k in large if k == kernel]
+        for kernel in sorted({k for *_, k in large}):
+            some = [(o, s, c) for o, s, c, k in large if k == kernel]
             of_copy, of_sized = means(some)
             lines.append(f"{pass_}:   {kernel}, {len(some)} shapes: mean spio / copy "
                          f"{of_copy:.1%}, mean spio / same-size copy {of_sized:.1%}")
     return lines
 
 
+def table_header(baseline):
+    """The cuDNN table's header and rule (with a baseline's columns)."""
+    return ("| shape | pass | MB | spio GB/s | cuDNN GB/s | ratio | spio / copy | "
+            "spio / same-size copy |" + (" baseline GB/s | spio / baseline |" if baseline else "")
+            + "\n|---|---|---|---|---|---|---|---|" + ("---|---|" if baseline else ""))
+
+
+def table_row(row):
+    """A summary row (see summary) as a line of the cuDNN table."""
+    name, pass_, ours, theirs, base, nbytes, sized, _, copy = row
+    return (f"| {name} | {pass_} | {nbytes / 1e6:.0f} | {ours:.0f} | {theirs:.0f} | "
+            f"{ours / theirs:.2f} | {ours / copy:.0%} | {ours / sized:.0%} |"
+            + (f" {base:.0f} | {ours / base:.2f} |" if base else ""))
+
+
+def save_run(path, run):
+    """Writes a run (its device, copy, L2, timing, passes and rows so far)
+    as JSON for --merge; rewritten after each row, so that a run cut short
+    keeps the rows it measured."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(run, f)
+    os.replace(path + ".tmp", path)
+
+
+def merge_runs(paths):
+    """The table and means of runs saved with --save: one device, L2 and
+    timing, all with a baseline or none; each shape and pass at most once."""
+    runs = []
+    for path in paths:
+        try:
+            with open(path) as f:
+                run = json.load(f)
+            rows = [tuple(row) for row in run["rows"]]
+            if any(len(row) != 9 for row in rows):
+                raise ValueError("rows of 9 fields expected")
+            runs.append((path, run, rows))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit(f"bench.py: --merge {path}: not a run bench.py --save wrote ({e})")
+    first_path, first, _ = runs[0]
+    for path, run, _ in runs[1:]:
+        for key in ("device", "l2", "timing"):
+            if run[key] != first[key]:
+                sys.exit(f"bench.py: --merge: {path} ran with {key} {run[key]!r} but "
+                         f"{first_path} with {first[key]!r}; merge runs of one device")
+    rows, seen, passes = [], set(), []
+    for path, run, some in runs:
+        for row in some:
+            if row[:2] in seen:
+                sys.exit(f"bench.py: --merge: {row[0]} {row[1]} is in more than one run "
+                         f"(again in {path})")
+            seen.add(row[:2])
+            rows.append(row)
+        passes += [p for p in run["passes"] if p not in passes]
+    baseline = any(row[4] for row in rows)
+    if baseline and not all(row[4] for row in rows):
+        sys.exit("bench.py: --merge: some runs timed a --baseline-jit and some did not")
+    copies = sorted(run["copy"] for _, run, _ in runs)
+    print(f"device: {first['device']}, {len(runs)} runs merged, copy bandwidth "
+          f"{copies[0]:.0f}-{copies[-1]:.0f} GB/s, L2 {first['l2'] / 1e6:.0f} MB, "
+          f"{first['timing']} timing\n")
+    print(table_header(baseline))
+    for row in rows:
+        print(table_row(row))
+    for line in summary(rows, passes, first["l2"], baseline):
+        print(line)
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--spio-jit", required=True)
+    parser.add_argument("--spio-jit", help="the spio-jit to time (not with --merge)")
     parser.add_argument("--baseline-jit",
                         help="another spio-jit build to time in the same run (A/B of a change)")
     parser.add_argument("--warmup", type=int, default=5)
@@ -219,7 +293,18 @@ def main():
     parser.add_argument("--list", action="store_true",
                         help="print the shapes and passes the options select, with their "
                              "ideal bytes, and stop (no GPU)")
+    parser.add_argument("--save", metavar="FILE.json",
+                        help="also write the cuDNN table's run as JSON, for --merge")
+    parser.add_argument("--merge", metavar="FILE.json", nargs="+",
+                        help="print the table and means of runs saved with --save (no GPU)")
     args = parser.parse_args()
+    if args.merge:
+        merge_runs(args.merge)
+        return
+    if not args.spio_jit and not args.list:
+        parser.error("--spio-jit is required (but for --list and --merge)")
+    if args.save and (args.spio_only or args.list):
+        parser.error("--save keeps the cuDNN table's run; --spio-only and --list have none")
     shapes = selected_shapes(args)[args.skip:]
     if args.limit:
         shapes = shapes[:args.limit]
@@ -249,11 +334,10 @@ def main():
         print(f"spio-jit: {name} {pass_}: {spio_gbs[-1][0]:.0f} GB/s (warps {config})",
               file=sys.stderr, flush=True)
 
-    extra = " baseline GB/s | spio / baseline |" if args.baseline_jit else ""
-    extra_rule = "---|---|" if args.baseline_jit else ""
     if args.spio_only:
-        print(f"| shape | pass | MB | spio GB/s |{extra}")
-        print("|---|---|---|---|" + extra_rule)
+        print("| shape | pass | MB | spio GB/s |"
+              + (" baseline GB/s | spio / baseline |\n|---|---|---|---|---|---|"
+                 if args.baseline_jit else "\n|---|---|---|---|"))
         for (sh, pass_, name), (ours, base) in zip(cases, spio_gbs):
             print(f"| {name} | {pass_} | {ideal_bytes(sh, pass_) / 1e6:.0f} | {ours:.0f} |"
                   + (f" {base:.0f} | {ours / base:.3f} |" if base else ""))
@@ -269,26 +353,27 @@ def main():
 
     copy = copy_bandwidth(args.timing)
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
-    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
-          f"cuDNN {torch.backends.cudnn.version()}, copy bandwidth {copy:.0f} GB/s, "
-          f"L2 {l2 / 1e6:.0f} MB, {args.timing} timing")
-    print(f"\n| shape | pass | MB | spio GB/s | cuDNN GB/s | ratio | spio / copy | "
-          f"spio / same-size copy |{extra}")
-    print("|---|---|---|---|---|---|---|---|" + extra_rule, flush=True)
+    device = (f"{torch.cuda.get_device_name()}, torch {torch.__version__}, "
+              f"cuDNN {torch.backends.cudnn.version()}")
+    print(f"device: {device}, copy bandwidth {copy:.0f} GB/s, "
+          f"L2 {l2 / 1e6:.0f} MB, {args.timing} timing\n")
+    print(table_header(bool(args.baseline_jit)), flush=True)
     sized_copies = {}
     rows = []
+    run = dict(device=device, copy=copy, l2=l2, timing=args.timing, passes=passes, rows=rows)
     for (sh, pass_, name), (ours, base) in zip(cases, spio_gbs):
         nbytes = ideal_bytes(sh, pass_)
         theirs = nbytes / 1e9 / (cudnn_ms(sh, pass_, *timed) * 1e-3)
         if nbytes not in sized_copies:
             sized_copies[nbytes] = copy_bandwidth(args.timing, nbytes, args.warmup, args.repeats)
         sized = sized_copies[nbytes]
-        rows.append((name, pass_, ours, theirs, base, nbytes, sized, f"{sh['r']}x{sh['s']}"))
-        print(f"| {name} | {pass_} | {nbytes / 1e6:.0f} | {ours:.0f} | {theirs:.0f} | "
-              f"{ours / theirs:.2f} | {ours / copy:.0%} | {ours / sized:.0%} |"
-              + (f" {base:.0f} | {ours / base:.2f} |" if base else ""), flush=True)
+        rows.append((name, pass_, ours, theirs, base, nbytes, sized, f"{sh['r']}x{sh['s']}",
+                     copy))
+        print(table_row(rows[-1]), flush=True)
+        if args.save:
+            save_run(args.save, run)
 
-    for line in summary(rows, passes, copy, l2, bool(args.baseline_jit)):
+    for line in summary(rows, passes, l2, bool(args.baseline_jit)):
         print(line)
 
 
