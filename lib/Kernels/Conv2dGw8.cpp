@@ -647,6 +647,8 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
     return std::string(convPassName(p.pass)) + " takes no bias";
   if (p.pass != ConvPass::Wgrad && p.wgradF32)
     return "only wgrad writes f32 weights";
+  if (p.wgradDiscardPartials && (p.pass != ConvPass::Wgrad || p.wgradClusterReduce))
+    return "only wgrad's reduce kernel discards the partial sums it read";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
   return {};

@@ -323,6 +323,9 @@ private:
   /// 16-pixel fragments, then its output rows copied out.
   void computeFlat();
   void writeWgradReduce();
+  /// wgradDiscardPartials: after its sums, the reduce block drops the
+  /// partial-sum lines of the output channels it alone read.
+  void discardReadPartials(int64_t elementsPerBlock);
   /// Where the partial sums hold tap (`r`, `s`) (WgradSum): its kernel row
   /// and sc/8 entry.
   std::pair<std::string, std::string> partialSumPlace(const std::string &r,
@@ -2074,7 +2077,56 @@ void ConvWriter::writeWgradReduce() {
   }
   out << "    spio.store " << value << ", %dw[%k, %r, %s, %c] : " << dwT << "[" << coord("k")
       << ", " << coord("r") << ", " << coord("s") << ", " << coord("c") << "]\n";
-  out << "    }\n    gpu.return\n  }\n";
+  out << "    }\n";
+  if (p.wgradDiscardPartials)
+    discardReadPartials(kReduceThreads / 32 * elementsPerWarp);
+  out << "    gpu.return\n  }\n";
+}
+
+void ConvWriter::discardReadPartials(int64_t elementsPerBlock) {
+  // The block's dw elements [b0, b1) hold output channels [kFirst, kEnd)
+  // whole (R * S * 8 elements each), whose partial sums (R * pairedS * 8
+  // floats a partial, row pairs' included) no other block reads: their
+  // whole 128-byte lines, in every partial, go once all its lanes have
+  // added theirs.
+  int64_t parts = conv2dGw8WgradPartials(p, c);
+  int64_t perChannel = p.r * p.s * 8, floatsPerChannel = p.r * pairedS(p) * 8;
+  int64_t lineFloats = 32, lines = parts * p.c * floatsPerChannel / lineFloats;
+  std::string linesT =
+      "!spio.tensor<[line: " + std::to_string(lines) + ", f: 32] x f32, global>";
+  out << "    gpu.barrier\n";
+  out << "    %lines = spio.view %ws : " << wsT << " to " << linesT << "\n";
+  out << "    %tid = spio.linear_id thread\n";
+  std::string perBlock = index(elementsPerBlock), last = index(p.c * perChannel);
+  std::string channel = index(perChannel), channelAbove = index(perChannel - 1);
+  std::string floats = index(floatsPerChannel), lineSize = index(lineFloats);
+  std::string lineAbove = index(lineFloats - 1), threads = index(kReduceThreads);
+  std::string partLines = index(p.c * floatsPerChannel / lineFloats), partCount = index(parts);
+  out << "    %discard_b0 = arith.muli %bx, " << perBlock << " : index\n";
+  out << "    %discard_b0end = arith.addi %discard_b0, " << perBlock << " : index\n";
+  out << "    %discard_b1 = arith.minui %discard_b0end, " << last << " : index\n";
+  out << "    %discard_kFirstUp = arith.addi %discard_b0, " << channelAbove << " : index\n";
+  out << "    %discard_kFirst = arith.divui %discard_kFirstUp, " << channel << " : index\n";
+  out << "    %discard_kEndDown = arith.divui %discard_b1, " << channel << " : index\n";
+  out << "    %discard_kEnd = arith.maxui %discard_kEndDown, %discard_kFirst : index\n";
+  out << "    %discard_fFirst = arith.muli %discard_kFirst, " << floats << " : index\n";
+  out << "    %discard_fFirstUp = arith.addi %discard_fFirst, " << lineAbove << " : index\n";
+  out << "    %discard_line0 = arith.divui %discard_fFirstUp, " << lineSize << " : index\n";
+  out << "    %discard_fEnd = arith.muli %discard_kEnd, " << floats << " : index\n";
+  out << "    %discard_line1Down = arith.divui %discard_fEnd, " << lineSize << " : index\n";
+  out << "    %discard_line1 = arith.maxui %discard_line1Down, %discard_line0 : index\n";
+  out << "    %discard_ownLines = arith.subi %discard_line1, %discard_line0 : index\n";
+  out << "    %discard_allLines = arith.muli %discard_ownLines, " << partCount << " : index\n";
+  out << "    scf.for %discard_i = %tid to %discard_allLines step " << threads << " {\n";
+  out << "    %discard_ip = arith.divui %discard_i, %discard_ownLines : index\n";
+  out << "    %discard_ipl = arith.muli %discard_ip, %discard_ownLines : index\n";
+  out << "    %discard_j = arith.subi %discard_i, %discard_ipl : index\n";
+  out << "    %discard_partFirst = arith.muli %discard_ip, " << partLines << " : index\n";
+  out << "    %discard_lineAt = arith.addi %discard_partFirst, %discard_line0 : index\n";
+  out << "    %discard_lineIndex = arith.addi %discard_lineAt, %discard_j : index\n";
+  out << "    %discard_line = spio.from_index %discard_lineIndex : " << coord("line") << "\n";
+  out << "    spio.discard %lines[%discard_line] : " << linesT << "[" << coord("line") << "]\n";
+  out << "    }\n";
 }
 
 } // namespace

@@ -99,6 +99,11 @@ static cl::opt<bool> wgradClusterReduce(
              "cluster, add their partial sums in distributed shared memory (sm_90 and later; "
              "at most 8 partial sums)"),
     cl::init(false));
+static cl::opt<bool> wgradDiscardPartials(
+    "wgrad-discard-partials",
+    cl::desc("conv2d-gw8 wgrad: the reduce drops the partial sums it read from L2 without "
+             "writing them back (discard.global.L2)"),
+    cl::init(false));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",
@@ -769,6 +774,7 @@ int runConv() {
   if (wgradClusterReduce && wgradKernels != WgradKernels::Both)
     fail("--wgrad-cluster-reduce runs one kernel; --wgrad-kernels picks one of two");
   problem.wgradClusterReduce = wgradClusterReduce;
+  problem.wgradDiscardPartials = wgradDiscardPartials;
   if (wgradKernels != WgradKernels::Both && problem.pass != ConvPass::Wgrad)
     fail("--wgrad-kernels picks which of wgrad's two kernels --bench times; --pass is " +
          convPass);
@@ -1021,7 +1027,8 @@ int main(int argc, char **argv) {
       &beta,  &blockM, &blockN, &blockK, &stages, &raster};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
-      &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune};
+      &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,
+      &wgradClusterReduce, &wgradDiscardPartials};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";

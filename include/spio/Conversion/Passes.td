@@ -42,6 +42,9 @@ def ConvertSpioToGPU : Pass<"convert-spio-to-gpu", "::mlir::ModuleOp"> {
     - `cluster_barrier` becomes `nvvm.cluster.arrive`/`wait` (aligned), and
       `load_remote` the element's shared address mapped to the cluster
       block's (`nvvm.mapa`) and an `llvm.load` from it;
+    - `discard` becomes `llvm.nvvm.discard.global.L2` of the element's
+      address, guarded by its 128-byte alignment and the line's end
+      inside the tensor;
     - `launch_dependents` and `wait_prerequisites` become
       `nvvm.griddepcontrol` (sm_90 and later), or nothing with
       `dependent-grids=false`, for chips without dependent launches.

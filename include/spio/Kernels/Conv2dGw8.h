@@ -59,6 +59,10 @@ struct Conv2dGw8Problem {
   /// shared memory in block order, as the reduce kernel would (the same
   /// bits), into dw: no workspace and no reduce kernel (sm_90 and later).
   bool wgradClusterReduce = false;
+  /// wgrad's reduce drops the partial sums it has read from L2 without
+  /// writing them back (spio.discard): for each block, the lines of the
+  /// output channels whose dw elements are all its own.
+  bool wgradDiscardPartials = false;
   /// The target GPU's multiprocessors: wgrad's grid, and that of fprop and
   /// dgrad on flattened rows, aim for whole waves on them (an H100 SXM's or
   /// an H200's 132 unless said).

@@ -697,6 +697,48 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     return success();
   }
 
+  if (auto discard = dyn_cast<DiscardOp>(op)) {
+    // discard.global.L2 drops a whole 128-byte line: only one that starts
+    // at the element and holds nothing past the tensor's end.
+    FailureOr<Cursor> cursor = cursorOf(op, discard.getTensor());
+    if (failed(cursor))
+      return failure();
+    SpioTensorType type = discard.getTensor().getType();
+    constexpr int64_t kLineBytes = 128;
+    int64_t tensorSize = tensorBytes(cast<SpioTensorType>(cursor->root.getType()));
+    if (tensorSize < kLineBytes) {
+      discard.erase();
+      return success();
+    }
+    Value offset = elementOffset(loc, type, *cursor, discard.getCoords(), {});
+    Value bytes = arith::MulIOp::create(builder, loc, offset, index(loc, type.getElementBytes()));
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc,
+                                                                rootBytes[cursor->root]);
+    Value address = arith::AddIOp::create(builder, loc, base, bytes);
+    Value misaligned = arith::AndIOp::create(builder, loc, address, index(loc, kLineBytes - 1));
+    Value aligned = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, misaligned,
+                                          index(loc, 0));
+    Value inside = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ule, bytes,
+                                         index(loc, tensorSize - kLineBytes));
+    auto guard = scf::IfOp::create(builder, loc,
+                                   arith::AndIOp::create(builder, loc, aligned, inside), false);
+    {
+      OpBuilder::InsertionGuard g(builder);
+      builder.setInsertionPointToStart(guard.thenBlock());
+      Value address64 =
+          arith::IndexCastUIOp::create(builder, loc, builder.getI64Type(), address);
+      auto global = LLVM::LLVMPointerType::get(
+          builder.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
+      Value line = LLVM::IntToPtrOp::create(builder, loc, global, address64);
+      Value size = arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(kLineBytes));
+      LLVM::CallIntrinsicOp::create(builder, loc,
+                                    builder.getStringAttr("llvm.nvvm.discard.global.L2"),
+                                    ValueRange{line, size});
+    }
+    discard.erase();
+    return success();
+  }
+
   if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
     FailureOr<Cursor> src = cursorOf(op, copy.getSrc());
     FailureOr<Cursor> dst = cursorOf(op, copy.getDst());
@@ -926,7 +968,7 @@ LogicalResult TensorResolver::run() {
     return failure();
   SmallVector<Operation *> accesses;
   func.getFunctionBody().walk([&](Operation *op) {
-    if (isa<LoadOp, LoadRemoteOp, StoreOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
+    if (isa<LoadOp, LoadRemoteOp, StoreOp, DiscardOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
             StoreFragmentOp, AsyncCommitOp, AsyncWaitOp, BarrierInitOp, BarrierArriveOp,
             BarrierWaitOp, AsyncArriveOp>(op))
       accesses.push_back(op);

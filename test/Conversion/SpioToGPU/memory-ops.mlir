@@ -192,3 +192,46 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!W = !spio.tensor<[part: 2, k: 8, t: 32] x f32, global>
+!Tiny = !spio.tensor<[t: 16] x f32, global>
+
+// discard.global.L2 of the 128 bytes from (part 1, k 3) on: byte 1408 of
+// the tensor, under a guard that its address is a multiple of 128 and the
+// line ends inside the tensor's 2048 bytes (at most 1920 from its start).
+// A tensor smaller than a line discards nothing.
+// CHECK-LABEL: gpu.func @discard
+// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index
+// CHECK: %[[ADDRESS:.*]] = arith.addi %[[BASE]], %[[BYTES:.*]] : index
+// CHECK: %[[LOW:.*]] = arith.andi %[[ADDRESS]], %{{.*}} : index
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %{{.*}} : index
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ule, %[[BYTES]], %{{.*}} : index
+// CHECK: %[[BOTH:.*]] = arith.andi %[[ALIGNED]], %[[INSIDE]] : i1
+// CHECK: scf.if %[[BOTH]] {
+// CHECK: %[[LINE:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.discard.global.L2"(%[[LINE]], %{{.*}}) : (!llvm.ptr<1>, i64) -> ()
+// CHECK-NOT: discard
+// CHECK: gpu.return
+// Canonicalized, the constant line ends inside: only the alignment is
+// checked.
+// CANON-LABEL: gpu.func @discard
+// CANON: %[[C1408:.*]] = arith.constant 1408 : index
+// CANON: %[[ADDRESS:.*]] = arith.addi %{{.*}}, %[[C1408]] : index
+// CANON: %[[LOW:.*]] = arith.andi %[[ADDRESS]], %{{.*}} : index
+// CANON: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %{{.*}} : index
+// CANON-NEXT: scf.if %[[ALIGNED]] {
+// CANON: llvm.call_intrinsic "llvm.nvvm.discard.global.L2"
+// CANON-NEXT: }
+// CANON-NEXT: gpu.return
+gpu.module @m {
+  gpu.func @discard(%w: !W, %tiny: !Tiny) kernel {
+    %part = spio.constant 1 : !spio.coord<part>
+    %k = spio.constant 3 : !spio.coord<k>
+    %t = spio.constant 0 : !spio.coord<t>
+    spio.discard %w[%part, %k] : !W[!spio.coord<part>, !spio.coord<k>]
+    spio.discard %tiny[%t] : !Tiny[!spio.coord<t>]
+    gpu.return
+  }
+}

@@ -131,3 +131,24 @@ func.func @view_changes_swizzle() {
   %v = spio.view %s : !spio.tensor<[q: 8, k/8: 2] x vector<8xf16>, shared, #spio.xor_swizzle<1, 0, 3>> to !spio.tensor<[q: 8, k: 16] x f16, shared>
   return
 }
+
+// -----
+
+!S = !spio.tensor<[i: 64, k: 16] x f16, shared>
+
+func.func @discard_shared(%i: !spio.coord<i>) {
+  %s = spio.alloc : !S
+  // expected-error @below {{'spio.discard' op drops global memory from L2, but the tensor is in shared memory}}
+  spio.discard %s[%i] : !S[!spio.coord<i>]
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 64, k: 16] x f16, global>
+
+func.func @discard_missing_dimension(%a: !A, %j: !spio.coord<j>) {
+  // expected-error @below {{'spio.discard' op discard: tensor has no dimension 'j' (it has i, k); project it explicitly to ignore it}}
+  spio.discard %a[%j] : !A[!spio.coord<j>]
+  return
+}

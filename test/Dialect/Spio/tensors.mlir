@@ -49,6 +49,15 @@ func.func @load_store(%a: !A, %i: !spio.coord<i>, %k: !spio.coord<k>) {
   return
 }
 
+// Scratch read for the last time leaves L2 without a write back, 128
+// bytes (here rows i and i + 1) from the element on.
+// CHECK-LABEL: func.func @discard
+func.func @discard(%a: !A, %i: !spio.coord<i>) {
+  // CHECK: spio.discard %{{.*}}[%{{.*}}] : !spio.tensor<[i: 64, k/8: 2, k: 8] x f16, global>[!spio.coord<i>]
+  spio.discard %a[%i] : !A[!spio.coord<i>]
+  return
+}
+
 // Register tensors hold fragments.
 // CHECK-LABEL: func.func @fragment_tensor
 func.func @fragment_tensor(%acc: !Acc, %i16: !spio.coord<i/16>, %j8: !spio.coord<j/8>) {

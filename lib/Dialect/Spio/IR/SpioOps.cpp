@@ -402,6 +402,14 @@ LogicalResult StoreOp::verify() {
   return verifySubscript(*this, getTensor().getType(), getCoords(), "store");
 }
 
+LogicalResult DiscardOp::verify() {
+  SpioTensorType tensor = getTensor().getType();
+  if (tensor.getMemorySpace() != MemorySpace::Global)
+    return emitOpError() << "drops global memory from L2, but the tensor is in "
+                         << stringifyMemorySpace(tensor.getMemorySpace()) << " memory";
+  return verifySubscript(*this, tensor, getCoords(), "discard");
+}
+
 LogicalResult LoadRemoteOp::verify() {
   SpioTensorType tensor = getTensor().getType();
   if (tensor.getMemorySpace() != MemorySpace::Shared)

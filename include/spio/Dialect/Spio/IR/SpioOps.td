@@ -276,6 +276,29 @@ def Spio_StoreOp : Spio_Op<"store", [
   let hasVerifier = 1;
 }
 
+def Spio_DiscardOp : Spio_Op<"discard"> {
+  let summary = "drop 128 bytes of a global tensor from L2 without writing them back";
+  let description = [{
+    ```
+    spio.discard %ws[%part, %k]
+        : !spio.tensor<[part: 4, k: 64, i: 32] x f32, global>[!spio.coord<part>, !spio.coord<k>]
+    ```
+    The 128 bytes of the tensor from the element on are dropped from the L2
+    cache without being written back, their contents undefined from then
+    on (`discard.global.L2`, sm_80 and later): for scratch read for the
+    last time, whose dirty lines would otherwise cost DRAM writes. Nothing
+    happens where the element's address is not a multiple of 128 or the
+    128 bytes run past the tensor's end, so no byte outside them is lost.
+    Every read of them must come before (a barrier between other threads'
+    reads and the discard).
+  }];
+  let arguments = (ins Arg<Spio_Tensor, "", [MemWrite]>:$tensor, Variadic<Spio_Coord>:$coords);
+  let assemblyFormat = [{
+    $tensor `[` $coords `]` attr-dict `:` qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)?
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Fragments and tensor cores
 //===----------------------------------------------------------------------===//
