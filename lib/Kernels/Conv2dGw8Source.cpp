@@ -1811,9 +1811,10 @@ void ConvWriter::storeWgradPartial(const std::vector<WgradSum> &sums, const std:
       return;
     }
     out << "    spio.store_fragment " << fragment << ", %ws[%part, %k0, %wgk, " << rc << ", " << tap
-        << "] bounds " << (zeroTap ? limitTaps : limitSC) << ", " << limitK << " : " << FC << ", " << wsT << "["
-        << coord("part") << ", " << coord("k") << ", " << coord("k", 8) << ", " << coord("r")
-        << ", " << coord("sc", 8) << "] bounds " << coord("sc") << ", " << coord("k") << "\n";
+        << "] bounds " << (zeroTap ? limitTaps : limitSC) << ", " << limitK << " : " << FC
+        << ", " << wsT << "[" << coord("part") << ", " << coord("k") << ", " << coord("k", 8)
+        << ", " << coord("r") << ", " << coord("sc", 8) << "] bounds " << coord("sc") << ", "
+        << coord("k") << "\n";
   };
   int64_t perRound = wgradSumsPerRound(p, c);
   if (!perRound) {
