@@ -28,7 +28,6 @@ const char *convPassName(ConvPass pass) {
 
 namespace gw8 {
 
-
 /// Blocks a multiprocessor fprop and dgrad on flattened rows aim for: a
 /// band is one small image or less, and each block loads its groups'
 /// weights once for all its bands. Swept on an H200 over 6 layers (7x7 to
@@ -39,7 +38,6 @@ constexpr int64_t kFlatBlocksPerMultiprocessor = 4;
 /// Output rows whose staged rows stride-2 fprop copies in ahead of the one
 /// it computes, in a ring of shared-memory rows (stagedInput).
 constexpr int64_t kRingLookahead = 4;
-
 
 std::vector<TapStep> tapSteps(const Conv2dGw8Problem &p) {
   std::vector<TapStep> steps;
@@ -55,7 +53,6 @@ std::vector<TapStep> tapSteps(const Conv2dGw8Problem &p) {
 /// partial sums an even number of taps (an odd S's tap S is a partial sum
 /// that dw leaves out).
 int64_t pairedS(const Conv2dGw8Problem &p) { return 2 * ceilDiv(p.s, 2); }
-
 
 bool wgradRowPairs(const Conv2dGw8Problem &p) { return p.s >= 5 && p.s % 2 == 1 && p.r > 1; }
 
@@ -327,8 +324,6 @@ BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
 bool skipsZeroRows(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return upsamplesDy(p) && !flatRows(p) && c.rowsP % 2 == 0;
 }
-
-
 
 StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   StagedInput t;
@@ -1213,7 +1208,6 @@ LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Confi
     return {g.groupTiles, g.chunks, c.threads()};
   return {g.qTiles * g.groupTiles, g.chunks, c.threads()};
 }
-
 
 /// A lane's longest range of partials before splits grow, and the most
 /// splits (the reduce kernel: Conv2dGw8Tiling.h).
