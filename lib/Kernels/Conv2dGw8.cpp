@@ -1221,9 +1221,15 @@ int64_t gw8::wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config 
   return splits;
 }
 
+int64_t gw8::wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  int64_t lanes = kReduceThreads / wgradReduceSplits(p, c), perChannel = p.r * p.s * 8;
+  if (!p.wgradDiscardPartials || perChannel > lanes)
+    return lanes;
+  return lanes / perChannel * perChannel;
+}
+
 LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  int64_t elementsPerBlock = kReduceThreads / wgradReduceSplits(p, c);
-  return {ceilDiv(p.c * p.r * p.s * 8, elementsPerBlock), 1, kReduceThreads};
+  return {ceilDiv(p.c * p.r * p.s * 8, wgradReduceElementsPerBlock(p, c)), 1, kReduceThreads};
 }
 
 int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {

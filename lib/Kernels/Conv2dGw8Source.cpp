@@ -1988,14 +1988,30 @@ void ConvWriter::writeWgradReduce() {
   out << "    spio.wait_prerequisites\n";
   out << "    %bx = spio.linear_id block_x\n    %warp = spio.linear_id warp\n";
   out << "    %lane = spio.linear_id lane\n";
+  int64_t elementsPerBlock = wgradReduceElementsPerBlock(p, c);
   std::string warps = index(kReduceThreads / 32), perWarp = index(elementsPerWarp);
-  out << "    %warps = arith.muli %bx, " << warps << " : index\n";
-  out << "    %w = arith.addi %warps, %warp : index\n";
-  out << "    %first = arith.muli %w, " << perWarp << " : index\n";
-  out << "    %e = arith.remui %lane, " << perWarp << " : index\n";
-  out << "    %lin = arith.addi %first, %e : index\n";
   std::string limit = index(total), lastElement = index(total - 1);
-  out << "    %valid = arith.cmpi ult, %lin, " << limit << " : index\n";
+  if (elementsPerBlock == kReduceThreads / 32 * elementsPerWarp) {
+    out << "    %warps = arith.muli %bx, " << warps << " : index\n";
+    out << "    %w = arith.addi %warps, %warp : index\n";
+    out << "    %first = arith.muli %w, " << perWarp << " : index\n";
+    out << "    %e = arith.remui %lane, " << perWarp << " : index\n";
+    out << "    %lin = arith.addi %first, %e : index\n";
+    out << "    %valid = arith.cmpi ult, %lin, " << limit << " : index\n";
+  } else {
+    // Blocks of whole channels: lanes past the block's elements reduce its
+    // last one (never another block's partial sums) and store nothing.
+    std::string perBlock = index(elementsPerBlock), lastInBlock = index(elementsPerBlock - 1);
+    out << "    %blockFirst = arith.muli %bx, " << perBlock << " : index\n";
+    out << "    %warpFirst = arith.muli %warp, " << perWarp << " : index\n";
+    out << "    %e = arith.remui %lane, " << perWarp << " : index\n";
+    out << "    %inBlock = arith.addi %warpFirst, %e : index\n";
+    out << "    %ownsElement = arith.cmpi ult, %inBlock, " << perBlock << " : index\n";
+    out << "    %inBlockLast = arith.minui %inBlock, " << lastInBlock << " : index\n";
+    out << "    %lin = arith.addi %blockFirst, %inBlockLast : index\n";
+    out << "    %inGrid = arith.cmpi ult, %lin, " << limit << " : index\n";
+    out << "    %valid = arith.andi %ownsElement, %inGrid : i1\n";
+  }
   // Lanes past the last element reduce it too (every lane takes part in
   // the shuffles) and store nothing.
   out << "    %element = arith.minui %lin, " << lastElement << " : index\n";
@@ -2080,16 +2096,17 @@ void ConvWriter::writeWgradReduce() {
       << ", " << coord("r") << ", " << coord("s") << ", " << coord("c") << "]\n";
   out << "    }\n";
   if (p.wgradDiscardPartials)
-    discardReadPartials(kReduceThreads / 32 * elementsPerWarp);
+    discardReadPartials(elementsPerBlock);
   out << "    gpu.return\n  }\n";
 }
 
 void ConvWriter::discardReadPartials(int64_t elementsPerBlock) {
   // The block's dw elements [b0, b1) hold output channels [kFirst, kEnd)
-  // whole (R * S * 8 elements each), whose partial sums (R * pairedS * 8
-  // floats a partial, row pairs' included) no other block reads: their
-  // whole 128-byte lines, in every partial, go once all its lanes have
-  // added theirs.
+  // whole (R * S * 8 elements each; all of them where the block adds whole
+  // channels, wgradReduceElementsPerBlock), whose partial sums (R *
+  // pairedS * 8 floats a partial, row pairs' included) no other block
+  // reads: their whole 128-byte lines, in every partial, go once all its
+  // lanes have added theirs.
   int64_t parts = conv2dGw8WgradPartials(p, c);
   int64_t perChannel = p.r * p.s * 8, floatsPerChannel = p.r * pairedS(p) * 8;
   int64_t lineFloats = 32, lines = parts * p.c * floatsPerChannel / lineFloats;

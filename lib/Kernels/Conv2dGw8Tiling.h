@@ -145,6 +145,11 @@ int64_t streamBarrierCount(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+/// The dw elements a reduce block adds: a lane group each (kReduceThreads
+/// / splits), or with wgradDiscardPartials as many whole output channels
+/// as fit (R * S * 8 elements each), the rest of its lanes idle, so that
+/// each block alone reads, and discards, its channels' partial sums.
+int64_t wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 /// wgrad blocks of more than one warp along the pixels add their warps'
 /// partial sums in shared memory, in warp order, and store one partial a
 /// block: this many sums a round (all where they fit beside the staged

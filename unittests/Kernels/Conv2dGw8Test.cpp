@@ -561,6 +561,36 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad"), std::string::npos);
 }
 
+TEST(Conv2dGw8, WgradReduceBlocksOfWholeChannelsWhereTheyDiscard) {
+  // 3x3, 3 partials (one lane a dw element): blocks of 256 of the 64 x 72
+  // elements, or, discarding, of 3 whole channels (216; 40 lanes idle).
+  Conv2dGw8Problem p = layer(32, 64, 56, 3, 1);
+  p.pass = ConvPass::Wgrad;
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  c.chunks = 3;
+  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 64 * 72 / 256);
+  p.wgradDiscardPartials = true;
+  EXPECT_EQ(checkConv2dGw8(p, c), "");
+  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, (64 * 72 + 215) / 216);
+  // 5x5: a block a channel of 200 elements; 7x7's channels (392) span
+  // blocks of 256 as without.
+  Conv2dGw8Problem wide = layer(32, 64, 28, 5, 2);
+  wide.pass = ConvPass::Wgrad;
+  wide.wgradDiscardPartials = true;
+  Conv2dGw8Config wideConfig = chooseConv2dGw8Config(wide);
+  wideConfig.chunks = 3;
+  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(wide, wideConfig).gridX, 64);
+  wide.r = wide.s = 7;
+  wide.padH = wide.padW = 3;
+  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(wide, wideConfig).gridX, 64 * 392 / 256);
+  // Only wgrad's reduce kernel discards.
+  p.wgradClusterReduce = true;
+  EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad's reduce kernel discards"), std::string::npos);
+  p.wgradClusterReduce = false;
+  p.pass = ConvPass::Dgrad;
+  EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad's reduce kernel discards"), std::string::npos);
+}
+
 TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {
   Conv2dGw8Problem p = layer(2, 16, 10, 5, 2);
   p.pass = ConvPass::Wgrad;

@@ -60,8 +60,9 @@ struct Conv2dGw8Problem {
   /// bits), into dw: no workspace and no reduce kernel (sm_90 and later).
   bool wgradClusterReduce = false;
   /// wgrad's reduce drops the partial sums it has read from L2 without
-  /// writing them back (spio.discard): for each block, the lines of the
-  /// output channels whose dw elements are all its own.
+  /// writing them back (spio.discard): its blocks add whole output
+  /// channels where one fits (R * S * 8 dw elements), and each drops the
+  /// lines of the channels whose elements are all its own.
   bool wgradDiscardPartials = false;
   /// The target GPU's multiprocessors: wgrad's grid, and that of fprop and
   /// dgrad on flattened rows, aim for whole waves on them (an H100 SXM's or
