@@ -1989,9 +1989,10 @@ void ConvWriter::writeWgradReduce() {
   out << "    %bx = spio.linear_id block_x\n    %warp = spio.linear_id warp\n";
   out << "    %lane = spio.linear_id lane\n";
   int64_t elementsPerBlock = wgradReduceElementsPerBlock(p, c);
-  std::string warps = index(kReduceThreads / 32), perWarp = index(elementsPerWarp);
+  std::string perWarp = index(elementsPerWarp);
   std::string limit = index(total), lastElement = index(total - 1);
   if (elementsPerBlock == kReduceThreads / 32 * elementsPerWarp) {
+    std::string warps = index(kReduceThreads / 32);
     out << "    %warps = arith.muli %bx, " << warps << " : index\n";
     out << "    %w = arith.addi %warps, %warp : index\n";
     out << "    %first = arith.muli %w, " << perWarp << " : index\n";
