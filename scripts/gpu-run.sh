@@ -4,7 +4,8 @@
 # Prints the tables last; logs go to $OUT when it is set.
 #
 #   scripts/gpu-run.sh [tests|bench|conv|python|runtime|all]
-#     all: GEMM tests and benchmark; conv: its tests and benchmark; python:
+#     all: GEMM tests and benchmark; conv: its tests and benchmark (its rows
+#     also in conv-bench.json, as they come, for bench.py --merge); python:
 #     python/tests under pytest and the deterministic-training example;
 #     runtime: the runtime's gtests (no LLVM in them), from a build tree
 #     ($SPIO_RUNTIME_TESTS, else build/unittests/Runtime/SpioRuntimeTests),
@@ -53,7 +54,8 @@ fi
 if [[ "$what" == conv ]]; then
   python3 "$root/benchmarks/conv2d_gw8/gpu_tests.py" --spio-jit "$jit" 2>&1 | tee "$out/conv-tests.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
-  python3 "$root/benchmarks/conv2d_gw8/bench.py" --spio-jit "$jit" 2>&1 | tee "$out/conv-bench.log"
+  python3 "$root/benchmarks/conv2d_gw8/bench.py" --spio-jit "$jit" --save "$out/conv-bench.json" \
+    2>&1 | tee "$out/conv-bench.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
 fi
 exit $status
