@@ -1800,10 +1800,12 @@ void ConvWriter::storeWgradPartial(const std::vector<WgradSum> &sums, const std:
   // fragment's upper 8 rows, which the reduce never reads: not stored, a
   // quarter of 3x3's partial-sum bytes (8x8 layers write partial sums of
   // 15-37% of their ideal bytes).
-  std::string limitTaps = constant(8 * p.s, "sc");
+  auto holdsZeroTap = [&](const WgradSum &sum) { return !sum.rowPair && sum.s + 1 == p.s; };
+  std::string limitTaps;
+  if (!p.wgradClusterReduce && std::any_of(sums.begin(), sums.end(), holdsZeroTap))
+    limitTaps = constant(8 * p.s, "sc");
   auto store = [&](size_t k, const std::string &fragment) {
     std::string rc = constant(sums[k].r, "r"), tap = constant(sums[k].s, "sc", 8);
-    bool zeroTap = !sums[k].rowPair && sums[k].s + 1 == p.s;
     if (p.wgradClusterReduce) {
       out << "    spio.store_fragment " << fragment << ", %csums[%wgk, " << rc << ", " << tap
           << "] : " << FC << ", " << csumT << "[" << coord("k", 8) << ", " << coord("r") << ", "
@@ -1811,10 +1813,10 @@ void ConvWriter::storeWgradPartial(const std::vector<WgradSum> &sums, const std:
       return;
     }
     out << "    spio.store_fragment " << fragment << ", %ws[%part, %k0, %wgk, " << rc << ", " << tap
-        << "] bounds " << (zeroTap ? limitTaps : limitSC) << ", " << limitK << " : " << FC
-        << ", " << wsT << "[" << coord("part") << ", " << coord("k") << ", " << coord("k", 8)
-        << ", " << coord("r") << ", " << coord("sc", 8) << "] bounds " << coord("sc") << ", "
-        << coord("k") << "\n";
+        << "] bounds " << (holdsZeroTap(sums[k]) ? limitTaps : limitSC) << ", " << limitK
+        << " : " << FC << ", " << wsT << "[" << coord("part") << ", " << coord("k") << ", "
+        << coord("k", 8) << ", " << coord("r") << ", " << coord("sc", 8) << "] bounds "
+        << coord("sc") << ", " << coord("k") << "\n";
   };
   int64_t perRound = wgradSumsPerRound(p, c);
   if (!perRound) {
@@ -1989,30 +1991,27 @@ void ConvWriter::writeWgradReduce() {
   out << "    %bx = spio.linear_id block_x\n    %warp = spio.linear_id warp\n";
   out << "    %lane = spio.linear_id lane\n";
   int64_t elementsPerBlock = wgradReduceElementsPerBlock(p, c);
-  std::string perWarp = index(elementsPerWarp);
+  std::string perBlock = index(elementsPerBlock), perWarp = index(elementsPerWarp);
   std::string limit = index(total), lastElement = index(total - 1);
-  if (elementsPerBlock == kReduceThreads / 32 * elementsPerWarp) {
-    std::string warps = index(kReduceThreads / 32);
-    out << "    %warps = arith.muli %bx, " << warps << " : index\n";
-    out << "    %w = arith.addi %warps, %warp : index\n";
-    out << "    %first = arith.muli %w, " << perWarp << " : index\n";
-    out << "    %e = arith.remui %lane, " << perWarp << " : index\n";
-    out << "    %lin = arith.addi %first, %e : index\n";
-    out << "    %valid = arith.cmpi ult, %lin, " << limit << " : index\n";
-  } else {
+  out << "    %blockFirst = arith.muli %bx, " << perBlock << " : index\n";
+  out << "    %warpFirst = arith.muli %warp, " << perWarp << " : index\n";
+  out << "    %e = arith.remui %lane, " << perWarp << " : index\n";
+  out << "    %inBlock = arith.addi %warpFirst, %e : index\n";
+  std::string inBlock = "%inBlock", owns;
+  if (elementsPerBlock < kReduceThreads / 32 * elementsPerWarp) {
     // Blocks of whole channels: lanes past the block's elements reduce its
     // last one (never another block's partial sums) and store nothing.
-    std::string perBlock = index(elementsPerBlock), lastInBlock = index(elementsPerBlock - 1);
-    out << "    %blockFirst = arith.muli %bx, " << perBlock << " : index\n";
-    out << "    %warpFirst = arith.muli %warp, " << perWarp << " : index\n";
-    out << "    %e = arith.remui %lane, " << perWarp << " : index\n";
-    out << "    %inBlock = arith.addi %warpFirst, %e : index\n";
+    std::string lastInBlock = index(elementsPerBlock - 1);
     out << "    %ownsElement = arith.cmpi ult, %inBlock, " << perBlock << " : index\n";
     out << "    %inBlockLast = arith.minui %inBlock, " << lastInBlock << " : index\n";
-    out << "    %lin = arith.addi %blockFirst, %inBlockLast : index\n";
-    out << "    %inGrid = arith.cmpi ult, %lin, " << limit << " : index\n";
-    out << "    %valid = arith.andi %ownsElement, %inGrid : i1\n";
+    inBlock = "%inBlockLast";
+    owns = "%ownsElement";
   }
+  out << "    %lin = arith.addi %blockFirst, " << inBlock << " : index\n";
+  out << "    %" << (owns.empty() ? "valid" : "inGrid") << " = arith.cmpi ult, %lin, " << limit
+      << " : index\n";
+  if (!owns.empty())
+    out << "    %valid = arith.andi " << owns << ", %inGrid : i1\n";
   // Lanes past the last element reduce it too (every lane takes part in
   // the shuffles) and store nothing.
   out << "    %element = arith.minui %lin, " << lastElement << " : index\n";
@@ -2102,32 +2101,29 @@ void ConvWriter::writeWgradReduce() {
 }
 
 void ConvWriter::discardReadPartials(int64_t elementsPerBlock) {
-  // The block's dw elements [b0, b1) hold output channels [kFirst, kEnd)
-  // whole (R * S * 8 elements each; all of them where the block adds whole
-  // channels, wgradReduceElementsPerBlock), whose partial sums (R *
-  // pairedS * 8 floats a partial, row pairs' included) no other block
-  // reads: their whole 128-byte lines, in every partial, go once all its
-  // lanes have added theirs.
-  int64_t parts = conv2dGw8WgradPartials(p, c);
-  int64_t perChannel = p.r * p.s * 8, floatsPerChannel = p.r * pairedS(p) * 8;
-  int64_t lineFloats = 32, lines = parts * p.c * floatsPerChannel / lineFloats;
+  // Blocks of whole channels (wgradReduceElementsPerBlock): block b alone
+  // read the partial sums (R * pairedS * 8 floats a partial, row pairs'
+  // included) of its channels [b * channels, + channels), so their whole
+  // 128-byte lines, in every partial, go once all its lanes have added
+  // theirs. Where a channel spans blocks, none does.
+  int64_t perChannel = p.r * p.s * 8, channels = elementsPerBlock / perChannel;
+  if (!channels)
+    return;
+  int64_t parts = conv2dGw8WgradPartials(p, c), floatsPerChannel = p.r * pairedS(p) * 8;
+  int64_t lineFloats = 32, partLines = p.c * floatsPerChannel / lineFloats;
   std::string linesT =
-      "!spio.tensor<[line: " + std::to_string(lines) + ", f: 32] x f32, global>";
+      "!spio.tensor<[line: " + std::to_string(parts * partLines) + ", f: 32] x f32, global>";
   out << "    gpu.barrier\n";
   out << "    %lines = spio.view %ws : " << wsT << " to " << linesT << "\n";
   out << "    %tid = spio.linear_id thread\n";
-  std::string perBlock = index(elementsPerBlock), last = index(p.c * perChannel);
-  std::string channel = index(perChannel), channelAbove = index(perChannel - 1);
+  std::string perBlock = index(channels), allChannels = index(p.c);
   std::string floats = index(floatsPerChannel), lineSize = index(lineFloats);
   std::string lineAbove = index(lineFloats - 1), threads = index(kReduceThreads);
-  std::string partLines = index(p.c * floatsPerChannel / lineFloats), partCount = index(parts);
-  out << "    %discard_b0 = arith.muli %bx, " << perBlock << " : index\n";
-  out << "    %discard_b0end = arith.addi %discard_b0, " << perBlock << " : index\n";
-  out << "    %discard_b1 = arith.minui %discard_b0end, " << last << " : index\n";
-  out << "    %discard_kFirstUp = arith.addi %discard_b0, " << channelAbove << " : index\n";
-  out << "    %discard_kFirst = arith.divui %discard_kFirstUp, " << channel << " : index\n";
-  out << "    %discard_kEndDown = arith.divui %discard_b1, " << channel << " : index\n";
-  out << "    %discard_kEnd = arith.maxui %discard_kEndDown, %discard_kFirst : index\n";
+  std::string perPart = index(partLines), partCount = index(parts);
+  out << "    %discard_kFirst = arith.muli %bx, " << perBlock << " : index\n";
+  out << "    %discard_kPast = arith.addi %discard_kFirst, " << perBlock << " : index\n";
+  out << "    %discard_kEnd = arith.minui %discard_kPast, " << allChannels << " : index\n";
+  // The lines wholly inside the channels' floats (5x5: 7.5 lines a channel).
   out << "    %discard_fFirst = arith.muli %discard_kFirst, " << floats << " : index\n";
   out << "    %discard_fFirstUp = arith.addi %discard_fFirst, " << lineAbove << " : index\n";
   out << "    %discard_line0 = arith.divui %discard_fFirstUp, " << lineSize << " : index\n";
@@ -2140,7 +2136,7 @@ void ConvWriter::discardReadPartials(int64_t elementsPerBlock) {
   out << "    %discard_ip = arith.divui %discard_i, %discard_ownLines : index\n";
   out << "    %discard_ipl = arith.muli %discard_ip, %discard_ownLines : index\n";
   out << "    %discard_j = arith.subi %discard_i, %discard_ipl : index\n";
-  out << "    %discard_partFirst = arith.muli %discard_ip, " << partLines << " : index\n";
+  out << "    %discard_partFirst = arith.muli %discard_ip, " << perPart << " : index\n";
   out << "    %discard_lineAt = arith.addi %discard_partFirst, %discard_line0 : index\n";
   out << "    %discard_lineIndex = arith.addi %discard_lineAt, %discard_j : index\n";
   out << "    %discard_line = spio.from_index %discard_lineIndex : " << coord("line") << "\n";
