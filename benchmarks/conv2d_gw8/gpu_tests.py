@@ -92,13 +92,15 @@ CASES = [
     # The reduce in blocks of whole channels drops the partial sums it read
     # from L2 unwritten: the same sums (flattened rows of many partials, 2
     # splits a channel, 5x5 one channel a block, 5x3, 1x1, and 7x7, whose
-    # channels span blocks).
-    (16, 768, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-discard-partials"),
-    (4, 64, 30, 30, 3, 3, 1, 1, "--pass wgrad --wgrad-discard-partials"),
-    (4, 64, 20, 20, 5, 5, 2, 2, "--pass wgrad --wgrad-discard-partials --dtype bf16"),
-    (4, 48, 30, 30, 5, 3, 2, 1, "--pass wgrad --wgrad-discard-partials --dtype bf16"),
-    (2, 32, 64, 64, 1, 1, 0, 0, "--pass wgrad --wgrad-discard-partials --out-dtype f32"),
-    (2, 32, 24, 24, 7, 7, 3, 3, "--pass wgrad --wgrad-discard-partials"),
+    # channels span blocks); and a layer over 3/4 of the L2, which discards
+    # by default, without.
+    (16, 768, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-discard-partials=always"),
+    (4, 64, 30, 30, 3, 3, 1, 1, "--pass wgrad --wgrad-discard-partials=always"),
+    (4, 64, 20, 20, 5, 5, 2, 2, "--pass wgrad --wgrad-discard-partials=always --dtype bf16"),
+    (4, 48, 30, 30, 5, 3, 2, 1, "--pass wgrad --wgrad-discard-partials=always --dtype bf16"),
+    (2, 32, 64, 64, 1, 1, 0, 0, "--pass wgrad --wgrad-discard-partials=always --out-dtype f32"),
+    (2, 32, 24, 24, 7, 7, 3, 3, "--pass wgrad --wgrad-discard-partials=always"),
+    (128, 1248, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-discard-partials=never"),
     # Flattened rows (narrow images): odd warps along the pixels, rows that
     # do not divide the height, S = 1, many groups, few chunks.
     (1, 40, 7, 7, 3, 3, 1, 1, "--pass wgrad --warps-m 3"),
@@ -310,7 +312,8 @@ CASES = [
 
 # A case run with one of these flags must write the bits of the same case
 # without it.
-SAME_BITS_WITHOUT = ("--wgrad-cluster-reduce", "--wgrad-discard-partials")
+SAME_BITS_WITHOUT = ("--wgrad-cluster-reduce", "--wgrad-discard-partials=always",
+                     "--wgrad-discard-partials=never")
 
 
 def main():

@@ -642,7 +642,8 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
     return std::string(convPassName(p.pass)) + " takes no bias";
   if (p.pass != ConvPass::Wgrad && p.wgradF32)
     return "only wgrad writes f32 weights";
-  if (p.wgradDiscardPartials && (p.pass != ConvPass::Wgrad || p.wgradClusterReduce))
+  if (p.wgradDiscard == WgradDiscard::Always &&
+      (p.pass != ConvPass::Wgrad || p.wgradClusterReduce))
     return "only wgrad's reduce kernel discards the partial sums it read";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
@@ -1223,7 +1224,7 @@ int64_t gw8::wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config 
 
 int64_t gw8::wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   int64_t lanes = kReduceThreads / wgradReduceSplits(p, c), perChannel = p.r * p.s * 8;
-  if (!p.wgradDiscardPartials || perChannel > lanes)
+  if (!conv2dGw8WgradDiscards(p, c) || perChannel > lanes)
     return lanes;
   return lanes / perChannel * perChannel;
 }
@@ -1253,6 +1254,19 @@ int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config
   if (p.pass != ConvPass::Wgrad || p.wgradClusterReduce)
     return 0;
   return conv2dGw8WgradPartials(p, c) * p.c * p.r * pairedS(p) * 8 * 4;
+}
+
+bool conv2dGw8WgradDiscards(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (p.pass != ConvPass::Wgrad || p.wgradClusterReduce || p.wgradDiscard == WgradDiscard::Never)
+    return false;
+  if (p.wgradDiscard == WgradDiscard::Always)
+    return true;
+  // Each partial holds R * S * 8 floats an output channel (an odd S's zero
+  // tap unstored).
+  int64_t weights = p.c * p.r * p.s * 8;
+  int64_t bytes = (p.n * p.h * p.w * p.c + p.n * p.outH() * p.outW() * p.c) * 2 +
+                  weights * (p.wgradF32 ? 4 : 2) + conv2dGw8WgradPartials(p, c) * weights * 4;
+  return 4 * bytes > 3 * p.l2Bytes;
 }
 
 } // namespace spio::kernels

@@ -323,7 +323,7 @@ private:
   /// 16-pixel fragments, then its output rows copied out.
   void computeFlat();
   void writeWgradReduce();
-  /// wgradDiscardPartials: after its sums, the reduce block drops the
+  /// conv2dGw8WgradDiscards(): after its sums, the reduce block drops the
   /// partial-sum lines of the output channels it alone read.
   void discardReadPartials(int64_t elementsPerBlock);
   /// Where the partial sums hold tap (`r`, `s`) (WgradSum): its kernel row
@@ -2095,7 +2095,7 @@ void ConvWriter::writeWgradReduce() {
   out << "    spio.store " << value << ", %dw[%k, %r, %s, %c] : " << dwT << "[" << coord("k")
       << ", " << coord("r") << ", " << coord("s") << ", " << coord("c") << "]\n";
   out << "    }\n";
-  if (p.wgradDiscardPartials)
+  if (conv2dGw8WgradDiscards(p, c))
     discardReadPartials(elementsPerBlock);
   out << "    gpu.return\n  }\n";
 }

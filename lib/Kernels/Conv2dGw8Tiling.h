@@ -146,7 +146,7 @@ int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c)
 bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 /// The dw elements a reduce block adds: a lane group each (kReduceThreads
-/// / splits), or with wgradDiscardPartials as many whole output channels
+/// / splits), or where conv2dGw8WgradDiscards() as many whole output channels
 /// as fit (R * S * 8 elements each), the rest of its lanes idle, so that
 /// each block alone reads, and discards, its channels' partial sums.
 int64_t wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);

@@ -99,11 +99,15 @@ static cl::opt<bool> wgradClusterReduce(
              "cluster, add their partial sums in distributed shared memory (sm_90 and later; "
              "at most 8 partial sums)"),
     cl::init(false));
-static cl::opt<bool> wgradDiscardPartials(
+static cl::opt<WgradDiscard> wgradDiscardPartials(
     "wgrad-discard-partials",
-    cl::desc("conv2d-gw8 wgrad: the reduce drops the partial sums it read from L2 without "
-             "writing them back (discard.global.L2)"),
-    cl::init(false));
+    cl::desc("conv2d-gw8 wgrad: whether the reduce drops the partial sums it read from L2 "
+             "without writing them back (discard.global.L2)"),
+    cl::values(clEnumValN(WgradDiscard::Auto, "auto",
+                          "where the layer and its partial sums outgrow 3/4 of the L2"),
+               clEnumValN(WgradDiscard::Always, "always", "wherever a channel fits a block"),
+               clEnumValN(WgradDiscard::Never, "never", "never")),
+    cl::init(WgradDiscard::Auto));
 static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype",
@@ -774,7 +778,9 @@ int runConv() {
   if (wgradClusterReduce && wgradKernels != WgradKernels::Both)
     fail("--wgrad-cluster-reduce runs one kernel; --wgrad-kernels picks one of two");
   problem.wgradClusterReduce = wgradClusterReduce;
-  problem.wgradDiscardPartials = wgradDiscardPartials;
+  if (wgradDiscardPartials.getNumOccurrences() && problem.pass != ConvPass::Wgrad)
+    fail("--wgrad-discard-partials is for --pass wgrad");
+  problem.wgradDiscard = wgradDiscardPartials;
   if (wgradKernels != WgradKernels::Both && problem.pass != ConvPass::Wgrad)
     fail("--wgrad-kernels picks which of wgrad's two kernels --bench times; --pass is " +
          convPass);

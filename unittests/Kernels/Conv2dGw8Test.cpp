@@ -569,14 +569,14 @@ TEST(Conv2dGw8, WgradReduceBlocksOfWholeChannelsWhereTheyDiscard) {
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   c.chunks = 3;
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 64 * 72 / 256);
-  p.wgradDiscardPartials = true;
+  p.wgradDiscard = WgradDiscard::Always;
   EXPECT_EQ(checkConv2dGw8(p, c), "");
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, (64 * 72 + 215) / 216);
   // 5x5: a block a channel of 200 elements; 7x7's channels (392) span
   // blocks of 256 as without.
   Conv2dGw8Problem wide = layer(32, 64, 28, 5, 2);
   wide.pass = ConvPass::Wgrad;
-  wide.wgradDiscardPartials = true;
+  wide.wgradDiscard = WgradDiscard::Always;
   Conv2dGw8Config wideConfig = chooseConv2dGw8Config(wide);
   wideConfig.chunks = 3;
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(wide, wideConfig).gridX, 64);
@@ -589,6 +589,33 @@ TEST(Conv2dGw8, WgradReduceBlocksOfWholeChannelsWhereTheyDiscard) {
   p.wgradClusterReduce = false;
   p.pass = ConvPass::Dgrad;
   EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad's reduce kernel discards"), std::string::npos);
+}
+
+TEST(Conv2dGw8, WgradDiscardsByDefaultWhereItsBytesOutgrowTheL2) {
+  // N128 C1248 8x8 3x3: 41 MB of x, dy and dw and 13 partials of 4.7 MB,
+  // over 3/4 of 50 MiB; C768's 25 + 4.9 MB are not.
+  Conv2dGw8Problem large = layer(128, 1248, 8, 3, 1);
+  large.pass = ConvPass::Wgrad;
+  Conv2dGw8Config c = chooseConv2dGw8Config(large);
+  ASSERT_EQ(conv2dGw8WgradPartials(large, c), 13);
+  EXPECT_TRUE(conv2dGw8WgradDiscards(large, c));
+  Conv2dGw8Problem small = layer(128, 768, 8, 3, 1);
+  small.pass = ConvPass::Wgrad;
+  EXPECT_FALSE(conv2dGw8WgradDiscards(small, chooseConv2dGw8Config(small)));
+  // The target's L2 moves the line; Never and the cluster reduce keep them.
+  large.l2Bytes = int64_t(64) << 20;
+  EXPECT_FALSE(conv2dGw8WgradDiscards(large, c));
+  small.wgradDiscard = WgradDiscard::Always;
+  EXPECT_TRUE(conv2dGw8WgradDiscards(small, chooseConv2dGw8Config(small)));
+  large.l2Bytes = spio::kDefaultL2Bytes;
+  large.wgradDiscard = WgradDiscard::Never;
+  EXPECT_FALSE(conv2dGw8WgradDiscards(large, c));
+  large.wgradDiscard = WgradDiscard::Auto;
+  large.wgradClusterReduce = true;
+  EXPECT_FALSE(conv2dGw8WgradDiscards(large, c));
+  large.pass = ConvPass::Dgrad;
+  large.wgradClusterReduce = false;
+  EXPECT_FALSE(conv2dGw8WgradDiscards(large, c));
 }
 
 TEST(Conv2dGw8, WgradReducesInAFixedOrderWithoutAtomics) {

@@ -18,6 +18,9 @@ namespace spio {
 /// The multiprocessors of the GPU spio targets unless told otherwise (an
 /// H100 SXM's or an H200's), which conv2d-gw8's grids are sized to.
 constexpr int64_t kDefaultMultiprocessors = 132;
+/// Their L2 cache (50 MiB), against which conv2d-gw8 wgrad weighs whether
+/// its partial sums would leave L2 before the reduce has read them.
+constexpr int64_t kDefaultL2Bytes = int64_t(50) << 20;
 
 /// The compute capability in `chip` ("sm_90a": 90), 0 if it names none.
 inline int chipVersion(std::string_view chip) {
