@@ -614,6 +614,8 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
   if (p.multiprocessors <= 0)
     return "the target GPU's multiprocessor count must be positive, got " +
            std::to_string(p.multiprocessors);
+  if (p.l2Bytes <= 0)
+    return "the target GPU's L2 bytes must be positive, got " + std::to_string(p.l2Bytes);
   if (p.c % 8 != 0)
     return "C = " + std::to_string(p.c) + " is not a multiple of the group width 8";
   if (p.r < 1 || p.r > 7 || p.s < 1 || p.s > 7)

@@ -72,6 +72,11 @@ static cl::opt<int64_t> convMultiprocessors(
     cl::desc("conv2d-gw8: the target GPU's multiprocessors, which wgrad's grid is sized to "
              "(0: the device's, or 132 without a GPU)"),
     cl::init(0));
+static cl::opt<int64_t> convL2Bytes(
+    "l2-bytes",
+    cl::desc("conv2d-gw8: the target GPU's L2 cache bytes, against which wgrad weighs "
+             "discarding its partial sums (0: the device's, or 50 MiB without a GPU)"),
+    cl::init(0));
 static cl::opt<bool> convAutotune(
     "autotune",
     cl::desc("conv2d-gw8 fprop and dgrad: time the chooser's configuration and its "
@@ -794,12 +799,17 @@ int runConv() {
       fail("wgrad writes dw as the input dtype or f32, not " + outDtype);
     problem.wgradF32 = out == DType::F32;
   }
-  // Grids sized to the device's multiprocessors where there is one.
+  // Grids sized to the device's multiprocessors, and wgrad's discard to its
+  // L2, where there is one.
   Result<Cuda *> cuda = Cuda::get();
   if (convMultiprocessors)
     problem.multiprocessors = convMultiprocessors;
   else if (cuda)
     problem.multiprocessors = (*cuda)->device().multiprocessors;
+  if (convL2Bytes)
+    problem.l2Bytes = convL2Bytes;
+  else if (cuda && (*cuda)->device().l2Bytes > 0)
+    problem.l2Bytes = (*cuda)->device().l2Bytes;
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
   bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps;
   if (convChunks)
@@ -1034,7 +1044,7 @@ int main(int argc, char **argv) {
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,
-      &wgradClusterReduce, &wgradDiscardPartials};
+      &wgradClusterReduce, &wgradDiscardPartials, &convMultiprocessors, &convL2Bytes};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";

@@ -53,6 +53,7 @@ struct DeviceInfo {
   std::string name;
   int computeMajor = 0, computeMinor = 0;
   int multiprocessors = 0;
+  int64_t l2Bytes = 0;
   int64_t maxSharedBytesPerBlock = 0; // with opt-in
   int driverVersion = 0;
 };
