@@ -594,13 +594,11 @@ TEST(Conv2dGw8, WgradReduceBlocksOfWholeChannelsWhereTheyDiscard) {
 TEST(Conv2dGw8, WgradDiscardsByDefaultWhereItsBytesOutgrowTheL2) {
   // N128 C1248 8x8 3x3: 41 MB of x, dy and dw and 13 partials of 4.7 MB,
   // over 3/4 of 50 MiB; C768's 25 + 4.9 MB are not.
-  Conv2dGw8Problem large = layer(128, 1248, 8, 3, 1);
-  large.pass = ConvPass::Wgrad;
+  Conv2dGw8Problem large = as(layer(128, 1248, 8, 3, 1), ConvPass::Wgrad);
   Conv2dGw8Config c = chooseConv2dGw8Config(large);
   ASSERT_EQ(conv2dGw8WgradPartials(large, c), 13);
   EXPECT_TRUE(conv2dGw8WgradDiscards(large, c));
-  Conv2dGw8Problem small = layer(128, 768, 8, 3, 1);
-  small.pass = ConvPass::Wgrad;
+  Conv2dGw8Problem small = as(layer(128, 768, 8, 3, 1), ConvPass::Wgrad);
   EXPECT_FALSE(conv2dGw8WgradDiscards(small, chooseConv2dGw8Config(small)));
   // The target's L2 moves the line; Never and the cluster reduce keep them.
   large.l2Bytes = int64_t(64) << 20;
