@@ -60,6 +60,9 @@ typedef struct {
   /* The target GPU's SMs, which wgrad's grid is sized to (0: 132, an H100
    * SXM's or an H200's). */
   int64_t multiprocessors;
+  /* The target GPU's L2 bytes, against which wgrad weighs discarding its
+   * partial sums (0: 50 MiB, an H100's or an H200's). */
+  int64_t l2_bytes;
 } spio_conv2d_gw8_problem;
 
 typedef struct {
@@ -113,6 +116,7 @@ typedef struct {
   char name[256];
   int32_t compute_major, compute_minor, multiprocessors;
   int64_t max_shared_bytes_per_block;
+  int64_t l2_bytes;
 } spio_device_info;
 int32_t spio_device(spio_device_info *info, char **error);
 

@@ -102,6 +102,8 @@ kernels::Conv2dGw8Problem convProblem(const spio_conv2d_gw8_problem &p) {
   g.wgradF32 = p.wgrad_f32 != 0;
   if (p.multiprocessors != 0)
     g.multiprocessors = p.multiprocessors;
+  if (p.l2_bytes != 0)
+    g.l2Bytes = p.l2_bytes;
   return g;
 }
 
@@ -266,6 +268,7 @@ int32_t spio_device(spio_device_info *info, char **error) {
   info->compute_minor = device.computeMinor;
   info->multiprocessors = device.multiprocessors;
   info->max_shared_bytes_per_block = device.maxSharedBytesPerBlock;
+  info->l2_bytes = device.l2Bytes;
   return 0;
 }
 

@@ -53,7 +53,7 @@ class Conv2dGw8Problem(ctypes.Structure):
         [(name, ctypes.c_int64) for name in
          ("n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride")] + \
         [("bias", ctypes.c_int32), ("dtype", ctypes.c_int32), ("wgrad_f32", ctypes.c_int32),
-         ("multiprocessors", ctypes.c_int64)]
+         ("multiprocessors", ctypes.c_int64), ("l2_bytes", ctypes.c_int64)]
 
 
 class Conv2dGw8Config(ctypes.Structure):
@@ -64,7 +64,7 @@ class Conv2dGw8Config(ctypes.Structure):
 class DeviceInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char * 256), ("compute_major", ctypes.c_int32),
                 ("compute_minor", ctypes.c_int32), ("multiprocessors", ctypes.c_int32),
-                ("max_shared_bytes_per_block", ctypes.c_int64)]
+                ("max_shared_bytes_per_block", ctypes.c_int64), ("l2_bytes", ctypes.c_int64)]
 
 
 DTYPES = {"f16": 0, "bf16": 1, "f32": 2}

@@ -46,13 +46,16 @@ def _check_sizes(args, names):
 
 
 @functools.lru_cache(maxsize=None)
-def _multiprocessors():
-    """Device 0's SMs, which conv2d-gw8's wgrad grid is sized to; 0 (the
-    library's default, an H100's or H200's 132) without a GPU."""
+def _target_sizes():
+    """Device 0's SMs, which conv2d-gw8's wgrad grid is sized to, and its
+    L2 bytes, against which wgrad weighs discarding its partial sums; 0, 0
+    (the library's defaults, an H100's or H200's 132 and 50 MiB) without a
+    GPU."""
     try:
-        return _capi.device().multiprocessors
+        device = _capi.device()
+        return device.multiprocessors, device.l2_bytes
     except SpioError:
-        return 0
+        return 0, 0
 
 
 def _dtype_code(name, allowed):
@@ -452,7 +455,7 @@ class Conv2dGw8Family(KernelFamily):
         return _capi.Conv2dGw8Problem(
             _capi.PASSES[pass_], args.n, args.c, args.h, args.w, args.r, args.s, args.pad_h,
             args.pad_w, args.stride, int(args.bias), _dtype_code(args.dtype, ("f16", "bf16")),
-            int(dw == "f32" and pass_ == "wgrad"), _multiprocessors())
+            int(dw == "f32" and pass_ == "wgrad"), *_target_sizes())
 
     def _structs(self, args, config):
         pass_, _, (warps_q, warps_g, rows, *rest) = config

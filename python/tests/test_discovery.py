@@ -99,6 +99,15 @@ def test_conv_discovery_per_pass_and_workspace():
     assert "atom" not in compiled.ptx  # deterministic: no atomics
 
 
+def test_wgrad_discards_partial_sums_where_the_layer_outgrows_the_l2():
+    # The L2 is 50 MiB (without a GPU, an H100's or H200's): N128 C1248 8x8 (41 MB and
+    # 4.7 MB of partial sums) outgrows 3/4 of it, N128 C768 8x8 does not.
+    for c, discards in ((1248, True), (768, False)):
+        args = spio.Conv2dGw8Arguments(128, c, 8, 8, pass_="wgrad")
+        source = spio.get_kernels(args)[0].compile(args).source
+        assert ("spio.discard" in source) == discards, c
+
+
 def test_conv_rules_are_reasons():
     args = spio.Conv2dGw8Arguments(2, 60, 20, 20)
     assert spio.get_kernels(args) == []
