@@ -322,6 +322,8 @@ def main():
     # slower (on an H200, 128x144x144 C40 0.885x, 56x56 C80 5x5 0.97x;
     # most unchanged), and cuDNN, in this process, would not pay it. So
     # each runs with the GPU to itself.
+    # Each case's line, the baseline's too, as it comes: a run cut short
+    # by a device's time limit keeps what it measured.
     timed = (args.warmup, args.repeats, args.timing)
     spio_gbs = []
     for sh, pass_, name in cases:
@@ -331,7 +333,9 @@ def main():
                          gb / (spio_ms(args.baseline_jit, sh, pass_, *timed,
                                        args.baseline_autotune)[0] * 1e-3)
                          if args.baseline_jit else None))
-        print(f"spio-jit: {name} {pass_}: {spio_gbs[-1][0]:.0f} GB/s (warps {config})",
+        ours, base = spio_gbs[-1]
+        print(f"spio-jit: {name} {pass_}: {ours:.0f} GB/s (warps {config})"
+              + (f", baseline {base:.0f} GB/s ({ours / base:.3f})" if base else ""),
               file=sys.stderr, flush=True)
 
     if args.spio_only:
