@@ -15,6 +15,7 @@
 #include "spio/Kernels/Gemm.h"
 #include "spio/Runtime/Cuda.h"
 #include "spio/Runtime/HostFloat.h"
+#include "spio/Runtime/HostRandom.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -229,6 +230,16 @@ struct HostMatrix {
     std::memcpy(&h, &bytes[2 * i], 2);
     return dtype == DType::BF16 ? bf16ToFloat(h) : f16ToFloat(h);
   }
+
+  /// Fresh inputs: uniform values in [-1, 1) of --seed's stream `stream`,
+  /// rounded to dtype, made on all the host's threads (a layer's hundreds
+  /// of MB had taken seconds on one).
+  void fillUniform(uint64_t stream) {
+    parallelRanges(values.size(), [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i)
+        set(i, uniformAt(seed, stream, i));
+    });
+  }
 };
 
 double unitRoundoff(DType dtype) {
@@ -410,16 +421,12 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
 
   // Fresh random inputs, rounded to the input type.
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   size_t m = problem.m, n = problem.n, k = problem.k;
   HostMatrix a(problem.input, m * k), b(problem.input, k * n), c(problem.output, m * n);
-  for (size_t i = 0; i < m * k; ++i)
-    a.set(i, uniform(rng));
-  for (size_t i = 0; i < k * n; ++i)
-    b.set(i, uniform(rng));
+  a.fillUniform(0);
+  b.fillUniform(1);
   if (problem.readsC)
-    for (size_t i = 0; i < m * n; ++i)
-      c.set(i, uniform(rng));
+    c.fillUniform(2);
   DeviceBuffer dA = orFail(gpu.allocate(a.bytes.size()), "allocating A");
   DeviceBuffer dB = orFail(gpu.allocate(b.bytes.size()), "allocating B");
   DeviceBuffer dC = orFail(gpu.allocate(c.bytes.size()), "allocating C");
@@ -640,12 +647,9 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   size_t nx = problem.n * H * W * C, ndy = problem.n * P * Q * C,
          ndw = C * problem.r * problem.s * 8;
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   HostMatrix x(problem.dtype, nx), dy(problem.dtype, ndy);
-  for (size_t i = 0; i < nx; ++i)
-    x.set(i, uniform(rng));
-  for (size_t i = 0; i < ndy; ++i)
-    dy.set(i, uniform(rng));
+  x.fillUniform(0);
+  dy.fillUniform(1);
   DeviceBuffer dX = orFail(gpu.allocate(x.bytes.size()), "allocating x");
   DeviceBuffer dDy = orFail(gpu.allocate(dy.bytes.size()), "allocating dy");
   DeviceBuffer dWs;
@@ -888,7 +892,6 @@ int runConv() {
   }
 
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   // The kernel reads `x` (x for fprop, dy for dgrad) and writes `y` (y, or dx).
   int64_t inH = problem.kernelInH(), inW = problem.kernelInW();
   int64_t outH = problem.kernelOutH(), outW = problem.kernelOutW();
@@ -897,12 +900,10 @@ int runConv() {
   size_t nx = problem.n * inH * inW * C, nw = C * problem.r * problem.s * 8,
          ny = problem.n * outH * outW * C;
   HostMatrix x(problem.dtype, nx), w(problem.dtype, nw), bias(problem.dtype, C);
-  for (size_t i = 0; i < nx; ++i)
-    x.set(i, uniform(rng));
-  for (size_t i = 0; i < nw; ++i)
-    w.set(i, uniform(rng));
-  for (int64_t i = 0; i < C; ++i)
-    bias.set(i, problem.bias ? uniform(rng) : 0.0f);
+  x.fillUniform(0);
+  w.fillUniform(1);
+  if (problem.bias)
+    bias.fillUniform(2); // else zeros
   DeviceBuffer dX = orFail(gpu.allocate(x.bytes.size()), "allocating x");
   DeviceBuffer dW = orFail(gpu.allocate(w.bytes.size()), "allocating w");
   DeviceBuffer dB = orFail(gpu.allocate(bias.bytes.size()), "allocating bias");
