@@ -4,8 +4,12 @@
 # Prints the tables last; logs go to $OUT when it is set.
 #
 #   scripts/gpu-run.sh [tests|bench|conv|python|runtime|all]
+#   scripts/gpu-run.sh conv-bench [bench.py options]
 #     all: GEMM tests and benchmark; conv: its tests and benchmark (its rows
-#     also in conv-bench.json, as they come, for bench.py --merge); python:
+#     also in conv-bench.json, as they come, for bench.py --merge);
+#     conv-bench: the conv benchmark alone, with bench.py's options (a part
+#     of a table that a device's time limit would cut: --passes wgrad
+#     --skip 21 --limit 21), saved the same way; python:
 #     python/tests under pytest and the deterministic-training example;
 #     runtime: the runtime's gtests (no LLVM in them), from a build tree
 #     ($SPIO_RUNTIME_TESTS, else build/unittests/Runtime/SpioRuntimeTests),
@@ -15,6 +19,11 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bundle="${SPIO_BUNDLE:-$root/bundle}"
 what="${1:-all}"
+shift $(($# > 0 ? 1 : 0))
+if [[ $# -gt 0 && "$what" != conv-bench ]]; then
+  echo "gpu-run.sh: only conv-bench takes options (bench.py's), not $what"
+  exit 1
+fi
 out="${OUT:-/tmp/spio-gpu}"
 mkdir -p "$out"
 jit=/tmp/spio-bin/spio-jit
@@ -56,6 +65,11 @@ if [[ "$what" == conv ]]; then
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
   python3 "$root/benchmarks/conv2d_gw8/bench.py" --spio-jit "$jit" --save "$out/conv-bench.json" \
     2>&1 | tee "$out/conv-bench.log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+fi
+if [[ "$what" == conv-bench ]]; then
+  python3 "$root/benchmarks/conv2d_gw8/bench.py" --spio-jit "$jit" --save "$out/conv-bench.json" \
+    "$@" 2>&1 | tee "$out/conv-bench.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
 fi
 exit $status
