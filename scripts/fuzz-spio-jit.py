@@ -12,8 +12,9 @@ conv2d-gw8: any pass, stride, dtype and bias; kernels of 1 to 7, padding
 mostly under the kernel size, else up to 3 times it (or negative, or past
 2^30); images of 1 to 300 rows and columns (kernels taller than the padded
 image included); now and then the chooser's warps, rows or chunks
-overridden, and wgrad's partial sums discarded or kept. gemm: sizes from 1 to
-5000 and past 2^40, tiles and stages now and then.
+overridden, wgrad's partial sums discarded or kept, and its reduce launched
+early. gemm: sizes from 1 to 5000 and past 2^40, tiles and stages now and
+then.
 Deterministic for a seed; prints each failure's command, then the counts,
 and exits 1 where any failed. No GPU needed.
 """
@@ -52,6 +53,8 @@ def conv_options(rng):
         options += ["--chunks", str(rng.choice([rng.randint(1, 9), rng.randint(10, 100000)]))]
     if rng.random() < 0.15:
         options.append("--wgrad-discard-partials=" + rng.choice(["always", "never"]))
+    if rng.random() < 0.1:
+        options.append("--wgrad-early-launch")
     return options
 
 

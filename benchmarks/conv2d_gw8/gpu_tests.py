@@ -101,6 +101,9 @@ CASES = [
     (2, 32, 64, 64, 1, 1, 0, 0, "--pass wgrad --wgrad-discard-partials=always --out-dtype f32"),
     (2, 32, 24, 24, 7, 7, 3, 3, "--pass wgrad --wgrad-discard-partials=always"),
     (128, 1248, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-discard-partials=never"),
+    # The reduce launched as the partial sums' blocks start: the same sums.
+    (16, 768, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-early-launch"),
+    (3, 64, 20, 17, 5, 5, 2, 1, "--pass wgrad --wgrad-early-launch --dtype bf16"),
     # Flattened rows (narrow images): odd warps along the pixels, rows that
     # do not divide the height, S = 1, many groups, few chunks.
     (1, 40, 7, 7, 3, 3, 1, 1, "--pass wgrad --warps-m 3"),
@@ -313,7 +316,7 @@ CASES = [
 # A case run with one of these flags must write the bits of the same case
 # without it.
 SAME_BITS_WITHOUT = ("--wgrad-cluster-reduce", "--wgrad-discard-partials=always",
-                     "--wgrad-discard-partials=never")
+                     "--wgrad-discard-partials=never", "--wgrad-early-launch")
 
 
 def main():

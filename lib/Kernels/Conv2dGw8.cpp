@@ -647,6 +647,8 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
   if (p.wgradDiscard == WgradDiscard::Always &&
       (p.pass != ConvPass::Wgrad || p.wgradClusterReduce))
     return "only wgrad's reduce kernel discards the partial sums it read";
+  if (p.wgradEarlyLaunch && (p.pass != ConvPass::Wgrad || p.wgradClusterReduce))
+    return "only wgrad's partial sums launch a reduce kernel early";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
   return {};

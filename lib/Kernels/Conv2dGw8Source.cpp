@@ -1123,16 +1123,10 @@ bool ConvWriter::narrowOffsets() const {
 
 std::string ConvWriter::writeTile() {
   openKernel(true);
-  if (p.pass == ConvPass::Wgrad) {
+  if (p.pass == ConvPass::Wgrad)
     writeWgradTileBody();
-    // The reduce runs as a dependent grid, launched once every block has
-    // stored its partial sums, so that its launch and start overlap this
-    // grid's end; it then waits for the sums (writeWgradReduce).
-    if (!p.wgradClusterReduce)
-      out << "    spio.launch_dependents\n";
-  } else {
+  else
     writeTileBody();
-  }
   out << "    gpu.return\n  }\n  }\n}\n";
   return out.str();
 }
@@ -1140,6 +1134,14 @@ std::string ConvWriter::writeTile() {
 std::string ConvWriter::writeWorkload() {
   openKernel(false);
   bool wgrad = p.pass == ConvPass::Wgrad;
+  // The reduce runs as a dependent grid, launched once every block has
+  // stored its partial sums (or, wgradEarlyLaunch, has started), so that
+  // its launch and start overlap this grid's end; it then waits for the
+  // sums (writeWgradReduce).
+  bool reduces = wgrad && !p.wgradClusterReduce;
+  const char *launchDependents = "    spio.launch_dependents\n";
+  if (reduces && p.wgradEarlyLaunch)
+    out << launchDependents;
   out << "    spio.conv2d_gw8 " << convPassName(p.pass) << " %x, " << (wgrad ? "%dy" : "%w")
       << (p.bias ? " bias %bias" : "") << " into "
       << (wgrad ? (p.wgradClusterReduce ? "%dw" : "%ws") : "%y")
@@ -1155,8 +1157,10 @@ std::string ConvWriter::writeWorkload() {
       << ", " << p.padW << ">, stride = " << p.stride << "} : " << xT << ", "
       << (wgrad ? dyT : wT) << (p.bias ? ", " + bT : "") << " -> "
       << (wgrad ? (p.wgradClusterReduce ? dwT : wsT) : yT) << "\n";
+  if (reduces && !p.wgradEarlyLaunch)
+    out << launchDependents;
   out << "    gpu.return\n  }\n";
-  if (wgrad && !p.wgradClusterReduce)
+  if (reduces)
     writeWgradReduce();
   out << "  }\n}\n";
   return out.str();

@@ -105,6 +105,11 @@ static cl::opt<bool> wgradClusterReduce(
              "cluster, add their partial sums in distributed shared memory (sm_90 and later; "
              "at most 8 partial sums)"),
     cl::init(false));
+static cl::opt<bool> wgradEarlyLaunch(
+    "wgrad-early-launch",
+    cl::desc("conv2d-gw8 wgrad: the partial sums' blocks let the reduce launch as they start, "
+             "not once they have stored their sums (the same bits)"),
+    cl::init(false));
 static cl::opt<WgradDiscard> wgradDiscardPartials(
     "wgrad-discard-partials",
     cl::desc("conv2d-gw8 wgrad: whether the reduce drops the partial sums it read from L2 "
@@ -790,6 +795,7 @@ int runConv() {
   if (wgradDiscardPartials.getNumOccurrences() && problem.pass != ConvPass::Wgrad)
     fail("--wgrad-discard-partials is for --pass wgrad");
   problem.wgradDiscard = wgradDiscardPartials;
+  problem.wgradEarlyLaunch = wgradEarlyLaunch;
   if (wgradKernels != WgradKernels::Both && problem.pass != ConvPass::Wgrad)
     fail("--wgrad-kernels picks which of wgrad's two kernels --bench times; --pass is " +
          convPass);
@@ -1045,7 +1051,8 @@ int main(int argc, char **argv) {
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,
-      &wgradClusterReduce, &wgradDiscardPartials, &convMultiprocessors, &convL2Bytes};
+      &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &convMultiprocessors,
+      &convL2Bytes};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";

@@ -67,6 +67,12 @@ struct Conv2dGw8Problem {
   /// channels where one fits (R * S * 8 dw elements), and each drops the
   /// lines of the channels whose elements are all its own.
   WgradDiscard wgradDiscard = WgradDiscard::Auto;
+  /// wgrad's partial-sum blocks let the reduce launch as they start
+  /// (spio.launch_dependents first) rather than once they have stored
+  /// their sums, so that its blocks wait resident, where room is left,
+  /// for the partial sums' grid to end (which the reduce waits for either
+  /// way: the same bits).
+  bool wgradEarlyLaunch = false;
   /// The target GPU's multiprocessors: wgrad's grid, and that of fprop and
   /// dgrad on flattened rows, aim for whole waves on them (an H100 SXM's or
   /// an H200's 132 unless said).
