@@ -424,7 +424,8 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
                << " SMs); kernel: " << regs << " registers, " << local << " bytes spilled, "
                << info.sharedBytes << " bytes shared\n";
 
-  // Fresh random inputs, rounded to the input type.
+  // Fresh random inputs, rounded to the input type; `rng` picks the
+  // points checked.
   std::mt19937_64 rng(seed);
   size_t m = problem.m, n = problem.n, k = problem.k;
   HostMatrix a(problem.input, m * k), b(problem.input, k * n), c(problem.output, m * n);
