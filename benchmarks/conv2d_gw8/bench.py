@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -95,11 +96,11 @@ def spio_options(sh, pass_):
 CONFIGURATION = r"warps (\d+x\d+ rows \d+(?: chunks \d+)?(?: copy \d+)?)"
 
 
-def spio_ms(jit, sh, pass_, warmup, repeats, timing, autotune=False):
+def spio_ms(jit, sh, pass_, warmup, repeats, timing, autotune=False, extra=()):
     """spio-jit's median milliseconds and the configuration it ran (with
-    --autotune, the fastest candidate's)."""
+    --autotune, the fastest candidate's); `extra`: more spio-jit options."""
     cmd = [jit] + spio_options(sh, pass_) + ["--bench", str(repeats), "--warmup", str(warmup),
-                                             "--timing", timing]
+                                             "--timing", timing] + list(extra)
     ms, config = spio_figures(cmd + (["--autotune"] if autotune else []),
                               r"median ([0-9.]+) ms", r", " + CONFIGURATION + ": ")
     return float(ms), config
@@ -285,6 +286,11 @@ def main():
                              "neighbours, run the fastest (not the baseline's)")
     parser.add_argument("--baseline-autotune", action="store_true",
                         help="the baseline runs --autotune too (A/B of two builds' tuning)")
+    parser.add_argument("--spio-options", type=shlex.split, default=[], metavar="OPTIONS",
+                        help="more spio-jit options for the spio-jit under test")
+    parser.add_argument("--baseline-options", type=shlex.split, default=[], metavar="OPTIONS",
+                        help="more spio-jit options for the baseline (an A/B of an option: "
+                             "the same build as --spio-jit and --baseline-jit)")
     parser.add_argument("--spio-only", action="store_true",
                         help="time spio-jit (and --baseline-jit) alone: no cuDNN, whose wgrad "
                              "autotuning takes seconds a shape, and no copies")
@@ -303,6 +309,8 @@ def main():
         return
     if not args.spio_jit and not args.list:
         parser.error("--spio-jit is required (but for --list and --merge)")
+    if args.baseline_options and not args.baseline_jit:
+        parser.error("--baseline-options needs --baseline-jit")
     if args.save and (args.spio_only or args.list):
         parser.error("--save keeps the cuDNN table's run; --spio-only and --list have none")
     shapes = selected_shapes(args)[args.skip:]
@@ -328,10 +336,11 @@ def main():
     spio_gbs = []
     for sh, pass_, name in cases:
         gb = ideal_bytes(sh, pass_) / 1e9
-        ms, config = spio_ms(args.spio_jit, sh, pass_, *timed, args.autotune)
+        ms, config = spio_ms(args.spio_jit, sh, pass_, *timed, args.autotune,
+                             args.spio_options)
         spio_gbs.append((gb / (ms * 1e-3),
                          gb / (spio_ms(args.baseline_jit, sh, pass_, *timed,
-                                       args.baseline_autotune)[0] * 1e-3)
+                                       args.baseline_autotune, args.baseline_options)[0] * 1e-3)
                          if args.baseline_jit else None))
         ours, base = spio_gbs[-1]
         print(f"spio-jit: {name} {pass_}: {ours:.0f} GB/s (warps {config})"
