@@ -3,6 +3,7 @@
 #include "spio/Runtime/HostRandom.h"
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -41,9 +42,16 @@ void parallelRanges(size_t count, const std::function<void(size_t, size_t)> &bod
   }
   std::vector<std::thread> workers;
   workers.reserve(threads - 1);
-  for (size_t t = 1; t < threads; ++t)
-    workers.emplace_back(body, count * t / threads, count * (t + 1) / threads);
+  size_t t = 1;
+  try {
+    for (; t < threads; ++t)
+      workers.emplace_back(body, count * t / threads, count * (t + 1) / threads);
+  } catch (const std::system_error &) {
+    // No more threads to be had: this one takes the ranges left.
+  }
   body(0, count / threads);
+  for (; t < threads; ++t)
+    body(count * t / threads, count * (t + 1) / threads);
   for (std::thread &worker : workers)
     worker.join();
 }
