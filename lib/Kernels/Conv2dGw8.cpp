@@ -1226,11 +1226,14 @@ int64_t gw8::wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config 
   return splits;
 }
 
+/// The dw elements of a reduce block's lane groups.
+static int64_t wgradReduceLanes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return kReduceThreads / wgradReduceSplits(p, c);
+}
+
 int64_t gw8::wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  int64_t lanes = kReduceThreads / wgradReduceSplits(p, c), perChannel = p.r * p.s * 8;
-  if (!conv2dGw8WgradDiscards(p, c) || perChannel > lanes)
-    return lanes;
-  return lanes / perChannel * perChannel;
+  int64_t lanes = wgradReduceLanes(p, c), perChannel = p.r * p.s * 8;
+  return conv2dGw8WgradDiscards(p, c) ? lanes / perChannel * perChannel : lanes;
 }
 
 LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
@@ -1261,7 +1264,10 @@ int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config
 }
 
 bool conv2dGw8WgradDiscards(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  if (p.pass != ConvPass::Wgrad || p.wgradClusterReduce || p.wgradDiscard == WgradDiscard::Never)
+  // A block discards only the channels it alone reads: where a channel
+  // (R * S * 8 dw elements) spans blocks, none.
+  if (p.pass != ConvPass::Wgrad || p.wgradClusterReduce || p.wgradDiscard == WgradDiscard::Never ||
+      p.r * p.s * 8 > wgradReduceLanes(p, c))
     return false;
   if (p.wgradDiscard == WgradDiscard::Always)
     return true;

@@ -91,6 +91,11 @@ private:
     out << "    " << name << " = arith.addi " << base << ", " << step << " : index\n";
     return name;
   }
+  /// `name` = `lhs` `op` `rhs` on indices (op: arith.muli, ...).
+  void indexOp(const std::string &name, const char *op, const std::string &lhs,
+               const std::string &rhs) {
+    out << "    " << name << " = arith." << op << " " << lhs << ", " << rhs << " : index\n";
+  }
   /// Opens `scf.if` on the index `value` < `limit`; the caller closes it.
   void openIfBelow(const std::string &value, int64_t limit) {
     std::string bound = index(limit), valid = fresh("valid");
@@ -1997,21 +2002,21 @@ void ConvWriter::writeWgradReduce() {
   int64_t elementsPerBlock = wgradReduceElementsPerBlock(p, c);
   std::string perBlock = index(elementsPerBlock), perWarp = index(elementsPerWarp);
   std::string limit = index(total), lastElement = index(total - 1);
-  out << "    %blockFirst = arith.muli %bx, " << perBlock << " : index\n";
-  out << "    %warpFirst = arith.muli %warp, " << perWarp << " : index\n";
-  out << "    %e = arith.remui %lane, " << perWarp << " : index\n";
-  out << "    %inBlock = arith.addi %warpFirst, %e : index\n";
+  indexOp("%blockFirst", "muli", "%bx", perBlock);
+  indexOp("%warpFirst", "muli", "%warp", perWarp);
+  indexOp("%e", "remui", "%lane", perWarp);
+  indexOp("%inBlock", "addi", "%warpFirst", "%e");
   std::string inBlock = "%inBlock", owns;
   if (elementsPerBlock < kReduceThreads / 32 * elementsPerWarp) {
     // Blocks of whole channels: lanes past the block's elements reduce its
     // last one (never another block's partial sums) and store nothing.
     std::string lastInBlock = index(elementsPerBlock - 1);
     out << "    %ownsElement = arith.cmpi ult, %inBlock, " << perBlock << " : index\n";
-    out << "    %inBlockLast = arith.minui %inBlock, " << lastInBlock << " : index\n";
+    indexOp("%inBlockLast", "minui", "%inBlock", lastInBlock);
     inBlock = "%inBlockLast";
     owns = "%ownsElement";
   }
-  out << "    %lin = arith.addi %blockFirst, " << inBlock << " : index\n";
+  indexOp("%lin", "addi", "%blockFirst", inBlock);
   out << "    %" << (owns.empty() ? "valid" : "inGrid") << " = arith.cmpi ult, %lin, " << limit
       << " : index\n";
   if (!owns.empty())
@@ -2109,10 +2114,8 @@ void ConvWriter::discardReadPartials(int64_t elementsPerBlock) {
   // read the partial sums (R * pairedS * 8 floats a partial, row pairs'
   // included) of its channels [b * channels, + channels), so their whole
   // 128-byte lines, in every partial, go once all its lanes have added
-  // theirs. Where a channel spans blocks, none does.
-  int64_t perChannel = p.r * p.s * 8, channels = elementsPerBlock / perChannel;
-  if (!channels)
-    return;
+  // theirs.
+  int64_t channels = elementsPerBlock / (p.r * p.s * 8);
   int64_t parts = conv2dGw8WgradPartials(p, c), floatsPerChannel = p.r * pairedS(p) * 8;
   int64_t lineFloats = 32, partLines = p.c * floatsPerChannel / lineFloats;
   std::string linesT =
@@ -2124,25 +2127,25 @@ void ConvWriter::discardReadPartials(int64_t elementsPerBlock) {
   std::string floats = index(floatsPerChannel), lineSize = index(lineFloats);
   std::string lineAbove = index(lineFloats - 1), threads = index(kReduceThreads);
   std::string perPart = index(partLines), partCount = index(parts);
-  out << "    %discard_kFirst = arith.muli %bx, " << perBlock << " : index\n";
-  out << "    %discard_kPast = arith.addi %discard_kFirst, " << perBlock << " : index\n";
-  out << "    %discard_kEnd = arith.minui %discard_kPast, " << allChannels << " : index\n";
+  indexOp("%discard_kFirst", "muli", "%bx", perBlock);
+  indexOp("%discard_kPast", "addi", "%discard_kFirst", perBlock);
+  indexOp("%discard_kEnd", "minui", "%discard_kPast", allChannels);
   // The lines wholly inside the channels' floats (5x5: 7.5 lines a channel).
-  out << "    %discard_fFirst = arith.muli %discard_kFirst, " << floats << " : index\n";
-  out << "    %discard_fFirstUp = arith.addi %discard_fFirst, " << lineAbove << " : index\n";
-  out << "    %discard_line0 = arith.divui %discard_fFirstUp, " << lineSize << " : index\n";
-  out << "    %discard_fEnd = arith.muli %discard_kEnd, " << floats << " : index\n";
-  out << "    %discard_line1Down = arith.divui %discard_fEnd, " << lineSize << " : index\n";
-  out << "    %discard_line1 = arith.maxui %discard_line1Down, %discard_line0 : index\n";
-  out << "    %discard_ownLines = arith.subi %discard_line1, %discard_line0 : index\n";
-  out << "    %discard_allLines = arith.muli %discard_ownLines, " << partCount << " : index\n";
+  indexOp("%discard_fFirst", "muli", "%discard_kFirst", floats);
+  indexOp("%discard_fFirstUp", "addi", "%discard_fFirst", lineAbove);
+  indexOp("%discard_line0", "divui", "%discard_fFirstUp", lineSize);
+  indexOp("%discard_fEnd", "muli", "%discard_kEnd", floats);
+  indexOp("%discard_line1Down", "divui", "%discard_fEnd", lineSize);
+  indexOp("%discard_line1", "maxui", "%discard_line1Down", "%discard_line0");
+  indexOp("%discard_ownLines", "subi", "%discard_line1", "%discard_line0");
+  indexOp("%discard_allLines", "muli", "%discard_ownLines", partCount);
   out << "    scf.for %discard_i = %tid to %discard_allLines step " << threads << " {\n";
-  out << "    %discard_ip = arith.divui %discard_i, %discard_ownLines : index\n";
-  out << "    %discard_ipl = arith.muli %discard_ip, %discard_ownLines : index\n";
-  out << "    %discard_j = arith.subi %discard_i, %discard_ipl : index\n";
-  out << "    %discard_partFirst = arith.muli %discard_ip, " << perPart << " : index\n";
-  out << "    %discard_lineAt = arith.addi %discard_partFirst, %discard_line0 : index\n";
-  out << "    %discard_lineIndex = arith.addi %discard_lineAt, %discard_j : index\n";
+  indexOp("%discard_ip", "divui", "%discard_i", "%discard_ownLines");
+  indexOp("%discard_ipl", "muli", "%discard_ip", "%discard_ownLines");
+  indexOp("%discard_j", "subi", "%discard_i", "%discard_ipl");
+  indexOp("%discard_partFirst", "muli", "%discard_ip", perPart);
+  indexOp("%discard_lineAt", "addi", "%discard_partFirst", "%discard_line0");
+  indexOp("%discard_lineIndex", "addi", "%discard_lineAt", "%discard_j");
   out << "    %discard_line = spio.from_index %discard_lineIndex : " << coord("line") << "\n";
   out << "    spio.discard %lines[%discard_line] : " << linesT << "[" << coord("line") << "]\n";
   out << "    }\n";

@@ -583,6 +583,7 @@ TEST(Conv2dGw8, WgradReduceBlocksOfWholeChannelsWhereTheyDiscard) {
   wide.r = wide.s = 7;
   wide.padH = wide.padW = 3;
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(wide, wideConfig).gridX, 64 * 392 / 256);
+  EXPECT_FALSE(conv2dGw8WgradDiscards(wide, wideConfig));
   // Only wgrad's reduce kernel discards.
   p.wgradClusterReduce = true;
   EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad's reduce kernel discards"), std::string::npos);

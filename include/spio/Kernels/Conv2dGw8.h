@@ -186,7 +186,8 @@ LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &problem,
                                              const Conv2dGw8Config &config);
 int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
-/// Whether wgrad's reduce discards the partial sums it read. Auto: where
+/// Whether wgrad's reduce discards the partial sums it read: never where
+/// an output channel (R * S * 8 dw elements) spans reduce blocks. Auto: where
 /// x, dy, dw and the partial sums outgrow three quarters of the L2, so that
 /// the partial sums' dirty lines would be written back to DRAM. Below that
 /// nothing evicts them, and the discard's barrier and fewer lanes a block
