@@ -970,32 +970,37 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
       c.warpsQ = 1;
       c.warpsG = 4;
     }
-    // Where it chose 4 x 2 (2 groups: 56x56 C80, 10 groups), 2 x 2, whose
-    // two warps along Q add their sums in shared memory: on an H200 1.06x
-    // (configs.py) and 1.05x (bench.py, against the build before).
-    if (wgradQuarterBlocks(p) && c.threads() == 256 && c.warpsG == 2 && c.warpsQ == 4)
-      c.warpsQ = 2;
+    // Where it chose 4 x 2 (2 groups), 1 x 4 where blocks of 4 groups use
+    // at least 80% of theirs, else 2 x 2, whose two warps along Q add their
+    // sums in shared memory: on an H100, 56x56 C80 (10 groups, 12 in 1 x
+    // 4) ran 1.085x as 1 x 4 against 2 x 2 (configs.py; on an H200, before
+    // the zero tap left unstored and the discard, 2 x 2 ran 1.06x 4 x 2).
+    if (wgradQuarterBlocks(p) && c.threads() == 256 && c.warpsG == 2 && c.warpsQ == 4) {
+      bool fourGroups = groupShare(p, 4) >= 0.8;
+      c.warpsQ = fourGroups ? 1 : 2;
+      c.warpsG = fourGroups ? 4 : 2;
+    }
     // Row-paired kernels whose tiles do not fit wgradResidentBlocks: the
     // tallest band of at least 6 rows that divides the height and fits.
     // On an H200: 36x36 and 18x18 5x5 in 8-warp blocks as 6 rows 1.09x 9;
     // 9x9 as 4 to 8 rows 0.66-0.79x 9, whose rows are then rounded up.
     c.rowsP = wgradBandRows(p, fewWarpBlock(c));
-    // wgradQuarterBlocks kernels in 4-warp blocks of one column tile and
-    // bands of 7 rows (or of 8 with images side by side) take 2 x 2 warps
-    // where a 32-column tile holds the images side by side that 16-column
-    // tiles did, as fully: half the groups a pixel, half the halo columns
-    // a group, and their two warps along Q add their sums in shared memory
-    // (wgradSumsPerRound). On an H200 (the chosen rows kept): 28x28 C160,
-    // C240, C768 and C1056 1.08-1.13x, 7x7 C640 and C1152 (3 images)
-    // 1.14-1.18x (N320 C160 and C640 among them, though they spill 16 and
-    // 8 bytes at 168 registers), 8x8 C1248 (3 images, 8 rows) 1.15-1.18x;
-    // not taken on 14x14 (2 images in 32 columns, 1 in 16: 0.96-0.99x)
-    // nor one image in bands of 8 to 10 rows (16x16, 18x18, 36x36, 9x9
-    // and 10x10 0.66-0.79x; 32x32, 40x40, 56x56 0.92-0.98x; 20x20
-    // 1.00-1.07x).
+    // wgradQuarterBlocks kernels in 4-warp blocks of one column tile whose
+    // images lie side by side, in bands of 7 or 8 rows, take 2 x 2 warps
+    // where a 32-column tile holds those images as fully: half the groups
+    // a pixel, half the halo columns a group, and their two warps along Q
+    // add their sums in shared memory (wgradSumsPerRound). On an H100: 7x7
+    // C640 and C1152 (3 images) 1.07-1.15x, 8x8 C1248 (3 images, 8 rows)
+    // 1.08-1.10x 1 x 4. Not one image a tile: its pixels' 32 bytes, a sector
+    // each, take twice the L2 requests of 1 x 4's 64 (ncu on 28x28 C160:
+    // L2 tag requests at 75% of peak against 62%, long-scoreboard stalls
+    // 5.5 cycles against 2.0), so 28x28 C160, C240, C768 and C1056 ran
+    // 1.03-1.13x as 1 x 4 (on an H200, before the zero tap left unstored
+    // and the discard, 0.89-0.93x); nor 14x14 (2 images in 32 columns, 1
+    // in 16: 0.96-0.99x on an H200).
     int64_t images = packedImages(p, 1, true);
-    if (wgradQuarterBlocks(p) && fewWarpBlock(c) && c.warpsG == 4 &&
-        (c.rowsP == 7 || (c.rowsP == 8 && images > 1)) && packedImages(p, 2) == images &&
+    if (wgradQuarterBlocks(p) && fewWarpBlock(c) && c.warpsG == 4 && images > 1 &&
+        (c.rowsP == 7 || c.rowsP == 8) && packedImages(p, 2) == images &&
         packedShare(p, images, 2) >= packedShare(p, images, 1) - 1e-9) {
       c.warpsQ = 2;
       c.warpsG = 2;

@@ -695,21 +695,22 @@ TEST(Conv2dGw8, WgradBlocksAddTheirWarpsSums) {
   EXPECT_EQ(barriers, 2 * 13 - 1);
 }
 
-TEST(Conv2dGw8, Wgrad5x5InSevenRowBandsTakesTwoByTwoWarps) {
-  // 28x28 (one image in 32 columns either way) and 7x7 and 8x8 (3 images
-  // side by side in 32 columns either way, bands of 7 and 8 rows) take 2 x
-  // 2 warps; 14x14 (one image in 16 columns, 2 in 32) and 18x18 (bands of
-  // 9 rows) keep 1 x 4.
-  expectChosen(as(layer(320, 160, 28, 5, 2), ConvPass::Wgrad), 2, 2, 7);
+TEST(Conv2dGw8, Wgrad5x5ImagesSideBySideTakeTwoByTwoWarps) {
+  // 7x7 and 8x8 (3 images side by side in 32 columns either way, bands of
+  // 7 and 8 rows) take 2 x 2 warps; one image a tile (28x28 in 32 columns
+  // either way, 32x32), 14x14 (one image in 16 columns, 2 in 32) and 18x18
+  // (bands of 9 rows) keep 1 x 4.
   expectChosen(as(layer(320, 640, 7, 5, 2), ConvPass::Wgrad), 2, 2, 7);
   expectChosen(as(layer(128, 1248, 8, 5, 2), ConvPass::Wgrad), 2, 2, 8);
-  // One 32x32 image a tile, in 8-row bands: 1 x 4.
+  expectChosen(as(layer(320, 160, 28, 5, 2), ConvPass::Wgrad), 1, 4, 7);
+  expectChosen(as(layer(32, 1056, 28, 5, 2), ConvPass::Wgrad), 1, 4, 7);
   expectChosen(as(layer(128, 288, 32, 5, 2), ConvPass::Wgrad), 1, 4, 8);
   expectChosen(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7);
   expectChosen(as(layer(128, 576, 18, 5, 2), ConvPass::Wgrad), 1, 4, 9);
-  // 10 groups: the score's 4 x 2 as 2 x 2 (4-warp blocks, three a
-  // multiprocessor), its 8-row bands kept.
-  expectChosen(as(layer(320, 80, 56, 5, 2), ConvPass::Wgrad), 2, 2, 8);
+  // The score's 4 x 2: 10 groups as 1 x 4 (12 groups a row of blocks, 4
+  // of 5 used), its 8-row bands kept; 6 groups (8, 3 of 4 used) as 2 x 2.
+  expectChosen(as(layer(320, 80, 56, 5, 2), ConvPass::Wgrad), 1, 4, 8);
+  expectChosen(as(layer(320, 48, 56, 5, 2), ConvPass::Wgrad), 2, 2, 8);
 }
 
 TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
