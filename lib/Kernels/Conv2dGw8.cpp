@@ -980,6 +980,18 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
       c.warpsQ = fourGroups ? 1 : 2;
       c.warpsG = fourGroups ? 4 : 2;
     }
+    // Stride-1 3x3 kernels of more than 8 groups, not a multiple of 8, on
+    // rows of more than 16 columns, where the score chose 2 x 4 for the
+    // groups that 8 a block round up: 1 x 8, 128 bytes a pixel (one L2
+    // request of 4 sectors, not two of 2); the groups past C copy no
+    // bytes. On an H100: 64x64 and 56x56 C144 1.10x and 1.16x, 32x32 C72
+    // 1.03x and C96 1.04x (configs.py); not 14x14 C480 (2 images in 32
+    // columns, bands of 14 rows: 0.91x).
+    if (p.r == 3 && p.s == 3 && p.stride == 1 && c.warpsQ == 2 && c.warpsG == 4 &&
+        p.groups() > 8 && p.groups() % 8 != 0 && p.kernelOutW() > 16) {
+      c.warpsQ = 1;
+      c.warpsG = 8;
+    }
     // Row-paired kernels whose tiles do not fit wgradResidentBlocks: the
     // tallest band of at least 6 rows that divides the height and fits.
     // On an H200: 36x36 and 18x18 5x5 in 8-warp blocks as 6 rows 1.09x 9;

@@ -713,6 +713,19 @@ TEST(Conv2dGw8, Wgrad5x5ImagesSideBySideTakeTwoByTwoWarps) {
   expectChosen(as(layer(320, 48, 56, 5, 2), ConvPass::Wgrad), 2, 2, 8);
 }
 
+TEST(Conv2dGw8, Wgrad3x3GroupsPastAMultipleOfEightTakeEightAPixel) {
+  // 9, 12 and 18 groups on rows of more than 16 columns: 1 x 8, not the
+  // score's 2 x 4; 24 groups (a multiple of 8) and 14x14 C480 (60 groups,
+  // 2 images in 32 columns) keep the score's.
+  expectChosen(as(layer(128, 72, 32, 3, 1), ConvPass::Wgrad), 1, 8, 8);
+  expectChosen(as(layer(256, 96, 32, 3, 1), ConvPass::Wgrad), 1, 8, 8);
+  expectChosen(as(layer(256, 144, 56, 3, 1), ConvPass::Wgrad), 1, 8, 8);
+  expectChosen(as(layer(128, 192, 72, 3, 1), ConvPass::Wgrad), 1, 8, 8);
+  expectChosen(as(layer(256, 480, 14, 3, 1), ConvPass::Wgrad), 2, 4, 14);
+  // fprop keeps the score's 2 x 4.
+  expectChosen(layer(128, 72, 32, 3, 1), 2, 4, 16);
+}
+
 TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   // The band loop's pipeline depth (spio-pipeline's stages): three where a
   // block has one warp along the pixels and 16 bands or more, and two such
