@@ -707,8 +707,8 @@ TEST(Conv2dGw8, Wgrad5x5ImagesSideBySideTakeTwoByTwoWarps) {
   expectChosen(as(layer(128, 288, 32, 5, 2), ConvPass::Wgrad), 1, 4, 8);
   expectChosen(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7);
   expectChosen(as(layer(128, 576, 18, 5, 2), ConvPass::Wgrad), 1, 4, 9);
-  // The score's 4 x 2: 10 groups as 1 x 4 (12 groups a row of blocks, 4
-  // of 5 used), its 8-row bands kept; 6 groups (8, 3 of 4 used) as 2 x 2.
+  // The score's 4 x 2: 10 groups as 1 x 4 (12 groups a row of blocks, 5
+  // of 6 used), its 8-row bands kept; 6 groups (8, 3 of 4 used) as 2 x 2.
   expectChosen(as(layer(320, 80, 56, 5, 2), ConvPass::Wgrad), 1, 4, 8);
   expectChosen(as(layer(320, 48, 56, 5, 2), ConvPass::Wgrad), 2, 2, 8);
 }
