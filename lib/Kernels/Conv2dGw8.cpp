@@ -649,6 +649,8 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
     return "only wgrad's reduce kernel discards the partial sums it read";
   if (p.wgradEarlyLaunch && (p.pass != ConvPass::Wgrad || p.wgradClusterReduce))
     return "only wgrad's partial sums launch a reduce kernel early";
+  if (p.wgradParts != WgradParts::All && p.pass != ConvPass::Wgrad)
+    return "only wgrad's band loop runs its parts alone";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
   return {};

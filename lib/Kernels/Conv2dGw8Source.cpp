@@ -348,6 +348,9 @@ private:
   bool narrowOffsets() const;
   void writeTileBody();
   void writeWgradTileBody();
+  /// The workload op's ` parts ...` where wgrad runs one part of its band
+  /// loop alone, else nothing.
+  std::string wgradPartsClause() const;
   /// wgrad: the block's partial sums into the workspace (wgradSumsPerRound),
   /// or with wgradClusterReduce into its shared %csums.
   void storeWgradPartial(const std::vector<WgradSum> &sums, const std::string &FC);
@@ -1149,7 +1152,7 @@ std::string ConvWriter::writeWorkload() {
     out << launchDependents;
   out << "    spio.conv2d_gw8 " << convPassName(p.pass) << " %x, " << (wgrad ? "%dy" : "%w")
       << (p.bias ? " bias %bias" : "") << " into "
-      << (wgrad ? (p.wgradClusterReduce ? "%dw" : "%ws") : "%y")
+      << (wgrad ? (p.wgradClusterReduce ? "%dw" : "%ws") : "%y") << wgradPartsClause()
       << " {config = #spio.conv2d_gw8_config<warps = [" << c.warpsQ << ", " << c.warpsG
       << "], rows = " << c.rowsP;
   if (c.chunks)
@@ -1743,6 +1746,20 @@ void ConvWriter::chunkBands() {
   out << "    %band1 = arith.minui %bandEnd, " << total << " : index\n";
 }
 
+std::string ConvWriter::wgradPartsClause() const {
+  switch (p.wgradParts) {
+  case WgradParts::Copies:
+    return " parts copies";
+  case WgradParts::CopiesWithoutRowHalo:
+    return " parts copies_without_row_halo";
+  case WgradParts::Mma:
+    return " parts mma";
+  case WgradParts::All:
+    break;
+  }
+  return "";
+}
+
 void ConvWriter::writeWgradTileBody() {
   std::vector<WgradSum> sums = wgradSums(p);
   std::string FC = wgradAccumulatorType();
@@ -1780,19 +1797,28 @@ void ConvWriter::writeWgradTileBody() {
   }
   openCarryingLoop("%sums", "%band", "%band0", "%band1", one, bandSums);
   bandCoordinates("%band", true);
-  stageInput(0, rows);
-  stageGradient();
+  WgradParts parts = p.wgradParts;
+  if (parts != WgradParts::Mma) {
+    stageInput(0, parts == WgradParts::CopiesWithoutRowHalo ? std::max<int64_t>(1, rows - (p.r - 1))
+                                                            : rows);
+    stageGradient();
+  }
   out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
-  if (flat && wgradRowsOfWholeSteps(p))
-    computeWgradFlatRowSteps(accs);
-  else if (flat)
-    computeWgradFlat(accs);
-  else
-    computeWgrad(accs);
+  if (parts == WgradParts::All || parts == WgradParts::Mma) {
+    if (flat && wgradRowsOfWholeSteps(p))
+      computeWgradFlatRowSteps(accs);
+    else if (flat)
+      computeWgradFlat(accs);
+    else
+      computeWgrad(accs);
+  }
   out << "    gpu.barrier\n";
   closeCarryingLoop(accs, bandSums);
-  // The next one or two bands copy in while this one computes.
-  out << " {spio.stages = " << wgradStages(p, c) << "}\n";
+  // The next one or two bands copy in while this one computes (with no
+  // copies, nothing to overlap).
+  if (parts != WgradParts::Mma)
+    out << " {spio.stages = " << wgradStages(p, c) << "}";
+  out << "\n";
   // No warp may still read the staged tiles the sums overlay.
   if (p.wgradClusterReduce)
     out << "    gpu.barrier\n";

@@ -341,6 +341,38 @@ gpu.module @m {
 
 // -----
 
+!X = !spio.tensor<[n: 2, h: 20, w: 40, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 40, k/8: 4] x vector<8xf16>, global>
+!WS = !spio.tensor<[part: 3, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
+
+// wgrad's band loop in parts, for timing: its copies alone, of x's 8 rows
+// of dy's band (no halo rows), still pipelined; or its fragment loads and
+// mma alone, with no copies and so no stages to overlap.
+// CHECK-LABEL: gpu.func @wgrad_copies_without_row_halo
+// CHECK: scf.for
+// CHECK: spio.decompose %{{.*}} [8, 35, 4] : !spio.coord<r>, !spio.coord<q>, !spio.coord<c/8>
+// CHECK: spio.async_copy
+// CHECK-NOT: spio.mma
+// CHECK: {spio.stages = 2 : i64}
+// CHECK-LABEL: gpu.func @wgrad_mma
+// CHECK: scf.for
+// CHECK-NOT: spio.async_copy
+// CHECK: spio.mma
+// CHECK-NOT: spio.stages
+// CHECK: spio.store_fragment
+gpu.module @m {
+  gpu.func @wgrad_copies_without_row_halo(%x: !X, %dy: !DY, %ws: !WS) kernel {
+    spio.conv2d_gw8 wgrad %x, %dy into %ws parts copies_without_row_halo {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+    gpu.return
+  }
+  gpu.func @wgrad_mma(%x: !X, %dy: !DY, %ws: !WS) kernel {
+    spio.conv2d_gw8 wgrad %x, %dy into %ws parts mma {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+    gpu.return
+  }
+}
+
+// -----
+
 !X = !spio.tensor<[n: 2, h: 20, w: 40, c/8: 6] x vector<8xf16>, global>
 !DY = !spio.tensor<[n: 2, p: 20, q: 40, k/8: 6] x vector<8xf16>, global>
 !WS = !spio.tensor<[part: 2, k: 48, r: 3, sc/8: 4, sc: 8] x f32, global>

@@ -110,6 +110,16 @@ static cl::opt<bool> wgradEarlyLaunch(
     cl::desc("conv2d-gw8 wgrad: the partial sums' blocks let the reduce launch as they start, "
              "not once they have stored their sums (the same bits)"),
     cl::init(false));
+static cl::opt<WgradParts> wgradParts(
+    "wgrad-parts",
+    cl::desc("conv2d-gw8 wgrad: run one part of the band loop alone, to time it (the partial "
+             "sums come out wrong; not with --check)"),
+    cl::values(clEnumValN(WgradParts::All, "all", "the whole loop"),
+               clEnumValN(WgradParts::Copies, "copies", "its copies alone"),
+               clEnumValN(WgradParts::CopiesWithoutRowHalo, "copies-without-row-halo",
+                          "the copies of as many x rows as a band has dy rows"),
+               clEnumValN(WgradParts::Mma, "mma", "its fragment loads and mma alone")),
+    cl::init(WgradParts::All));
 static cl::opt<WgradDiscard> wgradDiscardPartials(
     "wgrad-discard-partials",
     cl::desc("conv2d-gw8 wgrad: whether the reduce drops the partial sums it read from L2 "
@@ -797,6 +807,9 @@ int runConv() {
     fail("--wgrad-discard-partials is for --pass wgrad");
   problem.wgradDiscard = wgradDiscardPartials;
   problem.wgradEarlyLaunch = wgradEarlyLaunch;
+  problem.wgradParts = wgradParts;
+  if (wgradParts != WgradParts::All && check)
+    fail("--wgrad-parts runs part of wgrad's band loop, whose sums --check would find wrong");
   if (wgradKernels != WgradKernels::Both && problem.pass != ConvPass::Wgrad)
     fail("--wgrad-kernels picks which of wgrad's two kernels --bench times; --pass is " +
          convPass);
@@ -1052,8 +1065,8 @@ int main(int argc, char **argv) {
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,
-      &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &convMultiprocessors,
-      &convL2Bytes};
+      &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts,
+      &convMultiprocessors, &convL2Bytes};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";

@@ -39,6 +39,11 @@ enum class ConvPass { Fprop, Dgrad, Wgrad };
 /// Whether wgrad's reduce drops the partial sums it read from L2 unwritten:
 /// Auto where conv2dGw8WgradDiscards() finds it pays.
 enum class WgradDiscard { Auto, Always, Never };
+/// What of wgrad's band loop runs: all of it, or one part alone for
+/// timing (the partial sums then come out wrong): its copies, the copies
+/// of as many x rows as a band has dy rows (no halo rows re-read), or its
+/// fragment loads and mma.
+enum class WgradParts { All, Copies, CopiesWithoutRowHalo, Mma };
 
 const char *convPassName(ConvPass pass);
 
@@ -73,6 +78,8 @@ struct Conv2dGw8Problem {
   /// for the partial sums' grid to end (which the reduce waits for either
   /// way: the same bits).
   bool wgradEarlyLaunch = false;
+  /// wgrad's band loop whole, or one part of it alone (WgradParts).
+  WgradParts wgradParts = WgradParts::All;
   /// The target GPU's multiprocessors: wgrad's grid, and that of fprop and
   /// dgrad on flattened rows, aim for whole waves on them (an H100 SXM's or
   /// an H200's 132 unless said).

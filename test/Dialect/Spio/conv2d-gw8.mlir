@@ -41,6 +41,15 @@ func.func @wgrad(%x: !X, %dy: !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector
   return
 }
 
+// One part of wgrad's band loop alone, for timing it.
+// CHECK-LABEL: func.func @wgrad_copies_alone
+// CHECK: spio.conv2d_gw8 wgrad %{{.*}}, %{{.*}} into %{{.*}} parts copies_without_row_halo {config
+func.func @wgrad_copies_alone(%x: !X, %dy: !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global>,
+                              %ws: !spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>) {
+  spio.conv2d_gw8 wgrad %x, %dy into %ws parts copies_without_row_halo {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !X, !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global> -> !spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
+  return
+}
+
 // wgrad into dw itself, as f32 (its blocks add their sums in a cluster).
 // CHECK-LABEL: func.func @wgrad_into_dw
 // CHECK: spio.conv2d_gw8 wgrad %{{.*}}, %{{.*}} into %{{.*}} {{.*}} -> !spio.tensor<[k: 32, r: 3, s: 3, c: 8] x f32, global>

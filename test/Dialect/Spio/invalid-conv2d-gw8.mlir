@@ -161,3 +161,27 @@ func.func @wgrad_into_three_entries(%x: !X, %dy: !DY, %ws: !WS) {
   spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
   return
 }
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+func.func @parts_of_fprop(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{'spio.conv2d_gw8' op runs parts of wgrad's band loop only, not of fprop}}
+  spio.conv2d_gw8 fprop %x, %w into %y parts mma {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
+!WS = !spio.tensor<[part: 6, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
+
+func.func @unknown_part(%x: !X, %dy: !DY, %ws: !WS) {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'parts' [copies, copies_without_row_halo, mma]}}
+  spio.conv2d_gw8 wgrad %x, %dy into %ws parts reduce {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+  return
+}

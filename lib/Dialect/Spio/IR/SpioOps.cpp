@@ -702,6 +702,9 @@ LogicalResult Conv2dGw8Op::verify() {
   ConvPass pass = getPass();
   if (getBias() && pass != ConvPass::Fprop)
     return emitOpError() << "takes a bias in fprop only";
+  if (getParts() && pass != ConvPass::Wgrad)
+    return emitOpError() << "runs parts of wgrad's band loop only, not of "
+                         << stringifyConvPass(pass);
   SpioTensorType a = getA().getType(), b = getB().getType(), d = getD().getType();
   StringRef names[] = {"first input", "second input", "output"};
   SpioTensorType types[] = {a, b, d};

@@ -40,6 +40,19 @@ kernels::Conv2dGw8Problem mlir::spio::conv2dGw8Problem(Conv2dGw8Op op) {
   SpioTensorType out = op.getD().getType();
   p.wgradClusterReduce = p.pass == kernels::ConvPass::Wgrad && out.getDims().size() == 4;
   p.wgradF32 = p.wgradClusterReduce && out.getElementType().isF32();
+  if (std::optional<WgradParts> parts = op.getParts()) {
+    switch (*parts) {
+    case WgradParts::Copies:
+      p.wgradParts = kernels::WgradParts::Copies;
+      break;
+    case WgradParts::CopiesWithoutRowHalo:
+      p.wgradParts = kernels::WgradParts::CopiesWithoutRowHalo;
+      break;
+    case WgradParts::Mma:
+      p.wgradParts = kernels::WgradParts::Mma;
+      break;
+    }
+  }
   return p;
 }
 

@@ -54,4 +54,12 @@ def Spio_ConvPass : I32EnumAttr<"ConvPass", "a pass of a convolution", [
   let cppNamespace = "::mlir::spio";
 }
 
+def Spio_WgradParts : I32EnumAttr<"WgradParts",
+    "the part of wgrad's band loop that runs alone (a timing diagnostic)", [
+    I32EnumAttrCase<"Copies", 0, "copies">,
+    I32EnumAttrCase<"CopiesWithoutRowHalo", 1, "copies_without_row_halo">,
+    I32EnumAttrCase<"Mma", 2, "mma">]> {
+  let cppNamespace = "::mlir::spio";
+}
+
 #endif // SPIO_ENUMS_TD

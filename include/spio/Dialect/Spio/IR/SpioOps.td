@@ -514,6 +514,12 @@ def Spio_Conv2dGw8Op : Spio_Op<"conv2d_gw8"> {
     `stride` 1 or 2. `spio-tile` expands it into the kernel family's block,
     warp and fragment code for the config; it checks every operand type
     against the shapes and reports the one that differs.
+
+    `parts` (wgrad only) is a timing diagnostic that leaves the partial
+    sums wrong: each band runs only its copies (`copies`), only the copies
+    of as many x rows as the band has dy rows (`copies_without_row_halo`,
+    what re-reading no halo rows would cost), or only its fragment loads
+    and mma on whatever the tiles hold (`mma`).
   }];
   let arguments = (ins Spio_ConvPass:$pass,
                        Arg<Spio_Tensor, "", [MemRead]>:$a,
@@ -523,9 +529,10 @@ def Spio_Conv2dGw8Op : Spio_Op<"conv2d_gw8"> {
                        DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$padding,
                        I64Attr:$stride,
-                       Spio_Conv2dGw8ConfigAttr:$config);
+                       Spio_Conv2dGw8ConfigAttr:$config,
+                       OptionalAttr<Spio_WgradParts>:$parts);
   let assemblyFormat = [{
-    $pass $a `,` $b (`bias` $bias^)? `into` $d attr-dict `:`
+    $pass $a `,` $b (`bias` $bias^)? `into` $d (`parts` $parts^)? attr-dict `:`
     qualified(type($a)) `,` qualified(type($b)) (`,` qualified(type($bias))^)? `->`
     qualified(type($d))
   }];
