@@ -16,6 +16,14 @@ against cuDNN with bench.py.
 
   configs.py --spio-jit J --only '72x72 3x3' --passes wgrad --stride2 \\
       --variant 'r3=--rows-p 3' --variant '2x4=--warps-m 2 --warps-n 4'
+
+What holds a wgrad kernel, its partial sums' band loop by parts:
+
+  configs.py --spio-jit J --only '5x5' --passes wgrad \\
+      --spio-options '--wgrad-kernels partial-sums' \\
+      --variant 'copies=--wgrad-parts copies' \\
+      --variant 'no-halo=--wgrad-parts copies-without-row-halo' \\
+      --variant 'mma=--wgrad-parts mma'
 """
 
 import argparse
@@ -66,6 +74,9 @@ def main():
     parser.add_argument("--variant", type=variant, action="append", required=True,
                         metavar="LABEL=OPTIONS", help="spio-jit options of one configuration")
     add_shape_arguments(parser)
+    parser.add_argument("--spio-options", type=shlex.split, default=[], metavar="OPTIONS",
+                        help="more spio-jit options for every configuration, the chosen one's "
+                             "too (--wgrad-kernels partial-sums: time the partial sums alone)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--bench", type=int, default=30, help="timed runs a spio-jit call")
     add_timing_argument(parser)
@@ -80,7 +91,7 @@ def main():
     print("|---|---|---|---|" + "---|" * len(labels), flush=True)
     timing = ["--bench", str(args.bench), "--warmup", "5", "--timing", args.timing]
     for sh, pass_, name in cases:
-        base = [args.spio_jit] + spio_options(sh, pass_) + timing
+        base = [args.spio_jit] + spio_options(sh, pass_) + args.spio_options + timing
         runs = [("chosen", [])] + args.variant
         times = {label: [] for label, _ in runs}
         named = {}
