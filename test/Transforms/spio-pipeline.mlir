@@ -221,3 +221,63 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!G = !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>
+!S = !spio.tensor<[i: 32] x vector<8xf16>, shared>
+
+// Each iteration copies elements 8..31 of row t and hands elements 24..31
+// to the next iteration as its 0..7 (a spio.store marked spio.next_stage
+// writes stage (i + 1) mod 3, after the compute's barrier; the next
+// iteration's wait and barrier order it before that iteration reads it);
+// the first iteration copies 0..7 itself.
+// CHECK-LABEL: gpu.func @handed_on
+// CHECK: scf.for
+// CHECK: spio.async_commit
+// CHECK: %[[ITER:.*]] = arith.divui
+// CHECK: %[[STAGE:.*]] = spio.from_index %{{.*}} : !spio.coord<stage>
+// CHECK: %[[NEXT:.*]] = arith.addi %[[ITER]], %{{.*}} : index
+// CHECK: %[[NEXTI:.*]] = arith.remui %[[NEXT]], %{{.*}} : index
+// CHECK: %[[NEXTSTAGE:.*]] = spio.from_index %[[NEXTI]] : !spio.coord<stage>
+// CHECK: spio.load %{{.*}}[%{{.*}}]
+// CHECK: %[[HANDED:.*]] = spio.subscript %{{.*}}[%[[STAGE]]]
+// CHECK: %[[TAIL:.*]] = spio.load %[[HANDED]]
+// CHECK: %[[INTO:.*]] = spio.subscript %{{.*}}[%[[NEXTSTAGE]]]
+// CHECK: spio.store %[[TAIL]], %[[INTO]][%{{.*}}] : !spio.tensor
+// CHECK-NEXT: scf.yield
+// TWO-LABEL: gpu.func @handed_on
+// TWO-NOT: spio.next_stage
+gpu.module @m {
+  gpu.func @handed_on(%g: !G, %n: index, %acc: vector<8xf16>) kernel {
+    %s = spio.alloc : !S
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %lane = spio.linear_id lane
+    %i = spio.from_index %lane : !spio.coord<i>
+    %c8 = spio.constant 8 : !spio.coord<i>
+    %c24 = spio.constant 24 : !spio.coord<i>
+    %r = scf.for %iv = %c0 to %n step %c1 iter_args(%sum = %acc) -> (vector<8xf16>) {
+      %t = spio.from_index %iv : !spio.coord<t>
+      %row = spio.subscript %g[%t] : !G[!spio.coord<t>]
+      %first = arith.cmpi eq, %iv, %c0 : index
+      scf.if %first {
+        spio.async_copy %row[%i] to %s[%i] : !G[!spio.coord<i>] to !S[!spio.coord<i>]
+      }
+      %j = spio.add %i, %c8 : !spio.coord<i>, !spio.coord<i>
+      spio.async_copy %row[%j] to %s[%j] : !G[!spio.coord<i>] to !S[!spio.coord<i>]
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+      %v = spio.load %s[%i] : !S[!spio.coord<i>]
+      %next = arith.addf %sum, %v : vector<8xf16>
+      gpu.barrier
+      %k = spio.add %i, %c24 : !spio.coord<i>, !spio.coord<i>
+      %tail = spio.load %s[%k] : !S[!spio.coord<i>]
+      spio.store %tail, %s[%i] {spio.next_stage} : !S[!spio.coord<i>]
+      gpu.barrier
+      scf.yield %next : vector<8xf16>
+    } {spio.stages = 3}
+    gpu.return
+  }
+}

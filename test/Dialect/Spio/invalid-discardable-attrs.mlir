@@ -43,7 +43,7 @@ func.func private @negative_shared() attributes {spio.shared_memory_bytes = -16}
 
 // -----
 
-// expected-error @below {{'func.func' op has unknown spio attribute 'spio.stage' (known: spio.stages, spio.shared_memory_bytes, spio.offset_bits)}}
+// expected-error @below {{'func.func' op has unknown spio attribute 'spio.stage' (known: spio.stages, spio.shared_memory_bytes, spio.offset_bits, spio.next_stage)}}
 func.func private @misspelled() attributes {spio.stage = 2}
 
 // -----
@@ -59,5 +59,26 @@ func.func @offset_bits_not_function(%n: index) {
   // expected-error @below {{'scf.for' op carries spio.offset_bits, but only functions take it}}
   scf.for %iv = %c0 to %n step %c1 {
   } {spio.offset_bits = 32}
+  return
+}
+
+// -----
+
+func.func @next_stage_not_a_store(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{'scf.for' op carries spio.next_stage, but only a spio.store writes the next stage of a pipelined tensor}}
+  scf.for %iv = %c0 to %n step %c1 {
+  } {spio.next_stage}
+  return
+}
+
+// -----
+
+!S = !spio.tensor<[i: 32] x vector<8xf16>, shared>
+
+func.func @next_stage_not_unit(%s: !S, %v: vector<8xf16>, %i: !spio.coord<i>) {
+  // expected-error @below {{'spio.store' op spio.next_stage must be a unit attribute, got 1 : i64}}
+  spio.store %v, %s[%i] {spio.next_stage = 1} : !S[!spio.coord<i>]
   return
 }

@@ -60,7 +60,16 @@ LogicalResult SpioDialect::verifyOperationAttribute(Operation *op, NamedAttribut
       return op->emitOpError() << "spio.offset_bits must be 32 or 64, got " << attr.getValue();
     return success();
   }
-  return op->emitOpError()
-         << "has unknown spio attribute '" << name
-         << "' (known: spio.stages, spio.shared_memory_bytes, spio.offset_bits)";
+  if (name == "spio.next_stage") {
+    if (!isa<StoreOp>(op))
+      return op->emitOpError() << "carries spio.next_stage, but only a spio.store writes the "
+                                  "next stage of a pipelined tensor";
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "spio.next_stage must be a unit attribute, got "
+                               << attr.getValue();
+    return success();
+  }
+  return op->emitOpError() << "has unknown spio attribute '" << name
+                           << "' (known: spio.stages, spio.shared_memory_bytes, "
+                              "spio.offset_bits, spio.next_stage)";
 }

@@ -24,6 +24,9 @@ using namespace mlir::spio;
 
 namespace {
 
+/// Marks a spio.store that writes the stage of the loop's next iteration.
+constexpr StringLiteral kNextStage = "spio.next_stage";
+
 /// The tensor operands of memory accesses, which get the stage coordinate.
 SmallVector<OpOperand *> accessedTensors(Operation *op) {
   SmallVector<OpOperand *> result;
@@ -188,6 +191,19 @@ LogicalResult LoopPipeliner::run() {
   Value stageIndex = arith::RemUIOp::create(
       builder, loc, iteration, arith::ConstantIndexOp::create(builder, loc, stages));
   Value stage = FromIndexOp::create(builder, loc, CoordType::get(ctx, stageDim, 1), stageIndex);
+  // A store marked spio.next_stage writes the stage the next iteration
+  // computes on: what this one hands the next (rows two tiles share).
+  Value nextStage;
+  auto nextStageOf = [&]() {
+    if (!nextStage) {
+      Value next = arith::AddIOp::create(builder, loc, iteration,
+                                         arith::ConstantIndexOp::create(builder, loc, 1));
+      Value index = arith::RemUIOp::create(builder, loc, next,
+                                           arith::ConstantIndexOp::create(builder, loc, stages));
+      nextStage = FromIndexOp::create(builder, loc, CoordType::get(ctx, stageDim, 1), index);
+    }
+    return nextStage;
+  };
   SmallVector<Operation *> accesses;
   body->walk([&](Operation *op) {
     if (llvm::any_of(accessedTensors(op),
@@ -195,12 +211,18 @@ LogicalResult LoopPipeliner::run() {
       accesses.push_back(op);
   });
   for (Operation *op : accesses) {
+    Value opStage = stage;
+    if (op->removeAttr(kNextStage)) {
+      OpBuilder::InsertionGuard g(builder);
+      builder.setInsertionPointAfterValue(stage);
+      opStage = nextStageOf();
+    }
     builder.setInsertionPoint(op);
     for (OpOperand *operand : accessedTensors(op)) {
       if (!buffers.contains(rootAlloc(operand->get())))
         continue;
       Value staged = SubscriptOp::create(builder, op->getLoc(), operand->get().getType(),
-                                         operand->get(), ValueRange{stage}, ArrayAttr());
+                                         operand->get(), ValueRange{opStage}, ArrayAttr());
       operand->set(staged);
     }
   }
@@ -292,7 +314,9 @@ struct SpioPipeline : mlir::spio::impl::SpioPipelineBase<SpioPipeline> {
       // The dialect verifier has checked that spio.stages is an integer >= 1.
       int64_t n = stages ? stages : loop->getAttrOfType<IntegerAttr>("spio.stages").getInt();
       if (n == 1) {
+        // One stage: the next iteration's is this one's.
         loop->removeAttr("spio.stages");
+        loop->walk([](StoreOp store) { store->removeAttr(kNextStage); });
         continue;
       }
       if (failed(LoopPipeliner(loop, n).run()))
