@@ -55,6 +55,8 @@ def conv_options(rng):
         options.append("--wgrad-discard-partials=" + rng.choice(["always", "never"]))
     if rng.random() < 0.1:
         options.append("--wgrad-early-launch")
+    if rng.random() < 0.2:
+        options.append("--wgrad-row-ring")
     return options
 
 

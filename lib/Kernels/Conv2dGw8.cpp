@@ -680,6 +680,9 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     if (c.copyWarps > 4)
       return "at most 4 copy warps";
   }
+  if (c.rowRing &&
+      (p.pass != ConvPass::Wgrad || p.stride != 1 || flatRows(p) || p.r < 2 || c.copyWarps))
+    return "a row ring is for wgrad on rows of fragments, stride 1, kernels of 2 rows or more";
   // A block's tiles must fit the shared memory an H100's or H200's block
   // may use (the compiler says so too, per chip; saying it here keeps such
   // configs out of the instances a caller may pick).

@@ -351,6 +351,12 @@ private:
   /// The workload op's ` parts ...` where wgrad runs one part of its band
   /// loop alone, else nothing.
   std::string wgradPartsClause() const;
+  /// wgrad's row ring: a band's copies of x, its first R - 1 rows only
+  /// where it starts a column tile or the chunk.
+  void stageRingRows();
+  /// wgrad's row ring: this band's last R - 1 staged rows into the next
+  /// band's first, where the next band continues this column tile.
+  void handOnRingRows();
   /// wgrad: the block's partial sums into the workspace (wgradSumsPerRound),
   /// or with wgradClusterReduce into its shared %csums.
   void storeWgradPartial(const std::vector<WgradSum> &sums, const std::string &FC);
@@ -1161,6 +1167,8 @@ std::string ConvWriter::writeWorkload() {
     out << ", copy_warps = " << c.copyWarps;
   if (p.multiprocessors != kDefaultMultiprocessors)
     out << ", multiprocessors = " << p.multiprocessors;
+  if (c.rowRing)
+    out << ", row_ring";
   out << ">, kernel = array<i64: " << p.r << ", " << p.s << ">, padding = array<i64: " << p.padH
       << ", " << p.padW << ">, stride = " << p.stride << "} : " << xT << ", "
       << (wgrad ? dyT : wT) << (p.bias ? ", " + bT : "") << " -> "
@@ -1314,12 +1322,21 @@ void ConvWriter::writeStreamedBands() {
 void ConvWriter::bandCoordinates(const std::string &band, bool columnTiles) {
   std::string images = coord("n", grid.images), rowTile = coord("p", c.rowsP);
   std::string columnTile = coord("q", BQ);
-  out << "    " << (grid.images > 1 ? "%nt" : "%n") << ", %pt" << (columnTiles ? ", %qt" : "")
-      << " = spio.decompose " << band << " [" << ceilDiv(p.n, grid.images) << ", "
-      << ceilDiv(p.kernelOutH(), c.rowsP);
-  if (columnTiles)
-    out << ", " << grid.qTiles;
-  out << "] : " << images << ", " << rowTile << (columnTiles ? ", " + columnTile : "") << "\n";
+  std::string first = grid.images > 1 ? "%nt" : "%n";
+  int64_t imageTiles = ceilDiv(p.n, grid.images), rowTiles = ceilDiv(p.kernelOutH(), c.rowsP);
+  if (columnTiles && c.rowRing) {
+    // Row tiles fastest: a block's bands walk down a column tile.
+    out << "    " << first << ", %qt, %pt = spio.decompose " << band << " [" << imageTiles << ", "
+        << grid.qTiles << ", " << rowTiles << "] : " << images << ", " << columnTile << ", "
+        << rowTile << "\n";
+  } else {
+    out << "    " << first << ", %pt" << (columnTiles ? ", %qt" : "") << " = spio.decompose "
+        << band << " [" << imageTiles << ", " << rowTiles;
+    if (columnTiles)
+      out << ", " << grid.qTiles;
+    out << "] : " << images << ", " << rowTile << (columnTiles ? ", " + columnTile : "")
+        << "\n";
+  }
   if (grid.images > 1)
     out << "    %n = spio.unfold %nt : " << images << " to " << coord("n") << "\n";
   out << "    %p0 = spio.unfold %pt : " << rowTile << " to " << coord("p") << "\n";
@@ -1746,6 +1763,56 @@ void ConvWriter::chunkBands() {
   out << "    %band1 = arith.minui %bandEnd, " << total << " : index\n";
 }
 
+void ConvWriter::stageRingRows() {
+  // A band copies its first R - 1 rows of x only where it starts a column
+  // tile or the block's chunk; else the band before hands them on
+  // (handOnRingRows), and a copy of them, even a zero-filling one, could
+  // land after the hand-on.
+  int64_t halo = p.r - 1;
+  std::string pti = fresh("i"), zero = index(0);
+  std::string firstRow = fresh("b"), chunkStart = fresh("b"), starts = fresh("b");
+  out << "    " << pti << " = spio.to_index %pt : " << coord("p", c.rowsP) << "\n";
+  out << "    " << firstRow << " = arith.cmpi eq, " << pti << ", " << zero << " : index\n";
+  out << "    " << chunkStart << " = arith.cmpi eq, %band, %band0 : index\n";
+  out << "    " << starts << " = arith.ori " << firstRow << ", " << chunkStart << " : i1\n";
+  out << "    scf.if " << starts << " {\n";
+  stageInput(0, halo);
+  out << "    }\n";
+  stageInput(halo, rows - halo);
+}
+
+void ConvWriter::handOnRingRows() {
+  // Where the next band of the chunk continues this column tile, its first
+  // R - 1 staged rows are this band's last (its input rows p0 + rowsP - padH
+  // on): each thread moves its share into the next band's stage
+  // (spio.next_stage), whose copies leave those rows alone. This band's
+  // stage is only read here, as the compute reads it; the next band reads
+  // the rows after the next iteration's wait and barrier.
+  int64_t halo = p.r - 1, rowTiles = ceilDiv(p.kernelOutH(), c.rowsP);
+  std::string pti = fresh("i"), next = fresh("i");
+  std::string inChunk = fresh("b"), notLast = fresh("b"), continues = fresh("b");
+  std::string one = index(1), lastTile = index(rowTiles - 1);
+  out << "    " << pti << " = spio.to_index %pt : " << coord("p", c.rowsP) << "\n";
+  out << "    " << next << " = arith.addi %band, " << one << " : index\n";
+  out << "    " << inChunk << " = arith.cmpi ult, " << next << ", %band1 : index\n";
+  out << "    " << notLast << " = arith.cmpi ult, " << pti << ", " << lastTile << " : index\n";
+  out << "    " << continues << " = arith.andi " << inChunk << ", " << notLast << " : i1\n";
+  out << "    scf.if " << continues << " {\n";
+  std::string R = coord("r"), Q = coord("q"), G8 = coord("c", 8);
+  std::string below = constant(c.rowsP, "r");
+  forEachElement(halo * copiedQT * WG, [&](const std::string &lin) {
+    std::string r = fresh("rr"), q = fresh("qq"), g = fresh("gl"), v = fresh("v");
+    out << "    " << r << ", " << q << ", " << g << " = spio.decompose " << lin << " [" << halo
+        << ", " << copiedQT << ", " << WG << "] : " << R << ", " << Q << ", " << G8 << "\n";
+    std::string from = binary("add", r, below, R);
+    out << "    " << v << " = spio.load %sx[" << from << ", " << q << ", " << g << "] : " << sxT
+        << "[" << R << ", " << Q << ", " << G8 << "]\n";
+    out << "    spio.store " << v << ", %sx[" << r << ", " << q << ", " << g
+        << "] {spio.next_stage} : " << sxT << "[" << R << ", " << Q << ", " << G8 << "]\n";
+  });
+  out << "    }\n";
+}
+
 std::string ConvWriter::wgradPartsClause() const {
   switch (p.wgradParts) {
   case WgradParts::Copies:
@@ -1799,8 +1866,12 @@ void ConvWriter::writeWgradTileBody() {
   bandCoordinates("%band", true);
   WgradParts parts = p.wgradParts;
   if (parts != WgradParts::Mma) {
-    stageInput(0, parts == WgradParts::CopiesWithoutRowHalo ? std::max<int64_t>(1, rows - (p.r - 1))
-                                                            : rows);
+    if (c.rowRing)
+      stageRingRows();
+    else
+      stageInput(0, parts == WgradParts::CopiesWithoutRowHalo
+                        ? std::max<int64_t>(1, rows - (p.r - 1))
+                        : rows);
     stageGradient();
   }
   out << "    spio.async_commit\n    spio.async_wait 0\n    gpu.barrier\n";
@@ -1812,6 +1883,8 @@ void ConvWriter::writeWgradTileBody() {
     else
       computeWgrad(accs);
   }
+  if (c.rowRing)
+    handOnRingRows();
   out << "    gpu.barrier\n";
   closeCarryingLoop(accs, bandSums);
   // The next one or two bands copy in while this one computes (with no

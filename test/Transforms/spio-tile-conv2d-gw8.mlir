@@ -373,6 +373,50 @@ gpu.module @m {
 
 // -----
 
+!X = !spio.tensor<[n: 2, h: 20, w: 40, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 40, k/8: 4] x vector<8xf16>, global>
+!WS = !spio.tensor<[part: 3, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
+
+// wgrad's row ring: bands go row tiles fastest ([n, q/32, p/8]); a band
+// copies its first 2 (R - 1) staged rows only where it starts its column
+// tile or the chunk, and its other 8 always; after its compute, where the
+// next band continues the column tile, it stores its rows 8 and 9 as the
+// next band's 0 and 1 (spio.next_stage), before the loop's last barrier.
+// CHECK-LABEL: gpu.func @wgrad_row_ring
+// CHECK: scf.for %[[BAND:[^ ]*]] = %[[BAND0:[^ ]*]] to %[[BAND1:[^ ]*]] step
+// CHECK: %[[TILES:.*]]:3 = spio.decompose %[[BAND]] [2, 2, 3] : !spio.coord<n>, !spio.coord<q/32>, !spio.coord<p/8>
+// CHECK: %[[PT:.*]] = spio.to_index %[[TILES]]#2
+// CHECK: %[[TOP:.*]] = arith.cmpi eq, %[[PT]], %{{.*}} : index
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[BAND]], %[[BAND0]] : index
+// CHECK: %[[STARTS:.*]] = arith.ori %[[TOP]], %[[FIRST]] : i1
+// CHECK: scf.if %[[STARTS]] {
+// CHECK: spio.decompose %{{.*}} [2, 35, 4] : !spio.coord<r>, !spio.coord<q>, !spio.coord<c/8>
+// CHECK: spio.async_copy
+// CHECK: spio.decompose %{{.*}} [8, 35, 4] : !spio.coord<r>, !spio.coord<q>, !spio.coord<c/8>
+// CHECK: spio.async_copy
+// CHECK: spio.async_wait 0
+// CHECK: spio.mma
+// CHECK: %[[NEXT:.*]] = arith.addi %[[BAND]], %{{.*}} : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[NEXT]], %[[BAND1]] : index
+// CHECK: %[[NOTLAST:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: %[[ON:.*]] = arith.andi %[[IN]], %[[NOTLAST]] : i1
+// CHECK: scf.if %[[ON]] {
+// CHECK: %[[ROW:.*]]:3 = spio.decompose %{{.*}} [2, 35, 4] : !spio.coord<r>, !spio.coord<q>, !spio.coord<c/8>
+// CHECK: %[[BELOW:.*]] = spio.add %[[ROW]]#0, %{{.*}} : !spio.coord<r>, !spio.coord<r>
+// CHECK: %[[V:.*]] = spio.load %{{.*}}[%[[BELOW]], %[[ROW]]#1, %[[ROW]]#2]
+// CHECK: spio.store %[[V]], %{{.*}}[%[[ROW]]#0, %[[ROW]]#1, %[[ROW]]#2] {spio.next_stage}
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK: {spio.stages = 2 : i64}
+gpu.module @m {
+  gpu.func @wgrad_row_ring(%x: !X, %dy: !DY, %ws: !WS) kernel {
+    spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3, row_ring>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+    gpu.return
+  }
+}
+
+// -----
+
 !X = !spio.tensor<[n: 2, h: 20, w: 40, c/8: 6] x vector<8xf16>, global>
 !DY = !spio.tensor<[n: 2, p: 20, q: 40, k/8: 6] x vector<8xf16>, global>
 !WS = !spio.tensor<[part: 2, k: 48, r: 3, sc/8: 4, sc: 8] x f32, global>

@@ -110,6 +110,12 @@ static cl::opt<bool> wgradEarlyLaunch(
     cl::desc("conv2d-gw8 wgrad: the partial sums' blocks let the reduce launch as they start, "
              "not once they have stored their sums (the same bits)"),
     cl::init(false));
+static cl::opt<bool> wgradRowRing(
+    "wgrad-row-ring",
+    cl::desc("conv2d-gw8 wgrad: a block's bands walk down a column tile, each handing its "
+             "last R - 1 rows of x on to the next in shared memory, which copies only its new "
+             "rows (stride 1, rows of fragments)"),
+    cl::init(false));
 static cl::opt<WgradParts> wgradParts(
     "wgrad-parts",
     cl::desc("conv2d-gw8 wgrad: run one part of the band loop alone, to time it (the partial "
@@ -835,11 +841,12 @@ int runConv() {
   else if (cuda && (*cuda)->device().l2Bytes > 0)
     problem.l2Bytes = (*cuda)->device().l2Bytes;
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
-  bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps;
+  bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps || wgradRowRing;
   if (convChunks)
     config.chunks = convChunks;
   if (convCopyWarps)
     config.copyWarps = convCopyWarps;
+  config.rowRing = wgradRowRing;
   if (convRowsP)
     config.rowsP = convRowsP;
   if (warpsM)
@@ -870,8 +877,8 @@ int runConv() {
   auto describeConfig = [](const Conv2dGw8Config &c) {
     std::string chunks = c.chunks ? llvm::formatv(" chunks {0}", c.chunks).str() : "";
     std::string copy = c.copyWarps ? llvm::formatv(" copy {0}", c.copyWarps).str() : "";
-    return llvm::formatv("warps {0}x{1} rows {2}{3}{4}", c.warpsQ, c.warpsG, c.rowsP, chunks,
-                         copy)
+    return llvm::formatv("warps {0}x{1} rows {2}{3}{4}{5}", c.warpsQ, c.warpsG, c.rowsP, chunks,
+                         copy, c.rowRing ? " ring" : "")
         .str();
   };
   auto printHeader = [&](size_t index) {
@@ -1065,7 +1072,7 @@ int main(int argc, char **argv) {
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,
-      &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts,
+      &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts, &wgradRowRing,
       &convMultiprocessors, &convL2Bytes};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.

@@ -125,6 +125,12 @@ struct Conv2dGw8Config {
   /// staged tile: the copy warps fill each row's slot with the next band's
   /// row as soon as the compute warps have read it.
   int64_t copyWarps = 0;
+  /// wgrad, stride 1, rows of fragments: a block's bands walk down a
+  /// column tile, and a band that continues the one before copies only its
+  /// rowsP new rows of x; the R - 1 above them are handed on in shared
+  /// memory from that band's tile (x read from L2 once per row, not
+  /// (rowsP + R - 1) / rowsP times).
+  bool rowRing = false;
   int64_t computeWarps() const { return warpsQ * warpsG; }
   int64_t threads() const { return 32 * (computeWarps() + copyWarps); }
 };

@@ -142,8 +142,13 @@ func.func @bias_dtype(%x: !X, %w: !W, %b: !B, %y: !Y) {
 
 // -----
 
-// expected-error @below {{expected 'chunks', 'copy_warps' or 'multiprocessors', once each}}
+// expected-error @below {{expected 'chunks', 'copy_warps', 'multiprocessors' or 'row_ring', once each}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 2, chunks = 3>}
+
+// -----
+
+// expected-error @below {{expected 'chunks', 'copy_warps', 'multiprocessors' or 'row_ring', once each}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [1, 8], rows = 8, row_ring, row_ring>}
 
 // -----
 

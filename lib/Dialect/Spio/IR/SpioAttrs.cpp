@@ -84,14 +84,20 @@ Attribute Conv2dGw8ConfigAttr::parse(AsmParser &parser, Type) {
       {"chunks", {&chunks, false}},
       {"copy_warps", {&copyWarps, false}},
       {"multiprocessors", {&multiprocessors, false}}};
+  bool rowRing = false;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     SMLoc keyLoc = parser.getCurrentLocation();
     if (parser.parseKeyword(&key))
       return {};
+    if (key == "row_ring" && !rowRing) {
+      rowRing = true;
+      continue;
+    }
     auto entry = optional.find(key);
     if (entry == optional.end() || entry->second.second) {
-      parser.emitError(keyLoc, "expected 'chunks', 'copy_warps' or 'multiprocessors', once each");
+      parser.emitError(keyLoc, "expected 'chunks', 'copy_warps', 'multiprocessors' or "
+                               "'row_ring', once each");
       return {};
     }
     entry->second.second = true;
@@ -101,7 +107,8 @@ Attribute Conv2dGw8ConfigAttr::parse(AsmParser &parser, Type) {
   if (parser.parseGreater())
     return {};
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                    ArrayRef<int64_t>{warpsQ, warpsG}, rows, chunks, copyWarps, multiprocessors);
+                    ArrayRef<int64_t>{warpsQ, warpsG}, rows, chunks, copyWarps, multiprocessors,
+                    rowRing);
 }
 
 void Conv2dGw8ConfigAttr::print(AsmPrinter &printer) const {
@@ -112,13 +119,15 @@ void Conv2dGw8ConfigAttr::print(AsmPrinter &printer) const {
     printer << ", copy_warps = " << getCopyWarps();
   if (getMultiprocessors() != ::spio::kDefaultMultiprocessors)
     printer << ", multiprocessors = " << getMultiprocessors();
+  if (getRowRing())
+    printer << ", row_ring";
   printer << ">";
 }
 
 LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                           ArrayRef<int64_t> warps, int64_t rows,
                                           int64_t chunks, int64_t copyWarps,
-                                          int64_t multiprocessors) {
+                                          int64_t multiprocessors, bool rowRing) {
   if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
     return emitError() << "conv2d_gw8_config warps must be two positive counts [Q, groups]";
   if (rows < 1)

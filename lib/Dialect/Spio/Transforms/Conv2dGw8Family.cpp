@@ -63,5 +63,6 @@ kernels::Conv2dGw8Config mlir::spio::conv2dGw8Config(Conv2dGw8ConfigAttr attr) {
   c.rowsP = attr.getRows();
   c.chunks = attr.getChunks();
   c.copyWarps = attr.getCopyWarps();
+  c.rowRing = attr.getRowRing();
   return c;
 }
