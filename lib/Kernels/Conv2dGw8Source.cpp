@@ -1883,7 +1883,7 @@ void ConvWriter::writeWgradTileBody() {
     else
       computeWgrad(accs);
   }
-  if (c.rowRing)
+  if (c.rowRing && parts != WgradParts::Mma)
     handOnRingRows();
   out << "    gpu.barrier\n";
   closeCarryingLoop(accs, bandSums);

@@ -1,7 +1,9 @@
 // RUN: spio-opt %s -split-input-file --spio-pipeline -verify-diagnostics
 // RUN: not spio-opt %s -split-input-file --spio-pipeline=stages=-1 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: not spio-opt %s -split-input-file --spio-pipeline=stages=1 2>&1 | FileCheck %s --check-prefix=ONE
 
 // OPTION: error: spio-pipeline: the stages option must be at least 0, got -1
+// ONE: error: spio-pipeline: a loop whose stores hand tiles on to the next iteration (spio.next_stage) needs 2 stages or more
 
 gpu.module @m {
   gpu.func @no_wait(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {
@@ -132,6 +134,31 @@ gpu.module @m {
       %x = spio.load %v[%j] : !spio.tensor<[j: 1] x vector<16xf16>, shared>[!spio.coord<j>]
       gpu.barrier
     } {spio.stages = 3}
+    gpu.return
+  }
+}
+
+// -----
+
+// A store handing a tile on to the next iteration, in a loop of 2 stages
+// (here; with the stages=1 option, the RUN line above, it is refused).
+gpu.module @m {
+  gpu.func @hands_on(%g: !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>, %n: index) kernel {
+    %s = spio.alloc : !spio.tensor<[i: 32] x vector<8xf16>, shared>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %i = spio.constant 0 : !spio.coord<i>
+    %j = spio.constant 1 : !spio.coord<i>
+    scf.for %iv = %c0 to %n step %c1 {
+      %t = spio.from_index %iv : !spio.coord<t>
+      spio.async_copy %g[%t, %j] to %s[%j] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+      %v = spio.load %s[%j] : !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      spio.store %v, %s[%i] {spio.next_stage} : !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
+      gpu.barrier
+    } {spio.stages = 2}
     gpu.return
   }
 }

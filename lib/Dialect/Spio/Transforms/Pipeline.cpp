@@ -314,9 +314,17 @@ struct SpioPipeline : mlir::spio::impl::SpioPipelineBase<SpioPipeline> {
       // The dialect verifier has checked that spio.stages is an integer >= 1.
       int64_t n = stages ? stages : loop->getAttrOfType<IntegerAttr>("spio.stages").getInt();
       if (n == 1) {
-        // One stage: the next iteration's is this one's.
+        // One stage: a store for the next iteration would overwrite what
+        // this one's compute may still read.
+        WalkResult handsOn = loop->walk([](StoreOp store) {
+          return store->hasAttr(kNextStage) ? WalkResult::interrupt() : WalkResult::advance();
+        });
+        if (handsOn.wasInterrupted()) {
+          loop.emitError() << "spio-pipeline: a loop whose stores hand tiles on to the next "
+                              "iteration (spio.next_stage) needs 2 stages or more";
+          return signalPassFailure();
+        }
         loop->removeAttr("spio.stages");
-        loop->walk([](StoreOp store) { store->removeAttr(kNextStage); });
         continue;
       }
       if (failed(LoopPipeliner(loop, n).run()))

@@ -55,8 +55,8 @@ def SpioPipeline : Pass<"spio-pipeline", "::mlir::ModuleOp"> {
       outermost stage dimension of size N; copies write stage
       `(i + N - 1) mod N`, a `spio.store` marked `spio.next_stage` writes
       stage `(i + 1) mod N` (what iteration i hands iteration i + 1, whose
-      copies then must not write the same elements), everything else in
-      the loop reads stage `i mod N`;
+      copies then must not write the same elements; such a loop needs N
+      of 2 or more), everything else in the loop reads stage `i mod N`;
     - the prologue issues the copies of iterations 0 .. N-2, one commit
       group each;
     - each iteration waits until at most N-2 groups are pending, syncs the
