@@ -726,6 +726,25 @@ TEST(Conv2dGw8, Wgrad3x3GroupsPastAMultipleOfEightTakeEightAPixel) {
   expectChosen(layer(128, 72, 32, 3, 1), 2, 4, 16);
 }
 
+TEST(Conv2dGw8, WgradRowRingTakesStrideOneRowsOfFragments) {
+  // The ring hands a band's last R - 1 staged rows on to the next band of
+  // its column tile: wgrad on rows of fragments, stride 1, kernels of 2
+  // rows or more.
+  auto ring = [](const Conv2dGw8Problem &p) {
+    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    c.rowRing = true;
+    return checkConv2dGw8(p, c);
+  };
+  const std::string refused =
+      "a row ring is for wgrad on rows of fragments, stride 1, kernels of 2 rows or more";
+  EXPECT_EQ(ring(as(layer(4, 160, 28, 5, 2), ConvPass::Wgrad)), "");
+  EXPECT_EQ(ring(as(layer(2, 64, 56, 3, 1), ConvPass::Wgrad)), "");
+  EXPECT_EQ(ring(as(layer(2, 64, 56, 3, 1), ConvPass::Wgrad, 2)), refused);
+  EXPECT_EQ(ring(as(layer(2, 32, 8, 3, 1), ConvPass::Wgrad)), refused); // flattened rows
+  EXPECT_EQ(ring(as(layer(2, 64, 56, 1, 0), ConvPass::Wgrad)), refused);
+  EXPECT_EQ(ring(layer(2, 64, 56, 3, 1)), refused);
+}
+
 TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   // The band loop's pipeline depth (spio-pipeline's stages): three where a
   // block has one warp along the pixels and 16 bands or more, and two such
