@@ -91,7 +91,7 @@ CASES = [
     # cluster: flattened rows, 2 warps along the pixels (sums added in
     # shared memory first), row pairs, f32 dw, stride 2.
     (4, 2112, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-cluster-reduce"),
-    (2, 768, 28, 28, 5, 5, 2, 2, "--pass wgrad --wgrad-cluster-reduce"),
+    (2, 768, 28, 28, 5, 5, 2, 2, "--pass wgrad --wgrad-cluster-reduce --warps-m 2 --warps-n 2"),
     (3, 64, 20, 17, 5, 5, 2, 1, "--pass wgrad --wgrad-cluster-reduce --dtype bf16"),
     (2, 256, 9, 9, 3, 3, 1, 1, "--pass wgrad --wgrad-cluster-reduce --out-dtype f32"),
     (2, 96, 28, 28, 5, 5, 2, 2, "--pass wgrad --wgrad-cluster-reduce --stride 2"),
