@@ -7,12 +7,20 @@ import sys
 
 
 def check_arguments():
-    """The GPU tests' arguments: the spio-jit to check, and --only,
-    run_check_cases' selection."""
+    """The GPU tests' arguments: the spio-jit to check, --only,
+    run_check_cases' selection, and --compile-only."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--spio-jit", required=True)
     parser.add_argument("--only", help="the cases whose label matches this regex")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="compile each case to PTX (--emit-ptx, no --autotune), no GPU "
+                             "needed: every case's configuration still compiles")
     return parser.parse_args()
+
+
+def _compile_only(cmd):
+    """A --check command as one that compiles the kernel to PTX instead."""
+    return ["--emit-ptx" if arg == "--check" else arg for arg in cmd if arg != "--autotune"]
 
 
 def _digest(stdout):
@@ -21,12 +29,13 @@ def _digest(stdout):
     return match.group(1) if match else None
 
 
-def run_check_cases(cases, only=None):
+def run_check_cases(cases, only=None, compile_only=False):
     """Runs each (label, spio-jit --check command[, reference command]), or
     those whose label matches the regex `only`, and prints a PASS/FAIL
     table. A case with a reference command passes only where that command
     passes its check too and both print the same output digest (the same
-    bits).
+    bits). With `compile_only`, each case passes where its kernels compile
+    to PTX (no GPU, no reference).
 
     Exits with status 1 when any case fails or `only` matches none; a
     failing case's full output goes to stderr.
@@ -38,6 +47,16 @@ def run_check_cases(cases, only=None):
     passed = failed = 0
     rows = []
     for label, cmd, *reference in cases:
+        if compile_only:
+            run = subprocess.run(_compile_only(cmd), capture_output=True, text=True)
+            ok = run.returncode == 0 and ".entry" in run.stdout
+            detail = "compiled" if ok else (run.stderr.strip().splitlines() or ["?"])[-1]
+            passed += ok
+            failed += not ok
+            rows.append((label, "PASS" if ok else "FAIL", detail))
+            if not ok:
+                print(run.stderr, file=sys.stderr)
+            continue
         run = subprocess.run(cmd, capture_output=True, text=True)
         ok = run.returncode == 0 and "check:" in run.stdout
         detail = [l for l in run.stdout.splitlines() if l.startswith("check:")]

@@ -41,7 +41,7 @@ def main():
         (f"{m}x{n}x{k} {extra}".strip(),
          [args.spio_jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
           "--check", "--seed", str(m * 7 + n * 3 + k)] + extra.split())
-        for m, n, k, extra in CASES], args.only)
+        for m, n, k, extra in CASES], args.only, args.compile_only)
 
 
 if __name__ == "__main__":
