@@ -110,13 +110,15 @@ CASES = [
     # The row ring: a band that continues its column tile takes its first
     # R - 1 rows of x from the band before in shared memory (5x5 in 4
     # row tiles, 3x3 of 8 groups, 7x7, bf16 and chunks that end inside a
-    # column tile, 3 stages, images side by side in 2 x 2 blocks).
+    # column tile, 3 stages, images side by side in 2 x 2 blocks, 3 stages
+    # where the chooser takes 2).
     (4, 160, 28, 28, 5, 5, 2, 2, "--pass wgrad --wgrad-row-ring"),
     (2, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad --wgrad-row-ring"),
     (2, 32, 24, 24, 7, 7, 3, 3, "--pass wgrad --wgrad-row-ring"),
     (3, 64, 30, 40, 5, 3, 2, 1, "--pass wgrad --wgrad-row-ring --dtype bf16 --chunks 5"),
     (4, 32, 112, 112, 3, 3, 1, 1, "--pass wgrad --wgrad-row-ring --chunks 4"),
     (6, 640, 14, 7, 5, 5, 2, 2, "--pass wgrad --wgrad-row-ring"),
+    (4, 160, 28, 28, 5, 5, 2, 2, "--pass wgrad --wgrad-row-ring --wgrad-stages 3"),
     # The reduce launched as the partial sums' blocks start: the same sums.
     (16, 768, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-early-launch"),
     (3, 64, 20, 17, 5, 5, 2, 1, "--pass wgrad --wgrad-early-launch --dtype bf16"),

@@ -531,6 +531,8 @@ static int64_t wgradSumScratchBytes(const Conv2dGw8Config &c) {
 /// C48 2 x 2, 0.94-0.95x) and blocks of one a multiprocessor (56x56 7x7
 /// spilled 8 bytes).
 int64_t wgradStages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (c.stages)
+    return c.stages;
   bool deeper = c.warpsQ == 1 && !wgradQuarterBlocks(p) && wgradResidentBlocks(p, c) == 2 &&
                 bandGrid(p, c).bandsPerChunk >= 16 &&
                 blocksBySharedMemory(wgradTileBytes(p, c, 3)) >= 2;
@@ -680,6 +682,10 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     if (c.copyWarps > 4)
       return "at most 4 copy warps";
   }
+  if (c.stages < 0 || c.stages > 4 || (c.stages && p.pass != ConvPass::Wgrad))
+    return "stages (spio-pipeline's buffers) are wgrad's, 1 to 4";
+  if (c.rowRing && c.stages == 1)
+    return "a row ring hands rows on to the next band's stage: 2 stages or more";
   if (c.rowRing &&
       (p.pass != ConvPass::Wgrad || p.stride != 1 || flatRows(p) || p.r < 2 || c.copyWarps))
     return "a row ring is for wgrad on rows of fragments, stride 1, kernels of 2 rows or more";

@@ -1167,6 +1167,8 @@ std::string ConvWriter::writeWorkload() {
     out << ", copy_warps = " << c.copyWarps;
   if (p.multiprocessors != kDefaultMultiprocessors)
     out << ", multiprocessors = " << p.multiprocessors;
+  if (c.stages)
+    out << ", stages = " << c.stages;
   if (c.rowRing)
     out << ", row_ring";
   out << ">, kernel = array<i64: " << p.r << ", " << p.s << ">, padding = array<i64: " << p.padH

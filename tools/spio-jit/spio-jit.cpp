@@ -110,6 +110,10 @@ static cl::opt<bool> wgradEarlyLaunch(
     cl::desc("conv2d-gw8 wgrad: the partial sums' blocks let the reduce launch as they start, "
              "not once they have stored their sums (the same bits)"),
     cl::init(false));
+static cl::opt<int64_t> wgradStagesOption(
+    "wgrad-stages",
+    cl::desc("conv2d-gw8 wgrad: buffers of the band loop's staged tiles, 1 to 4 (0: choose)"),
+    cl::init(0));
 static cl::opt<bool> wgradRowRing(
     "wgrad-row-ring",
     cl::desc("conv2d-gw8 wgrad: a block's bands walk down a column tile, each handing its "
@@ -841,12 +845,15 @@ int runConv() {
   else if (cuda && (*cuda)->device().l2Bytes > 0)
     problem.l2Bytes = (*cuda)->device().l2Bytes;
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
-  bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps || wgradRowRing;
+  bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps || wgradRowRing ||
+                    wgradStagesOption;
   if (convChunks)
     config.chunks = convChunks;
   if (convCopyWarps)
     config.copyWarps = convCopyWarps;
   config.rowRing = wgradRowRing;
+  if (wgradStagesOption)
+    config.stages = wgradStagesOption;
   if (convRowsP)
     config.rowsP = convRowsP;
   if (warpsM)
@@ -877,8 +884,9 @@ int runConv() {
   auto describeConfig = [](const Conv2dGw8Config &c) {
     std::string chunks = c.chunks ? llvm::formatv(" chunks {0}", c.chunks).str() : "";
     std::string copy = c.copyWarps ? llvm::formatv(" copy {0}", c.copyWarps).str() : "";
-    return llvm::formatv("warps {0}x{1} rows {2}{3}{4}{5}", c.warpsQ, c.warpsG, c.rowsP, chunks,
-                         copy, c.rowRing ? " ring" : "")
+    std::string stages = c.stages ? llvm::formatv(" stages {0}", c.stages).str() : "";
+    return llvm::formatv("warps {0}x{1} rows {2}{3}{4}{5}{6}", c.warpsQ, c.warpsG, c.rowsP,
+                         chunks, copy, stages, c.rowRing ? " ring" : "")
         .str();
   };
   auto printHeader = [&](size_t index) {
@@ -1072,7 +1080,7 @@ int main(int argc, char **argv) {
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,
-      &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts, &wgradRowRing,
+      &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts, &wgradRowRing, &wgradStagesOption,
       &convMultiprocessors, &convL2Bytes};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.

@@ -131,6 +131,9 @@ struct Conv2dGw8Config {
   /// memory from that band's tile (x read from L2 once per row, not
   /// (rowsP + R - 1) / rowsP times).
   bool rowRing = false;
+  /// wgrad: the band loop's stages, spio-pipeline's buffers of the staged
+  /// tiles (0: choose, wgradStages).
+  int64_t stages = 0;
   int64_t computeWarps() const { return warpsQ * warpsG; }
   int64_t threads() const { return 32 * (computeWarps() + copyWarps); }
 };

@@ -41,12 +41,12 @@ func.func @wgrad(%x: !X, %dy: !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector
   return
 }
 
-// A row ring: the flag prints last.
+// A row ring in 3 stages: the flag prints last.
 // CHECK-LABEL: func.func @wgrad_row_ring
-// CHECK: config = #spio.conv2d_gw8_config<warps = [1, 8], rows = 8, chunks = 3, multiprocessors = 114, row_ring>
+// CHECK: config = #spio.conv2d_gw8_config<warps = [1, 8], rows = 8, chunks = 3, multiprocessors = 114, stages = 3, row_ring>
 func.func @wgrad_row_ring(%x: !X, %dy: !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global>,
                           %ws: !spio.tensor<[part: 3, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>) {
-  spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [1, 8], rows = 8, row_ring, chunks = 3, multiprocessors = 114>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global> -> !spio.tensor<[part: 3, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
+  spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [1, 8], rows = 8, row_ring, stages = 3, chunks = 3, multiprocessors = 114>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global> -> !spio.tensor<[part: 3, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
   return
 }
 

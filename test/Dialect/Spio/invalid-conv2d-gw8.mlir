@@ -142,12 +142,12 @@ func.func @bias_dtype(%x: !X, %w: !W, %b: !B, %y: !Y) {
 
 // -----
 
-// expected-error @below {{expected 'chunks', 'copy_warps', 'multiprocessors' or 'row_ring', once each}}
+// expected-error @below {{expected 'chunks', 'copy_warps', 'multiprocessors', 'stages' or 'row_ring', once each}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 2, chunks = 3>}
 
 // -----
 
-// expected-error @below {{expected 'chunks', 'copy_warps', 'multiprocessors' or 'row_ring', once each}}
+// expected-error @below {{expected 'chunks', 'copy_warps', 'multiprocessors', 'stages' or 'row_ring', once each}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [1, 8], rows = 8, row_ring, row_ring>}
 
 // -----
@@ -190,3 +190,8 @@ func.func @unknown_part(%x: !X, %dy: !DY, %ws: !WS) {
   spio.conv2d_gw8 wgrad %x, %dy into %ws parts reduce {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
   return
 }
+
+// -----
+
+// expected-error @below {{conv2d_gw8_config stages must be 0 (choose) or positive, got -2}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [1, 8], rows = 8, stages = -2>}

@@ -73,7 +73,7 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
 
 Attribute Conv2dGw8ConfigAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
-  int64_t warpsQ, warpsG, rows, chunks = 0, copyWarps = 0,
+  int64_t warpsQ, warpsG, rows, chunks = 0, copyWarps = 0, stages = 0,
           multiprocessors = ::spio::kDefaultMultiprocessors;
   if (parser.parseLess() || parser.parseKeyword("warps") || parser.parseEqual() ||
       parser.parseLSquare() || parser.parseInteger(warpsQ) || parser.parseComma() ||
@@ -83,7 +83,8 @@ Attribute Conv2dGw8ConfigAttr::parse(AsmParser &parser, Type) {
   llvm::StringMap<std::pair<int64_t *, bool>> optional = {
       {"chunks", {&chunks, false}},
       {"copy_warps", {&copyWarps, false}},
-      {"multiprocessors", {&multiprocessors, false}}};
+      {"multiprocessors", {&multiprocessors, false}},
+      {"stages", {&stages, false}}};
   bool rowRing = false;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
@@ -96,8 +97,8 @@ Attribute Conv2dGw8ConfigAttr::parse(AsmParser &parser, Type) {
     }
     auto entry = optional.find(key);
     if (entry == optional.end() || entry->second.second) {
-      parser.emitError(keyLoc, "expected 'chunks', 'copy_warps', 'multiprocessors' or "
-                               "'row_ring', once each");
+      parser.emitError(keyLoc, "expected 'chunks', 'copy_warps', 'multiprocessors', 'stages' "
+                               "or 'row_ring', once each");
       return {};
     }
     entry->second.second = true;
@@ -108,7 +109,7 @@ Attribute Conv2dGw8ConfigAttr::parse(AsmParser &parser, Type) {
     return {};
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
                     ArrayRef<int64_t>{warpsQ, warpsG}, rows, chunks, copyWarps, multiprocessors,
-                    rowRing);
+                    rowRing, stages);
 }
 
 void Conv2dGw8ConfigAttr::print(AsmPrinter &printer) const {
@@ -119,6 +120,8 @@ void Conv2dGw8ConfigAttr::print(AsmPrinter &printer) const {
     printer << ", copy_warps = " << getCopyWarps();
   if (getMultiprocessors() != ::spio::kDefaultMultiprocessors)
     printer << ", multiprocessors = " << getMultiprocessors();
+  if (getStages())
+    printer << ", stages = " << getStages();
   if (getRowRing())
     printer << ", row_ring";
   printer << ">";
@@ -127,7 +130,8 @@ void Conv2dGw8ConfigAttr::print(AsmPrinter &printer) const {
 LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                           ArrayRef<int64_t> warps, int64_t rows,
                                           int64_t chunks, int64_t copyWarps,
-                                          int64_t multiprocessors, bool rowRing) {
+                                          int64_t multiprocessors, bool rowRing,
+                                          int64_t stages) {
   if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
     return emitError() << "conv2d_gw8_config warps must be two positive counts [Q, groups]";
   if (rows < 1)
@@ -141,5 +145,8 @@ LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emi
   if (multiprocessors < 1)
     return emitError() << "conv2d_gw8_config multiprocessors must be positive, got "
                        << multiprocessors;
+  if (stages < 0)
+    return emitError() << "conv2d_gw8_config stages must be 0 (choose) or positive, got "
+                       << stages;
   return success();
 }

@@ -64,5 +64,6 @@ kernels::Conv2dGw8Config mlir::spio::conv2dGw8Config(Conv2dGw8ConfigAttr attr) {
   c.chunks = attr.getChunks();
   c.copyWarps = attr.getCopyWarps();
   c.rowRing = attr.getRowRing();
+  c.stages = attr.getStages();
   return c;
 }

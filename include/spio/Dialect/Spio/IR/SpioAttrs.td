@@ -92,15 +92,18 @@ def Spio_Conv2dGw8ConfigAttr : Spio_Attr<"Conv2dGw8Config", "conv2d_gw8_config">
     `row_ring`, wgrad (stride 1, rows of fragments) walks each column tile
     down its row tiles, and a band that continues the one before it copies
     only its new rows of x: its first R - 1 rows are handed on from that
-    band's tile in shared memory.
+    band's tile in shared memory. With `stages = N`, wgrad's band loop
+    keeps N buffers of its staged tiles (spio-pipeline; 0: spio-tile
+    chooses).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$warps,
                         "int64_t":$rows,
                         DefaultValuedParameter<"int64_t", "0">:$chunks,
                         DefaultValuedParameter<"int64_t", "0">:$copyWarps,
                         DefaultValuedParameter<"int64_t", "::spio::kDefaultMultiprocessors">:$multiprocessors,
-                        DefaultValuedParameter<"bool", "false">:$rowRing);
-  // Custom: three optional `, key = value` entries and a `, row_ring`
+                        DefaultValuedParameter<"bool", "false">:$rowRing,
+                        DefaultValuedParameter<"int64_t", "0">:$stages);
+  // Custom: four optional `, key = value` entries and a `, row_ring`
   // flag, which generated optional groups cannot tell apart by their
   // leading comma.
   let hasCustomAssemblyFormat = 1;
