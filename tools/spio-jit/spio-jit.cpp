@@ -864,7 +864,8 @@ int runConv() {
     fail(err);
   if (convAutotune && overridden)
     fail("--autotune times the chosen configuration and its neighbours; it takes no "
-         "--warps-m, --warps-n, --rows-p, --chunks or --copy-warps");
+         "--warps-m, --warps-n, --rows-p, --chunks, --copy-warps, --wgrad-row-ring or "
+         "--wgrad-stages");
   if (convAutotune && (emitSpio || emitPTX))
     fail("--autotune times kernels on the device; --emit-spio and --emit-ptx print the "
          "chosen one without it");
