@@ -684,6 +684,8 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   }
   if (c.stages < 0 || c.stages > 4 || (c.stages && p.pass != ConvPass::Wgrad))
     return "stages (spio-pipeline's buffers) are wgrad's, 1 to 4";
+  if (c.rowRing && p.wgradParts == WgradParts::CopiesWithoutRowHalo)
+    return "a row ring copies only the rows it lacks; time its copies as the part 'copies'";
   if (c.rowRing && c.stages == 1)
     return "a row ring hands rows on to the next band's stage: 2 stages or more";
   if (c.rowRing &&
