@@ -1327,10 +1327,12 @@ void ConvWriter::bandCoordinates(const std::string &band, bool columnTiles) {
   std::string first = grid.images > 1 ? "%nt" : "%n";
   int64_t imageTiles = ceilDiv(p.n, grid.images), rowTiles = ceilDiv(p.kernelOutH(), c.rowsP);
   if (columnTiles && c.rowRing) {
-    // Row tiles fastest: a block's bands walk down a column tile.
+    // Row tiles fastest: a block's bands walk down a column tile; the row
+    // tile as an index says where a band starts it or hands rows on.
     out << "    " << first << ", %qt, %pt = spio.decompose " << band << " [" << imageTiles << ", "
         << grid.qTiles << ", " << rowTiles << "] : " << images << ", " << columnTile << ", "
         << rowTile << "\n";
+    out << "    %ptIndex = spio.to_index %pt : " << rowTile << "\n";
   } else {
     out << "    " << first << ", %pt" << (columnTiles ? ", %qt" : "") << " = spio.decompose "
         << band << " [" << imageTiles << ", " << rowTiles;
@@ -1771,10 +1773,9 @@ void ConvWriter::stageRingRows() {
   // (handOnRingRows), and a copy of them, even a zero-filling one, could
   // land after the hand-on.
   int64_t halo = p.r - 1;
-  std::string pti = fresh("i"), zero = index(0);
+  std::string zero = index(0);
   std::string firstRow = fresh("b"), chunkStart = fresh("b"), starts = fresh("b");
-  out << "    " << pti << " = spio.to_index %pt : " << coord("p", c.rowsP) << "\n";
-  out << "    " << firstRow << " = arith.cmpi eq, " << pti << ", " << zero << " : index\n";
+  out << "    " << firstRow << " = arith.cmpi eq, %ptIndex, " << zero << " : index\n";
   out << "    " << chunkStart << " = arith.cmpi eq, %band, %band0 : index\n";
   out << "    " << starts << " = arith.ori " << firstRow << ", " << chunkStart << " : i1\n";
   out << "    scf.if " << starts << " {\n";
@@ -1791,13 +1792,12 @@ void ConvWriter::handOnRingRows() {
   // stage is only read here, as the compute reads it; the next band reads
   // the rows after the next iteration's wait and barrier.
   int64_t halo = p.r - 1, rowTiles = ceilDiv(p.kernelOutH(), c.rowsP);
-  std::string pti = fresh("i"), next = fresh("i");
+  std::string next = fresh("i");
   std::string inChunk = fresh("b"), notLast = fresh("b"), continues = fresh("b");
   std::string one = index(1), lastTile = index(rowTiles - 1);
-  out << "    " << pti << " = spio.to_index %pt : " << coord("p", c.rowsP) << "\n";
   out << "    " << next << " = arith.addi %band, " << one << " : index\n";
   out << "    " << inChunk << " = arith.cmpi ult, " << next << ", %band1 : index\n";
-  out << "    " << notLast << " = arith.cmpi ult, " << pti << ", " << lastTile << " : index\n";
+  out << "    " << notLast << " = arith.cmpi ult, %ptIndex, " << lastTile << " : index\n";
   out << "    " << continues << " = arith.andi " << inChunk << ", " << notLast << " : i1\n";
   out << "    scf.if " << continues << " {\n";
   std::string R = coord("r"), Q = coord("q"), G8 = coord("c", 8);

@@ -1081,8 +1081,8 @@ int main(int argc, char **argv) {
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,
-      &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts, &wgradRowRing, &wgradStagesOption,
-      &convMultiprocessors, &convL2Bytes};
+      &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts,
+      &wgradRowRing, &wgradStagesOption, &convMultiprocessors, &convL2Bytes};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";
