@@ -47,21 +47,17 @@ def run_check_cases(cases, only=None, compile_only=False):
     passed = failed = 0
     rows = []
     for label, cmd, *reference in cases:
+        run = subprocess.run(_compile_only(cmd) if compile_only else cmd, capture_output=True,
+                             text=True)
+        last_error = (run.stderr.strip().splitlines() or ["?"])[-1]
         if compile_only:
-            run = subprocess.run(_compile_only(cmd), capture_output=True, text=True)
             ok = run.returncode == 0 and ".entry" in run.stdout
-            detail = "compiled" if ok else (run.stderr.strip().splitlines() or ["?"])[-1]
-            passed += ok
-            failed += not ok
-            rows.append((label, "PASS" if ok else "FAIL", detail))
-            if not ok:
-                print(run.stderr, file=sys.stderr)
-            continue
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        ok = run.returncode == 0 and "check:" in run.stdout
-        detail = [l for l in run.stdout.splitlines() if l.startswith("check:")]
-        detail = detail[0] if detail else (run.stderr.strip().splitlines() or ["?"])[-1]
-        if ok and reference:
+            detail = "compiled" if ok else last_error
+        else:
+            ok = run.returncode == 0 and "check:" in run.stdout
+            detail = [l for l in run.stdout.splitlines() if l.startswith("check:")]
+            detail = detail[0] if detail else last_error
+        if ok and reference and not compile_only:
             other = subprocess.run(reference[0], capture_output=True, text=True)
             mine, theirs = _digest(run.stdout), _digest(other.stdout)
             if other.returncode == 0 and mine is not None and mine == theirs:
@@ -74,7 +70,7 @@ def run_check_cases(cases, only=None, compile_only=False):
         failed += not ok
         rows.append((label, "PASS" if ok else "FAIL", detail))
         if not ok:
-            print(run.stdout + run.stderr, file=sys.stderr)
+            print(run.stderr if compile_only else run.stdout + run.stderr, file=sys.stderr)
     print("\n| case | result | detail |\n|---|---|---|")
     for case, result, detail in rows:
         print(f"| {case} | {result} | {detail} |")
