@@ -191,32 +191,24 @@ LogicalResult LoopPipeliner::run() {
   Value stageIndex = arith::RemUIOp::create(
       builder, loc, iteration, arith::ConstantIndexOp::create(builder, loc, stages));
   Value stage = FromIndexOp::create(builder, loc, CoordType::get(ctx, stageDim, 1), stageIndex);
-  // A store marked spio.next_stage writes the stage the next iteration
-  // computes on: what this one hands the next (rows two tiles share).
-  Value nextStage;
-  auto nextStageOf = [&]() {
-    if (!nextStage) {
-      Value next = arith::AddIOp::create(builder, loc, iteration,
-                                         arith::ConstantIndexOp::create(builder, loc, 1));
-      Value index = arith::RemUIOp::create(builder, loc, next,
-                                           arith::ConstantIndexOp::create(builder, loc, stages));
-      nextStage = FromIndexOp::create(builder, loc, CoordType::get(ctx, stageDim, 1), index);
-    }
-    return nextStage;
-  };
   SmallVector<Operation *> accesses;
   body->walk([&](Operation *op) {
     if (llvm::any_of(accessedTensors(op),
                      [&](OpOperand *o) { return buffers.contains(rootAlloc(o->get())); }))
       accesses.push_back(op);
   });
+  // A store marked spio.next_stage writes the stage the next iteration
+  // computes on: what this one hands the next (rows two tiles share).
+  Value nextStage;
+  if (llvm::any_of(accesses, [](Operation *op) { return op->hasAttr(kNextStage); })) {
+    Value next = arith::AddIOp::create(builder, loc, iteration,
+                                       arith::ConstantIndexOp::create(builder, loc, 1));
+    Value index = arith::RemUIOp::create(builder, loc, next,
+                                         arith::ConstantIndexOp::create(builder, loc, stages));
+    nextStage = FromIndexOp::create(builder, loc, CoordType::get(ctx, stageDim, 1), index);
+  }
   for (Operation *op : accesses) {
-    Value opStage = stage;
-    if (op->removeAttr(kNextStage)) {
-      OpBuilder::InsertionGuard g(builder);
-      builder.setInsertionPointAfterValue(stage);
-      opStage = nextStageOf();
-    }
+    Value opStage = op->removeAttr(kNextStage) ? nextStage : stage;
     builder.setInsertionPoint(op);
     for (OpOperand *operand : accessedTensors(op)) {
       if (!buffers.contains(rootAlloc(operand->get())))
