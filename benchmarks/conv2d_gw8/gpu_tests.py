@@ -119,6 +119,12 @@ CASES = [
     (4, 32, 112, 112, 3, 3, 1, 1, "--pass wgrad --wgrad-row-ring --chunks 4"),
     (6, 640, 14, 7, 5, 5, 2, 2, "--pass wgrad --wgrad-row-ring"),
     (4, 160, 28, 28, 5, 5, 2, 2, "--pass wgrad --wgrad-row-ring --wgrad-stages 3"),
+    # The chooser's ring: 5x5 whose column tiles take two bands (18x18's
+    # three images side by side in 9-row bands, 14x14 with f32 dw and
+    # chunks that split a column tile), and one turned off.
+    (5, 96, 18, 18, 5, 5, 2, 2, "--pass wgrad"),
+    (7, 64, 14, 14, 5, 5, 2, 2, "--pass wgrad --out-dtype f32 --chunks 3"),
+    (5, 96, 18, 18, 5, 5, 2, 2, "--pass wgrad --wgrad-row-ring=false"),
     # The reduce launched as the partial sums' blocks start: the same sums.
     (16, 768, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-early-launch"),
     (3, 64, 20, 17, 5, 5, 2, 1, "--pass wgrad --wgrad-early-launch --dtype bf16"),

@@ -918,6 +918,21 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
     }
   }
   c = chooseBlockRows(p, c);
+  int64_t P = p.kernelOutH();
+  // Stride-1 5x5 wgrad on rows of fragments whose column tiles take two
+  // bands: a row ring, the second band copying only its rowsP new rows of
+  // x (14x14 to 20x20 in bands of 7 to 10 rows: 4 of 11 or 14 rows read
+  // from L2 a band are not). On an H100, against the same build without
+  // it, the 10 such layers ran 1.00-1.05x in two runs (18x18 C816 1.045x,
+  // 20x20 C672 and C960 1.03x). Not taken where a column tile takes one
+  // band (7x7 to 10x10: 0.97-1.00x, a ring and no halo to hand on), four
+  // (28x28 to 36x36: 0.99-1.03x) or seven (56x56: 0.91-0.95x); nor 3x3
+  // (0.95-1.08x over 36 layers, no rule found).
+  // The part that copies as many x rows as a band has dy rows has no
+  // halo rows to hand on.
+  if (wgrad && !flat && p.r == 5 && p.s == 5 && p.stride == 1 && ceilDiv(P, c.rowsP) == 2 &&
+      p.wgradParts != WgradParts::CopiesWithoutRowHalo)
+    c.rowRing = true;
   // Stride-1 kernels of 5 columns whose blocks span the image's height, on
   // images of up to 20 rows, in blocks of 4 or more groups, take a band
   // ring where its blocks fill 85% or more of what the multiprocessors
@@ -929,7 +944,6 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // 1.11-1.13x); rings of blocks of 2 groups (18x18 C576 and C816: 0.86x
   // and 0.97x) or that fill fewer (20x20 C960 and 10x10 C1632, 90 and 51
   // blocks: 0.80-0.84x) ran slower.
-  int64_t P = p.kernelOutH();
   if (!wgrad && !flat && !c.chunks && p.s == 5 && p.stride == 1 && c.rowsP >= P && P <= 20 &&
       c.warpsG >= 4) {
     Conv2dGw8Config ring = c;

@@ -118,7 +118,7 @@ static cl::opt<bool> wgradRowRing(
     "wgrad-row-ring",
     cl::desc("conv2d-gw8 wgrad: a block's bands walk down a column tile, each handing its "
              "last R - 1 rows of x on to the next in shared memory, which copies only its new "
-             "rows (stride 1, rows of fragments)"),
+             "rows (stride 1, rows of fragments; =false: none where the chooser takes one)"),
     cl::init(false));
 static cl::opt<WgradParts> wgradParts(
     "wgrad-parts",
@@ -845,13 +845,14 @@ int runConv() {
   else if (cuda && (*cuda)->device().l2Bytes > 0)
     problem.l2Bytes = (*cuda)->device().l2Bytes;
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
-  bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps || wgradRowRing ||
-                    wgradStagesOption;
+  bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps ||
+                    wgradRowRing.getNumOccurrences() || wgradStagesOption;
   if (convChunks)
     config.chunks = convChunks;
   if (convCopyWarps)
     config.copyWarps = convCopyWarps;
-  config.rowRing = wgradRowRing;
+  if (wgradRowRing.getNumOccurrences())
+    config.rowRing = wgradRowRing;
   if (wgradStagesOption)
     config.stages = wgradStagesOption;
   if (convRowsP)

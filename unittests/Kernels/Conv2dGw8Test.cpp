@@ -745,6 +745,32 @@ TEST(Conv2dGw8, WgradRowRingTakesStrideOneRowsOfFragments) {
   EXPECT_EQ(ring(layer(2, 64, 56, 3, 1)), refused);
 }
 
+TEST(Conv2dGw8, Wgrad5x5ColumnTilesOfTwoBandsTakeARowRing) {
+  auto chosenRing = [](const Conv2dGw8Problem &p) { return chooseConv2dGw8Config(p).rowRing; };
+  // Two bands a column tile: 14x14 and 16x16 in 7- and 8-row bands, 18x18
+  // and 20x20 (images side by side) in 9 and 10.
+  EXPECT_TRUE(chosenRing(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad)));
+  EXPECT_TRUE(chosenRing(as(layer(128, 720, 16, 5, 2), ConvPass::Wgrad)));
+  EXPECT_TRUE(chosenRing(as(layer(128, 816, 18, 5, 2), ConvPass::Wgrad)));
+  EXPECT_TRUE(chosenRing(as(layer(64, 960, 20, 5, 2), ConvPass::Wgrad)));
+  // One band (10x10), four (28x28) or seven (56x56); 3x3; stride 2; fprop.
+  EXPECT_FALSE(chosenRing(as(layer(64, 1632, 10, 5, 2), ConvPass::Wgrad)));
+  EXPECT_FALSE(chosenRing(as(layer(320, 160, 28, 5, 2), ConvPass::Wgrad)));
+  EXPECT_FALSE(chosenRing(as(layer(32, 384, 56, 5, 2), ConvPass::Wgrad)));
+  EXPECT_FALSE(chosenRing(as(layer(128, 528, 16, 3, 1), ConvPass::Wgrad)));
+  EXPECT_FALSE(chosenRing(as(layer(128, 288, 32, 5, 2), ConvPass::Wgrad, 2)));
+  EXPECT_FALSE(chosenRing(layer(256, 480, 14, 5, 2)));
+  // Copying only as many x rows as dy rows leaves no halo to hand on.
+  Conv2dGw8Problem part = as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad);
+  part.wgradParts = WgradParts::CopiesWithoutRowHalo;
+  EXPECT_FALSE(chosenRing(part));
+  // Every ring the chooser takes passes the check.
+  for (int64_t hw : {14, 16, 17, 18, 20, 24}) {
+    Conv2dGw8Problem p = as(layer(64, 320, hw, 5, 2), ConvPass::Wgrad);
+    EXPECT_EQ(checkConv2dGw8(p, chooseConv2dGw8Config(p)), "") << hw;
+  }
+}
+
 TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   // The band loop's pipeline depth (spio-pipeline's stages): three where a
   // block has one warp along the pixels and 16 bands or more, and two such
