@@ -125,6 +125,12 @@ CASES = [
     (5, 96, 18, 18, 5, 5, 2, 2, "--pass wgrad"),
     (7, 64, 14, 14, 5, 5, 2, 2, "--pass wgrad --out-dtype f32 --chunks 3"),
     (5, 96, 18, 18, 5, 5, 2, 2, "--pass wgrad --wgrad-row-ring=false"),
+    # The reduce adds 4 channels a lane where its grid still fills the
+    # multiprocessors (5x5): 12 partials in one split, f16 and f32 dw; 39
+    # partials in 2 splits whose blocks of whole channels discard.
+    (8, 1024, 14, 14, 5, 5, 2, 2, "--pass wgrad"),
+    (8, 1024, 14, 14, 5, 5, 2, 2, "--pass wgrad --out-dtype f32"),
+    (96, 320, 14, 14, 5, 5, 2, 2, "--pass wgrad --wgrad-discard-partials=always --dtype bf16"),
     # The reduce launched as the partial sums' blocks start: the same sums.
     (16, 768, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-early-launch"),
     (3, 64, 20, 17, 5, 5, 2, 1, "--pass wgrad --wgrad-early-launch --dtype bf16"),

@@ -1270,14 +1270,55 @@ int64_t gw8::wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config 
   return splits;
 }
 
-/// The dw elements of a reduce block's lane groups.
-static int64_t wgradReduceLanes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  return kReduceThreads / wgradReduceSplits(p, c);
+/// The dw elements a reduce block adds at `vector` a lane (before the
+/// discard's whole channels).
+static int64_t reduceBlockElements(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
+                                   int64_t vector) {
+  return kReduceThreads / wgradReduceSplits(p, c) * vector;
+}
+
+/// conv2dGw8WgradDiscards at `vector` elements a reduce lane.
+static bool reduceDiscards(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, int64_t vector) {
+  // A block discards only the channels it alone reads: where a channel
+  // (R * S * 8 dw elements) spans blocks, none.
+  if (p.pass != ConvPass::Wgrad || p.wgradClusterReduce || p.wgradDiscard == WgradDiscard::Never ||
+      p.r * p.s * 8 > reduceBlockElements(p, c, vector))
+    return false;
+  if (p.wgradDiscard == WgradDiscard::Always)
+    return true;
+  // Each partial holds R * S * 8 floats an output channel (an odd S's zero
+  // tap unstored).
+  int64_t weights = p.c * p.r * p.s * 8;
+  int64_t bytes = (p.n * p.h * p.w * p.c + p.n * p.outH() * p.outW() * p.c) * 2 +
+                  weights * (p.wgradF32 ? 4 : 2) + conv2dGw8WgradPartials(p, c) * weights * 4;
+  return 4 * bytes > 3 * p.l2Bytes;
+}
+
+/// The dw elements a reduce block adds at `vector` a lane, as whole
+/// channels where it discards.
+static int64_t reduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
+                                      int64_t vector) {
+  int64_t elements = reduceBlockElements(p, c, vector), perChannel = p.r * p.s * 8;
+  return reduceDiscards(p, c, vector) ? elements / perChannel * perChannel : elements;
+}
+
+/// 4 elements a lane take a quarter of the lanes and load instructions,
+/// and let blocks of fewer lanes hold whole channels to discard. On an
+/// H100, 4 against 1 over the layer table: 5x5 whose grid of 4 a lane
+/// keeps 3/4 of a block a multiprocessor or more (99 of 132) ran 1.016x in
+/// geometric mean (22 layers, 0.99-1.06x; 14x14 to 40x40 of 2 or 4
+/// splits, whose channels now fit a block that discards, 1.02-1.06x;
+/// C1056 to C1824 of 5 to 12 partials 1.03x); 5x5 in fewer blocks
+/// 0.98-0.99x (14x14 C480, 96; 56x56 C384, 77); 3x3 0.89-1.00x (C72
+/// 32x32, 21 blocks, 0.89x; 100 to 220 blocks 0.98-1.00x). 7x7 not
+/// measured.
+int64_t gw8::wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  int64_t blocks = ceilDiv(p.c * p.r * p.s * 8, reduceElementsPerBlock(p, c, 4));
+  return p.r * p.s >= 25 && 4 * blocks >= 3 * p.multiprocessors ? 4 : 1;
 }
 
 int64_t gw8::wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  int64_t lanes = wgradReduceLanes(p, c), perChannel = p.r * p.s * 8;
-  return conv2dGw8WgradDiscards(p, c) ? lanes / perChannel * perChannel : lanes;
+  return reduceElementsPerBlock(p, c, wgradReduceVector(p, c));
 }
 
 LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
@@ -1308,19 +1349,7 @@ int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config
 }
 
 bool conv2dGw8WgradDiscards(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  // A block discards only the channels it alone reads: where a channel
-  // (R * S * 8 dw elements) spans blocks, none.
-  if (p.pass != ConvPass::Wgrad || p.wgradClusterReduce || p.wgradDiscard == WgradDiscard::Never ||
-      p.r * p.s * 8 > wgradReduceLanes(p, c))
-    return false;
-  if (p.wgradDiscard == WgradDiscard::Always)
-    return true;
-  // Each partial holds R * S * 8 floats an output channel (an odd S's zero
-  // tap unstored).
-  int64_t weights = p.c * p.r * p.s * 8;
-  int64_t bytes = (p.n * p.h * p.w * p.c + p.n * p.outH() * p.outW() * p.c) * 2 +
-                  weights * (p.wgradF32 ? 4 : 2) + conv2dGw8WgradPartials(p, c) * weights * 4;
-  return 4 * bytes > 3 * p.l2Bytes;
+  return reduceDiscards(p, c, gw8::wgradReduceVector(p, c));
 }
 
 } // namespace spio::kernels

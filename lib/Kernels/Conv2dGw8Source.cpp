@@ -2085,33 +2085,53 @@ std::pair<std::string, std::string> ConvWriter::partialSumPlace(const std::strin
   return {placeR, tap};
 }
 
-/// dw[k, r, s, c] = the sum over the partials in a fixed order: the lanes
-/// of a warp are [split, element] (wgradReduceSplits), each lane adds its
-/// split's contiguous range of partials in order, and a pairwise tree of
-/// shuffles adds the splits (both lanes of a pair add the same two values,
-/// so all end with the same bits); split 0 stores.
+/// dw[k, r, s, c] = the sum over the partials in a fixed order, a lane's
+/// wgradReduceVector channels at once (4: 16-byte loads of the partials):
+/// the lanes of a warp are [split, lane's channels] (wgradReduceSplits),
+/// each lane adds its split's contiguous range of partials in order, and a
+/// pairwise tree of shuffles adds the splits (both lanes of a pair add the
+/// same two values, so all end with the same bits); split 0 stores.
 void ConvWriter::writeWgradReduce() {
-  int64_t total = p.c * p.r * p.s * 8, parts = conv2dGw8WgradPartials(p, c);
-  int64_t splits = wgradReduceSplits(p, c), elementsPerWarp = 32 / splits;
+  auto str = [](int64_t v) { return std::to_string(v); };
+  int64_t V = wgradReduceVector(p, c), lanes = p.c * p.r * p.s * 8 / V;
+  int64_t parts = conv2dGw8WgradPartials(p, c);
+  int64_t splits = wgradReduceSplits(p, c), lanesPerWarp = 32 / splits;
   int64_t range = ceilDiv(parts, splits);
+  // A lane's floats: f32 where it adds one element, else a vector read
+  // and written through views of the workspace and dw.
+  bool scalar = V == 1;
+  std::string dwOutT = p.wgradF32 ? "f32" : T;
+  std::string laneF32T = scalar ? "f32" : "vector<" + str(V) + "xf32>";
+  std::string laneOutT = scalar ? dwOutT : "vector<" + str(V) + "x" + dwOutT + ">";
+  std::string foldedC = scalar ? "c" : "c/" + str(V), foldedSC = scalar ? "sc" : "sc/" + str(V);
+  std::string wsLaneT = "!spio.tensor<[part: " + str(parts) + ", k: " + str(p.c) +
+                       ", r: " + str(p.r) + ", sc/8: " + str(pairedS(p)) + ", " + foldedSC +
+                       ": " + str(8 / V) + "] x " + laneF32T + ", global>";
+  std::string dwLaneT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
+                       ", " + foldedC + ": " + str(8 / V) + "] x " + laneOutT + ", global>";
+  std::string wsLane = scalar ? "%ws" : "%wsv", dwLane = scalar ? "%dw" : "%dwv";
   out << "  gpu.func @conv2d_gw8_wgrad_reduce(%ws: " << wsT << ", %dw: " << dwT
       << ") kernel attributes {known_block_size = array<i32: " << kReduceThreads
       << ", 1, 1>} {\n";
   out << "    spio.wait_prerequisites\n";
   out << "    %bx = spio.linear_id block_x\n    %warp = spio.linear_id warp\n";
   out << "    %lane = spio.linear_id lane\n";
-  int64_t elementsPerBlock = wgradReduceElementsPerBlock(p, c);
-  std::string perBlock = index(elementsPerBlock), perWarp = index(elementsPerWarp);
-  std::string limit = index(total), lastElement = index(total - 1);
+  if (!scalar) {
+    out << "    %wsv = spio.view %ws : " << wsT << " to " << wsLaneT << "\n";
+    out << "    %dwv = spio.view %dw : " << dwT << " to " << dwLaneT << "\n";
+  }
+  int64_t lanesPerBlock = wgradReduceElementsPerBlock(p, c) / V;
+  std::string perBlock = index(lanesPerBlock), perWarp = index(lanesPerWarp);
+  std::string limit = index(lanes), lastLane = index(lanes - 1);
   indexOp("%blockFirst", "muli", "%bx", perBlock);
   indexOp("%warpFirst", "muli", "%warp", perWarp);
   indexOp("%e", "remui", "%lane", perWarp);
   indexOp("%inBlock", "addi", "%warpFirst", "%e");
   std::string inBlock = "%inBlock", owns;
-  if (elementsPerBlock < kReduceThreads / 32 * elementsPerWarp) {
+  if (lanesPerBlock < kReduceThreads / 32 * lanesPerWarp) {
     // Blocks of whole channels: lanes past the block's elements reduce its
-    // last one (never another block's partial sums) and store nothing.
-    std::string lastInBlock = index(elementsPerBlock - 1);
+    // last ones (never another block's partial sums) and store nothing.
+    std::string lastInBlock = index(lanesPerBlock - 1);
     out << "    %ownsElement = arith.cmpi ult, %inBlock, " << perBlock << " : index\n";
     indexOp("%inBlockLast", "minui", "%inBlock", lastInBlock);
     inBlock = "%inBlockLast";
@@ -2122,25 +2142,27 @@ void ConvWriter::writeWgradReduce() {
       << " : index\n";
   if (!owns.empty())
     out << "    %valid = arith.andi " << owns << ", %inGrid : i1\n";
-  // Lanes past the last element reduce it too (every lane takes part in
+  // Lanes past the last elements reduce them too (every lane takes part in
   // the shuffles) and store nothing.
-  out << "    %element = arith.minui %lin, " << lastElement << " : index\n";
+  out << "    %element = arith.minui %lin, " << lastLane << " : index\n";
   out << "    %k, %r, %s, %c = spio.decompose %element [" << p.c << ", " << p.r << ", " << p.s
-      << ", 8] : " << coord("k") << ", " << coord("r") << ", " << coord("s") << ", "
-      << coord("c") << "\n";
+      << ", " << 8 / V << "] : " << coord("k") << ", " << coord("r") << ", " << coord("s")
+      << ", " << coord("c", V) << "\n";
   auto [wsR, tap] = partialSumPlace("%r", "%s");
-  std::string channel = convert("cast", "%c", coord("c"), coord("sc"));
+  std::string channels = convert("cast", "%c", coord("c", V), coord("sc", V));
   // The split's partials in order, loaded kReduceUnroll at a time so that
   // their latencies overlap; the additions keep the order.
   std::string wsIndex = "[" + coord("part") + ", " + coord("k") + ", " + coord("r") + ", " +
-                        coord("sc", 8) + ", " + coord("sc") + "]";
-  out << "    %zero = arith.constant 0.0 : f32\n";
+                        coord("sc", 8) + ", " + coord("sc", V) + "]";
+  out << "    %zero = arith.constant " << (scalar ? "0.0" : "dense<0.0>") << " : " << laneF32T
+      << "\n";
   std::string sum = "%zero";
   auto sumLoop = [&](const std::string &lower, const std::string &upper, int64_t step) {
     std::string i = fresh("i"), acc = fresh("acc"), result = fresh("sum");
     std::string stride = index(step);
     out << "    " << result << " = scf.for " << i << " = " << lower << " to " << upper
-        << " step " << stride << " iter_args(" << acc << " = " << sum << ") -> (f32) {\n";
+        << " step " << stride << " iter_args(" << acc << " = " << sum << ") -> (" << laneF32T
+        << ") {\n";
     std::vector<std::string> values;
     for (int64_t u = 0; u < step; ++u) {
       std::string at = i;
@@ -2151,17 +2173,18 @@ void ConvWriter::writeWgradReduce() {
       }
       std::string part = fresh("part"), v = fresh("v");
       out << "    " << part << " = spio.from_index " << at << " : " << coord("part") << "\n";
-      out << "    " << v << " = spio.load %ws[" << part << ", %k, " << wsR << ", " << tap << ", "
-          << channel << "] : " << wsT << wsIndex << "\n";
+      out << "    " << v << " = spio.load " << wsLane << "[" << part << ", %k, " << wsR << ", " << tap
+          << ", " << channels << "] : " << wsLaneT << wsIndex << "\n";
       values.push_back(v);
     }
     std::string running = acc;
     for (const std::string &v : values) {
       std::string next = fresh("v");
-      out << "    " << next << " = arith.addf " << running << ", " << v << " : f32\n";
+      out << "    " << next << " = arith.addf " << running << ", " << v << " : " << laneF32T
+          << "\n";
       running = next;
     }
-    out << "    scf.yield " << running << " : f32\n    }\n";
+    out << "    scf.yield " << running << " : " << laneF32T << "\n    }\n";
     sum = result;
   };
   if (splits == 1) {
@@ -2184,13 +2207,32 @@ void ConvWriter::writeWgradReduce() {
     out << "    %upper = arith.addi %lower, %count : index\n";
     sumLoop("%lower", "%mid", kReduceUnroll);
     sumLoop("%mid", "%upper", 1);
+    // NVVM shuffles 32-bit values: each of a vector's floats apart.
     out << "    %width = arith.constant 32 : i32\n";
-    for (int64_t mask = elementsPerWarp; mask < 32; mask *= 2) {
-      std::string offset = fresh("m"), other = fresh("v"), ok = fresh("b"), next = fresh("v");
+    for (int64_t mask = lanesPerWarp; mask < 32; mask *= 2) {
+      std::string offset = fresh("m"), other = fresh("v");
       out << "    " << offset << " = arith.constant " << mask << " : i32\n";
-      out << "    " << other << ", " << ok << " = gpu.shuffle xor " << sum << ", " << offset
-          << ", %width : f32\n";
-      out << "    " << next << " = arith.addf " << sum << ", " << other << " : f32\n";
+      auto shuffle = [&](const std::string &mine, const std::string &theirs) {
+        out << "    " << theirs << ", " << fresh("b") << " = gpu.shuffle xor " << mine << ", "
+            << offset << ", %width : f32\n";
+      };
+      if (scalar) {
+        shuffle(sum, other);
+      } else {
+        std::string joined;
+        for (int64_t e = 0; e < V; ++e) {
+          std::string mine = fresh("v"), theirs = fresh("v");
+          out << "    " << mine << " = vector.extract " << sum << "[" << e << "] : f32 from "
+              << laneF32T << "\n";
+          shuffle(mine, theirs);
+          joined += (e ? ", " : "") + theirs;
+        }
+        out << "    " << other << " = vector.from_elements " << joined << " : " << laneF32T
+            << "\n";
+      }
+      std::string next = fresh("v");
+      out << "    " << next << " = arith.addf " << sum << ", " << other << " : " << laneF32T
+          << "\n";
       sum = next;
     }
   }
@@ -2200,13 +2242,15 @@ void ConvWriter::writeWgradReduce() {
   std::string value = sum;
   if (!p.wgradF32) {
     value = fresh("v");
-    out << "    " << value << " = arith.truncf " << sum << " : f32 to " << T << "\n";
+    out << "    " << value << " = arith.truncf " << sum << " : " << laneF32T << " to " << laneOutT
+        << "\n";
   }
-  out << "    spio.store " << value << ", %dw[%k, %r, %s, %c] : " << dwT << "[" << coord("k")
-      << ", " << coord("r") << ", " << coord("s") << ", " << coord("c") << "]\n";
+  out << "    spio.store " << value << ", " << dwLane << "[%k, %r, %s, %c] : " << dwLaneT << "["
+      << coord("k")
+      << ", " << coord("r") << ", " << coord("s") << ", " << coord("c", V) << "]\n";
   out << "    }\n";
   if (conv2dGw8WgradDiscards(p, c))
-    discardReadPartials(elementsPerBlock);
+    discardReadPartials(wgradReduceElementsPerBlock(p, c));
   out << "    gpu.return\n  }\n";
 }
 

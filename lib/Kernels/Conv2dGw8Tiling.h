@@ -116,6 +116,7 @@ struct StagedInput {
 constexpr int64_t kReduceThreads = 256;
 constexpr int64_t kReduceUnroll = 16;
 
+
 /// Taps: fprop's and dgrad's mma steps, wgrad's partial sums and tap pairs.
 std::vector<TapStep> tapSteps(const Conv2dGw8Problem &p);
 int64_t pairedS(const Conv2dGw8Problem &p);
@@ -145,8 +146,12 @@ int64_t streamBarrierCount(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
-/// The dw elements a reduce block adds: a lane group each (kReduceThreads
-/// / splits), or where conv2dGw8WgradDiscards() as many whole output channels
+/// The dw elements a reduce lane adds at once, a load of each partial: 4
+/// (16 bytes) where a grid of such lanes still has a block per
+/// multiprocessor, else 1.
+int64_t wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
+/// The dw elements a reduce block adds: wgradReduceVector a lane group
+/// (kReduceThreads / splits of them), or where conv2dGw8WgradDiscards() as many whole output channels
 /// as fit (R * S * 8 elements each), the rest of its lanes idle, so that
 /// each block alone reads, and discards, its channels' partial sums.
 int64_t wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);

@@ -592,6 +592,31 @@ TEST(Conv2dGw8, WgradReduceBlocksOfWholeChannelsWhereTheyDiscard) {
   EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad's reduce kernel discards"), std::string::npos);
 }
 
+TEST(Conv2dGw8, Wgrad5x5ReduceAddsFourChannelsALaneWhereItsGridFills) {
+  auto fourALane = [](const Conv2dGw8Problem &p) {
+    return conv2dGw8Source(p, chooseConv2dGw8Config(p)).find("vector<4xf32>") !=
+           std::string::npos;
+  };
+  // 14x14 C320: 38 partials in 2 splits, 128 lanes of 4 a block, which
+  // hold 2 whole channels of 200 (400 elements) and discard them: 160
+  // blocks. One a lane, a channel would span blocks of 128: no discard.
+  Conv2dGw8Problem p = as(layer(320, 320, 14, 5, 2), ConvPass::Wgrad);
+  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  EXPECT_EQ(conv2dGw8WgradPartials(p, c), 38);
+  EXPECT_TRUE(fourALane(p));
+  EXPECT_TRUE(conv2dGw8WgradDiscards(p, c));
+  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 320 * 200 / 400);
+  // 56x56 C384: 77 blocks of 4 a lane, under 3/4 of 132 multiprocessors:
+  // one a lane; on 66 multiprocessors, 4.
+  Conv2dGw8Problem wide = as(layer(32, 384, 56, 5, 2), ConvPass::Wgrad);
+  EXPECT_FALSE(fourALane(wide));
+  wide.multiprocessors = 66;
+  EXPECT_TRUE(fourALane(wide));
+  // 3x3 keeps one a lane however many blocks.
+  EXPECT_FALSE(fourALane(as(layer(128, 2112, 8, 3, 1), ConvPass::Wgrad)));
+  EXPECT_FALSE(fourALane(as(layer(320, 320, 14, 3, 1), ConvPass::Wgrad)));
+}
+
 TEST(Conv2dGw8, WgradDiscardsByDefaultWhereItsBytesOutgrowTheL2) {
   // N128 C1248 8x8 3x3: 41 MB of x, dy and dw and 13 partials of 4.7 MB,
   // over 3/4 of 50 MiB; C768's 25 + 4.9 MB are not.
