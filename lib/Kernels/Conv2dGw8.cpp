@@ -927,9 +927,8 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // 20x20 C672 and C960 1.03x). Not taken where a column tile takes one
   // band (7x7 to 10x10: 0.97-1.00x, a ring and no halo to hand on), four
   // (28x28 to 36x36: 0.99-1.03x) or seven (56x56: 0.91-0.95x); nor 3x3
-  // (0.95-1.08x over 36 layers, no rule found).
-  // The part that copies as many x rows as a band has dy rows has no
-  // halo rows to hand on.
+  // (0.95-1.08x over 36 layers, no rule found); nor for the part that
+  // copies as many x rows as a band has dy rows, which has none to hand on.
   if (wgrad && !flat && p.r == 5 && p.s == 5 && p.stride == 1 && ceilDiv(P, c.rowsP) == 2 &&
       p.wgradParts != WgradParts::CopiesWithoutRowHalo)
     c.rowRing = true;

@@ -2105,10 +2105,10 @@ void ConvWriter::writeWgradReduce() {
   std::string laneOutT = scalar ? dwOutT : "vector<" + str(V) + "x" + dwOutT + ">";
   std::string foldedC = scalar ? "c" : "c/" + str(V), foldedSC = scalar ? "sc" : "sc/" + str(V);
   std::string wsLaneT = "!spio.tensor<[part: " + str(parts) + ", k: " + str(p.c) +
-                       ", r: " + str(p.r) + ", sc/8: " + str(pairedS(p)) + ", " + foldedSC +
-                       ": " + str(8 / V) + "] x " + laneF32T + ", global>";
+                        ", r: " + str(p.r) + ", sc/8: " + str(pairedS(p)) + ", " + foldedSC +
+                        ": " + str(8 / V) + "] x " + laneF32T + ", global>";
   std::string dwLaneT = "!spio.tensor<[k: " + str(p.c) + ", r: " + str(p.r) + ", s: " + str(p.s) +
-                       ", " + foldedC + ": " + str(8 / V) + "] x " + laneOutT + ", global>";
+                        ", " + foldedC + ": " + str(8 / V) + "] x " + laneOutT + ", global>";
   std::string wsLane = scalar ? "%ws" : "%wsv", dwLane = scalar ? "%dw" : "%dwv";
   out << "  gpu.func @conv2d_gw8_wgrad_reduce(%ws: " << wsT << ", %dw: " << dwT
       << ") kernel attributes {known_block_size = array<i32: " << kReduceThreads
@@ -2173,8 +2173,8 @@ void ConvWriter::writeWgradReduce() {
       }
       std::string part = fresh("part"), v = fresh("v");
       out << "    " << part << " = spio.from_index " << at << " : " << coord("part") << "\n";
-      out << "    " << v << " = spio.load " << wsLane << "[" << part << ", %k, " << wsR << ", " << tap
-          << ", " << channels << "] : " << wsLaneT << wsIndex << "\n";
+      out << "    " << v << " = spio.load " << wsLane << "[" << part << ", %k, " << wsR << ", "
+          << tap << ", " << channels << "] : " << wsLaneT << wsIndex << "\n";
       values.push_back(v);
     }
     std::string running = acc;
@@ -2246,8 +2246,7 @@ void ConvWriter::writeWgradReduce() {
         << "\n";
   }
   out << "    spio.store " << value << ", " << dwLane << "[%k, %r, %s, %c] : " << dwLaneT << "["
-      << coord("k")
-      << ", " << coord("r") << ", " << coord("s") << ", " << coord("c", V) << "]\n";
+      << coord("k") << ", " << coord("r") << ", " << coord("s") << ", " << coord("c", V) << "]\n";
   out << "    }\n";
   if (conv2dGw8WgradDiscards(p, c))
     discardReadPartials(wgradReduceElementsPerBlock(p, c));

@@ -116,7 +116,6 @@ struct StagedInput {
 constexpr int64_t kReduceThreads = 256;
 constexpr int64_t kReduceUnroll = 16;
 
-
 /// Taps: fprop's and dgrad's mma steps, wgrad's partial sums and tap pairs.
 std::vector<TapStep> tapSteps(const Conv2dGw8Problem &p);
 int64_t pairedS(const Conv2dGw8Problem &p);
@@ -147,13 +146,14 @@ int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c)
 bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 /// The dw elements a reduce lane adds at once, a load of each partial: 4
-/// (16 bytes) where a grid of such lanes still has a block per
-/// multiprocessor, else 1.
+/// (16 bytes) for kernels of 25 taps or more whose grid of such lanes
+/// keeps 3/4 of the multiprocessors busy, else 1.
 int64_t wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 /// The dw elements a reduce block adds: wgradReduceVector a lane group
-/// (kReduceThreads / splits of them), or where conv2dGw8WgradDiscards() as many whole output channels
-/// as fit (R * S * 8 elements each), the rest of its lanes idle, so that
-/// each block alone reads, and discards, its channels' partial sums.
+/// (kReduceThreads / splits of them), or where conv2dGw8WgradDiscards() as
+/// many whole output channels as fit (R * S * 8 elements each), the rest of
+/// its lanes idle, so that each block alone reads, and discards, its
+/// channels' partial sums.
 int64_t wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 /// wgrad blocks of more than one warp along the pixels add their warps'
 /// partial sums in shared memory, in warp order, and store one partial a
