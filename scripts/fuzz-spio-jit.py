@@ -57,6 +57,8 @@ def conv_options(rng):
         options.append("--wgrad-early-launch")
     if rng.random() < 0.2:
         options.append("--wgrad-row-ring")
+    if rng.random() < 0.15:
+        options += ["--wgrad-reduce-lane-elements", str(rng.choice([1, 2, 3, 4]))]
     return options
 
 

@@ -131,6 +131,12 @@ CASES = [
     (8, 1024, 14, 14, 5, 5, 2, 2, "--pass wgrad"),
     (8, 1024, 14, 14, 5, 5, 2, 2, "--pass wgrad --out-dtype f32"),
     (96, 320, 14, 14, 5, 5, 2, 2, "--pass wgrad --wgrad-discard-partials=always --dtype bf16"),
+    # ... and as many as --wgrad-reduce-lane-elements says (2 and 4 on 3x3,
+    # in splits and in blocks of whole channels; 4 on 7x7).
+    (16, 32, 20, 40, 3, 3, 1, 1, "--pass wgrad --chunks 72 --wgrad-reduce-lane-elements 2"),
+    (4, 96, 20, 20, 3, 3, 1, 1,
+     "--pass wgrad --wgrad-reduce-lane-elements 4 --wgrad-discard-partials=always --out-dtype f32"),
+    (2, 64, 24, 24, 7, 7, 3, 3, "--pass wgrad --wgrad-reduce-lane-elements 4 --dtype bf16"),
     # The reduce launched as the partial sums' blocks start: the same sums.
     (16, 768, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-early-launch"),
     (3, 64, 20, 17, 5, 5, 2, 1, "--pass wgrad --wgrad-early-launch --dtype bf16"),

@@ -653,6 +653,12 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
     return "only wgrad's partial sums launch a reduce kernel early";
   if (p.wgradParts != WgradParts::All && p.pass != ConvPass::Wgrad)
     return "only wgrad's band loop runs its parts alone";
+  int64_t laneElements = p.wgradReduceLaneElements;
+  if (laneElements != 0 && laneElements != 1 && laneElements != 2 && laneElements != 4)
+    return "wgrad's reduce adds 1, 2 or 4 elements a lane (0: choose), got " +
+           std::to_string(laneElements);
+  if (laneElements && (p.pass != ConvPass::Wgrad || p.wgradClusterReduce))
+    return "only wgrad's reduce kernel adds elements a lane";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
   return {};
@@ -1312,6 +1318,8 @@ static int64_t reduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8
 /// 32x32, 21 blocks, 0.89x; 100 to 220 blocks 0.98-1.00x). 7x7 not
 /// measured.
 int64_t gw8::wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (p.wgradReduceLaneElements)
+    return p.wgradReduceLaneElements;
   int64_t blocks = ceilDiv(p.c * p.r * p.s * 8, reduceElementsPerBlock(p, c, 4));
   return p.r * p.s >= 25 && 4 * blocks >= 3 * p.multiprocessors ? 4 : 1;
 }

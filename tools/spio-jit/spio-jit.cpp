@@ -114,6 +114,11 @@ static cl::opt<int64_t> wgradStagesOption(
     "wgrad-stages",
     cl::desc("conv2d-gw8 wgrad: buffers of the band loop's staged tiles, 1 to 4 (0: choose)"),
     cl::init(0));
+static cl::opt<int64_t> wgradReduceLaneElements(
+    "wgrad-reduce-lane-elements",
+    cl::desc("conv2d-gw8 wgrad: the dw elements a reduce lane adds at once, 1, 2 or 4 "
+             "(loads of 4, 8 or 16 bytes a partial; 0: choose)"),
+    cl::init(0));
 static cl::opt<bool> wgradRowRing(
     "wgrad-row-ring",
     cl::desc("conv2d-gw8 wgrad: a block's bands walk down a column tile, each handing its "
@@ -818,6 +823,7 @@ int runConv() {
   problem.wgradDiscard = wgradDiscardPartials;
   problem.wgradEarlyLaunch = wgradEarlyLaunch;
   problem.wgradParts = wgradParts;
+  problem.wgradReduceLaneElements = wgradReduceLaneElements;
   if (wgradParts != WgradParts::All && check)
     fail("--wgrad-parts runs part of wgrad's band loop, whose sums --check would find wrong");
   if (wgradKernels != WgradKernels::Both && problem.pass != ConvPass::Wgrad)
@@ -1083,7 +1089,8 @@ int main(int argc, char **argv) {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,
       &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts,
-      &wgradRowRing, &wgradStagesOption, &convMultiprocessors, &convL2Bytes};
+      &wgradReduceLaneElements, &wgradRowRing, &wgradStagesOption, &convMultiprocessors,
+      &convL2Bytes};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";

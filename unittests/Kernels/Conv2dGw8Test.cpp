@@ -615,6 +615,22 @@ TEST(Conv2dGw8, Wgrad5x5ReduceAddsFourChannelsALaneWhereItsGridFills) {
   // 3x3 keeps one a lane however many blocks.
   EXPECT_FALSE(fourALane(as(layer(128, 2112, 8, 3, 1), ConvPass::Wgrad)));
   EXPECT_FALSE(fourALane(as(layer(320, 320, 14, 3, 1), ConvPass::Wgrad)));
+  // The problem may set it: 2 a lane halves 3x3's blocks (3 partials: 512
+  // elements a block); 3, fprop and the cluster's one kernel are refused.
+  Conv2dGw8Problem two = as(layer(32, 64, 56, 3, 1), ConvPass::Wgrad);
+  Conv2dGw8Config twoConfig = chooseConv2dGw8Config(two);
+  twoConfig.chunks = 3;
+  two.wgradReduceLaneElements = 2;
+  EXPECT_EQ(checkConv2dGw8(two, twoConfig), "");
+  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(two, twoConfig).gridX, 64 * 72 / 512);
+  two.wgradReduceLaneElements = 3;
+  EXPECT_NE(checkConv2dGw8Problem(two).find("1, 2 or 4 elements a lane"), std::string::npos);
+  two.wgradReduceLaneElements = 2;
+  two.wgradClusterReduce = true;
+  EXPECT_NE(checkConv2dGw8Problem(two).find("only wgrad's reduce kernel"), std::string::npos);
+  two.wgradClusterReduce = false;
+  two.pass = ConvPass::Fprop;
+  EXPECT_NE(checkConv2dGw8Problem(two).find("only wgrad's reduce kernel"), std::string::npos);
 }
 
 TEST(Conv2dGw8, WgradDiscardsByDefaultWhereItsBytesOutgrowTheL2) {

@@ -80,6 +80,9 @@ struct Conv2dGw8Problem {
   bool wgradEarlyLaunch = false;
   /// wgrad's band loop whole, or one part of it alone (WgradParts).
   WgradParts wgradParts = WgradParts::All;
+  /// wgrad's reduce: the dw elements a lane adds at once, 1, 2 or 4 (one
+  /// load of 4, 8 or 16 bytes a partial); 0 lets the kernel choose.
+  int64_t wgradReduceLaneElements = 0;
   /// The target GPU's multiprocessors: wgrad's grid, and that of fprop and
   /// dgrad on flattened rows, aim for whole waves on them (an H100 SXM's or
   /// an H200's 132 unless said).
