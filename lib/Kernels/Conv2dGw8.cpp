@@ -1315,13 +1315,14 @@ static int64_t reduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8
 /// splits, whose channels now fit a block that discards, 1.02-1.06x;
 /// C1056 to C1824 of 5 to 12 partials 1.03x); 5x5 in fewer blocks
 /// 0.98-0.99x (14x14 C480, 96; 56x56 C384, 77); 3x3 0.89-1.00x (C72
-/// 32x32, 21 blocks, 0.89x; 100 to 220 blocks 0.98-1.00x). 7x7 not
-/// measured.
+/// 32x32, 21 blocks, 0.89x; 100 to 220 blocks 0.98-1.00x). Other kernel
+/// sizes (7x7) were neither timed nor checked on a GPU with 4 a lane by
+/// default: they keep 1 (--wgrad-reduce-lane-elements sets 4 for them).
 int64_t gw8::wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.wgradReduceLaneElements)
     return p.wgradReduceLaneElements;
   int64_t blocks = ceilDiv(p.c * p.r * p.s * 8, reduceElementsPerBlock(p, c, 4));
-  return p.r * p.s >= 25 && 4 * blocks >= 3 * p.multiprocessors ? 4 : 1;
+  return p.r == 5 && p.s == 5 && 4 * blocks >= 3 * p.multiprocessors ? 4 : 1;
 }
 
 int64_t gw8::wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {

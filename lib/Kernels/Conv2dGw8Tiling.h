@@ -146,7 +146,7 @@ int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c)
 bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 /// The dw elements a reduce lane adds at once, a load of each partial: 4
-/// (16 bytes) for kernels of 25 taps or more whose grid of such lanes
+/// (16 bytes) for 5x5 kernels whose grid of such lanes
 /// keeps 3/4 of the multiprocessors busy, else 1.
 int64_t wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 /// The dw elements a reduce block adds: wgradReduceVector a lane group

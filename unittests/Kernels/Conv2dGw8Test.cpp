@@ -612,9 +612,10 @@ TEST(Conv2dGw8, Wgrad5x5ReduceAddsFourChannelsALaneWhereItsGridFills) {
   EXPECT_FALSE(fourALane(wide));
   wide.multiprocessors = 66;
   EXPECT_TRUE(fourALane(wide));
-  // 3x3 keeps one a lane however many blocks.
+  // 3x3 and 7x7 keep one a lane however many blocks.
   EXPECT_FALSE(fourALane(as(layer(128, 2112, 8, 3, 1), ConvPass::Wgrad)));
   EXPECT_FALSE(fourALane(as(layer(320, 320, 14, 3, 1), ConvPass::Wgrad)));
+  EXPECT_FALSE(fourALane(as(layer(32, 1024, 28, 7, 3), ConvPass::Wgrad)));
   // The problem may set it: 2 a lane halves 3x3's blocks (3 partials: 512
   // elements a block); 3, fprop and the cluster's one kernel are refused.
   Conv2dGw8Problem two = as(layer(32, 64, 56, 3, 1), ConvPass::Wgrad);
