@@ -92,8 +92,9 @@ def spio_options(sh, pass_):
 
 
 # The configuration spio-jit names in its compile line ("warps 2x8 rows 12
-# chunks 29", "... chunks 52 copy 2"), without the word "warps".
-CONFIGURATION = r"warps (\d+x\d+ rows \d+(?: chunks \d+)?(?: copy \d+)?(?: stages \d+)?(?: ring)?)"
+# chunks 29", "... chunks 52 copy 2", "... stages 2 ring reduce 4"), without
+# the word "warps": its warps and rows, then any fields it sets.
+CONFIGURATION = r"warps (\d+x\d+ rows \d+(?: [a-z]+(?: \d+)?)*)"
 
 
 def spio_ms(jit, sh, pass_, warmup, repeats, timing, autotune=False, extra=()):

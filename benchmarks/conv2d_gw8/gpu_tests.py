@@ -315,6 +315,10 @@ CASES = [
     (2, 64, 33, 47, 3, 3, 1, 1, "--stride 2 --autotune --dtype bf16"),
     (2, 32, 20, 20, 5, 5, 2, 2, "--pass dgrad --stride 2 --autotune"),
     (2, 64, 20, 20, 3, 3, 1, 1, "--pass wgrad --autotune"),
+    # wgrad's candidates keep the chosen blocks: 3 stages, the ring toggled
+    # (one column tile), the reduce's other lanes; f32 dw and bf16.
+    (8, 320, 14, 14, 5, 5, 2, 2, "--pass wgrad --autotune"),
+    (16, 96, 16, 16, 3, 3, 1, 1, "--pass wgrad --autotune --dtype bf16 --out-dtype f32"),
     # 5x5 on small images, 4 or more groups a block: the chooser's band
     # ring (each block loops over whole images), alone and against its
     # neighbours of one band a block.

@@ -69,6 +69,10 @@ typedef struct {
   int64_t warps_q, warps_g, rows_p, chunks;
   /* fprop and dgrad, stride 1: warps that only copy staged rows in (0: none). */
   int64_t copy_warps;
+  /* wgrad: the band loop's stages (0: choose), a row ring (non-zero: bands
+   * walk down a column tile handing rows on in shared memory), and the dw
+   * elements a reduce lane adds, 1, 2 or 4 (0: choose). */
+  int64_t stages, row_ring, reduce_lane_elements;
 } spio_conv2d_gw8_config;
 
 char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,
@@ -76,9 +80,9 @@ char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,
 spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_problem *problem);
 /* Configurations worth timing for the problem (autotuning): the chosen
  * first, then its neighbours (conv2dGw8Candidates in
- * spio/Kernels/Conv2dGw8.h; fprop and dgrad only, all writing the same
- * bits). Writes up to `capacity` of them to `configs` and returns how many
- * there are. */
+ * spio/Kernels/Conv2dGw8.h; all of one problem's write the same bits).
+ * Writes up to `capacity` of them to `configs` and returns how many there
+ * are. */
 int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
                                    spio_conv2d_gw8_config *configs, int64_t capacity);
 char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,

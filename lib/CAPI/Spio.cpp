@@ -114,7 +114,15 @@ kernels::Conv2dGw8Config convConfig(const spio_conv2d_gw8_config &c) {
   g.rowsP = c.rows_p;
   g.chunks = c.chunks;
   g.copyWarps = c.copy_warps;
+  g.stages = c.stages;
+  g.rowRing = c.row_ring != 0;
+  g.reduceLaneElements = c.reduce_lane_elements;
   return g;
+}
+
+spio_conv2d_gw8_config convConfig(const kernels::Conv2dGw8Config &c) {
+  return {c.warpsQ, c.warpsG, c.rowsP, c.chunks, c.copyWarps, c.stages, c.rowRing ? 1 : 0,
+          c.reduceLaneElements};
 }
 
 spio_launch_shape launchShape(const kernels::LaunchShape &s) {
@@ -160,18 +168,15 @@ char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,
 }
 
 spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_problem *problem) {
-  kernels::Conv2dGw8Config c = kernels::chooseConv2dGw8Config(convProblem(*problem));
-  return {c.warpsQ, c.warpsG, c.rowsP, c.chunks, c.copyWarps};
+  return convConfig(kernels::chooseConv2dGw8Config(convProblem(*problem)));
 }
 
 int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
                                    spio_conv2d_gw8_config *configs, int64_t capacity) {
   std::vector<kernels::Conv2dGw8Config> candidates =
       kernels::conv2dGw8Candidates(convProblem(*problem));
-  for (int64_t i = 0; configs && i < capacity && i < int64_t(candidates.size()); ++i) {
-    const kernels::Conv2dGw8Config &c = candidates[i];
-    configs[i] = {c.warpsQ, c.warpsG, c.rowsP, c.chunks, c.copyWarps};
-  }
+  for (int64_t i = 0; configs && i < capacity && i < int64_t(candidates.size()); ++i)
+    configs[i] = convConfig(candidates[i]);
   return int64_t(candidates.size());
 }
 

@@ -653,12 +653,6 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
     return "only wgrad's partial sums launch a reduce kernel early";
   if (p.wgradParts != WgradParts::All && p.pass != ConvPass::Wgrad)
     return "only wgrad's band loop runs its parts alone";
-  int64_t laneElements = p.wgradReduceLaneElements;
-  if (laneElements != 0 && laneElements != 1 && laneElements != 2 && laneElements != 4)
-    return "wgrad's reduce adds 1, 2 or 4 elements a lane (0: choose), got " +
-           std::to_string(laneElements);
-  if (laneElements && (p.pass != ConvPass::Wgrad || p.wgradClusterReduce))
-    return "only wgrad's reduce kernel adds elements a lane";
   if (p.dtype == DType::F32)
     return "conv2d-gw8 takes f16 or bf16";
   return {};
@@ -671,6 +665,12 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "warps along groups must be 1 to 8";
   if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0 || c.copyWarps < 0)
     return "bad warp, row or chunk counts";
+  int64_t laneElements = c.reduceLaneElements;
+  if (laneElements != 0 && laneElements != 1 && laneElements != 2 && laneElements != 4)
+    return "wgrad's reduce adds 1, 2 or 4 elements a lane (0: choose), got " +
+           std::to_string(laneElements);
+  if (laneElements && (p.pass != ConvPass::Wgrad || p.wgradClusterReduce))
+    return "only wgrad's reduce kernel adds elements a lane";
   if (p.wgradClusterReduce) {
     if (p.pass != ConvPass::Wgrad)
       return "only wgrad adds partial sums in a cluster";
@@ -1150,10 +1150,57 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
   return c;
 }
 
+/// wgrad's candidates: the chosen blocks (warps, rows and chunks, hence the
+/// partial sums and their order) with what leaves each dw element's sum as
+/// it was: the other of 2 or 3 stages (where a block has as many bands),
+/// the row ring toggled where a band spans the output row (one column
+/// tile: bands go down the rows either way), and the reduce's other lane
+/// widths. Each names the chosen chunks, stages and lanes, so that only
+/// what it varies differs.
+static std::vector<Conv2dGw8Config> wgradCandidates(const Conv2dGw8Problem &p,
+                                                    const Conv2dGw8Config &chosen, int64_t most) {
+  std::vector<Conv2dGw8Config> candidates = {chosen};
+  BandGrid grid = bandGrid(p, chosen);
+  Conv2dGw8Config pinned = chosen;
+  pinned.chunks = grid.chunks;
+  pinned.stages = wgradStages(p, chosen);
+  if (!p.wgradClusterReduce)
+    pinned.reduceLaneElements = wgradReduceVector(p, chosen);
+  auto add = [&](const Conv2dGw8Config &c) {
+    BandGrid g = bandGrid(p, c);
+    if (int64_t(candidates.size()) < most && checkConv2dGw8(p, c).empty() &&
+        g.chunks == grid.chunks && g.bandsPerChunk == grid.bandsPerChunk)
+      candidates.push_back(c);
+  };
+  // Stages past a block's bands would buffer nothing.
+  for (int64_t stages : {2, 3}) {
+    Conv2dGw8Config c = pinned;
+    c.stages = stages;
+    if (stages != pinned.stages && stages <= grid.bandsPerChunk)
+      add(c);
+  }
+  if (grid.qTiles == 1) {
+    Conv2dGw8Config c = pinned;
+    c.rowRing = !chosen.rowRing;
+    add(c);
+  }
+  for (int64_t lanes : {1, 2, 4}) {
+    Conv2dGw8Config c = pinned;
+    c.reduceLaneElements = lanes;
+    if (!p.wgradClusterReduce && lanes != pinned.reduceLaneElements)
+      add(c);
+  }
+  return candidates;
+}
+
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
   Conv2dGw8Config chosen = chooseConv2dGw8Config(p);
+  if (!checkConv2dGw8(p, chosen).empty())
+    return {chosen};
+  if (p.pass == ConvPass::Wgrad)
+    return wgradCandidates(p, chosen, most);
   std::vector<Conv2dGw8Config> candidates = {chosen};
-  if (p.pass == ConvPass::Wgrad || flatRows(p) || !checkConv2dGw8(p, chosen).empty())
+  if (flatRows(p))
     return candidates;
   // Where the chooser takes a band ring (below), every candidate of one
   // band a block says so (as many chunks as bands), so that spio-jit's
@@ -1319,8 +1366,8 @@ static int64_t reduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8
 /// sizes (7x7) were neither timed nor checked on a GPU with 4 a lane by
 /// default: they keep 1 (--wgrad-reduce-lane-elements sets 4 for them).
 int64_t gw8::wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  if (p.wgradReduceLaneElements)
-    return p.wgradReduceLaneElements;
+  if (c.reduceLaneElements)
+    return c.reduceLaneElements;
   int64_t blocks = ceilDiv(p.c * p.r * p.s * 8, reduceElementsPerBlock(p, c, 4));
   return p.r == 5 && p.s == 5 && 4 * blocks >= 3 * p.multiprocessors ? 4 : 1;
 }

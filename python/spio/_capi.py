@@ -58,7 +58,8 @@ class Conv2dGw8Problem(ctypes.Structure):
 
 class Conv2dGw8Config(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64)
-                for name in ("warps_q", "warps_g", "rows_p", "chunks", "copy_warps")]
+                for name in ("warps_q", "warps_g", "rows_p", "chunks", "copy_warps", "stages",
+                             "row_ring", "reduce_lane_elements")]
 
 
 class DeviceInfo(ctypes.Structure):

@@ -56,13 +56,13 @@ _tuned = {}
 
 def set_autotune(enabled):
     """With autotuning on (off by default; as torch.backends.cudnn.benchmark),
-    a conv2d_gw8 fprop or dgrad of a shape not run before times the
+    a conv2d_gw8 fprop, dgrad or wgrad of a shape not run before times the
     configuration Spio's heuristics choose and its neighbours on its own
     operands and keeps the fastest for that shape. All of them write the
-    same bits, so results do not depend on which wins; wgrad, whose sums'
-    order follows its configuration, keeps the chosen one. The first call
-    of each shape then waits for the GPU; CUDA graph captures use the
-    heuristics' choice until a shape is tuned outside one."""
+    same bits (wgrad's keep the chosen blocks, whose partial sums fix the
+    order of its additions), so results do not depend on which wins. The
+    first call of each shape then waits for the GPU; CUDA graph captures
+    use the heuristics' choice until a shape is tuned outside one."""
     global _autotune
     _autotune = bool(enabled)
 
@@ -71,23 +71,31 @@ def autotune_enabled():
     return _autotune
 
 
-def _tune(args, operands, stream):
-    """The fastest of conv2d_gw8's candidates for `args` (fprop or dgrad) on
-    `operands`: one untimed run each, then the median of 3 rounds that run
-    every candidate twice in turn (drift hits all alike)."""
+def _workspace(kernels, args, device):
+    """Scratch for whichever of `kernels` runs `args` (wgrad's partial
+    sums), or None where none needs any."""
+    size = max(kernel.workspace_size(args) for kernel in kernels)
+    return torch.empty(size, device=device, dtype=torch.uint8) if size else None
+
+
+def _tune(args, operands, stream, device):
+    """The fastest of conv2d_gw8's candidates for `args` on `operands`: one
+    untimed run each, then the median of 3 rounds that run every candidate
+    twice in turn (drift hits all alike)."""
     family = _kernels.Conv2dGw8Family()
     candidates = [_kernels.Kernel(family, config) for config in family.candidates(args)]
     candidates = [c for c in candidates if c.supports(args)] or [_kernel(args)]
+    workspace = _workspace(candidates, args, device)
     for candidate in candidates:
-        candidate.run(args, operands, stream=stream)
+        candidate.run(args, operands, stream=stream, workspace=workspace)
     times = [[] for _ in candidates]
     for _ in range(3):
         for candidate, measured in zip(candidates, times):
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             start.record()
-            candidate.run(args, operands, stream=stream)
-            candidate.run(args, operands, stream=stream)
+            candidate.run(args, operands, stream=stream, workspace=workspace)
+            candidate.run(args, operands, stream=stream, workspace=workspace)
             end.record()
             end.synchronize()
             measured.append(start.elapsed_time(end) / 2)
@@ -97,17 +105,17 @@ def _tune(args, operands, stream):
     return candidates[medians.index(min(medians))]
 
 
-def _run_tuned(args, operands, stream):
-    """Runs conv2d_gw8 (fprop or dgrad) on the instance autotuning kept for
-    `args`, tuning first where it is on and none is kept (outside a CUDA
-    graph capture), else on the heuristics' choice."""
+def _run_tuned(args, operands, stream, device):
+    """Runs conv2d_gw8 on the instance autotuning kept for `args`, tuning
+    first where it is on and none is kept (outside a CUDA graph capture),
+    else on the heuristics' choice."""
     kernel = _tuned.get(args)
     if kernel is None:
         if _autotune and not torch.cuda.is_current_stream_capturing():
-            kernel = _tuned[args] = _tune(args, operands, stream)
+            kernel = _tuned[args] = _tune(args, operands, stream, device)
         else:
             kernel = _kernel(args)
-    kernel.run(args, operands, stream=stream)
+    kernel.run(args, operands, stream=stream, workspace=_workspace([kernel], args, device))
 
 
 # The current stream's handle; torch.cuda.current_stream() builds a Stream
@@ -185,7 +193,7 @@ def _conv2d_gw8(x, weight, bias, stride, padding):
     if bias is not None:
         _check_tensor("bias", bias)
         operands["bias"] = bias.contiguous()
-    _run_tuned(args, operands, _stream(x))
+    _run_tuned(args, operands, _stream(x), x.device)
     return y
 
 
@@ -209,7 +217,7 @@ def _conv2d_gw8_dgrad(dy, weight, input_size, stride, padding):
                       False, _DTYPES[dy.dtype])
     dx = torch.empty((n, c, h, w), device=dy.device, dtype=dy.dtype,
                      memory_format=torch.channels_last)
-    _run_tuned(args, {"dy": dy, "w": _krsc(weight), "dx": dx}, _stream(dy))
+    _run_tuned(args, {"dy": dy, "w": _krsc(weight), "dx": dx}, _stream(dy), dy.device)
     return dx
 
 
@@ -230,10 +238,8 @@ def _conv2d_gw8_wgrad(x, dy, kernel_size, stride, padding):
     _check_tensor("dy", dy)
     c, r, s = x.shape[1], kernel_size[0], kernel_size[1]
     args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", False, _DTYPES[x.dtype])
-    kernel = _kernel(args)
-    workspace = torch.empty(kernel.workspace_size(args), device=x.device, dtype=torch.uint8)
     dw = torch.empty((c, r, s, 8), device=x.device, dtype=x.dtype)
-    kernel.run(args, {"x": x, "dy": dy, "dw": dw}, stream=_stream(x), workspace=workspace)
+    _run_tuned(args, {"x": x, "dy": dy, "dw": dw}, _stream(x), x.device)
     return dw.permute(0, 3, 1, 2)
 
 

@@ -431,10 +431,15 @@ class Conv2dGw8Family(KernelFamily):
     name = "conv2d_gw8"
     arguments_type = Conv2dGw8Arguments
     # (warps along q, warps along groups, rows per block[, chunks[, copy
-    # warps]]); chosen() adds chunks where blocks loop over several bands
-    # (more than a grid holds, or a band ring the heuristics take), and
-    # candidates() copy warps where blocks stream their bands.
+    # warps[, stages[, row ring[, reduce lane elements]]]]]), the C API's
+    # configuration up to its last field set: chosen() adds chunks where
+    # blocks loop over several bands (more than a grid holds, or a band
+    # ring the heuristics take) and wgrad's row ring where the heuristics
+    # take it; candidates() copy warps where blocks stream their bands, and
+    # wgrad's stages and reduce lanes.
     TILES = ((4, 2, 16), (4, 2, 8), (2, 4, 8), (1, 8, 8), (1, 8, 16))
+    _TILE_FIELDS = ("warps_q", "warps_g", "rows_p", "chunks", "copy_warps", "stages", "row_ring",
+                    "reduce_lane_elements")
 
     def instances(self):
         return itertools.product(("fprop", "dgrad", "wgrad"), ("f16", "bf16"), self.TILES)
@@ -458,10 +463,12 @@ class Conv2dGw8Family(KernelFamily):
             int(dw == "f32" and pass_ == "wgrad"), *_target_sizes())
 
     def _structs(self, args, config):
-        pass_, _, (warps_q, warps_g, rows, *rest) = config
-        chunks, copy_warps = (tuple(rest) + (0, 0))[:2]
-        return self._problem(args, pass_), _capi.Conv2dGw8Config(warps_q, warps_g, rows, chunks,
-                                                                 copy_warps)
+        pass_, _, tile = config
+        if not 3 <= len(tile) <= len(self._TILE_FIELDS):
+            raise SpioError(f"a conv2d_gw8 tile is {', '.join(self._TILE_FIELDS[:3])}, then "
+                            f"optionally {', '.join(self._TILE_FIELDS[3:])}; got {tile}")
+        fields = tuple(tile) + (0,) * (len(self._TILE_FIELDS) - len(tile))
+        return self._problem(args, pass_), _capi.Conv2dGw8Config(*fields)
 
     def check(self, args, config):
         pass_, dtype, _ = config
@@ -510,13 +517,10 @@ class Conv2dGw8Family(KernelFamily):
             raise SpioError(f"unknown pass {args.pass_!r}; expected fprop, dgrad or wgrad")
         return self._problem(args, args.pass_)
 
-    @staticmethod
-    def _instance(args, c):
-        tile = (c.warps_q, c.warps_g, c.rows_p)
-        if c.copy_warps:
-            tile += (c.chunks, c.copy_warps)
-        elif c.chunks:
-            tile += (c.chunks,)
+    def _instance(self, args, c):
+        tile = tuple(getattr(c, name) for name in self._TILE_FIELDS)
+        while len(tile) > 3 and not tile[-1]:
+            tile = tile[:-1]
         return (args.pass_, args.dtype, tile)
 
     def chosen(self, args):
@@ -527,8 +531,8 @@ class Conv2dGw8Family(KernelFamily):
 
     def candidates(self, args):
         """The instances worth timing for `args` (autotuning): the chosen
-        first, then its neighbours; fprop and dgrad only (all write the same
-        bits), wgrad the chosen alone."""
+        first, then its neighbours, all writing the same bits (wgrad's keep
+        the chosen blocks, its partial sums)."""
         problem = self._checked_problem(args)
         count = _capi.lib.spio_conv2d_gw8_candidates(problem, None, 0)
         configs = (_capi.Conv2dGw8Config * count)()

@@ -197,28 +197,30 @@ def test_bit_identical_training_steps():
 
 @gpu
 def test_autotune_keeps_the_bits_of_the_chosen_kernel():
-    """Autotuned fprop and dgrad (72x72 C192: 7 candidates) against the
-    heuristics' kernels: the same bits; the tuned shapes are kept."""
+    """Autotuned fprop, dgrad (72x72 C192: 7 candidates) and wgrad (its
+    stages and reduce lanes) against the heuristics' kernels: the same
+    bits; the tuned shapes are kept."""
     from spio import _torch_ops
     x, weight, bias = conv_inputs(n=2, c=192, h=72, w=72, seed=5)
     x.requires_grad_()
+    weight.requires_grad_()
     dy = None
     results = []
     for tune in (False, True):
         spio.set_autotune(tune)
         try:
-            x.grad = None
+            x.grad = weight.grad = None
             y = spio.conv2d_gw8(x, weight, bias)
             dy = torch.randn_like(y) if dy is None else dy
             y.backward(dy)
-            results.append((y.detach().clone(), x.grad.clone()))
+            results.append((y.detach().clone(), x.grad.clone(), weight.grad.clone()))
         finally:
             spio.set_autotune(False)
     assert spio.autotune_enabled() is False
-    assert torch.equal(results[0][0], results[1][0])
-    assert torch.equal(results[0][1], results[1][1])
+    for untuned, tuned in zip(*results):
+        assert torch.equal(untuned, tuned)
     tuned = {args.pass_ for args in _torch_ops._tuned if args.c == 192 and args.h == 72}
-    assert tuned == {"fprop", "dgrad"}
+    assert tuned == {"fprop", "dgrad", "wgrad"}
 
 
 @gpu

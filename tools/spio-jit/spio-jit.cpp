@@ -643,35 +643,63 @@ int runGemm() {
   return runGemmKernel(**cuda, problem, config, compiled.ptx, info, params);
 }
 
+/// A wgrad candidate's kernels loaded: the partial sums' and, unless the
+/// cluster adds the sums, the reduce's.
+struct LoadedWgrad {
+  Module module;
+  Kernel partial, reduce;
+  const mlir::spio::CompiledKernel *partialInfo = nullptr, *reduceInfo = nullptr;
+  LaunchShape partialShape, reduceShape;
+  /// The reduce launches as a dependent grid where it waits for the partial
+  /// sums (kernels for sm_90 and later).
+  bool dependent = false;
+};
+
+LoadedWgrad loadWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
+                              const Conv2dGw8Config &config,
+                              const mlir::spio::CompiledModule &compiled) {
+  LoadedWgrad k;
+  k.module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
+  auto find = [&](const char *name) -> const mlir::spio::CompiledKernel & {
+    for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
+      if (kernel.name == name)
+        return kernel;
+    fail(std::string("the wgrad module has no kernel ") + name);
+  };
+  k.partialInfo = &find("conv2d_gw8_wgrad");
+  k.partial = orFail(k.module.kernel(k.partialInfo->name), "looking up the wgrad kernel");
+  // Partial sums added in a cluster leave no reduce kernel and no workspace.
+  if (!problem.wgradClusterReduce) {
+    k.reduceInfo = &find("conv2d_gw8_wgrad_reduce");
+    k.reduce = orFail(k.module.kernel(k.reduceInfo->name), "looking up the reduce kernel");
+    k.reduceShape = conv2dGw8WgradReduceLaunchShape(problem, config);
+    k.dependent = convDependentLaunch &&
+                  llvm::is_contained(dependentKernels(compiled.ptx), k.reduceInfo->name);
+  }
+  k.partialShape = conv2dGw8LaunchShape(problem, config);
+  return k;
+}
+
 /// The weight gradient: two kernels (per-warp partial sums, then their
 /// reduction in a fixed order), or one whose cluster adds the sums
 /// (--wgrad-cluster-reduce), checked against a float64 reference on
 /// sampled weights (all of them for small problems) and timed together as
-/// GB/s of x, dy and dw.
-int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &config,
-             const mlir::spio::CompiledModule &compiled) {
-  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
-  auto find = [&](const char *name) -> const mlir::spio::CompiledKernel & {
-    for (const mlir::spio::CompiledKernel &k : compiled.kernels)
-      if (k.name == name)
-        return k;
-    fail(std::string("the wgrad module has no kernel ") + name);
-  };
-  const mlir::spio::CompiledKernel &partialInfo = find("conv2d_gw8_wgrad");
-  Kernel partialKernel = orFail(module.kernel(partialInfo.name), "looking up the wgrad kernel");
-  // Partial sums added in a cluster leave no reduce kernel and no workspace.
+/// GB/s of x, dy and dw. Given several candidates (--autotune: the same
+/// blocks, so the same sums), runs the fastest, and with --check compares
+/// every other's dw with its bits.
+int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
+             const std::vector<Conv2dGw8Config> &candidates,
+             const std::vector<CompiledWorkload> &builds,
+             const std::function<std::string(const Conv2dGw8Config &)> &describeConfig,
+             const std::function<void(size_t)> &printHeader) {
+  std::vector<LoadedWgrad> kernels;
+  kernels.reserve(candidates.size());
+  int64_t workspaceBytes = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    kernels.push_back(loadWgrad(gpu, problem, candidates[i], builds[i].module));
+    workspaceBytes = std::max(workspaceBytes, conv2dGw8WorkspaceBytes(problem, candidates[i]));
+  }
   bool inCluster = problem.wgradClusterReduce;
-  const mlir::spio::CompiledKernel *reduceInfo =
-      inCluster ? nullptr : &find("conv2d_gw8_wgrad_reduce");
-  Kernel reduceKernel;
-  if (reduceInfo)
-    reduceKernel = orFail(module.kernel(reduceInfo->name), "looking up the reduce kernel");
-  auto [regs, local] = orFail(partialKernel.resources(), "reading kernel resources");
-  int64_t parts = conv2dGw8WgradPartials(problem, config);
-  llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
-               << local << " bytes spilled, " << partialInfo.sharedBytes << " bytes shared; "
-               << parts << " partial sums per weight"
-               << (inCluster ? ", added in a cluster" : "") << "\n";
 
   int64_t C = problem.c, H = problem.h, W = problem.w, P = problem.outH(), Q = problem.outW();
   DType dwType = problem.wgradF32 ? DType::F32 : problem.dtype;
@@ -684,46 +712,80 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
   DeviceBuffer dX = orFail(gpu.allocate(x.bytes.size()), "allocating x");
   DeviceBuffer dDy = orFail(gpu.allocate(dy.bytes.size()), "allocating dy");
   DeviceBuffer dWs;
-  if (reduceInfo)
-    dWs = orFail(gpu.allocate(conv2dGw8WorkspaceBytes(problem, config)),
-                 "allocating the partial sums");
+  if (!inCluster)
+    dWs = orFail(gpu.allocate(workspaceBytes), "allocating the partial sums");
   DeviceBuffer dDw = orFail(gpu.allocate(ndw * dtypeBytes(dwType)), "allocating dw");
   orFail(dX.upload(x.bytes.data(), x.bytes.size()), "uploading x");
   orFail(dDy.upload(dy.bytes.data(), dy.bytes.size()), "uploading dy");
   DevicePtr px = dX.pointer(), pdy = dDy.pointer(), pws = dWs.pointer(), pdw = dDw.pointer();
-  LaunchShape partialShape = conv2dGw8LaunchShape(problem, config);
-  LaunchShape reduceShape = conv2dGw8WgradReduceLaunchShape(problem, config);
-  // The reduce launches as a dependent grid where it waits for the partial
-  // sums (kernels for sm_90 and later).
-  std::vector<std::string> waiting = dependentKernels(compiled.ptx);
-  bool dependent =
-      convDependentLaunch && reduceInfo && llvm::is_contained(waiting, reduceInfo->name);
-  auto launchReduce = [&](bool afterPartialSums) {
-    return reduceKernel.launch(unsigned(reduceShape.gridX), 1, 1, unsigned(reduceShape.block),
-                               size_t(reduceInfo->sharedBytes), {&pws, &pdw}, nullptr,
-                               afterPartialSums && dependent);
+  auto launchReduce = [&](LoadedWgrad &k, bool afterPartialSums) {
+    return k.reduce.launch(unsigned(k.reduceShape.gridX), 1, 1, unsigned(k.reduceShape.block),
+                           size_t(k.reduceInfo->sharedBytes), {&pws, &pdw}, nullptr,
+                           afterPartialSums && k.dependent);
   };
-  auto launchPartialSums = [&]() {
-    return partialKernel.launch(unsigned(partialShape.gridX), unsigned(partialShape.gridY), 1,
-                                unsigned(partialShape.block), size_t(partialInfo.sharedBytes),
-                                {&px, &pdy, inCluster ? &pdw : &pws});
+  auto launchPartialSums = [&](LoadedWgrad &k) {
+    return k.partial.launch(unsigned(k.partialShape.gridX), unsigned(k.partialShape.gridY), 1,
+                            unsigned(k.partialShape.block), size_t(k.partialInfo->sharedBytes),
+                            {&px, &pdy, inCluster ? &pdw : &pws});
   };
-  auto launch = [&]() -> Status {
-    if (Status first = launchPartialSums(); !first || !reduceInfo)
+  auto launchBoth = [&](LoadedWgrad &k) -> Status {
+    if (Status first = launchPartialSums(k); !first || !k.reduceInfo)
       return first;
-    return launchReduce(true);
+    return launchReduce(k, true);
   };
   // Checked runs poison the partial sums as well as dw.
-  auto poisonedLaunch = [&]() -> Status {
-    if (reduceInfo)
-      if (Status poisoned = dWs.fill32(0xffffffffu); !poisoned)
-        return poisoned;
-    return launch();
+  auto poisonedLaunchOf = [&](LoadedWgrad &k) {
+    return [&, target = &k]() -> Status {
+      if (target->reduceInfo)
+        if (Status poisoned = dWs.fill32(0xffffffffu); !poisoned)
+          return poisoned;
+      return launchBoth(*target);
+    };
   };
+
+  size_t chosen = 0;
+  if (candidates.size() > 1) {
+    std::vector<std::function<Status()>> launches;
+    for (LoadedWgrad &k : kernels)
+      launches.push_back([&, target = &k]() { return launchBoth(*target); });
+    std::vector<double> ms = timeCandidates(gpu, launches);
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      llvm::outs() << llvm::format("autotune: %-44s %.4f ms%s\n",
+                                   describeConfig(candidates[i]).c_str(), ms[i],
+                                   i == 0 ? " (the chooser's)" : "");
+      if (ms[i] < ms[chosen])
+        chosen = i;
+    }
+  }
+  printHeader(chosen);
+  const Conv2dGw8Config &config = candidates[chosen];
+  LoadedWgrad &run = kernels[chosen];
+  auto launch = [&]() { return launchBoth(run); };
+  std::function<Status()> poisonedLaunch = poisonedLaunchOf(run);
+  auto [regs, local] = orFail(run.partial.resources(), "reading kernel resources");
+  int64_t parts = conv2dGw8WgradPartials(problem, config);
+  llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
+               << local << " bytes spilled, " << run.partialInfo->sharedBytes
+               << " bytes shared; " << parts << " partial sums per weight"
+               << (inCluster ? ", added in a cluster" : "") << "\n";
 
   if (check) {
     HostMatrix dw(dwType, ndw);
     runPoisoned(gpu, dDw, poisonedLaunch, dw.bytes);
+    // Every candidate adds each weight's products and partial sums in the
+    // same order.
+    std::vector<uint8_t> other(dw.bytes.size());
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (i == chosen)
+        continue;
+      runPoisoned(gpu, dDw, poisonedLaunchOf(kernels[i]), other);
+      if (other != dw.bytes)
+        fail("autotune: " + describeConfig(candidates[i]) + " wrote other bits than " +
+             describeConfig(config));
+    }
+    if (candidates.size() > 1)
+      llvm::outs() << "autotune: all " << candidates.size()
+                   << " candidates wrote bit-identical outputs\n";
     size_t depth = problem.n * P * Q;
     std::vector<size_t> points;
     if (ndw * depth <= (size_t(1) << 31)) {
@@ -773,13 +835,13 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &
     if (wgradKernels == WgradKernels::Reduce) {
       // The reduce alone adds the partial sums of a real run, not whatever
       // the workspace held.
-      orFail(launchPartialSums(), "launching the partial sums");
+      orFail(launchPartialSums(run), "launching the partial sums");
       orFail(gpu.synchronize(), "running the partial sums");
     }
     auto timed = [&]() -> Status {
       if (wgradKernels == WgradKernels::PartialSums)
-        return launchPartialSums();
-      return wgradKernels == WgradKernels::Reduce ? launchReduce(false) : launch();
+        return launchPartialSums(run);
+      return wgradKernels == WgradKernels::Reduce ? launchReduce(run, false) : launch();
     };
     reportBandwidth(gpu, timed,
                     double(nx + ndy) * dtypeBytes(problem.dtype) +
@@ -823,7 +885,6 @@ int runConv() {
   problem.wgradDiscard = wgradDiscardPartials;
   problem.wgradEarlyLaunch = wgradEarlyLaunch;
   problem.wgradParts = wgradParts;
-  problem.wgradReduceLaneElements = wgradReduceLaneElements;
   if (wgradParts != WgradParts::All && check)
     fail("--wgrad-parts runs part of wgrad's band loop, whose sums --check would find wrong");
   if (wgradKernels != WgradKernels::Both && problem.pass != ConvPass::Wgrad)
@@ -852,7 +913,8 @@ int runConv() {
     problem.l2Bytes = (*cuda)->device().l2Bytes;
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
   bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps ||
-                    wgradRowRing.getNumOccurrences() || wgradStagesOption;
+                    wgradRowRing.getNumOccurrences() || wgradStagesOption ||
+                    wgradReduceLaneElements;
   if (convChunks)
     config.chunks = convChunks;
   if (convCopyWarps)
@@ -861,6 +923,8 @@ int runConv() {
     config.rowRing = wgradRowRing;
   if (wgradStagesOption)
     config.stages = wgradStagesOption;
+  if (wgradReduceLaneElements)
+    config.reduceLaneElements = wgradReduceLaneElements;
   if (convRowsP)
     config.rowsP = convRowsP;
   if (warpsM)
@@ -871,8 +935,8 @@ int runConv() {
     fail(err);
   if (convAutotune && overridden)
     fail("--autotune times the chosen configuration and its neighbours; it takes no "
-         "--warps-m, --warps-n, --rows-p, --chunks, --copy-warps, --wgrad-row-ring or "
-         "--wgrad-stages");
+         "--warps-m, --warps-n, --rows-p, --chunks, --copy-warps, --wgrad-row-ring, "
+         "--wgrad-stages or --wgrad-reduce-lane-elements");
   if (convAutotune && (emitSpio || emitPTX))
     fail("--autotune times kernels on the device; --emit-spio and --emit-ptx print the "
          "chosen one without it");
@@ -893,8 +957,10 @@ int runConv() {
     std::string chunks = c.chunks ? llvm::formatv(" chunks {0}", c.chunks).str() : "";
     std::string copy = c.copyWarps ? llvm::formatv(" copy {0}", c.copyWarps).str() : "";
     std::string stages = c.stages ? llvm::formatv(" stages {0}", c.stages).str() : "";
-    return llvm::formatv("warps {0}x{1} rows {2}{3}{4}{5}{6}", c.warpsQ, c.warpsG, c.rowsP,
-                         chunks, copy, stages, c.rowRing ? " ring" : "")
+    std::string lanes =
+        c.reduceLaneElements ? llvm::formatv(" reduce {0}", c.reduceLaneElements).str() : "";
+    return llvm::formatv("warps {0}x{1} rows {2}{3}{4}{5}{6}{7}", c.warpsQ, c.warpsG, c.rowsP,
+                         chunks, copy, stages, c.rowRing ? " ring" : "", lanes)
         .str();
   };
   auto printHeader = [&](size_t index) {
@@ -912,7 +978,8 @@ int runConv() {
   if (convAutotune && candidates.size() == 1)
     llvm::outs() << "autotune: one candidate ("
                  << (problem.pass == ConvPass::Wgrad
-                         ? "wgrad's partial sums follow its blocks; the chosen keeps its bits"
+                         ? "no other stages, ring or reduce lanes of the chosen blocks pass "
+                           "the check"
                          : "flattened rows, or no neighbour of the chosen configuration "
                            "passes the check")
                  << ")\n";
@@ -929,10 +996,8 @@ int runConv() {
     return 0;
   }
   Cuda &gpu = **cuda;
-  if (problem.pass == ConvPass::Wgrad) {
-    printHeader(0);
-    return runWgrad(gpu, problem, config, builds.front().module);
-  }
+  if (problem.pass == ConvPass::Wgrad)
+    return runWgrad(gpu, problem, candidates, builds, describeConfig, printHeader);
 
   std::mt19937_64 rng(seed);
   // The kernel reads `x` (x for fprop, dy for dgrad) and writes `y` (y, or dx).

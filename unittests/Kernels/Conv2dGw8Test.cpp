@@ -616,22 +616,26 @@ TEST(Conv2dGw8, Wgrad5x5ReduceAddsFourChannelsALaneWhereItsGridFills) {
   EXPECT_FALSE(fourALane(as(layer(128, 2112, 8, 3, 1), ConvPass::Wgrad)));
   EXPECT_FALSE(fourALane(as(layer(320, 320, 14, 3, 1), ConvPass::Wgrad)));
   EXPECT_FALSE(fourALane(as(layer(32, 1024, 28, 7, 3), ConvPass::Wgrad)));
-  // The problem may set it: 2 a lane halves 3x3's blocks (3 partials: 512
-  // elements a block); 3, fprop and the cluster's one kernel are refused.
+  // The configuration may set it: 2 a lane halves 3x3's blocks (3
+  // partials: 512 elements a block); 3, fprop and the cluster's one kernel
+  // are refused.
   Conv2dGw8Problem two = as(layer(32, 64, 56, 3, 1), ConvPass::Wgrad);
   Conv2dGw8Config twoConfig = chooseConv2dGw8Config(two);
   twoConfig.chunks = 3;
-  two.wgradReduceLaneElements = 2;
+  twoConfig.reduceLaneElements = 2;
   EXPECT_EQ(checkConv2dGw8(two, twoConfig), "");
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(two, twoConfig).gridX, 64 * 72 / 512);
-  two.wgradReduceLaneElements = 3;
-  EXPECT_NE(checkConv2dGw8Problem(two).find("1, 2 or 4 elements a lane"), std::string::npos);
-  two.wgradReduceLaneElements = 2;
+  twoConfig.reduceLaneElements = 3;
+  EXPECT_NE(checkConv2dGw8(two, twoConfig).find("1, 2 or 4 elements a lane"), std::string::npos);
+  twoConfig.reduceLaneElements = 2;
   two.wgradClusterReduce = true;
-  EXPECT_NE(checkConv2dGw8Problem(two).find("only wgrad's reduce kernel"), std::string::npos);
+  EXPECT_NE(checkConv2dGw8(two, twoConfig).find("only wgrad's reduce kernel"), std::string::npos);
   two.wgradClusterReduce = false;
   two.pass = ConvPass::Fprop;
-  EXPECT_NE(checkConv2dGw8Problem(two).find("only wgrad's reduce kernel"), std::string::npos);
+  Conv2dGw8Config fpropConfig = chooseConv2dGw8Config(two);
+  fpropConfig.reduceLaneElements = 2;
+  EXPECT_NE(checkConv2dGw8(two, fpropConfig).find("only wgrad's reduce kernel"),
+            std::string::npos);
 }
 
 TEST(Conv2dGw8, WgradDiscardsByDefaultWhereItsBytesOutgrowTheL2) {
@@ -1213,6 +1217,52 @@ TEST(Conv2dGw8, BlocksHintedAsTheRegisterFilesHoldThem) {
   EXPECT_NE(conv2dGw8TileSource(seven, s).find("nvvm.minctasm = 2 : i32"), std::string::npos);
 }
 
+TEST(Conv2dGw8, WgradAutotuneCandidatesKeepTheChosenBlocks) {
+  auto describe = [](const Conv2dGw8Config &c) {
+    return std::to_string(c.warpsQ) + "x" + std::to_string(c.warpsG) + " rows " +
+           std::to_string(c.rowsP) + " chunks " + std::to_string(c.chunks) + " stages " +
+           std::to_string(c.stages) + (c.rowRing ? " ring" : "") + " reduce " +
+           std::to_string(c.reduceLaneElements);
+  };
+  auto names = [&](const std::vector<Conv2dGw8Config> &candidates) {
+    std::vector<std::string> out;
+    for (const Conv2dGw8Config &c : candidates)
+      out.push_back(describe(c));
+    return out;
+  };
+  // 72x72 C192 3x3 (4 column tiles: no ring): the chosen, then its 88
+  // chunks in 3 stages, and the reduce at 2 and 4 lanes, each naming the
+  // chosen chunks, stages and lanes. Every one's partial sums are the
+  // chosen's blocks.
+  Conv2dGw8Problem wide = as(layer(128, 192, 72, 3, 1), ConvPass::Wgrad);
+  std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(wide);
+  EXPECT_EQ(names(candidates),
+            (std::vector<std::string>{"1x8 rows 8 chunks 0 stages 0 reduce 0",
+                                      "1x8 rows 8 chunks 88 stages 3 reduce 1",
+                                      "1x8 rows 8 chunks 88 stages 2 reduce 2",
+                                      "1x8 rows 8 chunks 88 stages 2 reduce 4"}));
+  for (const Conv2dGw8Config &c : candidates) {
+    EXPECT_EQ(checkConv2dGw8(wide, c), "") << describe(c);
+    EXPECT_EQ(conv2dGw8WgradPartials(wide, c), 88) << describe(c);
+    EXPECT_EQ(conv2dGw8LaunchShape(wide, c).gridX, conv2dGw8LaunchShape(wide, candidates[0]).gridX);
+  }
+  EXPECT_EQ(conv2dGw8Candidates(wide, 2).size(), 2u);
+  // 14x14 C320 5x5: one column tile, so the ring (the chooser's: two bands
+  // a column tile) is toggled too; the reduce's default there is 4 lanes.
+  std::vector<std::string> ringed =
+      names(conv2dGw8Candidates(as(layer(320, 320, 14, 5, 2), ConvPass::Wgrad)));
+  EXPECT_EQ(ringed, (std::vector<std::string>{"1x4 rows 7 chunks 0 stages 0 ring reduce 0",
+                                              "1x4 rows 7 chunks 38 stages 3 ring reduce 4",
+                                              "1x4 rows 7 chunks 38 stages 2 reduce 4",
+                                              "1x4 rows 7 chunks 38 stages 2 ring reduce 1",
+                                              "1x4 rows 7 chunks 38 stages 2 ring reduce 2"}));
+  // Partial sums added in a cluster: no reduce kernel, so no lanes to vary.
+  Conv2dGw8Problem cluster = as(layer(32, 1824, 14, 3, 1), ConvPass::Wgrad);
+  cluster.wgradClusterReduce = true;
+  for (const Conv2dGw8Config &c : conv2dGw8Candidates(cluster))
+    EXPECT_EQ(c.reduceLaneElements, 0) << describe(c);
+}
+
 TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   auto warps = [](const Conv2dGw8Config &c) {
     return std::to_string(c.warpsQ) + "x" + std::to_string(c.warpsG) + " rows " +
@@ -1294,9 +1344,8 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
           EXPECT_EQ(checkConv2dGw8(p, chosen), "") << n << " " << c + 32 << " " << hw;
         }
   EXPECT_GT(rings, 50);
-  // wgrad (its partial sums' order follows the blocks), flattened rows
-  // (one small image) and problems the check refuses: the chosen alone.
-  EXPECT_EQ(conv2dGw8Candidates(as(wide, ConvPass::Wgrad)).size(), 1u);
+  // Flattened rows (one small image) and problems the check refuses: the
+  // chosen alone.
   EXPECT_EQ(conv2dGw8Candidates(layer(1, 32, 7, 3, 1)).size(), 1u);
   EXPECT_EQ(conv2dGw8Candidates(layer(1, 30, 7, 3, 1)).size(), 1u);
   // dgrad and stride 2 have neighbours too.

@@ -80,9 +80,6 @@ struct Conv2dGw8Problem {
   bool wgradEarlyLaunch = false;
   /// wgrad's band loop whole, or one part of it alone (WgradParts).
   WgradParts wgradParts = WgradParts::All;
-  /// wgrad's reduce: the dw elements a lane adds at once, 1, 2 or 4 (one
-  /// load of 4, 8 or 16 bytes a partial); 0 lets the kernel choose.
-  int64_t wgradReduceLaneElements = 0;
   /// The target GPU's multiprocessors: wgrad's grid, and that of fprop and
   /// dgrad on flattened rows, aim for whole waves on them (an H100 SXM's or
   /// an H200's 132 unless said).
@@ -137,6 +134,10 @@ struct Conv2dGw8Config {
   /// wgrad: the band loop's stages, spio-pipeline's buffers of the staged
   /// tiles (0: choose, wgradStages).
   int64_t stages = 0;
+  /// wgrad's reduce kernel: the dw elements a lane adds at once, 1, 2 or 4
+  /// (one load of 4, 8 or 16 bytes a partial; 0: choose). Every count adds
+  /// each element's partials in the same order: the same bits.
+  int64_t reduceLaneElements = 0;
   int64_t computeWarps() const { return warpsQ * warpsG; }
   int64_t threads() const { return 32 * (computeWarps() + copyWarps); }
 };
@@ -166,9 +167,12 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 /// leaves no more groups idle; none with a warp along the columns past
 /// the row. fprop and dgrad on rows of fragments only: every
 /// configuration adds each output's taps in the same order, so all write
-/// the same bits. wgrad's partial sums follow its blocks (another
-/// configuration would round differently), and flattened rows (single
-/// small images) are few: both keep the chooser's alone.
+/// the same bits; flattened rows (single small images) are few and keep
+/// the chooser's alone. wgrad's partial sums follow its blocks (other
+/// warps, rows or chunks would round differently), so its candidates keep
+/// the chosen blocks and vary what leaves the sums as they are: the other
+/// of 2 or 3 stages, the row ring toggled where a band spans the output
+/// row, and the reduce's other lane widths.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
                                                  int64_t most = 10);
 
