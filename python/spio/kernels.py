@@ -266,8 +266,18 @@ class Kernel:
 
     def workspace_size(self, args):
         """Scratch bytes the instance needs for `args`."""
-        self._require(args)
-        return self.family.workspace_size(args, self.config)
+        return self._prepare(args).workspace
+
+    def _prepare(self, args):
+        """What run() settles once for `args`: its checks, operands and
+        workspace."""
+        prepared = self._prepared.get(args)
+        if prepared is None:
+            self._require(args)
+            prepared = _Prepared(*self.family.operands(args, self.config),
+                                 self.family.workspace_size(args, self.config))
+            self._prepared[args] = prepared
+        return prepared
 
     def run(self, args, operands, stream=None, workspace=None, **scalars):
         """Runs the instance on `args` with `operands` (name -> device
@@ -276,12 +286,7 @@ class Kernel:
         default stream). Kernels that need scratch memory take a `workspace`
         of at least workspace_size(args) bytes. Everything is checked before
         anything is compiled or launched; nothing is synchronized."""
-        prepared = self._prepared.get(args)
-        if prepared is None:
-            self._require(args)
-            prepared = _Prepared(*self.family.operands(args, self.config),
-                                 self.family.workspace_size(args, self.config))
-            self._prepared[args] = prepared
+        prepared = self._prepare(args)
         unknown = set(operands) - set(prepared.required) - set(prepared.optional)
         if unknown:
             raise SpioError(f"unknown operand(s) {sorted(unknown)}; {self.family.name} takes "
