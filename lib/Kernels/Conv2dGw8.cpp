@@ -938,6 +938,18 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   if (wgrad && !flat && p.r == 5 && p.s == 5 && p.stride == 1 && ceilDiv(P, c.rowsP) == 2 &&
       p.wgradParts != WgradParts::CopiesWithoutRowHalo)
     c.rowRing = true;
+  // Stride-1 3x3 wgrad on rows of fragments in blocks of 8 groups along one
+  // column tile that take 36 bands or more: 3 stages over the same grid
+  // (its chunks are sized to two blocks a multiprocessor, whatever the
+  // stages; three stages' tiles hold one, whose next two bands copy in
+  // while one computes). On an H100, as autotune candidates against the
+  // chooser's 2 stages in two runs, the 5 such layers of the layer table
+  // ran 1.01-1.08x (64x64 C144 1.08x, 72x72 C192 1.07x, 80x80 C192 1.08x,
+  // 112x112 C240 1.08x, 56x56 C144 N256 1.01x); 16x16 C1024 (32 bands)
+  // and 56x56 C128 (28) kept 2.
+  if (wgrad && !flat && p.r == 3 && p.s == 3 && p.stride == 1 && c.warpsQ == 1 &&
+      c.warpsG == 8 && bandGrid(p, c).bandsPerChunk >= 36 && wgradStages(p, c) == 2)
+    c.stages = 3;
   // Stride-1 kernels of 5 columns whose blocks span the image's height, on
   // images of up to 20 rows, in blocks of 4 or more groups, take a band
   // ring where its blocks fill 85% or more of what the multiprocessors

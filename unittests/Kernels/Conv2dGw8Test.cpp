@@ -820,9 +820,12 @@ TEST(Conv2dGw8, Wgrad5x5ColumnTilesOfTwoBandsTakeARowRing) {
 TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   // The band loop's pipeline depth (spio-pipeline's stages): three where a
   // block has one warp along the pixels and 16 bands or more, and two such
-  // blocks a multiprocessor still fit (72x72 C192's do not); two for blocks
-  // of fewer bands (8x8 C1248: 10), blocks whose warps add their sums in
-  // shared memory, 5x5's blocks of three a multiprocessor and 7x7's one.
+  // blocks a multiprocessor still fit; for 3x3 blocks of 8 groups of 36
+  // bands or more also where they do not (72x72 C192: 66 bands, one block
+  // a multiprocessor; not 56x56 C128's 28 or 16x16 C1024's 32); two for
+  // blocks of fewer bands (8x8 C1248: 10), blocks whose warps add their
+  // sums in shared memory, 5x5's blocks of three a multiprocessor and
+  // 7x7's one.
   auto stages = [](const Conv2dGw8Problem &p, int64_t warpsQ, int64_t warpsG, int64_t rowsP) {
     std::string tile = conv2dGw8TileSource(p, expectChosen(p, warpsQ, warpsG, rowsP));
     size_t at = tile.find("spio.stages = ");
@@ -830,7 +833,9 @@ TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   };
   EXPECT_EQ(stages(as(layer(256, 1152, 7, 3, 1), ConvPass::Wgrad), 1, 8, 7), "3");
   EXPECT_EQ(stages(as(layer(256, 32, 112, 3, 1), ConvPass::Wgrad), 1, 4, 8), "3");
-  EXPECT_EQ(stages(as(layer(128, 192, 72, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
+  EXPECT_EQ(stages(as(layer(128, 192, 72, 3, 1), ConvPass::Wgrad), 1, 8, 8), "3");
+  EXPECT_EQ(stages(as(layer(128, 128, 56, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
+  EXPECT_EQ(stages(as(layer(256, 1024, 16, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
   EXPECT_EQ(stages(as(layer(128, 1248, 8, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
   EXPECT_EQ(stages(as(layer(128, 32, 128, 3, 1), ConvPass::Wgrad), 2, 4, 8), "2");
   EXPECT_EQ(stages(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7), "2");
@@ -1230,17 +1235,17 @@ TEST(Conv2dGw8, WgradAutotuneCandidatesKeepTheChosenBlocks) {
       out.push_back(describe(c));
     return out;
   };
-  // 72x72 C192 3x3 (4 column tiles: no ring): the chosen, then its 88
-  // chunks in 3 stages, and the reduce at 2 and 4 lanes, each naming the
-  // chosen chunks, stages and lanes. Every one's partial sums are the
-  // chosen's blocks.
+  // 72x72 C192 3x3 (5 column tiles: no ring): the chosen (3 stages), then
+  // its 88 chunks in 2 stages, and the reduce at 2 and 4 lanes, each
+  // naming the chosen chunks, stages and lanes. Every one's partial sums
+  // are the chosen's blocks.
   Conv2dGw8Problem wide = as(layer(128, 192, 72, 3, 1), ConvPass::Wgrad);
   std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(wide);
   EXPECT_EQ(names(candidates),
-            (std::vector<std::string>{"1x8 rows 8 chunks 0 stages 0 reduce 0",
-                                      "1x8 rows 8 chunks 88 stages 3 reduce 1",
-                                      "1x8 rows 8 chunks 88 stages 2 reduce 2",
-                                      "1x8 rows 8 chunks 88 stages 2 reduce 4"}));
+            (std::vector<std::string>{"1x8 rows 8 chunks 0 stages 3 reduce 0",
+                                      "1x8 rows 8 chunks 88 stages 2 reduce 1",
+                                      "1x8 rows 8 chunks 88 stages 3 reduce 2",
+                                      "1x8 rows 8 chunks 88 stages 3 reduce 4"}));
   for (const Conv2dGw8Config &c : candidates) {
     EXPECT_EQ(checkConv2dGw8(wide, c), "") << describe(c);
     EXPECT_EQ(conv2dGw8WgradPartials(wide, c), 88) << describe(c);
