@@ -427,6 +427,42 @@ std::vector<double> timeCandidates(Cuda &gpu, const std::vector<std::function<St
   return medians;
 }
 
+/// --autotune: times the candidates, prints each one's time and returns
+/// the fastest's index (0, the chooser's, where there is one).
+size_t fastestCandidate(Cuda &gpu, const std::vector<std::function<Status()>> &launches,
+                        const std::vector<std::string> &names) {
+  if (launches.size() < 2)
+    return 0;
+  std::vector<double> ms = timeCandidates(gpu, launches);
+  size_t fastest = 0;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    llvm::outs() << llvm::format("autotune: %-44s %.4f ms%s\n", names[i].c_str(), ms[i],
+                                 i == 0 ? " (the chooser's)" : "");
+    if (ms[i] < ms[fastest])
+      fastest = i;
+  }
+  return fastest;
+}
+
+/// --autotune --check: every candidate's output (each run poisoned into
+/// `out`) must be the chosen one's `bits`.
+void expectCandidatesBits(Cuda &gpu, DeviceBuffer &out,
+                          const std::vector<std::function<Status()>> &launches,
+                          const std::vector<std::string> &names, size_t chosen,
+                          const std::vector<uint8_t> &bits) {
+  std::vector<uint8_t> other(bits.size());
+  for (size_t i = 0; i < launches.size(); ++i) {
+    if (i == chosen)
+      continue;
+    runPoisoned(gpu, out, launches[i], other);
+    if (other != bits)
+      fail("autotune: " + names[i] + " wrote other bits than " + names[chosen]);
+  }
+  if (launches.size() > 1)
+    llvm::outs() << "autotune: all " << launches.size()
+                 << " candidates wrote bit-identical outputs\n";
+}
+
 /// Times `launch` (--bench runs) and prints the median as GB/s of `bytes`.
 void reportBandwidth(Cuda &gpu, const std::function<Status()> &launch, double bytes) {
   std::vector<float> times = timeRuns(gpu, launch);
@@ -743,25 +779,19 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
     };
   };
 
-  size_t chosen = 0;
-  if (candidates.size() > 1) {
-    std::vector<std::function<Status()>> launches;
-    for (LoadedWgrad &k : kernels)
-      launches.push_back([&, target = &k]() { return launchBoth(*target); });
-    std::vector<double> ms = timeCandidates(gpu, launches);
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      llvm::outs() << llvm::format("autotune: %-44s %.4f ms%s\n",
-                                   describeConfig(candidates[i]).c_str(), ms[i],
-                                   i == 0 ? " (the chooser's)" : "");
-      if (ms[i] < ms[chosen])
-        chosen = i;
-    }
+  std::vector<std::string> names;
+  std::vector<std::function<Status()>> launches, poisonedLaunches;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    names.push_back(describeConfig(candidates[i]));
+    launches.push_back([&, target = &kernels[i]]() { return launchBoth(*target); });
+    poisonedLaunches.push_back(poisonedLaunchOf(kernels[i]));
   }
+  size_t chosen = fastestCandidate(gpu, launches, names);
   printHeader(chosen);
   const Conv2dGw8Config &config = candidates[chosen];
   LoadedWgrad &run = kernels[chosen];
-  auto launch = [&]() { return launchBoth(run); };
-  std::function<Status()> poisonedLaunch = poisonedLaunchOf(run);
+  const std::function<Status()> &launch = launches[chosen];
+  const std::function<Status()> &poisonedLaunch = poisonedLaunches[chosen];
   auto [regs, local] = orFail(run.partial.resources(), "reading kernel resources");
   int64_t parts = conv2dGw8WgradPartials(problem, config);
   llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
@@ -774,18 +804,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
     runPoisoned(gpu, dDw, poisonedLaunch, dw.bytes);
     // Every candidate adds each weight's products and partial sums in the
     // same order.
-    std::vector<uint8_t> other(dw.bytes.size());
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      if (i == chosen)
-        continue;
-      runPoisoned(gpu, dDw, poisonedLaunchOf(kernels[i]), other);
-      if (other != dw.bytes)
-        fail("autotune: " + describeConfig(candidates[i]) + " wrote other bits than " +
-             describeConfig(config));
-    }
-    if (candidates.size() > 1)
-      llvm::outs() << "autotune: all " << candidates.size()
-                   << " candidates wrote bit-identical outputs\n";
+    expectCandidatesBits(gpu, dDw, poisonedLaunches, names, chosen, dw.bytes);
     size_t depth = problem.n * P * Q;
     std::vector<size_t> points;
     if (ndw * depth <= (size_t(1) << 31)) {
@@ -1037,17 +1056,10 @@ int runConv() {
                                unsigned(shape.block), shared, {&px, &pw, &pb, &py});
     });
   }
-  size_t chosen = 0;
-  if (candidates.size() > 1) {
-    std::vector<double> ms = timeCandidates(gpu, launches);
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      llvm::outs() << llvm::format("autotune: %-26s %.4f ms%s\n",
-                                   describeConfig(candidates[i]).c_str(), ms[i],
-                                   i == 0 ? " (the chooser's)" : "");
-      if (ms[i] < ms[chosen])
-        chosen = i;
-    }
-  }
+  std::vector<std::string> names;
+  for (const Conv2dGw8Config &candidate : candidates)
+    names.push_back(describeConfig(candidate));
+  size_t chosen = fastestCandidate(gpu, launches, names);
   printHeader(chosen);
   config = candidates[chosen];
   const std::function<Status()> &launch = launches[chosen];
@@ -1060,18 +1072,7 @@ int runConv() {
     HostMatrix y(problem.dtype, ny);
     runPoisoned(gpu, dY, launch, y.bytes);
     // Every candidate adds each output's taps in the same order.
-    std::vector<uint8_t> other(y.bytes.size());
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      if (i == chosen)
-        continue;
-      runPoisoned(gpu, dY, launches[i], other);
-      if (other != y.bytes)
-        fail("autotune: " + describeConfig(candidates[i]) + " wrote other bits than " +
-             describeConfig(config));
-    }
-    if (candidates.size() > 1)
-      llvm::outs() << "autotune: all " << candidates.size()
-                   << " candidates wrote bit-identical outputs\n";
+    expectCandidatesBits(gpu, dY, launches, names, chosen, y.bytes);
     size_t depth = problem.r * problem.s * 8;
     std::vector<size_t> points;
     if (ny * depth <= (size_t(1) << 30)) {
