@@ -938,10 +938,10 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   if (wgrad && !flat && p.r == 5 && p.s == 5 && p.stride == 1 && ceilDiv(P, c.rowsP) == 2 &&
       p.wgradParts != WgradParts::CopiesWithoutRowHalo)
     c.rowRing = true;
-  // Stride-1 3x3 wgrad on rows of fragments in blocks of 8 groups along one
-  // column tile that take 36 bands or more: 3 stages over the same grid
-  // (its chunks are sized to two blocks a multiprocessor, whatever the
-  // stages; three stages' tiles hold one, whose next two bands copy in
+  // Stride-1 3x3 wgrad on rows of fragments in blocks of one warp along the
+  // pixels and 8 groups that take 36 bands or more: 3 stages over the same
+  // grid (its chunks are sized to two blocks a multiprocessor, whatever
+  // the stages; three stages' tiles hold one, whose next two bands copy in
   // while one computes). On an H100, as autotune candidates against the
   // chooser's 2 stages in two runs, the 5 such layers of the layer table
   // ran 1.01-1.08x (64x64 C144 1.08x, 72x72 C192 1.07x, 80x80 C192 1.08x,
