@@ -75,6 +75,7 @@ static int64_t tapColumns(const Conv2dGw8Problem &p) {
 }
 
 static bool wgradQuarterBlocks(const Conv2dGw8Problem &p);
+static bool wgradOneDeepBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 
 /// wgrad blocks of one column tile and up to 4 warps (wgradBandRows).
 static bool fewWarpBlock(const Conv2dGw8Config &c) {
@@ -301,17 +302,19 @@ BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // at once (wgradResidentBlocks), so that all run in one wave and one
   // block's copies overlap another's mma; more blocks would write more
   // partial sums.
-  int64_t target = (p.pass == ConvPass::Wgrad ? wgradResidentBlocks(p, c)
-                                              : kFlatBlocksPerMultiprocessor) *
-                   p.multiprocessors;
   // wgrad takes at most `target` blocks: blocks past whole waves run as one
   // more (on an H200, 20 layers whose count this rounded down from up to
   // 294 ran 1.126x in geometric mean; 36x36 5x5, one block a
   // multiprocessor, 1059 -> 1475 GB/s). Flattened fprop and dgrad round
   // up (their one such layer ran 0.91x and 1.03x rounded down).
-  int64_t want = c.chunks ? c.chunks
-                 : p.pass == ConvPass::Wgrad ? std::max<int64_t>(1, target / g.groupTiles)
-                                             : ceilDiv(target, g.groupTiles);
+  int64_t want = c.chunks;
+  if (!want) {
+    int64_t target = (p.pass == ConvPass::Wgrad ? wgradResidentBlocks(p, c)
+                                                : kFlatBlocksPerMultiprocessor) *
+                     p.multiprocessors;
+    want = p.pass == ConvPass::Wgrad ? std::max<int64_t>(1, target / g.groupTiles)
+                                     : ceilDiv(target, g.groupTiles);
+  }
   g.bandsPerChunk = ceilDiv(g.bands, std::min(want, g.bands));
   g.chunks = ceilDiv(g.bands, g.bandsPerChunk);
   return g;
@@ -533,6 +536,8 @@ static int64_t wgradSumScratchBytes(const Conv2dGw8Config &c) {
 int64_t wgradStages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (c.stages)
     return c.stages;
+  if (wgradOneDeepBlock(p, c))
+    return 3;
   bool deeper = c.warpsQ == 1 && !wgradQuarterBlocks(p) && wgradResidentBlocks(p, c) == 2 &&
                 bandGrid(p, c).bandsPerChunk >= 16 &&
                 blocksBySharedMemory(wgradTileBytes(p, c, 3)) >= 2;
@@ -591,14 +596,37 @@ static bool wgradQuarterBlocks(const Conv2dGw8Problem &p) {
   return p.stride == 1 && wgradRowPairs(p) && wgradSums(p).size() <= 13;
 }
 
+/// 3x3 stride-1 wgrad on rows of fragments in blocks of one warp along the
+/// pixels and 8 groups: one block a multiprocessor, in 3 stages, where
+/// their group tiles are 3/4 busy or more and the grid of one a
+/// multiprocessor fills 9/10 of them. On an H100, against two blocks of
+/// 2 stages over the layer table: the 18 such layers 1.03-1.11x (64x64
+/// C64 1.09-1.11x, 56x56 C128 1.04-1.08x, 16x16 C768 1.06x, 72x72 C192
+/// 1.03x); earlier, two runs agreeing within 1%: one block of 4 stages
+/// 0.85-1.04x, of 2 0.87-1.02x, two of 3 over the grid of two (two waves)
+/// 1.00-1.08x. Not 32x32 C72 (9 groups: a tile of 1 idles its block's
+/// multiprocessor; 0.86x) nor 9x9 C2304 (36 tiles of 3 chunks, 108
+/// blocks: 0.96x).
+static bool wgradOneDeepBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  if (p.pass != ConvPass::Wgrad || p.stride != 1 || p.r != 3 || p.s != 3 || flatRows(p) ||
+      c.warpsQ != 1 || c.warpsG != 8)
+    return false;
+  int64_t groupTiles = ceilDiv(p.groups(), c.warpsG);
+  Conv2dGw8Config one = c;
+  one.chunks = std::max<int64_t>(1, p.multiprocessors / groupTiles);
+  int64_t blocks = bandGrid(p, one).chunks * groupTiles;
+  return 4 * p.groups() >= 3 * c.warpsG * groupTiles && 10 * blocks >= 9 * p.multiprocessors;
+}
+
 /// wgrad blocks a multiprocessor holds: two of 256 threads at up to 128
 /// registers, or three (wgradQuarterBlocks) of up to 128 threads, or one
 /// where the partial sums alone take 72 registers or more (18 sums: 5x7,
-/// 7x5, 6x6 and up), which spilled at 128 (56x56 7x7 456 bytes, 7x5 112).
-/// One block, on an H200: 56x56 7x7 1.65x, 5x7 and 7x5 1.14-1.27x on 20x20
-/// and 56x56; not 6x5's 15 sums (9x9 1.20x, but 56x56 0.96x).
+/// 7x5, 6x6 and up), which spilled at 128 (56x56 7x7 456 bytes, 7x5 112),
+/// or of wgradOneDeepBlock. One block, on an H200: 56x56 7x7 1.65x, 5x7
+/// and 7x5 1.14-1.27x on 20x20 and 56x56; not 6x5's 15 sums (9x9 1.20x,
+/// but 56x56 0.96x).
 int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  if (wgradSums(p).size() >= 18)
+  if (wgradSums(p).size() >= 18 || wgradOneDeepBlock(p, c))
     return 1;
   return wgradQuarterBlocks(p) && c.threads() <= 128 ? 3 : 2;
 }
@@ -938,18 +966,6 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   if (wgrad && !flat && p.r == 5 && p.s == 5 && p.stride == 1 && ceilDiv(P, c.rowsP) == 2 &&
       p.wgradParts != WgradParts::CopiesWithoutRowHalo)
     c.rowRing = true;
-  // Stride-1 3x3 wgrad on rows of fragments in blocks of one warp along the
-  // pixels and 8 groups that take 36 bands or more: 3 stages over the same
-  // grid (its chunks are sized to two blocks a multiprocessor, whatever
-  // the stages; three stages' tiles hold one, whose next two bands copy in
-  // while one computes). On an H100, as autotune candidates against the
-  // chooser's 2 stages in two runs, the 5 such layers of the layer table
-  // ran 1.01-1.08x (64x64 C144 1.08x, 72x72 C192 1.07x, 80x80 C192 1.08x,
-  // 112x112 C240 1.08x, 56x56 C144 N256 1.01x); 16x16 C1024 (32 bands)
-  // and 56x56 C128 (28) kept 2.
-  if (wgrad && !flat && p.r == 3 && p.s == 3 && p.stride == 1 && c.warpsQ == 1 &&
-      c.warpsG == 8 && bandGrid(p, c).bandsPerChunk >= 36 && wgradStages(p, c) == 2)
-    c.stages = 3;
   // Stride-1 kernels of 5 columns whose blocks span the image's height, on
   // images of up to 20 rows, in blocks of 4 or more groups, take a band
   // ring where its blocks fill 85% or more of what the multiprocessors

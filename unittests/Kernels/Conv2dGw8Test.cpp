@@ -511,31 +511,31 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   p.pass = ConvPass::Wgrad;
   Conv2dGw8Config c = chooseConv2dGw8Config(p);
   EXPECT_EQ(checkConv2dGw8(p, c), "");
-  // One group tile of 8 warps, one along Q: 32 images x 7 bands of 8 rows
-  // x 4 tiles of 16 columns = 896 bands; the group tile wants 264 chunks,
-  // so 4 bands each, 224 chunks.
+  // One group tile of 8 warps, one along Q, one block a multiprocessor:
+  // 32 images x 7 bands of 8 rows x 4 tiles of 16 columns = 896 bands; the
+  // group tile wants 132 chunks, so 7 bands each, 128 chunks.
   EXPECT_EQ(c.warpsQ, 1);
   EXPECT_EQ(c.warpsG, 8);
   EXPECT_EQ(c.rowsP, 8);
   LaunchShape s = conv2dGw8LaunchShape(p, c);
   EXPECT_EQ(s.gridX, 1);
-  EXPECT_EQ(s.gridY, 224);
-  EXPECT_EQ(conv2dGw8WgradPartials(p, c), 224);
+  EXPECT_EQ(s.gridY, 128);
+  EXPECT_EQ(conv2dGw8WgradPartials(p, c), 128);
   // Partials hold an even number of taps: S = 3 pads to 4.
-  EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 224 * 64 * 3 * 4 * 8 * 4);
-  // A warp adds 4 bands of 8 rows, one mma step a row, then the reduce
-  // adds the partials in 8 splits of 28, and the splits in 3 levels.
-  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 4 * 8 + 28 + 3);
-  // 8 splits: a block of 256 threads reduces 32 dw elements.
-  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 64 * 9 * 8 / 32);
+  EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 128 * 64 * 3 * 4 * 8 * 4);
+  // A warp adds 7 bands of 8 rows, one mma step a row, then the reduce
+  // adds the partials in 4 splits of 32, and the splits in 2 levels.
+  EXPECT_EQ(conv2dGw8WgradAccumulationChain(p, c), 7 * 8 + 32 + 2);
+  // 4 splits: a block of 256 threads reduces 64 dw elements.
+  EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 64 * 9 * 8 / 64);
   // On a GPU of 114 multiprocessors (an H100 PCIe) the group tile wants
-  // 228 chunks: still 4 bands each. On 66, 132 chunks of 7 bands, 128 of
-  // them.
+  // 114 chunks: 8 bands each, 112 of them. On 66, 66 chunks of 14 bands,
+  // 64 of them.
   Conv2dGw8Problem smaller = p;
   smaller.multiprocessors = 114;
-  EXPECT_EQ(conv2dGw8LaunchShape(smaller, c).gridY, 224);
+  EXPECT_EQ(conv2dGw8LaunchShape(smaller, c).gridY, 112);
   smaller.multiprocessors = 66;
-  EXPECT_EQ(conv2dGw8LaunchShape(smaller, c).gridY, 128);
+  EXPECT_EQ(conv2dGw8LaunchShape(smaller, c).gridY, 64);
   smaller.multiprocessors = 0;
   EXPECT_NE(checkConv2dGw8(smaller, c).find("multiprocessor count must be positive"),
             std::string::npos);
@@ -820,9 +820,9 @@ TEST(Conv2dGw8, Wgrad5x5ColumnTilesOfTwoBandsTakeARowRing) {
 TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   // The band loop's pipeline depth (spio-pipeline's stages): three where a
   // block has one warp along the pixels and 16 bands or more, and two such
-  // blocks a multiprocessor still fit; for 3x3 blocks of 8 groups of 36
-  // bands or more also where they do not (72x72 C192: 66 bands, one block
-  // a multiprocessor; not 56x56 C128's 28 or 16x16 C1024's 32); two for
+  // blocks a multiprocessor still fit, and for 3x3 blocks of 8 groups one
+  // a multiprocessor (72x72 C192, 56x56 C128, 16x16 C1024; not 9x9
+  // C2304, whose 36 group tiles would fill 108 of the 132); two for
   // blocks of fewer bands (8x8 C1248: 10), blocks whose warps add their
   // sums in shared memory, 5x5's blocks of three a multiprocessor and
   // 7x7's one.
@@ -834,8 +834,9 @@ TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   EXPECT_EQ(stages(as(layer(256, 1152, 7, 3, 1), ConvPass::Wgrad), 1, 8, 7), "3");
   EXPECT_EQ(stages(as(layer(256, 32, 112, 3, 1), ConvPass::Wgrad), 1, 4, 8), "3");
   EXPECT_EQ(stages(as(layer(128, 192, 72, 3, 1), ConvPass::Wgrad), 1, 8, 8), "3");
-  EXPECT_EQ(stages(as(layer(128, 128, 56, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
-  EXPECT_EQ(stages(as(layer(256, 1024, 16, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
+  EXPECT_EQ(stages(as(layer(128, 128, 56, 3, 1), ConvPass::Wgrad), 1, 8, 8), "3");
+  EXPECT_EQ(stages(as(layer(256, 1024, 16, 3, 1), ConvPass::Wgrad), 1, 8, 8), "3");
+  EXPECT_EQ(stages(as(layer(128, 2304, 9, 3, 1), ConvPass::Wgrad), 1, 8, 9), "2");
   EXPECT_EQ(stages(as(layer(128, 1248, 8, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
   EXPECT_EQ(stages(as(layer(128, 32, 128, 3, 1), ConvPass::Wgrad), 2, 4, 8), "2");
   EXPECT_EQ(stages(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7), "2");
@@ -1235,20 +1236,20 @@ TEST(Conv2dGw8, WgradAutotuneCandidatesKeepTheChosenBlocks) {
       out.push_back(describe(c));
     return out;
   };
-  // 72x72 C192 3x3 (5 column tiles: no ring): the chosen (3 stages), then
-  // its 88 chunks in 2 stages, and the reduce at 2 and 4 lanes, each
-  // naming the chosen chunks, stages and lanes. Every one's partial sums
-  // are the chosen's blocks.
+  // 72x72 C192 3x3 (5 column tiles: no ring; one block a multiprocessor,
+  // 3 stages): the chosen, then its 44 chunks in 2 stages, and the reduce
+  // at 2 and 4 lanes, each naming the chosen chunks, stages and lanes.
+  // Every one's partial sums are the chosen's blocks.
   Conv2dGw8Problem wide = as(layer(128, 192, 72, 3, 1), ConvPass::Wgrad);
   std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(wide);
   EXPECT_EQ(names(candidates),
-            (std::vector<std::string>{"1x8 rows 8 chunks 0 stages 3 reduce 0",
-                                      "1x8 rows 8 chunks 88 stages 2 reduce 1",
-                                      "1x8 rows 8 chunks 88 stages 3 reduce 2",
-                                      "1x8 rows 8 chunks 88 stages 3 reduce 4"}));
+            (std::vector<std::string>{"1x8 rows 8 chunks 0 stages 0 reduce 0",
+                                      "1x8 rows 8 chunks 44 stages 2 reduce 1",
+                                      "1x8 rows 8 chunks 44 stages 3 reduce 2",
+                                      "1x8 rows 8 chunks 44 stages 3 reduce 4"}));
   for (const Conv2dGw8Config &c : candidates) {
     EXPECT_EQ(checkConv2dGw8(wide, c), "") << describe(c);
-    EXPECT_EQ(conv2dGw8WgradPartials(wide, c), 88) << describe(c);
+    EXPECT_EQ(conv2dGw8WgradPartials(wide, c), 44) << describe(c);
     EXPECT_EQ(conv2dGw8LaunchShape(wide, c).gridX, conv2dGw8LaunchShape(wide, candidates[0]).gridX);
   }
   EXPECT_EQ(conv2dGw8Candidates(wide, 2).size(), 2u);
