@@ -522,9 +522,10 @@ static int64_t wgradSumScratchBytes(const Conv2dGw8Config &c) {
   return c.warpsQ * c.warpsG * 16 * 8 * 4;
 }
 
-/// Three stages (two bands copying in while one computes) for blocks of
-/// one warp along the pixels, two a multiprocessor, that take 16 bands or
-/// more, where shared memory still holds two blocks; else two stages. On
+/// Three stages (two bands copying in while one computes) for
+/// wgradOneDeepBlock's blocks, and for blocks of one warp along the
+/// pixels, two a multiprocessor, that take 16 bands or more, where shared
+/// memory still holds two blocks; else two stages. On
 /// an H200, against two (two runs): N256 C1152 and C1920 7x7 3x3 (18 and
 /// 32 bands a block) 1.16-1.20x, N256 C32 112x112 1.11-1.13x, C40 144x144
 /// 1.01-1.03x, 8x8 of 16 bands a block 0.99-1.01x; blocks of 4 to 10
@@ -599,14 +600,14 @@ static bool wgradQuarterBlocks(const Conv2dGw8Problem &p) {
 /// 3x3 stride-1 wgrad on rows of fragments in blocks of one warp along the
 /// pixels and 8 groups: one block a multiprocessor, in 3 stages, where
 /// their group tiles are 3/4 busy or more and the grid of one a
-/// multiprocessor fills 9/10 of them. On an H100, against two blocks of
-/// 2 stages over the layer table: the 18 such layers 1.03-1.11x (64x64
-/// C64 1.09-1.11x, 56x56 C128 1.04-1.08x, 16x16 C768 1.06x, 72x72 C192
-/// 1.03x); earlier, two runs agreeing within 1%: one block of 4 stages
-/// 0.85-1.04x, of 2 0.87-1.02x, two of 3 over the grid of two (two waves)
-/// 1.00-1.08x. Not 32x32 C72 (9 groups: a tile of 1 idles its block's
-/// multiprocessor; 0.86x) nor 9x9 C2304 (36 tiles of 3 chunks, 108
-/// blocks: 0.96x).
+/// multiprocessor fills 9/10 of them. On an H100, against the build
+/// before (two blocks of 2 stages; on 5 layers of 36 bands or more, 3
+/// stages over the grid of two, two waves), the 18 such layers of the
+/// layer table ran 1.03-1.11x (64x64 C64 1.09-1.11x, 56x56 C128
+/// 1.04-1.08x, 16x16 C768 1.06x, 72x72 C192 1.03x). One block of 4 stages
+/// ran 0.83-0.99x one of 3, of 2 0.81-0.97x (7 layers, two runs). Not
+/// 32x32 C72 (9 groups: a tile of 1 idles its block's multiprocessor;
+/// 0.86x) nor 9x9 C2304 (36 tiles of 3 chunks, 108 blocks: 0.96x).
 static bool wgradOneDeepBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.pass != ConvPass::Wgrad || p.stride != 1 || p.r != 3 || p.s != 3 || flatRows(p) ||
       c.warpsQ != 1 || c.warpsG != 8)
