@@ -691,9 +691,8 @@ struct LoadedWgrad {
   bool dependent = false;
 };
 
-LoadedWgrad loadWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
-                              const Conv2dGw8Config &config,
-                              const mlir::spio::CompiledModule &compiled) {
+LoadedWgrad loadWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &config,
+                      const mlir::spio::CompiledModule &compiled) {
   LoadedWgrad k;
   k.module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
   auto find = [&](const char *name) -> const mlir::spio::CompiledKernel & {
