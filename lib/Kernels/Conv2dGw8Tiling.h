@@ -145,9 +145,10 @@ int64_t streamBarrierCount(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 int64_t wgradReduceSplits(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
-/// The dw elements a reduce lane adds at once, a load of each partial: 4
-/// (16 bytes) for 5x5 kernels whose grid of such lanes
-/// keeps 3/4 of the multiprocessors busy, else 1.
+/// The dw elements a reduce lane adds at once, a load of each partial: the
+/// configuration's reduceLaneElements where set, else 4 (16 bytes) for 5x5
+/// kernels whose grid of such lanes keeps 3/4 of the multiprocessors busy,
+/// else 1.
 int64_t wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 /// The dw elements a reduce block adds: wgradReduceVector a lane group
 /// (kReduceThreads / splits of them), or where conv2dGw8WgradDiscards() as

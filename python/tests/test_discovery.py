@@ -367,5 +367,10 @@ def test_autotune_candidates_start_with_the_chosen():
     ringed = spio.Conv2dGw8Arguments(128, 576, 18, 18, 5, 5, 2, 2, pass_="wgrad")
     assert conv.chosen(ringed) == ("wgrad", "f16", (1, 4, 9, 0, 0, 0, 1))
     assert "row_ring" in conv.source(ringed, conv.chosen(ringed))
+    # A tile names the C API's fields in order: too few or too many are
+    # refused with the names.
+    for tile in ((1, 8), (1, 4, 9, 0, 0, 0, 1, 4, 2)):
+        refused = spio.Kernel(conv, ("wgrad", "f16", tile)).supports(ringed)
+        assert not refused and "a conv2d_gw8 tile is warps_q, warps_g, rows_p" in refused.reason
     expect_error(lambda: conv.candidates(spio.Conv2dGw8Arguments(2, 64, 8, 8, pass_="bprop")),
                  "unknown pass")

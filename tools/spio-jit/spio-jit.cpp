@@ -80,8 +80,9 @@ static cl::opt<int64_t> convL2Bytes(
     cl::init(0));
 static cl::opt<bool> convAutotune(
     "autotune",
-    cl::desc("conv2d-gw8 fprop and dgrad: time the chooser's configuration and its "
-             "neighbours on the device and run the fastest (all write the same bits)"),
+    cl::desc("conv2d-gw8: time the chooser's configuration and its neighbours on the "
+             "device and run the fastest (all write the same bits: wgrad's keep the "
+             "chosen blocks)"),
     cl::init(false));
 static cl::opt<bool> convDependentLaunch(
     "dependent-launch",

@@ -822,7 +822,8 @@ TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   // block has one warp along the pixels and 16 bands or more, and two such
   // blocks a multiprocessor still fit, and for 3x3 blocks of 8 groups one
   // a multiprocessor (72x72 C192, 56x56 C128, 16x16 C1024; not 9x9
-  // C2304, whose 36 group tiles would fill 108 of the 132); two for
+  // C2304, whose 36 group tiles would fill 108 of the 132, nor 32x32 C72,
+  // whose second group tile holds one group); two for
   // blocks of fewer bands (8x8 C1248: 10), blocks whose warps add their
   // sums in shared memory, 5x5's blocks of three a multiprocessor and
   // 7x7's one.
@@ -837,6 +838,7 @@ TEST(Conv2dGw8, WgradBlocksOfOneWarpAlongThePixelsStageThreeBands) {
   EXPECT_EQ(stages(as(layer(128, 128, 56, 3, 1), ConvPass::Wgrad), 1, 8, 8), "3");
   EXPECT_EQ(stages(as(layer(256, 1024, 16, 3, 1), ConvPass::Wgrad), 1, 8, 8), "3");
   EXPECT_EQ(stages(as(layer(128, 2304, 9, 3, 1), ConvPass::Wgrad), 1, 8, 9), "2");
+  EXPECT_EQ(stages(as(layer(128, 72, 32, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
   EXPECT_EQ(stages(as(layer(128, 1248, 8, 3, 1), ConvPass::Wgrad), 1, 8, 8), "2");
   EXPECT_EQ(stages(as(layer(128, 32, 128, 3, 1), ConvPass::Wgrad), 2, 4, 8), "2");
   EXPECT_EQ(stages(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7), "2");
