@@ -35,64 +35,68 @@ using namespace spio::kernels;
 using namespace spio::runtime;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("[kernel.mlir]"),
+/// spio-jit's own options: --help lists only these. LLVM's (the NVPTX back
+/// end's, say) still parse, and bypass the PTX cache (llvmOptionsGiven).
+static cl::OptionCategory jitOptions("spio-jit options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::cat(jitOptions), cl::desc("[kernel.mlir]"),
                                       cl::init(""));
-static cl::opt<std::string> workload("workload",
+static cl::opt<std::string> workload("workload", cl::cat(jitOptions),
                                      cl::desc("Built-in workload: gemm or conv2d-gw8"),
                                      cl::init("gemm"));
-static cl::opt<int64_t> sizeM("m", cl::desc("GEMM rows of D"), cl::init(1024));
-static cl::opt<int64_t> sizeN("n", cl::desc("GEMM columns of D"), cl::init(1024));
-static cl::opt<int64_t> sizeK("k", cl::desc("GEMM reduction depth"), cl::init(1024));
-static cl::opt<int64_t> convN("batch", cl::desc("conv2d-gw8: images N"), cl::init(8));
-static cl::opt<int64_t> convC("channels", cl::desc("conv2d-gw8: channels C = K"), cl::init(64));
-static cl::opt<int64_t> convH("height", cl::desc("conv2d-gw8: input height H"), cl::init(56));
-static cl::opt<int64_t> convW("width", cl::desc("conv2d-gw8: input width W"), cl::init(56));
-static cl::opt<int64_t> convR("r", cl::desc("conv2d-gw8: kernel height R"), cl::init(3));
-static cl::opt<int64_t> convS("s", cl::desc("conv2d-gw8: kernel width S"), cl::init(3));
-static cl::opt<int64_t> padH("pad-h", cl::desc("conv2d-gw8: padding of H"), cl::init(1));
-static cl::opt<int64_t> padW("pad-w", cl::desc("conv2d-gw8: padding of W"), cl::init(1));
-static cl::opt<int64_t> convStride("stride", cl::desc("conv2d-gw8: stride"), cl::init(1));
-static cl::opt<bool> convBias("bias", cl::desc("conv2d-gw8: add a bias"), cl::init(false));
-static cl::opt<int64_t> convRowsP("rows-p", cl::desc("conv2d-gw8: output rows per block (0: choose)"),
+static cl::opt<int64_t> sizeM("m", cl::cat(jitOptions), cl::desc("GEMM rows of D"), cl::init(1024));
+static cl::opt<int64_t> sizeN("n", cl::cat(jitOptions), cl::desc("GEMM columns of D"), cl::init(1024));
+static cl::opt<int64_t> sizeK("k", cl::cat(jitOptions), cl::desc("GEMM reduction depth"), cl::init(1024));
+static cl::opt<int64_t> convN("batch", cl::cat(jitOptions), cl::desc("conv2d-gw8: images N"), cl::init(8));
+static cl::opt<int64_t> convC("channels", cl::cat(jitOptions), cl::desc("conv2d-gw8: channels C = K"), cl::init(64));
+static cl::opt<int64_t> convH("height", cl::cat(jitOptions), cl::desc("conv2d-gw8: input height H"), cl::init(56));
+static cl::opt<int64_t> convW("width", cl::cat(jitOptions), cl::desc("conv2d-gw8: input width W"), cl::init(56));
+static cl::opt<int64_t> convR("r", cl::cat(jitOptions), cl::desc("conv2d-gw8: kernel height R"), cl::init(3));
+static cl::opt<int64_t> convS("s", cl::cat(jitOptions), cl::desc("conv2d-gw8: kernel width S"), cl::init(3));
+static cl::opt<int64_t> padH("pad-h", cl::cat(jitOptions), cl::desc("conv2d-gw8: padding of H"), cl::init(1));
+static cl::opt<int64_t> padW("pad-w", cl::cat(jitOptions), cl::desc("conv2d-gw8: padding of W"), cl::init(1));
+static cl::opt<int64_t> convStride("stride", cl::cat(jitOptions), cl::desc("conv2d-gw8: stride"), cl::init(1));
+static cl::opt<bool> convBias("bias", cl::cat(jitOptions), cl::desc("conv2d-gw8: add a bias"), cl::init(false));
+static cl::opt<int64_t> convRowsP("rows-p", cl::cat(jitOptions), cl::desc("conv2d-gw8: output rows per block (0: choose)"),
                                   cl::init(0));
-static cl::opt<std::string> convPass("pass", cl::desc("conv2d-gw8: fprop, dgrad or wgrad"),
+static cl::opt<std::string> convPass("pass", cl::cat(jitOptions), cl::desc("conv2d-gw8: fprop, dgrad or wgrad"),
                                      cl::init("fprop"));
 static cl::opt<int64_t> convChunks(
-    "chunks",
+    "chunks", cl::cat(jitOptions),
     cl::desc("conv2d-gw8: blocks per group tile along wgrad's reduction, or along "
              "fprop's and dgrad's bands of rows, each block a ring over its range "
              "(0: choose)"),
     cl::init(0));
 static cl::opt<int64_t> convCopyWarps(
-    "copy-warps",
+    "copy-warps", cl::cat(jitOptions),
     cl::desc("conv2d-gw8: fprop and dgrad warps that only copy staged rows in, each "
              "block streaming its bands through one staged tile (0: none)"),
     cl::init(0));
 static cl::opt<int64_t> convMultiprocessors(
-    "multiprocessors",
+    "multiprocessors", cl::cat(jitOptions),
     cl::desc("conv2d-gw8: the target GPU's multiprocessors, which wgrad's grid is sized to "
              "(0: the device's, or 132 without a GPU)"),
     cl::init(0));
 static cl::opt<int64_t> convL2Bytes(
-    "l2-bytes",
+    "l2-bytes", cl::cat(jitOptions),
     cl::desc("conv2d-gw8: the target GPU's L2 cache bytes, against which wgrad weighs "
              "discarding its partial sums (0: the device's, or 50 MiB without a GPU)"),
     cl::init(0));
 static cl::opt<bool> convAutotune(
-    "autotune",
+    "autotune", cl::cat(jitOptions),
     cl::desc("conv2d-gw8: time the chooser's configuration and its neighbours on the "
              "device and run the fastest (all write the same bits: wgrad's keep the "
              "chosen blocks)"),
     cl::init(false));
 static cl::opt<bool> convDependentLaunch(
-    "dependent-launch",
+    "dependent-launch", cl::cat(jitOptions),
     cl::desc("conv2d-gw8 wgrad: launch the reduce as a dependent grid, which starts as the "
              "partial sums' grid ends (sm_90 and later)"),
     cl::init(true));
 /// Which of conv2d-gw8 wgrad's kernels --bench times.
 enum class WgradKernels { Both, PartialSums, Reduce };
 static cl::opt<WgradKernels> wgradKernels(
-    "wgrad-kernels",
+    "wgrad-kernels", cl::cat(jitOptions),
     cl::desc("conv2d-gw8 wgrad --bench: which kernels it times (GB/s stay those of the "
              "layer's bytes)"),
     cl::values(clEnumValN(WgradKernels::Both, "both", "the partial sums and the reduce"),
@@ -101,33 +105,33 @@ static cl::opt<WgradKernels> wgradKernels(
                           "the reduce alone, not a dependent grid, over a run's partial sums")),
     cl::init(WgradKernels::Both));
 static cl::opt<bool> wgradClusterReduce(
-    "wgrad-cluster-reduce",
+    "wgrad-cluster-reduce", cl::cat(jitOptions),
     cl::desc("conv2d-gw8 wgrad: one kernel whose blocks of a group tile, as a thread-block "
              "cluster, add their partial sums in distributed shared memory (sm_90 and later; "
              "at most 8 partial sums)"),
     cl::init(false));
 static cl::opt<bool> wgradEarlyLaunch(
-    "wgrad-early-launch",
+    "wgrad-early-launch", cl::cat(jitOptions),
     cl::desc("conv2d-gw8 wgrad: the partial sums' blocks let the reduce launch as they start, "
              "not once they have stored their sums (the same bits)"),
     cl::init(false));
 static cl::opt<int64_t> wgradStagesOption(
-    "wgrad-stages",
+    "wgrad-stages", cl::cat(jitOptions),
     cl::desc("conv2d-gw8 wgrad: buffers of the band loop's staged tiles, 1 to 4 (0: choose)"),
     cl::init(0));
 static cl::opt<int64_t> wgradReduceLaneElements(
-    "wgrad-reduce-lane-elements",
+    "wgrad-reduce-lane-elements", cl::cat(jitOptions),
     cl::desc("conv2d-gw8 wgrad: the dw elements a reduce lane adds at once, 1, 2 or 4 "
              "(loads of 4, 8 or 16 bytes a partial; 0: choose)"),
     cl::init(0));
 static cl::opt<bool> wgradRowRing(
-    "wgrad-row-ring",
+    "wgrad-row-ring", cl::cat(jitOptions),
     cl::desc("conv2d-gw8 wgrad: a block's bands walk down a column tile, each handing its "
              "last R - 1 rows of x on to the next in shared memory, which copies only its new "
              "rows (stride 1, rows of fragments; =false: none where the chooser takes one)"),
     cl::init(false));
 static cl::opt<WgradParts> wgradParts(
-    "wgrad-parts",
+    "wgrad-parts", cl::cat(jitOptions),
     cl::desc("conv2d-gw8 wgrad: run one part of the band loop alone, to time it (the partial "
              "sums come out wrong; not with --check)"),
     cl::values(clEnumValN(WgradParts::All, "all", "the whole loop"),
@@ -137,7 +141,7 @@ static cl::opt<WgradParts> wgradParts(
                clEnumValN(WgradParts::Mma, "mma", "its fragment loads and mma alone")),
     cl::init(WgradParts::All));
 static cl::opt<WgradDiscard> wgradDiscardPartials(
-    "wgrad-discard-partials",
+    "wgrad-discard-partials", cl::cat(jitOptions),
     cl::desc("conv2d-gw8 wgrad: whether the reduce drops the partial sums it read from L2 "
              "without writing them back (discard.global.L2)"),
     cl::values(clEnumValN(WgradDiscard::Auto, "auto",
@@ -145,53 +149,53 @@ static cl::opt<WgradDiscard> wgradDiscardPartials(
                clEnumValN(WgradDiscard::Always, "always", "wherever a channel fits a block"),
                clEnumValN(WgradDiscard::Never, "never", "never")),
     cl::init(WgradDiscard::Auto));
-static cl::opt<std::string> dtype("dtype", cl::desc("Input type: f16 or bf16"),
+static cl::opt<std::string> dtype("dtype", cl::cat(jitOptions), cl::desc("Input type: f16 or bf16"),
                                   cl::init("bf16"));
-static cl::opt<std::string> outDtype("out-dtype",
+static cl::opt<std::string> outDtype("out-dtype", cl::cat(jitOptions),
                                      cl::desc("Output type: f16, bf16 or f32 (default: input type; "
                                               "conv2d-gw8: wgrad only, dw as f32)"),
                                      cl::init(""));
-static cl::opt<std::string> aLayout("a-layout", cl::desc("A: row (M x K) or col (K x M)"),
+static cl::opt<std::string> aLayout("a-layout", cl::cat(jitOptions), cl::desc("A: row (M x K) or col (K x M)"),
                                     cl::init("row"));
-static cl::opt<std::string> bLayout("b-layout", cl::desc("B: row (K x N) or col (N x K)"),
+static cl::opt<std::string> bLayout("b-layout", cl::cat(jitOptions), cl::desc("B: row (K x N) or col (N x K)"),
                                     cl::init("col"));
-static cl::opt<float> alpha("alpha", cl::desc("D = alpha * A @ B + beta * C"), cl::init(1.0f));
-static cl::opt<float> beta("beta", cl::desc("D = alpha * A @ B + beta * C"), cl::init(0.0f));
-static cl::opt<bool> check("check", cl::desc("Check D against a float64 CPU reference"),
+static cl::opt<float> alpha("alpha", cl::cat(jitOptions), cl::desc("D = alpha * A @ B + beta * C"), cl::init(1.0f));
+static cl::opt<float> beta("beta", cl::cat(jitOptions), cl::desc("D = alpha * A @ B + beta * C"), cl::init(0.0f));
+static cl::opt<bool> check("check", cl::cat(jitOptions), cl::desc("Check D against a float64 CPU reference"),
                            cl::init(false));
-static cl::opt<int> repeats("repeats",
+static cl::opt<int> repeats("repeats", cl::cat(jitOptions),
                             cl::desc("Runs that must be bit-identical to the first (with --check)"),
                             cl::init(10));
-static cl::opt<int> bench("bench", cl::desc("Timed runs (0: no timing)"), cl::init(0));
-static cl::opt<int> warmup("warmup", cl::desc("Untimed runs before timing"), cl::init(5));
+static cl::opt<int> bench("bench", cl::cat(jitOptions), cl::desc("Timed runs (0: no timing)"), cl::init(0));
+static cl::opt<int> warmup("warmup", cl::cat(jitOptions), cl::desc("Untimed runs before timing"), cl::init(5));
 static cl::opt<Timing> timing(
-    "timing", cl::desc("Where --bench's clock starts"),
+    "timing", cl::cat(jitOptions), cl::desc("Where --bench's clock starts"),
     cl::values(clEnumValN(Timing::Queued, "queued",
                           "launches queued behind a hold kernel: the GPU's time alone"),
                clEnumValN(Timing::Launch, "launch",
                           "before the launch calls: one launch on an idle GPU")),
     cl::init(Timing::Queued));
-static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random inputs"), cl::init(1));
-static cl::opt<bool> emitPTX("emit-ptx", cl::desc("Print the PTX and stop"), cl::init(false));
-static cl::opt<bool> emitSpio("emit-spio", cl::desc("Print the spio-dialect source and stop"),
+static cl::opt<unsigned> seed("seed", cl::cat(jitOptions), cl::desc("Seed of the random inputs"), cl::init(1));
+static cl::opt<bool> emitPTX("emit-ptx", cl::cat(jitOptions), cl::desc("Print the PTX and stop"), cl::init(false));
+static cl::opt<bool> emitSpio("emit-spio", cl::cat(jitOptions), cl::desc("Print the spio-dialect source and stop"),
                               cl::init(false));
-static cl::opt<std::string> chip("chip", cl::desc("Target SM"), cl::init("sm_90"));
-static cl::opt<bool> noDiskCache("no-disk-cache",
+static cl::opt<std::string> chip("chip", cl::cat(jitOptions), cl::desc("Target SM"), cl::init("sm_90"));
+static cl::opt<bool> noDiskCache("no-disk-cache", cl::cat(jitOptions),
                                  cl::desc("Do not read or write the on-disk PTX cache"),
                                  cl::init(false));
-static cl::opt<bool> printIRAfterAll("print-ir-after-all",
+static cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::cat(jitOptions),
                                      cl::desc("Print the IR after every pass"), cl::init(false));
-static cl::opt<int64_t> blockM("block-m", cl::desc("Tile rows (0: choose)"), cl::init(0));
-static cl::opt<int64_t> blockN("block-n", cl::desc("Tile columns (0: choose)"), cl::init(0));
-static cl::opt<int64_t> blockK("block-k", cl::desc("Tile depth (0: choose)"), cl::init(0));
-static cl::opt<int64_t> stages("stages", cl::desc("Pipeline stages (0: choose)"), cl::init(0));
-static cl::opt<int64_t> warpsM("warps-m",
+static cl::opt<int64_t> blockM("block-m", cl::cat(jitOptions), cl::desc("Tile rows (0: choose)"), cl::init(0));
+static cl::opt<int64_t> blockN("block-n", cl::cat(jitOptions), cl::desc("Tile columns (0: choose)"), cl::init(0));
+static cl::opt<int64_t> blockK("block-k", cl::cat(jitOptions), cl::desc("Tile depth (0: choose)"), cl::init(0));
+static cl::opt<int64_t> stages("stages", cl::cat(jitOptions), cl::desc("Pipeline stages (0: choose)"), cl::init(0));
+static cl::opt<int64_t> warpsM("warps-m", cl::cat(jitOptions),
                                cl::desc("Warps along M (conv2d-gw8: along Q) (0: choose)"),
                                cl::init(0));
-static cl::opt<int64_t> warpsN("warps-n",
+static cl::opt<int64_t> warpsN("warps-n", cl::cat(jitOptions),
                                cl::desc("Warps along N (conv2d-gw8: along groups) (0: choose)"),
                                cl::init(0));
-static cl::opt<int64_t> raster("raster", cl::desc("Block rows taken together for L2 reuse (0: choose)"),
+static cl::opt<int64_t> raster("raster", cl::cat(jitOptions), cl::desc("Block rows taken together for L2 reuse (0: choose)"),
                                cl::init(0));
 
 namespace {
@@ -285,6 +289,16 @@ double unitRoundoff(DType dtype) {
   return 1;
 }
 
+/// LLVM's options given on the command line, as "--name": they are global
+/// state that can change the PTX without changing its cache key.
+std::string llvmOptionsGiven() {
+  std::string given;
+  for (const auto &[name, option] : cl::getRegisteredOptions())
+    if (option->getNumOccurrences() && !llvm::is_contained(option->Categories, &jitOptions))
+      given += (given.empty() ? "--" : ", --") + name.str();
+  return given;
+}
+
 /// A built-in workload's kernels, compiled through the cache.
 struct CompiledWorkload {
   mlir::spio::CompiledModule module;
@@ -306,7 +320,8 @@ std::optional<CompiledWorkload> compileWorkload(const std::string &source, const
   std::string error;
   auto start = std::chrono::steady_clock::now();
   if (!mlir::spio::compileToPTXCached(source, options, result.module, error, result.outcome,
-                                      !noDiskCache, std::string("spio-") + name + ".mlir"))
+                                      !noDiskCache && llvmOptionsGiven().empty(),
+                                      std::string("spio-") + name + ".mlir"))
     fail(std::string("compiling the ") + name + " kernel:\n" + error);
   result.ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -1143,7 +1158,11 @@ void rejectOptions(const std::string &mode, std::initializer_list<const cl::Opti
 } // namespace
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(jitOptions);
   cl::ParseCommandLineOptions(argc, argv, "Spio JIT: compile and run kernels on the GPU\n");
+  if (std::string given = llvmOptionsGiven(); !given.empty() && !noDiskCache)
+    llvm::errs() << "spio-jit: LLVM options given (" << given
+                 << "): the on-disk PTX cache is neither read nor written\n";
   for (const cl::opt<int> *count : {&bench, &warmup, &repeats})
     if (*count < 0)
       fail("--" + count->ArgStr.str() + " takes a count of 0 or more, got " +
