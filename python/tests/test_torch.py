@@ -71,6 +71,28 @@ def test_conv2d_gw8_in_the_heuristics_band_ring():
 
 
 @gpu
+def test_eager_autograd_matches_the_registered_operator():
+    """spio.conv2d_gw8 runs eagerly through its own autograd.Function over
+    the operators' implementations; the registered operator (what
+    torch.compile traces) computes the same bits, forward and backward."""
+    x, weight, bias = conv_inputs(r=3, s=5, seed=5)
+    dy = torch.randn(2, 64, 20, 18, device="cuda", dtype=torch.float16).to(
+        memory_format=torch.channels_last)
+    results = []
+    for call in (lambda *inputs: spio.conv2d_gw8(*inputs, 1, (1, 1)),
+                 lambda *inputs: torch.ops.spio.conv2d_gw8(*inputs, 1, [1, 1])):
+        leaves = [t.detach().clone().requires_grad_() for t in (x, weight, bias)]
+        y = call(*leaves)
+        results.append(type(y.grad_fn).__name__)
+        y.backward(dy)
+        results.append([y.detach()] + [t.grad for t in leaves])
+    assert results[0].startswith("_Conv2dGw8Function"), results[0]
+    assert results[2].startswith("GeneratedBackwardFor_spio_conv2d_gw8"), results[2]
+    for eager, operator in zip(results[1], results[3]):
+        assert torch.equal(eager, operator)
+
+
+@gpu
 def test_linear_and_matmul_with_gradients():
     generator = torch.Generator(device="cuda").manual_seed(1)
     x = torch.randn(96, 256, device="cuda", dtype=torch.bfloat16, generator=generator)
