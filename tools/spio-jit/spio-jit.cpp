@@ -17,6 +17,7 @@
 #include "spio/Runtime/HostFloat.h"
 #include "spio/Runtime/HostRandom.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -39,55 +40,69 @@ namespace cl = llvm::cl;
 /// end's, say) still parse, and bypass the PTX cache (llvmOptionsGiven).
 static cl::OptionCategory jitOptions("spio-jit options");
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::cat(jitOptions), cl::desc("[kernel.mlir]"),
-                                      cl::init(""));
+static cl::opt<std::string> inputFile(cl::Positional, cl::cat(jitOptions),
+                                      cl::desc("[kernel.mlir]"), cl::init(""));
 static cl::opt<std::string> workload("workload", cl::cat(jitOptions),
                                      cl::desc("Built-in workload: gemm or conv2d-gw8"),
                                      cl::init("gemm"));
 static cl::opt<int64_t> sizeM("m", cl::cat(jitOptions), cl::desc("GEMM rows of D"), cl::init(1024));
-static cl::opt<int64_t> sizeN("n", cl::cat(jitOptions), cl::desc("GEMM columns of D"), cl::init(1024));
-static cl::opt<int64_t> sizeK("k", cl::cat(jitOptions), cl::desc("GEMM reduction depth"), cl::init(1024));
-static cl::opt<int64_t> convN("batch", cl::cat(jitOptions), cl::desc("conv2d-gw8: images N"), cl::init(8));
-static cl::opt<int64_t> convC("channels", cl::cat(jitOptions), cl::desc("conv2d-gw8: channels C = K"), cl::init(64));
-static cl::opt<int64_t> convH("height", cl::cat(jitOptions), cl::desc("conv2d-gw8: input height H"), cl::init(56));
-static cl::opt<int64_t> convW("width", cl::cat(jitOptions), cl::desc("conv2d-gw8: input width W"), cl::init(56));
-static cl::opt<int64_t> convR("r", cl::cat(jitOptions), cl::desc("conv2d-gw8: kernel height R"), cl::init(3));
-static cl::opt<int64_t> convS("s", cl::cat(jitOptions), cl::desc("conv2d-gw8: kernel width S"), cl::init(3));
-static cl::opt<int64_t> padH("pad-h", cl::cat(jitOptions), cl::desc("conv2d-gw8: padding of H"), cl::init(1));
-static cl::opt<int64_t> padW("pad-w", cl::cat(jitOptions), cl::desc("conv2d-gw8: padding of W"), cl::init(1));
-static cl::opt<int64_t> convStride("stride", cl::cat(jitOptions), cl::desc("conv2d-gw8: stride"), cl::init(1));
-static cl::opt<bool> convBias("bias", cl::cat(jitOptions), cl::desc("conv2d-gw8: add a bias"), cl::init(false));
-static cl::opt<int64_t> convRowsP("rows-p", cl::cat(jitOptions), cl::desc("conv2d-gw8: output rows per block (0: choose)"),
+static cl::opt<int64_t> sizeN("n", cl::cat(jitOptions), cl::desc("GEMM columns of D"),
+                              cl::init(1024));
+static cl::opt<int64_t> sizeK("k", cl::cat(jitOptions), cl::desc("GEMM reduction depth"),
+                              cl::init(1024));
+static cl::opt<int64_t> convN("batch", cl::cat(jitOptions), cl::desc("conv2d-gw8: images N"),
+                              cl::init(8));
+static cl::opt<int64_t> convC("channels", cl::cat(jitOptions),
+                              cl::desc("conv2d-gw8: channels C = K"), cl::init(64));
+static cl::opt<int64_t> convH("height", cl::cat(jitOptions), cl::desc("conv2d-gw8: input height H"),
+                              cl::init(56));
+static cl::opt<int64_t> convW("width", cl::cat(jitOptions), cl::desc("conv2d-gw8: input width W"),
+                              cl::init(56));
+static cl::opt<int64_t> convR("r", cl::cat(jitOptions), cl::desc("conv2d-gw8: kernel height R"),
+                              cl::init(3));
+static cl::opt<int64_t> convS("s", cl::cat(jitOptions), cl::desc("conv2d-gw8: kernel width S"),
+                              cl::init(3));
+static cl::opt<int64_t> padH("pad-h", cl::cat(jitOptions), cl::desc("conv2d-gw8: padding of H"),
+                             cl::init(1));
+static cl::opt<int64_t> padW("pad-w", cl::cat(jitOptions), cl::desc("conv2d-gw8: padding of W"),
+                             cl::init(1));
+static cl::opt<int64_t> convStride("stride", cl::cat(jitOptions), cl::desc("conv2d-gw8: stride"),
+                                   cl::init(1));
+static cl::opt<bool> convBias("bias", cl::cat(jitOptions), cl::desc("conv2d-gw8: add a bias"),
+                              cl::init(false));
+static cl::opt<int64_t> convRowsP("rows-p", cl::cat(jitOptions),
+                                  cl::desc("conv2d-gw8: output rows per block (0: choose)"),
                                   cl::init(0));
-static cl::opt<std::string> convPass("pass", cl::cat(jitOptions), cl::desc("conv2d-gw8: fprop, dgrad or wgrad"),
+static cl::opt<std::string> convPass("pass", cl::cat(jitOptions),
+                                     cl::desc("conv2d-gw8: fprop, dgrad or wgrad"),
                                      cl::init("fprop"));
-static cl::opt<int64_t> convChunks(
-    "chunks", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8: blocks per group tile along wgrad's reduction, or along "
-             "fprop's and dgrad's bands of rows, each block a ring over its range "
-             "(0: choose)"),
-    cl::init(0));
-static cl::opt<int64_t> convCopyWarps(
-    "copy-warps", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8: fprop and dgrad warps that only copy staged rows in, each "
-             "block streaming its bands through one staged tile (0: none)"),
-    cl::init(0));
+static cl::opt<int64_t>
+    convChunks("chunks", cl::cat(jitOptions),
+               cl::desc("conv2d-gw8: blocks per group tile along wgrad's reduction, or along "
+                        "fprop's and dgrad's bands of rows, each block a ring over its range "
+                        "(0: choose)"),
+               cl::init(0));
+static cl::opt<int64_t>
+    convCopyWarps("copy-warps", cl::cat(jitOptions),
+                  cl::desc("conv2d-gw8: fprop and dgrad warps that only copy staged rows in, each "
+                           "block streaming its bands through one staged tile (0: none)"),
+                  cl::init(0));
 static cl::opt<int64_t> convMultiprocessors(
     "multiprocessors", cl::cat(jitOptions),
     cl::desc("conv2d-gw8: the target GPU's multiprocessors, which wgrad's grid is sized to "
              "(0: the device's, or 132 without a GPU)"),
     cl::init(0));
-static cl::opt<int64_t> convL2Bytes(
-    "l2-bytes", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8: the target GPU's L2 cache bytes, against which wgrad weighs "
-             "discarding its partial sums (0: the device's, or 50 MiB without a GPU)"),
-    cl::init(0));
-static cl::opt<bool> convAutotune(
-    "autotune", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8: time the chooser's configuration and its neighbours on the "
-             "device and run the fastest (all write the same bits: wgrad's keep the "
-             "chosen blocks)"),
-    cl::init(false));
+static cl::opt<int64_t>
+    convL2Bytes("l2-bytes", cl::cat(jitOptions),
+                cl::desc("conv2d-gw8: the target GPU's L2 cache bytes, against which wgrad weighs "
+                         "discarding its partial sums (0: the device's, or 50 MiB without a GPU)"),
+                cl::init(0));
+static cl::opt<bool>
+    convAutotune("autotune", cl::cat(jitOptions),
+                 cl::desc("conv2d-gw8: time the chooser's configuration and its neighbours on the "
+                          "device and run the fastest (all write the same bits: wgrad's keep the "
+                          "chosen blocks)"),
+                 cl::init(false));
 static cl::opt<bool> convDependentLaunch(
     "dependent-launch", cl::cat(jitOptions),
     cl::desc("conv2d-gw8 wgrad: launch the reduce as a dependent grid, which starts as the "
@@ -155,47 +170,59 @@ static cl::opt<std::string> outDtype("out-dtype", cl::cat(jitOptions),
                                      cl::desc("Output type: f16, bf16 or f32 (default: input type; "
                                               "conv2d-gw8: wgrad only, dw as f32)"),
                                      cl::init(""));
-static cl::opt<std::string> aLayout("a-layout", cl::cat(jitOptions), cl::desc("A: row (M x K) or col (K x M)"),
-                                    cl::init("row"));
-static cl::opt<std::string> bLayout("b-layout", cl::cat(jitOptions), cl::desc("B: row (K x N) or col (N x K)"),
-                                    cl::init("col"));
-static cl::opt<float> alpha("alpha", cl::cat(jitOptions), cl::desc("D = alpha * A @ B + beta * C"), cl::init(1.0f));
-static cl::opt<float> beta("beta", cl::cat(jitOptions), cl::desc("D = alpha * A @ B + beta * C"), cl::init(0.0f));
-static cl::opt<bool> check("check", cl::cat(jitOptions), cl::desc("Check D against a float64 CPU reference"),
-                           cl::init(false));
+static cl::opt<std::string> aLayout("a-layout", cl::cat(jitOptions),
+                                    cl::desc("A: row (M x K) or col (K x M)"), cl::init("row"));
+static cl::opt<std::string> bLayout("b-layout", cl::cat(jitOptions),
+                                    cl::desc("B: row (K x N) or col (N x K)"), cl::init("col"));
+static cl::opt<float> alpha("alpha", cl::cat(jitOptions), cl::desc("D = alpha * A @ B + beta * C"),
+                            cl::init(1.0f));
+static cl::opt<float> beta("beta", cl::cat(jitOptions), cl::desc("D = alpha * A @ B + beta * C"),
+                           cl::init(0.0f));
+static cl::opt<bool> check("check", cl::cat(jitOptions),
+                           cl::desc("Check D against a float64 CPU reference"), cl::init(false));
 static cl::opt<int> repeats("repeats", cl::cat(jitOptions),
                             cl::desc("Runs that must be bit-identical to the first (with --check)"),
                             cl::init(10));
-static cl::opt<int> bench("bench", cl::cat(jitOptions), cl::desc("Timed runs (0: no timing)"), cl::init(0));
-static cl::opt<int> warmup("warmup", cl::cat(jitOptions), cl::desc("Untimed runs before timing"), cl::init(5));
-static cl::opt<Timing> timing(
-    "timing", cl::cat(jitOptions), cl::desc("Where --bench's clock starts"),
-    cl::values(clEnumValN(Timing::Queued, "queued",
-                          "launches queued behind a hold kernel: the GPU's time alone"),
-               clEnumValN(Timing::Launch, "launch",
-                          "before the launch calls: one launch on an idle GPU")),
-    cl::init(Timing::Queued));
-static cl::opt<unsigned> seed("seed", cl::cat(jitOptions), cl::desc("Seed of the random inputs"), cl::init(1));
-static cl::opt<bool> emitPTX("emit-ptx", cl::cat(jitOptions), cl::desc("Print the PTX and stop"), cl::init(false));
-static cl::opt<bool> emitSpio("emit-spio", cl::cat(jitOptions), cl::desc("Print the spio-dialect source and stop"),
-                              cl::init(false));
-static cl::opt<std::string> chip("chip", cl::cat(jitOptions), cl::desc("Target SM"), cl::init("sm_90"));
+static cl::opt<int> bench("bench", cl::cat(jitOptions), cl::desc("Timed runs (0: no timing)"),
+                          cl::init(0));
+static cl::opt<int> warmup("warmup", cl::cat(jitOptions), cl::desc("Untimed runs before timing"),
+                           cl::init(5));
+static cl::opt<Timing>
+    timing("timing", cl::cat(jitOptions), cl::desc("Where --bench's clock starts"),
+           cl::values(clEnumValN(Timing::Queued, "queued",
+                                 "launches queued behind a hold kernel: the GPU's time alone"),
+                      clEnumValN(Timing::Launch, "launch",
+                                 "before the launch calls: one launch on an idle GPU")),
+           cl::init(Timing::Queued));
+static cl::opt<unsigned> seed("seed", cl::cat(jitOptions), cl::desc("Seed of the random inputs"),
+                              cl::init(1));
+static cl::opt<bool> emitPTX("emit-ptx", cl::cat(jitOptions), cl::desc("Print the PTX and stop"),
+                             cl::init(false));
+static cl::opt<bool> emitSpio("emit-spio", cl::cat(jitOptions),
+                              cl::desc("Print the spio-dialect source and stop"), cl::init(false));
+static cl::opt<std::string> chip("chip", cl::cat(jitOptions), cl::desc("Target SM"),
+                                 cl::init("sm_90"));
 static cl::opt<bool> noDiskCache("no-disk-cache", cl::cat(jitOptions),
                                  cl::desc("Do not read or write the on-disk PTX cache"),
                                  cl::init(false));
 static cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::cat(jitOptions),
                                      cl::desc("Print the IR after every pass"), cl::init(false));
-static cl::opt<int64_t> blockM("block-m", cl::cat(jitOptions), cl::desc("Tile rows (0: choose)"), cl::init(0));
-static cl::opt<int64_t> blockN("block-n", cl::cat(jitOptions), cl::desc("Tile columns (0: choose)"), cl::init(0));
-static cl::opt<int64_t> blockK("block-k", cl::cat(jitOptions), cl::desc("Tile depth (0: choose)"), cl::init(0));
-static cl::opt<int64_t> stages("stages", cl::cat(jitOptions), cl::desc("Pipeline stages (0: choose)"), cl::init(0));
+static cl::opt<int64_t> blockM("block-m", cl::cat(jitOptions), cl::desc("Tile rows (0: choose)"),
+                               cl::init(0));
+static cl::opt<int64_t> blockN("block-n", cl::cat(jitOptions), cl::desc("Tile columns (0: choose)"),
+                               cl::init(0));
+static cl::opt<int64_t> blockK("block-k", cl::cat(jitOptions), cl::desc("Tile depth (0: choose)"),
+                               cl::init(0));
+static cl::opt<int64_t> stages("stages", cl::cat(jitOptions),
+                               cl::desc("Pipeline stages (0: choose)"), cl::init(0));
 static cl::opt<int64_t> warpsM("warps-m", cl::cat(jitOptions),
                                cl::desc("Warps along M (conv2d-gw8: along Q) (0: choose)"),
                                cl::init(0));
 static cl::opt<int64_t> warpsN("warps-n", cl::cat(jitOptions),
                                cl::desc("Warps along N (conv2d-gw8: along groups) (0: choose)"),
                                cl::init(0));
-static cl::opt<int64_t> raster("raster", cl::cat(jitOptions), cl::desc("Block rows taken together for L2 reuse (0: choose)"),
+static cl::opt<int64_t> raster("raster", cl::cat(jitOptions),
+                               cl::desc("Block rows taken together for L2 reuse (0: choose)"),
                                cl::init(0));
 
 namespace {
@@ -289,14 +316,16 @@ double unitRoundoff(DType dtype) {
   return 1;
 }
 
-/// LLVM's options given on the command line, as "--name": they are global
-/// state that can change the PTX without changing its cache key.
+/// LLVM's options given on the command line, as "--name" in name order:
+/// they are global state that can change the PTX without changing its
+/// cache key.
 std::string llvmOptionsGiven() {
-  std::string given;
+  std::vector<std::string> names;
   for (const auto &[name, option] : cl::getRegisteredOptions())
     if (option->getNumOccurrences() && !llvm::is_contained(option->Categories, &jitOptions))
-      given += (given.empty() ? "--" : ", --") + name.str();
-  return given;
+      names.push_back("--" + name.str());
+  llvm::sort(names);
+  return llvm::join(names, ", ");
 }
 
 /// A built-in workload's kernels, compiled through the cache.
