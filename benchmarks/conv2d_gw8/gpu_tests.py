@@ -137,6 +137,16 @@ CASES = [
     (4, 96, 20, 20, 3, 3, 1, 1,
      "--pass wgrad --wgrad-reduce-lane-elements 4 --wgrad-discard-partials=always --out-dtype f32"),
     (2, 64, 24, 24, 7, 7, 3, 3, "--pass wgrad --wgrad-reduce-lane-elements 4 --dtype bf16"),
+    # wgrad with a bias: db from two more kernels. One channel vector a
+    # step of 256 pixels (C8), a block's pixels over several slots (C64),
+    # 288 vectors 144 a step (C2304), one pixel, stride 2 with bf16 and an
+    # f32 dw and db, autotuned (every candidate's dw and db the same).
+    (4, 8, 9, 9, 3, 3, 1, 1, "--pass wgrad --bias"),
+    (32, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad --bias"),
+    (16, 2304, 7, 7, 3, 3, 1, 1, "--pass wgrad --bias --dtype bf16"),
+    (1, 64, 1, 1, 1, 1, 0, 0, "--pass wgrad --bias"),
+    (3, 96, 57, 41, 5, 5, 2, 2, "--pass wgrad --bias --stride 2 --dtype bf16 --out-dtype f32"),
+    (8, 160, 28, 28, 5, 5, 2, 2, "--pass wgrad --bias --autotune"),
     # The reduce launched as the partial sums' blocks start: the same sums.
     (16, 768, 8, 8, 3, 3, 1, 1, "--pass wgrad --wgrad-early-launch"),
     (3, 64, 20, 17, 5, 5, 2, 1, "--pass wgrad --wgrad-early-launch --dtype bf16"),

@@ -56,6 +56,7 @@ spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
 typedef struct {
   int32_t pass;
   int64_t n, c, h, w, r, s, pad_h, pad_w, stride;
+  /* fprop adds a bias; wgrad also writes its gradient, db. */
   int32_t bias, dtype, wgrad_f32;
   /* The target GPU's SMs, which wgrad's grid is sized to (0: 132, an H100
    * SXM's or an H200's). */
@@ -89,12 +90,17 @@ char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,
                              const spio_conv2d_gw8_config *config);
 spio_launch_shape spio_conv2d_gw8_launch_shape(const spio_conv2d_gw8_problem *problem,
                                                const spio_conv2d_gw8_config *config);
-/* wgrad: bytes of f32 partial sums between its two kernels (0 otherwise),
+/* wgrad: bytes of f32 partial sums between its kernels (0 otherwise),
  * and the launch of the reduce kernel. */
 int64_t spio_conv2d_gw8_workspace_bytes(const spio_conv2d_gw8_problem *problem,
                                         const spio_conv2d_gw8_config *config);
 spio_launch_shape spio_conv2d_gw8_reduce_launch_shape(const spio_conv2d_gw8_problem *problem,
                                                       const spio_conv2d_gw8_config *config);
+/* wgrad with a bias: the launches of the bias gradient's kernels, after
+ * the reduce: @conv2d_gw8_wgrad_bias(dy, workspace), then
+ * @conv2d_gw8_wgrad_bias_reduce(workspace, db). */
+spio_launch_shape spio_conv2d_gw8_bias_launch_shape(const spio_conv2d_gw8_problem *problem);
+spio_launch_shape spio_conv2d_gw8_bias_reduce_launch_shape(const spio_conv2d_gw8_problem *problem);
 
 /* Compiles spio-dialect source (kernels in one gpu.module) to PTX for `chip`
  * (e.g. "sm_90"), through the memory and disk cache ($SPIO_CACHE_DIR). On

@@ -201,6 +201,14 @@ spio_launch_shape spio_conv2d_gw8_reduce_launch_shape(const spio_conv2d_gw8_prob
       kernels::conv2dGw8WgradReduceLaunchShape(convProblem(*problem), convConfig(*config)));
 }
 
+spio_launch_shape spio_conv2d_gw8_bias_launch_shape(const spio_conv2d_gw8_problem *problem) {
+  return launchShape(kernels::conv2dGw8WgradBiasLaunchShape(convProblem(*problem)));
+}
+
+spio_launch_shape spio_conv2d_gw8_bias_reduce_launch_shape(const spio_conv2d_gw8_problem *problem) {
+  return launchShape(kernels::conv2dGw8WgradBiasReduceLaunchShape(convProblem(*problem)));
+}
+
 spio_compiled *spio_compile(const char *source, const char *chip, char **error) {
   mlir::spio::CompileOptions options;
   if (chip && *chip)

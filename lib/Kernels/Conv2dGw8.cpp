@@ -637,6 +637,27 @@ bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return blocksBySharedMemory(wgradSharedBytes(p, c)) >= wgradResidentBlocks(p, c);
 }
 
+/// A thread adds at least this many pixels where the pixels allow: fewer
+/// and the blocks' partials, not dy, are what the reduce reads.
+constexpr int64_t kWgradBiasMinPixelsPerThread = 8;
+
+WgradBiasTiling wgradBiasTiling(const Conv2dGw8Problem &p) {
+  int64_t vectors = p.c / 8, pixels = p.n * p.outH() * p.outW();
+  int64_t lanes = std::min(vectors, kReduceThreads);
+  while (vectors % lanes)
+    --lanes;
+  int64_t slots = kReduceThreads / lanes;
+  int64_t blocks = std::clamp<int64_t>(
+      ceilDiv(pixels, slots * kWgradBiasMinPixelsPerThread), 1, 2 * p.multiprocessors);
+  int64_t rowsPerBlock = ceilDiv(pixels, blocks);
+  // No block without pixels.
+  return {lanes, slots, rowsPerBlock, ceilDiv(pixels, rowsPerBlock)};
+}
+
+int64_t wgradBiasPartialsOffset(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  return conv2dGw8WgradPartials(p, c) * p.c * p.r * pairedS(p);
+}
+
 } // namespace gw8
 
 std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
@@ -671,8 +692,11 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
     return "the output is empty";
   if (!layout::withinExtent({p.n, p.outH(), p.outW(), p.c}))
     return overExtent();
-  if (p.pass != ConvPass::Fprop && p.bias)
-    return std::string(convPassName(p.pass)) + " takes no bias";
+  // wgrad's bias is db's: dy summed over its pixels.
+  if (p.pass == ConvPass::Dgrad && p.bias)
+    return "dgrad takes no bias";
+  if (p.bias && p.wgradClusterReduce)
+    return "wgrad's cluster reduce computes no bias gradient";
   if (p.pass != ConvPass::Wgrad && p.wgradF32)
     return "only wgrad writes f32 weights";
   if (p.wgradDiscard == WgradDiscard::Always &&
@@ -1429,7 +1453,23 @@ int64_t conv2dGw8WgradAccumulationChain(const Conv2dGw8Problem &p, const Conv2dG
 int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.pass != ConvPass::Wgrad || p.wgradClusterReduce)
     return 0;
-  return conv2dGw8WgradPartials(p, c) * p.c * p.r * pairedS(p) * 8 * 4;
+  int64_t biasFloats = p.bias ? wgradBiasTiling(p).blocks * p.c : 0;
+  return (wgradBiasPartialsOffset(p, c) * 8 + biasFloats) * 4;
+}
+
+LaunchShape conv2dGw8WgradBiasLaunchShape(const Conv2dGw8Problem &p) {
+  return {wgradBiasTiling(p).blocks, 1, kReduceThreads};
+}
+
+LaunchShape conv2dGw8WgradBiasReduceLaunchShape(const Conv2dGw8Problem &p) {
+  return {ceilDiv(p.c / 8, kReduceThreads / 32), 1, kReduceThreads};
+}
+
+int64_t conv2dGw8WgradBiasAccumulationChain(const Conv2dGw8Problem &p) {
+  // A thread's pixels, the block's slots, a reduce lane's partials, then
+  // the shuffle tree over 32 lanes.
+  WgradBiasTiling t = wgradBiasTiling(p);
+  return ceilDiv(t.rowsPerBlock, t.slots) + t.slots + ceilDiv(t.blocks, 32) + 5;
 }
 
 bool conv2dGw8WgradDiscards(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {

@@ -328,6 +328,7 @@ private:
   /// 16-pixel fragments, then its output rows copied out.
   void computeFlat();
   void writeWgradReduce();
+  void writeWgradBias();
   /// conv2dGw8WgradDiscards(): after its sums, the reduce block drops the
   /// partial-sum lines of the output channels it alone read.
   void discardReadPartials(int64_t elementsPerBlock);
@@ -1157,7 +1158,7 @@ std::string ConvWriter::writeWorkload() {
   if (reduces && p.wgradEarlyLaunch)
     out << launchDependents;
   out << "    spio.conv2d_gw8 " << convPassName(p.pass) << " %x, " << (wgrad ? "%dy" : "%w")
-      << (p.bias ? " bias %bias" : "") << " into "
+      << (p.bias && !wgrad ? " bias %bias" : "") << " into "
       << (wgrad ? (p.wgradClusterReduce ? "%dw" : "%ws") : "%y") << wgradPartsClause()
       << " {config = #spio.conv2d_gw8_config<warps = [" << c.warpsQ << ", " << c.warpsG
       << "], rows = " << c.rowsP;
@@ -1173,13 +1174,15 @@ std::string ConvWriter::writeWorkload() {
     out << ", row_ring";
   out << ">, kernel = array<i64: " << p.r << ", " << p.s << ">, padding = array<i64: " << p.padH
       << ", " << p.padW << ">, stride = " << p.stride << "} : " << xT << ", "
-      << (wgrad ? dyT : wT) << (p.bias ? ", " + bT : "") << " -> "
+      << (wgrad ? dyT : wT) << (p.bias && !wgrad ? ", " + bT : "") << " -> "
       << (wgrad ? (p.wgradClusterReduce ? dwT : wsT) : yT) << "\n";
   if (reduces && !p.wgradEarlyLaunch)
     out << launchDependents;
   out << "    gpu.return\n  }\n";
   if (reduces)
     writeWgradReduce();
+  if (wgrad && p.bias)
+    writeWgradBias();
   out << "  }\n}\n";
   return out.str();
 }
@@ -2251,6 +2254,201 @@ void ConvWriter::writeWgradReduce() {
   if (conv2dGw8WgradDiscards(p, c))
     discardReadPartials(wgradReduceElementsPerBlock(p, c));
   out << "    gpu.return\n  }\n";
+}
+
+void ConvWriter::writeWgradBias() {
+  auto str = [](int64_t v) { return std::to_string(v); };
+  WgradBiasTiling tiling = wgradBiasTiling(p);
+  int64_t vectors = p.c / 8, pixels = p.n * p.outH() * p.outW();
+  int64_t offset = wgradBiasPartialsOffset(p, c);
+  std::string f32x8 = "vector<8xf32>", inT = "vector<8x" + std::string(T) + ">";
+  std::string outT = "vector<8x" + std::string(p.wgradF32 ? "f32" : T) + ">";
+  // The workspace as 8-float vectors: dw's partial sums, then the bias's.
+  std::string wsBiasT = "!spio.tensor<[f: " + str(offset + tiling.blocks * vectors) + "] x " +
+                        f32x8 + ", global>";
+  std::string dyFlatT =
+      "!spio.tensor<[pix: " + str(pixels) + ", k/8: " + str(vectors) + "] x " + inT + ", global>";
+  std::string slotsT = "!spio.tensor<[slot: " + str(tiling.slots) + ", k/8: " +
+                       str(tiling.lanes) + "] x " + f32x8 + ", shared>";
+  std::string dbT = "!spio.tensor<[k/8: " + str(vectors) + "] x " + outT + ", global>";
+  std::string attributes =
+      " kernel attributes {known_block_size = array<i32: " + str(kReduceThreads) + ", 1, 1>} {\n";
+  // The coordinate of the workspace's 8-float vector `index`.
+  auto partialAt = [&](const std::string &index) {
+    std::string at = fresh("f");
+    out << "    " << at << " = spio.from_index " << index << " : " << coord("f") << "\n";
+    return at;
+  };
+
+  // Blocks' sums: thread t's slot adds its pixels in order, then thread
+  // `lane` of the first slot adds the slots in order.
+  out << "  gpu.func @conv2d_gw8_wgrad_bias(%dy: " << dyT << ", %ws: " << wsBiasT << ")"
+      << attributes;
+  out << "    %dyv = spio.view %dy : " << dyT << " to " << dyFlatT << "\n";
+  out << "    %slotSums = spio.alloc : " << slotsT << "\n";
+  out << "    %bx = spio.linear_id block_x\n    %tid = spio.linear_id thread\n";
+  std::string lanesI = index(tiling.lanes), slotsI = index(tiling.slots);
+  indexOp("%lane", "remui", "%tid", lanesI);
+  indexOp("%slot", "divui", "%tid", lanesI);
+  out << "    %inSlot = arith.cmpi ult, %slot, " << slotsI << " : index\n";
+  indexOp("%blockFirst", "muli", "%bx", index(tiling.rowsPerBlock));
+  indexOp("%blockPast", "addi", "%blockFirst", index(tiling.rowsPerBlock));
+  indexOp("%blockEnd", "minui", "%blockPast", index(pixels));
+  indexOp("%first", "addi", "%blockFirst", "%slot");
+  // Threads past the slots add no pixels; a slot past the block's end none.
+  out << "    %end = arith.select %inSlot, %blockEnd, %first : index\n";
+  indexOp("%upper", "maxui", "%end", "%first");
+  indexOp("%span", "subi", "%upper", "%first");
+  indexOp("%spanUp", "addi", "%span", index(tiling.slots - 1));
+  indexOp("%steps", "divui", "%spanUp", slotsI);
+  constexpr int64_t unroll = 4;
+  indexOp("%ragged", "remui", "%steps", index(unroll));
+  indexOp("%whole", "subi", "%steps", "%ragged");
+  indexOp("%wholeSpan", "muli", "%whole", slotsI);
+  indexOp("%mid", "addi", "%first", "%wholeSpan");
+  out << "    %zero = arith.constant dense<0.0> : " << f32x8 << "\n";
+  std::string zeroI = index(0), oneI = index(1), vectorSteps = index(vectors / tiling.lanes);
+  std::string isFirstSlot = fresh("b"), vectorsLoop = fresh("j");
+  out << "    " << isFirstSlot << " = arith.cmpi eq, %slot, " << zeroI << " : index\n";
+  out << "    scf.for " << vectorsLoop << " = " << zeroI << " to " << vectorSteps << " step "
+      << oneI << " {\n";
+  std::string vStep = fresh("v");
+  indexOp(vStep, "muli", vectorsLoop, lanesI);
+  std::string v = fresh("v");
+  indexOp(v, "addi", vStep, "%lane");
+  std::string channels = fresh("k");
+  out << "    " << channels << " = spio.from_index " << v << " : " << coord("k", 8) << "\n";
+  // Pixels `unroll` at a time (their loads in flight together), then one at
+  // a time; either way added in order.
+  std::string sum = "%zero";
+  auto pixelLoop = [&](const std::string &lower, const std::string &upper, int64_t count) {
+    std::string m = fresh("m"), acc = fresh("acc"), result = fresh("sum");
+    std::string step = index(count * tiling.slots);
+    out << "    " << result << " = scf.for " << m << " = " << lower << " to " << upper << " step "
+        << step << " iter_args(" << acc << " = " << sum << ") -> (" << f32x8 << ") {\n";
+    std::vector<std::string> values;
+    for (int64_t u = 0; u < count; ++u) {
+      std::string at = indexPlus(m, u * tiling.slots), pix = fresh("pix"), d = fresh("d"),
+                  wide = fresh("d");
+      out << "    " << pix << " = spio.from_index " << at << " : " << coord("pix") << "\n";
+      out << "    " << d << " = spio.load %dyv[" << pix << ", " << channels << "] : " << dyFlatT
+          << "[" << coord("pix") << ", " << coord("k", 8) << "]\n";
+      out << "    " << wide << " = arith.extf " << d << " : " << inT << " to " << f32x8 << "\n";
+      values.push_back(wide);
+    }
+    std::string running = acc;
+    for (const std::string &value : values) {
+      std::string next = fresh("s");
+      out << "    " << next << " = arith.addf " << running << ", " << value << " : " << f32x8
+          << "\n";
+      running = next;
+    }
+    out << "    scf.yield " << running << " : " << f32x8 << "\n    }\n";
+    sum = result;
+  };
+  pixelLoop("%first", "%mid", unroll);
+  pixelLoop("%mid", "%upper", 1);
+  std::string slotC = fresh("slot"), laneC = fresh("k");
+  out << "    scf.if %inSlot {\n";
+  out << "    " << slotC << " = spio.from_index %slot : " << coord("slot") << "\n";
+  out << "    " << laneC << " = spio.from_index %lane : " << coord("k", 8) << "\n";
+  out << "    spio.store " << sum << ", %slotSums[" << slotC << ", " << laneC << "] : " << slotsT
+      << "[" << coord("slot") << ", " << coord("k", 8) << "]\n    }\n";
+  out << "    gpu.barrier\n";
+  out << "    scf.if " << isFirstSlot << " {\n";
+  std::string s = fresh("s"), acc = fresh("acc"), total = fresh("sum");
+  out << "    " << total << " = scf.for " << s << " = " << zeroI << " to " << slotsI << " step "
+      << oneI << " iter_args(" << acc << " = %zero) -> (" << f32x8 << ") {\n";
+  std::string atSlot = fresh("slot"), atLane = fresh("k"), slotSum = fresh("v"),
+              added = fresh("v");
+  out << "    " << atSlot << " = spio.from_index " << s << " : " << coord("slot") << "\n";
+  out << "    " << atLane << " = spio.from_index %lane : " << coord("k", 8) << "\n";
+  out << "    " << slotSum << " = spio.load %slotSums[" << atSlot << ", " << atLane << "] : "
+      << slotsT << "[" << coord("slot") << ", " << coord("k", 8) << "]\n";
+  out << "    " << added << " = arith.addf " << acc << ", " << slotSum << " : " << f32x8 << "\n";
+  out << "    scf.yield " << added << " : " << f32x8 << "\n    }\n";
+  std::string blockBase = fresh("f"), partialIndex = fresh("f");
+  indexOp(blockBase, "muli", "%bx", index(vectors));
+  std::string shifted = fresh("f");
+  indexOp(shifted, "addi", blockBase, v);
+  indexOp(partialIndex, "addi", shifted, index(offset));
+  std::string partial = partialAt(partialIndex);
+  out << "    spio.store " << total << ", %ws[" << partial << "] : " << wsBiasT << "["
+      << coord("f") << "]\n    }\n";
+  // The slots are read before the next vector's sums overwrite them.
+  out << "    gpu.barrier\n    }\n    gpu.return\n  }\n";
+
+  // The reduce: warp w of block b adds vector 8 b + w's partials, lane l
+  // those of blocks l, l + 32, ... in order, then the lanes in a fixed
+  // xor tree, which leaves every lane the same bits.
+  out << "  gpu.func @conv2d_gw8_wgrad_bias_reduce(%ws: " << wsBiasT << ", %db: " << dbT << ")"
+      << attributes;
+  out << "    %bx = spio.linear_id block_x\n    %warp = spio.linear_id warp\n";
+  out << "    %lane = spio.linear_id lane\n";
+  indexOp("%warpsBefore", "muli", "%bx", index(kReduceThreads / 32));
+  indexOp("%vector", "addi", "%warpsBefore", "%warp");
+  std::string vectorsI = index(vectors);
+  out << "    %valid = arith.cmpi ult, %vector, " << vectorsI << " : index\n";
+  indexOp("%v", "minui", "%vector", index(vectors - 1));
+  out << "    %zero = arith.constant dense<0.0> : " << f32x8 << "\n";
+  std::vector<std::string> values;
+  int64_t perLane = ceilDiv(tiling.blocks, 32);
+  std::string lastBlock = index(tiling.blocks - 1), blocksI = index(tiling.blocks);
+  for (int64_t i = 0; i < perLane; ++i) {
+    std::string block = indexPlus("%lane", 32 * i), owned = fresh("b"), clamped = fresh("i");
+    out << "    " << owned << " = arith.cmpi ult, " << block << ", " << blocksI << " : index\n";
+    indexOp(clamped, "minui", block, lastBlock);
+    std::string base = fresh("f"), at = fresh("f");
+    indexOp(base, "muli", clamped, index(vectors));
+    std::string withVector = fresh("f");
+    indexOp(withVector, "addi", base, "%v");
+    indexOp(at, "addi", withVector, index(offset));
+    std::string partial = partialAt(at), loaded = fresh("v"), kept = fresh("v");
+    out << "    " << loaded << " = spio.load %ws[" << partial << "] : " << wsBiasT << "["
+        << coord("f") << "]\n";
+    out << "    " << kept << " = arith.select " << owned << ", " << loaded << ", %zero : "
+        << f32x8 << "\n";
+    values.push_back(kept);
+  }
+  std::string laneSum = "%zero";
+  for (const std::string &value : values) {
+    std::string next = fresh("v");
+    out << "    " << next << " = arith.addf " << laneSum << ", " << value << " : " << f32x8
+        << "\n";
+    laneSum = next;
+  }
+  // NVVM shuffles 32-bit values: each of the vector's floats apart.
+  out << "    %width = arith.constant 32 : i32\n";
+  for (int64_t mask = 1; mask < 32; mask *= 2) {
+    std::string offsetI = fresh("m"), joined;
+    out << "    " << offsetI << " = arith.constant " << mask << " : i32\n";
+    for (int64_t e = 0; e < 8; ++e) {
+      std::string mine = fresh("v"), theirs = fresh("v");
+      out << "    " << mine << " = vector.extract " << laneSum << "[" << e << "] : f32 from "
+          << f32x8 << "\n";
+      out << "    " << theirs << ", " << fresh("b") << " = gpu.shuffle xor " << mine << ", "
+          << offsetI << ", %width : f32\n";
+      joined += (e ? ", " : "") + theirs;
+    }
+    std::string other = fresh("v"), next = fresh("v");
+    out << "    " << other << " = vector.from_elements " << joined << " : " << f32x8 << "\n";
+    out << "    " << next << " = arith.addf " << laneSum << ", " << other << " : " << f32x8
+        << "\n";
+    laneSum = next;
+  }
+  std::string laneZero = index(0);
+  out << "    %firstLane = arith.cmpi eq, %lane, " << laneZero << " : index\n";
+  out << "    %stores = arith.andi %valid, %firstLane : i1\n    scf.if %stores {\n";
+  std::string value = laneSum;
+  if (!p.wgradF32) {
+    value = fresh("v");
+    out << "    " << value << " = arith.truncf " << laneSum << " : " << f32x8 << " to " << outT
+        << "\n";
+  }
+  std::string vc = fresh("k");
+  out << "    " << vc << " = spio.from_index %v : " << coord("k", 8) << "\n";
+  out << "    spio.store " << value << ", %db[" << vc << "] : " << dbT << "[" << coord("k", 8)
+      << "]\n    }\n    gpu.return\n  }\n";
 }
 
 void ConvWriter::discardReadPartials(int64_t elementsPerBlock) {

@@ -91,6 +91,8 @@ _SIGNATURES = {
                                         [_P(Conv2dGw8Problem), _P(Conv2dGw8Config)]),
     "spio_conv2d_gw8_reduce_launch_shape": (LaunchShape, [_P(Conv2dGw8Problem),
                                                           _P(Conv2dGw8Config)]),
+    "spio_conv2d_gw8_bias_launch_shape": (LaunchShape, [_P(Conv2dGw8Problem)]),
+    "spio_conv2d_gw8_bias_reduce_launch_shape": (LaunchShape, [_P(Conv2dGw8Problem)]),
     "spio_compile": (ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p)]),
     "spio_compiled_destroy": (None, [ctypes.c_void_p]),
     "spio_compiled_ptx": (ctypes.c_char_p, [ctypes.c_void_p]),

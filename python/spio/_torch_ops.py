@@ -231,25 +231,48 @@ conv2d_gw8_dgrad_op = _define(
     "-> Tensor", _conv2d_gw8_dgrad, _conv2d_gw8_dgrad_fake)
 
 
-def _conv2d_gw8_wgrad(x, dy, kernel_size, stride, padding):
+def _wgrad(x, dy, kernel_size, stride, padding, bias):
     """dw (C, 8, R, S), stored as (C, R, S, 8): a channels_last weight's
-    layout. The kernel sums in f32 and rounds once to x's dtype."""
+    layout, and with `bias` db (C): the kernels sum in f32 and round once to
+    x's dtype."""
     dy = dy.contiguous(memory_format=torch.channels_last)
     _check_tensor("dy", dy)
     c, r, s = x.shape[1], kernel_size[0], kernel_size[1]
-    args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", False, _DTYPES[x.dtype])
+    args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", bias, _DTYPES[x.dtype])
     dw = torch.empty((c, r, s, 8), device=x.device, dtype=x.dtype)
-    _run_tuned(args, {"x": x, "dy": dy, "dw": dw}, _stream(x), x.device)
-    return dw.permute(0, 3, 1, 2)
+    operands = {"x": x, "dy": dy, "dw": dw}
+    if bias:
+        operands["db"] = torch.empty(c, device=x.device, dtype=x.dtype)
+    _run_tuned(args, operands, _stream(x), x.device)
+    return dw.permute(0, 3, 1, 2), operands.get("db")
 
 
-def _conv2d_gw8_wgrad_fake(x, dy, kernel_size, stride, padding):
+def _conv2d_gw8_wgrad(x, dy, kernel_size, stride, padding):
+    return _wgrad(x, dy, kernel_size, stride, padding, False)[0]
+
+
+def _dw_fake(x, kernel_size):
     return x.new_empty((x.shape[1], kernel_size[0], kernel_size[1], 8)).permute(0, 3, 1, 2)
 
 
 conv2d_gw8_wgrad_op = _define(
     "conv2d_gw8_wgrad(Tensor x, Tensor dy, int[] kernel_size, int stride, int[] padding) "
-    "-> Tensor", _conv2d_gw8_wgrad, _conv2d_gw8_wgrad_fake)
+    "-> Tensor", _conv2d_gw8_wgrad,
+    lambda x, dy, kernel_size, stride, padding: _dw_fake(x, kernel_size))
+
+
+def _conv2d_gw8_wgrad_bias(x, dy, kernel_size, stride, padding):
+    return _wgrad(x, dy, kernel_size, stride, padding, True)
+
+
+# dw and the bias gradient db from one run: two more kernels sum dy (in
+# f32, in a fixed order) where PyTorch's sum reads it at a fraction of the
+# bandwidth.
+conv2d_gw8_wgrad_bias_op = _define(
+    "conv2d_gw8_wgrad_bias(Tensor x, Tensor dy, int[] kernel_size, int stride, int[] padding) "
+    "-> (Tensor, Tensor)", _conv2d_gw8_wgrad_bias,
+    lambda x, dy, kernel_size, stride, padding: (_dw_fake(x, kernel_size),
+                                                 x.new_empty((x.shape[1],))))
 
 
 def _conv_setup(ctx, inputs, output):
@@ -259,24 +282,28 @@ def _conv_setup(ctx, inputs, output):
     ctx.stride, ctx.padding = stride, padding
 
 
-def _conv_gradients(ctx, dy, dgrad, wgrad):
-    """dx, dw and dbias as the inputs need them, dx and dw from `dgrad` and
-    `wgrad` (the operators, or their implementations)."""
+def _conv_gradients(ctx, dy, dgrad, wgrad, wgrad_bias):
+    """dx, dw and dbias as the inputs need them, from `dgrad`, `wgrad` and
+    `wgrad_bias` (the operators, or their implementations)."""
     x, weight = ctx.saved_tensors
     dx = dw = dbias = None
     if ctx.needs_input_grad[0]:
         dx = dgrad(dy, weight, list(x.shape), ctx.stride, ctx.padding)
-    if ctx.needs_input_grad[1]:
-        dw = wgrad(x, dy, [weight.shape[2], weight.shape[3]], ctx.stride, ctx.padding)
-    if ctx.has_bias and ctx.needs_input_grad[2]:
-        # A half or bfloat16 sum adds in f32 and rounds once: the bits of a
-        # float32 sum cast back, in one operator rather than two.
+    kernel_size = [weight.shape[2], weight.shape[3]]
+    needs_dbias = ctx.has_bias and ctx.needs_input_grad[2]
+    if ctx.needs_input_grad[1] and needs_dbias:
+        dw, dbias = wgrad_bias(x, dy, kernel_size, ctx.stride, ctx.padding)
+    elif ctx.needs_input_grad[1]:
+        dw = wgrad(x, dy, kernel_size, ctx.stride, ctx.padding)
+    elif needs_dbias:
+        # A half or bfloat16 sum adds in f32 and rounds once.
         dbias = dy.sum((0, 2, 3))
     return dx, dw, dbias, None, None
 
 
 def _conv_backward(ctx, dy):
-    return _conv_gradients(ctx, dy, conv2d_gw8_dgrad_op, conv2d_gw8_wgrad_op)
+    return _conv_gradients(ctx, dy, conv2d_gw8_dgrad_op, conv2d_gw8_wgrad_op,
+                           conv2d_gw8_wgrad_bias_op)
 
 
 torch.library.register_autograd("spio::conv2d_gw8", _conv_backward, setup_context=_conv_setup,
@@ -299,7 +326,8 @@ class _Conv2dGw8Function(torch.autograd.Function):
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, dy):
-        return _conv_gradients(ctx, dy, _conv2d_gw8_dgrad, _conv2d_gw8_wgrad)
+        return _conv_gradients(ctx, dy, _conv2d_gw8_dgrad, _conv2d_gw8_wgrad,
+                               _conv2d_gw8_wgrad_bias)
 
 
 def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):

@@ -88,7 +88,8 @@ class GemmArguments:
 @dataclasses.dataclass(frozen=True)
 class Conv2dGw8Arguments:
     """Grouped conv2d with groups of 8 channels, NHWC, C = K: `pass_` 'fprop'
-    (y from x), 'dgrad' (dx from dy) or 'wgrad' (dw from x and dy)."""
+    (y from x, plus a bias with `bias`), 'dgrad' (dx from dy) or 'wgrad' (dw
+    from x and dy, and with `bias` db, dy summed over its pixels)."""
     n: int
     c: int
     h: int
@@ -495,6 +496,9 @@ class Conv2dGw8Family(KernelFamily):
         shapes = [_shape(_capi.lib.spio_conv2d_gw8_launch_shape(problem, cfg))]
         if config[0] == "wgrad":
             shapes.append(_shape(_capi.lib.spio_conv2d_gw8_reduce_launch_shape(problem, cfg)))
+            if args.bias:
+                shapes.append(_shape(_capi.lib.spio_conv2d_gw8_bias_launch_shape(problem)))
+                shapes.append(_shape(_capi.lib.spio_conv2d_gw8_bias_reduce_launch_shape(problem)))
         return shapes
 
     def workspace_size(self, args, config):
@@ -547,7 +551,7 @@ class Conv2dGw8Family(KernelFamily):
     def operands(self, args, config):
         return {"fprop": (("x", "w", "y") + (("bias",) if args.bias else ()), ()),
                 "dgrad": (("dy", "w", "dx"), ()),
-                "wgrad": (("x", "dy", "dw"), ())}[config[0]]
+                "wgrad": (("x", "dy", "dw") + (("db",) if args.bias else ()), ())}[config[0]]
 
     def parameters(self, args, config, pointers, scalars):
         if scalars:
@@ -559,7 +563,10 @@ class Conv2dGw8Family(KernelFamily):
             return [[p["x"], p["w"], p.get("bias", zero), p["y"]]]
         if pass_ == "dgrad":
             return [[p["dy"], p["w"], zero, p["dx"]]]
-        return [[p["x"], p["dy"], p["workspace"]], [p["workspace"], p["dw"]]]
+        launches = [[p["x"], p["dy"], p["workspace"]], [p["workspace"], p["dw"]]]
+        if args.bias:
+            launches += [[p["dy"], p["workspace"]], [p["workspace"], p["db"]]]
+        return launches
 
 
 _families = [GemmFamily(), Conv2dGw8Family()]

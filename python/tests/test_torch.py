@@ -93,6 +93,25 @@ def test_eager_autograd_matches_the_registered_operator():
 
 
 @gpu
+def test_bias_gradient_with_and_without_the_weights():
+    """With the weight's gradient, wgrad's kernels also sum dy into the
+    bias's; without it, PyTorch's sum does. Both against float32, and the
+    kernels' sums the same bits run to run."""
+    x, weight, bias = conv_inputs(n=3, c=96, h=17, w=23, seed=7)
+    dy = torch.randn(3, 96, 17, 23, device="cuda", dtype=torch.float16).to(
+        memory_format=torch.channels_last)
+    want = dy.float().sum((0, 2, 3))
+    grads = []
+    for weight_grad in (True, True, False):
+        w = weight.detach().requires_grad_(weight_grad)
+        b = bias.detach().requires_grad_()
+        spio.conv2d_gw8(x, w, b, 1, (1, 1)).backward(dy)
+        close(b.grad, want, want.abs().max().item())
+        grads.append(b.grad)
+    assert torch.equal(grads[0], grads[1])
+
+
+@gpu
 def test_linear_and_matmul_with_gradients():
     generator = torch.Generator(device="cuda").manual_seed(1)
     x = torch.randn(96, 256, device="cuda", dtype=torch.bfloat16, generator=generator)
@@ -125,6 +144,8 @@ def test_opcheck():
     torch.library.opcheck(torch.ops.spio.conv2d_gw8_dgrad.default,
                           (dy, weight.detach(), [2, 64, 20, 20], 2, [2, 1]))
     torch.library.opcheck(torch.ops.spio.conv2d_gw8_wgrad.default,
+                          (x.detach(), dy, [5, 3], 2, [2, 1]))
+    torch.library.opcheck(torch.ops.spio.conv2d_gw8_wgrad_bias.default,
                           (x.detach(), dy, [5, 3], 2, [2, 1]))
     a = torch.randn(64, 128, device="cuda", dtype=torch.float16)
     w = torch.randn(32, 128, device="cuda", dtype=torch.float16)

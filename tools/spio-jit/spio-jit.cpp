@@ -68,8 +68,10 @@ static cl::opt<int64_t> padW("pad-w", cl::cat(jitOptions), cl::desc("conv2d-gw8:
                              cl::init(1));
 static cl::opt<int64_t> convStride("stride", cl::cat(jitOptions), cl::desc("conv2d-gw8: stride"),
                                    cl::init(1));
-static cl::opt<bool> convBias("bias", cl::cat(jitOptions), cl::desc("conv2d-gw8: add a bias"),
-                              cl::init(false));
+static cl::opt<bool>
+    convBias("bias", cl::cat(jitOptions),
+             cl::desc("conv2d-gw8: add a bias (fprop), or also its gradient (wgrad)"),
+             cl::init(false));
 static cl::opt<int64_t> convRowsP("rows-p", cl::cat(jitOptions),
                                   cl::desc("conv2d-gw8: output rows per block (0: choose)"),
                                   cl::init(0));
@@ -725,12 +727,13 @@ int runGemm() {
 }
 
 /// A wgrad candidate's kernels loaded: the partial sums' and, unless the
-/// cluster adds the sums, the reduce's.
+/// cluster adds the sums, the reduce's; with a bias, the bias gradient's two.
 struct LoadedWgrad {
   Module module;
-  Kernel partial, reduce;
-  const mlir::spio::CompiledKernel *partialInfo = nullptr, *reduceInfo = nullptr;
-  LaunchShape partialShape, reduceShape;
+  Kernel partial, reduce, bias, biasReduce;
+  const mlir::spio::CompiledKernel *partialInfo = nullptr, *reduceInfo = nullptr,
+                                   *biasInfo = nullptr, *biasReduceInfo = nullptr;
+  LaunchShape partialShape, reduceShape, biasShape, biasReduceShape;
   /// The reduce launches as a dependent grid where it waits for the partial
   /// sums (kernels for sm_90 and later).
   bool dependent = false;
@@ -757,6 +760,15 @@ LoadedWgrad loadWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw
                   llvm::is_contained(dependentKernels(compiled.ptx), k.reduceInfo->name);
   }
   k.partialShape = conv2dGw8LaunchShape(problem, config);
+  if (problem.bias) {
+    k.biasInfo = &find("conv2d_gw8_wgrad_bias");
+    k.bias = orFail(k.module.kernel(k.biasInfo->name), "looking up the bias kernel");
+    k.biasReduceInfo = &find("conv2d_gw8_wgrad_bias_reduce");
+    k.biasReduce =
+        orFail(k.module.kernel(k.biasReduceInfo->name), "looking up the bias reduce kernel");
+    k.biasShape = conv2dGw8WgradBiasLaunchShape(problem);
+    k.biasReduceShape = conv2dGw8WgradBiasReduceLaunchShape(problem);
+  }
   return k;
 }
 
@@ -764,7 +776,8 @@ LoadedWgrad loadWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw
 /// reduction in a fixed order), or one whose cluster adds the sums
 /// (--wgrad-cluster-reduce), checked against a float64 reference on
 /// sampled weights (all of them for small problems) and timed together as
-/// GB/s of x, dy and dw. Given several candidates (--autotune: the same
+/// GB/s of x, dy and dw; with --bias also the bias gradient (two more
+/// kernels), checked on every channel. Given several candidates (--autotune: the same
 /// blocks, so the same sums), runs the fastest, and with --check compares
 /// every other's dw with its bits.
 int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
@@ -795,9 +808,13 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
   if (!inCluster)
     dWs = orFail(gpu.allocate(workspaceBytes), "allocating the partial sums");
   DeviceBuffer dDw = orFail(gpu.allocate(ndw * dtypeBytes(dwType)), "allocating dw");
+  DeviceBuffer dDb;
+  if (problem.bias)
+    dDb = orFail(gpu.allocate(C * dtypeBytes(dwType)), "allocating db");
   orFail(dX.upload(x.bytes.data(), x.bytes.size()), "uploading x");
   orFail(dDy.upload(dy.bytes.data(), dy.bytes.size()), "uploading dy");
-  DevicePtr px = dX.pointer(), pdy = dDy.pointer(), pws = dWs.pointer(), pdw = dDw.pointer();
+  DevicePtr px = dX.pointer(), pdy = dDy.pointer(), pws = dWs.pointer(), pdw = dDw.pointer(),
+            pdb = dDb.pointer();
   auto launchReduce = [&](LoadedWgrad &k, bool afterPartialSums) {
     return k.reduce.launch(unsigned(k.reduceShape.gridX), 1, 1, unsigned(k.reduceShape.block),
                            size_t(k.reduceInfo->sharedBytes), {&pws, &pdw}, nullptr,
@@ -808,10 +825,22 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
                             unsigned(k.partialShape.block), size_t(k.partialInfo->sharedBytes),
                             {&px, &pdy, inCluster ? &pdw : &pws});
   };
+  auto launchBias = [&](LoadedWgrad &k) -> Status {
+    if (Status sums = k.bias.launch(unsigned(k.biasShape.gridX), 1, 1,
+                                    unsigned(k.biasShape.block),
+                                    size_t(k.biasInfo->sharedBytes), {&pdy, &pws});
+        !sums)
+      return sums;
+    return k.biasReduce.launch(unsigned(k.biasReduceShape.gridX), 1, 1,
+                               unsigned(k.biasReduceShape.block),
+                               size_t(k.biasReduceInfo->sharedBytes), {&pws, &pdb});
+  };
   auto launchBoth = [&](LoadedWgrad &k) -> Status {
     if (Status first = launchPartialSums(k); !first || !k.reduceInfo)
       return first;
-    return launchReduce(k, true);
+    if (Status reduced = launchReduce(k, true); !reduced || !k.biasInfo)
+      return reduced;
+    return launchBias(k);
   };
   // Checked runs poison the partial sums as well as dw.
   auto poisonedLaunchOf = [&](LoadedWgrad &k) {
@@ -889,6 +918,23 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
       });
     }
     reference.finish("weights", "sum|x*dy|", gpu, dDw, poisonedLaunch, dw.bytes);
+    if (problem.bias) {
+      HostMatrix db(dwType, C);
+      runPoisoned(gpu, dDb, poisonedLaunch, db.bytes);
+      ReferenceCheck biasReference(dwType,
+                                   double(conv2dGw8WgradBiasAccumulationChain(problem)));
+      for (int64_t k = 0; k < C; ++k) {
+        double sum = 0, magnitude = 0;
+        for (size_t pixel = 0; pixel < depth; ++pixel) {
+          double value = dy.values[pixel * C + k];
+          sum += value;
+          magnitude += std::fabs(value);
+        }
+        biasReference.add(db.read(k), sum, magnitude,
+                          [&] { return llvm::formatv("db[k={0}]", k).str(); });
+      }
+      biasReference.finish("bias gradients", "sum|dy|", gpu, dDb, poisonedLaunch, db.bytes);
+    }
   }
   if (bench > 0) {
     if (wgradKernels != WgradKernels::Both)
@@ -908,7 +954,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
     };
     reportBandwidth(gpu, timed,
                     double(nx + ndy) * dtypeBytes(problem.dtype) +
-                        double(ndw) * dtypeBytes(dwType));
+                        double(ndw + (problem.bias ? C : 0)) * dtypeBytes(dwType));
   }
   return 0;
 }

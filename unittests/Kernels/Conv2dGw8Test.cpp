@@ -506,6 +506,36 @@ TEST(Conv2dGw8, DgradRunsTheKernelOnDyWithFlippedTaps) {
   EXPECT_NE(checkConv2dGw8(p, chooseConv2dGw8Config(p)).find("no bias"), std::string::npos);
 }
 
+TEST(Conv2dGw8, WgradBiasBlocksFollowTheChannelsAndPixels) {
+  struct Case {
+    Conv2dGw8Problem p;
+    int64_t blocks, chain;
+  };
+  // 8 channels: one vector, a step of 256 pixels, 324 pixels in one block.
+  // 2304: 288 vectors, 144 a step of one pixel, 784 pixels in 98 blocks of 8
+  // (at least 8 a thread). One pixel. Stride 2: 12 vectors, 21 pixels a
+  // step, 26912 pixels in 161 blocks of 168. The chain: a thread's pixels,
+  // the slots, a reduce lane's blocks, 5 shuffle levels.
+  for (auto [p, blocks, chain] :
+       {Case{layer(4, 8, 9, 3, 1), 1, 2 + 256 + 1 + 5},
+        Case{layer(16, 2304, 7, 3, 1), 98, 8 + 1 + 4 + 5},
+        Case{layer(1, 64, 1, 1, 0), 1, 1 + 32 + 1 + 5},
+        Case{as(layer(32, 96, 57, 5, 2), ConvPass::Wgrad, 2), 161, 8 + 21 + 6 + 5}}) {
+    p.pass = ConvPass::Wgrad;
+    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    int64_t dwBytes = conv2dGw8WorkspaceBytes(p, c);
+    p.bias = true;
+    EXPECT_EQ(checkConv2dGw8(p, c), "");
+    EXPECT_EQ(conv2dGw8WgradBiasLaunchShape(p).gridX, blocks);
+    EXPECT_EQ(conv2dGw8WgradBiasAccumulationChain(p), chain);
+    EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), dwBytes + blocks * p.c * 4);
+    EXPECT_EQ(conv2dGw8WgradBiasReduceLaunchShape(p).gridX, (p.c / 8 + 7) / 8);
+  }
+  Conv2dGw8Problem dgrad = as(layer(4, 64, 9, 3, 1), ConvPass::Dgrad);
+  dgrad.bias = true;
+  EXPECT_EQ(checkConv2dGw8Problem(dgrad), "dgrad takes no bias");
+}
+
 TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   Conv2dGw8Problem p = layer(32, 64, 56, 3, 1);
   p.pass = ConvPass::Wgrad;
@@ -552,8 +582,20 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 3);
   // 3 partials: one lane a dw element.
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 64 * 9 * 8 / 256);
+  // With a bias, wgrad also sums dy over its 100352 pixels: 8 channel
+  // vectors a step of 32 pixels, in 264 blocks (two a multiprocessor) of
+  // 381, whose f32 sums follow dw's partials; the reduce takes a warp a
+  // vector, 9 sums a lane.
   p.bias = true;
-  EXPECT_NE(checkConv2dGw8(p, c).find("wgrad takes no bias"), std::string::npos);
+  EXPECT_EQ(checkConv2dGw8(p, c), "");
+  EXPECT_EQ(conv2dGw8WorkspaceBytes(p, c), 3 * 64 * 3 * 4 * 8 * 4 + 264 * 64 * 4);
+  EXPECT_EQ(conv2dGw8WgradBiasLaunchShape(p).gridX, 264);
+  EXPECT_EQ(conv2dGw8WgradBiasReduceLaunchShape(p).gridX, 1);
+  EXPECT_EQ(conv2dGw8WgradBiasAccumulationChain(p), 12 + 32 + 9 + 5);
+  p.wgradClusterReduce = true;
+  EXPECT_NE(checkConv2dGw8(p, c).find("cluster reduce computes no bias gradient"),
+            std::string::npos);
+  p.wgradClusterReduce = false;
   p.bias = false;
   p.wgradF32 = true;
   EXPECT_EQ(checkConv2dGw8(p, c), "");

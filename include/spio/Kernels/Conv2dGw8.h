@@ -190,8 +190,12 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &problem, const Conv2dGw8Confi
 /// (unused), dx), whose body is one `spio.conv2d_gw8` op; for wgrad two
 /// kernels, @conv2d_gw8_wgrad(x, dy, partials) (the op), then
 /// @conv2d_gw8_wgrad_reduce(partials, dw), which sums the partials in a
-/// fixed order (deterministic, no atomics). spio-tile makes the op a kernel.
-/// Requires checkConv2dGw8() to pass.
+/// fixed order (deterministic, no atomics); wgrad with a bias adds the
+/// bias gradient db (dy summed over its pixels) in two more,
+/// @conv2d_gw8_wgrad_bias(dy, workspace), blocks' sums of ranges of
+/// pixels, and @conv2d_gw8_wgrad_bias_reduce(workspace, db), which adds
+/// them in block order. spio-tile makes the op a kernel. Requires
+/// checkConv2dGw8() to pass.
 std::string conv2dGw8Source(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
 /// What spio-tile expands a `spio.conv2d_gw8` into: the same module with
@@ -208,7 +212,14 @@ LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &problem,
 LaunchShape conv2dGw8WgradReduceLaunchShape(const Conv2dGw8Problem &problem,
                                              const Conv2dGw8Config &config);
 int64_t conv2dGw8WgradPartials(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
+/// The workspace: wgrad's partial sums, then with a bias its blocks' sums of dy.
 int64_t conv2dGw8WorkspaceBytes(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
+/// wgrad with a bias: the launches of the bias gradient's two kernels
+/// (whatever the configuration), and the longest chain of f32 additions
+/// behind one db element.
+LaunchShape conv2dGw8WgradBiasLaunchShape(const Conv2dGw8Problem &problem);
+LaunchShape conv2dGw8WgradBiasReduceLaunchShape(const Conv2dGw8Problem &problem);
+int64_t conv2dGw8WgradBiasAccumulationChain(const Conv2dGw8Problem &problem);
 /// Whether wgrad's reduce discards the partial sums it read: never where
 /// an output channel (R * S * 8 dw elements) spans reduce blocks. Auto: where
 /// x, dy, dw and the partial sums outgrow three quarters of the L2, so that
