@@ -137,6 +137,49 @@ private:
     out << "    " << name << " = arith.andi " << lhs << ", " << rhs << " : i1\n";
     return name;
   }
+  /// `running` + each of `values` in order (f32 additions of `type`).
+  std::string addInOrder(std::string running, const std::vector<std::string> &values,
+                         const std::string &type) {
+    for (const std::string &value : values) {
+      std::string next = fresh("v");
+      out << "    " << next << " = arith.addf " << running << ", " << value << " : " << type
+          << "\n";
+      running = next;
+    }
+    return running;
+  }
+  /// `sum` (f32, or a vector of `width` f32 of `type`) added over the
+  /// lanes whose ids differ in the bits from `firstMask` up, in a fixed xor
+  /// tree that leaves each of them the same bits. NVVM shuffles 32-bit
+  /// values: a vector's floats each apart.
+  std::string xorTreeSum(std::string sum, const std::string &type, int64_t width,
+                         int64_t firstMask) {
+    out << "    %width = arith.constant 32 : i32\n";
+    for (int64_t mask = firstMask; mask < 32; mask *= 2) {
+      std::string offset = fresh("m"), other = fresh("v");
+      out << "    " << offset << " = arith.constant " << mask << " : i32\n";
+      auto shuffle = [&](const std::string &mine, const std::string &theirs) {
+        out << "    " << theirs << ", " << fresh("b") << " = gpu.shuffle xor " << mine << ", "
+            << offset << ", %width : f32\n";
+      };
+      if (width == 1) {
+        shuffle(sum, other);
+      } else {
+        std::string joined;
+        for (int64_t e = 0; e < width; ++e) {
+          std::string mine = fresh("v"), theirs = fresh("v");
+          out << "    " << mine << " = vector.extract " << sum << "[" << e << "] : f32 from "
+              << type << "\n";
+          shuffle(mine, theirs);
+          joined += (e ? ", " : "") + theirs;
+        }
+        out << "    " << other << " = vector.from_elements " << joined << " : " << type << "\n";
+      }
+      sum = addInOrder(sum, {other}, type);
+    }
+    return sum;
+  }
+
   std::string convert(const char *op, const std::string &value, const std::string &from,
                       const std::string &to) {
     std::string name = fresh("v");
@@ -2180,14 +2223,8 @@ void ConvWriter::writeWgradReduce() {
           << tap << ", " << channels << "] : " << wsLaneT << wsIndex << "\n";
       values.push_back(v);
     }
-    std::string running = acc;
-    for (const std::string &v : values) {
-      std::string next = fresh("v");
-      out << "    " << next << " = arith.addf " << running << ", " << v << " : " << laneF32T
-          << "\n";
-      running = next;
-    }
-    out << "    scf.yield " << running << " : " << laneF32T << "\n    }\n";
+    std::string total = addInOrder(acc, values, laneF32T);
+    out << "    scf.yield " << total << " : " << laneF32T << "\n    }\n";
     sum = result;
   };
   if (splits == 1) {
@@ -2210,34 +2247,7 @@ void ConvWriter::writeWgradReduce() {
     out << "    %upper = arith.addi %lower, %count : index\n";
     sumLoop("%lower", "%mid", kReduceUnroll);
     sumLoop("%mid", "%upper", 1);
-    // NVVM shuffles 32-bit values: each of a vector's floats apart.
-    out << "    %width = arith.constant 32 : i32\n";
-    for (int64_t mask = lanesPerWarp; mask < 32; mask *= 2) {
-      std::string offset = fresh("m"), other = fresh("v");
-      out << "    " << offset << " = arith.constant " << mask << " : i32\n";
-      auto shuffle = [&](const std::string &mine, const std::string &theirs) {
-        out << "    " << theirs << ", " << fresh("b") << " = gpu.shuffle xor " << mine << ", "
-            << offset << ", %width : f32\n";
-      };
-      if (scalar) {
-        shuffle(sum, other);
-      } else {
-        std::string joined;
-        for (int64_t e = 0; e < V; ++e) {
-          std::string mine = fresh("v"), theirs = fresh("v");
-          out << "    " << mine << " = vector.extract " << sum << "[" << e << "] : f32 from "
-              << laneF32T << "\n";
-          shuffle(mine, theirs);
-          joined += (e ? ", " : "") + theirs;
-        }
-        out << "    " << other << " = vector.from_elements " << joined << " : " << laneF32T
-            << "\n";
-      }
-      std::string next = fresh("v");
-      out << "    " << next << " = arith.addf " << sum << ", " << other << " : " << laneF32T
-          << "\n";
-      sum = next;
-    }
+    sum = xorTreeSum(sum, laneF32T, V, lanesPerWarp);
   }
   out << "    %first_split = arith.cmpi ult, %lane, " << perWarp << " : index\n";
   out << "    %stores = arith.andi %valid, %first_split : i1\n";
@@ -2336,14 +2346,8 @@ void ConvWriter::writeWgradBias() {
       out << "    " << wide << " = arith.extf " << d << " : " << inT << " to " << f32x8 << "\n";
       values.push_back(wide);
     }
-    std::string running = acc;
-    for (const std::string &value : values) {
-      std::string next = fresh("s");
-      out << "    " << next << " = arith.addf " << running << ", " << value << " : " << f32x8
-          << "\n";
-      running = next;
-    }
-    out << "    scf.yield " << running << " : " << f32x8 << "\n    }\n";
+    std::string total = addInOrder(acc, values, f32x8);
+    out << "    scf.yield " << total << " : " << f32x8 << "\n    }\n";
     sum = result;
   };
   pixelLoop("%first", "%mid", unroll);
@@ -2410,32 +2414,7 @@ void ConvWriter::writeWgradBias() {
         << f32x8 << "\n";
     values.push_back(kept);
   }
-  std::string laneSum = "%zero";
-  for (const std::string &value : values) {
-    std::string next = fresh("v");
-    out << "    " << next << " = arith.addf " << laneSum << ", " << value << " : " << f32x8
-        << "\n";
-    laneSum = next;
-  }
-  // NVVM shuffles 32-bit values: each of the vector's floats apart.
-  out << "    %width = arith.constant 32 : i32\n";
-  for (int64_t mask = 1; mask < 32; mask *= 2) {
-    std::string offsetI = fresh("m"), joined;
-    out << "    " << offsetI << " = arith.constant " << mask << " : i32\n";
-    for (int64_t e = 0; e < 8; ++e) {
-      std::string mine = fresh("v"), theirs = fresh("v");
-      out << "    " << mine << " = vector.extract " << laneSum << "[" << e << "] : f32 from "
-          << f32x8 << "\n";
-      out << "    " << theirs << ", " << fresh("b") << " = gpu.shuffle xor " << mine << ", "
-          << offsetI << ", %width : f32\n";
-      joined += (e ? ", " : "") + theirs;
-    }
-    std::string other = fresh("v"), next = fresh("v");
-    out << "    " << other << " = vector.from_elements " << joined << " : " << f32x8 << "\n";
-    out << "    " << next << " = arith.addf " << laneSum << ", " << other << " : " << f32x8
-        << "\n";
-    laneSum = next;
-  }
+  std::string laneSum = xorTreeSum(addInOrder("%zero", values, f32x8), f32x8, 8, 1);
   std::string laneZero = index(0);
   out << "    %firstLane = arith.cmpi eq, %lane, " << laneZero << " : index\n";
   out << "    %stores = arith.andi %valid, %firstLane : i1\n    scf.if %stores {\n";

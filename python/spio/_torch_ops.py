@@ -4,9 +4,10 @@ spio.conv2d_gw8, spio.linear, spio.matmul or spio.nn).
 Operators in the torch.library namespace `spio`, with fake (meta)
 implementations and autograd:
 
-- spio::conv2d_gw8 (fprop), spio::conv2d_gw8_dgrad, spio::conv2d_gw8_wgrad:
-  grouped conv2d with groups of 8 channels on channels_last tensors; the
-  backward uses dgrad and the deterministic wgrad (dw reduced in f32).
+- spio::conv2d_gw8 (fprop), spio::conv2d_gw8_dgrad, spio::conv2d_gw8_wgrad,
+  spio::conv2d_gw8_wgrad_bias (dw and the bias gradient): grouped conv2d
+  with groups of 8 channels on channels_last tensors; the backward uses
+  dgrad and the deterministic wgrad (dw, and db with it, reduced in f32).
 - spio::mm (x @ w.t()): linear's forward; dX and dW are GEMMs too, dW
   accumulated and written in f32 before the cast to the weight's dtype.
 
