@@ -637,8 +637,8 @@ bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   return blocksBySharedMemory(wgradSharedBytes(p, c)) >= wgradResidentBlocks(p, c);
 }
 
-/// A thread adds at least this many pixels where the pixels allow: fewer
-/// and the blocks' partials, not dy, are what the reduce reads.
+/// A bias block's threads add at least this many pixels each where there
+/// are enough: more blocks would only add partials for the reduce to read.
 constexpr int64_t kWgradBiasMinPixelsPerThread = 8;
 
 WgradBiasTiling wgradBiasTiling(const Conv2dGw8Problem &p) {
@@ -649,9 +649,9 @@ WgradBiasTiling wgradBiasTiling(const Conv2dGw8Problem &p) {
   int64_t slots = kReduceThreads / lanes;
   int64_t blocks = std::clamp<int64_t>(
       ceilDiv(pixels, slots * kWgradBiasMinPixelsPerThread), 1, 2 * p.multiprocessors);
-  int64_t rowsPerBlock = ceilDiv(pixels, blocks);
+  int64_t pixelsPerBlock = ceilDiv(pixels, blocks);
   // No block without pixels.
-  return {lanes, slots, rowsPerBlock, ceilDiv(pixels, rowsPerBlock)};
+  return {lanes, slots, pixelsPerBlock, ceilDiv(pixels, pixelsPerBlock)};
 }
 
 int64_t wgradBiasPartialsOffset(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
@@ -1469,7 +1469,7 @@ int64_t conv2dGw8WgradBiasAccumulationChain(const Conv2dGw8Problem &p) {
   // A thread's pixels, the block's slots, a reduce lane's partials, then
   // the shuffle tree over 32 lanes.
   WgradBiasTiling t = wgradBiasTiling(p);
-  return ceilDiv(t.rowsPerBlock, t.slots) + t.slots + ceilDiv(t.blocks, 32) + 5;
+  return ceilDiv(t.pixelsPerBlock, t.slots) + t.slots + ceilDiv(t.blocks, 32) + 5;
 }
 
 bool conv2dGw8WgradDiscards(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {

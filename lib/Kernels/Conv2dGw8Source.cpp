@@ -2301,8 +2301,8 @@ void ConvWriter::writeWgradBias() {
   indexOp("%lane", "remui", "%tid", lanesI);
   indexOp("%slot", "divui", "%tid", lanesI);
   out << "    %inSlot = arith.cmpi ult, %slot, " << slotsI << " : index\n";
-  indexOp("%blockFirst", "muli", "%bx", index(tiling.rowsPerBlock));
-  indexOp("%blockPast", "addi", "%blockFirst", index(tiling.rowsPerBlock));
+  indexOp("%blockFirst", "muli", "%bx", index(tiling.pixelsPerBlock));
+  indexOp("%blockPast", "addi", "%blockFirst", index(tiling.pixelsPerBlock));
   indexOp("%blockEnd", "minui", "%blockPast", index(pixels));
   indexOp("%first", "addi", "%blockFirst", "%slot");
   // Threads past the slots add no pixels; a slot past the block's end none.

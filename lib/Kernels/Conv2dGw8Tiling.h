@@ -168,18 +168,18 @@ int64_t wgradClusterSumBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config &c
 int64_t wgradStages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c);
 
 /// wgrad with a bias: db, dy summed over its pixels. Blocks of
-/// kReduceThreads threads each add a range of rowsPerBlock pixels: thread
+/// kReduceThreads threads each add a range of pixelsPerBlock pixels: thread
 /// t adds 8 channels (vector t % lanes, then every lanes-th) over the
 /// range's pixels t / lanes, + slots, ... in order; the block adds its
 /// slots in order in shared memory and stores one f32 partial a channel.
 /// The partials follow dw's in the workspace; the reduce adds them in
 /// block order (a warp an 8-channel vector, 32 lanes then a shuffle tree).
 struct WgradBiasTiling {
-  int64_t lanes;        // channel vectors a step covers: the largest divisor
-                        // of C / 8 up to kReduceThreads
-  int64_t slots;        // pixels a step covers: kReduceThreads / lanes
-  int64_t rowsPerBlock; // pixels a block adds
-  int64_t blocks;       // the partials, at most two a multiprocessor
+  int64_t lanes;          // channel vectors a step covers: the largest divisor
+                          // of C / 8 up to kReduceThreads
+  int64_t slots;          // pixels a step covers: kReduceThreads / lanes
+  int64_t pixelsPerBlock; // pixels a block adds
+  int64_t blocks;         // the partials, at most two a multiprocessor
 };
 WgradBiasTiling wgradBiasTiling(const Conv2dGw8Problem &p);
 /// Where the bias partials start in the workspace, in 8-float vectors.
