@@ -148,6 +148,17 @@ private:
     }
     return running;
   }
+  /// `sum` of f32 `type` as the weights' type `outType` (wgrad's dw and db:
+  /// rounded once, unless they are written as f32).
+  std::string roundedToWeights(const std::string &sum, const std::string &type,
+                               const std::string &outType) {
+    if (p.wgradF32)
+      return sum;
+    std::string value = fresh("v");
+    out << "    " << value << " = arith.truncf " << sum << " : " << type << " to " << outType
+        << "\n";
+    return value;
+  }
   /// `sum` (f32, or a vector of `width` f32 of `type`) added over the
   /// lanes whose ids differ in the bits from `firstMask` up, in a fixed xor
   /// tree that leaves each of them the same bits. NVVM shuffles 32-bit
@@ -2252,12 +2263,7 @@ void ConvWriter::writeWgradReduce() {
   out << "    %first_split = arith.cmpi ult, %lane, " << perWarp << " : index\n";
   out << "    %stores = arith.andi %valid, %first_split : i1\n";
   out << "    scf.if %stores {\n";
-  std::string value = sum;
-  if (!p.wgradF32) {
-    value = fresh("v");
-    out << "    " << value << " = arith.truncf " << sum << " : " << laneF32T << " to " << laneOutT
-        << "\n";
-  }
+  std::string value = roundedToWeights(sum, laneF32T, laneOutT);
   out << "    spio.store " << value << ", " << dwLane << "[%k, %r, %s, %c] : " << dwLaneT << "["
       << coord("k") << ", " << coord("r") << ", " << coord("s") << ", " << coord("c", V) << "]\n";
   out << "    }\n";
@@ -2418,12 +2424,7 @@ void ConvWriter::writeWgradBias() {
   std::string laneZero = index(0);
   out << "    %firstLane = arith.cmpi eq, %lane, " << laneZero << " : index\n";
   out << "    %stores = arith.andi %valid, %firstLane : i1\n    scf.if %stores {\n";
-  std::string value = laneSum;
-  if (!p.wgradF32) {
-    value = fresh("v");
-    out << "    " << value << " = arith.truncf " << laneSum << " : " << f32x8 << " to " << outT
-        << "\n";
-  }
+  std::string value = roundedToWeights(laneSum, f32x8, outT);
   std::string vc = fresh("k");
   out << "    " << vc << " = spio.from_index %v : " << coord("k", 8) << "\n";
   out << "    spio.store " << value << ", %db[" << vc << "] : " << dbT << "[" << coord("k", 8)

@@ -320,14 +320,17 @@ double unitRoundoff(DType dtype) {
 
 /// LLVM's options given on the command line, as "--name" in name order:
 /// they are global state that can change the PTX without changing its
-/// cache key.
-std::string llvmOptionsGiven() {
-  std::vector<std::string> names;
-  for (const auto &[name, option] : cl::getRegisteredOptions())
-    if (option->getNumOccurrences() && !llvm::is_contained(option->Categories, &jitOptions))
-      names.push_back("--" + name.str());
-  llvm::sort(names);
-  return llvm::join(names, ", ");
+/// cache key. Read once, after the command line is parsed.
+const std::string &llvmOptionsGiven() {
+  static const std::string given = [] {
+    std::vector<std::string> names;
+    for (const auto &[name, option] : cl::getRegisteredOptions())
+      if (option->getNumOccurrences() && !llvm::is_contained(option->Categories, &jitOptions))
+        names.push_back("--" + name.str());
+    llvm::sort(names);
+    return llvm::join(names, ", ");
+  }();
+  return given;
 }
 
 /// A built-in workload's kernels, compiled through the cache.
@@ -450,7 +453,8 @@ std::vector<float> timeRuns(Cuda &gpu, const std::function<Status()> &launch) {
 /// --autotune: each candidate's median milliseconds a launch, over rounds
 /// that take every candidate in turn (so that drift and the GPU's clocks
 /// hit all alike), after one untimed launch of each.
-std::vector<double> timeCandidates(Cuda &gpu, const std::vector<std::function<Status()>> &launches) {
+std::vector<double> timeCandidates(Cuda &gpu,
+                                   const std::vector<std::function<Status()>> &launches) {
   constexpr int kRounds = 5, kLaunchesTimed = 3;
   for (const std::function<Status()> &launch : launches)
     orFail(launch(), "launching an autotune candidate");
@@ -777,9 +781,10 @@ LoadedWgrad loadWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw
 /// (--wgrad-cluster-reduce), checked against a float64 reference on
 /// sampled weights (all of them for small problems) and timed together as
 /// GB/s of x, dy and dw; with --bias also the bias gradient (two more
-/// kernels), checked on every channel. Given several candidates (--autotune: the same
-/// blocks, so the same sums), runs the fastest, and with --check compares
-/// every other's dw with its bits.
+/// kernels, the same in every candidate), checked on every channel. Given
+/// several candidates (--autotune: the same blocks, so the same sums),
+/// runs the fastest, and with --check compares every other's dw with its
+/// bits.
 int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
              const std::vector<Conv2dGw8Config> &candidates,
              const std::vector<CompiledWorkload> &builds,
@@ -1235,7 +1240,7 @@ void rejectOptions(const std::string &mode, std::initializer_list<const cl::Opti
 int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(jitOptions);
   cl::ParseCommandLineOptions(argc, argv, "Spio JIT: compile and run kernels on the GPU\n");
-  if (std::string given = llvmOptionsGiven(); !given.empty() && !noDiskCache)
+  if (const std::string &given = llvmOptionsGiven(); !given.empty() && !noDiskCache)
     llvm::errs() << "spio-jit: LLVM options given (" << given
                  << "): the on-disk PTX cache is neither read nor written\n";
   for (const cl::opt<int> *count : {&bench, &warmup, &repeats})
