@@ -6,6 +6,7 @@
 #include "spio/Compiler/Compiler.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
+#include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Runtime/Cuda.h"
 
 #include <cstdlib>
@@ -150,7 +151,7 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
 }
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {
-  return copyOrNull(kernels::gemmSource(gemmProblem(*problem), gemmConfig(*config)));
+  return copyOrNull(mlir::spio::gemmSource(gemmProblem(*problem), gemmConfig(*config)));
 }
 
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,

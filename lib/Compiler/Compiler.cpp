@@ -2,7 +2,7 @@
 
 #include "spio/Compiler/Compiler.h"
 
-#include "spio/Dialect/Spio/Transforms/GemmFamily.h"
+#include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Pipelines/Pipelines.h"
 #include "spio/Target/SharedMemory.h"
 #include "spio/Tools/Registration.h"
@@ -18,12 +18,22 @@
 
 using namespace mlir;
 
-/// `file:line:col: ` for file locations, the location as MLIR prints it else.
+/// `file:line:col` for file locations; for an op a kernel family built, the
+/// workload's place and then the family's source line (`user.mlir:3:5
+/// (lib/Kernels/IR/GemmKernel.cpp:120)`); the location as MLIR prints it else.
 static void printLocation(llvm::raw_ostream &os, Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn();
-  else
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    os << file.getFilename().getValue() << ":" << file.getLine();
+    if (file.getColumn() != 0)
+      os << ":" << file.getColumn();
+  } else if (auto fused = dyn_cast<FusedLoc>(loc); fused && fused.getLocations().size() == 2) {
+    printLocation(os, fused.getLocations()[0]);
+    os << " (";
+    printLocation(os, fused.getLocations()[1]);
+    os << ")";
+  } else {
     os << loc;
+  }
 }
 
 bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,

@@ -22,6 +22,7 @@
 // CHECK: spio.mma {{.*}} : !spio.fragment<A, m16n8k16, f16, [m, r]>, !spio.fragment<B, m16n8k16, f16, [r, n]>, !spio.fragment<C, m16n8k16, f32, [m, n]>
 // CHECK: gpu.barrier
 // CHECK: } {spio.stages = 3 : i64}
+// CHECK-NOT: spio.load_fragment
 // CHECK-COUNT-4: spio.store_fragment {{.*}} bounds
 gpu.module @m {
   gpu.func @gemm(%a: !A, %b: !B, %d: !D, %alpha: f32) kernel {

@@ -13,6 +13,7 @@
 #include "spio/Compiler/Cache.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
+#include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Runtime/Cuda.h"
 #include "spio/Runtime/HostFloat.h"
 #include "spio/Runtime/HostRandom.h"
@@ -703,7 +704,7 @@ int runGemm() {
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
-  std::optional<CompiledWorkload> built = compileWorkload(gemmSource(problem, config), "gemm");
+  std::optional<CompiledWorkload> built = compileWorkload(mlir::spio::gemmSource(problem, config), "gemm");
   if (!built)
     return 0;
   const mlir::spio::CompiledModule &compiled = built->module;

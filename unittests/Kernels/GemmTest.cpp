@@ -131,27 +131,4 @@ TEST(GemmLaunch, OneBlockPerOutputTile) {
   EXPECT_EQ(s.block, c.threads());
 }
 
-TEST(GemmSource, NamesTheOperandsByDimension) {
-  GemmProblem p = problem(64, 32, 16);
-  p.rowDim = "m";
-  p.colDim = "n";
-  p.reductionDim = "r";
-  p.b = Layout::RowMajor;
-  EXPECT_EQ(gemmOperandType(p, 'a'), "!spio.tensor<[m: 64, r/8: 2] x vector<8xbf16>, global>");
-  EXPECT_EQ(gemmOperandType(p, 'b'), "!spio.tensor<[r: 16, n/8: 4] x vector<8xbf16>, global>");
-  EXPECT_EQ(gemmOperandType(p, 'd'), "!spio.tensor<[m: 64, n: 32] x bf16, global>");
-  std::string source = gemmSource(p, GemmConfig());
-  EXPECT_NE(source.find("spio.gemm %a, %b into %d alpha %alpha {config = "
-                        "#spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>}"),
-            std::string::npos)
-      << source;
-}
-
-TEST(GemmSource, TileTemplateReadsCOnlyWithBeta) {
-  GemmProblem p = problem(64, 64, 64);
-  EXPECT_EQ(gemmTileSource(p, GemmConfig()).find("load_fragment"), std::string::npos);
-  p.readsC = true;
-  EXPECT_NE(gemmTileSource(p, GemmConfig()).find("load_fragment"), std::string::npos);
-}
-
 } // namespace

@@ -3,10 +3,10 @@
 // D = alpha * A @ B + beta * C on mma.sync tensor cores, with f16 or bf16
 // inputs, f32 accumulation and f16, bf16 or f32 output. A kernel is
 // specialized for one problem (shapes, layouts, dtypes) and one tile
-// configuration, and written in the spio dialect; its source is readable
-// (`spio-jit --emit-spio`) and goes through the normal spio pipeline.
+// configuration; spio/Kernels/IR/GemmKernel.h builds it in the spio dialect
+// (`spio-jit --emit-spio` prints it) for the normal spio pipeline.
 //
-// No LLVM dependency: the source is text, parsed by the compiler.
+// No LLVM dependency: problems, configs, checks and launch shapes only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,20 +58,6 @@ std::string checkGemm(const GemmProblem &problem, const GemmConfig &config);
 /// A tile configuration for the problem on a GPU with `numSMs`
 /// multiprocessors: large tiles, smaller ones when large ones leave SMs idle.
 GemmConfig chooseGemmConfig(const GemmProblem &problem, int64_t numSMs);
-
-/// The workload in the spio dialect: one gpu.module @spio_gemm holding
-/// gpu.func @gemm(A, B, C, D, alpha, beta) whose body is a `spio.gemm` op
-/// with the config; spio-tile and spio-pipeline make it a kernel.
-/// Requires checkGemm() to pass.
-std::string gemmSource(const GemmProblem &problem, const GemmConfig &config);
-
-/// What spio-tile expands a `spio.gemm` into: gpu.func @gemm_tile(A, B, D,
-/// alpha[, beta, C]) with the block, warp and fragment code and a
-/// single-stage reduction loop marked `spio.stages` for spio-pipeline.
-std::string gemmTileSource(const GemmProblem &problem, const GemmConfig &config);
-
-/// The spio tensor types of the operands.
-std::string gemmOperandType(const GemmProblem &problem, char operand);
 
 /// The launch geometry of the kernel.
 struct LaunchShape {

@@ -1,16 +1,16 @@
 //===- Tile.cpp - Expand workload ops into tiled kernel code --------------===//
 //
-// Each kernel family writes its tiled code as spio-dialect text for a
-// problem and a config (spio/Kernels): one readable template. This pass
-// instantiates it for each workload op (spio.gemm, spio.conv2d_gw8) and
-// clones the result in place of the op.
+// Each kernel family builds its tiled code for a problem and a config in
+// place of the workload op: the GEMM family on the typed kernel builder
+// (spio/Kernels/IR); conv2d-gw8 still writes spio-dialect text, which this
+// pass parses and clones in place of the op.
 //
 //===----------------------------------------------------------------------===//
 
 #include "spio/Dialect/Spio/Transforms/Passes.h"
 
 #include "spio/Dialect/Spio/Transforms/Conv2dGw8Family.h"
-#include "spio/Dialect/Spio/Transforms/GemmFamily.h"
+#include "spio/Kernels/IR/GemmKernel.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -34,11 +34,9 @@ struct Binding {
   Value value;
 };
 
-/// Replaces `op` with the body of the single gpu.func in the family's
-/// template `source`, its arguments bound in order; the kernel must run
-/// `threads` threads a block. Operand types must equal the template's.
-LogicalResult expandTemplate(Operation *op, int64_t threadCount, StringRef family,
-                             const std::string &source, ArrayRef<Binding> bindings) {
+/// Gives the kernel around `op` `threadCount` threads a block, or checks
+/// that it has them.
+LogicalResult claimBlockSize(Operation *op, int64_t threadCount) {
   auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
   if (!kernel || !kernel.isKernel())
     return op->emitOpError() << "must be inside a gpu.func kernel to be tiled";
@@ -50,7 +48,17 @@ LogicalResult expandTemplate(Operation *op, int64_t threadCount, StringRef famil
   } else {
     kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(op->getContext(), {threads, 1, 1}));
   }
+  return success();
+}
 
+/// Replaces `op` with the body of the single gpu.func in the family's
+/// template `source`, its arguments bound in order; the kernel must run
+/// `threads` threads a block. Operand types must equal the template's.
+LogicalResult expandTemplate(Operation *op, int64_t threadCount, StringRef family,
+                             const std::string &source, ArrayRef<Binding> bindings) {
+  if (failed(claimBlockSize(op, threadCount)))
+    return failure();
+  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
   OwningOpRef<ModuleOp> tiled = parseSourceString<ModuleOp>(source, op->getContext());
   if (!tiled)
     return op->emitOpError() << "the " << family << " family's tile template did not parse (a bug)";
@@ -93,14 +101,14 @@ LogicalResult tileGemm(GemmOp op) {
   kernels::GemmConfig config = gemmConfig(op.getConfig());
   if (std::string err = kernels::checkGemm(problem, config); !err.empty())
     return op.emitOpError() << err;
-  SmallVector<Binding> bindings = {
-      {"A", op.getA()}, {"B", op.getB()}, {"D", op.getD()}, {"alpha", op.getAlpha()}};
-  if (op.getC()) {
-    bindings.push_back({"beta", op.getBeta()});
-    bindings.push_back({"C", op.getC()});
-  }
-  return expandTemplate(op, config.threads(), "GEMM", kernels::gemmTileSource(problem, config),
-                        bindings);
+  if (failed(claimBlockSize(op, config.threads())))
+    return failure();
+  OpBuilder builder(op);
+  build::KernelBuilder b(builder, op.getLoc());
+  if (failed(buildGemmTile(b, op, problem, config)))
+    return failure();
+  op->erase();
+  return success();
 }
 
 LogicalResult tileConv2dGw8(Conv2dGw8Op op) {

@@ -1,0 +1,156 @@
+//===- KernelBuilder.h - A typed C++ builder of spio kernels ---*- C++ -*-===//
+//
+// Kernel families write their tiled code in C++ on this builder, as Triton's
+// code generator and CuTe DSL build IR: coordinates, tensors and fragments are
+// C++ values that carry their spio types (a tensor is never passed where a
+// coordinate is expected), loops are lambdas with their carried values, and
+// every op is verified where it is built. Each op's location fuses the
+// workload op's (so tiled IR points back at the user's file) with the family's
+// C++ file and line that built it (so a misuse names the line at fault).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPIO_DIALECT_SPIO_BUILDER_KERNELBUILDER_H
+#define SPIO_DIALECT_SPIO_BUILDER_KERNELBUILDER_H
+
+#include "spio/Dialect/Spio/IR/SpioOps.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
+
+namespace mlir::spio::build {
+
+/// A typed coordinate, tensor cursor or fragment: a Value whose C++ type says
+/// which spio type it has.
+using Coord = TypedValue<CoordType>;
+using Tensor = TypedValue<SpioTensorType>;
+using Fragment = TypedValue<FragmentType>;
+
+/// The call site in a family's C++ source: a builder method's last,
+/// defaulted parameter, so it names the caller's line.
+struct Here {
+  const char *file = __builtin_FILE();
+  unsigned line = __builtin_LINE();
+};
+
+/// One dimension entry of a tensor type, `dim/fold: size` (row-major stride).
+struct Extent {
+  StringRef dim;
+  int64_t fold;
+  int64_t size;
+};
+
+/// A fragment's row and column bounds (ragged edges).
+struct Bounds {
+  Coord rows, cols;
+};
+
+class KernelBuilder {
+public:
+  /// Builds at `builder`'s insertion point (which it moves); every op's
+  /// location fuses `origin`, the workload op's, with the call site.
+  KernelBuilder(OpBuilder &builder, Location origin);
+
+  MLIRContext *getContext() const { return builder.getContext(); }
+  OpBuilder &getOpBuilder() { return builder; }
+  /// The location of an op built at `here`.
+  Location loc(Here here = {});
+  /// False once an op failed to verify where it was built (the diagnostic
+  /// was emitted at the op).
+  bool succeeded() const { return verified; }
+
+  //===--- Types --------------------------------------------------------===//
+  CoordType coordType(StringRef dim, int64_t fold = 1);
+  /// A tensor type with row-major strides over `extents`.
+  SpioTensorType tensorType(ArrayRef<Extent> extents, Type element, MemorySpace space,
+                            SwizzleAttrInterface swizzle = {});
+  FragmentType fragmentType(FragmentOperand operand, MmaShape shape, Type element,
+                            StringRef rows, StringRef cols);
+  /// `vector<8 x element>`, the 16-byte element of copies and ldmatrix rows.
+  VectorType vector8(Type element);
+
+  //===--- Coordinates --------------------------------------------------===//
+  Coord constant(int64_t value, CoordType type, Here here = {});
+  Coord fold(Coord c, int64_t fold, Here here = {});
+  Coord unfold(Coord c, int64_t fold, Here here = {});
+  Coord cast(Coord c, StringRef dim, Here here = {});
+  /// Coordinates of one dimension; mixed folds give the finer.
+  Coord add(Coord lhs, Coord rhs, Here here = {});
+  Coord sub(Coord lhs, Coord rhs, Here here = {});
+  Coord mod(Coord c, int64_t modulus, Here here = {});
+  /// An i1: whether the positions compare so.
+  Value cmp(CmpPredicate predicate, Coord lhs, Coord rhs, Here here = {});
+  Value toIndex(Coord c, Here here = {});
+  Coord fromIndex(Value index, CoordType type, Here here = {});
+  Value linearId(LinearId id, Here here = {});
+  /// The digits of `index` in the mixed radix `sizes`, last fastest.
+  SmallVector<Coord> decompose(Value index, ArrayRef<int64_t> sizes, ArrayRef<CoordType> types,
+                               Here here = {});
+
+  //===--- Tensors ------------------------------------------------------===//
+  Tensor alloc(SpioTensorType type, Here here = {});
+  Tensor subscript(Tensor tensor, ArrayRef<Coord> coords, Here here = {});
+
+  //===--- Fragments and tensor cores -----------------------------------===//
+  Fragment ldmatrix(Tensor tensor, ArrayRef<Coord> coords, FragmentType type, bool transpose,
+                    Here here = {});
+  Fragment fill(Value value, FragmentType type, Here here = {});
+  Fragment mma(Fragment a, Fragment b, Fragment acc, Here here = {});
+  Value fragmentToVector(Fragment fragment, Here here = {});
+  Fragment vectorToFragment(Value vector, FragmentType type, Here here = {});
+  Fragment loadFragment(Tensor tensor, ArrayRef<Coord> coords, FragmentType type,
+                        std::optional<Bounds> bounds, Here here = {});
+  void storeFragment(Fragment fragment, Tensor tensor, ArrayRef<Coord> coords,
+                     std::optional<Bounds> bounds, Here here = {});
+
+  //===--- Copies and barriers ------------------------------------------===//
+  /// A 16-byte cp.async; with `inBounds`, a false predicate writes zeros.
+  void asyncCopy(Tensor src, ArrayRef<Coord> srcCoords, Tensor dst, ArrayRef<Coord> dstCoords,
+                 Value inBounds, Here here = {});
+  void asyncCommit(Here here = {});
+  void asyncWait(int32_t pending, Here here = {});
+  /// The block-wide barrier (gpu.barrier).
+  void barrier(Here here = {});
+
+  //===--- Scalars and vectors ------------------------------------------===//
+  Value index(int64_t value, Here here = {});
+  Value f32(double value, Here here = {});
+  Value addi(Value lhs, Value rhs, Here here = {});
+  Value muli(Value lhs, Value rhs, Here here = {});
+  Value divui(Value lhs, Value rhs, Here here = {});
+  Value remui(Value lhs, Value rhs, Here here = {});
+  Value andi(Value lhs, Value rhs, Here here = {});
+  Value addf(Value lhs, Value rhs, Here here = {});
+  Value mulf(Value lhs, Value rhs, Here here = {});
+  Value broadcast(Value scalar, VectorType type, Here here = {});
+
+  //===--- Control flow -------------------------------------------------===//
+  /// `scf.for` from `lower` to `upper` by `step` carrying `inits`: `body`
+  /// builds one iteration from the induction variable and the carried
+  /// values and returns what it yields.
+  scf::ForOp forLoop(Value lower, Value upper, Value step, ValueRange inits,
+                     function_ref<SmallVector<Value>(Value iv, ValueRange carried)> body,
+                     Here here = {});
+
+  /// Builds an op of any dialect at `here`, verified there.
+  template <typename OpTy, typename... Args>
+  OpTy create(Here here, Args &&...args) {
+    auto op = OpTy::create(builder, loc(here), std::forward<Args>(args)...);
+    verify(op);
+    return op;
+  }
+
+private:
+  void verify(Operation *op);
+
+  OpBuilder &builder;
+  Location origin;
+  bool verified = true;
+};
+
+} // namespace mlir::spio::build
+
+#endif // SPIO_DIALECT_SPIO_BUILDER_KERNELBUILDER_H

@@ -1,0 +1,264 @@
+//===- KernelBuilder.cpp - A typed C++ builder of spio kernels ------------===//
+
+#include "spio/Dialect/Spio/Builder/KernelBuilder.h"
+
+#include "spio/Layout/Layout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Verifier.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::spio;
+using namespace mlir::spio::build;
+
+static SmallVector<Value> values(ArrayRef<Coord> coords) {
+  return SmallVector<Value>(coords.begin(), coords.end());
+}
+
+KernelBuilder::KernelBuilder(OpBuilder &builder, Location origin)
+    : builder(builder), origin(origin) {}
+
+Location KernelBuilder::loc(Here here) {
+  MLIRContext *ctx = getContext();
+  return FusedLoc::get(ctx, {origin, FileLineColLoc::get(ctx, here.file, here.line, 0)});
+}
+
+void KernelBuilder::verify(Operation *op) {
+  // Ops inside a region were verified where they were built.
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+    verified = false;
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+CoordType KernelBuilder::coordType(StringRef dim, int64_t fold) {
+  return CoordType::get(getContext(), dim, fold);
+}
+
+SpioTensorType KernelBuilder::tensorType(ArrayRef<Extent> extents, Type element,
+                                         MemorySpace space, SwizzleAttrInterface swizzle) {
+  std::vector<int64_t> sizes;
+  for (const Extent &e : extents)
+    sizes.push_back(e.size);
+  std::vector<int64_t> strides = ::spio::layout::Layout::rowMajorStrides(sizes);
+  SmallVector<TensorDim> dims;
+  for (auto [e, stride] : llvm::zip_equal(extents, strides))
+    dims.push_back({StringAttr::get(getContext(), e.dim), e.fold, e.size, stride});
+  return SpioTensorType::get(getContext(), dims, element, space, swizzle);
+}
+
+FragmentType KernelBuilder::fragmentType(FragmentOperand operand, MmaShape shape, Type element,
+                                         StringRef rows, StringRef cols) {
+  MLIRContext *ctx = getContext();
+  return FragmentType::get(ctx, operand, shape, element, StringAttr::get(ctx, rows),
+                           StringAttr::get(ctx, cols));
+}
+
+VectorType KernelBuilder::vector8(Type element) { return VectorType::get({8}, element); }
+
+//===----------------------------------------------------------------------===//
+// Coordinates
+//===----------------------------------------------------------------------===//
+
+Coord KernelBuilder::constant(int64_t value, CoordType type, Here here) {
+  return llvm::cast<Coord>(create<ConstantOp>(here, type, builder.getI64IntegerAttr(value)).getResult());
+}
+
+Coord KernelBuilder::fold(Coord c, int64_t fold, Here here) {
+  return llvm::cast<Coord>(
+      create<FoldOp>(here, coordType(c.getType().getDim(), fold), c).getResult());
+}
+
+Coord KernelBuilder::unfold(Coord c, int64_t fold, Here here) {
+  return llvm::cast<Coord>(
+      create<UnfoldOp>(here, coordType(c.getType().getDim(), fold), c).getResult());
+}
+
+Coord KernelBuilder::cast(Coord c, StringRef dim, Here here) {
+  return llvm::cast<Coord>(
+      create<CastOp>(here, coordType(dim, c.getType().getFold()), c).getResult());
+}
+
+/// The type of a sum or difference: the operands' dimension at the finer
+/// fold. Across dimensions it is the left operand's, which the op's
+/// verifier then refuses at the call.
+static CoordType binaryType(Coord lhs, Coord rhs) {
+  CoordType l = lhs.getType(), r = rhs.getType();
+  if (l.getDim() != r.getDim())
+    return l;
+  return CoordType::get(l.getContext(), l.getDim(), std::gcd(l.getFold(), r.getFold()));
+}
+
+Coord KernelBuilder::add(Coord lhs, Coord rhs, Here here) {
+  return llvm::cast<Coord>(create<AddOp>(here, binaryType(lhs, rhs), lhs, rhs).getResult());
+}
+
+Coord KernelBuilder::sub(Coord lhs, Coord rhs, Here here) {
+  return llvm::cast<Coord>(create<SubOp>(here, binaryType(lhs, rhs), lhs, rhs).getResult());
+}
+
+Coord KernelBuilder::mod(Coord c, int64_t modulus, Here here) {
+  return llvm::cast<Coord>(
+      create<ModOp>(here, c.getType(), c, builder.getI64IntegerAttr(modulus)).getResult());
+}
+
+Value KernelBuilder::cmp(CmpPredicate predicate, Coord lhs, Coord rhs, Here here) {
+  return create<CmpOp>(here, builder.getI1Type(), predicate, lhs, rhs);
+}
+
+Value KernelBuilder::toIndex(Coord c, Here here) {
+  return create<ToIndexOp>(here, builder.getIndexType(), c);
+}
+
+Coord KernelBuilder::fromIndex(Value index, CoordType type, Here here) {
+  return llvm::cast<Coord>(create<FromIndexOp>(here, type, index).getResult());
+}
+
+Value KernelBuilder::linearId(LinearId id, Here here) {
+  return create<LinearIdOp>(here, builder.getIndexType(), id);
+}
+
+SmallVector<Coord> KernelBuilder::decompose(Value index, ArrayRef<int64_t> sizes,
+                                            ArrayRef<CoordType> types, Here here) {
+  SmallVector<Type> resultTypes(types.begin(), types.end());
+  DecomposeOp op = create<DecomposeOp>(here, resultTypes, index, sizes);
+  SmallVector<Coord> coords;
+  for (Value result : op.getResults())
+    coords.push_back(llvm::cast<Coord>(result));
+  return coords;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors and fragments
+//===----------------------------------------------------------------------===//
+
+Tensor KernelBuilder::alloc(SpioTensorType type, Here here) {
+  return llvm::cast<Tensor>(create<AllocOp>(here, type, /*overlay=*/false).getResult());
+}
+
+Tensor KernelBuilder::subscript(Tensor tensor, ArrayRef<Coord> coords, Here here) {
+  return llvm::cast<Tensor>(
+      create<SubscriptOp>(here, tensor.getType(), tensor, values(coords), ArrayAttr())
+          .getResult());
+}
+
+Fragment KernelBuilder::ldmatrix(Tensor tensor, ArrayRef<Coord> coords, FragmentType type,
+                                 bool transpose, Here here) {
+  return llvm::cast<Fragment>(
+      create<LdMatrixOp>(here, type, tensor, values(coords), Value(), transpose).getResult());
+}
+
+Fragment KernelBuilder::fill(Value value, FragmentType type, Here here) {
+  return llvm::cast<Fragment>(create<FillOp>(here, type, value).getResult());
+}
+
+Fragment KernelBuilder::mma(Fragment a, Fragment b, Fragment acc, Here here) {
+  return llvm::cast<Fragment>(create<MmaOp>(here, acc.getType(), a, b, acc).getResult());
+}
+
+Value KernelBuilder::fragmentToVector(Fragment fragment, Here here) {
+  FragmentType type = fragment.getType();
+  VectorType vector = VectorType::get({type.getElementsPerLane()}, type.getElementType());
+  return create<FragmentToVectorOp>(here, vector, fragment);
+}
+
+Fragment KernelBuilder::vectorToFragment(Value vector, FragmentType type, Here here) {
+  return llvm::cast<Fragment>(create<VectorToFragmentOp>(here, type, vector).getResult());
+}
+
+Fragment KernelBuilder::loadFragment(Tensor tensor, ArrayRef<Coord> coords, FragmentType type,
+                                     std::optional<Bounds> bounds, Here here) {
+  Value rows = bounds ? Value(bounds->rows) : Value(), cols = bounds ? Value(bounds->cols) : Value();
+  return llvm::cast<Fragment>(
+      create<LoadFragmentOp>(here, type, tensor, values(coords), rows, cols).getResult());
+}
+
+void KernelBuilder::storeFragment(Fragment fragment, Tensor tensor, ArrayRef<Coord> coords,
+                                  std::optional<Bounds> bounds, Here here) {
+  Value rows = bounds ? Value(bounds->rows) : Value(), cols = bounds ? Value(bounds->cols) : Value();
+  create<StoreFragmentOp>(here, fragment, tensor, values(coords), rows, cols);
+}
+
+//===----------------------------------------------------------------------===//
+// Copies and barriers
+//===----------------------------------------------------------------------===//
+
+void KernelBuilder::asyncCopy(Tensor src, ArrayRef<Coord> srcCoords, Tensor dst,
+                              ArrayRef<Coord> dstCoords, Value inBounds, Here here) {
+  create<AsyncCopyOp>(here, src, values(srcCoords), dst, values(dstCoords), inBounds);
+}
+
+void KernelBuilder::asyncCommit(Here here) { create<AsyncCommitOp>(here); }
+
+void KernelBuilder::asyncWait(int32_t pending, Here here) {
+  create<AsyncWaitOp>(here, uint32_t(pending));
+}
+
+void KernelBuilder::barrier(Here here) { create<gpu::BarrierOp>(here); }
+
+//===----------------------------------------------------------------------===//
+// Scalars and vectors
+//===----------------------------------------------------------------------===//
+
+Value KernelBuilder::index(int64_t value, Here here) {
+  return create<arith::ConstantIndexOp>(here, value);
+}
+
+Value KernelBuilder::f32(double value, Here here) {
+  return create<arith::ConstantOp>(here, builder.getF32FloatAttr(float(value)));
+}
+
+Value KernelBuilder::addi(Value lhs, Value rhs, Here here) {
+  return create<arith::AddIOp>(here, lhs, rhs);
+}
+
+Value KernelBuilder::muli(Value lhs, Value rhs, Here here) {
+  return create<arith::MulIOp>(here, lhs, rhs);
+}
+
+Value KernelBuilder::divui(Value lhs, Value rhs, Here here) {
+  return create<arith::DivUIOp>(here, lhs, rhs);
+}
+
+Value KernelBuilder::remui(Value lhs, Value rhs, Here here) {
+  return create<arith::RemUIOp>(here, lhs, rhs);
+}
+
+Value KernelBuilder::andi(Value lhs, Value rhs, Here here) {
+  return create<arith::AndIOp>(here, lhs, rhs);
+}
+
+Value KernelBuilder::addf(Value lhs, Value rhs, Here here) {
+  return create<arith::AddFOp>(here, lhs, rhs);
+}
+
+Value KernelBuilder::mulf(Value lhs, Value rhs, Here here) {
+  return create<arith::MulFOp>(here, lhs, rhs);
+}
+
+Value KernelBuilder::broadcast(Value scalar, VectorType type, Here here) {
+  return create<vector::BroadcastOp>(here, type, scalar);
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+scf::ForOp KernelBuilder::forLoop(Value lower, Value upper, Value step, ValueRange inits,
+                                  function_ref<SmallVector<Value>(Value, ValueRange)> body,
+                                  Here here) {
+  Location at = loc(here);
+  // scf.for's builder runs the body with this builder inside the loop.
+  auto loop = scf::ForOp::create(builder, at, lower, upper, step, inits,
+                                 [&](OpBuilder &, Location, Value iv, ValueRange carried) {
+                                   scf::YieldOp::create(builder, at, body(iv, carried));
+                                 });
+  verify(loop);
+  return loop;
+}
