@@ -102,7 +102,7 @@ def add_timing_argument(parser):
         "--timing", choices=TIMINGS, default="queued",
         help="queued: each run's events and launches wait behind a hold kernel until all "
              "are queued, timing the GPU alone; launch: the first event runs before the "
-             "launch calls, so host launch latency counts (tables before session 13)")
+             "launch calls, so host launch latency counts")
 
 
 def time_ms(fn, warmup, repeats, timing="queued"):

@@ -22,6 +22,7 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 config.environment["SPIO_CACHE_DIR"] = os.path.join(config.spio_obj_root, "test", "spio-cache")
 config.substitutions.append(("%spio_src_root", config.spio_src_root))
 config.substitutions.append(("%spio_obj_root", config.spio_obj_root))
+config.substitutions.append(("%spio_tools_dir", config.spio_tools_dir))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

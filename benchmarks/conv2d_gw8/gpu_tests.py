@@ -72,7 +72,7 @@ CASES = [
     (2, 40, 15, 20, 3, 5, 0, 2, "--pass wgrad"),
     (2, 16, 100, 130, 3, 3, 2, 1, "--pass wgrad --out-dtype f32"),
     (32, 64, 56, 56, 3, 3, 1, 1, "--pass wgrad --chunks 7"),
-    # The chooser's blocks of session 39: 3x3 of 9 groups as 1 x 8 (7 of
+    # The chooser's refitted blocks: 3x3 of 9 groups as 1 x 8 (7 of
     # the 16 groups of its second group tile past C), 5x5 of one image a
     # column tile as 1 x 4, and 10 groups as 1 x 4 (2 of 12 past C).
     (3, 72, 32, 30, 3, 3, 1, 1, "--pass wgrad"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where one conv2d-gw8 kernel spends its time, from Nsight Compute's
-# counters (RESULTS.md, session 16): its duration, DRAM and L2 tag-lookup
+# counters: its duration, DRAM and L2 tag-lookup
 # throughput (share of peak), DRAM bytes read and written, L2 hit rate,
 # the tensor pipe's busy share, warps a scheduler and occupancy, issue
 # share, and a warp's cycles between instructions by stall reason. One

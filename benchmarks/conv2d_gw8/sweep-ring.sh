@@ -3,7 +3,7 @@
 # block loops over a range of (image, row tile) bands, a 2-stage cp.async
 # ring) against the chosen configuration, which takes one band a block:
 # "layer | default GB/s | rows R, B bands a block: GB/s ...", for the chosen
-# rows and half of them, 2 and 4 bands a block (RESULTS.md, session 7).
+# rows and half of them, 2 and 4 bands a block.
 # The first ring configuration of each layer runs --check. Single runs are
 # noisier than bench.py's; confirm a winner there.
 #   benchmarks/conv2d_gw8/sweep-ring.sh SPIO_JIT

@@ -1162,11 +1162,10 @@ void ConvWriter::openKernel(bool tiled) {
     // (7x7 5x5: 114, which spill at the 80 of 3 blocks).
     if (p.pass != ConvPass::Wgrad && !flat)
       out << ", nvvm.minctasm = " << residentBlocks() << " : i32";
-    // wgrad's 5x5 kernels left to ptxas took 166-246 registers, one block
-    // a multiprocessor; held to wgradResidentBlocks where shared memory
-    // fits them, with row pairs (WgradSum), they ran 1.06-1.22x on an H200
-    // (8-warp blocks at 128 registers, session 9). 3x3 kernels, at 80-131
-    // registers unhinted, took more hinted and ran 0.93-1.08x.
+    // wgrad's 5x5 kernels left to ptxas take 166-246 registers, one block
+    // a multiprocessor; with row pairs (WgradSum) they are held to the
+    // blocks their shared memory fits, which runs faster. 3x3 kernels
+    // need no hint (hinted, they took more registers and ran no faster).
     if (p.pass == ConvPass::Wgrad && wgradRowPairs(p) && wgradTilesFit(p, c))
       out << ", nvvm.minctasm = " << wgradResidentBlocks(p, c) << " : i32";
     if (narrowOffsets())
@@ -1183,10 +1182,8 @@ int64_t ConvWriter::residentBlocks() const { return rowsResidentBlocks(p, c, out
 
 bool ConvWriter::narrowOffsets() const {
   // wgrad's 5x5 kernels spend most of a band's instructions on their
-  // copies (session 31): in 32 bits they ran 0.99-1.20x (1.06x in
-  // geometric mean over the table's 24 5x5 shapes, on an H200, with one
-  // division a band). 3x3 wgrad ran 0.93-1.01x, fprop 0.98-1.03x and
-  // dgrad 0.98-1.03x (and the GEMM kernels 0.81-0.99x), so they keep 64.
+  // copies' offsets, which 32 bits make cheaper; the other kernels ran no
+  // faster so (the GEMM's slower), so they keep 64.
   return p.pass == ConvPass::Wgrad && p.s >= 5;
 }
 

@@ -37,121 +37,167 @@ using namespace spio::kernels;
 using namespace spio::runtime;
 namespace cl = llvm::cl;
 
-/// spio-jit's own options: --help lists only these. LLVM's (the NVPTX back
-/// end's, say) still parse, and bypass the PTX cache (llvmOptionsGiven).
-static cl::OptionCategory jitOptions("spio-jit options");
+/// spio-jit's own options, grouped for --help, which lists only these.
+/// LLVM's (the NVPTX back end's, say) still parse, and bypass the PTX cache
+/// (llvmOptionsGiven).
+static cl::OptionCategory workloadOptions("Workload and compilation");
+static cl::OptionCategory runOptions("Checking and timing");
+static cl::OptionCategory gemmOptions("GEMM (--workload gemm)");
+static cl::OptionCategory tileOptions("Tile configuration (0: the chooser's)");
+static cl::OptionCategory convOptions("conv2d-gw8 (--workload conv2d-gw8)");
+static cl::OptionCategory wgradOptions("conv2d-gw8 wgrad");
+static const cl::OptionCategory *const jitOptions[] = {&workloadOptions, &runOptions,
+                                                      &gemmOptions,     &tileOptions,
+                                                      &convOptions,     &wgradOptions};
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::cat(jitOptions),
+static cl::opt<std::string> inputFile(cl::Positional, cl::cat(workloadOptions),
                                       cl::desc("[kernel.mlir]"), cl::init(""));
-static cl::opt<std::string> workload("workload", cl::cat(jitOptions),
+static cl::opt<std::string> workload("workload", cl::cat(workloadOptions),
                                      cl::desc("Built-in workload: gemm or conv2d-gw8"),
                                      cl::init("gemm"));
-static cl::opt<int64_t> sizeM("m", cl::cat(jitOptions), cl::desc("GEMM rows of D"), cl::init(1024));
-static cl::opt<int64_t> sizeN("n", cl::cat(jitOptions), cl::desc("GEMM columns of D"),
+static cl::opt<std::string> dtype("dtype", cl::cat(workloadOptions),
+                                  cl::desc("Input type: f16 or bf16"), cl::init("bf16"));
+static cl::opt<std::string> outDtype("out-dtype", cl::cat(workloadOptions),
+                                     cl::desc("Output type: f16, bf16 or f32 (conv2d-gw8: wgrad's "
+                                              "dw as f32); default: the input's"),
+                                     cl::init(""));
+static cl::opt<std::string> chip("chip", cl::cat(workloadOptions),
+                                 cl::desc("Target SM without a GPU"), cl::init("sm_90"));
+static cl::opt<bool> emitPTX("emit-ptx", cl::cat(workloadOptions),
+                             cl::desc("Print the PTX and stop"), cl::init(false));
+static cl::opt<bool> emitSpio("emit-spio", cl::cat(workloadOptions),
+                              cl::desc("Print the workload module and stop"), cl::init(false));
+static cl::opt<bool> noDiskCache("no-disk-cache", cl::cat(workloadOptions),
+                                 cl::desc("Bypass the on-disk PTX cache"), cl::init(false));
+static cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::cat(workloadOptions),
+                                     cl::desc("Print the IR after every pass"), cl::init(false));
+
+static cl::opt<bool> check("check", cl::cat(runOptions),
+                           cl::desc("Check against a float64 CPU reference"), cl::init(false));
+static cl::opt<int> repeats("repeats", cl::cat(runOptions),
+                            cl::desc("Runs that must write the first's bits (with --check)"),
+                            cl::init(10));
+static cl::opt<int> bench("bench", cl::cat(runOptions), cl::desc("Timed runs (0: no timing)"),
+                          cl::init(0));
+static cl::opt<int> warmup("warmup", cl::cat(runOptions), cl::desc("Untimed runs before timing"),
+                           cl::init(5));
+static cl::opt<Timing>
+    timing("timing", cl::cat(runOptions), cl::desc("Where --bench's clock starts"),
+           cl::values(clEnumValN(Timing::Queued, "queued",
+                                 "launches queued behind a hold kernel: the GPU's time alone"),
+                      clEnumValN(Timing::Launch, "launch",
+                                 "before the launch calls: one launch on an idle GPU")),
+           cl::init(Timing::Queued));
+static cl::opt<unsigned> seed("seed", cl::cat(runOptions), cl::desc("Seed of the random inputs"),
+                              cl::init(1));
+
+static cl::opt<int64_t> sizeM("m", cl::cat(gemmOptions), cl::desc("Rows of D"), cl::init(1024));
+static cl::opt<int64_t> sizeN("n", cl::cat(gemmOptions), cl::desc("Columns of D"),
                               cl::init(1024));
-static cl::opt<int64_t> sizeK("k", cl::cat(jitOptions), cl::desc("GEMM reduction depth"),
+static cl::opt<int64_t> sizeK("k", cl::cat(gemmOptions), cl::desc("Reduction depth"),
                               cl::init(1024));
-static cl::opt<int64_t> convN("batch", cl::cat(jitOptions), cl::desc("conv2d-gw8: images N"),
-                              cl::init(8));
-static cl::opt<int64_t> convC("channels", cl::cat(jitOptions),
-                              cl::desc("conv2d-gw8: channels C = K"), cl::init(64));
-static cl::opt<int64_t> convH("height", cl::cat(jitOptions), cl::desc("conv2d-gw8: input height H"),
-                              cl::init(56));
-static cl::opt<int64_t> convW("width", cl::cat(jitOptions), cl::desc("conv2d-gw8: input width W"),
-                              cl::init(56));
-static cl::opt<int64_t> convR("r", cl::cat(jitOptions), cl::desc("conv2d-gw8: kernel height R"),
-                              cl::init(3));
-static cl::opt<int64_t> convS("s", cl::cat(jitOptions), cl::desc("conv2d-gw8: kernel width S"),
-                              cl::init(3));
-static cl::opt<int64_t> padH("pad-h", cl::cat(jitOptions), cl::desc("conv2d-gw8: padding of H"),
-                             cl::init(1));
-static cl::opt<int64_t> padW("pad-w", cl::cat(jitOptions), cl::desc("conv2d-gw8: padding of W"),
-                             cl::init(1));
-static cl::opt<int64_t> convStride("stride", cl::cat(jitOptions), cl::desc("conv2d-gw8: stride"),
-                                   cl::init(1));
-static cl::opt<bool>
-    convBias("bias", cl::cat(jitOptions),
-             cl::desc("conv2d-gw8: add a bias (fprop), or also its gradient (wgrad)"),
-             cl::init(false));
-static cl::opt<int64_t> convRowsP("rows-p", cl::cat(jitOptions),
-                                  cl::desc("conv2d-gw8: output rows per block (0: choose)"),
-                                  cl::init(0));
-static cl::opt<std::string> convPass("pass", cl::cat(jitOptions),
-                                     cl::desc("conv2d-gw8: fprop, dgrad or wgrad"),
-                                     cl::init("fprop"));
+static cl::opt<std::string> aLayout("a-layout", cl::cat(gemmOptions),
+                                    cl::desc("A: row (M x K) or col (K x M)"), cl::init("row"));
+static cl::opt<std::string> bLayout("b-layout", cl::cat(gemmOptions),
+                                    cl::desc("B: row (K x N) or col (N x K)"), cl::init("col"));
+static cl::opt<float> alpha("alpha", cl::cat(gemmOptions), cl::desc("D = alpha * A @ B + beta * C"),
+                            cl::init(1.0f));
+static cl::opt<float> beta("beta", cl::cat(gemmOptions), cl::desc("D = alpha * A @ B + beta * C"),
+                           cl::init(0.0f));
+
+static cl::opt<int64_t> blockM("block-m", cl::cat(tileOptions), cl::desc("GEMM tile rows"),
+                               cl::init(0));
+static cl::opt<int64_t> blockN("block-n", cl::cat(tileOptions), cl::desc("GEMM tile columns"),
+                               cl::init(0));
+static cl::opt<int64_t> blockK("block-k", cl::cat(tileOptions), cl::desc("GEMM tile depth"),
+                               cl::init(0));
+static cl::opt<int64_t> raster("raster", cl::cat(tileOptions),
+                               cl::desc("GEMM block rows taken together for L2 reuse"),
+                               cl::init(0));
+static cl::opt<int64_t> stages("stages", cl::cat(tileOptions),
+                               cl::desc("GEMM pipeline stages"), cl::init(0));
+static cl::opt<int64_t> warpsM("warps-m", cl::cat(tileOptions),
+                               cl::desc("Warps along M (conv2d-gw8: along Q)"), cl::init(0));
+static cl::opt<int64_t> warpsN("warps-n", cl::cat(tileOptions),
+                               cl::desc("Warps along N (conv2d-gw8: along groups)"), cl::init(0));
+static cl::opt<int64_t> convRowsP("rows-p", cl::cat(tileOptions),
+                                  cl::desc("conv2d-gw8 output rows a block"), cl::init(0));
 static cl::opt<int64_t>
-    convChunks("chunks", cl::cat(jitOptions),
-               cl::desc("conv2d-gw8: blocks per group tile along wgrad's reduction, or along "
-                        "fprop's and dgrad's bands of rows, each block a ring over its range "
-                        "(0: choose)"),
+    convChunks("chunks", cl::cat(tileOptions),
+               cl::desc("conv2d-gw8 blocks a group tile along wgrad's reduction or the bands"),
                cl::init(0));
 static cl::opt<int64_t>
-    convCopyWarps("copy-warps", cl::cat(jitOptions),
-                  cl::desc("conv2d-gw8: fprop and dgrad warps that only copy staged rows in, each "
-                           "block streaming its bands through one staged tile (0: none)"),
+    convCopyWarps("copy-warps", cl::cat(tileOptions),
+                  cl::desc("conv2d-gw8 fprop and dgrad warps that only copy rows in"),
                   cl::init(0));
-static cl::opt<int64_t> convMultiprocessors(
-    "multiprocessors", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8: the target GPU's multiprocessors, which wgrad's grid is sized to "
-             "(0: the device's, or 132 without a GPU)"),
-    cl::init(0));
-static cl::opt<int64_t>
-    convL2Bytes("l2-bytes", cl::cat(jitOptions),
-                cl::desc("conv2d-gw8: the target GPU's L2 cache bytes, against which wgrad weighs "
-                         "discarding its partial sums (0: the device's, or 50 MiB without a GPU)"),
-                cl::init(0));
+
+static cl::opt<std::string> convPass("pass", cl::cat(convOptions),
+                                     cl::desc("fprop, dgrad or wgrad"), cl::init("fprop"));
+static cl::opt<int64_t> convN("batch", cl::cat(convOptions), cl::desc("Images N"), cl::init(8));
+static cl::opt<int64_t> convC("channels", cl::cat(convOptions), cl::desc("Channels C = K"),
+                              cl::init(64));
+static cl::opt<int64_t> convH("height", cl::cat(convOptions), cl::desc("Input height H"),
+                              cl::init(56));
+static cl::opt<int64_t> convW("width", cl::cat(convOptions), cl::desc("Input width W"),
+                              cl::init(56));
+static cl::opt<int64_t> convR("r", cl::cat(convOptions), cl::desc("Kernel height R"),
+                              cl::init(3));
+static cl::opt<int64_t> convS("s", cl::cat(convOptions), cl::desc("Kernel width S"), cl::init(3));
+static cl::opt<int64_t> padH("pad-h", cl::cat(convOptions), cl::desc("Padding of H"),
+                             cl::init(1));
+static cl::opt<int64_t> padW("pad-w", cl::cat(convOptions), cl::desc("Padding of W"),
+                             cl::init(1));
+static cl::opt<int64_t> convStride("stride", cl::cat(convOptions), cl::desc("Stride, 1 or 2"),
+                                   cl::init(1));
+static cl::opt<bool> convBias("bias", cl::cat(convOptions),
+                              cl::desc("Add a bias (fprop); also its gradient (wgrad)"),
+                              cl::init(false));
 static cl::opt<bool>
-    convAutotune("autotune", cl::cat(jitOptions),
-                 cl::desc("conv2d-gw8: time the chooser's configuration and its neighbours on the "
-                          "device and run the fastest (all write the same bits: wgrad's keep the "
-                          "chosen blocks)"),
+    convAutotune("autotune", cl::cat(convOptions),
+                 cl::desc("Time the chosen configuration and its neighbours; run the fastest"),
                  cl::init(false));
+static cl::opt<int64_t>
+    convMultiprocessors("multiprocessors", cl::cat(convOptions),
+                        cl::desc("The target's multiprocessors (0: the device's, else 132)"),
+                        cl::init(0));
+static cl::opt<int64_t>
+    convL2Bytes("l2-bytes", cl::cat(convOptions),
+                cl::desc("The target's L2 bytes (0: the device's, else 50 MiB)"), cl::init(0));
+
 static cl::opt<bool> convDependentLaunch(
-    "dependent-launch", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8 wgrad: launch the reduce as a dependent grid, which starts as the "
-             "partial sums' grid ends (sm_90 and later)"),
-    cl::init(true));
+    "dependent-launch", cl::cat(wgradOptions),
+    cl::desc("Launch the reduce as a dependent grid (sm_90 and later)"), cl::init(true));
 /// Which of conv2d-gw8 wgrad's kernels --bench times.
 enum class WgradKernels { Both, PartialSums, Reduce };
 static cl::opt<WgradKernels> wgradKernels(
-    "wgrad-kernels", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8 wgrad --bench: which kernels it times (GB/s stay those of the "
-             "layer's bytes)"),
+    "wgrad-kernels", cl::cat(wgradOptions), cl::desc("The kernels --bench times"),
     cl::values(clEnumValN(WgradKernels::Both, "both", "the partial sums and the reduce"),
                clEnumValN(WgradKernels::PartialSums, "partial-sums", "the partial sums alone"),
                clEnumValN(WgradKernels::Reduce, "reduce",
                           "the reduce alone, not a dependent grid, over a run's partial sums")),
     cl::init(WgradKernels::Both));
 static cl::opt<bool> wgradClusterReduce(
-    "wgrad-cluster-reduce", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8 wgrad: one kernel whose blocks of a group tile, as a thread-block "
-             "cluster, add their partial sums in distributed shared memory (sm_90 and later; "
-             "at most 8 partial sums)"),
+    "wgrad-cluster-reduce", cl::cat(wgradOptions),
+    cl::desc("One kernel adding its partial sums in a cluster (sm_90; at most 8 sums)"),
     cl::init(false));
-static cl::opt<bool> wgradEarlyLaunch(
-    "wgrad-early-launch", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8 wgrad: the partial sums' blocks let the reduce launch as they start, "
-             "not once they have stored their sums (the same bits)"),
-    cl::init(false));
-static cl::opt<int64_t> wgradStagesOption(
-    "wgrad-stages", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8 wgrad: buffers of the band loop's staged tiles, 1 to 4 (0: choose)"),
-    cl::init(0));
-static cl::opt<int64_t> wgradReduceLaneElements(
-    "wgrad-reduce-lane-elements", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8 wgrad: the dw elements a reduce lane adds at once, 1, 2 or 4 "
-             "(loads of 4, 8 or 16 bytes a partial; 0: choose)"),
-    cl::init(0));
-static cl::opt<bool> wgradRowRing(
-    "wgrad-row-ring", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8 wgrad: a block's bands walk down a column tile, each handing its "
-             "last R - 1 rows of x on to the next in shared memory, which copies only its new "
-             "rows (stride 1, rows of fragments; =false: none where the chooser takes one)"),
-    cl::init(false));
+static cl::opt<bool>
+    wgradEarlyLaunch("wgrad-early-launch", cl::cat(wgradOptions),
+                     cl::desc("Let the reduce launch as the partial sums' blocks start"),
+                     cl::init(false));
+static cl::opt<int64_t> wgradStagesOption("wgrad-stages", cl::cat(wgradOptions),
+                                          cl::desc("Band loop buffers, 1 to 4 (0: choose)"),
+                                          cl::init(0));
+static cl::opt<int64_t>
+    wgradReduceLaneElements("wgrad-reduce-lane-elements", cl::cat(wgradOptions),
+                            cl::desc("dw elements a reduce lane adds, 1, 2 or 4 (0: choose)"),
+                            cl::init(0));
+static cl::opt<bool>
+    wgradRowRing("wgrad-row-ring", cl::cat(wgradOptions),
+                 cl::desc("Hand each band's last R - 1 rows of x on to the next (=false: never)"),
+                 cl::init(false));
 static cl::opt<WgradParts> wgradParts(
-    "wgrad-parts", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8 wgrad: run one part of the band loop alone, to time it (the partial "
-             "sums come out wrong; not with --check)"),
+    "wgrad-parts", cl::cat(wgradOptions),
+    cl::desc("Run one part of the band loop alone, to time it (wrong sums)"),
     cl::values(clEnumValN(WgradParts::All, "all", "the whole loop"),
                clEnumValN(WgradParts::Copies, "copies", "its copies alone"),
                clEnumValN(WgradParts::CopiesWithoutRowHalo, "copies-without-row-halo",
@@ -159,74 +205,13 @@ static cl::opt<WgradParts> wgradParts(
                clEnumValN(WgradParts::Mma, "mma", "its fragment loads and mma alone")),
     cl::init(WgradParts::All));
 static cl::opt<WgradDiscard> wgradDiscardPartials(
-    "wgrad-discard-partials", cl::cat(jitOptions),
-    cl::desc("conv2d-gw8 wgrad: whether the reduce drops the partial sums it read from L2 "
-             "without writing them back (discard.global.L2)"),
+    "wgrad-discard-partials", cl::cat(wgradOptions),
+    cl::desc("Drop the read partial sums from L2 unwritten"),
     cl::values(clEnumValN(WgradDiscard::Auto, "auto",
                           "where the layer and its partial sums outgrow 3/4 of the L2"),
                clEnumValN(WgradDiscard::Always, "always", "wherever a channel fits a block"),
                clEnumValN(WgradDiscard::Never, "never", "never")),
     cl::init(WgradDiscard::Auto));
-static cl::opt<std::string> dtype("dtype", cl::cat(jitOptions), cl::desc("Input type: f16 or bf16"),
-                                  cl::init("bf16"));
-static cl::opt<std::string> outDtype("out-dtype", cl::cat(jitOptions),
-                                     cl::desc("Output type: f16, bf16 or f32 (default: input type; "
-                                              "conv2d-gw8: wgrad only, dw as f32)"),
-                                     cl::init(""));
-static cl::opt<std::string> aLayout("a-layout", cl::cat(jitOptions),
-                                    cl::desc("A: row (M x K) or col (K x M)"), cl::init("row"));
-static cl::opt<std::string> bLayout("b-layout", cl::cat(jitOptions),
-                                    cl::desc("B: row (K x N) or col (N x K)"), cl::init("col"));
-static cl::opt<float> alpha("alpha", cl::cat(jitOptions), cl::desc("D = alpha * A @ B + beta * C"),
-                            cl::init(1.0f));
-static cl::opt<float> beta("beta", cl::cat(jitOptions), cl::desc("D = alpha * A @ B + beta * C"),
-                           cl::init(0.0f));
-static cl::opt<bool> check("check", cl::cat(jitOptions),
-                           cl::desc("Check D against a float64 CPU reference"), cl::init(false));
-static cl::opt<int> repeats("repeats", cl::cat(jitOptions),
-                            cl::desc("Runs that must be bit-identical to the first (with --check)"),
-                            cl::init(10));
-static cl::opt<int> bench("bench", cl::cat(jitOptions), cl::desc("Timed runs (0: no timing)"),
-                          cl::init(0));
-static cl::opt<int> warmup("warmup", cl::cat(jitOptions), cl::desc("Untimed runs before timing"),
-                           cl::init(5));
-static cl::opt<Timing>
-    timing("timing", cl::cat(jitOptions), cl::desc("Where --bench's clock starts"),
-           cl::values(clEnumValN(Timing::Queued, "queued",
-                                 "launches queued behind a hold kernel: the GPU's time alone"),
-                      clEnumValN(Timing::Launch, "launch",
-                                 "before the launch calls: one launch on an idle GPU")),
-           cl::init(Timing::Queued));
-static cl::opt<unsigned> seed("seed", cl::cat(jitOptions), cl::desc("Seed of the random inputs"),
-                              cl::init(1));
-static cl::opt<bool> emitPTX("emit-ptx", cl::cat(jitOptions), cl::desc("Print the PTX and stop"),
-                             cl::init(false));
-static cl::opt<bool> emitSpio("emit-spio", cl::cat(jitOptions),
-                              cl::desc("Print the spio-dialect source and stop"), cl::init(false));
-static cl::opt<std::string> chip("chip", cl::cat(jitOptions), cl::desc("Target SM"),
-                                 cl::init("sm_90"));
-static cl::opt<bool> noDiskCache("no-disk-cache", cl::cat(jitOptions),
-                                 cl::desc("Do not read or write the on-disk PTX cache"),
-                                 cl::init(false));
-static cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::cat(jitOptions),
-                                     cl::desc("Print the IR after every pass"), cl::init(false));
-static cl::opt<int64_t> blockM("block-m", cl::cat(jitOptions), cl::desc("Tile rows (0: choose)"),
-                               cl::init(0));
-static cl::opt<int64_t> blockN("block-n", cl::cat(jitOptions), cl::desc("Tile columns (0: choose)"),
-                               cl::init(0));
-static cl::opt<int64_t> blockK("block-k", cl::cat(jitOptions), cl::desc("Tile depth (0: choose)"),
-                               cl::init(0));
-static cl::opt<int64_t> stages("stages", cl::cat(jitOptions),
-                               cl::desc("Pipeline stages (0: choose)"), cl::init(0));
-static cl::opt<int64_t> warpsM("warps-m", cl::cat(jitOptions),
-                               cl::desc("Warps along M (conv2d-gw8: along Q) (0: choose)"),
-                               cl::init(0));
-static cl::opt<int64_t> warpsN("warps-n", cl::cat(jitOptions),
-                               cl::desc("Warps along N (conv2d-gw8: along groups) (0: choose)"),
-                               cl::init(0));
-static cl::opt<int64_t> raster("raster", cl::cat(jitOptions),
-                               cl::desc("Block rows taken together for L2 reuse (0: choose)"),
-                               cl::init(0));
 
 namespace {
 
@@ -326,7 +311,10 @@ const std::string &llvmOptionsGiven() {
   static const std::string given = [] {
     std::vector<std::string> names;
     for (const auto &[name, option] : cl::getRegisteredOptions())
-      if (option->getNumOccurrences() && !llvm::is_contained(option->Categories, &jitOptions))
+      if (option->getNumOccurrences() &&
+          llvm::none_of(option->Categories, [](const cl::OptionCategory *category) {
+            return llvm::is_contained(jitOptions, category);
+          }))
         names.push_back("--" + name.str());
     llvm::sort(names);
     return llvm::join(names, ", ");

@@ -225,8 +225,7 @@ int64_t conv2dGw8WgradBiasAccumulationChain(const Conv2dGw8Problem &problem);
 /// x, dy, dw and the partial sums outgrow three quarters of the L2, so that
 /// the partial sums' dirty lines would be written back to DRAM. Below that
 /// nothing evicts them, and the discard's barrier and fewer lanes a block
-/// only cost (fitted on an H100, RESULTS session 38: 0.94-0.99x on layers
-/// of 18-40 MB, 1.03-1.12x on 3x3 layers of 46-106 MB).
+/// only cost.
 bool conv2dGw8WgradDiscards(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
 /// The most blocks of a portable thread-block cluster, which bounds the
