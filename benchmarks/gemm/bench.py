@@ -8,6 +8,7 @@ in memory), as torch.matmul(a, b.t()); D in the input dtype.
 
 import argparse
 import os
+import shlex
 import sys
 
 import torch
@@ -34,10 +35,10 @@ def torch_tflops(m, n, k, dtype, warmup, repeats, timing):
     return 2.0 * m * n * k / (median * 1e-3) / 1e12
 
 
-def spio_tflops(jit, m, n, k, dtype, warmup, repeats, timing):
+def spio_tflops(jit, m, n, k, dtype, warmup, repeats, timing, extra=()):
     cmd = [jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
            "--dtype", dtype, "--bench", str(repeats), "--warmup", str(warmup),
-           "--timing", timing]
+           "--timing", timing] + list(extra)
     return spio_figure(cmd, r"([0-9.]+) TFLOP/s")
 
 
@@ -47,15 +48,18 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--dtypes", default="bf16,f16")
+    parser.add_argument("--spio-options", type=shlex.split, default=[], metavar="OPTIONS",
+                        help="more spio-jit options, e.g. --wgmma")
     add_timing_argument(parser)
     args = parser.parse_args()
     # spio-jit first, before this process opens a CUDA context (another
     # process's context slows some kernels: conv2d_gw8/bench.py), then cuBLAS.
     timed = (args.warmup, args.repeats, args.timing)
     cases = [(name, m, n, k) for name in args.dtypes.split(",") for m, n, k in SHAPES]
-    ours = [spio_tflops(args.spio_jit, m, n, k, name, *timed) for name, m, n, k in cases]
+    ours = [spio_tflops(args.spio_jit, m, n, k, name, *timed, args.spio_options)
+            for name, m, n, k in cases]
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
-          f"{args.timing} timing")
+          f"{args.timing} timing, spio-jit {' '.join(args.spio_options) or '(defaults)'}")
     rows = []
     for (name, m, n, k), spio in zip(cases, ours):
         dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[name]

@@ -3,7 +3,8 @@
 reference, poisoned output, 10 bit-identical runs) and must pass.
 
 Edge cases: ragged M and N, K not a multiple of the tile, tiny problems,
-every operand layout, every output dtype, beta != 0.
+every operand layout, every output dtype, beta != 0; the mma.sync kernels
+and the wgmma ones (sm_90a).
 """
 
 import os
@@ -13,25 +14,40 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness import check_arguments, run_check_cases  # noqa: E402
 
 CASES = [
-    # m, n, k, extra flags
-    (64, 64, 64, ""),
-    (17, 33, 72, ""),
-    (1, 1, 8, ""),
-    (1000, 1000, 1000, ""),
-    (1000, 1000, 1000, "--dtype f16"),
-    (1000, 1000, 1000, "--out-dtype f32"),
-    (1000, 1000, 1000, "--dtype f16 --out-dtype f16 --beta 0.5 --alpha 2"),
-    (1000, 1000, 1000, "--out-dtype f32 --beta -1"),
+    # m, n, k, extra flags; the mma.sync kernels (the layouts wgmma does
+    # not take run them by default)
+    (64, 64, 64, "--wgmma=false"),
+    (17, 33, 72, "--wgmma=false"),
+    (1, 1, 8, "--wgmma=false"),
+    (1000, 1000, 1000, "--wgmma=false"),
+    (1000, 1000, 1000, "--dtype f16 --wgmma=false"),
+    (1000, 1000, 1000, "--out-dtype f32 --wgmma=false"),
+    (1000, 1000, 1000, "--dtype f16 --out-dtype f16 --beta 0.5 --alpha 2 --wgmma=false"),
+    (1000, 1000, 1000, "--out-dtype f32 --beta -1 --wgmma=false"),
     (1000, 1000, 1000, "--a-layout col --b-layout col"),
     (1000, 1000, 1000, "--a-layout row --b-layout row"),
     (1000, 1000, 1000, "--a-layout col --b-layout row --dtype f16"),
     (336, 520, 200, "--a-layout col --b-layout row"),
-    (128, 4096, 4096, ""),
+    (128, 4096, 4096, "--wgmma=false"),
+    (2048, 3072, 768, "--dtype f16 --wgmma=false"),
+    (4097, 4095, 4096, "--wgmma=false"),
+    (4096, 4096, 4096, "--wgmma=false"),
+    (256, 256, 256, "--block-m 128 --block-n 128 --block-k 32 --stages 3 --wgmma=false"),
+    (300, 300, 4000, "--stages 2 --wgmma=false"),
+    # Hopper's warpgroup wgmma (sm_90a).
+    (64, 64, 64, "--wgmma"),
+    (17, 33, 72, "--wgmma"),
+    (1000, 1000, 1000, "--wgmma"),
+    (1000, 1000, 1000, "--wgmma --dtype f16 --out-dtype f32 --beta -1"),
+    (1000, 1000, 1000, "--wgmma --dtype f16 --out-dtype f16 --beta 0.5 --alpha 2"),
+    (4097, 4095, 4096, "--wgmma"),
+    (4096, 4096, 4096, "--wgmma"),
+    (128, 4096, 4096, "--wgmma"),
+    (300, 300, 4000, "--wgmma --stages 2"),
+    (256, 512, 256, "--wgmma --block-n 256 --stages 3"),
+    (192, 200, 128, "--wgmma --warps-m 4 --block-m 64"),
+    (1000, 1000, 1000, "--wgmma --block-m 128 --warps-m 8 --block-n 128"),
     (2048, 3072, 768, "--dtype f16"),
-    (4097, 4095, 4096, ""),
-    (4096, 4096, 4096, ""),
-    (256, 256, 256, "--block-m 128 --block-n 128 --block-k 32 --stages 3"),
-    (300, 300, 4000, "--stages 2"),
 ]
 
 

@@ -62,6 +62,24 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
            std::to_string(c.warpsN);
   if (c.raster < 1)
     return "raster groups must be positive, got " + std::to_string(c.raster);
+  if (c.wgmma) {
+    // A warpgroup's wgmma reads K-major tiles of 128-byte rows: 64 f16 or
+    // bf16 of the reduction, A's rows and B's columns along the tile's rows.
+    if (p.a != Layout::RowMajor || p.b != Layout::ColMajor)
+      return "wgmma kernels take A row major and B column major (K contiguous in both); "
+             "use the mma.sync configuration for other layouts";
+    if (c.warpsN != 1 || c.warpsM % 4 != 0 || c.blockM != 16 * c.warpsM)
+      return "a wgmma block is warpgroups of 4 warps along M, 64 rows each: warps = [4 * G, 1] "
+             "and block M = 64 * G, got warps " +
+             std::to_string(c.warpsM) + "x" + std::to_string(c.warpsN) + " and block M " +
+             std::to_string(c.blockM);
+    if (c.blockK != 64)
+      return "a wgmma block's K tile is 64 (one 128-byte row of f16 or bf16), got " +
+             std::to_string(c.blockK);
+    if (c.blockN < 8 || c.blockN > 256 || c.blockN % 8 != 0)
+      return "a wgmma block's N tile is a multiple of 8 from 8 to 256, got " +
+             std::to_string(c.blockN);
+  }
   if (c.blockK % 16 != 0 || c.blockM % (16 * c.warpsM) != 0 ||
       c.blockN % (8 * c.warpsN) != 0 || !isPowerOf2(c.blockM) ||
       !isPowerOf2(c.blockN) || !isPowerOf2(c.blockK))
@@ -126,6 +144,34 @@ GemmConfig chooseGemmConfig(const GemmProblem &p, int64_t numSMs) {
   small.blockK = 64;
   small.stages = 4;
   return small;
+}
+
+bool wgmmaSupports(const GemmProblem &p) {
+  return p.a == Layout::RowMajor && p.b == Layout::ColMajor && p.input != DType::F32;
+}
+
+GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
+  // Larger blocks reuse more of each tile but leave the last wave of a
+  // short grid partly idle: a block takes the largest tile that still
+  // gives three waves.
+  struct Tile {
+    int64_t m, n;
+  };
+  const Tile tiles[] = {{128, 256}, {128, 128}, {64, 128}, {64, 64}};
+  GemmConfig c;
+  c.wgmma = true;
+  c.blockK = 64;
+  c.stages = 4;
+  c.warpsN = 1;
+  for (const Tile &tile : tiles) {
+    c.blockM = tile.m;
+    c.blockN = tile.n;
+    if (ceilDiv(p.m, tile.m) * ceilDiv(p.n, tile.n) >= 3 * numSMs)
+      break;
+  }
+  c.warpsM = c.blockM / 16;
+  c.raster = ceilDiv(p.m, c.blockM) % 8 == 0 ? 8 : 1;
+  return c;
 }
 
 LaunchShape gemmLaunchShape(const GemmProblem &p, const GemmConfig &c) {

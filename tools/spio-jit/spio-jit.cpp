@@ -116,6 +116,10 @@ static cl::opt<int64_t> raster("raster", cl::cat(tileOptions),
                                cl::init(0));
 static cl::opt<int64_t> stages("stages", cl::cat(tileOptions),
                                cl::desc("GEMM pipeline stages"), cl::init(0));
+static cl::opt<cl::boolOrDefault>
+    gemmWgmma("wgmma", cl::cat(tileOptions),
+              cl::desc("GEMM on Hopper's warpgroup wgmma (default: on sm_90 where A and B are "
+                       "K-major; =false: mma.sync)"));
 static cl::opt<int64_t> warpsM("warps-m", cl::cat(tileOptions),
                                cl::desc("Warps along M (conv2d-gw8: along Q)"), cl::init(0));
 static cl::opt<int64_t> warpsN("warps-n", cl::cat(tileOptions),
@@ -331,13 +335,14 @@ struct CompiledWorkload {
 
 /// Compiles a workload's spio source, or prints it (--emit-spio) or its PTX
 /// (--emit-ptx) and returns nothing: then there is nothing to run.
-std::optional<CompiledWorkload> compileWorkload(const std::string &source, const char *name) {
+std::optional<CompiledWorkload> compileWorkload(const std::string &source, const char *name,
+                                                const std::string &target) {
   if (emitSpio) {
     llvm::outs() << source;
     return std::nullopt;
   }
   mlir::spio::CompileOptions options;
-  options.chip = chip;
+  options.chip = target;
   options.printIRAfterAll = printIRAfterAll;
   CompiledWorkload result;
   std::string error;
@@ -674,7 +679,11 @@ int runGemm() {
 
   Result<Cuda *> cuda = Cuda::get();
   int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : kDefaultMultiprocessors;
-  GemmConfig config = chooseGemmConfig(problem, multiprocessors);
+  bool hopper = chip == "sm_90" || chip == "sm_90a";
+  bool wgmma = gemmWgmma == cl::BOU_TRUE ||
+               (gemmWgmma == cl::BOU_UNSET && hopper && wgmmaSupports(problem));
+  GemmConfig config = wgmma ? chooseWgmmaGemmConfig(problem, multiprocessors)
+                            : chooseGemmConfig(problem, multiprocessors);
   if (blockM)
     config.blockM = blockM;
   if (blockN)
@@ -692,18 +701,28 @@ int runGemm() {
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
-  std::optional<CompiledWorkload> built = compileWorkload(mlir::spio::gemmSource(problem, config), "gemm");
+  // wgmma is an sm_90a instruction: the kernel targets the Hopper chip's
+  // arch-specific variant.
+  std::string target = chip;
+  if (config.wgmma) {
+    if (!hopper)
+      fail("--wgmma needs a Hopper target (sm_90), not " + chip);
+    target = "sm_90a";
+  }
+  std::optional<CompiledWorkload> built =
+      compileWorkload(mlir::spio::gemmSource(problem, config), "gemm", target);
   if (!built)
     return 0;
   const mlir::spio::CompiledModule &compiled = built->module;
   mlir::spio::CacheOutcome outcome = built->outcome;
   double compileMs = built->ms;
   const mlir::spio::CompiledKernel &info = compiled.kernels.front();
-  llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, tile %lldx%lldx%lld "
+  llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, %s tile %lldx%lldx%lld "
                                "warps %lldx%lld stages %lld: %s in %.2f ms (%zu bytes PTX)\n",
                                (long long)problem.m, (long long)problem.n, (long long)problem.k,
                                dtypeName(problem.input), dtypeName(problem.output),
-                               aLayout.c_str(), bLayout.c_str(), (long long)config.blockM,
+                               aLayout.c_str(), bLayout.c_str(),
+                               config.wgmma ? "wgmma" : "mma.sync", (long long)config.blockM,
                                (long long)config.blockN, (long long)config.blockK,
                                (long long)config.warpsM, (long long)config.warpsN,
                                (long long)config.stages, mlir::spio::describe(outcome), compileMs,
@@ -1048,7 +1067,7 @@ int runConv() {
   std::vector<CompiledWorkload> builds;
   for (const Conv2dGw8Config &candidate : candidates) {
     std::optional<CompiledWorkload> built =
-        compileWorkload(conv2dGw8Source(problem, candidate), "conv2d-gw8");
+        compileWorkload(conv2dGw8Source(problem, candidate), "conv2d-gw8", chip);
     if (!built)
       return 0;
     builds.push_back(std::move(*built));
@@ -1238,7 +1257,7 @@ int main(int argc, char **argv) {
            std::to_string(int(*count)));
   const std::initializer_list<const cl::Option *> gemmOnly = {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
-      &beta,  &blockM, &blockN, &blockK, &stages, &raster};
+      &beta,  &blockM, &blockN, &blockK, &stages, &raster, &gemmWgmma};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,

@@ -131,4 +131,42 @@ TEST(GemmLaunch, OneBlockPerOutputTile) {
   EXPECT_EQ(s.block, c.threads());
 }
 
+TEST(GemmWgmma, TakesKMajorOperandsOnly) {
+  GemmProblem p = problem(256, 256, 256);
+  EXPECT_TRUE(wgmmaSupports(p));
+  p.a = Layout::ColMajor;
+  EXPECT_FALSE(wgmmaSupports(p));
+  GemmConfig c = chooseWgmmaGemmConfig(problem(256, 256, 256), 132);
+  EXPECT_NE(checkGemm(p, c).find("wgmma kernels take A row major and B column major"),
+            std::string::npos);
+}
+
+// The largest block whose grid is three waves or more, else the smallest.
+TEST(GemmWgmma, ChoosesTheLargestBlockOfThreeWaves) {
+  auto tile = [](int64_t m, int64_t n, int64_t sms) {
+    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, 4096), sms);
+    EXPECT_EQ(checkGemm(problem(m, n, 4096), c), "");
+    EXPECT_EQ(c.warpsM * 16, c.blockM);
+    return std::pair{c.blockM, c.blockN};
+  };
+  EXPECT_EQ(tile(4096, 4096, 132), (std::pair<int64_t, int64_t>{128, 256}));  // 512 blocks
+  EXPECT_EQ(tile(2048, 3072, 132), (std::pair<int64_t, int64_t>{64, 128}));   // 768
+  EXPECT_EQ(tile(2048, 3072, 100), (std::pair<int64_t, int64_t>{128, 128}));  // 384 of 300
+  EXPECT_EQ(tile(128, 4096, 132), (std::pair<int64_t, int64_t>{64, 64}));     // none: smallest
+}
+
+TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
+  GemmConfig c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
+  c.warpsM = 2;
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("a wgmma block is warpgroups"),
+            std::string::npos);
+  c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
+  c.blockK = 32;
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("K tile is 64"), std::string::npos);
+  c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
+  c.blockN = 512;
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("multiple of 8 from 8 to 256"),
+            std::string::npos);
+}
+
 } // namespace

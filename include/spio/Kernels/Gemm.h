@@ -47,6 +47,9 @@ struct GemmConfig {
   /// column (1: row by row), so that concurrent blocks share tiles in L2.
   /// Used only when it divides the grid's rows.
   int64_t raster = 1;
+  /// Hopper's warpgroup wgmma (sm_90a) instead of mma.sync: each group of
+  /// 4 warps along M computes 64 rows of the block from the shared tiles.
+  bool wgmma = false;
 
   int64_t threads() const { return 32 * warpsM * warpsN; }
 };
@@ -58,6 +61,15 @@ std::string checkGemm(const GemmProblem &problem, const GemmConfig &config);
 /// A tile configuration for the problem on a GPU with `numSMs`
 /// multiprocessors: large tiles, smaller ones when large ones leave SMs idle.
 GemmConfig chooseGemmConfig(const GemmProblem &problem, int64_t numSMs);
+
+/// Whether a wgmma kernel (sm_90a) takes the problem: A and B K-major.
+bool wgmmaSupports(const GemmProblem &problem);
+
+/// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
+/// multiprocessors: the largest block of 128 x 256, 128 x 128, 64 x 128
+/// and 64 x 64 whose grid is at least three waves of blocks, else the
+/// smallest; 64 deep, 4 stages, rastered where the grid allows.
+GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs);
 
 /// The launch geometry of the kernel.
 struct LaunchShape {

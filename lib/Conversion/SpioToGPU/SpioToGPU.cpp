@@ -57,6 +57,22 @@ VectorType fragmentVectorType(FragmentType fragment) {
   return VectorType::get({fragment.getElementsPerLane()}, fragment.getElementType());
 }
 
+/// The vector a thread's values of a warpgroup accumulator live in.
+VectorType warpgroupVectorType(WarpgroupAccType acc) {
+  return VectorType::get({acc.getElementsPerThread()}, acc.getElementType());
+}
+
+/// The fixed bits of a wgmma shared-memory descriptor for K-major tiles in
+/// the 128-byte swizzle: the swizzle mode (bit 62), the stride between
+/// groups of 8 rows (1024 bytes, >> 4, at bit 32) and the leading offset
+/// (16 bytes, >> 4, at bit 16; unused by swizzled K-major tiles).
+constexpr uint64_t kWgmmaDescriptor128B = (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) |
+                                          (uint64_t(16 >> 4) << 16);
+
+/// Shared tensors that wgmma reads start at multiples of the 128-byte
+/// swizzle's period, which the instruction applies to address bits.
+constexpr int64_t kWgmmaSharedAlignment = 1024;
+
 /// The element type of a tensor as stored in a memref.
 Type storedElementType(SpioTensorType tensor) {
   if (auto fragment = dyn_cast<FragmentType>(tensor.getElementType()))
@@ -174,6 +190,17 @@ struct Extra {
   Value baseValue;
 };
 
+/// Whether a wgmma reads `tensor` or a cursor derived from it.
+bool feedsWgmma(Value tensor) {
+  for (Operation *user : tensor.getUsers()) {
+    if (isa<WgmmaOp>(user))
+      return true;
+    if (isa<SubscriptOp, RebaseOp, ViewOp>(user) && feedsWgmma(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
 class TensorResolver {
 public:
   TensorResolver(FunctionOpInterface func) : func(func), builder(func.getContext()) {
@@ -221,7 +248,7 @@ private:
   Value lane(Location loc) { return gpu::LaneIdOp::create(builder, loc, nullptr); }
   /// A shared byte offset for `bytes` (128-byte aligned) in the dynamic
   /// shared memory, which this creates on first use.
-  int64_t reserveShared(int64_t bytes);
+  int64_t reserveShared(int64_t bytes, int64_t alignment = kSharedAlignment);
   /// Places each `spio.alloc overlay` at the lowest offset whose bytes no
   /// live shared tensor holds (AllocOp), once every other shared tensor is
   /// placed.
@@ -255,7 +282,7 @@ FailureOr<Cursor> TensorResolver::cursorOf(Operation *user, Value tensor) {
             "flow through block arguments, loops or calls";
 }
 
-int64_t TensorResolver::reserveShared(int64_t bytes) {
+int64_t TensorResolver::reserveShared(int64_t bytes, int64_t alignment) {
   if (!dynamicShared) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(&func.getFunctionBody().front());
@@ -264,7 +291,7 @@ int64_t TensorResolver::reserveShared(int64_t bytes) {
                                      AffineMap(), addressSpace(ctx, MemorySpace::Shared));
     dynamicShared = gpu::DynamicSharedMemoryOp::create(builder, func.getLoc(), bytesType);
   }
-  sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
+  sharedBytes = llvm::alignTo(sharedBytes, alignment);
   int64_t offset = sharedBytes;
   sharedBytes += bytes;
   return offset;
@@ -395,7 +422,8 @@ LogicalResult TensorResolver::collectCursors() {
       if (type.getMemorySpace() == MemorySpace::Shared && alloc.getOverlay()) {
         overlays.push_back(alloc);
       } else if (type.getMemorySpace() == MemorySpace::Shared) {
-        sharedOffset[alloc] = reserveShared(tensorBytes(type));
+        sharedOffset[alloc] = reserveShared(
+            tensorBytes(type), feedsWgmma(alloc) ? kWgmmaSharedAlignment : kSharedAlignment);
         rootBytes[alloc] = dynamicShared;
       }
       return WalkResult::advance();
@@ -761,6 +789,65 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     return success();
   }
 
+  if (auto wgmma = dyn_cast<WgmmaOp>(op)) {
+    // Each operand's descriptor: the tile origin's shared address (>> 4,
+    // 14 bits) and the 128-byte swizzle's fixed fields.
+    auto descriptor = [&](Value tensor, ValueRange coords) -> FailureOr<Value> {
+      FailureOr<Cursor> cursor = cursorOf(op, tensor);
+      if (failed(cursor))
+        return failure();
+      auto type = cast<SpioTensorType>(tensor.getType());
+      Value offset = elementOffset(loc, type, *cursor, coords, {});
+      Value bytes = arith::MulIOp::create(builder, loc, offset, index(loc, type.getElementBytes()));
+      Value pointer = sharedPointer(loc, cursor->root, bytes);
+      Value address = LLVM::PtrToIntOp::create(builder, loc, builder.getI64Type(), pointer);
+      Value field = arith::ShRUIOp::create(
+          builder, loc,
+          arith::AndIOp::create(builder, loc, address,
+                                arith::ConstantIntOp::create(builder, loc, 0x3FFFF, 64)),
+          arith::ConstantIntOp::create(builder, loc, 4, 64));
+      return arith::OrIOp::create(
+                 builder, loc, field,
+                 arith::ConstantIntOp::create(builder, loc, int64_t(kWgmmaDescriptor128B), 64))
+          .getResult();
+    };
+    FailureOr<Value> a = descriptor(wgmma.getA(), wgmma.getACoords());
+    FailureOr<Value> b = descriptor(wgmma.getB(), wgmma.getBCoords());
+    if (failed(a) || failed(b))
+      return failure();
+    WarpgroupAccType accType = wgmma.getAcc().getType();
+    VectorType vectorType = warpgroupVectorType(accType);
+    int64_t count = accType.getElementsPerThread();
+    Type f32 = builder.getF32Type();
+    auto structType =
+        LLVM::LLVMStructType::getLiteral(builder.getContext(), SmallVector<Type>(count, f32));
+    // The accumulator as the instruction's struct of registers, and back;
+    // the casts meet the converted accumulator when its type is lowered.
+    Value accVector =
+        UnrealizedConversionCastOp::create(builder, loc, vectorType, wgmma.getAcc()).getResult(0);
+    Value inouts = LLVM::UndefOp::create(builder, loc, structType);
+    for (int64_t i = 0; i < count; ++i)
+      inouts = LLVM::InsertValueOp::create(
+          builder, loc, inouts, vector::ExtractOp::create(builder, loc, accVector, i), i);
+    auto a16 = cast<VectorType>(wgmma.getA().getType().getElementType()).getElementType();
+    NVVM::WGMMATypes inputType = a16.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    Value d = NVVM::WgmmaMmaAsyncOp::create(
+        builder, loc, structType, inouts, *a, *b,
+        NVVM::MMAShapeAttr::get(builder.getContext(), 64, accType.getN(), 16), inputType,
+        inputType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+        NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col,
+        NVVM::MMAIntOverflowAttr());
+    Value result = arith::ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(vectorType, builder.getZeroAttr(f32)));
+    for (int64_t i = 0; i < count; ++i)
+      result = vector::InsertOp::create(builder, loc,
+                                        LLVM::ExtractValueOp::create(builder, loc, d, i), result, i);
+    wgmma.replaceAllUsesWith(
+        UnrealizedConversionCastOp::create(builder, loc, accType, result).getResult(0));
+    wgmma.erase();
+    return success();
+  }
+
   if (auto ldmatrix = dyn_cast<LdMatrixOp>(op)) {
     FailureOr<Cursor> cursor = cursorOf(op, ldmatrix.getTensor());
     if (failed(cursor))
@@ -970,7 +1057,7 @@ LogicalResult TensorResolver::run() {
   func.getFunctionBody().walk([&](Operation *op) {
     if (isa<LoadOp, LoadRemoteOp, StoreOp, DiscardOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
             StoreFragmentOp, AsyncCommitOp, AsyncWaitOp, BarrierInitOp, BarrierArriveOp,
-            BarrierWaitOp, AsyncArriveOp>(op))
+            BarrierWaitOp, AsyncArriveOp, WgmmaOp>(op))
       accesses.push_back(op);
   });
   for (Operation *op : accesses)
@@ -1005,6 +1092,7 @@ public:
     addConversion([](Type type) { return type; });
     addConversion([](CoordType type) -> Type { return IndexType::get(type.getContext()); });
     addConversion([](FragmentType type) -> Type { return fragmentVectorType(type); });
+    addConversion([](WarpgroupAccType type) -> Type { return warpgroupVectorType(type); });
     addConversion([](SpioTensorType type) -> std::optional<Type> {
       if (type.getMemorySpace() == MemorySpace::Global)
         return globalBytesType(type);
@@ -1224,6 +1312,59 @@ struct MmaLowering : SpioPattern<MmaOp> {
   }
 };
 
+struct WarpgroupFillLowering : SpioPattern<WarpgroupFillOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(WarpgroupFillOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOpWithNewOp<vector::BroadcastOp>(op, warpgroupVectorType(op.getType()), a.getValue());
+    return success();
+  }
+};
+
+/// The thread's values of C fragment `index` are values 4 * index to
+/// 4 * index + 3 of its accumulator registers (wgmma's register order).
+struct WarpgroupFragmentLowering : SpioPattern<WarpgroupFragmentOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(WarpgroupFragmentOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOpWithNewOp<vector::ExtractStridedSliceOp>(
+        op, a.getAcc(), ArrayRef<int64_t>{4 * int64_t(op.getIndex())}, ArrayRef<int64_t>{4},
+        ArrayRef<int64_t>{1});
+    return success();
+  }
+};
+
+/// wgmma's fence, commit and wait, and the async-proxy fence.
+template <typename Op, typename Lowered>
+struct ReplaceLowering : SpioPattern<Op> {
+  using SpioPattern<Op>::SpioPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOpWithNewOp<Lowered>(op);
+    return success();
+  }
+};
+
+struct WgmmaWaitLowering : SpioPattern<WgmmaWaitOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(WgmmaWaitOp op, Adaptor,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(op, op.getPending());
+    return success();
+  }
+};
+
+struct FenceProxyAsyncLowering : SpioPattern<FenceProxyAsyncOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(FenceProxyAsyncOp op, Adaptor,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+        op, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(r.getContext(), NVVM::SharedSpace::shared_cta));
+    return success();
+  }
+};
+
 struct NamedBarrierLowering : SpioPattern<NamedBarrierOp> {
   using SpioPattern::SpioPattern;
   LogicalResult matchAndRewrite(NamedBarrierOp op, Adaptor, ConversionPatternRewriter &r) const override {
@@ -1303,7 +1444,10 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
                  CoordBinaryLowering<AddOp, arith::AddIOp>,
                  CoordBinaryLowering<SubOp, arith::SubIOp>, ModLowering, CmpLowering,
                  LinearIdLowering, LdMatrixRowLowering, DecomposeLowering, FillLowering, MmaLowering,
-                 NamedBarrierLowering>(
+                 NamedBarrierLowering, WarpgroupFillLowering, WarpgroupFragmentLowering,
+                 ReplaceLowering<WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
+                 ReplaceLowering<WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,
+                 WgmmaWaitLowering, FenceProxyAsyncLowering>(
         converter, ctx);
     populateFunctionOpInterfaceTypeConversionPattern<gpu::GPUFuncOp>(patterns, converter);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);

@@ -76,12 +76,13 @@ GemmConfig mlir::spio::gemmConfig(GemmConfigAttr attr) {
   c.warpsN = attr.getWarps()[1];
   c.stages = attr.getStages();
   c.raster = attr.getRaster();
+  c.wgmma = attr.getWgmma();
   return c;
 }
 
 GemmConfigAttr mlir::spio::gemmConfigAttr(MLIRContext *context, const GemmConfig &c) {
   return GemmConfigAttr::get(context, {c.blockM, c.blockN, c.blockK}, {c.warpsM, c.warpsN},
-                             c.stages, c.raster);
+                             c.stages, c.raster, c.wgmma);
 }
 
 namespace {
@@ -216,9 +217,14 @@ void GemmTile::build(GemmOp op) {
   }
   Coord bi = b.fromIndex(blockRow, b.coordType(I, c.blockM));
   Coord bj = b.fromIndex(blockCol, b.coordType(J, c.blockN));
-  SmallVector<Coord> warp = b.decompose(b.linearId(LinearId::Warp), {c.warpsM, c.warpsN},
-                                        {b.coordType(I, warpM), b.coordType(J, warpN)});
-  Coord wi = warp[0], wj = warp[1];
+  // The warp's place: mma.sync, its tile of the block; wgmma, its
+  // warpgroup's 64 rows and its own 16 of them.
+  Value warpId = b.linearId(LinearId::Warp);
+  SmallVector<Coord> warp =
+      c.wgmma ? b.decompose(warpId, {c.warpsM / 4, 4},
+                            {b.coordType(I, WarpgroupAccType::kRows), b.coordType(I, 16)})
+              : b.decompose(warpId, {c.warpsM, c.warpsN},
+                            {b.coordType(I, warpM), b.coordType(J, warpN)});
   Value thread = b.linearId(LinearId::Thread);
   SmallVector<Coord> copyA, copyB;
   for (auto [o, copy] : {std::pair{&a, &copyA}, std::pair{&bOp, &copyB}}) {
@@ -226,21 +232,17 @@ void GemmTile::build(GemmOp op) {
     *copy = b.decompose(thread, {c.threads() / vectorsPerRow, vectorsPerRow},
                         {b.coordType(o->outerDim()), b.coordType(o->innerDim(), 8)});
   }
-  Fragment zero = b.fill(b.f32(0.0), fc);
-  SmallVector<Value> inits(accs, zero);
+  SmallVector<Value> inits;
+  if (c.wgmma)
+    inits.push_back(b.warpgroupFill(b.f32(0.0), b.warpgroupAccType(c.blockN, I, J)));
+  else
+    inits.assign(accs, b.fill(b.f32(0.0), fc));
   Value lower = b.index(0), step = b.index(1);
   Value kTiles = b.index(ceilDiv(p.k, c.blockK));
 
-  // The reduction loop, one k-tile per step, accumulators carried. One
-  // stage: load, wait, compute; spio-pipeline overlaps them.
-  Tensor globalA = cast<Tensor>(op.getA()), globalB = cast<Tensor>(op.getB());
-  scf::ForOp loop = b.forLoop(lower, kTiles, step, inits, [&](Value kt, ValueRange carried) {
-    Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
-    copyTile(a, globalA, sharedA, bi, kTile, copyA[0], copyA[1]);
-    copyTile(bOp, globalB, sharedB, bj, kTile, copyB[0], copyB[1]);
-    b.asyncCommit();
-    b.asyncWait(0);
-    b.barrier();
+  // mma.sync: per 16-deep step, the warp's A and B fragments by ldmatrix
+  // and the mma of its tile, accumulators carried.
+  auto mmaSync = [&](Coord wi, Coord wj, ValueRange carried) {
     SmallVector<Fragment> acc;
     for (Value v : carried)
       acc.push_back(cast<Fragment>(v));
@@ -261,32 +263,74 @@ void GemmTile::build(GemmOp op) {
           acc[t] = b.mma(rowsA[mi], colsB[n], acc[t]);
         }
     }
-    b.barrier();
     return SmallVector<Value>(acc.begin(), acc.end());
+  };
+  // wgmma: the warpgroup's 64 rows times the block's columns, one wgmma a
+  // 16-deep step, waited for before the tiles are refilled.
+  auto warpgroupMma = [&](Coord wgRow, ValueRange carried) {
+    WarpgroupAcc acc = cast<WarpgroupAcc>(carried[0]);
+    b.wgmmaFence();
+    for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
+      Coord kStep = b.constant(kk, b.coordType(K, 16));
+      acc = b.wgmma(sharedA, {wgRow, kStep}, sharedB, {kStep}, acc);
+    }
+    b.wgmmaCommit();
+    b.wgmmaWait(0);
+    return SmallVector<Value>{acc};
+  };
+
+  // The reduction loop, one k-tile per step, accumulators carried. One
+  // stage: load, wait, compute; spio-pipeline overlaps them.
+  Tensor globalA = cast<Tensor>(op.getA()), globalB = cast<Tensor>(op.getB());
+  scf::ForOp loop = b.forLoop(lower, kTiles, step, inits, [&](Value kt, ValueRange carried) {
+    Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
+    copyTile(a, globalA, sharedA, bi, kTile, copyA[0], copyA[1]);
+    copyTile(bOp, globalB, sharedB, bj, kTile, copyB[0], copyB[1]);
+    b.asyncCommit();
+    b.asyncWait(0);
+    // wgmma reads the tiles through the async proxy.
+    if (c.wgmma)
+      b.fenceProxyAsync();
+    b.barrier();
+    SmallVector<Value> results =
+        c.wgmma ? warpgroupMma(warp[0], carried) : mmaSync(warp[0], warp[1], carried);
+    b.barrier();
+    return results;
   });
   loop->setAttr("spio.stages", b.getOpBuilder().getI64IntegerAttr(c.stages));
 
-  // Epilogue: D = alpha * acc (+ beta * C), bounded by M and N.
+  // Epilogue: D = alpha * acc (+ beta * C), bounded by M and N, a C
+  // fragment at a time.
   Bounds bounds{b.constant(p.m, b.coordType(I)), b.constant(p.n, b.coordType(J))};
   VectorType lane = VectorType::get({4}, Float32Type::get(ctx));
   Value alpha = b.broadcast(op.getAlpha(), lane);
-  Tensor tileD = b.subscript(cast<Tensor>(op.getD()), {bi, bj, wi, wj});
+  Tensor tileD = b.subscript(cast<Tensor>(op.getD()), {bi, bj, warp[0], warp[1]});
   Value beta;
   Tensor tileC;
   if (p.readsC) {
     beta = b.broadcast(op.getBeta(), lane);
-    tileC = b.subscript(cast<Tensor>(op.getC()), {bi, bj, wi, wj});
+    tileC = b.subscript(cast<Tensor>(op.getC()), {bi, bj, warp[0], warp[1]});
+  }
+  auto store = [&](Fragment accumulated, ArrayRef<Coord> at) {
+    Value result = b.mulf(alpha, b.fragmentToVector(accumulated));
+    if (p.readsC) {
+      Fragment cf = b.loadFragment(tileC, at, fc, bounds);
+      result = b.addf(result, b.mulf(beta, b.fragmentToVector(cf)));
+    }
+    b.storeFragment(b.vectorToFragment(result, fc), tileD, at, bounds);
+  };
+  if (c.wgmma) {
+    WarpgroupAcc accumulated = cast<WarpgroupAcc>(loop.getResult(0));
+    for (int64_t ni = 0; ni < c.blockN / 8; ++ni) {
+      Coord n = b.constant(ni, b.coordType(J, 8));
+      store(b.warpgroupFragment(accumulated, ni), {n});
+    }
+    return;
   }
   for (int64_t mi = 0; mi < mTiles; ++mi)
     for (int64_t ni = 0; ni < nTiles; ++ni) {
       Coord m = b.constant(mi, b.coordType(I, 16)), n = b.constant(ni, b.coordType(J, 8));
-      Fragment accumulated = cast<Fragment>(loop.getResult(mi * nTiles + ni));
-      Value result = b.mulf(alpha, b.fragmentToVector(accumulated));
-      if (p.readsC) {
-        Fragment cf = b.loadFragment(tileC, {m, n}, fc, bounds);
-        result = b.addf(result, b.mulf(beta, b.fragmentToVector(cf)));
-      }
-      b.storeFragment(b.vectorToFragment(result, fc), tileD, {m, n}, bounds);
+      store(cast<Fragment>(loop.getResult(mi * nTiles + ni)), {m, n});
     }
 }
 

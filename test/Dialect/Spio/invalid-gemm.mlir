@@ -118,3 +118,24 @@ func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
   "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>}> : (!A, !B, !D, f32, f32) -> ()
   return
 }
+
+// -----
+
+// expected-error @below {{expected 'raster' or 'wgmma' (each at most once), got 'swizzle'}}
+func.func @config_key() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, swizzle = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{expected 'raster' or 'wgmma' (each at most once), got 'raster'}}
+func.func @config_twice() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, raster = 2, raster = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{expected true or false, got 'yes'}}
+func.func @config_flag() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = yes>} {
+  return
+}

@@ -60,6 +60,12 @@ FragmentType KernelBuilder::fragmentType(FragmentOperand operand, MmaShape shape
                            StringAttr::get(ctx, cols));
 }
 
+WarpgroupAccType KernelBuilder::warpgroupAccType(int64_t n, StringRef rows, StringRef cols) {
+  MLIRContext *ctx = getContext();
+  return WarpgroupAccType::get(ctx, n, Float32Type::get(ctx), StringAttr::get(ctx, rows),
+                               StringAttr::get(ctx, cols));
+}
+
 VectorType KernelBuilder::vector8(Type element) { return VectorType::get({8}, element); }
 
 //===----------------------------------------------------------------------===//
@@ -184,6 +190,41 @@ void KernelBuilder::storeFragment(Fragment fragment, Tensor tensor, ArrayRef<Coo
   Value rows = bounds ? Value(bounds->rows) : Value(), cols = bounds ? Value(bounds->cols) : Value();
   create<StoreFragmentOp>(here, fragment, tensor, values(coords), rows, cols);
 }
+
+//===----------------------------------------------------------------------===//
+// Warpgroup tensor cores
+//===----------------------------------------------------------------------===//
+
+WarpgroupAcc KernelBuilder::warpgroupFill(Value value, WarpgroupAccType type, Here here) {
+  return llvm::cast<WarpgroupAcc>(create<WarpgroupFillOp>(here, type, value).getResult());
+}
+
+WarpgroupAcc KernelBuilder::wgmma(Tensor a, ArrayRef<Coord> aCoords, Tensor b,
+                                  ArrayRef<Coord> bCoords, WarpgroupAcc acc, Here here) {
+  return llvm::cast<WarpgroupAcc>(
+      create<WgmmaOp>(here, acc.getType(), acc, a, values(aCoords), b, values(bCoords))
+          .getResult());
+}
+
+void KernelBuilder::wgmmaFence(Here here) { create<WgmmaFenceOp>(here); }
+
+void KernelBuilder::wgmmaCommit(Here here) { create<WgmmaCommitOp>(here); }
+
+void KernelBuilder::wgmmaWait(int32_t pending, Here here) {
+  create<WgmmaWaitOp>(here, uint32_t(pending));
+}
+
+Fragment KernelBuilder::warpgroupFragment(WarpgroupAcc acc, int64_t index, Here here) {
+  WarpgroupAccType type = acc.getType();
+  FragmentType fragment = fragmentType(FragmentOperand::C, MmaShape::M16N8K16,
+                                       type.getElementType(), type.getRowDim().getValue(),
+                                       type.getColDim().getValue());
+  return llvm::cast<Fragment>(
+      create<WarpgroupFragmentOp>(here, fragment, acc, builder.getI64IntegerAttr(index))
+          .getResult());
+}
+
+void KernelBuilder::fenceProxyAsync(Here here) { create<FenceProxyAsyncOp>(here); }
 
 //===----------------------------------------------------------------------===//
 // Copies and barriers

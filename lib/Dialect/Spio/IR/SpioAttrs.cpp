@@ -57,9 +57,71 @@ LogicalResult CheckerboardAttr::verify(function_ref<InFlightDiagnostic()> emitEr
   return success();
 }
 
+Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<int64_t, 3> block;
+  SmallVector<int64_t, 2> warps;
+  int64_t stages = 0, raster = 1;
+  bool wgmma = false;
+  auto parseSizes = [&](SmallVectorImpl<int64_t> &sizes) {
+    return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
+      return parser.parseInteger(sizes.emplace_back());
+    });
+  };
+  if (parser.parseLess() || parser.parseKeyword("block") || parser.parseEqual() ||
+      parseSizes(block) || parser.parseComma() || parser.parseKeyword("warps") ||
+      parser.parseEqual() || parseSizes(warps) || parser.parseComma() ||
+      parser.parseKeyword("stages") || parser.parseEqual() || parser.parseInteger(stages))
+    return {};
+  bool seenRaster = false, seenWgmma = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc keyLoc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    if (key == "raster" && !seenRaster) {
+      seenRaster = true;
+      if (parser.parseInteger(raster))
+        return {};
+    } else if (key == "wgmma" && !seenWgmma) {
+      seenWgmma = true;
+      StringRef value;
+      SMLoc valueLoc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&value))
+        return {};
+      if (value != "true" && value != "false") {
+        parser.emitError(valueLoc, "expected true or false, got '") << value << "'";
+        return {};
+      }
+      wgmma = value == "true";
+    } else {
+      parser.emitError(keyLoc, "expected 'raster' or 'wgmma' (each at most once), got '")
+          << key << "'";
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return GemmConfigAttr::getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                                    block, warps, stages, raster, wgmma);
+}
+
+void GemmConfigAttr::print(AsmPrinter &printer) const {
+  printer << "<block = [";
+  llvm::interleaveComma(getBlock(), printer);
+  printer << "], warps = [";
+  llvm::interleaveComma(getWarps(), printer);
+  printer << "], stages = " << getStages();
+  if (getRaster() != 1)
+    printer << ", raster = " << getRaster();
+  if (getWgmma())
+    printer << ", wgmma = true";
+  printer << ">";
+}
+
 LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                      ArrayRef<int64_t> block, ArrayRef<int64_t> warps,
-                                     int64_t stages, int64_t raster) {
+                                     int64_t stages, int64_t raster, bool wgmma) {
   if (block.size() != 3 || llvm::any_of(block, [](int64_t v) { return v <= 0; }))
     return emitError() << "gemm_config block must be three positive sizes [M, N, K]";
   if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))

@@ -433,6 +433,81 @@ static StringAttr ldmatrixRowDim(FragmentType fragment, bool transpose) {
   return alongCols ? fragment.getRowDim() : fragment.getColDim();
 }
 
+/// A wgmma operand: a shared K-major tile of 16-byte vectors in the 128-byte
+/// swizzle, its rows along `rows` and its vectors along `k`, the element at
+/// `coords` the tile's origin.
+static LogicalResult verifyWgmmaOperand(WgmmaOp op, SpioTensorType type, ValueRange coords,
+                                        StringRef which, StringAttr rows, StringAttr k,
+                                        Type element) {
+  auto fail = [&]() { return op.emitOpError() << which << " "; };
+  if (type.getMemorySpace() != MemorySpace::Shared)
+    return fail() << "must be in shared memory, not "
+                  << stringifyMemorySpace(type.getMemorySpace());
+  auto vector = dyn_cast<VectorType>(type.getElementType());
+  if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
+      vector.getElementType() != element)
+    return fail() << "must hold " << VectorType::get({8}, element) << ", got "
+                  << type.getElementType();
+  if (!type.hasDim(rows.getValue()))
+    return fail() << "has no dimension '" << rows.getValue() << "' of the accumulator";
+  const TensorDim *kEntry = nullptr, *rowEntry = nullptr;
+  for (const TensorDim &d : type.getDims()) {
+    if (d.dim == k && (!kEntry || d.fold < kEntry->fold))
+      kEntry = &d;
+    if (d.dim == rows && (!rowEntry || d.fold < rowEntry->fold))
+      rowEntry = &d;
+  }
+  if (!kEntry || kEntry->fold != 8 || kEntry->size != 8 || kEntry->stride != 1 ||
+      !rowEntry || rowEntry->fold != 1 || rowEntry->stride != 8)
+    return fail() << "must be K-major rows of 128 bytes: its finest entries '"
+                  << k.getValue() << "/8: 8' (stride 1) and '" << rows.getValue()
+                  << "' (stride 8)";
+  auto swizzle = type.getSwizzle();
+  ::spio::layout::XorSwizzle xor128{3, 0, 3};
+  if (!swizzle || swizzle.getXorSwizzle().bits != xor128.bits ||
+      swizzle.getXorSwizzle().base != xor128.base ||
+      swizzle.getXorSwizzle().shift != xor128.shift)
+    return fail() << "must be in the 128-byte swizzle, #spio.xor_swizzle<3, 0, 3>";
+  return verifySubscript(op, type, coords, which == "A" ? "A's origin" : "B's origin");
+}
+
+LogicalResult WgmmaOp::verify() {
+  WarpgroupAccType acc = getAcc().getType();
+  SpioTensorType a = getA().getType(), b = getB().getType();
+  // The reduction runs along A's innermost (stride 1) entry.
+  StringAttr k;
+  for (const TensorDim &d : a.getDims())
+    if (d.stride == 1)
+      k = d.dim;
+  if (!k || k == acc.getRowDim() || k == acc.getColDim() || !b.hasDim(k.getValue()))
+    return emitOpError() << "A and B must share the reduction dimension along which A's "
+                            "vectors run, other than the accumulator's rows and columns";
+  auto vector = dyn_cast<VectorType>(a.getElementType());
+  Type element = vector ? vector.getElementType() : Type();
+  if (!element || !(element.isF16() || element.isBF16()))
+    return emitOpError() << "A must hold vector<8xf16> or vector<8xbf16>, got "
+                         << a.getElementType();
+  if (failed(verifyWgmmaOperand(*this, a, getACoords(), "A", acc.getRowDim(), k, element)) ||
+      failed(verifyWgmmaOperand(*this, b, getBCoords(), "B", acc.getColDim(), k, element)))
+    return failure();
+  return success();
+}
+
+LogicalResult WarpgroupFragmentOp::verify() {
+  WarpgroupAccType acc = getAcc().getType();
+  FragmentType fragment = getType();
+  if (fragment.getOperand() != FragmentOperand::C || fragment.getRowDim() != acc.getRowDim() ||
+      fragment.getColDim() != acc.getColDim())
+    return emitOpError() << "yields a C fragment [" << acc.getRowDim().getValue() << ", "
+                         << acc.getColDim().getValue() << "] of the accumulator, got "
+                         << fragment;
+  int64_t fragments = acc.getN() / 8;
+  if (getIndex() < 0 || getIndex() >= fragments)
+    return emitOpError() << "index " << getIndex() << " is past the accumulator's " << fragments
+                         << " fragments of 8 columns";
+  return success();
+}
+
 LogicalResult LdMatrixOp::verify() {
   SpioTensorType tensor = getTensor().getType();
   FragmentType fragment = getType();

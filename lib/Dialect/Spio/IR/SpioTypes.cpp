@@ -328,6 +328,70 @@ LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// WarpgroupAccType
+//===----------------------------------------------------------------------===//
+
+Type WarpgroupAccType::parse(AsmParser &parser) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string shape;
+  Type elementType;
+  SmallVector<StringAttr, 2> dims;
+  if (parser.parseLess())
+    return {};
+  SMLoc shapeLoc = parser.getCurrentLocation();
+  if (parser.parseKeywordOrString(&shape) || parser.parseComma())
+    return {};
+  int64_t n = 0;
+  StringRef columns = shape;
+  if (!columns.consume_front("m64n") || columns.getAsInteger(10, n)) {
+    parser.emitError(shapeLoc, "expected a warpgroup shape m64nN, got '") << shape << "'";
+    return {};
+  }
+  auto parseDim = [&]() -> ParseResult {
+    std::string name;
+    if (parser.parseKeywordOrString(&name))
+      return failure();
+    dims.push_back(parser.getBuilder().getStringAttr(name));
+    return success();
+  };
+  SMLoc dimsLoc;
+  if (parser.parseType(elementType) || parser.parseComma() ||
+      (dimsLoc = parser.getCurrentLocation(), false) ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim) ||
+      parser.parseGreater())
+    return {};
+  if (dims.size() != 2) {
+    parser.emitError(dimsLoc, "a warpgroup accumulator has two dimensions [rows, columns], got ")
+        << dims.size();
+    return {};
+  }
+  return WarpgroupAccType::getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                                      n, elementType, dims[0], dims[1]);
+}
+
+void WarpgroupAccType::print(AsmPrinter &printer) const {
+  printer << "<m64n" << getN() << ", " << getElementType() << ", [" << getRowDim().getValue()
+          << ", " << getColDim().getValue() << "]>";
+}
+
+LogicalResult WarpgroupAccType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t n,
+                                       Type elementType, StringAttr rowDim, StringAttr colDim) {
+  if (failed(verifyDimName(emitError, rowDim)) || failed(verifyDimName(emitError, colDim)))
+    return failure();
+  if (rowDim == colDim)
+    return emitError() << "warpgroup accumulator rows and columns must be different "
+                          "dimensions, both are '"
+                       << rowDim.getValue() << "'";
+  if (n < 8 || n > 256 || n % 8 != 0)
+    return emitError() << "a warpgroup accumulator is 64 x N with N a multiple of 8 from 8 "
+                          "to 256, got N = "
+                       << n;
+  if (!elementType.isF32())
+    return emitError() << "warpgroup accumulators hold f32, got " << elementType;
+  return success();
+}
+
 LogicalResult BarrierGroupType::verify(function_ref<InFlightDiagnostic()> emitError,
                                        int64_t count) {
   if (count < 1)

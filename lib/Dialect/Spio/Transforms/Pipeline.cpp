@@ -1,7 +1,7 @@
 //===- Pipeline.cpp - Multi-stage cp.async software pipelining ------------===//
 //
-// Turns a single-stage reduction loop (copy, wait, barrier, compute,
-// barrier) into an N-stage ring: shared tensors get a stage dimension, the
+// Turns a single-stage reduction loop (copy, wait, [proxy fence,] barrier,
+// compute, barrier) into an N-stage ring: shared tensors get a stage dimension, the
 // copies run N - 1 iterations ahead of the compute, and cp.async groups
 // keep N - 1 tiles in flight.
 //
@@ -30,7 +30,7 @@ constexpr StringLiteral kNextStage = "spio.next_stage";
 /// The tensor operands of memory accesses, which get the stage coordinate.
 SmallVector<OpOperand *> accessedTensors(Operation *op) {
   SmallVector<OpOperand *> result;
-  if (isa<LoadOp, StoreOp, LdMatrixOp, AsyncCopyOp, LoadFragmentOp, StoreFragmentOp>(op))
+  if (isa<LoadOp, StoreOp, LdMatrixOp, AsyncCopyOp, LoadFragmentOp, StoreFragmentOp, WgmmaOp>(op))
     for (OpOperand &operand : op->getOpOperands())
       if (isa<SpioTensorType>(operand.get().getType()))
         result.push_back(&operand);
@@ -92,7 +92,8 @@ private:
   scf::ForOp loop;
   int64_t stages;
   SmallVector<AsyncCopyOp> copies;
-  SmallVector<Operation *> structural; // commit, wait, barriers
+  SmallVector<Operation *> structural; // commit, wait, barriers, proxy fence
+  bool proxyFence = false;
   llvm::SetVector<Operation *> loads;  // copies and what only they need
 };
 
@@ -116,14 +117,23 @@ LogicalResult LoopPipeliner::classify() {
     }
   }
   Operation *afterWait = wait ? wait->getNextNode() : nullptr;
+  // Tiles that wgmma reads through the async proxy: each thread fences its
+  // copies' writes before the barrier.
+  if (isa_and_nonnull<FenceProxyAsyncOp>(afterWait)) {
+    proxyFence = true;
+    afterWait = afterWait->getNextNode();
+  }
   Operation *last = body->getTerminator()->getPrevNode();
   if (copies.empty() || !commit || !wait || extraSync ||
       !isa_and_nonnull<gpu::BarrierOp>(afterWait) || !isa_and_nonnull<gpu::BarrierOp>(last) ||
       afterWait == last)
     return loop.emitError()
            << "spio-pipeline needs a loop of async copies, one spio.async_commit, "
-              "spio.async_wait 0, gpu.barrier, compute and a final gpu.barrier";
+              "spio.async_wait 0 (then spio.fence_proxy_async where the async proxy reads), "
+              "gpu.barrier, compute and a final gpu.barrier";
   structural = {commit, wait, afterWait, last};
+  if (proxyFence)
+    structural.push_back(wait->getNextNode());
   return success();
 }
 
@@ -264,6 +274,8 @@ LogicalResult LoopPipeliner::run() {
   // previous iteration computed on, then compute.
   builder.setInsertionPointToStart(body);
   AsyncWaitOp::create(builder, loc, stages - 2);
+  if (proxyFence)
+    FenceProxyAsyncOp::create(builder, loc);
   gpu::BarrierOp::create(builder, loc);
   Value ahead = arith::AddIOp::create(
       builder, loc, loop.getInductionVar(),

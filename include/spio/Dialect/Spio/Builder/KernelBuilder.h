@@ -28,6 +28,7 @@ namespace mlir::spio::build {
 using Coord = TypedValue<CoordType>;
 using Tensor = TypedValue<SpioTensorType>;
 using Fragment = TypedValue<FragmentType>;
+using WarpgroupAcc = TypedValue<WarpgroupAccType>;
 
 /// The call site in a family's C++ source: a builder method's last,
 /// defaulted parameter, so it names the caller's line.
@@ -69,6 +70,8 @@ public:
                             SwizzleAttrInterface swizzle = {});
   FragmentType fragmentType(FragmentOperand operand, MmaShape shape, Type element,
                             StringRef rows, StringRef cols);
+  /// A warpgroup's 64 x `n` f32 accumulator.
+  WarpgroupAccType warpgroupAccType(int64_t n, StringRef rows, StringRef cols);
   /// `vector<8 x element>`, the 16-byte element of copies and ldmatrix rows.
   VectorType vector8(Type element);
 
@@ -105,6 +108,19 @@ public:
                         std::optional<Bounds> bounds, Here here = {});
   void storeFragment(Fragment fragment, Tensor tensor, ArrayRef<Coord> coords,
                      std::optional<Bounds> bounds, Here here = {});
+
+  //===--- Warpgroup tensor cores (sm_90a) ------------------------------===//
+  WarpgroupAcc warpgroupFill(Value value, WarpgroupAccType type, Here here = {});
+  /// acc + A * B from the shared K-major tiles at `aCoords` and `bCoords`.
+  WarpgroupAcc wgmma(Tensor a, ArrayRef<Coord> aCoords, Tensor b, ArrayRef<Coord> bCoords,
+                     WarpgroupAcc acc, Here here = {});
+  void wgmmaFence(Here here = {});
+  void wgmmaCommit(Here here = {});
+  void wgmmaWait(int32_t pending, Here here = {});
+  /// The C fragment of columns 8 * index.. of the lane's warp's rows.
+  Fragment warpgroupFragment(WarpgroupAcc acc, int64_t index, Here here = {});
+  /// This thread's shared writes before the async proxy's later reads.
+  void fenceProxyAsync(Here here = {});
 
   //===--- Copies and barriers ------------------------------------------===//
   /// A 16-byte cp.async; with `inBounds`, a false predicate writes zeros.

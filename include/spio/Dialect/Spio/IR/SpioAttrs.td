@@ -60,16 +60,19 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     reduction loop, with 2 x 2 warps (64 x 64 each); the loop keeps 4 shared
     memory stages in flight. With `raster = G`, blocks take their tiles in
     groups of G block rows, column by column, so that the blocks running at
-    once share their A and B tiles in L2.
+    once share their A and B tiles in L2. With `wgmma = true` (sm_90a),
+    each group of 4 warps computes 64 rows of the block with Hopper's
+    warpgroup wgmma from the shared tiles: `warps = [4 * G, 1]`, `block =
+    [64 * G, N, 64]`, N a multiple of 8 up to 256.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$block,
                         ArrayRefParameter<"int64_t">:$warps,
                         "int64_t":$stages,
-                        DefaultValuedParameter<"int64_t", "1">:$raster);
-  let assemblyFormat = [{
-    `<` `block` `=` `[` $block `]` `,` `warps` `=` `[` $warps `]` `,`
-    `stages` `=` $stages (`,` `raster` `=` $raster^)? `>`
-  }];
+                        DefaultValuedParameter<"int64_t", "1">:$raster,
+                        DefaultValuedParameter<"bool", "false">:$wgmma);
+  // Custom: optional `, raster = N` and `, wgmma = true` entries, which
+  // generated optional groups cannot tell apart by their leading comma.
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
 

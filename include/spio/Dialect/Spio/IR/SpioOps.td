@@ -15,6 +15,8 @@ def Spio_Barriers : Type<CPred<"::llvm::isa<::mlir::spio::BarrierGroupType>($_se
                          "barrier group", "::mlir::spio::BarrierGroupType">;
 def Spio_Fragment : Type<CPred<"::llvm::isa<::mlir::spio::FragmentType>($_self)">,
                          "mma fragment", "::mlir::spio::FragmentType">;
+def Spio_WarpgroupAcc : Type<CPred<"::llvm::isa<::mlir::spio::WarpgroupAccType>($_self)">,
+                             "warpgroup accumulator", "::mlir::spio::WarpgroupAccType">;
 
 //===----------------------------------------------------------------------===//
 // Coordinates
@@ -442,6 +444,112 @@ def Spio_StoreFragmentOp : Spio_Op<"store_fragment", [AttrSizedOperandSegments]>
     (`bounds` qualified(type($rowBound))^ `,` qualified(type($colBound)))?
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Warpgroup tensor cores (Hopper wgmma, sm_90a)
+//===----------------------------------------------------------------------===//
+
+def Spio_WarpgroupFillOp : Spio_Op<"warpgroup_fill", [Pure,
+    TypesMatchWith<"value is the accumulator's element", "result", "value",
+                   "::llvm::cast<::mlir::spio::WarpgroupAccType>($_self).getElementType()">]> {
+  let summary = "a warpgroup accumulator with every element set to one value";
+  let arguments = (ins AnyType:$value);
+  let results = (outs Spio_WarpgroupAcc:$result);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($result))";
+}
+
+def Spio_WgmmaOp : Spio_Op<"wgmma", [AttrSizedOperandSegments,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "warpgroup multiply-accumulate from shared memory (wgmma.mma_async)";
+  let description = [{
+    ```
+    %d = spio.wgmma %sa[%wg, %kk], %sb[%kk], %acc
+        : !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<i/64>, !spio.coord<k/16>],
+          !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<k/16>],
+          !spio.warpgroup_acc<m64n128, f32, [i, j]>
+    ```
+    The four warps of a warpgroup add A (64 x 16, rows along the
+    accumulator's rows) times B (16 x N, along its columns) into the
+    accumulator: `D = A * B + acc` over the reduction dimension that A and
+    B share. The coordinates select each tile's origin, which must fall on
+    a row that is a multiple of 8 and on a 16-element step of the
+    reduction. Both operands are K-major tiles of 16-byte vectors in the
+    128-byte swizzle (`#spio.xor_swizzle<3, 0, 3>`): 8 vectors of the
+    reduction a row, consecutive rows 128 bytes apart, as TMA and
+    `cp.async` fill them; the lowering derives the instruction's shared
+    memory descriptors from these types.
+
+    The instruction is asynchronous: `spio.wgmma_fence` must come before
+    the first of a batch (and after the accumulator was last written by
+    other code), `spio.wgmma_commit` closes the batch and
+    `spio.wgmma_wait` before the result or the tiles are used otherwise.
+  }];
+  // The accumulator first: the result's type is inferred from it.
+  let arguments = (ins Spio_WarpgroupAcc:$acc,
+                       Arg<Spio_Tensor, "", [MemRead]>:$a, Variadic<Spio_Coord>:$aCoords,
+                       Arg<Spio_Tensor, "", [MemRead]>:$b, Variadic<Spio_Coord>:$bCoords);
+  let results = (outs Spio_WarpgroupAcc:$result);
+  let assemblyFormat = [{
+    $a `[` $aCoords `]` `,` $b `[` $bCoords `]` `,` $acc attr-dict `:`
+    qualified(type($a)) (`[` qualified(type($aCoords))^ `]`)? `,`
+    qualified(type($b)) (`[` qualified(type($bCoords))^ `]`)? `,` qualified(type($acc))
+  }];
+  let hasVerifier = 1;
+}
+
+def Spio_WgmmaFenceOp : Spio_Op<"wgmma_fence"> {
+  let summary = "order register and shared accesses before the next wgmma";
+  let description = [{
+    Before the first `spio.wgmma` of a batch: the accumulators and shared
+    tiles it reads were written by earlier code (`wgmma.fence`).
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Spio_WgmmaCommitOp : Spio_Op<"wgmma_commit"> {
+  let summary = "close the warpgroup's batch of wgmma into a group";
+  let assemblyFormat = "attr-dict";
+}
+
+def Spio_WgmmaWaitOp : Spio_Op<"wgmma_wait"> {
+  let summary = "wait until at most `pending` wgmma groups are in flight";
+  let description = [{
+    After it, the results of the groups that completed may be read, and the
+    shared tiles they read may be overwritten.
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative, IntMaxValue<7>]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Spio_WarpgroupFragmentOp : Spio_Op<"warpgroup_fragment", [Pure]> {
+  let summary = "one m16n8 C fragment of a warp's rows of a warpgroup accumulator";
+  let description = [{
+    ```
+    %c = spio.warpgroup_fragment %acc[3] : !spio.warpgroup_acc<m64n128, f32, [i, j]>
+        -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+    ```
+    Columns 8 * index to 8 * index + 7 of the 16 rows the lane's warp holds
+    (rows 16 * (warp % 4) of the accumulator), in the C fragment layout: the
+    epilogue reads, scales and stores them as any fragment.
+  }];
+  let arguments = (ins Spio_WarpgroupAcc:$acc, I64Attr:$index);
+  let results = (outs Spio_Fragment:$result);
+  let assemblyFormat = [{
+    $acc `[` $index `]` attr-dict `:` qualified(type($acc)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Spio_FenceProxyAsyncOp : Spio_Op<"fence_proxy_async"> {
+  let summary = "make this thread's shared-memory writes visible to async-proxy readers";
+  let description = [{
+    `fence.proxy.async.shared::cta`: what this thread wrote to shared memory
+    by ordinary stores or `cp.async` is ordered before later accesses of the
+    async proxy (`spio.wgmma` operands, bulk copies), once a barrier that
+    follows has been passed by the reading threads.
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

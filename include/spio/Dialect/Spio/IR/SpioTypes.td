@@ -100,6 +100,27 @@ def Spio_FragmentType : Spio_Type<"Fragment", "fragment"> {
   }];
 }
 
+def Spio_WarpgroupAccType : Spio_Type<"WarpgroupAcc", "warpgroup_acc"> {
+  let summary = "a warpgroup's accumulator tile of Hopper wgmma";
+  let description = [{
+    `!spio.warpgroup_acc<m64n128, f32, [i, j]>` is the 64 x 128 f32 tile
+    that the four warps of a warpgroup accumulate with `spio.wgmma`, rows
+    along dimension `i` and columns along `j`: warp w of the group holds
+    rows 16w to 16w + 15 as N / 8 C fragments of m16n8 (`spio.warpgroup_fragment`),
+    N / 2 values a thread. N is a multiple of 8 from 8 to 256.
+  }];
+  let parameters = (ins "int64_t":$n, "::mlir::Type":$elementType,
+                        "::mlir::StringAttr":$rowDim, "::mlir::StringAttr":$colDim);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Rows of the tile: 64, 16 a warp.
+    static constexpr int64_t kRows = 64;
+    /// Values each thread holds.
+    int64_t getElementsPerThread() const { return getN() / 2; }
+  }];
+}
+
 def Spio_BarrierGroupType : Spio_Type<"BarrierGroup", "barriers"> {
   let summary = "a group of shared-memory arrive/wait barriers";
   let description = [{

@@ -1,0 +1,43 @@
+// RUN: spio-opt %s -split-input-file --convert-spio-to-gpu | FileCheck %s
+
+!SA = !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!S = !spio.tensor<[i: 8, k/8: 2] x vector<8xbf16>, shared>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+// A wgmma's operands become shared-memory descriptors: the tile origin's
+// address (bits 4-17) with the 128-byte swizzle's fixed fields; wgmma tiles
+// start at multiples of 1024 bytes (A after a 256-byte tensor: 1024 + 16384
+// + 8192 bytes); the accumulator is a vector of 32 f32 a thread, the
+// instruction's struct.
+// CHECK-LABEL: gpu.func @wgmma
+// CHECK-SAME: spio.shared_memory_bytes = 25600 : i64
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i64
+// CHECK: %[[LOW:.*]] = arith.andi %[[ADDR]], %{{.*}} : i64
+// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[LOW]], %{{.*}} : i64
+// CHECK: %[[DESC:.*]] = arith.ori %[[SHIFTED]], %{{.*}} : i64
+// CHECK: nvvm.wgmma.mma_async %[[DESC]], %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: vector.extract_strided_slice %{{.*}} {offsets = [28], sizes = [4], strides = [1]} : vector<32xf32> to vector<4xf32>
+gpu.module @m {
+  gpu.func @wgmma(%out: !spio.tensor<[i: 16, j: 8] x f32, global>) kernel {
+    %small = spio.alloc : !S
+    %a = spio.alloc : !SA
+    %b = spio.alloc : !SB
+    %zero = arith.constant 0.0 : f32
+    %acc = spio.warpgroup_fill %zero : !Acc
+    %wg = spio.constant 1 : !spio.coord<i/64>
+    %kk = spio.constant 2 : !spio.coord<k/16>
+    spio.fence_proxy_async
+    spio.wgmma_fence
+    %d = spio.wgmma %a[%wg, %kk], %b[%kk], %acc : !SA[!spio.coord<i/64>, !spio.coord<k/16>], !SB[!spio.coord<k/16>], !Acc
+    spio.wgmma_commit
+    spio.wgmma_wait 0
+    %c = spio.warpgroup_fragment %d[7] : !Acc -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+    spio.store_fragment %c, %out[] : !spio.fragment<C, m16n8k16, f32, [i, j]>, !spio.tensor<[i: 16, j: 8] x f32, global>
+    gpu.return
+  }
+}

@@ -1,0 +1,123 @@
+// RUN: spio-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @below {{a warpgroup accumulator is 64 x N with N a multiple of 8 from 8 to 256, got N = 12}}
+func.func @columns(%a: !spio.warpgroup_acc<m64n12, f32, [i, j]>) { return }
+
+// -----
+
+// expected-error @below {{warpgroup accumulators hold f32, got 'f16'}}
+func.func @element(%a: !spio.warpgroup_acc<m64n16, f16, [i, j]>) { return }
+
+// -----
+
+// expected-error @below {{expected a warpgroup shape m64nN, got 'm16n128'}}
+func.func @rows(%a: !spio.warpgroup_acc<m16n128, f32, [i, j]>) { return }
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+func.func @unswizzled(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op B must be in the 128-byte swizzle, #spio.xor_swizzle<3, 0, 3>}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[k: 64, i/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+// Vectors along the rows (M-major A): not yet.
+func.func @m_major(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op A and B must share the reduction dimension along which A's vectors run, other than the accumulator's rows and columns}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/8: 4] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+func.func @short_rows(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op A must be K-major rows of 128 bytes: its finest entries 'k/8: 8' (stride 1) and 'i' (stride 8)}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, global>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+func.func @global(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op A must be in shared memory, not global}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/8: 8] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+func.func @mixed(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op B must hold 'vector<8xf16>', got 'vector<8xbf16>'}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[n: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+func.func @columns_dim(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op B has no dimension 'j' of the accumulator}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+func.func @origin(%a: !SA, %b: !SB, %acc: !Acc, %c: !spio.coord<c>) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op A's origin: }}
+  %d = spio.wgmma %a[%c], %b[], %acc : !SA[!spio.coord<c>], !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+func.func @fragment_index(%acc: !spio.warpgroup_acc<m64n64, f32, [i, j]>) {
+  // expected-error @below {{'spio.warpgroup_fragment' op index 8 is past the accumulator's 8 fragments of 8 columns}}
+  %c = spio.warpgroup_fragment %acc[8] : !spio.warpgroup_acc<m64n64, f32, [i, j]> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  return
+}
+
+// -----
+
+func.func @fragment_dims(%acc: !spio.warpgroup_acc<m64n64, f32, [i, j]>) {
+  // expected-error @below {{'spio.warpgroup_fragment' op yields a C fragment [i, j] of the accumulator, got '!spio.fragment<C, m16n8k16, f32, [j, i]>'}}
+  %c = spio.warpgroup_fragment %acc[0] : !spio.warpgroup_acc<m64n64, f32, [i, j]> -> !spio.fragment<C, m16n8k16, f32, [j, i]>
+  return
+}
+
+// -----
+
+func.func @wait() {
+  // expected-error @below {{'spio.wgmma_wait' op attribute 'pending' failed to satisfy constraint}}
+  spio.wgmma_wait 8
+  return
+}
