@@ -11,7 +11,7 @@ gpu.module @m {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %i = spio.constant 0 : !spio.coord<i>
-    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0, gpu.barrier, compute and a final gpu.barrier}}
+    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0 (then spio.fence_proxy_async where the async proxy reads), gpu.barrier, compute and a final gpu.barrier}}
     scf.for %iv = %c0 to %n step %c1 {
       %t = spio.from_index %iv : !spio.coord<t>
       spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
@@ -31,7 +31,7 @@ gpu.module @m {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %i = spio.constant 0 : !spio.coord<i>
-    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0, gpu.barrier, compute and a final gpu.barrier}}
+    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0 (then spio.fence_proxy_async where the async proxy reads), gpu.barrier, compute and a final gpu.barrier}}
     scf.for %iv = %c0 to %n step %c1 {
       %t = spio.from_index %iv : !spio.coord<t>
       spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
@@ -52,7 +52,7 @@ gpu.module @m {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %i = spio.constant 0 : !spio.coord<i>
-    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0, gpu.barrier, compute and a final gpu.barrier}}
+    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0 (then spio.fence_proxy_async where the async proxy reads), gpu.barrier, compute and a final gpu.barrier}}
     scf.for %iv = %c0 to %n step %c1 {
       %t = spio.from_index %iv : !spio.coord<t>
       spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
@@ -77,7 +77,7 @@ gpu.module @m {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %i = spio.constant 0 : !spio.coord<i>
-    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0, gpu.barrier, compute and a final gpu.barrier}}
+    // expected-error @below {{spio-pipeline needs a loop of async copies, one spio.async_commit, spio.async_wait 0 (then spio.fence_proxy_async where the async proxy reads), gpu.barrier, compute and a final gpu.barrier}}
     scf.for %iv = %c0 to %n step %c1 {
       %t = spio.from_index %iv : !spio.coord<t>
       spio.async_copy %g[%t, %i] to %s[%i] : !spio.tensor<[t: 64, i: 32] x vector<8xf16>, global>[!spio.coord<t>, !spio.coord<i>] to !spio.tensor<[i: 32] x vector<8xf16>, shared>[!spio.coord<i>]
