@@ -171,6 +171,13 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   }
   c.warpsM = c.blockM / 16;
   c.raster = ceilDiv(p.m, c.blockM) % 8 == 0 ? 8 : 1;
+  // A grid under one wave has too few blocks to hide the copies' latency
+  // with 4 stages: each block keeps more tiles in flight, up to 8 or what
+  // shared memory holds.
+  if (ceilDiv(p.m, c.blockM) * ceilDiv(p.n, c.blockN) < numSMs) {
+    int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input);
+    c.stages = std::max<int64_t>(c.stages, std::min<int64_t>(8, kHopperSharedBytesPerBlock / stageBytes));
+  }
   return c;
 }
 

@@ -162,3 +162,66 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!G = !spio.tensor<[t: 16, i: 64, k/8: 8] x vector<8xbf16>, global>
+!S = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, i2]>
+
+// A wgmma group left pending reads its stage one iteration on: 2 stages
+// leave none to copy ahead into.
+gpu.module @m {
+  gpu.func @too_few_stages(%g: !G, %acc0: !Acc, %sb: !spio.tensor<[i2: 64, k/8: 8] x vector<8xbf16>, global>) kernel {
+    %s = spio.alloc : !S
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %tid = spio.linear_id thread
+    %i, %k8 = spio.decompose %tid [16, 8] : !spio.coord<i>, !spio.coord<k/8>
+    // expected-error @below {{spio-pipeline: a loop that leaves 1 wgmma group(s) pending needs at least 3 stages, got 2}}
+    %r = scf.for %iv = %c0 to %c16 step %c1 iter_args(%acc = %acc0) -> (!Acc) {
+      %t = spio.from_index %iv : !spio.coord<t>
+      %tile = spio.subscript %g[%t] : !G[!spio.coord<t>]
+      spio.async_copy %tile[%i, %k8] to %s[%i, %k8] : !G[!spio.coord<i>, !spio.coord<k/8>] to !S[!spio.coord<i>, !spio.coord<k/8>]
+      spio.async_commit
+      spio.async_wait 0
+      spio.fence_proxy_async
+      gpu.barrier
+      spio.wgmma_commit
+      spio.wgmma_wait 1
+      gpu.barrier
+      scf.yield %acc : !Acc
+    } {spio.stages = 2}
+    gpu.return
+  }
+}
+
+// -----
+
+!G = !spio.tensor<[t: 16, i: 64, k/8: 8] x vector<8xbf16>, global>
+!S = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+
+gpu.module @m {
+  gpu.func @one_stage(%g: !G) kernel {
+    %s = spio.alloc : !S
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %tid = spio.linear_id thread
+    %i, %k8 = spio.decompose %tid [16, 8] : !spio.coord<i>, !spio.coord<k/8>
+    // expected-error @below {{spio-pipeline: a loop that leaves wgmma groups pending needs 2 stages or more past them}}
+    scf.for %iv = %c0 to %c16 step %c1 {
+      %t = spio.from_index %iv : !spio.coord<t>
+      %tile = spio.subscript %g[%t] : !G[!spio.coord<t>]
+      spio.async_copy %tile[%i, %k8] to %s[%i, %k8] : !G[!spio.coord<i>, !spio.coord<k/8>] to !S[!spio.coord<i>, !spio.coord<k/8>]
+      spio.async_commit
+      spio.async_wait 0
+      gpu.barrier
+      spio.wgmma_commit
+      spio.wgmma_wait 1
+      gpu.barrier
+    } {spio.stages = 1}
+    gpu.return
+  }
+}

@@ -155,6 +155,13 @@ TEST(GemmWgmma, ChoosesTheLargestBlockOfThreeWaves) {
   EXPECT_EQ(tile(128, 4096, 132), (std::pair<int64_t, int64_t>{64, 64}));     // none: smallest
 }
 
+// A grid under one wave keeps more tiles in flight a block.
+TEST(GemmWgmma, TakesMoreStagesUnderOneWave) {
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132).stages, 8); // 128 blocks
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132).stages, 4); // 256 blocks
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(4096, 4096, 4096), 132).stages, 4);
+}
+
 TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
   GemmConfig c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
   c.warpsM = 2;

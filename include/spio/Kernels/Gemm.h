@@ -68,7 +68,8 @@ bool wgmmaSupports(const GemmProblem &problem);
 /// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
 /// multiprocessors: the largest block of 128 x 256, 128 x 128, 64 x 128
 /// and 64 x 64 whose grid is at least three waves of blocks, else the
-/// smallest; 64 deep, 4 stages, rastered where the grid allows.
+/// smallest; 64 deep, rastered where the grid allows, 4 stages, or up to 8
+/// where the grid is under one wave.
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs);
 
 /// The launch geometry of the kernel.

@@ -266,7 +266,10 @@ void GemmTile::build(GemmOp op) {
     return SmallVector<Value>(acc.begin(), acc.end());
   };
   // wgmma: the warpgroup's 64 rows times the block's columns, one wgmma a
-  // 16-deep step, waited for before the tiles are refilled.
+  // 16-deep step. With 3 stages or more a k-step's group stays in flight
+  // while the next is issued; spio-pipeline then refills a stage one
+  // iteration later.
+  int32_t pendingGroups = c.wgmma && c.stages >= 3 ? 1 : 0;
   auto warpgroupMma = [&](Coord wgRow, ValueRange carried) {
     WarpgroupAcc acc = cast<WarpgroupAcc>(carried[0]);
     b.wgmmaFence();
@@ -275,7 +278,7 @@ void GemmTile::build(GemmOp op) {
       acc = b.wgmma(sharedA, {wgRow, kStep}, sharedB, {kStep}, acc);
     }
     b.wgmmaCommit();
-    b.wgmmaWait(0);
+    b.wgmmaWait(pendingGroups);
     return SmallVector<Value>{acc};
   };
 
@@ -320,6 +323,8 @@ void GemmTile::build(GemmOp op) {
     b.storeFragment(b.vectorToFragment(result, fc), tileD, at, bounds);
   };
   if (c.wgmma) {
+    if (pendingGroups > 0)
+      b.wgmmaWait(0);
     WarpgroupAcc accumulated = cast<WarpgroupAcc>(loop.getResult(0));
     for (int64_t ni = 0; ni < c.blockN / 8; ++ni) {
       Coord n = b.constant(ni, b.coordType(J, 8));

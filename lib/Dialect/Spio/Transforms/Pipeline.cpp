@@ -94,6 +94,8 @@ private:
   SmallVector<AsyncCopyOp> copies;
   SmallVector<Operation *> structural; // commit, wait, barriers, proxy fence
   bool proxyFence = false;
+  /// Iterations after which a stage's asynchronous reads are done.
+  int64_t lag = 0;
   llvm::SetVector<Operation *> loads;  // copies and what only they need
 };
 
@@ -134,6 +136,16 @@ LogicalResult LoopPipeliner::classify() {
   structural = {commit, wait, afterWait, last};
   if (proxyFence)
     structural.push_back(wait->getNextNode());
+  // wgmma groups the body leaves pending still read their stages: the ring
+  // refills a stage only once its reads are waited for, that many
+  // iterations later.
+  for (Operation &op : body->without_terminator())
+    if (auto pending = dyn_cast<WgmmaWaitOp>(op))
+      lag = pending.getPending();
+  if (lag > 0 && stages < lag + 2)
+    return loop.emitError() << "spio-pipeline: a loop that leaves " << lag
+                            << " wgmma group(s) pending needs at least " << lag + 2
+                            << " stages, got " << stages;
   return success();
 }
 
@@ -256,7 +268,8 @@ LogicalResult LoopPipeliner::run() {
   // Prologue: iterations 0 .. stages-2, one group each.
   builder.setInsertionPoint(loop);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
-  for (int64_t p = 0; p + 1 < stages; ++p) {
+  int64_t ahead = stages - 1 - lag;
+  for (int64_t p = 0; p < ahead; ++p) {
     Value iv = arith::AddIOp::create(
         builder, loc, lb,
         arith::MulIOp::create(builder, loc, step, arith::ConstantIndexOp::create(builder, loc, p)));
@@ -273,20 +286,20 @@ LogicalResult LoopPipeliner::run() {
   // Steady state: wait for the oldest group, sync, refill the stage the
   // previous iteration computed on, then compute.
   builder.setInsertionPointToStart(body);
-  AsyncWaitOp::create(builder, loc, stages - 2);
+  AsyncWaitOp::create(builder, loc, ahead - 1);
   if (proxyFence)
     FenceProxyAsyncOp::create(builder, loc);
   gpu::BarrierOp::create(builder, loc);
-  Value ahead = arith::AddIOp::create(
+  Value refill = arith::AddIOp::create(
       builder, loc, loop.getInductionVar(),
       arith::MulIOp::create(builder, loc, step,
-                            arith::ConstantIndexOp::create(builder, loc, stages - 1)));
-  Value aheadInRange = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, ahead, ub);
+                            arith::ConstantIndexOp::create(builder, loc, ahead)));
+  Value aheadInRange = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, refill, ub);
   auto guard = scf::IfOp::create(builder, loc, aheadInRange, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard g(builder);
     builder.setInsertionPointToStart(guard.thenBlock());
-    cloneLoads(builder, ahead);
+    cloneLoads(builder, refill);
   }
   AsyncCommitOp::create(builder, loc);
   for (Operation *op : llvm::reverse(loads))
@@ -318,8 +331,16 @@ struct SpioPipeline : mlir::spio::impl::SpioPipelineBase<SpioPipeline> {
       // The dialect verifier has checked that spio.stages is an integer >= 1.
       int64_t n = stages ? stages : loop->getAttrOfType<IntegerAttr>("spio.stages").getInt();
       if (n == 1) {
-        // One stage: a store for the next iteration would overwrite what
-        // this one's compute may still read.
+        // One stage: a wgmma group left pending, or a store for the next
+        // iteration, would meet the next iteration's copies in the stage.
+        WalkResult pending = loop->walk([](WgmmaWaitOp wait) {
+          return wait.getPending() > 0 ? WalkResult::interrupt() : WalkResult::advance();
+        });
+        if (pending.wasInterrupted()) {
+          loop.emitError() << "spio-pipeline: a loop that leaves wgmma groups pending needs "
+                              "2 stages or more past them";
+          return signalPassFailure();
+        }
         WalkResult handsOn = loop->walk([](StoreOp store) {
           return store->hasAttr(kNextStage) ? WalkResult::interrupt() : WalkResult::advance();
         });
