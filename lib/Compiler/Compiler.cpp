@@ -8,6 +8,7 @@
 #include "spio/Tools/Registration.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -99,6 +100,13 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
   buildSpioLoweringPipeline(lower, ptxOptions);
   if (failed(lower.run(*module)))
     return false;
+  // wgmma exists only in Hopper's arch-specific target: a kernel that uses
+  // it is compiled for sm_90a, which runs on the sm_90 chips it was asked for.
+  if (ptxOptions.chip.getValue() == "sm_90") {
+    WalkResult wgmma = module->walk([](NVVM::WgmmaFenceAlignedOp) { return WalkResult::interrupt(); });
+    if (wgmma.wasInterrupted())
+      ptxOptions.chip = "sm_90a";
+  }
 
   // What the launch needs, read before the kernels become LLVM functions.
   // A kernel over the chip's shared memory could never launch: said here,

@@ -335,14 +335,13 @@ struct CompiledWorkload {
 
 /// Compiles a workload's spio source, or prints it (--emit-spio) or its PTX
 /// (--emit-ptx) and returns nothing: then there is nothing to run.
-std::optional<CompiledWorkload> compileWorkload(const std::string &source, const char *name,
-                                                const std::string &target) {
+std::optional<CompiledWorkload> compileWorkload(const std::string &source, const char *name) {
   if (emitSpio) {
     llvm::outs() << source;
     return std::nullopt;
   }
   mlir::spio::CompileOptions options;
-  options.chip = target;
+  options.chip = chip;
   options.printIRAfterAll = printIRAfterAll;
   CompiledWorkload result;
   std::string error;
@@ -701,16 +700,10 @@ int runGemm() {
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
-  // wgmma is an sm_90a instruction: the kernel targets the Hopper chip's
-  // arch-specific variant.
-  std::string target = chip;
-  if (config.wgmma) {
-    if (!hopper)
-      fail("--wgmma needs a Hopper target (sm_90), not " + chip);
-    target = "sm_90a";
-  }
+  if (config.wgmma && !hopper)
+    fail("--wgmma needs a Hopper target (sm_90), not " + chip);
   std::optional<CompiledWorkload> built =
-      compileWorkload(mlir::spio::gemmSource(problem, config), "gemm", target);
+      compileWorkload(mlir::spio::gemmSource(problem, config), "gemm");
   if (!built)
     return 0;
   const mlir::spio::CompiledModule &compiled = built->module;
@@ -1067,7 +1060,7 @@ int runConv() {
   std::vector<CompiledWorkload> builds;
   for (const Conv2dGw8Config &candidate : candidates) {
     std::optional<CompiledWorkload> built =
-        compileWorkload(conv2dGw8Source(problem, candidate), "conv2d-gw8", chip);
+        compileWorkload(conv2dGw8Source(problem, candidate), "conv2d-gw8");
     if (!built)
       return 0;
     builds.push_back(std::move(*built));
