@@ -39,13 +39,18 @@ typedef struct {
 
 typedef struct {
   int64_t block_m, block_n, block_k, warps_m, warps_n, stages, raster;
+  /* Non-zero: Hopper's warpgroup wgmma (sm_90a); warps_m = 4 per 64 rows. */
+  int64_t wgmma;
 } spio_gemm_config;
 
 /* NULL when the kernel can be built, else what is wrong (free it). */
 char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config);
-/* The configuration spio-jit would choose on a GPU of `multiprocessors` SMs. */
+/* The configuration spio-jit would choose on a GPU of `multiprocessors` SMs
+ * and compute capability `compute_capability` (90 for 9.0): wgmma on Hopper
+ * where A and B are K-major, else mma.sync. */
 spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
-                                         int64_t multiprocessors);
+                                         int64_t multiprocessors,
+                                         int32_t compute_capability);
 /* The workload in the spio dialect: gpu.func @gemm(A, B, C, D, alpha, beta).
  * Requires spio_gemm_check to pass. */
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config);

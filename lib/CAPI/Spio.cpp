@@ -81,6 +81,7 @@ kernels::GemmConfig gemmConfig(const spio_gemm_config &c) {
   g.warpsN = c.warps_n;
   g.stages = c.stages;
   g.raster = c.raster;
+  g.wgmma = c.wgmma != 0;
   return g;
 }
 
@@ -145,9 +146,13 @@ char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *
 }
 
 spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
-                                         int64_t multiprocessors) {
-  kernels::GemmConfig c = kernels::chooseGemmConfig(gemmProblem(*problem), multiprocessors);
-  return {c.blockM, c.blockN, c.blockK, c.warpsM, c.warpsN, c.stages, c.raster};
+                                         int64_t multiprocessors,
+                                         int32_t compute_capability) {
+  kernels::GemmProblem p = gemmProblem(*problem);
+  kernels::GemmConfig c = compute_capability == 90 && kernels::wgmmaSupports(p)
+                              ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
+                              : kernels::chooseGemmConfig(p, multiprocessors);
+  return {c.blockM, c.blockN, c.blockK, c.warpsM, c.warpsN, c.stages, c.raster, c.wgmma};
 }
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {

@@ -45,7 +45,8 @@ class GemmProblem(ctypes.Structure):
 
 class GemmConfig(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in
-                ("block_m", "block_n", "block_k", "warps_m", "warps_n", "stages", "raster")]
+                ("block_m", "block_n", "block_k", "warps_m", "warps_n", "stages", "raster",
+                 "wgmma")]
 
 
 class Conv2dGw8Problem(ctypes.Structure):
@@ -78,7 +79,7 @@ _owned = ctypes.c_void_p  # malloc'ed char *, released with spio_free
 _SIGNATURES = {
     "spio_free": (None, [ctypes.c_void_p]),
     "spio_gemm_check": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
-    "spio_gemm_choose_config": (GemmConfig, [_P(GemmProblem), ctypes.c_int64]),
+    "spio_gemm_choose_config": (GemmConfig, [_P(GemmProblem), ctypes.c_int64, ctypes.c_int32]),
     "spio_gemm_source": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_launch_shape": (LaunchShape, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_conv2d_gw8_check": (_owned, [_P(Conv2dGw8Problem), _P(Conv2dGw8Config)]),

@@ -40,7 +40,9 @@ def _kernel(args):
     or SpioError with the family's reason."""
     if isinstance(args, _kernels.GemmArguments):
         family = _kernels.GemmFamily()
-        config = family.chosen(args, _capi.device().multiprocessors)
+        device = _capi.device()
+        config = family.chosen(args, device.multiprocessors,
+                               (device.compute_major, device.compute_minor))
     else:
         family = _kernels.Conv2dGw8Family()
         config = family.chosen(args)

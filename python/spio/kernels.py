@@ -112,7 +112,8 @@ class Conv2dGw8Arguments:
 class Metadata:
     """What a kernel instance is, for filtering: the operation, operand dtypes
     and layouts, the alignment its contiguous dimensions need (bytes), its
-    tile shape, pipeline stages and the minimum compute capability."""
+    tile shape, pipeline stages, the minimum compute capability and the
+    tensor-core instruction (mma.sync, or Hopper's wgmma)."""
     operation: str
     dtypes: Tuple[Tuple[str, str], ...]
     layouts: Tuple[Tuple[str, str], ...]
@@ -120,6 +121,7 @@ class Metadata:
     tile_shape: Tuple[int, ...]
     stages: int
     min_compute_capability: Tuple[int, int] = (9, 0)
+    instruction: str = "mma.sync"
 
     def dtype(self, operand):
         return dict(self.dtypes)[operand]
@@ -355,12 +357,17 @@ def _shape(shape):
 
 
 class GemmFamily(KernelFamily):
-    """mma.sync GEMM: f16/bf16 in, f32 accumulation, f16/bf16/f32 out."""
+    """GEMM on mma.sync or, on Hopper where A and B are K-major, wgmma: f16/bf16
+    in, f32 accumulation, f16/bf16/f32 out. A tile is (block M, N, K, warps M,
+    N), and a wgmma tile ends in "wgmma"."""
     name = "gemm"
     arguments_type = GemmArguments
     TILES = ((128, 128, 32, 2, 2), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2), (64, 64, 64, 2, 2),
              (64, 64, 32, 2, 2))
     STAGES = (2, 3, 4)
+    WGMMA_TILES = ((128, 256, 64, 8, 1, "wgmma"), (128, 128, 64, 8, 1, "wgmma"),
+                   (64, 128, 64, 4, 1, "wgmma"), (64, 64, 64, 4, 1, "wgmma"))
+    WGMMA_STAGES = (3, 4)
     # Blocks take 128-row tiles in groups of 8 block rows for L2 reuse (the
     # kernel ignores it where 8 does not divide the grid's rows).
     RASTER = 8
@@ -372,11 +379,18 @@ class GemmFamily(KernelFamily):
             if out != "f32" and out != dtype:
                 continue
             yield (dtype, out, a, b, tile, stages)
+        # wgmma reads K-major tiles: A row major, B column major.
+        for dtype, out, tile, stages in itertools.product(
+                ("f16", "bf16"), ("f16", "bf16", "f32"), self.WGMMA_TILES, self.WGMMA_STAGES):
+            if out != "f32" and out != dtype:
+                continue
+            yield (dtype, out, "row", "col", tile, stages)
 
     def metadata(self, config):
         dtype, out, a, b, tile, stages = config
         return Metadata("gemm", (("A", dtype), ("B", dtype), ("C", out), ("D", out)),
-                        (("A", a), ("B", b), ("D", "row")), 16, tile[:3], stages)
+                        (("A", a), ("B", b), ("D", "row")), 16, tile[:3], stages,
+                        instruction="wgmma" if tile[5:] == ("wgmma",) else "mma.sync")
 
     @staticmethod
     def _problem(args):
@@ -388,18 +402,23 @@ class GemmFamily(KernelFamily):
 
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config
-        block_m, block_n, block_k, warps_m, warps_n = tile
-        raster = self.RASTER if block_m == 128 else 1
+        block_m, block_n, block_k, warps_m, warps_n = tile[:5]
+        wgmma = tile[5:] == ("wgmma",)
+        raster = self.RASTER if block_m == 128 or wgmma else 1
         return self._problem(args), _capi.GemmConfig(block_m, block_n, block_k, warps_m,
-                                                     warps_n, stages, raster)
+                                                     warps_n, stages, raster, int(wgmma))
 
-    def chosen(self, args, multiprocessors):
+    def chosen(self, args, multiprocessors, compute_capability=None):
         """The instance spio-jit would choose for `args` on a GPU of
-        `multiprocessors` SMs (large tiles, smaller ones when large ones
-        leave SMs idle)."""
-        c = _capi.lib.spio_gemm_choose_config(self._problem(args), multiprocessors)
+        `multiprocessors` SMs and compute capability (major, minor): wgmma on
+        Hopper where A and B are K-major, else mma.sync; large tiles, smaller
+        ones when large ones leave SMs idle."""
+        major, minor = compute_capability or (0, 0)
+        c = _capi.lib.spio_gemm_choose_config(self._problem(args), multiprocessors,
+                                              10 * major + minor)
+        tile = (c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n)
         return (args.dtype, args.output_dtype, args.a_layout, args.b_layout,
-                (c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n), c.stages)
+                tile + (("wgmma",) if c.wgmma else ()), c.stages)
 
     def check(self, args, config):
         dtype, out, a, b, _, _ = config

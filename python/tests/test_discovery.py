@@ -34,8 +34,9 @@ def test_gemm_discovery_lists_only_supporting_instances():
         assert meta.dtype("A") == "bf16" and meta.dtype("D") == "bf16"
         assert meta.layout("A") == "row" and meta.layout("B") == "col"
         assert meta.alignment == 16 and meta.min_compute_capability == (9, 0)
-    tiles = {(k.metadata.tile_shape, k.metadata.stages) for k in kernels}
-    assert len(tiles) == len(kernels)  # one instance per tile and stage count
+    tiles = {(k.metadata.instruction, k.metadata.tile_shape, k.metadata.stages) for k in kernels}
+    assert len(tiles) == len(kernels)  # one instance per instruction, tile and stage count
+    assert {k.metadata.instruction for k in kernels} == {"mma.sync", "wgmma"}
 
 
 def test_metadata_filter():
@@ -317,6 +318,16 @@ def test_chosen_instances_follow_spio_jit():
     assert spio.Kernel(gemm, config).supports(large)
     # 4 blocks of 128 x 128 would leave SMs idle: smaller tiles.
     assert gemm.chosen(spio.GemmArguments(256, 256, 4096, "bf16"), 132)[4] == (64, 64, 64, 2, 2)
+    # On Hopper, K-major operands run wgmma: 128 x 256 blocks in three waves or more,
+    # and the kernel compiles for sm_90a.
+    config = gemm.chosen(large, 132, (9, 0))
+    assert config[4] == (128, 256, 64, 8, 1, "wgmma") and config[5] == 4
+    kernel = spio.Kernel(gemm, config)
+    assert kernel.supports(large) and kernel.metadata.instruction == "wgmma"
+    ptx = kernel.compile(large, "sm_90").ptx
+    assert ".target sm_90a" in ptx and "wgmma.mma_async" in ptx
+    transposed = spio.GemmArguments(4096, 4096, 4096, "bf16", a_layout="col")
+    assert gemm.chosen(transposed, 132, (9, 0))[4] == (128, 128, 32, 2, 2)
     conv = spio.Conv2dGw8Family()
     narrow = spio.Conv2dGw8Arguments(128, 1024, 7, 7, pass_="dgrad")
     # 7x7 images side by side, 3 in 2 warps' 32 columns, 8 groups a block.
