@@ -6,8 +6,11 @@
 // - per k-step, each warp loads its A and B fragments with ldmatrix (plain
 //   for the k-contiguous operand layouts, transposed otherwise) and issues
 //   the mma.sync of its warp tile; accumulators are loop-carried fragments;
-// - the epilogue computes alpha * acc (+ beta * C) and stores D, skipping
-//   elements past the edges.
+//   or, with wgmma (sm_90a), each warpgroup multiplies its 64 rows straight
+//   from the swizzled tiles into a warpgroup accumulator, one k-step's
+//   group in flight while the next is issued;
+// - the epilogue computes alpha * acc (+ beta * C) a C fragment at a time
+//   and stores D, skipping elements past the edges.
 // The reduction order is fixed by the loop structure and there are no
 // atomics, so results are bit-identical from run to run.
 //
