@@ -1,9 +1,10 @@
 //===- Pipeline.cpp - Multi-stage cp.async software pipelining ------------===//
 //
 // Turns a single-stage reduction loop (copy, wait, [proxy fence,] barrier,
-// compute, barrier) into an N-stage ring: shared tensors get a stage dimension, the
-// copies run N - 1 iterations ahead of the compute, and cp.async groups
-// keep N - 1 tiles in flight.
+// compute, barrier) into an N-stage ring: shared tensors get a stage
+// dimension, the copies run N - 1 iterations ahead of the compute (fewer by
+// the wgmma groups the compute leaves pending), and cp.async groups keep
+// that many tiles in flight.
 //
 //===----------------------------------------------------------------------===//
 
@@ -265,7 +266,7 @@ LogicalResult LoopPipeliner::run() {
   for (Operation *op : structural)
     op->erase();
 
-  // Prologue: iterations 0 .. stages-2, one group each.
+  // Prologue: the copies of the first `ahead` iterations, one group each.
   builder.setInsertionPoint(loop);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
   int64_t ahead = stages - 1 - lag;
@@ -283,8 +284,8 @@ LogicalResult LoopPipeliner::run() {
     AsyncCommitOp::create(builder, loc);
   }
 
-  // Steady state: wait for the oldest group, sync, refill the stage the
-  // previous iteration computed on, then compute.
+  // Steady state: wait for the oldest group, sync, refill the stage
+  // computed on lag + 1 iterations before, then compute.
   builder.setInsertionPointToStart(body);
   AsyncWaitOp::create(builder, loc, ahead - 1);
   if (proxyFence)
