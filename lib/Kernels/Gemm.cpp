@@ -65,7 +65,7 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   if (c.wgmma) {
     // A warpgroup's wgmma reads K-major tiles of 128-byte rows: 64 f16 or
     // bf16 of the reduction, A's rows and B's columns along the tile's rows.
-    if (p.a != Layout::RowMajor || p.b != Layout::ColMajor)
+    if (!wgmmaSupports(p))
       return "wgmma kernels take A row major and B column major (K contiguous in both); "
              "use the mma.sync configuration for other layouts";
     if (c.warpsN != 1 || c.warpsM % 4 != 0 || c.blockM != 16 * c.warpsM)

@@ -17,6 +17,7 @@
 #include "spio/Runtime/Cuda.h"
 #include "spio/Runtime/HostFloat.h"
 #include "spio/Runtime/HostRandom.h"
+#include "spio/Target/Chip.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -678,7 +679,7 @@ int runGemm() {
 
   Result<Cuda *> cuda = Cuda::get();
   int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : kDefaultMultiprocessors;
-  bool hopper = chip == "sm_90" || chip == "sm_90a";
+  bool hopper = hasWarpgroupMma(chip);
   bool wgmma = gemmWgmma == cl::BOU_TRUE ||
                (gemmWgmma == cl::BOU_UNSET && hopper && wgmmaSupports(problem));
   GemmConfig config = wgmma ? chooseWgmmaGemmConfig(problem, multiprocessors)

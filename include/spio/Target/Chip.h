@@ -40,6 +40,9 @@ inline int chipVersion(std::string_view chip) {
 /// before it starts early and waits for its results.
 inline bool hasDependentGrids(std::string_view chip) { return chipVersion(chip) >= 90; }
 
+/// Whether `chip` has Hopper's warpgroup wgmma (sm_90, compiled as sm_90a).
+inline bool hasWarpgroupMma(std::string_view chip) { return chipVersion(chip) == 90; }
+
 } // namespace spio
 
 #endif // SPIO_TARGET_CHIP_H

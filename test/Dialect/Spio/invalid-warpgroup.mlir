@@ -15,6 +15,28 @@ func.func @rows(%a: !spio.warpgroup_acc<m16n128, f32, [i, j]>) { return }
 
 // -----
 
+// expected-error @below {{warpgroup accumulator rows and columns must be different dimensions, both are 'i'}}
+func.func @same_dims(%a: !spio.warpgroup_acc<m64n16, f32, [i, i]>) { return }
+
+// -----
+
+// expected-error @below {{a warpgroup accumulator has two dimensions [rows, columns], got 3}}
+func.func @three_dims(%a: !spio.warpgroup_acc<m64n16, f32, [i, j, k]>) { return }
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/8: 16] x f32, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+func.func @scalars(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op A must hold vector<8xf16> or vector<8xbf16>, got 'f32'}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
 !SA = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
 !SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared>
 !Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>

@@ -253,6 +253,41 @@ int64_t SpioTensorType::getElementBytes() const {
 // FragmentType
 //===----------------------------------------------------------------------===//
 
+/// Rows and columns of a register tile (`what`) are two valid, different
+/// dimension names.
+static LogicalResult verifyRowsAndColumns(function_ref<InFlightDiagnostic()> emitError,
+                                          StringAttr rowDim, StringAttr colDim, StringRef what) {
+  if (failed(verifyDimName(emitError, rowDim)) || failed(verifyDimName(emitError, colDim)))
+    return failure();
+  if (rowDim == colDim)
+    return emitError() << what << " rows and columns must be different dimensions, both are '"
+                       << rowDim.getValue() << "'";
+  return success();
+}
+
+/// `element, [rows, columns]>`, the tail of a fragment's or a warpgroup
+/// accumulator's type; `what` names it in the error for other than two dims.
+static ParseResult parseElementAndDims(AsmParser &parser, Type &elementType,
+                                       SmallVectorImpl<StringAttr> &dims, StringRef what) {
+  auto parseDim = [&]() -> ParseResult {
+    std::string name;
+    if (parser.parseKeywordOrString(&name))
+      return failure();
+    dims.push_back(parser.getBuilder().getStringAttr(name));
+    return success();
+  };
+  SMLoc dimsLoc;
+  if (parser.parseType(elementType) || parser.parseComma() ||
+      (dimsLoc = parser.getCurrentLocation(), false) ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim) ||
+      parser.parseGreater())
+    return failure();
+  if (dims.size() != 2)
+    return parser.emitError(dimsLoc) << what << " has two dimensions [rows, columns], got "
+                                     << dims.size();
+  return success();
+}
+
 Type FragmentType::parse(AsmParser &parser) {
   SMLoc loc = parser.getCurrentLocation();
   std::string operandName, shapeName;
@@ -278,24 +313,8 @@ Type FragmentType::parse(AsmParser &parser) {
         << shapeName << "'";
     return {};
   }
-  auto parseDim = [&]() -> ParseResult {
-    std::string name;
-    if (parser.parseKeywordOrString(&name))
-      return failure();
-    dims.push_back(parser.getBuilder().getStringAttr(name));
-    return success();
-  };
-  SMLoc dimsLoc;
-  if (parser.parseType(elementType) || parser.parseComma() ||
-      (dimsLoc = parser.getCurrentLocation(), false) ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim) ||
-      parser.parseGreater())
+  if (parseElementAndDims(parser, elementType, dims, "a fragment"))
     return {};
-  if (dims.size() != 2) {
-    parser.emitError(dimsLoc, "a fragment has two dimensions [rows, columns], got ")
-        << dims.size();
-    return {};
-  }
   return FragmentType::getChecked([&] { return parser.emitError(loc); },
                                   parser.getContext(), *operand, *shape,
                                   elementType, dims[0], dims[1]);
@@ -311,13 +330,8 @@ LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError,
                                    FragmentOperand operand, MmaShape shape,
                                    Type elementType, StringAttr rowDim,
                                    StringAttr colDim) {
-  if (failed(verifyDimName(emitError, rowDim)) ||
-      failed(verifyDimName(emitError, colDim)))
+  if (failed(verifyRowsAndColumns(emitError, rowDim, colDim, "fragment")))
     return failure();
-  if (rowDim == colDim)
-    return emitError() << "fragment rows and columns must be different "
-                          "dimensions, both are '"
-                       << rowDim.getValue() << "'";
   if (operand == FragmentOperand::C) {
     if (!elementType.isF32())
       return emitError() << "C fragments accumulate in f32, got " << elementType;
@@ -348,24 +362,8 @@ Type WarpgroupAccType::parse(AsmParser &parser) {
     parser.emitError(shapeLoc, "expected a warpgroup shape m64nN, got '") << shape << "'";
     return {};
   }
-  auto parseDim = [&]() -> ParseResult {
-    std::string name;
-    if (parser.parseKeywordOrString(&name))
-      return failure();
-    dims.push_back(parser.getBuilder().getStringAttr(name));
-    return success();
-  };
-  SMLoc dimsLoc;
-  if (parser.parseType(elementType) || parser.parseComma() ||
-      (dimsLoc = parser.getCurrentLocation(), false) ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim) ||
-      parser.parseGreater())
+  if (parseElementAndDims(parser, elementType, dims, "a warpgroup accumulator"))
     return {};
-  if (dims.size() != 2) {
-    parser.emitError(dimsLoc, "a warpgroup accumulator has two dimensions [rows, columns], got ")
-        << dims.size();
-    return {};
-  }
   return WarpgroupAccType::getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
                                       n, elementType, dims[0], dims[1]);
 }
@@ -377,12 +375,8 @@ void WarpgroupAccType::print(AsmPrinter &printer) const {
 
 LogicalResult WarpgroupAccType::verify(function_ref<InFlightDiagnostic()> emitError, int64_t n,
                                        Type elementType, StringAttr rowDim, StringAttr colDim) {
-  if (failed(verifyDimName(emitError, rowDim)) || failed(verifyDimName(emitError, colDim)))
+  if (failed(verifyRowsAndColumns(emitError, rowDim, colDim, "warpgroup accumulator")))
     return failure();
-  if (rowDim == colDim)
-    return emitError() << "warpgroup accumulator rows and columns must be different "
-                          "dimensions, both are '"
-                       << rowDim.getValue() << "'";
   if (n < 8 || n > 256 || n % 8 != 0)
     return emitError() << "a warpgroup accumulator is 64 x N with N a multiple of 8 from 8 "
                           "to 256, got N = "
