@@ -51,7 +51,8 @@ char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *
 spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                                          int64_t multiprocessors,
                                          int32_t compute_capability);
-/* The workload in the spio dialect: gpu.func @gemm(A, B, C, D, alpha, beta).
+/* The workload in the spio dialect: gpu.func @gemm(A, B, C, D, alpha, beta),
+ * then with wgmma A's and B's tensor maps (spio_gemm_tensor_maps).
  * Requires spio_gemm_check to pass. */
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config);
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
@@ -144,6 +145,13 @@ void spio_loaded_destroy(spio_loaded *loaded);
  * the kernel's `num_args` parameters, in order. A kernel that waits for
  * the grids before it (griddepcontrol.wait, as conv2d-gw8's wgrad reduce
  * does) launches as a dependent grid, whose start overlaps their end. */
+/* A wgmma kernel reads A and B through TMA descriptors, its last two
+ * parameters, 128 bytes each and passed by value: encodes them for the
+ * operands at device addresses `a` and `b` (16-byte aligned) into `maps`
+ * (256 bytes, A's then B's). */
+int32_t spio_gemm_tensor_maps(const spio_gemm_problem *problem, const spio_gemm_config *config,
+                              uint64_t a, uint64_t b, void *maps, char **error);
+
 int32_t spio_launch(spio_loaded *loaded, const char *name, spio_launch_shape shape,
                     int64_t shared_bytes, void *stream, void **args, int32_t num_args,
                     char **error);

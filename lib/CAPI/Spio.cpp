@@ -311,6 +311,25 @@ spio_loaded *spio_load(const char *ptx, char **error) {
 
 void spio_loaded_destroy(spio_loaded *loaded) { delete loaded; }
 
+int32_t spio_gemm_tensor_maps(const spio_gemm_problem *problem, const spio_gemm_config *config,
+                              uint64_t a, uint64_t b, void *maps, char **error) {
+  auto cuda = currentCuda();
+  if (!cuda)
+    return fail(error, cuda.error().message);
+  ::spio::kernels::GemmProblem p = gemmProblem(*problem);
+  ::spio::kernels::GemmConfig c = gemmConfig(*config);
+  auto *out = static_cast<unsigned char *>(maps);
+  for (auto [operand, address, name] : {std::tuple{'a', a, "A"}, std::tuple{'b', b, "B"}}) {
+    auto map = (*cuda)->encodeTensorMap(::spio::kernels::gemmTensorMapShape(p, c, operand), address);
+    if (!map)
+      return fail(error, std::string("encoding ") + name + "'s tensor map: " + map.error().message);
+    // The launch copies parameters, so the caller's buffer needs no alignment.
+    std::memcpy(out, map->bytes, sizeof(map->bytes));
+    out += sizeof(map->bytes);
+  }
+  return 0;
+}
+
 int32_t spio_launch(spio_loaded *loaded, const char *name, spio_launch_shape shape,
                     int64_t shared_bytes, void *stream, void **args, int32_t num_args,
                     char **error) {

@@ -77,9 +77,12 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
     w.alpha = param(gemm.getAlpha());
     w.c = param(gemm.getC());
     w.beta = param(gemm.getBeta());
+    w.aMap = param(gemm.getAMap());
+    w.bMap = param(gemm.getBMap());
     w.numParams = int(kernel.getNumArguments());
     if (w.a >= 0 && w.b >= 0 && w.d >= 0 && w.alpha >= 0 &&
-        (!gemm.getC() || (w.c >= 0 && w.beta >= 0)))
+        (!gemm.getC() || (w.c >= 0 && w.beta >= 0)) &&
+        (!gemm.getAMap() || (w.aMap >= 0 && w.bMap >= 0)))
       workloads[kernel.getName()] = w;
   });
 

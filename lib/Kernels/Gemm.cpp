@@ -88,14 +88,15 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   if (c.stages < 2)
     return "the pipeline needs at least 2 stages";
   int64_t threads = c.threads();
+  // wgmma's tiles come by TMA; mma.sync's by every thread's 16-byte copies.
   auto divides = [&](int64_t rows, int64_t vectorsPerRow) {
     int64_t vectors = rows * vectorsPerRow;
     return vectors % threads == 0 && threads % vectorsPerRow == 0;
   };
-  bool ok = (p.a == Layout::RowMajor ? divides(c.blockM, c.blockK / 8)
-                                     : divides(c.blockK, c.blockM / 8)) &&
-            (p.b == Layout::ColMajor ? divides(c.blockN, c.blockK / 8)
-                                     : divides(c.blockK, c.blockN / 8));
+  bool ok = c.wgmma || ((p.a == Layout::RowMajor ? divides(c.blockM, c.blockK / 8)
+                                                  : divides(c.blockK, c.blockM / 8)) &&
+                         (p.b == Layout::ColMajor ? divides(c.blockN, c.blockK / 8)
+                                                  : divides(c.blockK, c.blockN / 8)));
   if (!ok)
     return "the tile's 16-byte vectors do not divide evenly among " +
            std::to_string(threads) + " threads";
@@ -179,6 +180,18 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
     c.stages = std::max<int64_t>(c.stages, std::min<int64_t>(8, kHopperSharedBytesPerBlock / stageBytes));
   }
   return c;
+}
+
+runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &p, const GemmConfig &c,
+                                           char operand) {
+  runtime::TensorMapShape shape;
+  shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
+                                        : runtime::TensorMapShape::Element::BF16;
+  shape.rows = uint64_t(operand == 'a' ? p.m : p.n);
+  shape.cols = uint64_t(p.k);
+  shape.boxRows = uint32_t(operand == 'a' ? c.blockM : c.blockN);
+  shape.boxCols = uint32_t(c.blockK);
+  return shape;
 }
 
 LaunchShape gemmLaunchShape(const GemmProblem &p, const GemmConfig &c) {

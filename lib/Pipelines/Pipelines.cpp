@@ -54,6 +54,7 @@ void mlir::spio::buildGPUToPTXPipeline(OpPassManager &pm, const SpioToPTXOptions
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = true;
   gpuModule.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  gpuModule.addPass(createSpioGridConstantParams());
   gpuModule.addPass(createCanonicalizerPass());
   gpuModule.addPass(createCSEPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

@@ -76,6 +76,10 @@ struct CudaApi {
   CUresult (*cuEventQuery)(CUevent);
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy_v2)(CUevent);
+  /// Null in drivers before CUDA 12, which have no TMA.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *, const uint64_t *,
+                                     const uint64_t *, const uint32_t *, const uint32_t *, int,
+                                     int, int, int);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
 
@@ -151,6 +155,8 @@ Result<CudaApi *> loadApi() {
 #undef SPIO_BIND
   api->cuLaunchKernelEx = reinterpret_cast<decltype(api->cuLaunchKernelEx)>(
       dlsym(api->library, "cuLaunchKernelEx"));
+  api->cuTensorMapEncodeTiled = reinterpret_cast<decltype(api->cuTensorMapEncodeTiled)>(
+      dlsym(api->library, "cuTensorMapEncodeTiled"));
   if (missing) {
     dlclose(api->library);
     delete api;
@@ -238,6 +244,38 @@ Result<DeviceBuffer> Cuda::allocate(size_t bytes) const {
       !s)
     return Error{s.error().message + " (allocating " + std::to_string(bytes) + " bytes)"};
   return buffer;
+}
+
+Result<TensorMap> Cuda::encodeTensorMap(const TensorMapShape &shape, DevicePtr base) const {
+  // cuda.h's CUtensorMapDataType, CUtensorMapSwizzle and
+  // CUtensorMapL2promotion values.
+  constexpr int kFloat16 = 6, kBFloat16 = 9, kSwizzle128B = 3, kL2Promotion128B = 2;
+  constexpr uint64_t kElementBytes = 2, kSwizzleBytes = 128;
+  std::string what = std::to_string(shape.rows) + " x " + std::to_string(shape.cols) +
+                     " matrix at " + std::to_string(base) + " (box " +
+                     std::to_string(shape.boxRows) + " x " + std::to_string(shape.boxCols) + ")";
+  if (!api->cuTensorMapEncodeTiled)
+    return Error{"the CUDA driver lacks cuTensorMapEncodeTiled (TMA needs CUDA 12 or later)"};
+  if (base % 16 != 0 || (shape.cols * kElementBytes) % 16 != 0)
+    return Error{"a tensor map needs a 16-byte aligned address and rows of a multiple of 16 "
+                 "bytes: " + what};
+  if (shape.rows == 0 || shape.cols == 0 || shape.boxRows == 0 || shape.boxRows > 256 ||
+      shape.boxCols * kElementBytes != kSwizzleBytes)
+    return Error{"a tensor map's box is 1 to 256 rows of 128 bytes: " + what};
+  TensorMap map;
+  uint64_t dims[2] = {shape.cols, shape.rows};
+  uint64_t strides[1] = {shape.cols * kElementBytes};
+  uint32_t box[2] = {shape.boxCols, shape.boxRows};
+  uint32_t elementStrides[2] = {1, 1};
+  int element = shape.element == TensorMapShape::Element::F16 ? kFloat16 : kBFloat16;
+  if (Status s = api->check(api->cuTensorMapEncodeTiled(
+                                map.bytes, element, 2, reinterpret_cast<void *>(base), dims,
+                                strides, box, elementStrides, /*interleave=*/0, kSwizzle128B,
+                                kL2Promotion128B, /*oobFill=*/0),
+                            "cuTensorMapEncodeTiled");
+      !s)
+    return Error{s.error().message + " (" + what + ")"};
+  return map;
 }
 
 Status Cuda::synchronize() const {

@@ -445,10 +445,20 @@ class GemmFamily(KernelFamily):
             raise SpioError(f"gemm takes the scalars alpha and beta, not {sorted(unknown)}")
         if "beta" in scalars and not args.reads_c:
             raise SpioError("beta needs reads_c=True (and operand C)")
-        return [[ctypes.c_uint64(pointers["A"]), ctypes.c_uint64(pointers["B"]),
-                 ctypes.c_uint64(pointers.get("C", 0)), ctypes.c_uint64(pointers["D"]),
-                 ctypes.c_float(scalars.get("alpha", 1.0)),
-                 ctypes.c_float(scalars.get("beta", 0.0))]]
+        values = [ctypes.c_uint64(pointers["A"]), ctypes.c_uint64(pointers["B"]),
+                  ctypes.c_uint64(pointers.get("C", 0)), ctypes.c_uint64(pointers["D"]),
+                  ctypes.c_float(scalars.get("alpha", 1.0)),
+                  ctypes.c_float(scalars.get("beta", 0.0))]
+        problem, cfg = self._structs(args, config)
+        if cfg.wgmma:
+            # A's and B's TMA descriptors, 128 bytes each, by value.
+            maps = (ctypes.c_uint8 * 256)()
+            error = ctypes.c_void_p()
+            if _capi.lib.spio_gemm_tensor_maps(problem, cfg, pointers["A"], pointers["B"],
+                                               maps, ctypes.byref(error)) != 0:
+                raise SpioError(_capi.take_string(error))
+            values += [(ctypes.c_uint8 * 128).from_buffer(maps, offset) for offset in (0, 128)]
+        return [values]
 
 
 class Conv2dGw8Family(KernelFamily):

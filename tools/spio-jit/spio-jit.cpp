@@ -550,10 +550,19 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   DevicePtr pa = dA.pointer(), pb = dB.pointer(), pc = dC.pointer(), pd = dD.pointer();
   float alphaValue = alpha, betaValue = problem.readsC ? float(beta) : 0.0f;
   LaunchShape shape = gemmLaunchShape(problem, config);
+  // wgmma kernels read A and B through tensor maps, passed by value.
+  TensorMap mapA, mapB;
+  if (params.aMap >= 0) {
+    mapA = orFail(gpu.encodeTensorMap(gemmTensorMapShape(problem, config, 'a'), pa),
+                  "encoding A's tensor map");
+    mapB = orFail(gpu.encodeTensorMap(gemmTensorMapShape(problem, config, 'b'), pb),
+                  "encoding B's tensor map");
+  }
   std::vector<void *> args(params.numParams);
   for (auto [position, value] : {std::pair<int, void *>{params.a, &pa}, {params.b, &pb},
                                  {params.c, &pc}, {params.d, &pd}, {params.alpha, &alphaValue},
-                                 {params.beta, &betaValue}})
+                                 {params.beta, &betaValue}, {params.aMap, mapA.bytes},
+                                 {params.bMap, mapB.bytes}})
     if (position >= 0)
       args[position] = value;
   auto launch = [&]() {
@@ -729,6 +738,8 @@ int runGemm() {
   mlir::spio::GemmWorkload params;
   params.a = 0, params.b = 1, params.c = 2, params.d = 3, params.alpha = 4, params.beta = 5;
   params.numParams = 6;
+  if (config.wgmma)
+    params.aMap = 6, params.bMap = 7, params.numParams = 8;
   return runGemmKernel(**cuda, problem, config, compiled.ptx, info, params);
 }
 

@@ -26,6 +26,8 @@ struct GemmWorkload {
   ::spio::kernels::GemmProblem problem;
   ::spio::kernels::GemmConfig config;
   int a = -1, b = -1, c = -1, d = -1, alpha = -1, beta = -1;
+  /// A's and B's tensor maps (wgmma kernels).
+  int aMap = -1, bMap = -1;
   int numParams = 0;
 };
 

@@ -15,6 +15,10 @@
 
 namespace mlir::spio {
 
+/// A kernel's tensor-map arguments, by position (convert-spio-to-gpu sets
+/// it, spio-grid-constant-params consumes it).
+inline constexpr llvm::StringLiteral kGridConstantParamsAttr = "spio.grid_constant_params";
+
 #define GEN_PASS_DECL
 #include "spio/Conversion/Passes.h.inc"
 

@@ -45,6 +45,13 @@ def ConvertSpioToGPU : Pass<"convert-spio-to-gpu", "::mlir::ModuleOp"> {
     - `discard` becomes `llvm.nvvm.discard.global.L2` of the element's
       address, guarded by its 128-byte alignment and the line's end
       inside the tensor;
+    - `tma_load` becomes `nvvm.cp.async.bulk.tensor.shared.cluster.global`
+      (tile mode, element coordinates innermost first) and
+      `barrier_expect_tx` `nvvm.mbarrier.arrive.expect_tx`;
+      `set_max_registers` becomes `nvvm.setmaxregister`;
+    - a tensor-map argument becomes an `!llvm.ptr` with `llvm.align = 64`,
+      listed in the function's `spio.grid_constant_params` for
+      `spio-grid-constant-params`;
     - `launch_dependents` and `wait_prerequisites` become
       `nvvm.griddepcontrol` (sm_90 and later), or nothing with
       `dependent-grids=false`, for chips without dependent launches.
@@ -64,6 +71,23 @@ def ConvertSpioToGPU : Pass<"convert-spio-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
   ];
+}
+
+def SpioGridConstantParams : Pass<"spio-grid-constant-params"> {
+  let summary = "Pass tensor-map kernel parameters by value, as grid constants";
+  let description = [{
+    Runs after `convert-gpu-to-nvvm`, which keeps a function's discardable
+    attributes but only some LLVM attributes of its arguments.
+
+    Needs: `llvm.func`s whose `spio.grid_constant_params` lists the
+    arguments (`!llvm.ptr`) that hold a 128-byte TMA descriptor.
+
+    Guarantees: each listed argument is `llvm.byval = !llvm.array<128 x i8>`,
+    `llvm.align = 64` and `nvvm.grid_constant` (a kernel's
+    `.param .align 64 .b8 p[128]`, read in place through its address), and
+    the list is removed.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
 #endif // SPIO_CONVERSION_PASSES_TD

@@ -13,6 +13,8 @@
 #ifndef SPIO_KERNELS_GEMM_H
 #define SPIO_KERNELS_GEMM_H
 
+#include "spio/Runtime/TensorMap.h"
+
 #include <cstdint>
 #include <string>
 
@@ -48,10 +50,12 @@ struct GemmConfig {
   /// Used only when it divides the grid's rows.
   int64_t raster = 1;
   /// Hopper's warpgroup wgmma (sm_90a) instead of mma.sync: each group of
-  /// 4 warps along M computes 64 rows of the block from the shared tiles.
+  /// 4 warps along M computes 64 rows of the block from the shared tiles,
+  /// which one more warpgroup loads by TMA.
   bool wgmma = false;
 
-  int64_t threads() const { return 32 * warpsM * warpsN; }
+  /// The compute warps' threads, and the copy warpgroup's with wgmma.
+  int64_t threads() const { return 32 * warpsM * warpsN + (wgmma ? 128 : 0); }
 };
 
 /// Empty when the kernel can be built, else what is wrong (dtypes, the
@@ -71,6 +75,11 @@ bool wgmmaSupports(const GemmProblem &problem);
 /// smallest; 64 deep, rastered where the grid allows, 4 stages, or up to 8
 /// where the grid is under one wave.
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs);
+
+/// The tensor map of operand 'a' or 'b' that a wgmma kernel takes (K-major):
+/// the operand's rows (M or N) by K, boxes of the block's rows by 64 of K.
+runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const GemmConfig &config,
+                                           char operand);
 
 /// The launch geometry of the kernel.
 struct LaunchShape {

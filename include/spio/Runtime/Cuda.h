@@ -14,6 +14,8 @@
 #ifndef SPIO_RUNTIME_CUDA_H
 #define SPIO_RUNTIME_CUDA_H
 
+#include "spio/Runtime/TensorMap.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -156,6 +158,9 @@ public:
   /// Loads PTX; a JIT failure returns ptxas' error log.
   Result<Module> loadPTX(const std::string &ptx) const;
   Result<DeviceBuffer> allocate(size_t bytes) const;
+  /// Encodes the tensor map of `shape` at `base` (cuTensorMapEncodeTiled);
+  /// fails, saying why, for a misaligned address or an unsupported shape.
+  Result<TensorMap> encodeTensorMap(const TensorMapShape &shape, DevicePtr base) const;
   Status synchronize() const;
   /// Milliseconds `body`'s launches take on the default stream, between
   /// two events. Queued timing fails if `body` waits for the GPU.

@@ -1006,6 +1006,45 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     return success();
   }
 
+  if (auto load = dyn_cast<TmaLoadOp>(op)) {
+    FailureOr<Cursor> dst = cursorOf(op, load.getDst());
+    if (failed(dst))
+      return failure();
+    SpioTensorType dstType = load.getDst().getType();
+    Value offset = elementOffset(loc, dstType, *dst, load.getDstCoords(), {});
+    Value bytes = arith::MulIOp::create(builder, loc, offset,
+                                        index(loc, dstType.getElementBytes()));
+    // The shared::cluster form of the copy (a CTA's own shared memory is
+    // part of its cluster's window) takes the destination in that space.
+    Value tile = LLVM::AddrSpaceCastOp::create(
+        builder, loc,
+        LLVM::LLVMPointerType::get(builder.getContext(),
+                                   static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
+        sharedPointer(loc, dst->root, bytes));
+    Value map = UnrealizedConversionCastOp::create(
+                    builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), load.getMap())
+                    .getResult(0);
+    // Element coordinates, innermost first.
+    SmallVector<Value> coords;
+    for (Value coord : llvm::reverse(load.getCoords()))
+      coords.push_back(arith::IndexCastOp::create(builder, loc, builder.getI32Type(),
+                                                  baseValue(loc, coord, builder.getIndexType())));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        builder, loc, tile, map, coords,
+        barrierPointer(loc, load.getBarriers(), load.getIndex()), ValueRange(), Value(), Value(),
+        NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
+    op->erase();
+    return success();
+  }
+  if (auto expect = dyn_cast<BarrierExpectTxOp>(op)) {
+    Value pointer = barrierPointer(loc, expect.getBarriers(), expect.getIndex());
+    Value bytes = arith::ConstantIntOp::create(builder, loc, expect.getBytes(), 32);
+    NVVM::MBarrierArriveExpectTxOp::create(builder, loc, Type(), pointer, bytes,
+                                           NVVM::MemScopeKind::CTA, false, Value());
+    op->erase();
+    return success();
+  }
+
   // Barriers: NVVM's mbarrier instructions on the barrier's address.
   if (auto init = dyn_cast<BarrierInitOp>(op)) {
     Value pointer = barrierPointer(loc, init.getBarriers(), init.getIndex());
@@ -1057,7 +1096,7 @@ LogicalResult TensorResolver::run() {
   func.getFunctionBody().walk([&](Operation *op) {
     if (isa<LoadOp, LoadRemoteOp, StoreOp, DiscardOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
             StoreFragmentOp, AsyncCommitOp, AsyncWaitOp, BarrierInitOp, BarrierArriveOp,
-            BarrierWaitOp, AsyncArriveOp, WgmmaOp>(op))
+            BarrierWaitOp, AsyncArriveOp, WgmmaOp, TmaLoadOp, BarrierExpectTxOp>(op))
       accesses.push_back(op);
   });
   for (Operation *op : accesses)
@@ -1093,6 +1132,10 @@ public:
     addConversion([](CoordType type) -> Type { return IndexType::get(type.getContext()); });
     addConversion([](FragmentType type) -> Type { return fragmentVectorType(type); });
     addConversion([](WarpgroupAccType type) -> Type { return warpgroupVectorType(type); });
+    // A tensor map is a by-value kernel parameter, read through its address.
+    addConversion([](TensorMapType type) -> Type {
+      return LLVM::LLVMPointerType::get(type.getContext());
+    });
     addConversion([](SpioTensorType type) -> std::optional<Type> {
       if (type.getMemorySpace() == MemorySpace::Global)
         return globalBytesType(type);
@@ -1365,6 +1408,18 @@ struct FenceProxyAsyncLowering : SpioPattern<FenceProxyAsyncOp> {
   }
 };
 
+struct SetMaxRegistersLowering : SpioPattern<SetMaxRegistersOp> {
+  using SpioPattern::SpioPattern;
+  LogicalResult matchAndRewrite(SetMaxRegistersOp op, Adaptor,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOpWithNewOp<NVVM::SetMaxRegisterOp>(
+        op, uint32_t(op.getCount()),
+        op.getAction() == RegisterAction::Increase ? NVVM::SetMaxRegisterAction::increase
+                                                   : NVVM::SetMaxRegisterAction::decrease);
+    return success();
+  }
+};
+
 struct NamedBarrierLowering : SpioPattern<NamedBarrierOp> {
   using SpioPattern::SpioPattern;
   LogicalResult matchAndRewrite(NamedBarrierOp op, Adaptor, ConversionPatternRewriter &r) const override {
@@ -1376,6 +1431,21 @@ struct NamedBarrierLowering : SpioPattern<NamedBarrierOp> {
     return success();
   }
 };
+
+/// Tensor-map parameters are passed by value, 64-byte aligned: the GPU
+/// lowering keeps `llvm.align` on the argument, and spio-grid-constant-params
+/// makes the listed ones byval grid constants once the function is LLVM's.
+void markGridConstantParams(FunctionOpInterface func) {
+  SmallVector<int64_t> params;
+  Builder builder(func.getContext());
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (isa<TensorMapType>(type)) {
+      func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), builder.getI64IntegerAttr(64));
+      params.push_back(int64_t(i));
+    }
+  if (!params.empty())
+    func->setAttr(kGridConstantParamsAttr, builder.getDenseI64ArrayAttr(params));
+}
 
 struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGPU> {
   using Base::Base;
@@ -1413,9 +1483,11 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
       if (!func.isExternal())
         funcs.push_back(func);
     });
-    for (FunctionOpInterface func : funcs)
+    for (FunctionOpInterface func : funcs) {
       if (failed(TensorResolver(func).run()))
         return signalPassFailure();
+      markGridConstantParams(func);
+    }
 
     MLIRContext *ctx = &getContext();
     SpioTypeConverter converter;
@@ -1447,7 +1519,7 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
                  NamedBarrierLowering, WarpgroupFillLowering, WarpgroupFragmentLowering,
                  ReplaceLowering<WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
                  ReplaceLowering<WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,
-                 WgmmaWaitLowering, FenceProxyAsyncLowering>(
+                 WgmmaWaitLowering, FenceProxyAsyncLowering, SetMaxRegistersLowering>(
         converter, ctx);
     populateFunctionOpInterfaceTypeConversionPattern<gpu::GPUFuncOp>(patterns, converter);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);

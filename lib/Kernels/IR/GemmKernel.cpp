@@ -136,6 +136,14 @@ SwizzleAttrInterface swizzleFor(MLIRContext *ctx, int64_t vectorsPerRow) {
   return XorSwizzleAttr::get(ctx, 1, 0, 3);
 }
 
+/// The ring's dimension: which of the shared stages a tile is in.
+constexpr StringLiteral kStage = "stage";
+/// setmaxnreg budgets: the copy warpgroup keeps what issuing TMA needs, the
+/// compute warpgroups take the rest of the register file (with up to two
+/// of them, 40 * 128 + 232 * 256 <= 65536).
+constexpr int32_t kCopyRegisters = 40;
+constexpr int32_t kComputeRegisters = 232;
+
 /// Builds one block's kernel code.
 class GemmTile {
 public:
@@ -143,14 +151,30 @@ public:
       : b(b), p(p), c(c), a(operandA(p, c.blockM)), bOp(operandB(p, c.blockN)),
         input(typeOf(b.getContext(), p.input)) {}
 
-  void build(GemmOp op);
+  void build(GemmOp op) { c.wgmma ? buildWarpSpecialized(op) : buildMmaSync(op); }
 
-private:
+  /// One stage of an operand's tiles in shared memory.
   SpioTensorType sharedType(const Operand &o) {
     int64_t vectors = o.tileVectors(c.blockK);
     return b.tensorType({{o.outerDim(), 1, o.tileOuter(c.blockK)}, {o.innerDim(), 8, vectors}},
                         b.vector8(input), MemorySpace::Shared, swizzleFor(b.getContext(), vectors));
   }
+
+private:
+  /// mma.sync from ldmatrix fragments, tiles loaded by every thread's
+  /// cp.async; spio-pipeline makes the ring.
+  void buildMmaSync(GemmOp op);
+  /// wgmma from a ring of TMA-loaded tiles: one copy warpgroup, the others
+  /// compute.
+  void buildWarpSpecialized(GemmOp op);
+  std::pair<Coord, Coord> blockCoords();
+  /// D = alpha * acc (+ beta * C) for the warp at `warp`, its accumulator
+  /// `mTiles` x `nTiles` C fragments (a warpgroup's: one row of them, the
+  /// warp's 16 rows), bounded by M and N.
+  void epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
+                function_ref<Fragment(int64_t, int64_t)> accumulated, int64_t mTiles,
+                int64_t nTiles, bool warpgroupRows = false);
+
   FragmentType fragment(FragmentOperand operand, StringRef rows, StringRef cols, Type element) {
     return b.fragmentType(operand, MmaShape::M16N8K16, element, rows, cols);
   }
@@ -191,17 +215,9 @@ void GemmTile::copyTile(const Operand &o, Tensor global, Tensor shared, Coord bl
   }
 }
 
-void GemmTile::build(GemmOp op) {
-  MLIRContext *ctx = b.getContext();
-  StringRef I = p.rowDim, J = p.colDim, K = p.reductionDim;
-  int64_t warpM = c.blockM / c.warpsM, warpN = c.blockN / c.warpsN;
-  int64_t mTiles = warpM / 16, nTiles = warpN / 8, accs = mTiles * nTiles;
-  FragmentType fa = fragment(FragmentOperand::A, I, K, input);
-  FragmentType fb = fragment(FragmentOperand::B, K, J, input);
-  FragmentType fc = fragment(FragmentOperand::C, I, J, Float32Type::get(ctx));
-
-  Tensor sharedA = b.alloc(sharedType(a));
-  Tensor sharedB = b.alloc(sharedType(bOp));
+/// The block's coordinates along rows and columns, in grouped order with
+/// `raster` block rows a group so that consecutive blocks share tiles in L2.
+std::pair<Coord, Coord> GemmTile::blockCoords() {
   Value blockCol = b.linearId(LinearId::BlockX);
   Value blockRow = b.linearId(LinearId::BlockY);
   kernels::LaunchShape grid = kernels::gemmLaunchShape(p, c);
@@ -218,16 +234,57 @@ void GemmTile::build(GemmOp op) {
     blockRow = b.addi(first, b.remui(inside, raster));
     blockCol = b.divui(inside, raster);
   }
-  Coord bi = b.fromIndex(blockRow, b.coordType(I, c.blockM));
-  Coord bj = b.fromIndex(blockCol, b.coordType(J, c.blockN));
-  // The warp's place: mma.sync, its tile of the block; wgmma, its
-  // warpgroup's 64 rows and its own 16 of them.
-  Value warpId = b.linearId(LinearId::Warp);
-  SmallVector<Coord> warp =
-      c.wgmma ? b.decompose(warpId, {c.warpsM / 4, 4},
-                            {b.coordType(I, WarpgroupAccType::kRows), b.coordType(I, 16)})
-              : b.decompose(warpId, {c.warpsM, c.warpsN},
-                            {b.coordType(I, warpM), b.coordType(J, warpN)});
+  return {b.fromIndex(blockRow, b.coordType(p.rowDim, c.blockM)),
+          b.fromIndex(blockCol, b.coordType(p.colDim, c.blockN))};
+}
+
+void GemmTile::epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
+                        function_ref<Fragment(int64_t, int64_t)> accumulated, int64_t mTiles,
+                        int64_t nTiles, bool warpgroupRows) {
+  MLIRContext *ctx = b.getContext();
+  StringRef I = p.rowDim, J = p.colDim;
+  FragmentType fc = fragment(FragmentOperand::C, I, J, Float32Type::get(ctx));
+  Bounds bounds{b.constant(p.m, b.coordType(I)), b.constant(p.n, b.coordType(J))};
+  VectorType lane = VectorType::get({4}, Float32Type::get(ctx));
+  Value alpha = b.broadcast(op.getAlpha(), lane);
+  SmallVector<Coord> at{bi, bj};
+  at.append(warp.begin(), warp.end());
+  Tensor tileD = b.subscript(cast<Tensor>(op.getD()), at);
+  Value beta;
+  Tensor tileC;
+  if (p.readsC) {
+    beta = b.broadcast(op.getBeta(), lane);
+    tileC = b.subscript(cast<Tensor>(op.getC()), at);
+  }
+  for (int64_t mi = 0; mi < mTiles; ++mi)
+    for (int64_t ni = 0; ni < nTiles; ++ni) {
+      SmallVector<Coord> place;
+      if (!warpgroupRows)
+        place.push_back(b.constant(mi, b.coordType(I, 16)));
+      place.push_back(b.constant(ni, b.coordType(J, 8)));
+      Value result = b.mulf(alpha, b.fragmentToVector(accumulated(mi, ni)));
+      if (p.readsC) {
+        Fragment cf = b.loadFragment(tileC, place, fc, bounds);
+        result = b.addf(result, b.mulf(beta, b.fragmentToVector(cf)));
+      }
+      b.storeFragment(b.vectorToFragment(result, fc), tileD, place, bounds);
+    }
+}
+
+void GemmTile::buildMmaSync(GemmOp op) {
+  MLIRContext *ctx = b.getContext();
+  StringRef I = p.rowDim, J = p.colDim, K = p.reductionDim;
+  int64_t warpM = c.blockM / c.warpsM, warpN = c.blockN / c.warpsN;
+  int64_t mTiles = warpM / 16, nTiles = warpN / 8, accs = mTiles * nTiles;
+  FragmentType fa = fragment(FragmentOperand::A, I, K, input);
+  FragmentType fb = fragment(FragmentOperand::B, K, J, input);
+  FragmentType fc = fragment(FragmentOperand::C, I, J, Float32Type::get(ctx));
+
+  Tensor sharedA = b.alloc(sharedType(a));
+  Tensor sharedB = b.alloc(sharedType(bOp));
+  auto [bi, bj] = blockCoords();
+  SmallVector<Coord> warp = b.decompose(b.linearId(LinearId::Warp), {c.warpsM, c.warpsN},
+                                        {b.coordType(I, warpM), b.coordType(J, warpN)});
   Value thread = b.linearId(LinearId::Thread);
   SmallVector<Coord> copyA, copyB;
   for (auto [o, copy] : {std::pair{&a, &copyA}, std::pair{&bOp, &copyB}}) {
@@ -235,111 +292,144 @@ void GemmTile::build(GemmOp op) {
     *copy = b.decompose(thread, {c.threads() / vectorsPerRow, vectorsPerRow},
                         {b.coordType(o->outerDim()), b.coordType(o->innerDim(), 8)});
   }
-  SmallVector<Value> inits;
-  if (c.wgmma)
-    inits.push_back(b.warpgroupFill(b.f32(0.0), b.warpgroupAccType(c.blockN, I, J)));
-  else
-    inits.assign(accs, b.fill(b.f32(0.0), fc));
-  Value lower = b.index(0), step = b.index(1);
+  SmallVector<Value> inits(accs, b.fill(b.f32(0.0), fc));
   Value kTiles = b.index(ceilDiv(p.k, c.blockK));
 
-  // mma.sync: per 16-deep step, the warp's A and B fragments by ldmatrix
-  // and the mma of its tile, accumulators carried.
-  auto mmaSync = [&](Coord wi, Coord wj, ValueRange carried) {
-    SmallVector<Fragment> acc;
-    for (Value v : carried)
-      acc.push_back(cast<Fragment>(v));
-    for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
-      Coord kStep = b.constant(kk, b.coordType(K, 16));
-      SmallVector<Fragment> rowsA, colsB;
-      for (int64_t mi = 0; mi < mTiles; ++mi)
-        rowsA.push_back(b.ldmatrix(sharedA, {wi, b.constant(mi, b.coordType(I, 16)), kStep}, fa,
-                                   /*transpose=*/!a.kContiguous));
-      for (int64_t ni = 0; ni < nTiles; ++ni)
-        colsB.push_back(b.ldmatrix(sharedB, {wj, b.constant(ni, b.coordType(J, 8)), kStep}, fb,
-                                   /*transpose=*/!bOp.kContiguous));
-      for (int64_t mi = 0; mi < mTiles; ++mi)
-        for (int64_t ni = 0; ni < nTiles; ++ni) {
-          // Serpentine over n so consecutive mmas share an operand.
-          int64_t n = mi % 2 ? nTiles - 1 - ni : ni;
-          int64_t t = mi * nTiles + n;
-          acc[t] = b.mma(rowsA[mi], colsB[n], acc[t]);
-        }
-    }
-    return SmallVector<Value>(acc.begin(), acc.end());
-  };
-  // wgmma: the warpgroup's 64 rows times the block's columns, one wgmma a
-  // 16-deep step. With 3 stages or more a k-step's group stays in flight
-  // while the next is issued; spio-pipeline then refills a stage one
-  // iteration later.
-  int32_t pendingGroups = c.wgmma && c.stages >= 3 ? 1 : 0;
-  auto warpgroupMma = [&](Coord wgRow, ValueRange carried) {
-    WarpgroupAcc acc = cast<WarpgroupAcc>(carried[0]);
-    b.wgmmaFence();
-    for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
-      Coord kStep = b.constant(kk, b.coordType(K, 16));
-      acc = b.wgmma(sharedA, {wgRow, kStep}, sharedB, {kStep}, acc);
-    }
-    b.wgmmaCommit();
-    b.wgmmaWait(pendingGroups);
-    return SmallVector<Value>{acc};
-  };
-
-  // The reduction loop, one k-tile per step, accumulators carried. One
-  // stage: load, wait, compute; spio-pipeline overlaps them.
+  // The reduction loop, one k-tile per step, accumulators carried: load,
+  // wait, then per 16-deep step the warp's A and B fragments by ldmatrix
+  // and the mma of its tile. One stage; spio-pipeline overlaps them.
   Tensor globalA = cast<Tensor>(op.getA()), globalB = cast<Tensor>(op.getB());
-  scf::ForOp loop = b.forLoop(lower, kTiles, step, inits, [&](Value kt, ValueRange carried) {
-    Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
-    copyTile(a, globalA, sharedA, bi, kTile, copyA[0], copyA[1]);
-    copyTile(bOp, globalB, sharedB, bj, kTile, copyB[0], copyB[1]);
-    b.asyncCommit();
-    b.asyncWait(0);
-    // wgmma reads the tiles through the async proxy.
-    if (c.wgmma)
-      b.fenceProxyAsync();
-    b.barrier();
-    SmallVector<Value> results =
-        c.wgmma ? warpgroupMma(warp[0], carried) : mmaSync(warp[0], warp[1], carried);
-    b.barrier();
-    return results;
-  });
+  scf::ForOp loop =
+      b.forLoop(b.index(0), kTiles, b.index(1), inits, [&](Value kt, ValueRange carried) {
+        Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
+        copyTile(a, globalA, sharedA, bi, kTile, copyA[0], copyA[1]);
+        copyTile(bOp, globalB, sharedB, bj, kTile, copyB[0], copyB[1]);
+        b.asyncCommit();
+        b.asyncWait(0);
+        b.barrier();
+        SmallVector<Fragment> acc;
+        for (Value v : carried)
+          acc.push_back(cast<Fragment>(v));
+        for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
+          Coord kStep = b.constant(kk, b.coordType(K, 16));
+          SmallVector<Fragment> rowsA, colsB;
+          for (int64_t mi = 0; mi < mTiles; ++mi)
+            rowsA.push_back(b.ldmatrix(sharedA, {warp[0], b.constant(mi, b.coordType(I, 16)), kStep},
+                                       fa, /*transpose=*/!a.kContiguous));
+          for (int64_t ni = 0; ni < nTiles; ++ni)
+            colsB.push_back(b.ldmatrix(sharedB, {warp[1], b.constant(ni, b.coordType(J, 8)), kStep},
+                                       fb, /*transpose=*/!bOp.kContiguous));
+          for (int64_t mi = 0; mi < mTiles; ++mi)
+            for (int64_t ni = 0; ni < nTiles; ++ni) {
+              // Serpentine over n so consecutive mmas share an operand.
+              int64_t n = mi % 2 ? nTiles - 1 - ni : ni;
+              int64_t t = mi * nTiles + n;
+              acc[t] = b.mma(rowsA[mi], colsB[n], acc[t]);
+            }
+        }
+        b.barrier();
+        return SmallVector<Value>(acc.begin(), acc.end());
+      });
   loop->setAttr("spio.stages", b.getOpBuilder().getI64IntegerAttr(c.stages));
+  epilogue(op, bi, bj, warp, [&](int64_t mi, int64_t ni) {
+    return cast<Fragment>(loop.getResult(mi * nTiles + ni));
+  }, mTiles, nTiles);
+}
 
-  // Epilogue: D = alpha * acc (+ beta * C), bounded by M and N, a C
-  // fragment at a time.
-  Bounds bounds{b.constant(p.m, b.coordType(I)), b.constant(p.n, b.coordType(J))};
-  VectorType lane = VectorType::get({4}, Float32Type::get(ctx));
-  Value alpha = b.broadcast(op.getAlpha(), lane);
-  Tensor tileD = b.subscript(cast<Tensor>(op.getD()), {bi, bj, warp[0], warp[1]});
-  Value beta;
-  Tensor tileC;
-  if (p.readsC) {
-    beta = b.broadcast(op.getBeta(), lane);
-    tileC = b.subscript(cast<Tensor>(op.getC()), {bi, bj, warp[0], warp[1]});
-  }
-  auto store = [&](Fragment accumulated, ArrayRef<Coord> at) {
-    Value result = b.mulf(alpha, b.fragmentToVector(accumulated));
-    if (p.readsC) {
-      Fragment cf = b.loadFragment(tileC, at, fc, bounds);
-      result = b.addf(result, b.mulf(beta, b.fragmentToVector(cf)));
-    }
-    b.storeFragment(b.vectorToFragment(result, fc), tileD, at, bounds);
+void GemmTile::buildWarpSpecialized(GemmOp op) {
+  StringRef I = p.rowDim, J = p.colDim, K = p.reductionDim;
+  int64_t stages = c.stages, consumers = c.warpsM / 4;
+  auto mapA = cast<TensorMap>(op.getAMap()), mapB = cast<TensorMap>(op.getBMap());
+  // A ring of `stages` tiles of A and B, each with a barrier that TMA
+  // fills (full) and one the consumers release (empty).
+  auto ring = [&](TensorMap map) {
+    SpioTensorType box = map.getType().getBox();
+    SmallVector<TensorDim> dims{{StringAttr::get(b.getContext(), kStage), 1, stages, 0}};
+    for (const TensorDim &d : box.getDims())
+      dims.push_back(d);
+    dims[0].stride = box.getCosize();
+    return b.alloc(SpioTensorType::get(b.getContext(), dims, box.getElementType(),
+                                       MemorySpace::Shared, box.getSwizzle()));
   };
-  if (c.wgmma) {
-    if (pendingGroups > 0)
-      b.wgmmaWait(0);
-    WarpgroupAcc accumulated = cast<WarpgroupAcc>(loop.getResult(0));
-    for (int64_t ni = 0; ni < c.blockN / 8; ++ni) {
-      Coord n = b.constant(ni, b.coordType(J, 8));
-      store(b.warpgroupFragment(accumulated, ni), {n});
+  Tensor tilesA = ring(mapA), tilesB = ring(mapB);
+  Barriers full = b.barrierAlloc(stages), empty = b.barrierAlloc(stages);
+  int64_t consumerThreads = 128 * consumers;
+  Value thread = b.linearId(LinearId::Thread);
+  b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
+    for (int64_t s = 0; s < stages; ++s) {
+      b.barrierInit(full, b.index(s), 1);
+      b.barrierInit(empty, b.index(s), consumerThreads);
     }
-    return;
-  }
-  for (int64_t mi = 0; mi < mTiles; ++mi)
-    for (int64_t ni = 0; ni < nTiles; ++ni) {
-      Coord m = b.constant(mi, b.coordType(I, 16)), n = b.constant(ni, b.coordType(J, 8));
-      store(cast<Fragment>(loop.getResult(mi * nTiles + ni)), {m, n});
-    }
+    // The barriers are written by this thread and read by the TMA unit.
+    b.fenceProxyAsync();
+  });
+  b.barrier();
+  auto [bi, bj] = blockCoords();
+  Value kTiles = b.index(ceilDiv(p.k, c.blockK));
+  Value stageCount = b.index(stages);
+  int64_t stageBytes = mapA.getType().getBoxBytes() + mapB.getType().getBoxBytes();
+  Value warpgroup = b.divui(thread, b.index(128));
+
+  // Warpgroup 0 copies: one thread waits for a free stage, expects its
+  // bytes and starts the two TMA loads; the others only give back their
+  // registers.
+  b.ifThen(b.cmpi(arith::CmpIPredicate::eq, warpgroup, b.index(0)), [&] {
+    b.setMaxRegisters(RegisterAction::Decrease, kCopyRegisters);
+    b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
+      b.forLoop(b.index(0), kTiles, b.index(1), {}, [&](Value kt, ValueRange) {
+        Value slot = b.remui(kt, stageCount);
+        // Round r of a slot waits for the consumers' release of round r - 1;
+        // the first round's wait (parity 1 before phase 0) passes at once.
+        Value parity = b.lowBit(b.addi(b.divui(kt, stageCount), b.index(1)));
+        b.barrierWait(empty, slot, parity);
+        b.barrierExpectTx(full, slot, stageBytes);
+        Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
+        Coord stage = b.fromIndex(slot, b.coordType(kStage));
+        b.tmaLoad(mapA, {bi, kTile}, tilesA, {stage}, full, slot);
+        b.tmaLoad(mapB, {bj, kTile}, tilesB, {stage}, full, slot);
+        return SmallVector<Value>{};
+      });
+    });
+  });
+
+  // Warpgroups 1.. compute: each multiplies its 64 rows of A by all of B
+  // into its accumulator, a k-tile's wgmma group in flight while the next
+  // is issued; a stage is released once the group that read it is done.
+  b.ifThen(b.cmpi(arith::CmpIPredicate::ne, warpgroup, b.index(0)), [&] {
+    b.setMaxRegisters(RegisterAction::Increase, kComputeRegisters);
+    SmallVector<Coord> warp =
+        b.decompose(b.linearId(LinearId::Warp), {consumers + 1, 4},
+                    {b.coordType(I, WarpgroupAccType::kRows), b.coordType(I, 16)});
+    // Warpgroup 1 takes the block's first 64 rows.
+    Coord rows = b.sub(warp[0], b.constant(1, warp[0].getType()));
+    Value init = b.warpgroupFill(b.f32(0.0), b.warpgroupAccType(c.blockN, I, J));
+    scf::ForOp loop =
+        b.forLoop(b.index(0), kTiles, b.index(1), {init}, [&](Value kt, ValueRange carried) {
+          Value slot = b.remui(kt, stageCount);
+          b.barrierWait(full, slot, b.lowBit(b.divui(kt, stageCount)));
+          Coord stage = b.fromIndex(slot, b.coordType(kStage));
+          Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
+          auto acc = cast<WarpgroupAcc>(carried[0]);
+          b.wgmmaFence();
+          for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
+            Coord kStep = b.constant(kk, b.coordType(K, 16));
+            acc = b.wgmma(tileA, {rows, kStep}, tileB, {kStep}, acc);
+          }
+          b.wgmmaCommit();
+          b.wgmmaWait(1);
+          // The previous k-tile's group is done: its stage is free.
+          b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, b.index(0)), [&] {
+            Value previous = b.remui(b.addi(kt, b.index(stages - 1)), stageCount);
+            b.barrierArrive(empty, previous);
+          });
+          return SmallVector<Value>{acc};
+        });
+    b.wgmmaWait(0);
+    auto accumulated = cast<WarpgroupAcc>(loop.getResult(0));
+    epilogue(op, bi, bj, {rows, warp[1]}, [&](int64_t, int64_t ni) {
+      return b.warpgroupFragment(accumulated, ni);
+    }, 1, c.blockN / 8, /*warpgroupRows=*/true);
+  });
 }
 
 } // namespace
@@ -364,6 +454,15 @@ SpioTensorType mlir::spio::gemmOperandType(MLIRContext *context, const GemmProbl
   }
 }
 
+TensorMapType mlir::spio::gemmTensorMapType(MLIRContext *context, const GemmProblem &problem,
+                                            const GemmConfig &config, char operand) {
+  OpBuilder builder(context);
+  KernelBuilder b(builder, UnknownLoc::get(context));
+  Operand o = operand == 'a' ? operandA(problem, config.blockM) : operandB(problem, config.blockN);
+  GemmTile tile(b, problem, config);
+  return b.tensorMapType(globalType(b, problem, o), tile.sharedType(o));
+}
+
 OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context, const GemmProblem &p,
                                                     const GemmConfig &c) {
   Location loc = NameLoc::get(StringAttr::get(context, "spio_gemm"));
@@ -376,13 +475,17 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context, const 
   SpioTensorType aType = gemmOperandType(context, p, 'a'), bType = gemmOperandType(context, p, 'b');
   SpioTensorType dType = gemmOperandType(context, p, 'd');
   Type f32 = builder.getF32Type();
-  auto kernel = gpu::GPUFuncOp::create(
-      builder, loc, "gemm", builder.getFunctionType({aType, bType, dType, dType, f32, f32}, {}));
+  SmallVector<Type> params{aType, bType, dType, dType, f32, f32};
+  if (c.wgmma)
+    params.append({gemmTensorMapType(context, p, c, 'a'), gemmTensorMapType(context, p, c, 'b')});
+  auto kernel =
+      gpu::GPUFuncOp::create(builder, loc, "gemm", builder.getFunctionType(params, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   builder.setInsertionPointToStart(&kernel.getBody().front());
   ValueRange args = kernel.getArguments();
   GemmOp::create(builder, loc, args[0], args[1], args[3], args[4],
                  p.readsC ? args[5] : Value(), p.readsC ? args[2] : Value(),
+                 c.wgmma ? args[6] : Value(), c.wgmma ? args[7] : Value(),
                  gemmConfigAttr(context, c));
   gpu::ReturnOp::create(builder, loc);
   return module;

@@ -43,7 +43,7 @@ func.func private @negative_shared() attributes {spio.shared_memory_bytes = -16}
 
 // -----
 
-// expected-error @below {{'func.func' op has unknown spio attribute 'spio.stage' (known: spio.stages, spio.shared_memory_bytes, spio.offset_bits, spio.next_stage)}}
+// expected-error @below {{'func.func' op has unknown spio attribute 'spio.stage' (known: spio.stages, spio.shared_memory_bytes, spio.offset_bits, spio.next_stage, spio.grid_constant_params)}}
 func.func private @misspelled() attributes {spio.stage = 2}
 
 // -----

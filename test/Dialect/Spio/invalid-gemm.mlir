@@ -115,7 +115,7 @@ func.func @d_integer(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x i32, gl
 // The custom form cannot separate beta from C; the generic form can.
 func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
   // expected-error @below {{'spio.gemm' op takes beta and C together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0>}> : (!A, !B, !D, f32, f32) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
   return
 }
 
@@ -137,5 +137,59 @@ func.func @config_twice() attributes {a = #spio.gemm_config<block = [128, 128, 6
 
 // expected-error @below {{expected true or false, got 'yes'}}
 func.func @config_flag() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = yes>} {
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 256, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 256] x bf16, global>
+
+func.func @wgmma_without_maps(%a: !A, %b: !B, %d: !D, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op with a wgmma config loads A and B by TMA: it needs their tensor maps (tma %a_map, %b_map)}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>} : !A, !B -> !D
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 256, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 256] x bf16, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+func.func @maps_without_wgmma(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op loads A and B by TMA only with a wgmma config}}
+  spio.gemm %a, %b into %d alpha %alpha tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [4, 2], stages = 4>} : !A, !B -> !D tma !MapA, !MapB
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 256, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 256] x bf16, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 256, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+func.func @box_not_the_tile(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op a tensor map's global tensor is its operand's type and its box the config's tile (128 rows)}}
+  spio.gemm %a, %b into %d alpha %alpha tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>} : !A, !B -> !D tma !MapA, !MapB
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 256, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 256] x bf16, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+// The custom form cannot give one map alone; the generic form can.
+func.func @one_map(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA) {
+  // expected-error @below {{'spio.gemm' op takes the tensor maps of A and B together}}
+  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
   return
 }

@@ -33,8 +33,13 @@ GemmConfigAttr gemmConfigAttr(MLIRContext *context, const ::spio::kernels::GemmC
 SpioTensorType gemmOperandType(MLIRContext *context, const ::spio::kernels::GemmProblem &problem,
                                char operand);
 
+/// The TMA descriptor type of operand 'a' or 'b' under a wgmma config: the
+/// operand's global tensor and one stage of its shared tiles.
+TensorMapType gemmTensorMapType(MLIRContext *context, const ::spio::kernels::GemmProblem &problem,
+                                const ::spio::kernels::GemmConfig &config, char operand);
+
 /// The workload: one gpu.module @spio_gemm holding gpu.func @gemm(A, B, C, D,
-/// alpha, beta) whose body is a `spio.gemm` with the config; spio-tile and
+/// alpha, beta) (then A's and B's tensor maps under a wgmma config) whose body is a `spio.gemm` with the config; spio-tile and
 /// spio-pipeline make it a kernel. The context must have the spio, GPU and
 /// func dialects loaded. Requires checkGemm() to pass.
 OwningOpRef<ModuleOp> buildGemmWorkload(MLIRContext *context,

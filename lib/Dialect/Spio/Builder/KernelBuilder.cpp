@@ -60,6 +60,10 @@ FragmentType KernelBuilder::fragmentType(FragmentOperand operand, MmaShape shape
                            StringAttr::get(ctx, cols));
 }
 
+TensorMapType KernelBuilder::tensorMapType(SpioTensorType global, SpioTensorType box) {
+  return TensorMapType::get(getContext(), global, box);
+}
+
 WarpgroupAccType KernelBuilder::warpgroupAccType(int64_t n, StringRef rows, StringRef cols) {
   MLIRContext *ctx = getContext();
   return WarpgroupAccType::get(ctx, n, Float32Type::get(ctx), StringAttr::get(ctx, rows),
@@ -243,6 +247,37 @@ void KernelBuilder::asyncWait(int32_t pending, Here here) {
 
 void KernelBuilder::barrier(Here here) { create<gpu::BarrierOp>(here); }
 
+void KernelBuilder::tmaLoad(TensorMap map, ArrayRef<Coord> coords, Tensor dst,
+                            ArrayRef<Coord> dstCoords, Barriers barriers, Value index,
+                            Here here) {
+  create<TmaLoadOp>(here, map, values(coords), dst, values(dstCoords), barriers, index);
+}
+
+Barriers KernelBuilder::barrierAlloc(int64_t count, Here here) {
+  return llvm::cast<Barriers>(
+      create<BarrierAllocOp>(here, BarrierGroupType::get(getContext(), count)).getResult());
+}
+
+void KernelBuilder::barrierInit(Barriers barriers, Value index, int64_t arrivals, Here here) {
+  create<BarrierInitOp>(here, barriers, index, arrivals);
+}
+
+void KernelBuilder::barrierArrive(Barriers barriers, Value index, Here here) {
+  create<BarrierArriveOp>(here, barriers, index);
+}
+
+void KernelBuilder::barrierExpectTx(Barriers barriers, Value index, int64_t bytes, Here here) {
+  create<BarrierExpectTxOp>(here, barriers, index, bytes);
+}
+
+void KernelBuilder::barrierWait(Barriers barriers, Value index, Value parity, Here here) {
+  create<BarrierWaitOp>(here, barriers, index, parity);
+}
+
+void KernelBuilder::setMaxRegisters(RegisterAction action, int32_t count, Here here) {
+  create<SetMaxRegistersOp>(here, action, count);
+}
+
 //===----------------------------------------------------------------------===//
 // Scalars and vectors
 //===----------------------------------------------------------------------===//
@@ -275,6 +310,14 @@ Value KernelBuilder::andi(Value lhs, Value rhs, Here here) {
   return create<arith::AndIOp>(here, lhs, rhs);
 }
 
+Value KernelBuilder::cmpi(arith::CmpIPredicate predicate, Value lhs, Value rhs, Here here) {
+  return create<arith::CmpIOp>(here, predicate, lhs, rhs);
+}
+
+Value KernelBuilder::lowBit(Value index, Here here) {
+  return create<arith::IndexCastUIOp>(here, builder.getI1Type(), remui(index, this->index(2, here), here));
+}
+
 Value KernelBuilder::addf(Value lhs, Value rhs, Here here) {
   return create<arith::AddFOp>(here, lhs, rhs);
 }
@@ -302,4 +345,11 @@ scf::ForOp KernelBuilder::forLoop(Value lower, Value upper, Value step, ValueRan
                                  });
   verify(loop);
   return loop;
+}
+
+void KernelBuilder::ifThen(Value condition, function_ref<void()> body, Here here) {
+  auto op = create<scf::IfOp>(here, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(op.thenBlock()->getTerminator());
+  body();
 }

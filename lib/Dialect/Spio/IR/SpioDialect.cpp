@@ -69,7 +69,19 @@ LogicalResult SpioDialect::verifyOperationAttribute(Operation *op, NamedAttribut
                                << attr.getValue();
     return success();
   }
+  if (name == "spio.grid_constant_params") {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    auto params = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!func || !params ||
+        llvm::any_of(params.asArrayRef(), [&](int64_t i) {
+          return i < 0 || i >= int64_t(func.getNumArguments());
+        }))
+      return op->emitOpError() << "spio.grid_constant_params must list arguments of a function, "
+                                  "got "
+                               << attr.getValue();
+    return success();
+  }
   return op->emitOpError() << "has unknown spio attribute '" << name
                            << "' (known: spio.stages, spio.shared_memory_bytes, "
-                              "spio.offset_bits, spio.next_stage)";
+                              "spio.offset_bits, spio.next_stage, spio.grid_constant_params)";
 }

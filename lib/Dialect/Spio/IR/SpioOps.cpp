@@ -763,6 +763,25 @@ LogicalResult GemmOp::verify() {
     return emitOpError() << "takes beta and C together";
   if (getC() && getC().getType() != dType)
     return emitOpError() << "C must have D's type " << dType << ", got " << getC().getType();
+  GemmConfigAttr config = getConfig();
+  if (bool(getAMap()) != bool(getBMap()))
+    return emitOpError() << "takes the tensor maps of A and B together";
+  if (config.getWgmma() != bool(getAMap()))
+    return emitOpError() << (config.getWgmma()
+                                 ? "with a wgmma config loads A and B by TMA: it needs their "
+                                   "tensor maps (tma %a_map, %b_map)"
+                                 : "loads A and B by TMA only with a wgmma config");
+  for (auto [map, operand, rows] :
+       {std::tuple{getAMap(), aType, config.getBlock()[0]},
+        std::tuple{getBMap(), bType, config.getBlock()[1]}}) {
+    if (!map)
+      continue;
+    TensorMapType type = cast<TensorMapType>(map.getType());
+    if (type.getGlobal() != operand || type.getBox().getDims()[0].size != rows)
+      return emitOpError() << "a tensor map's global tensor is its operand's type and its box "
+                              "the config's tile ("
+                           << rows << " rows), got " << type;
+  }
   return success();
 }
 
@@ -846,6 +865,10 @@ LogicalResult BarrierArriveOp::verify() {
 LogicalResult AsyncArriveOp::verify() { return verifyBarrierIndex(*this, getBarriers(), getIndex()); }
 LogicalResult BarrierWaitOp::verify() { return verifyBarrierIndex(*this, getBarriers(), getIndex()); }
 
+LogicalResult BarrierExpectTxOp::verify() {
+  return verifyBarrierIndex(*this, getBarriers(), getIndex());
+}
+
 LogicalResult NamedBarrierOp::verify() {
   if (getThreads() % 32 != 0)
     return emitOpError() << "synchronizes whole warps, but " << getThreads()
@@ -856,6 +879,48 @@ LogicalResult NamedBarrierOp::verify() {
 //===----------------------------------------------------------------------===//
 // Asynchronous copies
 //===----------------------------------------------------------------------===//
+
+LogicalResult TmaLoadOp::verify() {
+  TensorMapType map = getMap().getType();
+  ArrayRef<TensorDim> global = map.getGlobal().getDims();
+  if (getCoords().size() != global.size())
+    return emitOpError() << "takes one coordinate per entry of the map's global tensor ("
+                         << global.size() << "), got " << getCoords().size();
+  for (auto [coord, entry] : llvm::zip(getCoords(), global)) {
+    auto type = cast<CoordType>(coord.getType());
+    if (type.getDim() != entry.dim)
+      return emitOpError() << "coordinates follow the global tensor's entries: expected '"
+                           << entry.dim.getValue() << "', got '" << type.getDimName() << "'";
+  }
+  auto inner = cast<CoordType>(getCoords().back().getType());
+  if (inner.getFold() % global.back().fold != 0)
+    return emitOpError() << "the box's origin must fall on a 16-byte vector: '"
+                         << inner.getDimName() << "' is not a multiple of '"
+                         << global.back().dim.getValue() << "/" << global.back().fold << "'";
+  SpioTensorType dst = getDst().getType(), box = map.getBox();
+  if (dst.getMemorySpace() != MemorySpace::Shared)
+    return emitOpError() << "copies to shared memory, but the destination is in "
+                         << stringifyMemorySpace(dst.getMemorySpace()) << " memory";
+  ArrayRef<TensorDim> dims = dst.getDims(), boxDims = box.getDims();
+  size_t leading = getDstCoords().size();
+  bool matches = dst.getElementType() == box.getElementType() &&
+                 dst.getSwizzle() == box.getSwizzle() && dims.size() == leading + boxDims.size() &&
+                 dims.drop_front(leading) == boxDims;
+  for (auto [coord, entry] : llvm::zip(getDstCoords(), dims.take_front(leading)))
+    matches = matches && cast<CoordType>(coord.getType()).getDim() == entry.dim;
+  if (!matches)
+    return emitOpError() << "the destination's coordinates must select a tile of the box's type "
+                         << box << ": the entries they leave are the box's";
+  if (failed(verifySubscript(*this, dst, getDstCoords(), "destination")))
+    return failure();
+  return verifyBarrierIndex(*this, getBarriers(), getIndex());
+}
+
+LogicalResult SetMaxRegistersOp::verify() {
+  if (getCount() % 8 != 0)
+    return emitOpError() << "register counts are multiples of 8, got " << getCount();
+  return success();
+}
 
 LogicalResult AsyncCopyOp::verify() {
   SpioTensorType src = getSrc().getType(), dst = getDst().getType();

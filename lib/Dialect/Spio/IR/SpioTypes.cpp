@@ -393,6 +393,46 @@ LogicalResult BarrierGroupType::verify(function_ref<InFlightDiagnostic()> emitEr
   return success();
 }
 
+LogicalResult TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    SpioTensorType global, SpioTensorType box) {
+  if (global.getMemorySpace() != MemorySpace::Global || box.getMemorySpace() != MemorySpace::Shared)
+    return emitError() << "a tensor map joins a global tensor and a shared box, got "
+                       << stringifyMemorySpace(global.getMemorySpace()) << " and "
+                       << stringifyMemorySpace(box.getMemorySpace());
+  if (global.getElementType() != box.getElementType())
+    return emitError() << "the box holds the global tensor's " << global.getElementType()
+                       << ", got " << box.getElementType();
+  auto vector = dyn_cast<VectorType>(global.getElementType());
+  if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
+      !(vector.getElementType().isF16() || vector.getElementType().isBF16()))
+    return emitError() << "a tensor map holds vector<8xf16> or vector<8xbf16>, got "
+                       << global.getElementType();
+  ArrayRef<TensorDim> g = global.getDims(), b = box.getDims();
+  auto rowsAndVectors = [](ArrayRef<TensorDim> dims) {
+    return dims.size() == 2 && dims[0].fold == 1 && dims[1].fold == 8 && dims[1].stride == 1 &&
+           dims[0].dim != dims[1].dim;
+  };
+  if (!rowsAndVectors(g) || !rowsAndVectors(b) || g[0].dim != b[0].dim || g[1].dim != b[1].dim)
+    return emitError() << "a tensor map's global tensor and box are both [rows, vectors/8] of "
+                          "the same two dimensions, vectors contiguous";
+  if (g[0].stride != g[1].size)
+    return emitError() << "a tensor map's global rows are dense (stride " << g[1].size
+                       << "), got stride " << g[0].stride;
+  auto swizzle = box.getSwizzle();
+  ::spio::layout::XorSwizzle xor128{3, 0, 3};
+  if (b[1].size != 8 || b[0].stride != 8 || b[0].size < 1 || b[0].size > 256 || !swizzle ||
+      swizzle.getXorSwizzle().bits != xor128.bits ||
+      swizzle.getXorSwizzle().base != xor128.base ||
+      swizzle.getXorSwizzle().shift != xor128.shift)
+    return emitError() << "a tensor map's box is 1 to 256 rows of 8 vectors (128 bytes) in the "
+                          "128-byte swizzle, #spio.xor_swizzle<3, 0, 3>";
+  return success();
+}
+
+int64_t TensorMapType::getBoxBytes() const {
+  return getBox().getCosize() * getBox().getElementBytes();
+}
+
 static int64_t mmaK(MmaShape shape) { return shape == MmaShape::M16N8K8 ? 8 : 16; }
 
 int64_t FragmentType::getNumRows() const {

@@ -29,6 +29,8 @@ using Coord = TypedValue<CoordType>;
 using Tensor = TypedValue<SpioTensorType>;
 using Fragment = TypedValue<FragmentType>;
 using WarpgroupAcc = TypedValue<WarpgroupAccType>;
+using TensorMap = TypedValue<TensorMapType>;
+using Barriers = TypedValue<BarrierGroupType>;
 
 /// The call site in a family's C++ source: a builder method's last,
 /// defaulted parameter, so it names the caller's line.
@@ -72,6 +74,7 @@ public:
                             StringRef rows, StringRef cols);
   /// A warpgroup's 64 x `n` f32 accumulator.
   WarpgroupAccType warpgroupAccType(int64_t n, StringRef rows, StringRef cols);
+  TensorMapType tensorMapType(SpioTensorType global, SpioTensorType box);
   /// `vector<8 x element>`, the 16-byte element of copies and ldmatrix rows.
   VectorType vector8(Type element);
 
@@ -130,6 +133,19 @@ public:
   void asyncWait(int32_t pending, Here here = {});
   /// The block-wide barrier (gpu.barrier).
   void barrier(Here here = {});
+  /// A box of `map` at `coords` into `dst` at `dstCoords`, by TMA, whose
+  /// bytes complete on barrier `index` of `barriers`.
+  void tmaLoad(TensorMap map, ArrayRef<Coord> coords, Tensor dst, ArrayRef<Coord> dstCoords,
+               Barriers barriers, Value index, Here here = {});
+  Barriers barrierAlloc(int64_t count, Here here = {});
+  void barrierInit(Barriers barriers, Value index, int64_t arrivals, Here here = {});
+  void barrierArrive(Barriers barriers, Value index, Here here = {});
+  /// Arrives, the phase then also waiting for `bytes` of TMA copies.
+  void barrierExpectTx(Barriers barriers, Value index, int64_t bytes, Here here = {});
+  /// Waits for the phase of parity `parity` (an i1).
+  void barrierWait(Barriers barriers, Value index, Value parity, Here here = {});
+  /// The warpgroup's registers per thread become `count`.
+  void setMaxRegisters(RegisterAction action, int32_t count, Here here = {});
 
   //===--- Scalars and vectors ------------------------------------------===//
   Value index(int64_t value, Here here = {});
@@ -139,6 +155,9 @@ public:
   Value divui(Value lhs, Value rhs, Here here = {});
   Value remui(Value lhs, Value rhs, Here here = {});
   Value andi(Value lhs, Value rhs, Here here = {});
+  Value cmpi(arith::CmpIPredicate predicate, Value lhs, Value rhs, Here here = {});
+  /// The low bit of an index, as an i1.
+  Value lowBit(Value index, Here here = {});
   Value addf(Value lhs, Value rhs, Here here = {});
   Value mulf(Value lhs, Value rhs, Here here = {});
   Value broadcast(Value scalar, VectorType type, Here here = {});
@@ -150,6 +169,9 @@ public:
   scf::ForOp forLoop(Value lower, Value upper, Value step, ValueRange inits,
                      function_ref<SmallVector<Value>(Value iv, ValueRange carried)> body,
                      Here here = {});
+
+  /// `scf.if` without results: `body` builds the then-region.
+  void ifThen(Value condition, function_ref<void()> body, Here here = {});
 
   /// Builds an op of any dialect at `here`, verified there.
   template <typename OpTy, typename... Args>

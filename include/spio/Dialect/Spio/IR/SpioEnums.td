@@ -47,6 +47,13 @@ def Spio_LinearId : I32EnumAttr<"LinearId", "a hardware linear id", [
   let cppNamespace = "::mlir::spio";
 }
 
+def Spio_RegisterAction : I32EnumAttr<"RegisterAction",
+    "whether a warpgroup's register budget grows or shrinks", [
+    I32EnumAttrCase<"Increase", 0, "increase">,
+    I32EnumAttrCase<"Decrease", 1, "decrease">]> {
+  let cppNamespace = "::mlir::spio";
+}
+
 def Spio_ConvPass : I32EnumAttr<"ConvPass", "a pass of a convolution", [
     I32EnumAttrCase<"Fprop", 0, "fprop">,
     I32EnumAttrCase<"Dgrad", 1, "dgrad">,

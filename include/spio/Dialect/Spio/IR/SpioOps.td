@@ -15,6 +15,8 @@ def Spio_Barriers : Type<CPred<"::llvm::isa<::mlir::spio::BarrierGroupType>($_se
                          "barrier group", "::mlir::spio::BarrierGroupType">;
 def Spio_Fragment : Type<CPred<"::llvm::isa<::mlir::spio::FragmentType>($_self)">,
                          "mma fragment", "::mlir::spio::FragmentType">;
+def Spio_TensorMap : Type<CPred<"::llvm::isa<::mlir::spio::TensorMapType>($_self)">,
+                          "spio tensor map", "::mlir::spio::TensorMapType">;
 def Spio_WarpgroupAcc : Type<CPred<"::llvm::isa<::mlir::spio::WarpgroupAccType>($_self)">,
                              "warpgroup accumulator", "::mlir::spio::WarpgroupAccType">;
 
@@ -552,6 +554,55 @@ def Spio_FenceProxyAsyncOp : Spio_Op<"fence_proxy_async"> {
   let assemblyFormat = "attr-dict";
 }
 
+def Spio_TmaLoadOp : Spio_Op<"tma_load", [AttrSizedOperandSegments]> {
+  let summary = "copy a box of a global tensor into a shared tile (TMA)";
+  let description = [{
+    ```
+    spio.tma_load %map[%bi, %kt], %tiles[%stage], %full[%s]
+        : !spio.tensor_map<!spio.tensor<[i: 4096, k/8: 512] x vector<8xbf16>, global>,
+                           !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+          [!spio.coord<i/128>, !spio.coord<k/64>],
+          !spio.tensor<[stage: 4, i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+          [!spio.coord<stage>], !spio.barriers<8>
+    ```
+    One thread starts the tensor-memory accelerator's copy of the box whose
+    origin the coordinates give (one per entry of the map's global tensor,
+    in its order; the contiguous one on a 16-byte boundary) into the shared
+    tile that the destination's coordinates select: the destination's
+    entries after those coordinates must be the box's. Elements past the
+    global tensor's edges read as zero. The copy completes the box's bytes
+    on barrier `%s`, whose phase must expect them (`spio.barrier_expect_tx`);
+    waiters of that phase then see the tile.
+  }];
+  let arguments = (ins Spio_TensorMap:$map, Variadic<Spio_Coord>:$coords,
+                       Arg<Spio_Tensor, "", [MemWrite]>:$dst, Variadic<Spio_Coord>:$dstCoords,
+                       Spio_Barriers:$barriers, Index:$index);
+  let assemblyFormat = [{
+    $map `[` $coords `]` `,` $dst `[` $dstCoords `]` `,` $barriers `[` $index `]` attr-dict `:`
+    qualified(type($map)) `[` qualified(type($coords)) `]` `,`
+    qualified(type($dst)) (`[` qualified(type($dstCoords))^ `]`)? `,` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Spio_SetMaxRegistersOp : Spio_Op<"set_max_registers"> {
+  let summary = "grow or shrink the registers each thread of a warpgroup may hold";
+  let description = [{
+    ```
+    spio.set_max_registers decrease 40
+    spio.set_max_registers increase 232
+    ```
+    Every thread of the warpgroup executes it (PTX `setmaxnreg`): a copy
+    warpgroup gives registers back so that the compute warpgroups can hold
+    larger accumulators. The count is a multiple of 8 from 24 to 256; the
+    kernel must fix its block size (`known_block_size`).
+  }];
+  let arguments = (ins Spio_RegisterAction:$action,
+                       ConfinedAttr<I32Attr, [IntMinValue<24>, IntMaxValue<256>]>:$count);
+  let assemblyFormat = "$action $count attr-dict";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Workloads
 //===----------------------------------------------------------------------===//
@@ -570,8 +621,11 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     B's (columns). A and B hold 16-byte vectors of f16 or bf16 running along
     their contiguous dimension (k for the usual layouts, the row or column
     dimension for the transposed ones); D and C hold f16, bf16 or f32
-    scalars. With `beta`, C (same type as D) is read. `spio-tile` expands it
-    into block, warp and fragment code for the grid the config implies.
+    scalars. With `beta`, C (same type as D) is read. A wgmma config
+    (`wgmma = true`) loads A and B by TMA through the tensor maps after
+    `tma`, kernel parameters whose global tensors are A's and B's types and
+    whose boxes are the config's tiles. `spio-tile` expands it into block,
+    warp and fragment code for the grid the config implies.
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$a,
                        Arg<Spio_Tensor, "", [MemRead]>:$b,
@@ -579,11 +633,14 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
                        F32:$alpha,
                        Optional<F32>:$beta,
                        Optional<Spio_Tensor>:$c,
+                       Optional<Spio_TensorMap>:$aMap,
+                       Optional<Spio_TensorMap>:$bMap,
                        Spio_GemmConfigAttr:$config);
   let assemblyFormat = [{
-    $a `,` $b `into` $d `alpha` $alpha (`beta` $beta^ `,` $c)? attr-dict `:`
+    $a `,` $b `into` $d `alpha` $alpha (`beta` $beta^ `,` $c)? (`tma` $aMap^ `,` $bMap)?
+    attr-dict `:`
     qualified(type($a)) `,` qualified(type($b)) `->` qualified(type($d))
-    (`,` qualified(type($c))^)?
+    (`,` qualified(type($c))^)? (`tma` qualified(type($aMap))^ `,` qualified(type($bMap)))?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -737,6 +794,24 @@ def Spio_BarrierArriveOp : Spio_BarrierOp<"barrier_arrive"> {
   }];
   let arguments = (ins Spio_Barriers:$barriers, Index:$index);
   let assemblyFormat = "$barriers `[` $index `]` attr-dict `:` qualified(type($barriers))";
+}
+
+def Spio_BarrierExpectTxOp : Spio_BarrierOp<"barrier_expect_tx"> {
+  let summary = "arrive at a barrier's phase, which then also waits for bytes of bulk copies";
+  let description = [{
+    ```
+    spio.barrier_expect_tx %bars[%i], bytes 49152 : !spio.barriers<8>
+    ```
+    Arrives at barrier `%i`'s current phase (release) after raising the
+    bytes the phase waits for by `bytes`: the phase completes once its
+    arrivals have arrived and `spio.tma_load`s naming the barrier have
+    written that many bytes (PTX `mbarrier.arrive.expect_tx`).
+  }];
+  let arguments = (ins Spio_Barriers:$barriers, Index:$index,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<1048575>]>:$bytes);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` `bytes` $bytes attr-dict `:` qualified(type($barriers))
+  }];
 }
 
 def Spio_AsyncArriveOp : Spio_BarrierOp<"async_arrive"> {

@@ -136,4 +136,30 @@ def Spio_BarrierGroupType : Spio_Type<"BarrierGroup", "barriers"> {
   let genVerifyDecl = 1;
 }
 
+def Spio_TensorMapType : Spio_Type<"TensorMap", "tensor_map"> {
+  let summary = "a TMA descriptor: a global tensor and the shared box one copy fills";
+  let description = [{
+    ```
+    !spio.tensor_map<!spio.tensor<[i: 4096, k/8: 512] x vector<8xbf16>, global>,
+                     !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+    ```
+    A kernel parameter of 128 bytes that the host encodes (the driver's
+    `cuTensorMapEncodeTiled`) for the global tensor's base address and
+    passes by value: `spio.tma_load` copies one box of the global tensor
+    into a shared tile of the box's type, zero-filling what lies past the
+    tensor's edges. Both are rank 2: rows (fold 1) and 16-byte vectors of
+    f16 or bf16 along the contiguous dimension (fold 8). The box is at most
+    256 rows of 128 bytes (8 vectors) in the 128-byte swizzle, the layout
+    `spio.wgmma` reads.
+  }];
+  let parameters = (ins "::mlir::spio::SpioTensorType":$global,
+                        "::mlir::spio::SpioTensorType":$box);
+  let assemblyFormat = "`<` qualified($global) `,` qualified($box) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes one copy of the box writes.
+    int64_t getBoxBytes() const;
+  }];
+}
+
 #endif // SPIO_TYPES_TD

@@ -1,0 +1,33 @@
+//===- TensorMap.h - TMA descriptors as kernels take them -------*- C++ -*-===//
+//
+// What a kernel's TMA descriptor describes, as kernel families state it and
+// the runtime encodes it (spio/Runtime/Cuda.h). No LLVM or driver dependency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPIO_RUNTIME_TENSORMAP_H
+#define SPIO_RUNTIME_TENSORMAP_H
+
+#include <cstdint>
+
+namespace spio::runtime {
+
+/// A TMA descriptor (the driver's CUtensorMap): a kernel parameter of 128
+/// bytes, passed by value.
+struct alignas(64) TensorMap {
+  unsigned char bytes[128];
+};
+
+/// What a 2-D tiled tensor map describes: a row-major matrix of 2-byte
+/// elements at a 16-byte aligned address, rows dense, and the box one copy
+/// moves (at most 256 rows of 128 bytes, in the 128-byte swizzle); reads
+/// past the matrix's edges give zeros.
+struct TensorMapShape {
+  enum class Element { F16, BF16 } element = Element::BF16;
+  uint64_t rows = 0, cols = 0;
+  uint32_t boxRows = 0, boxCols = 0;
+};
+
+} // namespace spio::runtime
+
+#endif // SPIO_RUNTIME_TENSORMAP_H
