@@ -46,8 +46,14 @@ CASES = [
     (300, 300, 4000, "--wgmma --stages 2"),
     (256, 512, 256, "--wgmma --block-n 256 --stages 3"),
     (192, 200, 128, "--wgmma --warps-m 4 --block-m 64"),
-    (1000, 1000, 1000, "--wgmma --block-m 128 --warps-m 8 --block-n 128"),
+    (1000, 1000, 1000, "--wgmma --block-m 128 --warps-m 8 --block-n 128 --stages 4"),
     (2048, 3072, 768, "--dtype f16"),
+    # Persistent grids: blocks taking several tiles each, ragged edges, a
+    # block count that divides nothing, beta and f32 out, a ring of 2.
+    (1000, 1000, 1000, "--wgmma --block-m 128 --warps-m 8 --block-n 128 --stages 4 --persistent 7"),
+    (777, 1500, 1032, "--wgmma --block-m 128 --warps-m 8 --block-n 256 --stages 4 --persistent 5 "
+                      "--out-dtype f32 --beta 0.5"),
+    (640, 384, 200, "--wgmma --block-m 128 --warps-m 8 --block-n 128 --persistent 3 --stages 2"),
 ]
 
 

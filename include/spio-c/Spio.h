@@ -41,6 +41,9 @@ typedef struct {
   int64_t block_m, block_n, block_k, warps_m, warps_n, stages, raster;
   /* Non-zero: Hopper's warpgroup wgmma (sm_90a); warps_m = 4 per 64 rows. */
   int64_t wgmma;
+  /* wgmma: the grid's blocks, each taking tiles this many apart in turn
+   * (0: a block a tile). */
+  int64_t persistent;
 } spio_gemm_config;
 
 /* NULL when the kernel can be built, else what is wrong (free it). */

@@ -82,6 +82,7 @@ kernels::GemmConfig gemmConfig(const spio_gemm_config &c) {
   g.stages = c.stages;
   g.raster = c.raster;
   g.wgmma = c.wgmma != 0;
+  g.persistent = c.persistent;
   return g;
 }
 
@@ -152,7 +153,8 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
   kernels::GemmConfig c = compute_capability == 90 && kernels::wgmmaSupports(p)
                               ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
                               : kernels::chooseGemmConfig(p, multiprocessors);
-  return {c.blockM, c.blockN, c.blockK, c.warpsM, c.warpsN, c.stages, c.raster, c.wgmma};
+  return {c.blockM, c.blockN, c.blockK, c.warpsM, c.warpsN, c.stages, c.raster, c.wgmma,
+          c.persistent};
 }
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {

@@ -62,6 +62,9 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
            std::to_string(c.warpsN);
   if (c.raster < 1)
     return "raster groups must be positive, got " + std::to_string(c.raster);
+  if (c.persistent < 0 || (c.persistent > 0 && !c.wgmma) || c.persistent > kMaxGridX)
+    return "a persistent grid is 1 to " + std::to_string(kMaxGridX) +
+           " blocks of the wgmma kernel, got " + std::to_string(c.persistent);
   if (c.wgmma) {
     // A warpgroup's wgmma reads K-major tiles of 128-byte rows: 64 f16 or
     // bf16 of the reduction, A's rows and B's columns along the tile's rows.
@@ -152,33 +155,45 @@ bool wgmmaSupports(const GemmProblem &p) {
 }
 
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
-  // Larger blocks reuse more of each tile but leave the last wave of a
-  // short grid partly idle: a block takes the largest tile that still
-  // gives three waves.
-  struct Tile {
-    int64_t m, n;
-  };
-  const Tile tiles[] = {{128, 256}, {128, 128}, {64, 128}, {64, 64}};
   GemmConfig c;
   c.wgmma = true;
   c.blockK = 64;
-  c.stages = 4;
   c.warpsN = 1;
-  for (const Tile &tile : tiles) {
-    c.blockM = tile.m;
-    c.blockN = tile.n;
-    if (ceilDiv(p.m, tile.m) * ceilDiv(p.n, tile.n) >= 3 * numSMs)
+  auto tiles = [&](int64_t m, int64_t n) { return ceilDiv(p.m, m) * ceilDiv(p.n, n); };
+  auto stageBytes = [&] { return (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input); };
+  // Two compute warpgroups (128 rows) on a persistent grid of a block per
+  // SM, the largest tile whose tiles keep the blocks busy: three rounds of
+  // tiles or more, or fewer whose last is at least 85% full. 4 stages: on an
+  // H200, more (what shared memory holds of 128 x 128 tiles) were slower.
+  for (int64_t n : {256, 128}) {
+    int64_t count = tiles(128, n);
+    int64_t rounds = ceilDiv(count, numSMs);
+    if (count < numSMs || (rounds < 3 && 100 * count < 85 * rounds * numSMs))
+      continue;
+    c.blockM = 128;
+    c.blockN = n;
+    c.warpsM = 8;
+    c.persistent = numSMs;
+    c.stages = 4;
+    c.raster = ceilDiv(p.m, c.blockM) % 8 == 0 ? 8 : 1;
+    return c;
+  }
+  // Too few 128-row tiles: a block a tile of 64 rows, several blocks to an
+  // SM, the larger tile where it still gives nearly a block an SM (90%).
+  c.stages = 4;
+  for (int64_t n : {128, 64}) {
+    c.blockM = 64;
+    c.blockN = n;
+    if (10 * tiles(64, n) >= 9 * numSMs)
       break;
   }
-  c.warpsM = c.blockM / 16;
+  c.warpsM = 4;
   c.raster = ceilDiv(p.m, c.blockM) % 8 == 0 ? 8 : 1;
   // A grid under one wave has too few blocks to hide the copies' latency
   // with 4 stages: each block keeps more tiles in flight, up to 8 or what
   // shared memory holds.
-  if (ceilDiv(p.m, c.blockM) * ceilDiv(p.n, c.blockN) < numSMs) {
-    int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input);
-    c.stages = std::max<int64_t>(c.stages, std::min<int64_t>(8, kHopperSharedBytesPerBlock / stageBytes));
-  }
+  if (tiles(c.blockM, c.blockN) < numSMs)
+    c.stages = std::max<int64_t>(c.stages, std::min<int64_t>(8, kHopperSharedBytesPerBlock / stageBytes()));
   return c;
 }
 
@@ -195,6 +210,8 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &p, const GemmConfi
 }
 
 LaunchShape gemmLaunchShape(const GemmProblem &p, const GemmConfig &c) {
+  if (c.persistent > 0)
+    return {c.persistent, 1, c.threads()};
   return {ceilDiv(p.n, c.blockN), ceilDiv(p.m, c.blockM), c.threads()};
 }
 

@@ -359,7 +359,7 @@ def _shape(shape):
 class GemmFamily(KernelFamily):
     """GEMM on mma.sync or, on Hopper where A and B are K-major, wgmma: f16/bf16
     in, f32 accumulation, f16/bf16/f32 out. A tile is (block M, N, K, warps M,
-    N), and a wgmma tile ends in "wgmma"."""
+    N), and a wgmma tile adds "wgmma" and, for a persistent grid, its blocks."""
     name = "gemm"
     arguments_type = GemmArguments
     TILES = ((128, 128, 32, 2, 2), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2), (64, 64, 64, 2, 2),
@@ -390,7 +390,7 @@ class GemmFamily(KernelFamily):
         dtype, out, a, b, tile, stages = config
         return Metadata("gemm", (("A", dtype), ("B", dtype), ("C", out), ("D", out)),
                         (("A", a), ("B", b), ("D", "row")), 16, tile[:3], stages,
-                        instruction="wgmma" if tile[5:] == ("wgmma",) else "mma.sync")
+                        instruction="wgmma" if tile[5:6] == ("wgmma",) else "mma.sync")
 
     @staticmethod
     def _problem(args):
@@ -403,10 +403,12 @@ class GemmFamily(KernelFamily):
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config
         block_m, block_n, block_k, warps_m, warps_n = tile[:5]
-        wgmma = tile[5:] == ("wgmma",)
+        wgmma = tile[5:6] == ("wgmma",)
+        persistent = tile[6] if wgmma and len(tile) > 6 else 0
         raster = self.RASTER if block_m == 128 or wgmma else 1
         return self._problem(args), _capi.GemmConfig(block_m, block_n, block_k, warps_m,
-                                                     warps_n, stages, raster, int(wgmma))
+                                                     warps_n, stages, raster, int(wgmma),
+                                                     persistent)
 
     def chosen(self, args, multiprocessors, compute_capability=None):
         """The instance spio-jit would choose for `args` on a GPU of
@@ -418,7 +420,8 @@ class GemmFamily(KernelFamily):
                                               10 * major + minor)
         tile = (c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n)
         return (args.dtype, args.output_dtype, args.a_layout, args.b_layout,
-                tile + (("wgmma",) if c.wgmma else ()), c.stages)
+                tile + (("wgmma",) if c.wgmma else ()) + ((c.persistent,) if c.persistent else ()),
+                c.stages)
 
     def check(self, args, config):
         dtype, out, a, b, _, _ = config

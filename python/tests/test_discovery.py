@@ -321,7 +321,7 @@ def test_chosen_instances_follow_spio_jit():
     # On Hopper, K-major operands run wgmma: 128 x 256 blocks in three waves or more,
     # and the kernel compiles for sm_90a.
     config = gemm.chosen(large, 132, (9, 0))
-    assert config[4] == (128, 256, 64, 8, 1, "wgmma") and config[5] == 4
+    assert config[4] == (128, 256, 64, 8, 1, "wgmma", 132) and config[5] == 4
     kernel = spio.Kernel(gemm, config)
     assert kernel.supports(large) and kernel.metadata.instruction == "wgmma"
     ptx = kernel.compile(large, "sm_90").ptx

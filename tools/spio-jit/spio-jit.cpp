@@ -115,6 +115,11 @@ static cl::opt<int64_t> blockK("block-k", cl::cat(tileOptions), cl::desc("GEMM t
 static cl::opt<int64_t> raster("raster", cl::cat(tileOptions),
                                cl::desc("GEMM block rows taken together for L2 reuse"),
                                cl::init(0));
+static cl::opt<int64_t>
+    persistent("persistent", cl::cat(tileOptions),
+               cl::desc("GEMM (wgmma) persistent grid: blocks that take the tiles in turn "
+                        "(-1: one a tile)"),
+               cl::init(0));
 static cl::opt<int64_t> stages("stages", cl::cat(tileOptions),
                                cl::desc("GEMM pipeline stages"), cl::init(0));
 static cl::opt<cl::boolOrDefault>
@@ -707,6 +712,8 @@ int runGemm() {
     config.warpsN = warpsN;
   if (raster)
     config.raster = raster;
+  if (persistent)
+    config.persistent = std::max<int64_t>(int64_t(persistent), 0);
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
@@ -1262,7 +1269,7 @@ int main(int argc, char **argv) {
            std::to_string(int(*count)));
   const std::initializer_list<const cl::Option *> gemmOnly = {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
-      &beta,  &blockM, &blockN, &blockK, &stages, &raster, &gemmWgmma};
+      &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &gemmWgmma};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,

@@ -141,25 +141,42 @@ TEST(GemmWgmma, TakesKMajorOperandsOnly) {
             std::string::npos);
 }
 
-// The largest block whose grid is three waves or more, else the smallest.
-TEST(GemmWgmma, ChoosesTheLargestBlockOfThreeWaves) {
+// 128-row blocks on a persistent grid of a block an SM where their tiles
+// keep the SMs busy (three rounds, or a last round 85% full); else a block a
+// tile of 64 rows, 64 x 128 where that nearly fills the SMs, else 64 x 64.
+TEST(GemmWgmma, ChoosesPersistentBlocksThatKeepTheSMsBusy) {
   auto tile = [](int64_t m, int64_t n, int64_t sms) {
     GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, 4096), sms);
     EXPECT_EQ(checkGemm(problem(m, n, 4096), c), "");
     EXPECT_EQ(c.warpsM * 16, c.blockM);
+    EXPECT_EQ(c.persistent, c.blockM == 128 ? sms : 0);
     return std::pair{c.blockM, c.blockN};
   };
-  EXPECT_EQ(tile(4096, 4096, 132), (std::pair<int64_t, int64_t>{128, 256}));  // 512 blocks
-  EXPECT_EQ(tile(2048, 3072, 132), (std::pair<int64_t, int64_t>{64, 128}));   // 768
-  EXPECT_EQ(tile(2048, 3072, 100), (std::pair<int64_t, int64_t>{128, 128}));  // 384 of 300
-  EXPECT_EQ(tile(128, 4096, 132), (std::pair<int64_t, int64_t>{64, 64}));     // none: smallest
+  EXPECT_EQ(tile(4096, 4096, 132), (std::pair<int64_t, int64_t>{128, 256}));  // 512 tiles
+  EXPECT_EQ(tile(2048, 3072, 132), (std::pair<int64_t, int64_t>{128, 128}));  // 192: 2 rounds, 73%
+  EXPECT_EQ(tile(2048, 3072, 100), (std::pair<int64_t, int64_t>{128, 256}));  // 192: 96%
+  EXPECT_EQ(tile(1024, 1024, 132), (std::pair<int64_t, int64_t>{64, 128}));   // 128 tiles
+  EXPECT_EQ(tile(128, 4096, 132), (std::pair<int64_t, int64_t>{64, 64}));     // 64 x 128: 64
+  EXPECT_EQ(gemmLaunchShape(problem(4096, 4096, 4096),
+                            chooseWgmmaGemmConfig(problem(4096, 4096, 4096), 132))
+                .gridX,
+            132);
 }
+
+
 
 // A grid under one wave keeps more tiles in flight a block.
 TEST(GemmWgmma, TakesMoreStagesUnderOneWave) {
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132).stages, 8); // 128 blocks
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132).stages, 4); // 256 blocks
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132).stages, 8); // 128 blocks
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(2048, 3072, 768), 132).stages, 4);  // persistent
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(4096, 4096, 4096), 132).stages, 4);
+}
+
+TEST(GemmWgmma, RefusesPersistentGridsOfOtherKernels) {
+  GemmConfig c = chooseGemmConfig(problem(1024, 1024, 1024), 132);
+  c.persistent = 132;
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("persistent grid"), std::string::npos);
 }
 
 TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {

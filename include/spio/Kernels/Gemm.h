@@ -53,6 +53,9 @@ struct GemmConfig {
   /// 4 warps along M computes 64 rows of the block from the shared tiles,
   /// which one more warpgroup loads by TMA.
   bool wgmma = false;
+  /// wgmma: the grid's blocks, each taking tiles this many apart in turn
+  /// (0: a block a tile).
+  int64_t persistent = 0;
 
   /// The compute warps' threads, and the copy warpgroup's with wgmma.
   int64_t threads() const { return 32 * warpsM * warpsN + (wgmma ? 128 : 0); }
@@ -70,10 +73,11 @@ GemmConfig chooseGemmConfig(const GemmProblem &problem, int64_t numSMs);
 bool wgmmaSupports(const GemmProblem &problem);
 
 /// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
-/// multiprocessors: the largest block of 128 x 256, 128 x 128, 64 x 128
-/// and 64 x 64 whose grid is at least three waves of blocks, else the
-/// smallest; 64 deep, rastered where the grid allows, 4 stages, or up to 8
-/// where the grid is under one wave.
+/// multiprocessors: 128 x 256 or 128 x 128 blocks on a persistent grid of
+/// one block an SM where their tiles keep the SMs busy (three rounds, or a
+/// last round 85% full); otherwise a block a tile of 64 x 128 where that
+/// gives 90% of a block an SM, else 64 x 64; 4 stages, or up to 8 under one
+/// wave; rastered where the grid allows.
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs);
 
 /// The tensor map of operand 'a' or 'b' that a wgmma kernel takes (K-major):

@@ -80,12 +80,13 @@ GemmConfig mlir::spio::gemmConfig(GemmConfigAttr attr) {
   c.stages = attr.getStages();
   c.raster = attr.getRaster();
   c.wgmma = attr.getWgmma();
+  c.persistent = attr.getPersistent();
   return c;
 }
 
 GemmConfigAttr mlir::spio::gemmConfigAttr(MLIRContext *context, const GemmConfig &c) {
   return GemmConfigAttr::get(context, {c.blockM, c.blockN, c.blockK}, {c.warpsM, c.warpsN},
-                             c.stages, c.raster, c.wgmma);
+                             c.stages, c.raster, c.wgmma, c.persistent);
 }
 
 namespace {
@@ -167,6 +168,8 @@ private:
   /// wgmma from a ring of TMA-loaded tiles: one copy warpgroup, the others
   /// compute.
   void buildWarpSpecialized(GemmOp op);
+  std::pair<Coord, Coord> tileCoords(Value linear);
+  /// The tile of a grid of a block a tile: x runs along columns, y rows.
   std::pair<Coord, Coord> blockCoords();
   /// D = alpha * acc (+ beta * C) for the warp at `warp`, its accumulator
   /// `mTiles` x `nTiles` C fragments (a warpgroup's: one row of them, the
@@ -215,27 +218,36 @@ void GemmTile::copyTile(const Operand &o, Tensor global, Tensor shared, Coord bl
   }
 }
 
-/// The block's coordinates along rows and columns, in grouped order with
-/// `raster` block rows a group so that consecutive blocks share tiles in L2.
-std::pair<Coord, Coord> GemmTile::blockCoords() {
-  Value blockCol = b.linearId(LinearId::BlockX);
-  Value blockRow = b.linearId(LinearId::BlockY);
-  kernels::LaunchShape grid = kernels::gemmLaunchShape(p, c);
-  if (c.raster > 1 && grid.gridY % c.raster == 0) {
-    // Linear block id -> group of `raster` block rows, then column, then
-    // row within the group; all divisions by constants.
-    Value gridX = b.index(grid.gridX);
-    Value groupWidth = b.index(c.raster * grid.gridX);
+/// Tile `linear` of the grid's tiles, row by row, as block coordinates
+/// along rows and columns, in grouped order with `raster` block rows a group
+/// so that the blocks running at once share tiles in L2.
+std::pair<Coord, Coord> GemmTile::tileCoords(Value linear) {
+  int64_t tilesN = ceilDiv(p.n, c.blockN), tilesM = ceilDiv(p.m, c.blockM);
+  Value row, col;
+  if (c.raster > 1 && tilesM % c.raster == 0) {
+    // Linear tile -> group of `raster` block rows, then column, then row
+    // within the group; all divisions by constants.
+    Value groupWidth = b.index(c.raster * tilesN);
     Value raster = b.index(c.raster);
-    Value linear = b.addi(b.muli(blockRow, gridX), blockCol);
     Value group = b.divui(linear, groupWidth);
     Value inside = b.remui(linear, groupWidth);
-    Value first = b.muli(group, raster);
-    blockRow = b.addi(first, b.remui(inside, raster));
-    blockCol = b.divui(inside, raster);
+    row = b.addi(b.muli(group, raster), b.remui(inside, raster));
+    col = b.divui(inside, raster);
+  } else {
+    row = b.divui(linear, b.index(tilesN));
+    col = b.remui(linear, b.index(tilesN));
   }
-  return {b.fromIndex(blockRow, b.coordType(p.rowDim, c.blockM)),
-          b.fromIndex(blockCol, b.coordType(p.colDim, c.blockN))};
+  return {b.fromIndex(row, b.coordType(p.rowDim, c.blockM)),
+          b.fromIndex(col, b.coordType(p.colDim, c.blockN))};
+}
+
+std::pair<Coord, Coord> GemmTile::blockCoords() {
+  Value col = b.linearId(LinearId::BlockX);
+  Value row = b.linearId(LinearId::BlockY);
+  if (c.raster > 1 && ceilDiv(p.m, c.blockM) % c.raster == 0)
+    return tileCoords(b.addi(b.muli(row, b.index(ceilDiv(p.n, c.blockN))), col));
+  return {b.fromIndex(row, b.coordType(p.rowDim, c.blockM)),
+          b.fromIndex(col, b.coordType(p.colDim, c.blockN))};
 }
 
 void GemmTile::epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
@@ -341,7 +353,7 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
   int64_t stages = c.stages, consumers = c.warpsM / 4;
   auto mapA = cast<TensorMap>(op.getAMap()), mapB = cast<TensorMap>(op.getBMap());
   // A ring of `stages` tiles of A and B, each with a barrier that TMA
-  // fills (full) and one the consumers release (empty).
+  // fills (full) and one the compute warps release (empty).
   auto ring = [&](TensorMap map) {
     SpioTensorType box = map.getType().getBox();
     SmallVector<TensorDim> dims{{StringAttr::get(b.getContext(), kStage), 1, stages, 0}};
@@ -353,41 +365,67 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
   };
   Tensor tilesA = ring(mapA), tilesB = ring(mapB);
   Barriers full = b.barrierAlloc(stages), empty = b.barrierAlloc(stages);
-  int64_t consumerThreads = 128 * consumers;
   Value thread = b.linearId(LinearId::Thread);
   b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
     for (int64_t s = 0; s < stages; ++s) {
       b.barrierInit(full, b.index(s), 1);
-      b.barrierInit(empty, b.index(s), consumerThreads);
+      // Lane 0 of each compute warp releases a stage.
+      b.barrierInit(empty, b.index(s), 4 * consumers);
     }
     // The barriers are written by this thread and read by the TMA unit.
     b.fenceProxyAsync();
   });
   b.barrier();
-  auto [bi, bj] = blockCoords();
   Value kTiles = b.index(ceilDiv(p.k, c.blockK));
   Value stageCount = b.index(stages);
   int64_t stageBytes = mapA.getType().getBoxBytes() + mapB.getType().getBoxBytes();
   Value warpgroup = b.divui(thread, b.index(128));
+  // Two compute warpgroups or more would be held to the register file's
+  // share of each thread (168 of 384): the copy warpgroup gives back most of
+  // its registers and they take them.
+  bool rebalance = consumers >= 2;
+
+  // The block's tiles, each with the count of k-tiles that passed through
+  // the ring before it: its own tile, or with `persistent = P` tiles x,
+  // x + P, ... of the grid's, x its block id.
+  int64_t tiles = ceilDiv(p.m, c.blockM) * ceilDiv(p.n, c.blockN);
+  auto forEachTile = [&](function_ref<void(Coord, Coord, Value)> body) {
+    if (c.persistent == 0) {
+      auto [bi, bj] = blockCoords();
+      body(bi, bj, b.index(0));
+      return;
+    }
+    Value first = b.linearId(LinearId::BlockX);
+    b.forLoop(first, b.index(tiles), b.index(c.persistent), {}, [&](Value t, ValueRange) {
+      auto [bi, bj] = tileCoords(t);
+      Value done = b.divui(b.subi(t, first), b.index(c.persistent));
+      body(bi, bj, b.muli(done, kTiles));
+      return SmallVector<Value>{};
+    });
+  };
 
   // Warpgroup 0 copies: one thread waits for a free stage, expects its
-  // bytes and starts the two TMA loads; the others only give back their
-  // registers.
+  // bytes and starts the two TMA loads, running ahead into the next tile
+  // while the compute warpgroups store the last.
   b.ifThen(b.cmpi(arith::CmpIPredicate::eq, warpgroup, b.index(0)), [&] {
-    b.setMaxRegisters(RegisterAction::Decrease, kCopyRegisters);
+    if (rebalance)
+      b.setMaxRegisters(RegisterAction::Decrease, kCopyRegisters);
     b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
-      b.forLoop(b.index(0), kTiles, b.index(1), {}, [&](Value kt, ValueRange) {
-        Value slot = b.remui(kt, stageCount);
-        // Round r of a slot waits for the consumers' release of round r - 1;
-        // the first round's wait (parity 1 before phase 0) passes at once.
-        Value parity = b.lowBit(b.addi(b.divui(kt, stageCount), b.index(1)));
-        b.barrierWait(empty, slot, parity);
-        b.barrierExpectTx(full, slot, stageBytes);
-        Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
-        Coord stage = b.fromIndex(slot, b.coordType(kStage));
-        b.tmaLoad(mapA, {bi, kTile}, tilesA, {stage}, full, slot);
-        b.tmaLoad(mapB, {bj, kTile}, tilesB, {stage}, full, slot);
-        return SmallVector<Value>{};
+      forEachTile([&](Coord bi, Coord bj, Value before) {
+        b.forLoop(b.index(0), kTiles, b.index(1), {}, [&](Value kt, ValueRange) {
+          Value step = b.addi(before, kt);
+          Value slot = b.remui(step, stageCount);
+          // Round r of a slot waits for the release of round r - 1; the
+          // first round's wait (parity 1 before phase 0) passes at once.
+          Value parity = b.lowBit(b.addi(b.divui(step, stageCount), b.index(1)));
+          b.barrierWait(empty, slot, parity);
+          b.barrierExpectTx(full, slot, stageBytes);
+          Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
+          Coord stage = b.fromIndex(slot, b.coordType(kStage));
+          b.tmaLoad(mapA, {bi, kTile}, tilesA, {stage}, full, slot);
+          b.tmaLoad(mapB, {bj, kTile}, tilesB, {stage}, full, slot);
+          return SmallVector<Value>{};
+        });
       });
     });
   });
@@ -396,39 +434,46 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
   // into its accumulator, a k-tile's wgmma group in flight while the next
   // is issued; a stage is released once the group that read it is done.
   b.ifThen(b.cmpi(arith::CmpIPredicate::ne, warpgroup, b.index(0)), [&] {
-    b.setMaxRegisters(RegisterAction::Increase, kComputeRegisters);
+    if (rebalance)
+      b.setMaxRegisters(RegisterAction::Increase, kComputeRegisters);
     SmallVector<Coord> warp =
         b.decompose(b.linearId(LinearId::Warp), {consumers + 1, 4},
                     {b.coordType(I, WarpgroupAccType::kRows), b.coordType(I, 16)});
     // Warpgroup 1 takes the block's first 64 rows.
     Coord rows = b.sub(warp[0], b.constant(1, warp[0].getType()));
-    Value init = b.warpgroupFill(b.f32(0.0), b.warpgroupAccType(c.blockN, I, J));
-    scf::ForOp loop =
-        b.forLoop(b.index(0), kTiles, b.index(1), {init}, [&](Value kt, ValueRange carried) {
-          Value slot = b.remui(kt, stageCount);
-          b.barrierWait(full, slot, b.lowBit(b.divui(kt, stageCount)));
-          Coord stage = b.fromIndex(slot, b.coordType(kStage));
-          Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
-          auto acc = cast<WarpgroupAcc>(carried[0]);
-          b.wgmmaFence();
-          for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
-            Coord kStep = b.constant(kk, b.coordType(K, 16));
-            acc = b.wgmma(tileA, {rows, kStep}, tileB, {kStep}, acc);
-          }
-          b.wgmmaCommit();
-          b.wgmmaWait(1);
-          // The previous k-tile's group is done: its stage is free.
-          b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, b.index(0)), [&] {
-            Value previous = b.remui(b.addi(kt, b.index(stages - 1)), stageCount);
-            b.barrierArrive(empty, previous);
+    Value firstLane = b.cmpi(arith::CmpIPredicate::eq, b.linearId(LinearId::Lane), b.index(0));
+    auto release = [&](Value step) {
+      b.ifThen(firstLane, [&] { b.barrierArrive(empty, b.remui(step, stageCount)); });
+    };
+    forEachTile([&](Coord bi, Coord bj, Value before) {
+      Value init = b.warpgroupFill(b.f32(0.0), b.warpgroupAccType(c.blockN, I, J));
+      scf::ForOp loop =
+          b.forLoop(b.index(0), kTiles, b.index(1), {init}, [&](Value kt, ValueRange carried) {
+            Value step = b.addi(before, kt);
+            Value slot = b.remui(step, stageCount);
+            b.barrierWait(full, slot, b.lowBit(b.divui(step, stageCount)));
+            Coord stage = b.fromIndex(slot, b.coordType(kStage));
+            Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
+            auto acc = cast<WarpgroupAcc>(carried[0]);
+            b.wgmmaFence();
+            for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
+              Coord kStep = b.constant(kk, b.coordType(K, 16));
+              acc = b.wgmma(tileA, {rows, kStep}, tileB, {kStep}, acc);
+            }
+            b.wgmmaCommit();
+            b.wgmmaWait(1);
+            // The previous k-tile's group is done: its stage is free.
+            b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, b.index(0)),
+                     [&] { release(b.addi(step, b.index(stages - 1))); });
+            return SmallVector<Value>{acc};
           });
-          return SmallVector<Value>{acc};
-        });
-    b.wgmmaWait(0);
-    auto accumulated = cast<WarpgroupAcc>(loop.getResult(0));
-    epilogue(op, bi, bj, {rows, warp[1]}, [&](int64_t, int64_t ni) {
-      return b.warpgroupFragment(accumulated, ni);
-    }, 1, c.blockN / 8, /*warpgroupRows=*/true);
+      b.wgmmaWait(0);
+      release(b.addi(before, b.index(ceilDiv(p.k, c.blockK) - 1)));
+      auto accumulated = cast<WarpgroupAcc>(loop.getResult(0));
+      epilogue(op, bi, bj, {rows, warp[1]}, [&](int64_t, int64_t ni) {
+        return b.warpgroupFragment(accumulated, ni);
+      }, 1, c.blockN / 8, /*warpgroupRows=*/true);
+    });
   });
 }
 

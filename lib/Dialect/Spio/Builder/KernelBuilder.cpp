@@ -294,6 +294,10 @@ Value KernelBuilder::addi(Value lhs, Value rhs, Here here) {
   return create<arith::AddIOp>(here, lhs, rhs);
 }
 
+Value KernelBuilder::subi(Value lhs, Value rhs, Here here) {
+  return create<arith::SubIOp>(here, lhs, rhs);
+}
+
 Value KernelBuilder::muli(Value lhs, Value rhs, Here here) {
   return create<arith::MulIOp>(here, lhs, rhs);
 }
@@ -338,11 +342,17 @@ scf::ForOp KernelBuilder::forLoop(Value lower, Value upper, Value step, ValueRan
                                   function_ref<SmallVector<Value>(Value, ValueRange)> body,
                                   Here here) {
   Location at = loc(here);
-  // scf.for's builder runs the body with this builder inside the loop.
-  auto loop = scf::ForOp::create(builder, at, lower, upper, step, inits,
-                                 [&](OpBuilder &, Location, Value iv, ValueRange carried) {
-                                   scf::YieldOp::create(builder, at, body(iv, carried));
-                                 });
+  // The body is built once the loop is in place, so that loops nested in it
+  // verify inside a complete region tree.
+  auto loop = scf::ForOp::create(builder, at, lower, upper, step, inits);
+  Block *block = loop.getBody();
+  if (!block->empty())
+    block->back().erase();
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(block);
+    scf::YieldOp::create(builder, at, body(loop.getInductionVar(), loop.getRegionIterArgs()));
+  }
   verify(loop);
   return loop;
 }

@@ -61,7 +61,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   SmallVector<int64_t, 3> block;
   SmallVector<int64_t, 2> warps;
-  int64_t stages = 0, raster = 1;
+  int64_t stages = 0, raster = 1, persistent = 0;
   bool wgmma = false;
   auto parseSizes = [&](SmallVectorImpl<int64_t> &sizes) {
     return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
@@ -73,7 +73,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
       parser.parseEqual() || parseSizes(warps) || parser.parseComma() ||
       parser.parseKeyword("stages") || parser.parseEqual() || parser.parseInteger(stages))
     return {};
-  bool seenRaster = false, seenWgmma = false;
+  bool seenRaster = false, seenWgmma = false, seenPersistent = false;
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc keyLoc = parser.getCurrentLocation();
     StringRef key;
@@ -94,8 +94,13 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
         return {};
       }
       wgmma = value == "true";
+    } else if (key == "persistent" && !seenPersistent) {
+      seenPersistent = true;
+      if (parser.parseInteger(persistent))
+        return {};
     } else {
-      parser.emitError(keyLoc, "expected 'raster' or 'wgmma' (each at most once), got '")
+      parser.emitError(keyLoc,
+                       "expected 'raster', 'wgmma' or 'persistent' (each at most once), got '")
           << key << "'";
       return {};
     }
@@ -103,7 +108,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   if (parser.parseGreater())
     return {};
   return GemmConfigAttr::getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                                    block, warps, stages, raster, wgmma);
+                                    block, warps, stages, raster, wgmma, persistent);
 }
 
 void GemmConfigAttr::print(AsmPrinter &printer) const {
@@ -116,12 +121,15 @@ void GemmConfigAttr::print(AsmPrinter &printer) const {
     printer << ", raster = " << getRaster();
   if (getWgmma())
     printer << ", wgmma = true";
+  if (getPersistent() != 0)
+    printer << ", persistent = " << getPersistent();
   printer << ">";
 }
 
 LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                      ArrayRef<int64_t> block, ArrayRef<int64_t> warps,
-                                     int64_t stages, int64_t raster, bool wgmma) {
+                                     int64_t stages, int64_t raster, bool wgmma,
+                                     int64_t persistent) {
   if (block.size() != 3 || llvm::any_of(block, [](int64_t v) { return v <= 0; }))
     return emitError() << "gemm_config block must be three positive sizes [M, N, K]";
   if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
@@ -130,6 +138,9 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
     return emitError() << "gemm_config needs at least one stage, got " << stages;
   if (raster < 1)
     return emitError() << "gemm_config raster groups must be positive, got " << raster;
+  if (persistent < 0 || (persistent > 0 && !wgmma))
+    return emitError() << "gemm_config persistent blocks are a positive count, with wgmma, got "
+                       << persistent;
   return success();
 }
 

@@ -151,6 +151,7 @@ public:
   Value index(int64_t value, Here here = {});
   Value f32(double value, Here here = {});
   Value addi(Value lhs, Value rhs, Here here = {});
+  Value subi(Value lhs, Value rhs, Here here = {});
   Value muli(Value lhs, Value rhs, Here here = {});
   Value divui(Value lhs, Value rhs, Here here = {});
   Value remui(Value lhs, Value rhs, Here here = {});

@@ -63,14 +63,19 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     once share their A and B tiles in L2. With `wgmma = true` (sm_90a),
     each group of 4 warps computes 64 rows of the block with Hopper's
     warpgroup wgmma from the shared tiles: `warps = [4 * G, 1]`, `block =
-    [64 * G, N, 64]`, N a multiple of 8 up to 256.
+    [64 * G, N, 64]`, N a multiple of 8 up to 256. With `persistent = P`
+    (wgmma only), the grid is P blocks, block b taking tiles b, b + P, ...
+    in turn: its copy warpgroup loads the next tile while the compute
+    warpgroups store the last.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$block,
                         ArrayRefParameter<"int64_t">:$warps,
                         "int64_t":$stages,
                         DefaultValuedParameter<"int64_t", "1">:$raster,
-                        DefaultValuedParameter<"bool", "false">:$wgmma);
-  // Custom: optional `, raster = N` and `, wgmma = true` entries, which
+                        DefaultValuedParameter<"bool", "false">:$wgmma,
+                        DefaultValuedParameter<"int64_t", "0">:$persistent);
+  // Custom: optional `, raster = N`, `, wgmma = true` and `, persistent = P`
+  // entries, which
   // generated optional groups cannot tell apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
