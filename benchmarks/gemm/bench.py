@@ -7,6 +7,7 @@ in memory), as torch.matmul(a, b.t()); D in the input dtype.
 """
 
 import argparse
+import math
 import os
 import shlex
 import sys
@@ -25,6 +26,14 @@ SHAPES = [
     (1000, 1000, 1000),
     (4097, 4095, 4096),
 ]
+
+# --sweep llm: the projections of Llama-style models (N x K of the weight:
+# Llama 3 8B's fused QKV, attention output, fused gate/up and down; 70B's
+# QKV and down) for token counts M from decoding (1, 16) to prefill.
+LLM_WEIGHTS = [(6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336), (10240, 8192),
+               (8192, 28672)]
+LLM_TOKENS = [1, 16, 128, 512, 2048, 8192]
+LLM_SHAPES = [(m, n, k) for m in LLM_TOKENS for n, k in LLM_WEIGHTS]
 
 
 def torch_tflops(m, n, k, dtype, warmup, repeats, timing):
@@ -48,6 +57,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--dtypes", default="bf16,f16")
+    parser.add_argument("--sweep", choices=["default", "llm"], default="default",
+                        help="the shapes: benchmarks/gemm's, or Llama-style projections")
     parser.add_argument("--spio-options", type=shlex.split, default=[], metavar="OPTIONS",
                         help="more spio-jit options, e.g. --wgmma")
     add_timing_argument(parser)
@@ -55,7 +66,8 @@ def main():
     # spio-jit first, before this process opens a CUDA context (another
     # process's context slows some kernels: conv2d_gw8/bench.py), then cuBLAS.
     timed = (args.warmup, args.repeats, args.timing)
-    cases = [(name, m, n, k) for name in args.dtypes.split(",") for m, n, k in SHAPES]
+    shapes = LLM_SHAPES if args.sweep == "llm" else SHAPES
+    cases = [(name, m, n, k) for name in args.dtypes.split(",") for m, n, k in shapes]
     ours = [spio_tflops(args.spio_jit, m, n, k, name, *timed, args.spio_options)
             for name, m, n, k in cases]
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
@@ -64,10 +76,20 @@ def main():
     for (name, m, n, k), spio in zip(cases, ours):
         dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[name]
         rows.append((f"{m}x{n}x{k}", name, spio, torch_tflops(m, n, k, dtype, *timed)))
-    print("\n| shape (MxNxK) | dtype | spio TFLOP/s | cuBLAS TFLOP/s | ratio |")
-    print("|---|---|---|---|---|")
-    for shape, name, ours, theirs in rows:
-        print(f"| {shape} | {name} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} |")
+    # Decoding shapes (M <= 16) move the weights: GB/s of A, B and D.
+    print("\n| shape (MxNxK) | dtype | spio | cuBLAS | unit | ratio |")
+    print("|---|---|---|---|---|---|")
+    ratios = []
+    for (shape, name, ours, theirs), (_, m, n, k) in zip(rows, cases):
+        unit = "TFLOP/s"
+        if m <= 16:
+            unit = "GB/s"
+            scale = 2.0 * (m * k + n * k + m * n) / (2.0 * m * n * k) * 1e3
+            ours, theirs = ours * scale, theirs * scale
+        ratios.append(ours / theirs)
+        print(f"| {shape} | {name} | {ours:.1f} | {theirs:.1f} | {unit} | {ours / theirs:.2f} |")
+    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    print(f"\ngeometric mean of the ratios: {geomean:.2f}; lowest {min(ratios):.2f}")
 
 
 if __name__ == "__main__":

@@ -54,6 +54,14 @@ CASES = [
     (777, 1500, 1032, "--wgmma --block-m 128 --warps-m 8 --block-n 256 --stages 4 --persistent 5 "
                       "--out-dtype f32 --beta 0.5"),
     (640, 384, 200, "--wgmma --block-m 128 --warps-m 8 --block-n 128 --persistent 3 --stages 2"),
+    # Clusters of 2 sharing B tiles by multicast: an odd count of tile rows
+    # (the last cluster's second tile past M), ragged edges, beta.
+    (1000, 1000, 1000, "--wgmma --block-m 128 --warps-m 8 --block-n 128 --stages 4 "
+                       "--persistent 10 --cluster 2"),
+    (4097, 4095, 4096, "--wgmma --block-m 128 --warps-m 8 --block-n 256 --stages 4 "
+                       "--persistent 132 --cluster 2 --beta 0.5 --out-dtype f32"),
+    (4096, 4096, 4096, "--wgmma --block-m 128 --warps-m 8 --block-n 256 --stages 4 "
+                       "--persistent 132 --cluster 2 --dtype f16"),
 ]
 
 

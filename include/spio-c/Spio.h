@@ -44,6 +44,8 @@ typedef struct {
   /* wgmma: the grid's blocks, each taking tiles this many apart in turn
    * (0: a block a tile). */
   int64_t persistent;
+  /* Persistent wgmma: blocks of a cluster, sharing their B tile (1 or 2). */
+  int64_t cluster;
 } spio_gemm_config;
 
 /* NULL when the kernel can be built, else what is wrong (free it). */

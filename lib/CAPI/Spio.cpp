@@ -83,6 +83,7 @@ kernels::GemmConfig gemmConfig(const spio_gemm_config &c) {
   g.raster = c.raster;
   g.wgmma = c.wgmma != 0;
   g.persistent = c.persistent;
+  g.cluster = c.cluster ? c.cluster : 1;
   return g;
 }
 
@@ -154,7 +155,7 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                               ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
                               : kernels::chooseGemmConfig(p, multiprocessors);
   return {c.blockM, c.blockN, c.blockK, c.warpsM, c.warpsN, c.stages, c.raster, c.wgmma,
-          c.persistent};
+          c.persistent, c.cluster};
 }
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {

@@ -359,7 +359,8 @@ def _shape(shape):
 class GemmFamily(KernelFamily):
     """GEMM on mma.sync or, on Hopper where A and B are K-major, wgmma: f16/bf16
     in, f32 accumulation, f16/bf16/f32 out. A tile is (block M, N, K, warps M,
-    N), and a wgmma tile adds "wgmma" and, for a persistent grid, its blocks."""
+    N), and a wgmma tile adds "wgmma" and, for a persistent grid, its blocks
+    and the blocks of a cluster."""
     name = "gemm"
     arguments_type = GemmArguments
     TILES = ((128, 128, 32, 2, 2), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2), (64, 64, 64, 2, 2),
@@ -405,10 +406,11 @@ class GemmFamily(KernelFamily):
         block_m, block_n, block_k, warps_m, warps_n = tile[:5]
         wgmma = tile[5:6] == ("wgmma",)
         persistent = tile[6] if wgmma and len(tile) > 6 else 0
+        cluster = tile[7] if wgmma and len(tile) > 7 else 1
         raster = self.RASTER if block_m == 128 or wgmma else 1
         return self._problem(args), _capi.GemmConfig(block_m, block_n, block_k, warps_m,
                                                      warps_n, stages, raster, int(wgmma),
-                                                     persistent)
+                                                     persistent, cluster)
 
     def chosen(self, args, multiprocessors, compute_capability=None):
         """The instance spio-jit would choose for `args` on a GPU of
@@ -420,8 +422,8 @@ class GemmFamily(KernelFamily):
                                               10 * major + minor)
         tile = (c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n)
         return (args.dtype, args.output_dtype, args.a_layout, args.b_layout,
-                tile + (("wgmma",) if c.wgmma else ()) + ((c.persistent,) if c.persistent else ()),
-                c.stages)
+                tile + (("wgmma",) if c.wgmma else ()) + ((c.persistent,) if c.persistent else ())
+                + ((c.cluster,) if c.cluster > 1 else ()), c.stages)
 
     def check(self, args, config):
         dtype, out, a, b, _, _ = config

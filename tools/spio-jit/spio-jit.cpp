@@ -120,6 +120,10 @@ static cl::opt<int64_t>
                cl::desc("GEMM (wgmma) persistent grid: blocks that take the tiles in turn "
                         "(-1: one a tile)"),
                cl::init(0));
+static cl::opt<int64_t>
+    cluster("cluster", cl::cat(tileOptions),
+            cl::desc("GEMM (persistent wgmma) blocks of a cluster sharing B tiles (1 or 2)"),
+            cl::init(0));
 static cl::opt<int64_t> stages("stages", cl::cat(tileOptions),
                                cl::desc("GEMM pipeline stages"), cl::init(0));
 static cl::opt<cl::boolOrDefault>
@@ -714,6 +718,8 @@ int runGemm() {
     config.raster = raster;
   if (persistent)
     config.persistent = std::max<int64_t>(int64_t(persistent), 0);
+  if (cluster)
+    config.cluster = cluster;
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
@@ -1269,7 +1275,7 @@ int main(int argc, char **argv) {
            std::to_string(int(*count)));
   const std::initializer_list<const cl::Option *> gemmOnly = {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
-      &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &gemmWgmma};
+      &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &cluster, &gemmWgmma};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,

@@ -173,6 +173,19 @@ TEST(GemmWgmma, TakesMoreStagesUnderOneWave) {
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(4096, 4096, 4096), 132).stages, 4);
 }
 
+// Pairs of blocks share B tiles over long reductions where tile rows pair up.
+TEST(GemmWgmma, ClustersPairsOverLongReductions) {
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(8192, 8192, 8192), 132).cluster, 2);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(4096, 4096, 4096), 132).cluster, 1);  // 64 k-tiles
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(4224, 8192, 8192), 132).cluster, 1);  // 33 tile rows
+  GemmConfig c = chooseWgmmaGemmConfig(problem(8192, 8192, 8192), 132);
+  EXPECT_EQ(checkGemm(problem(8192, 8192, 8192), c), "");
+  EXPECT_EQ(gemmTensorMapShape(problem(8192, 8192, 8192), c, 'b').boxRows, 128u);
+  c.persistent = 131;
+  EXPECT_NE(checkGemm(problem(8192, 8192, 8192), c).find("a cluster is 1 block, or 2"),
+            std::string::npos);
+}
+
 TEST(GemmWgmma, RefusesPersistentGridsOfOtherKernels) {
   GemmConfig c = chooseGemmConfig(problem(1024, 1024, 1024), 132);
   c.persistent = 132;

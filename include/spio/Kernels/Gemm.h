@@ -56,6 +56,9 @@ struct GemmConfig {
   /// wgmma: the grid's blocks, each taking tiles this many apart in turn
   /// (0: a block a tile).
   int64_t persistent = 0;
+  /// Persistent wgmma: blocks of a thread-block cluster, which take
+  /// consecutive tiles along M and share their B tile (TMA multicast).
+  int64_t cluster = 1;
 
   /// The compute warps' threads, and the copy warpgroup's with wgmma.
   int64_t threads() const { return 32 * warpsM * warpsN + (wgmma ? 128 : 0); }
@@ -75,7 +78,9 @@ bool wgmmaSupports(const GemmProblem &problem);
 /// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
 /// multiprocessors: 128 x 256 or 128 x 128 blocks on a persistent grid of
 /// one block an SM where their tiles keep the SMs busy (three rounds, or a
-/// last round 85% full); otherwise a block a tile of 64 x 128 where that
+/// last round 85% full), in clusters of 2 sharing B tiles where the tile
+/// rows pair up and K is 128 k-tiles or more; otherwise a block a tile of
+/// 64 x 128 where that
 /// gives 90% of a block an SM, else 64 x 64; 4 stages, or up to 8 under one
 /// wave; rastered where the grid allows.
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs);

@@ -1029,9 +1029,13 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     for (Value coord : llvm::reverse(load.getCoords()))
       coords.push_back(arith::IndexCastOp::create(builder, loc, builder.getI32Type(),
                                                   baseValue(loc, coord, builder.getIndexType())));
+    // A multicast copy lands in blocks 0 to N - 1 of the cluster.
+    Value mask;
+    if (std::optional<uint64_t> blocks = load.getMulticast())
+      mask = arith::ConstantIntOp::create(builder, loc, (int64_t(1) << *blocks) - 1, 16);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
         builder, loc, tile, map, coords,
-        barrierPointer(loc, load.getBarriers(), load.getIndex()), ValueRange(), Value(), Value(),
+        barrierPointer(loc, load.getBarriers(), load.getIndex()), ValueRange(), mask, Value(),
         NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
     op->erase();
     return success();
@@ -1055,7 +1059,21 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
   }
   if (auto arrive = dyn_cast<BarrierArriveOp>(op)) {
     Value pointer = barrierPointer(loc, arrive.getBarriers(), arrive.getIndex());
-    NVVM::MBarrierArriveOp::create(builder, loc, builder.getI64Type(), pointer, Value());
+    if (Value block = arrive.getBlock()) {
+      // The same barrier in block `block` of the cluster.
+      Value rank = arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), block);
+      Value remote = NVVM::MapaOp::create(
+          builder, loc,
+          LLVM::LLVMPointerType::get(builder.getContext(),
+                                     static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
+          pointer, rank);
+      // Release at the CTA's scope, as for a local arrival: what it orders
+      // is this block's reads of its own shared memory.
+      NVVM::MBarrierArriveOp::create(builder, loc, Type(), remote, Value(),
+                                     NVVM::MemScopeKind::CTA, false);
+    } else {
+      NVVM::MBarrierArriveOp::create(builder, loc, builder.getI64Type(), pointer, Value());
+    }
     op->erase();
     return success();
   }
@@ -1279,6 +1297,10 @@ struct LinearIdLowering : SpioPattern<LinearIdOp> {
     case LinearId::BlockX: result = gpu::BlockIdOp::create(r, loc, gpu::Dimension::x); break;
     case LinearId::BlockY: result = gpu::BlockIdOp::create(r, loc, gpu::Dimension::y); break;
     case LinearId::BlockZ: result = gpu::BlockIdOp::create(r, loc, gpu::Dimension::z); break;
+    case LinearId::ClusterBlock:
+      result = arith::IndexCastUIOp::create(
+          r, loc, r.getIndexType(), NVVM::ClusterId::create(r, loc, r.getI32Type()));
+      break;
     }
     r.replaceOp(op, result);
     return success();
@@ -1519,7 +1541,8 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
                  NamedBarrierLowering, WarpgroupFillLowering, WarpgroupFragmentLowering,
                  ReplaceLowering<WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
                  ReplaceLowering<WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,
-                 WgmmaWaitLowering, FenceProxyAsyncLowering, SetMaxRegistersLowering>(
+                 WgmmaWaitLowering, FenceProxyAsyncLowering, SetMaxRegistersLowering,
+                 ReplaceLowering<FenceBarrierInitOp, NVVM::FenceMbarrierInitOp>>(
         converter, ctx);
     populateFunctionOpInterfaceTypeConversionPattern<gpu::GPUFuncOp>(patterns, converter);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);

@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
 using namespace mlir::spio;
@@ -81,12 +82,13 @@ GemmConfig mlir::spio::gemmConfig(GemmConfigAttr attr) {
   c.raster = attr.getRaster();
   c.wgmma = attr.getWgmma();
   c.persistent = attr.getPersistent();
+  c.cluster = attr.getCluster();
   return c;
 }
 
 GemmConfigAttr mlir::spio::gemmConfigAttr(MLIRContext *context, const GemmConfig &c) {
   return GemmConfigAttr::get(context, {c.blockM, c.blockN, c.blockK}, {c.warpsM, c.warpsN},
-                             c.stages, c.raster, c.wgmma, c.persistent);
+                             c.stages, c.raster, c.wgmma, c.persistent, c.cluster);
 }
 
 namespace {
@@ -168,7 +170,7 @@ private:
   /// wgmma from a ring of TMA-loaded tiles: one copy warpgroup, the others
   /// compute.
   void buildWarpSpecialized(GemmOp op);
-  std::pair<Coord, Coord> tileCoords(Value linear);
+  std::pair<Value, Value> tilePlace(Value linear, int64_t tilesM, int64_t tilesN);
   /// The tile of a grid of a block a tile: x runs along columns, y rows.
   std::pair<Coord, Coord> blockCoords();
   /// D = alpha * acc (+ beta * C) for the warp at `warp`, its accumulator
@@ -218,34 +220,28 @@ void GemmTile::copyTile(const Operand &o, Tensor global, Tensor shared, Coord bl
   }
 }
 
-/// Tile `linear` of the grid's tiles, row by row, as block coordinates
-/// along rows and columns, in grouped order with `raster` block rows a group
-/// so that the blocks running at once share tiles in L2.
-std::pair<Coord, Coord> GemmTile::tileCoords(Value linear) {
-  int64_t tilesN = ceilDiv(p.n, c.blockN), tilesM = ceilDiv(p.m, c.blockM);
-  Value row, col;
+/// Tile `linear` of a grid of `tilesM` x `tilesN` tiles, row by row, as its
+/// row and column, in grouped order with `raster` rows a group (where that
+/// divides the rows) so that the blocks running at once share tiles in L2.
+std::pair<Value, Value> GemmTile::tilePlace(Value linear, int64_t tilesM, int64_t tilesN) {
   if (c.raster > 1 && tilesM % c.raster == 0) {
-    // Linear tile -> group of `raster` block rows, then column, then row
-    // within the group; all divisions by constants.
+    // Linear tile -> group of `raster` rows, then column, then row within
+    // the group; all divisions by constants.
     Value groupWidth = b.index(c.raster * tilesN);
     Value raster = b.index(c.raster);
     Value group = b.divui(linear, groupWidth);
     Value inside = b.remui(linear, groupWidth);
-    row = b.addi(b.muli(group, raster), b.remui(inside, raster));
-    col = b.divui(inside, raster);
-  } else {
-    row = b.divui(linear, b.index(tilesN));
-    col = b.remui(linear, b.index(tilesN));
+    return {b.addi(b.muli(group, raster), b.remui(inside, raster)), b.divui(inside, raster)};
   }
-  return {b.fromIndex(row, b.coordType(p.rowDim, c.blockM)),
-          b.fromIndex(col, b.coordType(p.colDim, c.blockN))};
+  return {b.divui(linear, b.index(tilesN)), b.remui(linear, b.index(tilesN))};
 }
 
 std::pair<Coord, Coord> GemmTile::blockCoords() {
   Value col = b.linearId(LinearId::BlockX);
   Value row = b.linearId(LinearId::BlockY);
-  if (c.raster > 1 && ceilDiv(p.m, c.blockM) % c.raster == 0)
-    return tileCoords(b.addi(b.muli(row, b.index(ceilDiv(p.n, c.blockN))), col));
+  int64_t tilesM = ceilDiv(p.m, c.blockM), tilesN = ceilDiv(p.n, c.blockN);
+  if (c.raster > 1 && tilesM % c.raster == 0)
+    std::tie(row, col) = tilePlace(b.addi(b.muli(row, b.index(tilesN)), col), tilesM, tilesN);
   return {b.fromIndex(row, b.coordType(p.rowDim, c.blockM)),
           b.fromIndex(col, b.coordType(p.colDim, c.blockN))};
 }
@@ -352,33 +348,55 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
   StringRef I = p.rowDim, J = p.colDim, K = p.reductionDim;
   int64_t stages = c.stages, consumers = c.warpsM / 4;
   auto mapA = cast<TensorMap>(op.getAMap()), mapB = cast<TensorMap>(op.getBMap());
-  // A ring of `stages` tiles of A and B, each with a barrier that TMA
-  // fills (full) and one the compute warps release (empty).
-  auto ring = [&](TensorMap map) {
+  // With a cluster of C blocks (consecutive tiles along M), each block
+  // loads 1 / C of the B tile the blocks share and multicasts it to all.
+  int64_t cluster = c.cluster;
+  MLIRContext *ctx = b.getContext();
+  if (cluster > 1)
+    op->getParentOfType<gpu::GPUFuncOp>()->setAttr(
+        NVVM::NVVMDialect::getClusterDimAttrName(),
+        DenseI32ArrayAttr::get(ctx, {int32_t(cluster), 1, 1}));
+  // A ring of `stages` tiles of A and B (B's in C parts of the box), each
+  // with a barrier that TMA fills (full) and one the compute warps release
+  // (empty).
+  auto ring = [&](TensorMap map, int64_t parts) {
     SpioTensorType box = map.getType().getBox();
-    SmallVector<TensorDim> dims{{StringAttr::get(b.getContext(), kStage), 1, stages, 0}};
+    SmallVector<TensorDim> dims{{StringAttr::get(ctx, kStage), 1, stages, 0}};
+    if (parts > 1) {
+      const TensorDim &rows = box.getDims()[0];
+      dims.push_back({rows.dim, rows.size, parts, box.getCosize()});
+    }
     for (const TensorDim &d : box.getDims())
       dims.push_back(d);
-    dims[0].stride = box.getCosize();
-    return b.alloc(SpioTensorType::get(b.getContext(), dims, box.getElementType(),
-                                       MemorySpace::Shared, box.getSwizzle()));
+    dims[0].stride = parts * box.getCosize();
+    return b.alloc(SpioTensorType::get(ctx, dims, box.getElementType(), MemorySpace::Shared,
+                                       box.getSwizzle()));
   };
-  Tensor tilesA = ring(mapA), tilesB = ring(mapB);
+  Tensor tilesA = ring(mapA, 1), tilesB = ring(mapB, cluster);
   Barriers full = b.barrierAlloc(stages), empty = b.barrierAlloc(stages);
   Value thread = b.linearId(LinearId::Thread);
   b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
     for (int64_t s = 0; s < stages; ++s) {
       b.barrierInit(full, b.index(s), 1);
-      // Lane 0 of each compute warp releases a stage.
-      b.barrierInit(empty, b.index(s), 4 * consumers);
+      // Lane 0 of each compute warp of each block of the cluster releases
+      // a stage.
+      b.barrierInit(empty, b.index(s), cluster * 4 * consumers);
     }
-    // The barriers are written by this thread and read by the TMA unit.
+    // The barriers are written by this thread and read by the TMA unit
+    // (and the cluster's other blocks).
     b.fenceProxyAsync();
+    if (cluster > 1)
+      b.fenceBarrierInit();
   });
-  b.barrier();
+  if (cluster > 1)
+    b.clusterBarrier();
+  else
+    b.barrier();
+  Value rank = cluster > 1 ? b.linearId(LinearId::ClusterBlock) : b.index(0);
   Value kTiles = b.index(ceilDiv(p.k, c.blockK));
   Value stageCount = b.index(stages);
-  int64_t stageBytes = mapA.getType().getBoxBytes() + mapB.getType().getBoxBytes();
+  int64_t stageBytes =
+      mapA.getType().getBoxBytes() + cluster * mapB.getType().getBoxBytes();
   Value warpgroup = b.divui(thread, b.index(128));
   // Two compute warpgroups or more would be held to the register file's
   // share of each thread (168 of 384): the copy warpgroup gives back most of
@@ -386,20 +404,28 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
   bool rebalance = consumers >= 2;
 
   // The block's tiles, each with the count of k-tiles that passed through
-  // the ring before it: its own tile, or with `persistent = P` tiles x,
-  // x + P, ... of the grid's, x its block id.
-  int64_t tiles = ceilDiv(p.m, c.blockM) * ceilDiv(p.n, c.blockN);
-  auto forEachTile = [&](function_ref<void(Coord, Coord, Value)> body) {
+  // the ring before it: its own tile, or with `persistent = P` the cluster's
+  // tiles x, x + P / C, ... of the grid of C-tile columns, x its cluster's
+  // id; the block takes row C * row + its rank of the cluster's tile.
+  int64_t tilesN = ceilDiv(p.n, c.blockN);
+  int64_t clusterTilesM = ceilDiv(ceilDiv(p.m, c.blockM), cluster);
+  auto forEachTile = [&](function_ref<void(Coord, Coord, Value, Value)> body) {
     if (c.persistent == 0) {
       auto [bi, bj] = blockCoords();
-      body(bi, bj, b.index(0));
+      body(bi, bj, b.toIndex(bj), b.index(0));
       return;
     }
     Value first = b.linearId(LinearId::BlockX);
-    b.forLoop(first, b.index(tiles), b.index(c.persistent), {}, [&](Value t, ValueRange) {
-      auto [bi, bj] = tileCoords(t);
-      Value done = b.divui(b.subi(t, first), b.index(c.persistent));
-      body(bi, bj, b.muli(done, kTiles));
+    if (cluster > 1)
+      first = b.divui(first, b.index(cluster));
+    Value stride = b.index(c.persistent / cluster);
+    b.forLoop(first, b.index(clusterTilesM * tilesN), stride, {}, [&](Value t, ValueRange) {
+      auto [row, col] = tilePlace(t, clusterTilesM, tilesN);
+      Coord bi = b.fromIndex(b.addi(b.muli(row, b.index(cluster)), rank),
+                             b.coordType(p.rowDim, c.blockM));
+      Coord bj = b.fromIndex(col, b.coordType(p.colDim, c.blockN));
+      Value done = b.divui(b.subi(t, first), stride);
+      body(bi, bj, col, b.muli(done, kTiles));
       return SmallVector<Value>{};
     });
   };
@@ -411,7 +437,11 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     if (rebalance)
       b.setMaxRegisters(RegisterAction::Decrease, kCopyRegisters);
     b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
-      forEachTile([&](Coord bi, Coord bj, Value before) {
+      forEachTile([&](Coord bi, Coord, Value col, Value before) {
+        // This block's part of the B tile, by its rank.
+        Coord partOfB = b.fromIndex(b.addi(b.muli(col, b.index(cluster)), rank),
+                                    b.coordType(J, c.blockN / cluster));
+        Coord part = b.fromIndex(rank, b.coordType(J, c.blockN / cluster));
         b.forLoop(b.index(0), kTiles, b.index(1), {}, [&](Value kt, ValueRange) {
           Value step = b.addi(before, kt);
           Value slot = b.remui(step, stageCount);
@@ -423,7 +453,10 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
           Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
           Coord stage = b.fromIndex(slot, b.coordType(kStage));
           b.tmaLoad(mapA, {bi, kTile}, tilesA, {stage}, full, slot);
-          b.tmaLoad(mapB, {bj, kTile}, tilesB, {stage}, full, slot);
+          if (cluster > 1)
+            b.tmaLoad(mapB, {partOfB, kTile}, tilesB, {stage, part}, full, slot, cluster);
+          else
+            b.tmaLoad(mapB, {partOfB, kTile}, tilesB, {stage}, full, slot);
           return SmallVector<Value>{};
         });
       });
@@ -443,9 +476,17 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     Coord rows = b.sub(warp[0], b.constant(1, warp[0].getType()));
     Value firstLane = b.cmpi(arith::CmpIPredicate::eq, b.linearId(LinearId::Lane), b.index(0));
     auto release = [&](Value step) {
-      b.ifThen(firstLane, [&] { b.barrierArrive(empty, b.remui(step, stageCount)); });
+      b.ifThen(firstLane, [&] {
+        Value slot = b.remui(step, stageCount);
+        if (cluster == 1)
+          return b.barrierArrive(empty, slot);
+        // The stage is free in every block of the cluster, whose copies
+        // write all of them.
+        for (int64_t block = 0; block < cluster; ++block)
+          b.barrierArrive(empty, slot, b.index(block));
+      });
     };
-    forEachTile([&](Coord bi, Coord bj, Value before) {
+    forEachTile([&](Coord bi, Coord bj, Value, Value before) {
       Value init = b.warpgroupFill(b.f32(0.0), b.warpgroupAccType(c.blockN, I, J));
       scf::ForOp loop =
           b.forLoop(b.index(0), kTiles, b.index(1), {init}, [&](Value kt, ValueRange carried) {
@@ -475,6 +516,10 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
       }, 1, c.blockN / 8, /*warpgroupRows=*/true);
     });
   });
+  // No block leaves while another may still copy into it or arrive at its
+  // barriers.
+  if (cluster > 1)
+    b.clusterBarrier();
 }
 
 } // namespace
@@ -503,7 +548,9 @@ TensorMapType mlir::spio::gemmTensorMapType(MLIRContext *context, const GemmProb
                                             const GemmConfig &config, char operand) {
   OpBuilder builder(context);
   KernelBuilder b(builder, UnknownLoc::get(context));
-  Operand o = operand == 'a' ? operandA(problem, config.blockM) : operandB(problem, config.blockN);
+  // B's box is the block's part of the tile its cluster shares.
+  Operand o = operand == 'a' ? operandA(problem, config.blockM)
+                             : operandB(problem, config.blockN / config.cluster);
   GemmTile tile(b, problem, config);
   return b.tensorMapType(globalType(b, problem, o), tile.sharedType(o));
 }

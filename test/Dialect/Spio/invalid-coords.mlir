@@ -107,7 +107,7 @@ func.func @cmp_unknown_predicate(%i: !spio.coord<i>) {
 // -----
 
 func.func @unknown_linear_id() {
-  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'id' [thread, lane, warp, block_x, block_y, block_z]}}
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'id' [thread, lane, warp, block_x, block_y, block_z, cluster_block]}}
   %0 = spio.linear_id grid
   return
 }

@@ -121,14 +121,14 @@ func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
 
 // -----
 
-// expected-error @below {{expected 'raster', 'wgmma' or 'persistent' (each at most once), got 'swizzle'}}
+// expected-error @below {{expected 'raster', 'wgmma', 'persistent' or 'cluster' (each at most once), got 'swizzle'}}
 func.func @config_key() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, swizzle = 1>} {
   return
 }
 
 // -----
 
-// expected-error @below {{expected 'raster', 'wgmma' or 'persistent' (each at most once), got 'raster'}}
+// expected-error @below {{expected 'raster', 'wgmma', 'persistent' or 'cluster' (each at most once), got 'raster'}}
 func.func @config_twice() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, raster = 2, raster = 4>} {
   return
 }
@@ -198,5 +198,12 @@ func.func @one_map(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA) {
 
 // expected-error @below {{gemm_config persistent blocks are a positive count, with wgmma, got 132}}
 func.func @persistent_mma_sync() attributes {a = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4, persistent = 132>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{gemm_config clusters are of a positive count of blocks that divides the persistent grid's, got 2}}
+func.func @cluster_of_odd_grid() attributes {a = #spio.gemm_config<block = [128, 256, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 131, cluster = 2>} {
   return
 }

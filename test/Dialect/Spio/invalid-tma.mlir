@@ -96,3 +96,15 @@ func.func @too_many_registers() {
   spio.set_max_registers increase 264
   return
 }
+
+// -----
+
+!Map = !spio.tensor_map<!spio.tensor<[i: 256, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @multicast_to_one(%map: !Map, %i: !spio.coord<i/128>, %k: !spio.coord<k/64>, %slot: index) {
+  %tile = spio.alloc : !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+  %bars = spio.barrier_alloc : !spio.barriers<1>
+  // expected-error @below {{'spio.tma_load' op attribute 'multicast' failed to satisfy constraint}}
+  spio.tma_load %map[%i, %k], %tile[], %bars[%slot] multicast 1
+      : !Map[!spio.coord<i/128>, !spio.coord<k/64>], !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>, !spio.barriers<1>
+  return
+}

@@ -42,3 +42,25 @@ func.func @tma_tile(%map: !Map, %i: !spio.coord<i>, %k: !spio.coord<k/8>) {
       : !Map[!spio.coord<i>, !spio.coord<k/8>], !Box, !spio.barriers<1>
   return
 }
+
+// A cluster of two blocks shares a tile: each block copies half of it into
+// both (multicast), and a consumer frees a stage in every block.
+// CHECK-LABEL: func.func @tma_multicast
+func.func @tma_multicast(%map: !Map, %bi: !spio.coord<i/128>, %kt: !spio.coord<k/64>,
+                         %stage: !spio.coord<stage>, %slot: index) {
+  %tiles = spio.alloc : !spio.tensor<[stage: 4, i/128: 2, i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+  %bars = spio.barrier_alloc : !spio.barriers<4>
+  // CHECK: spio.fence_barrier_init
+  spio.fence_barrier_init
+  // CHECK: %[[RANK:.*]] = spio.linear_id cluster_block
+  %rank = spio.linear_id cluster_block
+  %part = spio.from_index %rank : !spio.coord<i/128>
+  // CHECK: spio.tma_load {{.*}} multicast 2 :
+  spio.tma_load %map[%bi, %kt], %tiles[%stage, %part], %bars[%slot] multicast 2
+      : !Map[!spio.coord<i/128>, !spio.coord<k/64>],
+        !spio.tensor<[stage: 4, i/128: 2, i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<stage>, !spio.coord<i/128>],
+        !spio.barriers<4>
+  // CHECK: spio.barrier_arrive %{{[a-z0-9]+}}[%{{[a-z0-9]+}}] block %[[RANK]] : !spio.barriers<4>
+  spio.barrier_arrive %bars[%slot] block %rank : !spio.barriers<4>
+  return
+}

@@ -249,8 +249,9 @@ void KernelBuilder::barrier(Here here) { create<gpu::BarrierOp>(here); }
 
 void KernelBuilder::tmaLoad(TensorMap map, ArrayRef<Coord> coords, Tensor dst,
                             ArrayRef<Coord> dstCoords, Barriers barriers, Value index,
-                            Here here) {
-  create<TmaLoadOp>(here, map, values(coords), dst, values(dstCoords), barriers, index);
+                            int64_t multicast, Here here) {
+  create<TmaLoadOp>(here, map, values(coords), dst, values(dstCoords), barriers, index,
+                    multicast ? builder.getI64IntegerAttr(multicast) : IntegerAttr());
 }
 
 Barriers KernelBuilder::barrierAlloc(int64_t count, Here here) {
@@ -262,9 +263,13 @@ void KernelBuilder::barrierInit(Barriers barriers, Value index, int64_t arrivals
   create<BarrierInitOp>(here, barriers, index, arrivals);
 }
 
-void KernelBuilder::barrierArrive(Barriers barriers, Value index, Here here) {
-  create<BarrierArriveOp>(here, barriers, index);
+void KernelBuilder::barrierArrive(Barriers barriers, Value index, Value block, Here here) {
+  create<BarrierArriveOp>(here, barriers, index, block);
 }
+
+void KernelBuilder::fenceBarrierInit(Here here) { create<FenceBarrierInitOp>(here); }
+
+void KernelBuilder::clusterBarrier(Here here) { create<ClusterBarrierOp>(here); }
 
 void KernelBuilder::barrierExpectTx(Barriers barriers, Value index, int64_t bytes, Here here) {
   create<BarrierExpectTxOp>(here, barriers, index, bytes);

@@ -61,7 +61,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   SmallVector<int64_t, 3> block;
   SmallVector<int64_t, 2> warps;
-  int64_t stages = 0, raster = 1, persistent = 0;
+  int64_t stages = 0, raster = 1, persistent = 0, cluster = 1;
   bool wgmma = false;
   auto parseSizes = [&](SmallVectorImpl<int64_t> &sizes) {
     return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
@@ -73,7 +73,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
       parser.parseEqual() || parseSizes(warps) || parser.parseComma() ||
       parser.parseKeyword("stages") || parser.parseEqual() || parser.parseInteger(stages))
     return {};
-  bool seenRaster = false, seenWgmma = false, seenPersistent = false;
+  bool seenRaster = false, seenWgmma = false, seenPersistent = false, seenCluster = false;
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc keyLoc = parser.getCurrentLocation();
     StringRef key;
@@ -98,9 +98,13 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
       seenPersistent = true;
       if (parser.parseInteger(persistent))
         return {};
+    } else if (key == "cluster" && !seenCluster) {
+      seenCluster = true;
+      if (parser.parseInteger(cluster))
+        return {};
     } else {
-      parser.emitError(keyLoc,
-                       "expected 'raster', 'wgmma' or 'persistent' (each at most once), got '")
+      parser.emitError(keyLoc, "expected 'raster', 'wgmma', 'persistent' or 'cluster' (each at "
+                               "most once), got '")
           << key << "'";
       return {};
     }
@@ -108,7 +112,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   if (parser.parseGreater())
     return {};
   return GemmConfigAttr::getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                                    block, warps, stages, raster, wgmma, persistent);
+                                    block, warps, stages, raster, wgmma, persistent, cluster);
 }
 
 void GemmConfigAttr::print(AsmPrinter &printer) const {
@@ -123,13 +127,15 @@ void GemmConfigAttr::print(AsmPrinter &printer) const {
     printer << ", wgmma = true";
   if (getPersistent() != 0)
     printer << ", persistent = " << getPersistent();
+  if (getCluster() != 1)
+    printer << ", cluster = " << getCluster();
   printer << ">";
 }
 
 LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                      ArrayRef<int64_t> block, ArrayRef<int64_t> warps,
                                      int64_t stages, int64_t raster, bool wgmma,
-                                     int64_t persistent) {
+                                     int64_t persistent, int64_t cluster) {
   if (block.size() != 3 || llvm::any_of(block, [](int64_t v) { return v <= 0; }))
     return emitError() << "gemm_config block must be three positive sizes [M, N, K]";
   if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
@@ -141,6 +147,10 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
   if (persistent < 0 || (persistent > 0 && !wgmma))
     return emitError() << "gemm_config persistent blocks are a positive count, with wgmma, got "
                        << persistent;
+  if (cluster < 1 || (cluster > 1 && (persistent == 0 || persistent % cluster != 0)))
+    return emitError() << "gemm_config clusters are of a positive count of blocks that divides "
+                          "the persistent grid's, got "
+                       << cluster;
   return success();
 }
 

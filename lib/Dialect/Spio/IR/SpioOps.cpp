@@ -773,7 +773,7 @@ LogicalResult GemmOp::verify() {
                                  : "loads A and B by TMA only with a wgmma config");
   for (auto [map, operand, rows] :
        {std::tuple{getAMap(), aType, config.getBlock()[0]},
-        std::tuple{getBMap(), bType, config.getBlock()[1]}}) {
+        std::tuple{getBMap(), bType, config.getBlock()[1] / config.getCluster()}}) {
     if (!map)
       continue;
     TensorMapType type = cast<TensorMapType>(map.getType());

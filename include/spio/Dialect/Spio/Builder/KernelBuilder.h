@@ -134,12 +134,18 @@ public:
   /// The block-wide barrier (gpu.barrier).
   void barrier(Here here = {});
   /// A box of `map` at `coords` into `dst` at `dstCoords`, by TMA, whose
-  /// bytes complete on barrier `index` of `barriers`.
+  /// bytes complete on barrier `index` of `barriers`; with `multicast` N,
+  /// in each of cluster blocks 0 to N - 1.
   void tmaLoad(TensorMap map, ArrayRef<Coord> coords, Tensor dst, ArrayRef<Coord> dstCoords,
-               Barriers barriers, Value index, Here here = {});
+               Barriers barriers, Value index, int64_t multicast = 0, Here here = {});
   Barriers barrierAlloc(int64_t count, Here here = {});
   void barrierInit(Barriers barriers, Value index, int64_t arrivals, Here here = {});
-  void barrierArrive(Barriers barriers, Value index, Here here = {});
+  /// Arrives at barrier `index`; with `block`, at that cluster block's.
+  void barrierArrive(Barriers barriers, Value index, Value block = {}, Here here = {});
+  /// This thread's barrier initializations before the cluster's later use.
+  void fenceBarrierInit(Here here = {});
+  /// The barrier of every thread of every block of the cluster.
+  void clusterBarrier(Here here = {});
   /// Arrives, the phase then also waiting for `bytes` of TMA copies.
   void barrierExpectTx(Barriers barriers, Value index, int64_t bytes, Here here = {});
   /// Waits for the phase of parity `parity` (an i1).

@@ -66,16 +66,19 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     [64 * G, N, 64]`, N a multiple of 8 up to 256. With `persistent = P`
     (wgmma only), the grid is P blocks, block b taking tiles b, b + P, ...
     in turn: its copy warpgroup loads the next tile while the compute
-    warpgroups store the last.
+    warpgroups store the last. With `cluster = C` (persistent only), C
+    blocks of a thread-block cluster take C consecutive tiles along M and
+    share their B tile: each loads 1 / C of it by TMA multicast.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$block,
                         ArrayRefParameter<"int64_t">:$warps,
                         "int64_t":$stages,
                         DefaultValuedParameter<"int64_t", "1">:$raster,
                         DefaultValuedParameter<"bool", "false">:$wgmma,
-                        DefaultValuedParameter<"int64_t", "0">:$persistent);
-  // Custom: optional `, raster = N`, `, wgmma = true` and `, persistent = P`
-  // entries, which
+                        DefaultValuedParameter<"int64_t", "0">:$persistent,
+                        DefaultValuedParameter<"int64_t", "1">:$cluster);
+  // Custom: optional `, raster = N`, `, wgmma = true`, `, persistent = P`
+  // and `, cluster = C` entries, which
   // generated optional groups cannot tell apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

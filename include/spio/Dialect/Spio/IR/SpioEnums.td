@@ -43,7 +43,8 @@ def Spio_LinearId : I32EnumAttr<"LinearId", "a hardware linear id", [
     I32EnumAttrCase<"Warp", 2, "warp">,
     I32EnumAttrCase<"BlockX", 3, "block_x">,
     I32EnumAttrCase<"BlockY", 4, "block_y">,
-    I32EnumAttrCase<"BlockZ", 5, "block_z">]> {
+    I32EnumAttrCase<"BlockZ", 5, "block_z">,
+    I32EnumAttrCase<"ClusterBlock", 6, "cluster_block">]> {
   let cppNamespace = "::mlir::spio";
 }
 

@@ -146,7 +146,8 @@ def Spio_LinearIdOp : Spio_Op<"linear_id", [Pure]> {
   let description = [{
     `spio.linear_id lane` is the lane of the thread in its warp (0..31);
     `thread` and `warp` are linear within the block, `block_x/y/z` are the
-    block's grid coordinates.
+    block's grid coordinates, `cluster_block` its rank in its thread-block
+    cluster (sm_90 and later).
   }];
   let arguments = (ins Spio_LinearId:$id);
   let results = (outs Index:$result);
@@ -572,17 +573,32 @@ def Spio_TmaLoadOp : Spio_Op<"tma_load", [AttrSizedOperandSegments]> {
     entries after those coordinates must be the box's. Elements past the
     global tensor's edges read as zero. The copy completes the box's bytes
     on barrier `%s`, whose phase must expect them (`spio.barrier_expect_tx`);
-    waiters of that phase then see the tile.
+    waiters of that phase then see the tile. With `multicast N`, the copy
+    writes the same tile, and completes the same barrier, in each of blocks
+    0 to N - 1 of this block's thread-block cluster (sm_90 and later).
   }];
   let arguments = (ins Spio_TensorMap:$map, Variadic<Spio_Coord>:$coords,
                        Arg<Spio_Tensor, "", [MemWrite]>:$dst, Variadic<Spio_Coord>:$dstCoords,
-                       Spio_Barriers:$barriers, Index:$index);
+                       Spio_Barriers:$barriers, Index:$index,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>, IntMaxValue<16>]>>:$multicast);
   let assemblyFormat = [{
-    $map `[` $coords `]` `,` $dst `[` $dstCoords `]` `,` $barriers `[` $index `]` attr-dict `:`
+    $map `[` $coords `]` `,` $dst `[` $dstCoords `]` `,` $barriers `[` $index `]`
+    (`multicast` $multicast^)? attr-dict `:`
     qualified(type($map)) `[` qualified(type($coords)) `]` `,`
     qualified(type($dst)) (`[` qualified(type($dstCoords))^ `]`)? `,` qualified(type($barriers))
   }];
   let hasVerifier = 1;
+}
+
+def Spio_FenceBarrierInitOp : Spio_Op<"fence_barrier_init"> {
+  let summary = "make this thread's barrier initializations visible to the cluster";
+  let description = [{
+    `fence.mbarrier_init.release.cluster`: the `spio.barrier_init`s this
+    thread did before are seen by the other blocks of the cluster (their
+    remote arrivals, multicast copies) once a `spio.cluster_barrier` that
+    follows has been passed.
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 def Spio_SetMaxRegistersOp : Spio_Op<"set_max_registers"> {
@@ -788,12 +804,18 @@ def Spio_BarrierArriveOp : Spio_BarrierOp<"barrier_arrive"> {
   let description = [{
     ```
     spio.barrier_arrive %bars[%i] : !spio.barriers<16>
+    spio.barrier_arrive %bars[%i] block %rank : !spio.barriers<16>
     ```
     With release semantics: what this thread wrote or read before is
     ordered before whatever a thread that waits for the phase does after.
+    With `block`, the arrival is at the same barrier of block `%rank` (0 to
+    the cluster's size - 1) of this block's thread-block cluster, which
+    allocates the same barriers at the same places (sm_90 and later).
   }];
-  let arguments = (ins Spio_Barriers:$barriers, Index:$index);
-  let assemblyFormat = "$barriers `[` $index `]` attr-dict `:` qualified(type($barriers))";
+  let arguments = (ins Spio_Barriers:$barriers, Index:$index, Optional<Index>:$block);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` (`block` $block^)? attr-dict `:` qualified(type($barriers))
+  }];
 }
 
 def Spio_BarrierExpectTxOp : Spio_BarrierOp<"barrier_expect_tx"> {
