@@ -149,13 +149,18 @@ TEST(GemmWgmma, ChoosesPersistentBlocksThatKeepTheSMsBusy) {
     GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, 4096), sms);
     EXPECT_EQ(checkGemm(problem(m, n, 4096), c), "");
     EXPECT_EQ(c.warpsM * 16, c.blockM);
-    EXPECT_EQ(c.persistent, c.blockM == 128 ? sms : 0);
     return std::pair{c.blockM, c.blockN};
   };
   EXPECT_EQ(tile(4096, 4096, 132), (std::pair<int64_t, int64_t>{128, 256}));  // 512 tiles
   EXPECT_EQ(tile(2048, 3072, 132), (std::pair<int64_t, int64_t>{128, 128}));  // 192: 2 rounds, 73%
   EXPECT_EQ(tile(2048, 3072, 100), (std::pair<int64_t, int64_t>{128, 256}));  // 192: 96%
   EXPECT_EQ(tile(1024, 1024, 132), (std::pair<int64_t, int64_t>{64, 128}));   // 128 tiles
+  // 224 tiles of 128 x 128 fill the SMs but not two rounds: a block a tile.
+  EXPECT_EQ(tile(128, 28672, 132), (std::pair<int64_t, int64_t>{128, 128}));
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 28672, 4096), 132).persistent, 0);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(16, 28672, 4096), 132).blockM, 64);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(2048, 3072, 4096), 132).persistent, 132);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(1024, 1024, 4096), 132).persistent, 0);
   EXPECT_EQ(tile(128, 4096, 132), (std::pair<int64_t, int64_t>{64, 64}));     // 64 x 128: 64
   EXPECT_EQ(gemmLaunchShape(problem(4096, 4096, 4096),
                             chooseWgmmaGemmConfig(problem(4096, 4096, 4096), 132))

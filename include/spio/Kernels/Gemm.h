@@ -80,6 +80,7 @@ bool wgmmaSupports(const GemmProblem &problem);
 /// one block an SM where their tiles keep the SMs busy (three rounds, or a
 /// last round 85% full), in clusters of 2 sharing B tiles where the tile
 /// rows pair up and K is 128 k-tiles or more; otherwise a block a tile of
+/// 128 x 128 where those tiles fill the SMs and M their rows, else of
 /// 64 x 128 where that
 /// gives 90% of a block an SM, else 64 x 64; 4 stages, or up to 8 under one
 /// wave; rastered where the grid allows.
