@@ -47,6 +47,33 @@ TEST(Cuda, WithADeviceAllocationsRoundTrip) {
   EXPECT_FALSE(buffer->upload(in.data(), 4096).ok()); // larger than the buffer
 }
 
+TEST(Cuda, TensorMapsOfUnsupportedShapesAreClearErrors) {
+  Result<Cuda *> cuda = Cuda::get();
+  if (!cuda.ok())
+    GTEST_SKIP() << cuda.error().message;
+  Result<DeviceBuffer> buffer = (*cuda)->allocate(256 * 64 * 2);
+  ASSERT_TRUE(buffer.ok()) << buffer.error().message;
+  TensorMapShape shape;
+  shape.rows = 256, shape.cols = 64, shape.boxRows = 128, shape.boxCols = 64;
+  Result<TensorMap> map = (*cuda)->encodeTensorMap(shape, buffer->pointer());
+  ASSERT_TRUE(map.ok()) << map.error().message;
+  // A misaligned base, rows of 7 elements, a box of 512 rows or of 64 bytes.
+  Result<TensorMap> misaligned = (*cuda)->encodeTensorMap(shape, buffer->pointer() + 2);
+  ASSERT_FALSE(misaligned.ok());
+  EXPECT_NE(misaligned.error().message.find("16-byte aligned address"), std::string::npos);
+  TensorMapShape ragged = shape;
+  ragged.cols = 7;
+  EXPECT_FALSE((*cuda)->encodeTensorMap(ragged, buffer->pointer()).ok());
+  TensorMapShape tall = shape;
+  tall.boxRows = 512;
+  EXPECT_NE((*cuda)->encodeTensorMap(tall, buffer->pointer()).error().message.find(
+                "1 to 256 rows of 128 bytes"),
+            std::string::npos);
+  TensorMapShape narrow = shape;
+  narrow.boxCols = 32;
+  EXPECT_FALSE((*cuda)->encodeTensorMap(narrow, buffer->pointer()).ok());
+}
+
 TEST(Cuda, BadPtxReturnsTheJitLog) {
   Result<Cuda *> cuda = Cuda::get();
   if (!cuda.ok())

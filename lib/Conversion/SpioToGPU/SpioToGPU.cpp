@@ -1454,10 +1454,14 @@ struct NamedBarrierLowering : SpioPattern<NamedBarrierOp> {
   }
 };
 
-/// Tensor-map parameters are passed by value, 64-byte aligned: the GPU
-/// lowering keeps `llvm.align` on the argument, and spio-grid-constant-params
-/// makes the listed ones byval grid constants once the function is LLVM's.
+/// A kernel's tensor-map parameters are passed by value, 64-byte aligned:
+/// the GPU lowering keeps `llvm.align` on the argument, and
+/// spio-grid-constant-params makes the listed ones byval grid constants once
+/// the function is LLVM's. (A device function takes the map's address.)
 void markGridConstantParams(FunctionOpInterface func) {
+  auto kernel = dyn_cast<gpu::GPUFuncOp>(func.getOperation());
+  if (!kernel || !kernel.isKernel())
+    return;
   SmallVector<int64_t> params;
   Builder builder(func.getContext());
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))

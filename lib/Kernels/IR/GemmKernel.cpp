@@ -1,18 +1,23 @@
 //===- GemmKernel.cpp - The GEMM kernel family, built as IR ---------------===//
 //
-// The kernel, per block of BM x BN outputs:
-// - a ring of `stages` shared-memory tiles of A and B, filled with 16-byte
-//   cp.async (zero-filled past the matrix edges) `stages - 1` k-steps ahead;
-// - per k-step, each warp loads its A and B fragments with ldmatrix (plain
-//   for the k-contiguous operand layouts, transposed otherwise) and issues
-//   the mma.sync of its warp tile; accumulators are loop-carried fragments;
-//   or, with wgmma (sm_90a), each warpgroup multiplies its 64 rows straight
-//   from the swizzled tiles into a warpgroup accumulator, one k-step's
-//   group in flight while the next is issued;
-// - the epilogue computes alpha * acc (+ beta * C) a C fragment at a time
-//   and stores D, skipping elements past the edges.
-// The reduction order is fixed by the loop structure and there are no
-// atomics, so results are bit-identical from run to run.
+// Two kernels, per block of BM x BN outputs:
+// - mma.sync: every thread copies A's and B's tiles into swizzled shared
+//   memory with 16-byte cp.async (zero-filled past the matrix edges); per
+//   k-step each warp loads its fragments with ldmatrix (transposed for the
+//   M- and N-major layouts) and issues the mma.sync of its warp tile. The
+//   loop is one stage; spio-pipeline makes the ring, `stages - 1` k-steps
+//   ahead.
+// - wgmma (sm_90a, K-major A and B): warp specialized. A copy warpgroup has
+//   one thread load the tiles by TMA into a ring of stages with full and
+//   empty barriers; each compute warpgroup multiplies its 64 rows straight
+//   from the 128-byte swizzled tiles into a warpgroup accumulator, one
+//   k-tile's group in flight while the next is issued. On a persistent grid
+//   a block loops over tiles, its copies running into the next tile while
+//   the last is stored; a cluster of two blocks shares B tiles by multicast.
+// Both end in the same epilogue: alpha * acc (+ beta * C) a C fragment at a
+// time, stores skipping elements past the edges. The reduction order is
+// fixed by the loop structure and there are no atomics, so results are
+// bit-identical from run to run.
 //
 //===----------------------------------------------------------------------===//
 

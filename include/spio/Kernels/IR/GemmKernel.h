@@ -52,9 +52,11 @@ std::string gemmSource(const ::spio::kernels::GemmProblem &problem,
                        const ::spio::kernels::GemmConfig &config);
 
 /// Builds what spio-tile expands `op` into, at the builder's insertion point:
-/// block, warp and fragment code with a one-stage reduction loop marked
-/// `spio.stages` for spio-pipeline. The problem and config are `op`'s and
-/// pass checkGemm(). Fails where an op did not verify (already reported).
+/// block, warp and fragment code; mma.sync's with a one-stage reduction loop
+/// marked `spio.stages` for spio-pipeline, wgmma's with its own TMA ring (and
+/// `nvvm.cluster_dim` on the kernel for a cluster). The problem and config
+/// are `op`'s and pass checkGemm(). Fails where an op did not verify
+/// (already reported).
 LogicalResult buildGemmTile(build::KernelBuilder &b, GemmOp op,
                             const ::spio::kernels::GemmProblem &problem,
                             const ::spio::kernels::GemmConfig &config);
