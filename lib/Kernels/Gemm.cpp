@@ -83,6 +83,11 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     if (c.blockK != 64)
       return "a wgmma block's K tile is 64 (one 128-byte row of f16 or bf16), got " +
              std::to_string(c.blockK);
+    // TMA takes a box's origin as 32-bit signed element coordinates.
+    constexpr int64_t kMaxTmaExtent = (int64_t(1) << 31) - 1;
+    if (p.m > kMaxTmaExtent || p.n > kMaxTmaExtent || p.k > kMaxTmaExtent)
+      return "a wgmma kernel's TMA copies address M, N and K up to 2^31 - 1 elements; split "
+             "the GEMM or use the mma.sync configuration";
     if (c.blockN < 8 || c.blockN > 256 || c.blockN % 8 != 0)
       return "a wgmma block's N tile is a multiple of 8 from 8 to 256, got " +
              std::to_string(c.blockN);

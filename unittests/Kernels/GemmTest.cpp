@@ -191,6 +191,12 @@ TEST(GemmWgmma, ClustersPairsOverLongReductions) {
             std::string::npos);
 }
 
+TEST(GemmWgmma, RefusesExtentsPastTmaCoordinates) {
+  GemmProblem p = problem(int64_t(1) << 32, 8, 8);
+  GemmConfig c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
+  EXPECT_NE(checkGemm(p, c).find("up to 2^31 - 1 elements"), std::string::npos);
+}
+
 TEST(GemmWgmma, RefusesPersistentGridsOfOtherKernels) {
   GemmConfig c = chooseGemmConfig(problem(1024, 1024, 1024), 132);
   c.persistent = 132;
