@@ -640,7 +640,8 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     scalars. With `beta`, C (same type as D) is read. A wgmma config
     (`wgmma = true`) loads A and B by TMA through the tensor maps after
     `tma`, kernel parameters whose global tensors are A's and B's types and
-    whose boxes are the config's tiles. `spio-tile` expands it into block,
+    whose boxes are the config's tiles (B's, with `cluster = C`, 1 / C of
+    it). `spio-tile` expands it into block,
     warp and fragment code for the grid the config implies.
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$a,
