@@ -457,13 +457,24 @@ class GemmFamily(KernelFamily):
         problem, cfg = self._structs(args, config)
         if cfg.wgmma:
             # A's and B's TMA descriptors, 128 bytes each, by value.
-            maps = (ctypes.c_uint8 * 256)()
-            error = ctypes.c_void_p()
-            if _capi.lib.spio_gemm_tensor_maps(problem, cfg, pointers["A"], pointers["B"],
-                                               maps, ctypes.byref(error)) != 0:
-                raise SpioError(_capi.take_string(error))
-            values += [(ctypes.c_uint8 * 128).from_buffer(maps, offset) for offset in (0, 128)]
+            maps = _gemm_tensor_maps(bytes(problem), bytes(cfg), pointers["A"], pointers["B"])
+            values += [(ctypes.c_uint8 * 128).from_buffer_copy(maps, offset)
+                       for offset in (0, 128)]
         return [values]
+
+
+@functools.lru_cache(maxsize=256)
+def _gemm_tensor_maps(problem, config, a, b):
+    """The 256 bytes of A's and B's tensor maps for a problem and config (the
+    structs' bytes) at device addresses a and b: encoded once, not at every
+    launch of the same operands."""
+    maps = (ctypes.c_uint8 * 256)()
+    error = ctypes.c_void_p()
+    if _capi.lib.spio_gemm_tensor_maps(_capi.GemmProblem.from_buffer_copy(problem),
+                                       _capi.GemmConfig.from_buffer_copy(config), a, b, maps,
+                                       ctypes.byref(error)) != 0:
+        raise SpioError(_capi.take_string(error))
+    return bytes(maps)
 
 
 class Conv2dGw8Family(KernelFamily):

@@ -388,3 +388,26 @@ def test_autotune_candidates_start_with_the_chosen():
         assert not refused and "a conv2d_gw8 tile is warps_q, warps_g, rows_p" in refused.reason
     expect_error(lambda: conv.candidates(spio.Conv2dGw8Arguments(2, 64, 8, 8, pass_="bprop")),
                  "unknown pass")
+
+
+def test_gemm_tensor_maps_refuse_what_tma_cannot_read():
+    # A wgmma instance's TMA descriptors: without a GPU the reason is that; with one,
+    # a base address off 16 bytes is refused by name (the GPU tests run the maps).
+    args = spio.GemmArguments(4096, 4096, 4096, "bf16")
+    gemm = spio.kernels.GemmFamily()
+    problem, config = gemm._structs(args, gemm.chosen(args, 132, (9, 0)))
+    encode = spio.kernels._gemm_tensor_maps
+    if not spio.gpu_available():
+        try:
+            encode(bytes(problem), bytes(config), 1 << 20, 1 << 21)
+        except spio.SpioError as e:
+            assert "no GPU" in str(e)
+        else:
+            raise AssertionError("tensor maps encoded without a GPU")
+        return
+    try:
+        encode(bytes(problem), bytes(config), (1 << 20) + 2, 1 << 21)
+    except spio.SpioError as e:
+        assert "16-byte aligned address" in str(e)
+    else:
+        raise AssertionError("a misaligned tensor map was encoded")

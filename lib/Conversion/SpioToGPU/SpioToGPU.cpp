@@ -257,6 +257,16 @@ private:
   Value barrierPointer(Location loc, Value barriers, Value index);
   /// `byteOffset` bytes into the shared root `root`, as an LLVM pointer.
   Value sharedPointer(Location loc, Value root, Value byteOffset);
+  /// The shared address of `coords` from a shared tensor's cursor.
+  Value elementPointer(Location loc, SpioTensorType type, const Cursor &cursor,
+                       ValueRange coords);
+  /// A shared address of this block mapped to block `block` (an index) of
+  /// its cluster (mapa).
+  Value inClusterBlock(Location loc, Value pointer, Value block);
+  LLVM::LLVMPointerType clusterSharedType() {
+    return LLVM::LLVMPointerType::get(builder.getContext(),
+                                      static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  }
 
   FunctionOpInterface func;
   /// spio.offset_bits = 32: global offsets in 32 bits (elementOffset).
@@ -315,6 +325,18 @@ Value TensorResolver::sharedPointer(Location loc, Value root, Value byteOffset) 
   auto shared = LLVM::LLVMPointerType::get(builder.getContext(),
                                            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
   return LLVM::IntToPtrOp::create(builder, loc, shared, address64);
+}
+
+Value TensorResolver::elementPointer(Location loc, SpioTensorType type, const Cursor &cursor,
+                                     ValueRange coords) {
+  Value offset = elementOffset(loc, type, cursor, coords, {});
+  Value bytes = arith::MulIOp::create(builder, loc, offset, index(loc, type.getElementBytes()));
+  return sharedPointer(loc, cursor.root, bytes);
+}
+
+Value TensorResolver::inClusterBlock(Location loc, Value pointer, Value block) {
+  Value rank = arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), block);
+  return NVVM::MapaOp::create(builder, loc, clusterSharedType(), pointer, rank);
 }
 
 void TensorResolver::placeOverlays(ArrayRef<AllocOp> overlays) {
@@ -695,17 +717,10 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     if (failed(cursor))
       return failure();
     SpioTensorType type = load.getTensor().getType();
-    Type element = type.getElementType();
-    Value offset = elementOffset(loc, type, *cursor, load.getCoords(), {});
-    Value bytes = arith::MulIOp::create(builder, loc, offset,
-                                        index(loc, element.getIntOrFloatBitWidth() / 8));
-    Value local = sharedPointer(loc, cursor->root, bytes);
-    Value rank =
-        arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), load.getBlock());
-    auto clusterShared = LLVM::LLVMPointerType::get(
-        builder.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
-    Value remote = NVVM::MapaOp::create(builder, loc, clusterShared, local, rank);
-    load.replaceAllUsesWith(LLVM::LoadOp::create(builder, loc, element, remote).getResult());
+    Value remote = inClusterBlock(
+        loc, elementPointer(loc, type, *cursor, load.getCoords()), load.getBlock());
+    load.replaceAllUsesWith(
+        LLVM::LoadOp::create(builder, loc, type.getElementType(), remote).getResult());
     load.erase();
     return success();
   }
@@ -796,10 +811,8 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
       FailureOr<Cursor> cursor = cursorOf(op, tensor);
       if (failed(cursor))
         return failure();
-      auto type = cast<SpioTensorType>(tensor.getType());
-      Value offset = elementOffset(loc, type, *cursor, coords, {});
-      Value bytes = arith::MulIOp::create(builder, loc, offset, index(loc, type.getElementBytes()));
-      Value pointer = sharedPointer(loc, cursor->root, bytes);
+      Value pointer =
+          elementPointer(loc, cast<SpioTensorType>(tensor.getType()), *cursor, coords);
       Value address = LLVM::PtrToIntOp::create(builder, loc, builder.getI64Type(), pointer);
       Value field = arith::ShRUIOp::create(
           builder, loc,
@@ -1010,17 +1023,11 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     FailureOr<Cursor> dst = cursorOf(op, load.getDst());
     if (failed(dst))
       return failure();
-    SpioTensorType dstType = load.getDst().getType();
-    Value offset = elementOffset(loc, dstType, *dst, load.getDstCoords(), {});
-    Value bytes = arith::MulIOp::create(builder, loc, offset,
-                                        index(loc, dstType.getElementBytes()));
     // The shared::cluster form of the copy (a CTA's own shared memory is
     // part of its cluster's window) takes the destination in that space.
     Value tile = LLVM::AddrSpaceCastOp::create(
-        builder, loc,
-        LLVM::LLVMPointerType::get(builder.getContext(),
-                                   static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
-        sharedPointer(loc, dst->root, bytes));
+        builder, loc, clusterSharedType(),
+        elementPointer(loc, load.getDst().getType(), *dst, load.getDstCoords()));
     Value map = UnrealizedConversionCastOp::create(
                     builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), load.getMap())
                     .getResult(0);
@@ -1060,17 +1067,11 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
   if (auto arrive = dyn_cast<BarrierArriveOp>(op)) {
     Value pointer = barrierPointer(loc, arrive.getBarriers(), arrive.getIndex());
     if (Value block = arrive.getBlock()) {
-      // The same barrier in block `block` of the cluster.
-      Value rank = arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), block);
-      Value remote = NVVM::MapaOp::create(
-          builder, loc,
-          LLVM::LLVMPointerType::get(builder.getContext(),
-                                     static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
-          pointer, rank);
-      // Release at the CTA's scope, as for a local arrival: what it orders
-      // is this block's reads of its own shared memory.
-      NVVM::MBarrierArriveOp::create(builder, loc, Type(), remote, Value(),
-                                     NVVM::MemScopeKind::CTA, false);
+      // The same barrier in block `block` of the cluster, released at the
+      // CTA's scope as a local arrival is: what it orders is this block's
+      // reads of its own shared memory.
+      NVVM::MBarrierArriveOp::create(builder, loc, Type(), inClusterBlock(loc, pointer, block),
+                                     Value(), NVVM::MemScopeKind::CTA, false);
     } else {
       NVVM::MBarrierArriveOp::create(builder, loc, builder.getI64Type(), pointer, Value());
     }

@@ -82,3 +82,10 @@ func.func @next_stage_not_unit(%s: !S, %v: vector<8xf16>, %i: !spio.coord<i>) {
   spio.store %v, %s[%i] {spio.next_stage = 1} : !S[!spio.coord<i>]
   return
 }
+
+// -----
+
+// expected-error @below {{spio.grid_constant_params must list arguments of a function, got array<i64: 1>}}
+func.func @grid_constant_past_the_arguments(%a: !llvm.ptr) attributes {spio.grid_constant_params = array<i64: 1>} {
+  return
+}

@@ -108,3 +108,32 @@ func.func @multicast_to_one(%map: !Map, %i: !spio.coord<i/128>, %k: !spio.coord<
       : !Map[!spio.coord<i/128>, !spio.coord<k/64>], !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>, !spio.barriers<1>
   return
 }
+
+// -----
+
+// expected-error @below {{a tensor map's global rows are dense (stride 8), got stride 16}}
+func.func private @strided_rows(!spio.tensor_map<!spio.tensor<[i: 256:16, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>)
+
+// -----
+
+!Map = !spio.tensor_map<!spio.tensor<[i: 256, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @one_coordinate(%map: !Map, %i: !spio.coord<i/128>, %slot: index) {
+  %tile = spio.alloc : !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+  %bars = spio.barrier_alloc : !spio.barriers<1>
+  // expected-error @below {{'spio.tma_load' op takes one coordinate per entry of the map's global tensor (2), got 1}}
+  spio.tma_load %map[%i], %tile[], %bars[%slot]
+      : !Map[!spio.coord<i/128>], !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>, !spio.barriers<1>
+  return
+}
+
+// -----
+
+!Map = !spio.tensor_map<!spio.tensor<[i: 256, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @to_global(%map: !Map, %i: !spio.coord<i/128>, %k: !spio.coord<k/64>, %slot: index,
+                     %out: !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, global>) {
+  %bars = spio.barrier_alloc : !spio.barriers<1>
+  // expected-error @below {{'spio.tma_load' op copies to shared memory, but the destination is in global memory}}
+  spio.tma_load %map[%i, %k], %out[], %bars[%slot]
+      : !Map[!spio.coord<i/128>, !spio.coord<k/64>], !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, global>, !spio.barriers<1>
+  return
+}

@@ -462,11 +462,7 @@ static LogicalResult verifyWgmmaOperand(WgmmaOp op, SpioTensorType type, ValueRa
     return fail() << "must be K-major rows of 128 bytes: its finest entries '"
                   << k.getValue() << "/8: 8' (stride 1) and '" << rows.getValue()
                   << "' (stride 8)";
-  auto swizzle = type.getSwizzle();
-  ::spio::layout::XorSwizzle xor128{3, 0, 3};
-  if (!swizzle || swizzle.getXorSwizzle().bits != xor128.bits ||
-      swizzle.getXorSwizzle().base != xor128.base ||
-      swizzle.getXorSwizzle().shift != xor128.shift)
+  if (!isSwizzle128B(type.getSwizzle()))
     return fail() << "must be in the 128-byte swizzle, #spio.xor_swizzle<3, 0, 3>";
   return verifySubscript(op, type, coords, which == "A" ? "A's origin" : "B's origin");
 }

@@ -393,6 +393,13 @@ LogicalResult BarrierGroupType::verify(function_ref<InFlightDiagnostic()> emitEr
   return success();
 }
 
+bool mlir::spio::isSwizzle128B(SwizzleAttrInterface swizzle) {
+  if (!swizzle)
+    return false;
+  ::spio::layout::XorSwizzle xor128{3, 0, 3}, got = swizzle.getXorSwizzle();
+  return got.bits == xor128.bits && got.base == xor128.base && got.shift == xor128.shift;
+}
+
 LogicalResult TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
                                     SpioTensorType global, SpioTensorType box) {
   if (global.getMemorySpace() != MemorySpace::Global || box.getMemorySpace() != MemorySpace::Shared)
@@ -418,12 +425,8 @@ LogicalResult TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError
   if (g[0].stride != g[1].size)
     return emitError() << "a tensor map's global rows are dense (stride " << g[1].size
                        << "), got stride " << g[0].stride;
-  auto swizzle = box.getSwizzle();
-  ::spio::layout::XorSwizzle xor128{3, 0, 3};
-  if (b[1].size != 8 || b[0].stride != 8 || b[0].size < 1 || b[0].size > 256 || !swizzle ||
-      swizzle.getXorSwizzle().bits != xor128.bits ||
-      swizzle.getXorSwizzle().base != xor128.base ||
-      swizzle.getXorSwizzle().shift != xor128.shift)
+  if (b[1].size != 8 || b[0].stride != 8 || b[0].size < 1 || b[0].size > 256 ||
+      !isSwizzle128B(box.getSwizzle()))
     return emitError() << "a tensor map's box is 1 to 256 rows of 8 vectors (128 bytes) in the "
                           "128-byte swizzle, #spio.xor_swizzle<3, 0, 3>";
   return success();

@@ -26,6 +26,10 @@ inline llvm::hash_code hash_value(const TensorDim &d) {
   return llvm::hash_combine(d.dim, d.fold, d.size, d.stride);
 }
 
+/// Whether `swizzle` is the 128-byte swizzle (#spio.xor_swizzle<3, 0, 3>)
+/// that wgmma reads and TMA writes.
+bool isSwizzle128B(SwizzleAttrInterface swizzle);
+
 } // namespace mlir::spio
 
 #define GET_TYPEDEF_CLASSES
