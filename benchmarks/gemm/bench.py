@@ -48,7 +48,10 @@ def spio_tflops(jit, m, n, k, dtype, warmup, repeats, timing, extra=()):
     cmd = [jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
            "--dtype", dtype, "--bench", str(repeats), "--warmup", str(warmup),
            "--timing", timing] + list(extra)
-    return spio_figure(cmd, r"([0-9.]+) TFLOP/s")
+    # From the median time: spio-jit's TFLOP/s has one decimal, too coarse
+    # for decoding shapes.
+    median_ms = spio_figure(cmd, r"median ([0-9.]+) ms")
+    return 2.0 * m * n * k / (median_ms * 1e-3) / 1e12
 
 
 def main():

@@ -62,6 +62,25 @@ CASES = [
                        "--persistent 132 --cluster 2 --beta 0.5 --out-dtype f32"),
     (4096, 4096, 4096, "--wgmma --block-m 128 --warps-m 8 --block-n 256 --stages 4 "
                        "--persistent 132 --cluster 2 --dtype f16"),
+    # A and B swapped (M along wgmma's N): M under the tile, ragged N and
+    # K, one and two compute warpgroups, beta, f32 out.
+    (1, 4096, 4096, "--wgmma --swap --block-m 8 --block-n 128 --warps-m 8 --stages 8"),
+    (5, 24, 8, "--wgmma --swap --block-m 8 --block-n 64 --warps-m 4"),
+    (37, 1000, 1032, "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --beta 0.5 "
+                     "--out-dtype f32"),
+    (300, 200, 520, "--wgmma --swap --block-m 128 --block-n 128 --warps-m 8 --stages 4 "
+                    "--dtype f16"),
+    # Split reductions added in a cluster: swapped and not, a split count
+    # that divides neither K's tiles nor the fragments, beta, f16.
+    (1, 4096, 4096, "--wgmma --swap --block-m 8 --block-n 128 --warps-m 8 --split-k 4"),
+    (16, 4096, 14336, "--wgmma --swap --block-m 16 --block-n 64 --warps-m 4 --split-k 3 "
+                      "--dtype f16"),
+    (37, 1000, 1032, "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --split-k 5 "
+                     "--beta 0.5"),
+    (100, 300, 1000, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --stages 4 --split-k 3 "
+                     "--beta 0.5 --out-dtype f32"),
+    (128, 4096, 4096, "--wgmma --block-m 64 --block-n 128 --warps-m 4 --split-k 8"),
+    (3, 50, 200, "--wgmma --swap --block-m 8 --block-n 64 --warps-m 4 --split-k 4"),
 ]
 
 

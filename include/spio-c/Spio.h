@@ -46,6 +46,12 @@ typedef struct {
   int64_t persistent;
   /* Persistent wgmma: blocks of a cluster, sharing their B tile (1 or 2). */
   int64_t cluster;
+  /* Non-zero (wgmma): M along wgmma's N and N along the warpgroups' rows,
+   * for small M; block_n = 64 * warpgroups. */
+  int64_t swap;
+  /* wgmma, a block a tile: blocks of a cluster splitting each tile's K,
+   * their sums added in rank order (1 to 8; 0 means 1). */
+  int64_t split_k;
 } spio_gemm_config;
 
 /* NULL when the kernel can be built, else what is wrong (free it). */

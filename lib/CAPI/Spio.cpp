@@ -84,6 +84,8 @@ kernels::GemmConfig gemmConfig(const spio_gemm_config &c) {
   g.wgmma = c.wgmma != 0;
   g.persistent = c.persistent;
   g.cluster = c.cluster ? c.cluster : 1;
+  g.swapAB = c.swap != 0;
+  g.splitK = c.split_k ? c.split_k : 1;
   return g;
 }
 
@@ -155,7 +157,7 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                               ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
                               : kernels::chooseGemmConfig(p, multiprocessors);
   return {c.blockM, c.blockN, c.blockK, c.warpsM, c.warpsN, c.stages, c.raster, c.wgmma,
-          c.persistent, c.cluster};
+          c.persistent, c.cluster, c.swapAB, c.splitK};
 }
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {

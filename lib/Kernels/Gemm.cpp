@@ -69,17 +69,20 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
       (c.cluster == 2 && (c.persistent == 0 || c.persistent % 2 != 0)))
     return "a cluster is 1 block, or 2 of a persistent grid of an even count of blocks, got " +
            std::to_string(c.cluster) + " of " + std::to_string(c.persistent);
+  if (!c.wgmma && (c.swapAB || c.splitK != 1))
+    return "swapping A and B and splitting K are for wgmma kernels";
   if (c.wgmma) {
     // A warpgroup's wgmma reads K-major tiles of 128-byte rows: 64 f16 or
     // bf16 of the reduction, A's rows and B's columns along the tile's rows.
     if (!wgmmaSupports(p))
       return "wgmma kernels take A row major and B column major (K contiguous in both); "
              "use the mma.sync configuration for other layouts";
-    if (c.warpsN != 1 || c.warpsM % 4 != 0 || c.blockM != 16 * c.warpsM)
-      return "a wgmma block is warpgroups of 4 warps along M, 64 rows each: warps = [4 * G, 1] "
-             "and block M = 64 * G, got warps " +
-             std::to_string(c.warpsM) + "x" + std::to_string(c.warpsN) + " and block M " +
-             std::to_string(c.blockM);
+    const char *side = c.swapAB ? "N" : "M";
+    if (c.warpsN != 1 || c.warpsM % 4 != 0 || c.warpgroupRows() != 16 * c.warpsM)
+      return std::string("a wgmma block is warpgroups of 4 warps along ") + side +
+             ", 64 rows each: warps = [4 * G, 1] and block " + side + " = 64 * G, got warps " +
+             std::to_string(c.warpsM) + "x" + std::to_string(c.warpsN) + " and block " + side +
+             " " + std::to_string(c.warpgroupRows());
     if (c.blockK != 64)
       return "a wgmma block's K tile is 64 (one 128-byte row of f16 or bf16), got " +
              std::to_string(c.blockK);
@@ -88,15 +91,28 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     if (p.m > kMaxTmaExtent || p.n > kMaxTmaExtent || p.k > kMaxTmaExtent)
       return "a wgmma kernel's TMA copies address M, N and K up to 2^31 - 1 elements; split "
              "the GEMM or use the mma.sync configuration";
-    if (c.blockN < 8 || c.blockN > 256 || c.blockN % 8 != 0)
-      return "a wgmma block's N tile is a multiple of 8 from 8 to 256, got " +
-             std::to_string(c.blockN);
-  }
-  if (c.blockK % 16 != 0 || c.blockM % (16 * c.warpsM) != 0 ||
-      c.blockN % (8 * c.warpsN) != 0 || !isPowerOf2(c.blockM) ||
-      !isPowerOf2(c.blockN) || !isPowerOf2(c.blockK))
+    if (c.wgmmaN() < 8 || c.wgmmaN() > 256 || !isPowerOf2(c.wgmmaN()))
+      return std::string("a wgmma block's ") + (c.swapAB ? "M" : "N") +
+             " tile (wgmma's N) is a power of 2 from 8 to 256, got " +
+             std::to_string(c.wgmmaN());
+    if (c.swapAB && c.cluster != 1)
+      return "blocks share B tiles in a cluster only with A's rows along the warpgroups "
+             "(no swap)";
+    int64_t kTiles = ceilDiv(p.k, c.blockK);
+    if (c.splitK < 1 || c.splitK > 8)
+      return "a split reduction is 1 to 8 blocks of a cluster, got " + std::to_string(c.splitK);
+    if (c.splitK > kTiles)
+      return "K = " + std::to_string(p.k) + " has " + std::to_string(kTiles) +
+             " k-tiles, fewer than the " + std::to_string(c.splitK) + " blocks splitting it";
+    if (c.splitK > 1 && (c.persistent != 0 || c.cluster != 1))
+      return "blocks split K on a grid of a block a tile, not on a persistent grid or in "
+             "clusters sharing B";
+  } else if (c.blockK % 16 != 0 || c.blockM % (16 * c.warpsM) != 0 ||
+             c.blockN % (8 * c.warpsN) != 0 || !isPowerOf2(c.blockM) ||
+             !isPowerOf2(c.blockN) || !isPowerOf2(c.blockK)) {
     return "tile " + std::to_string(c.blockM) + "x" + std::to_string(c.blockN) + "x" +
            std::to_string(c.blockK) + " does not divide into the warps' mma tiles";
+  }
   if (c.stages < 2)
     return "the pipeline needs at least 2 stages";
   int64_t threads = c.threads();
@@ -116,17 +132,23 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   // periods) in shared memory, which an H100's or H200's block caps; the
   // compiler says so per chip too (saying it here keeps such configs out of
   // the instances a caller may pick).
-  int64_t shared = c.stages * (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input);
+  // A split reduction adds the blocks' f32 partial tiles from shared memory.
+  int64_t shared = c.stages * (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input) +
+                   (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0);
   if (shared > kHopperSharedBytesPerBlock)
     return std::to_string(c.stages) + " stages of " + std::to_string(c.blockM) + "x" +
-           std::to_string(c.blockN) + "x" + std::to_string(c.blockK) + " tiles need " +
+           std::to_string(c.blockN) + "x" + std::to_string(c.blockK) + " tiles" +
+           (c.splitK > 1 ? " and the partial sums" : "") + " need " +
            std::to_string(shared) + " bytes of shared memory, over the " +
            std::to_string(kHopperSharedBytesPerBlock) +
            " an H100 or H200 block may use: take fewer stages or a smaller tile";
-  // Block rows go along the grid's y, block columns along its x.
-  if (ceilDiv(p.n, c.blockN) > kMaxGridX)
+  // Block rows go along the grid's y, block columns (times the blocks
+  // splitting each tile's reduction) along its x.
+  if (ceilDiv(p.n, c.blockN) > kMaxGridX / c.splitK)
     return "N = " + std::to_string(p.n) + " takes " + std::to_string(ceilDiv(p.n, c.blockN)) +
-           " block columns of " + std::to_string(c.blockN) + ", over the " +
+           " block columns of " + std::to_string(c.blockN) +
+           (c.splitK > 1 ? " (times " + std::to_string(c.splitK) + " splitting K)" : "") +
+           ", over the " +
            std::to_string(kMaxGridX) + " a CUDA grid holds along x: split N";
   if (ceilDiv(p.m, c.blockM) > kMaxGridY)
     return "M = " + std::to_string(p.m) + " takes " + std::to_string(ceilDiv(p.m, c.blockM)) +
@@ -170,6 +192,37 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   c.warpsN = 1;
   auto tiles = [&](int64_t m, int64_t n) { return ceilDiv(p.m, m) * ceilDiv(p.n, n); };
   auto stageBytes = [&] { return (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input); };
+  auto sharedBytes = [&] {
+    return c.stages * stageBytes() + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0);
+  };
+  if (p.m <= 64) {
+    // Decoding and small batches: M along wgmma's N (padded to 8, not to a
+    // warpgroup's 64 rows) and N along one warpgroup, or two where 64-row
+    // tiles would more than fill the three blocks an SM holds; 8 stages
+    // keep a block's loads of B in flight.
+    c.swapAB = true;
+    c.blockM = 8;
+    while (c.blockM < p.m)
+      c.blockM *= 2;
+    c.blockN = tiles(c.blockM, 64) >= 3 * numSMs ? 128 : 64;
+    c.warpsM = c.blockN / 16;
+    c.stages = 8;
+    while (sharedBytes() > kHopperSharedBytesPerBlock)
+      --c.stages;
+    // The fewest blocks splitting K (up to 3) that give 90% of a block an
+    // SM, as many as the SMs hold at once.
+    int64_t resident = numSMs * std::max<int64_t>(1, kHopperSharedBytesPerMultiprocessor /
+                                                         sharedBytes());
+    int64_t count = tiles(c.blockM, c.blockN);
+    while (c.splitK < 3 && 10 * count * c.splitK < 9 * numSMs &&
+           count * (c.splitK + 1) <= resident)
+      ++c.splitK;
+    c.splitK = std::min(c.splitK, ceilDiv(p.k, c.blockK));
+    // The partial sums take their place.
+    while (sharedBytes() > kHopperSharedBytesPerBlock)
+      --c.stages;
+    return c;
+  }
   // Two compute warpgroups (128 rows) on a persistent grid of a block per
   // SM, the largest tile whose tiles keep the blocks busy: three rounds of
   // tiles or more, or fewer whose last is at least 85% full. 4 stages: on an
@@ -193,33 +246,28 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
       c.cluster = 2;
     return c;
   }
-  // Tiles that fill the SMs but not the rounds of a persistent grid, and
-  // M that fills their rows: a block a tile of 128 x 128 (128 x 28672 x
-  // 4096 on an H200: 390 TFLOP/s, against 265 as 64-row tiles; at M = 16
-  // the 64-row tiles' larger grid moves the weights faster).
   c.stages = 4;
-  if (p.m >= 128 && tiles(128, 128) >= numSMs) {
-    c.blockM = 128;
+  c.blockM = 128;
+  c.warpsM = 8;
+  c.raster = ceilDiv(p.m, c.blockM) % 8 == 0 ? 8 : 1;
+  if (tiles(128, 128) < numSMs) {
+    // Under one wave of 128 x 128 tiles (a block an SM): up to 3 blocks
+    // split each tile's K while the grid still fits the SMs. More blocks
+    // a cluster than 3 were slower (on an H200 128 x 4096 x 4096 ran at 211
+    // TFLOP/s split 4 ways, 307 split 3 ways).
     c.blockN = 128;
-    c.warpsM = 8;
-    c.raster = ceilDiv(p.m, c.blockM) % 8 == 0 ? 8 : 1;
+    while (c.splitK < 3 && tiles(128, 128) * (c.splitK + 1) <= numSMs &&
+           c.splitK < ceilDiv(p.k, c.blockK))
+      ++c.splitK;
     return c;
   }
-  // Too few 128-row tiles: a block a tile of 64 rows, several blocks to an
-  // SM, the larger tile where it still gives nearly a block an SM (90%).
-  for (int64_t n : {128, 64}) {
-    c.blockM = 64;
-    c.blockN = n;
-    if (10 * tiles(64, n) >= 9 * numSMs)
-      break;
-  }
-  c.warpsM = 4;
-  c.raster = ceilDiv(p.m, c.blockM) % 8 == 0 ? 8 : 1;
-  // A grid under one wave has too few blocks to hide the copies' latency
-  // with 4 stages: each block keeps more tiles in flight, up to 8 or what
-  // shared memory holds.
-  if (tiles(c.blockM, c.blockN) < numSMs)
-    c.stages = std::max<int64_t>(c.stages, std::min<int64_t>(8, kHopperSharedBytesPerBlock / stageBytes()));
+  // A wave or more: 128 x 256 tiles where they fill the waves as well as
+  // 128 x 128 ones do (each wave's last fraction idles the rest).
+  auto waveFill = [&](int64_t n) {
+    int64_t count = tiles(128, n);
+    return double(count) / double(ceilDiv(count, numSMs) * numSMs);
+  };
+  c.blockN = waveFill(256) >= waveFill(128) ? 256 : 128;
   return c;
 }
 
@@ -239,7 +287,7 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &p, const GemmConfi
 LaunchShape gemmLaunchShape(const GemmProblem &p, const GemmConfig &c) {
   if (c.persistent > 0)
     return {c.persistent, 1, c.threads()};
-  return {ceilDiv(p.n, c.blockN), ceilDiv(p.m, c.blockM), c.threads()};
+  return {ceilDiv(p.n, c.blockN) * c.splitK, ceilDiv(p.m, c.blockM), c.threads()};
 }
 
 } // namespace spio::kernels

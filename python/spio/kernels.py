@@ -359,8 +359,10 @@ def _shape(shape):
 class GemmFamily(KernelFamily):
     """GEMM on mma.sync or, on Hopper where A and B are K-major, wgmma: f16/bf16
     in, f32 accumulation, f16/bf16/f32 out. A tile is (block M, N, K, warps M,
-    N), and a wgmma tile adds "wgmma" and, for a persistent grid, its blocks
-    and the blocks of a cluster."""
+    N), and a wgmma tile adds "wgmma" and its options as strings:
+    "persistent=P" (a persistent grid of P blocks), "cluster=C" (blocks of a
+    cluster sharing B tiles), "swap" (M along wgmma's N, for small M) and
+    "split_k=S" (blocks of a cluster splitting each tile's K)."""
     name = "gemm"
     arguments_type = GemmArguments
     TILES = ((128, 128, 32, 2, 2), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2), (64, 64, 64, 2, 2),
@@ -405,12 +407,18 @@ class GemmFamily(KernelFamily):
         _, _, _, _, tile, stages = config
         block_m, block_n, block_k, warps_m, warps_n = tile[:5]
         wgmma = tile[5:6] == ("wgmma",)
-        persistent = tile[6] if wgmma and len(tile) > 6 else 0
-        cluster = tile[7] if wgmma and len(tile) > 7 else 1
+        options = {"persistent": 0, "cluster": 1, "swap": 0, "split_k": 1}
+        for option in tile[6:] if wgmma else ():
+            key, _, value = option.partition("=")
+            if key not in options:
+                raise SpioError(f"unknown wgmma tile option {option!r}: expected "
+                                 "persistent=P, cluster=C, swap or split_k=S")
+            options[key] = int(value) if value else 1
         raster = self.RASTER if block_m == 128 or wgmma else 1
         return self._problem(args), _capi.GemmConfig(block_m, block_n, block_k, warps_m,
                                                      warps_n, stages, raster, int(wgmma),
-                                                     persistent, cluster)
+                                                     options["persistent"], options["cluster"],
+                                                     options["swap"], options["split_k"])
 
     def chosen(self, args, multiprocessors, compute_capability=None):
         """The instance spio-jit would choose for `args` on a GPU of
@@ -421,9 +429,13 @@ class GemmFamily(KernelFamily):
         c = _capi.lib.spio_gemm_choose_config(self._problem(args), multiprocessors,
                                               10 * major + minor)
         tile = (c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n)
-        return (args.dtype, args.output_dtype, args.a_layout, args.b_layout,
-                tile + (("wgmma",) if c.wgmma else ()) + ((c.persistent,) if c.persistent else ())
-                + ((c.cluster,) if c.cluster > 1 else ()), c.stages)
+        if c.wgmma:
+            tile += ("wgmma",) + tuple(
+                option for option, given in ((f"persistent={c.persistent}", c.persistent),
+                                             (f"cluster={c.cluster}", c.cluster > 1),
+                                             ("swap", c.swap), (f"split_k={c.split_k}",
+                                                                c.split_k > 1)) if given)
+        return (args.dtype, args.output_dtype, args.a_layout, args.b_layout, tile, c.stages)
 
     def check(self, args, config):
         dtype, out, a, b, _, _ = config

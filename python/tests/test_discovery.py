@@ -324,11 +324,19 @@ def test_chosen_instances_follow_spio_jit():
     # On Hopper, K-major operands run wgmma: 128 x 256 blocks in three waves or more,
     # and the kernel compiles for sm_90a.
     config = gemm.chosen(large, 132, (9, 0))
-    assert config[4] == (128, 256, 64, 8, 1, "wgmma", 132) and config[5] == 4
+    assert config[4] == (128, 256, 64, 8, 1, "wgmma", "persistent=132") and config[5] == 4
     kernel = spio.Kernel(gemm, config)
     assert kernel.supports(large) and kernel.metadata.instruction == "wgmma"
     ptx = kernel.compile(large, "sm_90").ptx
     assert ".target sm_90a" in ptx and "wgmma.mma_async" in ptx
+    # Decoding: M along wgmma's N, and blocks splitting K to fill the SMs.
+    decode = spio.GemmArguments(1, 4096, 4096, "bf16")
+    config = gemm.chosen(decode, 132, (9, 0))
+    assert config[4] == (8, 64, 64, 4, 1, "wgmma", "swap", "split_k=2")
+    assert spio.Kernel(gemm, config).supports(decode)
+    misspelt = spio.Kernel(gemm, ("bf16", "bf16", "row", "col",
+                                  (8, 64, 64, 4, 1, "wgmma", "split=2"), 8)).supports(decode)
+    assert not misspelt and "unknown wgmma tile option 'split=2'" in misspelt.reason
     transposed = spio.GemmArguments(4096, 4096, 4096, "bf16", a_layout="col")
     assert gemm.chosen(transposed, 132, (9, 0))[4] == (128, 128, 32, 2, 2)
     conv = spio.Conv2dGw8Family()

@@ -124,6 +124,15 @@ static cl::opt<int64_t>
     cluster("cluster", cl::cat(tileOptions),
             cl::desc("GEMM (persistent wgmma) blocks of a cluster sharing B tiles (1 or 2)"),
             cl::init(0));
+static cl::opt<cl::boolOrDefault>
+    swapAB("swap", cl::cat(tileOptions),
+           cl::desc("GEMM (wgmma): warpgroups along N, wgmma's N along M (for small M; "
+                    "default: the chooser's, off with a tile given)"));
+static cl::opt<int64_t>
+    splitK("split-k", cl::cat(tileOptions),
+           cl::desc("GEMM (wgmma): blocks of a cluster splitting each tile's K (1 to 8; "
+                    "default: the chooser's, 1 with a tile given)"),
+           cl::init(0));
 static cl::opt<int64_t> stages("stages", cl::cat(tileOptions),
                                cl::desc("GEMM pipeline stages"), cl::init(0));
 static cl::opt<cl::boolOrDefault>
@@ -720,6 +729,15 @@ int runGemm() {
     config.persistent = std::max<int64_t>(int64_t(persistent), 0);
   if (cluster)
     config.cluster = cluster;
+  // A tile given by hand is neither swapped nor split unless said so.
+  if (blockM || blockN || blockK || warpsM || warpsN || persistent || cluster) {
+    config.swapAB = false;
+    config.splitK = 1;
+  }
+  if (swapAB != cl::BOU_UNSET)
+    config.swapAB = swapAB == cl::BOU_TRUE;
+  if (splitK)
+    config.splitK = splitK;
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
@@ -733,12 +751,17 @@ int runGemm() {
   mlir::spio::CacheOutcome outcome = built->outcome;
   double compileMs = built->ms;
   const mlir::spio::CompiledKernel &info = compiled.kernels.front();
+  std::string kind = config.wgmma ? "wgmma" : "mma.sync";
+  if (config.swapAB)
+    kind += " (A, B swapped)";
+  if (config.splitK > 1)
+    kind += " split-K " + std::to_string(config.splitK);
   llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, %s tile %lldx%lldx%lld "
                                "warps %lldx%lld stages %lld: %s in %.2f ms (%zu bytes PTX)\n",
                                (long long)problem.m, (long long)problem.n, (long long)problem.k,
                                dtypeName(problem.input), dtypeName(problem.output),
                                aLayout.c_str(), bLayout.c_str(),
-                               config.wgmma ? "wgmma" : "mma.sync", (long long)config.blockM,
+                               kind.c_str(), (long long)config.blockM,
                                (long long)config.blockN, (long long)config.blockK,
                                (long long)config.warpsM, (long long)config.warpsN,
                                (long long)config.stages, mlir::spio::describe(outcome), compileMs,
@@ -1275,7 +1298,8 @@ int main(int argc, char **argv) {
            std::to_string(int(*count)));
   const std::initializer_list<const cl::Option *> gemmOnly = {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
-      &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &cluster, &gemmWgmma};
+      &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &cluster, &swapAB, &splitK,
+      &gemmWgmma};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,

@@ -142,40 +142,83 @@ TEST(GemmWgmma, TakesKMajorOperandsOnly) {
 }
 
 // 128-row blocks on a persistent grid of a block an SM where their tiles
-// keep the SMs busy (three rounds, or a last round 85% full); else a block a
-// tile of 64 rows, 64 x 128 where that nearly fills the SMs, else 64 x 64.
+// keep the SMs busy (three rounds, or a last round 85% full); else a block
+// a tile, 128 x 256 where that fills the waves as well as 128 x 128.
 TEST(GemmWgmma, ChoosesPersistentBlocksThatKeepTheSMsBusy) {
   auto tile = [](int64_t m, int64_t n, int64_t sms) {
     GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, 4096), sms);
     EXPECT_EQ(checkGemm(problem(m, n, 4096), c), "");
-    EXPECT_EQ(c.warpsM * 16, c.blockM);
+    EXPECT_EQ(c.warpsM * 16, c.warpgroupRows());
     return std::pair{c.blockM, c.blockN};
   };
   EXPECT_EQ(tile(4096, 4096, 132), (std::pair<int64_t, int64_t>{128, 256}));  // 512 tiles
   EXPECT_EQ(tile(2048, 3072, 132), (std::pair<int64_t, int64_t>{128, 128}));  // 192: 2 rounds, 73%
   EXPECT_EQ(tile(2048, 3072, 100), (std::pair<int64_t, int64_t>{128, 256}));  // 192: 96%
-  EXPECT_EQ(tile(1024, 1024, 132), (std::pair<int64_t, int64_t>{64, 128}));   // 128 tiles
-  // 224 tiles of 128 x 128 fill the SMs but not two rounds: a block a tile.
-  EXPECT_EQ(tile(128, 28672, 132), (std::pair<int64_t, int64_t>{128, 128}));
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 28672, 4096), 132).persistent, 0);
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(16, 28672, 4096), 132).blockM, 64);
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(2048, 3072, 4096), 132).persistent, 132);
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(1024, 1024, 4096), 132).persistent, 0);
-  EXPECT_EQ(tile(128, 4096, 132), (std::pair<int64_t, int64_t>{64, 64}));     // 64 x 128: 64
+  // 96 tiles of 128 x 256 fill one wave 73%, as 192 of 128 x 128 fill two.
+  EXPECT_EQ(tile(512, 6144, 132), (std::pair<int64_t, int64_t>{128, 256}));
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(512, 6144, 4096), 132).persistent, 0);
+  // 64 tiles of 128 x 256 fill 48% of a wave, 128 of 128 x 128 97%.
+  EXPECT_EQ(tile(512, 4096, 132), (std::pair<int64_t, int64_t>{128, 128}));
   EXPECT_EQ(gemmLaunchShape(problem(4096, 4096, 4096),
                             chooseWgmmaGemmConfig(problem(4096, 4096, 4096), 132))
                 .gridX,
             132);
 }
 
+// Under one wave of 128 x 128 tiles, up to 3 blocks of a cluster split each
+// tile's K while the grid fits the SMs; the grid's x counts them.
+TEST(GemmWgmma, SplitsKUnderOneWave) {
+  auto split = [](int64_t m, int64_t n, int64_t k) {
+    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), 132);
+    EXPECT_EQ(checkGemm(problem(m, n, k), c), "");
+    return c.splitK;
+  };
+  EXPECT_EQ(split(128, 4096, 4096), 3);   // 32 tiles: 96 blocks
+  EXPECT_EQ(split(128, 6144, 4096), 2);   // 48 tiles: 96 blocks
+  EXPECT_EQ(split(128, 10240, 8192), 1);  // 80 tiles: 160 blocks would not fit
+  EXPECT_EQ(split(256, 256, 128), 2);     // 4 tiles, but K has only 2 k-tiles
+  EXPECT_EQ(split(4096, 4096, 4096), 1);
+  GemmConfig c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132);
+  EXPECT_EQ(gemmLaunchShape(problem(128, 4096, 4096), c).gridX, 32 * 3);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132).stages, 4);
+  // The partial sums need shared memory too.
+  c.stages = 6;
+  EXPECT_NE(checkGemm(problem(128, 4096, 4096), c).find("and the partial sums need"),
+            std::string::npos);
+  c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132);
+  c.persistent = 132;
+  EXPECT_NE(checkGemm(problem(128, 4096, 4096), c).find("not on a persistent grid"),
+            std::string::npos);
+}
 
-
-// A grid under one wave keeps more tiles in flight a block.
-TEST(GemmWgmma, TakesMoreStagesUnderOneWave) {
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132).stages, 8); // 128 blocks
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132).stages, 8); // 128 blocks
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(2048, 3072, 768), 132).stages, 4);  // persistent
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(4096, 4096, 4096), 132).stages, 4);
+// M <= 64: M along wgmma's N (a power of 2 from 8) and N along the
+// warpgroups, two of them where 64-row tiles would overfill the SMs'
+// three blocks each; split K by the fewest blocks (up to 3) giving 90% of a
+// block an SM.
+TEST(GemmWgmma, SwapsSmallM) {
+  auto chosen = [](int64_t m, int64_t n, int64_t k) {
+    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), 132);
+    EXPECT_EQ(checkGemm(problem(m, n, k), c), "");
+    EXPECT_TRUE(c.swapAB);
+    EXPECT_EQ(c.warpsM * 16, c.blockN);
+    return std::tuple{c.blockM, c.blockN, c.splitK, c.stages};
+  };
+  EXPECT_EQ(chosen(1, 4096, 4096), std::make_tuple(8, 64, 2, 8));     // 64 tiles
+  EXPECT_EQ(chosen(1, 6144, 4096), std::make_tuple(8, 64, 2, 8));     // 96 tiles
+  EXPECT_EQ(chosen(16, 10240, 8192), std::make_tuple(16, 64, 1, 8));  // 160 tiles
+  EXPECT_EQ(chosen(16, 28672, 4096), std::make_tuple(16, 128, 1, 8)); // 448 of 64 rows
+  EXPECT_EQ(chosen(33, 1000, 4096), std::make_tuple(64, 64, 3, 8));   // 16 tiles
+  EXPECT_EQ(chosen(5, 24, 8), std::make_tuple(8, 64, 1, 8));          // one k-tile
+  GemmConfig c = chooseWgmmaGemmConfig(problem(1, 4096, 4096), 132);
+  EXPECT_EQ(gemmTensorMapShape(problem(1, 4096, 4096), c, 'a').boxRows, 8u);
+  EXPECT_EQ(gemmTensorMapShape(problem(1, 4096, 4096), c, 'b').boxRows, 64u);
+  EXPECT_EQ(gemmLaunchShape(problem(1, 4096, 4096), c).gridX, 64 * 2);
+  c.splitK = 1;
+  c.persistent = 132;
+  c.cluster = 2;
+  EXPECT_NE(checkGemm(problem(1, 4096, 4096), c).find("only with A's rows along the warpgroups"),
+            std::string::npos);
 }
 
 // Pairs of blocks share B tiles over long reductions where tile rows pair up.
@@ -213,7 +256,7 @@ TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
   EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("K tile is 64"), std::string::npos);
   c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
   c.blockN = 512;
-  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("multiple of 8 from 8 to 256"),
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("a power of 2 from 8 to 256"),
             std::string::npos);
 }
 

@@ -59,9 +59,21 @@ struct GemmConfig {
   /// Persistent wgmma: blocks of a thread-block cluster, which take
   /// consecutive tiles along M and share their B tile (TMA multicast).
   int64_t cluster = 1;
+  /// wgmma: the warpgroups' 64-row side runs along N and wgmma's N along M
+  /// (D^T = B^T A^T), so that a small M pads wgmma's N to 8 rather than a
+  /// warpgroup's 64 rows: block = [8 to 256, 64 * G, 64].
+  bool swapAB = false;
+  /// wgmma, a block a tile: blocks of a cluster that split the tile's
+  /// reduction into this many consecutive ranges and add their partial
+  /// sums through shared memory in rank order (1 to 8).
+  int64_t splitK = 1;
 
   /// The compute warps' threads, and the copy warpgroup's with wgmma.
   int64_t threads() const { return 32 * warpsM * warpsN + (wgmma ? 128 : 0); }
+  /// wgmma: the block's rows along the warpgroups (64 each), and along
+  /// wgmma's N.
+  int64_t warpgroupRows() const { return swapAB ? blockN : blockM; }
+  int64_t wgmmaN() const { return swapAB ? blockM : blockN; }
 };
 
 /// Empty when the kernel can be built, else what is wrong (dtypes, the

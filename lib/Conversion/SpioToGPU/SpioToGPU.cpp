@@ -1378,11 +1378,37 @@ struct MmaLowering : SpioPattern<MmaOp> {
   }
 };
 
+/// Each of the thread's accumulator registers gets its own value from an
+/// empty asm that passes the fill value through. With one value for all,
+/// the backend copies it into each register right before the first wgmma,
+/// after its wgmma.fence, where ptxas must fence again (C7519) and then
+/// serializes the wgmmas (C7520).
 struct WarpgroupFillLowering : SpioPattern<WarpgroupFillOp> {
   using SpioPattern::SpioPattern;
   LogicalResult matchAndRewrite(WarpgroupFillOp op, Adaptor a,
                                 ConversionPatternRewriter &r) const override {
-    r.replaceOpWithNewOp<vector::BroadcastOp>(op, warpgroupVectorType(op.getType()), a.getValue());
+    Location loc = op.getLoc();
+    VectorType vectorType = warpgroupVectorType(op.getType());
+    int64_t count = vectorType.getNumElements();
+    Type element = vectorType.getElementType();
+    std::string constraints;
+    for (int64_t i = 0; i < count; ++i)
+      constraints += (i ? ",=f" : "=f");
+    for (int64_t i = 0; i < count; ++i)
+      constraints += "," + std::to_string(i);
+    auto registers =
+        LLVM::LLVMStructType::getLiteral(r.getContext(), SmallVector<Type>(count, element));
+    Value values = LLVM::InlineAsmOp::create(
+                       r, loc, registers, SmallVector<Value>(count, a.getValue()), "", constraints,
+                       /*has_side_effects=*/false, /*is_align_stack=*/false,
+                       LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+                       ArrayAttr())
+                       .getResult(0);
+    Value fill = LLVM::PoisonOp::create(r, loc, vectorType);
+    for (int64_t i = 0; i < count; ++i)
+      fill = vector::InsertOp::create(r, loc, LLVM::ExtractValueOp::create(r, loc, values, i),
+                                      fill, i);
+    r.replaceOp(op, fill);
     return success();
   }
 };

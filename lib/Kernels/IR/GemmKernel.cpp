@@ -88,12 +88,15 @@ GemmConfig mlir::spio::gemmConfig(GemmConfigAttr attr) {
   c.wgmma = attr.getWgmma();
   c.persistent = attr.getPersistent();
   c.cluster = attr.getCluster();
+  c.swapAB = attr.getSwap();
+  c.splitK = attr.getSplitK();
   return c;
 }
 
 GemmConfigAttr mlir::spio::gemmConfigAttr(MLIRContext *context, const GemmConfig &c) {
   return GemmConfigAttr::get(context, {c.blockM, c.blockN, c.blockK}, {c.warpsM, c.warpsN},
-                             c.stages, c.raster, c.wgmma, c.persistent, c.cluster);
+                             c.stages, c.raster, c.wgmma, c.persistent, c.cluster, c.swapAB,
+                             c.splitK);
 }
 
 namespace {
@@ -146,6 +149,9 @@ SwizzleAttrInterface swizzleFor(MLIRContext *ctx, int64_t vectorsPerRow) {
 
 /// The ring's dimension: which of the shared stages a tile is in.
 constexpr StringLiteral kStage = "stage";
+/// The dimensions of a split reduction's partial sums in shared memory: a
+/// warpgroup accumulator's C fragment, and the compute thread holding it.
+constexpr StringLiteral kAccFragment = "fragment", kAccThread = "thread";
 /// setmaxnreg budgets: the copy warpgroup keeps what issuing TMA needs, the
 /// compute warpgroups take the rest of the register file (with up to two
 /// of them, 40 * 128 + 232 * 256 <= 65536).
@@ -179,11 +185,18 @@ private:
   /// The tile of a grid of a block a tile: x runs along columns, y rows.
   std::pair<Coord, Coord> blockCoords();
   /// D = alpha * acc (+ beta * C) for the warp at `warp`, its accumulator
-  /// `mTiles` x `nTiles` C fragments (a warpgroup's: one row of them, the
-  /// warp's 16 rows), bounded by M and N.
+  /// `mTiles` x `nTiles` C fragments, bounded by M and N; or, for a
+  /// warpgroup, its warp's 16 rows of fragments `nBegin` to `nEnd`, rows
+  /// along `rowDim` (N where A and B are swapped).
   void epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
                 function_ref<Fragment(int64_t, int64_t)> accumulated, int64_t mTiles,
-                int64_t nTiles, bool warpgroupRows = false);
+                int64_t nTiles);
+  void warpgroupEpilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp, StringRef rowDim,
+                         function_ref<Fragment(int64_t)> accumulated, int64_t nBegin,
+                         int64_t nEnd);
+  /// Stores one C fragment `result` of alpha * acc (+ beta * C) at `place`
+  /// of D's tile (and C's) `at`.
+  void storeResult(GemmOp op, ArrayRef<Coord> at, ArrayRef<Coord> place, Fragment acc);
 
   FragmentType fragment(FragmentOperand operand, StringRef rows, StringRef cols, Type element) {
     return b.fragmentType(operand, MmaShape::M16N8K16, element, rows, cols);
@@ -242,7 +255,10 @@ std::pair<Value, Value> GemmTile::tilePlace(Value linear, int64_t tilesM, int64_
 }
 
 std::pair<Coord, Coord> GemmTile::blockCoords() {
+  // The blocks splitting a tile's reduction are consecutive along x.
   Value col = b.linearId(LinearId::BlockX);
+  if (c.splitK > 1)
+    col = b.divui(col, b.index(c.splitK));
   Value row = b.linearId(LinearId::BlockY);
   int64_t tilesM = ceilDiv(p.m, c.blockM), tilesN = ceilDiv(p.n, c.blockN);
   if (c.raster > 1 && tilesM % c.raster == 0)
@@ -251,37 +267,43 @@ std::pair<Coord, Coord> GemmTile::blockCoords() {
           b.fromIndex(col, b.coordType(p.colDim, c.blockN))};
 }
 
+void GemmTile::storeResult(GemmOp op, ArrayRef<Coord> at, ArrayRef<Coord> place, Fragment acc) {
+  FragmentType fc = acc.getType();
+  StringRef rows = fc.getRowDim().getValue(), cols = fc.getColDim().getValue();
+  auto extent = [&](StringRef dim) { return dim == p.rowDim ? p.m : p.n; };
+  Bounds bounds{b.constant(extent(rows), b.coordType(rows)),
+                b.constant(extent(cols), b.coordType(cols))};
+  VectorType lane = VectorType::get({4}, Float32Type::get(b.getContext()));
+  Value result = b.mulf(b.broadcast(op.getAlpha(), lane), b.fragmentToVector(acc));
+  if (p.readsC) {
+    Fragment cf = b.loadFragment(b.subscript(cast<Tensor>(op.getC()), at), place, fc, bounds);
+    result = b.addf(result, b.mulf(b.broadcast(op.getBeta(), lane), b.fragmentToVector(cf)));
+  }
+  b.storeFragment(b.vectorToFragment(result, fc), b.subscript(cast<Tensor>(op.getD()), at),
+                  place, bounds);
+}
+
 void GemmTile::epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
                         function_ref<Fragment(int64_t, int64_t)> accumulated, int64_t mTiles,
-                        int64_t nTiles, bool warpgroupRows) {
-  MLIRContext *ctx = b.getContext();
-  StringRef I = p.rowDim, J = p.colDim;
-  FragmentType fc = fragment(FragmentOperand::C, I, J, Float32Type::get(ctx));
-  Bounds bounds{b.constant(p.m, b.coordType(I)), b.constant(p.n, b.coordType(J))};
-  VectorType lane = VectorType::get({4}, Float32Type::get(ctx));
-  Value alpha = b.broadcast(op.getAlpha(), lane);
+                        int64_t nTiles) {
   SmallVector<Coord> at{bi, bj};
   at.append(warp.begin(), warp.end());
-  Tensor tileD = b.subscript(cast<Tensor>(op.getD()), at);
-  Value beta;
-  Tensor tileC;
-  if (p.readsC) {
-    beta = b.broadcast(op.getBeta(), lane);
-    tileC = b.subscript(cast<Tensor>(op.getC()), at);
-  }
   for (int64_t mi = 0; mi < mTiles; ++mi)
-    for (int64_t ni = 0; ni < nTiles; ++ni) {
-      SmallVector<Coord> place;
-      if (!warpgroupRows)
-        place.push_back(b.constant(mi, b.coordType(I, 16)));
-      place.push_back(b.constant(ni, b.coordType(J, 8)));
-      Value result = b.mulf(alpha, b.fragmentToVector(accumulated(mi, ni)));
-      if (p.readsC) {
-        Fragment cf = b.loadFragment(tileC, place, fc, bounds);
-        result = b.addf(result, b.mulf(beta, b.fragmentToVector(cf)));
-      }
-      b.storeFragment(b.vectorToFragment(result, fc), tileD, place, bounds);
-    }
+    for (int64_t ni = 0; ni < nTiles; ++ni)
+      storeResult(op, at,
+                  {b.constant(mi, b.coordType(p.rowDim, 16)),
+                   b.constant(ni, b.coordType(p.colDim, 8))},
+                  accumulated(mi, ni));
+}
+
+void GemmTile::warpgroupEpilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
+                                 StringRef rowDim, function_ref<Fragment(int64_t)> accumulated,
+                                 int64_t nBegin, int64_t nEnd) {
+  SmallVector<Coord> at{bi, bj};
+  at.append(warp.begin(), warp.end());
+  StringRef colDim = rowDim == p.rowDim ? p.colDim : p.rowDim;
+  for (int64_t ni = nBegin; ni < nEnd; ++ni)
+    storeResult(op, at, {b.constant(ni, b.coordType(colDim, 8))}, accumulated(ni));
 }
 
 void GemmTile::buildMmaSync(GemmOp op) {
@@ -350,17 +372,22 @@ void GemmTile::buildMmaSync(GemmOp op) {
 }
 
 void GemmTile::buildWarpSpecialized(GemmOp op) {
-  StringRef I = p.rowDim, J = p.colDim, K = p.reductionDim;
-  int64_t stages = c.stages, consumers = c.warpsM / 4;
+  StringRef K = p.reductionDim;
+  // The warpgroups' rows run along `rowDim` (M, or N with A and B
+  // swapped), wgmma's N along the other.
+  StringRef rowDim = c.swapAB ? p.colDim : p.rowDim;
+  StringRef colDim = c.swapAB ? p.rowDim : p.colDim;
+  int64_t stages = c.stages, consumers = c.warpsM / 4, splitK = c.splitK;
   auto mapA = cast<TensorMap>(op.getAMap()), mapB = cast<TensorMap>(op.getBMap());
   // With a cluster of C blocks (consecutive tiles along M), each block
-  // loads 1 / C of the B tile the blocks share and multicasts it to all.
+  // loads 1 / C of the B tile the blocks share and multicasts it to all;
+  // blocks splitting K form a cluster too, to add their sums.
   int64_t cluster = c.cluster;
   MLIRContext *ctx = b.getContext();
-  if (cluster > 1)
+  if (cluster > 1 || splitK > 1)
     op->getParentOfType<gpu::GPUFuncOp>()->setAttr(
         NVVM::NVVMDialect::getClusterDimAttrName(),
-        DenseI32ArrayAttr::get(ctx, {int32_t(cluster), 1, 1}));
+        DenseI32ArrayAttr::get(ctx, {int32_t(cluster * splitK), 1, 1}));
   // A ring of `stages` tiles of A and B (B's in C parts of the box), each
   // with a barrier that TMA fills (full) and one the compute warps release
   // (empty).
@@ -378,6 +405,16 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
                                        box.getSwizzle()));
   };
   Tensor tilesA = ring(mapA, 1), tilesB = ring(mapB, cluster);
+  // Blocks splitting K leave their partial sums here for the cluster to
+  // add: each compute thread's accumulator, fragment by fragment, the
+  // threads' 16-byte values side by side.
+  int64_t fragments = c.wgmmaN() / 8;
+  Tensor partials;
+  if (splitK > 1)
+    partials = b.alloc(b.tensorType({{kAccFragment, 1, fragments},
+                                     {kAccThread, 1, 128 * consumers}},
+                                    VectorType::get({4}, Float32Type::get(ctx)),
+                                    MemorySpace::Shared));
   Barriers full = b.barrierAlloc(stages), empty = b.barrierAlloc(stages);
   Value thread = b.linearId(LinearId::Thread);
   b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
@@ -397,16 +434,25 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     b.clusterBarrier();
   else
     b.barrier();
-  Value rank = cluster > 1 ? b.linearId(LinearId::ClusterBlock) : b.index(0);
-  Value kTiles = b.index(ceilDiv(p.k, c.blockK));
+  Value rank = cluster > 1 || splitK > 1 ? b.linearId(LinearId::ClusterBlock) : b.index(0);
+  int64_t kTiles = ceilDiv(p.k, c.blockK);
+  // A block splitting K takes k-tiles [rank * T / S, (rank + 1) * T / S).
+  Value kFirst = b.index(0), kCount = b.index(kTiles);
+  if (splitK > 1) {
+    auto bound = [&](Value r) { return b.divui(b.muli(r, b.index(kTiles)), b.index(splitK)); };
+    kFirst = bound(rank);
+    kCount = b.subi(bound(b.addi(rank, b.index(1))), kFirst);
+  }
   Value stageCount = b.index(stages);
   int64_t stageBytes =
       mapA.getType().getBoxBytes() + cluster * mapB.getType().getBoxBytes();
   Value warpgroup = b.divui(thread, b.index(128));
-  // Two compute warpgroups or more would be held to the register file's
-  // share of each thread (168 of 384): the copy warpgroup gives back most of
-  // its registers and they take them.
-  bool rebalance = consumers >= 2;
+  // Two compute warpgroups with accumulators of 64 columns or more would be
+  // held to the register file's share of each thread (168 of 384): the copy
+  // warpgroup gives back most of its registers and they take them. (Smaller
+  // accumulators fit, and ptxas ignores setmaxnreg where a kernel's
+  // registers do not reach the share.)
+  bool rebalance = consumers == 2 && c.wgmmaN() >= 64;
 
   // The block's tiles, each with the count of k-tiles that passed through
   // the ring before it: its own tile, or with `persistent = P` the cluster's
@@ -430,7 +476,7 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
                              b.coordType(p.rowDim, c.blockM));
       Coord bj = b.fromIndex(col, b.coordType(p.colDim, c.blockN));
       Value done = b.divui(b.subi(t, first), stride);
-      body(bi, bj, col, b.muli(done, kTiles));
+      body(bi, bj, col, b.muli(done, kCount));
       return SmallVector<Value>{};
     });
   };
@@ -444,10 +490,11 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
       forEachTile([&](Coord bi, Coord, Value col, Value before) {
         // This block's part of the B tile, by its rank.
-        Coord partOfB = b.fromIndex(b.addi(b.muli(col, b.index(cluster)), rank),
-                                    b.coordType(J, c.blockN / cluster));
-        Coord part = b.fromIndex(rank, b.coordType(J, c.blockN / cluster));
-        b.forLoop(b.index(0), kTiles, b.index(1), {}, [&](Value kt, ValueRange) {
+        Value bRank = cluster > 1 ? rank : b.index(0);
+        Coord partOfB = b.fromIndex(b.addi(b.muli(col, b.index(cluster)), bRank),
+                                    b.coordType(p.colDim, c.blockN / cluster));
+        Coord part = b.fromIndex(bRank, b.coordType(p.colDim, c.blockN / cluster));
+        b.forLoop(b.index(0), kCount, b.index(1), {}, [&](Value kt, ValueRange) {
           Value step = b.addi(before, kt);
           Value slot = b.remui(step, stageCount);
           // Round r of a slot waits for the release of round r - 1; the
@@ -455,7 +502,7 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
           Value parity = b.lowBit(b.addi(b.divui(step, stageCount), b.index(1)));
           b.barrierWait(empty, slot, parity);
           b.barrierExpectTx(full, slot, stageBytes);
-          Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
+          Coord kTile = b.fromIndex(b.addi(kFirst, kt), b.coordType(K, c.blockK));
           Coord stage = b.fromIndex(slot, b.coordType(kStage));
           b.tmaLoad(mapA, {bi, kTile}, tilesA, {stage}, full, slot);
           if (cluster > 1)
@@ -466,19 +513,36 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
         });
       });
     });
+    // The cluster barriers of a split reduction, which each warp passes in
+    // its own role's code: after the join, ptxas could not tell the
+    // registers of the two roles apart and would ignore setmaxnreg.
+    if (splitK > 1) {
+      b.clusterBarrier();
+      b.clusterBarrier();
+    }
   });
 
-  // Warpgroups 1.. compute: each multiplies its 64 rows of A by all of B
-  // into its accumulator, a k-tile's wgmma group in flight while the next
-  // is issued; a stage is released once the group that read it is done.
-  b.ifThen(b.cmpi(arith::CmpIPredicate::ne, warpgroup, b.index(0)), [&] {
-    if (rebalance)
-      b.setMaxRegisters(RegisterAction::Increase, kComputeRegisters);
+  // Warpgroups 1.. compute: each multiplies its 64 rows of A (of B when
+  // swapped) by all of the other tile into its accumulator, a k-tile's
+  // wgmma group in flight while the next is issued; a stage is released
+  // once the group that read it is done.
+  Value computing = b.cmpi(arith::CmpIPredicate::ne, warpgroup, b.index(0));
+  auto warpCoords = [&] {
     SmallVector<Coord> warp =
         b.decompose(b.linearId(LinearId::Warp), {consumers + 1, 4},
-                    {b.coordType(I, WarpgroupAccType::kRows), b.coordType(I, 16)});
+                    {b.coordType(rowDim, WarpgroupAccType::kRows), b.coordType(rowDim, 16)});
     // Warpgroup 1 takes the block's first 64 rows.
-    Coord rows = b.sub(warp[0], b.constant(1, warp[0].getType()));
+    warp[0] = b.sub(warp[0], b.constant(1, warp[0].getType()));
+    return warp;
+  };
+  // The compute threads' place in `partials`.
+  auto accThread = [&] {
+    return b.fromIndex(b.subi(thread, b.index(128)), b.coordType(kAccThread));
+  };
+  b.ifThen(computing, [&] {
+    if (rebalance)
+      b.setMaxRegisters(RegisterAction::Increase, kComputeRegisters);
+    SmallVector<Coord> warp = warpCoords();
     Value firstLane = b.cmpi(arith::CmpIPredicate::eq, b.linearId(LinearId::Lane), b.index(0));
     auto release = [&](Value step) {
       b.ifThen(firstLane, [&] {
@@ -492,19 +556,21 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
       });
     };
     forEachTile([&](Coord bi, Coord bj, Value, Value before) {
-      Value init = b.warpgroupFill(b.f32(0.0), b.warpgroupAccType(c.blockN, I, J));
+      Value init = b.warpgroupFill(b.f32(0.0), b.warpgroupAccType(c.wgmmaN(), rowDim, colDim));
       scf::ForOp loop =
-          b.forLoop(b.index(0), kTiles, b.index(1), {init}, [&](Value kt, ValueRange carried) {
+          b.forLoop(b.index(0), kCount, b.index(1), {init}, [&](Value kt, ValueRange carried) {
             Value step = b.addi(before, kt);
             Value slot = b.remui(step, stageCount);
             b.barrierWait(full, slot, b.lowBit(b.divui(step, stageCount)));
             Coord stage = b.fromIndex(slot, b.coordType(kStage));
             Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
+            if (c.swapAB)
+              std::swap(tileA, tileB);
             auto acc = cast<WarpgroupAcc>(carried[0]);
             b.wgmmaFence();
             for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
               Coord kStep = b.constant(kk, b.coordType(K, 16));
-              acc = b.wgmma(tileA, {rows, kStep}, tileB, {kStep}, acc);
+              acc = b.wgmma(tileA, {warp[0], kStep}, tileB, {kStep}, acc);
             }
             b.wgmmaCommit();
             b.wgmmaWait(1);
@@ -514,11 +580,36 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
             return SmallVector<Value>{acc};
           });
       b.wgmmaWait(0);
-      release(b.addi(before, b.index(ceilDiv(p.k, c.blockK) - 1)));
+      release(b.subi(b.addi(before, kCount), b.index(1)));
       auto accumulated = cast<WarpgroupAcc>(loop.getResult(0));
-      epilogue(op, bi, bj, {rows, warp[1]}, [&](int64_t, int64_t ni) {
-        return b.warpgroupFragment(accumulated, ni);
-      }, 1, c.blockN / 8, /*warpgroupRows=*/true);
+      if (splitK == 1)
+        return warpgroupEpilogue(op, bi, bj, warp, rowDim, [&](int64_t ni) {
+          return b.warpgroupFragment(accumulated, ni);
+        }, 0, fragments);
+      Coord self = accThread();
+      for (int64_t ni = 0; ni < fragments; ++ni)
+        b.store(b.fragmentToVector(b.warpgroupFragment(accumulated, ni)), partials,
+                {b.constant(ni, b.coordType(kAccFragment)), self});
+      // Every block's partial sums are in place; block r adds the sums of
+      // its share of the fragments in rank order (the same order in every
+      // run) and stores them.
+      b.clusterBarrier();
+      FragmentType fc = fragment(FragmentOperand::C, rowDim, colDim, Float32Type::get(ctx));
+      auto sum = [&](int64_t ni) {
+        Coord at = b.constant(ni, b.coordType(kAccFragment));
+        Value total = b.loadRemote(partials, {at, self}, b.index(0));
+        for (int64_t block = 1; block < splitK; ++block)
+          total = b.addf(total, b.loadRemote(partials, {at, self}, b.index(block)));
+        return b.vectorToFragment(total, fc);
+      };
+      for (int64_t r = 0; r < splitK; ++r) {
+        int64_t first = r * fragments / splitK, last = (r + 1) * fragments / splitK;
+        if (first < last)
+          b.ifThen(b.cmpi(arith::CmpIPredicate::eq, rank, b.index(r)),
+                   [&] { warpgroupEpilogue(op, bi, bj, warp, rowDim, sum, first, last); });
+      }
+      // No block leaves while another may still read its partial sums.
+      b.clusterBarrier();
     });
   });
   // No block leaves while another may still copy into it or arrive at its

@@ -40,3 +40,16 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// A remote load of a 16-byte vector is one load of the vector.
+// CHECK-LABEL: gpu.func @remote_vector
+// CHECK: %[[REMOTE:.*]] = nvvm.mapa %{{.*}}, %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: llvm.load %[[REMOTE]] : !llvm.ptr<7> -> vector<4xf32>
+gpu.module @vectors {
+  gpu.func @remote_vector(%rank: index, %i: !spio.coord<i>) kernel {
+    %sums = spio.alloc : !spio.tensor<[i: 64] x vector<4xf32>, shared>
+    spio.cluster_barrier
+    %v = spio.load_remote %sums[%i] block %rank : !spio.tensor<[i: 64] x vector<4xf32>, shared>[!spio.coord<i>]
+    gpu.return
+  }
+}

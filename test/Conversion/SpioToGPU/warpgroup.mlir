@@ -9,9 +9,11 @@
 // address (bits 4-17) with the 128-byte swizzle's fixed fields; wgmma tiles
 // start at multiples of 1024 bytes (A after a 256-byte tensor: 1024 + 16384
 // + 8192 bytes); the accumulator is a vector of 32 f32 a thread, the
-// instruction's struct.
+// instruction's struct, filled through an empty asm so that each register
+// holds its own value before the first wgmma's fence.
 // CHECK-LABEL: gpu.func @wgmma
 // CHECK-SAME: spio.shared_memory_bytes = 25600 : i64
+// CHECK: llvm.inline_asm "", "=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31" %{{.*}} : (f32, {{.*}}) -> !llvm.struct<(f32, {{.*}})>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: %[[ADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i64

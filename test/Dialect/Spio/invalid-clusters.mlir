@@ -10,11 +10,11 @@ func.func @load_remote_global(%a: !G, %i: !spio.coord<i>, %rank: index) {
 
 // -----
 
-!V = !spio.tensor<[i: 64] x vector<8xf16>, shared>
+!V = !spio.tensor<[i: 64] x vector<8xf32>, shared>
 
-func.func @load_remote_vector(%i: !spio.coord<i>, %rank: index) {
+func.func @load_remote_wide_vector(%i: !spio.coord<i>, %rank: index) {
   %a = spio.alloc : !V
-  // expected-error @below {{'spio.load_remote' op loads one integer or float element, not 'vector<8xf16>'}}
+  // expected-error @below {{'spio.load_remote' op loads one integer or float element or a vector of them up to 16 bytes, not 'vector<8xf32>'}}
   %0 = spio.load_remote %a[%i] block %rank : !V[!spio.coord<i>]
   return
 }

@@ -182,6 +182,16 @@ Fragment KernelBuilder::vectorToFragment(Value vector, FragmentType type, Here h
   return llvm::cast<Fragment>(create<VectorToFragmentOp>(here, type, vector).getResult());
 }
 
+void KernelBuilder::store(Value value, Tensor tensor, ArrayRef<Coord> coords, Here here) {
+  create<StoreOp>(here, value, tensor, values(coords));
+}
+
+Value KernelBuilder::loadRemote(Tensor tensor, ArrayRef<Coord> coords, Value block, Here here) {
+  return create<LoadRemoteOp>(here, tensor.getType().getElementType(), tensor, values(coords),
+                              block)
+      .getResult();
+}
+
 Fragment KernelBuilder::loadFragment(Tensor tensor, ArrayRef<Coord> coords, FragmentType type,
                                      std::optional<Bounds> bounds, Here here) {
   Value rows = bounds ? Value(bounds->rows) : Value(), cols = bounds ? Value(bounds->cols) : Value();

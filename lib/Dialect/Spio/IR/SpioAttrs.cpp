@@ -61,8 +61,8 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   SmallVector<int64_t, 3> block;
   SmallVector<int64_t, 2> warps;
-  int64_t stages = 0, raster = 1, persistent = 0, cluster = 1;
-  bool wgmma = false;
+  int64_t stages = 0, raster = 1, persistent = 0, cluster = 1, splitK = 1;
+  bool wgmma = false, swap = false;
   auto parseSizes = [&](SmallVectorImpl<int64_t> &sizes) {
     return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
       return parser.parseInteger(sizes.emplace_back());
@@ -73,18 +73,25 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
       parser.parseEqual() || parseSizes(warps) || parser.parseComma() ||
       parser.parseKeyword("stages") || parser.parseEqual() || parser.parseInteger(stages))
     return {};
-  bool seenRaster = false, seenWgmma = false, seenPersistent = false, seenCluster = false;
+  llvm::StringMap<std::pair<int64_t *, bool>> counts = {{"raster", {&raster, false}},
+                                                        {"persistent", {&persistent, false}},
+                                                        {"cluster", {&cluster, false}},
+                                                        {"split_k", {&splitK, false}}};
+  llvm::StringMap<std::pair<bool *, bool>> flags = {{"wgmma", {&wgmma, false}},
+                                                    {"swap", {&swap, false}}};
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc keyLoc = parser.getCurrentLocation();
     StringRef key;
     if (parser.parseKeyword(&key) || parser.parseEqual())
       return {};
-    if (key == "raster" && !seenRaster) {
-      seenRaster = true;
-      if (parser.parseInteger(raster))
+    auto count = counts.find(key);
+    auto flag = flags.find(key);
+    if (count != counts.end() && !count->second.second) {
+      count->second.second = true;
+      if (parser.parseInteger(*count->second.first))
         return {};
-    } else if (key == "wgmma" && !seenWgmma) {
-      seenWgmma = true;
+    } else if (flag != flags.end() && !flag->second.second) {
+      flag->second.second = true;
       StringRef value;
       SMLoc valueLoc = parser.getCurrentLocation();
       if (parser.parseKeyword(&value))
@@ -93,18 +100,10 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
         parser.emitError(valueLoc, "expected true or false, got '") << value << "'";
         return {};
       }
-      wgmma = value == "true";
-    } else if (key == "persistent" && !seenPersistent) {
-      seenPersistent = true;
-      if (parser.parseInteger(persistent))
-        return {};
-    } else if (key == "cluster" && !seenCluster) {
-      seenCluster = true;
-      if (parser.parseInteger(cluster))
-        return {};
+      *flag->second.first = value == "true";
     } else {
-      parser.emitError(keyLoc, "expected 'raster', 'wgmma', 'persistent' or 'cluster' (each at "
-                               "most once), got '")
+      parser.emitError(keyLoc, "expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap' or "
+                               "'split_k' (each at most once), got '")
           << key << "'";
       return {};
     }
@@ -112,7 +111,8 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   if (parser.parseGreater())
     return {};
   return GemmConfigAttr::getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                                    block, warps, stages, raster, wgmma, persistent, cluster);
+                                    block, warps, stages, raster, wgmma, persistent, cluster,
+                                    swap, splitK);
 }
 
 void GemmConfigAttr::print(AsmPrinter &printer) const {
@@ -129,13 +129,18 @@ void GemmConfigAttr::print(AsmPrinter &printer) const {
     printer << ", persistent = " << getPersistent();
   if (getCluster() != 1)
     printer << ", cluster = " << getCluster();
+  if (getSwap())
+    printer << ", swap = true";
+  if (getSplitK() != 1)
+    printer << ", split_k = " << getSplitK();
   printer << ">";
 }
 
 LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                      ArrayRef<int64_t> block, ArrayRef<int64_t> warps,
                                      int64_t stages, int64_t raster, bool wgmma,
-                                     int64_t persistent, int64_t cluster) {
+                                     int64_t persistent, int64_t cluster, bool swap,
+                                     int64_t splitK) {
   if (block.size() != 3 || llvm::any_of(block, [](int64_t v) { return v <= 0; }))
     return emitError() << "gemm_config block must be three positive sizes [M, N, K]";
   if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
@@ -151,6 +156,12 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
     return emitError() << "gemm_config clusters are of a positive count of blocks that divides "
                           "the persistent grid's, got "
                        << cluster;
+  if (swap && !wgmma)
+    return emitError() << "gemm_config swaps A and B only with wgmma";
+  if (splitK < 1 || splitK > 8 || (splitK > 1 && (!wgmma || persistent != 0 || cluster != 1)))
+    return emitError() << "gemm_config splits K over 1 to 8 blocks of a cluster, with wgmma, "
+                          "a block a tile, got "
+                       << splitK;
   return success();
 }
 

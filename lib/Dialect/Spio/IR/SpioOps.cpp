@@ -415,9 +415,17 @@ LogicalResult LoadRemoteOp::verify() {
   if (tensor.getMemorySpace() != MemorySpace::Shared)
     return emitOpError() << "reads another block's shared memory, but the tensor is in "
                          << stringifyMemorySpace(tensor.getMemorySpace()) << " memory";
-  if (!isa<IntegerType, FloatType>(tensor.getElementType()))
-    return emitOpError() << "loads one integer or float element, not "
-                         << tensor.getElementType();
+  // One ld.shared::cluster: a scalar or a vector of up to 16 bytes.
+  Type element = tensor.getElementType();
+  auto vector = dyn_cast<VectorType>(element);
+  Type scalar = vector ? vector.getElementType() : element;
+  bool loadable = isa<IntegerType, FloatType>(scalar) &&
+                  (!vector || (vector.getRank() == 1 && !vector.isScalable() &&
+                               vector.getNumElements() * scalar.getIntOrFloatBitWidth() <= 128));
+  if (!loadable)
+    return emitOpError() << "loads one integer or float element or a vector of them up to 16 "
+                            "bytes, not "
+                         << element;
   return verifySubscript(*this, tensor, getCoords(), "load_remote");
 }
 

@@ -99,6 +99,9 @@ public:
   //===--- Tensors ------------------------------------------------------===//
   Tensor alloc(SpioTensorType type, Here here = {});
   Tensor subscript(Tensor tensor, ArrayRef<Coord> coords, Here here = {});
+  void store(Value value, Tensor tensor, ArrayRef<Coord> coords, Here here = {});
+  /// The element of block `block` of the cluster's copy of shared `tensor`.
+  Value loadRemote(Tensor tensor, ArrayRef<Coord> coords, Value block, Here here = {});
 
   //===--- Fragments and tensor cores -----------------------------------===//
   Fragment ldmatrix(Tensor tensor, ArrayRef<Coord> coords, FragmentType type, bool transpose,

@@ -68,7 +68,14 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     in turn: its copy warpgroup loads the next tile while the compute
     warpgroups store the last. With `cluster = C` (persistent only), C
     blocks of a thread-block cluster take C consecutive tiles along M and
-    share their B tile: each loads 1 / C of it by TMA multicast.
+    share their B tile: each loads 1 / C of it by TMA multicast. With
+    `swap = true` (wgmma), the warpgroups' 64-row side runs along N and
+    wgmma's N along M, the kernel computing D^T = B^T A^T, so that a small
+    M pads wgmma's N (8 to 256) instead of 64 rows: `block = [N', 64 * G,
+    64]`. With `split_k = S` (wgmma, a block a tile), S blocks of a cluster
+    take consecutive ranges of each tile's reduction and add their partial
+    sums through distributed shared memory in rank order, so the sum is
+    the same in every run.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$block,
                         ArrayRefParameter<"int64_t">:$warps,
@@ -76,10 +83,12 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
                         DefaultValuedParameter<"int64_t", "1">:$raster,
                         DefaultValuedParameter<"bool", "false">:$wgmma,
                         DefaultValuedParameter<"int64_t", "0">:$persistent,
-                        DefaultValuedParameter<"int64_t", "1">:$cluster);
-  // Custom: optional `, raster = N`, `, wgmma = true`, `, persistent = P`
-  // and `, cluster = C` entries, which
-  // generated optional groups cannot tell apart by their leading comma.
+                        DefaultValuedParameter<"int64_t", "1">:$cluster,
+                        DefaultValuedParameter<"bool", "false">:$swap,
+                        DefaultValuedParameter<"int64_t", "1">:$splitK);
+  // Custom: optional `, key = value` entries (raster, wgmma, persistent,
+  // cluster, swap, split_k), which generated optional groups cannot tell
+  // apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

@@ -921,7 +921,8 @@ def Spio_LoadRemoteOp : Spio_Op<"load_remote", [
     `block` (its rank, 0 to the cluster's size - 1) of this block's
     thread-block cluster, which allocates the same tensors at the same
     places: distributed shared memory, `mapa` and `ld.shared::cluster`
-    (sm_90 and later). The element must have been written before a
+    (sm_90 and later). The element is a scalar or a vector of up to 16
+    bytes (one load). It must have been written before a
     `spio.cluster_barrier` that both blocks passed.
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$tensor,
