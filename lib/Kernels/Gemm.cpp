@@ -185,6 +185,17 @@ bool wgmmaSupports(const GemmProblem &p) {
   return p.a == Layout::RowMajor && p.b == Layout::ColMajor && p.input != DType::F32;
 }
 
+/// Groups of up to 8 tile rows (a count that divides `rows`, the grid's),
+/// taken column by column: the blocks running at once then read each B tile
+/// from DRAM once, which row by row they would read again for every row
+/// once B outgrows the L2.
+static int64_t rasterRows(int64_t rows) {
+  for (int64_t group = 8; group > 1; --group)
+    if (rows % group == 0)
+      return group;
+  return 1;
+}
+
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   GemmConfig c;
   c.wgmma = true;
@@ -237,19 +248,20 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
     c.warpsM = 8;
     c.persistent = numSMs;
     c.stages = 4;
-    c.raster = ceilDiv(p.m, c.blockM) % 8 == 0 ? 8 : 1;
     // Pairs of blocks sharing B tiles halve B's L2 reads, which pays for
     // their coupling over long reductions (128 k-tiles: +2-3% on an H200,
     // a loss at K = 1024); an odd count of tile rows would leave half a
     // pair idle.
     if (ceilDiv(p.m, c.blockM) % 2 == 0 && numSMs % 2 == 0 && ceilDiv(p.k, c.blockK) >= 128)
       c.cluster = 2;
+    // A cluster's grid counts pairs of tile rows.
+    c.raster = rasterRows(ceilDiv(p.m, c.blockM) / c.cluster);
     return c;
   }
   c.stages = 4;
   c.blockM = 128;
   c.warpsM = 8;
-  c.raster = ceilDiv(p.m, c.blockM) % 8 == 0 ? 8 : 1;
+  c.raster = rasterRows(ceilDiv(p.m, c.blockM));
   if (tiles(128, 128) < numSMs) {
     // Under one wave of 128 x 128 tiles (a block an SM): up to 3 blocks
     // split each tile's K while the grid still fits the SMs. More blocks
