@@ -88,14 +88,14 @@ GemmConfig chooseGemmConfig(const GemmProblem &problem, int64_t numSMs);
 bool wgmmaSupports(const GemmProblem &problem);
 
 /// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
-/// multiprocessors: 128 x 256 or 128 x 128 blocks on a persistent grid of
-/// one block an SM where their tiles keep the SMs busy (three rounds, or a
-/// last round 85% full), in clusters of 2 sharing B tiles where the tile
-/// rows pair up and K is 128 k-tiles or more; otherwise a block a tile of
-/// 128 x 128 where those tiles fill the SMs and M their rows, else of
-/// 64 x 128 where that
-/// gives 90% of a block an SM, else 64 x 64; 4 stages, or up to 8 under one
-/// wave; rastered where the grid allows.
+/// multiprocessors. M <= 64: A and B swapped (M along wgmma's N), K split
+/// by the fewest blocks (up to 3) giving 90% of a block an SM. Else 128 x
+/// 256 or 128 x 128 blocks on a persistent grid of a block an SM where
+/// their tiles keep the SMs busy (three rounds, or a last round 85% full),
+/// in clusters of 2 sharing B tiles where tile rows pair up and K is 128
+/// k-tiles or more; under one wave of 128 x 128 tiles, K split by up to 3
+/// blocks while the grid fits the SMs; else a block a tile of the width
+/// that fills the waves best. Raster groups of up to 8 tile rows.
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs);
 
 /// The tensor map of operand 'a' or 'b' that a wgmma kernel takes (K-major):

@@ -14,6 +14,9 @@
 //   k-tile's group in flight while the next is issued. On a persistent grid
 //   a block loops over tiles, its copies running into the next tile while
 //   the last is stored; a cluster of two blocks shares B tiles by multicast.
+//   With A and B swapped, the warpgroups' rows run along N and wgmma's N
+//   along M (for small M). Blocks of a cluster that split K add their
+//   partial sums from shared memory in rank order.
 // Both end in the same epilogue: alpha * acc (+ beta * C) a C fragment at a
 // time, stores skipping elements past the edges. The reduction order is
 // fixed by the loop structure and there are no atomics, so results are
@@ -447,12 +450,12 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
   int64_t stageBytes =
       mapA.getType().getBoxBytes() + cluster * mapB.getType().getBoxBytes();
   Value warpgroup = b.divui(thread, b.index(128));
-  // Two compute warpgroups with accumulators of 64 columns or more would be
-  // held to the register file's share of each thread (168 of 384): the copy
-  // warpgroup gives back most of its registers and they take them. (Smaller
-  // accumulators fit, and ptxas ignores setmaxnreg where a kernel's
-  // registers do not reach the share.)
-  bool rebalance = consumers == 2 && c.wgmmaN() >= 64;
+  // Two compute warpgroups with accumulators of 128 columns or more would
+  // be held to the register file's share of each thread (168 of 384): the
+  // copy warpgroup gives back most of its registers and they take them.
+  // (Smaller accumulators fit, and ptxas ignores setmaxnreg where a
+  // kernel's registers do not reach the share.)
+  bool rebalance = consumers == 2 && c.wgmmaN() >= 128;
 
   // The block's tiles, each with the count of k-tiles that passed through
   // the ring before it: its own tile, or with `persistent = P` the cluster's
@@ -526,23 +529,14 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
   // swapped) by all of the other tile into its accumulator, a k-tile's
   // wgmma group in flight while the next is issued; a stage is released
   // once the group that read it is done.
-  Value computing = b.cmpi(arith::CmpIPredicate::ne, warpgroup, b.index(0));
-  auto warpCoords = [&] {
+  b.ifThen(b.cmpi(arith::CmpIPredicate::ne, warpgroup, b.index(0)), [&] {
+    if (rebalance)
+      b.setMaxRegisters(RegisterAction::Increase, kComputeRegisters);
     SmallVector<Coord> warp =
         b.decompose(b.linearId(LinearId::Warp), {consumers + 1, 4},
                     {b.coordType(rowDim, WarpgroupAccType::kRows), b.coordType(rowDim, 16)});
     // Warpgroup 1 takes the block's first 64 rows.
     warp[0] = b.sub(warp[0], b.constant(1, warp[0].getType()));
-    return warp;
-  };
-  // The compute threads' place in `partials`.
-  auto accThread = [&] {
-    return b.fromIndex(b.subi(thread, b.index(128)), b.coordType(kAccThread));
-  };
-  b.ifThen(computing, [&] {
-    if (rebalance)
-      b.setMaxRegisters(RegisterAction::Increase, kComputeRegisters);
-    SmallVector<Coord> warp = warpCoords();
     Value firstLane = b.cmpi(arith::CmpIPredicate::eq, b.linearId(LinearId::Lane), b.index(0));
     auto release = [&](Value step) {
       b.ifThen(firstLane, [&] {
@@ -586,7 +580,8 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
         return warpgroupEpilogue(op, bi, bj, warp, rowDim, [&](int64_t ni) {
           return b.warpgroupFragment(accumulated, ni);
         }, 0, fragments);
-      Coord self = accThread();
+      // The compute thread's place in `partials`.
+      Coord self = b.fromIndex(b.subi(thread, b.index(128)), b.coordType(kAccThread));
       for (int64_t ni = 0; ni < fragments; ++ni)
         b.store(b.fragmentToVector(b.warpgroupFragment(accumulated, ni)), partials,
                 {b.constant(ni, b.coordType(kAccFragment)), self});
