@@ -81,6 +81,17 @@ CASES = [
                      "--beta 0.5 --out-dtype f32"),
     (128, 4096, 4096, "--wgmma --block-m 64 --block-n 128 --warps-m 4 --split-k 8"),
     (3, 50, 200, "--wgmma --swap --block-m 8 --block-n 64 --warps-m 4 --split-k 4"),
+    # Ping-pong compute warpgroups: blocks with an odd count of tiles, a
+    # cluster of 2 sharing B, beta, f32 out, a ring of 2, the chooser's.
+    (1000, 1000, 1000, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --stages 4 --pingpong "
+                       "--persistent 7"),
+    (777, 1500, 1032, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --stages 4 --pingpong "
+                      "--persistent 5 --beta 0.5 --out-dtype f32"),
+    (1000, 1000, 1000, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --stages 4 --pingpong "
+                       "--persistent 10 --cluster 2"),
+    (640, 384, 200, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --stages 2 --pingpong "
+                    "--persistent 3"),
+    (2048, 3072, 768, "--dtype f16 --wgmma"),
 ]
 
 

@@ -52,6 +52,9 @@ typedef struct {
   /* wgmma, a block a tile: blocks of a cluster splitting each tile's K,
    * their sums added in rank order (1 to 8; 0 means 1). */
   int64_t split_k;
+  /* Non-zero (persistent wgmma, two compute warpgroups): each takes every
+   * other tile whole, one's epilogue overlapping the other's main loop. */
+  int64_t pingpong;
 } spio_gemm_config;
 
 /* NULL when the kernel can be built, else what is wrong (free it). */

@@ -86,6 +86,7 @@ kernels::GemmConfig gemmConfig(const spio_gemm_config &c) {
   g.cluster = c.cluster ? c.cluster : 1;
   g.swapAB = c.swap != 0;
   g.splitK = c.split_k ? c.split_k : 1;
+  g.pingpong = c.pingpong != 0;
   return g;
 }
 
@@ -157,7 +158,8 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                               ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
                               : kernels::chooseGemmConfig(p, multiprocessors);
   return {c.blockM, c.blockN, c.blockK, c.warpsM, c.warpsN, c.stages, c.raster, c.wgmma,
-          c.persistent, c.cluster, c.swapAB, c.splitK};
+          c.persistent, c.cluster, c.swapAB, c.splitK,
+          c.pingpong};
 }
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {

@@ -107,6 +107,11 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     if (c.splitK > 1 && (c.persistent != 0 || c.cluster != 1))
       return "blocks split K on a grid of a block a tile, not on a persistent grid or in "
              "clusters sharing B";
+    // Each warpgroup of a ping-pong pair holds the whole tile's
+    // accumulators: 128 rows by up to 128 columns in 232 registers.
+    if (c.pingpong && (c.persistent == 0 || c.warpsM != 8 || c.swapAB || c.blockN > 128))
+      return "compute warpgroups take tiles in turn (pingpong) on a persistent grid, two of "
+             "them, with tiles of 128 x 128 or narrower, not swapped";
   } else if (c.blockK % 16 != 0 || c.blockM % (16 * c.warpsM) != 0 ||
              c.blockN % (8 * c.warpsN) != 0 || !isPowerOf2(c.blockM) ||
              !isPowerOf2(c.blockN) || !isPowerOf2(c.blockK)) {
@@ -238,15 +243,24 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   // SM, the largest tile whose tiles keep the blocks busy: three rounds of
   // tiles or more, or fewer whose last is at least 85% full. 4 stages: on an
   // H200, more (what shared memory holds of 128 x 128 tiles) were slower.
+  // Short reductions (16 k-tiles or fewer) spend much of a tile in its
+  // epilogue: 128 x 128 tiles, each compute warpgroup taking whole tiles in
+  // turn (ping-pong), so that one's epilogue overlaps the other's main loop
+  // (on an H200: 2048 x 3072 x 768 at 437 TFLOP/s against 381 as 128 x 128
+  // tiles split between the warpgroups; at 64 k-tiles it lost, 657 against
+  // 697 at 4096^3 as 128 x 256).
+  bool shortK = ceilDiv(p.k, c.blockK) <= 16;
   for (int64_t n : {256, 128}) {
     int64_t count = tiles(128, n);
     int64_t rounds = ceilDiv(count, numSMs);
-    if (count < numSMs || (rounds < 3 && 100 * count < 85 * rounds * numSMs))
+    if ((shortK && n != 128) || count < numSMs ||
+        (rounds < 3 && 100 * count < 85 * rounds * numSMs))
       continue;
     c.blockM = 128;
     c.blockN = n;
     c.warpsM = 8;
     c.persistent = numSMs;
+    c.pingpong = shortK;
     c.stages = 4;
     // Pairs of blocks sharing B tiles halve B's L2 reads, which pays for
     // their coupling over long reductions (128 k-tiles: +2-3% on an H200,

@@ -133,6 +133,9 @@ static cl::opt<int64_t>
            cl::desc("GEMM (wgmma): blocks of a cluster splitting each tile's K (1 to 8; "
                     "default: the chooser's, 1 with a tile given)"),
            cl::init(0));
+static cl::opt<bool>
+    pingpong("pingpong", cl::cat(tileOptions),
+             cl::desc("GEMM (persistent wgmma): compute warpgroups take whole tiles in turn"));
 static cl::opt<int64_t> stages("stages", cl::cat(tileOptions),
                                cl::desc("GEMM pipeline stages"), cl::init(0));
 static cl::opt<cl::boolOrDefault>
@@ -738,6 +741,8 @@ int runGemm() {
     config.swapAB = swapAB == cl::BOU_TRUE;
   if (splitK)
     config.splitK = splitK;
+  if (pingpong.getNumOccurrences())
+    config.pingpong = pingpong;
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
@@ -1298,7 +1303,7 @@ int main(int argc, char **argv) {
            std::to_string(int(*count)));
   const std::initializer_list<const cl::Option *> gemmOnly = {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
-      &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &cluster, &swapAB, &splitK,
+      &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &cluster, &swapAB, &splitK, &pingpong,
       &gemmWgmma};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,

@@ -166,6 +166,22 @@ TEST(GemmWgmma, ChoosesPersistentBlocksThatKeepTheSMsBusy) {
             132);
 }
 
+// Short reductions (16 k-tiles or fewer) on a persistent grid: 128 x 128
+// tiles that the compute warpgroups take in turn.
+TEST(GemmWgmma, TakesTilesInTurnOverShortReductions) {
+  GemmConfig c = chooseWgmmaGemmConfig(problem(2048, 3072, 768), 132);
+  EXPECT_EQ(checkGemm(problem(2048, 3072, 768), c), "");
+  EXPECT_TRUE(c.pingpong);
+  EXPECT_EQ(c.blockN, 128);
+  c = chooseWgmmaGemmConfig(problem(16384, 1024, 1024), 132);
+  EXPECT_TRUE(c.pingpong);
+  EXPECT_EQ(c.blockN, 128);  // not 128 x 256
+  EXPECT_FALSE(chooseWgmmaGemmConfig(problem(16384, 1024, 1088), 132).pingpong);  // 17 k-tiles
+  c.blockN = 256;
+  EXPECT_NE(checkGemm(problem(16384, 1024, 1024), c).find("tiles of 128 x 128 or narrower"),
+            std::string::npos);
+}
+
 // Under one wave of 128 x 128 tiles, up to 3 blocks of a cluster split each
 // tile's K while the grid fits the SMs; the grid's x counts them.
 TEST(GemmWgmma, SplitsKUnderOneWave) {

@@ -67,6 +67,10 @@ struct GemmConfig {
   /// reduction into this many consecutive ranges and add their partial
   /// sums through shared memory in rank order (1 to 8).
   int64_t splitK = 1;
+  /// Persistent wgmma with two compute warpgroups: each takes every other
+  /// tile of its block whole (its 64-row halves side by side), so that one
+  /// warpgroup's epilogue overlaps the other's main loop.
+  bool pingpong = false;
 
   /// The compute warps' threads, and the copy warpgroup's with wgmma.
   int64_t threads() const { return 32 * warpsM * warpsN + (wgmma ? 128 : 0); }

@@ -93,13 +93,14 @@ GemmConfig mlir::spio::gemmConfig(GemmConfigAttr attr) {
   c.cluster = attr.getCluster();
   c.swapAB = attr.getSwap();
   c.splitK = attr.getSplitK();
+  c.pingpong = attr.getPingpong();
   return c;
 }
 
 GemmConfigAttr mlir::spio::gemmConfigAttr(MLIRContext *context, const GemmConfig &c) {
   return GemmConfigAttr::get(context, {c.blockM, c.blockN, c.blockK}, {c.warpsM, c.warpsN},
                              c.stages, c.raster, c.wgmma, c.persistent, c.cluster, c.swapAB,
-                             c.splitK);
+                             c.splitK, c.pingpong);
 }
 
 namespace {
@@ -419,14 +420,25 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
                                     VectorType::get({4}, Float32Type::get(ctx)),
                                     MemorySpace::Shared));
   Barriers full = b.barrierAlloc(stages), empty = b.barrierAlloc(stages);
+  // Ping-pong warpgroups each consume whole tiles' stages, their main loops
+  // in turn: a warpgroup waits on a stage's full barrier only once the
+  // other has passed its waits of the tile before, so that no wait can be
+  // met by a round two behind it (same parity).
+  int64_t tileConsumers = c.pingpong ? 1 : consumers;
+  Barriers order = c.pingpong ? b.barrierAlloc(2) : Barriers();
   Value thread = b.linearId(LinearId::Thread);
   b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
     for (int64_t s = 0; s < stages; ++s) {
       b.barrierInit(full, b.index(s), 1);
       // Lane 0 of each compute warp of each block of the cluster releases
       // a stage.
-      b.barrierInit(empty, b.index(s), cluster * 4 * consumers);
+      b.barrierInit(empty, b.index(s), cluster * 4 * tileConsumers);
     }
+    // Lane 0 of each warp of a ping-pong warpgroup hands the ring to the
+    // other once past its main loop's waits.
+    if (c.pingpong)
+      for (int64_t g = 0; g < 2; ++g)
+        b.barrierInit(order, b.index(g), 4);
     // The barriers are written by this thread and read by the TMA unit
     // (and the cluster's other blocks).
     b.fenceProxyAsync();
@@ -457,13 +469,15 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
   // kernel's registers do not reach the share.)
   bool rebalance = consumers == 2 && c.wgmmaN() >= 128;
 
-  // The block's tiles, each with the count of k-tiles that passed through
-  // the ring before it: its own tile, or with `persistent = P` the cluster's
-  // tiles x, x + P / C, ... of the grid of C-tile columns, x its cluster's
-  // id; the block takes row C * row + its rank of the cluster's tile.
+  // The block's tiles, each with its place in the block's sequence: its
+  // own tile, or with `persistent = P` the cluster's tiles x, x + P / C, ...
+  // of the grid of C-tile columns, x its cluster's id; the block takes row
+  // C * row + its rank of the cluster's tile. A ping-pong warpgroup takes
+  // every other one of them (`skip` 0 or 1, `every` 2).
   int64_t tilesN = ceilDiv(p.n, c.blockN);
   int64_t clusterTilesM = ceilDiv(ceilDiv(p.m, c.blockM), cluster);
-  auto forEachTile = [&](function_ref<void(Coord, Coord, Value, Value)> body) {
+  auto forEachTile = [&](function_ref<void(Coord, Coord, Value, Value)> body,
+                         Value skip = {}, int64_t every = 1) {
     if (c.persistent == 0) {
       auto [bi, bj] = blockCoords();
       body(bi, bj, b.toIndex(bj), b.index(0));
@@ -473,15 +487,17 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     if (cluster > 1)
       first = b.divui(first, b.index(cluster));
     Value stride = b.index(c.persistent / cluster);
-    b.forLoop(first, b.index(clusterTilesM * tilesN), stride, {}, [&](Value t, ValueRange) {
-      auto [row, col] = tilePlace(t, clusterTilesM, tilesN);
-      Coord bi = b.fromIndex(b.addi(b.muli(row, b.index(cluster)), rank),
-                             b.coordType(p.rowDim, c.blockM));
-      Coord bj = b.fromIndex(col, b.coordType(p.colDim, c.blockN));
-      Value done = b.divui(b.subi(t, first), stride);
-      body(bi, bj, col, b.muli(done, kCount));
-      return SmallVector<Value>{};
-    });
+    Value start = skip ? b.addi(first, b.muli(skip, stride)) : first;
+    Value step = every == 1 ? stride : b.index(every * (c.persistent / cluster));
+    b.forLoop(start, b.index(clusterTilesM * tilesN), step, {},
+              [&](Value t, ValueRange) {
+                auto [row, col] = tilePlace(t, clusterTilesM, tilesN);
+                Coord bi = b.fromIndex(b.addi(b.muli(row, b.index(cluster)), rank),
+                                       b.coordType(p.rowDim, c.blockM));
+                Coord bj = b.fromIndex(col, b.coordType(p.colDim, c.blockN));
+                body(bi, bj, col, b.divui(b.subi(t, first), stride));
+                return SmallVector<Value>{};
+              });
   };
 
   // Warpgroup 0 copies: one thread waits for a free stage, expects its
@@ -491,7 +507,8 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     if (rebalance)
       b.setMaxRegisters(RegisterAction::Decrease, kCopyRegisters);
     b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
-      forEachTile([&](Coord bi, Coord, Value col, Value before) {
+      forEachTile([&](Coord bi, Coord, Value col, Value done) {
+        Value before = b.muli(done, kCount);
         // This block's part of the B tile, by its rank.
         Value bRank = cluster > 1 ? rank : b.index(0);
         Coord partOfB = b.fromIndex(b.addi(b.muli(col, b.index(cluster)), bRank),
@@ -549,10 +566,27 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
           b.barrierArrive(empty, slot, b.index(block));
       });
     };
-    forEachTile([&](Coord bi, Coord bj, Value, Value before) {
+    // A ping-pong warpgroup computes all of its tiles' 64-row halves;
+    // otherwise the warpgroups split each tile's rows.
+    int64_t halves = c.pingpong ? c.blockM / WarpgroupAccType::kRows : 1;
+    auto halfRows = [&](int64_t h) {
+      return c.pingpong ? b.constant(h, warp[0].getType()) : warp[0];
+    };
+    Value mine = b.subi(warpgroup, b.index(1));
+    Value other = b.subi(b.index(1), mine);
+    forEachTile([&](Coord bi, Coord bj, Value, Value done) {
+      Value before = b.muli(done, kCount);
+      if (c.pingpong) {
+        // This warpgroup's r-th tile waits for the other's main loop of the
+        // tile before it (the first's wait passes at once: parity 1 before
+        // phase 0).
+        Value round = b.divui(done, b.index(2));
+        b.barrierWait(order, mine, b.lowBit(b.subi(b.addi(round, b.index(2)), warpgroup)));
+      }
       Value init = b.warpgroupFill(b.f32(0.0), b.warpgroupAccType(c.wgmmaN(), rowDim, colDim));
-      scf::ForOp loop =
-          b.forLoop(b.index(0), kCount, b.index(1), {init}, [&](Value kt, ValueRange carried) {
+      scf::ForOp loop = b.forLoop(
+          b.index(0), kCount, b.index(1), SmallVector<Value>(halves, init),
+          [&](Value kt, ValueRange carried) {
             Value step = b.addi(before, kt);
             Value slot = b.remui(step, stageCount);
             b.barrierWait(full, slot, b.lowBit(b.divui(step, stageCount)));
@@ -560,21 +594,34 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
             Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
             if (c.swapAB)
               std::swap(tileA, tileB);
-            auto acc = cast<WarpgroupAcc>(carried[0]);
+            SmallVector<Value> acc(carried.begin(), carried.end());
             b.wgmmaFence();
             for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
               Coord kStep = b.constant(kk, b.coordType(K, 16));
-              acc = b.wgmma(tileA, {warp[0], kStep}, tileB, {kStep}, acc);
+              for (int64_t h = 0; h < halves; ++h)
+                acc[h] = b.wgmma(tileA, {halfRows(h), kStep}, tileB, {kStep},
+                                 cast<WarpgroupAcc>(acc[h]));
             }
             b.wgmmaCommit();
             b.wgmmaWait(1);
             // The previous k-tile's group is done: its stage is free.
             b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, b.index(0)),
                      [&] { release(b.addi(step, b.index(stages - 1))); });
-            return SmallVector<Value>{acc};
+            return acc;
           });
+      if (c.pingpong)
+        b.ifThen(firstLane, [&] { b.barrierArrive(order, other); });
       b.wgmmaWait(0);
       release(b.subi(b.addi(before, kCount), b.index(1)));
+      if (c.pingpong) {
+        for (int64_t h = 0; h < halves; ++h) {
+          auto accumulated = cast<WarpgroupAcc>(loop.getResult(h));
+          warpgroupEpilogue(op, bi, bj, {halfRows(h), warp[1]}, rowDim, [&](int64_t ni) {
+            return b.warpgroupFragment(accumulated, ni);
+          }, 0, fragments);
+        }
+        return;
+      }
       auto accumulated = cast<WarpgroupAcc>(loop.getResult(0));
       if (splitK == 1)
         return warpgroupEpilogue(op, bi, bj, warp, rowDim, [&](int64_t ni) {
@@ -605,7 +652,7 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
       }
       // No block leaves while another may still read its partial sums.
       b.clusterBarrier();
-    });
+    }, c.pingpong ? mine : Value(), c.pingpong ? 2 : 1);
   });
   // No block leaves while another may still copy into it or arrive at its
   // barriers.

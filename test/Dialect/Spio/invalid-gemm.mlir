@@ -121,14 +121,14 @@ func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
 
 // -----
 
-// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap' or 'split_k' (each at most once), got 'swizzle'}}
+// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k' or 'pingpong' (each at most once), got 'swizzle'}}
 func.func @config_key() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, swizzle = 1>} {
   return
 }
 
 // -----
 
-// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap' or 'split_k' (each at most once), got 'raster'}}
+// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k' or 'pingpong' (each at most once), got 'raster'}}
 func.func @config_twice() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, raster = 2, raster = 4>} {
   return
 }
@@ -226,5 +226,12 @@ func.func @split_k_too_many() attributes {a = #spio.gemm_config<block = [16, 128
 
 // expected-error @below {{gemm_config splits K over 1 to 8 blocks of a cluster, with wgmma, a block a tile, got 2}}
 func.func @split_k_persistent() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, split_k = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{gemm_config takes tiles in turn (pingpong) only on a persistent grid}}
+func.func @pingpong_without_persistent() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, pingpong = true>} {
   return
 }

@@ -62,7 +62,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t, 3> block;
   SmallVector<int64_t, 2> warps;
   int64_t stages = 0, raster = 1, persistent = 0, cluster = 1, splitK = 1;
-  bool wgmma = false, swap = false;
+  bool wgmma = false, swap = false, pingpong = false;
   auto parseSizes = [&](SmallVectorImpl<int64_t> &sizes) {
     return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
       return parser.parseInteger(sizes.emplace_back());
@@ -78,7 +78,8 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
                                                         {"cluster", {&cluster, false}},
                                                         {"split_k", {&splitK, false}}};
   llvm::StringMap<std::pair<bool *, bool>> flags = {{"wgmma", {&wgmma, false}},
-                                                    {"swap", {&swap, false}}};
+                                                    {"swap", {&swap, false}},
+                                                    {"pingpong", {&pingpong, false}}};
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc keyLoc = parser.getCurrentLocation();
     StringRef key;
@@ -102,8 +103,8 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
       }
       *flag->second.first = value == "true";
     } else {
-      parser.emitError(keyLoc, "expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap' or "
-                               "'split_k' (each at most once), got '")
+      parser.emitError(keyLoc, "expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', "
+                               "'split_k' or 'pingpong' (each at most once), got '")
           << key << "'";
       return {};
     }
@@ -112,7 +113,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
     return {};
   return GemmConfigAttr::getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
                                     block, warps, stages, raster, wgmma, persistent, cluster,
-                                    swap, splitK);
+                                    swap, splitK, pingpong);
 }
 
 void GemmConfigAttr::print(AsmPrinter &printer) const {
@@ -133,6 +134,8 @@ void GemmConfigAttr::print(AsmPrinter &printer) const {
     printer << ", swap = true";
   if (getSplitK() != 1)
     printer << ", split_k = " << getSplitK();
+  if (getPingpong())
+    printer << ", pingpong = true";
   printer << ">";
 }
 
@@ -140,7 +143,7 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
                                      ArrayRef<int64_t> block, ArrayRef<int64_t> warps,
                                      int64_t stages, int64_t raster, bool wgmma,
                                      int64_t persistent, int64_t cluster, bool swap,
-                                     int64_t splitK) {
+                                     int64_t splitK, bool pingpong) {
   if (block.size() != 3 || llvm::any_of(block, [](int64_t v) { return v <= 0; }))
     return emitError() << "gemm_config block must be three positive sizes [M, N, K]";
   if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
@@ -162,6 +165,8 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
     return emitError() << "gemm_config splits K over 1 to 8 blocks of a cluster, with wgmma, "
                           "a block a tile, got "
                        << splitK;
+  if (pingpong && persistent == 0)
+    return emitError() << "gemm_config takes tiles in turn (pingpong) only on a persistent grid";
   return success();
 }
 

@@ -75,7 +75,10 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     64]`. With `split_k = S` (wgmma, a block a tile), S blocks of a cluster
     take consecutive ranges of each tile's reduction and add their partial
     sums through distributed shared memory in rank order, so the sum is
-    the same in every run.
+    the same in every run. With `pingpong = true` (persistent, two compute
+    warpgroups), each compute warpgroup takes every other tile of the block
+    whole, their main loops in turn, so that one's epilogue overlaps the
+    other's main loop.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$block,
                         ArrayRefParameter<"int64_t">:$warps,
@@ -85,9 +88,10 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
                         DefaultValuedParameter<"int64_t", "0">:$persistent,
                         DefaultValuedParameter<"int64_t", "1">:$cluster,
                         DefaultValuedParameter<"bool", "false">:$swap,
-                        DefaultValuedParameter<"int64_t", "1">:$splitK);
+                        DefaultValuedParameter<"int64_t", "1">:$splitK,
+                        DefaultValuedParameter<"bool", "false">:$pingpong);
   // Custom: optional `, key = value` entries (raster, wgmma, persistent,
-  // cluster, swap, split_k), which generated optional groups cannot tell
+  // cluster, swap, split_k, pingpong), which generated optional groups cannot tell
   // apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
