@@ -329,6 +329,10 @@ def test_chosen_instances_follow_spio_jit():
     assert kernel.supports(large) and kernel.metadata.instruction == "wgmma"
     ptx = kernel.compile(large, "sm_90").ptx
     assert ".target sm_90a" in ptx and "wgmma.mma_async" in ptx
+    # Short reductions: the compute warpgroups take whole tiles in turn.
+    short = spio.GemmArguments(2048, 3072, 768, "bf16")
+    assert gemm.chosen(short, 132, (9, 0))[4] == (128, 128, 64, 8, 1, "wgmma", "persistent=132",
+                                                  "pingpong")
     # Decoding: M along wgmma's N, and blocks splitting K to fill the SMs.
     decode = spio.GemmArguments(1, 4096, 4096, "bf16")
     config = gemm.chosen(decode, 132, (9, 0))
