@@ -572,8 +572,12 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     auto halfRows = [&](int64_t h) {
       return c.pingpong ? b.constant(h, warp[0].getType()) : warp[0];
     };
-    Value mine = b.subi(warpgroup, b.index(1));
-    Value other = b.subi(b.index(1), mine);
+    // A ping-pong warpgroup's `order` barrier, and the other's.
+    Value mine, other;
+    if (c.pingpong) {
+      mine = b.subi(warpgroup, b.index(1));
+      other = b.subi(b.index(1), mine);
+    }
     forEachTile([&](Coord bi, Coord bj, Value, Value done) {
       Value before = b.muli(done, kCount);
       if (c.pingpong) {
