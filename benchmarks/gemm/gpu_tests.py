@@ -92,6 +92,14 @@ CASES = [
     (640, 384, 200, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --stages 2 --pingpong "
                     "--persistent 3"),
     (2048, 3072, 768, "--dtype f16 --wgmma"),
+    # Widths that are not powers of 2: 192 (a block a tile and persistent,
+    # beta, f32 out), 24, 40 split 3 ways, and M = 40 swapped.
+    (512, 6144, 4096, "--wgmma --block-m 128 --block-n 192 --warps-m 8 --stages 4"),
+    (777, 1500, 1032, "--wgmma --block-m 128 --block-n 192 --warps-m 8 --stages 4 "
+                      "--persistent 5 --beta 0.5 --out-dtype f32"),
+    (300, 1000, 200, "--wgmma --block-m 128 --block-n 24 --warps-m 8 --stages 4"),
+    (100, 1000, 1000, "--wgmma --block-m 128 --block-n 40 --warps-m 8 --stages 4 --split-k 3"),
+    (37, 1000, 512, "--wgmma --swap --block-m 40 --block-n 64 --warps-m 4"),
 ]
 
 

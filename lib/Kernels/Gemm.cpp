@@ -91,9 +91,9 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     if (p.m > kMaxTmaExtent || p.n > kMaxTmaExtent || p.k > kMaxTmaExtent)
       return "a wgmma kernel's TMA copies address M, N and K up to 2^31 - 1 elements; split "
              "the GEMM or use the mma.sync configuration";
-    if (c.wgmmaN() < 8 || c.wgmmaN() > 256 || !isPowerOf2(c.wgmmaN()))
+    if (c.wgmmaN() < 8 || c.wgmmaN() > 256 || c.wgmmaN() % 8 != 0)
       return std::string("a wgmma block's ") + (c.swapAB ? "M" : "N") +
-             " tile (wgmma's N) is a power of 2 from 8 to 256, got " +
+             " tile (wgmma's N) is a multiple of 8 from 8 to 256, got " +
              std::to_string(c.wgmmaN());
     if (c.swapAB && c.cluster != 1)
       return "blocks share B tiles in a cluster only with A's rows along the warpgroups "
@@ -241,7 +241,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   }
   // Two compute warpgroups (128 rows) on a persistent grid of a block per
   // SM, the largest tile whose tiles keep the blocks busy: three rounds of
-  // tiles or more, or fewer whose last is at least 85% full. 4 stages: on an
+  // tiles or more, or fewer whose last is at least 80% full. 4 stages: on an
   // H200, more (what shared memory holds of 128 x 128 tiles) were slower.
   // Short reductions (16 k-tiles or fewer) spend much of a tile in its
   // epilogue: 128 x 128 tiles, each compute warpgroup taking whole tiles in
@@ -250,11 +250,11 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   // tiles split between the warpgroups; at 64 k-tiles it lost, 657 against
   // 697 at 4096^3 as 128 x 256).
   bool shortK = ceilDiv(p.k, c.blockK) <= 16;
-  for (int64_t n : {256, 128}) {
+  for (int64_t n : {256, 192, 128}) {
     int64_t count = tiles(128, n);
     int64_t rounds = ceilDiv(count, numSMs);
     if ((shortK && n != 128) || count < numSMs ||
-        (rounds < 3 && 100 * count < 85 * rounds * numSMs))
+        (rounds < 3 && 100 * count < 80 * rounds * numSMs))
       continue;
     c.blockM = 128;
     c.blockN = n;
@@ -287,13 +287,16 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
       ++c.splitK;
     return c;
   }
-  // A wave or more: 128 x 256 tiles where they fill the waves as well as
-  // 128 x 128 ones do (each wave's last fraction idles the rest).
+  // A wave or more: the widest tile (256, 192 or 128 columns) that fills
+  // the waves best (each wave's last fraction idles the rest).
   auto waveFill = [&](int64_t n) {
     int64_t count = tiles(128, n);
     return double(count) / double(ceilDiv(count, numSMs) * numSMs);
   };
-  c.blockN = waveFill(256) >= waveFill(128) ? 256 : 128;
+  c.blockN = 256;
+  for (int64_t n : {192, 128})
+    if (waveFill(n) > waveFill(c.blockN))
+      c.blockN = n;
   return c;
 }
 

@@ -142,8 +142,9 @@ TEST(GemmWgmma, TakesKMajorOperandsOnly) {
 }
 
 // 128-row blocks on a persistent grid of a block an SM where their tiles
-// keep the SMs busy (three rounds, or a last round 85% full); else a block
-// a tile, 128 x 256 where that fills the waves as well as 128 x 128.
+// keep the SMs busy (three rounds, or a last round 80% full), the widest of
+// 256, 192 and 128 columns; else a block a tile of the widest that fills
+// the waves best.
 TEST(GemmWgmma, ChoosesPersistentBlocksThatKeepTheSMsBusy) {
   auto tile = [](int64_t m, int64_t n, int64_t sms) {
     GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, 4096), sms);
@@ -152,11 +153,12 @@ TEST(GemmWgmma, ChoosesPersistentBlocksThatKeepTheSMsBusy) {
     return std::pair{c.blockM, c.blockN};
   };
   EXPECT_EQ(tile(4096, 4096, 132), (std::pair<int64_t, int64_t>{128, 256}));  // 512 tiles
-  EXPECT_EQ(tile(2048, 3072, 132), (std::pair<int64_t, int64_t>{128, 128}));  // 192: 2 rounds, 73%
+  // 192 tiles of 128 x 256: 2 rounds, 73%; 256 of 128 x 192: 97%.
+  EXPECT_EQ(tile(2048, 3072, 132), (std::pair<int64_t, int64_t>{128, 192}));
   EXPECT_EQ(tile(2048, 3072, 100), (std::pair<int64_t, int64_t>{128, 256}));  // 192: 96%
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(2048, 3072, 4096), 132).persistent, 132);
-  // 96 tiles of 128 x 256 fill one wave 73%, as 192 of 128 x 128 fill two.
-  EXPECT_EQ(tile(512, 6144, 132), (std::pair<int64_t, int64_t>{128, 256}));
+  // 96 tiles of 128 x 256 fill one wave 73%, 128 of 128 x 192 97%.
+  EXPECT_EQ(tile(512, 6144, 132), (std::pair<int64_t, int64_t>{128, 192}));
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(512, 6144, 4096), 132).persistent, 0);
   // 64 tiles of 128 x 256 fill 48% of a wave, 128 of 128 x 128 97%.
   EXPECT_EQ(tile(512, 4096, 132), (std::pair<int64_t, int64_t>{128, 128}));
@@ -272,7 +274,7 @@ TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
   EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("K tile is 64"), std::string::npos);
   c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
   c.blockN = 512;
-  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("a power of 2 from 8 to 256"),
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("a multiple of 8 from 8 to 256"),
             std::string::npos);
 }
 

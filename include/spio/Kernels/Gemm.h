@@ -95,7 +95,7 @@ bool wgmmaSupports(const GemmProblem &problem);
 /// multiprocessors. M <= 64: A and B swapped (M along wgmma's N), K split
 /// by the fewest blocks (up to 3) giving 90% of a block an SM. Else 128 x
 /// 256 or 128 x 128 blocks on a persistent grid of a block an SM where
-/// their tiles keep the SMs busy (three rounds, or a last round 85% full),
+/// their tiles keep the SMs busy (three rounds, or a last round 80% full),
 /// in clusters of 2 sharing B tiles where tile rows pair up and K is 128
 /// k-tiles or more; under one wave of 128 x 128 tiles, K split by up to 3
 /// blocks while the grid fits the SMs; else a block a tile of the width
