@@ -246,9 +246,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   // Short reductions (16 k-tiles or fewer) spend much of a tile in its
   // epilogue: 128 x 128 tiles, each compute warpgroup taking whole tiles in
   // turn (ping-pong), so that one's epilogue overlaps the other's main loop
-  // (on an H200: 2048 x 3072 x 768 at 437 TFLOP/s against 381 as 128 x 128
-  // tiles split between the warpgroups; at 64 k-tiles it lost, 657 against
-  // 697 at 4096^3 as 128 x 256).
+  // (longer reductions ran faster on wider tiles; benchmarks/gemm/RESULTS.md).
   bool shortK = ceilDiv(p.k, c.blockK) <= 16;
   for (int64_t n : {256, 192, 128}) {
     int64_t count = tiles(128, n);
@@ -278,9 +276,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   c.raster = rasterRows(ceilDiv(p.m, c.blockM));
   if (tiles(128, 128) < numSMs) {
     // Under one wave of 128 x 128 tiles (a block an SM): up to 3 blocks
-    // split each tile's K while the grid still fits the SMs. More blocks
-    // a cluster than 3 were slower (on an H200 128 x 4096 x 4096 ran at 211
-    // TFLOP/s split 4 ways, 307 split 3 ways).
+    // split each tile's K while the grid still fits the SMs; clusters of 4
+    // such blocks no longer all fit the SMs at once.
     c.blockN = 128;
     while (c.splitK < 3 && tiles(128, 128) * (c.splitK + 1) <= numSMs &&
            c.splitK < ceilDiv(p.k, c.blockK))
