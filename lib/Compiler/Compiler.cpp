@@ -4,6 +4,7 @@
 
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Pipelines/Pipelines.h"
+#include "spio/Target/Chip.h"
 #include "spio/Target/SharedMemory.h"
 #include "spio/Tools/Registration.h"
 
@@ -40,6 +41,10 @@ static void printLocation(llvm::raw_ostream &os, Location loc) {
 bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,
                               CompiledModule &result, std::string &error,
                               const std::string &sourceName) {
+  if (std::string why = ::spio::checkChip(options.chip); !why.empty()) {
+    error = why;
+    return false;
+  }
   DialectRegistry registry;
   registerSpioCompiler(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);

@@ -77,8 +77,22 @@ void mlir::spio::buildSpioToPTXPipeline(OpPassManager &pm, const SpioToPTXOption
 }
 
 void mlir::spio::registerSpioPipelines() {
-  PassPipelineRegistration<SpioToPTXOptions>(
+  // As PassPipelineRegistration, but a chip spio cannot compile for is
+  // refused with the reason before any pass runs.
+  registerPassPipeline(
       "spio-to-ptx",
       "Lower spio kernels in gpu.modules to PTX (gpu.binary, isa format), in process",
-      buildSpioToPTXPipeline);
+      [](OpPassManager &pm, StringRef optionsText,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        SpioToPTXOptions options;
+        if (failed(options.parseFromString(optionsText)))
+          return failure();
+        if (std::string why = ::spio::checkChip(options.chip.getValue()); !why.empty())
+          return errorHandler(why);
+        buildSpioToPTXPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> handler) {
+        handler(SpioToPTXOptions());
+      });
 }

@@ -1,6 +1,11 @@
 // The whole pipeline, in process: spio to PTX text in a gpu.binary.
 // RUN: spio-opt %s --spio-to-ptx | FileCheck %s
 // RUN: spio-opt %s --spio-to-ptx="chip=sm_80 features=+ptx70" | FileCheck %s --check-prefix=SM80
+// A chip spio cannot compile for is refused before any pass runs.
+// RUN: not spio-opt %s --spio-to-ptx=chip=sm_75 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not spio-opt %s "--spio-to-ptx=chip=" 2>&1 | FileCheck %s --check-prefix=NOCHIP
+// CHIP: error: unsupported target chip 'sm_75': spio compiles for sm_80, sm_86, sm_89, sm_90 and sm_90a
+// NOCHIP: error: unsupported target chip '': spio compiles for
 
 // CHECK: gpu.binary @kernels
 // CHECK-SAME: .target sm_90

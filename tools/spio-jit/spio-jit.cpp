@@ -1297,6 +1297,8 @@ int main(int argc, char **argv) {
   if (const std::string &given = llvmOptionsGiven(); !given.empty() && !noDiskCache)
     llvm::errs() << "spio-jit: LLVM options given (" << given
                  << "): the on-disk PTX cache is neither read nor written\n";
+  if (std::string why = checkChip(chip); !why.empty())
+    fail("--chip: " + why);
   for (const cl::opt<int> *count : {&bench, &warmup, &repeats})
     if (*count < 0)
       fail("--" + count->ArgStr.str() + " takes a count of 0 or more, got " +

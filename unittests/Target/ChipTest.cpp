@@ -16,6 +16,16 @@ TEST(Chip, VersionFromName) {
   EXPECT_EQ(spio::chipVersion(""), 0);
 }
 
+// spio's kernels need sm_80 and a PTX version LLVM's backend gives them.
+TEST(Chip, ChecksTheTargetsSpioCompilesFor) {
+  for (const char *chip : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"})
+    EXPECT_EQ(spio::checkChip(chip), "") << chip;
+  for (const char *chip : {"sm_75", "sm_10", "sm_999", "SM_90", "", "sm_", "garbage", "sm_100"})
+    EXPECT_NE(spio::checkChip(chip).find("unsupported target chip '" + std::string(chip) + "'"),
+              std::string::npos)
+        << chip;
+}
+
 TEST(Chip, DependentGridsFromSm90) {
   EXPECT_TRUE(spio::hasDependentGrids("sm_90"));
   EXPECT_TRUE(spio::hasDependentGrids("sm_90a"));

@@ -11,6 +11,7 @@
 
 #include <cctype>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace spio {
@@ -33,6 +34,17 @@ inline int chipVersion(std::string_view chip) {
     version = 10 * version + (digit - '0');
   }
   return version;
+}
+
+/// Empty where spio compiles for `chip`, else why not: its kernels need
+/// sm_80's mma.sync, cp.async and ldmatrix, and LLVM's NVPTX backend the
+/// PTX version spio asks for (the chips of Ampere, Ada and Hopper).
+inline std::string checkChip(std::string_view chip) {
+  for (std::string_view known : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"})
+    if (chip == known)
+      return {};
+  return "unsupported target chip '" + std::string(chip) +
+         "': spio compiles for sm_80, sm_86, sm_89, sm_90 and sm_90a";
 }
 
 /// Whether kernels for `chip` control dependent grids (griddepcontrol,
