@@ -131,6 +131,10 @@ def take_string(pointer):
 
 def compile_source(source, chip):
     """(ptx, [(name, shared bytes, block size)], cache outcome) of spio-dialect source."""
+    # C strings end at the first NUL: text after it would be dropped unseen.
+    for name, value in (("source", source), ("chip", chip)):
+        if not isinstance(value, str) or "\0" in value:
+            raise SpioError(f"{name} must be a str without NUL characters, got {value!r:.60}")
     error = ctypes.c_void_p()
     handle = lib.spio_compile(source.encode(), chip.encode(), ctypes.byref(error))
     if not handle:

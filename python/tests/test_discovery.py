@@ -83,6 +83,8 @@ def test_gemm_compiles_to_ptx_and_hits_the_cache():
     assert again.ptx == first.ptx and "cache hit" in again.cache
     # A chip spio cannot compile for is an error, not an abort.
     expect_error(lambda: kernel.compile(GEMM, chip="sm_75"), "unsupported target chip 'sm_75'")
+    expect_error(lambda: kernel.compile(GEMM, chip="sm_90\0x"), "chip must be a str without NUL")
+    expect_error(lambda: kernel.compile(GEMM, chip=None), "chip must be a str")
 
 
 def test_conv_discovery_per_pass_and_workspace():
