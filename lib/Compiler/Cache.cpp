@@ -133,13 +133,18 @@ bool mlir::spio::compileToPTXCached(const std::string &source, const CompileOpti
   outcome = CacheOutcome::Compiled;
   if (!dir.empty()) {
     llvm::sys::path::append(path, dir, key + ".ptxcache");
-    if (auto buffer = llvm::MemoryBuffer::getFile(path)) {
-      if (deserialize((*buffer)->getBuffer(), key, result)) {
-        outcome = CacheOutcome::DiskHit;
-        std::lock_guard<std::mutex> lock(mutex);
-        memory[key] = result;
-        return true;
-      }
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::fs::status(path, status) && llvm::sys::fs::exists(status)) {
+      // Only a regular file is read: a FIFO or a device in the entry's place
+      // would block or never end; it is replaced like a corrupt entry.
+      if (llvm::sys::fs::is_regular_file(status))
+        if (auto buffer = llvm::MemoryBuffer::getFile(path))
+          if (deserialize((*buffer)->getBuffer(), key, result)) {
+            outcome = CacheOutcome::DiskHit;
+            std::lock_guard<std::mutex> lock(mutex);
+            memory[key] = result;
+            return true;
+          }
       outcome = CacheOutcome::Recompiled;
     }
   }
