@@ -653,16 +653,29 @@ def gpu_available():
         return False
 
 
+def _in_family(family, what, call):
+    """call(), with an error other than a SpioError raised again as one that
+    names the family and the method that raised it."""
+    try:
+        return call()
+    except SpioError:
+        raise
+    except Exception as error:
+        raise SpioError(f"kernel family {family.name!r} raised {type(error).__name__} in "
+                        f"{what}: {error}") from error
+
+
 def get_kernels(args, metadata_filter: Optional[Callable[[Metadata], bool]] = None):
     """The kernel instances that support `args` (and pass the filter)."""
     found = []
     for family in _families:
         if not isinstance(args, family.arguments_type):
             continue
-        for config in family.instances():
-            kernel = Kernel(family, config)
+        kernels = _in_family(family, "instances() or metadata()",
+                             lambda: [Kernel(family, config) for config in family.instances()])
+        for kernel in kernels:
             if metadata_filter is not None and not metadata_filter(kernel.metadata):
                 continue
-            if kernel.supports(args):
+            if _in_family(family, "check()", lambda: kernel.supports(args)):
                 found.append(kernel)
     return found

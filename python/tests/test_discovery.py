@@ -240,6 +240,22 @@ def test_user_family_is_discovered_and_compiles():
     expect_error(lambda: spio.register_family(object()), "takes a spio.KernelFamily")
 
 
+class BrokenCheckFamily(CopyFamily):
+    name = "broken_copy"
+
+    def check(self, args, config):
+        return 1 // 0
+
+
+def test_user_family_errors_name_the_family():
+    family = spio.register_family(BrokenCheckFamily())
+    try:
+        expect_error(lambda: spio.get_kernels(CopyArguments(384)),
+                     "kernel family 'broken_copy' raised ZeroDivisionError in check()")
+    finally:
+        spio.kernels._families.remove(family)
+
+
 def test_bad_source_reports_the_diagnostics():
     expect_error(lambda: _capi.compile_source("module { func.func @f( }", "sm_90"),
                  "compiling spio source failed")
