@@ -67,23 +67,50 @@ func.func @c_type(%a: !A, %b: !B, %d: !D, %c: !spio.tensor<[i: 256, j: 128] x f1
 
 // -----
 
-// expected-error @below {{gemm_config block must be three positive sizes [M, N, K]}}
+// expected-error @below {{gemm_config block must be three sizes [M, N, K] from 1 to 4096}}
 func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128], warps = [2, 2], stages = 4>}
 
 // -----
 
-// expected-error @below {{gemm_config needs at least one stage, got 0}}
+// expected-error @below {{gemm_config block must be three sizes [M, N, K] from 1 to 4096}}
+func.func private @config() attributes {config = #spio.gemm_config<block = [128, 9223372036854775807, 32], warps = [2, 2], stages = 4>}
+
+// -----
+
+// expected-error @below {{gemm_config needs 1 to 32 stages, got 0}}
 func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 0>}
 
 // -----
 
-// expected-error @below {{gemm_config warps must be two positive counts [M, N]}}
+// expected-error @below {{gemm_config needs 1 to 32 stages, got 9223372036854775807}}
+func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 9223372036854775807>}
+
+// -----
+
+// expected-error @below {{gemm_config warps must be two positive counts [M, N] of at most 32 warps a block (1024 threads), wgmma's copy warpgroup counted}}
 func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 0], stages = 4>}
 
 // -----
 
-// expected-error @below {{gemm_config raster groups must be positive, got 0}}
+// The product would overflow a 64-bit count.
+// expected-error @below {{gemm_config warps must be two positive counts [M, N] of at most 32 warps}}
+func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128, 32], warps = [9223372036854775807, 2], stages = 4>}
+
+// -----
+
+// 8 compute warpgroups and the copy warpgroup: 1152 threads.
+// expected-error @below {{gemm_config warps must be two positive counts [M, N] of at most 32 warps}}
+func.func private @config() attributes {config = #spio.gemm_config<block = [512, 128, 64], warps = [32, 1], stages = 4, wgmma = true>}
+
+// -----
+
+// expected-error @below {{gemm_config raster groups are 1 to 65535 block rows, got 0}}
 func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4, raster = 0>}
+
+// -----
+
+// expected-error @below {{gemm_config raster groups are 1 to 65535 block rows, got 9223372036854775807}}
+func.func private @config() attributes {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4, raster = 9223372036854775807>}
 
 // -----
 

@@ -8,6 +8,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::spio;
 
@@ -144,15 +146,25 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
                                      int64_t stages, int64_t raster, bool wgmma,
                                      int64_t persistent, int64_t cluster, bool swap,
                                      int64_t splitK, bool pingpong) {
-  if (block.size() != 3 || llvm::any_of(block, [](int64_t v) { return v <= 0; }))
-    return emitError() << "gemm_config block must be three positive sizes [M, N, K]";
-  if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
-    return emitError() << "gemm_config warps must be two positive counts [M, N]";
-  if (stages < 1)
-    return emitError() << "gemm_config needs at least one stage, got " << stages;
-  if (raster < 1)
-    return emitError() << "gemm_config raster groups must be positive, got " << raster;
-  if (persistent < 0 || (persistent > 0 && !wgmma))
+  // Bounds a block can meet (1024 threads, a CUDA grid's extents), which
+  // also keep every size computed from them far from overflow.
+  constexpr int64_t kMaxBlockExtent = 4096, kMaxWarps = 32, kMaxStages = 32;
+  if (block.size() != 3 ||
+      llvm::any_of(block, [](int64_t v) { return v <= 0 || v > kMaxBlockExtent; }))
+    return emitError() << "gemm_config block must be three sizes [M, N, K] from 1 to "
+                       << kMaxBlockExtent;
+  if (warps.size() != 2 ||
+      llvm::any_of(warps, [](int64_t v) { return v <= 0 || v > kMaxWarps; }) ||
+      warps[0] * warps[1] + (wgmma ? 4 : 0) > kMaxWarps)
+    return emitError() << "gemm_config warps must be two positive counts [M, N] of at most "
+                       << kMaxWarps << " warps a block (1024 threads), wgmma's copy "
+                       << "warpgroup counted";
+  if (stages < 1 || stages > kMaxStages)
+    return emitError() << "gemm_config needs 1 to " << kMaxStages << " stages, got " << stages;
+  if (raster < 1 || raster > 65535)
+    return emitError() << "gemm_config raster groups are 1 to 65535 block rows, got " << raster;
+  if (persistent < 0 || persistent > std::numeric_limits<int32_t>::max() ||
+      (persistent > 0 && !wgmma))
     return emitError() << "gemm_config persistent blocks are a positive count, with wgmma, got "
                        << persistent;
   if (cluster < 1 || (cluster > 1 && (persistent == 0 || persistent % cluster != 0)))
