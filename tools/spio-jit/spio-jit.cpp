@@ -135,7 +135,8 @@ static cl::opt<int64_t>
            cl::init(0));
 static cl::opt<bool>
     pingpong("pingpong", cl::cat(tileOptions),
-             cl::desc("GEMM (persistent wgmma): compute warpgroups take whole tiles in turn"));
+             cl::desc("GEMM (persistent wgmma): compute warpgroups take whole tiles in turn "
+                      "(default: the chooser's, off with a tile given)"));
 static cl::opt<int64_t> stages("stages", cl::cat(tileOptions),
                                cl::desc("GEMM pipeline stages"), cl::init(0));
 static cl::opt<cl::boolOrDefault>
@@ -732,10 +733,12 @@ int runGemm() {
     config.persistent = std::max<int64_t>(int64_t(persistent), 0);
   if (cluster)
     config.cluster = cluster;
-  // A tile given by hand is neither swapped nor split unless said so.
+  // A tile given by hand is neither swapped, split nor ping-pong unless
+  // said so.
   if (blockM || blockN || blockK || warpsM || warpsN || persistent || cluster) {
     config.swapAB = false;
     config.splitK = 1;
+    config.pingpong = false;
   }
   if (swapAB != cl::BOU_UNSET)
     config.swapAB = swapAB == cl::BOU_TRUE;
@@ -761,6 +764,8 @@ int runGemm() {
     kind += " (A, B swapped)";
   if (config.splitK > 1)
     kind += " split-K " + std::to_string(config.splitK);
+  if (config.pingpong)
+    kind += " ping-pong";
   llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, %s tile %lldx%lldx%lld "
                                "warps %lldx%lld stages %lld: %s in %.2f ms (%zu bytes PTX)\n",
                                (long long)problem.m, (long long)problem.n, (long long)problem.k,
