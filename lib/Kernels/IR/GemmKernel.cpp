@@ -198,9 +198,16 @@ private:
   void warpgroupEpilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp, StringRef rowDim,
                          function_ref<Fragment(int64_t)> accumulated, int64_t nBegin,
                          int64_t nEnd);
-  /// Stores one C fragment `result` of alpha * acc (+ beta * C) at `place`
-  /// of D's tile (and C's) `at`.
-  void storeResult(GemmOp op, ArrayRef<Coord> at, ArrayRef<Coord> place, Fragment acc);
+  /// A warp's tile of D (and C) at `at`, the bounds of fragments whose rows
+  /// run along `rows`, and alpha and beta a lane: built once an epilogue.
+  struct TileStore {
+    Tensor d, c;
+    Value alpha, beta;
+    Bounds bounds;
+  };
+  TileStore tileStore(GemmOp op, ArrayRef<Coord> at, StringRef rows, StringRef cols);
+  /// Stores alpha * acc (+ beta * C) for the C fragment `acc` at `place`.
+  void storeResult(const TileStore &tile, ArrayRef<Coord> place, Fragment acc);
 
   FragmentType fragment(FragmentOperand operand, StringRef rows, StringRef cols, Type element) {
     return b.fragmentType(operand, MmaShape::M16N8K16, element, rows, cols);
@@ -271,20 +278,29 @@ std::pair<Coord, Coord> GemmTile::blockCoords() {
           b.fromIndex(col, b.coordType(p.colDim, c.blockN))};
 }
 
-void GemmTile::storeResult(GemmOp op, ArrayRef<Coord> at, ArrayRef<Coord> place, Fragment acc) {
-  FragmentType fc = acc.getType();
-  StringRef rows = fc.getRowDim().getValue(), cols = fc.getColDim().getValue();
+GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> at, StringRef rows,
+                                        StringRef cols) {
   auto extent = [&](StringRef dim) { return dim == p.rowDim ? p.m : p.n; };
-  Bounds bounds{b.constant(extent(rows), b.coordType(rows)),
-                b.constant(extent(cols), b.coordType(cols))};
   VectorType lane = VectorType::get({4}, Float32Type::get(b.getContext()));
-  Value result = b.mulf(b.broadcast(op.getAlpha(), lane), b.fragmentToVector(acc));
+  TileStore tile{b.subscript(cast<Tensor>(op.getD()), at), Tensor(),
+                 b.broadcast(op.getAlpha(), lane), Value(),
+                 Bounds{b.constant(extent(rows), b.coordType(rows)),
+                        b.constant(extent(cols), b.coordType(cols))}};
   if (p.readsC) {
-    Fragment cf = b.loadFragment(b.subscript(cast<Tensor>(op.getC()), at), place, fc, bounds);
-    result = b.addf(result, b.mulf(b.broadcast(op.getBeta(), lane), b.fragmentToVector(cf)));
+    tile.c = b.subscript(cast<Tensor>(op.getC()), at);
+    tile.beta = b.broadcast(op.getBeta(), lane);
   }
-  b.storeFragment(b.vectorToFragment(result, fc), b.subscript(cast<Tensor>(op.getD()), at),
-                  place, bounds);
+  return tile;
+}
+
+void GemmTile::storeResult(const TileStore &tile, ArrayRef<Coord> place, Fragment acc) {
+  FragmentType fc = acc.getType();
+  Value result = b.mulf(tile.alpha, b.fragmentToVector(acc));
+  if (p.readsC) {
+    Fragment cf = b.loadFragment(tile.c, place, fc, tile.bounds);
+    result = b.addf(result, b.mulf(tile.beta, b.fragmentToVector(cf)));
+  }
+  b.storeFragment(b.vectorToFragment(result, fc), tile.d, place, tile.bounds);
 }
 
 void GemmTile::epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
@@ -292,9 +308,10 @@ void GemmTile::epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
                         int64_t nTiles) {
   SmallVector<Coord> at{bi, bj};
   at.append(warp.begin(), warp.end());
+  TileStore tile = tileStore(op, at, p.rowDim, p.colDim);
   for (int64_t mi = 0; mi < mTiles; ++mi)
     for (int64_t ni = 0; ni < nTiles; ++ni)
-      storeResult(op, at,
+      storeResult(tile,
                   {b.constant(mi, b.coordType(p.rowDim, 16)),
                    b.constant(ni, b.coordType(p.colDim, 8))},
                   accumulated(mi, ni));
@@ -306,8 +323,9 @@ void GemmTile::warpgroupEpilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> 
   SmallVector<Coord> at{bi, bj};
   at.append(warp.begin(), warp.end());
   StringRef colDim = rowDim == p.rowDim ? p.colDim : p.rowDim;
+  TileStore tile = tileStore(op, at, rowDim, colDim);
   for (int64_t ni = nBegin; ni < nEnd; ++ni)
-    storeResult(op, at, {b.constant(ni, b.coordType(colDim, 8))}, accumulated(ni));
+    storeResult(tile, {b.constant(ni, b.coordType(colDim, 8))}, accumulated(ni));
 }
 
 void GemmTile::buildMmaSync(GemmOp op) {
