@@ -100,6 +100,29 @@ CASES = [
     (300, 1000, 200, "--wgmma --block-m 128 --block-n 24 --warps-m 8 --stages 4"),
     (100, 1000, 1000, "--wgmma --block-m 128 --block-n 40 --warps-m 8 --stages 4 --split-k 3"),
     (37, 1000, 512, "--wgmma --swap --block-m 40 --block-n 64 --warps-m 4"),
+    # Fused epilogues: bias along columns or rows, scale, residual and each
+    # activation, in several orders, on mma.sync and on wgmma (a block a
+    # tile, persistent, ping-pong, swapped, split K, cluster), ragged edges.
+    (1000, 1000, 1000, "--wgmma=false --epilogue bias,gelu_tanh"),
+    (336, 520, 200, "--wgmma=false --a-layout col --b-layout row --epilogue "
+                    "scale,bias,relu,residual --bias-along row --beta 0.5 --out-dtype f32"),
+    (1000, 1000, 1000, "--wgmma=false --dtype f16 --epilogue gelu_erf"),
+    (17, 33, 72, "--wgmma=false --epilogue bias,silu --bias-along row"),
+    (1000, 1000, 1000, "--wgmma --epilogue bias,gelu_tanh"),
+    (1000, 1000, 1000, "--wgmma --epilogue bias,gelu_erf --bias-along row --out-dtype f32"),
+    (777, 1500, 1032, "--wgmma --block-m 128 --block-n 256 --warps-m 8 --stages 4 "
+                      "--persistent 5 --epilogue residual,bias,silu --beta -1"),
+    (777, 1500, 1032, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --stages 4 --pingpong "
+                      "--persistent 5 --epilogue scale,bias,gelu_tanh --scale-along row"),
+    (37, 1000, 1032, "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --epilogue "
+                     "bias,relu --bias-along row --dtype f16"),
+    (37, 1000, 1032, "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --split-k 3 "
+                     "--epilogue scale,bias,gelu_erf"),
+    (4097, 4095, 4096, "--wgmma --block-m 128 --warps-m 8 --block-n 256 --stages 4 "
+                       "--persistent 132 --cluster 2 --epilogue bias,gelu_tanh,residual "
+                       "--beta 0.5"),
+    (8192, 8192, 8192, "--epilogue bias,gelu_tanh"),
+    (128, 4096, 4096, "--epilogue bias,silu"),
 ]
 
 

@@ -28,14 +28,44 @@ typedef struct {
   int64_t grid_x, grid_y, block;
 } spio_launch_shape;
 
-/* D (m x n) = alpha * A @ B (+ beta * C); A is m x k (column major: stored
+/* GEMM epilogue steps, applied in order to alpha * A @ B before the store:
+ * multiply by the scale vector, add the bias vector, add beta * C, or an
+ * activation. */
+enum {
+  SPIO_EPILOGUE_SCALE = 0,
+  SPIO_EPILOGUE_BIAS = 1,
+  SPIO_EPILOGUE_RESIDUAL = 2,
+  SPIO_EPILOGUE_RELU = 3,
+  SPIO_EPILOGUE_GELU_TANH = 4,
+  SPIO_EPILOGUE_GELU_ERF = 5,
+  SPIO_EPILOGUE_SILU = 6
+};
+/* Which of D's dimensions a bias or scale vector runs along: none, rows (m
+ * values), columns (n values). */
+enum { SPIO_ALONG_NONE = 0, SPIO_ALONG_ROWS = 1, SPIO_ALONG_COLS = 2 };
+#define SPIO_GEMM_MAX_EPILOGUE_STEPS 8
+
+/* D (m x n) = epilogue(alpha * A @ B); A is m x k (column major: stored
  * k x m), B is k x n (column major: stored n x k). */
 typedef struct {
   int64_t m, n, k;
   int32_t input_dtype, output_dtype;
   int32_t a_col_major, b_col_major;
   int32_t reads_c;
+  /* The first `epilogue_steps` entries of `epilogue` (0 steps: beta * C
+   * added where reads_c; else a residual step exactly when reads_c). */
+  int32_t epilogue_steps;
+  int32_t epilogue[SPIO_GEMM_MAX_EPILOGUE_STEPS];
+  /* The vectors the bias and scale steps read (SPIO_ALONG_*), and their
+   * element types. */
+  int32_t bias_along, bias_dtype, scale_along, scale_dtype;
 } spio_gemm_problem;
+
+/* Where the GEMM kernel takes each operand among its parameters (-1: not
+ * one of them); `count` parameters in all. */
+typedef struct {
+  int32_t a, b, c, d, alpha, beta, bias, scale, a_map, b_map, count;
+} spio_gemm_parameters;
 
 typedef struct {
   int64_t block_m, block_n, block_k, warps_m, warps_n, stages, raster;
@@ -66,9 +96,12 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                                          int64_t multiprocessors,
                                          int32_t compute_capability);
 /* The workload in the spio dialect: gpu.func @gemm(A, B, C, D, alpha, beta),
- * then with wgmma A's and B's tensor maps (spio_gemm_tensor_maps).
- * Requires spio_gemm_check to pass. */
+ * then the bias and the scale where the epilogue reads them, then with
+ * wgmma A's and B's tensor maps (spio_gemm_tensor_maps); the positions are
+ * spio_gemm_parameters'. Requires spio_gemm_check to pass. */
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config);
+spio_gemm_parameters spio_gemm_parameters_of(const spio_gemm_problem *problem,
+                                             const spio_gemm_config *config);
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
                                          const spio_gemm_config *config);
 

@@ -9,6 +9,7 @@
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Runtime/Cuda.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -69,6 +70,18 @@ kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
   g.a = p.a_col_major ? kernels::Layout::ColMajor : kernels::Layout::RowMajor;
   g.b = p.b_col_major ? kernels::Layout::ColMajor : kernels::Layout::RowMajor;
   g.readsC = p.reads_c != 0;
+  // spio_gemm_check refuses a step count outside 0-8 before this is used.
+  for (int32_t i = 0; i < std::clamp(p.epilogue_steps, 0, SPIO_GEMM_MAX_EPILOGUE_STEPS); ++i)
+    g.epilogue.push_back(kernels::EpilogueStep(p.epilogue[i]));
+  auto along = [](int32_t value) {
+    return value == SPIO_ALONG_ROWS   ? kernels::Along::Rows
+           : value == SPIO_ALONG_COLS ? kernels::Along::Cols
+                                      : kernels::Along::None;
+  };
+  g.bias = along(p.bias_along);
+  g.scale = along(p.scale_along);
+  g.biasType = dtype(p.bias_dtype);
+  g.scaleType = dtype(p.scale_dtype);
   return g;
 }
 
@@ -144,7 +157,13 @@ void spio_free(void *pointer) { std::free(pointer); }
 
 char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config) {
   std::string err = enumError("input dtype", problem->input_dtype, SPIO_F32) +
-                    enumError("output dtype", problem->output_dtype, SPIO_F32);
+                    enumError("output dtype", problem->output_dtype, SPIO_F32) +
+                    enumError("bias dtype", problem->bias_dtype, SPIO_F32) +
+                    enumError("scale dtype", problem->scale_dtype, SPIO_F32) +
+                    enumError("bias direction", problem->bias_along, SPIO_ALONG_COLS) +
+                    enumError("scale direction", problem->scale_along, SPIO_ALONG_COLS) +
+                    enumError("epilogue step count", problem->epilogue_steps,
+                              SPIO_GEMM_MAX_EPILOGUE_STEPS);
   if (!err.empty())
     return copyOrNull(err);
   return copyOrNull(kernels::checkGemm(gemmProblem(*problem), gemmConfig(*config)));
@@ -164,6 +183,14 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {
   return copyOrNull(mlir::spio::gemmSource(gemmProblem(*problem), gemmConfig(*config)));
+}
+
+spio_gemm_parameters spio_gemm_parameters_of(const spio_gemm_problem *problem,
+                                             const spio_gemm_config *config) {
+  kernels::GemmParameters at =
+      kernels::gemmParameters(gemmProblem(*problem), gemmConfig(*config));
+  return {at.a,    at.b,     at.c,    at.d,    at.alpha, at.beta,
+          at.bias, at.scale, at.aMap, at.bMap, at.count};
 }
 
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,

@@ -76,18 +76,24 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
     GemmWorkload w;
     w.problem = gemmProblem(gemm);
     w.config = gemmConfig(gemm.getConfig());
-    w.a = param(gemm.getA());
-    w.b = param(gemm.getB());
-    w.d = param(gemm.getD());
-    w.alpha = param(gemm.getAlpha());
-    w.c = param(gemm.getC());
-    w.beta = param(gemm.getBeta());
-    w.aMap = param(gemm.getAMap());
-    w.bMap = param(gemm.getBMap());
-    w.numParams = int(kernel.getNumArguments());
-    if (w.a >= 0 && w.b >= 0 && w.d >= 0 && w.alpha >= 0 &&
-        (!gemm.getC() || (w.c >= 0 && w.beta >= 0)) &&
-        (!gemm.getAMap() || (w.aMap >= 0 && w.bMap >= 0)))
+    ::spio::kernels::GemmParameters &at = w.params;
+    at.a = param(gemm.getA());
+    at.b = param(gemm.getB());
+    at.d = param(gemm.getD());
+    at.alpha = param(gemm.getAlpha());
+    at.c = param(gemm.getC());
+    at.beta = param(gemm.getBeta());
+    at.bias = param(gemm.getBias());
+    at.scale = param(gemm.getScale());
+    at.aMap = param(gemm.getAMap());
+    at.bMap = param(gemm.getBMap());
+    at.count = int(kernel.getNumArguments());
+    // Every operand the op has must be a parameter of the kernel.
+    auto given = [&](Value v, int position) { return !v || position >= 0; };
+    if (at.a >= 0 && at.b >= 0 && at.d >= 0 && at.alpha >= 0 && given(gemm.getC(), at.c) &&
+        given(gemm.getBeta(), at.beta) && given(gemm.getBias(), at.bias) &&
+        given(gemm.getScale(), at.scale) && given(gemm.getAMap(), at.aMap) &&
+        given(gemm.getBMap(), at.bMap))
       workloads[kernel.getName()] = w;
   });
 

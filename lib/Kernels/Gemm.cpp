@@ -9,6 +9,9 @@
 #include "spio/Layout/Layout.h"
 #include "spio/Target/SharedMemory.h"
 
+#include <algorithm>
+#include <tuple>
+
 
 namespace spio::kernels {
 
@@ -30,6 +33,78 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+const char *epilogueStepName(EpilogueStep step) {
+  switch (step) {
+  case EpilogueStep::Scale:
+    return "scale";
+  case EpilogueStep::Bias:
+    return "bias";
+  case EpilogueStep::Residual:
+    return "residual";
+  case EpilogueStep::Relu:
+    return "relu";
+  case EpilogueStep::GeluTanh:
+    return "gelu_tanh";
+  case EpilogueStep::GeluErf:
+    return "gelu_erf";
+  case EpilogueStep::Silu:
+    return "silu";
+  }
+  return "?";
+}
+
+std::vector<EpilogueStep> epilogueSteps(const GemmProblem &p) {
+  if (!p.epilogue.empty() || !p.readsC)
+    return p.epilogue;
+  return {EpilogueStep::Residual};
+}
+
+/// Empty when the epilogue's steps and vectors agree with each other and
+/// with C, else why not.
+static std::string checkEpilogue(const GemmProblem &p) {
+  std::vector<EpilogueStep> steps = epilogueSteps(p);
+  auto has = [&](EpilogueStep step) {
+    return std::find(steps.begin(), steps.end(), step) != steps.end();
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (int(steps[i]) < int(EpilogueStep::Scale) || int(steps[i]) > int(EpilogueStep::Silu))
+      return "epilogue step " + std::to_string(int(steps[i])) + " is not one of scale, bias, "
+             "residual, relu, gelu_tanh, gelu_erf, silu";
+    if (std::find(steps.begin(), steps.begin() + i, steps[i]) != steps.begin() + i)
+      return std::string("the epilogue step ") + epilogueStepName(steps[i]) + " appears twice";
+  }
+  if (has(EpilogueStep::Residual) != p.readsC)
+    return p.readsC ? "C is read only in a residual epilogue step"
+                    : "a residual epilogue step needs C (reads C)";
+  for (auto [step, along, type] : {std::tuple{EpilogueStep::Bias, p.bias, p.biasType},
+                                   std::tuple{EpilogueStep::Scale, p.scale, p.scaleType}}) {
+    const char *name = epilogueStepName(step);
+    if (along != Along::None && along != Along::Rows && along != Along::Cols)
+      return std::string("the ") + name + " must run along rows or columns";
+    if (has(step) != (along != Along::None))
+      return has(step) ? std::string("the ") + name + " epilogue step needs a " + name +
+                             " vector along rows or columns"
+                       : std::string("a ") + name + " vector needs a " + name +
+                             " epilogue step";
+    if (type != DType::F16 && type != DType::BF16 && type != DType::F32)
+      return std::string("the ") + name + " must hold f16, bf16 or f32";
+  }
+  return {};
+}
+
+GemmParameters gemmParameters(const GemmProblem &p, const GemmConfig &c) {
+  GemmParameters at;
+  if (p.bias != Along::None)
+    at.bias = at.count++;
+  if (p.scale != Along::None)
+    at.scale = at.count++;
+  if (c.wgmma) {
+    at.aMap = at.count++;
+    at.bMap = at.count++;
+  }
+  return at;
+}
+
 std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0)
     return "GEMM sizes must be positive, got M=" + std::to_string(p.m) +
@@ -42,6 +117,8 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
            " K=" + std::to_string(p.k) + ") is over the 2^40 elements a spio tensor spans";
   if (p.input == DType::F32)
     return "GEMM inputs must be f16 or bf16 (tensor cores with f32 accumulation)";
+  if (std::string err = checkEpilogue(p); !err.empty())
+    return err;
   // Each 16-byte vector holds 8 consecutive elements of the contiguous
   // dimension, so that dimension must be a multiple of 8.
   auto aligned = [&](const char *matrix, const char *dim, int64_t size) -> std::string {

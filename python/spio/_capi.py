@@ -40,7 +40,16 @@ class GemmProblem(ctypes.Structure):
     _fields_ = [("m", ctypes.c_int64), ("n", ctypes.c_int64), ("k", ctypes.c_int64),
                 ("input_dtype", ctypes.c_int32), ("output_dtype", ctypes.c_int32),
                 ("a_col_major", ctypes.c_int32), ("b_col_major", ctypes.c_int32),
-                ("reads_c", ctypes.c_int32)]
+                ("reads_c", ctypes.c_int32), ("epilogue_steps", ctypes.c_int32),
+                ("epilogue", ctypes.c_int32 * 8), ("bias_along", ctypes.c_int32),
+                ("bias_dtype", ctypes.c_int32), ("scale_along", ctypes.c_int32),
+                ("scale_dtype", ctypes.c_int32)]
+
+
+class GemmParameters(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int32) for name in
+                ("a", "b", "c", "d", "alpha", "beta", "bias", "scale", "a_map", "b_map",
+                 "count")]
 
 
 class GemmConfig(ctypes.Structure):
@@ -81,6 +90,7 @@ _SIGNATURES = {
     "spio_gemm_check": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_choose_config": (GemmConfig, [_P(GemmProblem), ctypes.c_int64, ctypes.c_int32]),
     "spio_gemm_source": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
+    "spio_gemm_parameters_of": (GemmParameters, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_launch_shape": (LaunchShape, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_tensor_maps": (ctypes.c_int32, [_P(GemmProblem), _P(GemmConfig), ctypes.c_uint64,
                                                ctypes.c_uint64, ctypes.c_void_p,

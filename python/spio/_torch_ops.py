@@ -8,8 +8,9 @@ implementations and autograd:
   spio::conv2d_gw8_wgrad_bias (dw and the bias gradient): grouped conv2d
   with groups of 8 channels on channels_last tensors; the backward uses
   dgrad and the deterministic wgrad (dw, and db with it, reduced in f32).
-- spio::mm (x @ w.t()): linear's forward; dX and dW are GEMMs too, dW
-  accumulated and written in f32 before the cast to the weight's dtype.
+- spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
+  spio.matmul's too); dX and dW are GEMMs too, dW accumulated and written
+  in f32 before the cast to the weight's dtype; db is dY summed in f32.
 
 Kernels specialize on shapes at first call and come from the PTX cache
 after. Everything a kernel needs is checked before it is launched.
@@ -349,29 +350,38 @@ def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
 
 # --- Matrix multiplication ----------------------------------------------------
 
-def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k):
-    """D (m x n) = A @ B with A and B as stored (layouts as in GemmArguments)."""
+def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None):
+    """D (m x n) = A @ B (+ bias, one value a column, added in f32 before
+    the rounding to D) with A and B as stored (layouts as in GemmArguments)."""
     for name, t in (("A", a), ("B", b)):
         _check_tensor(name, t)
         if not t.is_contiguous():
             raise SpioError(f"{name} must be contiguous")
+    operands = {"A": a, "B": b}
+    epilogue = {}
+    if bias is not None:
+        _check_tensor("bias", bias, ("f16", "bf16", "f32"))
+        if bias.shape != (n,):
+            raise SpioError(f"the bias must have shape ({n},), got {tuple(bias.shape)}")
+        operands["bias"] = bias.contiguous()
+        epilogue = {"epilogue": ("bias",), "bias_along": "col",
+                    "bias_dtype": _DTYPES[bias.dtype]}
     args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
-                                  b_layout)
-    d = torch.empty((m, n), device=a.device, dtype=out_dtype)
-    _kernel(args).run(args, {"A": a, "B": b, "D": d}, stream=_stream(a))
-    return d
+                                  b_layout, **epilogue)
+    operands["D"] = torch.empty((m, n), device=a.device, dtype=out_dtype)
+    _kernel(args).run(args, operands, stream=_stream(a))
+    return operands["D"]
 
 
-def _mm(x, w):
-    """x (M, K) @ w.t() with w (N, K): linear's forward."""
+def _mm(x, w, b=None):
+    """x (M, K) @ w.t() (+ b, in the GEMM's epilogue) with w (N, K): linear's
+    forward."""
     if x.dim() != 2 or w.dim() != 2 or x.shape[1] != w.shape[1] or x.dtype != w.dtype:
         raise SpioError(f"spio.mm takes x (M, K) and w (N, K) of one dtype, got "
                         f"{tuple(x.shape)} {x.dtype} and {tuple(w.shape)} {w.dtype}")
-    return _gemm(x, w, x.dtype, "row", "col", x.shape[0], w.shape[0], x.shape[1])
-
-
-mm_op = _define("mm(Tensor x, Tensor w) -> Tensor", _mm,
-                lambda x, w: x.new_empty((x.shape[0], w.shape[0])))
+    if b is not None and b.dtype != x.dtype:
+        raise SpioError(f"the bias must have the input's dtype {x.dtype}, got {b.dtype}")
+    return _gemm(x, w, x.dtype, "row", "col", x.shape[0], w.shape[0], x.shape[1], bias=b)
 
 
 def _mm_dx(dy, w):
@@ -394,27 +404,35 @@ mm_dw_op = _define("mm_dw(Tensor dy, Tensor x) -> Tensor", _mm_dw,
                    lambda dy, x: dy.new_empty((dy.shape[1], x.shape[1]), dtype=torch.float32))
 
 
-def _mm_setup(ctx, inputs, output):
-    ctx.save_for_backward(*inputs)
+linear_op = _define("linear(Tensor x, Tensor w, Tensor? b) -> Tensor", _mm,
+                    lambda x, w, b: x.new_empty((x.shape[0], w.shape[0])))
 
 
-def _mm_backward(ctx, dy):
+def _linear_setup(ctx, inputs, output):
+    x, w, b = inputs
+    ctx.save_for_backward(x, w)
+    ctx.has_bias = b is not None
+
+
+def _linear_backward(ctx, dy):
     x, w = ctx.saved_tensors
     dx = mm_dx_op(dy, w) if ctx.needs_input_grad[0] else None
     dw = mm_dw_op(dy, x).to(w.dtype) if ctx.needs_input_grad[1] else None
-    return dx, dw
+    db = dy.float().sum(0).to(dy.dtype) if ctx.has_bias and ctx.needs_input_grad[2] else None
+    return dx, dw, db
 
 
-torch.library.register_autograd("spio::mm", _mm_backward, setup_context=_mm_setup, lib=_lib)
+torch.library.register_autograd("spio::linear", _linear_backward, setup_context=_linear_setup,
+                                lib=_lib)
 
 
 def linear(x, weight, bias=None):
-    """x @ weight.t() (+ bias) on Spio's GEMM; x (..., K) f16/bf16 on cuda:0."""
-    y = mm_op(x.reshape(-1, x.shape[-1]).contiguous(), weight)
-    y = y.reshape(*x.shape[:-1], weight.shape[0])
-    return y if bias is None else y + bias
+    """x @ weight.t() (+ bias, added in the GEMM's epilogue) on Spio's GEMM;
+    x (..., K) f16/bf16 on cuda:0."""
+    y = linear_op(x.reshape(-1, x.shape[-1]).contiguous(), weight, bias)
+    return y.reshape(*x.shape[:-1], weight.shape[0])
 
 
 def matmul(a, b):
     """a (M, K) @ b (K, N) on Spio's GEMM, differentiable."""
-    return mm_op(a, b.t().contiguous())
+    return linear_op(a, b.t().contiguous(), None)

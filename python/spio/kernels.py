@@ -58,6 +58,11 @@ def _target_sizes():
         return 0, 0
 
 
+# The GEMM epilogue's steps, in the C API's numbering.
+EPILOGUE_STEPS = ("scale", "bias", "residual", "relu", "gelu_tanh", "gelu_erf", "silu")
+_ALONG = {None: 0, "row": 1, "col": 2}
+
+
 def _dtype_code(name, allowed):
     if name not in allowed:
         raise SpioError(f"unsupported dtype {name!r}; expected one of {', '.join(allowed)}")
@@ -66,8 +71,15 @@ def _dtype_code(name, allowed):
 
 @dataclasses.dataclass(frozen=True)
 class GemmArguments:
-    """D (m x n) = alpha * A @ B (+ beta * C). `a_layout` 'row': A stored m x k,
-    'col': k x m; `b_layout` 'row': B stored k x n, 'col': n x k."""
+    """D (m x n) = epilogue(alpha * A @ B). `a_layout` 'row': A stored m x k,
+    'col': k x m; `b_layout` 'row': B stored k x n, 'col': n x k.
+
+    `epilogue` lists the steps applied in order before the store (empty:
+    beta * C added where `reads_c`): "scale" and "bias" multiply by and add
+    the vectors of those names, running along `scale_along` and `bias_along`
+    ("row": m values, "col": n values) in `scale_dtype` and `bias_dtype`
+    (default: D's); "residual" adds beta * C (with `reads_c`); "relu",
+    "gelu_tanh", "gelu_erf" and "silu" apply that activation."""
     m: int
     n: int
     k: int
@@ -76,9 +88,22 @@ class GemmArguments:
     a_layout: str = "row"
     b_layout: str = "col"
     reads_c: bool = False
+    epilogue: Tuple[str, ...] = ()
+    bias_along: Optional[str] = None
+    bias_dtype: Optional[str] = None
+    scale_along: Optional[str] = None
+    scale_dtype: str = "f32"
 
     def __post_init__(self):
         _check_sizes(self, ("m", "n", "k"))
+        object.__setattr__(self, "epilogue", tuple(self.epilogue))
+        unknown = [step for step in self.epilogue if step not in EPILOGUE_STEPS]
+        if unknown:
+            raise SpioError(f"unknown epilogue step {unknown[0]!r}; expected one of "
+                            f"{', '.join(EPILOGUE_STEPS)}")
+        for name in ("bias_along", "scale_along"):
+            if getattr(self, name) not in (None, "row", "col"):
+                raise SpioError(f"{name} is 'row' or 'col', not {getattr(self, name)!r}")
 
     @property
     def output_dtype(self):
@@ -398,11 +423,19 @@ class GemmFamily(KernelFamily):
 
     @staticmethod
     def _problem(args):
+        if len(args.epilogue) > len(EPILOGUE_STEPS):
+            raise SpioError(f"an epilogue has at most {len(EPILOGUE_STEPS)} steps, each once")
+        scalars = ("f16", "bf16", "f32")
+        steps = [EPILOGUE_STEPS.index(step) for step in args.epilogue]
         return _capi.GemmProblem(args.m, args.n, args.k,
                                  _dtype_code(args.dtype, ("f16", "bf16")),
-                                 _dtype_code(args.output_dtype, ("f16", "bf16", "f32")),
+                                 _dtype_code(args.output_dtype, scalars),
                                  args.a_layout == "col", args.b_layout == "col",
-                                 int(args.reads_c))
+                                 int(args.reads_c), len(steps),
+                                 (ctypes.c_int32 * 8)(*steps), _ALONG[args.bias_along],
+                                 _dtype_code(args.bias_dtype or args.output_dtype, scalars),
+                                 _ALONG[args.scale_along],
+                                 _dtype_code(args.scale_dtype, scalars))
 
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config
@@ -457,7 +490,8 @@ class GemmFamily(KernelFamily):
         return [_shape(_capi.lib.spio_gemm_launch_shape(*self._structs(args, config)))]
 
     def operands(self, args, config):
-        return ("A", "B", "D") + (("C",) if args.reads_c else ()), ()
+        return ("A", "B", "D") + (("C",) if args.reads_c else ()) + tuple(
+            vector for vector in ("bias", "scale") if vector in args.epilogue), ()
 
     def parameters(self, args, config, pointers, scalars):
         unknown = set(scalars) - {"alpha", "beta"}
@@ -465,16 +499,20 @@ class GemmFamily(KernelFamily):
             raise SpioError(f"gemm takes the scalars alpha and beta, not {sorted(unknown)}")
         if "beta" in scalars and not args.reads_c:
             raise SpioError("beta needs reads_c=True (and operand C)")
-        values = [ctypes.c_uint64(pointers["A"]), ctypes.c_uint64(pointers["B"]),
-                  ctypes.c_uint64(pointers.get("C", 0)), ctypes.c_uint64(pointers["D"]),
-                  ctypes.c_float(scalars.get("alpha", 1.0)),
-                  ctypes.c_float(scalars.get("beta", 0.0))]
         problem, cfg = self._structs(args, config)
+        at = _capi.lib.spio_gemm_parameters_of(problem, cfg)
+        values = [None] * at.count
+        for name, position in (("A", at.a), ("B", at.b), ("C", at.c), ("D", at.d),
+                               ("bias", at.bias), ("scale", at.scale)):
+            if position >= 0:
+                values[position] = ctypes.c_uint64(pointers.get(name, 0))
+        values[at.alpha] = ctypes.c_float(scalars.get("alpha", 1.0))
+        values[at.beta] = ctypes.c_float(scalars.get("beta", 0.0))
         if cfg.wgmma:
             # A's and B's TMA descriptors, 128 bytes each, by value.
             maps = _gemm_tensor_maps(bytes(problem), bytes(cfg), pointers["A"], pointers["B"])
-            values += [(ctypes.c_uint8 * 128).from_buffer_copy(maps, offset)
-                       for offset in (0, 128)]
+            for position, offset in ((at.a_map, 0), (at.b_map, 128)):
+                values[position] = (ctypes.c_uint8 * 128).from_buffer_copy(maps, offset)
         return [values]
 
 

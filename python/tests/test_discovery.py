@@ -65,6 +65,26 @@ def test_supports_says_why_not():
     assert spio.get_kernels(unaligned) == []
 
 
+def test_gemm_epilogue_operands_source_and_errors():
+    args = spio.GemmArguments(256, 128, 64, "bf16", epilogue=["scale", "bias", "gelu_tanh"],
+                              bias_along="col", scale_along="row")
+    kernel = spio.get_kernels(args)[0]
+    assert kernel.family.operands(args, kernel.config) == (("A", "B", "D", "bias", "scale"), ())
+    source = kernel.family.source(args, kernel.config)
+    assert "epilogue = #spio.epilogue<scale, bias, gelu_tanh>" in source
+    assert "!spio.tensor<[j: 128] x bf16, global>" in source  # the bias, D's dtype
+    assert "!spio.tensor<[i: 256] x f32, global>" in source  # the scale
+    expect_error(lambda: spio.GemmArguments(64, 64, 64, epilogue=("tanh",)),
+                 "unknown epilogue step 'tanh'")
+    expect_error(lambda: spio.GemmArguments(64, 64, 64, epilogue=("bias",), bias_along="k"),
+                 "bias_along is 'row' or 'col'")
+    no_vector = spio.GemmArguments(64, 64, 64, epilogue=("bias",))
+    support = kernel.supports(no_vector)
+    assert not support and "needs a bias vector" in support.reason
+    no_c = spio.GemmArguments(64, 64, 64, epilogue=("residual",))
+    assert "needs C" in kernel.supports(no_c).reason
+
+
 def test_unsupported_dtype_is_an_error_with_the_choices():
     args = spio.GemmArguments(64, 64, 64, "f32")
     assert spio.get_kernels(args) == []

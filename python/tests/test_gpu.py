@@ -58,6 +58,57 @@ def test_gemm(m, n, k, dtype, out):
     within(d, a.float() @ b.float().t(), a.float().abs() @ b.float().abs().t(), k, out)
 
 
+@pytest.mark.parametrize("m,n,k,epilogue,bias_along,scale_along,out", [
+    (1000, 1000, 1000, ("bias", "gelu_tanh"), "col", None, "bf16"),
+    (300, 520, 200, ("scale", "bias", "gelu_erf", "residual"), "row", "col", "f32"),
+    (17, 33, 72, ("residual", "silu"), None, None, "bf16"),
+    (64, 4096, 4096, ("bias", "relu"), "col", None, "bf16")])
+def test_gemm_epilogue(m, n, k, epilogue, bias_along, scale_along, out):
+    """Each step, in order, against a float32 reference (activations from
+    torch.nn.functional), through the kernels API's bias and scale operands."""
+    torch.manual_seed(1)
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    length = {"row": m, "col": n}
+    bias = torch.randn(length[bias_along], device="cuda") if bias_along else None
+    scale = torch.rand(length[scale_along], device="cuda") + 0.5 if scale_along else None
+    c = torch.randn(m, n, device="cuda", dtype=DTYPES[out])
+    d = poisoned((m, n), DTYPES[out])
+    args = spio.GemmArguments(m, n, k, "bf16", out_dtype=out, reads_c="residual" in epilogue,
+                              epilogue=epilogue, bias_along=bias_along, bias_dtype="f32",
+                              scale_along=scale_along)
+    kernel = spio.get_kernels(args)[0]
+    operands = {"A": a, "B": b, "D": d, "C": c, "bias": bias, "scale": scale}
+    operands = {name: t for name, t in operands.items()
+                if name in kernel.family.operands(args, kernel.config)[0]}
+    scalars = {"beta": 0.5} if args.reads_c else {}
+    run_twice_identical(lambda: kernel.run(args, operands, stream=torch.cuda.current_stream(),
+                                           **scalars), d)
+
+    def along(vector, direction):
+        return vector[:, None] if direction == "row" else vector[None, :]
+
+    functions = {"relu": torch.relu, "silu": torch.nn.functional.silu,
+                 "gelu_erf": torch.nn.functional.gelu,
+                 "gelu_tanh": lambda y: torch.nn.functional.gelu(y, approximate="tanh")}
+    reference = a.float() @ b.float().t()
+    magnitude = a.float().abs() @ b.float().abs().t()
+    for step in epilogue:
+        if step == "scale":
+            reference = reference * along(scale, scale_along)
+            magnitude = magnitude * along(scale, scale_along)
+        elif step == "bias":
+            reference = reference + along(bias, bias_along)
+            magnitude = magnitude + along(bias, bias_along).abs()
+        elif step == "residual":
+            reference = reference + 0.5 * c.float()
+            magnitude = magnitude + 0.5 * c.float().abs()
+        else:
+            reference = functions[step](reference)
+            magnitude = magnitude * 1.13
+    within(d, reference, magnitude, k, out)
+
+
 CONV_CASES = [(2, 64, 20, 20, 3, 3, 1, 1, 1), (1, 24, 17, 29, 5, 3, 2, 1, 1),
               (2, 32, 21, 20, 3, 3, 1, 1, 2), (2, 16, 9, 9, 7, 7, 3, 3, 1)]
 

@@ -120,13 +120,15 @@ def test_linear_and_matmul_with_gradients():
     y = layer(x)
     x32 = x.detach().float().requires_grad_()
     w32 = layer.weight.detach().float().requires_grad_()
-    y32 = x32 @ w32.t() + layer.bias.detach().float()
+    b32 = layer.bias.detach().float().requires_grad_()
+    y32 = x32 @ w32.t() + b32
     close(y, y32, y32.abs().max().item())
     dy = torch.randn_like(y)
     y.backward(dy)
     y32.backward(dy.float())
     close(x.grad, x32.grad, x32.grad.abs().max().item())
     close(layer.weight.grad, w32.grad, w32.grad.abs().max().item())
+    close(layer.bias.grad, b32.grad, b32.grad.abs().max().item())
     a, b = x.detach(), layer.weight.detach().t().contiguous()
     close(spio.matmul(a, b), a.float() @ b.float(), 64)
 
@@ -149,7 +151,9 @@ def test_opcheck():
                           (x.detach(), dy, [5, 3], 2, [2, 1]))
     a = torch.randn(64, 128, device="cuda", dtype=torch.float16)
     w = torch.randn(32, 128, device="cuda", dtype=torch.float16)
-    torch.library.opcheck(torch.ops.spio.mm.default, (a, w))
+    torch.library.opcheck(torch.ops.spio.linear.default, (a, w, None))
+    torch.library.opcheck(torch.ops.spio.linear.default,
+                          (a, w, torch.randn(32, device="cuda", dtype=torch.float16)))
 
 
 class Net(torch.nn.Module):

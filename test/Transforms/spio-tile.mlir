@@ -49,3 +49,48 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!A = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 32, k/8: 8] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 64, j: 32] x bf16, global>
+!Bias = !spio.tensor<[j: 32] x bf16, global>
+!Scale = !spio.tensor<[i: 64] x f32, global>
+
+// The epilogue reads the scale, the bias and C of a batch of fragments
+// (here all four of the warp's) before it stores any; the scale and the
+// bias read as C fragments of views that broadcast them along the other
+// dimension (stride 0). Then on each fragment, the steps in their order:
+// scale, bias, the activation, beta * C; then the store. The views are
+// built with the epilogue, after the reduction loop.
+// CHECK-LABEL: gpu.func @gemm_epilogue
+// CHECK: scf.for
+// CHECK: } {spio.stages = 2 : i64}
+// CHECK-DAG: %[[BIAS:.*]] = spio.view %{{.*}} : !spio.tensor<[j: 32] x bf16, global> to !spio.tensor<[i: 64:0, j: 32] x bf16, global>
+// CHECK-DAG: %[[SCALE:.*]] = spio.view %{{.*}} : !spio.tensor<[i: 64] x f32, global> to !spio.tensor<[i: 64:1, j: 32:0] x f32, global>
+// CHECK: %[[S:.*]] = spio.load_fragment {{.*}} : !spio.tensor<[i: 64:1, j: 32:0] x f32, global>
+// CHECK: %[[SV:.*]] = spio.fragment_to_vector %[[S]]
+// CHECK: %[[B:.*]] = spio.load_fragment {{.*}} : !spio.tensor<[i: 64:0, j: 32] x bf16, global>
+// CHECK: %[[BV:.*]] = spio.fragment_to_vector %[[B]]
+// CHECK: %[[C:.*]] = spio.load_fragment {{.*}} : !spio.tensor<[i: 64, j: 32] x bf16, global>
+// CHECK: %[[CV:.*]] = spio.fragment_to_vector %[[C]]
+// CHECK-COUNT-9: spio.load_fragment
+// CHECK-NOT: spio.store_fragment
+// CHECK: %[[ACC:.*]] = spio.fragment_to_vector %{{[0-9]+}}#0 : !spio.fragment<C, m16n8k16, f32, [i, j]>
+// CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[ACC]]
+// CHECK: %[[X:.*]] = arith.mulf %[[SCALED]], %[[SV]]
+// CHECK: %[[Y:.*]] = arith.addf %[[X]], %[[BV]]
+// CHECK: %[[G:.*]] = spio.activation gelu_erf %[[Y]] : vector<4xf32>
+// CHECK: %[[BETAC:.*]] = arith.mulf %{{.*}}, %[[CV]]
+// CHECK: %[[R:.*]] = arith.addf %[[G]], %[[BETAC]]
+// CHECK: %[[F:.*]] = spio.vector_to_fragment %[[R]]
+// CHECK: spio.store_fragment %[[F]]
+// CHECK-COUNT-3: spio.store_fragment
+// CHECK-NOT: spio.load_fragment
+gpu.module @m {
+  gpu.func @gemm_epilogue(%a: !A, %b: !B, %c: !D, %d: !D, %alpha: f32, %beta: f32, %bias: !Bias, %scale: !Scale) kernel {
+    spio.gemm %a, %b into %d alpha %alpha beta %beta, %c bias %bias scale %scale {config = #spio.gemm_config<block = [64, 32, 32], warps = [2, 2], stages = 2>, epilogue = #spio.epilogue<scale, bias, gelu_erf, residual>} : !A, !B -> !D, !D bias !Bias scale !Scale
+    gpu.return
+  }
+}

@@ -106,6 +106,17 @@ static cl::opt<float> alpha("alpha", cl::cat(gemmOptions), cl::desc("D = alpha *
 static cl::opt<float> beta("beta", cl::cat(gemmOptions), cl::desc("D = alpha * A @ B + beta * C"),
                            cl::init(0.0f));
 
+static cl::opt<std::string>
+    epilogue("epilogue", cl::cat(gemmOptions),
+             cl::desc("GEMM epilogue steps in order, e.g. bias,gelu_tanh: scale, bias, residual "
+                      "(beta * C), relu, gelu_tanh, gelu_erf, silu"));
+static cl::opt<std::string> biasAlong("bias-along", cl::cat(gemmOptions),
+                                      cl::desc("The bias (D's dtype): one a row or col"),
+                                      cl::init("col"));
+static cl::opt<std::string> scaleAlong("scale-along", cl::cat(gemmOptions),
+                                       cl::desc("The scale (f32): one a row or col"),
+                                       cl::init("col"));
+
 static cl::opt<int64_t> blockM("block-m", cl::cat(tileOptions), cl::desc("GEMM tile rows"),
                                cl::init(0));
 static cl::opt<int64_t> blockN("block-n", cl::cat(tileOptions), cl::desc("GEMM tile columns"),
@@ -267,6 +278,31 @@ DType parseDType(const std::string &name, bool allowF32) {
   if (allowF32 && name == "f32")
     return DType::F32;
   fail("unsupported dtype '" + name + "'; expected f16, bf16" + (allowF32 ? " or f32" : ""));
+}
+
+std::vector<EpilogueStep> parseEpilogue(const std::string &list) {
+  std::vector<EpilogueStep> steps;
+  llvm::SmallVector<llvm::StringRef> names;
+  llvm::StringRef(list).split(names, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef name : names) {
+    std::optional<EpilogueStep> step;
+    for (int i = int(EpilogueStep::Scale); i <= int(EpilogueStep::Silu); ++i)
+      if (name.trim() == epilogueStepName(EpilogueStep(i)))
+        step = EpilogueStep(i);
+    if (!step)
+      fail("unknown epilogue step '" + name.str() +
+           "'; expected scale, bias, residual, relu, gelu_tanh, gelu_erf or silu");
+    steps.push_back(*step);
+  }
+  return steps;
+}
+
+Along parseAlong(const std::string &name, const char *vector) {
+  if (name == "row")
+    return Along::Rows;
+  if (name == "col")
+    return Along::Cols;
+  fail("the " + std::string(vector) + " runs along row or col, not '" + name + "'");
 }
 
 Layout parseLayout(const std::string &name, const char *matrix) {
@@ -561,6 +597,13 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   b.fillUniform(1);
   if (problem.readsC)
     c.fillUniform(2);
+  // The bias and scale vectors: M values (one a row) or N (one a column).
+  auto vectorLength = [&](Along along) { return along == Along::Rows ? m : n; };
+  HostMatrix bias(problem.biasType, problem.bias == Along::None ? 0 : vectorLength(problem.bias));
+  HostMatrix scale(problem.scaleType,
+                   problem.scale == Along::None ? 0 : vectorLength(problem.scale));
+  bias.fillUniform(3);
+  scale.fillUniform(4);
   DeviceBuffer dA = orFail(gpu.allocate(a.bytes.size()), "allocating A");
   DeviceBuffer dB = orFail(gpu.allocate(b.bytes.size()), "allocating B");
   DeviceBuffer dC = orFail(gpu.allocate(c.bytes.size()), "allocating C");
@@ -568,25 +611,37 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   orFail(dA.upload(a.bytes.data(), a.bytes.size()), "uploading A");
   orFail(dB.upload(b.bytes.data(), b.bytes.size()), "uploading B");
   orFail(dC.upload(c.bytes.data(), c.bytes.size()), "uploading C");
+  DeviceBuffer dBias, dScale;
+  if (!bias.bytes.empty()) {
+    dBias = orFail(gpu.allocate(bias.bytes.size()), "allocating the bias");
+    orFail(dBias.upload(bias.bytes.data(), bias.bytes.size()), "uploading the bias");
+  }
+  if (!scale.bytes.empty()) {
+    dScale = orFail(gpu.allocate(scale.bytes.size()), "allocating the scale");
+    orFail(dScale.upload(scale.bytes.data(), scale.bytes.size()), "uploading the scale");
+  }
 
   DevicePtr pa = dA.pointer(), pb = dB.pointer(), pc = dC.pointer(), pd = dD.pointer();
+  DevicePtr pBias = dBias.pointer(), pScale = dScale.pointer();
   float alphaValue = alpha, betaValue = problem.readsC ? float(beta) : 0.0f;
   LaunchShape shape = gemmLaunchShape(problem, config);
   // wgmma kernels read A and B through tensor maps, passed by value.
   TensorMap mapA, mapB;
-  if (params.aMap >= 0) {
+  const GemmParameters &position = params.params;
+  if (position.aMap >= 0) {
     mapA = orFail(gpu.encodeTensorMap(gemmTensorMapShape(problem, config, 'a'), pa),
                   "encoding A's tensor map");
     mapB = orFail(gpu.encodeTensorMap(gemmTensorMapShape(problem, config, 'b'), pb),
                   "encoding B's tensor map");
   }
-  std::vector<void *> args(params.numParams);
-  for (auto [position, value] : {std::pair<int, void *>{params.a, &pa}, {params.b, &pb},
-                                 {params.c, &pc}, {params.d, &pd}, {params.alpha, &alphaValue},
-                                 {params.beta, &betaValue}, {params.aMap, mapA.bytes},
-                                 {params.bMap, mapB.bytes}})
-    if (position >= 0)
-      args[position] = value;
+  std::vector<void *> args(position.count);
+  for (auto [at, value] :
+       {std::pair<int, void *>{position.a, &pa}, {position.b, &pb}, {position.c, &pc},
+        {position.d, &pd}, {position.alpha, &alphaValue}, {position.beta, &betaValue},
+        {position.bias, &pBias}, {position.scale, &pScale}, {position.aMap, mapA.bytes},
+        {position.bMap, mapB.bytes}})
+    if (at >= 0)
+      args[at] = value;
   auto launch = [&]() {
     return kernel.launch(unsigned(shape.gridX), unsigned(shape.gridY), 1, unsigned(shape.block),
                          size_t(info.sharedBytes), args);
@@ -624,6 +679,7 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
     }
     // Output rounding plus f32 accumulation error, which grows with depth.
     ReferenceCheck reference(problem.output, double(k));
+    std::vector<EpilogueStep> steps = epilogueSteps(problem);
     for (auto [r, col] : points) {
       double sum = 0, magnitude = 0;
       for (size_t kk = 0; kk < k; ++kk) {
@@ -632,10 +688,47 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
         sum += prod;
         magnitude += std::fabs(prod);
       }
-      double ref = alpha * sum + (problem.readsC ? beta * c.values[r * n + col] : 0.0);
-      double scale = std::fabs(alpha) * magnitude +
-                     (problem.readsC ? std::fabs(beta * c.values[r * n + col]) : 0.0);
-      reference.add(d.read(r * n + col), ref, scale, [&] {
+      // The epilogue in float64; the magnitude bounds what the rounding
+      // before each step can have moved the value (activations' slopes
+      // are at most 1.13).
+      double ref = alpha * sum;
+      magnitude *= std::fabs(alpha);
+      auto vectorAt = [&](const HostMatrix &v, Along along) {
+        return double(v.values[along == Along::Rows ? r : col]);
+      };
+      for (EpilogueStep step : steps) {
+        switch (step) {
+        case EpilogueStep::Scale:
+          ref *= vectorAt(scale, problem.scale);
+          magnitude *= std::fabs(vectorAt(scale, problem.scale));
+          break;
+        case EpilogueStep::Bias:
+          ref += vectorAt(bias, problem.bias);
+          magnitude += std::fabs(vectorAt(bias, problem.bias));
+          break;
+        case EpilogueStep::Residual:
+          ref += beta * double(c.values[r * n + col]);
+          magnitude += std::fabs(beta * double(c.values[r * n + col]));
+          break;
+        case EpilogueStep::Relu:
+          ref = std::max(ref, 0.0);
+          break;
+        case EpilogueStep::GeluTanh:
+          ref = 0.5 * ref *
+                (1 + std::tanh(std::sqrt(2 / M_PI) * (ref + 0.044715 * ref * ref * ref)));
+          magnitude *= 1.13;
+          break;
+        case EpilogueStep::GeluErf:
+          ref = 0.5 * ref * (1 + std::erf(ref * M_SQRT1_2));
+          magnitude *= 1.13;
+          break;
+        case EpilogueStep::Silu:
+          ref = ref / (1 + std::exp(-ref));
+          magnitude *= 1.1;
+          break;
+        }
+      }
+      reference.add(d.read(r * n + col), ref, magnitude, [&] {
         return "D[" + std::to_string(r) + ", " + std::to_string(col) + "]";
       });
     }
@@ -706,7 +799,17 @@ int runGemm() {
   problem.output = outDtype.empty() ? problem.input : parseDType(outDtype, true);
   problem.a = parseLayout(aLayout, "A");
   problem.b = parseLayout(bLayout, "B");
-  problem.readsC = beta != 0.0f;
+  problem.epilogue = parseEpilogue(epilogue);
+  auto has = [&](EpilogueStep step) { return llvm::is_contained(problem.epilogue, step); };
+  problem.readsC = beta != 0.0f || has(EpilogueStep::Residual);
+  if (has(EpilogueStep::Bias)) {
+    problem.bias = parseAlong(biasAlong, "bias");
+    problem.biasType = problem.output;
+  }
+  if (has(EpilogueStep::Scale)) {
+    problem.scale = parseAlong(scaleAlong, "scale");
+    problem.scaleType = DType::F32;
+  }
 
   Result<Cuda *> cuda = Cuda::get();
   int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : kDefaultMultiprocessors;
@@ -766,6 +869,11 @@ int runGemm() {
     kind += " split-K " + std::to_string(config.splitK);
   if (config.pingpong)
     kind += " ping-pong";
+  if (!problem.epilogue.empty()) {
+    kind += ", epilogue";
+    for (EpilogueStep step : problem.epilogue)
+      kind += std::string(step == problem.epilogue.front() ? " " : ",") + epilogueStepName(step);
+  }
   llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, %s tile %lldx%lldx%lld "
                                "warps %lldx%lld stages %lld: %s in %.2f ms (%zu bytes PTX)\n",
                                (long long)problem.m, (long long)problem.n, (long long)problem.k,
@@ -781,12 +889,8 @@ int runGemm() {
                  << "): compiled to PTX only; nothing was run.\n";
     return 0;
   }
-  mlir::spio::GemmWorkload params;
-  params.a = 0, params.b = 1, params.c = 2, params.d = 3, params.alpha = 4, params.beta = 5;
-  params.numParams = 6;
-  if (config.wgmma)
-    params.aMap = 6, params.bMap = 7, params.numParams = 8;
-  return runGemmKernel(**cuda, problem, config, compiled.ptx, info, params);
+  mlir::spio::GemmWorkload workload{problem, config, gemmParameters(problem, config)};
+  return runGemmKernel(**cuda, problem, config, compiled.ptx, info, workload);
 }
 
 /// A wgrad candidate's kernels loaded: the partial sums' and, unless the

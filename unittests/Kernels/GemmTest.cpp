@@ -43,6 +43,53 @@ TEST(GemmCheck, RejectsF32InputsAndEmptyProblems) {
             std::string::npos);
 }
 
+TEST(GemmEpilogue, StepsMatchTheirVectorsAndC) {
+  GemmProblem p = problem(64, 64, 64);
+  p.epilogue = {EpilogueStep::Bias, EpilogueStep::GeluTanh};
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("needs a bias vector"), std::string::npos);
+  p.bias = Along::Cols;
+  EXPECT_EQ(checkGemm(p, GemmConfig()), "");
+  p.scale = Along::Rows;
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("a scale vector needs a scale epilogue step"),
+            std::string::npos);
+  p.scale = Along::None;
+  p.epilogue.push_back(EpilogueStep::GeluTanh);
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("gelu_tanh appears twice"), std::string::npos);
+  p.epilogue = {EpilogueStep::Bias, EpilogueStep::Residual};
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("needs C"), std::string::npos);
+  p.readsC = true;
+  EXPECT_EQ(checkGemm(p, GemmConfig()), "");
+  p.epilogue = {EpilogueStep::Bias, EpilogueStep(42)};
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("epilogue step 42 is not one of"),
+            std::string::npos);
+}
+
+TEST(GemmEpilogue, WithoutStepsCIsAddedWhereRead) {
+  GemmProblem p = problem(64, 64, 64);
+  EXPECT_TRUE(epilogueSteps(p).empty());
+  p.readsC = true;
+  EXPECT_EQ(epilogueSteps(p), std::vector<EpilogueStep>{EpilogueStep::Residual});
+}
+
+TEST(GemmEpilogue, VectorsAreParametersAfterBetaBeforeTheTensorMaps) {
+  GemmProblem p = problem(64, 64, 64);
+  GemmConfig c;
+  GemmParameters plain = gemmParameters(p, c);
+  EXPECT_EQ(plain.count, 6);
+  EXPECT_EQ(plain.bias, -1);
+  p.epilogue = {EpilogueStep::Scale, EpilogueStep::Bias};
+  p.bias = Along::Cols;
+  p.scale = Along::Rows;
+  c.wgmma = true;
+  GemmParameters all = gemmParameters(p, c);
+  EXPECT_EQ(all.beta, 5);
+  EXPECT_EQ(all.bias, 6);
+  EXPECT_EQ(all.scale, 7);
+  EXPECT_EQ(all.aMap, 8);
+  EXPECT_EQ(all.bMap, 9);
+  EXPECT_EQ(all.count, 10);
+}
+
 TEST(GemmCheck, RejectsTilesThatDoNotDivide) {
   GemmConfig c;
   c.blockM = 96; // not a power of two

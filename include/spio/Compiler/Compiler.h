@@ -25,10 +25,8 @@ struct CompileOptions {
 struct GemmWorkload {
   ::spio::kernels::GemmProblem problem;
   ::spio::kernels::GemmConfig config;
-  int a = -1, b = -1, c = -1, d = -1, alpha = -1, beta = -1;
-  /// A's and B's tensor maps (wgmma kernels).
-  int aMap = -1, bMap = -1;
-  int numParams = 0;
+  /// Where the kernel takes each operand; `count` is its parameter count.
+  ::spio::kernels::GemmParameters params;
 };
 
 /// One kernel of a compiled module.

@@ -1,7 +1,8 @@
 //===- Gemm.h - The tensor-core GEMM kernel family --------------*- C++ -*-===//
 //
-// D = alpha * A @ B + beta * C on mma.sync tensor cores, with f16 or bf16
-// inputs, f32 accumulation and f16, bf16 or f32 output. A kernel is
+// D = epilogue(alpha * A @ B) on mma.sync or wgmma tensor cores, with f16 or
+// bf16 inputs, f32 accumulation and f16, bf16 or f32 output; the epilogue
+// scales, adds a bias, adds beta * C and applies an activation, in any order. A kernel is
 // specialized for one problem (shapes, layouts, dtypes) and one tile
 // configuration; spio/Kernels/IR/GemmKernel.h builds it in the spio dialect
 // (`spio-jit --emit-spio` prints it) for the normal spio pipeline.
@@ -17,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace spio::kernels {
 
@@ -29,6 +31,16 @@ enum class Layout { RowMajor, ColMajor };
 const char *dtypeName(DType dtype);
 int64_t dtypeBytes(DType dtype);
 
+/// One step a GEMM applies to each f32 element of alpha * A @ B, in the
+/// order given, before the store rounds it into D.
+enum class EpilogueStep { Scale, Bias, Residual, Relu, GeluTanh, GeluErf, Silu };
+
+/// Which of D's dimensions a bias or scale vector runs along (one value a
+/// row: M values; one a column: N values).
+enum class Along { None, Rows, Cols };
+
+const char *epilogueStepName(EpilogueStep step);
+
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   DType input = DType::BF16;
@@ -37,6 +49,12 @@ struct GemmProblem {
   Layout b = Layout::ColMajor;
   /// Whether the kernel reads C (beta may be non-zero); D is written.
   bool readsC = false;
+  /// The epilogue's steps in order; empty means [Residual] where C is read
+  /// (epilogueSteps()). Residual is a step exactly when readsC.
+  std::vector<EpilogueStep> epilogue;
+  /// The bias and scale vectors the Bias and Scale steps read.
+  Along bias = Along::None, scale = Along::None;
+  DType biasType = DType::F32, scaleType = DType::F32;
   /// The typed dimensions: rows of A and D, columns of B and D, reduction.
   std::string rowDim = "i", colDim = "j", reductionDim = "k";
 };
@@ -80,6 +98,10 @@ struct GemmConfig {
   int64_t wgmmaN() const { return swapAB ? blockM : blockN; }
 };
 
+/// The epilogue's steps in order: the problem's, else [Residual] where it
+/// reads C.
+std::vector<EpilogueStep> epilogueSteps(const GemmProblem &problem);
+
 /// Empty when the kernel can be built, else what is wrong (dtypes, the
 /// 16-byte alignment of the contiguous dimension of A and B, tile shapes).
 std::string checkGemm(const GemmProblem &problem, const GemmConfig &config);
@@ -106,6 +128,16 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs);
 /// the operand's rows (M or N) by K, boxes of the block's rows by 64 of K.
 runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const GemmConfig &config,
                                            char operand);
+
+/// Where each operand is among the kernel's parameters (-1: not one): A, B,
+/// C, D, alpha, beta; then the bias and the scale vectors where the epilogue
+/// reads them; then A's and B's tensor maps under a wgmma config.
+struct GemmParameters {
+  int a = 0, b = 1, c = 2, d = 3, alpha = 4, beta = 5;
+  int bias = -1, scale = -1, aMap = -1, bMap = -1;
+  int count = 6;
+};
+GemmParameters gemmParameters(const GemmProblem &problem, const GemmConfig &config);
 
 /// The launch geometry of the kernel.
 struct LaunchShape {

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Activation.h"
+
 #include "spio/Conversion/Passes.h"
 
 #include "spio/Dialect/Spio/IR/SpioOps.h"
@@ -1575,6 +1577,7 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
                  WgmmaWaitLowering, FenceProxyAsyncLowering, SetMaxRegistersLowering,
                  ReplaceLowering<FenceBarrierInitOp, NVVM::FenceMbarrierInitOp>>(
         converter, ctx);
+    populateActivationLoweringPatterns(patterns);
     populateFunctionOpInterfaceTypeConversionPattern<gpu::GPUFuncOp>(patterns, converter);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);

@@ -36,6 +36,7 @@ using namespace mlir::spio::build;
 namespace kernels = ::spio::kernels;
 using kernels::GemmConfig;
 using kernels::GemmProblem;
+using kernels::GemmParameters;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -76,8 +77,23 @@ GemmProblem mlir::spio::gemmProblem(GemmOp op) {
   p.a = a[0].dim == rows ? kernels::Layout::RowMajor : kernels::Layout::ColMajor;
   p.b = b[0].dim == cols ? kernels::Layout::ColMajor : kernels::Layout::RowMajor;
   p.readsC = bool(op.getC());
+  if (EpilogueAttr epilogue = op.getEpilogueAttr())
+    for (EpilogueStep step : epilogue.getSteps())
+      p.epilogue.push_back(kernels::EpilogueStep(int(step)));
+  for (auto [vector, along, type] : {std::tuple{op.getBias(), &p.bias, &p.biasType},
+                                     std::tuple{op.getScale(), &p.scale, &p.scaleType}}) {
+    if (!vector)
+      continue;
+    auto tensor = cast<SpioTensorType>(vector.getType());
+    *along = tensor.getDims()[0].dim == rows ? kernels::Along::Rows : kernels::Along::Cols;
+    *type = dtypeOf(tensor.getElementType());
+  }
   return p;
 }
+
+// The dialect's epilogue steps and the kernel library's are one list.
+static_assert(int(EpilogueStep::Scale) == int(kernels::EpilogueStep::Scale) &&
+              int(EpilogueStep::Silu) == int(kernels::EpilogueStep::Silu));
 
 GemmConfig mlir::spio::gemmConfig(GemmConfigAttr attr) {
   GemmConfig c;
@@ -141,6 +157,27 @@ SpioTensorType outputType(KernelBuilder &b, const GemmProblem &p) {
                       typeOf(b.getContext(), p.output), MemorySpace::Global);
 }
 
+/// A bias or scale vector: one value a row of D or one a column.
+SpioTensorType epilogueVectorType(KernelBuilder &b, const GemmProblem &p, kernels::Along along,
+                                  kernels::DType type) {
+  bool rows = along == kernels::Along::Rows;
+  return b.tensorType({{rows ? p.rowDim : p.colDim, 1, rows ? p.m : p.n}},
+                      typeOf(b.getContext(), type), MemorySpace::Global);
+}
+
+/// The same vector as a tensor of D's shape, broadcast along D's other
+/// dimension by a zero stride, so that it loads as C fragments.
+SpioTensorType broadcastType(MLIRContext *ctx, const GemmProblem &p, SpioTensorType vector) {
+  StringAttr along = vector.getDims()[0].dim;
+  SmallVector<TensorDim> dims;
+  for (auto [dim, size] : {std::pair{p.rowDim, p.m}, std::pair{p.colDim, p.n}}) {
+    StringAttr name = StringAttr::get(ctx, dim);
+    dims.push_back({name, 1, size, name == along ? 1 : 0});
+  }
+  return SpioTensorType::get(ctx, dims, vector.getElementType(), MemorySpace::Global,
+                             SwizzleAttrInterface());
+}
+
 /// XOR swizzle that spreads the 8 rows an ldmatrix phase reads (same
 /// vector column) over the 8 16-byte slots of a 128-byte bank row.
 SwizzleAttrInterface swizzleFor(MLIRContext *ctx, int64_t vectorsPerRow) {
@@ -201,13 +238,18 @@ private:
   /// A warp's tile of D (and C) at `at`, the bounds of fragments whose rows
   /// run along `rows`, and alpha and beta a lane: built once an epilogue.
   struct TileStore {
-    Tensor d, c;
+    Tensor d, c, bias, scale;
     Value alpha, beta;
     Bounds bounds;
   };
   TileStore tileStore(GemmOp op, ArrayRef<Coord> at, StringRef rows, StringRef cols);
-  /// Stores alpha * acc (+ beta * C) for the C fragment `acc` at `place`.
-  void storeResult(const TileStore &tile, ArrayRef<Coord> place, Fragment acc);
+  /// A C fragment of the accumulator and its place in the warp's tile.
+  struct Placed {
+    SmallVector<Coord, 2> place;
+    Fragment acc;
+  };
+  /// Stores epilogue(alpha * acc) for each fragment.
+  void storeResults(const TileStore &tile, ArrayRef<Placed> fragments);
 
   FragmentType fragment(FragmentOperand operand, StringRef rows, StringRef cols, Type element) {
     return b.fragmentType(operand, MmaShape::M16N8K16, element, rows, cols);
@@ -282,7 +324,7 @@ GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> at, StringRef
                                         StringRef cols) {
   auto extent = [&](StringRef dim) { return dim == p.rowDim ? p.m : p.n; };
   VectorType lane = VectorType::get({4}, Float32Type::get(b.getContext()));
-  TileStore tile{b.subscript(cast<Tensor>(op.getD()), at), Tensor(),
+  TileStore tile{b.subscript(cast<Tensor>(op.getD()), at), Tensor(), Tensor(), Tensor(),
                  b.broadcast(op.getAlpha(), lane), Value(),
                  Bounds{b.constant(extent(rows), b.coordType(rows)),
                         b.constant(extent(cols), b.coordType(cols))}};
@@ -290,17 +332,66 @@ GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> at, StringRef
     tile.c = b.subscript(cast<Tensor>(op.getC()), at);
     tile.beta = b.broadcast(op.getBeta(), lane);
   }
+  for (auto [vector, view] : {std::pair{op.getBias(), &tile.bias},
+                              std::pair{op.getScale(), &tile.scale}})
+    if (vector) {
+      auto tensor = cast<Tensor>(vector);
+      *view = b.subscript(b.view(tensor, broadcastType(b.getContext(), p, tensor.getType())), at);
+    }
   return tile;
 }
 
-void GemmTile::storeResult(const TileStore &tile, ArrayRef<Coord> place, Fragment acc) {
-  FragmentType fc = acc.getType();
-  Value result = b.mulf(tile.alpha, b.fragmentToVector(acc));
-  if (p.readsC) {
-    Fragment cf = b.loadFragment(tile.c, place, fc, tile.bounds);
-    result = b.addf(result, b.mulf(tile.beta, b.fragmentToVector(cf)));
+/// Fragments whose epilogue reads are issued together: the compiler cannot
+/// tell D's stores from the vectors and C, so a read issued between stores
+/// would wait out its latency alone.
+constexpr size_t kEpilogueReadBatch = 8;
+
+void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments) {
+  for (size_t begin = 0; begin < fragments.size(); begin += kEpilogueReadBatch) {
+    ArrayRef<Placed> batch =
+        fragments.slice(begin, std::min(kEpilogueReadBatch, fragments.size() - begin));
+    // Each fragment's scale, bias and C (where the epilogue reads them), as
+    // f32 vectors in the fragment's register order.
+    SmallVector<std::array<Value, 3>> reads;
+    for (const Placed &f : batch) {
+      auto read = [&](Tensor tensor) -> Value {
+        if (!tensor)
+          return {};
+        return b.fragmentToVector(b.loadFragment(tensor, f.place, f.acc.getType(), tile.bounds));
+      };
+      reads.push_back({read(tile.scale), read(tile.bias), read(tile.c)});
+    }
+    for (auto [f, read] : llvm::zip_equal(batch, reads)) {
+      auto [scale, bias, c] = read;
+      Value result = b.mulf(tile.alpha, b.fragmentToVector(f.acc));
+      for (kernels::EpilogueStep step : epilogueSteps(p)) {
+        switch (step) {
+        case kernels::EpilogueStep::Scale:
+          result = b.mulf(result, scale);
+          break;
+        case kernels::EpilogueStep::Bias:
+          result = b.addf(result, bias);
+          break;
+        case kernels::EpilogueStep::Residual:
+          result = b.addf(result, b.mulf(tile.beta, c));
+          break;
+        case kernels::EpilogueStep::Relu:
+          result = b.activation(Activation::Relu, result);
+          break;
+        case kernels::EpilogueStep::GeluTanh:
+          result = b.activation(Activation::GeluTanh, result);
+          break;
+        case kernels::EpilogueStep::GeluErf:
+          result = b.activation(Activation::GeluErf, result);
+          break;
+        case kernels::EpilogueStep::Silu:
+          result = b.activation(Activation::Silu, result);
+          break;
+        }
+      }
+      b.storeFragment(b.vectorToFragment(result, f.acc.getType()), tile.d, f.place, tile.bounds);
+    }
   }
-  b.storeFragment(b.vectorToFragment(result, fc), tile.d, place, tile.bounds);
 }
 
 void GemmTile::epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
@@ -309,12 +400,13 @@ void GemmTile::epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
   SmallVector<Coord> at{bi, bj};
   at.append(warp.begin(), warp.end());
   TileStore tile = tileStore(op, at, p.rowDim, p.colDim);
+  SmallVector<Placed> fragments;
   for (int64_t mi = 0; mi < mTiles; ++mi)
     for (int64_t ni = 0; ni < nTiles; ++ni)
-      storeResult(tile,
-                  {b.constant(mi, b.coordType(p.rowDim, 16)),
-                   b.constant(ni, b.coordType(p.colDim, 8))},
-                  accumulated(mi, ni));
+      fragments.push_back({{b.constant(mi, b.coordType(p.rowDim, 16)),
+                            b.constant(ni, b.coordType(p.colDim, 8))},
+                           accumulated(mi, ni)});
+  storeResults(tile, fragments);
 }
 
 void GemmTile::warpgroupEpilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
@@ -324,8 +416,10 @@ void GemmTile::warpgroupEpilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> 
   at.append(warp.begin(), warp.end());
   StringRef colDim = rowDim == p.rowDim ? p.colDim : p.rowDim;
   TileStore tile = tileStore(op, at, rowDim, colDim);
+  SmallVector<Placed> fragments;
   for (int64_t ni = nBegin; ni < nEnd; ++ni)
-    storeResult(tile, {b.constant(ni, b.coordType(colDim, 8))}, accumulated(ni));
+    fragments.push_back({{b.constant(ni, b.coordType(colDim, 8))}, accumulated(ni)});
+  storeResults(tile, fragments);
 }
 
 void GemmTile::buildMmaSync(GemmOp op) {
@@ -699,6 +793,10 @@ SpioTensorType mlir::spio::gemmOperandType(MLIRContext *context, const GemmProbl
     return globalType(b, problem, operandA(problem, 0));
   case 'b':
     return globalType(b, problem, operandB(problem, 0));
+  case 'x':
+    return epilogueVectorType(b, problem, problem.bias, problem.biasType);
+  case 's':
+    return epilogueVectorType(b, problem, problem.scale, problem.scaleType);
   default:
     return outputType(b, problem);
   }
@@ -728,6 +826,11 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context, const 
   SpioTensorType dType = gemmOperandType(context, p, 'd');
   Type f32 = builder.getF32Type();
   SmallVector<Type> params{aType, bType, dType, dType, f32, f32};
+  GemmParameters at = gemmParameters(p, c);
+  if (at.bias >= 0)
+    params.push_back(gemmOperandType(context, p, 'x'));
+  if (at.scale >= 0)
+    params.push_back(gemmOperandType(context, p, 's'));
   if (c.wgmma)
     params.append({gemmTensorMapType(context, p, c, 'a'), gemmTensorMapType(context, p, c, 'b')});
   auto kernel =
@@ -735,10 +838,18 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context, const 
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   builder.setInsertionPointToStart(&kernel.getBody().front());
   ValueRange args = kernel.getArguments();
-  GemmOp::create(builder, loc, args[0], args[1], args[3], args[4],
-                 p.readsC ? args[5] : Value(), p.readsC ? args[2] : Value(),
-                 c.wgmma ? args[6] : Value(), c.wgmma ? args[7] : Value(),
-                 gemmConfigAttr(context, c));
+  auto arg = [&](int position) { return position >= 0 ? args[position] : Value(); };
+  EpilogueAttr epilogue;
+  if (!p.epilogue.empty()) {
+    SmallVector<EpilogueStep> steps;
+    for (kernels::EpilogueStep step : p.epilogue)
+      steps.push_back(EpilogueStep(int(step)));
+    epilogue = EpilogueAttr::get(context, steps);
+  }
+  GemmOp::create(builder, loc, args[at.a], args[at.b], args[at.d], args[at.alpha],
+                 p.readsC ? args[at.beta] : Value(), p.readsC ? args[at.c] : Value(),
+                 arg(at.bias), arg(at.scale), arg(at.aMap), arg(at.bMap),
+                 gemmConfigAttr(context, c), epilogue);
   gpu::ReturnOp::create(builder, loc);
   return module;
 }

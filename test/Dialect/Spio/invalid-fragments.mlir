@@ -258,3 +258,11 @@ func.func @ldmatrix_row_folded() {
   %0 = spio.ldmatrix_row : !spio.fragment<A, m16n8k16, f16, [i, k]> -> !spio.coord<i/8>
   return
 }
+
+// -----
+
+func.func @activation_of_f16(%v: vector<4xf16>) {
+  // expected-error @below {{'spio.activation' op operand #0 must be 32-bit float or vector of 32-bit float values of ranks 1}}
+  %0 = spio.activation relu %v : vector<4xf16>
+  return
+}

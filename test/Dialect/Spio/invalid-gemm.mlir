@@ -142,7 +142,7 @@ func.func @d_integer(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x i32, gl
 // The custom form cannot separate beta from C; the generic form can.
 func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
   // expected-error @below {{'spio.gemm' op takes beta and C together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
   return
 }
 
@@ -217,7 +217,7 @@ func.func @box_not_the_tile(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %mb
 // The custom form cannot give one map alone; the generic form can.
 func.func @one_map(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA) {
   // expected-error @below {{'spio.gemm' op takes the tensor maps of A and B together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
   return
 }
 
@@ -262,3 +262,98 @@ func.func @split_k_persistent() attributes {a = #spio.gemm_config<block = [128, 
 func.func @pingpong_without_persistent() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, pingpong = true>} {
   return
 }
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x bf16, global>
+
+func.func @bias_without_step(%a: !A, %b: !B, %d: !D, %bias: !spio.tensor<[j: 128] x bf16, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op takes a bias only with a 'bias' epilogue step}}
+  spio.gemm %a, %b into %d alpha %alpha bias %bias {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !D bias !spio.tensor<[j: 128] x bf16, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x bf16, global>
+
+func.func @step_without_scale(%a: !A, %b: !B, %d: !D, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op has a 'scale' epilogue step but no scale}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, epilogue = #spio.epilogue<scale, relu>} : !A, !B -> !D
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x bf16, global>
+
+func.func @bias_along_k(%a: !A, %b: !B, %d: !D, %bias: !spio.tensor<[k: 512] x bf16, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op bias must run along D's rows ('i') or columns ('j'), got 'k'}}
+  spio.gemm %a, %b into %d alpha %alpha bias %bias {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, epilogue = #spio.epilogue<bias>} : !A, !B -> !D bias !spio.tensor<[k: 512] x bf16, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x bf16, global>
+
+func.func @bias_size(%a: !A, %b: !B, %d: !D, %bias: !spio.tensor<[j: 256] x bf16, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op bias has 256 elements along 'j', D 128}}
+  spio.gemm %a, %b into %d alpha %alpha bias %bias {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, epilogue = #spio.epilogue<bias>} : !A, !B -> !D bias !spio.tensor<[j: 256] x bf16, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x bf16, global>
+
+func.func @scale_shared(%a: !A, %b: !B, %d: !D, %scale: !spio.tensor<[j: 128] x f32, shared>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op scale must be a global vector of f16, bf16 or f32 scalars, got '!spio.tensor<[j: 128] x f32, shared>'}}
+  spio.gemm %a, %b into %d alpha %alpha scale %scale {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, epilogue = #spio.epilogue<scale>} : !A, !B -> !D scale !spio.tensor<[j: 128] x f32, shared>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x bf16, global>
+
+func.func @c_without_residual(%a: !A, %b: !B, %c: !D, %d: !D, %alpha: f32, %beta: f32) {
+  // expected-error @below {{'spio.gemm' op reads C only in a 'residual' epilogue step}}
+  spio.gemm %a, %b into %d alpha %alpha beta %beta, %c {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, epilogue = #spio.epilogue<relu>} : !A, !B -> !D, !D
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x bf16, global>
+
+func.func @residual_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op has a 'residual' epilogue step but no beta and C}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, epilogue = #spio.epilogue<residual>} : !A, !B -> !D
+  return
+}
+
+// -----
+
+// expected-error @below {{the epilogue step 'relu' appears twice}}
+func.func private @twice() attributes {e = #spio.epilogue<relu, bias, relu>}
+
+// -----
+
+// expected-error @below {{expected one of [scale, bias, residual, relu, gelu_tanh, gelu_erf, silu]}}
+// expected-error @below {{failed to parse Spio_EpilogueAttr parameter 'steps'}}
+func.func private @unknown() attributes {e = #spio.epilogue<tanh>}

@@ -158,6 +158,10 @@ Tensor KernelBuilder::subscript(Tensor tensor, ArrayRef<Coord> coords, Here here
           .getResult());
 }
 
+Tensor KernelBuilder::view(Tensor tensor, SpioTensorType type, Here here) {
+  return llvm::cast<Tensor>(create<ViewOp>(here, type, tensor).getResult());
+}
+
 Fragment KernelBuilder::ldmatrix(Tensor tensor, ArrayRef<Coord> coords, FragmentType type,
                                  bool transpose, Here here) {
   return llvm::cast<Fragment>(
@@ -347,6 +351,10 @@ Value KernelBuilder::mulf(Value lhs, Value rhs, Here here) {
 
 Value KernelBuilder::broadcast(Value scalar, VectorType type, Here here) {
   return create<vector::BroadcastOp>(here, type, scalar);
+}
+
+Value KernelBuilder::activation(Activation kind, Value input, Here here) {
+  return create<ActivationOp>(here, kind, input);
 }
 
 //===----------------------------------------------------------------------===//

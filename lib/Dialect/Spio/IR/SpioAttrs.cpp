@@ -261,3 +261,14 @@ LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emi
                        << stages;
   return success();
 }
+
+LogicalResult EpilogueAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   ArrayRef<EpilogueStep> steps) {
+  if (steps.empty())
+    return emitError() << "an epilogue has at least one step";
+  for (auto [i, step] : llvm::enumerate(steps))
+    if (llvm::is_contained(steps.take_front(i), step))
+      return emitError() << "the epilogue step '" << stringifyEpilogueStep(step)
+                         << "' appears twice";
+  return success();
+}

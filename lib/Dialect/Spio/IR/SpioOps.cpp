@@ -725,6 +725,47 @@ StringAttr GemmOp::getColDim() {
   return {};
 }
 
+SmallVector<EpilogueStep> GemmOp::getEpilogueSteps() {
+  if (EpilogueAttr epilogue = getEpilogueAttr())
+    return SmallVector<EpilogueStep>(epilogue.getSteps());
+  if (getC())
+    return {EpilogueStep::Residual};
+  return {};
+}
+
+/// A GEMM's bias or scale: a vector of f16, bf16 or f32 along D's rows or
+/// columns, read by the epilogue step of its name.
+static LogicalResult verifyEpilogueVector(GemmOp op, Value vector, StringRef name,
+                                          EpilogueStep step, ArrayRef<EpilogueStep> steps,
+                                          ArrayRef<TensorDim> d) {
+  bool used = llvm::is_contained(steps, step);
+  if (bool(vector) != used)
+    return op.emitOpError() << (used ? "has a '" + name + "' epilogue step but no " + name
+                                     : "takes a " + name + " only with a '" + name +
+                                           "' epilogue step");
+  if (!vector)
+    return success();
+  auto type = cast<SpioTensorType>(vector.getType());
+  ArrayRef<TensorDim> dims = type.getDims();
+  Type element = type.getElementType();
+  if (type.getMemorySpace() != MemorySpace::Global || dims.size() != 1 ||
+      dims[0].fold != 1 || dims[0].stride != 1 ||
+      !(element.isF16() || element.isBF16() || element.isF32()))
+    return op.emitOpError() << name
+                            << " must be a global vector of f16, bf16 or f32 scalars, got "
+                            << type;
+  for (const TensorDim &dim : d)
+    if (dims[0].dim == dim.dim) {
+      if (dims[0].size != dim.size)
+        return op.emitOpError() << name << " has " << dims[0].size << " elements along '"
+                                << dim.dim.getValue() << "', D " << dim.size;
+      return success();
+    }
+  return op.emitOpError() << name << " must run along D's rows ('" << d[0].dim.getValue()
+                          << "') or columns ('" << d[1].dim.getValue() << "'), got '"
+                          << dims[0].dim.getValue() << "'";
+}
+
 LogicalResult GemmOp::verify() {
   SpioTensorType aType = getA().getType(), bType = getB().getType(), dType = getD().getType();
   FailureOr<GemmOperand> a = gemmOperand(*this, aType, "A", true);
@@ -767,6 +808,15 @@ LogicalResult GemmOp::verify() {
     return emitOpError() << "takes beta and C together";
   if (getC() && getC().getType() != dType)
     return emitOpError() << "C must have D's type " << dType << ", got " << getC().getType();
+  SmallVector<EpilogueStep> steps = getEpilogueSteps();
+  if (bool(getC()) != llvm::is_contained(steps, EpilogueStep::Residual))
+    return emitOpError() << (getC() ? "reads C only in a 'residual' epilogue step"
+                                    : "has a 'residual' epilogue step but no beta and C");
+  if (failed(verifyEpilogueVector(*this, getBias(), "bias", EpilogueStep::Bias, steps,
+                                  dType.getDims())) ||
+      failed(verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps,
+                                  dType.getDims())))
+    return failure();
   GemmConfigAttr config = getConfig();
   if (bool(getAMap()) != bool(getBMap()))
     return emitOpError() << "takes the tensor maps of A and B together";

@@ -99,6 +99,8 @@ public:
   //===--- Tensors ------------------------------------------------------===//
   Tensor alloc(SpioTensorType type, Here here = {});
   Tensor subscript(Tensor tensor, ArrayRef<Coord> coords, Here here = {});
+  /// The same memory as `tensor` (a root) under `type`'s layout.
+  Tensor view(Tensor tensor, SpioTensorType type, Here here = {});
   void store(Value value, Tensor tensor, ArrayRef<Coord> coords, Here here = {});
   /// The element of block `block` of the cluster's copy of shared `tensor`.
   Value loadRemote(Tensor tensor, ArrayRef<Coord> coords, Value block, Here here = {});
@@ -171,6 +173,8 @@ public:
   Value addf(Value lhs, Value rhs, Here here = {});
   Value mulf(Value lhs, Value rhs, Here here = {});
   Value broadcast(Value scalar, VectorType type, Here here = {});
+  /// `kind` applied to each element of an f32 scalar or vector.
+  Value activation(Activation kind, Value input, Here here = {});
 
   //===--- Control flow -------------------------------------------------===//
   /// `scf.for` from `lower` to `upper` by `step` carrying `inits`: `body`

@@ -97,6 +97,21 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
   let genVerifyDecl = 1;
 }
 
+def Spio_EpilogueAttr : Spio_Attr<"Epilogue", "epilogue"> {
+  let summary = "what a GEMM applies, in order, to alpha * A @ B before the store";
+  let description = [{
+    `#spio.epilogue<scale, bias, gelu_tanh, residual>`: each step takes the
+    f32 value of an element of D and gives the next: `scale` multiplies it
+    by the scale vector's element of its row or column, `bias` adds the bias
+    vector's, `residual` adds beta * C, and `relu`, `gelu_tanh`, `gelu_erf`
+    and `silu` apply that activation. D is the last value, rounded once to
+    its element type. Each step appears at most once.
+  }];
+  let parameters = (ins ArrayRefParameter<"EpilogueStep">:$steps);
+  let assemblyFormat = "`<` $steps `>`";
+  let genVerifyDecl = 1;
+}
+
 def Spio_Conv2dGw8ConfigAttr : Spio_Attr<"Conv2dGw8Config", "conv2d_gw8_config"> {
   let summary = "how spio-tile shapes a grouped (group width 8) conv2d kernel";
   let description = [{

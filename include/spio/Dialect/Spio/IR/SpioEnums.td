@@ -70,4 +70,25 @@ def Spio_WgradParts : I32EnumAttr<"WgradParts",
   let cppNamespace = "::mlir::spio";
 }
 
+def Spio_Activation : I32EnumAttr<"Activation", "an elementwise activation function", [
+    I32EnumAttrCase<"Relu", 0, "relu">,
+    I32EnumAttrCase<"GeluTanh", 1, "gelu_tanh">,
+    I32EnumAttrCase<"GeluErf", 2, "gelu_erf">,
+    I32EnumAttrCase<"Silu", 3, "silu">]> {
+  let cppNamespace = "::mlir::spio";
+}
+
+def Spio_EpilogueStep : I32EnumAttr<"EpilogueStep",
+    "one step a GEMM applies to its sums before the store", [
+    I32EnumAttrCase<"Scale", 0, "scale">,
+    I32EnumAttrCase<"Bias", 1, "bias">,
+    I32EnumAttrCase<"Residual", 2, "residual">,
+    I32EnumAttrCase<"Relu", 3, "relu">,
+    I32EnumAttrCase<"GeluTanh", 4, "gelu_tanh">,
+    I32EnumAttrCase<"GeluErf", 5, "gelu_erf">,
+    I32EnumAttrCase<"Silu", 6, "silu">]> {
+  let cppNamespace = "::mlir::spio";
+  let genSpecializedAttr = 0;
+}
+
 #endif // SPIO_ENUMS_TD

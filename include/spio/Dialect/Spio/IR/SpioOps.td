@@ -384,6 +384,24 @@ def Spio_MmaOp : Spio_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def Spio_ActivationOp : Spio_Op<"activation", [Pure, SameOperandsAndResultType]> {
+  let summary = "an activation function applied to each element";
+  let description = [{
+    ```
+    %y = spio.activation gelu_tanh %x : vector<4xf32>
+    ```
+    `relu` is max(x, 0) (NaN stays NaN); `gelu_tanh` is 0.5 x (1 + tanh(
+    sqrt(2 / pi) (x + 0.044715 x^3))), `gelu_erf` 0.5 x (1 + erf(x /
+    sqrt(2))) and `silu` x / (1 + exp(-x)), accurate to a few f32 units in
+    the last place: they lower to f32 arithmetic and the hardware's exp2,
+    without libdevice.
+  }];
+  let arguments = (ins Spio_Activation:$kind,
+                       AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$input);
+  let results = (outs AnyTypeOf<[F32, VectorOfRankAndType<[1], [F32]>]>:$result);
+  let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+}
+
 def Spio_FragmentToVectorOp : Spio_Op<"fragment_to_vector", [Pure]> {
   let summary = "a lane's fragment elements as a vector, in register order";
   let description = [{
@@ -624,7 +642,7 @@ def Spio_SetMaxRegistersOp : Spio_Op<"set_max_registers"> {
 //===----------------------------------------------------------------------===//
 
 def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
-  let summary = "D = alpha * A @ B (+ beta * C), computed by one kernel";
+  let summary = "D = epilogue(alpha * A @ B), computed by one kernel";
   let description = [{
     ```
     spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<...>}
@@ -637,7 +655,20 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     B's (columns). A and B hold 16-byte vectors of f16 or bf16 running along
     their contiguous dimension (k for the usual layouts, the row or column
     dimension for the transposed ones); D and C hold f16, bf16 or f32
-    scalars. With `beta`, C (same type as D) is read. A wgmma config
+    scalars. With `beta`, C (same type as D) is read.
+
+    `epilogue = #spio.epilogue<...>` lists what is applied, in order, to
+    alpha * A @ B before it is rounded into D (without it: beta * C is added
+    where C is given). `bias %bias` and `scale %scale` are vectors of f16,
+    bf16 or f32 indexed by D's row dimension (one value a row) or column
+    dimension (one a column), e.g. `!spio.tensor<[j: 4096] x bf16,
+    global>`; the epilogue's `bias` and `scale` steps read them, and its
+    `residual` step reads beta * C:
+    ```
+    spio.gemm %x, %w into %y alpha %alpha bias %b {config = ...,
+        epilogue = #spio.epilogue<bias, gelu_tanh>} : ... bias !spio.tensor<[j: 4096] x bf16, global>
+    ```
+    A wgmma config
     (`wgmma = true`) loads A and B by TMA through the tensor maps after
     `tma`, kernel parameters whose global tensors are A's and B's types and
     whose boxes are the config's tiles (B's, with `cluster = C`, 1 / C of
@@ -650,14 +681,20 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
                        F32:$alpha,
                        Optional<F32>:$beta,
                        Optional<Spio_Tensor>:$c,
+                       Arg<Optional<Spio_Tensor>, "", [MemRead]>:$bias,
+                       Arg<Optional<Spio_Tensor>, "", [MemRead]>:$scale,
                        Optional<Spio_TensorMap>:$aMap,
                        Optional<Spio_TensorMap>:$bMap,
-                       Spio_GemmConfigAttr:$config);
+                       Spio_GemmConfigAttr:$config,
+                       OptionalAttr<Spio_EpilogueAttr>:$epilogue);
   let assemblyFormat = [{
-    $a `,` $b `into` $d `alpha` $alpha (`beta` $beta^ `,` $c)? (`tma` $aMap^ `,` $bMap)?
+    $a `,` $b `into` $d `alpha` $alpha (`beta` $beta^ `,` $c)? (`bias` $bias^)?
+    (`scale` $scale^)? (`tma` $aMap^ `,` $bMap)?
     attr-dict `:`
     qualified(type($a)) `,` qualified(type($b)) `->` qualified(type($d))
-    (`,` qualified(type($c))^)? (`tma` qualified(type($aMap))^ `,` qualified(type($bMap)))?
+    (`,` qualified(type($c))^)? (`bias` qualified(type($bias))^)?
+    (`scale` qualified(type($scale))^)?
+    (`tma` qualified(type($aMap))^ `,` qualified(type($bMap)))?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -666,6 +703,9 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     ::mlir::StringAttr getReductionDim();
     ::mlir::StringAttr getRowDim();
     ::mlir::StringAttr getColDim();
+    /// The epilogue's steps: the attribute's, else [residual] where C is
+    /// read, else none.
+    ::llvm::SmallVector<EpilogueStep> getEpilogueSteps();
   }];
 }
 

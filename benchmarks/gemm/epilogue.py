@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Fused GEMM epilogue benchmark: D = act(A @ B^T + bias) with the bias along
+N, on transformer MLP shapes, in one run against
+
+- spio's plain GEMM (the epilogue's cost: the target is >= 0.95x),
+- torch eager, F.gelu(F.linear(x, w, b)) (cuBLAS, then a pointwise kernel),
+- torch.compile of the same function (Inductor's choice of fusion).
+
+Fresh random inputs, CUDA events, the median of the timed repeats after
+warm-up; spio-jit checks its fused output against a float64 reference first.
+"""
+
+import argparse
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import add_timing_argument, spio_figure, time_ms  # noqa: E402
+
+# (tokens, hidden out, hidden in): the first MLP linear of BERT-large, GPT-3
+# 6.7B and Llama-style 8B/13B models at prefill token counts.
+SHAPES = [(4096, 4096, 1024), (8192, 16384, 4096), (2048, 14336, 4096),
+          (8192, 14336, 4096), (512, 11008, 4096), (2048, 13824, 5120)]
+ACTIVATIONS = {"gelu_tanh": lambda y: F.gelu(y, approximate="tanh"),
+               "gelu_erf": F.gelu, "relu": F.relu, "silu": F.silu}
+
+
+def spio_ms(jit, m, n, k, dtype, epilogue, warmup, repeats, timing):
+    cmd = [jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
+           "--dtype", dtype, "--bench", str(repeats), "--warmup", str(warmup),
+           "--timing", timing]
+    if epilogue:
+        cmd += ["--epilogue", epilogue, "--check"]
+    return spio_figure(cmd, r"median ([0-9.]+) ms")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--spio-jit", required=True)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--dtype", choices=["bf16", "f16"], default="bf16")
+    parser.add_argument("--activation", choices=sorted(ACTIVATIONS), default="gelu_tanh")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="leave out torch.compile (no Triton on the host)")
+    add_timing_argument(parser)
+    args = parser.parse_args()
+    timed = (args.warmup, args.repeats, args.timing)
+    epilogue = f"bias,{args.activation}"
+    # spio-jit first, before this process opens a CUDA context.
+    ours = [(spio_ms(args.spio_jit, m, n, k, args.dtype, "", *timed),
+             spio_ms(args.spio_jit, m, n, k, args.dtype, epilogue, *timed))
+            for m, n, k in SHAPES]
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[args.dtype]
+    activation = ACTIVATIONS[args.activation]
+
+    def mlp(x, w, b):
+        return activation(F.linear(x, w, b))
+
+    compiled = None if args.no_compile else torch.compile(mlp)
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"{args.timing} timing, {args.dtype}, epilogue {epilogue}")
+    print("\n| shape (MxNxK) | spio plain | spio fused | fused / plain | torch eager | "
+          "torch.compile | fused vs eager | fused vs compile |")
+    print("|---|---|---|---|---|---|---|---|")
+    to_plain, to_eager, to_compiled = [], [], []
+    for (m, n, k), (plain, fused) in zip(SHAPES, ours):
+        x = torch.randn(m, k, device="cuda", dtype=dtype)
+        w = torch.randn(n, k, device="cuda", dtype=dtype)
+        b = torch.randn(n, device="cuda", dtype=dtype)
+        eager = time_ms(lambda: mlp(x, w, b), *timed)
+        inductor = time_ms(lambda: compiled(x, w, b), *timed) if compiled else float("nan")
+        tflops = lambda ms: 2.0 * m * n * k / (ms * 1e-3) / 1e12  # noqa: E731
+        to_plain.append(plain / fused)
+        to_eager.append(eager / fused)
+        if compiled:
+            to_compiled.append(inductor / fused)
+        print(f"| {m}x{n}x{k} | {tflops(plain):.1f} | {tflops(fused):.1f} | {plain / fused:.2f} | "
+              f"{tflops(eager):.1f} | {tflops(inductor):.1f} | {eager / fused:.2f} | "
+              f"{inductor / fused:.2f} |")
+    geomean = lambda r: math.exp(sum(map(math.log, r)) / len(r)) if r else float("nan")  # noqa
+    print(f"\nTFLOP/s; geometric means: fused / plain {geomean(to_plain):.2f} (lowest "
+          f"{min(to_plain):.2f}), fused vs eager {geomean(to_eager):.2f}, fused vs compile "
+          f"{geomean(to_compiled):.2f}")
+
+
+if __name__ == "__main__":
+    main()
