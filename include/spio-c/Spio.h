@@ -59,6 +59,10 @@ typedef struct {
   /* The vectors the bias and scale steps read (SPIO_ALONG_*), and their
    * element types. */
   int32_t bias_along, bias_dtype, scale_along, scale_dtype;
+  /* Non-zero: spio_gemm_choose_config keeps each element's order of
+   * additions independent of m (no split reduction), so row i of D has the
+   * same bits whatever m is. */
+  int32_t batch_invariant;
 } spio_gemm_problem;
 
 /* Where the GEMM kernel takes each operand among its parameters (-1: not

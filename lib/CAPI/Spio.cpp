@@ -82,6 +82,7 @@ kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
   g.scale = along(p.scale_along);
   g.biasType = dtype(p.bias_dtype);
   g.scaleType = dtype(p.scale_dtype);
+  g.batchInvariant = p.batch_invariant != 0;
   return g;
 }
 

@@ -307,7 +307,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
     int64_t resident = numSMs * std::max<int64_t>(1, kHopperSharedBytesPerMultiprocessor /
                                                          sharedBytes());
     int64_t count = tiles(c.blockM, c.blockN);
-    while (c.splitK < 3 && 10 * count * c.splitK < 9 * numSMs &&
+    while (!p.batchInvariant && c.splitK < 3 && 10 * count * c.splitK < 9 * numSMs &&
            count * (c.splitK + 1) <= resident)
       ++c.splitK;
     c.splitK = std::min(c.splitK, ceilDiv(p.k, c.blockK));
@@ -354,9 +354,11 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   if (tiles(128, 128) < numSMs) {
     // Under one wave of 128 x 128 tiles (a block an SM): up to 3 blocks
     // split each tile's K while the grid still fits the SMs; clusters of 4
-    // such blocks no longer all fit the SMs at once.
+    // such blocks no longer all fit the SMs at once. A split changes the
+    // order of additions, so a batch-invariant problem is not split (the
+    // tile shapes, swapped operands and grids do not change it).
     c.blockN = 128;
-    while (c.splitK < 3 && tiles(128, 128) * (c.splitK + 1) <= numSMs &&
+    while (!p.batchInvariant && c.splitK < 3 && tiles(128, 128) * (c.splitK + 1) <= numSMs &&
            c.splitK < ceilDiv(p.k, c.blockK))
       ++c.splitK;
     return c;

@@ -43,7 +43,7 @@ class GemmProblem(ctypes.Structure):
                 ("reads_c", ctypes.c_int32), ("epilogue_steps", ctypes.c_int32),
                 ("epilogue", ctypes.c_int32 * 8), ("bias_along", ctypes.c_int32),
                 ("bias_dtype", ctypes.c_int32), ("scale_along", ctypes.c_int32),
-                ("scale_dtype", ctypes.c_int32)]
+                ("scale_dtype", ctypes.c_int32), ("batch_invariant", ctypes.c_int32)]
 
 
 class GemmParameters(ctypes.Structure):

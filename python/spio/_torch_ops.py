@@ -75,6 +75,23 @@ def autotune_enabled():
     return _autotune
 
 
+_batch_invariant = False
+
+
+def set_batch_invariant(enabled):
+    """With batch invariance on (off by default), spio.linear and
+    spio.matmul choose GEMM kernels whose order of additions does not depend
+    on the number of rows (no split reduction): row i of the output has the
+    same bits whatever the batch it is computed in, as inference servers
+    that batch requests need. Small batches then run without a split K."""
+    global _batch_invariant
+    _batch_invariant = bool(enabled)
+
+
+def batch_invariant_enabled():
+    return _batch_invariant
+
+
 def _workspace(kernels, args, device):
     """Scratch for whichever of `kernels` runs `args` (wgrad's partial
     sums), or None where none needs any."""
@@ -367,7 +384,7 @@ def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None):
         epilogue = {"epilogue": ("bias",), "bias_along": "col",
                     "bias_dtype": _DTYPES[bias.dtype]}
     args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
-                                  b_layout, **epilogue)
+                                  b_layout, batch_invariant=_batch_invariant, **epilogue)
     operands["D"] = torch.empty((m, n), device=a.device, dtype=out_dtype)
     _kernel(args).run(args, operands, stream=_stream(a))
     return operands["D"]

@@ -79,7 +79,11 @@ class GemmArguments:
     the vectors of those names, running along `scale_along` and `bias_along`
     ("row": m values, "col": n values) in `scale_dtype` and `bias_dtype`
     (default: D's); "residual" adds beta * C (with `reads_c`); "relu",
-    "gelu_tanh", "gelu_erf" and "silu" apply that activation."""
+    "gelu_tanh", "gelu_erf" and "silu" apply that activation.
+
+    With `batch_invariant`, the chosen kernel adds each element's products
+    in an order that does not depend on m (no split reduction): row i of D
+    has the same bits for every m."""
     m: int
     n: int
     k: int
@@ -93,6 +97,7 @@ class GemmArguments:
     bias_dtype: Optional[str] = None
     scale_along: Optional[str] = None
     scale_dtype: str = "f32"
+    batch_invariant: bool = False
 
     def __post_init__(self):
         _check_sizes(self, ("m", "n", "k"))
@@ -435,7 +440,8 @@ class GemmFamily(KernelFamily):
                                  (ctypes.c_int32 * 8)(*steps), _ALONG[args.bias_along],
                                  _dtype_code(args.bias_dtype or args.output_dtype, scalars),
                                  _ALONG[args.scale_along],
-                                 _dtype_code(args.scale_dtype, scalars))
+                                 _dtype_code(args.scale_dtype, scalars),
+                                 int(args.batch_invariant))
 
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config

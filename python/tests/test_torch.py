@@ -133,6 +133,32 @@ def test_linear_and_matmul_with_gradients():
     close(spio.matmul(a, b), a.float() @ b.float(), 64)
 
 
+# Row counts across the chooser's regimes: swapped small M (8 to 64 wide),
+# a block a tile under and over a wave, persistent, ping-pong and cluster
+# grids, ragged edges.
+BATCH_INVARIANT_ROWS = (1, 2, 3, 7, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129,
+                        255, 256, 300, 511, 512, 777, 1000, 1024, 1500, 2047, 2048)
+
+
+@gpu
+@pytest.mark.parametrize("n,k,bias", [(4096, 4096, True), (1000, 2056, False)])
+def test_batch_invariant_rows_have_the_same_bits_for_every_batch(n, k, bias):
+    generator = torch.Generator(device="cuda").manual_seed(3)
+    x = torch.randn(2048, k, device="cuda", dtype=torch.bfloat16, generator=generator)
+    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=generator)
+    b = torch.randn(n, device="cuda", dtype=torch.bfloat16, generator=generator) if bias else None
+    spio.set_batch_invariant(True)
+    try:
+        full = spio.linear(x, w, b)
+        for m in BATCH_INVARIANT_ROWS:
+            rows = spio.linear(x[:m], w, b)
+            assert torch.equal(rows.view(torch.int16), full[:m].view(torch.int16)), f"M = {m}"
+    finally:
+        spio.set_batch_invariant(False)
+    want = x.float() @ w.float().t() + (b.float() if bias else 0)
+    close(full, want, want.abs().max().item())
+
+
 @gpu
 def test_opcheck():
     x, weight, bias = conv_inputs()

@@ -110,6 +110,9 @@ static cl::opt<std::string>
     epilogue("epilogue", cl::cat(gemmOptions),
              cl::desc("GEMM epilogue steps in order, e.g. bias,gelu_tanh: scale, bias, residual "
                       "(beta * C), relu, gelu_tanh, gelu_erf, silu"));
+static cl::opt<bool>
+    batchInvariant("batch-invariant", cl::cat(gemmOptions),
+                   cl::desc("GEMM: an order of additions that does not depend on M"));
 static cl::opt<std::string> biasAlong("bias-along", cl::cat(gemmOptions),
                                       cl::desc("The bias (D's dtype): one a row or col"),
                                       cl::init("col"));
@@ -799,6 +802,7 @@ int runGemm() {
   problem.output = outDtype.empty() ? problem.input : parseDType(outDtype, true);
   problem.a = parseLayout(aLayout, "A");
   problem.b = parseLayout(bLayout, "B");
+  problem.batchInvariant = batchInvariant;
   problem.epilogue = parseEpilogue(epilogue);
   auto has = [&](EpilogueStep step) { return llvm::is_contained(problem.epilogue, step); };
   problem.readsC = beta != 0.0f || has(EpilogueStep::Residual);

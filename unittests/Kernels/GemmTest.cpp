@@ -261,6 +261,17 @@ TEST(GemmWgmma, SplitsKUnderOneWave) {
 // warpgroups, two of them where 64-row tiles would overfill the SMs'
 // three blocks each; split K by the fewest blocks (up to 3) giving 90% of a
 // block an SM.
+TEST(GemmWgmma, BatchInvariantProblemsAreNotSplit) {
+  for (int64_t m : {1, 16, 64, 128, 512, 8192}) {
+    GemmProblem p = problem(m, 4096, 4096);
+    p.batchInvariant = true;
+    EXPECT_EQ(chooseWgmmaGemmConfig(p, 132).splitK, 1) << "M = " << m;
+  }
+  // The same small problems split K by default.
+  EXPECT_GT(chooseWgmmaGemmConfig(problem(1, 4096, 4096), 132).splitK, 1);
+  EXPECT_GT(chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132).splitK, 1);
+}
+
 TEST(GemmWgmma, SwapsSmallM) {
   auto chosen = [](int64_t m, int64_t n, int64_t k) {
     GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), 132);

@@ -55,6 +55,10 @@ struct GemmProblem {
   /// The bias and scale vectors the Bias and Scale steps read.
   Along bias = Along::None, scale = Along::None;
   DType biasType = DType::F32, scaleType = DType::F32;
+  /// The choosers keep each element's order of additions independent of M
+  /// (no split reduction), so that row i of D has the same bits whatever
+  /// the number of rows.
+  bool batchInvariant = false;
   /// The typed dimensions: rows of A and D, columns of B and D, reduction.
   std::string rowDim = "i", colDim = "j", reductionDim = "k";
 };
@@ -115,7 +119,8 @@ bool wgmmaSupports(const GemmProblem &problem);
 
 /// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
 /// multiprocessors. M <= 64: A and B swapped (M along wgmma's N), K split
-/// by the fewest blocks (up to 3) giving 90% of a block an SM. Else 128 x
+/// by the fewest blocks (up to 3) giving 90% of a block an SM (never where
+/// the problem is batch invariant). Else 128 x
 /// 256 or 128 x 128 blocks on a persistent grid of a block an SM where
 /// their tiles keep the SMs busy (three rounds, or a last round 80% full),
 /// in clusters of 2 sharing B tiles where tile rows pair up and K is 128
