@@ -123,6 +123,25 @@ CASES = [
                        "--beta 0.5"),
     (8192, 8192, 8192, "--epilogue bias,gelu_tanh"),
     (128, 4096, 4096, "--epilogue bias,silu"),
+    # Batches (grid z, or among a persistent grid's tiles): ragged problems,
+    # A or B shared by the batch, every kernel kind, an epilogue, beta.
+    (100, 60, 72, "--gemm-batch 3 --wgmma=false"),
+    (104, 64, 72, "--gemm-batch 3 --wgmma=false --a-layout col --b-layout row --dtype f16 "
+                  "--broadcast a --beta 0.5 --out-dtype f32"),
+    (100, 60, 72, "--gemm-batch 5 --wgmma"),
+    (300, 200, 520, "--gemm-batch 4 --wgmma --broadcast b --epilogue bias,gelu_tanh"),
+    (300, 200, 520, "--gemm-batch 4 --wgmma --broadcast a --beta 0.5"),
+    (777, 1500, 1032, "--gemm-batch 3 --wgmma --block-m 128 --block-n 256 --warps-m 8 "
+                      "--stages 4 --persistent 7"),
+    (1000, 1000, 1000, "--gemm-batch 3 --wgmma --block-m 128 --block-n 128 --warps-m 8 "
+                       "--stages 4 --pingpong --persistent 10"),
+    (1000, 1000, 2048, "--gemm-batch 2 --wgmma --block-m 128 --block-n 128 --warps-m 8 "
+                       "--stages 4 --persistent 10 --cluster 2 --broadcast b"),
+    (5, 1000, 1032, "--gemm-batch 6 --wgmma --swap --block-m 8 --block-n 64 --warps-m 4 "
+                    "--split-k 3"),
+    (16, 4096, 4096, "--gemm-batch 8"),
+    (512, 512, 64, "--gemm-batch 64"),
+    (2048, 2048, 128, "--gemm-batch 16 --broadcast b --epilogue bias"),
 ]
 
 

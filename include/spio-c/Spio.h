@@ -24,8 +24,9 @@ enum { SPIO_F16 = 0, SPIO_BF16 = 1, SPIO_F32 = 2 };
 /* Convolution passes. */
 enum { SPIO_FPROP = 0, SPIO_DGRAD = 1, SPIO_WGRAD = 2 };
 
+/* A kernel's grid and block; grid_z 0 means 1. */
 typedef struct {
-  int64_t grid_x, grid_y, block;
+  int64_t grid_x, grid_y, block, grid_z;
 } spio_launch_shape;
 
 /* GEMM epilogue steps, applied in order to alpha * A @ B before the store:
@@ -63,6 +64,10 @@ typedef struct {
    * additions independent of m (no split reduction), so row i of D has the
    * same bits whatever m is. */
   int32_t batch_invariant;
+  /* Batched GEMM: `batch` problems (0 means 1), each matrix's one after the
+   * other; a_shared / b_shared non-zero: one A / B serves them all. */
+  int64_t batch;
+  int32_t a_shared, b_shared;
 } spio_gemm_problem;
 
 /* Where the GEMM kernel takes each operand among its parameters (-1: not

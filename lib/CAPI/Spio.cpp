@@ -83,6 +83,9 @@ kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
   g.biasType = dtype(p.bias_dtype);
   g.scaleType = dtype(p.scale_dtype);
   g.batchInvariant = p.batch_invariant != 0;
+  g.batch = p.batch == 0 ? 1 : p.batch;
+  g.batchA = p.a_shared == 0;
+  g.batchB = p.b_shared == 0;
   return g;
 }
 
@@ -147,7 +150,7 @@ spio_conv2d_gw8_config convConfig(const kernels::Conv2dGw8Config &c) {
 }
 
 spio_launch_shape launchShape(const kernels::LaunchShape &s) {
-  return {s.gridX, s.gridY, s.block};
+  return {s.gridX, s.gridY, s.block, s.gridZ};
 }
 
 } // namespace
@@ -378,10 +381,12 @@ int32_t spio_launch(spio_loaded *loaded, const char *name, spio_launch_shape sha
       return fail(error, kernel.error().message);
     found = loaded->kernels.emplace(kernelName, *kernel).first;
   }
-  if (shape.grid_x < 1 || shape.grid_y < 1 || shape.block < 1 || shared_bytes < 0)
+  int64_t gridZ = shape.grid_z == 0 ? 1 : shape.grid_z;
+  if (shape.grid_x < 1 || shape.grid_y < 1 || gridZ < 1 || shape.block < 1 || shared_bytes < 0)
     return fail(error, "launching " + kernelName + ": empty grid or block");
   std::vector<void *> parameters(args, args + num_args);
-  auto launched = found->second.launch(unsigned(shape.grid_x), unsigned(shape.grid_y), 1,
+  auto launched = found->second.launch(unsigned(shape.grid_x), unsigned(shape.grid_y),
+                                       unsigned(gridZ),
                                        unsigned(shape.block), size_t(shared_bytes), parameters,
                                        stream, loaded->dependents.count(kernelName) > 0);
   if (!launched)

@@ -119,6 +119,16 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     return "GEMM inputs must be f16 or bf16 (tensor cores with f32 accumulation)";
   if (std::string err = checkEpilogue(p); !err.empty())
     return err;
+  if (p.batch < 1 || p.batch > kMaxGridY)
+    return "the batch must be 1 to " + std::to_string(kMaxGridY) + " problems, got " +
+           std::to_string(p.batch);
+  // Batches of operands spanning a tensor's extent: A, B and D hold at
+  // most 2^40 elements each.
+  if (!layout::withinExtent({p.batch, p.m, p.n}) || !layout::withinExtent({p.batch, p.m, p.k}) ||
+      !layout::withinExtent({p.batch, p.n, p.k}))
+    return "a batch of " + std::to_string(p.batch) + " problems of M=" + std::to_string(p.m) +
+           " N=" + std::to_string(p.n) + " K=" + std::to_string(p.k) +
+           " is over the 2^40 elements a spio tensor spans";
   // Each 16-byte vector holds 8 consecutive elements of the contiguous
   // dimension, so that dimension must be a multiple of 8.
   auto aligned = [&](const char *matrix, const char *dim, int64_t size) -> std::string {
@@ -165,9 +175,11 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
              std::to_string(c.blockK);
     // TMA takes a box's origin as 32-bit signed element coordinates.
     constexpr int64_t kMaxTmaExtent = (int64_t(1) << 31) - 1;
-    if (p.m > kMaxTmaExtent || p.n > kMaxTmaExtent || p.k > kMaxTmaExtent)
-      return "a wgmma kernel's TMA copies address M, N and K up to 2^31 - 1 elements; split "
-             "the GEMM or use the mma.sync configuration";
+    // A batched operand's rows are those of all its batch entries.
+    int64_t rowsA = p.m * (p.batchA ? p.batch : 1), rowsB = p.n * (p.batchB ? p.batch : 1);
+    if (rowsA > kMaxTmaExtent || rowsB > kMaxTmaExtent || p.k > kMaxTmaExtent)
+      return "a wgmma kernel's TMA copies address M, N (times the batch) and K up to 2^31 - 1 "
+             "elements; split the GEMM or use the mma.sync configuration";
     if (c.wgmmaN() < 8 || c.wgmmaN() > 256 || c.wgmmaN() % 8 != 0)
       return std::string("a wgmma block's ") + (c.swapAB ? "M" : "N") +
              " tile (wgmma's N) is a multiple of 8 from 8 to 256, got " +
@@ -247,7 +259,7 @@ GemmConfig chooseGemmConfig(const GemmProblem &p, int64_t numSMs) {
   large.warpsM = 2;
   large.warpsN = 2;
   large.raster = 8;
-  int64_t blocks = ceilDiv(p.m, large.blockM) * ceilDiv(p.n, large.blockN);
+  int64_t blocks = ceilDiv(p.m, large.blockM) * ceilDiv(p.n, large.blockN) * p.batch;
   if (blocks >= numSMs) {
     if (ceilDiv(p.m, large.blockM) % large.raster != 0)
       large.raster = 1;
@@ -283,7 +295,10 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   c.wgmma = true;
   c.blockK = 64;
   c.warpsN = 1;
-  auto tiles = [&](int64_t m, int64_t n) { return ceilDiv(p.m, m) * ceilDiv(p.n, n); };
+  // The tiles of all the problems of a batch.
+  auto tiles = [&](int64_t m, int64_t n) {
+    return ceilDiv(p.m, m) * ceilDiv(p.n, n) * p.batch;
+  };
   auto stageBytes = [&] { return (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input); };
   auto sharedBytes = [&] {
     return c.stages * stageBytes() + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0);
@@ -381,7 +396,8 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &p, const GemmConfi
   runtime::TensorMapShape shape;
   shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
                                         : runtime::TensorMapShape::Element::BF16;
-  shape.rows = uint64_t(operand == 'a' ? p.m : p.n);
+  bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
+  shape.rows = uint64_t((operand == 'a' ? p.m : p.n) * (batched ? p.batch : 1));
   shape.cols = uint64_t(p.k);
   // A block loads its cluster's share of the B tile.
   shape.boxRows = uint32_t(operand == 'a' ? c.blockM : c.blockN / c.cluster);
@@ -392,7 +408,7 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &p, const GemmConfi
 LaunchShape gemmLaunchShape(const GemmProblem &p, const GemmConfig &c) {
   if (c.persistent > 0)
     return {c.persistent, 1, c.threads()};
-  return {ceilDiv(p.n, c.blockN) * c.splitK, ceilDiv(p.m, c.blockM), c.threads()};
+  return {ceilDiv(p.n, c.blockN) * c.splitK, ceilDiv(p.m, c.blockM), c.threads(), p.batch};
 }
 
 } // namespace spio::kernels

@@ -33,7 +33,7 @@ def _load():
 
 class LaunchShape(ctypes.Structure):
     _fields_ = [("grid_x", ctypes.c_int64), ("grid_y", ctypes.c_int64),
-                ("block", ctypes.c_int64)]
+                ("block", ctypes.c_int64), ("grid_z", ctypes.c_int64)]
 
 
 class GemmProblem(ctypes.Structure):
@@ -43,7 +43,9 @@ class GemmProblem(ctypes.Structure):
                 ("reads_c", ctypes.c_int32), ("epilogue_steps", ctypes.c_int32),
                 ("epilogue", ctypes.c_int32 * 8), ("bias_along", ctypes.c_int32),
                 ("bias_dtype", ctypes.c_int32), ("scale_along", ctypes.c_int32),
-                ("scale_dtype", ctypes.c_int32), ("batch_invariant", ctypes.c_int32)]
+                ("scale_dtype", ctypes.c_int32), ("batch_invariant", ctypes.c_int32),
+                ("batch", ctypes.c_int64), ("a_shared", ctypes.c_int32),
+                ("b_shared", ctypes.c_int32)]
 
 
 class GemmParameters(ctypes.Structure):

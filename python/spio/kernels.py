@@ -83,7 +83,11 @@ class GemmArguments:
 
     With `batch_invariant`, the chosen kernel adds each element's products
     in an order that does not depend on m (no split reduction): row i of D
-    has the same bits for every m."""
+    has the same bits for every m.
+
+    With `batch` > 1, D (and C) hold that many m x n problems one after
+    the other, and so do A and B unless `shared` names the one ("a" or
+    "b") that serves every problem."""
     m: int
     n: int
     k: int
@@ -98,14 +102,18 @@ class GemmArguments:
     scale_along: Optional[str] = None
     scale_dtype: str = "f32"
     batch_invariant: bool = False
+    batch: int = 1
+    shared: Optional[str] = None
 
     def __post_init__(self):
-        _check_sizes(self, ("m", "n", "k"))
+        _check_sizes(self, ("m", "n", "k", "batch"))
         object.__setattr__(self, "epilogue", tuple(self.epilogue))
         unknown = [step for step in self.epilogue if step not in EPILOGUE_STEPS]
         if unknown:
             raise SpioError(f"unknown epilogue step {unknown[0]!r}; expected one of "
                             f"{', '.join(EPILOGUE_STEPS)}")
+        if self.shared not in (None, "a", "b"):
+            raise SpioError(f"shared is 'a' or 'b', not {self.shared!r}")
         for name in ("bias_along", "scale_along"):
             if getattr(self, name) not in (None, "row", "col"):
                 raise SpioError(f"{name} is 'row' or 'col', not {getattr(self, name)!r}")
@@ -178,7 +186,7 @@ class CompiledKernel:
     source: str
     ptx: str
     kernels: Tuple[Tuple[str, int, int], ...]
-    launch_shapes: Tuple[Tuple[int, int, int], ...]
+    launch_shapes: Tuple[Tuple[int, ...], ...]
     cache: str
 
 
@@ -208,7 +216,8 @@ class KernelFamily(abc.ABC):
 
     @abc.abstractmethod
     def launch_shapes(self, args, config):
-        """(grid x, grid y, block) of each kernel of the source, in order."""
+        """(grid x, grid y, block[, grid z]) of each kernel of the source, in
+        order."""
 
     def workspace_size(self, args, config):
         """Bytes of scratch memory the kernels need."""
@@ -383,7 +392,7 @@ def _dump(source, ptx):
 
 
 def _shape(shape):
-    return (shape.grid_x, shape.grid_y, shape.block)
+    return (shape.grid_x, shape.grid_y, shape.block, shape.grid_z)
 
 
 class GemmFamily(KernelFamily):
@@ -441,7 +450,8 @@ class GemmFamily(KernelFamily):
                                  _dtype_code(args.bias_dtype or args.output_dtype, scalars),
                                  _ALONG[args.scale_along],
                                  _dtype_code(args.scale_dtype, scalars),
-                                 int(args.batch_invariant))
+                                 int(args.batch_invariant), args.batch,
+                                 int(args.shared == "a"), int(args.shared == "b"))
 
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config

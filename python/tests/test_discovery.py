@@ -97,7 +97,7 @@ def test_gemm_compiles_to_ptx_and_hits_the_cache():
     first = kernel.compile(GEMM)
     assert ".entry gemm" in first.ptx and "mma.sync.aligned" in first.ptx
     assert first.kernels[0][0] == "gemm" and first.kernels[0][2] == 128
-    assert first.launch_shapes == ((8, 8, 128),)
+    assert first.launch_shapes == ((8, 8, 128, 1),)
     assert "spio.gemm" in first.source
     again = kernel.compile(GEMM)
     assert again.ptx == first.ptx and "cache hit" in again.cache

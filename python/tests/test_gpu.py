@@ -109,6 +109,22 @@ def test_gemm_epilogue(m, n, k, epilogue, bias_along, scale_along, out):
     within(d, reference, magnitude, k, out)
 
 
+@pytest.mark.parametrize("batch,m,n,k,shared", [(3, 100, 60, 72, None), (4, 300, 200, 520, "b"),
+                                                (5, 64, 4096, 256, "a"), (64, 128, 128, 64, None)])
+def test_batched_gemm(batch, m, n, k, shared):
+    torch.manual_seed(2)
+    a = torch.randn(1 if shared == "a" else batch, m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(1 if shared == "b" else batch, n, k, device="cuda", dtype=torch.bfloat16)
+    d = poisoned((batch, m, n), torch.bfloat16)
+    args = spio.GemmArguments(m, n, k, "bf16", batch=batch, shared=shared)
+    kernel = spio.get_kernels(args)[0]
+    run_twice_identical(lambda: kernel.run(args, {"A": a, "B": b, "D": d},
+                                           stream=torch.cuda.current_stream()), d)
+    reference = a.float() @ b.float().transpose(1, 2)
+    magnitude = a.float().abs() @ b.float().abs().transpose(1, 2)
+    within(d, reference, magnitude, k, "bf16")
+
+
 CONV_CASES = [(2, 64, 20, 20, 3, 3, 1, 1, 1), (1, 24, 17, 29, 5, 3, 2, 1, 1),
               (2, 32, 21, 20, 3, 3, 1, 1, 2), (2, 16, 9, 9, 7, 7, 3, 3, 1)]
 

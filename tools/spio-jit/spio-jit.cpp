@@ -30,8 +30,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <array>
 #include <cstring>
 #include <random>
+#include <set>
 
 using namespace spio;
 using namespace spio::kernels;
@@ -110,6 +112,11 @@ static cl::opt<std::string>
     epilogue("epilogue", cl::cat(gemmOptions),
              cl::desc("GEMM epilogue steps in order, e.g. bias,gelu_tanh: scale, bias, residual "
                       "(beta * C), relu, gelu_tanh, gelu_erf, silu"));
+static cl::opt<int64_t> batchCount("gemm-batch", cl::cat(gemmOptions),
+                                   cl::desc("GEMM: problems in the batch (grid z)"), cl::init(1));
+static cl::opt<std::string>
+    broadcast("broadcast", cl::cat(gemmOptions),
+              cl::desc("GEMM batch: a or b, the operand one matrix of serves every problem"));
 static cl::opt<bool>
     batchInvariant("batch-invariant", cl::cat(gemmOptions),
                    cl::desc("GEMM: an order of additions that does not depend on M"));
@@ -595,7 +602,11 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   // points checked.
   std::mt19937_64 rng(seed);
   size_t m = problem.m, n = problem.n, k = problem.k;
-  HostMatrix a(problem.input, m * k), b(problem.input, k * n), c(problem.output, m * n);
+  // A batch's matrices one after the other; A or B the batch shares once.
+  size_t batches = size_t(problem.batch);
+  size_t batchesA = problem.batchA ? batches : 1, batchesB = problem.batchB ? batches : 1;
+  HostMatrix a(problem.input, batchesA * m * k), b(problem.input, batchesB * k * n),
+      c(problem.output, batches * m * n);
   a.fillUniform(0);
   b.fillUniform(1);
   if (problem.readsC)
@@ -646,48 +657,58 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
     if (at >= 0)
       args[at] = value;
   auto launch = [&]() {
-    return kernel.launch(unsigned(shape.gridX), unsigned(shape.gridY), 1, unsigned(shape.block),
+    return kernel.launch(unsigned(shape.gridX), unsigned(shape.gridY), unsigned(shape.gridZ),
+                         unsigned(shape.block),
                          size_t(info.sharedBytes), args);
   };
 
-  // Element (row, col) of a matrix stored in `layout` (rows x cols logical).
-  auto at = [](const HostMatrix &mat, Layout layout, size_t rows, size_t cols, size_t r,
-               size_t col) {
-    (void)rows;
-    return layout == Layout::RowMajor ? mat.values[r * cols + col] : mat.values[col * rows + r];
+  // Element (row, col) of matrix `batch` of a batch stored in `layout`
+  // (rows x cols logical).
+  auto at = [](const HostMatrix &mat, Layout layout, size_t batch, size_t rows, size_t cols,
+               size_t r, size_t col) {
+    size_t first = batch * rows * cols;
+    return layout == Layout::RowMajor ? mat.values[first + r * cols + col]
+                                      : mat.values[first + col * rows + r];
   };
 
   if (check) {
-    HostMatrix d(problem.output, m * n);
+    HostMatrix d(problem.output, batches * m * n);
     runPoisoned(gpu, dD, launch, d.bytes);
     // All elements for small problems; else sampled rows and columns,
-    // always including the last (ragged) ones.
-    std::vector<std::pair<size_t, size_t>> points;
-    if (m * n * k <= (size_t(1) << 31)) {
-      for (size_t r = 0; r < m; ++r)
-        for (size_t col = 0; col < n; ++col)
-          points.push_back({r, col});
+    // always including the last (ragged) ones, of the first and last
+    // problems of a batch and one between.
+    std::vector<std::array<size_t, 3>> points;
+    if (batches * m * n * k <= (size_t(1) << 31)) {
+      for (size_t bt = 0; bt < batches; ++bt)
+        for (size_t r = 0; r < m; ++r)
+          for (size_t col = 0; col < n; ++col)
+            points.push_back({bt, r, col});
     } else {
       std::vector<size_t> rows = {0, m - 1}, cols = {0, n - 1};
       for (int s = 0; s < 14; ++s) {
         rows.push_back(rng() % m);
         cols.push_back(rng() % n);
       }
-      for (size_t r : rows)
-        for (size_t col = 0; col < n; ++col)
-          points.push_back({r, col});
-      for (size_t col : cols)
-        for (size_t r = 0; r < m; ++r)
-          points.push_back({r, col});
+      std::set<size_t> sampled = {0, batches - 1, size_t(rng() % batches)};
+      for (size_t bt : sampled) {
+        for (size_t r : rows)
+          for (size_t col = 0; col < n; ++col)
+            points.push_back({bt, r, col});
+        for (size_t col : cols)
+          for (size_t r = 0; r < m; ++r)
+            points.push_back({bt, r, col});
+      }
     }
     // Output rounding plus f32 accumulation error, which grows with depth.
     ReferenceCheck reference(problem.output, double(k));
     std::vector<EpilogueStep> steps = epilogueSteps(problem);
-    for (auto [r, col] : points) {
+    for (auto [bt, r, col] : points) {
       double sum = 0, magnitude = 0;
+      size_t inA = problem.batchA ? bt : 0, inB = problem.batchB ? bt : 0;
+      size_t element = (bt * m + r) * n + col;
       for (size_t kk = 0; kk < k; ++kk) {
-        double prod = double(at(a, problem.a, m, k, r, kk)) *
-                      double(at(b, problem.b, k, n, kk, col));
+        double prod = double(at(a, problem.a, inA, m, k, r, kk)) *
+                      double(at(b, problem.b, inB, k, n, kk, col));
         sum += prod;
         magnitude += std::fabs(prod);
       }
@@ -710,8 +731,8 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
           magnitude += std::fabs(vectorAt(bias, problem.bias));
           break;
         case EpilogueStep::Residual:
-          ref += beta * double(c.values[r * n + col]);
-          magnitude += std::fabs(beta * double(c.values[r * n + col]));
+          ref += beta * double(c.values[element]);
+          magnitude += std::fabs(beta * double(c.values[element]));
           break;
         case EpilogueStep::Relu:
           ref = std::max(ref, 0.0);
@@ -731,8 +752,9 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
           break;
         }
       }
-      reference.add(d.read(r * n + col), ref, magnitude, [&] {
-        return "D[" + std::to_string(r) + ", " + std::to_string(col) + "]";
+      reference.add(d.read(element), ref, magnitude, [&] {
+        return "D[" + (batches > 1 ? std::to_string(bt) + ", " : std::string()) +
+               std::to_string(r) + ", " + std::to_string(col) + "]";
       });
     }
     reference.finish("elements", "sum|a*b|", gpu, dD, launch, d.bytes);
@@ -741,7 +763,8 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   if (bench > 0) {
     std::vector<float> times = timeRuns(gpu, launch);
     float median = times[times.size() / 2];
-    double tflops = 2.0 * double(m) * double(n) * double(k) / (median * 1e-3) / 1e12;
+    double tflops =
+        2.0 * double(batches) * double(m) * double(n) * double(k) / (median * 1e-3) / 1e12;
     llvm::outs() << llvm::format("bench: median %.4f ms over %d runs (%s timing; min %.4f, "
                                  "max %.4f): %.1f TFLOP/s\n",
                                  median, int(bench), timingName(), times.front(), times.back(),
@@ -803,6 +826,11 @@ int runGemm() {
   problem.a = parseLayout(aLayout, "A");
   problem.b = parseLayout(bLayout, "B");
   problem.batchInvariant = batchInvariant;
+  problem.batch = batchCount;
+  if (!broadcast.empty() && broadcast != "a" && broadcast != "b")
+    fail("--broadcast takes a or b, not '" + broadcast + "'");
+  problem.batchA = broadcast != "a";
+  problem.batchB = broadcast != "b";
   problem.epilogue = parseEpilogue(epilogue);
   auto has = [&](EpilogueStep step) { return llvm::is_contained(problem.epilogue, step); };
   problem.readsC = beta != 0.0f || has(EpilogueStep::Residual);
@@ -878,6 +906,9 @@ int runGemm() {
     for (EpilogueStep step : problem.epilogue)
       kind += std::string(step == problem.epilogue.front() ? " " : ",") + epilogueStepName(step);
   }
+  if (problem.batch > 1)
+    kind += ", batch " + std::to_string(problem.batch) +
+            (problem.batchA ? problem.batchB ? "" : " (B shared)" : " (A shared)");
   llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, %s tile %lldx%lldx%lld "
                                "warps %lldx%lld stages %lld: %s in %.2f ms (%zu bytes PTX)\n",
                                (long long)problem.m, (long long)problem.n, (long long)problem.k,

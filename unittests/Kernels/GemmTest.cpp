@@ -90,6 +90,30 @@ TEST(GemmEpilogue, VectorsAreParametersAfterBetaBeforeTheTensorMaps) {
   EXPECT_EQ(all.count, 10);
 }
 
+TEST(GemmBatch, ProblemsGoAlongZAndTensorMapsReadEveryBatchEntry) {
+  GemmProblem p = problem(100, 60, 64);
+  p.batch = 5;
+  p.batchB = false;
+  GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+  EXPECT_EQ(checkGemm(p, c), "");
+  EXPECT_EQ(gemmLaunchShape(p, c).gridZ, c.persistent ? 1 : 5);
+  EXPECT_EQ(gemmTensorMapShape(p, c, 'a').rows, 500u);
+  EXPECT_EQ(gemmTensorMapShape(p, c, 'b').rows, 60u);
+  p.batch = 65536;
+  EXPECT_NE(checkGemm(p, c).find("the batch must be 1 to 65535"), std::string::npos);
+  p.batch = 0;
+  EXPECT_NE(checkGemm(p, c).find("the batch must be 1 to 65535"), std::string::npos);
+}
+
+TEST(GemmBatch, TheChooserCountsEveryProblemsTiles) {
+  // One 128 x 4096 problem leaves SMs idle and splits K; 3 of them fill
+  // the GPU without.
+  GemmProblem p = problem(128, 4096, 4096);
+  EXPECT_GT(chooseWgmmaGemmConfig(p, 132).splitK, 1);
+  p.batch = 3;
+  EXPECT_EQ(chooseWgmmaGemmConfig(p, 132).splitK, 1);
+}
+
 TEST(GemmCheck, RejectsTilesThatDoNotDivide) {
   GemmConfig c;
   c.blockM = 96; // not a power of two

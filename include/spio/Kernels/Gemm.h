@@ -61,6 +61,13 @@ struct GemmProblem {
   bool batchInvariant = false;
   /// The typed dimensions: rows of A and D, columns of B and D, reduction.
   std::string rowDim = "i", colDim = "j", reductionDim = "k";
+  /// Batched GEMM: `batch` problems of these sizes, each matrix's batch
+  /// entries one after the other (dense). A or B without a batch dimension
+  /// (`batchA`, `batchB` false) is the same for every problem; C and D have
+  /// one wherever batch > 1.
+  int64_t batch = 1;
+  bool batchA = true, batchB = true;
+  std::string batchDim = "batch";
 };
 
 struct GemmConfig {
@@ -130,7 +137,8 @@ bool wgmmaSupports(const GemmProblem &problem);
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs);
 
 /// The tensor map of operand 'a' or 'b' that a wgmma kernel takes (K-major):
-/// the operand's rows (M or N) by K, boxes of the block's rows by 64 of K.
+/// the operand's rows (M or N; of all its batch entries, one after the
+/// other) by K, boxes of the block's rows by 64 of K.
 runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const GemmConfig &config,
                                            char operand);
 
@@ -147,8 +155,9 @@ GemmParameters gemmParameters(const GemmProblem &problem, const GemmConfig &conf
 /// The launch geometry of the kernel.
 struct LaunchShape {
   int64_t gridX, gridY, block;
+  int64_t gridZ = 1;
 };
-/// The most blocks a CUDA grid holds along x and along y.
+/// The most blocks a CUDA grid holds along x and along y (and z).
 constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
 constexpr int64_t kMaxGridY = 65535;
 LaunchShape gemmLaunchShape(const GemmProblem &problem, const GemmConfig &config);

@@ -65,6 +65,18 @@ GemmProblem mlir::spio::gemmProblem(GemmOp op) {
   StringAttr rows = op.getRowDim(), cols = op.getColDim(), k = op.getReductionDim();
   ArrayRef<TensorDim> a = op.getA().getType().getDims(), b = op.getB().getType().getDims();
   ArrayRef<TensorDim> d = op.getD().getType().getDims();
+  // A batch entry comes first; the matrices' entries follow.
+  if (StringAttr batch = op.getBatchDim()) {
+    p.batch = d[0].size;
+    p.batchDim = batch.str();
+    p.batchA = a.size() == 3;
+    p.batchB = b.size() == 3;
+    d = d.drop_front();
+  }
+  if (a.size() == 3)
+    a = a.drop_front();
+  if (b.size() == 3)
+    b = b.drop_front();
   p.rowDim = rows.str();
   p.colDim = cols.str();
   p.reductionDim = k.str();
@@ -124,6 +136,7 @@ namespace {
 /// One operand's global and shared layouts. The tile's rows run along
 /// `outer`, its 16-byte vectors along `inner` (whose size counts vectors).
 struct Operand {
+  bool batched;      // one matrix a problem of the batch (else one for all)
   StringRef rowDim;  // the non-reduction dimension
   StringRef kDim;    // the reduction dimension
   bool kContiguous;  // vectors run along the reduction
@@ -140,21 +153,39 @@ struct Operand {
 };
 
 Operand operandA(const GemmProblem &p, int64_t blockM) {
-  return {p.rowDim, p.reductionDim, p.a == kernels::Layout::RowMajor, p.m, p.k, blockM};
+  return {p.batch > 1 && p.batchA, p.rowDim, p.reductionDim, p.a == kernels::Layout::RowMajor,
+          p.m, p.k, blockM};
 }
 
 Operand operandB(const GemmProblem &p, int64_t blockN) {
-  return {p.colDim, p.reductionDim, p.b == kernels::Layout::ColMajor, p.n, p.k, blockN};
+  return {p.batch > 1 && p.batchB, p.colDim, p.reductionDim, p.b == kernels::Layout::ColMajor,
+          p.n, p.k, blockN};
 }
 
+/// An operand's global tensor: its batch entry (if it has one), then its
+/// matrix.
 SpioTensorType globalType(KernelBuilder &b, const GemmProblem &p, const Operand &o) {
-  return b.tensorType({{o.outerDim(), 1, o.outerExtent()}, {o.innerDim(), 8, o.innerExtent() / 8}},
+  SmallVector<Extent> extents;
+  if (o.batched)
+    extents.push_back({p.batchDim, 1, p.batch});
+  extents.append({{o.outerDim(), 1, o.outerExtent()}, {o.innerDim(), 8, o.innerExtent() / 8}});
+  return b.tensorType(extents, b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
+}
+
+/// The global tensor a (K-major) operand's tensor map reads: the rows of
+/// all its batch entries, one after the other.
+SpioTensorType tmaGlobalType(KernelBuilder &b, const GemmProblem &p, const Operand &o) {
+  return b.tensorType({{o.outerDim(), 1, o.outerExtent() * (o.batched ? p.batch : 1)},
+                       {o.innerDim(), 8, o.innerExtent() / 8}},
                       b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
 }
 
 SpioTensorType outputType(KernelBuilder &b, const GemmProblem &p) {
-  return b.tensorType({{p.rowDim, 1, p.m}, {p.colDim, 1, p.n}},
-                      typeOf(b.getContext(), p.output), MemorySpace::Global);
+  SmallVector<Extent> extents;
+  if (p.batch > 1)
+    extents.push_back({p.batchDim, 1, p.batch});
+  extents.append({{p.rowDim, 1, p.m}, {p.colDim, 1, p.n}});
+  return b.tensorType(extents, typeOf(b.getContext(), p.output), MemorySpace::Global);
 }
 
 /// A bias or scale vector: one value a row of D or one a column.
@@ -166,10 +197,12 @@ SpioTensorType epilogueVectorType(KernelBuilder &b, const GemmProblem &p, kernel
 }
 
 /// The same vector as a tensor of D's shape, broadcast along D's other
-/// dimension by a zero stride, so that it loads as C fragments.
+/// dimensions by a zero stride, so that it loads as C fragments.
 SpioTensorType broadcastType(MLIRContext *ctx, const GemmProblem &p, SpioTensorType vector) {
   StringAttr along = vector.getDims()[0].dim;
   SmallVector<TensorDim> dims;
+  if (p.batch > 1)
+    dims.push_back({StringAttr::get(ctx, p.batchDim), 1, p.batch, 0});
   for (auto [dim, size] : {std::pair{p.rowDim, p.m}, std::pair{p.colDim, p.n}}) {
     StringAttr name = StringAttr::get(ctx, dim);
     dims.push_back({name, 1, size, name == along ? 1 : 0});
@@ -260,11 +293,32 @@ private:
   void copyTile(const Operand &o, Tensor global, Tensor shared, Coord blockCoord, Coord kTile,
                 Coord copyOuter, Coord copyInner);
 
+  /// `coords` after the current tile's batch coordinate, if there is one.
+  SmallVector<Coord> withBatch(ArrayRef<Coord> coords) {
+    SmallVector<Coord> all;
+    if (batch)
+      all.push_back(batch);
+    all.append(coords.begin(), coords.end());
+    return all;
+  }
+  /// A batched operand's tile origin `rows` (a coordinate along its rows)
+  /// in the rows its tensor map reads, the batch entries' one after the
+  /// other; an operand the batch shares keeps `rows`.
+  Coord tmaRows(const Operand &o, Coord rows) {
+    if (!o.batched)
+      return rows;
+    Coord first = b.fromIndex(b.muli(b.toIndex(batch), b.index(o.rowsExtent)),
+                              b.coordType(o.rowDim));
+    return b.add(first, b.unfold(rows, 1));
+  }
+
   KernelBuilder &b;
   const GemmProblem &p;
   const GemmConfig &c;
   Operand a, bOp;
   Type input;
+  /// The batch coordinate of the tile being built (null for one problem).
+  Coord batch;
 };
 
 void GemmTile::copyTile(const Operand &o, Tensor global, Tensor shared, Coord blockCoord,
@@ -272,7 +326,8 @@ void GemmTile::copyTile(const Operand &o, Tensor global, Tensor shared, Coord bl
   StringRef outer = o.outerDim(), inner = o.innerDim();
   int64_t rowsPerPass = c.threads() / o.tileVectors(c.blockK);
   int64_t passes = o.tileOuter(c.blockK) / rowsPerPass;
-  Tensor tile = b.subscript(global, {blockCoord, kTile});
+  Tensor tile = b.subscript(global, o.batched ? withBatch({blockCoord, kTile})
+                                             : SmallVector<Coord>{blockCoord, kTile});
   // Absolute positions of the tile's origin, for the bounds of the copies.
   Coord rowOrigin = b.unfold(blockCoord, 1);
   Coord kOrigin = b.unfold(kTile, 1);
@@ -316,14 +371,18 @@ std::pair<Coord, Coord> GemmTile::blockCoords() {
   int64_t tilesM = ceilDiv(p.m, c.blockM), tilesN = ceilDiv(p.n, c.blockN);
   if (c.raster > 1 && tilesM % c.raster == 0)
     std::tie(row, col) = tilePlace(b.addi(b.muli(row, b.index(tilesN)), col), tilesM, tilesN);
+  // The problems of a batch go along z.
+  if (p.batch > 1)
+    batch = b.fromIndex(b.linearId(LinearId::BlockZ), b.coordType(p.batchDim));
   return {b.fromIndex(row, b.coordType(p.rowDim, c.blockM)),
           b.fromIndex(col, b.coordType(p.colDim, c.blockN))};
 }
 
-GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> at, StringRef rows,
+GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> warpAt, StringRef rows,
                                         StringRef cols) {
   auto extent = [&](StringRef dim) { return dim == p.rowDim ? p.m : p.n; };
   VectorType lane = VectorType::get({4}, Float32Type::get(b.getContext()));
+  SmallVector<Coord> at = withBatch(warpAt);
   TileStore tile{b.subscript(cast<Tensor>(op.getD()), at), Tensor(), Tensor(), Tensor(),
                  b.broadcast(op.getAlpha(), lane), Value(),
                  Bounds{b.constant(extent(rows), b.coordType(rows)),
@@ -601,9 +660,17 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     Value stride = b.index(c.persistent / cluster);
     Value start = skip ? b.addi(first, b.muli(skip, stride)) : first;
     Value step = every == 1 ? stride : b.index(every * (c.persistent / cluster));
-    b.forLoop(start, b.index(clusterTilesM * tilesN), step, {},
+    // A batch's problems' tiles one after the other.
+    int64_t tilesPerProblem = clusterTilesM * tilesN;
+    b.forLoop(start, b.index(p.batch * tilesPerProblem), step, {},
               [&](Value t, ValueRange) {
-                auto [row, col] = tilePlace(t, clusterTilesM, tilesN);
+                Value inProblem = t;
+                if (p.batch > 1) {
+                  batch = b.fromIndex(b.divui(t, b.index(tilesPerProblem)),
+                                      b.coordType(p.batchDim));
+                  inProblem = b.remui(t, b.index(tilesPerProblem));
+                }
+                auto [row, col] = tilePlace(inProblem, clusterTilesM, tilesN);
                 Coord bi = b.fromIndex(b.addi(b.muli(row, b.index(cluster)), rank),
                                        b.coordType(p.rowDim, c.blockM));
                 Coord bj = b.fromIndex(col, b.coordType(p.colDim, c.blockN));
@@ -636,11 +703,12 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
           b.barrierExpectTx(full, slot, stageBytes);
           Coord kTile = b.fromIndex(b.addi(kFirst, kt), b.coordType(K, c.blockK));
           Coord stage = b.fromIndex(slot, b.coordType(kStage));
-          b.tmaLoad(mapA, {bi, kTile}, tilesA, {stage}, full, slot);
+          b.tmaLoad(mapA, {tmaRows(a, bi), kTile}, tilesA, {stage}, full, slot);
           if (cluster > 1)
-            b.tmaLoad(mapB, {partOfB, kTile}, tilesB, {stage, part}, full, slot, cluster);
+            b.tmaLoad(mapB, {tmaRows(bOp, partOfB), kTile}, tilesB, {stage, part}, full, slot,
+                      cluster);
           else
-            b.tmaLoad(mapB, {partOfB, kTile}, tilesB, {stage}, full, slot);
+            b.tmaLoad(mapB, {tmaRows(bOp, partOfB), kTile}, tilesB, {stage}, full, slot);
           return SmallVector<Value>{};
         });
       });
@@ -810,7 +878,7 @@ TensorMapType mlir::spio::gemmTensorMapType(MLIRContext *context, const GemmProb
   Operand o = operand == 'a' ? operandA(problem, config.blockM)
                              : operandB(problem, config.blockN / config.cluster);
   GemmTile tile(b, problem, config);
-  return b.tensorMapType(globalType(b, problem, o), tile.sharedType(o));
+  return b.tensorMapType(tmaGlobalType(b, problem, o), tile.sharedType(o));
 }
 
 OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context, const GemmProblem &p,

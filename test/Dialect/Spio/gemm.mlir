@@ -40,3 +40,13 @@ func.func @configs() attributes {
     e = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, pingpong = true, persistent = 132, wgmma = true>} {
   return
 }
+
+// A batch: D's leading entry, which A has too and B, shared by the batch,
+// does not.
+// CHECK-LABEL: func.func @batched
+// CHECK: spio.gemm {{.*}} : !spio.tensor<[h: 4, i: 256, k/8: 64] x vector<8xbf16>, global>, !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global> -> !spio.tensor<[h: 4, i: 256, j: 128] x f32, global>
+func.func @batched(%a: !spio.tensor<[h: 4, i: 256, k/8: 64] x vector<8xbf16>, global>, %b: !B,
+                   %d: !spio.tensor<[h: 4, i: 256, j: 128] x f32, global>, %alpha: f32) {
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !spio.tensor<[h: 4, i: 256, k/8: 64] x vector<8xbf16>, global>, !B -> !spio.tensor<[h: 4, i: 256, j: 128] x f32, global>
+  return
+}

@@ -202,7 +202,7 @@ func.func @maps_without_wgmma(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %
 !MapB = !spio.tensor_map<!B, !spio.tensor<[j: 256, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 
 func.func @box_not_the_tile(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %mb: !MapB) {
-  // expected-error @below {{'spio.gemm' op a tensor map's global tensor is its operand's type and its box the config's tile (128 rows)}}
+  // expected-error @below {{'spio.gemm' op a tensor map's global tensor is its operand's type (the rows of its batch entries one after the other) and its box the config's tile (128 rows)}}
   spio.gemm %a, %b into %d alpha %alpha tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>} : !A, !B -> !D tma !MapA, !MapB
   return
 }
@@ -357,3 +357,47 @@ func.func private @twice() attributes {e = #spio.epilogue<relu, bias, relu>}
 // expected-error @below {{expected one of [scale, bias, residual, relu, gelu_tanh, gelu_erf, silu]}}
 // expected-error @below {{failed to parse Spio_EpilogueAttr parameter 'steps'}}
 func.func private @unknown() attributes {e = #spio.epilogue<tanh>}
+
+// -----
+
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+
+func.func @batch_of_a_only(%a: !spio.tensor<[h: 4, i: 256, k/8: 64] x vector<8xbf16>, global>, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op A's batch entry 'h: 4' must be D's (D has none)}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !spio.tensor<[h: 4, i: 256, k/8: 64] x vector<8xbf16>, global>, !B -> !spio.tensor<[i: 256, j: 128] x f32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+
+func.func @batch_sizes_differ(%a: !A, %b: !spio.tensor<[h: 2, j: 128, k/8: 64] x vector<8xbf16>, global>, %d: !spio.tensor<[h: 4, i: 256, j: 128] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op B's batch entry 'h: 2' must be D's}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !spio.tensor<[h: 2, j: 128, k/8: 64] x vector<8xbf16>, global> -> !spio.tensor<[h: 4, i: 256, j: 128] x f32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+
+func.func @strided_batch(%a: !A, %b: !B, %d: !spio.tensor<[h: 4:65536, i: 256, j: 128] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op D must be a row-major [rows, columns] tensor of scalars (after a batch entry, if any)}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !spio.tensor<[h: 4:65536, i: 256, j: 128] x f32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[h: 4, i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!MapA = !spio.tensor_map<!spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+func.func @batched_map_of_one_problem(%a: !A, %b: !B, %d: !spio.tensor<[h: 4, i: 256, j: 128] x f32, global>, %alpha: f32, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op a tensor map's global tensor is its operand's type (the rows of its batch entries one after the other) and its box the config's tile (128 rows)}}
+  spio.gemm %a, %b into %d alpha %alpha tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>} : !A, !B -> !spio.tensor<[h: 4, i: 256, j: 128] x f32, global> tma !MapA, !MapB
+  return
+}

@@ -683,8 +683,17 @@ namespace {
 struct GemmOperand {
   StringAttr outer, inner;
   int64_t outerExtent = 0, innerExtent = 0;
+  /// A leading batch entry, if the operand has one.
+  std::optional<TensorDim> batch;
 };
 } // namespace
+
+/// A GEMM operand's matrix entries: its last two (a third before them is
+/// the batch).
+static ArrayRef<TensorDim> matrixDims(Value operand) {
+  ArrayRef<TensorDim> dims = cast<SpioTensorType>(operand.getType()).getDims();
+  return dims.size() == 3 ? dims.drop_front() : dims;
+}
 
 static FailureOr<GemmOperand> gemmOperand(Operation *op, SpioTensorType type, StringRef which,
                                           bool vectors) {
@@ -692,16 +701,31 @@ static FailureOr<GemmOperand> gemmOperand(Operation *op, SpioTensorType type, St
   auto fail = [&](const Twine &why) { return op->emitOpError() << which << " " << why; };
   if (type.getMemorySpace() != MemorySpace::Global)
     return fail("must be in global memory");
+  std::optional<TensorDim> batch;
+  if (dims.size() == 3) {
+    batch = dims[0];
+    dims = dims.drop_front();
+  }
   if (dims.size() != 2 || dims[0].dim == dims[1].dim || dims[1].stride != 1 ||
       dims[0].stride != dims[1].size || dims[0].fold != 1 ||
-      dims[1].fold != (vectors ? 8 : 1))
-    return fail(vectors ? "must be a row-major [outer, inner/8] tensor of 16-byte vectors"
-                        : "must be a row-major [rows, columns] tensor of scalars");
-  return GemmOperand{dims[0].dim, dims[1].dim, dims[0].size, dims[1].size * dims[1].fold};
+      dims[1].fold != (vectors ? 8 : 1) ||
+      (batch && (batch->fold != 1 || batch->stride != dims[0].size * dims[0].stride ||
+                 batch->dim == dims[0].dim || batch->dim == dims[1].dim)))
+    return fail(vectors ? "must be a row-major [outer, inner/8] tensor of 16-byte vectors "
+                          "(after a batch entry, if any)"
+                        : "must be a row-major [rows, columns] tensor of scalars (after a "
+                          "batch entry, if any)");
+  return GemmOperand{dims[0].dim, dims[1].dim, dims[0].size, dims[1].size * dims[1].fold,
+                     batch};
+}
+
+StringAttr GemmOp::getBatchDim() {
+  ArrayRef<TensorDim> d = getD().getType().getDims();
+  return d.size() == 3 ? d[0].dim : StringAttr();
 }
 
 StringAttr GemmOp::getReductionDim() {
-  auto a = getA().getType().getDims(), b = getB().getType().getDims();
+  auto a = matrixDims(getA()), b = matrixDims(getB());
   for (const TensorDim &x : a)
     for (const TensorDim &y : b)
       if (x.dim == y.dim)
@@ -711,7 +735,7 @@ StringAttr GemmOp::getReductionDim() {
 
 StringAttr GemmOp::getRowDim() {
   StringAttr k = getReductionDim();
-  for (const TensorDim &x : getA().getType().getDims())
+  for (const TensorDim &x : matrixDims(getA()))
     if (x.dim != k)
       return x.dim;
   return {};
@@ -719,7 +743,7 @@ StringAttr GemmOp::getRowDim() {
 
 StringAttr GemmOp::getColDim() {
   StringAttr k = getReductionDim();
-  for (const TensorDim &x : getB().getType().getDims())
+  for (const TensorDim &x : matrixDims(getB()))
     if (x.dim != k)
       return x.dim;
   return {};
@@ -808,14 +832,22 @@ LogicalResult GemmOp::verify() {
     return emitOpError() << "takes beta and C together";
   if (getC() && getC().getType() != dType)
     return emitOpError() << "C must have D's type " << dType << ", got " << getC().getType();
+  // A batch: D's leading entry, which A and B have too or, without it, are
+  // the same matrix for every problem of the batch.
+  for (auto [operand, name] : {std::pair{&*a, "A"}, std::pair{&*b, "B"}})
+    if (operand->batch && (!d->batch || operand->batch->dim != d->batch->dim ||
+                           operand->batch->size != d->batch->size))
+      return emitOpError() << name << "'s batch entry '" << operand->batch->dim.getValue()
+                           << ": " << operand->batch->size << "' must be D's"
+                           << (d->batch ? "" : " (D has none)");
   SmallVector<EpilogueStep> steps = getEpilogueSteps();
   if (bool(getC()) != llvm::is_contained(steps, EpilogueStep::Residual))
     return emitOpError() << (getC() ? "reads C only in a 'residual' epilogue step"
                                     : "has a 'residual' epilogue step but no beta and C");
   if (failed(verifyEpilogueVector(*this, getBias(), "bias", EpilogueStep::Bias, steps,
-                                  dType.getDims())) ||
+                                  matrixDims(getD()))) ||
       failed(verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps,
-                                  dType.getDims())))
+                                  matrixDims(getD()))))
     return failure();
   GemmConfigAttr config = getConfig();
   if (bool(getAMap()) != bool(getBMap()))
@@ -830,10 +862,18 @@ LogicalResult GemmOp::verify() {
         std::tuple{getBMap(), bType, config.getBlock()[1] / config.getCluster()}}) {
     if (!map)
       continue;
+    // A batched operand's map holds the rows of all its batch entries.
+    ArrayRef<TensorDim> dims = operand.getDims();
+    SmallVector<TensorDim> global(matrixDims(cast<Value>(map == getAMap() ? getA() : getB())));
+    if (dims.size() == 3)
+      global[0].size *= dims[0].size;
+    auto expected = SpioTensorType::get(getContext(), global, operand.getElementType(),
+                                        MemorySpace::Global, operand.getSwizzle());
     TensorMapType type = cast<TensorMapType>(map.getType());
-    if (type.getGlobal() != operand || type.getBox().getDims()[0].size != rows)
-      return emitOpError() << "a tensor map's global tensor is its operand's type and its box "
-                              "the config's tile ("
+    if (type.getGlobal() != expected || type.getBox().getDims()[0].size != rows)
+      return emitOpError() << "a tensor map's global tensor is its operand's type (the rows of "
+                              "its batch entries one after the other) and its box the config's "
+                              "tile ("
                            << rows << " rows), got " << type;
   }
   return success();

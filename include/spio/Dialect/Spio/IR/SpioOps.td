@@ -668,11 +668,17 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     spio.gemm %x, %w into %y alpha %alpha bias %b {config = ...,
         epilogue = #spio.epilogue<bias, gelu_tanh>} : ... bias !spio.tensor<[j: 4096] x bf16, global>
     ```
-    A wgmma config
-    (`wgmma = true`) loads A and B by TMA through the tensor maps after
-    `tma`, kernel parameters whose global tensors are A's and B's types and
-    whose boxes are the config's tiles (B's, with `cluster = C`, 1 / C of
-    it). `spio-tile` expands it into block,
+    A batched GEMM puts a batch entry before the matrices' entries of D and
+    C, and of A and B where each problem has its own (without it, one
+    matrix serves the whole batch), e.g. `[h: 16, i: 512, k/8: 8]`;
+    spio-tile takes the batch along the grid's z (or among a persistent
+    grid's tiles).
+
+    A wgmma config (`wgmma = true`) loads A and B by TMA through the tensor
+    maps after `tma`, kernel parameters whose global tensors are A's and B's
+    matrices (a batched operand's rows of all its batch entries, one after
+    the other) and whose boxes are the config's tiles (B's, with `cluster =
+    C`, 1 / C of it). `spio-tile` expands it into block,
     warp and fragment code for the grid the config implies.
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$a,
@@ -703,6 +709,8 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     ::mlir::StringAttr getReductionDim();
     ::mlir::StringAttr getRowDim();
     ::mlir::StringAttr getColDim();
+    /// D's leading batch entry's dimension, or null for one problem.
+    ::mlir::StringAttr getBatchDim();
     /// The epilogue's steps: the attribute's, else [residual] where C is
     /// read, else none.
     ::llvm::SmallVector<EpilogueStep> getEpilogueSteps();
