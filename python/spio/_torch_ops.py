@@ -8,6 +8,7 @@ implementations and autograd:
   spio::conv2d_gw8_wgrad_bias (dw and the bias gradient): grouped conv2d
   with groups of 8 channels on channels_last tensors; the backward uses
   dgrad and the deterministic wgrad (dw, and db with it, reduced in f32).
+- spio::bmm (batched a @ b, transposed views read in place).
 - spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
   spio.matmul's too); dX and dW are GEMMs too, dW accumulated and written
   in f32 before the cast to the weight's dtype; db is dY summed in f32.
@@ -453,3 +454,58 @@ def linear(x, weight, bias=None):
 def matmul(a, b):
     """a (M, K) @ b (K, N) on Spio's GEMM, differentiable."""
     return linear_op(a, b.t().contiguous(), None)
+
+
+def _as_stored(t):
+    """A batch of matrices (B, R, C) and the layout its memory holds them in
+    without a copy: "row" when contiguous, "col" when it is the transposed
+    view of a contiguous (B, C, R) tensor; else a contiguous copy."""
+    if t.is_contiguous():
+        return t, "row"
+    if t.transpose(1, 2).is_contiguous():
+        return t, "col"
+    return t.contiguous(), "row"
+
+
+def _bmm(a, b):
+    """a (B, M, K) @ b (B, K, N), each operand as stored (a transposed view,
+    e.g. k.transpose(1, 2), is read in place)."""
+    if (a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1] or
+            a.dtype != b.dtype):
+        raise SpioError(f"spio.bmm takes a (B, M, K) and b (B, K, N) of one dtype, got "
+                        f"{tuple(a.shape)} {a.dtype} and {tuple(b.shape)} {b.dtype}")
+    for name, t in (("a", a), ("b", b)):
+        _check_tensor(name, t)
+    (a, a_layout), (b, b_layout) = _as_stored(a), _as_stored(b)
+    batch, m, k = a.shape
+    n = b.shape[2]
+    args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[a.dtype], a_layout, b_layout,
+                                  batch=batch)
+    d = torch.empty((batch, m, n), device=a.device, dtype=a.dtype)
+    _kernel(args).run(args, {"A": a, "B": b, "D": d}, stream=_stream(a))
+    return d
+
+
+bmm_op = _define("bmm(Tensor a, Tensor b) -> Tensor", _bmm,
+                 lambda a, b: a.new_empty((a.shape[0], a.shape[1], b.shape[2])))
+
+
+def _bmm_setup(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)
+
+
+def _bmm_backward(ctx, dd):
+    a, b = ctx.saved_tensors
+    da = bmm_op(dd, b.transpose(1, 2)) if ctx.needs_input_grad[0] else None
+    db = bmm_op(a.transpose(1, 2), dd) if ctx.needs_input_grad[1] else None
+    return da, db
+
+
+torch.library.register_autograd("spio::bmm", _bmm_backward, setup_context=_bmm_setup, lib=_lib)
+
+
+def bmm(a, b):
+    """a (B, M, K) @ b (B, K, N) on Spio's batched GEMM, differentiable; b as
+    the transposed view of a (B, N, K) tensor (attention's q @
+    k.transpose(1, 2)) runs wgmma on Hopper without a copy."""
+    return bmm_op(a, b)

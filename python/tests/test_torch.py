@@ -160,6 +160,30 @@ def test_batch_invariant_rows_have_the_same_bits_for_every_batch(n, k, bias):
 
 
 @gpu
+@pytest.mark.parametrize("heads,m,n,k", [(6, 200, 136, 64), (4, 128, 256, 512)])
+def test_bmm_with_gradients_and_transposed_views(heads, m, n, k):
+    """q @ k.transpose(1, 2) reads k in place (wgmma on Hopper); the
+    gradients take the other layouts."""
+    generator = torch.Generator(device="cuda").manual_seed(5)
+    q = torch.randn(heads, m, k, device="cuda", dtype=torch.bfloat16, generator=generator)
+    keys = torch.randn(heads, n, k, device="cuda", dtype=torch.bfloat16, generator=generator)
+    q.requires_grad_()
+    keys.requires_grad_()
+    scores = spio.bmm(q, keys.transpose(1, 2))
+    q32 = q.detach().float().requires_grad_()
+    k32 = keys.detach().float().requires_grad_()
+    want = torch.bmm(q32, k32.transpose(1, 2))
+    close(scores, want, want.abs().max().item())
+    dd = torch.randn_like(scores)
+    scores.backward(dd)
+    want.backward(dd.float())
+    close(q.grad, q32.grad, q32.grad.abs().max().item())
+    close(keys.grad, k32.grad, k32.grad.abs().max().item())
+    again = spio.bmm(q.detach(), keys.detach().transpose(1, 2))
+    assert torch.equal(again.view(torch.int16), scores.detach().view(torch.int16))
+
+
+@gpu
 def test_opcheck():
     x, weight, bias = conv_inputs()
     torch.library.opcheck(torch.ops.spio.conv2d_gw8.default, (x, weight, bias, 1, [1, 1]))
@@ -177,6 +201,8 @@ def test_opcheck():
                           (x.detach(), dy, [5, 3], 2, [2, 1]))
     a = torch.randn(64, 128, device="cuda", dtype=torch.float16)
     w = torch.randn(32, 128, device="cuda", dtype=torch.float16)
+    torch.library.opcheck(torch.ops.spio.bmm.default,
+                          (a.reshape(4, 16, 128), w.reshape(4, 8, 128).transpose(1, 2)))
     torch.library.opcheck(torch.ops.spio.linear.default, (a, w, None))
     torch.library.opcheck(torch.ops.spio.linear.default,
                           (a, w, torch.randn(32, device="cuda", dtype=torch.float16)))
