@@ -407,12 +407,12 @@ constexpr size_t kEpilogueReadBatch = 8;
 
 void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments) {
   for (size_t begin = 0; begin < fragments.size(); begin += kEpilogueReadBatch) {
-    ArrayRef<Placed> batch =
+    ArrayRef<Placed> group =
         fragments.slice(begin, std::min(kEpilogueReadBatch, fragments.size() - begin));
     // Each fragment's scale, bias and C (where the epilogue reads them), as
     // f32 vectors in the fragment's register order.
     SmallVector<std::array<Value, 3>> reads;
-    for (const Placed &f : batch) {
+    for (const Placed &f : group) {
       auto read = [&](Tensor tensor) -> Value {
         if (!tensor)
           return {};
@@ -420,7 +420,7 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments) {
       };
       reads.push_back({read(tile.scale), read(tile.bias), read(tile.c)});
     }
-    for (auto [f, read] : llvm::zip_equal(batch, reads)) {
+    for (auto [f, read] : llvm::zip_equal(group, reads)) {
       auto [scale, bias, c] = read;
       Value result = b.mulf(tile.alpha, b.fragmentToVector(f.acc));
       for (kernels::EpilogueStep step : epilogueSteps(p)) {

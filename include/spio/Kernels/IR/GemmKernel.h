@@ -29,7 +29,8 @@ namespace mlir::spio {
 /// The config as its attribute.
 GemmConfigAttr gemmConfigAttr(MLIRContext *context, const ::spio::kernels::GemmConfig &config);
 
-/// The spio tensor type of operand 'a', 'b' or 'd' (C has D's type).
+/// The spio tensor type of operand 'a', 'b' or 'd' (C has D's type), or of
+/// the epilogue's bias ('x') or scale ('s') vector.
 SpioTensorType gemmOperandType(MLIRContext *context, const ::spio::kernels::GemmProblem &problem,
                                char operand);
 
@@ -39,7 +40,9 @@ TensorMapType gemmTensorMapType(MLIRContext *context, const ::spio::kernels::Gem
                                 const ::spio::kernels::GemmConfig &config, char operand);
 
 /// The workload: one gpu.module @spio_gemm holding gpu.func @gemm(A, B, C, D,
-/// alpha, beta) (then A's and B's tensor maps under a wgmma config) whose body is a `spio.gemm` with the config; spio-tile and
+/// alpha, beta, then the parameters gemmParameters() adds: the bias and scale
+/// vectors, A's and B's tensor maps) whose body is a `spio.gemm` with the
+/// config and epilogue; spio-tile and
 /// spio-pipeline make it a kernel. The context must have the spio, GPU and
 /// func dialects loaded. Requires checkGemm() to pass.
 OwningOpRef<ModuleOp> buildGemmWorkload(MLIRContext *context,
