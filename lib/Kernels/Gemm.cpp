@@ -105,6 +105,16 @@ GemmParameters gemmParameters(const GemmProblem &p, const GemmConfig &c) {
   return at;
 }
 
+bool gemmStagesResults(const GemmProblem &p, const GemmConfig &c) {
+  return c.wgmma && !c.swapAB && p.n % (16 / dtypeBytes(p.output)) == 0;
+}
+
+int64_t gemmStagingBytes(const GemmProblem &p, const GemmConfig &c) {
+  if (!gemmStagesResults(p, c))
+    return 0;
+  return c.warpsM * 16 * (64 * dtypeBytes(p.output) + 16);
+}
+
 std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0)
     return "GEMM sizes must be positive, got M=" + std::to_string(p.m) +
@@ -228,11 +238,12 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   // the instances a caller may pick).
   // A split reduction adds the blocks' f32 partial tiles from shared memory.
   int64_t shared = c.stages * (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input) +
-                   (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0);
+                   (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) + gemmStagingBytes(p, c);
   if (shared > kHopperSharedBytesPerBlock)
     return std::to_string(c.stages) + " stages of " + std::to_string(c.blockM) + "x" +
            std::to_string(c.blockN) + "x" + std::to_string(c.blockK) + " tiles" +
-           (c.splitK > 1 ? " and the partial sums" : "") + " need " +
+           (c.splitK > 1 ? " and the partial sums" : "") +
+           (gemmStagingBytes(p, c) ? " and the staging of D" : "") + " need " +
            std::to_string(shared) + " bytes of shared memory, over the " +
            std::to_string(kHopperSharedBytesPerBlock) +
            " an H100 or H200 block may use: take fewer stages or a smaller tile";
@@ -301,7 +312,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   };
   auto stageBytes = [&] { return (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input); };
   auto sharedBytes = [&] {
-    return c.stages * stageBytes() + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0);
+    return c.stages * stageBytes() + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) +
+           gemmStagingBytes(p, c);
   };
   if (p.m <= 64) {
     // Decoding and small batches: M along wgmma's N (padded to 8, not to a

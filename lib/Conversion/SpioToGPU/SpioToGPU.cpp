@@ -1512,6 +1512,13 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
     // it; before sm_90 a stream's grids run one after the other, so there
     // is nothing to wait for.
     module.walk([&](Operation *op) {
+      if (isa<WarpSyncOp>(op)) {
+        OpBuilder builder(op);
+        Value allLanes = arith::ConstantIntOp::create(builder, op->getLoc(), -1, 32);
+        NVVM::SyncWarpOp::create(builder, op->getLoc(), allLanes);
+        op->erase();
+        return;
+      }
       if (isa<ClusterBarrierOp>(op)) {
         OpBuilder builder(op);
         UnitAttr aligned = builder.getUnitAttr();

@@ -226,6 +226,8 @@ constexpr StringLiteral kStage = "stage";
 /// The dimensions of a split reduction's partial sums in shared memory: a
 /// warpgroup accumulator's C fragment, and the compute thread holding it.
 constexpr StringLiteral kAccFragment = "fragment", kAccThread = "thread";
+/// The dimension of the compute warps' staging tiles of D.
+constexpr StringLiteral kStagingWarp = "warp";
 /// setmaxnreg budgets: the copy warpgroup keeps what issuing TMA needs, the
 /// compute warpgroups take the rest of the register file (with up to two
 /// of them, 40 * 128 + 232 * 256 <= 65536).
@@ -281,8 +283,14 @@ private:
     SmallVector<Coord, 2> place;
     Fragment acc;
   };
-  /// Stores epilogue(alpha * acc) for each fragment.
-  void storeResults(const TileStore &tile, ArrayRef<Placed> fragments);
+  /// Stores epilogue(alpha * acc) for each fragment: into D, or through
+  /// `store` (given the result and the fragment's index).
+  void storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
+                    function_ref<void(Fragment, size_t)> store = {});
+  /// A warp's fragments `nBegin` + `fragments` through its staging tile:
+  /// 8 fragments at a time stored there, then copied out as 16-byte rows.
+  void storeStaged(GemmOp op, const TileStore &tile, ArrayRef<Coord> at, StringRef rowDim,
+                   StringRef colDim, ArrayRef<Placed> fragments, int64_t nBegin);
 
   FragmentType fragment(FragmentOperand operand, StringRef rows, StringRef cols, Type element) {
     return b.fragmentType(operand, MmaShape::M16N8K16, element, rows, cols);
@@ -319,6 +327,9 @@ private:
   Type input;
   /// The batch coordinate of the tile being built (null for one problem).
   Coord batch;
+  /// Each compute warp's staging tile of D (gemmStagesResults), as
+  /// scalars and as 16-byte vectors; null where D is stored from fragments.
+  Tensor staging, stagingVectors;
 };
 
 void GemmTile::copyTile(const Operand &o, Tensor global, Tensor shared, Coord blockCoord,
@@ -405,7 +416,8 @@ GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> warpAt, Strin
 /// would wait out its latency alone.
 constexpr size_t kEpilogueReadBatch = 8;
 
-void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments) {
+void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
+                            function_ref<void(Fragment, size_t)> store) {
   for (size_t begin = 0; begin < fragments.size(); begin += kEpilogueReadBatch) {
     ArrayRef<Placed> group =
         fragments.slice(begin, std::min(kEpilogueReadBatch, fragments.size() - begin));
@@ -420,8 +432,9 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments) {
       };
       reads.push_back({read(tile.scale), read(tile.bias), read(tile.c)});
     }
-    for (auto [f, read] : llvm::zip_equal(group, reads)) {
-      auto [scale, bias, c] = read;
+    for (size_t i = 0; i < group.size(); ++i) {
+      const Placed &f = group[i];
+      auto [scale, bias, c] = reads[i];
       Value result = b.mulf(tile.alpha, b.fragmentToVector(f.acc));
       for (kernels::EpilogueStep step : epilogueSteps(p)) {
         switch (step) {
@@ -448,8 +461,73 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments) {
           break;
         }
       }
-      b.storeFragment(b.vectorToFragment(result, f.acc.getType()), tile.d, f.place, tile.bounds);
+      Fragment out = b.vectorToFragment(result, f.acc.getType());
+      if (store)
+        store(out, begin + i);
+      else
+        b.storeFragment(out, tile.d, f.place, tile.bounds);
     }
+  }
+}
+
+void GemmTile::storeStaged(GemmOp op, const TileStore &tile, ArrayRef<Coord> at,
+                           StringRef rowDim, StringRef colDim, ArrayRef<Placed> fragments,
+                           int64_t nBegin) {
+  int64_t lanesVector = 16 / kernels::dtypeBytes(p.output);
+  Coord slab = b.fromIndex(b.subi(b.linearId(LinearId::Warp), b.index(4)),
+                           b.coordType(kStagingWarp));
+  Tensor mine = b.subscript(staging, {slab}), mineVectors = b.subscript(stagingVectors, {slab});
+  // D as 16-byte vectors along its rows, at the warp's tile.
+  auto d = cast<Tensor>(op.getD());
+  SmallVector<TensorDim> dims(d.getType().getDims());
+  for (TensorDim &dim : dims)
+    dim.stride = dim.stride == 1 ? 1 : dim.stride / lanesVector;
+  dims.back().fold = lanesVector;
+  dims.back().size /= lanesVector;
+  Tensor out = b.subscript(
+      b.view(d, SpioTensorType::get(b.getContext(), dims,
+                                    VectorType::get({lanesVector}, d.getType().getElementType()),
+                                    MemorySpace::Global, SwizzleAttrInterface())),
+      withBatch(at));
+  // The warp's first row and the tile's first column, for the bounds.
+  Coord rowOrigin, colOrigin;
+  for (Coord c : at) {
+    Coord absolute = b.unfold(c, 1);
+    Coord &origin = c.getType().getDim() == rowDim ? rowOrigin : colOrigin;
+    origin = origin ? b.add(origin, absolute) : absolute;
+  }
+  Coord rows = tile.bounds.rows, cols = tile.bounds.cols;
+  Value lane = b.linearId(LinearId::Lane);
+  for (size_t first = 0; first < fragments.size(); first += kEpilogueReadBatch) {
+    ArrayRef<Placed> group =
+        fragments.slice(first, std::min(kEpilogueReadBatch, fragments.size() - first));
+    storeResults(tile, group, [&](Fragment result, size_t i) {
+      b.storeFragment(result, mine, {b.constant(int64_t(i), b.coordType(colDim, 8))},
+                      std::nullopt);
+    });
+    b.warpSync();
+    // Lane l copies vectors l, l + 32, ... of the group's 16 rows.
+    int64_t perRow = int64_t(group.size()) * 8 / lanesVector, vectors = 16 * perRow;
+    Coord chunk = b.constant(nBegin + int64_t(first), b.coordType(colDim, 8));
+    for (int64_t v = 0; v < vectors; v += 32) {
+      Value index = b.addi(lane, b.index(v));
+      auto copy = [&] {
+        Coord row = b.fromIndex(b.divui(index, b.index(perRow)), b.coordType(rowDim));
+        Coord column = b.fromIndex(b.remui(index, b.index(perRow)),
+                                   b.coordType(colDim, lanesVector));
+        Value value = b.load(mineVectors, {row, column});
+        Value inside = b.andi(
+            b.cmp(CmpPredicate::lt, b.add(rowOrigin, row), rows),
+            b.cmp(CmpPredicate::lt,
+                  b.add(b.add(colOrigin, b.unfold(chunk, 1)), b.unfold(column, 1)), cols));
+        b.ifThen(inside, [&] { b.store(value, out, {row, chunk, column}); });
+      };
+      if (v + 32 <= vectors)
+        copy();
+      else
+        b.ifThen(b.cmpi(arith::CmpIPredicate::ult, index, b.index(vectors)), copy);
+    }
+    b.warpSync();
   }
 }
 
@@ -478,6 +556,8 @@ void GemmTile::warpgroupEpilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> 
   SmallVector<Placed> fragments;
   for (int64_t ni = nBegin; ni < nEnd; ++ni)
     fragments.push_back({{b.constant(ni, b.coordType(colDim, 8))}, accumulated(ni)});
+  if (staging)
+    return storeStaged(op, tile, at, rowDim, colDim, fragments, nBegin);
   storeResults(tile, fragments);
 }
 
@@ -590,6 +670,25 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
                                      {kAccThread, 1, 128 * consumers}},
                                     VectorType::get({4}, Float32Type::get(ctx)),
                                     MemorySpace::Shared));
+  if (kernels::gemmStagesResults(p, c)) {
+    // A warp's 16 rows by 64 columns of D, each row a 16-byte vector
+    // longer so that the fragments' rows fall in different banks.
+    int64_t lanesVector = 16 / kernels::dtypeBytes(p.output), pitch = 64 + lanesVector;
+    StringAttr warpDim = StringAttr::get(ctx, kStagingWarp);
+    StringAttr rows = StringAttr::get(ctx, rowDim), cols = StringAttr::get(ctx, colDim);
+    Type out = typeOf(ctx, p.output);
+    staging = b.alloc(SpioTensorType::get(
+        ctx, {{warpDim, 1, c.warpsM, 16 * pitch}, {rows, 1, 16, pitch}, {cols, 1, 64, 1}}, out,
+        MemorySpace::Shared, SwizzleAttrInterface()));
+    stagingVectors = b.view(
+        staging,
+        SpioTensorType::get(ctx,
+                            {{warpDim, 1, c.warpsM, 16 * pitch / lanesVector},
+                             {rows, 1, 16, pitch / lanesVector},
+                             {cols, lanesVector, 64 / lanesVector, 1}},
+                            VectorType::get({lanesVector}, out), MemorySpace::Shared,
+                            SwizzleAttrInterface()));
+  }
   Barriers full = b.barrierAlloc(stages), empty = b.barrierAlloc(stages);
   // Ping-pong warpgroups each consume whole tiles' stages, their main loops
   // in turn: a warpgroup waits on a stage's full barrier only once the

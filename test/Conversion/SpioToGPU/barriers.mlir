@@ -26,6 +26,9 @@
 // CHECK: %[[ID:.*]] = arith.constant 1 : i32
 // CHECK: %[[THREADS:.*]] = arith.constant 256 : i32
 // CHECK: nvvm.barrier id = %[[ID]] number_of_threads = %[[THREADS]]
+// A warp's barrier: bar.warp.sync with every lane in the mask.
+// CHECK: %[[LANES:.*]] = arith.constant -1 : i32
+// CHECK: nvvm.bar.warp.sync %[[LANES]] : i32
 gpu.module @kernels {
   gpu.func @barriers(%phase: i1) kernel {
     %tile = spio.alloc : !spio.tensor<[i: 64] x vector<8xf16>, shared>
@@ -36,6 +39,7 @@ gpu.module @kernels {
     spio.async_arrive %bars[%i] : !spio.barriers<16>
     spio.barrier_arrive %bars[%i] : !spio.barriers<16>
     spio.named_barrier 1, threads 256
+    spio.warp_sync
     gpu.return
   }
 }

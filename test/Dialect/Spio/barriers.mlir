@@ -28,5 +28,7 @@ func.func @producer_consumer(%g: !Global, %i: !spio.coord<i>, %k8: !spio.coord<k
   spio.barrier_arrive %bars[%empty] : !spio.barriers<16>
   // CHECK: spio.named_barrier 1, threads 256
   spio.named_barrier 1, threads 256
+  // CHECK: spio.warp_sync
+  spio.warp_sync
   return
 }

@@ -186,6 +186,11 @@ Fragment KernelBuilder::vectorToFragment(Value vector, FragmentType type, Here h
   return llvm::cast<Fragment>(create<VectorToFragmentOp>(here, type, vector).getResult());
 }
 
+Value KernelBuilder::load(Tensor tensor, ArrayRef<Coord> coords, Here here) {
+  return create<LoadOp>(here, tensor.getType().getElementType(), tensor, values(coords))
+      .getResult();
+}
+
 void KernelBuilder::store(Value value, Tensor tensor, ArrayRef<Coord> coords, Here here) {
   create<StoreOp>(here, value, tensor, values(coords));
 }
@@ -260,6 +265,8 @@ void KernelBuilder::asyncWait(int32_t pending, Here here) {
 }
 
 void KernelBuilder::barrier(Here here) { create<gpu::BarrierOp>(here); }
+
+void KernelBuilder::warpSync(Here here) { create<WarpSyncOp>(here); }
 
 void KernelBuilder::tmaLoad(TensorMap map, ArrayRef<Coord> coords, Tensor dst,
                             ArrayRef<Coord> dstCoords, Barriers barriers, Value index,

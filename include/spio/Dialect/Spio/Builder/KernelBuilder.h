@@ -101,6 +101,7 @@ public:
   Tensor subscript(Tensor tensor, ArrayRef<Coord> coords, Here here = {});
   /// The same memory as `tensor` (a root) under `type`'s layout.
   Tensor view(Tensor tensor, SpioTensorType type, Here here = {});
+  Value load(Tensor tensor, ArrayRef<Coord> coords, Here here = {});
   void store(Value value, Tensor tensor, ArrayRef<Coord> coords, Here here = {});
   /// The element of block `block` of the cluster's copy of shared `tensor`.
   Value loadRemote(Tensor tensor, ArrayRef<Coord> coords, Value block, Here here = {});
@@ -138,6 +139,7 @@ public:
   void asyncWait(int32_t pending, Here here = {});
   /// The block-wide barrier (gpu.barrier).
   void barrier(Here here = {});
+  void warpSync(Here here = {});
   /// A box of `map` at `coords` into `dst` at `dstCoords`, by TMA, whose
   /// bytes complete on barrier `index` of `barriers`; with `multicast` N,
   /// in each of cluster blocks 0 to N - 1.

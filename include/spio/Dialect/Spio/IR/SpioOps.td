@@ -918,6 +918,20 @@ def Spio_BarrierWaitOp : Spio_BarrierOp<"barrier_wait"> {
   }];
 }
 
+def Spio_WarpSyncOp : Spio_Op<"warp_sync"> {
+  let summary = "a barrier of the 32 lanes of a warp";
+  let description = [{
+    ```
+    spio.warp_sync
+    ```
+    Every lane of the warp waits until all have reached it (PTX
+    `bar.warp.sync` with a full mask); what each wrote to shared memory
+    before it, the others read after it: a warp's own staging tile needs
+    no block-wide barrier.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Spio_NamedBarrierOp : Spio_Op<"named_barrier"> {
   let summary = "a barrier of some of the block's warps";
   let description = [{
