@@ -273,7 +273,8 @@ TEST(GemmWgmma, SplitsKUnderOneWave) {
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132).stages, 4);
   // The partial sums need shared memory too.
   c.stages = 6;
-  EXPECT_NE(checkGemm(problem(128, 4096, 4096), c).find("and the partial sums need"),
+  EXPECT_NE(checkGemm(problem(128, 4096, 4096), c)
+                .find("and the partial sums and the staging of D need"),
             std::string::npos);
   c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132);
   c.persistent = 132;

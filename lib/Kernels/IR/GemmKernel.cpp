@@ -415,6 +415,8 @@ GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> warpAt, Strin
 /// tell D's stores from the vectors and C, so a read issued between stores
 /// would wait out its latency alone.
 constexpr size_t kEpilogueReadBatch = 8;
+/// A staging tile's columns: one batch of fragments (gemmStagingBytes).
+constexpr int64_t kStagedColumns = 8 * kEpilogueReadBatch;
 
 void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
                             function_ref<void(Fragment, size_t)> store) {
@@ -474,6 +476,7 @@ void GemmTile::storeStaged(GemmOp op, const TileStore &tile, ArrayRef<Coord> at,
                            StringRef rowDim, StringRef colDim, ArrayRef<Placed> fragments,
                            int64_t nBegin) {
   int64_t lanesVector = 16 / kernels::dtypeBytes(p.output);
+  // The compute warps follow the copy warpgroup's 4.
   Coord slab = b.fromIndex(b.subi(b.linearId(LinearId::Warp), b.index(4)),
                            b.coordType(kStagingWarp));
   Tensor mine = b.subscript(staging, {slab}), mineVectors = b.subscript(stagingVectors, {slab});
@@ -673,19 +676,21 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
   if (kernels::gemmStagesResults(p, c)) {
     // A warp's 16 rows by 64 columns of D, each row a 16-byte vector
     // longer so that the fragments' rows fall in different banks.
-    int64_t lanesVector = 16 / kernels::dtypeBytes(p.output), pitch = 64 + lanesVector;
+    int64_t lanesVector = 16 / kernels::dtypeBytes(p.output);
+    int64_t pitch = kStagedColumns + lanesVector;
     StringAttr warpDim = StringAttr::get(ctx, kStagingWarp);
     StringAttr rows = StringAttr::get(ctx, rowDim), cols = StringAttr::get(ctx, colDim);
     Type out = typeOf(ctx, p.output);
     staging = b.alloc(SpioTensorType::get(
-        ctx, {{warpDim, 1, c.warpsM, 16 * pitch}, {rows, 1, 16, pitch}, {cols, 1, 64, 1}}, out,
-        MemorySpace::Shared, SwizzleAttrInterface()));
+        ctx,
+        {{warpDim, 1, c.warpsM, 16 * pitch}, {rows, 1, 16, pitch}, {cols, 1, kStagedColumns, 1}},
+        out, MemorySpace::Shared, SwizzleAttrInterface()));
     stagingVectors = b.view(
         staging,
         SpioTensorType::get(ctx,
                             {{warpDim, 1, c.warpsM, 16 * pitch / lanesVector},
                              {rows, 1, 16, pitch / lanesVector},
-                             {cols, lanesVector, 64 / lanesVector, 1}},
+                             {cols, lanesVector, kStagedColumns / lanesVector, 1}},
                             VectorType::get({lanesVector}, out), MemorySpace::Shared,
                             SwizzleAttrInterface()));
   }

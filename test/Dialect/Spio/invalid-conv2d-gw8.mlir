@@ -114,17 +114,44 @@ func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [0, 4], r
 
 // -----
 
-// expected-error @below {{conv2d_gw8_config rows must be positive, got 0}}
+// Counts past what a block or a grid can hold overflowed the rules'
+// arithmetic (warps = [2^62, 4] crashed spio-tile).
+// expected-error @below {{conv2d_gw8_config warps must be two positive counts [Q, groups] of at most 32 warps in all}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [4611686018427387904, 4], rows = 8>}
+
+// -----
+
+// expected-error @below {{conv2d_gw8_config warps must be two positive counts [Q, groups] of at most 32 warps in all}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [8, 8], rows = 8>}
+
+// -----
+
+// expected-error @below {{conv2d_gw8_config rows must be 1 to 2^30, got 4611686018427387904}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 4611686018427387904>}
+
+// -----
+
+// expected-error @below {{conv2d_gw8_config chunks must be 0 (choose) to 2^31 - 1, got 4294967296}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 4294967296>}
+
+// -----
+
+// expected-error @below {{conv2d_gw8_config copy_warps must be 0 (none) to 32, got 33}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, copy_warps = 33>}
+
+// -----
+
+// expected-error @below {{conv2d_gw8_config rows must be 1 to 2^30, got 0}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 0>}
 
 // -----
 
-// expected-error @below {{conv2d_gw8_config chunks must be 0 (choose) or positive, got -2}}
+// expected-error @below {{conv2d_gw8_config chunks must be 0 (choose) to 2^31 - 1, got -2}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = -2>}
 
 // -----
 
-// expected-error @below {{conv2d_gw8_config multiprocessors must be positive, got 0}}
+// expected-error @below {{conv2d_gw8_config multiprocessors must be 1 to 2^31 - 1, got 0}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, multiprocessors = 0>}
 
 // -----
@@ -152,7 +179,7 @@ func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [1, 8], r
 
 // -----
 
-// expected-error @below {{conv2d_gw8_config copy_warps must be 0 (none) or positive, got -1}}
+// expected-error @below {{conv2d_gw8_config copy_warps must be 0 (none) to 32, got -1}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, copy_warps = -1>}
 
 // -----

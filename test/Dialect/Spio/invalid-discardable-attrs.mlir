@@ -3,9 +3,20 @@
 func.func @stages_not_integer(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error @below {{'scf.for' op spio.stages must be an integer of at least 1, got "x"}}
+  // expected-error @below {{'scf.for' op spio.stages must be an integer from 1 to 32, got "x"}}
   scf.for %iv = %c0 to %n step %c1 {
   } {spio.stages = "x"}
+  return
+}
+
+// -----
+
+func.func @stages_past_shared_memory(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{'scf.for' op spio.stages must be an integer from 1 to 32, got 9223372036854775807 : i64}}
+  scf.for %iv = %c0 to %n step %c1 {
+  } {spio.stages = 9223372036854775807}
   return
 }
 
@@ -14,7 +25,7 @@ func.func @stages_not_integer(%n: index) {
 func.func @stages_zero(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error @below {{'scf.for' op spio.stages must be an integer of at least 1, got 0 : i64}}
+  // expected-error @below {{'scf.for' op spio.stages must be an integer from 1 to 32, got 0 : i64}}
   scf.for %iv = %c0 to %n step %c1 {
   } {spio.stages = 0}
   return
@@ -25,7 +36,7 @@ func.func @stages_zero(%n: index) {
 func.func @stages_unsigned(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error @below {{'scf.for' op spio.stages must be an integer of at least 1, got 3 : ui8}}
+  // expected-error @below {{'scf.for' op spio.stages must be an integer from 1 to 32, got 3 : ui8}}
   scf.for %iv = %c0 to %n step %c1 {
   } {spio.stages = 3 : ui8}
   return

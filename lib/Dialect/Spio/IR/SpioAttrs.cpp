@@ -243,18 +243,23 @@ LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emi
                                           int64_t chunks, int64_t copyWarps,
                                           int64_t multiprocessors, bool rowRing,
                                           int64_t stages) {
-  if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0; }))
-    return emitError() << "conv2d_gw8_config warps must be two positive counts [Q, groups]";
-  if (rows < 1)
-    return emitError() << "conv2d_gw8_config rows must be positive, got " << rows;
-  if (chunks < 0)
-    return emitError() << "conv2d_gw8_config chunks must be 0 (choose) or positive, got "
+  // Bounds a block and a grid can meet (32 warps, a problem's 2^30 rows,
+  // a CUDA grid's extents), which keep the rules' arithmetic from
+  // overflowing.
+  if (warps.size() != 2 || llvm::any_of(warps, [](int64_t v) { return v <= 0 || v > 32; }) ||
+      warps[0] * warps[1] > 32)
+    return emitError() << "conv2d_gw8_config warps must be two positive counts [Q, groups] of "
+                          "at most 32 warps in all";
+  if (rows < 1 || rows > (int64_t(1) << 30))
+    return emitError() << "conv2d_gw8_config rows must be 1 to 2^30, got " << rows;
+  if (chunks < 0 || chunks > std::numeric_limits<int32_t>::max())
+    return emitError() << "conv2d_gw8_config chunks must be 0 (choose) to 2^31 - 1, got "
                        << chunks;
-  if (copyWarps < 0)
-    return emitError() << "conv2d_gw8_config copy_warps must be 0 (none) or positive, got "
+  if (copyWarps < 0 || copyWarps > 32)
+    return emitError() << "conv2d_gw8_config copy_warps must be 0 (none) to 32, got "
                        << copyWarps;
-  if (multiprocessors < 1)
-    return emitError() << "conv2d_gw8_config multiprocessors must be positive, got "
+  if (multiprocessors < 1 || multiprocessors > std::numeric_limits<int32_t>::max())
+    return emitError() << "conv2d_gw8_config multiprocessors must be 1 to 2^31 - 1, got "
                        << multiprocessors;
   if (stages < 0)
     return emitError() << "conv2d_gw8_config stages must be 0 (choose) or positive, got "

@@ -42,8 +42,10 @@ LogicalResult SpioDialect::verifyOperationAttribute(Operation *op, NamedAttribut
   if (name == "spio.stages") {
     if (!isa<LoopLikeOpInterface>(op))
       return op->emitOpError() << "carries spio.stages, but only loops are pipelined";
-    if (!value || value.getInt() < 1)
-      return op->emitOpError() << "spio.stages must be an integer of at least 1, got "
+    // spio-pipeline keeps a copy of the loop's buffers a stage; 32 is past
+    // what shared memory holds of any tile (as gemm_config's bound).
+    if (!value || value.getInt() < 1 || value.getInt() > 32)
+      return op->emitOpError() << "spio.stages must be an integer from 1 to 32, got "
                                << attr.getValue();
     return success();
   }
