@@ -30,9 +30,8 @@ namespace gw8 {
 
 /// Blocks a multiprocessor fprop and dgrad on flattened rows aim for: a
 /// band is one small image or less, and each block loads its groups'
-/// weights once for all its bands. Swept on an H200 over 6 layers (7x7 to
-/// 20x20): 4 blocks per multiprocessor ran 1.04x 8 blocks, 2 blocks 1.05x
-/// but 0.90x on 10x10 5x5; one block per band (no reuse) 0.85x.
+/// weights once for all its bands; more blocks reuse them less, fewer
+/// leave multiprocessors idle (TUNING.md, "Flattened rows").
 constexpr int64_t kFlatBlocksPerMultiprocessor = 4;
 
 /// Output rows whose staged rows stride-2 fprop copies in ahead of the one
@@ -85,16 +84,11 @@ static bool fewWarpBlock(const Conv2dGw8Config &c) {
 /// wgrad's bands of rows of 16-pixel fragments: 8 rows (4 with stride 2,
 /// fewer only where the chooser finds its tiles would not fit), or 9 only
 /// where that rounds fewer rows up (18 rows as 2 bands, not 3): the
-/// unrolled ninth row costs registers (72x72: 126 -> 150, one block a
-/// multiprocessor instead of two, 3045 -> 1991 GB/s on an H200). Kernels
-/// of wgradQuarterBlocks also take 7, then, in blocks of one column tile
-/// and up to 4 warps (fewWarpBlock: 168 registers, where 8-warp blocks
-/// spill at 128), 10, where that rounds fewer up than the bands before.
-/// On an H200, 5x5 as 7 rows against 8: 14x14 1.07x, 20x20 1.03x, 28x28
-/// 0.99-1.04x (6 rows 0.89-0.97x); in blocks of 4 warps as 10 against 7
-/// or 8: 10x10 1.44x, 20x20 1.09-1.18x, 19x19 1.12x, 30x30 1.03x, and
-/// 20x20 3x7 1.14x, 10x10 3x5 1.27x (5 rows on 10x10 and 20x20 5x5:
-/// 0.94-1.28x 7).
+/// unrolled ninth row costs registers (it can halve the blocks a
+/// multiprocessor holds). Kernels of wgradQuarterBlocks also take 7, then,
+/// in blocks of one column tile and up to 4 warps (fewWarpBlock: 168
+/// registers, where 8-warp blocks spill at 128), 10, where that rounds
+/// fewer up than the bands before (TUNING.md, "wgrad bands").
 static int64_t wgradBandRows(const Conv2dGw8Problem &p, bool inFewWarps) {
   int64_t rows = p.outH();
   if (p.stride == 2)
@@ -140,9 +134,9 @@ int64_t flatPitch(const Conv2dGw8Problem &p) { return p.kernelInW() + p.kernelPa
 
 /// wgrad's flattened rows: flatPitch rounded up to whole 8-pixel mma steps
 /// where that adds at most half the pixels, so that each x step's A
-/// fragments serve every kernel row (computeWgradFlatRowSteps). On an H200,
-/// against rows of flatPitch: 10x10 (11 -> 16 columns) 1.05-1.11x, 18x18
-/// (19 -> 24) 1.09x, 20x20 (21 -> 24) 1.16x; 8x8 (9 -> 16) 0.87-0.95x.
+/// fragments serve every kernel row (computeWgradFlatRowSteps); doubling
+/// the pixels costs more than the reuse gives (TUNING.md, "Flattened
+/// rows").
 int64_t wgradFlatPitch(const Conv2dGw8Problem &p) {
   int64_t pitch = flatPitch(p), steps = ceilDiv(pitch, 8) * 8;
   return 2 * steps <= 3 * pitch ? steps : pitch;
@@ -162,18 +156,13 @@ bool wgradRowsOfWholeSteps(const Conv2dGw8Problem &p) { return wgradFlatPitch(p)
 /// and the one image (N = 1) has none to go beside it; never stride-2
 /// dgrad, whose zero-upsampled dy only rows of fragments stage (flattened,
 /// a 7x7 GPU test failed). Flattened, no staged row is reused across the
-/// R output rows it feeds (on an H200 rows of fragments ran 1.19-1.47x on
-/// 9x9 to 20x20 5x5 layers, 1.06-1.6x on 10x10, 24x24 and 28x28 3x3, even
-/// on 18x18 and 20x20 3x3, 0.9x on 9x9 3x3 and 7x7 5x5 one image a row;
-/// with images side by side, all 13 7x7 and 8x8 layers 1.09-1.37x, fprop
-/// and dgrad, 1.19x in geometric mean). wgrad flattens only kernels
-/// of up to 3 columns (5x5 kernels ran 20-30% slower flattened). Rows of
-/// whole mma steps (wgradFlatPitch), whose x fragments serve every kernel
-/// row as the bands' do, flatten where they compute fewer pixels than
-/// bands of 8 or 9 rows of 16-column fragments (on an H200: 14x14 and
-/// 28x28, 224 of 256 and 896 of 1024 pixels, ran 1.02-1.16x their bands).
-/// Other rows flatten at up to 60% of the bands' pixels: 8x8 (56%) ran
-/// 1.03-1.10x its bands, 9x9 (62.5%) 0.92-0.94x.
+/// R output rows it feeds, which rows of fragments do, so those win
+/// wherever they waste less than half their pixels. wgrad flattens only
+/// kernels of up to 3 columns (wider ones reuse their staged rows more).
+/// Rows of whole mma steps (wgradFlatPitch), whose x fragments serve every
+/// kernel row as the bands' do, flatten where they compute fewer pixels
+/// than bands of 8 or 9 rows of 16-column fragments; other rows at up to
+/// 60% of the bands' pixels (TUNING.md, "Flattened rows").
 bool flatRows(const Conv2dGw8Problem &p) {
   int64_t q = p.kernelOutW();
   if (stagingStride(p) != 1 || q > 32 || flatPitch(p) >= 16 * ceilDiv(q, 16) ||
@@ -199,15 +188,11 @@ bool flatRows(const Conv2dGw8Problem &p) {
 /// (18 columns: 18 of 32 used; 3 images side by side, 54 of 64). Taken by
 /// stride-1 kernels (wgrad: those of wgradQuarterBlocks; not dgrad with
 /// padding of S or more, whose kernel padding is negative) where that uses
-/// at least 1.3x the columns: at most 8 images, for wgrad 3 in bands of 9
-/// or 10 rows (whose ninth row already costs registers). On an H200: fprop
-/// and dgrad 1.07-1.28x on the 11 layers this takes (9x9 to 20x20, 3x3 and
-/// 5x5); wgrad 1.01-1.19x on its 7 (7x7 to 20x20 5x5). Not taken: gains of
-/// 1.2x the columns or less (fprop and dgrad on 80x80 3x3 0.94x, 36x36 5x5
-/// 0.98x); wgrad's 9x9 5x5 as 4 images in 9-row bands, which spilled 44
-/// bytes (0.86x), and its 3x3 kernels, whose copies' column arithmetic took
-/// them from 125 to 154-162 registers (one block a multiprocessor, not
-/// two), 0.75-1.02x.
+/// at least 1.3x the columns (smaller gains do not pay for the dropped
+/// columns' copies): at most 8 images, for wgrad 3 in bands of 9 or 10
+/// rows (whose ninth row already costs registers); not wgrad's 3x3
+/// kernels, whose copies' column arithmetic costs registers (TUNING.md,
+/// "Images side by side").
 constexpr int64_t kMaxPackedImages = 8;
 
 /// The staged columns of one image side by side with others.
@@ -255,12 +240,9 @@ static int64_t gaplessCrossings(int64_t q, int64_t tile, int64_t columns) {
 /// their column tiles, where that uses 1.1x or more the share of the
 /// columns packedImages does, a tile crosses at most 3 image boundaries
 /// (each adds the S - 1 zero columns between two images to its staged
-/// tile) and 8 or more bands remain; 0 otherwise. On an H200 (autotuned,
-/// against the padded images in the same run): 36x36 C288 1.09-1.10x, 8x8
-/// C1248 1.15x, 10x10 C1632 1.11-1.15x, 20x20 C960 1.06x, 56x56 C80 and
-/// 28x28 C160 and C240 1.02-1.05x, but 20x20 C672 0.97-0.98x; where not
-/// taken, 4 bands (N32 on 28x28: 0.94-0.98x) and 4 or more crossings (7x7
-/// C640 0.96x, 9x9 C1392 0.98x).
+/// tile) and 8 or more bands remain (fewer bands leave blocks idle, more
+/// crossings stage too many zero columns); 0 otherwise (TUNING.md,
+/// "Gapless images").
 static int64_t gaplessImages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.pass == ConvPass::Wgrad || p.s < 5 || p.stride != 1 || flatRows(p) ||
       p.kernelPadW() < 0)
@@ -303,10 +285,7 @@ BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // block's copies overlap another's mma; more blocks would write more
   // partial sums.
   // wgrad takes at most `target` blocks: blocks past whole waves run as one
-  // more (on an H200, 20 layers whose count this rounded down from up to
-  // 294 ran 1.126x in geometric mean; 36x36 5x5, one block a
-  // multiprocessor, 1059 -> 1475 GB/s). Flattened fprop and dgrad round
-  // up (their one such layer ran 0.91x and 1.03x rounded down).
+  // more. Flattened fprop and dgrad round up (TUNING.md, "Grids").
   int64_t want = c.chunks;
   if (!want) {
     int64_t target = (p.pass == ConvPass::Wgrad ? wgradResidentBlocks(p, c)
@@ -361,13 +340,9 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // row reads and the rows of the next kRingLookahead output rows, copied
   // in while the block computes, where that holds under half the block's
   // rows: its staged rows are twice as many and as wide, and the whole
-  // tile capped its blocks at 4 to 9 rows. On an H200, kernels of up to 3
-  // columns: the 30 stride-2 layer kernels it changed ran 1.088x in
-  // geometric mean, 0.89-1.39x; 4 or more columns, with the taller blocks
-  // it lets them take (56x56 5x5 as 28 rows, 32x32 16, 40x40 20): 9
-  // stride-2 5x5 layers 1.13x (1.02-1.29x), 7x7 on 56x56 1.30x and 1.43x,
-  // 7x5 1.21x. On stride 1 it ran 0.99x (0.86-1.12x) and on stride-2
-  // dgrad 0.97x, which keep whole tiles.
+  // tile capped its blocks at 4 to 9 rows. Stride 1 and stride-2 dgrad
+  // keep whole tiles, which the ring did not speed up (TUNING.md,
+  // "Stride-2 fprop's ring").
   int64_t ring = p.r + t.stride * kRingLookahead;
   t.ring = p.pass == ConvPass::Fprop && p.stride == 2 && !flatRows(p) &&
            grid.bandsPerChunk == 1 && t.rows > 2 * ring;
@@ -441,9 +416,7 @@ static int64_t blocksBySharedMemory(int64_t bytes) {
 int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
                            int64_t outputRows) {
   // At most as many blocks as leave 40 registers a thread (of 64K): ptxas
-  // takes about that many (18x18 3x3, 512 threads, 3 blocks by shared
-  // memory: hinted 2, it took 45 registers and ran 0.86x and 0.92x 3 blocks
-  // at 39 on an H200).
+  // takes about that many (TUNING.md, "Registers").
   int64_t bySharedMemory =
       blocksBySharedMemory(rowsSharedBytes(p, c, outputRows));
   // A ring's copies in the row loop take more registers: 64 (with a ring
@@ -451,30 +424,19 @@ int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
   // spilled).
   int64_t registers = stagedInput(p, c).ring ? 64 : 40;
   // Kernels of 5 or more columns hold 5 or more rows of sums and their
-  // weights: ptxas takes about 77 registers (stride-2 dgrad 5x5, whose
-  // shared tile without zero rows would let 5 to 7 blocks fit: held to 40
-  // to 56 registers, it spilled up to 360 bytes and ran 0.61-0.79x). So do
-  // kernels of more than 9 taps or of 6 or more rows: held to 40 or 64,
-  // ptxas spilled stride-2 dgrad 7x4 572 bytes, 5x3 72-84, dgrad 5x4 on
-  // 7x7 images 220, fprop 7x1 28. Held to 80, on an H200: stride-2 dgrad
-  // 33x47 5x4 to 7x4 1.78-3.79x, 64x64 5x3 1.46x, 4x3 1.09x; dgrad on 7x7
-  // images 4x4 and 5x4 1.31x and 1.74x; fprop 6x1 and 7x1 1.15-1.19x;
-  // kernels that had not spilled 1.00x (fprop 7x4 on 7x7 images 0.96x).
+  // weights: ptxas takes about 77 registers, and so do kernels of more
+  // than 9 taps or of 6 or more rows; held to fewer, they spill.
   if (p.s >= 5 || p.r * p.s > 9 || p.r >= 6)
     registers = std::max<int64_t>(registers, 80);
-  // Kernels of 36 or more taps (6x6 to 7x7) take about 100 to 125: held to
-  // 80 (three blocks where shared memory fits them), 9x9 7x7 spilled 250
-  // bytes. Held to 128 instead, on an H200: 9x9 7x7 1.41-1.46x, 6x6
-  // 1.01-1.20x; not smaller kernels (5x7 1.03-1.06x, but 7x5 0.97-1.00x and
-  // 6x5 0.91-0.94x, which spilled 12-16 bytes at 80).
+  // Kernels of 36 or more taps (6x6 to 7x7) take about 100 to 125, and
+  // spill held to 80.
   if (p.r * p.s >= 36)
     registers = 128;
   // A multiprocessor's registers are four files of 16K, one a scheduler,
   // its resident warps dealt out over the four: B blocks of W warps at R
   // registers fit where ceil(B * W / 4) warps of 32 * R fit one file, as
-  // ptxas counts (25-warp blocks, 1 copy warp beside 24, hinted 2 by
-  // 64K / (40 * 800): it took 32 registers and spilled 400 bytes, 0.26x
-  // the 26-warp kernel on an H200).
+  // ptxas counts (a file's share counted wrong, ptxas spills: TUNING.md,
+  // "Registers").
   int64_t warps = c.threads() / 32, perFile = 16384 / (32 * registers);
   return std::max<int64_t>(1, std::min(bySharedMemory, 4 * perFile / warps));
 }
@@ -482,20 +444,16 @@ int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
 /// fprop and dgrad on rows of fragments: the output rows a block completes
 /// between two of its barriers. Each completed row's fragments go to a
 /// shared tile row, and after the next barrier the block copies all such
-/// rows out as whole pixels (each warp its own, in 16-byte pieces of
-/// half-written sectors, ran 0.65-0.89x); 2k tile rows let the next k
-/// rows' fragment stores start before the copies of these end. Awaits of
-/// staged rows come in groups of k rows too (computeRows), so that one
-/// barrier serves both. Kernels of 5 or more columns, bound by their mma
-/// and stalled at barriers, take the largest k up to 4 that keeps the
-/// blocks a multiprocessor holds: on an H200, fprop and dgrad on the 15
-/// 5x5 layers where 4 keeps them ran 1.02-1.15x; on the 6 where 2 does
-/// (not 4) 1.02-1.06x (as 4 0.96-1.03x). 3x3 kernels, memory bound,
-/// whose larger groups of awaited rows wait longer, ran 0.93-1.02x as 2 and
-/// 0.78-0.97x as 4. Stride-2 fprop, whose groups would await twice the
-/// staged rows (and whose ring of them refills after every row's
-/// barrier), keeps 1: its 9 5x5 layers ran 0.92-1.05x as 4 (stride-2
-/// dgrad, a stride-1 kernel, 1.01-1.14x).
+/// rows out as whole pixels (each warp its own pixels would write
+/// half-written sectors); 2k tile rows let the next k rows' fragment
+/// stores start before the copies of these end. Awaits of staged rows come
+/// in groups of k rows too (computeRows), so that one barrier serves both.
+/// Kernels of 5 or more columns, bound by their mma and stalled at
+/// barriers, take the largest k up to 4 that keeps the blocks a
+/// multiprocessor holds; 3x3 kernels, memory bound, whose larger groups of
+/// awaited rows would wait longer, and stride-2 fprop, whose groups would
+/// await twice the staged rows (and whose ring refills after every row's
+/// barrier), keep 1 (TUNING.md, "Rows a barrier").
 int64_t outputRowsPerBarrier(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.s < 5 || stagingStride(p) != 1)
     return 1;
@@ -525,15 +483,10 @@ static int64_t wgradSumScratchBytes(const Conv2dGw8Config &c) {
 /// Three stages (two bands copying in while one computes) for
 /// wgradOneDeepBlock's blocks, and for blocks of one warp along the
 /// pixels, two a multiprocessor, that take 16 bands or more, where shared
-/// memory still holds two blocks; else two stages. On
-/// an H200, against two (two runs): N256 C1152 and C1920 7x7 3x3 (18 and
-/// 32 bands a block) 1.16-1.20x, N256 C32 112x112 1.11-1.13x, C40 144x144
-/// 1.01-1.03x, 8x8 of 16 bands a block 0.99-1.01x; blocks of 4 to 10
-/// bands 0.95-1.01x (8x8 within L2 0.95-0.97x). Kept at two: 5x5's blocks
-/// of three a multiprocessor (0.98-0.99x), blocks whose warps along the
-/// pixels add their sums (their scratch takes more rounds: 0.69-0.84x; or
-/// C48 2 x 2, 0.94-0.95x) and blocks of one a multiprocessor (56x56 7x7
-/// spilled 8 bytes).
+/// memory still holds two blocks; else two stages: a third stage pays
+/// where a block's bands are many and its copies latency bound, not where
+/// it costs blocks a multiprocessor, scratch rounds or registers
+/// (TUNING.md, "wgrad stages").
 int64_t wgradStages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (c.stages)
     return c.stages;
