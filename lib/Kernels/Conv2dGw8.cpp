@@ -544,8 +544,8 @@ static int64_t blockSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config
 /// Row-paired stride-1 wgrad kernels of at most 13 partial sums (5x5: 52
 /// accumulator registers) run best as blocks of 4 warps, three a
 /// multiprocessor at up to 168 registers, which hold a band's fragments
-/// where 128 spilled. 7x7's 25 sums spill at 168 (33x33: 368 bytes);
-/// stride-2 5x5 layers ran 0.79-1.07x so (9 layers, 0.97x).
+/// where 128 spilled; not 7x7's 25 sums, which spill at 168, nor stride
+/// 2 (TUNING.md, "wgrad blocks").
 static bool wgradQuarterBlocks(const Conv2dGw8Problem &p) {
   return p.stride == 1 && wgradRowPairs(p) && wgradSums(p).size() <= 13;
 }
@@ -553,14 +553,8 @@ static bool wgradQuarterBlocks(const Conv2dGw8Problem &p) {
 /// 3x3 stride-1 wgrad on rows of fragments in blocks of one warp along the
 /// pixels and 8 groups: one block a multiprocessor, in 3 stages, where
 /// their group tiles are 3/4 busy or more and the grid of one a
-/// multiprocessor fills 9/10 of them. On an H100, against the build
-/// before (two blocks of 2 stages; on 5 layers of 36 bands or more, 3
-/// stages over the grid of two, two waves), the 18 such layers of the
-/// layer table ran 1.03-1.11x (64x64 C64 1.09-1.11x, 56x56 C128
-/// 1.04-1.08x, 16x16 C768 1.06x, 72x72 C192 1.03x). One block of 4 stages
-/// ran 0.83-0.99x one of 3, of 2 0.81-0.97x (7 layers, two runs). Not
-/// 32x32 C72 (9 groups: a tile of 1 idles its block's multiprocessor;
-/// 0.86x) nor 9x9 C2304 (36 tiles of 3 chunks, 108 blocks: 0.96x).
+/// multiprocessor fills 9/10 of them: a tile of few groups, or a grid
+/// short of the multiprocessors, idles them (TUNING.md, "wgrad blocks").
 static bool wgradOneDeepBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (p.pass != ConvPass::Wgrad || p.stride != 1 || p.r != 3 || p.s != 3 || flatRows(p) ||
       c.warpsQ != 1 || c.warpsG != 8)
@@ -575,10 +569,8 @@ static bool wgradOneDeepBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &
 /// wgrad blocks a multiprocessor holds: two of 256 threads at up to 128
 /// registers, or three (wgradQuarterBlocks) of up to 128 threads, or one
 /// where the partial sums alone take 72 registers or more (18 sums: 5x7,
-/// 7x5, 6x6 and up), which spilled at 128 (56x56 7x7 456 bytes, 7x5 112),
-/// or of wgradOneDeepBlock. One block, on an H200: 56x56 7x7 1.65x, 5x7
-/// and 7x5 1.14-1.27x on 20x20 and 56x56; not 6x5's 15 sums (9x9 1.20x,
-/// but 56x56 0.96x).
+/// 7x5, 6x6 and up), which spilled at 128, or of wgradOneDeepBlock
+/// (TUNING.md, "wgrad blocks").
 int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (wgradSums(p).size() >= 18 || wgradOneDeepBlock(p, c))
     return 1;
@@ -727,10 +719,9 @@ namespace {
 
 /// How much of the bandwidth a block with `warpsG` groups (16 bytes each
 /// per pixel) gets: under 64 contiguous bytes per pixel the copies touch
-/// more lines, and L1/L2 throughput, not DRAM, limits (swept on an H200: 2
-/// groups ran about 15% slower than 4 or 8 at equal work, 1 group half as
-/// fast). 3 and 5 groups are taken only as whole pixels of 48 and 80 bytes,
-/// which stream contiguously.
+/// more lines, and L1/L2 throughput, not DRAM, limits (TUNING.md, "Block
+/// shapes"). 3 and 5 groups are taken only as whole pixels of 48 and 80
+/// bytes, which stream contiguously.
 double groupCoalescing(int64_t warpsG) {
   switch (warpsG) {
   case 8:
@@ -819,7 +810,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // heavy: they take blocks of at most 8 warps (more blocks a
   // multiprocessor) and at least 32 columns (16 re-read 4 halo columns
   // each). wgrad keeps a set of partial sums per warp along Q: it takes at
-  // most 4 of them and 8 warps in all. Swept on an H200.
+  // most 4 of them and 8 warps in all (TUNING.md, "Block shapes").
   bool wgrad = p.pass == ConvPass::Wgrad, flat = flatRows(p);
   bool heavy = heavyKernel(p);
   int64_t maxWarps = blockWarpLimit(p);
@@ -827,20 +818,12 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // 3x3 kernels (stride 1, and stride-2 dgrad, which skips the upsampled
   // dy's zero rows) move more bytes than they compute: columns rounded up
   // to the block cost little up to a quarter of them, and blocks of 12 or
-  // more warps ran faster than 8 or 9 (on an H200: 72x72 and 80x80 C192
-  // 1.13x and 1.15x as 2 x 8 warps, 144x144 C24 1.15x as 5 x 3 and 1.20x
-  // as 9 x 3, 112x112 C240 1.11x; stride-2 dgrad, the 8 layers this
-  // changes: 1.01-1.46x), which ties then prefer, then the fewest columns
-  // rounded up (224x224 C24 as 5 x 3 warps ran 0.94x 7 x 3, 112x112 C32 as
-  // 4 x 4 0.98x 7 x 4).
+  // more warps, with more copies in flight, ran faster than 8 or 9, which
+  // ties then prefer, then the fewest columns rounded up.
   bool light = lightKernel(p);
   // Blocks of images of up to 8 columns, and of kernels of 5 or more,
-  // score the columns of the images they lay side by side (packedImages):
-  // on an H200 8x8 3x3 as 3 x 8 warps, 5 images, ran 1.03-1.24x 1 x 8,
-  // which packs none (2 of 7 columns go in 16, 5 of 8 in 48); 36x36 and
-  // 40x40 5x5 as 2 x 4 warps, 2 images in 96 columns, 1.03-1.07x 3 x 2,
-  // one in 48 (fprop and dgrad). Light kernels on wider images were tuned
-  // scoring one image.
+  // score the columns of the images they lay side by side (packedImages).
+  // Light kernels on wider images were tuned scoring one image.
   bool packedScore = !wgrad && !flat && (2 * Q <= 16 || heavy);
   auto columnShare = [&](int64_t warpsQ) {
     return flat ? 1.0 : packedShare(p, packedScore ? packedImages(p, warpsQ) : 1, warpsQ);
@@ -853,8 +836,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   double best = -1;
   for (int64_t warpsG : {8, 5, 4, 3, 2, 1}) {
     // 3 or 5 groups only as whole pixels: a block's part of a wider pixel
-    // would start and end inside 32-byte sectors (on an H200 3 groups of 6
-    // and 5 of 18 ran 0.65-0.9x 2 and 4; 3 of 3 and 5 of 5 1.12-1.77x).
+    // would start and end inside 32-byte sectors.
     if (oddGroupTile(warpsG) && warpsG != p.groups())
       continue;
     double groupsUsed = groupShare(p, warpsG);
@@ -878,9 +860,8 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   }
   // Compute-heavy kernels on images of up to 16 columns: two images side
   // by side in 32 columns, 4 groups a block, rather than one image's 16
-  // columns and 8 groups (the same share of the columns used): on an H200,
-  // 5x5 fprop and dgrad on 9x9, 10x10 and 14x14 images ran 1.09-1.20x
-  // (16x16, whose two images do not fit 32 columns, 0.96x).
+  // columns and 8 groups (the same share of the columns used), which
+  // shares each block's weights over two images.
   if (heavy && !flat && Q <= 16 && p.groups() >= 4 && packedImages(p, 2) >= 2 &&
       packedColumns(p, 2) <= 32) {
     c.warpsQ = 2;
@@ -889,11 +870,8 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // Compute-heavy kernels whose images side by side span more than one
   // column tile take, at no smaller share of the columns and groups used,
   // one tile that holds the whole row of images where its block keeps 2
-  // or more groups in 8 warps: on an H200, 18x18 5x5 C576 and C816 (3
-  // images in 62 columns) as 4 x 2 warps ran 1.05-1.06x 2 x 4, whose two
-  // 32-column tiles split the middle image, and 9x9 C1392 (5 images in
-  // 61) 1.05x (fprop and dgrad). 36x36's two images (76 columns) would
-  // leave 1 group.
+  // or more groups in 8 warps (two tiles would split an image between
+  // them).
   if (heavy && !flat) {
     int64_t images = packedImages(p, c.warpsQ), span = packedColumns(p, images);
     int64_t warpsQ = ceilDiv(span, 16), warpsG = maxWarps / warpsQ;
@@ -910,14 +888,7 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // and dgrad; stride-2 dgrad up to 64; stride-2 fprop, which stages twice
   // the columns, up to 32) take one column tile that spans the row; wider
   // stride-1 rows tiles of 5 warps (80 columns) where those round at most
-  // a tenth of the columns up. On an H200 against the score's 2 groups:
-  // 64x64 fprop and dgrad 1.14-1.15x, stride-2 dgrad 1.17x; 224x224
-  // 1.10-1.11x, 160x160, 80x80 and 40x40 1.05-1.08x, 24x24 1.08-1.09x,
-  // 32x32, 48x48, 56x56 and 72x72 1.00-1.03x; stride-2 fprop on 36x36 to
-  // 64x64 3x3 and 64x64 5x5 1.04-1.07x. Not taken: 112x112 as 2 tiles of 5
-  // warps (160 columns) 0.87-0.97x, 96x96 0.99x; stride-2 dgrad on 160x160
-  // as 5 x 6 1.00x and on 80x80 as 2 or 4 x 6 0.78-0.90x; 6 groups of C96,
-  // C144 and C240 0.77-0.97x; wgrad's 6 groups 0.75-0.95x (configs.py).
+  // a tenth of the columns up (TUNING.md, "Block shapes").
   bool stride2Fprop = p.pass == ConvPass::Fprop && p.stride == 2;
   if (p.groups() == 6 && Q > 16 && (light || stride2Fprop)) {
     int64_t warpsQ = std::min<int64_t>(ceilDiv(Q, 16), 5);
@@ -934,13 +905,10 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // Stride-1 5x5 wgrad on rows of fragments whose column tiles take two
   // bands: a row ring, the second band copying only its rowsP new rows of
   // x (14x14 to 20x20 in bands of 7 to 10 rows: 4 of 11 or 14 rows read
-  // from L2 a band are not). On an H100, against the same build without
-  // it, the 10 such layers ran 1.00-1.05x in two runs (18x18 C816 1.045x,
-  // 20x20 C672 and C960 1.03x). Not taken where a column tile takes one
-  // band (7x7 to 10x10: 0.97-1.00x, a ring and no halo to hand on), four
-  // (28x28 to 36x36: 0.99-1.03x) or seven (56x56: 0.91-0.95x); nor 3x3
-  // (0.95-1.08x over 36 layers, no rule found); nor for the part that
-  // copies as many x rows as a band has dy rows, which has none to hand on.
+  // from L2 a band are not). Not where a column tile takes one band (no
+  // halo to hand on) or more than two, nor 3x3 (no rule found), nor for
+  // the part that copies as many x rows as a band has dy rows, which has
+  // none to hand on (TUNING.md, "Rings").
   if (wgrad && !flat && p.r == 5 && p.s == 5 && p.stride == 1 && ceilDiv(P, c.rowsP) == 2 &&
       p.wgradParts != WgradParts::CopiesWithoutRowHalo)
     c.rowRing = true;
@@ -949,12 +917,9 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
   // ring where its blocks fill 85% or more of what the multiprocessors
   // hold of them: a block's copies of the next image then overlap its mma
   // on this one, which one band a block leaves to other blocks (2 or 3 a
-  // multiprocessor), and the weights load once. On an H200, fprop and
-  // dgrad on the 10 such layers of the layer table ran 1.02-1.26x one band
-  // a block (7x7 C1152 1.24-1.26x, 16x16 C720 1.17-1.21x, 14x14 C672
-  // 1.11-1.13x); rings of blocks of 2 groups (18x18 C576 and C816: 0.86x
-  // and 0.97x) or that fill fewer (20x20 C960 and 10x10 C1632, 90 and 51
-  // blocks: 0.80-0.84x) ran slower.
+  // multiprocessor), and the weights load once; rings of blocks of 2
+  // groups, or that fill fewer, leave multiprocessors idle (TUNING.md,
+  // "Rings").
   if (!wgrad && !flat && !c.chunks && p.s == 5 && p.stride == 1 && c.rowsP >= P && P <= 20 &&
       c.warpsG >= 4) {
     Conv2dGw8Config ring = c;
