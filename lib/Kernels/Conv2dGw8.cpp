@@ -962,22 +962,15 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
   if (wgrad) {
     // wgradQuarterBlocks kernels take blocks of 4 warps of one column tile
     // where the score chose 8 of 8 or 4 groups (three a multiprocessor at
-    // 168 registers, not two at 128): on an H200, 1 x 8 as 1 x 4 on the 24
-    // 5x5 layers ran 1.073x in geometric mean (0.97-1.42x; 40x40 C336, which
-    // spilled 76 bytes at 128, 1.42x; 36x36 1.16x, as 9-row bands, which fit
-    // three times, not 6); 2 x 4 as 1 x 4 on 32x32 C288 1.06x and 28x28 C160
-    // (which spilled 40 bytes at 128) 1.02x. Blocks of 4 warps held to 128
-    // registers (four a multiprocessor) ran 0.95x, to 255 (two) 1.02x (19
-    // layers).
+    // 168 registers, not two at 128, which spill; TUNING.md, "wgrad
+    // warps").
     if (wgradQuarterBlocks(p) && c.threads() == 256 && c.warpsG >= 4) {
       c.warpsQ = 1;
       c.warpsG = 4;
     }
     // Where it chose 4 x 2 (2 groups), 1 x 4 where blocks of 4 groups use
     // at least 80% of theirs, else 2 x 2, whose two warps along Q add their
-    // sums in shared memory: on an H100, 56x56 C80 (10 groups, 12 in 1 x
-    // 4) ran 1.085x as 1 x 4 against 2 x 2 (configs.py; on an H200, before
-    // the zero tap left unstored and the discard, 2 x 2 ran 1.06x 4 x 2).
+    // sums in shared memory (TUNING.md, "wgrad warps").
     if (wgradQuarterBlocks(p) && c.threads() == 256 && c.warpsG == 2 && c.warpsQ == 4) {
       bool fourGroups = groupShare(p, 4) >= 0.8;
       c.warpsQ = fourGroups ? 1 : 2;
@@ -987,9 +980,7 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
     // rows of more than 16 columns, where the score chose 2 x 4 for the
     // groups that 8 a block round up: 1 x 8, 128 bytes a pixel (one L2
     // request of 4 sectors, not two of 2); the groups past C copy no
-    // bytes. On an H100: 64x64 and 56x56 C144 1.10x and 1.16x, 32x32 C72
-    // 1.03x and C96 1.04x (configs.py); not 14x14 C480 (2 images in 32
-    // columns, bands of 14 rows: 0.91x).
+    // bytes (TUNING.md, "wgrad warps").
     if (p.r == 3 && p.s == 3 && p.stride == 1 && c.warpsQ == 2 && c.warpsG == 4 &&
         p.groups() > 8 && p.groups() % 8 != 0 && p.kernelOutW() > 16) {
       c.warpsQ = 1;
@@ -997,22 +988,15 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
     }
     // Row-paired kernels whose tiles do not fit wgradResidentBlocks: the
     // tallest band of at least 6 rows that divides the height and fits.
-    // On an H200: 36x36 and 18x18 5x5 in 8-warp blocks as 6 rows 1.09x 9;
-    // 9x9 as 4 to 8 rows 0.66-0.79x 9, whose rows are then rounded up.
+    // Shorter bands round rows up (TUNING.md, "wgrad bands").
     c.rowsP = wgradBandRows(p, fewWarpBlock(c));
     // wgradQuarterBlocks kernels in 4-warp blocks of one column tile whose
     // images lie side by side, in bands of 7 or 8 rows, take 2 x 2 warps
     // where a 32-column tile holds those images as fully: half the groups
     // a pixel, half the halo columns a group, and their two warps along Q
-    // add their sums in shared memory (wgradSumsPerRound). On an H100: 7x7
-    // C640 and C1152 (3 images) 1.07-1.15x, 8x8 C1248 (3 images, 8 rows)
-    // 1.08-1.10x 1 x 4. Not one image a tile: its pixels' 32 bytes, a sector
-    // each, take twice the L2 requests of 1 x 4's 64 (ncu on 28x28 C160:
-    // L2 tag requests at 75% of peak against 62%, long-scoreboard stalls
-    // 5.5 cycles against 2.0), so 28x28 C160, C240, C768 and C1056 ran
-    // 1.03-1.13x as 1 x 4 (on an H200, before the zero tap left unstored
-    // and the discard, 0.89-0.93x); nor 14x14 (2 images in 32 columns, 1
-    // in 16: 0.96-0.99x on an H200).
+    // add their sums in shared memory (wgradSumsPerRound). Not one image a
+    // tile: its pixels' 32 bytes, a sector each, take twice the L2
+    // requests of 1 x 4's 64 (TUNING.md, "wgrad warps").
     int64_t images = packedImages(p, 1, true);
     if (wgradQuarterBlocks(p) && fewWarpBlock(c) && c.warpsG == 4 && images > 1 &&
         (c.rowsP == 7 || c.rowsP == 8) && packedImages(p, 2) == images &&
@@ -1025,19 +1009,14 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
     // would re-read more of x for each shorter band: not measured). 3x3's
     // 4-row bands in 8-warp blocks of one column tile stage 9 rows of 48
     // input columns, which fit once, so the grid, sized for two, ran as
-    // two waves of 8 warps a multiprocessor. On an H200 as 3 rows (two
-    // fit): 72x72 C192 1.27x, 80x80 C192 1.13x, 28x28 C768 1.31x, 112x112
-    // C384 1.30x; 2 rows 1.07-1.20x.
+    // two waves of 8 warps a multiprocessor (TUNING.md, "wgrad bands").
     if (p.stride == 2 && p.r <= 3 && !wgradRowPairs(p)) {
       while (c.rowsP > 1 && !wgradTilesFit(p, c))
         --c.rowsP;
       return c;
     }
     // Stride-2 row-paired kernels whose 4-row bands fit once: 2 rows (5x5:
-    // 7 staged rows of x, which fit twice). On an H200, 5x5 in 1x8 warps
-    // on 28x28 to 56x56 ran 1.03-1.21x 4 rows (5 layers), 2x4 1.07-1.17x
-    // (3); 3 rows, which fit twice in 2x4 blocks only, 0.82-1.14x 2 rows
-    // there. Held to 128 registers, 14x14 5x5 and 4x7 spill 8 bytes.
+    // 7 staged rows of x, which fit twice; TUNING.md, "wgrad bands").
     if (p.stride == 2 && wgradRowPairs(p) && !wgradTilesFit(p, c)) {
       c.rowsP = std::min<int64_t>(c.rowsP, 2);
       return c;
@@ -1051,23 +1030,18 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
   }
   if (flat) {
     // Flattened rows: 8 warps share the block's pixels, and a block takes
-    // as many rows as keep each warp at about 14 fragments (more ran
-    // slower: 26 fragments a warp lost 15% on 28x28 images).
+    // as many rows as keep each warp at about 14 fragments (more cost
+    // registers; TUNING.md, "Block rows").
     c.warpsQ = std::max<int64_t>(1, 8 / c.warpsG);
     int64_t maxRows = std::max<int64_t>(1, 14 * 16 * c.warpsQ / (Q + p.s - 1));
     c.rowsP = P <= maxRows ? P : chooseRows(P, 1, maxRows);
     return c;
   }
   // Taller blocks re-read fewer halo rows; rows that divide the height
-  // waste none (swept on an H200: 14 of 56 beat 16 and 28). Kernels of 5
-  // or more columns re-read 4 or more halo rows and take up to 28 (5x5
-  // fprop and dgrad: 40 rows as 20 ran 1.14x 10, 36 as 18 1.06x 12 and
-  // 1.07x 36; 56 and 28 as 28 0.99-1.12x 14; 32 as 32 0.98x 16). Light
-  // kernels on images of 64 rows or more take up to 24 where two blocks
-  // still fit a multiprocessor (8-warp blocks: 72x72 C192 as 24 rows 1.22x
-  // 12, 80x80 as 20 1.12x 16, 144x144 C24 and C40 1.11x and 1.07x 16;
-  // 16-warp blocks that fit once: 72x72 as 24 0.95x 12, 80x80 as 20 0.90x
-  // 16).
+  // waste none. Kernels of 5 or more columns re-read 4 or more halo rows
+  // and take up to 28. Light kernels on images of 64 rows or more take up
+  // to 24 where two blocks still fit a multiprocessor (TUNING.md, "Block
+  // rows").
   auto tallestFitting = [&](int64_t tallest) {
     c.rowsP = P <= tallest ? P : chooseRows(P, tallest / 2, tallest);
     return blocksBySharedMemory(rowsSharedBytes(p, c, 1)) >= 2;
@@ -1080,15 +1054,8 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
   // 126 KB.
   // Stride-2 fprop takes the tallest block that fits the block limit, not
   // the budget: shorter blocks re-read more halo rows, and the taller ones
-  // ring their staged rows (stagedInput) or fit once anyway. On an H200,
-  // kernels of 4 or more columns before their ring: 28x28 5x5 as 14 rows
-  // (220 KB) 1.30-1.42x 7 (4 rows, which fit twice, 0.70-0.82x), 36x36 as
-  // 18 rows 1.23x 9, 56x56 as 14 rows 0.98-1.07x 7; 7x7 on 56x56 1.31x,
-  // 7x4 on 33x47 1.48x. 3x3 rings just over the budget (11 staged rows of
-  // 3 or 5 groups): 224x224 C24 as 16 rows 1.22x 4, 144x144 C40 as 12
-  // rows 1.19x 4; 56x56 C128 without padding as 9 rows 1.02x 3. C48's
-  // 6-group tiles of 5 warps too: 224x224 and 160x160 keep 16 rows (177
-  // KB staged, as measured above; the budget would leave 8 and 10).
+  // ring their staged rows (stagedInput) or fit once anyway; so do C48's
+  // 6-group tiles of 5 warps (TUNING.md, "Block rows").
   constexpr int64_t kStagedBudget = 144 * 1024;
   bool blockLimit = (p.pass == ConvPass::Fprop && p.stride == 2) || c.warpsG == 6;
   auto fits = [&] {
