@@ -1177,11 +1177,7 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
   // blocks as run at once: of the ring, and of one band a block (more where
   // the ring's two staged tiles fit fewer a multiprocessor); where the
   // chooser takes the first, one band a block instead. No rule says which
-  // wins: on an H200 the second ran 1.045-1.09x the chosen on 72x72 C192,
-  // 144x144 C40, 128x128 C24 3x3 and 14x14 C480 5x5, 0.84-0.99x on 10
-  // other large layers, and won 37 of the layer table's 164 fprop and
-  // dgrad cases tuned; against it the first ran 0.82-1.13x on the 5x5
-  // layers of up to 20 rows (18x18 C576 0.86x, 14x14 C672 1.12x).
+  // wins, so the autotuner times both (TUNING.md, "Candidates").
   Conv2dGw8Config ring = chosen;
   ring.chunks = chosenRing ? 0 : bandRingChunks(p, chosen);
   if (chosenRing || ring.chunks)
@@ -1192,12 +1188,9 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
   // Stride 1: the chosen warps and rows with two copy warps, each block
   // streaming its bands through one staged tile, in as many blocks as run
   // at once and, for kernels of 5 or more columns, in four times as many;
-  // none where each block would get one band (nothing to stream). On an
-  // H200 against the tuned list without them: 3x3 fprop 32x32 C48 1.06x,
-  // 8x8 C2112 1.05x, 32x32 C64 1.03x, 8x8 C1024 1.025x, 64x64 C64 1.02x
-  // (2X: 0.9-1.0x); 5x5 fprop against the chosen: 56x56 C384 N32 1.08x,
-  // 36x36 C288 1.045x, 28x28 C240 1.03x, 56x56 C80 1.00x, 28x28 C160
-  // 0.93x, the best block count differing from layer to layer.
+  // none where each block would get one band (nothing to stream); the
+  // best block count differs from layer to layer (TUNING.md,
+  // "Candidates").
   if (p.stride == 1) {
     Conv2dGw8Config streamed = chosen;
     streamed.chunks = 0;
@@ -1293,16 +1286,10 @@ static int64_t reduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8
 }
 
 /// 4 elements a lane take a quarter of the lanes and load instructions,
-/// and let blocks of fewer lanes hold whole channels to discard. On an
-/// H100, 4 against 1 over the layer table: 5x5 whose grid of 4 a lane
-/// keeps 3/4 of a block a multiprocessor or more (99 of 132) ran 1.016x in
-/// geometric mean (22 layers, 0.99-1.06x; 14x14 to 40x40 of 2 or 4
-/// splits, whose channels now fit a block that discards, 1.02-1.06x;
-/// C1056 to C1824 of 5 to 12 partials 1.03x); 5x5 in fewer blocks
-/// 0.98-0.99x (14x14 C480, 96; 56x56 C384, 77); 3x3 0.89-1.00x (C72
-/// 32x32, 21 blocks, 0.89x; 100 to 220 blocks 0.98-1.00x). Other kernel
-/// sizes (7x7) were neither timed nor checked on a GPU with 4 a lane by
-/// default: they keep 1 (--wgrad-reduce-lane-elements sets 4 for them).
+/// and let blocks of fewer lanes hold whole channels to discard: taken by
+/// 5x5 kernels whose grid keeps 3/4 of a block a multiprocessor or more
+/// (TUNING.md, "wgrad's reduce"). Other kernel sizes keep 1, untimed with
+/// 4 (--wgrad-reduce-lane-elements sets 4 for them).
 int64_t gw8::wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (c.reduceLaneElements)
     return c.reduceLaneElements;
