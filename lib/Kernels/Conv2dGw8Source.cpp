@@ -223,9 +223,8 @@ private:
   void forEachRowElement(int64_t rows, const RowShape &shape, bool rowElements,
                          const RowPart &inRow, const RowBody &body);
   /// Whether wgrad's band copies keep each thread on one element of a row
-  /// (forEachRowElement): where a band row is 3 or more column tiles. On
-  /// the H200, 5x5 layers of 3 and 4 tiles ran 1.04-1.08x (with images
-  /// side by side or not), those of 1 or 2 tiles 0.95-1.00x.
+  /// (forEachRowElement): where a band row is 3 or more column tiles
+  /// (TUNING.md, "Copies").
   bool wgradRowElements() const;
   /// forEachElement over the output tile's 16-byte vectors (a pixel's WG
   /// groups in a row), its threads ordered by copyOutTid.
@@ -907,9 +906,9 @@ void ConvWriter::computeRows(const ComputeStart &start, bool awaitRows) {
   };
   // With every staged row committed up front (no ring), the next staged
   // row's A fragments load before this row's mma, which hides their
-  // latency behind it (waiting one staged row earlier); on an H200,
-  // 0.998-1.045x on 14 layers, 1.012x in geometric mean. A ring's refills
-  // follow the rows it has read, so it loads them after its barrier.
+  // latency behind it (waiting one staged row earlier; TUNING.md,
+  // "Copies"). A ring's refills follow the rows it has read, so it loads
+  // them after its barrier.
   std::vector<std::string> a = loadRow(0), ahead;
   bool prefetch = !ring;
   if (prefetch && rows > 1 && awaitRow(1))
@@ -1156,9 +1155,8 @@ void ConvWriter::openKernel(bool tiled) {
     out << " attributes {known_block_size = array<i32: " << c.threads() << ", 1, 1>";
     // fprop and dgrad on rows of fragments tell ptxas how many blocks
     // their shared memory lets a multiprocessor hold, so that it neither
-    // caps registers for more (left to itself it chose 40 registers and
-    // spilled on 56x56 3x3 with bias: 0.88x on an H200) nor takes so many
-    // that fewer fit. Flattened rows hold more registers than that allows
+    // caps registers for more (left to itself it spilled; TUNING.md,
+    // "Registers") nor takes so many that fewer fit. Flattened rows hold more registers than that allows
     // (7x7 5x5: 114, which spill at the 80 of 3 blocks).
     if (p.pass != ConvPass::Wgrad && !flat)
       out << ", nvvm.minctasm = " << residentBlocks() << " : i32";

@@ -40,7 +40,7 @@ struct BandGrid {
 /// the mma and ldmatrix instructions of two m16n8k8), then for odd S the
 /// last tap alone, an m16n8k8 into the same sums (the accumulators of both
 /// shapes are one layout): half the tensor work of pairing it with a zero
-/// tap (on an H200, 5x5 layers ran 1.02-1.12x that, 3x3 0.99-1.01x).
+/// tap (TUNING.md, "Taps").
 struct TapStep {
   int64_t s, taps;
 };
@@ -51,10 +51,9 @@ struct TapStep {
 /// 8 rows from the next staged row. Row pairs leave a padding tap only in
 /// an odd R's last row: 5x5 keeps 13 sums (52 registers, not 60) and runs
 /// 13 mma a row of dy, not 15, for one more A load a staged row. Kernels
-/// of 5 or more columns pair rows (on an H200, with the two-block hint, 24
-/// 5x5 layers ran 1.12x in geometric mean, 0.92-1.22x); 3x3, 3 A loads a
-/// staged row instead of 2 for 5 mma instead of 6, ran 0.98-1.01x (8
-/// layers, hinted) and does not. The partial sums keep the
+/// of 5 or more columns pair rows; 3x3, which would trade 3 A loads a
+/// staged row instead of 2 for 5 mma instead of 6, does not (TUNING.md,
+/// "Taps"). The partial sums keep the
 /// layout of paired taps, [r, sc/8 < S + 1]: a row pair stores tap
 /// (r + 1, S - 1) where tap (r, S) would be, which the reduce reads there.
 struct WgradSum {
@@ -108,11 +107,9 @@ struct StagedInput {
 /// The reduce kernel: `splits` lanes of a warp per dw element, each adding
 /// a contiguous range of the partials in order, 16 loads at a time, then
 /// the ranges in a fixed pairwise tree (shuffles). Splits grow (to 8) while
-/// a lane's range is longer than 32. One lane per element, 8 loads at a
-/// time, took 19 us of 128x128 C16's 61 (1024 partials) on an H200; split
-/// so, 13 wgrad layers ran 1.069x in geometric mean (0.99-1.32x; 1.06x
-/// with ranges of 16 and 8 loads at a time, whose 4 splits of 9 partials
-/// ran 40x40 5x5 0.98x).
+/// a lane's range is longer than 32: one lane an element leaves the
+/// loads' latency exposed on long reductions (TUNING.md, "wgrad's
+/// reduce").
 constexpr int64_t kReduceThreads = 256;
 constexpr int64_t kReduceUnroll = 16;
 
