@@ -110,16 +110,15 @@ static cl::opt<float> beta("beta", cl::cat(gemmOptions), cl::desc("D = alpha * A
 
 static cl::opt<std::string>
     epilogue("epilogue", cl::cat(gemmOptions),
-             cl::desc("GEMM epilogue steps in order, e.g. bias,gelu_tanh: scale, bias, residual "
-                      "(beta * C), relu, gelu_tanh, gelu_erf, silu"));
+             cl::desc("Steps after A @ B, in order (scale,bias,residual,relu,gelu_tanh,...)"));
 static cl::opt<int64_t> batchCount("gemm-batch", cl::cat(gemmOptions),
-                                   cl::desc("GEMM: problems in the batch (grid z)"), cl::init(1));
+                                   cl::desc("Problems in the batch"), cl::init(1));
 static cl::opt<std::string>
     broadcast("broadcast", cl::cat(gemmOptions),
-              cl::desc("GEMM batch: a or b, the operand one matrix of serves every problem"));
+              cl::desc("The operand (a or b) one matrix of serves the whole batch"));
 static cl::opt<bool>
     batchInvariant("batch-invariant", cl::cat(gemmOptions),
-                   cl::desc("GEMM: an order of additions that does not depend on M"));
+                   cl::desc("Rows whose bits do not depend on M (no split K)"));
 static cl::opt<std::string> biasAlong("bias-along", cl::cat(gemmOptions),
                                       cl::desc("The bias (D's dtype): one a row or col"),
                                       cl::init("col"));
