@@ -12,7 +12,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "Spio"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".c"]
 config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.spio_obj_root, "test")
@@ -27,6 +27,7 @@ config.substitutions.append(("%spio_tools_dir", config.spio_tools_dir))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [ToolSubst("spio-opt", unresolved="fatal"),
+         ToolSubst("spio-capi-dialects-test", unresolved="fatal"),
          ToolSubst("spio-jit", unresolved="fatal"),
          ToolSubst("%PYTHON", config.python_executable, unresolved="ignore")]
 llvm_config.add_tool_substitutions(tools, [config.spio_tools_dir])
