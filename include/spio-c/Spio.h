@@ -18,6 +18,11 @@ extern "C" {
 
 void spio_free(void *pointer);
 
+/* "Spio <version> (compiler sources <12 hex digits>)": the project's
+ * version and the fingerprint of the sources that decide what a kernel
+ * compiles to (the PTX cache's key). A static string; do not free it. */
+const char *spio_version(void);
+
 /* Element types. */
 enum { SPIO_F16 = 0, SPIO_BF16 = 1, SPIO_F32 = 2 };
 

@@ -4,6 +4,7 @@
 
 #include "spio/Compiler/Cache.h"
 #include "spio/Compiler/Compiler.h"
+#include "spio/Compiler/Version.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Kernels/IR/GemmKernel.h"
@@ -158,6 +159,8 @@ spio_launch_shape launchShape(const kernels::LaunchShape &s) {
 extern "C" {
 
 void spio_free(void *pointer) { std::free(pointer); }
+
+const char *spio_version(void) { return mlir::spio::versionString(); }
 
 char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config) {
   std::string err = enumError("input dtype", problem->input_dtype, SPIO_F32) +

@@ -89,6 +89,7 @@ _P = ctypes.POINTER
 _owned = ctypes.c_void_p  # malloc'ed char *, released with spio_free
 _SIGNATURES = {
     "spio_free": (None, [ctypes.c_void_p]),
+    "spio_version": (ctypes.c_char_p, []),
     "spio_gemm_check": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_choose_config": (GemmConfig, [_P(GemmProblem), ctypes.c_int64, ctypes.c_int32]),
     "spio_gemm_source": (_owned, [_P(GemmProblem), _P(GemmConfig)]),

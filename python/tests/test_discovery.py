@@ -2,6 +2,7 @@
 compilation to PTX (no GPU needed), user families, environment, errors."""
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -279,6 +280,11 @@ def test_user_family_errors_name_the_family():
 def test_bad_source_reports_the_diagnostics():
     expect_error(lambda: _capi.compile_source("module { func.func @f( }", "sm_90"),
                  "compiling spio source failed")
+
+
+def test_the_c_api_names_its_version_and_compiler_sources():
+    assert re.fullmatch(rb"Spio \d+\.\d+\.\d+ \(compiler sources [0-9a-f]{12}\)",
+                        _capi.lib.spio_version())
 
 
 def test_enumerators_out_of_range_are_refused_by_the_c_api():

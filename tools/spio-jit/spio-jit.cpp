@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spio/Compiler/Cache.h"
+#include "spio/Compiler/Version.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Kernels/IR/GemmKernel.h"
@@ -1435,6 +1436,8 @@ void rejectOptions(const std::string &mode, std::initializer_list<const cl::Opti
 } // namespace
 
 int main(int argc, char **argv) {
+  cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << mlir::spio::versionString() << "\n"; });
   cl::HideUnrelatedOptions(jitOptions);
   cl::ParseCommandLineOptions(argc, argv, "Spio JIT: compile and run kernels on the GPU\n");
   if (const std::string &given = llvmOptionsGiven(); !given.empty() && !noDiskCache)
