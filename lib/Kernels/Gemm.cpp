@@ -264,8 +264,8 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
 
 GemmConfig chooseGemmConfig(const GemmProblem &p, int64_t numSMs) {
   // 128 x 128 x 32 tiles over 2 x 2 warps (64 x 64 each) and 4 stages were
-  // the fastest of the tiles swept on an H200 at 4096^3 and 8192^3; rasters
-  // of 8 block rows gained 2-4% at 8192^3 and were neutral at 4096^3.
+  // the fastest of the tiles swept at 4096^3 and 8192^3; rasters of 8 block
+  // rows share B tiles in L2 (benchmarks/gemm/RESULTS.md).
   GemmConfig large;
   large.warpsM = 2;
   large.warpsN = 2;
@@ -345,8 +345,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   }
   // Two compute warpgroups (128 rows) on a persistent grid of a block per
   // SM, the largest tile whose tiles keep the blocks busy: three rounds of
-  // tiles or more, or fewer whose last is at least 80% full. 4 stages: on an
-  // H200, more (what shared memory holds of 128 x 128 tiles) were slower.
+  // tiles or more, or fewer whose last is at least 80% full. 4 stages: more
+  // (what shared memory holds of 128 x 128 tiles) were slower.
   // Short reductions (16 k-tiles or fewer) spend much of a tile in its
   // epilogue: 128 x 128 tiles, each compute warpgroup taking whole tiles in
   // turn (ping-pong), so that one's epilogue overlaps the other's main loop
@@ -365,9 +365,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
     c.pingpong = shortK;
     c.stages = 4;
     // Pairs of blocks sharing B tiles halve B's L2 reads, which pays for
-    // their coupling over long reductions (128 k-tiles: +2-3% on an H200,
-    // a loss at K = 1024); an odd count of tile rows would leave half a
-    // pair idle.
+    // their coupling over long reductions only (benchmarks/gemm/RESULTS.md);
+    // an odd count of tile rows would leave half a pair idle.
     if (ceilDiv(p.m, c.blockM) % 2 == 0 && numSMs % 2 == 0 && ceilDiv(p.k, c.blockK) >= 128)
       c.cluster = 2;
     // A cluster's grid counts pairs of tile rows.
