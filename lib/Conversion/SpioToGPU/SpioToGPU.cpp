@@ -590,8 +590,8 @@ Value TensorResolver::elementOffset(Location loc, SpioTensorType type,
     // A dimension addressed whole (fold 1, never wrapped) is linear in each
     // of its coordinates: one made from an index (a loop's 8-pixel steps)
     // whose every step is a multiple of the period joins the aligned part
-    // by itself. Only those: moving warp coordinates out too made the GEMM
-    // kernels slower (their address arithmetic grew).
+    // by itself. Only those: moving warp coordinates out too measured
+    // slower on the GEMM kernels.
     if (swizzle && dim.stride != 0 && dim.fold == 1 && layout.isCoarsest(i)) {
       Value rest;
       for (Value c : all) {
