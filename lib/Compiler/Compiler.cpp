@@ -15,8 +15,13 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
 
 using namespace mlir;
 
@@ -38,9 +43,11 @@ static void printLocation(llvm::raw_ostream &os, Location loc) {
   }
 }
 
-bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,
-                              CompiledModule &result, std::string &error,
-                              const std::string &sourceName) {
+namespace mlir::spio {
+/// compileToPTX without the crash recovery.
+static bool compileUnguarded(const std::string &source, const CompileOptions &options,
+                             CompiledModule &result, std::string &error,
+                             const std::string &sourceName) {
   if (std::string why = ::spio::checkChip(options.chip); !why.empty()) {
     error = why;
     return false;
@@ -166,4 +173,38 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
     return false;
   }
   return true;
+}
+} // namespace mlir::spio
+
+/// Saves `source` where a crash report can point: a temporary file's path,
+/// or empty where none could be written.
+static std::string saveCrashInput(const std::string &source) {
+  int fd = -1;
+  llvm::SmallString<128> path;
+  if (llvm::sys::fs::createTemporaryFile("spio-crash", "mlir", fd, path))
+    return {};
+  llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+  out << source;
+  return out.has_error() ? std::string() : std::string(path);
+}
+
+bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,
+                              CompiledModule &result, std::string &error,
+                              const std::string &sourceName) {
+  // The library runs inside Python and other hosts: a crash in LLVM or MLIR
+  // (a signal, or the abort of an LLVM ERROR) becomes this call's error
+  // rather than the process's end. Compilation is single-threaded, so the
+  // crash happens on this thread. What the crashed compilation held leaks.
+  static std::once_flag enabled;
+  std::call_once(enabled, [] { llvm::CrashRecoveryContext::Enable(); });
+  bool compiled = false;
+  llvm::CrashRecoveryContext recovery;
+  if (recovery.RunSafely(
+          [&] { compiled = compileUnguarded(source, options, result, error, sourceName); }))
+    return compiled;
+  std::string saved = saveCrashInput(source);
+  error += "the compiler crashed on " + sourceName +
+           (saved.empty() ? std::string(" (its input could not be saved)")
+                          : "; the input was saved to " + saved);
+  return false;
 }

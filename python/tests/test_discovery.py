@@ -282,6 +282,16 @@ def test_bad_source_reports_the_diagnostics():
                  "compiling spio source failed")
 
 
+def test_a_compiler_crash_is_an_error_not_the_end_of_python():
+    # MLIR 22's parser crashes on an index array; the C API recovers.
+    crashing = "func.func private @f() attributes {a = array<index: 1>}"
+    expect_error(lambda: _capi.compile_source(crashing, "sm_90"), "the compiler crashed")
+    # The library still compiles after it: the same source with i64 parses,
+    # and is refused for what it lacks.
+    expect_error(lambda: _capi.compile_source(crashing.replace("index", "i64"), "sm_90"),
+                 "the source has no gpu.module")
+
+
 def test_the_c_api_names_its_version_and_compiler_sources():
     assert re.fullmatch(rb"Spio \d+\.\d+\.\d+ \(compiler sources [0-9a-f]{12}\)",
                         _capi.lib.spio_version())

@@ -47,7 +47,8 @@ struct CompiledModule {
 
 /// Parses `source` (spio kernels in one gpu.module) and compiles it to PTX in
 /// process. On failure, returns false and sets `error` to the diagnostics,
-/// located in `sourceName`.
+/// located in `sourceName`; a crash inside LLVM or MLIR is such a failure
+/// too, its error naming where the input was saved.
 bool compileToPTX(const std::string &source, const CompileOptions &options,
                   CompiledModule &result, std::string &error,
                   const std::string &sourceName = "<source>");
