@@ -185,7 +185,13 @@ static std::string saveCrashInput(const std::string &source) {
     return {};
   llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
   out << source;
-  return out.has_error() ? std::string() : std::string(path);
+  out.close();
+  // A stream destroyed with an error pending would abort the process.
+  if (out.has_error()) {
+    out.clear_error();
+    return {};
+  }
+  return std::string(path);
 }
 
 bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,
