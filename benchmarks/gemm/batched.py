@@ -14,7 +14,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_timing_argument, spio_figure, time_ms  # noqa: E402
+from harness import add_timing_argument, time_ms  # noqa: E402
+from bench import spio_ms  # noqa: E402
 
 # (batch, M, N, K, shared): attention scores (Q K^T of 64 and 96 heads of
 # 1024 and 2048 tokens), experts of equal sizes, many small problems, and
@@ -22,15 +23,6 @@ from harness import add_timing_argument, spio_figure, time_ms  # noqa: E402
 SHAPES = [(64, 1024, 1024, 128, None), (96, 2048, 2048, 64, None),
           (8, 1024, 14336, 4096, None), (512, 64, 64, 64, None), (1024, 128, 128, 128, None),
           (16, 512, 4096, 4096, "b")]
-
-
-def spio_ms(jit, batch, m, n, k, shared, dtype, warmup, repeats, timing):
-    cmd = [jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
-           "--gemm-batch", str(batch), "--dtype", dtype, "--check", "--bench", str(repeats),
-           "--warmup", str(warmup), "--timing", timing]
-    if shared:
-        cmd += ["--broadcast", shared]
-    return spio_figure(cmd, r"median ([0-9.]+) ms")
 
 
 def main():
@@ -43,7 +35,10 @@ def main():
     args = parser.parse_args()
     timed = (args.warmup, args.repeats, args.timing)
     # spio-jit first, before this process opens a CUDA context.
-    ours = [spio_ms(args.spio_jit, *shape, args.dtype, *timed) for shape in SHAPES]
+    ours = [spio_ms(args.spio_jit, m, n, k, args.dtype, *timed,
+                    ["--gemm-batch", str(batch), "--check"] +
+                    (["--broadcast", shared] if shared else []))
+            for batch, m, n, k, shared in SHAPES]
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[args.dtype]
     torch.backends.cuda.matmul.allow_tf32 = False
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "

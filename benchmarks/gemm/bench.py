@@ -44,13 +44,18 @@ def torch_tflops(m, n, k, dtype, warmup, repeats, timing):
     return 2.0 * m * n * k / (median * 1e-3) / 1e12
 
 
-def spio_tflops(jit, m, n, k, dtype, warmup, repeats, timing, extra=()):
+def spio_ms(jit, m, n, k, dtype, warmup, repeats, timing, extra=()):
+    """spio-jit's median time of the GEMM, with `extra` options."""
     cmd = [jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
            "--dtype", dtype, "--bench", str(repeats), "--warmup", str(warmup),
            "--timing", timing] + list(extra)
+    return spio_figure(cmd, r"median ([0-9.]+) ms")
+
+
+def spio_tflops(jit, m, n, k, dtype, warmup, repeats, timing, extra=()):
     # From the median time: spio-jit's TFLOP/s has one decimal, too coarse
     # for decoding shapes.
-    median_ms = spio_figure(cmd, r"median ([0-9.]+) ms")
+    median_ms = spio_ms(jit, m, n, k, dtype, warmup, repeats, timing, extra)
     return 2.0 * m * n * k / (median_ms * 1e-3) / 1e12
 
 

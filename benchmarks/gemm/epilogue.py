@@ -19,7 +19,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_timing_argument, spio_figure, time_ms  # noqa: E402
+from harness import add_timing_argument, time_ms  # noqa: E402
+from bench import spio_ms  # noqa: E402
 
 # (tokens, hidden out, hidden in): the first MLP linear of BERT-large, GPT-3
 # 6.7B and Llama-style 8B/13B models at prefill token counts.
@@ -27,15 +28,6 @@ SHAPES = [(4096, 4096, 1024), (8192, 16384, 4096), (2048, 14336, 4096),
           (8192, 14336, 4096), (512, 11008, 4096), (2048, 13824, 5120)]
 ACTIVATIONS = {"gelu_tanh": lambda y: F.gelu(y, approximate="tanh"),
                "gelu_erf": F.gelu, "relu": F.relu, "silu": F.silu}
-
-
-def spio_ms(jit, m, n, k, dtype, epilogue, warmup, repeats, timing):
-    cmd = [jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
-           "--dtype", dtype, "--bench", str(repeats), "--warmup", str(warmup),
-           "--timing", timing]
-    if epilogue:
-        cmd += ["--epilogue", epilogue, "--check"]
-    return spio_figure(cmd, r"median ([0-9.]+) ms")
 
 
 def main():
@@ -52,8 +44,9 @@ def main():
     timed = (args.warmup, args.repeats, args.timing)
     epilogue = f"bias,{args.activation}"
     # spio-jit first, before this process opens a CUDA context.
-    ours = [(spio_ms(args.spio_jit, m, n, k, args.dtype, "", *timed),
-             spio_ms(args.spio_jit, m, n, k, args.dtype, epilogue, *timed))
+    ours = [(spio_ms(args.spio_jit, m, n, k, args.dtype, *timed),
+             spio_ms(args.spio_jit, m, n, k, args.dtype, *timed,
+                     ["--epilogue", epilogue, "--check"]))
             for m, n, k in SHAPES]
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[args.dtype]
     activation = ACTIVATIONS[args.activation]

@@ -112,7 +112,7 @@ bool gemmStagesResults(const GemmProblem &p, const GemmConfig &c) {
 int64_t gemmStagingBytes(const GemmProblem &p, const GemmConfig &c) {
   if (!gemmStagesResults(p, c))
     return 0;
-  return c.warpsM * 16 * (64 * dtypeBytes(p.output) + 16);
+  return c.warpsM * kStagedRows * (kStagedColumns * dtypeBytes(p.output) + 16);
 }
 
 std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {

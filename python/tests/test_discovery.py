@@ -1,6 +1,7 @@
 """CPU tests of the Python package: discovery, metadata, support reasons,
 compilation to PTX (no GPU needed), user families, environment, errors."""
 
+import ctypes
 import os
 import re
 import subprocess
@@ -66,6 +67,10 @@ def test_supports_says_why_not():
     assert spio.get_kernels(unaligned) == []
 
 
+# Every step once, and one more.
+EIGHT_STEPS = spio.kernels.EPILOGUE_STEPS + ("relu",)
+
+
 def test_gemm_epilogue_operands_source_and_errors():
     args = spio.GemmArguments(256, 128, 64, "bf16", epilogue=["scale", "bias", "gelu_tanh"],
                               bias_along="col", scale_along="row")
@@ -84,6 +89,11 @@ def test_gemm_epilogue_operands_source_and_errors():
     assert not support and "needs a bias vector" in support.reason
     no_c = spio.GemmArguments(64, 64, 64, epilogue=("residual",))
     assert "needs C" in kernel.supports(no_c).reason
+    expect_error(lambda: spio.GemmArguments(64, 64, 64, batch=2, shared="c"),
+                 "shared is 'a' or 'b'")
+    too_many = spio.GemmArguments(64, 64, 64, epilogue=EIGHT_STEPS)
+    expect_error(lambda: kernel.family.check(too_many, kernel.config),
+                 "at most 7 steps, each once")
 
 
 def test_unsupported_dtype_is_an_error_with_the_choices():
@@ -302,6 +312,12 @@ def test_enumerators_out_of_range_are_refused_by_the_c_api():
     config = _capi.GemmConfig(64, 64, 32, 2, 2, 2, 1)
     assert _capi.take_string(_capi.lib.spio_gemm_check(problem, config)) == \
         "unknown input dtype 7"
+    problem = _capi.GemmProblem(64, 64, 64, 0, 0, 0, 1, 0, 9)
+    assert _capi.take_string(_capi.lib.spio_gemm_check(problem, config)) == \
+        "unknown epilogue step count 9"
+    problem = _capi.GemmProblem(64, 64, 64, 0, 0, 0, 1, 0, 1, (ctypes.c_int32 * 8)(7))
+    assert "epilogue step 7 is not one of" in \
+        _capi.take_string(_capi.lib.spio_gemm_check(problem, config))
 
 
 def test_cache_directory_follows_the_environment():

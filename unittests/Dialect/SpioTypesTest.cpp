@@ -1,5 +1,6 @@
 //===- SpioTypesTest.cpp - Spio type API and textual round trips ----------===//
 
+#include "spio/Dialect/Spio/IR/SpioAttrs.h"
 #include "spio/Dialect/Spio/IR/SpioDialect.h"
 #include "spio/Dialect/Spio/IR/SpioTypes.h"
 
@@ -154,6 +155,22 @@ std::string randomTensorType(std::mt19937 &rng) {
   if (space == "shared" && !padded && stride >= 16 && pick(2))
     text += pick(2) ? ", #spio.checkerboard<8>" : ", #spio.xor_swizzle<1, 1, 2>";
   return text + ">";
+}
+
+// Text cannot spell an empty epilogue (the parser wants a step); a builder
+// can, and the verifier refuses it.
+TEST_F(SpioTypesTest, EpilogueOfNoStepsIsRefused) {
+  std::string error;
+  auto emitError = [&] {
+    return InFlightDiagnostic(mlir::emitError(UnknownLoc::get(&context)));
+  };
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    error += d.str();
+    return success();
+  });
+  EXPECT_FALSE(EpilogueAttr::getChecked(emitError, &context, ArrayRef<EpilogueStep>()));
+  EXPECT_EQ(error, "an epilogue has at least one step");
+  EXPECT_TRUE(EpilogueAttr::getChecked(emitError, &context, {EpilogueStep::Bias}));
 }
 
 class RandomTensorTypes : public SpioTypesTest,

@@ -113,13 +113,16 @@ struct GemmConfig {
 /// reads C.
 std::vector<EpilogueStep> epilogueSteps(const GemmProblem &problem);
 
+/// A compute warp's staging tile of D: its fragments' 16 rows by 64 columns
+/// (8 fragments), each row one 16-byte vector longer (no bank conflicts).
+constexpr int64_t kStagedRows = 16, kStagedColumns = 64;
+
 /// Whether a wgmma kernel's compute warps store D through a staging tile in
 /// shared memory (16-byte rows out of fragments' 4-byte pairs): D's rows
 /// along the warpgroups (not swapped) and 16-byte aligned.
 bool gemmStagesResults(const GemmProblem &problem, const GemmConfig &config);
-/// The staging tiles' bytes: a warp's 16 rows by 64 columns of D's type,
-/// each row one 16-byte vector longer (no bank conflicts), for each compute
-/// warp; 0 where the kernel stores D from the fragments.
+/// The staging tiles' bytes, one a compute warp; 0 where the kernel stores D
+/// from the fragments.
 int64_t gemmStagingBytes(const GemmProblem &problem, const GemmConfig &config);
 
 /// Empty when the kernel can be built, else what is wrong (dtypes, the

@@ -103,9 +103,22 @@ GemmProblem mlir::spio::gemmProblem(GemmOp op) {
   return p;
 }
 
-// The dialect's epilogue steps and the kernel library's are one list.
+// The dialect's epilogue steps and the kernel library's are one list, whose
+// activation steps are the activations in order.
 static_assert(int(EpilogueStep::Scale) == int(kernels::EpilogueStep::Scale) &&
               int(EpilogueStep::Silu) == int(kernels::EpilogueStep::Silu));
+constexpr int kFirstActivationStep = int(kernels::EpilogueStep::Relu);
+static_assert(int(Activation::Relu) == 0 &&
+              int(Activation::GeluTanh) ==
+                  int(kernels::EpilogueStep::GeluTanh) - kFirstActivationStep &&
+              int(Activation::GeluErf) ==
+                  int(kernels::EpilogueStep::GeluErf) - kFirstActivationStep &&
+              int(Activation::Silu) == int(kernels::EpilogueStep::Silu) - kFirstActivationStep);
+
+/// The activation an activation step applies.
+static Activation activationOf(kernels::EpilogueStep step) {
+  return Activation(int(step) - kFirstActivationStep);
+}
 
 GemmConfig mlir::spio::gemmConfig(GemmConfigAttr attr) {
   GemmConfig c;
@@ -415,8 +428,9 @@ GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> warpAt, Strin
 /// tell D's stores from the vectors and C, so a read issued between stores
 /// would wait out its latency alone.
 constexpr size_t kEpilogueReadBatch = 8;
-/// A staging tile's columns: one batch of fragments (gemmStagingBytes).
-constexpr int64_t kStagedColumns = 8 * kEpilogueReadBatch;
+// A staging tile holds one batch of a warp's fragments.
+static_assert(kernels::kStagedColumns == 8 * kEpilogueReadBatch &&
+              kernels::kStagedRows == 16);
 
 void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
                             function_ref<void(Fragment, size_t)> store) {
@@ -450,16 +464,10 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
           result = b.addf(result, b.mulf(tile.beta, c));
           break;
         case kernels::EpilogueStep::Relu:
-          result = b.activation(Activation::Relu, result);
-          break;
         case kernels::EpilogueStep::GeluTanh:
-          result = b.activation(Activation::GeluTanh, result);
-          break;
         case kernels::EpilogueStep::GeluErf:
-          result = b.activation(Activation::GeluErf, result);
-          break;
         case kernels::EpilogueStep::Silu:
-          result = b.activation(Activation::Silu, result);
+          result = b.activation(activationOf(step), result);
           break;
         }
       }
@@ -677,20 +685,23 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     // A warp's 16 rows by 64 columns of D, each row a 16-byte vector
     // longer so that the fragments' rows fall in different banks.
     int64_t lanesVector = 16 / kernels::dtypeBytes(p.output);
-    int64_t pitch = kStagedColumns + lanesVector;
+    int64_t rowsTile = kernels::kStagedRows, columns = kernels::kStagedColumns;
+    int64_t pitch = columns + lanesVector;
     StringAttr warpDim = StringAttr::get(ctx, kStagingWarp);
     StringAttr rows = StringAttr::get(ctx, rowDim), cols = StringAttr::get(ctx, colDim);
     Type out = typeOf(ctx, p.output);
     staging = b.alloc(SpioTensorType::get(
         ctx,
-        {{warpDim, 1, c.warpsM, 16 * pitch}, {rows, 1, 16, pitch}, {cols, 1, kStagedColumns, 1}},
+        {{warpDim, 1, c.warpsM, rowsTile * pitch},
+         {rows, 1, rowsTile, pitch},
+         {cols, 1, columns, 1}},
         out, MemorySpace::Shared, SwizzleAttrInterface()));
     stagingVectors = b.view(
         staging,
         SpioTensorType::get(ctx,
-                            {{warpDim, 1, c.warpsM, 16 * pitch / lanesVector},
-                             {rows, 1, 16, pitch / lanesVector},
-                             {cols, lanesVector, kStagedColumns / lanesVector, 1}},
+                            {{warpDim, 1, c.warpsM, rowsTile * pitch / lanesVector},
+                             {rows, 1, rowsTile, pitch / lanesVector},
+                             {cols, lanesVector, columns / lanesVector, 1}},
                             VectorType::get({lanesVector}, out), MemorySpace::Shared,
                             SwizzleAttrInterface()));
   }
