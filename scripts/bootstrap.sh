@@ -15,7 +15,8 @@ jobs="${JOBS:-2}"
 mode="${1:-}"
 
 packages=(
-  build-essential cmake ninja-build ccache python3 python3-pytest
+  build-essential cmake ninja-build ccache python3 python3-pytest python3-venv
+  python3-setuptools python3-wheel
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libzstd-dev zlib1g-dev libgtest-dev
 )

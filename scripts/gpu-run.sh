@@ -10,7 +10,8 @@
 #     conv-bench: the conv benchmark alone, with bench.py's options (a part
 #     of a table that a device's time limit would cut: --passes wgrad
 #     --skip 21 --limit 21), saved the same way; python:
-#     python/tests under pytest and the deterministic-training example;
+#     python/tests under pytest, the PyTorch host-cost benchmark and the
+#     deterministic-training example at two sizes;
 #     runtime: the runtime's gtests (no LLVM in them), from a build tree
 #     ($SPIO_RUNTIME_TESTS, else build/unittests/Runtime/SpioRuntimeTests),
 #     whose CUDA tests skip without a GPU
@@ -51,7 +52,12 @@ if [[ "$what" == python ]]; then
   export SPIO_LIBRARY=/tmp/spio-bin/libspio_capi.so PYTHONPATH="$root/python"
   python3 -m pytest -q -p no:cacheprovider "$root/python/tests" 2>&1 | tee "$out/python-tests.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+  python3 "$root/benchmarks/torch/host_cost.py" 2>&1 | tee "$out/host-cost.log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || status=1
   python3 "$root/python/examples/train_deterministic.py" --compile 2>&1 | tee "$out/train.log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+  python3 "$root/python/examples/train_deterministic.py" --compile --batch 256 --size 56 \
+    --steps 100 2>&1 | tee "$out/train-large.log"
   [[ ${PIPESTATUS[0]} == 0 ]] || status=1
 fi
 if [[ "$what" == runtime ]]; then

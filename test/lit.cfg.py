@@ -51,6 +51,11 @@ if cuda_device_present():
 if subprocess.run([config.python_executable, "-c", "import pytest"],
                   capture_output=True).returncode == 0:
     config.available_features.add("pytest")
+# pip installs the package into a venv offline (Debian: python3-venv,
+# python3-setuptools, python3-wheel).
+if subprocess.run([config.python_executable, "-c", "import ensurepip, setuptools, wheel"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("python-packaging")
 config.substitutions.append(("%spio_capi", os.path.join(config.spio_obj_root, "lib",
                                                         "libspio_capi.so")))
 ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"

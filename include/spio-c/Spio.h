@@ -18,6 +18,12 @@ extern "C" {
 
 void spio_free(void *pointer);
 
+/* The version of this interface: its functions, structs and enumerators.
+ * It changes whenever any of them changes, so that a caller built against
+ * one (python/spio checks it at import) refuses a library of another. */
+#define SPIO_ABI_VERSION 1
+int32_t spio_abi_version(void);
+
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
  * version and the fingerprint of the sources that decide what a kernel
  * compiles to (the PTX cache's key). A static string; do not free it. */
@@ -75,12 +81,6 @@ typedef struct {
   int32_t a_shared, b_shared;
 } spio_gemm_problem;
 
-/* Where the GEMM kernel takes each operand among its parameters (-1: not
- * one of them); `count` parameters in all. */
-typedef struct {
-  int32_t a, b, c, d, alpha, beta, bias, scale, a_map, b_map, count;
-} spio_gemm_parameters;
-
 typedef struct {
   int64_t block_m, block_n, block_k, warps_m, warps_n, stages, raster;
   /* Non-zero: Hopper's warpgroup wgmma (sm_90a); warps_m = 4 per 64 rows. */
@@ -111,11 +111,9 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                                          int32_t compute_capability);
 /* The workload in the spio dialect: gpu.func @gemm(A, B, C, D, alpha, beta),
  * then the bias and the scale where the epilogue reads them, then with
- * wgmma A's and B's tensor maps (spio_gemm_tensor_maps); the positions are
- * spio_gemm_parameters'. Requires spio_gemm_check to pass. */
+ * wgmma A's and B's tensor maps (spio_gemm_tensor_maps), as
+ * spio_gemm_launcher launches it. Requires spio_gemm_check to pass. */
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config);
-spio_gemm_parameters spio_gemm_parameters_of(const spio_gemm_problem *problem,
-                                             const spio_gemm_config *config);
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
                                          const spio_gemm_config *config);
 
@@ -186,8 +184,10 @@ int64_t spio_compiled_kernel_block_size(const spio_compiled *compiled, int32_t i
 /* Where compiled PTX is cached on disk (free it). */
 char *spio_cache_directory(void);
 
-/* Running on the GPU: device 0's primary context (the one PyTorch uses),
- * driver loaded at run time. Functions returning int32_t return 0 on
+/* Running on the GPU: each device's primary context (the one PyTorch
+ * uses), driver loaded at run time; `device` is the driver's index (0: the
+ * first; CUDA_VISIBLE_DEVICES applies). Calls leave the thread's current
+ * context as they found it. Functions returning int32_t return 0 on
  * success, else nonzero with *error set (free it). */
 typedef struct {
   char name[256];
@@ -195,17 +195,12 @@ typedef struct {
   int64_t max_shared_bytes_per_block;
   int64_t l2_bytes;
 } spio_device_info;
-int32_t spio_device(spio_device_info *info, char **error);
+int32_t spio_device(int32_t device, spio_device_info *info, char **error);
 
-/* PTX loaded on the device; unloads when destroyed. */
+/* PTX loaded on a device; unloads when destroyed. */
 typedef struct spio_loaded spio_loaded;
-spio_loaded *spio_load(const char *ptx, char **error);
+spio_loaded *spio_load(int32_t device, const char *ptx, char **error);
 void spio_loaded_destroy(spio_loaded *loaded);
-/* Launches kernel `name` on `stream` (a CUstream; NULL: the default
- * stream) with `shared_bytes` of dynamic shared memory; `args` points at
- * the kernel's `num_args` parameters, in order. A kernel that waits for
- * the grids before it (griddepcontrol.wait, as conv2d-gw8's wgrad reduce
- * does) launches as a dependent grid, whose start overlaps their end. */
 /* A wgmma kernel reads A and B through TMA descriptors, its last two
  * parameters, 128 bytes each and passed by value: encodes them for the
  * operands at device addresses `a` and `b` (16-byte aligned) into `maps`
@@ -213,9 +208,55 @@ void spio_loaded_destroy(spio_loaded *loaded);
 int32_t spio_gemm_tensor_maps(const spio_gemm_problem *problem, const spio_gemm_config *config,
                               uint64_t a, uint64_t b, void *maps, char **error);
 
+/* Launches kernel `name` on `stream` (a CUstream; NULL: the default
+ * stream) with `shared_bytes` of dynamic shared memory; `args` points at
+ * the kernel's `num_args` parameters, in order. A kernel that waits for
+ * the grids before it (griddepcontrol.wait, as conv2d-gw8's wgrad reduce
+ * does) launches as a dependent grid, whose start overlaps their end. */
 int32_t spio_launch(spio_loaded *loaded, const char *name, spio_launch_shape shape,
                     int64_t shared_bytes, void *stream, void **args, int32_t num_args,
                     char **error);
+
+/* Loads compiled kernels on a device, keeping each one's dynamic shared
+ * memory and block size for launchers (below). */
+spio_loaded *spio_load_compiled(int32_t device, const spio_compiled *compiled, char **error);
+
+/* A problem's launch plan on loaded kernels (spio/Kernels/LaunchPlan.h):
+ * the kernels in order with their grids, blocks, shared memory and
+ * parameters, settled once, so that running it is one call. The launcher
+ * uses `loaded`, which must outlive it; one thread at a time may run it.
+ * Requires the family's check to pass; NULL with *error set where `loaded`
+ * (from spio_load_compiled) lacks a planned kernel or built it for another
+ * block size. */
+typedef struct spio_launcher spio_launcher;
+spio_launcher *spio_gemm_launcher(const spio_gemm_problem *problem,
+                                  const spio_gemm_config *config, spio_loaded *loaded,
+                                  char **error);
+spio_launcher *spio_conv2d_gw8_launcher(const spio_conv2d_gw8_problem *problem,
+                                        const spio_conv2d_gw8_config *config,
+                                        spio_loaded *loaded, char **error);
+void spio_launcher_destroy(spio_launcher *launcher);
+/* The device buffers a run takes, in order (GEMM: A, B, C, D, bias, scale;
+ * conv2d-gw8 fprop: x, w, bias, y; dgrad: dy, w, dx; wgrad: x, dy, dw, db),
+ * and whether each may be 0 (absent). */
+int32_t spio_launcher_num_operands(const spio_launcher *launcher);
+const char *spio_launcher_operand_name(const spio_launcher *launcher, int32_t index);
+int32_t spio_launcher_operand_optional(const spio_launcher *launcher, int32_t index);
+/* The floats a run may set (GEMM: alpha, beta), and their defaults. */
+int32_t spio_launcher_num_scalars(const spio_launcher *launcher);
+const char *spio_launcher_scalar_name(const spio_launcher *launcher, int32_t index);
+float spio_launcher_scalar_default(const spio_launcher *launcher, int32_t index);
+/* Scratch bytes a run needs (0: none). */
+int64_t spio_launcher_workspace_bytes(const spio_launcher *launcher);
+/* Launches the plan's kernels on `stream` (NULL: the default stream) with
+ * the operands' device addresses (`num_operands` of them, in the order
+ * above; each 16-byte aligned, 0 only where optional), the workspace's and
+ * the scalars (NULL: the defaults). Encodes TMA descriptors where the plan
+ * takes them (again only for new addresses). Checks everything before the
+ * first launch; nothing is synchronized. */
+int32_t spio_launcher_run(spio_launcher *launcher, void *stream, const uint64_t *operands,
+                          int32_t num_operands, uint64_t workspace, const float *scalars,
+                          char **error);
 
 #ifdef __cplusplus
 }

@@ -8,12 +8,14 @@
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Kernels/IR/GemmKernel.h"
+#include "spio/Kernels/Launcher.h"
 #include "spio/Runtime/Cuda.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace kernels = ::spio::kernels;
@@ -24,12 +26,20 @@ struct spio_compiled {
 };
 
 struct spio_loaded {
+  /// The device the module is loaded on.
+  const ::spio::runtime::Cuda *cuda = nullptr;
   ::spio::runtime::Module module;
   /// Kernels looked up so far (each remembers its shared-memory opt-in).
   std::map<std::string, ::spio::runtime::Kernel> kernels;
   /// Kernels that wait for the grids before them: launched as dependent
   /// grids (wgrad's reduce).
   std::set<std::string> dependents;
+  /// Loaded from compiled kernels: each one's dynamic shared bytes.
+  std::map<std::string, int64_t> sharedBytes;
+};
+
+struct spio_launcher {
+  kernels::Launcher launcher;
 };
 
 namespace {
@@ -162,6 +172,8 @@ void spio_free(void *pointer) { std::free(pointer); }
 
 const char *spio_version(void) { return mlir::spio::versionString(); }
 
+int32_t spio_abi_version(void) { return SPIO_ABI_VERSION; }
+
 char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config) {
   std::string err = enumError("input dtype", problem->input_dtype, SPIO_F32) +
                     enumError("output dtype", problem->output_dtype, SPIO_F32) +
@@ -190,14 +202,6 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {
   return copyOrNull(mlir::spio::gemmSource(gemmProblem(*problem), gemmConfig(*config)));
-}
-
-spio_gemm_parameters spio_gemm_parameters_of(const spio_gemm_problem *problem,
-                                             const spio_gemm_config *config) {
-  kernels::GemmParameters at =
-      kernels::gemmParameters(gemmProblem(*problem), gemmConfig(*config));
-  return {at.a,    at.b,     at.c,    at.d,    at.alpha, at.beta,
-          at.bias, at.scale, at.aMap, at.bMap, at.count};
 }
 
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
@@ -307,33 +311,45 @@ static int32_t fail(char **error, const std::string &message) {
   return 1;
 }
 
-/// The driver with device 0's primary context current on this thread.
-static ::spio::runtime::Result<::spio::runtime::Cuda *> currentCuda() {
-  auto cuda = ::spio::runtime::Cuda::get();
+/// Device `device`, or why it is not there.
+static ::spio::runtime::Result<::spio::runtime::Cuda *> cudaDevice(int32_t device) {
+  auto cuda = ::spio::runtime::Cuda::get(device);
   if (!cuda)
     return ::spio::runtime::Error{"no GPU: " + cuda.error().message};
-  if (auto bound = (*cuda)->makeCurrent(); !bound)
-    return bound.error();
   return cuda;
 }
 
-int32_t spio_device(spio_device_info *info, char **error) {
-  auto cuda = currentCuda();
+/// The loaded kernel `name` (looked up once; it keeps its shared-memory
+/// opt-in).
+static ::spio::runtime::Result<::spio::runtime::Kernel *> kernelOf(spio_loaded *loaded,
+                                                                  const std::string &name) {
+  auto found = loaded->kernels.find(name);
+  if (found == loaded->kernels.end()) {
+    auto kernel = loaded->module.kernel(name);
+    if (!kernel)
+      return kernel.error();
+    found = loaded->kernels.emplace(name, *kernel).first;
+  }
+  return &found->second;
+}
+
+int32_t spio_device(int32_t device, spio_device_info *info, char **error) {
+  auto cuda = cudaDevice(device);
   if (!cuda)
     return fail(error, cuda.error().message);
-  const ::spio::runtime::DeviceInfo &device = (*cuda)->device();
+  const ::spio::runtime::DeviceInfo &facts = (*cuda)->device();
   std::memset(info, 0, sizeof(*info));
-  std::strncpy(info->name, device.name.c_str(), sizeof(info->name) - 1);
-  info->compute_major = device.computeMajor;
-  info->compute_minor = device.computeMinor;
-  info->multiprocessors = device.multiprocessors;
-  info->max_shared_bytes_per_block = device.maxSharedBytesPerBlock;
-  info->l2_bytes = device.l2Bytes;
+  std::strncpy(info->name, facts.name.c_str(), sizeof(info->name) - 1);
+  info->compute_major = facts.computeMajor;
+  info->compute_minor = facts.computeMinor;
+  info->multiprocessors = facts.multiprocessors;
+  info->max_shared_bytes_per_block = facts.maxSharedBytesPerBlock;
+  info->l2_bytes = facts.l2Bytes;
   return 0;
 }
 
-spio_loaded *spio_load(const char *ptx, char **error) {
-  auto cuda = currentCuda();
+spio_loaded *spio_load(int32_t device, const char *ptx, char **error) {
+  auto cuda = cudaDevice(device);
   if (!cuda) {
     fail(error, cuda.error().message);
     return nullptr;
@@ -344,6 +360,7 @@ spio_loaded *spio_load(const char *ptx, char **error) {
     return nullptr;
   }
   auto *loaded = new spio_loaded;
+  loaded->cuda = *cuda;
   loaded->module = std::move(*module);
   for (std::string &name : ::spio::runtime::dependentKernels(ptx ? ptx : ""))
     loaded->dependents.insert(std::move(name));
@@ -354,7 +371,7 @@ void spio_loaded_destroy(spio_loaded *loaded) { delete loaded; }
 
 int32_t spio_gemm_tensor_maps(const spio_gemm_problem *problem, const spio_gemm_config *config,
                               uint64_t a, uint64_t b, void *maps, char **error) {
-  auto cuda = currentCuda();
+  auto cuda = cudaDevice(0);
   if (!cuda)
     return fail(error, cuda.error().message);
   ::spio::kernels::GemmProblem p = gemmProblem(*problem);
@@ -374,26 +391,95 @@ int32_t spio_gemm_tensor_maps(const spio_gemm_problem *problem, const spio_gemm_
 int32_t spio_launch(spio_loaded *loaded, const char *name, spio_launch_shape shape,
                     int64_t shared_bytes, void *stream, void **args, int32_t num_args,
                     char **error) {
-  if (auto cuda = currentCuda(); !cuda)
-    return fail(error, cuda.error().message);
   std::string kernelName = name ? name : "";
-  auto found = loaded->kernels.find(kernelName);
-  if (found == loaded->kernels.end()) {
-    auto kernel = loaded->module.kernel(kernelName);
-    if (!kernel)
-      return fail(error, kernel.error().message);
-    found = loaded->kernels.emplace(kernelName, *kernel).first;
-  }
+  auto kernel = kernelOf(loaded, kernelName);
+  if (!kernel)
+    return fail(error, kernel.error().message);
   int64_t gridZ = shape.grid_z == 0 ? 1 : shape.grid_z;
   if (shape.grid_x < 1 || shape.grid_y < 1 || gridZ < 1 || shape.block < 1 || shared_bytes < 0)
     return fail(error, "launching " + kernelName + ": empty grid or block");
   std::vector<void *> parameters(args, args + num_args);
-  auto launched = found->second.launch(unsigned(shape.grid_x), unsigned(shape.grid_y),
-                                       unsigned(gridZ),
-                                       unsigned(shape.block), size_t(shared_bytes), parameters,
-                                       stream, loaded->dependents.count(kernelName) > 0);
+  auto launched = (*kernel)->launch(unsigned(shape.grid_x), unsigned(shape.grid_y),
+                                    unsigned(gridZ), unsigned(shape.block), size_t(shared_bytes),
+                                    parameters, stream, loaded->dependents.count(kernelName) > 0);
   if (!launched)
     return fail(error, "launching " + kernelName + ": " + launched.error().message);
+  return 0;
+}
+
+spio_loaded *spio_load_compiled(int32_t device, const spio_compiled *compiled, char **error) {
+  spio_loaded *loaded = spio_load(device, compiled->module.ptx.c_str(), error);
+  if (loaded)
+    for (const mlir::spio::CompiledKernel &kernel : compiled->module.kernels)
+      loaded->sharedBytes[kernel.name] = kernel.sharedBytes;
+  return loaded;
+}
+
+/// The launcher of `plan` on `loaded`, or NULL with *error set.
+static spio_launcher *makeLauncher(kernels::LaunchPlan plan, spio_loaded *loaded, char **error) {
+  auto launcher = kernels::Launcher::create(std::move(plan), *loaded->cuda, loaded->module,
+                                            loaded->sharedBytes, loaded->dependents);
+  if (!launcher) {
+    fail(error, launcher.error().message + " (load compiled kernels with spio_load_compiled)");
+    return nullptr;
+  }
+  return new spio_launcher{std::move(*launcher)};
+}
+
+spio_launcher *spio_gemm_launcher(const spio_gemm_problem *problem,
+                                  const spio_gemm_config *config, spio_loaded *loaded,
+                                  char **error) {
+  return makeLauncher(kernels::gemmLaunchPlan(gemmProblem(*problem), gemmConfig(*config)),
+                      loaded, error);
+}
+
+spio_launcher *spio_conv2d_gw8_launcher(const spio_conv2d_gw8_problem *problem,
+                                        const spio_conv2d_gw8_config *config,
+                                        spio_loaded *loaded, char **error) {
+  return makeLauncher(
+      kernels::conv2dGw8LaunchPlan(convProblem(*problem), convConfig(*config)), loaded, error);
+}
+
+void spio_launcher_destroy(spio_launcher *launcher) { delete launcher; }
+
+int32_t spio_launcher_num_operands(const spio_launcher *launcher) {
+  return int32_t(launcher->launcher.plan().operands.size());
+}
+
+const char *spio_launcher_operand_name(const spio_launcher *launcher, int32_t index) {
+  return launcher->launcher.plan().operands.at(index).name.c_str();
+}
+
+int32_t spio_launcher_operand_optional(const spio_launcher *launcher, int32_t index) {
+  return launcher->launcher.plan().operands.at(index).optional;
+}
+
+int32_t spio_launcher_num_scalars(const spio_launcher *launcher) {
+  return int32_t(launcher->launcher.plan().scalars.size());
+}
+
+const char *spio_launcher_scalar_name(const spio_launcher *launcher, int32_t index) {
+  return launcher->launcher.plan().scalars.at(index).name.c_str();
+}
+
+float spio_launcher_scalar_default(const spio_launcher *launcher, int32_t index) {
+  return launcher->launcher.plan().scalars.at(index).defaultValue;
+}
+
+int64_t spio_launcher_workspace_bytes(const spio_launcher *launcher) {
+  return launcher->launcher.plan().workspaceBytes;
+}
+
+int32_t spio_launcher_run(spio_launcher *launcher, void *stream, const uint64_t *operands,
+                          int32_t num_operands, uint64_t workspace, const float *scalars,
+                          char **error) {
+  kernels::LaunchBindings bindings;
+  bindings.operands.assign(operands, operands + std::max(num_operands, 0));
+  bindings.workspace = workspace;
+  if (scalars)
+    bindings.scalars.assign(scalars, scalars + launcher->launcher.plan().scalars.size());
+  if (auto ran = launcher->launcher.run(bindings, stream); !ran)
+    return fail(error, ran.error().message);
   return 0;
 }
 

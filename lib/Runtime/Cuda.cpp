@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <mutex>
+#include <optional>
 
 namespace spio::runtime {
 
@@ -55,6 +56,7 @@ struct CudaApi {
   CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
   CUresult (*cuModuleUnload)(CUmodule);
@@ -105,6 +107,35 @@ struct CudaApi {
 
 namespace {
 
+/// Makes `context` current on the calling thread for the scope's life and
+/// then restores the context that was current (PyTorch's current device
+/// stays what it was).
+class ContextScope {
+public:
+  ContextScope(const CudaApi *api, CUcontext context) : api(api) {
+    CUcontext current = nullptr;
+    status = api->check(api->cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+    if (status && current != context) {
+      status = api->check(api->cuCtxSetCurrent(context), "cuCtxSetCurrent");
+      if (status)
+        previous = current;
+      switched = status.ok();
+    }
+  }
+  ContextScope(const ContextScope &) = delete;
+  ~ContextScope() {
+    if (switched)
+      api->cuCtxSetCurrent(previous);
+  }
+  /// Whether the context is current.
+  Status status = success();
+
+private:
+  const CudaApi *api;
+  CUcontext previous = nullptr;
+  bool switched = false;
+};
+
 Result<CudaApi *> loadApi() {
   auto *api = new CudaApi();
   api->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -132,6 +163,7 @@ Result<CudaApi *> loadApi() {
   SPIO_BIND(cuDeviceGetAttribute);
   SPIO_BIND(cuDevicePrimaryCtxRetain);
   SPIO_BIND(cuCtxSetCurrent);
+  SPIO_BIND(cuCtxGetCurrent);
   SPIO_BIND(cuCtxSynchronize);
   SPIO_BIND(cuModuleLoadDataEx);
   SPIO_BIND(cuModuleUnload);
@@ -167,65 +199,81 @@ Result<CudaApi *> loadApi() {
 
 } // namespace
 
-Result<Cuda *> Cuda::get() {
+Result<Cuda *> Cuda::get(int device) {
   static std::once_flag once;
-  static Result<Cuda *> instance = Error{"uninitialized"};
+  static Result<const CudaApi *> driver = Error{"uninitialized"};
+  static int devices = 0;
   std::call_once(once, [] {
     Result<CudaApi *> api = loadApi();
     if (!api) {
-      instance = api.error();
+      driver = api.error();
       return;
     }
     const CudaApi *cu = *api;
-    auto init = [&]() -> Result<Cuda *> {
+    auto init = [&]() -> Result<const CudaApi *> {
       SPIO_CHECK(cu, cuInit(0));
-      int count = 0;
-      SPIO_CHECK(cu, cuDeviceGetCount(&count));
-      if (count == 0)
+      SPIO_CHECK(cu, cuDeviceGetCount(&devices));
+      if (devices == 0)
         return Error{"no CUDA device found"};
-      CUdevice device;
-      SPIO_CHECK(cu, cuDeviceGet(&device, 0));
-      CUcontext context;
-      SPIO_CHECK(cu, cuDevicePrimaryCtxRetain(&context, device));
-      SPIO_CHECK(cu, cuCtxSetCurrent(context));
-      auto *cuda = new Cuda();
-      cuda->api = cu;
-      cuda->context = context;
-      char name[256] = {};
-      SPIO_CHECK(cu, cuDeviceGetName(name, sizeof(name), device));
-      cuda->info.name = name;
-      int shared = 0, l2 = 0;
-      SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.computeMajor, kAttrComputeMajor, device));
-      SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.computeMinor, kAttrComputeMinor, device));
-      SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.multiprocessors, kAttrMultiprocessors, device));
-      SPIO_CHECK(cu, cuDeviceGetAttribute(&shared, kAttrMaxSharedOptIn, device));
-      SPIO_CHECK(cu, cuDeviceGetAttribute(&l2, kAttrL2Bytes, device));
-      SPIO_CHECK(cu, cuDriverGetVersion(&cuda->info.driverVersion));
-      cuda->info.maxSharedBytesPerBlock = shared;
-      cuda->info.l2Bytes = l2;
-      return cuda;
+      return cu;
     };
-    instance = init();
+    driver = init();
   });
-  return instance;
+  if (!driver)
+    return driver.error();
+  if (device < 0 || device >= devices)
+    return Error{"no CUDA device " + std::to_string(device) + " (there are " +
+                 std::to_string(devices) + ")"};
+  // Each device's primary context (the one PyTorch uses), set up once.
+  static std::mutex mutex;
+  static std::vector<std::optional<Result<Cuda *>>> instances(devices);
+  std::lock_guard<std::mutex> lock(mutex);
+  std::optional<Result<Cuda *>> &instance = instances[device];
+  if (instance)
+    return *instance;
+  const CudaApi *cu = *driver;
+  auto init = [&]() -> Result<Cuda *> {
+    CUdevice handle;
+    SPIO_CHECK(cu, cuDeviceGet(&handle, device));
+    CUcontext context;
+    SPIO_CHECK(cu, cuDevicePrimaryCtxRetain(&context, handle));
+    auto *cuda = new Cuda();
+    cuda->api = cu;
+    cuda->context = context;
+    cuda->info.ordinal = device;
+    char name[256] = {};
+    SPIO_CHECK(cu, cuDeviceGetName(name, sizeof(name), handle));
+    cuda->info.name = name;
+    int shared = 0, l2 = 0;
+    SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.computeMajor, kAttrComputeMajor, handle));
+    SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.computeMinor, kAttrComputeMinor, handle));
+    SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.multiprocessors, kAttrMultiprocessors, handle));
+    SPIO_CHECK(cu, cuDeviceGetAttribute(&shared, kAttrMaxSharedOptIn, handle));
+    SPIO_CHECK(cu, cuDeviceGetAttribute(&l2, kAttrL2Bytes, handle));
+    SPIO_CHECK(cu, cuDriverGetVersion(&cuda->info.driverVersion));
+    cuda->info.maxSharedBytesPerBlock = shared;
+    cuda->info.l2Bytes = l2;
+    return cuda;
+  };
+  instance = init();
+  return *instance;
 }
 
 Status Cuda::makeCurrent() const {
-  // The thread that ran get() is bound already; others bind once.
-  thread_local const Cuda *bound = nullptr;
-  if (bound == this)
-    return success();
   SPIO_CHECK(api, cuCtxSetCurrent(context));
-  bound = this;
   return success();
 }
 
 Result<Module> Cuda::loadPTX(const std::string &ptx) const {
+  ContextScope scope(api, context);
+  if (!scope.status)
+    return scope.status.error();
   std::vector<char> log(16384, '\0');
   int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
   void *values[] = {log.data(), reinterpret_cast<void *>(log.size())};
   Module module;
   module.api = api;
+  module.cuda = this;
   CUresult result = api->cuModuleLoadDataEx(&module.module, ptx.c_str(), 2, options, values);
   if (Status s = api->check(result, "cuModuleLoadDataEx"); !s) {
     module.module = nullptr;
@@ -236,8 +284,12 @@ Result<Module> Cuda::loadPTX(const std::string &ptx) const {
 }
 
 Result<DeviceBuffer> Cuda::allocate(size_t bytes) const {
+  ContextScope scope(api, context);
+  if (!scope.status)
+    return scope.status.error();
   DeviceBuffer buffer;
   buffer.api = api;
+  buffer.cuda = this;
   buffer.bytes = bytes;
   if (Status s = api->check(api->cuMemAlloc_v2(&buffer.ptr, bytes ? bytes : 1),
                             "cuMemAlloc");
@@ -279,6 +331,9 @@ Result<TensorMap> Cuda::encodeTensorMap(const TensorMapShape &shape, DevicePtr b
 }
 
 Status Cuda::synchronize() const {
+  ContextScope scope(api, context);
+  if (!scope.status)
+    return scope.status;
   SPIO_CHECK(api, cuCtxSynchronize());
   return success();
 }
@@ -321,6 +376,9 @@ Status Cuda::hold(uint64_t ns) const {
 }
 
 Result<float> Cuda::timeMs(const std::function<Status()> &body, Timing timing) const {
+  ContextScope scope(api, context);
+  if (!scope.status)
+    return scope.status.error();
   CUevent start = nullptr, stop = nullptr;
   SPIO_CHECK(api, cuEventCreate(&start, 0));
   if (Status s = api->check(api->cuEventCreate(&stop, 0), "cuEventCreate"); !s) {
@@ -386,18 +444,22 @@ std::vector<std::string> dependentKernels(const std::string &ptx) {
 
 Module &Module::operator=(Module &&other) noexcept {
   std::swap(api, other.api);
+  std::swap(cuda, other.cuda);
   std::swap(module, other.module);
   return *this;
 }
 
 Module::~Module() {
-  if (module)
+  if (module) {
+    ContextScope scope(api, cuda->context);
     api->cuModuleUnload(module);
+  }
 }
 
 Result<Kernel> Module::kernel(const std::string &name) const {
   Kernel kernel;
   kernel.api = api;
+  kernel.cuda = cuda;
   if (Status s = api->check(api->cuModuleGetFunction(&kernel.function, module, name.c_str()),
                             "cuModuleGetFunction");
       !s)
@@ -408,16 +470,18 @@ Result<Kernel> Module::kernel(const std::string &name) const {
 Status Kernel::launch(unsigned gridX, unsigned gridY, unsigned gridZ, unsigned block,
                       size_t sharedBytes, std::vector<void *> args, void *stream,
                       bool dependent) {
+  // A function launches in its module's context.
+  ContextScope scope(api, cuda->context);
+  if (!scope.status)
+    return scope.status;
   if (sharedBytes > sharedOptIn) {
     // Said plainly rather than as the driver's invalid value; checked once
     // per larger size, like the opt-in.
-    if (Result<Cuda *> cuda = Cuda::get(); cuda) {
-      int64_t limit = (*cuda)->device().maxSharedBytesPerBlock;
-      if (limit > 0 && int64_t(sharedBytes) > limit)
-        return Error{"the kernel needs " + std::to_string(sharedBytes) +
-                     " bytes of shared memory a block; " + (*cuda)->device().name +
-                     " allows " + std::to_string(limit)};
-    }
+    int64_t limit = cuda->device().maxSharedBytesPerBlock;
+    if (limit > 0 && int64_t(sharedBytes) > limit)
+      return Error{"the kernel needs " + std::to_string(sharedBytes) +
+                   " bytes of shared memory a block; " + cuda->device().name + " allows " +
+                   std::to_string(limit)};
     SPIO_CHECK(api, cuFuncSetAttribute(function, kFuncMaxDynamicShared,
                                        static_cast<int>(sharedBytes)));
     sharedOptIn = sharedBytes;
@@ -447,20 +511,26 @@ Result<std::pair<int, int>> Kernel::resources() const {
 
 DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
   std::swap(api, other.api);
+  std::swap(cuda, other.cuda);
   std::swap(ptr, other.ptr);
   std::swap(bytes, other.bytes);
   return *this;
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (ptr)
+  if (ptr) {
+    ContextScope scope(api, cuda->context);
     api->cuMemFree_v2(ptr);
+  }
 }
 
 Status DeviceBuffer::upload(const void *host, size_t size) {
   if (size > bytes)
     return Error{"upload of " + std::to_string(size) + " bytes into a buffer of " +
                  std::to_string(bytes)};
+  ContextScope scope(api, cuda->context);
+  if (!scope.status)
+    return scope.status;
   SPIO_CHECK(api, cuMemcpyHtoD_v2(ptr, host, size));
   return success();
 }
@@ -469,11 +539,17 @@ Status DeviceBuffer::download(void *host, size_t size) const {
   if (size > bytes)
     return Error{"download of " + std::to_string(size) + " bytes from a buffer of " +
                  std::to_string(bytes)};
+  ContextScope scope(api, cuda->context);
+  if (!scope.status)
+    return scope.status;
   SPIO_CHECK(api, cuMemcpyDtoH_v2(host, ptr, size));
   return success();
 }
 
 Status DeviceBuffer::fill32(uint32_t word) {
+  ContextScope scope(api, cuda->context);
+  if (!scope.status)
+    return scope.status;
   SPIO_CHECK(api, cuMemsetD32_v2(ptr, word, bytes / 4));
   return success();
 }

@@ -9,26 +9,45 @@ class SpioError(ValueError):
     """Raised when Spio cannot build, compile or run what was asked, with the reason."""
 
 
+# The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
+# that these bindings are written against.
+ABI_VERSION = 1
+
+_REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
+            "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
+            "libspio_capi.so of this version")
+
+
 def _candidates():
     if os.environ.get("SPIO_LIBRARY"):
         yield Path(os.environ["SPIO_LIBRARY"])
         return
     here = Path(__file__).resolve().parent
-    # A source checkout: python/spio next to build/lib.
-    yield here.parent.parent / "build" / "lib" / "libspio_capi.so"
+    # An installed package carries the library; a source checkout has it in
+    # build/lib beside python/spio.
     yield here / "libspio_capi.so"
-    yield Path("libspio_capi.so")
+    yield here.parent.parent / "build" / "lib" / "libspio_capi.so"
 
 
 def _load():
     tried = []
     for path in _candidates():
         try:
-            return ctypes.CDLL(str(path)), str(path)
+            library = ctypes.CDLL(str(path))
         except OSError as error:
             tried.append(f"{path}: {error}")
-    raise SpioError("cannot load the Spio C API library (set SPIO_LIBRARY to libspio_capi.so); "
-                    "tried " + "; ".join(tried))
+            continue
+        if not hasattr(library, "spio_abi_version"):
+            raise SpioError(f"{path} is not Spio's C API library (it has no spio_abi_version); "
+                            + _REBUILD)
+        library.spio_abi_version.restype = ctypes.c_int32
+        version = library.spio_abi_version()
+        if version != ABI_VERSION:
+            raise SpioError(f"{path} has C API version {version}, this package needs "
+                            f"{ABI_VERSION}: " + _REBUILD)
+        return library, str(path)
+    raise SpioError("cannot load the Spio C API library: " + _REBUILD + "; tried " +
+                    "; ".join(tried))
 
 
 class LaunchShape(ctypes.Structure):
@@ -46,12 +65,6 @@ class GemmProblem(ctypes.Structure):
                 ("scale_dtype", ctypes.c_int32), ("batch_invariant", ctypes.c_int32),
                 ("batch", ctypes.c_int64), ("a_shared", ctypes.c_int32),
                 ("b_shared", ctypes.c_int32)]
-
-
-class GemmParameters(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_int32) for name in
-                ("a", "b", "c", "d", "alpha", "beta", "bias", "scale", "a_map", "b_map",
-                 "count")]
 
 
 class GemmConfig(ctypes.Structure):
@@ -93,7 +106,6 @@ _SIGNATURES = {
     "spio_gemm_check": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_choose_config": (GemmConfig, [_P(GemmProblem), ctypes.c_int64, ctypes.c_int32]),
     "spio_gemm_source": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
-    "spio_gemm_parameters_of": (GemmParameters, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_launch_shape": (LaunchShape, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_tensor_maps": (ctypes.c_int32, [_P(GemmProblem), _P(GemmConfig), ctypes.c_uint64,
                                                ctypes.c_uint64, ctypes.c_void_p,
@@ -119,17 +131,38 @@ _SIGNATURES = {
     "spio_compiled_kernel_shared_bytes": (ctypes.c_int64, [ctypes.c_void_p, ctypes.c_int32]),
     "spio_compiled_kernel_block_size": (ctypes.c_int64, [ctypes.c_void_p, ctypes.c_int32]),
     "spio_cache_directory": (_owned, []),
-    "spio_device": (ctypes.c_int32, [_P(DeviceInfo), _P(ctypes.c_void_p)]),
-    "spio_load": (ctypes.c_void_p, [ctypes.c_char_p, _P(ctypes.c_void_p)]),
+    "spio_device": (ctypes.c_int32, [ctypes.c_int32, _P(DeviceInfo), _P(ctypes.c_void_p)]),
+    "spio_load": (ctypes.c_void_p, [ctypes.c_int32, ctypes.c_char_p, _P(ctypes.c_void_p)]),
     "spio_loaded_destroy": (None, [ctypes.c_void_p]),
     "spio_launch": (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_char_p, LaunchShape,
                                      ctypes.c_int64, ctypes.c_void_p,
                                      _P(ctypes.c_void_p), ctypes.c_int32, _P(ctypes.c_void_p)]),
+    "spio_load_compiled": (ctypes.c_void_p, [ctypes.c_int32, ctypes.c_void_p,
+                                             _P(ctypes.c_void_p)]),
+    "spio_gemm_launcher": (ctypes.c_void_p, [_P(GemmProblem), _P(GemmConfig), ctypes.c_void_p,
+                                             _P(ctypes.c_void_p)]),
+    "spio_conv2d_gw8_launcher": (ctypes.c_void_p, [_P(Conv2dGw8Problem), _P(Conv2dGw8Config),
+                                                   ctypes.c_void_p, _P(ctypes.c_void_p)]),
+    "spio_launcher_destroy": (None, [ctypes.c_void_p]),
+    "spio_launcher_num_operands": (ctypes.c_int32, [ctypes.c_void_p]),
+    "spio_launcher_operand_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int32]),
+    "spio_launcher_operand_optional": (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_int32]),
+    "spio_launcher_num_scalars": (ctypes.c_int32, [ctypes.c_void_p]),
+    "spio_launcher_scalar_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int32]),
+    "spio_launcher_scalar_default": (ctypes.c_float, [ctypes.c_void_p, ctypes.c_int32]),
+    "spio_launcher_workspace_bytes": (ctypes.c_int64, [ctypes.c_void_p]),
 }
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _function = getattr(lib, _name)
     _function.restype = _restype
     _function.argtypes = _argtypes
+
+# Launching holds the GIL (a PyDLL function): it takes microseconds, and a
+# launcher's error slot is then used by one thread at a time.
+_run_launcher = ctypes.PyDLL(library_path).spio_launcher_run
+_run_launcher.restype = ctypes.c_int32
+_run_launcher.argtypes = [ctypes.c_void_p, ctypes.c_void_p, _P(ctypes.c_uint64), ctypes.c_int32,
+                          ctypes.c_uint64, _P(ctypes.c_float), _P(ctypes.c_void_p)]
 
 
 def take_string(pointer):
@@ -142,25 +175,43 @@ def take_string(pointer):
         lib.spio_free(pointer)
 
 
+class Compiled:
+    """spio-dialect source compiled to PTX: `ptx`, `kernels` [(name, dynamic
+    shared bytes, block size)] and `cache` (where the PTX came from)."""
+
+    def __init__(self, source, chip):
+        # C strings end at the first NUL: text after it would be dropped unseen.
+        for name, value in (("source", source), ("chip", chip)):
+            if not isinstance(value, str) or "\0" in value:
+                raise SpioError(f"{name} must be a str without NUL characters, got {value!r:.60}")
+        error = ctypes.c_void_p()
+        self.handle = lib.spio_compile(source.encode(), chip.encode(), ctypes.byref(error))
+        if not self.handle:
+            raise SpioError("compiling spio source failed:\n" + (take_string(error) or ""))
+        self.ptx = lib.spio_compiled_ptx(self.handle).decode()
+        self.kernels = [(lib.spio_compiled_kernel_name(self.handle, i).decode(),
+                         lib.spio_compiled_kernel_shared_bytes(self.handle, i),
+                         lib.spio_compiled_kernel_block_size(self.handle, i))
+                        for i in range(lib.spio_compiled_num_kernels(self.handle))]
+        self.cache = lib.spio_compiled_cache_outcome(self.handle).decode()
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            lib.spio_compiled_destroy(self.handle)
+
+    def load(self, device=0):
+        """The kernels loaded on device `device`, with their launch
+        resources."""
+        error = ctypes.c_void_p()
+        handle = lib.spio_load_compiled(device, self.handle, ctypes.byref(error))
+        if not handle:
+            raise SpioError(take_string(error))
+        return Loaded(handle)
+
+
 def compile_source(source, chip):
-    """(ptx, [(name, shared bytes, block size)], cache outcome) of spio-dialect source."""
-    # C strings end at the first NUL: text after it would be dropped unseen.
-    for name, value in (("source", source), ("chip", chip)):
-        if not isinstance(value, str) or "\0" in value:
-            raise SpioError(f"{name} must be a str without NUL characters, got {value!r:.60}")
-    error = ctypes.c_void_p()
-    handle = lib.spio_compile(source.encode(), chip.encode(), ctypes.byref(error))
-    if not handle:
-        raise SpioError("compiling spio source failed:\n" + (take_string(error) or ""))
-    try:
-        kernels = [(lib.spio_compiled_kernel_name(handle, i).decode(),
-                    lib.spio_compiled_kernel_shared_bytes(handle, i),
-                    lib.spio_compiled_kernel_block_size(handle, i))
-                   for i in range(lib.spio_compiled_num_kernels(handle))]
-        return (lib.spio_compiled_ptx(handle).decode(), kernels,
-                lib.spio_compiled_cache_outcome(handle).decode())
-    finally:
-        lib.spio_compiled_destroy(handle)
+    """spio-dialect source compiled for `chip` (a Compiled)."""
+    return Compiled(source, chip)
 
 
 def cache_directory():
@@ -169,20 +220,24 @@ def cache_directory():
     return take_string(lib.spio_cache_directory())
 
 
-def device():
-    """Device 0 (DeviceInfo), or SpioError saying why there is none."""
+def device(index=0):
+    """Device `index` (DeviceInfo), or SpioError saying why there is none."""
     info, error = DeviceInfo(), ctypes.c_void_p()
-    if lib.spio_device(ctypes.byref(info), ctypes.byref(error)) != 0:
+    if lib.spio_device(index, ctypes.byref(info), ctypes.byref(error)) != 0:
         raise SpioError(take_string(error))
     return info
 
 
 class Loaded:
-    """PTX loaded on the device; unloaded when collected."""
+    """Kernels loaded on a device (from PTX, or Compiled.load()); unloaded
+    when collected."""
 
-    def __init__(self, ptx):
+    def __init__(self, ptx_or_handle, device=0):
+        if isinstance(ptx_or_handle, int):
+            self.handle = ptx_or_handle
+            return
         error = ctypes.c_void_p()
-        self.handle = lib.spio_load(ptx.encode(), ctypes.byref(error))
+        self.handle = lib.spio_load(device, ptx_or_handle.encode(), ctypes.byref(error))
         if not self.handle:
             raise SpioError(take_string(error))
 
@@ -199,3 +254,44 @@ class Loaded:
                            len(parameters), ctypes.byref(error)) != 0:
             raise SpioError(take_string(error))
 
+
+class Launcher:
+    """A problem's launch plan on loaded kernels (spio_gemm_launcher,
+    spio_conv2d_gw8_launcher): `operands` (names, in the order run takes
+    their addresses), `optional` (those that may be 0), `scalars` (name ->
+    default) and `workspace` (scratch bytes a run needs)."""
+
+    def __init__(self, handle, loaded):
+        self.handle = handle
+        self.loaded = loaded  # the launcher uses it
+        count = lib.spio_launcher_num_operands(handle)
+        self.operands = tuple(lib.spio_launcher_operand_name(handle, i).decode()
+                              for i in range(count))
+        self.optional = frozenset(name for i, name in enumerate(self.operands)
+                                  if lib.spio_launcher_operand_optional(handle, i))
+        self.scalars = {lib.spio_launcher_scalar_name(handle, i).decode():
+                        lib.spio_launcher_scalar_default(handle, i)
+                        for i in range(lib.spio_launcher_num_scalars(handle))}
+        self.workspace = lib.spio_launcher_workspace_bytes(handle)
+        self._addresses = ctypes.c_uint64 * count
+        self._count = count
+        self._scalars = ctypes.c_float * len(self.scalars)
+        self._error = ctypes.c_void_p()
+        self._error_slot = ctypes.byref(self._error)
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            lib.spio_launcher_destroy(self.handle)
+
+    def run(self, stream, addresses, workspace=0, scalars=None):
+        """Launches on `stream` (a CUstream handle, None or 0: the default
+        stream) with the operands' device addresses in `operands` order (0
+        for an absent optional one), the workspace's and the scalars' values
+        in order (None: the defaults)."""
+        if len(addresses) != self._count:
+            raise SpioError(f"the launcher takes {self._count} operands "
+                            f"({', '.join(self.operands)}), got {len(addresses)}")
+        if _run_launcher(self.handle, stream, self._addresses(*addresses), self._count, workspace,
+                         None if scalars is None else self._scalars(*scalars),
+                         self._error_slot):
+            raise SpioError(take_string(self._error))

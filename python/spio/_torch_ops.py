@@ -10,11 +10,14 @@ implementations and autograd:
   dgrad and the deterministic wgrad (dw, and db with it, reduced in f32).
 - spio::bmm (batched a @ b, transposed views read in place).
 - spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
-  spio.matmul's too); dX and dW are GEMMs too, dW accumulated and written
-  in f32 before the cast to the weight's dtype; db is dY summed in f32.
+  spio.matmul's too); dX and dW are GEMMs too, dW accumulated in f32 and
+  rounded once to the weight's dtype; db is dY summed in f32.
 
 Kernels specialize on shapes at first call and come from the PTX cache
-after. Everything a kernel needs is checked before it is launched.
+after. The first call of a shape checks it, chooses a kernel and keeps
+its launcher (the library's launch plan, loaded); later calls look the
+launcher up and launch in one C call. Eager calls skip the dispatcher
+and, where no gradient is wanted, autograd.
 """
 
 import functools
@@ -28,23 +31,31 @@ from ._capi import SpioError
 _DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"}
 
 
-def _check_tensor(name, t, dtypes=("f16", "bf16")):
-    """Device and dtype; Kernel.run checks the alignment."""
-    if not t.is_cuda or t.device.index not in (0, None):
-        raise SpioError(f"{name} must be on cuda:0 (Spio runs on device 0), got {t.device}")
+def _check_tensor(name, t, dtypes=("f16", "bf16"), device=None):
+    """A CUDA tensor (on cuda:`device` where given) of one of `dtypes`; the
+    launch checks the alignment."""
+    if not t.is_cuda:
+        raise SpioError(f"{name} must be a CUDA tensor, got one on {t.device}")
+    if device is not None and t.get_device() != device:
+        raise SpioError(f"{name} is on {t.device}, the other operands on cuda:{device}")
     if _DTYPES.get(t.dtype) not in dtypes:
         raise SpioError(f"{name} must be {' or '.join(dtypes)}, got {t.dtype}")
 
 
+def _needs_grad(*tensors):
+    """Whether eager autograd records a call on `tensors` (None: absent)."""
+    return torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
+
+
 @functools.lru_cache(maxsize=None)
-def _kernel(args):
-    """The instance Spio's heuristics choose for `args` (as spio-jit does),
-    or SpioError with the family's reason."""
+def _kernel(args, device):
+    """The instance Spio's heuristics choose for `args` on cuda:`device`
+    (as spio-jit does), or SpioError with the family's reason."""
     if isinstance(args, _kernels.GemmArguments):
         family = _kernels.GemmFamily()
-        device = _capi.device()
-        config = family.chosen(args, device.multiprocessors,
-                               (device.compute_major, device.compute_minor))
+        facts = _capi.device(device)
+        config = family.chosen(args, facts.multiprocessors,
+                               (facts.compute_major, facts.compute_minor))
     else:
         family = _kernels.Conv2dGw8Family()
         config = family.chosen(args)
@@ -55,8 +66,18 @@ def _kernel(args):
     return kernel
 
 
+def _launcher(args, device):
+    return _kernel(args, device).launcher(args, device)
+
+
+# Launchers by what a call's checks depend on (shapes, dtypes, devices,
+# options): an operator's call looks its launcher up and launches; the
+# checks and choices behind a launcher run on its first call.
+_launchers = {}
+
 _autotune = False
-_tuned = {}
+# The keys of the launchers autotuning chose.
+_tuned = set()
 
 
 def set_autotune(enabled):
@@ -70,6 +91,10 @@ def set_autotune(enabled):
     use the heuristics' choice until a shape is tuned outside one."""
     global _autotune
     _autotune = bool(enabled)
+    if _autotune:
+        # Shapes that ran on the heuristics' choice are tuned at their next call.
+        for key in [key for key in _launchers if key[0] in _capi.PASSES and key not in _tuned]:
+            del _launchers[key]
 
 
 def autotune_enabled():
@@ -93,51 +118,61 @@ def batch_invariant_enabled():
     return _batch_invariant
 
 
-def _workspace(kernels, args, device):
-    """Scratch for whichever of `kernels` runs `args` (wgrad's partial
-    sums), or None where none needs any."""
-    size = max(kernel.workspace_size(args) for kernel in kernels)
-    return torch.empty(size, device=device, dtype=torch.uint8) if size else None
-
-
 def _tune(args, operands, stream, device):
     """The fastest of conv2d_gw8's candidates for `args` on `operands`: one
     untimed run each, then the median of 3 rounds that run every candidate
     twice in turn (drift hits all alike)."""
     family = _kernels.Conv2dGw8Family()
     candidates = [_kernels.Kernel(family, config) for config in family.candidates(args)]
-    candidates = [c for c in candidates if c.supports(args)] or [_kernel(args)]
-    workspace = _workspace(candidates, args, device)
-    for candidate in candidates:
-        candidate.run(args, operands, stream=stream, workspace=workspace)
-    times = [[] for _ in candidates]
+    candidates = [c for c in candidates if c.supports(args)] or [_kernel(args, device)]
+    launchers = [candidate.launcher(args, device) for candidate in candidates]
+    size = max(launcher.workspace for launcher in launchers)
+    scratch = operands[0].new_empty(size, dtype=torch.uint8) if size else None
+    workspace = 0 if scratch is None else scratch.data_ptr()
+    addresses = [0 if t is None else t.data_ptr() for t in operands]
+    for launcher in launchers:
+        launcher.run(stream, addresses, workspace)
+    times = [[] for _ in launchers]
     for _ in range(3):
-        for candidate, measured in zip(candidates, times):
+        for launcher, measured in zip(launchers, times):
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             start.record()
-            candidate.run(args, operands, stream=stream, workspace=workspace)
-            candidate.run(args, operands, stream=stream, workspace=workspace)
+            launcher.run(stream, addresses, workspace)
+            launcher.run(stream, addresses, workspace)
             end.record()
             end.synchronize()
             measured.append(start.elapsed_time(end) / 2)
     medians = [sorted(t)[len(t) // 2] for t in times]
     _kernels.log.info("autotune %s: %s", args, ", ".join(
         f"{c.config[2]} {ms:.4f} ms" for c, ms in zip(candidates, medians)))
-    return candidates[medians.index(min(medians))]
+    return launchers[medians.index(min(medians))]
 
 
-def _run_tuned(args, operands, stream, device):
-    """Runs conv2d_gw8 on the instance autotuning kept for `args`, tuning
-    first where it is on and none is kept (outside a CUDA graph capture),
-    else on the heuristics' choice."""
-    kernel = _tuned.get(args)
-    if kernel is None:
-        if _autotune and not torch.cuda.is_current_stream_capturing():
-            kernel = _tuned[args] = _tune(args, operands, stream, device)
-        else:
-            kernel = _kernel(args)
-    kernel.run(args, operands, stream=stream, workspace=_workspace([kernel], args, device))
+def _conv_launcher(key, args, operands, stream):
+    """The launcher of conv2d_gw8 `args` (looked up by `key`) on the
+    operands' device: the one autotuning keeps (tuning first on `operands`,
+    tensors in the launcher's order, where it is on, outside a CUDA graph
+    capture), else the heuristics' choice."""
+    device = operands[0].get_device()
+    if _autotune and torch.cuda.is_current_stream_capturing():
+        return _launcher(args, device)  # tuned once a call outside a capture comes
+    if _autotune:
+        launcher = _tune(args, operands, stream, device)
+        _tuned.add(key)
+    else:
+        launcher = _launcher(args, device)
+    _launchers[key] = launcher
+    return launcher
+
+
+def _run(launcher, stream, operands):
+    """Launches with `operands` (tensors or None, in the launcher's order)
+    and scratch memory where it needs some."""
+    workspace = operands[0].new_empty(launcher.workspace, dtype=torch.uint8) \
+        if launcher.workspace else None
+    launcher.run(stream, [0 if t is None else t.data_ptr() for t in operands],
+                 0 if workspace is None else workspace.data_ptr())
 
 
 # The current stream's handle; torch.cuda.current_stream() builds a Stream
@@ -147,7 +182,7 @@ _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 def _stream(t):
     if _raw_stream is not None:
-        return _raw_stream(t.device.index)
+        return _raw_stream(t.get_device())
     return torch.cuda.current_stream(t.device).cuda_stream
 
 
@@ -179,6 +214,7 @@ def _check_conv(x, weight, stride, padding):
         raise SpioError(f"conv2d_gw8 takes stride 1 or 2 and padding (pH, pW), got {stride}, "
                         f"{padding}")
     _check_tensor("x", x)
+    _check_tensor("weight", weight, device=x.get_device())
 
 
 def _krsc(weight):
@@ -203,19 +239,29 @@ def _define(schema, implementation, fake):
 
 
 def _conv2d_gw8(x, weight, bias, stride, padding):
-    _check_conv(x, weight, stride, padding)
     n, c, h, w = x.shape
     r, s = weight.shape[2], weight.shape[3]
-    args = _conv_args(x.shape, c, r, s, stride, padding, "fprop", bias is not None,
-                      _DTYPES[x.dtype])
+    key = ("fprop", x.shape, weight.shape, x.dtype, weight.dtype, x.get_device(),
+           weight.get_device(), stride, *padding,
+           None if bias is None else (bias.shape, bias.dtype, bias.get_device()))
+    launcher = _launchers.get(key)
+    if launcher is None or not x.is_contiguous(memory_format=torch.channels_last):
+        _check_conv(x, weight, stride, padding)
+        if bias is not None:
+            _check_tensor("bias", bias, device=x.get_device())
+            if bias.dtype != x.dtype or bias.shape != (c,):
+                raise SpioError(f"the bias must be ({c},) {x.dtype}, got "
+                                f"{tuple(bias.shape)} {bias.dtype}")
     p, q = _out_hw(h, w, r, s, stride, padding)
     y = torch.empty((n, c, p, q), device=x.device, dtype=x.dtype,
                     memory_format=torch.channels_last)
-    operands = {"x": x, "w": _krsc(weight), "y": y}
-    if bias is not None:
-        _check_tensor("bias", bias)
-        operands["bias"] = bias.contiguous()
-    _run_tuned(args, operands, _stream(x), x.device)
+    operands = (x, _krsc(weight), None if bias is None else bias.contiguous(), y)
+    stream = _stream(x)
+    if launcher is None:
+        args = _conv_args(x.shape, c, r, s, stride, padding, "fprop", bias is not None,
+                          _DTYPES[x.dtype])
+        launcher = _conv_launcher(key, args, operands, stream)
+    _run(launcher, stream, operands)
     return y
 
 
@@ -233,13 +279,24 @@ conv2d_gw8_op = _define(
 
 def _conv2d_gw8_dgrad(dy, weight, input_size, stride, padding):
     dy = dy.contiguous(memory_format=torch.channels_last)
-    _check_tensor("dy", dy)
     n, c, h, w = input_size
-    args = _conv_args(input_size, c, weight.shape[2], weight.shape[3], stride, padding, "dgrad",
-                      False, _DTYPES[dy.dtype])
+    key = ("dgrad", dy.shape, weight.shape, dy.dtype, weight.dtype, dy.get_device(),
+           weight.get_device(), *input_size, stride, *padding)
+    launcher = _launchers.get(key)
+    if launcher is None:
+        _check_tensor("dy", dy)
+        _check_tensor("weight", weight, device=dy.get_device())
+        if weight.dtype != dy.dtype:
+            raise SpioError(f"dy is {dy.dtype} but weight is {weight.dtype}")
     dx = torch.empty((n, c, h, w), device=dy.device, dtype=dy.dtype,
                      memory_format=torch.channels_last)
-    _run_tuned(args, {"dy": dy, "w": _krsc(weight), "dx": dx}, _stream(dy), dy.device)
+    operands = (dy, _krsc(weight), dx)
+    stream = _stream(dy)
+    if launcher is None:
+        args = _conv_args(input_size, c, weight.shape[2], weight.shape[3], stride, padding,
+                          "dgrad", False, _DTYPES[dy.dtype])
+        launcher = _conv_launcher(key, args, operands, stream)
+    _run(launcher, stream, operands)
     return dx
 
 
@@ -258,15 +315,24 @@ def _wgrad(x, dy, kernel_size, stride, padding, bias):
     layout, and with `bias` db (C): the kernels sum in f32 and round once to
     x's dtype."""
     dy = dy.contiguous(memory_format=torch.channels_last)
-    _check_tensor("dy", dy)
     c, r, s = x.shape[1], kernel_size[0], kernel_size[1]
-    args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", bias, _DTYPES[x.dtype])
-    dw = torch.empty((c, r, s, 8), device=x.device, dtype=x.dtype)
-    operands = {"x": x, "dy": dy, "dw": dw}
-    if bias:
-        operands["db"] = torch.empty(c, device=x.device, dtype=x.dtype)
-    _run_tuned(args, operands, _stream(x), x.device)
-    return dw.permute(0, 3, 1, 2), operands.get("db")
+    key = ("wgrad", x.shape, dy.shape, x.dtype, dy.dtype, x.get_device(), dy.get_device(), r, s,
+           stride, *padding, bias)
+    launcher = _launchers.get(key)
+    if launcher is None or not x.is_contiguous(memory_format=torch.channels_last):
+        _check_tensor("x", x)
+        _check_tensor("dy", dy, device=x.get_device())
+        if not x.is_contiguous(memory_format=torch.channels_last) or dy.dtype != x.dtype:
+            raise SpioError("wgrad takes channels_last x and dy of one dtype")
+    dw = x.new_empty((c, r, s, 8))
+    db = x.new_empty(c) if bias else None
+    operands = (x, dy, dw, db)
+    stream = _stream(x)
+    if launcher is None:
+        args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", bias, _DTYPES[x.dtype])
+        launcher = _conv_launcher(key, args, operands, stream)
+    _run(launcher, stream, operands)
+    return dw.permute(0, 3, 1, 2), db
 
 
 def _conv2d_gw8_wgrad(x, dy, kernel_size, stride, padding):
@@ -354,7 +420,7 @@ class _Conv2dGw8Function(torch.autograd.Function):
 
 def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
     """y = conv2d(x, weight, bias, stride, padding, groups=C/8) on Spio's
-    kernels: x (N, C, H, W) channels_last f16/bf16 on cuda:0, weight
+    kernels: x (N, C, H, W) channels_last f16/bf16 on a CUDA device, weight
     (C, 8, R, S), R and S from 1 to 7, stride 1 or 2."""
     if isinstance(padding, int):
         padding = (padding, padding)
@@ -363,7 +429,9 @@ def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
     # take the registered operator, which has a fake implementation.
     if type(x) is not torch.Tensor or torch.compiler.is_compiling():
         return conv2d_gw8_op(x, weight, bias, stride, padding)
-    return _Conv2dGw8Function.apply(x, weight, bias, stride, padding)
+    if _needs_grad(x, weight, bias):
+        return _Conv2dGw8Function.apply(x, weight, bias, stride, padding)
+    return _conv2d_gw8(x, weight, bias, stride, padding)
 
 
 # --- Matrix multiplication ----------------------------------------------------
@@ -371,24 +439,30 @@ def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
 def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None):
     """D (m x n) = A @ B (+ bias, one value a column, added in f32 before
     the rounding to D) with A and B as stored (layouts as in GemmArguments)."""
-    for name, t in (("A", a), ("B", b)):
-        _check_tensor(name, t)
-        if not t.is_contiguous():
-            raise SpioError(f"{name} must be contiguous")
-    operands = {"A": a, "B": b}
-    epilogue = {}
-    if bias is not None:
-        _check_tensor("bias", bias, ("f16", "bf16", "f32"))
-        if bias.shape != (n,):
-            raise SpioError(f"the bias must have shape ({n},), got {tuple(bias.shape)}")
-        operands["bias"] = bias.contiguous()
-        epilogue = {"epilogue": ("bias",), "bias_along": "col",
-                    "bias_dtype": _DTYPES[bias.dtype]}
-    args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
-                                  b_layout, batch_invariant=_batch_invariant, **epilogue)
-    operands["D"] = torch.empty((m, n), device=a.device, dtype=out_dtype)
-    _kernel(args).run(args, operands, stream=_stream(a))
-    return operands["D"]
+    key = ("gemm", a.dtype, b.dtype, a.get_device(), b.get_device(), out_dtype, a_layout,
+           b_layout, m, n, k, _batch_invariant,
+           None if bias is None else (bias.shape, bias.dtype, bias.get_device()))
+    launcher = _launchers.get(key)
+    if launcher is None or not (a.is_contiguous() and b.is_contiguous()):
+        for name, t in (("A", a), ("B", b)):
+            _check_tensor(name, t, device=a.get_device())
+            if not t.is_contiguous():
+                raise SpioError(f"{name} must be contiguous")
+    if launcher is None:
+        epilogue = {}
+        if bias is not None:
+            _check_tensor("bias", bias, ("f16", "bf16", "f32"), a.get_device())
+            if bias.shape != (n,):
+                raise SpioError(f"the bias must have shape ({n},), got {tuple(bias.shape)}")
+            epilogue = {"epilogue": ("bias",), "bias_along": "col",
+                        "bias_dtype": _DTYPES[bias.dtype]}
+        args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
+                                      b_layout, batch_invariant=_batch_invariant, **epilogue)
+        launcher = _launchers[key] = _launcher(args, a.get_device())
+    d = a.new_empty((m, n), dtype=out_dtype)
+    launcher.run(_stream(a), (a.data_ptr(), b.data_ptr(), 0, d.data_ptr(),
+                              0 if bias is None else bias.contiguous().data_ptr(), 0))
+    return d
 
 
 def _mm(x, w, b=None):
@@ -413,13 +487,14 @@ mm_dx_op = _define("mm_dx(Tensor dy, Tensor w) -> Tensor", _mm_dx,
 
 
 def _mm_dw(dy, x):
-    """dY.t() @ x in f32 (N, K): the weight gradient, accumulated in f32."""
+    """dY.t() @ x (N, K): the weight gradient, accumulated in f32 and
+    rounded once to dY's dtype."""
     dy = dy.contiguous()
-    return _gemm(dy, x, torch.float32, "col", "row", dy.shape[1], x.shape[1], dy.shape[0])
+    return _gemm(dy, x, dy.dtype, "col", "row", dy.shape[1], x.shape[1], dy.shape[0])
 
 
 mm_dw_op = _define("mm_dw(Tensor dy, Tensor x) -> Tensor", _mm_dw,
-                   lambda dy, x: dy.new_empty((dy.shape[1], x.shape[1]), dtype=torch.float32))
+                   lambda dy, x: dy.new_empty((dy.shape[1], x.shape[1])))
 
 
 linear_op = _define("linear(Tensor x, Tensor w, Tensor? b) -> Tensor", _mm,
@@ -432,23 +507,55 @@ def _linear_setup(ctx, inputs, output):
     ctx.has_bias = b is not None
 
 
-def _linear_backward(ctx, dy):
+def _linear_gradients(ctx, dy, mm_dx, mm_dw):
+    """dx, dw and db as the inputs need them, from `mm_dx` and `mm_dw` (the
+    operators, or their implementations); db is dy summed in f32."""
     x, w = ctx.saved_tensors
-    dx = mm_dx_op(dy, w) if ctx.needs_input_grad[0] else None
-    dw = mm_dw_op(dy, x).to(w.dtype) if ctx.needs_input_grad[1] else None
+    dx = mm_dx(dy, w) if ctx.needs_input_grad[0] else None
+    dw = mm_dw(dy, x) if ctx.needs_input_grad[1] else None
     db = dy.float().sum(0).to(dy.dtype) if ctx.has_bias and ctx.needs_input_grad[2] else None
     return dx, dw, db
+
+
+def _linear_backward(ctx, dy):
+    return _linear_gradients(ctx, dy, mm_dx_op, mm_dw_op)
 
 
 torch.library.register_autograd("spio::linear", _linear_backward, setup_context=_linear_setup,
                                 lib=_lib)
 
 
+class _LinearFunction(torch.autograd.Function):
+    """linear's eager autograd straight over the implementations (as
+    _Conv2dGw8Function), without torch.library's wrappers."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        y = _mm(x, weight, bias)
+        _linear_setup(ctx, (x, weight, bias), y)
+        return y
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, dy):
+        return _linear_gradients(ctx, dy, _mm_dx, _mm_dw)
+
+
 def linear(x, weight, bias=None):
     """x @ weight.t() (+ bias, added in the GEMM's epilogue) on Spio's GEMM;
-    x (..., K) f16/bf16 on cuda:0."""
-    y = linear_op(x.reshape(-1, x.shape[-1]).contiguous(), weight, bias)
-    return y.reshape(*x.shape[:-1], weight.shape[0])
+    x (..., K) f16/bf16 on a CUDA device."""
+    x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
+    x2 = x2.contiguous()
+    # Tracing (torch.compile, export) and tensor subclasses take the
+    # registered operator; eager calls its implementation, through
+    # autograd only where a gradient is wanted.
+    if type(x) is not torch.Tensor or torch.compiler.is_compiling():
+        y = linear_op(x2, weight, bias)
+    elif _needs_grad(x, weight, bias):
+        y = _LinearFunction.apply(x2, weight, bias)
+    else:
+        y = _mm(x2, weight, bias)
+    return y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
 
 
 def matmul(a, b):
@@ -474,15 +581,19 @@ def _bmm(a, b):
             a.dtype != b.dtype):
         raise SpioError(f"spio.bmm takes a (B, M, K) and b (B, K, N) of one dtype, got "
                         f"{tuple(a.shape)} {a.dtype} and {tuple(b.shape)} {b.dtype}")
-    for name, t in (("a", a), ("b", b)):
-        _check_tensor(name, t)
     (a, a_layout), (b, b_layout) = _as_stored(a), _as_stored(b)
     batch, m, k = a.shape
     n = b.shape[2]
-    args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[a.dtype], a_layout, b_layout,
-                                  batch=batch)
-    d = torch.empty((batch, m, n), device=a.device, dtype=a.dtype)
-    _kernel(args).run(args, {"A": a, "B": b, "D": d}, stream=_stream(a))
+    key = ("bmm", a.dtype, a.get_device(), b.get_device(), a_layout, b_layout, batch, m, n, k)
+    launcher = _launchers.get(key)
+    if launcher is None:
+        for name, t in (("a", a), ("b", b)):
+            _check_tensor(name, t, device=a.get_device())
+        args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[a.dtype], a_layout,
+                                      b_layout, batch=batch)
+        launcher = _launchers[key] = _launcher(args, a.get_device())
+    d = a.new_empty((batch, m, n))
+    launcher.run(_stream(a), (a.data_ptr(), b.data_ptr(), 0, d.data_ptr(), 0, 0))
     return d
 
 

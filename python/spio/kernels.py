@@ -230,8 +230,20 @@ class KernelFamily(abc.ABC):
     def parameters(self, args, config, pointers, scalars):
         """Each kernel's parameters, in launch order, as ctypes values, from
         the operands' device pointers (missing optional ones: 0), the
-        workspace's (`pointers["workspace"]`) and the scalar options."""
+        workspace's (`pointers["workspace"]`) and the scalar options; for
+        families without a launcher."""
         raise SpioError(f"{self.name} kernels cannot be run from Python")
+
+    def launcher(self, args, config, loaded):
+        """A _capi.Launcher of the library's launch plan for `args` on the
+        `loaded` kernels (Compiled.load()), or None where run() launches
+        from launch_shapes and parameters (families written in Python)."""
+        return None
+
+    def check_scalars(self, args, scalars):
+        """None when run() may take the scalar options `scalars` (a dict)
+        for `args`, else the reason."""
+        return f"{self.name} takes no scalars, got {sorted(scalars)}" if scalars else None
 
 
 # Device pointers are 16-byte aligned for the 16-byte vector accesses.
@@ -258,21 +270,39 @@ def _stream(stream):
     return handle or None
 
 
-# Loaded PTX, by its text: instances that compile to the same share it.
+# Loaded PTX, by its text and device: instances that compile to the same
+# share it.
 _loaded = {}
+
+
+@dataclasses.dataclass
+class _Loaded:
+    """An instance's kernels for some arguments, loaded on one device: the
+    launcher (or, for families without one, each kernel's (name,
+    LaunchShape, dynamic shared bytes), ready for Loaded.launch)."""
+    loaded: _capi.Loaded
+    launcher: Optional[_capi.Launcher]
+    launches: Tuple[Tuple[bytes, _capi.LaunchShape, int], ...]
 
 
 @dataclasses.dataclass
 class _Prepared:
     """What run() settles once per arguments: the operand names, the
-    workspace size, and from the first launch on, the loaded kernels."""
+    workspace size, and from the first launch on a device, what it loaded
+    there (by device index)."""
     required: Tuple[str, ...]
     optional: Tuple[str, ...]
     workspace: int
-    loaded: Optional[_capi.Loaded] = None
-    # Each kernel's (name, LaunchShape, dynamic shared bytes), ready for
-    # Loaded.launch.
-    launches: Tuple[Tuple[bytes, _capi.LaunchShape, int], ...] = ()
+    devices: dict = dataclasses.field(default_factory=dict)
+
+
+def _device_of(operands):
+    """The device index of the first operand that is a CUDA tensor, else 0."""
+    for operand in operands.values():
+        index = getattr(operand, "get_device", lambda: -1)()
+        if index >= 0:
+            return index
+    return 0
 
 
 class Kernel:
@@ -321,13 +351,14 @@ class Kernel:
             self._prepared[args] = prepared
         return prepared
 
-    def run(self, args, operands, stream=None, workspace=None, **scalars):
+    def run(self, args, operands, stream=None, workspace=None, device=None, **scalars):
         """Runs the instance on `args` with `operands` (name -> device
         pointer or tensor; kernel.family.operands(args, config) lists the
         names), on `stream` (CUstream handle or torch.cuda.Stream; None: the
-        default stream). Kernels that need scratch memory take a `workspace`
-        of at least workspace_size(args) bytes. Everything is checked before
-        anything is compiled or launched; nothing is synchronized."""
+        default stream) of device `device` (None: the tensors', else 0).
+        Kernels that need scratch memory take a `workspace` of at least
+        workspace_size(args) bytes. Everything is checked before anything is
+        compiled or launched; nothing is synchronized."""
         prepared = self._prepare(args)
         unknown = set(operands) - set(prepared.required) - set(prepared.optional)
         if unknown:
@@ -345,38 +376,69 @@ class Kernel:
                                 f"{prepared.workspace} bytes")
             pointers["workspace"] = _pointer("workspace", workspace)
         handle = _stream(stream)
+        reason = self.family.check_scalars(args, scalars)
+        if reason:
+            raise SpioError(reason)
+        loaded = self._loaded(args, _device_of(operands) if device is None else device)
+        if loaded.launcher is not None:
+            launcher = loaded.launcher
+            launcher.run(handle, [pointers.get(name, 0) for name in launcher.operands],
+                         pointers.get("workspace", 0),
+                         [scalars.get(name, value) for name, value in launcher.scalars.items()])
+            return
         parameters = self.family.parameters(args, self.config, pointers, scalars)
-        if prepared.loaded is None:
-            self._load(args, prepared)
-        for (name, shape, shared), values in zip(prepared.launches, parameters):
-            prepared.loaded.launch(name, shape, shared, handle, values)
+        for (name, shape, shared), values in zip(loaded.launches, parameters):
+            loaded.loaded.launch(name, shape, shared, handle, values)
 
-    def _load(self, args, prepared):
-        """On the first launch for `args`: checks the device, compiles for it
-        and loads the PTX (shared by instances that compile to the same)."""
-        device = _capi.device()
-        capability = (device.compute_major, device.compute_minor)
+    def launcher(self, args, device=0):
+        """The _capi.Launcher running the instance on `args` on device
+        `device` (compiled for it and loaded on first use), or None for a
+        family without one; PyTorch's operators launch through it in one
+        call."""
+        return self._loaded(args, device).launcher
+
+    def _loaded(self, args, device):
+        """What the instance loaded for `args` on `device`: on first use,
+        checks the device, compiles for it and loads the PTX (shared by
+        instances that compile to the same)."""
+        prepared = self._prepare(args)
+        loaded = prepared.devices.get(device)
+        if loaded is not None:
+            return loaded
+        facts = _capi.device(device)
+        capability = (facts.compute_major, facts.compute_minor)
         if capability < self.metadata.min_compute_capability:
-            raise SpioError(f"{device.name.decode()} has compute capability {capability}, this "
+            raise SpioError(f"{facts.name.decode()} has compute capability {capability}, this "
                             f"kernel needs {self.metadata.min_compute_capability}")
-        compiled = self.compile(args, f"sm_{device.compute_major}{device.compute_minor}")
-        if compiled.ptx not in _loaded:
-            _loaded[compiled.ptx] = _capi.Loaded(compiled.ptx)
-        prepared.loaded = _loaded[compiled.ptx]
-        prepared.launches = tuple((name.encode(), _capi.LaunchShape(*shape), shared)
-                                  for (name, shared, _), shape in zip(compiled.kernels,
-                                                                      compiled.launch_shapes))
+        compiled = self._compile(args, f"sm_{facts.compute_major}{facts.compute_minor}")
+        if (compiled.ptx, device) not in _loaded:
+            _loaded[compiled.ptx, device] = compiled.load(device)
+        module = _loaded[compiled.ptx, device]
+        launches = tuple(
+            (name.encode(), _capi.LaunchShape(*shape), shared)
+            for (name, shared, _), shape in zip(compiled.kernels,
+                                                self.family.launch_shapes(args, self.config)))
+        loaded = prepared.devices[device] = _Loaded(
+            module, self.family.launcher(args, self.config, module), launches)
+        return loaded
 
     def compile(self, args, chip="sm_90"):
         """The instance specialized for `args`, compiled for `chip` (no GPU
         needed); SpioError with the reason when it does not support them."""
+        compiled = self._compile(args, chip)
+        return CompiledKernel(compiled.source, compiled.ptx, tuple(compiled.kernels),
+                              tuple(self.family.launch_shapes(args, self.config)),
+                              compiled.cache)
+
+    def _compile(self, args, chip):
         self._require(args)
         source = self.family.source(args, self.config)
-        ptx, kernels, cache = _capi.compile_source(source, chip)
-        log.info("%s %s: %s (%d bytes of PTX)", self.family.name, args, cache, len(ptx))
-        _dump(source, ptx)
-        return CompiledKernel(source, ptx, tuple(kernels),
-                              tuple(self.family.launch_shapes(args, self.config)), cache)
+        compiled = _capi.compile_source(source, chip)
+        compiled.source = source
+        log.info("%s %s: %s (%d bytes of PTX)", self.family.name, args, compiled.cache,
+                 len(compiled.ptx))
+        _dump(source, compiled.ptx)
+        return compiled
 
 
 def _dump(source, ptx):
@@ -509,41 +571,21 @@ class GemmFamily(KernelFamily):
         return ("A", "B", "D") + (("C",) if args.reads_c else ()) + tuple(
             vector for vector in ("bias", "scale") if vector in args.epilogue), ()
 
-    def parameters(self, args, config, pointers, scalars):
+    def check_scalars(self, args, scalars):
         unknown = set(scalars) - {"alpha", "beta"}
         if unknown:
-            raise SpioError(f"gemm takes the scalars alpha and beta, not {sorted(unknown)}")
+            return f"gemm takes the scalars alpha and beta, not {sorted(unknown)}"
         if "beta" in scalars and not args.reads_c:
-            raise SpioError("beta needs reads_c=True (and operand C)")
-        problem, cfg = self._structs(args, config)
-        at = _capi.lib.spio_gemm_parameters_of(problem, cfg)
-        values = [None] * at.count
-        for name, position in (("A", at.a), ("B", at.b), ("C", at.c), ("D", at.d),
-                               ("bias", at.bias), ("scale", at.scale)):
-            if position >= 0:
-                values[position] = ctypes.c_uint64(pointers.get(name, 0))
-        values[at.alpha] = ctypes.c_float(scalars.get("alpha", 1.0))
-        values[at.beta] = ctypes.c_float(scalars.get("beta", 0.0))
-        if cfg.wgmma:
-            # A's and B's TMA descriptors, 128 bytes each, by value.
-            maps = _gemm_tensor_maps(bytes(problem), bytes(cfg), pointers["A"], pointers["B"])
-            for position, offset in ((at.a_map, 0), (at.b_map, 128)):
-                values[position] = (ctypes.c_uint8 * 128).from_buffer_copy(maps, offset)
-        return [values]
+            return "beta needs reads_c=True (and operand C)"
+        return None
 
-
-@functools.lru_cache(maxsize=256)
-def _gemm_tensor_maps(problem, config, a, b):
-    """The 256 bytes of A's and B's tensor maps for a problem and config (the
-    structs' bytes) at device addresses a and b: encoded once, not at every
-    launch of the same operands."""
-    maps = (ctypes.c_uint8 * 256)()
-    error = ctypes.c_void_p()
-    if _capi.lib.spio_gemm_tensor_maps(_capi.GemmProblem.from_buffer_copy(problem),
-                                       _capi.GemmConfig.from_buffer_copy(config), a, b, maps,
-                                       ctypes.byref(error)) != 0:
-        raise SpioError(_capi.take_string(error))
-    return bytes(maps)
+    def launcher(self, args, config, loaded):
+        error = ctypes.c_void_p()
+        handle = _capi.lib.spio_gemm_launcher(*self._structs(args, config), loaded.handle,
+                                              ctypes.byref(error))
+        if not handle:
+            raise SpioError(_capi.take_string(error))
+        return _capi.Launcher(handle, loaded)
 
 
 class Conv2dGw8Family(KernelFamily):
@@ -667,20 +709,13 @@ class Conv2dGw8Family(KernelFamily):
                 "dgrad": (("dy", "w", "dx"), ()),
                 "wgrad": (("x", "dy", "dw") + (("db",) if args.bias else ()), ())}[config[0]]
 
-    def parameters(self, args, config, pointers, scalars):
-        if scalars:
-            raise SpioError(f"conv2d_gw8 takes no scalars, got {sorted(scalars)}")
-        p = {name: ctypes.c_uint64(value) for name, value in pointers.items()}
-        zero = ctypes.c_uint64(0)
-        pass_ = config[0]
-        if pass_ == "fprop":
-            return [[p["x"], p["w"], p.get("bias", zero), p["y"]]]
-        if pass_ == "dgrad":
-            return [[p["dy"], p["w"], zero, p["dx"]]]
-        launches = [[p["x"], p["dy"], p["workspace"]], [p["workspace"], p["dw"]]]
-        if args.bias:
-            launches += [[p["dy"], p["workspace"]], [p["workspace"], p["db"]]]
-        return launches
+    def launcher(self, args, config, loaded):
+        error = ctypes.c_void_p()
+        handle = _capi.lib.spio_conv2d_gw8_launcher(*self._structs(args, config), loaded.handle,
+                                                    ctypes.byref(error))
+        if not handle:
+            raise SpioError(_capi.take_string(error))
+        return _capi.Launcher(handle, loaded)
 
 
 _families = [GemmFamily(), Conv2dGw8Family()]
@@ -699,7 +734,7 @@ def families():
 
 
 def gpu_available():
-    """Whether a GPU and its driver are there (device 0)."""
+    """Whether a GPU (device 0) and its driver are there."""
     try:
         _capi.device()
         return True

@@ -22,7 +22,9 @@ class Conv2dGw8(torch.nn.Module):
                             f"stride={stride}, padding={self.padding}): {support.reason}")
         reference = torch.nn.Conv2d(channels, channels, (r, s), stride, self.padding,
                                     groups=channels // 8, bias=bias, device=device, dtype=dtype)
-        self.weight = reference.weight
+        # channels_last weights are the kernels' (C, R, S, 8) without a copy.
+        self.weight = torch.nn.Parameter(
+            reference.weight.detach().contiguous(memory_format=torch.channels_last))
         self.bias = reference.bias
 
     @classmethod

@@ -2,6 +2,7 @@
 compilation to PTX (no GPU needed), user families, environment, errors."""
 
 import ctypes
+import ctypes.util
 import os
 import re
 import subprocess
@@ -352,6 +353,20 @@ def test_missing_library_is_a_clear_error():
     assert "set SPIO_LIBRARY" in result.stderr and "/nonexistent" in result.stderr
 
 
+def test_a_library_that_is_not_spios_is_refused_at_import():
+    # zlib: loads, but has no spio_abi_version.
+    env = dict(os.environ, SPIO_LIBRARY=ctypes.util.find_library("z"))
+    result = subprocess.run([sys.executable, "-c", "import spio"], env=env,
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "is not Spio's C API library" in result.stderr, result.stderr
+    assert "pip install --no-build-isolation ./python" in result.stderr
+
+
+def test_the_library_reports_the_interface_version_the_package_needs():
+    assert _capi.lib.spio_abi_version() == _capi.ABI_VERSION
+
+
 def test_run_checks_operands_before_anything_runs():
     args = spio.GemmArguments(256, 256, 256, "bf16")
     kernel = spio.get_kernels(args)[0]
@@ -480,18 +495,13 @@ def test_gemm_tensor_maps_refuse_what_tma_cannot_read():
     args = spio.GemmArguments(4096, 4096, 4096, "bf16")
     gemm = spio.kernels.GemmFamily()
     problem, config = gemm._structs(args, gemm.chosen(args, 132, (9, 0)))
-    encode = spio.kernels._gemm_tensor_maps
+
+    def encode(a, b):
+        maps, error = (ctypes.c_uint8 * 256)(), ctypes.c_void_p()
+        if _capi.lib.spio_gemm_tensor_maps(problem, config, a, b, maps, ctypes.byref(error)):
+            raise spio.SpioError(_capi.take_string(error))
+
     if not spio.gpu_available():
-        try:
-            encode(bytes(problem), bytes(config), 1 << 20, 1 << 21)
-        except spio.SpioError as e:
-            assert "no GPU" in str(e)
-        else:
-            raise AssertionError("tensor maps encoded without a GPU")
+        expect_error(lambda: encode(1 << 20, 1 << 21), "no GPU")
         return
-    try:
-        encode(bytes(problem), bytes(config), (1 << 20) + 2, 1 << 21)
-    except spio.SpioError as e:
-        assert "16-byte aligned address" in str(e)
-    else:
-        raise AssertionError("a misaligned tensor map was encoded")
+    expect_error(lambda: encode((1 << 20) + 2, 1 << 21), "16-byte aligned address")

@@ -198,3 +198,29 @@ def test_conv_wgrad_deterministic(n, c, h, w, r, s, ph, pw, stride):
     run_twice_identical(lambda: kernel.run(args, {"x": x, "dy": dy, "dw": dw},
                                            workspace=workspace), dw)
     within(torch_weight(dw), reference, magnitude, n * p * q, "f32")
+
+
+def test_launchers_refuse_operands_the_kernels_cannot_take():
+    """A launcher (the library's launch plan, as PyTorch's operators launch)
+    checks every address before it launches anything."""
+    args = spio.GemmArguments(256, 256, 256, "bf16")
+    kernel = spio.Kernel(spio.GemmFamily(), spio.GemmFamily().chosen(args, 132, (9, 0)))
+    launcher = kernel.launcher(args)
+    assert launcher.operands == ("A", "B", "C", "D", "bias", "scale")
+    assert launcher.optional == {"C", "bias", "scale"}
+    assert launcher.scalars == {"alpha": 1.0, "beta": 0.0} and launcher.workspace == 0
+    a = torch.zeros(256, 256, device="cuda", dtype=torch.bfloat16)
+    d = a.clone()
+    for addresses, reason in (((a.data_ptr() + 2, a.data_ptr(), 0, d.data_ptr(), 0, 0),
+                               "operand 'A' is not 16-byte aligned"),
+                              ((a.data_ptr(), a.data_ptr(), 0, 0, 0, 0),
+                               "operand 'D' is missing"),
+                              ((a.data_ptr(),) * 3, r"takes 6 operands \(A, B, C, D, bias, "
+                                                    r"scale\), got 3")):
+        with pytest.raises(spio.SpioError, match=reason):
+            launcher.run(None, addresses)
+    wgrad = spio.Conv2dGw8Arguments(2, 64, 16, 16, pass_="wgrad")
+    launcher = spio.get_kernels(wgrad)[0].launcher(wgrad)
+    assert launcher.operands == ("x", "dy", "dw", "db") and launcher.workspace > 0
+    with pytest.raises(spio.SpioError, match="aligned workspace of"):
+        launcher.run(None, (a.data_ptr(), a.data_ptr(), d.data_ptr(), 0))

@@ -318,7 +318,8 @@ def test_autotune_keeps_the_bits_of_the_chosen_kernel():
     assert spio.autotune_enabled() is False
     for untuned, tuned in zip(*results):
         assert torch.equal(untuned, tuned)
-    tuned = {args.pass_ for args in _torch_ops._tuned if args.c == 192 and args.h == 72}
+    # Keys start with the pass, then x's shape (dy's for dgrad).
+    tuned = {key[0] for key in _torch_ops._tuned if tuple(key[1][1:3]) == (192, 72)}
     assert tuned == {"fprop", "dgrad", "wgrad"}
 
 
@@ -329,8 +330,88 @@ def test_errors_before_launch():
         spio.conv2d_gw8(x.contiguous(), weight, bias)
     with pytest.raises(spio.SpioError, match="f16 or bf16"):
         spio.conv2d_gw8(x.float(), weight.float(), None)
-    with pytest.raises(spio.SpioError, match="cuda:0"):
+    with pytest.raises(spio.SpioError, match="x must be a CUDA tensor"):
         spio.conv2d_gw8(x.cpu(), weight.cpu(), None)
     with pytest.raises(spio.SpioError, match="multiple of 8"):
         spio.conv2d_gw8(x[:, :60].contiguous(memory_format=torch.channels_last),
                         weight[:60], None)
+    # A launcher kept for a shape does not skip the checks its calls need.
+    spio.conv2d_gw8(x, weight, bias)
+    with pytest.raises(spio.SpioError, match="channels_last"):
+        spio.conv2d_gw8(x.contiguous(), weight, bias)
+    with pytest.raises(spio.SpioError, match="weight is on cpu, the other operands on cuda:0"):
+        spio.conv2d_gw8(x, weight.cpu(), bias)
+    a, w = torch.randn(32, 64, device="cuda", dtype=torch.half), \
+        torch.randn(64, 64, device="cuda", dtype=torch.half)
+    spio.linear(a, w)
+    with pytest.raises(spio.SpioError, match="B must be contiguous"):
+        spio.linear(a, w.t())
+
+
+def train_step(net, optimizer, x, target):
+    optimizer.zero_grad(set_to_none=True)
+    loss = torch.nn.functional.mse_loss(net(x).float(), target)
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+@gpu
+def test_cuda_graph_replays_a_training_step_with_the_bits_of_eager_steps():
+    """A whole step (forward, backward, SGD) captured in a CUDA graph after
+    warm-up steps on a side stream (the kernels compiled and loaded there),
+    replayed: the same parameters, bit for bit, as the same eager steps."""
+    x = conv_inputs(n=4, h=16, w=16, seed=4)[0]
+    target = torch.randn(4, 16, device="cuda")
+    nets = []
+    for _ in range(2):
+        torch.manual_seed(0)
+        net = spio.transform(Net()).cuda().half().to(memory_format=torch.channels_last)
+        nets.append((net, torch.optim.SGD(net.parameters(), lr=0.1)))
+    (eager, eager_optimizer), (graphed, graphed_optimizer) = nets
+    for _ in range(5):
+        train_step(eager, eager_optimizer, x, target)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):
+            train_step(graphed, graphed_optimizer, x, target)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        train_step(graphed, graphed_optimizer, x, target)
+    for _ in range(3):
+        graph.replay()
+    torch.cuda.synchronize()
+    for ours, theirs in zip(graphed.parameters(), eager.parameters()):
+        assert torch.equal(ours, theirs)
+
+
+
+@pytest.mark.skipif(not (spio.gpu_available() and torch.cuda.is_available() and
+                         torch.cuda.device_count() >= 2), reason="needs two GPUs")
+def test_operators_run_on_the_tensors_device_and_leave_the_current_one():
+    """The same layer on cuda:0 and cuda:1 in one process: the same bits on
+    both, each launch on its tensors' device, torch's current device as it
+    was."""
+    torch.manual_seed(0)
+    outputs, gradients = [], []
+    for device in ("cuda:1", "cuda:0", "cuda:1"):
+        x = conv_inputs(n=4, h=16, w=16, seed=6)[0].to(device)
+        layer = spio.nn.Conv2dGw8(64, device=device, dtype=torch.half)
+        head = spio.nn.Linear(64, 16, device=device, dtype=torch.half)
+        torch.manual_seed(1)
+        with torch.no_grad():
+            for p in list(layer.parameters()) + list(head.parameters()):
+                p.copy_(torch.randn(p.shape, dtype=p.dtype) / 8)
+        before = torch.cuda.current_device()
+        y = head(layer(x).mean((2, 3)))
+        y.float().square().sum().backward()
+        assert torch.cuda.current_device() == before
+        assert y.device == torch.device(device)
+        outputs.append(y.detach().cpu())
+        gradients.append(layer.weight.grad.cpu())
+    for got in outputs[1:]:
+        assert torch.equal(got, outputs[0])
+    for got in gradients[1:]:
+        assert torch.equal(got, gradients[0])

@@ -15,6 +15,7 @@
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Kernels/IR/GemmKernel.h"
+#include "spio/Kernels/Launcher.h"
 #include "spio/Runtime/Cuda.h"
 #include "spio/Runtime/HostFloat.h"
 #include "spio/Runtime/HostRandom.h"
@@ -591,8 +592,11 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
                   const std::string &ptx, const mlir::spio::CompiledKernel &info,
                   const mlir::spio::GemmWorkload &params) {
   Module module = orFail(gpu.loadPTX(ptx), "loading PTX");
-  Kernel kernel = orFail(module.kernel(info.name), "looking up the kernel");
-  auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
+  Launcher launcher = orFail(
+      Launcher::create(gemmLaunchPlan(problem, config, params.params, info.name), gpu, module,
+                       {{info.name, info.sharedBytes}}, {}),
+      "looking up the kernel");
+  auto [regs, local] = orFail(launcher.kernel(0).resources(), "reading kernel resources");
   llvm::outs() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
                << gpu.device().computeMinor << ", " << gpu.device().multiprocessors
                << " SMs); kernel: " << regs << " registers, " << local << " bytes spilled, "
@@ -635,32 +639,12 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
     orFail(dScale.upload(scale.bytes.data(), scale.bytes.size()), "uploading the scale");
   }
 
-  DevicePtr pa = dA.pointer(), pb = dB.pointer(), pc = dC.pointer(), pd = dD.pointer();
-  DevicePtr pBias = dBias.pointer(), pScale = dScale.pointer();
-  float alphaValue = alpha, betaValue = problem.readsC ? float(beta) : 0.0f;
-  LaunchShape shape = gemmLaunchShape(problem, config);
-  // wgmma kernels read A and B through tensor maps, passed by value.
-  TensorMap mapA, mapB;
-  const GemmParameters &position = params.params;
-  if (position.aMap >= 0) {
-    mapA = orFail(gpu.encodeTensorMap(gemmTensorMapShape(problem, config, 'a'), pa),
-                  "encoding A's tensor map");
-    mapB = orFail(gpu.encodeTensorMap(gemmTensorMapShape(problem, config, 'b'), pb),
-                  "encoding B's tensor map");
-  }
-  std::vector<void *> args(position.count);
-  for (auto [at, value] :
-       {std::pair<int, void *>{position.a, &pa}, {position.b, &pb}, {position.c, &pc},
-        {position.d, &pd}, {position.alpha, &alphaValue}, {position.beta, &betaValue},
-        {position.bias, &pBias}, {position.scale, &pScale}, {position.aMap, mapA.bytes},
-        {position.bMap, mapB.bytes}})
-    if (at >= 0)
-      args[at] = value;
-  auto launch = [&]() {
-    return kernel.launch(unsigned(shape.gridX), unsigned(shape.gridY), unsigned(shape.gridZ),
-                         unsigned(shape.block),
-                         size_t(info.sharedBytes), args);
-  };
+  // The plan encodes wgmma kernels' tensor maps of A and B.
+  LaunchBindings bindings{{dA.pointer(), dB.pointer(), dC.pointer(), dD.pointer(),
+                           dBias.pointer(), dScale.pointer()},
+                          0,
+                          {float(alpha), problem.readsC ? float(beta) : 0.0f}};
+  auto launch = [&]() { return launcher.run(bindings); };
 
   // Element (row, col) of matrix `batch` of a batch stored in `layout`
   // (rows x cols logical).
@@ -928,50 +912,30 @@ int runGemm() {
   return runGemmKernel(**cuda, problem, config, compiled.ptx, info, workload);
 }
 
-/// A wgrad candidate's kernels loaded: the partial sums' and, unless the
-/// cluster adds the sums, the reduce's; with a bias, the bias gradient's two.
-struct LoadedWgrad {
+/// A conv2d-gw8 candidate's kernels loaded and planned: fprop's or dgrad's
+/// one; wgrad's partial sums and, unless the cluster adds the sums, the
+/// reduce (a dependent grid where its code waits for the sums and
+/// `dependentLaunches`); with a bias, the bias gradient's two.
+struct LoadedConv {
   Module module;
-  Kernel partial, reduce, bias, biasReduce;
-  const mlir::spio::CompiledKernel *partialInfo = nullptr, *reduceInfo = nullptr,
-                                   *biasInfo = nullptr, *biasReduceInfo = nullptr;
-  LaunchShape partialShape, reduceShape, biasShape, biasReduceShape;
-  /// The reduce launches as a dependent grid where it waits for the partial
-  /// sums (kernels for sm_90 and later).
-  bool dependent = false;
+  Launcher launcher;
 };
 
-LoadedWgrad loadWgrad(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &config,
-                      const mlir::spio::CompiledModule &compiled) {
-  LoadedWgrad k;
-  k.module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
-  auto find = [&](const char *name) -> const mlir::spio::CompiledKernel & {
-    for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
-      if (kernel.name == name)
-        return kernel;
-    fail(std::string("the wgrad module has no kernel ") + name);
-  };
-  k.partialInfo = &find("conv2d_gw8_wgrad");
-  k.partial = orFail(k.module.kernel(k.partialInfo->name), "looking up the wgrad kernel");
-  // Partial sums added in a cluster leave no reduce kernel and no workspace.
-  if (!problem.wgradClusterReduce) {
-    k.reduceInfo = &find("conv2d_gw8_wgrad_reduce");
-    k.reduce = orFail(k.module.kernel(k.reduceInfo->name), "looking up the reduce kernel");
-    k.reduceShape = conv2dGw8WgradReduceLaunchShape(problem, config);
-    k.dependent = convDependentLaunch &&
-                  llvm::is_contained(dependentKernels(compiled.ptx), k.reduceInfo->name);
-  }
-  k.partialShape = conv2dGw8LaunchShape(problem, config);
-  if (problem.bias) {
-    k.biasInfo = &find("conv2d_gw8_wgrad_bias");
-    k.bias = orFail(k.module.kernel(k.biasInfo->name), "looking up the bias kernel");
-    k.biasReduceInfo = &find("conv2d_gw8_wgrad_bias_reduce");
-    k.biasReduce =
-        orFail(k.module.kernel(k.biasReduceInfo->name), "looking up the bias reduce kernel");
-    k.biasShape = conv2dGw8WgradBiasLaunchShape(problem);
-    k.biasReduceShape = conv2dGw8WgradBiasReduceLaunchShape(problem);
-  }
-  return k;
+LoadedConv loadConv(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &config,
+                    const mlir::spio::CompiledModule &compiled, bool dependentLaunches) {
+  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
+  std::map<std::string, int64_t> sharedBytes;
+  for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
+    sharedBytes[kernel.name] = kernel.sharedBytes;
+  std::set<std::string> dependents;
+  if (dependentLaunches)
+    for (std::string &name : dependentKernels(compiled.ptx))
+      dependents.insert(std::move(name));
+  Launcher launcher =
+      orFail(Launcher::create(conv2dGw8LaunchPlan(problem, config), gpu, module, sharedBytes,
+                              dependents),
+             "looking up the kernels");
+  return {std::move(module), std::move(launcher)};
 }
 
 /// The weight gradient: two kernels (per-warp partial sums, then their
@@ -988,12 +952,13 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
              const std::vector<CompiledWorkload> &builds,
              const std::function<std::string(const Conv2dGw8Config &)> &describeConfig,
              const std::function<void(size_t)> &printHeader) {
-  std::vector<LoadedWgrad> kernels;
+  std::vector<LoadedConv> kernels;
   kernels.reserve(candidates.size());
   int64_t workspaceBytes = 0;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    kernels.push_back(loadWgrad(gpu, problem, candidates[i], builds[i].module));
-    workspaceBytes = std::max(workspaceBytes, conv2dGw8WorkspaceBytes(problem, candidates[i]));
+    kernels.push_back(
+        loadConv(gpu, problem, candidates[i], builds[i].module, convDependentLaunch));
+    workspaceBytes = std::max(workspaceBytes, kernels.back().launcher.plan().workspaceBytes);
   }
   bool inCluster = problem.wgradClusterReduce;
 
@@ -1016,39 +981,17 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
     dDb = orFail(gpu.allocate(C * dtypeBytes(dwType)), "allocating db");
   orFail(dX.upload(x.bytes.data(), x.bytes.size()), "uploading x");
   orFail(dDy.upload(dy.bytes.data(), dy.bytes.size()), "uploading dy");
-  DevicePtr px = dX.pointer(), pdy = dDy.pointer(), pws = dWs.pointer(), pdw = dDw.pointer(),
-            pdb = dDb.pointer();
-  auto launchReduce = [&](LoadedWgrad &k, bool afterPartialSums) {
-    return k.reduce.launch(unsigned(k.reduceShape.gridX), 1, 1, unsigned(k.reduceShape.block),
-                           size_t(k.reduceInfo->sharedBytes), {&pws, &pdw}, nullptr,
-                           afterPartialSums && k.dependent);
-  };
-  auto launchPartialSums = [&](LoadedWgrad &k) {
-    return k.partial.launch(unsigned(k.partialShape.gridX), unsigned(k.partialShape.gridY), 1,
-                            unsigned(k.partialShape.block), size_t(k.partialInfo->sharedBytes),
-                            {&px, &pdy, inCluster ? &pdw : &pws});
-  };
-  auto launchBias = [&](LoadedWgrad &k) -> Status {
-    if (Status sums = k.bias.launch(unsigned(k.biasShape.gridX), 1, 1,
-                                    unsigned(k.biasShape.block),
-                                    size_t(k.biasInfo->sharedBytes), {&pdy, &pws});
-        !sums)
-      return sums;
-    return k.biasReduce.launch(unsigned(k.biasReduceShape.gridX), 1, 1,
-                               unsigned(k.biasReduceShape.block),
-                               size_t(k.biasReduceInfo->sharedBytes), {&pws, &pdb});
-  };
-  auto launchBoth = [&](LoadedWgrad &k) -> Status {
-    if (Status first = launchPartialSums(k); !first || !k.reduceInfo)
-      return first;
-    if (Status reduced = launchReduce(k, true); !reduced || !k.biasInfo)
-      return reduced;
-    return launchBias(k);
-  };
+  LaunchBindings bindings{{dX.pointer(), dDy.pointer(), dDw.pointer(), dDb.pointer()},
+                          dWs.pointer(),
+                          {}};
+  // The plan's kernels: the partial sums, then (unless the cluster adds
+  // them) the reduce, then with a bias the bias gradient's two.
+  auto launchPartialSums = [&](LoadedConv &k) { return k.launcher.run(bindings, nullptr, 0, 1); };
+  auto launchBoth = [&](LoadedConv &k) { return k.launcher.run(bindings); };
   // Checked runs poison the partial sums as well as dw.
-  auto poisonedLaunchOf = [&](LoadedWgrad &k) {
+  auto poisonedLaunchOf = [&](LoadedConv &k) {
     return [&, target = &k]() -> Status {
-      if (target->reduceInfo)
+      if (target->launcher.plan().workspaceBytes > 0)
         if (Status poisoned = dWs.fill32(0xffffffffu); !poisoned)
           return poisoned;
       return launchBoth(*target);
@@ -1065,13 +1008,13 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
   size_t chosen = fastestCandidate(gpu, launches, names);
   printHeader(chosen);
   const Conv2dGw8Config &config = candidates[chosen];
-  LoadedWgrad &run = kernels[chosen];
+  LoadedConv &run = kernels[chosen];
   const std::function<Status()> &launch = launches[chosen];
   const std::function<Status()> &poisonedLaunch = poisonedLaunches[chosen];
-  auto [regs, local] = orFail(run.partial.resources(), "reading kernel resources");
+  auto [regs, local] = orFail(run.launcher.kernel(0).resources(), "reading kernel resources");
   int64_t parts = conv2dGw8WgradPartials(problem, config);
   llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
-               << local << " bytes spilled, " << run.partialInfo->sharedBytes
+               << local << " bytes spilled, " << run.launcher.sharedBytes(0)
                << " bytes shared; " << parts << " partial sums per weight"
                << (inCluster ? ", added in a cluster" : "") << "\n";
 
@@ -1144,16 +1087,20 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
       llvm::outs() << "bench: the "
                    << (wgradKernels == WgradKernels::Reduce ? "reduce" : "partial sums")
                    << " alone\n";
+    // The reduce alone, not a dependent grid, adds the partial sums of a
+    // real run, not whatever the workspace held.
+    std::optional<LoadedConv> reduceAlone;
     if (wgradKernels == WgradKernels::Reduce) {
-      // The reduce alone adds the partial sums of a real run, not whatever
-      // the workspace held.
+      if (inCluster)
+        fail("--wgrad-kernels=reduce: the cluster adds the partial sums; there is no reduce");
+      reduceAlone = loadConv(gpu, problem, config, builds[chosen].module, false);
       orFail(launchPartialSums(run), "launching the partial sums");
       orFail(gpu.synchronize(), "running the partial sums");
     }
     auto timed = [&]() -> Status {
       if (wgradKernels == WgradKernels::PartialSums)
         return launchPartialSums(run);
-      return wgradKernels == WgradKernels::Reduce ? launchReduce(run, false) : launch();
+      return reduceAlone ? reduceAlone->launcher.run(bindings, nullptr, 1, 1) : launch();
     };
     reportBandwidth(gpu, timed,
                     double(nx + ndy) * dtypeBytes(problem.dtype) +
@@ -1331,23 +1278,18 @@ int runConv() {
   orFail(dX.upload(x.bytes.data(), x.bytes.size()), "uploading x");
   orFail(dW.upload(w.bytes.data(), w.bytes.size()), "uploading w");
   orFail(dB.upload(bias.bytes.data(), bias.bytes.size()), "uploading bias");
-  DevicePtr px = dX.pointer(), pw = dW.pointer(), pb = dB.pointer(), py = dY.pointer();
-  // Each candidate's module, kernel and launch (the kernels stay where
-  // they are: a launch records the shared memory its kernel opted in to).
-  std::vector<Module> modules;
-  std::vector<Kernel> kernels;
-  modules.reserve(candidates.size());
+  // fprop's operands x, w, bias, y; dgrad's dy, w, dx (x and y here).
+  LaunchBindings bindings;
+  bindings.operands = problem.dgrad()
+                          ? std::vector<DevicePtr>{dX.pointer(), dW.pointer(), dY.pointer()}
+                          : std::vector<DevicePtr>{dX.pointer(), dW.pointer(),
+                                                   problem.bias ? dB.pointer() : 0, dY.pointer()};
+  std::vector<LoadedConv> kernels;
   kernels.reserve(candidates.size());
   std::vector<std::function<Status()>> launches;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const mlir::spio::CompiledKernel &info = builds[i].module.kernels.front();
-    modules.push_back(orFail(gpu.loadPTX(builds[i].module.ptx), "loading PTX"));
-    kernels.push_back(orFail(modules.back().kernel(info.name), "looking up the kernel"));
-    LaunchShape shape = conv2dGw8LaunchShape(problem, candidates[i]);
-    launches.push_back([&, i, shape, shared = size_t(info.sharedBytes)]() {
-      return kernels[i].launch(unsigned(shape.gridX), unsigned(shape.gridY), 1,
-                               unsigned(shape.block), shared, {&px, &pw, &pb, &py});
-    });
+    kernels.push_back(loadConv(gpu, problem, candidates[i], builds[i].module, false));
+    launches.push_back([&, i]() { return kernels[i].launcher.run(bindings); });
   }
   std::vector<std::string> names;
   for (const Conv2dGw8Config &candidate : candidates)
@@ -1356,10 +1298,10 @@ int runConv() {
   printHeader(chosen);
   config = candidates[chosen];
   const std::function<Status()> &launch = launches[chosen];
-  auto [regs, local] = orFail(kernels[chosen].resources(), "reading kernel resources");
+  const Launcher &launcher = kernels[chosen].launcher;
+  auto [regs, local] = orFail(launcher.kernel(0).resources(), "reading kernel resources");
   llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
-               << local << " bytes spilled, " << builds[chosen].module.kernels.front().sharedBytes
-               << " bytes shared\n";
+               << local << " bytes spilled, " << launcher.sharedBytes(0) << " bytes shared\n";
 
   if (check) {
     HostMatrix y(problem.dtype, ny);

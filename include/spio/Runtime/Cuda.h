@@ -1,7 +1,7 @@
 //===- Cuda.h - CUDA Driver API runtime -------------------------*- C++ -*-===//
 //
 // Loads libcuda.so.1 at run time (a binary that links this starts, and says
-// why, on a machine without a GPU or driver), uses device 0's primary
+// why, on a machine without a GPU or driver), uses each device's primary
 // context, loads PTX with the JIT error log, launches kernels with dynamic
 // shared memory above 48 KB, and times with events (queued behind a hold
 // kernel, or as one launch on an idle GPU). Every failure becomes an
@@ -52,6 +52,8 @@ using Status = Result<std::monostate>;
 inline Status success() { return Status(std::monostate{}); }
 
 struct DeviceInfo {
+  /// The device's index among the driver's (CUDA_VISIBLE_DEVICES applies).
+  int ordinal = 0;
   std::string name;
   int computeMajor = 0, computeMinor = 0;
   int multiprocessors = 0;
@@ -63,6 +65,7 @@ struct DeviceInfo {
 /// Opaque driver handles.
 using DevicePtr = uint64_t;
 struct CudaApi;
+class Cuda;
 
 /// A kernel of a loaded module.
 class Kernel {
@@ -83,6 +86,8 @@ public:
 private:
   friend class Module;
   const CudaApi *api = nullptr;
+  /// The device whose context holds the function.
+  const Cuda *cuda = nullptr;
   void *function = nullptr;
   /// Dynamic shared memory the function has opted in to (set on first use:
   /// static shared memory counts against the 48 KB default too).
@@ -102,6 +107,7 @@ public:
 private:
   friend class Cuda;
   const CudaApi *api = nullptr;
+  const Cuda *cuda = nullptr;
   void *module = nullptr;
 };
 
@@ -123,6 +129,7 @@ public:
 private:
   friend class Cuda;
   const CudaApi *api = nullptr;
+  const Cuda *cuda = nullptr;
   DevicePtr ptr = 0;
   size_t bytes = 0;
 };
@@ -142,18 +149,20 @@ enum class Timing {
 /// before them (griddepcontrol.wait), which may launch as dependent grids.
 std::vector<std::string> dependentKernels(const std::string &ptx);
 
-/// The driver and device 0's primary context, set current on this thread.
+/// The driver and a device's primary context (the one PyTorch uses). Loading,
+/// allocating and launching make the device's context current on the
+/// calling thread first.
 class Cuda {
 public:
-  /// Loads the driver once per process. Fails with a clear message when
-  /// libcuda.so.1 is missing, the driver fails to initialize, or there is
-  /// no device.
-  static Result<Cuda *> get();
+  /// Device `device` (0: the first), its context set current on the thread
+  /// that first asks for it. Loads the driver once per process. Fails with
+  /// a clear message when libcuda.so.1 is missing, the driver fails to
+  /// initialize, or there is no such device.
+  static Result<Cuda *> get(int device = 0);
 
   const DeviceInfo &device() const { return info; }
-  /// Makes device 0's primary context current on the calling thread (get()
-  /// does so only on the thread that first calls it): for callers on other
-  /// threads, such as PyTorch's autograd workers.
+  /// Makes this device's primary context current on the calling thread,
+  /// for callers that use the driver beside this runtime (events, timing).
   Status makeCurrent() const;
   /// Loads PTX; a JIT failure returns ptxas' error log.
   Result<Module> loadPTX(const std::string &ptx) const;
@@ -168,6 +177,9 @@ public:
                        Timing timing = Timing::Queued) const;
 
 private:
+  friend class DeviceBuffer;
+  friend class Kernel;
+  friend class Module;
   Cuda() = default;
   /// Launches the kernel that holds the default stream for `ns`.
   Status hold(uint64_t ns) const;

@@ -1,0 +1,119 @@
+"""CPU time per call of Spio's PyTorch operators beside torch's own, in one run.
+
+    PYTHONPATH=python python3 benchmarks/torch/host_cost.py [--calls 64] [--repeats 9]
+
+Each case runs on tiny tensors, so that what a call costs is its host work:
+checks, dispatch, autograd, allocation and launches. A measurement queues
+`--calls` calls behind a GPU sleep long enough to hold every launch, so the
+GPU's own time does not count (the queue never fills: at most about 600
+launches), times them with the host clock, then waits for the GPU; the
+table gives the median over `--repeats` measurements, in microseconds a
+call, and Spio's against torch's (cuDNN, cuBLAS) with the target.
+"""
+
+import argparse
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+import spio
+
+# The host cost each case may reach (microseconds a call).
+TARGETS = {"linear forward": 15, "linear forward, weights needing grad": 15,
+           "conv2d_gw8 forward": 15, "conv2d_gw8 forward, weights needing grad": 15,
+           "conv2d_gw8 forward + backward": 40}
+
+
+def host_us(call, calls, repeats):
+    """Median microseconds of host time per call of `call`."""
+    for _ in range(3):
+        call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        torch.cuda._sleep(200_000_000)  # about 0.1 s at the H100's and H200's clocks
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        times.append((time.perf_counter() - start) / calls * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(times)
+
+
+def cases(dtype):
+    """(name, spio's call, torch's call) on tiny tensors."""
+    device = "cuda"
+    x = torch.randn(16, 64, device=device, dtype=dtype)
+    w = torch.randn(64, 64, device=device, dtype=dtype)
+    b = torch.randn(64, device=device, dtype=dtype)
+    wg, bg = w.clone().requires_grad_(), b.clone().requires_grad_()
+    xg = x.clone().requires_grad_()
+    dy = torch.randn(16, 64, device=device, dtype=dtype)
+
+    def linear_backward(linear):
+        def call():
+            linear(xg, wg, bg).backward(dy)
+        return call
+
+    image = torch.randn(2, 64, 8, 8, device=device, dtype=dtype).to(
+        memory_format=torch.channels_last)
+    weight = torch.randn(64, 8, 3, 3, device=device, dtype=dtype).to(
+        memory_format=torch.channels_last)
+    bias = torch.randn(64, device=device, dtype=dtype)
+    weight_g, bias_g = weight.clone().requires_grad_(), bias.clone().requires_grad_()
+    image_g = image.clone().requires_grad_()
+    dimage = torch.randn_like(image)
+
+    def torch_conv(x, w, b):
+        return F.conv2d(x, w, b, 1, 1, 1, 8)
+
+    def conv_backward(conv):
+        def call():
+            conv(image_g, weight_g, bias_g).backward(dimage)
+        return call
+
+    return [
+        ("linear forward", lambda: spio.linear(x, w, b), lambda: F.linear(x, w, b)),
+        ("linear forward, weights needing grad", lambda: spio.linear(x, wg, bg),
+         lambda: F.linear(x, wg, bg)),
+        ("linear forward + backward", linear_backward(spio.linear), linear_backward(F.linear)),
+        ("conv2d_gw8 forward", lambda: spio.conv2d_gw8(image, weight, bias),
+         lambda: torch_conv(image, weight, bias)),
+        ("conv2d_gw8 forward, weights needing grad",
+         lambda: spio.conv2d_gw8(image, weight_g, bias_g),
+         lambda: torch_conv(image, weight_g, bias_g)),
+        ("conv2d_gw8 forward + backward", conv_backward(spio.conv2d_gw8),
+         conv_backward(torch_conv)),
+    ]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--calls", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--dtype", choices=("f16", "bf16"), default="bf16")
+    options = parser.parse_args()
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[options.dtype]
+    print(f"device: {torch.cuda.get_device_name()}; torch {torch.__version__}; "
+          f"{options.dtype}; median of {options.repeats} x {options.calls} calls")
+    print("| call | spio (us) | torch (us) | spio / torch | target (us) |")
+    print("|---|---|---|---|---|")
+    public = host_us(lambda: torch.cuda.current_stream(0).cuda_stream, options.calls,
+                     options.repeats)
+    private = host_us(lambda: torch._C._cuda_getCurrentRawStream(0), options.calls,
+                      options.repeats)
+    print(f"the current stream: torch.cuda.current_stream(0).cuda_stream {public:.2f} us, "
+          f"torch._C._cuda_getCurrentRawStream(0) {private:.2f} us (Spio's operators use "
+          f"the latter where torch has it)")
+    for name, spio_call, torch_call in cases(dtype):
+        ours = host_us(spio_call, options.calls, options.repeats)
+        theirs = host_us(torch_call, options.calls, options.repeats)
+        target = TARGETS.get(name)
+        print(f"| {name} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} | "
+              f"{'' if target is None else target} |")
+
+
+if __name__ == "__main__":
+    main()

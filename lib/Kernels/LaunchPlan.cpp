@@ -1,0 +1,93 @@
+//===- LaunchPlan.cpp - How a workload's kernels are launched -------------===//
+
+#include "spio/Kernels/LaunchPlan.h"
+
+namespace spio::kernels {
+
+namespace {
+
+using Kind = PlanParameter::Kind;
+
+PlanParameter operand(int index) { return {Kind::Operand, index, {}}; }
+PlanParameter null() { return {Kind::Null, -1, {}}; }
+PlanParameter workspace() { return {Kind::Workspace, -1, {}}; }
+
+} // namespace
+
+LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config) {
+  return gemmLaunchPlan(problem, config, gemmParameters(problem, config), "gemm");
+}
+
+LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
+                          const GemmParameters &at, const std::string &name) {
+  enum { A, B, C, D, Bias, Scale };
+  enum { Alpha, Beta };
+  LaunchPlan plan;
+  plan.operands = {{"A", false}, {"B", false}, {"C", !problem.readsC}, {"D", false},
+                   {"bias", problem.bias == Along::None},
+                   {"scale", problem.scale == Along::None}};
+  plan.scalars = {{"alpha", 1.0f}, {"beta", 0.0f}};
+  PlannedKernel kernel{name, gemmLaunchShape(problem, config), false,
+                       std::vector<PlanParameter>(at.count)};
+  auto place = [&](int position, PlanParameter parameter) {
+    if (position >= 0)
+      kernel.parameters[position] = parameter;
+  };
+  place(at.a, operand(A));
+  place(at.b, operand(B));
+  place(at.c, operand(C));
+  place(at.d, operand(D));
+  place(at.bias, operand(Bias));
+  place(at.scale, operand(Scale));
+  place(at.alpha, {Kind::Scalar, Alpha, {}});
+  place(at.beta, {Kind::Scalar, Beta, {}});
+  place(at.aMap, {Kind::TensorMap, A, gemmTensorMapShape(problem, config, 'a')});
+  place(at.bMap, {Kind::TensorMap, B, gemmTensorMapShape(problem, config, 'b')});
+  plan.kernels.push_back(std::move(kernel));
+  return plan;
+}
+
+LaunchPlan conv2dGw8LaunchPlan(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config) {
+  LaunchPlan plan;
+  LaunchShape shape = conv2dGw8LaunchShape(problem, config);
+  switch (problem.pass) {
+  case ConvPass::Fprop:
+    plan.operands = {{"x", false}, {"w", false}, {"bias", !problem.bias}, {"y", false}};
+    plan.kernels.push_back(
+        {"conv2d_gw8_fprop", shape, false, {operand(0), operand(1), operand(2), operand(3)}});
+    return plan;
+  case ConvPass::Dgrad:
+    plan.operands = {{"dy", false}, {"w", false}, {"dx", false}};
+    plan.kernels.push_back(
+        {"conv2d_gw8_dgrad", shape, false, {operand(0), operand(1), null(), operand(2)}});
+    return plan;
+  case ConvPass::Wgrad:
+    break;
+  }
+  enum { X, Dy, Dw, Db };
+  plan.operands = {{"x", false}, {"dy", false}, {"dw", false}, {"db", !problem.bias}};
+  // A cluster adds the partial sums into dw itself; else a reduce kernel
+  // adds them from the workspace, in a fixed order.
+  if (problem.wgradClusterReduce) {
+    plan.kernels.push_back(
+        {"conv2d_gw8_wgrad", shape, false, {operand(X), operand(Dy), operand(Dw)}});
+  } else {
+    plan.workspaceBytes = conv2dGw8WorkspaceBytes(problem, config);
+    plan.kernels.push_back(
+        {"conv2d_gw8_wgrad", shape, false, {operand(X), operand(Dy), workspace()}});
+    plan.kernels.push_back({"conv2d_gw8_wgrad_reduce",
+                            conv2dGw8WgradReduceLaunchShape(problem, config), true,
+                            {workspace(), operand(Dw)}});
+  }
+  // The bias gradient's partial sums lie in the workspace after dw's.
+  if (problem.bias) {
+    plan.kernels.push_back({"conv2d_gw8_wgrad_bias", conv2dGw8WgradBiasLaunchShape(problem),
+                            false, {operand(Dy), workspace()}});
+    plan.kernels.push_back({"conv2d_gw8_wgrad_bias_reduce",
+                            conv2dGw8WgradBiasReduceLaunchShape(problem), false,
+                            {workspace(), operand(Db)}});
+  }
+  return plan;
+}
+
+} // namespace spio::kernels

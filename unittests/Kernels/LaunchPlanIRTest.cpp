@@ -1,0 +1,84 @@
+//===- LaunchPlanIRTest.cpp - Launch plans agree with the built kernels ---===//
+//
+// A plan names each gpu.func of the workload and gives it as many
+// parameters as the function takes.
+
+#include "spio/Kernels/IR/GemmKernel.h"
+#include "spio/Kernels/LaunchPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+namespace kernels = ::spio::kernels;
+
+namespace {
+
+void expectPlanMatches(ModuleOp module, const kernels::LaunchPlan &plan) {
+  for (const kernels::PlannedKernel &planned : plan.kernels) {
+    gpu::GPUFuncOp function;
+    module.walk([&](gpu::GPUFuncOp f) {
+      if (f.getName() == planned.name)
+        function = f;
+    });
+    ASSERT_TRUE(function) << "no gpu.func @" << planned.name;
+    EXPECT_TRUE(function.isKernel());
+    EXPECT_EQ(function.getNumArguments(), planned.parameters.size()) << planned.name;
+  }
+  size_t functions = 0;
+  module.walk([&](gpu::GPUFuncOp) { ++functions; });
+  EXPECT_EQ(functions, plan.kernels.size());
+}
+
+class LaunchPlanIRTest : public ::testing::Test {
+protected:
+  LaunchPlanIRTest() {
+    context.loadDialect<mlir::spio::SpioDialect, gpu::GPUDialect, arith::ArithDialect,
+                        scf::SCFDialect, vector::VectorDialect>();
+  }
+  MLIRContext context{MLIRContext::Threading::DISABLED};
+};
+
+TEST_F(LaunchPlanIRTest, GemmPlanMatchesTheWorkload) {
+  kernels::GemmProblem p;
+  p.m = 512;
+  p.n = 256;
+  p.k = 128;
+  p.epilogue = {kernels::EpilogueStep::Scale, kernels::EpilogueStep::Bias};
+  p.bias = kernels::Along::Cols;
+  p.scale = kernels::Along::Rows;
+  for (kernels::GemmConfig c : {kernels::chooseGemmConfig(p, 132),
+                                kernels::chooseWgmmaGemmConfig(p, 132)}) {
+    ASSERT_EQ(kernels::checkGemm(p, c), "");
+    OwningOpRef<ModuleOp> module = mlir::spio::buildGemmWorkload(&context, p, c);
+    expectPlanMatches(*module, kernels::gemmLaunchPlan(p, c));
+  }
+}
+
+TEST_F(LaunchPlanIRTest, ConvPlansMatchTheWorkloads) {
+  for (auto [pass, bias] : {std::pair{kernels::ConvPass::Fprop, true},
+                            std::pair{kernels::ConvPass::Dgrad, false},
+                            std::pair{kernels::ConvPass::Wgrad, false},
+                            std::pair{kernels::ConvPass::Wgrad, true}}) {
+    kernels::Conv2dGw8Problem p;
+    p.n = 2;
+    p.c = 64;
+    p.h = p.w = 16;
+    p.pass = pass;
+    p.bias = bias;
+    kernels::Conv2dGw8Config c = kernels::chooseConv2dGw8Config(p);
+    ASSERT_EQ(kernels::checkConv2dGw8(p, c), "");
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(kernels::conv2dGw8Source(p, c), &context);
+    ASSERT_TRUE(module);
+    expectPlanMatches(*module, kernels::conv2dGw8LaunchPlan(p, c));
+  }
+}
+
+} // namespace
