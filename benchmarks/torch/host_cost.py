@@ -89,13 +89,68 @@ def cases(dtype):
     ]
 
 
+def breakdown(dtype, calls, repeats):
+    """What the parts of a spio.linear forward (no gradient) cost."""
+    from spio import _capi, _torch_ops
+    x = torch.randn(16, 64, device="cuda", dtype=dtype)
+    w = torch.randn(64, 64, device="cuda", dtype=dtype)
+    spio.linear(x, w)
+    launcher = next(v for k, v in _torch_ops._launchers.items() if k[0] == "gemm")
+    d = x.new_empty((16, 64))
+    addresses = (x.data_ptr(), w.data_ptr(), 0, d.data_ptr(), 0, 0)
+    array = launcher._addresses(*addresses)
+    stream = torch._C._cuda_getCurrentRawStream(0)
+    parts = [
+        ("spio.linear", lambda: spio.linear(x, w)),
+        ("_torch_ops._mm", lambda: _torch_ops._mm(x, w)),
+        ("x.new_empty((16, 64))", lambda: x.new_empty((16, 64))),
+        ("torch.empty((16, 64), device, dtype)",
+         lambda: torch.empty((16, 64), device=x.device, dtype=dtype)),
+        ("Launcher.run", lambda: launcher.run(stream, addresses)),
+        ("the C call alone", lambda: _capi._run_launcher(launcher.handle, stream, array, 6, 0,
+                                                          None, launcher._error_slot)),
+        ("three data_ptr()", lambda: (x.data_ptr(), w.data_ptr(), d.data_ptr())),
+        ("x.get_device(), x.dtype", lambda: (x.get_device(), x.dtype)),
+        ("torch.compiler.is_compiling()", torch.compiler.is_compiling),
+        ("F.linear", lambda: F.linear(x, w)),
+    ]
+    image = torch.randn(2, 64, 8, 8, device="cuda", dtype=dtype).to(
+        memory_format=torch.channels_last)
+    weight = torch.randn(64, 8, 3, 3, device="cuda", dtype=dtype).to(
+        memory_format=torch.channels_last)
+    bias = torch.randn(64, device="cuda", dtype=dtype)
+    weight_g, bias_g = weight.clone().requires_grad_(), bias.clone().requires_grad_()
+    image_g = image.clone().requires_grad_()
+    dy = torch.randn_like(image)
+    y = spio.conv2d_gw8(image_g, weight_g, bias_g)
+    parts += [
+        ("conv: _conv2d_gw8 (fprop)", lambda: _torch_ops._conv2d_gw8(image, weight, bias, 1,
+                                                                      [1, 1])),
+        ("conv: _conv2d_gw8_dgrad", lambda: _torch_ops._conv2d_gw8_dgrad(
+            dy, weight, list(image.shape), 1, [1, 1])),
+        ("conv: _conv2d_gw8_wgrad_bias", lambda: _torch_ops._conv2d_gw8_wgrad_bias(
+            image, dy, [3, 3], 1, [1, 1])),
+        ("conv: forward with grad", lambda: spio.conv2d_gw8(image_g, weight_g, bias_g)),
+        ("conv: y.backward(dy, retain_graph=True)", lambda: y.backward(dy, retain_graph=True)),
+    ]
+    print("| part | us |")
+    print("|---|---|")
+    for name, call in parts:
+        print(f"| {name} | {host_us(call, calls, repeats):.2f} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--dtype", choices=("f16", "bf16"), default="bf16")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="what the parts of a spio.linear forward cost")
     options = parser.parse_args()
     dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[options.dtype]
+    if options.breakdown:
+        breakdown(dtype, options.calls, options.repeats)
+        return
     print(f"device: {torch.cuda.get_device_name()}; torch {torch.__version__}; "
           f"{options.dtype}; median of {options.repeats} x {options.calls} calls")
     print("| call | spio (us) | torch (us) | spio / torch | target (us) |")

@@ -308,6 +308,9 @@ Result<TensorMap> Cuda::encodeTensorMap(const TensorMapShape &shape, DevicePtr b
                      std::to_string(shape.boxRows) + " x " + std::to_string(shape.boxCols) + ")";
   if (!api->cuTensorMapEncodeTiled)
     return Error{"the CUDA driver lacks cuTensorMapEncodeTiled (TMA needs CUDA 12 or later)"};
+  ContextScope scope(api, context);
+  if (!scope.status)
+    return scope.status.error();
   if (base % 16 != 0 || (shape.cols * kElementBytes) % 16 != 0)
     return Error{"a tensor map needs a 16-byte aligned address and rows of a multiple of 16 "
                  "bytes: " + what};

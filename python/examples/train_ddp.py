@@ -45,7 +45,8 @@ def train(options, rank):
         times.append((time.perf_counter() - start) * 1e3)
     digest = hashlib.sha256()
     for parameter in net.parameters():
-        digest.update(parameter.detach().cpu().view(torch.uint8).numpy().tobytes())
+        digest.update(parameter.detach().contiguous().view(-1).view(torch.uint8).cpu()
+                      .numpy().tobytes())
     return digest.hexdigest()[:16], sorted(times)[len(times) // 2]
 
 

@@ -32,7 +32,12 @@ _TORCH = {"conv2d_gw8": "_torch_ops", "linear": "_torch_ops", "matmul": "_torch_
 def __getattr__(name):
     import importlib
     if name == "nn":
-        return importlib.import_module(".nn", __name__)
-    if name in _TORCH:
-        return getattr(importlib.import_module("." + _TORCH[name], __name__), name)
-    raise AttributeError(f"module 'spio' has no attribute {name!r}")
+        value = importlib.import_module(".nn", __name__)
+    elif name in _TORCH:
+        value = getattr(importlib.import_module("." + _TORCH[name], __name__), name)
+    else:
+        raise AttributeError(f"module 'spio' has no attribute {name!r}")
+    # Later look-ups find it without this function (an operator's every call
+    # pays for one).
+    globals()[name] = value
+    return value

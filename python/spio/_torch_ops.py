@@ -169,6 +169,8 @@ def _conv_launcher(key, args, operands, stream):
 def _run(launcher, stream, operands):
     """Launches with `operands` (tensors or None, in the launcher's order)
     and scratch memory where it needs some."""
+    # Fresh scratch each call: memory kept across calls would escape the
+    # pools of CUDA graph captures (torch.compile's cudagraph trees refuse it).
     workspace = operands[0].new_empty(launcher.workspace, dtype=torch.uint8) \
         if launcher.workspace else None
     launcher.run(stream, [0 if t is None else t.data_ptr() for t in operands],
@@ -218,7 +220,11 @@ def _check_conv(x, weight, stride, padding):
 
 
 def _krsc(weight):
-    """The weight as Spio reads it: [k, r, s, c] contiguous."""
+    """A tensor whose memory holds the weight as Spio reads it, [k, r, s,
+    c]: a channels_last weight itself (as spio.nn's and converted models'
+    are), else a copy."""
+    if weight.is_contiguous(memory_format=torch.channels_last):
+        return weight
     return weight.permute(0, 2, 3, 1).contiguous()
 
 
@@ -513,7 +519,8 @@ def _linear_gradients(ctx, dy, mm_dx, mm_dw):
     x, w = ctx.saved_tensors
     dx = mm_dx(dy, w) if ctx.needs_input_grad[0] else None
     dw = mm_dw(dy, x) if ctx.needs_input_grad[1] else None
-    db = dy.float().sum(0).to(dy.dtype) if ctx.has_bias and ctx.needs_input_grad[2] else None
+    # A half or bfloat16 sum adds in f32 and rounds once.
+    db = dy.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
     return dx, dw, db
 
 

@@ -339,7 +339,7 @@ def test_errors_before_launch():
     spio.conv2d_gw8(x, weight, bias)
     with pytest.raises(spio.SpioError, match="channels_last"):
         spio.conv2d_gw8(x.contiguous(), weight, bias)
-    with pytest.raises(spio.SpioError, match="weight is on cpu, the other operands on cuda:0"):
+    with pytest.raises(spio.SpioError, match="weight must be a CUDA tensor"):
         spio.conv2d_gw8(x, weight.cpu(), bias)
     a, w = torch.randn(32, 64, device="cuda", dtype=torch.half), \
         torch.randn(64, 64, device="cuda", dtype=torch.half)
