@@ -23,6 +23,9 @@ config.environment["SPIO_CACHE_DIR"] = os.path.join(config.spio_obj_root, "test"
 config.substitutions.append(("%spio_src_root", config.spio_src_root))
 config.substitutions.append(("%spio_obj_root", config.spio_obj_root))
 config.substitutions.append(("%spio_tools_dir", config.spio_tools_dir))
+# The build's CMake and Ninja, for tests that install Spio and build against it.
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%make_program", config.make_program))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
