@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def ConvertSpioToGPU : Pass<"convert-spio-to-gpu", "::mlir::ModuleOp"> {
+def ConvertSpioToGPU : Pass<"convert-spio-to-gpu"> {
   let summary = "Lower the spio dialect to arith, memref, vector, gpu, nvgpu and nvvm";
   let description = [{
     Resolves typed dimensions into plain index arithmetic and memory

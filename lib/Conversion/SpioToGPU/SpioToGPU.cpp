@@ -1506,12 +1506,12 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
+    Operation *root = getOperation();
     // Cluster barriers: barrier.cluster's arrive (release) and wait
     // (acquire). Dependent-grid control: griddepcontrol where the chip has
     // it; before sm_90 a stream's grids run one after the other, so there
     // is nothing to wait for.
-    module.walk([&](Operation *op) {
+    root->walk([&](Operation *op) {
       if (isa<WarpSyncOp>(op)) {
         OpBuilder builder(op);
         Value allLanes = arith::ConstantIntOp::create(builder, op->getLoc(), -1, 32);
@@ -1541,7 +1541,7 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
       op->erase();
     });
     SmallVector<FunctionOpInterface> funcs;
-    module.walk([&](FunctionOpInterface func) {
+    root->walk([&](FunctionOpInterface func) {
       if (!func.isExternal())
         funcs.push_back(func);
     });
@@ -1590,11 +1590,11 @@ struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGP
     populateReturnOpTypeConversionPattern(patterns, converter);
     populateCallOpTypeConversionPattern(patterns, converter);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    if (failed(applyPartialConversion(root, target, std::move(patterns))))
       return signalPassFailure();
 
     SmallVector<UnrealizedConversionCastOp> casts;
-    module.walk([&](UnrealizedConversionCastOp cast) { casts.push_back(cast); });
+    root->walk([&](UnrealizedConversionCastOp cast) { casts.push_back(cast); });
     reconcileUnrealizedCasts(casts);
   }
 };

@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def SpioTile : Pass<"spio-tile", "::mlir::ModuleOp"> {
+def SpioTile : Pass<"spio-tile"> {
   let summary = "Expand workload ops into block, warp and fragment code";
   let description = [{
     Replaces each workload op with its kernel family's tiled code for the
@@ -44,7 +44,7 @@ def SpioTile : Pass<"spio-tile", "::mlir::ModuleOp"> {
   ];
 }
 
-def SpioPipeline : Pass<"spio-pipeline", "::mlir::ModuleOp"> {
+def SpioPipeline : Pass<"spio-pipeline"> {
   let summary = "Overlap a reduction loop's async copies with its compute";
   let description = [{
     Software-pipelines each `scf.for` marked `spio.stages = N` (N > 1, or
@@ -87,7 +87,7 @@ def SpioPipeline : Pass<"spio-pipeline", "::mlir::ModuleOp"> {
   ];
 }
 
-def SpioPrintLayouts : Pass<"spio-print-layouts", "::mlir::ModuleOp"> {
+def SpioPrintLayouts : Pass<"spio-print-layouts"> {
   let summary = "Print the layout of every spio tensor type in the module";
   let description = [{
     A debugging aid for layouts and swizzles. For each distinct
