@@ -1,6 +1,7 @@
 //===- SpioDialect.cpp - The Spio dialect ---------------------------------===//
 
 #include "spio/Dialect/Spio/IR/SpioDialect.h"
+#include "spio/Dialect/Spio/IR/SpioBytecode.h"
 #include "spio/Dialect/Spio/IR/SpioOps.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -11,6 +12,36 @@ using namespace mlir::spio;
 
 #include "spio/Dialect/Spio/IR/SpioDialect.cpp.inc"
 
+namespace {
+
+/// Writes the dialect's version into bytecode (the one a writer's config
+/// asks for, else this Spio's) and refuses a newer one on reading.
+/// Attributes and types are written in their textual form.
+struct SpioBytecodeInterface : public BytecodeDialectInterface {
+  explicit SpioBytecodeInterface(Dialect *dialect) : BytecodeDialectInterface(dialect) {}
+
+  void writeVersion(DialectBytecodeWriter &writer) const override {
+    FailureOr<const DialectVersion *> configured = writer.getDialectVersion<SpioDialect>();
+    writer.writeVarInt(succeeded(configured)
+                           ? static_cast<const SpioDialectVersion *>(*configured)->version
+                           : kSpioBytecodeVersion);
+  }
+
+  std::unique_ptr<DialectVersion> readVersion(DialectBytecodeReader &reader) const override {
+    uint64_t version = 0;
+    if (failed(reader.readVarInt(version)))
+      return nullptr;
+    if (version > kSpioBytecodeVersion) {
+      reader.emitError() << "the spio dialect in this bytecode is version " << version
+                         << ", newer than this Spio reads (" << kSpioBytecodeVersion << ")";
+      return nullptr;
+    }
+    return std::make_unique<SpioDialectVersion>(version);
+  }
+};
+
+} // namespace
+
 void SpioDialect::initialize() {
   registerAttributes();
   registerTypes();
@@ -18,6 +49,7 @@ void SpioDialect::initialize() {
 #define GET_OP_LIST
 #include "spio/Dialect/Spio/IR/SpioOps.cpp.inc"
       >();
+  addInterfaces<SpioBytecodeInterface>();
 }
 
 Operation *SpioDialect::materializeConstant(OpBuilder &builder, Attribute value,
