@@ -1,6 +1,7 @@
 """Helpers shared by the benchmark and GPU-test scripts under benchmarks/."""
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -23,10 +24,19 @@ def _compile_only(cmd):
     return ["--emit-ptx" if arg == "--check" else arg for arg in cmd if arg != "--autotune"]
 
 
-def _digest(stdout):
-    """The output digest a spio-jit --check summary ends with, if any."""
-    match = re.search(r"output digest ([0-9a-f]+)", stdout)
-    return match.group(1) if match else None
+def _report(run):
+    """The JSON report of a spio-jit --json run, or {} where it printed none."""
+    try:
+        return json.loads(run.stdout)
+    except ValueError:
+        return {}
+
+
+def _digest(report):
+    """The output digests of a report's checks (wgrad's dw and db: both),
+    or None."""
+    digests = [check["digest"] for _, check in sorted(report.get("check", {}).items())]
+    return ", ".join(digests) or None
 
 
 def run_check_cases(cases, only=None, compile_only=False):
@@ -47,19 +57,21 @@ def run_check_cases(cases, only=None, compile_only=False):
     passed = failed = 0
     rows = []
     for label, cmd, *reference in cases:
-        run = subprocess.run(_compile_only(cmd) if compile_only else cmd, capture_output=True,
-                             text=True)
+        run = subprocess.run(_compile_only(cmd) if compile_only else cmd + ["--json"],
+                             capture_output=True, text=True)
         last_error = (run.stderr.strip().splitlines() or ["?"])[-1]
         if compile_only:
             ok = run.returncode == 0 and ".entry" in run.stdout
             detail = "compiled" if ok else last_error
         else:
-            ok = run.returncode == 0 and "check:" in run.stdout
-            detail = [l for l in run.stdout.splitlines() if l.startswith("check:")]
+            report = _report(run)
+            ok = run.returncode == 0 and "check" in report
+            # The text report (stderr under --json) says what was checked.
+            detail = [l for l in run.stderr.splitlines() if l.startswith("check:")]
             detail = detail[0] if detail else last_error
         if ok and reference and not compile_only:
-            other = subprocess.run(reference[0], capture_output=True, text=True)
-            mine, theirs = _digest(run.stdout), _digest(other.stdout)
+            other = subprocess.run(reference[0] + ["--json"], capture_output=True, text=True)
+            mine, theirs = _digest(report), _digest(_report(other))
             if other.returncode == 0 and mine is not None and mine == theirs:
                 detail += "; the reference's bits"
             else:
@@ -78,19 +90,14 @@ def run_check_cases(cases, only=None, compile_only=False):
     sys.exit(1 if failed else 0)
 
 
-def spio_figures(cmd, *patterns):
-    """Runs a spio-jit --bench command and returns what each of `patterns`
-    captures in its output (the first match's group 1, a string)."""
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    found = [re.search(pattern, run.stdout) for pattern in patterns]
-    if run.returncode != 0 or not all(found):
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{run.stdout}{run.stderr}")
-    return [match.group(1) for match in found]
-
-
-def spio_figure(cmd, pattern):
-    """Runs a spio-jit --bench command and returns the float `pattern` captures."""
-    return float(spio_figures(cmd, pattern)[0])
+def spio_report(cmd):
+    """Runs a spio-jit --bench command with --json and returns its report (a
+    dict: problem, config, compile, device, check, bench)."""
+    run = subprocess.run(list(cmd) + ["--json"], capture_output=True, text=True)
+    report = _report(run)
+    if run.returncode != 0 or "bench" not in report:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{run.stderr}")
+    return report
 
 
 TIMINGS = ("queued", "launch")

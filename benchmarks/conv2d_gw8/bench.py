@@ -32,7 +32,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import add_timing_argument, spio_figures, time_ms  # noqa: E402
+from harness import add_timing_argument, spio_report, time_ms  # noqa: E402
 
 
 def load_shapes(path):
@@ -91,20 +91,13 @@ def spio_options(sh, pass_):
     return options + (["--bias"] if sh["bias"] and pass_ == "fprop" else [])
 
 
-# The configuration spio-jit names in its compile line ("warps 2x8 rows 12
-# chunks 29", "... chunks 52 copy 2", "... stages 2 ring reduce 4"), without
-# the word "warps": its warps and rows, then any fields it sets.
-CONFIGURATION = r"warps (\d+x\d+ rows \d+(?: [a-z]+(?: \d+)?)*)"
-
-
 def spio_ms(jit, sh, pass_, warmup, repeats, timing, autotune=False, extra=()):
     """spio-jit's median milliseconds and the configuration it ran (with
     --autotune, the fastest candidate's); `extra`: more spio-jit options."""
     cmd = [jit] + spio_options(sh, pass_) + ["--bench", str(repeats), "--warmup", str(warmup),
                                              "--timing", timing] + list(extra)
-    ms, config = spio_figures(cmd + (["--autotune"] if autotune else []),
-                              r"median ([0-9.]+) ms", r", " + CONFIGURATION + ": ")
-    return float(ms), config
+    report = spio_report(cmd + (["--autotune"] if autotune else []))
+    return report["bench"]["median_ms"], report["config"].removeprefix("warps ")
 
 
 def copy_bandwidth(timing, total_bytes=1 << 31, warmup=3, repeats=20):

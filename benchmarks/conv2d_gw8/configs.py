@@ -27,8 +27,8 @@ What holds a wgrad kernel, its partial sums' band loop by parts:
 """
 
 import argparse
+import json
 import os
-import re
 import shlex
 import statistics
 import subprocess
@@ -37,8 +37,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
-from bench import (CONFIGURATION, add_shape_arguments, selected_cases,  # noqa: E402
-                   selected_shapes, spio_options)
+from bench import (add_shape_arguments, selected_cases, selected_shapes,  # noqa: E402
+                   spio_options)
 from harness import add_timing_argument  # noqa: E402
 
 
@@ -56,16 +56,17 @@ class NoGpu(Exception):
 
 def time_once(cmd):
     """(median ms, the configuration spio-jit ran) or (None, why it refused)."""
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    text = run.stdout + run.stderr
-    if "No GPU found" in text:
-        raise NoGpu(text.strip().splitlines()[-1])
-    config = re.search(CONFIGURATION, text)
-    median = re.search(r"median ([0-9.]+) ms", text)
-    if run.returncode != 0 or not median:
-        lines = text.strip().splitlines()
+    run = subprocess.run(cmd + ["--json"], capture_output=True, text=True)
+    try:
+        report = json.loads(run.stdout)
+    except ValueError:
+        report = {}
+    if "no_gpu" in report:
+        raise NoGpu(report["no_gpu"])
+    if run.returncode != 0 or "bench" not in report:
+        lines = run.stderr.strip().splitlines()
         return None, lines[-1] if lines else f"exit status {run.returncode}"
-    return float(median.group(1)), config.group(1) if config else "?"
+    return report["bench"]["median_ms"], report["config"].removeprefix("warps ")
 
 
 def main():

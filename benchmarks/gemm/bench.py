@@ -15,7 +15,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_timing_argument, spio_figure, time_ms  # noqa: E402
+from harness import add_timing_argument, spio_report, time_ms  # noqa: E402
 
 SHAPES = [
     (8192, 8192, 8192),
@@ -49,7 +49,7 @@ def spio_ms(jit, m, n, k, dtype, warmup, repeats, timing, extra=()):
     cmd = [jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
            "--dtype", dtype, "--bench", str(repeats), "--warmup", str(warmup),
            "--timing", timing] + list(extra)
-    return spio_figure(cmd, r"median ([0-9.]+) ms")
+    return spio_report(cmd)["bench"]["median_ms"]
 
 
 def spio_tflops(jit, m, n, k, dtype, warmup, repeats, timing, extra=()):

@@ -25,6 +25,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -93,6 +94,11 @@ static cl::opt<Timing>
                       clEnumValN(Timing::Launch, "launch",
                                  "before the launch calls: one launch on an idle GPU")),
            cl::init(Timing::Queued));
+static cl::opt<bool>
+    jsonReport("json", cl::cat(runOptions),
+               cl::desc("Print one JSON object on stdout (problem, configuration, compile, "
+                        "device, check, timing) and the text on stderr"),
+               cl::init(false));
 static cl::opt<unsigned> seed("seed", cl::cat(runOptions), cl::desc("Seed of the random inputs"),
                               cl::init(1));
 
@@ -397,6 +403,28 @@ const std::string &llvmOptionsGiven() {
 }
 
 /// A built-in workload's kernels, compiled through the cache.
+/// Where the human-readable report goes: stdout, or stderr under --json.
+llvm::raw_ostream &text() { return jsonReport ? llvm::errs() : llvm::outs(); }
+
+/// What --json prints when the run ends.
+llvm::json::Object &report() {
+  static llvm::json::Object object;
+  return object;
+}
+
+/// The device and the (first) kernel's resources, for --json.
+void reportDevice(const Cuda &gpu, int registers, int spilled, int64_t sharedBytes) {
+  report()["device"] = llvm::json::Object{
+      {"name", gpu.device().name},
+      {"compute_capability", llvm::formatv("{0}.{1}", gpu.device().computeMajor,
+                                           gpu.device().computeMinor)
+                                 .str()},
+      {"multiprocessors", gpu.device().multiprocessors},
+      {"registers", registers},
+      {"spilled_bytes", spilled},
+      {"shared_bytes", sharedBytes}};
+}
+
 struct CompiledWorkload {
   mlir::spio::CompiledModule module;
   mlir::spio::CacheOutcome outcome;
@@ -488,10 +516,20 @@ public:
            " are wrong");
     requireBitIdentical(gpu, out, launch, first);
     uint64_t digest = llvm::xxh3_64bits(first);
-    llvm::outs() << llvm::format("check: %zu %s within tolerance (max error / %s = %.2e); "
-                                 "%d runs bit-identical; output digest %016llx\n",
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)digest);
+    text() << llvm::format("check: %zu %s within tolerance (max error / %s = %.2e); "
+                                 "%d runs bit-identical; output digest %s\n",
                                  count, what, magnitudeName, worst, std::max(1, int(repeats)),
-                                 (unsigned long long)digest);
+                                 hex);
+    llvm::json::Value &checks = report()["check"];
+    if (!checks.getAsObject())
+      checks = llvm::json::Object{};
+    (*checks.getAsObject())[what] = llvm::json::Object{{"checked", int64_t(count)},
+                                      {"max_error", worst},
+                                      {"relative_to", magnitudeName},
+                                      {"identical_runs", std::max(1, int(repeats))},
+                                      {"digest", std::string(hex)}};
   }
 
 private:
@@ -550,7 +588,7 @@ size_t fastestCandidate(Cuda &gpu, const std::vector<std::function<Status()>> &l
   std::vector<double> ms = timeCandidates(gpu, launches);
   size_t fastest = 0;
   for (size_t i = 0; i < launches.size(); ++i) {
-    llvm::outs() << llvm::format("autotune: %-44s %.4f ms%s\n", names[i].c_str(), ms[i],
+    text() << llvm::format("autotune: %-44s %.4f ms%s\n", names[i].c_str(), ms[i],
                                  i == 0 ? " (the chooser's)" : "");
     if (ms[i] < ms[fastest])
       fastest = i;
@@ -573,7 +611,7 @@ void expectCandidatesBits(Cuda &gpu, DeviceBuffer &out,
       fail("autotune: " + names[i] + " wrote other bits than " + names[chosen]);
   }
   if (launches.size() > 1)
-    llvm::outs() << "autotune: all " << launches.size()
+    text() << "autotune: all " << launches.size()
                  << " candidates wrote bit-identical outputs\n";
 }
 
@@ -581,8 +619,12 @@ void expectCandidatesBits(Cuda &gpu, DeviceBuffer &out,
 void reportBandwidth(Cuda &gpu, const std::function<Status()> &launch, double bytes) {
   std::vector<float> times = timeRuns(gpu, launch);
   float median = times[times.size() / 2];
-  llvm::outs() << llvm::format("bench: median %.4f ms over %d runs (%s timing): %.1f GB/s\n",
-                               median, int(bench), timingName(), bytes / (median * 1e-3) / 1e9);
+  double gbps = bytes / (median * 1e-3) / 1e9;
+  text() << llvm::format("bench: median %.4f ms over %d runs (%s timing): %.1f GB/s\n", median,
+                         int(bench), timingName(), gbps);
+  report()["bench"] = llvm::json::Object{{"median_ms", median}, {"min_ms", times.front()},
+                                         {"max_ms", times.back()}, {"runs", int(bench)},
+                                         {"timing", timingName()}, {"gbps", gbps}};
 }
 
 /// Runs a compiled GEMM kernel on fresh random inputs: checks it against a
@@ -597,10 +639,11 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
                        {{info.name, info.sharedBytes}}, {}),
       "looking up the kernel");
   auto [regs, local] = orFail(launcher.kernel(0).resources(), "reading kernel resources");
-  llvm::outs() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
+  text() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
                << gpu.device().computeMinor << ", " << gpu.device().multiprocessors
                << " SMs); kernel: " << regs << " registers, " << local << " bytes spilled, "
                << info.sharedBytes << " bytes shared\n";
+  reportDevice(gpu, regs, local, info.sharedBytes);
 
   // Fresh random inputs, rounded to the input type; `rng` picks the
   // points checked.
@@ -749,10 +792,13 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
     float median = times[times.size() / 2];
     double tflops =
         2.0 * double(batches) * double(m) * double(n) * double(k) / (median * 1e-3) / 1e12;
-    llvm::outs() << llvm::format("bench: median %.4f ms over %d runs (%s timing; min %.4f, "
+    text() << llvm::format("bench: median %.4f ms over %d runs (%s timing; min %.4f, "
                                  "max %.4f): %.1f TFLOP/s\n",
                                  median, int(bench), timingName(), times.front(), times.back(),
                                  tflops);
+    report()["bench"] = llvm::json::Object{{"median_ms", median}, {"min_ms", times.front()},
+                                           {"max_ms", times.back()}, {"runs", int(bench)},
+                                           {"timing", timingName()}, {"tflops", tflops}};
   }
   return 0;
 }
@@ -775,23 +821,24 @@ int runFile() {
   }
   Result<Cuda *> cuda = Cuda::get();
   if (!cuda) {
-    llvm::outs() << "No GPU found (" << cuda.error().message << "): compiled "
+    text() << "No GPU found (" << cuda.error().message << "): compiled "
                  << compiled.kernels.size() << " kernel(s) to " << compiled.ptx.size()
                  << " bytes of PTX; nothing was run.\n";
+    report()["no_gpu"] = cuda.error().message;
     return 0;
   }
   Module module = orFail((*cuda)->loadPTX(compiled.ptx), "loading PTX");
-  llvm::outs() << "Loaded on " << (*cuda)->device().name << ":\n";
+  text() << "Loaded on " << (*cuda)->device().name << ":\n";
   for (const mlir::spio::CompiledKernel &k : compiled.kernels) {
     Kernel kernel = orFail(module.kernel(k.name), "looking up kernel");
     auto [regs, local] = orFail(kernel.resources(), "reading kernel resources");
-    llvm::outs() << "  " << k.name << ": " << regs << " registers, " << local
+    text() << "  " << k.name << ": " << regs << " registers, " << local
                  << " bytes local memory, " << k.sharedBytes << " bytes shared memory\n";
   }
   // GEMM workloads run like --workload gemm, with the file's own shapes.
   for (const mlir::spio::CompiledKernel &k : compiled.kernels)
     if (k.gemm && (check || bench > 0)) {
-      llvm::outs() << "running " << k.name << " (a spio.gemm of " << k.gemm->problem.m << "x"
+      text() << "running " << k.name << " (a spio.gemm of " << k.gemm->problem.m << "x"
                    << k.gemm->problem.n << "x" << k.gemm->problem.k << ")\n";
       if (int status = runGemmKernel(**cuda, k.gemm->problem, k.gemm->config, compiled.ptx, k,
                                      *k.gemm))
@@ -893,7 +940,7 @@ int runGemm() {
   if (problem.batch > 1)
     kind += ", batch " + std::to_string(problem.batch) +
             (problem.batchA ? problem.batchB ? "" : " (B shared)" : " (A shared)");
-  llvm::outs() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, %s tile %lldx%lldx%lld "
+  text() << llvm::format("gemm M=%lld N=%lld K=%lld %s->%s A %s B %s, %s tile %lldx%lldx%lld "
                                "warps %lldx%lld stages %lld: %s in %.2f ms (%zu bytes PTX)\n",
                                (long long)problem.m, (long long)problem.n, (long long)problem.k,
                                dtypeName(problem.input), dtypeName(problem.output),
@@ -903,9 +950,27 @@ int runGemm() {
                                (long long)config.warpsM, (long long)config.warpsN,
                                (long long)config.stages, mlir::spio::describe(outcome), compileMs,
                                compiled.ptx.size());
+  std::string epilogueSteps;
+  for (EpilogueStep step : problem.epilogue)
+    epilogueSteps += std::string(epilogueSteps.empty() ? "" : ",") + epilogueStepName(step);
+  report()["workload"] = "gemm";
+  report()["problem"] = llvm::json::Object{
+      {"m", problem.m},          {"n", problem.n},
+      {"k", problem.k},          {"dtype", dtypeName(problem.input)},
+      {"out_dtype", dtypeName(problem.output)},
+      {"a_layout", aLayout},     {"b_layout", bLayout},
+      {"batch", problem.batch},  {"epilogue", epilogueSteps}};
+  report()["config"] = llvm::json::Object{
+      {"kind", kind},          {"block", llvm::json::Array{config.blockM, config.blockN,
+                                                           config.blockK}},
+      {"warps", llvm::json::Array{config.warpsM, config.warpsN}},
+      {"stages", config.stages}};
+  report()["compile"] = llvm::json::Object{{"ms", compileMs},
+                                           {"cache", mlir::spio::describe(outcome)}};
   if (!cuda) {
-    llvm::outs() << "No GPU found (" << cuda.error().message
+    text() << "No GPU found (" << cuda.error().message
                  << "): compiled to PTX only; nothing was run.\n";
+    report()["no_gpu"] = cuda.error().message;
     return 0;
   }
   mlir::spio::GemmWorkload workload{problem, config, gemmParameters(problem, config)};
@@ -1013,10 +1078,11 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
   const std::function<Status()> &poisonedLaunch = poisonedLaunches[chosen];
   auto [regs, local] = orFail(run.launcher.kernel(0).resources(), "reading kernel resources");
   int64_t parts = conv2dGw8WgradPartials(problem, config);
-  llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
+  text() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
                << local << " bytes spilled, " << run.launcher.sharedBytes(0)
                << " bytes shared; " << parts << " partial sums per weight"
                << (inCluster ? ", added in a cluster" : "") << "\n";
+  reportDevice(gpu, regs, local, run.launcher.sharedBytes(0));
 
   if (check) {
     HostMatrix dw(dwType, ndw);
@@ -1084,7 +1150,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
   }
   if (bench > 0) {
     if (wgradKernels != WgradKernels::Both)
-      llvm::outs() << "bench: the "
+      text() << "bench: the "
                    << (wgradKernels == WgradKernels::Reduce ? "reduce" : "partial sums")
                    << " alone\n";
     // The reduce alone, not a dependent grid, adds the partial sums of a
@@ -1223,7 +1289,7 @@ int runConv() {
         .str();
   };
   auto printHeader = [&](size_t index) {
-    llvm::outs() << llvm::format("conv2d-gw8 %s N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
+    text() << llvm::format("conv2d-gw8 %s N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
                                  "pad=%lld,%lld stride=%lld%s %s, %s: %s in %.2f ms\n",
                                  convPass.c_str(), (long long)problem.n, (long long)C,
                                  (long long)problem.h, (long long)problem.w,
@@ -1233,9 +1299,19 @@ int runConv() {
                                  dtypeName(problem.dtype),
                                  describeConfig(candidates[index]).c_str(),
                                  mlir::spio::describe(builds[index].outcome), builds[index].ms);
+    report()["workload"] = "conv2d-gw8";
+    report()["problem"] = llvm::json::Object{
+        {"pass", convPass},       {"n", problem.n},         {"c", C},
+        {"h", problem.h},         {"w", problem.w},         {"r", problem.r},
+        {"s", problem.s},         {"pad_h", problem.padH},  {"pad_w", problem.padW},
+        {"stride", problem.stride}, {"bias", problem.bias},
+        {"dtype", dtypeName(problem.dtype)}};
+    report()["config"] = describeConfig(candidates[index]);
+    report()["compile"] = llvm::json::Object{
+        {"ms", builds[index].ms}, {"cache", mlir::spio::describe(builds[index].outcome)}};
   };
   if (convAutotune && candidates.size() == 1)
-    llvm::outs() << "autotune: one candidate ("
+    text() << "autotune: one candidate ("
                  << (problem.pass == ConvPass::Wgrad
                          ? "no other stages, ring or reduce lanes of the chosen blocks pass "
                            "the check"
@@ -1245,13 +1321,14 @@ int runConv() {
   if (!cuda) {
     printHeader(0);
     if (candidates.size() > 1) {
-      llvm::outs() << "autotune: compiled " << candidates.size() << " candidates (";
+      text() << "autotune: compiled " << candidates.size() << " candidates (";
       for (size_t i = 0; i < candidates.size(); ++i)
-        llvm::outs() << (i ? "; " : "") << describeConfig(candidates[i]);
-      llvm::outs() << "); without a GPU the chosen one stands\n";
+        text() << (i ? "; " : "") << describeConfig(candidates[i]);
+      text() << "); without a GPU the chosen one stands\n";
     }
-    llvm::outs() << "No GPU found (" << cuda.error().message
+    text() << "No GPU found (" << cuda.error().message
                  << "): compiled to PTX only; nothing was run.\n";
+    report()["no_gpu"] = cuda.error().message;
     return 0;
   }
   Cuda &gpu = **cuda;
@@ -1300,8 +1377,9 @@ int runConv() {
   const std::function<Status()> &launch = launches[chosen];
   const Launcher &launcher = kernels[chosen].launcher;
   auto [regs, local] = orFail(launcher.kernel(0).resources(), "reading kernel resources");
-  llvm::outs() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
+  text() << "device: " << gpu.device().name << "; kernel: " << regs << " registers, "
                << local << " bytes spilled, " << launcher.sharedBytes(0) << " bytes shared\n";
+  reportDevice(gpu, regs, local, launcher.sharedBytes(0));
 
   if (check) {
     HostMatrix y(problem.dtype, ny);
@@ -1407,14 +1485,17 @@ int main(int argc, char **argv) {
     rejectOptions(mode, gemmOnly);
     rejectOptions(mode, convOnly);
     rejectOptions(mode, {&workload, &dtype, &outDtype, &warpsM, &warpsN, &emitSpio});
-    return runFile();
-  }
-  if (workload == "conv2d-gw8") {
+  } else if (workload == "conv2d-gw8") {
     rejectOptions("--workload conv2d-gw8", gemmOnly);
-    return runConv();
-  }
-  if (workload != "gemm")
+  } else if (workload == "gemm") {
+    rejectOptions("--workload gemm", convOnly);
+  } else {
     fail("unknown workload '" + workload + "'; expected gemm or conv2d-gw8");
-  rejectOptions("--workload gemm", convOnly);
-  return runGemm();
+  }
+  if (jsonReport && (emitSpio || emitPTX))
+    fail("--json reports a run; --emit-spio and --emit-ptx print the kernel instead");
+  int status = !inputFile.empty() ? runFile() : workload == "conv2d-gw8" ? runConv() : runGemm();
+  if (jsonReport)
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(report()))) << "\n";
+  return status;
 }
