@@ -17,8 +17,7 @@
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Kernels/Launcher.h"
 #include "spio/Runtime/Cuda.h"
-#include "spio/Runtime/HostFloat.h"
-#include "spio/Runtime/HostRandom.h"
+#include "spio/Testing/Reference.h"
 #include "spio/Target/Chip.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -34,13 +33,14 @@
 #include <chrono>
 #include <cmath>
 #include <array>
-#include <cstring>
+#include <cstdio>
 #include <random>
 #include <set>
 
 using namespace spio;
 using namespace spio::kernels;
 using namespace spio::runtime;
+using namespace spio::testing;
 namespace cl = llvm::cl;
 
 /// spio-jit's own options, grouped for --help, which lists only these.
@@ -330,60 +330,6 @@ Layout parseLayout(const std::string &name, const char *matrix) {
   fail(std::string("unsupported layout '") + name + "' for " + matrix + "; expected row or col");
 }
 
-/// A host matrix of 16-bit or 32-bit floats: its bytes and its values.
-struct HostMatrix {
-  DType dtype;
-  std::vector<uint8_t> bytes;
-  std::vector<float> values; // as rounded to dtype
-
-  HostMatrix(DType dtype, size_t count)
-      : dtype(dtype), bytes(count * dtypeBytes(dtype)), values(count) {}
-
-  void set(size_t i, float v) {
-    if (dtype == DType::F32) {
-      values[i] = v;
-      std::memcpy(&bytes[4 * i], &v, 4);
-      return;
-    }
-    uint16_t h = dtype == DType::BF16 ? floatToBF16(v) : floatToF16(v);
-    values[i] = dtype == DType::BF16 ? bf16ToFloat(h) : f16ToFloat(h);
-    std::memcpy(&bytes[2 * i], &h, 2);
-  }
-
-  float read(size_t i) const {
-    if (dtype == DType::F32) {
-      float v;
-      std::memcpy(&v, &bytes[4 * i], 4);
-      return v;
-    }
-    uint16_t h;
-    std::memcpy(&h, &bytes[2 * i], 2);
-    return dtype == DType::BF16 ? bf16ToFloat(h) : f16ToFloat(h);
-  }
-
-  /// Fresh inputs: uniform values in [-1, 1) of --seed's stream `stream`,
-  /// rounded to dtype, made on all the host's threads (a layer's hundreds
-  /// of MB had taken seconds on one).
-  void fillUniform(uint64_t stream) {
-    parallelRanges(values.size(), [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i)
-        set(i, uniformAt(seed, stream, i));
-    });
-  }
-};
-
-double unitRoundoff(DType dtype) {
-  switch (dtype) {
-  case DType::F16:
-    return std::ldexp(1.0, -11);
-  case DType::BF16:
-    return std::ldexp(1.0, -8);
-  case DType::F32:
-    return std::ldexp(1.0, -24);
-  }
-  return 1;
-}
-
 /// LLVM's options given on the command line, as "--name" in name order:
 /// they are global state that can change the PTX without changing its
 /// cache key. Read once, after the command line is parsed.
@@ -402,7 +348,6 @@ const std::string &llvmOptionsGiven() {
   return given;
 }
 
-/// A built-in workload's kernels, compiled through the cache.
 /// Where the human-readable report goes: stdout, or stderr under --json.
 llvm::raw_ostream &text() { return jsonReport ? llvm::errs() : llvm::outs(); }
 
@@ -425,6 +370,7 @@ void reportDevice(const Cuda &gpu, int registers, int spilled, int64_t sharedByt
       {"shared_bytes", sharedBytes}};
 }
 
+/// A built-in workload's kernels, compiled through the cache.
 struct CompiledWorkload {
   mlir::spio::CompiledModule module;
   mlir::spio::CacheOutcome outcome;
@@ -479,64 +425,38 @@ void requireBitIdentical(Cuda &gpu, DeviceBuffer &out, const std::function<Statu
   }
 }
 
-/// Compares a kernel's outputs with float64 references. An output passes
-/// within its dtype's rounding of the reference plus the f32 error of a
-/// chain of `chain` additions of terms whose absolute values sum to the
-/// output's `magnitude`.
-class ReferenceCheck {
-public:
-  ReferenceCheck(DType output, double chain) : u(unitRoundoff(output)), chain(chain) {}
-
-  /// Checks one output; `where` names it in the first failures printed.
-  void add(double got, double expected, double magnitude,
-           const std::function<std::string()> &where) {
-    double tolerance =
-        u * std::fabs(expected) + 2.0 * chain * std::ldexp(1.0, -24) * magnitude + 1e-6;
-    double err = std::fabs(got - expected);
-    if (!(err <= tolerance)) {
-      if (bad < 5)
-        llvm::errs() << llvm::format("  %s = %g, expected %g (tolerance %g)\n",
-                                     where().c_str(), got, expected, tolerance);
-      ++bad;
-    }
-    if (magnitude > 0)
-      worst = std::max(worst, err / magnitude);
-    ++count;
+/// Fails unless every output `reference` checked passed, then requires
+/// `repeats` bit-identical runs and reports the summary, e.g. "check: 64
+/// weights within tolerance (max error / sum|x*dy| = ...)", with a digest of
+/// the output's bytes (xxh3, 64 bits) by which runs of other configurations
+/// or builds can be compared bit for bit.
+void finishCheck(const ReferenceCheck &reference, const char *what, const char *magnitudeName,
+                 Cuda &gpu, DeviceBuffer &out, const std::function<Status()> &launch,
+                 const std::vector<uint8_t> &first) {
+  if (reference.wrong()) {
+    for (const std::string &failure : reference.firstFailures())
+      llvm::errs() << "  " << failure << "\n";
+    fail(std::to_string(reference.wrong()) + " of " + std::to_string(reference.checked()) +
+         " checked " + what + " are wrong");
   }
-
-  /// Fails unless every output passed, then requires `repeats` bit-identical
-  /// runs and prints the summary, e.g. "check: 64 weights within tolerance
-  /// (max error / sum|x*dy| = ...)", with a digest of the output's bytes
-  /// (xxh3, 64 bits) by which runs of other configurations or builds can be
-  /// compared bit for bit.
-  void finish(const char *what, const char *magnitudeName, Cuda &gpu, DeviceBuffer &out,
-              const std::function<Status()> &launch, const std::vector<uint8_t> &first) const {
-    if (bad)
-      fail(std::to_string(bad) + " of " + std::to_string(count) + " checked " + what +
-           " are wrong");
-    requireBitIdentical(gpu, out, launch, first);
-    uint64_t digest = llvm::xxh3_64bits(first);
-    char hex[17];
-    std::snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)digest);
-    text() << llvm::format("check: %zu %s within tolerance (max error / %s = %.2e); "
-                                 "%d runs bit-identical; output digest %s\n",
-                                 count, what, magnitudeName, worst, std::max(1, int(repeats)),
-                                 hex);
-    llvm::json::Value &checks = report()["check"];
-    if (!checks.getAsObject())
-      checks = llvm::json::Object{};
-    (*checks.getAsObject())[what] = llvm::json::Object{{"checked", int64_t(count)},
-                                      {"max_error", worst},
-                                      {"relative_to", magnitudeName},
-                                      {"identical_runs", std::max(1, int(repeats))},
-                                      {"digest", std::string(hex)}};
-  }
-
-private:
-  double u, chain;
-  double worst = 0;
-  size_t bad = 0, count = 0;
-};
+  requireBitIdentical(gpu, out, launch, first);
+  uint64_t digest = llvm::xxh3_64bits(first);
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)digest);
+  text() << llvm::format("check: %zu %s within tolerance (max error / %s = %.2e); "
+                         "%d runs bit-identical; output digest %s\n",
+                         reference.checked(), what, magnitudeName,
+                         reference.worstRelativeError(), std::max(1, int(repeats)), hex);
+  llvm::json::Value &checks = report()["check"];
+  if (!checks.getAsObject())
+    checks = llvm::json::Object{};
+  (*checks.getAsObject())[what] =
+      llvm::json::Object{{"checked", int64_t(reference.checked())},
+                         {"max_error", reference.worstRelativeError()},
+                         {"relative_to", magnitudeName},
+                         {"identical_runs", std::max(1, int(repeats))},
+                         {"digest", std::string(hex)}};
+}
 
 const char *timingName() { return timing == Timing::Queued ? "queued" : "launch"; }
 
@@ -654,17 +574,17 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   size_t batchesA = problem.batchA ? batches : 1, batchesB = problem.batchB ? batches : 1;
   HostMatrix a(problem.input, batchesA * m * k), b(problem.input, batchesB * k * n),
       c(problem.output, batches * m * n);
-  a.fillUniform(0);
-  b.fillUniform(1);
+  a.fillUniform(seed, 0);
+  b.fillUniform(seed, 1);
   if (problem.readsC)
-    c.fillUniform(2);
+    c.fillUniform(seed, 2);
   // The bias and scale vectors: M values (one a row) or N (one a column).
   auto vectorLength = [&](Along along) { return along == Along::Rows ? m : n; };
   HostMatrix bias(problem.biasType, problem.bias == Along::None ? 0 : vectorLength(problem.bias));
   HostMatrix scale(problem.scaleType,
                    problem.scale == Along::None ? 0 : vectorLength(problem.scale));
-  bias.fillUniform(3);
-  scale.fillUniform(4);
+  bias.fillUniform(seed, 3);
+  scale.fillUniform(seed, 4);
   DeviceBuffer dA = orFail(gpu.allocate(a.bytes.size()), "allocating A");
   DeviceBuffer dB = orFail(gpu.allocate(b.bytes.size()), "allocating B");
   DeviceBuffer dC = orFail(gpu.allocate(c.bytes.size()), "allocating C");
@@ -784,7 +704,7 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
                std::to_string(r) + ", " + std::to_string(col) + "]";
       });
     }
-    reference.finish("elements", "sum|a*b|", gpu, dD, launch, d.bytes);
+    finishCheck(reference, "elements", "sum|a*b|", gpu, dD, launch, d.bytes);
   }
 
   if (bench > 0) {
@@ -1033,8 +953,8 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
          ndw = C * problem.r * problem.s * 8;
   std::mt19937_64 rng(seed);
   HostMatrix x(problem.dtype, nx), dy(problem.dtype, ndy);
-  x.fillUniform(0);
-  dy.fillUniform(1);
+  x.fillUniform(seed, 0);
+  dy.fillUniform(seed, 1);
   DeviceBuffer dX = orFail(gpu.allocate(x.bytes.size()), "allocating x");
   DeviceBuffer dDy = orFail(gpu.allocate(dy.bytes.size()), "allocating dy");
   DeviceBuffer dWs;
@@ -1129,7 +1049,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
         return llvm::formatv("dw[k={0}, r={1}, s={2}, c={3}]", k, r, s, cc).str();
       });
     }
-    reference.finish("weights", "sum|x*dy|", gpu, dDw, poisonedLaunch, dw.bytes);
+    finishCheck(reference, "weights", "sum|x*dy|", gpu, dDw, poisonedLaunch, dw.bytes);
     if (problem.bias) {
       HostMatrix db(dwType, C);
       runPoisoned(gpu, dDb, poisonedLaunch, db.bytes);
@@ -1145,7 +1065,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
         biasReference.add(db.read(k), sum, magnitude,
                           [&] { return llvm::formatv("db[k={0}]", k).str(); });
       }
-      biasReference.finish("bias gradients", "sum|dy|", gpu, dDb, poisonedLaunch, db.bytes);
+      finishCheck(biasReference, "bias gradients", "sum|dy|", gpu, dDb, poisonedLaunch, db.bytes);
     }
   }
   if (bench > 0) {
@@ -1344,10 +1264,10 @@ int runConv() {
   size_t nx = problem.n * inH * inW * C, nw = C * problem.r * problem.s * 8,
          ny = problem.n * outH * outW * C;
   HostMatrix x(problem.dtype, nx), w(problem.dtype, nw), bias(problem.dtype, C);
-  x.fillUniform(0);
-  w.fillUniform(1);
+  x.fillUniform(seed, 0);
+  w.fillUniform(seed, 1);
   if (problem.bias)
-    bias.fillUniform(2); // else zeros
+    bias.fillUniform(seed, 2); // else zeros
   DeviceBuffer dX = orFail(gpu.allocate(x.bytes.size()), "allocating x");
   DeviceBuffer dW = orFail(gpu.allocate(w.bytes.size()), "allocating w");
   DeviceBuffer dB = orFail(gpu.allocate(bias.bytes.size()), "allocating bias");
@@ -1437,7 +1357,7 @@ int runConv() {
         return llvm::formatv("output[n={0}, row={1}, col={2}, ch={3}]", nn, pp, q, o).str();
       });
     }
-    reference.finish("outputs", "sum|x*w|", gpu, dY, launch, y.bytes);
+    finishCheck(reference, "outputs", "sum|x*w|", gpu, dY, launch, y.bytes);
   }
   if (bench > 0)
     reportBandwidth(gpu, launch,

@@ -1,0 +1,71 @@
+//===- Reference.h - Host data and the reference tolerance model -*- C++ -*-===//
+//
+// What checks a kernel against a float64 reference on the host: matrices
+// of f16, bf16 or f32 with their bytes and rounded values, filled with the
+// counter-based random inputs, and the tolerance model (the output's
+// rounding plus the f32 error of its chain of additions). spio-jit checks
+// every workload with it. No LLVM dependency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPIO_TESTING_REFERENCE_H
+#define SPIO_TESTING_REFERENCE_H
+
+#include "spio/Kernels/Gemm.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace spio::testing {
+
+/// A host matrix of 16-bit or 32-bit floats: its bytes and its values.
+struct HostMatrix {
+  kernels::DType dtype;
+  std::vector<uint8_t> bytes;
+  /// As rounded to dtype.
+  std::vector<float> values;
+
+  HostMatrix(kernels::DType dtype, size_t count);
+  void set(size_t i, float value);
+  /// Element `i` of `bytes` (as a kernel wrote them).
+  float read(size_t i) const;
+  /// Fresh inputs: uniform values in [-1, 1) of `seed`'s stream `stream`,
+  /// rounded to dtype, made on all the host's threads.
+  void fillUniform(uint64_t seed, uint64_t stream);
+};
+
+/// The unit roundoff of `dtype` (2^-11 for f16, 2^-8 for bf16, 2^-24 f32).
+double unitRoundoff(kernels::DType dtype);
+
+/// Compares a kernel's outputs with float64 references. An output passes
+/// within its dtype's rounding of the reference plus the f32 error of a
+/// chain of `chain` additions of terms whose absolute values sum to the
+/// output's `magnitude`.
+class ReferenceCheck {
+public:
+  ReferenceCheck(kernels::DType output, double chain);
+
+  /// Checks one output; `where` names it among the first failures kept.
+  void add(double got, double expected, double magnitude,
+           const std::function<std::string()> &where);
+
+  size_t checked() const { return count; }
+  size_t wrong() const { return bad; }
+  /// The largest error relative to its output's magnitude.
+  double worstRelativeError() const { return worst; }
+  /// The first few failures, each "where = got, expected e (tolerance t)".
+  const std::vector<std::string> &firstFailures() const { return failures; }
+
+private:
+  double u, chain;
+  double worst = 0;
+  size_t bad = 0, count = 0;
+  std::vector<std::string> failures;
+};
+
+} // namespace spio::testing
+
+#endif // SPIO_TESTING_REFERENCE_H

@@ -1,0 +1,64 @@
+//===- ReferenceTest.cpp - Host data and the reference tolerance model ----===//
+
+#include "spio/Testing/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using spio::kernels::DType;
+using spio::testing::HostMatrix;
+using spio::testing::ReferenceCheck;
+using spio::testing::unitRoundoff;
+
+namespace {
+
+TEST(HostMatrixTest, ValuesAreRoundedToTheDtypeAndReadBackFromTheBytes) {
+  HostMatrix bf16(DType::BF16, 2), f32(DType::F32, 1);
+  bf16.set(0, 1.0f + std::ldexp(1.0f, -10)); // below bf16's resolution at 1
+  bf16.set(1, -2.5f);
+  f32.set(0, 0.1f);
+  EXPECT_EQ(bf16.values[0], 1.0f);
+  EXPECT_EQ(bf16.read(0), 1.0f);
+  EXPECT_EQ(bf16.read(1), -2.5f);
+  EXPECT_EQ(bf16.bytes.size(), 4u);
+  EXPECT_EQ(f32.read(0), 0.1f);
+}
+
+TEST(HostMatrixTest, UniformInputsDependOnlyOnSeedStreamAndIndex) {
+  HostMatrix a(DType::F16, 1000), b(DType::F16, 1000), c(DType::F16, 1000);
+  a.fillUniform(7, 1);
+  b.fillUniform(7, 1);
+  c.fillUniform(7, 2);
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_NE(a.bytes, c.bytes);
+  for (float v : a.values)
+    EXPECT_TRUE(v >= -1.0f && v < 1.0f);
+}
+
+TEST(ReferenceCheckTest, ToleranceIsTheOutputRoundingPlusTheChainOfAdditions) {
+  EXPECT_EQ(unitRoundoff(DType::BF16), std::ldexp(1.0, -8));
+  // f16 output, a chain of 1024 additions of terms whose magnitudes sum to 10:
+  // tolerance = 2^-11 |expected| + 2 * 1024 * 2^-24 * 10 + 1e-6.
+  ReferenceCheck check(DType::F16, 1024);
+  double tolerance = std::ldexp(1.0, -11) * 4.0 + 2.0 * 1024 * std::ldexp(1.0, -24) * 10 + 1e-6;
+  check.add(4.0 + 0.99 * tolerance, 4.0, 10, [] { return "y[0]"; });
+  EXPECT_EQ(check.wrong(), 0u);
+  check.add(4.0 + 1.01 * tolerance, 4.0, 10, [] { return "y[1]"; });
+  check.add(NAN, 4.0, 10, [] { return "y[2]"; }); // an unwritten, poisoned output
+  EXPECT_EQ(check.checked(), 3u);
+  EXPECT_EQ(check.wrong(), 2u);
+  ASSERT_EQ(check.firstFailures().size(), 2u);
+  EXPECT_EQ(check.firstFailures()[0].rfind("y[1] = ", 0), 0u) << check.firstFailures()[0];
+  EXPECT_NEAR(check.worstRelativeError(), 1.01 * tolerance / 10, 1e-12);
+}
+
+TEST(ReferenceCheckTest, KeepsTheFirstFiveFailures) {
+  ReferenceCheck check(DType::F32, 1);
+  for (int i = 0; i < 8; ++i)
+    check.add(1.0, 0.0, 1.0, [i] { return "d[" + std::to_string(i) + "]"; });
+  EXPECT_EQ(check.wrong(), 8u);
+  EXPECT_EQ(check.firstFailures().size(), 5u);
+}
+
+} // namespace
