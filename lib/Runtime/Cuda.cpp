@@ -117,9 +117,8 @@ public:
     status = api->check(api->cuCtxGetCurrent(&current), "cuCtxGetCurrent");
     if (status && current != context) {
       status = api->check(api->cuCtxSetCurrent(context), "cuCtxSetCurrent");
-      if (status)
-        previous = current;
       switched = status.ok();
+      previous = current;
     }
   }
   ContextScope(const ContextScope &) = delete;
@@ -240,7 +239,6 @@ Result<Cuda *> Cuda::get(int device) {
     auto *cuda = new Cuda();
     cuda->api = cu;
     cuda->context = context;
-    cuda->info.ordinal = device;
     char name[256] = {};
     SPIO_CHECK(cu, cuDeviceGetName(name, sizeof(name), handle));
     cuda->info.name = name;
@@ -257,11 +255,6 @@ Result<Cuda *> Cuda::get(int device) {
   };
   instance = init();
   return *instance;
-}
-
-Status Cuda::makeCurrent() const {
-  SPIO_CHECK(api, cuCtxSetCurrent(context));
-  return success();
 }
 
 Result<Module> Cuda::loadPTX(const std::string &ptx) const {

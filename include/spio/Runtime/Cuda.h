@@ -52,8 +52,6 @@ using Status = Result<std::monostate>;
 inline Status success() { return Status(std::monostate{}); }
 
 struct DeviceInfo {
-  /// The device's index among the driver's (CUDA_VISIBLE_DEVICES applies).
-  int ordinal = 0;
   std::string name;
   int computeMajor = 0, computeMinor = 0;
   int multiprocessors = 0;
@@ -149,21 +147,18 @@ enum class Timing {
 /// before them (griddepcontrol.wait), which may launch as dependent grids.
 std::vector<std::string> dependentKernels(const std::string &ptx);
 
-/// The driver and a device's primary context (the one PyTorch uses). Loading,
-/// allocating and launching make the device's context current on the
-/// calling thread first.
+/// The driver and a device's primary context (the one PyTorch uses).
+/// Loading, allocating, copying, encoding, launching and timing run in the
+/// device's context and leave the calling thread's current context as they
+/// found it.
 class Cuda {
 public:
-  /// Device `device` (0: the first), its context set current on the thread
-  /// that first asks for it. Loads the driver once per process. Fails with
-  /// a clear message when libcuda.so.1 is missing, the driver fails to
-  /// initialize, or there is no such device.
+  /// Device `device` (the driver's index; 0: the first). Loads the driver
+  /// once per process. Fails with a clear message when libcuda.so.1 is
+  /// missing, the driver fails to initialize, or there is no such device.
   static Result<Cuda *> get(int device = 0);
 
   const DeviceInfo &device() const { return info; }
-  /// Makes this device's primary context current on the calling thread,
-  /// for callers that use the driver beside this runtime (events, timing).
-  Status makeCurrent() const;
   /// Loads PTX; a JIT failure returns ptxas' error log.
   Result<Module> loadPTX(const std::string &ptx) const;
   Result<DeviceBuffer> allocate(size_t bytes) const;
