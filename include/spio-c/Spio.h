@@ -225,9 +225,9 @@ spio_loaded *spio_load_compiled(int32_t device, const spio_compiled *compiled, c
  * the kernels in order with their grids, blocks, shared memory and
  * parameters, settled once, so that running it is one call. The launcher
  * uses `loaded`, which must outlive it; one thread at a time may run it.
- * Requires the family's check to pass; NULL with *error set where `loaded`
- * (from spio_load_compiled) lacks a planned kernel or built it for another
- * block size. */
+ * NULL with *error set where the family's check fails, or `loaded` (from
+ * spio_load_compiled) lacks a planned kernel or built it for another block
+ * size. */
 typedef struct spio_launcher spio_launcher;
 spio_launcher *spio_gemm_launcher(const spio_gemm_problem *problem,
                                   const spio_gemm_config *config, spio_loaded *loaded,

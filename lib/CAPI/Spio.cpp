@@ -34,8 +34,8 @@ struct spio_loaded {
   /// Kernels that wait for the grids before them: launched as dependent
   /// grids (wgrad's reduce).
   std::set<std::string> dependents;
-  /// Loaded from compiled kernels: each one's dynamic shared bytes.
-  std::map<std::string, int64_t> sharedBytes;
+  /// Loaded from compiled kernels: each one's shared memory and block size.
+  std::map<std::string, kernels::CompiledResources> resources;
 };
 
 struct spio_launcher {
@@ -411,14 +411,14 @@ spio_loaded *spio_load_compiled(int32_t device, const spio_compiled *compiled, c
   spio_loaded *loaded = spio_load(device, compiled->module.ptx.c_str(), error);
   if (loaded)
     for (const mlir::spio::CompiledKernel &kernel : compiled->module.kernels)
-      loaded->sharedBytes[kernel.name] = kernel.sharedBytes;
+      loaded->resources[kernel.name] = {kernel.sharedBytes, kernel.blockSize};
   return loaded;
 }
 
 /// The launcher of `plan` on `loaded`, or NULL with *error set.
 static spio_launcher *makeLauncher(kernels::LaunchPlan plan, spio_loaded *loaded, char **error) {
   auto launcher = kernels::Launcher::create(std::move(plan), *loaded->cuda, loaded->module,
-                                            loaded->sharedBytes, loaded->dependents);
+                                            loaded->resources, loaded->dependents);
   if (!launcher) {
     fail(error, launcher.error().message + " (load compiled kernels with spio_load_compiled)");
     return nullptr;
@@ -429,6 +429,11 @@ static spio_launcher *makeLauncher(kernels::LaunchPlan plan, spio_loaded *loaded
 spio_launcher *spio_gemm_launcher(const spio_gemm_problem *problem,
                                   const spio_gemm_config *config, spio_loaded *loaded,
                                   char **error) {
+  if (char *invalid = spio_gemm_check(problem, config)) {
+    fail(error, invalid);
+    std::free(invalid);
+    return nullptr;
+  }
   return makeLauncher(kernels::gemmLaunchPlan(gemmProblem(*problem), gemmConfig(*config)),
                       loaded, error);
 }
@@ -436,6 +441,11 @@ spio_launcher *spio_gemm_launcher(const spio_gemm_problem *problem,
 spio_launcher *spio_conv2d_gw8_launcher(const spio_conv2d_gw8_problem *problem,
                                         const spio_conv2d_gw8_config *config,
                                         spio_loaded *loaded, char **error) {
+  if (char *invalid = spio_conv2d_gw8_check(problem, config)) {
+    fail(error, invalid);
+    std::free(invalid);
+    return nullptr;
+  }
   return makeLauncher(
       kernels::conv2dGw8LaunchPlan(convProblem(*problem), convConfig(*config)), loaded, error);
 }

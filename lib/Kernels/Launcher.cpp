@@ -12,19 +12,23 @@ using runtime::Status;
 
 Result<Launcher> Launcher::create(LaunchPlan plan, const runtime::Cuda &cuda,
                                   const runtime::Module &module,
-                                  const std::map<std::string, int64_t> &sharedBytes,
+                                  const std::map<std::string, CompiledResources> &resources,
                                   const std::set<std::string> &dependents) {
   Launcher launcher;
   launcher.cuda = &cuda;
   for (const PlannedKernel &planned : plan.kernels) {
-    auto shared = sharedBytes.find(planned.name);
-    if (shared == sharedBytes.end())
+    auto compiled = resources.find(planned.name);
+    if (compiled == resources.end())
       return Error{"the compiled module has no kernel " + planned.name};
+    int64_t block = compiled->second.blockSize;
+    if (block != 0 && block != planned.shape.block)
+      return Error{planned.name + " was built for blocks of " + std::to_string(block) +
+                   " threads, but the plan launches " + std::to_string(planned.shape.block)};
     Result<runtime::Kernel> kernel = module.kernel(planned.name);
     if (!kernel)
       return kernel.error();
-    launcher.ready.push_back(
-        {*kernel, shared->second, planned.dependent && dependents.count(planned.name) > 0, {}});
+    launcher.ready.push_back({*kernel, compiled->second.sharedBytes,
+                              planned.dependent && dependents.count(planned.name) > 0, {}});
   }
   launcher.launchPlan = std::move(plan);
   return launcher;

@@ -556,7 +556,7 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   Module module = orFail(gpu.loadPTX(ptx), "loading PTX");
   Launcher launcher = orFail(
       Launcher::create(gemmLaunchPlan(problem, config, params.params, info.name), gpu, module,
-                       {{info.name, info.sharedBytes}}, {}),
+                       {{info.name, {info.sharedBytes, info.blockSize}}}, {}),
       "looking up the kernel");
   auto [regs, local] = orFail(launcher.kernel(0).resources(), "reading kernel resources");
   text() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
@@ -909,15 +909,15 @@ struct LoadedConv {
 LoadedConv loadConv(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &config,
                     const mlir::spio::CompiledModule &compiled, bool dependentLaunches) {
   Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
-  std::map<std::string, int64_t> sharedBytes;
+  std::map<std::string, CompiledResources> resources;
   for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
-    sharedBytes[kernel.name] = kernel.sharedBytes;
+    resources[kernel.name] = {kernel.sharedBytes, kernel.blockSize};
   std::set<std::string> dependents;
   if (dependentLaunches)
     for (std::string &name : dependentKernels(compiled.ptx))
       dependents.insert(std::move(name));
   Launcher launcher =
-      orFail(Launcher::create(conv2dGw8LaunchPlan(problem, config), gpu, module, sharedBytes,
+      orFail(Launcher::create(conv2dGw8LaunchPlan(problem, config), gpu, module, resources,
                               dependents),
              "looking up the kernels");
   return {std::move(module), std::move(launcher)};

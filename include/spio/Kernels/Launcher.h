@@ -31,17 +31,24 @@ struct LaunchBindings {
   std::vector<float> scalars;
 };
 
+/// What compilation says of a kernel: its dynamic shared memory, and the
+/// block size it was built for (0: not fixed).
+struct CompiledResources {
+  int64_t sharedBytes = 0;
+  int64_t blockSize = 0;
+};
+
 class Launcher {
 public:
-  /// The plan on `module` (loaded on `cuda`'s device), whose kernels take
-  /// `sharedBytes` of dynamic shared memory each (by name); `dependents`
-  /// are the kernels whose code waits for the grids before them (from the
-  /// PTX), which launch as dependent grids where the plan allows. Fails
-  /// where the module lacks a planned kernel.
-  static runtime::Result<Launcher> create(LaunchPlan plan, const runtime::Cuda &cuda,
-                                          const runtime::Module &module,
-                                          const std::map<std::string, int64_t> &sharedBytes,
-                                          const std::set<std::string> &dependents);
+  /// The plan on `module` (loaded on `cuda`'s device), whose kernels were
+  /// compiled with `resources` (by name); `dependents` are the kernels whose
+  /// code waits for the grids before them (from the PTX), which launch as
+  /// dependent grids where the plan allows. Fails where the module lacks a
+  /// planned kernel or built it for another block size than the plan's.
+  static runtime::Result<Launcher>
+  create(LaunchPlan plan, const runtime::Cuda &cuda, const runtime::Module &module,
+         const std::map<std::string, CompiledResources> &resources,
+         const std::set<std::string> &dependents);
 
   const LaunchPlan &plan() const { return launchPlan; }
   /// Checks `bindings` (an address for every operand that is not optional,
