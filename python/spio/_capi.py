@@ -132,7 +132,6 @@ _SIGNATURES = {
     "spio_compiled_kernel_block_size": (ctypes.c_int64, [ctypes.c_void_p, ctypes.c_int32]),
     "spio_cache_directory": (_owned, []),
     "spio_device": (ctypes.c_int32, [ctypes.c_int32, _P(DeviceInfo), _P(ctypes.c_void_p)]),
-    "spio_load": (ctypes.c_void_p, [ctypes.c_int32, ctypes.c_char_p, _P(ctypes.c_void_p)]),
     "spio_loaded_destroy": (None, [ctypes.c_void_p]),
     "spio_launch": (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_char_p, LaunchShape,
                                      ctypes.c_int64, ctypes.c_void_p,
@@ -229,17 +228,11 @@ def device(index=0):
 
 
 class Loaded:
-    """Kernels loaded on a device (from PTX, or Compiled.load()); unloaded
-    when collected."""
+    """Kernels loaded on a device (Compiled.load()); unloaded when
+    collected."""
 
-    def __init__(self, ptx_or_handle, device=0):
-        if isinstance(ptx_or_handle, int):
-            self.handle = ptx_or_handle
-            return
-        error = ctypes.c_void_p()
-        self.handle = lib.spio_load(device, ptx_or_handle.encode(), ctypes.byref(error))
-        if not self.handle:
-            raise SpioError(take_string(error))
+    def __init__(self, handle):
+        self.handle = handle
 
     def __del__(self):
         if getattr(self, "handle", None):
