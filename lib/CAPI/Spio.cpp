@@ -417,6 +417,10 @@ spio_loaded *spio_load_compiled(int32_t device, const spio_compiled *compiled, c
 
 /// The launcher of `plan` on `loaded`, or NULL with *error set.
 static spio_launcher *makeLauncher(kernels::LaunchPlan plan, spio_loaded *loaded, char **error) {
+  if (!loaded) {
+    fail(error, "no loaded kernels (spio_load_compiled gives them)");
+    return nullptr;
+  }
   auto launcher = kernels::Launcher::create(std::move(plan), *loaded->cuda, loaded->module,
                                             loaded->resources, loaded->dependents);
   if (!launcher) {

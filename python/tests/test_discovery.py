@@ -505,3 +505,21 @@ def test_gemm_tensor_maps_refuse_what_tma_cannot_read():
         expect_error(lambda: encode(1 << 20, 1 << 21), "no GPU")
         return
     expect_error(lambda: encode((1 << 20) + 2, 1 << 21), "16-byte aligned address")
+
+
+def test_launchers_refuse_a_bad_problem_or_missing_kernels_without_a_gpu():
+    gemm = spio.kernels.GemmFamily()
+    args = spio.GemmArguments(256, 256, 256, "bf16")
+    problem, config = gemm._structs(args, gemm.chosen(args, 132))
+    error = ctypes.c_void_p()
+    assert not _capi.lib.spio_gemm_launcher(problem, config, None, ctypes.byref(error))
+    assert "no loaded kernels" in _capi.take_string(error)
+    problem.m = 0
+    assert not _capi.lib.spio_gemm_launcher(problem, config, None, ctypes.byref(error))
+    assert "GEMM sizes must be positive" in _capi.take_string(error)
+    conv = spio.kernels.Conv2dGw8Family()
+    wgrad = spio.Conv2dGw8Arguments(2, 64, 16, 16, pass_="wgrad")
+    problem, config = conv._structs(wgrad, conv.chosen(wgrad))
+    config.warps_q = 0
+    assert not _capi.lib.spio_conv2d_gw8_launcher(problem, config, None, ctypes.byref(error))
+    assert _capi.take_string(error)
