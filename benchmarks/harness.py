@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import math
 import re
 import subprocess
 import sys
@@ -101,6 +102,23 @@ def spio_report(cmd):
 
 
 TIMINGS = ("queued", "launch")
+
+
+def benchmark_arguments(repeats):
+    """A parser of what every benchmark takes: --spio-jit, --warmup,
+    --repeats (default `repeats`) and --timing."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--spio-jit", required=True)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=repeats)
+    add_timing_argument(parser)
+    return parser
+
+
+def geometric_mean(values):
+    """The geometric mean of positive `values` (NaN for none)."""
+    values = list(values)
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
 
 
 def add_timing_argument(parser):

@@ -6,25 +6,19 @@ by spio-jit (CUDA events, median) in one run. Only configurations the
 chooser would split differ; the others print a ratio of 1.00 within noise.
 """
 
-import argparse
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_timing_argument  # noqa: E402
+from harness import benchmark_arguments, geometric_mean  # noqa: E402
 from bench import LLM_SHAPES, spio_tflops  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--spio-jit", required=True)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=20)
+    parser = benchmark_arguments(20)
     parser.add_argument("--dtype", choices=["bf16", "f16"], default="bf16")
     parser.add_argument("--max-m", type=int, default=2048,
                         help="leave out the sweep's shapes with more rows")
-    add_timing_argument(parser)
     args = parser.parse_args()
     timed = (args.warmup, args.repeats, args.timing)
     print(f"{args.dtype}, {args.timing} timing; TFLOP/s (GB/s of A, B and D for M <= 16)")
@@ -41,8 +35,8 @@ def main():
         ratios.append(invariant / default)
         print(f"| {m}x{n}x{k} | {default * scale:.1f} | {invariant * scale:.1f} | "
               f"{invariant / default:.2f} |")
-    geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
-    print(f"\ngeometric mean invariant / default: {geomean:.2f}; lowest {min(ratios):.2f}")
+    print(f"\ngeometric mean invariant / default: {geometric_mean(ratios):.2f}; "
+          f"lowest {min(ratios):.2f}")
 
 
 if __name__ == "__main__":

@@ -6,15 +6,13 @@ run: fresh random inputs, CUDA events, the median of the timed repeats after
 warm-up; spio-jit checks its output against a float64 reference first.
 """
 
-import argparse
-import math
 import os
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_timing_argument, time_ms  # noqa: E402
+from harness import benchmark_arguments, geometric_mean, time_ms  # noqa: E402
 from bench import spio_ms  # noqa: E402
 
 # (batch, M, N, K, shared): attention scores (Q K^T of 64 and 96 heads of
@@ -26,12 +24,8 @@ SHAPES = [(64, 1024, 1024, 128, None), (96, 2048, 2048, 64, None),
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--spio-jit", required=True)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=30)
+    parser = benchmark_arguments(30)
     parser.add_argument("--dtype", choices=["bf16", "f16"], default="bf16")
-    add_timing_argument(parser)
     args = parser.parse_args()
     timed = (args.warmup, args.repeats, args.timing)
     # spio-jit first, before this process opens a CUDA context.
@@ -59,8 +53,8 @@ def main():
         ratios.append(theirs / spio)
         print(f"| {batch}x{m}x{n}x{k} | {shared or '-'} | {flops / spio / 1e9:.1f} | "
               f"{flops / theirs / 1e9:.1f} | {call} | {theirs / spio:.2f} |")
-    geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
-    print(f"\ngeometric mean of the ratios: {geomean:.2f}; lowest {min(ratios):.2f}")
+    print(f"\ngeometric mean of the ratios: {geometric_mean(ratios):.2f}; "
+          f"lowest {min(ratios):.2f}")
 
 
 if __name__ == "__main__":

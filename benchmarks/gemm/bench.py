@@ -6,8 +6,6 @@ repeats after warm-up. Layout: A row major (M x K), B column major (N x K
 in memory), as torch.matmul(a, b.t()); D in the input dtype.
 """
 
-import argparse
-import math
 import os
 import shlex
 import sys
@@ -15,7 +13,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_timing_argument, spio_report, time_ms  # noqa: E402
+from harness import (benchmark_arguments, geometric_mean, spio_report,  # noqa: E402
+                     time_ms)
 
 SHAPES = [
     (8192, 8192, 8192),
@@ -60,16 +59,12 @@ def spio_tflops(jit, m, n, k, dtype, warmup, repeats, timing, extra=()):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--spio-jit", required=True)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=50)
+    parser = benchmark_arguments(50)
     parser.add_argument("--dtypes", default="bf16,f16")
     parser.add_argument("--sweep", choices=["default", "llm"], default="default",
                         help="the shapes: benchmarks/gemm's, or Llama-style projections")
     parser.add_argument("--spio-options", type=shlex.split, default=[], metavar="OPTIONS",
                         help="more spio-jit options, e.g. --wgmma")
-    add_timing_argument(parser)
     args = parser.parse_args()
     # spio-jit first, before this process opens a CUDA context (another
     # process's context slows some kernels: conv2d_gw8/bench.py), then cuBLAS.
@@ -96,8 +91,8 @@ def main():
             ours, theirs = ours * scale, theirs * scale
         ratios.append(ours / theirs)
         print(f"| {shape} | {name} | {ours:.1f} | {theirs:.1f} | {unit} | {ours / theirs:.2f} |")
-    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-    print(f"\ngeometric mean of the ratios: {geomean:.2f}; lowest {min(ratios):.2f}")
+    print(f"\ngeometric mean of the ratios: {geometric_mean(ratios):.2f}; "
+          f"lowest {min(ratios):.2f}")
 
 
 if __name__ == "__main__":

@@ -10,8 +10,6 @@ Fresh random inputs, CUDA events, the median of the timed repeats after
 warm-up; spio-jit checks its fused output against a float64 reference first.
 """
 
-import argparse
-import math
 import os
 import sys
 
@@ -19,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_timing_argument, time_ms  # noqa: E402
+from harness import benchmark_arguments, geometric_mean, time_ms  # noqa: E402
 from bench import spio_ms  # noqa: E402
 
 # (tokens, hidden out, hidden in): the first MLP linear of BERT-large, GPT-3
@@ -31,15 +29,11 @@ ACTIVATIONS = {"gelu_tanh": lambda y: F.gelu(y, approximate="tanh"),
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--spio-jit", required=True)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=30)
+    parser = benchmark_arguments(30)
     parser.add_argument("--dtype", choices=["bf16", "f16"], default="bf16")
     parser.add_argument("--activation", choices=sorted(ACTIVATIONS), default="gelu_tanh")
     parser.add_argument("--no-compile", action="store_true",
                         help="leave out torch.compile (no Triton on the host)")
-    add_timing_argument(parser)
     args = parser.parse_args()
     timed = (args.warmup, args.repeats, args.timing)
     epilogue = f"bias,{args.activation}"
@@ -75,10 +69,9 @@ def main():
         print(f"| {m}x{n}x{k} | {tflops(plain):.1f} | {tflops(fused):.1f} | {plain / fused:.2f} | "
               f"{tflops(eager):.1f} | {tflops(inductor):.1f} | {eager / fused:.2f} | "
               f"{inductor / fused:.2f} |")
-    geomean = lambda r: math.exp(sum(map(math.log, r)) / len(r)) if r else float("nan")  # noqa
-    print(f"\nTFLOP/s; geometric means: fused / plain {geomean(to_plain):.2f} (lowest "
-          f"{min(to_plain):.2f}), fused vs eager {geomean(to_eager):.2f}, fused vs compile "
-          f"{geomean(to_compiled):.2f}")
+    print(f"\nTFLOP/s; geometric means: fused / plain {geometric_mean(to_plain):.2f} (lowest "
+          f"{min(to_plain):.2f}), fused vs eager {geometric_mean(to_eager):.2f}, fused vs compile "
+          f"{geometric_mean(to_compiled):.2f}")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
-#include <memory>
 #include <set>
 
 namespace kernels = ::spio::kernels;
@@ -415,13 +415,21 @@ spio_loaded *spio_load_compiled(int32_t device, const spio_compiled *compiled, c
   return loaded;
 }
 
-/// The launcher of `plan` on `loaded`, or NULL with *error set.
-static spio_launcher *makeLauncher(kernels::LaunchPlan plan, spio_loaded *loaded, char **error) {
+/// The launcher of the plan `planOf` gives on `loaded`, or NULL with
+/// *error set to `invalid` (the family's check, freed here) or why not.
+static spio_launcher *makeLauncher(char *invalid,
+                                   const std::function<kernels::LaunchPlan()> &planOf,
+                                   spio_loaded *loaded, char **error) {
+  if (invalid) {
+    fail(error, invalid);
+    std::free(invalid);
+    return nullptr;
+  }
   if (!loaded) {
     fail(error, "no loaded kernels (spio_load_compiled gives them)");
     return nullptr;
   }
-  auto launcher = kernels::Launcher::create(std::move(plan), *loaded->cuda, loaded->module,
+  auto launcher = kernels::Launcher::create(planOf(), *loaded->cuda, loaded->module,
                                             loaded->resources, loaded->dependents);
   if (!launcher) {
     fail(error, launcher.error().message + " (load compiled kernels with spio_load_compiled)");
@@ -433,25 +441,19 @@ static spio_launcher *makeLauncher(kernels::LaunchPlan plan, spio_loaded *loaded
 spio_launcher *spio_gemm_launcher(const spio_gemm_problem *problem,
                                   const spio_gemm_config *config, spio_loaded *loaded,
                                   char **error) {
-  if (char *invalid = spio_gemm_check(problem, config)) {
-    fail(error, invalid);
-    std::free(invalid);
-    return nullptr;
-  }
-  return makeLauncher(kernels::gemmLaunchPlan(gemmProblem(*problem), gemmConfig(*config)),
-                      loaded, error);
+  return makeLauncher(
+      spio_gemm_check(problem, config),
+      [&] { return kernels::gemmLaunchPlan(gemmProblem(*problem), gemmConfig(*config)); },
+      loaded, error);
 }
 
 spio_launcher *spio_conv2d_gw8_launcher(const spio_conv2d_gw8_problem *problem,
                                         const spio_conv2d_gw8_config *config,
                                         spio_loaded *loaded, char **error) {
-  if (char *invalid = spio_conv2d_gw8_check(problem, config)) {
-    fail(error, invalid);
-    std::free(invalid);
-    return nullptr;
-  }
   return makeLauncher(
-      kernels::conv2dGw8LaunchPlan(convProblem(*problem), convConfig(*config)), loaded, error);
+      spio_conv2d_gw8_check(problem, config),
+      [&] { return kernels::conv2dGw8LaunchPlan(convProblem(*problem), convConfig(*config)); },
+      loaded, error);
 }
 
 void spio_launcher_destroy(spio_launcher *launcher) { delete launcher; }

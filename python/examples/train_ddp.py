@@ -10,7 +10,6 @@ bit-identical across the two runs and across the ranks.
 kernels at once on first use: the PTX cache is shared among them.
 """
 
-import argparse
 import hashlib
 import os
 import time
@@ -20,7 +19,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 import spio
-from train_deterministic import Net
+from train_deterministic import Net, network_arguments
 
 
 def train(options, rank):
@@ -51,12 +50,7 @@ def train(options, rank):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--size", type=int, default=32, help="image height and width")
-    parser.add_argument("--channels", type=int, default=128)
-    options = parser.parse_args()
+    options = network_arguments(50).parse_args()
     dist.init_process_group("nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))

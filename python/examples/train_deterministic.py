@@ -90,12 +90,19 @@ def profile(options, use_spio, steps=20):
     print(prof.key_averages().table(sort_by="self_device_time_total", row_limit=15))
 
 
-def main():
+def network_arguments(steps):
+    """A parser of the run's size: --steps (default `steps`), --batch,
+    --size and --channels."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=steps)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--size", type=int, default=32, help="image height and width")
     parser.add_argument("--channels", type=int, default=128)
+    return parser
+
+
+def main():
+    parser = network_arguments(300)
     parser.add_argument("--compile", action="store_true",
                         help="also train both networks under torch.compile(mode='reduce-overhead')")
     parser.add_argument("--profile", action="store_true",

@@ -29,6 +29,20 @@ def _candidates():
     yield here.parent.parent / "build" / "lib" / "libspio_capi.so"
 
 
+def _checked(library, path):
+    """`library` (loaded from `path`) if it is Spio's C API of the version
+    these bindings are written against, else SpioError saying what to do."""
+    if not hasattr(library, "spio_abi_version"):
+        raise SpioError(f"{path} is not Spio's C API library (it has no spio_abi_version); "
+                        + _REBUILD)
+    library.spio_abi_version.restype = ctypes.c_int32
+    version = library.spio_abi_version()
+    if version != ABI_VERSION:
+        raise SpioError(f"{path} has C API version {version}, this package needs "
+                        f"{ABI_VERSION}: " + _REBUILD)
+    return library
+
+
 def _load():
     tried = []
     for path in _candidates():
@@ -37,15 +51,7 @@ def _load():
         except OSError as error:
             tried.append(f"{path}: {error}")
             continue
-        if not hasattr(library, "spio_abi_version"):
-            raise SpioError(f"{path} is not Spio's C API library (it has no spio_abi_version); "
-                            + _REBUILD)
-        library.spio_abi_version.restype = ctypes.c_int32
-        version = library.spio_abi_version()
-        if version != ABI_VERSION:
-            raise SpioError(f"{path} has C API version {version}, this package needs "
-                            f"{ABI_VERSION}: " + _REBUILD)
-        return library, str(path)
+        return _checked(library, path), str(path)
     raise SpioError("cannot load the Spio C API library: " + _REBUILD + "; tried " +
                     "; ".join(tried))
 
@@ -208,11 +214,6 @@ class Compiled:
         return Loaded(handle)
 
 
-def compile_source(source, chip):
-    """spio-dialect source compiled for `chip` (a Compiled)."""
-    return Compiled(source, chip)
-
-
 def cache_directory():
     """Where compiled PTX is cached on disk ($SPIO_CACHE_DIR, else the user's
     cache directory)."""
@@ -271,6 +272,17 @@ class Launcher:
         self._scalars = ctypes.c_float * len(self.scalars)
         self._error = ctypes.c_void_p()
         self._error_slot = ctypes.byref(self._error)
+
+    @classmethod
+    def create(cls, make, problem, config, loaded):
+        """The launcher `make` (spio_gemm_launcher or
+        spio_conv2d_gw8_launcher) builds for the problem and config structs
+        on `loaded`, or SpioError with the reason."""
+        error = ctypes.c_void_p()
+        handle = make(problem, config, loaded.handle, ctypes.byref(error))
+        if not handle:
+            raise SpioError(take_string(error))
+        return cls(handle, loaded)
 
     def __del__(self):
         if getattr(self, "handle", None):

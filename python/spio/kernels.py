@@ -414,12 +414,12 @@ class Kernel:
         if (compiled.ptx, device) not in _loaded:
             _loaded[compiled.ptx, device] = compiled.load(device)
         module = _loaded[compiled.ptx, device]
-        launches = tuple(
+        launcher = self.family.launcher(args, self.config, module)
+        launches = () if launcher else tuple(
             (name.encode(), _capi.LaunchShape(*shape), shared)
             for (name, shared, _), shape in zip(compiled.kernels,
                                                 self.family.launch_shapes(args, self.config)))
-        loaded = prepared.devices[device] = _Loaded(
-            module, self.family.launcher(args, self.config, module), launches)
+        loaded = prepared.devices[device] = _Loaded(module, launcher, launches)
         return loaded
 
     def compile(self, args, chip="sm_90"):
@@ -433,7 +433,7 @@ class Kernel:
     def _compile(self, args, chip):
         self._require(args)
         source = self.family.source(args, self.config)
-        compiled = _capi.compile_source(source, chip)
+        compiled = _capi.Compiled(source, chip)
         compiled.source = source
         log.info("%s %s: %s (%d bytes of PTX)", self.family.name, args, compiled.cache,
                  len(compiled.ptx))
@@ -580,12 +580,8 @@ class GemmFamily(KernelFamily):
         return None
 
     def launcher(self, args, config, loaded):
-        error = ctypes.c_void_p()
-        handle = _capi.lib.spio_gemm_launcher(*self._structs(args, config), loaded.handle,
-                                              ctypes.byref(error))
-        if not handle:
-            raise SpioError(_capi.take_string(error))
-        return _capi.Launcher(handle, loaded)
+        return _capi.Launcher.create(_capi.lib.spio_gemm_launcher,
+                                     *self._structs(args, config), loaded)
 
 
 class Conv2dGw8Family(KernelFamily):
@@ -710,12 +706,8 @@ class Conv2dGw8Family(KernelFamily):
                 "wgrad": (("x", "dy", "dw") + (("db",) if args.bias else ()), ())}[config[0]]
 
     def launcher(self, args, config, loaded):
-        error = ctypes.c_void_p()
-        handle = _capi.lib.spio_conv2d_gw8_launcher(*self._structs(args, config), loaded.handle,
-                                                    ctypes.byref(error))
-        if not handle:
-            raise SpioError(_capi.take_string(error))
-        return _capi.Launcher(handle, loaded)
+        return _capi.Launcher.create(_capi.lib.spio_conv2d_gw8_launcher,
+                                     *self._structs(args, config), loaded)
 
 
 _families = [GemmFamily(), Conv2dGw8Family()]

@@ -289,17 +289,17 @@ def test_user_family_errors_name_the_family():
 
 
 def test_bad_source_reports_the_diagnostics():
-    expect_error(lambda: _capi.compile_source("module { func.func @f( }", "sm_90"),
+    expect_error(lambda: _capi.Compiled("module { func.func @f( }", "sm_90"),
                  "compiling spio source failed")
 
 
 def test_a_compiler_crash_is_an_error_not_the_end_of_python():
     # MLIR 22's parser crashes on an index array; the C API recovers.
     crashing = "func.func private @f() attributes {a = array<index: 1>}"
-    expect_error(lambda: _capi.compile_source(crashing, "sm_90"), "the compiler crashed")
+    expect_error(lambda: _capi.Compiled(crashing, "sm_90"), "the compiler crashed")
     # The library still compiles after it: the same source with i64 parses,
     # and is refused for what it lacks.
-    expect_error(lambda: _capi.compile_source(crashing.replace("index", "i64"), "sm_90"),
+    expect_error(lambda: _capi.Compiled(crashing.replace("index", "i64"), "sm_90"),
                  "the source has no gpu.module")
 
 
@@ -363,8 +363,23 @@ def test_a_library_that_is_not_spios_is_refused_at_import():
     assert "pip install --no-build-isolation ./python" in result.stderr
 
 
-def test_the_library_reports_the_interface_version_the_package_needs():
-    assert _capi.lib.spio_abi_version() == _capi.ABI_VERSION
+def test_a_library_of_another_interface_version_is_refused():
+    class Function:
+        def __init__(self, version):
+            self.version = version
+
+        def __call__(self):
+            return self.version
+
+    class Library:
+        def __init__(self, version):
+            self.spio_abi_version = Function(version)
+
+    assert _capi._checked(Library(_capi.ABI_VERSION), "ours.so").spio_abi_version() == \
+        _capi.ABI_VERSION
+    expect_error(lambda: _capi._checked(Library(_capi.ABI_VERSION + 1), "newer.so"),
+                 f"newer.so has C API version {_capi.ABI_VERSION + 1}, this package needs "
+                 f"{_capi.ABI_VERSION}", "pip install --no-build-isolation ./python")
 
 
 def test_run_checks_operands_before_anything_runs():

@@ -32,6 +32,17 @@ def close(got, want, scale):
     assert error <= 2.0 ** -6 * scale, f"max error {error} (scale {scale})"
 
 
+def gradients_close(y, y32, pairs):
+    """Backpropagates one random dy through `y` and through its float32
+    reference `y32`, then checks each (tensor, reference tensor) pair's
+    gradient."""
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    y32.backward(dy.float())
+    for t, t32 in pairs:
+        close(t.grad, t32.grad, t32.grad.abs().max().item())
+
+
 @gpu
 @pytest.mark.parametrize("stride,padding,rs", [(1, (1, 1), (3, 3)), (2, (2, 1), (5, 3)),
                                                (1, (0, 0), (1, 1)), (1, (4, 3), (3, 3)),
@@ -43,12 +54,7 @@ def test_conv2d_gw8_forward_and_gradients(stride, padding, rs):
     x32, w32, b32 = (t.detach().float().requires_grad_() for t in (x, weight, bias))
     y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, padding, groups=x.shape[1] // 8)
     close(y, y32, y32.abs().max().item())
-    dy = torch.randn_like(y)
-    y.backward(dy)
-    y32.backward(dy.float())
-    close(x.grad, x32.grad, x32.grad.abs().max().item())
-    close(weight.grad, w32.grad, w32.grad.abs().max().item())
-    close(bias.grad, b32.grad, b32.grad.abs().max().item())
+    gradients_close(y, y32, [(x, x32), (weight, w32), (bias, b32)])
 
 
 @gpu
@@ -64,10 +70,7 @@ def test_conv2d_gw8_in_the_heuristics_band_ring():
     x32.requires_grad_()
     y32 = torch.nn.functional.conv2d(x32, w32, b32, 1, (2, 2), groups=64)
     close(y, y32, y32.abs().max().item())
-    dy = torch.randn_like(y)
-    y.backward(dy)
-    y32.backward(dy.float())
-    close(x.grad, x32.grad, x32.grad.abs().max().item())
+    gradients_close(y, y32, [(x, x32)])
 
 
 @gpu
@@ -123,12 +126,7 @@ def test_linear_and_matmul_with_gradients():
     b32 = layer.bias.detach().float().requires_grad_()
     y32 = x32 @ w32.t() + b32
     close(y, y32, y32.abs().max().item())
-    dy = torch.randn_like(y)
-    y.backward(dy)
-    y32.backward(dy.float())
-    close(x.grad, x32.grad, x32.grad.abs().max().item())
-    close(layer.weight.grad, w32.grad, w32.grad.abs().max().item())
-    close(layer.bias.grad, b32.grad, b32.grad.abs().max().item())
+    gradients_close(y, y32, [(x, x32), (layer.weight, w32), (layer.bias, b32)])
     a, b = x.detach(), layer.weight.detach().t().contiguous()
     close(spio.matmul(a, b), a.float() @ b.float(), 64)
 
@@ -174,11 +172,7 @@ def test_bmm_with_gradients_and_transposed_views(heads, m, n, k):
     k32 = keys.detach().float().requires_grad_()
     want = torch.bmm(q32, k32.transpose(1, 2))
     close(scores, want, want.abs().max().item())
-    dd = torch.randn_like(scores)
-    scores.backward(dd)
-    want.backward(dd.float())
-    close(q.grad, q32.grad, q32.grad.abs().max().item())
-    close(keys.grad, k32.grad, k32.grad.abs().max().item())
+    gradients_close(scores, want, [(q, q32), (keys, k32)])
     again = spio.bmm(q.detach(), keys.detach().transpose(1, 2))
     assert torch.equal(again.view(torch.int16), scores.detach().view(torch.int16))
 
