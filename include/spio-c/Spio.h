@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 1
+#define SPIO_ABI_VERSION 2
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -56,6 +56,10 @@ enum {
  * values), columns (n values). */
 enum { SPIO_ALONG_NONE = 0, SPIO_ALONG_ROWS = 1, SPIO_ALONG_COLS = 2 };
 #define SPIO_GEMM_MAX_EPILOGUE_STEPS 8
+/* How f32 inputs are multiplied (torch.set_float32_matmul_precision's
+ * names): split into 3, 2 or 1 bf16 terms whose leading products are added
+ * in f32 on bf16 tensor cores. */
+enum { SPIO_F32_HIGHEST = 0, SPIO_F32_HIGH = 1, SPIO_F32_MEDIUM = 2 };
 
 /* D (m x n) = epilogue(alpha * A @ B); A is m x k (column major: stored
  * k x m), B is k x n (column major: stored n x k). */
@@ -79,6 +83,10 @@ typedef struct {
    * other; a_shared / b_shared non-zero: one A / B serves them all. */
   int64_t batch;
   int32_t a_shared, b_shared;
+  /* f32 inputs (SPIO_F32_*). Operands whose dtype is f32 or whose contiguous
+   * dimension is not a multiple of 8 are packed by two kernels into the
+   * launcher's workspace first. */
+  int32_t f32_precision;
 } spio_gemm_problem;
 
 typedef struct {
@@ -105,17 +113,25 @@ typedef struct {
 char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config);
 /* The configuration spio-jit would choose on a GPU of `multiprocessors` SMs
  * and compute capability `compute_capability` (90 for 9.0): wgmma on Hopper
- * where A and B are K-major, else mma.sync. */
+ * where A and B are K-major or packed, else mma.sync. */
 spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                                          int64_t multiprocessors,
                                          int32_t compute_capability);
-/* The workload in the spio dialect: gpu.func @gemm(A, B, C, D, alpha, beta),
+/* The workload in the spio dialect: gpu.func @gemm_pack_a and @gemm_pack_b
+ * where the operands are packed, then gpu.func @gemm(A, B, C, D, alpha, beta),
  * then the bias and the scale where the epilogue reads them, then with
  * wgmma A's and B's tensor maps (spio_gemm_tensor_maps), as
  * spio_gemm_launcher launches it. Requires spio_gemm_check to pass. */
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config);
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
                                          const spio_gemm_config *config);
+/* Where the problem's operands are packed first: the grid of the kernel
+ * packing A (operand 0) or B (1), which launch before the GEMM, and the
+ * workspace they pack into (bytes); a zero grid and 0 bytes otherwise.
+ * Requires spio_gemm_check to pass. */
+spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
+                                              int32_t operand);
+int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem);
 
 /* Grouped conv2d, groups of 8 channels, NHWC (spio/Kernels/Conv2dGw8.h). */
 typedef struct {

@@ -97,6 +97,7 @@ kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
   g.batch = p.batch == 0 ? 1 : p.batch;
   g.batchA = p.a_shared == 0;
   g.batchB = p.b_shared == 0;
+  g.precision = kernels::F32Precision(p.f32_precision);
   return g;
 }
 
@@ -207,6 +208,18 @@ char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config 
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
                                          const spio_gemm_config *config) {
   return launchShape(kernels::gemmLaunchShape(gemmProblem(*problem), gemmConfig(*config)));
+}
+
+spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
+                                              int32_t operand) {
+  kernels::GemmProblem p = gemmProblem(*problem);
+  if (!kernels::gemmPacksOperands(p) || (operand != 0 && operand != 1))
+    return {0, 0, 0, 0};
+  return launchShape(kernels::gemmPackLaunchShape(p, operand == 0 ? 'a' : 'b'));
+}
+
+int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem) {
+  return kernels::gemmWorkspaceBytes(gemmProblem(*problem));
 }
 
 char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,

@@ -115,6 +115,72 @@ int64_t gemmStagingBytes(const GemmProblem &p, const GemmConfig &c) {
   return c.warpsM * kStagedRows * (kStagedColumns * dtypeBytes(p.output) + 16);
 }
 
+bool gemmPacksOperands(const GemmProblem &p) {
+  if (p.input == DType::F32)
+    return true;
+  int64_t contiguousA = p.a == Layout::RowMajor ? p.k : p.m;
+  int64_t contiguousB = p.b == Layout::ColMajor ? p.k : p.n;
+  return contiguousA % 8 != 0 || contiguousB % 8 != 0;
+}
+
+int64_t gemmPackSegments(const GemmProblem &p) {
+  if (p.input != DType::F32)
+    return 1;
+  switch (p.precision) {
+  case F32Precision::Highest:
+    return 6;
+  case F32Precision::High:
+    return 3;
+  case F32Precision::Medium:
+    return 1;
+  }
+  return 1;
+}
+
+int64_t gemmPackTerms(const GemmProblem &p) {
+  if (p.input != DType::F32)
+    return 1;
+  return p.precision == F32Precision::Highest ? 3 : p.precision == F32Precision::High ? 2 : 1;
+}
+
+int64_t gemmPackTerm(const GemmProblem &p, char operand, int64_t segment) {
+  // Products by decreasing size: hi*hi, hi*mid, mid*hi, then (Highest)
+  // hi*lo, mid*mid, lo*hi; those left out are below f32's rounding.
+  static constexpr int64_t termsA[] = {0, 0, 1, 0, 1, 2};
+  static constexpr int64_t termsB[] = {0, 1, 0, 2, 1, 0};
+  return operand == 'a' ? termsA[segment] : termsB[segment];
+}
+
+/// K of a packed operand's segment: zeros up to a multiple of 8.
+static int64_t packedK(const GemmProblem &p) { return ceilDiv(p.k, 8) * 8; }
+
+GemmProblem gemmPackedProblem(const GemmProblem &p) {
+  if (!gemmPacksOperands(p))
+    return p;
+  GemmProblem q = p;
+  q.input = p.input == DType::F32 ? DType::BF16 : p.input;
+  q.a = Layout::RowMajor;
+  q.b = Layout::ColMajor;
+  q.k = gemmPackSegments(p) * packedK(p);
+  return q;
+}
+
+int64_t gemmPackedBytes(const GemmProblem &p, char operand) {
+  if (!gemmPacksOperands(p))
+    return 0;
+  bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
+  int64_t rows = (operand == 'a' ? p.m : p.n) * (batched ? p.batch : 1);
+  return ceilDiv(rows * gemmPackedProblem(p).k * 2, 256) * 256;
+}
+
+int64_t gemmPackedOffset(const GemmProblem &p, char operand) {
+  return operand == 'a' ? 0 : gemmPackedBytes(p, 'a');
+}
+
+int64_t gemmWorkspaceBytes(const GemmProblem &p) {
+  return gemmPackedBytes(p, 'a') + gemmPackedBytes(p, 'b');
+}
+
 std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0)
     return "GEMM sizes must be positive, got M=" + std::to_string(p.m) +
@@ -125,8 +191,11 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
       !layout::withinExtent({p.m, p.n}))
     return "M x K, K x N or M x N (M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
            " K=" + std::to_string(p.k) + ") is over the 2^40 elements a spio tensor spans";
-  if (p.input == DType::F32)
-    return "GEMM inputs must be f16 or bf16 (tensor cores with f32 accumulation)";
+  if (p.input != DType::F16 && p.input != DType::BF16 && p.input != DType::F32)
+    return "GEMM inputs must be f16, bf16 or f32";
+  if (p.input == DType::F32 && p.precision != F32Precision::Highest &&
+      p.precision != F32Precision::High && p.precision != F32Precision::Medium)
+    return "the f32 precision must be highest, high or medium";
   if (std::string err = checkEpilogue(p); !err.empty())
     return err;
   if (p.batch < 1 || p.batch > kMaxGridY)
@@ -139,21 +208,15 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     return "a batch of " + std::to_string(p.batch) + " problems of M=" + std::to_string(p.m) +
            " N=" + std::to_string(p.n) + " K=" + std::to_string(p.k) +
            " is over the 2^40 elements a spio tensor spans";
-  // Each 16-byte vector holds 8 consecutive elements of the contiguous
-  // dimension, so that dimension must be a multiple of 8.
-  auto aligned = [&](const char *matrix, const char *dim, int64_t size) -> std::string {
-    if (size % 8 == 0)
-      return {};
-    return std::string(matrix) + " is contiguous along " + dim + " = " +
-           std::to_string(size) +
-           ", which must be a multiple of 8 for 16-byte loads; use the other "
-           "layout or pad it";
-  };
-  std::string err = p.a == Layout::RowMajor ? aligned("A", "K", p.k) : aligned("A", "M", p.m);
-  if (err.empty())
-    err = p.b == Layout::ColMajor ? aligned("B", "K", p.k) : aligned("B", "N", p.n);
-  if (!err.empty())
-    return err;
+  if (gemmPacksOperands(p)) {
+    // The packed operands' segments along K must fit a tensor too; the
+    // tensor-core kernel is then the packed problem's.
+    int64_t k = gemmPackedProblem(p).k;
+    if (!layout::withinExtent({p.batch, p.m, k}) || !layout::withinExtent({p.batch, p.n, k}))
+      return "A and B packed into " + std::to_string(gemmPackSegments(p)) +
+             " segments of K are over the 2^40 elements a spio tensor spans";
+    return checkGemm(gemmPackedProblem(p), c);
+  }
   if (c.warpsM < 1 || c.warpsN < 1)
     return "warp counts must be positive, got " + std::to_string(c.warpsM) + "x" +
            std::to_string(c.warpsN);
@@ -286,7 +349,8 @@ GemmConfig chooseGemmConfig(const GemmProblem &p, int64_t numSMs) {
   return small;
 }
 
-bool wgmmaSupports(const GemmProblem &p) {
+bool wgmmaSupports(const GemmProblem &problem) {
+  GemmProblem p = gemmPackedProblem(problem);
   return p.a == Layout::RowMajor && p.b == Layout::ColMajor && p.input != DType::F32;
 }
 
@@ -301,7 +365,8 @@ static int64_t rasterRows(int64_t rows) {
   return 1;
 }
 
-GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
+GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
+  GemmProblem p = gemmPackedProblem(problem);
   GemmConfig c;
   c.wgmma = true;
   c.blockK = 64;
@@ -402,8 +467,9 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &p, int64_t numSMs) {
   return c;
 }
 
-runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &p, const GemmConfig &c,
+runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const GemmConfig &c,
                                            char operand) {
+  GemmProblem p = gemmPackedProblem(problem);
   runtime::TensorMapShape shape;
   shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
                                         : runtime::TensorMapShape::Element::BF16;
@@ -420,6 +486,14 @@ LaunchShape gemmLaunchShape(const GemmProblem &p, const GemmConfig &c) {
   if (c.persistent > 0)
     return {c.persistent, 1, c.threads()};
   return {ceilDiv(p.n, c.blockN) * c.splitK, ceilDiv(p.m, c.blockM), c.threads(), p.batch};
+}
+
+LaunchShape gemmPackLaunchShape(const GemmProblem &p, char operand) {
+  // A batch the operand does not have is packed once.
+  bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
+  int64_t rows = operand == 'a' ? p.m : p.n;
+  return {ceilDiv(rows * (packedK(p) / 8), kPackThreads), 1, kPackThreads,
+          batched ? p.batch : 1};
 }
 
 } // namespace spio::kernels

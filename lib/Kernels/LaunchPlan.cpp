@@ -2,6 +2,8 @@
 
 #include "spio/Kernels/LaunchPlan.h"
 
+#include <tuple>
+
 namespace spio::kernels {
 
 namespace {
@@ -10,7 +12,7 @@ using Kind = PlanParameter::Kind;
 
 PlanParameter operand(int index) { return {Kind::Operand, index, {}}; }
 PlanParameter null() { return {Kind::Null, -1, {}}; }
-PlanParameter workspace() { return {Kind::Workspace, -1, {}}; }
+PlanParameter workspace(int64_t offset = 0) { return {Kind::Workspace, -1, {}, offset}; }
 
 } // namespace
 
@@ -27,22 +29,38 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
                    {"bias", problem.bias == Along::None},
                    {"scale", problem.scale == Along::None}};
   plan.scalars = {{"alpha", 1.0f}, {"beta", 0.0f}};
+  // Packed operands: each packing kernel writes its operand's packed form
+  // into the workspace, which the GEMM reads.
+  bool packs = gemmPacksOperands(problem);
+  if (packs) {
+    plan.workspaceBytes = gemmWorkspaceBytes(problem);
+    for (auto [index, which, kernelName] : {std::tuple{int(A), 'a', kGemmPackA},
+                                            std::tuple{int(B), 'b', kGemmPackB}})
+      plan.kernels.push_back({kernelName, gemmPackLaunchShape(problem, which), false,
+                              {operand(index), workspace(gemmPackedOffset(problem, which))}});
+  }
   PlannedKernel kernel{name, gemmLaunchShape(problem, config), false,
                        std::vector<PlanParameter>(at.count)};
   auto place = [&](int position, PlanParameter parameter) {
     if (position >= 0)
       kernel.parameters[position] = parameter;
   };
-  place(at.a, operand(A));
-  place(at.b, operand(B));
+  auto tensorMap = [&](int index, char which) -> PlanParameter {
+    runtime::TensorMapShape map = gemmTensorMapShape(problem, config, which);
+    if (packs)
+      return {Kind::WorkspaceTensorMap, -1, map, gemmPackedOffset(problem, which)};
+    return {Kind::TensorMap, index, map};
+  };
+  place(at.a, packs ? workspace(gemmPackedOffset(problem, 'a')) : operand(A));
+  place(at.b, packs ? workspace(gemmPackedOffset(problem, 'b')) : operand(B));
   place(at.c, operand(C));
   place(at.d, operand(D));
   place(at.bias, operand(Bias));
   place(at.scale, operand(Scale));
   place(at.alpha, {Kind::Scalar, Alpha, {}});
   place(at.beta, {Kind::Scalar, Beta, {}});
-  place(at.aMap, {Kind::TensorMap, A, gemmTensorMapShape(problem, config, 'a')});
-  place(at.bMap, {Kind::TensorMap, B, gemmTensorMapShape(problem, config, 'b')});
+  place(at.aMap, tensorMap(A, 'a'));
+  place(at.bMap, tensorMap(B, 'b'));
   plan.kernels.push_back(std::move(kernel));
   return plan;
 }

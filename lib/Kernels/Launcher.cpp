@@ -79,18 +79,24 @@ Status Launcher::run(const LaunchBindings &bindings, void *stream, size_t first,
       case Kind::Null:
         break;
       case Kind::Workspace:
-        addresses[k][i] = bindings.workspace;
+        addresses[k][i] = bindings.workspace + runtime::DevicePtr(parameter.offset);
         break;
       case Kind::Scalar:
         argument = &scalars[parameter.index];
         break;
-      case Kind::TensorMap: {
-        runtime::DevicePtr address = bindings.operands[parameter.index];
+      case Kind::TensorMap:
+      case Kind::WorkspaceTensorMap: {
+        bool inWorkspace = parameter.kind == Kind::WorkspaceTensorMap;
+        runtime::DevicePtr address =
+            inWorkspace ? bindings.workspace + runtime::DevicePtr(parameter.offset)
+                        : bindings.operands[parameter.index];
         auto &[encodedFor, map] = ready[k].maps[i];
         if (encodedFor != address) {
           Result<runtime::TensorMap> encoded = cuda->encodeTensorMap(parameter.map, address);
           if (!encoded)
-            return Error{"encoding the tensor map of " + plan.operands[parameter.index].name +
+            return Error{"encoding the tensor map of " +
+                         (inWorkspace ? std::string("the workspace")
+                                      : plan.operands[parameter.index].name) +
                          ": " + encoded.error().message};
           map = *encoded;
           encodedFor = address;

@@ -59,13 +59,29 @@ double unitRoundoff(DType dtype) {
   return 1;
 }
 
-ReferenceCheck::ReferenceCheck(DType output, double chain)
-    : u(unitRoundoff(output)), chain(chain) {}
+double gemmProductError(const kernels::GemmProblem &problem) {
+  if (problem.input != DType::F32)
+    return 0;
+  double u = unitRoundoff(DType::BF16);
+  switch (problem.precision) {
+  case kernels::F32Precision::Highest:
+    return 4 * u * u * u;
+  case kernels::F32Precision::High:
+    return 3 * u * u;
+  case kernels::F32Precision::Medium:
+    return 2 * u + u * u;
+  }
+  return 0;
+}
+
+ReferenceCheck::ReferenceCheck(DType output, double chain, double productError)
+    : u(unitRoundoff(output)), chain(chain), productError(productError) {}
 
 void ReferenceCheck::add(double got, double expected, double magnitude,
                          const std::function<std::string()> &where) {
   double tolerance =
-      u * std::fabs(expected) + 2.0 * chain * std::ldexp(1.0, -24) * magnitude + 1e-6;
+      u * std::fabs(expected) +
+      (2.0 * chain * std::ldexp(1.0, -24) + productError) * magnitude + 1e-6;
   double err = std::fabs(got - expected);
   if (!(err <= tolerance)) {
     if (failures.size() < 5) {

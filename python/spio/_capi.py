@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -70,7 +70,7 @@ class GemmProblem(ctypes.Structure):
                 ("bias_dtype", ctypes.c_int32), ("scale_along", ctypes.c_int32),
                 ("scale_dtype", ctypes.c_int32), ("batch_invariant", ctypes.c_int32),
                 ("batch", ctypes.c_int64), ("a_shared", ctypes.c_int32),
-                ("b_shared", ctypes.c_int32)]
+                ("b_shared", ctypes.c_int32), ("f32_precision", ctypes.c_int32)]
 
 
 class GemmConfig(ctypes.Structure):
@@ -113,6 +113,8 @@ _SIGNATURES = {
     "spio_gemm_choose_config": (GemmConfig, [_P(GemmProblem), ctypes.c_int64, ctypes.c_int32]),
     "spio_gemm_source": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_launch_shape": (LaunchShape, [_P(GemmProblem), _P(GemmConfig)]),
+    "spio_gemm_pack_launch_shape": (LaunchShape, [_P(GemmProblem), ctypes.c_int32]),
+    "spio_gemm_workspace_size": (ctypes.c_int64, [_P(GemmProblem)]),
     "spio_gemm_tensor_maps": (ctypes.c_int32, [_P(GemmProblem), _P(GemmConfig), ctypes.c_uint64,
                                                ctypes.c_uint64, ctypes.c_void_p,
                                                _P(ctypes.c_void_p)]),

@@ -442,16 +442,32 @@ def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
 
 # --- Matrix multiplication ----------------------------------------------------
 
+# GEMM inputs: f32 ones are multiplied as sums of bf16 terms, as many as
+# torch.get_float32_matmul_precision() asks for.
+_GEMM_DTYPES = ("f16", "bf16", "f32")
+
+
+def _f32_precision(t):
+    return torch.get_float32_matmul_precision() if t.dtype == torch.float32 else "highest"
+
+
+def _aligned(t):
+    """`t`, or a copy where its address is not 16-byte aligned (a view
+    starting inside a row), as the kernels' vector loads need."""
+    return t.clone() if t.data_ptr() % _kernels.ALIGNMENT else t
+
+
 def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None):
     """D (m x n) = A @ B (+ bias, one value a column, added in f32 before
     the rounding to D) with A and B as stored (layouts as in GemmArguments)."""
+    precision = _f32_precision(a)
     key = ("gemm", a.dtype, b.dtype, a.get_device(), b.get_device(), out_dtype, a_layout,
-           b_layout, m, n, k, _batch_invariant,
+           b_layout, m, n, k, _batch_invariant, precision,
            None if bias is None else (bias.shape, bias.dtype, bias.get_device()))
     launcher = _launchers.get(key)
     if launcher is None or not (a.is_contiguous() and b.is_contiguous()):
         for name, t in (("A", a), ("B", b)):
-            _check_tensor(name, t, device=a.get_device())
+            _check_tensor(name, t, _GEMM_DTYPES, a.get_device())
             if not t.is_contiguous():
                 raise SpioError(f"{name} must be contiguous")
     if launcher is None:
@@ -463,11 +479,12 @@ def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None):
             epilogue = {"epilogue": ("bias",), "bias_along": "col",
                         "bias_dtype": _DTYPES[bias.dtype]}
         args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
-                                      b_layout, batch_invariant=_batch_invariant, **epilogue)
+                                      b_layout, batch_invariant=_batch_invariant,
+                                      precision=precision, **epilogue)
         launcher = _launchers[key] = _launcher(args, a.get_device())
     d = a.new_empty((m, n), dtype=out_dtype)
-    launcher.run(_stream(a), (a.data_ptr(), b.data_ptr(), 0, d.data_ptr(),
-                              0 if bias is None else bias.contiguous().data_ptr(), 0))
+    _run(launcher, _stream(a), (_aligned(a), _aligned(b), None, d,
+                                None if bias is None else _aligned(bias.contiguous()), None))
     return d
 
 
@@ -550,7 +567,8 @@ class _LinearFunction(torch.autograd.Function):
 
 def linear(x, weight, bias=None):
     """x @ weight.t() (+ bias, added in the GEMM's epilogue) on Spio's GEMM;
-    x (..., K) f16/bf16 on a CUDA device."""
+    x (..., K) f16/bf16/f32 on a CUDA device (f32 as
+    torch.get_float32_matmul_precision() says)."""
     x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
     x2 = x2.contiguous()
     # Tracing (torch.compile, export) and tensor subclasses take the
@@ -591,16 +609,18 @@ def _bmm(a, b):
     (a, a_layout), (b, b_layout) = _as_stored(a), _as_stored(b)
     batch, m, k = a.shape
     n = b.shape[2]
-    key = ("bmm", a.dtype, a.get_device(), b.get_device(), a_layout, b_layout, batch, m, n, k)
+    precision = _f32_precision(a)
+    key = ("bmm", a.dtype, a.get_device(), b.get_device(), a_layout, b_layout, batch, m, n, k,
+           precision)
     launcher = _launchers.get(key)
     if launcher is None:
         for name, t in (("a", a), ("b", b)):
-            _check_tensor(name, t, device=a.get_device())
+            _check_tensor(name, t, _GEMM_DTYPES, a.get_device())
         args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[a.dtype], a_layout,
-                                      b_layout, batch=batch)
+                                      b_layout, batch=batch, precision=precision)
         launcher = _launchers[key] = _launcher(args, a.get_device())
     d = a.new_empty((batch, m, n))
-    launcher.run(_stream(a), (a.data_ptr(), b.data_ptr(), 0, d.data_ptr(), 0, 0))
+    _run(launcher, _stream(a), (_aligned(a), _aligned(b), None, d, None, None))
     return d
 
 

@@ -61,6 +61,8 @@ def _target_sizes():
 # The GEMM epilogue's steps, in the C API's numbering.
 EPILOGUE_STEPS = ("scale", "bias", "residual", "relu", "gelu_tanh", "gelu_erf", "silu")
 _ALONG = {None: 0, "row": 1, "col": 2}
+# How f32 inputs are multiplied, in the C API's numbering.
+F32_PRECISIONS = ("highest", "high", "medium")
 
 
 def _dtype_code(name, allowed):
@@ -87,7 +89,13 @@ class GemmArguments:
 
     With `batch` > 1, D (and C) hold that many m x n problems one after
     the other, and so do A and B unless `shared` names the one ("a" or
-    "b") that serves every problem."""
+    "b") that serves every problem.
+
+    f32 inputs are multiplied on bf16 tensor cores as sums of bf16 terms:
+    `precision` "highest" (3 terms, about f32's accuracy), "high" (2, about
+    16 bits) or "medium" (1), as torch.set_float32_matmul_precision names
+    them. Operands in f32, or whose contiguous dimension is not a multiple
+    of 8, are packed into the workspace by two more kernels first."""
     m: int
     n: int
     k: int
@@ -104,9 +112,13 @@ class GemmArguments:
     batch_invariant: bool = False
     batch: int = 1
     shared: Optional[str] = None
+    precision: str = "highest"
 
     def __post_init__(self):
         _check_sizes(self, ("m", "n", "k", "batch"))
+        if self.precision not in F32_PRECISIONS:
+            raise SpioError(f"precision is one of {', '.join(F32_PRECISIONS)}, not "
+                            f"{self.precision!r}")
         object.__setattr__(self, "epilogue", tuple(self.epilogue))
         unknown = [step for step in self.epilogue if step not in EPILOGUE_STEPS]
         if unknown:
@@ -458,8 +470,8 @@ def _shape(shape):
 
 
 class GemmFamily(KernelFamily):
-    """GEMM on mma.sync or, on Hopper where A and B are K-major, wgmma: f16/bf16
-    in, f32 accumulation, f16/bf16/f32 out. A tile is (block M, N, K, warps M,
+    """GEMM on mma.sync or, on Hopper where A and B are K-major (or packed),
+    wgmma: f16/bf16/f32 in, f32 accumulation, f16/bf16/f32 out. A tile is (block M, N, K, warps M,
     N), and a wgmma tile adds "wgmma" and its options as strings:
     "persistent=P" (a persistent grid of P blocks), "cluster=C" (blocks of a
     cluster sharing B tiles), "swap" (M along wgmma's N, for small M) and
@@ -479,17 +491,19 @@ class GemmFamily(KernelFamily):
 
     def instances(self):
         for dtype, out, a, b, tile, stages in itertools.product(
-                ("f16", "bf16"), ("f16", "bf16", "f32"), LAYOUTS, LAYOUTS, self.TILES,
+                ("f16", "bf16", "f32"), ("f16", "bf16", "f32"), LAYOUTS, LAYOUTS, self.TILES,
                 self.STAGES):
             if out != "f32" and out != dtype:
                 continue
             yield (dtype, out, a, b, tile, stages)
-        # wgmma reads K-major tiles: A row major, B column major.
-        for dtype, out, tile, stages in itertools.product(
-                ("f16", "bf16"), ("f16", "bf16", "f32"), self.WGMMA_TILES, self.WGMMA_STAGES):
-            if out != "f32" and out != dtype:
+        # wgmma reads K-major tiles: A row major, B column major, or any
+        # layout packed (f32 inputs always are).
+        for dtype, out, a, b, tile, stages in itertools.product(
+                ("f16", "bf16", "f32"), ("f16", "bf16", "f32"), LAYOUTS, LAYOUTS,
+                self.WGMMA_TILES, self.WGMMA_STAGES):
+            if (out != "f32" and out != dtype) or (dtype != "f32" and (a, b) != ("row", "col")):
                 continue
-            yield (dtype, out, "row", "col", tile, stages)
+            yield (dtype, out, a, b, tile, stages)
 
     def metadata(self, config):
         dtype, out, a, b, tile, stages = config
@@ -504,7 +518,7 @@ class GemmFamily(KernelFamily):
         scalars = ("f16", "bf16", "f32")
         steps = [EPILOGUE_STEPS.index(step) for step in args.epilogue]
         return _capi.GemmProblem(args.m, args.n, args.k,
-                                 _dtype_code(args.dtype, ("f16", "bf16")),
+                                 _dtype_code(args.dtype, scalars),
                                  _dtype_code(args.output_dtype, scalars),
                                  args.a_layout == "col", args.b_layout == "col",
                                  int(args.reads_c), len(steps),
@@ -513,7 +527,8 @@ class GemmFamily(KernelFamily):
                                  _ALONG[args.scale_along],
                                  _dtype_code(args.scale_dtype, scalars),
                                  int(args.batch_invariant), args.batch,
-                                 int(args.shared == "a"), int(args.shared == "b"))
+                                 int(args.shared == "a"), int(args.shared == "b"),
+                                 F32_PRECISIONS.index(args.precision))
 
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config
@@ -565,7 +580,14 @@ class GemmFamily(KernelFamily):
         return _capi.take_string(_capi.lib.spio_gemm_source(*self._structs(args, config)))
 
     def launch_shapes(self, args, config):
-        return [_shape(_capi.lib.spio_gemm_launch_shape(*self._structs(args, config)))]
+        problem, cfg = self._structs(args, config)
+        # The kernels packing A and B (where they are packed) come first.
+        packs = [_capi.lib.spio_gemm_pack_launch_shape(problem, operand) for operand in (0, 1)]
+        return [_shape(shape) for shape in packs if shape.grid_x] + \
+            [_shape(_capi.lib.spio_gemm_launch_shape(problem, cfg))]
+
+    def workspace_size(self, args, config):
+        return _capi.lib.spio_gemm_workspace_size(self._problem(args))
 
     def operands(self, args, config):
         return ("A", "B", "D") + (("C",) if args.reads_c else ()) + tuple(

@@ -58,14 +58,33 @@ def test_f32_output_and_column_major_instances():
 
 def test_supports_says_why_not():
     kernel = spio.get_kernels(GEMM)[0]
-    unaligned = spio.GemmArguments(64, 64, 12, "bf16")
-    support = kernel.supports(unaligned)
-    assert not support and "multiple of 8" in support.reason
+    huge = spio.GemmArguments(2 ** 40, 64, 64, "bf16")
+    support = kernel.supports(huge)
+    assert not support and "2^40 elements" in support.reason
     support = kernel.supports(spio.GemmArguments(64, 64, 64, "f16"))
     assert not support and "dtype is f16" in support.reason
     support = kernel.supports(WGRAD)
     assert not support and "takes GemmArguments" in support.reason
-    assert spio.get_kernels(unaligned) == []
+    assert spio.get_kernels(huge) == []
+
+
+def test_unaligned_and_f32_operands_are_packed_first():
+    for args in (spio.GemmArguments(7, 1000, 999, "bf16"),
+                 spio.GemmArguments(257, 257, 257, "f16", a_layout="col", b_layout="row"),
+                 spio.GemmArguments(300, 200, 100, "f32", precision="high")):
+        kernel = spio.get_kernels(args)[0]
+        family = kernel.family
+        # Two packing kernels, then the GEMM, sharing a workspace.
+        assert len(family.launch_shapes(args, kernel.config)) == 3
+        assert family.workspace_size(args, kernel.config) > 0
+        source = family.source(args, kernel.config)
+        assert "gpu.func @gemm_pack_a" in source and "gpu.func @gemm_pack_b" in source
+    aligned = spio.GemmArguments(64, 64, 64, "bf16")
+    kernel = spio.get_kernels(aligned)[0]
+    assert len(kernel.family.launch_shapes(aligned, kernel.config)) == 1
+    assert kernel.family.workspace_size(aligned, kernel.config) == 0
+    expect_error(lambda: spio.GemmArguments(64, 64, 64, "f32", precision="low"),
+                 "precision is one of highest, high, medium")
 
 
 # Every step once, and one more.
@@ -98,10 +117,13 @@ def test_gemm_epilogue_operands_source_and_errors():
 
 
 def test_unsupported_dtype_is_an_error_with_the_choices():
-    args = spio.GemmArguments(64, 64, 64, "f32")
+    args = spio.GemmArguments(64, 64, 64, "f64")
     assert spio.get_kernels(args) == []
     kernel = spio.get_kernels(GEMM)[0]
-    expect_error(lambda: kernel.compile(args), "does not support", "dtype is f32")
+    expect_error(lambda: kernel.compile(args), "does not support", "dtype is f64")
+    config = ("f64",) + kernel.config[1:]
+    expect_error(lambda: kernel.family.check(args, config), "unsupported dtype 'f64'",
+                 "f16, bf16, f32")
 
 
 def test_gemm_compiles_to_ptx_and_hits_the_cache():

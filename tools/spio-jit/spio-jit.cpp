@@ -62,7 +62,8 @@ static cl::opt<std::string> workload("workload", cl::cat(workloadOptions),
                                      cl::desc("Built-in workload: gemm or conv2d-gw8"),
                                      cl::init("gemm"));
 static cl::opt<std::string> dtype("dtype", cl::cat(workloadOptions),
-                                  cl::desc("Input type: f16 or bf16"), cl::init("bf16"));
+                                  cl::desc("Input type: f16 or bf16 (gemm: or f32)"),
+                                  cl::init("bf16"));
 static cl::opt<std::string> outDtype("out-dtype", cl::cat(workloadOptions),
                                      cl::desc("Output type: f16, bf16 or f32 (conv2d-gw8: wgrad's "
                                               "dw as f32); default: the input's"),
@@ -127,6 +128,9 @@ static cl::opt<std::string>
 static cl::opt<bool>
     batchInvariant("batch-invariant", cl::cat(gemmOptions),
                    cl::desc("Rows whose bits do not depend on M (no split K)"));
+static cl::opt<std::string>
+    precision("precision", cl::cat(gemmOptions), cl::init("highest"),
+              cl::desc("f32 inputs: highest (3 bf16 terms), high (2) or medium (1)"));
 static cl::opt<std::string> biasAlong("bias-along", cl::cat(gemmOptions),
                                       cl::desc("The bias (D's dtype): one a row or col"),
                                       cl::init("col"));
@@ -320,6 +324,16 @@ Along parseAlong(const std::string &name, const char *vector) {
   if (name == "col")
     return Along::Cols;
   fail("the " + std::string(vector) + " runs along row or col, not '" + name + "'");
+}
+
+F32Precision parsePrecision(const std::string &name) {
+  if (name == "highest")
+    return F32Precision::Highest;
+  if (name == "high")
+    return F32Precision::High;
+  if (name == "medium")
+    return F32Precision::Medium;
+  fail("--precision takes highest, high or medium, not '" + name + "'");
 }
 
 Layout parseLayout(const std::string &name, const char *matrix) {
@@ -551,14 +565,21 @@ void reportBandwidth(Cuda &gpu, const std::function<Status()> &launch, double by
 /// float64 reference (with --check) and times it (with --bench). `params`
 /// says where each operand is among the kernel's parameters.
 int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &config,
-                  const std::string &ptx, const mlir::spio::CompiledKernel &info,
+                  const mlir::spio::CompiledModule &compiled,
+                  const mlir::spio::CompiledKernel &info,
                   const mlir::spio::GemmWorkload &params) {
-  Module module = orFail(gpu.loadPTX(ptx), "loading PTX");
+  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
+  std::map<std::string, CompiledResources> resources;
+  for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
+    resources[kernel.name] = {kernel.sharedBytes, kernel.blockSize};
   Launcher launcher = orFail(
       Launcher::create(gemmLaunchPlan(problem, config, params.params, info.name), gpu, module,
-                       {{info.name, {info.sharedBytes, info.blockSize}}}, {}),
-      "looking up the kernel");
-  auto [regs, local] = orFail(launcher.kernel(0).resources(), "reading kernel resources");
+                       resources, {}),
+      "looking up the kernels");
+  // The GEMM is the plan's last kernel, after any packing its operands.
+  size_t gemmKernel = launcher.plan().kernels.size() - 1;
+  auto [regs, local] =
+      orFail(launcher.kernel(gemmKernel).resources(), "reading kernel resources");
   text() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
                << gpu.device().computeMinor << ", " << gpu.device().multiprocessors
                << " SMs); kernel: " << regs << " registers, " << local << " bytes spilled, "
@@ -602,10 +623,13 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
     orFail(dScale.upload(scale.bytes.data(), scale.bytes.size()), "uploading the scale");
   }
 
+  DeviceBuffer workspace;
+  if (int64_t bytes = launcher.plan().workspaceBytes)
+    workspace = orFail(gpu.allocate(size_t(bytes)), "allocating the workspace");
   // The plan encodes wgmma kernels' tensor maps of A and B.
   LaunchBindings bindings{{dA.pointer(), dB.pointer(), dC.pointer(), dD.pointer(),
                            dBias.pointer(), dScale.pointer()},
-                          0,
+                          workspace.pointer(),
                           {float(alpha), problem.readsC ? float(beta) : 0.0f}};
   auto launch = [&]() { return launcher.run(bindings); };
 
@@ -646,8 +670,11 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
             points.push_back({bt, r, col});
       }
     }
-    // Output rounding plus f32 accumulation error, which grows with depth.
-    ReferenceCheck reference(problem.output, double(k));
+    // Output rounding plus f32 accumulation error, which grows with depth
+    // (the packed segments'), plus what splitting f32 inputs into bf16
+    // terms leaves out of each product.
+    ReferenceCheck reference(problem.output, double(gemmPackedProblem(problem).k),
+                             gemmProductError(problem));
     std::vector<EpilogueStep> steps = epilogueSteps(problem);
     for (auto [bt, r, col] : points) {
       double sum = 0, magnitude = 0;
@@ -760,7 +787,7 @@ int runFile() {
     if (k.gemm && (check || bench > 0)) {
       text() << "running " << k.name << " (a spio.gemm of " << k.gemm->problem.m << "x"
                    << k.gemm->problem.n << "x" << k.gemm->problem.k << ")\n";
-      if (int status = runGemmKernel(**cuda, k.gemm->problem, k.gemm->config, compiled.ptx, k,
+      if (int status = runGemmKernel(**cuda, k.gemm->problem, k.gemm->config, compiled, k,
                                      *k.gemm))
         return status;
     }
@@ -772,8 +799,9 @@ int runGemm() {
   problem.m = sizeM;
   problem.n = sizeN;
   problem.k = sizeK;
-  problem.input = parseDType(dtype, false);
+  problem.input = parseDType(dtype, true);
   problem.output = outDtype.empty() ? problem.input : parseDType(outDtype, true);
+  problem.precision = parsePrecision(precision);
   problem.a = parseLayout(aLayout, "A");
   problem.b = parseLayout(bLayout, "B");
   problem.batchInvariant = batchInvariant;
@@ -844,8 +872,14 @@ int runGemm() {
   const mlir::spio::CompiledModule &compiled = built->module;
   mlir::spio::CacheOutcome outcome = built->outcome;
   double compileMs = built->ms;
-  const mlir::spio::CompiledKernel &info = compiled.kernels.front();
+  // The GEMM kernel follows the kernels packing its operands.
+  const mlir::spio::CompiledKernel &info = compiled.kernels.back();
   std::string kind = config.wgmma ? "wgmma" : "mma.sync";
+  if (gemmPacksOperands(problem))
+    kind += std::string(", operands packed") +
+            (problem.input == DType::F32
+                 ? std::string(" into ") + std::to_string(gemmPackTerms(problem)) + " bf16 terms"
+                 : "");
   if (config.swapAB)
     kind += " (A, B swapped)";
   if (config.splitK > 1)
@@ -894,7 +928,7 @@ int runGemm() {
     return 0;
   }
   mlir::spio::GemmWorkload workload{problem, config, gemmParameters(problem, config)};
-  return runGemmKernel(**cuda, problem, config, compiled.ptx, info, workload);
+  return runGemmKernel(**cuda, problem, config, compiled, info, workload);
 }
 
 /// A conv2d-gw8 candidate's kernels loaded and planned: fprop's or dgrad's

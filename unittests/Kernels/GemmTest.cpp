@@ -21,24 +21,73 @@ TEST(GemmCheck, AcceptsRaggedShapesWithAlignedContiguousDimensions) {
   EXPECT_EQ(checkGemm(problem(1, 1, 8), GemmConfig()), "");
 }
 
-TEST(GemmCheck, RejectsUnalignedContiguousDimensionOfEachLayout) {
+TEST(GemmPacking, PacksUnalignedContiguousDimensionsOfEachLayout) {
   GemmProblem p = problem(64, 64, 1001);
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("A is contiguous along K = 1001"), std::string::npos);
+  EXPECT_TRUE(gemmPacksOperands(p));
+  GemmProblem q = gemmPackedProblem(p);
+  // K-major bf16 operands, K padded with zeros to a multiple of 8.
+  EXPECT_EQ(q.k, 1008);
+  EXPECT_EQ(q.input, DType::BF16);
+  EXPECT_FALSE(gemmPacksOperands(q));
+  EXPECT_EQ(checkGemm(p, GemmConfig()), "");
   p = problem(100, 64, 64);
   p.a = Layout::ColMajor;
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("A is contiguous along M = 100"), std::string::npos);
+  EXPECT_TRUE(gemmPacksOperands(p));
+  q = gemmPackedProblem(p);
+  EXPECT_EQ(q.a, Layout::RowMajor);
+  EXPECT_EQ(q.k, 64);
+  EXPECT_TRUE(wgmmaSupports(p));
   p = problem(64, 100, 64);
   p.b = Layout::RowMajor;
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("B is contiguous along N = 100"), std::string::npos);
+  EXPECT_TRUE(gemmPacksOperands(p));
   // B column major (N x K) only needs K aligned.
   p.b = Layout::ColMajor;
-  EXPECT_EQ(checkGemm(p, GemmConfig()), "");
+  EXPECT_FALSE(gemmPacksOperands(p));
+  EXPECT_EQ(gemmWorkspaceBytes(p), 0);
 }
 
-TEST(GemmCheck, RejectsF32InputsAndEmptyProblems) {
-  GemmProblem p = problem(64, 64, 64);
+TEST(GemmPacking, SplitsF32IntoTheTermsOfItsPrecision) {
+  GemmProblem p = problem(100, 60, 20);
   p.input = DType::F32;
-  EXPECT_NE(checkGemm(p, GemmConfig()), "");
+  p.output = DType::F32;
+  EXPECT_TRUE(gemmPacksOperands(p));
+  EXPECT_EQ(checkGemm(p, GemmConfig()), "");
+  // Highest: hi*hi, hi*mid, mid*hi, hi*lo, mid*mid, lo*hi.
+  EXPECT_EQ(gemmPackTerms(p), 3);
+  EXPECT_EQ(gemmPackSegments(p), 6);
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (int64_t s = 0; s < gemmPackSegments(p); ++s)
+    pairs.push_back({gemmPackTerm(p, 'a', s), gemmPackTerm(p, 'b', s)});
+  EXPECT_EQ(pairs, (std::vector<std::pair<int64_t, int64_t>>{
+                       {0, 0}, {0, 1}, {1, 0}, {0, 2}, {1, 1}, {2, 0}}));
+  EXPECT_EQ(gemmPackedProblem(p).k, 6 * 24);
+  // A's 100 rows and B's 60 of 144 bf16, each rounded up to 256 bytes.
+  EXPECT_EQ(gemmPackedBytes(p, 'a'), 28928);
+  EXPECT_EQ(gemmPackedOffset(p, 'b'), 28928);
+  EXPECT_EQ(gemmWorkspaceBytes(p), 28928 + 17408);
+  p.precision = F32Precision::High;
+  EXPECT_EQ(gemmPackTerms(p), 2);
+  EXPECT_EQ(gemmPackSegments(p), 3);
+  p.precision = F32Precision::Medium;
+  EXPECT_EQ(gemmPackTerms(p), 1);
+  EXPECT_EQ(gemmPackSegments(p), 1);
+  p.precision = F32Precision(7);
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("highest, high or medium"), std::string::npos);
+}
+
+TEST(GemmPacking, PacksEachOperandOnceForABatchThatSharesIt) {
+  GemmProblem p = problem(30, 40, 50);
+  p.input = DType::F32;
+  p.batch = 4;
+  p.batchB = false;
+  EXPECT_EQ(gemmPackLaunchShape(p, 'a').gridZ, 4);
+  EXPECT_EQ(gemmPackLaunchShape(p, 'b').gridZ, 1);
+  // A thread a 16-byte vector of the first segment: 30 rows x 7 vectors.
+  EXPECT_EQ(gemmPackLaunchShape(p, 'a').gridX, 1);
+  EXPECT_EQ(gemmPackedBytes(p, 'a'), (4 * 30 * 6 * 56 * 2 + 255) / 256 * 256);
+}
+
+TEST(GemmCheck, RejectsEmptyProblems) {
   EXPECT_NE(checkGemm(problem(0, 64, 64), GemmConfig()).find("must be positive"),
             std::string::npos);
 }

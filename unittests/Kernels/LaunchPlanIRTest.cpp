@@ -11,6 +11,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
@@ -59,6 +60,28 @@ TEST_F(LaunchPlanIRTest, GemmPlanMatchesTheWorkload) {
     OwningOpRef<ModuleOp> module = mlir::spio::buildGemmWorkload(&context, p, c);
     expectPlanMatches(*module, kernels::gemmLaunchPlan(p, c));
   }
+}
+
+TEST_F(LaunchPlanIRTest, PackedGemmPlanMatchesTheWorkload) {
+  // f32 inputs and an unaligned K-major bf16 problem, both packed first.
+  kernels::GemmProblem f32;
+  f32.m = 300;
+  f32.n = 200;
+  f32.k = 100;
+  f32.input = f32.output = kernels::DType::F32;
+  f32.a = kernels::Layout::ColMajor;
+  kernels::GemmProblem unaligned;
+  unaligned.m = 7;
+  unaligned.n = 1000;
+  unaligned.k = 999;
+  for (const kernels::GemmProblem &p : {f32, unaligned})
+    for (kernels::GemmConfig c : {kernels::chooseGemmConfig(p, 132),
+                                  kernels::chooseWgmmaGemmConfig(p, 132)}) {
+      ASSERT_EQ(kernels::checkGemm(p, c), "");
+      OwningOpRef<ModuleOp> module = mlir::spio::buildGemmWorkload(&context, p, c);
+      ASSERT_TRUE(succeeded(verify(*module)));
+      expectPlanMatches(*module, kernels::gemmLaunchPlan(p, c));
+    }
 }
 
 TEST_F(LaunchPlanIRTest, ConvPlansMatchTheWorkloads) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 using namespace spio::kernels;
 using Kind = PlanParameter::Kind;
 
@@ -68,6 +70,39 @@ TEST(LaunchPlanTest, WgmmaGemmTakesTensorMapsOfAAndBAfterTheVectors) {
     EXPECT_EQ(map.map.rows, 1024u);
     EXPECT_EQ(map.map.boxRows, 128u);
   }
+}
+
+TEST(LaunchPlanTest, PackedGemmReadsItsOperandsAndTensorMapsFromTheWorkspace) {
+  GemmProblem p;
+  p.m = 300;
+  p.n = 200;
+  p.k = 100;
+  p.input = p.output = DType::F32;
+  GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+  ASSERT_EQ(checkGemm(p, c), "");
+  LaunchPlan plan = gemmLaunchPlan(p, c);
+  EXPECT_EQ(plan.workspaceBytes, gemmWorkspaceBytes(p));
+  ASSERT_EQ(plan.kernels.size(), 3u);
+  for (auto [k, name, operand, which] :
+       {std::tuple{0, kGemmPackA, 0, 'a'}, std::tuple{1, kGemmPackB, 1, 'b'}}) {
+    const PlannedKernel &pack = plan.kernels[size_t(k)];
+    EXPECT_EQ(pack.name, name);
+    EXPECT_EQ(kinds(pack), (std::vector<Kind>{Kind::Operand, Kind::Workspace}));
+    EXPECT_EQ(pack.parameters[0].index, operand);
+    EXPECT_EQ(pack.parameters[1].offset, gemmPackedOffset(p, which));
+    EXPECT_EQ(pack.shape.block, kPackThreads);
+  }
+  const PlannedKernel &gemm = plan.kernels[2];
+  GemmParameters at = gemmParameters(p, c);
+  EXPECT_EQ(gemm.parameters[size_t(at.a)].kind, Kind::Workspace);
+  EXPECT_EQ(gemm.parameters[size_t(at.b)].offset, gemmPackedOffset(p, 'b'));
+  EXPECT_EQ(gemm.parameters[size_t(at.d)].kind, Kind::Operand);
+  const PlanParameter &mapB = gemm.parameters[size_t(at.bMap)];
+  EXPECT_EQ(mapB.kind, Kind::WorkspaceTensorMap);
+  EXPECT_EQ(mapB.offset, gemmPackedOffset(p, 'b'));
+  // B's 200 rows of 6 segments of K padded to 104.
+  EXPECT_EQ(mapB.map.rows, 200u);
+  EXPECT_EQ(mapB.map.cols, 624u);
 }
 
 Conv2dGw8Problem conv(ConvPass pass, bool bias) {

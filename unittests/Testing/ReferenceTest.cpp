@@ -7,6 +7,9 @@
 #include <cmath>
 
 using spio::kernels::DType;
+using spio::kernels::F32Precision;
+using spio::kernels::GemmProblem;
+using spio::testing::gemmProductError;
 using spio::testing::HostMatrix;
 using spio::testing::ReferenceCheck;
 using spio::testing::unitRoundoff;
@@ -59,6 +62,27 @@ TEST(ReferenceCheckTest, KeepsTheFirstFiveFailures) {
     check.add(1.0, 0.0, 1.0, [i] { return "d[" + std::to_string(i) + "]"; });
   EXPECT_EQ(check.wrong(), 8u);
   EXPECT_EQ(check.firstFailures().size(), 5u);
+}
+
+TEST(ReferenceCheckTest, F32ProductsAllowWhatTheirBf16TermsLeaveOut) {
+  GemmProblem p;
+  EXPECT_EQ(gemmProductError(p), 0.0);
+  p.input = DType::F32;
+  double highest = gemmProductError(p);
+  p.precision = F32Precision::High;
+  double high = gemmProductError(p);
+  p.precision = F32Precision::Medium;
+  double medium = gemmProductError(p);
+  EXPECT_EQ(highest, 4 * std::ldexp(1.0, -24));
+  EXPECT_LT(highest, high);
+  EXPECT_LT(high, medium);
+  // An error of a bf16 rounding of each input passes at Medium only.
+  ReferenceCheck coarse(DType::F32, 1, medium), fine(DType::F32, 1, high);
+  double expected = 1.0, got = expected + 2 * std::ldexp(1.0, -9);
+  coarse.add(got, expected, 1.0, [] { return "x"; });
+  fine.add(got, expected, 1.0, [] { return "x"; });
+  EXPECT_EQ(coarse.wrong(), 0u);
+  EXPECT_EQ(fine.wrong(), 1u);
 }
 
 } // namespace

@@ -39,6 +39,14 @@ enum class EpilogueStep { Scale, Bias, Residual, Relu, GeluTanh, GeluErf, Silu }
 /// row: M values; one a column: N values).
 enum class Along { None, Rows, Cols };
 
+/// How f32 inputs are multiplied, by PyTorch's names
+/// (torch.set_float32_matmul_precision): each value is split into bf16
+/// terms (bf16 keeps f32's exponent range) and the products that matter
+/// are added in f32 on bf16 tensor cores. Highest: 3 terms, 6 products,
+/// about f32's 24 bits; High: 2 terms, 3 products, about 16 bits (more than
+/// TF32's 11); Medium: 1 term, 1 product (bf16).
+enum class F32Precision { Highest, High, Medium };
+
 const char *epilogueStepName(EpilogueStep step);
 
 struct GemmProblem {
@@ -59,6 +67,8 @@ struct GemmProblem {
   /// (no split reduction), so that row i of D has the same bits whatever
   /// the number of rows.
   bool batchInvariant = false;
+  /// With f32 inputs: how they are multiplied.
+  F32Precision precision = F32Precision::Highest;
   /// The typed dimensions: rows of A and D, columns of B and D, reduction.
   std::string rowDim = "i", colDim = "j", reductionDim = "k";
   /// Batched GEMM: `batch` problems of these sizes, each matrix's batch
@@ -125,8 +135,36 @@ bool gemmStagesResults(const GemmProblem &problem, const GemmConfig &config);
 /// from the fragments.
 int64_t gemmStagingBytes(const GemmProblem &problem, const GemmConfig &config);
 
-/// Empty when the kernel can be built, else what is wrong (dtypes, the
-/// 16-byte alignment of the contiguous dimension of A and B, tile shapes).
+/// Whether A and B are first packed by a kernel each into a workspace:
+/// where the inputs are f32 or a contiguous dimension of A or B is not a
+/// multiple of 8 (16-byte vectors and TMA need 16-byte rows). A packed
+/// operand is K-major in the tensor cores' dtype (bf16 for f32 inputs), its
+/// rows' K padded with zeros to a multiple of 8 and repeated once a segment:
+/// f32 inputs' terms side by side along K, paired so that one GEMM over all
+/// segments adds the products the precision keeps.
+bool gemmPacksOperands(const GemmProblem &problem);
+/// The problem the tensor-core kernel computes: the packed operands' where
+/// gemmPacksOperands, else the problem itself. Configurations, tensor maps,
+/// parameters and launch shapes are the packed problem's.
+GemmProblem gemmPackedProblem(const GemmProblem &problem);
+/// Segments along a packed operand's K: 1, or 6 (Highest), 3 (High) or 1
+/// (Medium) for f32 inputs.
+int64_t gemmPackSegments(const GemmProblem &problem);
+/// The bf16 terms an f32 value is split into: 3 (Highest), 2 (High) or 1;
+/// 1 for other inputs (their values as they are).
+int64_t gemmPackTerms(const GemmProblem &problem);
+/// Which of an f32 value's bf16 terms (0 the largest) segment `segment` of
+/// operand 'a' or 'b' holds.
+int64_t gemmPackTerm(const GemmProblem &problem, char operand, int64_t segment);
+/// A packed operand's bytes in the workspace ('a' first, then 'b', each at
+/// a 256-byte multiple), and where 'a' or 'b' begins there.
+int64_t gemmPackedBytes(const GemmProblem &problem, char operand);
+int64_t gemmPackedOffset(const GemmProblem &problem, char operand);
+/// The workspace A and B are packed into (0 where they are not).
+int64_t gemmWorkspaceBytes(const GemmProblem &problem);
+
+/// Empty when the kernel can be built, else what is wrong (dtypes, sizes,
+/// tile shapes).
 std::string checkGemm(const GemmProblem &problem, const GemmConfig &config);
 
 /// A tile configuration for the problem on a GPU with `numSMs`
@@ -173,6 +211,14 @@ struct LaunchShape {
 constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
 constexpr int64_t kMaxGridY = 65535;
 LaunchShape gemmLaunchShape(const GemmProblem &problem, const GemmConfig &config);
+/// The kernels packing A and B, each taking (the operand, its packed form
+/// in the workspace).
+constexpr const char *kGemmPackA = "gemm_pack_a", *kGemmPackB = "gemm_pack_b";
+/// Threads a block of a packing kernel.
+constexpr int64_t kPackThreads = 256;
+/// The launch geometry of the kernel packing operand 'a' or 'b': a thread a
+/// 16-byte vector of the packed operand's first segment (the batch along z).
+LaunchShape gemmPackLaunchShape(const GemmProblem &problem, char operand);
 
 } // namespace spio::kernels
 

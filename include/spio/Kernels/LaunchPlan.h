@@ -41,16 +41,20 @@ struct PlanParameter {
     Operand,
     /// A null address (a parameter this problem does not use).
     Null,
-    /// The workspace's address.
+    /// The workspace's address plus `offset` bytes.
     Workspace,
     /// Scalar `index`, an f32.
     Scalar,
     /// The 128-byte TMA descriptor of operand `index`, shaped `map`.
     TensorMap,
+    /// The 128-byte TMA descriptor of what the workspace holds at `offset`
+    /// bytes, shaped `map`.
+    WorkspaceTensorMap,
   };
   Kind kind = Kind::Null;
   int index = -1;
   runtime::TensorMapShape map;
+  int64_t offset = 0;
 };
 
 struct PlannedKernel {

@@ -26,9 +26,11 @@
 
 #include "spio/Kernels/IR/GemmKernel.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::spio;
@@ -176,13 +178,19 @@ Operand operandB(const GemmProblem &p, int64_t blockN) {
 }
 
 /// An operand's global tensor: its batch entry (if it has one), then its
-/// matrix.
+/// matrix; as 16-byte vectors along its contiguous dimension, or as scalars
+/// where a kernel packs it first.
 SpioTensorType globalType(KernelBuilder &b, const GemmProblem &p, const Operand &o) {
   SmallVector<Extent> extents;
   if (o.batched)
     extents.push_back({p.batchDim, 1, p.batch});
+  Type element = typeOf(b.getContext(), p.input);
+  if (kernels::gemmPacksOperands(p)) {
+    extents.append({{o.outerDim(), 1, o.outerExtent()}, {o.innerDim(), 1, o.innerExtent()}});
+    return b.tensorType(extents, element, MemorySpace::Global);
+  }
   extents.append({{o.outerDim(), 1, o.outerExtent()}, {o.innerDim(), 8, o.innerExtent() / 8}});
-  return b.tensorType(extents, b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
+  return b.tensorType(extents, b.vector8(element), MemorySpace::Global);
 }
 
 /// The global tensor a (K-major) operand's tensor map reads: the rows of
@@ -959,6 +967,87 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     b.clusterBarrier();
 }
 
+/// The kernel packing operand 'a' or 'b' of `p` (gemmPacksOperands): a
+/// thread reads 8 consecutive values of K of one row (zero past K), splits
+/// f32 values into bf16 terms and stores each segment's term as one 16-byte
+/// vector of the K-major packed operand. Where the source is K-major a warp's
+/// threads take consecutive vectors of a row; else consecutive rows, so that
+/// each read is coalesced.
+void buildPackKernel(OpBuilder &builder, Location loc, const GemmProblem &p, char operand,
+                     StringRef name) {
+  MLIRContext *ctx = builder.getContext();
+  GemmProblem packed = kernels::gemmPackedProblem(p);
+  Operand source = operand == 'a' ? operandA(p, 0) : operandB(p, 0);
+  Operand target = operand == 'a' ? operandA(packed, 0) : operandB(packed, 0);
+  KernelBuilder b(builder, loc);
+  SpioTensorType sourceType = globalType(b, p, source);
+  SpioTensorType targetType = globalType(b, packed, target);
+  auto kernel = gpu::GPUFuncOp::create(
+      builder, loc, name, builder.getFunctionType({sourceType, targetType}, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      DenseI32ArrayAttr::get(ctx, {int32_t(kernels::kPackThreads), 1, 1}));
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&kernel.getBody().front());
+  auto src = cast<Tensor>(kernel.getArgument(0)), dst = cast<Tensor>(kernel.getArgument(1));
+  int64_t rows = source.rowsExtent, kVectors = ceilDiv(p.k, 8);
+  Value linear = b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kPackThreads)),
+                        b.linearId(LinearId::Thread));
+  Coord batch;
+  if (source.batched)
+    batch = b.fromIndex(b.linearId(LinearId::BlockZ), b.coordType(p.batchDim));
+  b.ifThen(b.cmpi(arith::CmpIPredicate::ult, linear, b.index(rows * kVectors)), [&] {
+    Value row = source.kContiguous ? b.divui(linear, b.index(kVectors))
+                                   : b.remui(linear, b.index(rows));
+    Value vector = source.kContiguous ? b.remui(linear, b.index(kVectors))
+                                      : b.divui(linear, b.index(rows));
+    Coord rowAt = b.fromIndex(row, b.coordType(source.rowDim));
+    // The 8 values of K; a k past K reads K - 1 and keeps zero.
+    Type element = typeOf(ctx, p.input);
+    Value zero = b.create<arith::ConstantOp>({}, builder.getZeroAttr(element));
+    Value first = b.muli(vector, b.index(8)), size = b.index(p.k), last = b.index(p.k - 1);
+    SmallVector<Value> values;
+    for (int64_t e = 0; e < 8; ++e) {
+      Value k = b.addi(first, b.index(e));
+      Value inside = b.cmpi(arith::CmpIPredicate::ult, k, size);
+      Coord kAt = b.fromIndex(b.create<arith::MinUIOp>({}, k, last), b.coordType(source.kDim));
+      SmallVector<Coord> at = source.kContiguous ? SmallVector<Coord>{rowAt, kAt}
+                                                 : SmallVector<Coord>{kAt, rowAt};
+      if (batch)
+        at.insert(at.begin(), batch);
+      values.push_back(b.create<arith::SelectOp>({}, inside, b.load(src, at), zero));
+    }
+    // An f32 value's terms: each the bf16 rounding of what the larger ones
+    // leave.
+    Type packedType = typeOf(ctx, packed.input);
+    SmallVector<Value> terms;
+    for (int64_t t = 0; t < kernels::gemmPackTerms(p); ++t) {
+      SmallVector<Value> lanes;
+      for (Value &value : values) {
+        if (p.input != kernels::DType::F32) {
+          lanes.push_back(value);
+          continue;
+        }
+        Value term = b.create<arith::TruncFOp>({}, packedType, value);
+        lanes.push_back(term);
+        if (t + 1 < kernels::gemmPackTerms(p))
+          value = b.create<arith::SubFOp>({}, value,
+                                          b.create<arith::ExtFOp>({}, value.getType(), term));
+      }
+      terms.push_back(b.create<vector::FromElementsOp>({}, b.vector8(packedType), lanes));
+    }
+    SmallVector<Coord> at{rowAt, Coord()};
+    if (batch)
+      at.insert(at.begin(), batch);
+    for (int64_t segment = 0; segment < kernels::gemmPackSegments(p); ++segment) {
+      at.back() = b.fromIndex(b.addi(vector, b.index(segment * kVectors)),
+                              b.coordType(p.reductionDim, 8));
+      b.store(terms[kernels::gemmPackTerm(p, operand, segment)], dst, at);
+    }
+  });
+  gpu::ReturnOp::create(builder, loc);
+}
+
 } // namespace
 
 LogicalResult mlir::spio::buildGemmTile(KernelBuilder &b, GemmOp op, const GemmProblem &problem,
@@ -996,7 +1085,8 @@ TensorMapType mlir::spio::gemmTensorMapType(MLIRContext *context, const GemmProb
   return b.tensorMapType(tmaGlobalType(b, problem, o), tile.sharedType(o));
 }
 
-OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context, const GemmProblem &p,
+OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
+                                                    const GemmProblem &problem,
                                                     const GemmConfig &c) {
   Location loc = NameLoc::get(StringAttr::get(context, "spio_gemm"));
   OpBuilder builder(context);
@@ -1005,6 +1095,13 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context, const 
   builder.setInsertionPointToEnd(module->getBody());
   auto kernels = gpu::GPUModuleOp::create(builder, loc, "spio_gemm");
   builder.setInsertionPointToStart(kernels.getBody());
+  // Packed operands come from their packing kernels, the GEMM computing the
+  // packed problem.
+  if (kernels::gemmPacksOperands(problem)) {
+    buildPackKernel(builder, loc, problem, 'a', kernels::kGemmPackA);
+    buildPackKernel(builder, loc, problem, 'b', kernels::kGemmPackB);
+  }
+  GemmProblem p = kernels::gemmPackedProblem(problem);
   SpioTensorType aType = gemmOperandType(context, p, 'a'), bType = gemmOperandType(context, p, 'b');
   SpioTensorType dType = gemmOperandType(context, p, 'd');
   Type f32 = builder.getF32Type();
@@ -1039,7 +1136,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context, const 
 
 std::string mlir::spio::gemmSource(const GemmProblem &problem, const GemmConfig &config) {
   MLIRContext context(MLIRContext::Threading::DISABLED);
-  context.loadDialect<SpioDialect, gpu::GPUDialect>();
+  context.loadDialect<SpioDialect, gpu::GPUDialect, arith::ArithDialect, scf::SCFDialect,
+                      vector::VectorDialect>();
   OwningOpRef<ModuleOp> module = buildGemmWorkload(&context, problem, config);
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -42,7 +42,8 @@ TensorMapType gemmTensorMapType(MLIRContext *context, const ::spio::kernels::Gem
 /// The workload: one gpu.module @spio_gemm holding gpu.func @gemm(A, B, C, D,
 /// alpha, beta, then the parameters gemmParameters() adds: the bias and scale
 /// vectors, A's and B's tensor maps) whose body is a `spio.gemm` with the
-/// config and epilogue; spio-tile and
+/// config and epilogue, after the packing kernels (kGemmPackA, kGemmPackB) where the
+/// operands are packed (then A and B are the packed ones); spio-tile and
 /// spio-pipeline make it a kernel. The context must have the spio, GPU and
 /// func dialects loaded. Requires checkGemm() to pass.
 OwningOpRef<ModuleOp> buildGemmWorkload(MLIRContext *context,
