@@ -121,7 +121,7 @@ def test_unsupported_dtype_is_an_error_with_the_choices():
     assert spio.get_kernels(args) == []
     kernel = spio.get_kernels(GEMM)[0]
     expect_error(lambda: kernel.compile(args), "does not support", "dtype is f64")
-    config = ("f64",) + kernel.config[1:]
+    config = ("f64", "f64") + kernel.config[2:]
     expect_error(lambda: kernel.family.check(args, config), "unsupported dtype 'f64'",
                  "f16, bf16, f32")
 
