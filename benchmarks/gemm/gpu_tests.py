@@ -123,6 +123,24 @@ CASES = [
                        "--beta 0.5"),
     (8192, 8192, 8192, "--epilogue bias,gelu_tanh"),
     (128, 4096, 4096, "--epilogue bias,silu"),
+    # Operands packed first into a K-major workspace: a contiguous dimension
+    # that is not a multiple of 8 (K, or M and N), on wgmma and mma.sync;
+    # f32 inputs at each precision, M- and N-major, with an epilogue, a
+    # batch sharing B, bf16 out, beta.
+    (7, 1000, 999, ""),
+    (7, 1000, 999, "--wgmma=false"),
+    (257, 257, 257, "--a-layout col --b-layout row"),
+    (1001, 999, 1003, "--dtype f16 --a-layout col --b-layout col --beta 0.5 --out-dtype f32"),
+    (4095, 4095, 4095, ""),
+    (1000, 1000, 1000, "--dtype f32"),
+    (1000, 1000, 1000, "--dtype f32 --precision high"),
+    (1000, 1000, 1000, "--dtype f32 --precision medium --out-dtype bf16"),
+    (1000, 1000, 1000, "--dtype f32 --wgmma=false"),
+    (300, 200, 100, "--dtype f32 --a-layout col --b-layout row --epilogue bias,gelu_tanh "
+                    "--bias-along col"),
+    (333, 130, 77, "--dtype f32 --gemm-batch 3 --broadcast b --beta -1"),
+    (5, 4096, 4096, "--dtype f32"),
+    (4096, 4096, 4096, "--dtype f32"),
     # Batches (grid z, or among a persistent grid's tiles): ragged problems,
     # A or B shared by the batch, every kernel kind, an epilogue, beta.
     (100, 60, 72, "--gemm-batch 3 --wgmma=false"),

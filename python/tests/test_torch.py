@@ -131,6 +131,57 @@ def test_linear_and_matmul_with_gradients():
     close(spio.matmul(a, b), a.float() @ b.float(), 64)
 
 
+def relative_error(got, a, b, bias=None):
+    """The largest |got - exact| / sum|a*b| of a @ b.t() (+ bias), exact in
+    float64."""
+    exact = a.double() @ b.double().t() + (0 if bias is None else bias.double())
+    magnitude = a.double().abs() @ b.double().abs().t() + (
+        0 if bias is None else bias.double().abs())
+    return ((got.double() - exact).abs() / magnitude).max().item()
+
+
+# What each f32 precision's bf16 terms leave of a product (about 4 u^3,
+# 3 u^2 and 2 u, u = 2^-8), with room for the f32 sums.
+F32_BOUNDS = {"highest": 2e-6, "high": 1e-4, "medium": 2e-2}
+
+
+@gpu
+@pytest.mark.parametrize("precision", sorted(F32_BOUNDS))
+def test_f32_linear_and_gradients_at_each_precision(precision):
+    """f32 inputs as sums of bf16 terms: within each precision's bound of a
+    float64 reference, forward and gradients (K = 333 and M = 201 are not
+    multiples of 8 either), bit-identical run to run."""
+    generator = torch.Generator(device="cuda").manual_seed(7)
+    x = torch.randn(201, 333, device="cuda", generator=generator).requires_grad_()
+    w = torch.randn(150, 333, device="cuda", generator=generator).requires_grad_()
+    b = torch.randn(150, device="cuda", generator=generator).requires_grad_()
+    torch.set_float32_matmul_precision(precision)
+    try:
+        y = spio.linear(x, w, b)
+        assert y.dtype == torch.float32
+        assert relative_error(y, x.detach(), w.detach(), b.detach()) < F32_BOUNDS[precision]
+        assert torch.equal(y, spio.linear(x, w, b))
+        dy = torch.randn_like(y)
+        y.backward(dy)
+        assert relative_error(x.grad, dy, w.detach().t()) < F32_BOUNDS[precision]
+        assert relative_error(w.grad, dy.t(), x.detach().t()) < F32_BOUNDS[precision]
+    finally:
+        torch.set_float32_matmul_precision("highest")
+
+
+@gpu
+def test_unaligned_and_misaligned_operands_run():
+    """K = 999 (not a multiple of 8) is packed first; an operand starting
+    inside a 16-byte vector is copied to an aligned one."""
+    generator = torch.Generator(device="cuda").manual_seed(9)
+    flat = torch.randn(7 * 999 + 1, device="cuda", dtype=torch.bfloat16, generator=generator)
+    x = flat[1:].view(7, 999)
+    assert x.data_ptr() % 16 != 0
+    w = torch.randn(1000, 999, device="cuda", dtype=torch.bfloat16, generator=generator)
+    y = spio.linear(x, w)
+    close(y, x.float() @ w.float().t(), 64)
+
+
 # Row counts across the chooser's regimes: swapped small M (8 to 64 wide),
 # a block a tile under and over a wave, persistent, ping-pong and cluster
 # grids, ragged edges.
