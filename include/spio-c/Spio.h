@@ -107,6 +107,10 @@ typedef struct {
   /* Non-zero (persistent wgmma, two compute warpgroups): each takes every
    * other tile whole, one's epilogue overlapping the other's main loop. */
   int64_t pingpong;
+  /* Non-zero (wgmma, not ping-pong, wgmma's N at most 128): each k-tile's
+   * sums are added to the running ones in f32 (the tensor cores' own
+   * additions truncate). */
+  int64_t promote;
 } spio_gemm_config;
 
 /* NULL when the kernel can be built, else what is wrong (free it). */

@@ -229,8 +229,8 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
       (c.cluster == 2 && (c.persistent == 0 || c.persistent % 2 != 0)))
     return "a cluster is 1 block, or 2 of a persistent grid of an even count of blocks, got " +
            std::to_string(c.cluster) + " of " + std::to_string(c.persistent);
-  if (!c.wgmma && (c.swapAB || c.splitK != 1))
-    return "swapping A and B and splitting K are for wgmma kernels";
+  if (!c.wgmma && (c.swapAB || c.splitK != 1 || c.promote))
+    return "swapping A and B, splitting K and promoting sums are for wgmma kernels";
   if (c.wgmma) {
     // A warpgroup's wgmma reads K-major tiles of 128-byte rows: 64 f16 or
     // bf16 of the reduction, A's rows and B's columns along the tile's rows.
@@ -271,6 +271,9 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
              "clusters sharing B";
     // Each warpgroup of a ping-pong pair holds the whole tile's
     // accumulators: 128 rows by up to 128 columns in 232 registers.
+    // A promoting warpgroup holds its running sums and a k-tile's.
+    if (c.promote && (c.pingpong || c.wgmmaN() > 128))
+      return "promoted sums (promote) need wgmma's N of at most 128, not ping-pong";
     if (c.pingpong && (c.persistent == 0 || c.warpsM != 8 || c.swapAB || c.blockN > 128))
       return "compute warpgroups take tiles in turn (pingpong) on a persistent grid, two of "
              "them, with tiles of 128 x 128 or narrower, not swapped";
@@ -369,6 +372,9 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   GemmProblem p = gemmPackedProblem(problem);
   GemmConfig c;
   c.wgmma = true;
+  // f32 at the highest precision adds each k-tile's sums in f32 (wgmma's
+  // own additions truncate), which holds tiles to 128 columns.
+  c.promote = problem.input == DType::F32 && problem.precision == F32Precision::Highest;
   c.blockK = 64;
   c.warpsN = 1;
   // The tiles of all the problems of a batch.
@@ -420,14 +426,14 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   for (int64_t n : {256, 192, 128}) {
     int64_t count = tiles(128, n);
     int64_t rounds = ceilDiv(count, numSMs);
-    if ((shortK && n != 128) || count < numSMs ||
+    if (((shortK || c.promote) && n != 128) || count < numSMs ||
         (rounds < 3 && 100 * count < 80 * rounds * numSMs))
       continue;
     c.blockM = 128;
     c.blockN = n;
     c.warpsM = 8;
     c.persistent = numSMs;
-    c.pingpong = shortK;
+    c.pingpong = shortK && !c.promote;
     c.stages = 4;
     // Pairs of blocks sharing B tiles halve B's L2 reads, which pays for
     // their coupling over long reductions only (benchmarks/gemm/RESULTS.md);
@@ -460,9 +466,9 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     int64_t count = tiles(128, n);
     return double(count) / double(ceilDiv(count, numSMs) * numSMs);
   };
-  c.blockN = 256;
+  c.blockN = c.promote ? 128 : 256;
   for (int64_t n : {192, 128})
-    if (waveFill(n) > waveFill(c.blockN))
+    if (n < c.blockN && waveFill(n) > waveFill(c.blockN))
       c.blockN = n;
   return c;
 }

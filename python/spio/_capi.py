@@ -76,7 +76,8 @@ class GemmProblem(ctypes.Structure):
 class GemmConfig(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in
                 ("block_m", "block_n", "block_k", "warps_m", "warps_n", "stages", "raster",
-                 "wgmma", "persistent", "cluster", "swap", "split_k", "pingpong")]
+                 "wgmma", "persistent", "cluster", "swap", "split_k", "pingpong",
+                  "promote")]
 
 
 class Conv2dGw8Problem(ctypes.Structure):

@@ -471,12 +471,13 @@ def _shape(shape):
 
 class GemmFamily(KernelFamily):
     """GEMM on mma.sync or, on Hopper where A and B are K-major (or packed),
-    wgmma: f16/bf16/f32 in, f32 accumulation, f16/bf16/f32 out. A tile is (block M, N, K, warps M,
-    N), and a wgmma tile adds "wgmma" and its options as strings:
-    "persistent=P" (a persistent grid of P blocks), "cluster=C" (blocks of a
-    cluster sharing B tiles), "swap" (M along wgmma's N, for small M) and
-    "split_k=S" (blocks of a cluster splitting each tile's K) and "pingpong"
-    (compute warpgroups taking whole tiles in turn)."""
+    wgmma: f16/bf16/f32 in, f32 accumulation, f16/bf16/f32 out. A tile is
+    (block M, N, K, warps M, N), and a wgmma tile adds "wgmma" and its
+    options as strings: "persistent=P" (a persistent grid of P blocks),
+    "cluster=C" (blocks of a cluster sharing B tiles), "swap" (M along
+    wgmma's N, for small M), "split_k=S" (blocks of a cluster splitting each
+    tile's K), "pingpong" (compute warpgroups taking whole tiles in turn) and
+    "promote" (each k-tile's sums added to the running ones in f32)."""
     name = "gemm"
     arguments_type = GemmArguments
     TILES = ((128, 128, 32, 2, 2), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2), (64, 64, 64, 2, 2),
@@ -534,19 +535,21 @@ class GemmFamily(KernelFamily):
         _, _, _, _, tile, stages = config
         block_m, block_n, block_k, warps_m, warps_n = tile[:5]
         wgmma = tile[5:6] == ("wgmma",)
-        options = {"persistent": 0, "cluster": 1, "swap": 0, "split_k": 1, "pingpong": 0}
+        options = {"persistent": 0, "cluster": 1, "swap": 0, "split_k": 1, "pingpong": 0,
+                   "promote": 0}
         for option in tile[6:] if wgmma else ():
             key, _, value = option.partition("=")
             if key not in options:
                 raise SpioError(f"unknown wgmma tile option {option!r}: expected "
-                                 "persistent=P, cluster=C, swap, split_k=S or pingpong")
+                                 "persistent=P, cluster=C, swap, split_k=S, pingpong or "
+                                 "promote")
             options[key] = int(value) if value else 1
         raster = self.RASTER if block_m == 128 or wgmma else 1
         return self._problem(args), _capi.GemmConfig(block_m, block_n, block_k, warps_m,
                                                      warps_n, stages, raster, int(wgmma),
                                                      options["persistent"], options["cluster"],
                                                      options["swap"], options["split_k"],
-                                                     options["pingpong"])
+                                                     options["pingpong"], options["promote"])
 
     def chosen(self, args, multiprocessors, compute_capability=None):
         """The instance spio-jit would choose for `args` on a GPU of
@@ -563,7 +566,8 @@ class GemmFamily(KernelFamily):
                                              (f"cluster={c.cluster}", c.cluster > 1),
                                              ("swap", c.swap), (f"split_k={c.split_k}",
                                                                 c.split_k > 1),
-                                             ("pingpong", c.pingpong)) if given)
+                                             ("pingpong", c.pingpong),
+                                             ("promote", c.promote)) if given)
         return (args.dtype, args.output_dtype, args.a_layout, args.b_layout, tile, c.stages)
 
     def check(self, args, config):

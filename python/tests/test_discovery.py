@@ -85,6 +85,13 @@ def test_unaligned_and_f32_operands_are_packed_first():
     assert kernel.family.workspace_size(aligned, kernel.config) == 0
     expect_error(lambda: spio.GemmArguments(64, 64, 64, "f32", precision="low"),
                  "precision is one of highest, high, medium")
+    # The highest precision adds each k-tile's sums in f32 (promote).
+    family = spio.kernels.GemmFamily()
+    for precision, promoted in (("highest", True), ("high", False)):
+        args = spio.GemmArguments(2048, 2048, 2048, "f32", precision=precision)
+        config = family.chosen(args, 132, (9, 0))
+        assert ("promote" in config[4]) == promoted
+        assert family.check(args, config) is None
 
 
 # Every step once, and one more.

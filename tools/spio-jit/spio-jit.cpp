@@ -169,6 +169,10 @@ static cl::opt<bool>
     pingpong("pingpong", cl::cat(tileOptions),
              cl::desc("GEMM (persistent wgmma): compute warpgroups take whole tiles in turn "
                       "(default: the chooser's, off with a tile given)"));
+static cl::opt<cl::boolOrDefault>
+    promote("promote", cl::cat(tileOptions),
+            cl::desc("GEMM (wgmma): add each k-tile's sums to the running ones in f32 "
+                     "(default: the chooser's, on for f32 at the highest precision)"));
 static cl::opt<int64_t> stages("stages", cl::cat(tileOptions),
                                cl::desc("GEMM pipeline stages"), cl::init(0));
 static cl::opt<cl::boolOrDefault>
@@ -860,6 +864,8 @@ int runGemm() {
     config.splitK = splitK;
   if (pingpong.getNumOccurrences())
     config.pingpong = pingpong;
+  if (promote != cl::BOU_UNSET)
+    config.promote = promote == cl::BOU_TRUE;
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
@@ -886,6 +892,8 @@ int runGemm() {
     kind += " split-K " + std::to_string(config.splitK);
   if (config.pingpong)
     kind += " ping-pong";
+  if (config.promote)
+    kind += " promoted sums";
   if (!problem.epilogue.empty()) {
     kind += ", epilogue";
     for (EpilogueStep step : problem.epilogue)
@@ -1426,7 +1434,7 @@ int main(int argc, char **argv) {
   const std::initializer_list<const cl::Option *> gemmOnly = {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
       &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &cluster, &swapAB, &splitK, &pingpong,
-      &gemmWgmma};
+      &promote, &precision, &gemmWgmma};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,

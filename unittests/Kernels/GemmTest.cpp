@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 using namespace spio::kernels;
 
 namespace {
@@ -85,6 +87,29 @@ TEST(GemmPacking, PacksEachOperandOnceForABatchThatSharesIt) {
   // A thread a 16-byte vector of the first segment: 30 rows x 7 vectors.
   EXPECT_EQ(gemmPackLaunchShape(p, 'a').gridX, 1);
   EXPECT_EQ(gemmPackedBytes(p, 'a'), (4 * 30 * 6 * 56 * 2 + 255) / 256 * 256);
+}
+
+TEST(GemmPacking, HighestPrecisionPromotesSumsOnTilesOf128Columns) {
+  for (auto [m, n, k] : {std::tuple{8192, 8192, 8192}, std::tuple{2048, 3072, 768},
+                         std::tuple{128, 4096, 4096}, std::tuple{5, 4096, 4096}}) {
+    GemmProblem p = problem(m, n, k);
+    p.input = p.output = DType::F32;
+    GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+    EXPECT_TRUE(c.promote);
+    EXPECT_FALSE(c.pingpong);
+    EXPECT_LE(c.wgmmaN(), 128);
+    EXPECT_EQ(checkGemm(p, c), "");
+    p.precision = F32Precision::High;
+    EXPECT_FALSE(chooseWgmmaGemmConfig(p, 132).promote);
+  }
+  GemmProblem p = problem(1024, 1024, 1024);
+  GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+  c.promote = true;
+  c.pingpong = true;
+  EXPECT_NE(checkGemm(p, c).find("not ping-pong"), std::string::npos);
+  c = GemmConfig();
+  c.promote = true;
+  EXPECT_NE(checkGemm(p, c).find("promoting sums are for wgmma"), std::string::npos);
 }
 
 TEST(GemmCheck, RejectsEmptyProblems) {

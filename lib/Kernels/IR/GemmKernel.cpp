@@ -137,13 +137,14 @@ GemmConfig mlir::spio::gemmConfig(GemmConfigAttr attr) {
   c.swapAB = attr.getSwap();
   c.splitK = attr.getSplitK();
   c.pingpong = attr.getPingpong();
+  c.promote = attr.getPromote();
   return c;
 }
 
 GemmConfigAttr mlir::spio::gemmConfigAttr(MLIRContext *context, const GemmConfig &c) {
   return GemmConfigAttr::get(context, {c.blockM, c.blockN, c.blockK}, {c.warpsM, c.warpsN},
                              c.stages, c.raster, c.wgmma, c.persistent, c.cluster, c.swapAB,
-                             c.splitK, c.pingpong);
+                             c.splitK, c.pingpong, c.promote);
 }
 
 namespace {
@@ -890,9 +891,15 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
         Value round = b.divui(done, b.index(2));
         b.barrierWait(order, mine, b.lowBit(b.subi(b.addi(round, b.index(2)), warpgroup)));
       }
-      Value init = b.warpgroupFill(b.f32(0.0), b.warpgroupAccType(c.wgmmaN(), rowDim, colDim));
+      WarpgroupAccType accType = b.warpgroupAccType(c.wgmmaN(), rowDim, colDim);
+      // Promoted sums run on as the accumulator's C fragments, f32 vectors.
+      FragmentType fc = fragment(FragmentOperand::C, rowDim, colDim, Float32Type::get(ctx));
+      VectorType lane = VectorType::get({4}, Float32Type::get(ctx));
+      SmallVector<Value> inits =
+          c.promote ? SmallVector<Value>(fragments, b.broadcast(b.f32(0.0), lane))
+                    : SmallVector<Value>(halves, b.warpgroupFill(b.f32(0.0), accType));
       scf::ForOp loop = b.forLoop(
-          b.index(0), kCount, b.index(1), SmallVector<Value>(halves, init),
+          b.index(0), kCount, b.index(1), inits,
           [&](Value kt, ValueRange carried) {
             Value step = b.addi(before, kt);
             Value slot = b.remui(step, stageCount);
@@ -902,6 +909,8 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
             if (c.swapAB)
               std::swap(tileA, tileB);
             SmallVector<Value> acc(carried.begin(), carried.end());
+            if (c.promote)
+              acc.assign(1, b.warpgroupFill(b.f32(0.0), accType));
             b.wgmmaFence();
             for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
               Coord kStep = b.constant(kk, b.coordType(K, 16));
@@ -910,6 +919,17 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
                                  cast<WarpgroupAcc>(acc[h]));
             }
             b.wgmmaCommit();
+            if (c.promote) {
+              // This k-tile's sums, done, added to the running ones in f32;
+              // its stage is free.
+              b.wgmmaWait(0);
+              release(step);
+              SmallVector<Value> sums;
+              for (int64_t ni = 0; ni < fragments; ++ni)
+                sums.push_back(b.addf(carried[ni], b.fragmentToVector(b.warpgroupFragment(
+                                                       cast<WarpgroupAcc>(acc[0]), ni))));
+              return sums;
+            }
             b.wgmmaWait(1);
             // The previous k-tile's group is done: its stage is free.
             b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, b.index(0)),
@@ -918,8 +938,16 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
           });
       if (c.pingpong)
         b.ifThen(firstLane, [&] { b.barrierArrive(order, other); });
-      b.wgmmaWait(0);
-      release(b.subi(b.addi(before, kCount), b.index(1)));
+      if (!c.promote) {
+        b.wgmmaWait(0);
+        release(b.subi(b.addi(before, kCount), b.index(1)));
+      }
+      // Fragment `ni` of the tile's sums (of its first 64-row half).
+      auto accumulatedFragment = [&](int64_t ni) -> Fragment {
+        if (c.promote)
+          return b.vectorToFragment(loop.getResult(ni), fc);
+        return b.warpgroupFragment(cast<WarpgroupAcc>(loop.getResult(0)), ni);
+      };
       if (c.pingpong) {
         for (int64_t h = 0; h < halves; ++h) {
           auto accumulated = cast<WarpgroupAcc>(loop.getResult(h));
@@ -929,21 +957,17 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
         }
         return;
       }
-      auto accumulated = cast<WarpgroupAcc>(loop.getResult(0));
       if (splitK == 1)
-        return warpgroupEpilogue(op, bi, bj, warp, rowDim, [&](int64_t ni) {
-          return b.warpgroupFragment(accumulated, ni);
-        }, 0, fragments);
+        return warpgroupEpilogue(op, bi, bj, warp, rowDim, accumulatedFragment, 0, fragments);
       // The compute thread's place in `partials`.
       Coord self = b.fromIndex(b.subi(thread, b.index(128)), b.coordType(kAccThread));
       for (int64_t ni = 0; ni < fragments; ++ni)
-        b.store(b.fragmentToVector(b.warpgroupFragment(accumulated, ni)), partials,
+        b.store(b.fragmentToVector(accumulatedFragment(ni)), partials,
                 {b.constant(ni, b.coordType(kAccFragment)), self});
       // Every block's partial sums are in place; block r adds the sums of
       // its share of the fragments in rank order (the same order in every
       // run) and stores them.
       b.clusterBarrier();
-      FragmentType fc = fragment(FragmentOperand::C, rowDim, colDim, Float32Type::get(ctx));
       auto sum = [&](int64_t ni) {
         Coord at = b.constant(ni, b.coordType(kAccFragment));
         Value total = b.loadRemote(partials, {at, self}, b.index(0));

@@ -148,14 +148,14 @@ func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
 
 // -----
 
-// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k' or 'pingpong' (each at most once), got 'swizzle'}}
+// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k', 'pingpong' or 'promote' (each at most once), got 'swizzle'}}
 func.func @config_key() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, swizzle = 1>} {
   return
 }
 
 // -----
 
-// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k' or 'pingpong' (each at most once), got 'raster'}}
+// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k', 'pingpong' or 'promote' (each at most once), got 'raster'}}
 func.func @config_twice() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, raster = 2, raster = 4>} {
   return
 }
@@ -260,6 +260,20 @@ func.func @split_k_persistent() attributes {a = #spio.gemm_config<block = [128, 
 
 // expected-error @below {{gemm_config takes tiles in turn (pingpong) only on a persistent grid}}
 func.func @pingpong_without_persistent() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, pingpong = true>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{gemm_config promotes k-tiles' sums (promote) with wgmma, not ping-pong, wgmma's N at most 128}}
+func.func @promote_wide() attributes {a = #spio.gemm_config<block = [128, 256, 64], warps = [8, 1], stages = 4, wgmma = true, promote = true>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{gemm_config promotes k-tiles' sums (promote) with wgmma}}
+func.func @promote_mma_sync() attributes {a = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4, promote = true>} {
   return
 }
 

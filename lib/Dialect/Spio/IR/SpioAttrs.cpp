@@ -64,7 +64,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t, 3> block;
   SmallVector<int64_t, 2> warps;
   int64_t stages = 0, raster = 1, persistent = 0, cluster = 1, splitK = 1;
-  bool wgmma = false, swap = false, pingpong = false;
+  bool wgmma = false, swap = false, pingpong = false, promote = false;
   auto parseSizes = [&](SmallVectorImpl<int64_t> &sizes) {
     return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
       return parser.parseInteger(sizes.emplace_back());
@@ -81,7 +81,8 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
                                                         {"split_k", {&splitK, false}}};
   llvm::StringMap<std::pair<bool *, bool>> flags = {{"wgmma", {&wgmma, false}},
                                                     {"swap", {&swap, false}},
-                                                    {"pingpong", {&pingpong, false}}};
+                                                    {"pingpong", {&pingpong, false}},
+                                                    {"promote", {&promote, false}}};
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc keyLoc = parser.getCurrentLocation();
     StringRef key;
@@ -106,7 +107,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
       *flag->second.first = value == "true";
     } else {
       parser.emitError(keyLoc, "expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', "
-                               "'split_k' or 'pingpong' (each at most once), got '")
+                               "'split_k', 'pingpong' or 'promote' (each at most once), got '")
           << key << "'";
       return {};
     }
@@ -115,7 +116,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
     return {};
   return GemmConfigAttr::getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
                                     block, warps, stages, raster, wgmma, persistent, cluster,
-                                    swap, splitK, pingpong);
+                                    swap, splitK, pingpong, promote);
 }
 
 void GemmConfigAttr::print(AsmPrinter &printer) const {
@@ -138,6 +139,8 @@ void GemmConfigAttr::print(AsmPrinter &printer) const {
     printer << ", split_k = " << getSplitK();
   if (getPingpong())
     printer << ", pingpong = true";
+  if (getPromote())
+    printer << ", promote = true";
   printer << ">";
 }
 
@@ -145,7 +148,7 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
                                      ArrayRef<int64_t> block, ArrayRef<int64_t> warps,
                                      int64_t stages, int64_t raster, bool wgmma,
                                      int64_t persistent, int64_t cluster, bool swap,
-                                     int64_t splitK, bool pingpong) {
+                                     int64_t splitK, bool pingpong, bool promote) {
   // Bounds a block can meet (1024 threads, a CUDA grid's extents), which
   // also keep every size computed from them far from overflow.
   constexpr int64_t kMaxBlockExtent = 4096, kMaxWarps = 32, kMaxStages = 32;
@@ -179,6 +182,10 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
                        << splitK;
   if (pingpong && persistent == 0)
     return emitError() << "gemm_config takes tiles in turn (pingpong) only on a persistent grid";
+  // The running sums and a k-tile's sums are both in registers.
+  if (promote && (!wgmma || pingpong || (swap ? block[0] : block[1]) > 128))
+    return emitError() << "gemm_config promotes k-tiles' sums (promote) with wgmma, not "
+                          "ping-pong, wgmma's N at most 128";
   return success();
 }
 

@@ -78,7 +78,11 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     the same in every run. With `pingpong = true` (persistent, two compute
     warpgroups), each compute warpgroup takes every other tile of the block
     whole, their main loops in turn, so that one's epilogue overlaps the
-    other's main loop.
+    other's main loop. With `promote = true` (wgmma, not ping-pong, wgmma's
+    N at most 128), each k-tile's products are summed by wgmma into a fresh
+    accumulator that f32 adds then add to the running sum: the tensor
+    cores' own additions truncate, which over a long reduction costs f32
+    outputs several bits.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$block,
                         ArrayRefParameter<"int64_t">:$warps,
@@ -89,9 +93,10 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
                         DefaultValuedParameter<"int64_t", "1">:$cluster,
                         DefaultValuedParameter<"bool", "false">:$swap,
                         DefaultValuedParameter<"int64_t", "1">:$splitK,
-                        DefaultValuedParameter<"bool", "false">:$pingpong);
+                        DefaultValuedParameter<"bool", "false">:$pingpong,
+                        DefaultValuedParameter<"bool", "false">:$promote);
   // Custom: optional `, key = value` entries (raster, wgmma, persistent,
-  // cluster, swap, split_k, pingpong), which generated optional groups cannot tell
+  // cluster, swap, split_k, pingpong, promote), which generated optional groups cannot tell
   // apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
