@@ -62,7 +62,8 @@ class Conv2dGw8(torch.nn.Module):
 
 
 class Linear(torch.nn.Module):
-    """torch.nn.Linear on Spio's GEMM (dW accumulated in f32)."""
+    """torch.nn.Linear on Spio's GEMM (dW accumulated in f32; f32 layers as
+    torch.get_float32_matmul_precision() says)."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
@@ -72,13 +73,10 @@ class Linear(torch.nn.Module):
 
     @classmethod
     def from_torch(cls, linear):
-        """The same layer, sharing the parameters of `linear`; SpioError when
-        its sizes are not multiples of 8 (the GEMMs of the forward and
-        backward read both along 16-byte vectors)."""
+        """The same layer, sharing the parameters of `linear` (any sizes: the
+        GEMM packs operands whose rows are not 16-byte multiples first)."""
         if not isinstance(linear, torch.nn.Linear):
             raise SpioError(f"{linear} is not a torch.nn.Linear")
-        if linear.in_features % 8 or linear.out_features % 8:
-            raise SpioError(f"{linear}: Spio needs in_features and out_features multiples of 8")
         layer = cls.__new__(cls)
         torch.nn.Module.__init__(layer)
         layer.weight = linear.weight
@@ -100,8 +98,8 @@ def _replacement(module):
 
 
 def transform(model):
-    """Replaces, in place, every torch.nn.Linear with sizes that are
-    multiples of 8 and every Conv2d with groups of 8 channels whose kernel
+    """Replaces, in place, every torch.nn.Linear and every Conv2d with
+    groups of 8 channels whose kernel
     size, stride and padding Spio's kernels run by its Spio layer (sharing
     its parameters); leaves the rest; returns the model."""
     for name, child in list(model.named_children()):

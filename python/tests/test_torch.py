@@ -271,11 +271,12 @@ def test_transform_swaps_matching_modules():
     other = torch.nn.Conv2d(64, 64, 3, groups=4)
     with pytest.raises(spio.SpioError, match="groups of 8 channels"):
         spio.nn.Conv2dGw8.from_torch(other)
-    with pytest.raises(spio.SpioError, match="multiples of 8"):
-        spio.nn.Linear.from_torch(torch.nn.Linear(64, 10))
+    with pytest.raises(spio.SpioError, match="is not a torch.nn.Linear"):
+        spio.nn.Linear.from_torch(other)
+    # Any sizes: operands whose rows are not 16-byte multiples are packed.
     mixed = torch.nn.Sequential(torch.nn.Linear(64, 10), other)
     spio.transform(mixed)
-    assert type(mixed[0]) is torch.nn.Linear and mixed[1] is other
+    assert isinstance(mixed[0], spio.nn.Linear) and mixed[1] is other
 
 
 def test_layers_the_kernels_refuse_are_not_swapped():
