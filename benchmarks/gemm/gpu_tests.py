@@ -141,6 +141,15 @@ CASES = [
     (333, 130, 77, "--dtype f32 --gemm-batch 3 --broadcast b --beta -1"),
     (5, 4096, 4096, "--dtype f32"),
     (4096, 4096, 4096, "--dtype f32"),
+    # Grouped GEMMs: random group sizes (empty groups too) read on the
+    # device, ragged groups, 1 and 64 groups, ping-pong (short K) and wide
+    # tiles, an epilogue with a bias along columns, beta, f16 and f32 out.
+    (1000, 512, 256, "--groups 5"),
+    (8192, 4096, 4096, "--groups 8"),
+    (3000, 1000, 1032, "--groups 64 --dtype f16 --out-dtype f32"),
+    (777, 384, 520, "--groups 1"),
+    (2048, 768, 512, "--groups 16 --beta 0.5 --epilogue residual,bias,silu"),
+    (100, 200, 64, "--groups 7 --wgmma --block-m 128 --block-n 128 --warps-m 8 --persistent 3"),
     # Batches (grid z, or among a persistent grid's tiles): ragged problems,
     # A or B shared by the batch, every kernel kind, an epilogue, beta.
     (100, 60, 72, "--gemm-batch 3 --wgmma=false"),

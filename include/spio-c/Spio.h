@@ -87,6 +87,10 @@ typedef struct {
    * dimension is not a multiple of 8 are packed by two kernels into the
    * launcher's workspace first. */
   int32_t f32_precision;
+  /* Grouped GEMM: `groups` problems (0: not grouped), A's and D's m rows
+   * the groups' one after the other, B a matrix a group; the launcher's
+   * operand "groups" is a device array of int32, each group's end row. */
+  int64_t groups;
 } spio_gemm_problem;
 
 typedef struct {

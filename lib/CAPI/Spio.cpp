@@ -98,6 +98,7 @@ kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
   g.batchA = p.a_shared == 0;
   g.batchB = p.b_shared == 0;
   g.precision = kernels::F32Precision(p.f32_precision);
+  g.groups = p.groups;
   return g;
 }
 

@@ -92,6 +92,7 @@ static bool compileUnguarded(const std::string &source, const CompileOptions &op
     at.beta = param(gemm.getBeta());
     at.bias = param(gemm.getBias());
     at.scale = param(gemm.getScale());
+    at.groups = param(gemm.getGroups());
     at.aMap = param(gemm.getAMap());
     at.bMap = param(gemm.getBMap());
     at.count = int(kernel.getNumArguments());
@@ -99,7 +100,8 @@ static bool compileUnguarded(const std::string &source, const CompileOptions &op
     auto given = [&](Value v, int position) { return !v || position >= 0; };
     if (at.a >= 0 && at.b >= 0 && at.d >= 0 && at.alpha >= 0 && given(gemm.getC(), at.c) &&
         given(gemm.getBeta(), at.beta) && given(gemm.getBias(), at.bias) &&
-        given(gemm.getScale(), at.scale) && given(gemm.getAMap(), at.aMap) &&
+        given(gemm.getScale(), at.scale) && given(gemm.getGroups(), at.groups) &&
+        given(gemm.getAMap(), at.aMap) &&
         given(gemm.getBMap(), at.bMap))
       workloads[kernel.getName()] = w;
   });

@@ -98,6 +98,8 @@ GemmParameters gemmParameters(const GemmProblem &p, const GemmConfig &c) {
     at.bias = at.count++;
   if (p.scale != Along::None)
     at.scale = at.count++;
+  if (p.groups > 0)
+    at.groups = at.count++;
   if (c.wgmma) {
     at.aMap = at.count++;
     at.bMap = at.count++;
@@ -208,6 +210,21 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     return "a batch of " + std::to_string(p.batch) + " problems of M=" + std::to_string(p.m) +
            " N=" + std::to_string(p.n) + " K=" + std::to_string(p.k) +
            " is over the 2^40 elements a spio tensor spans";
+  if (p.groups < 0 || p.groups > kMaxGroups)
+    return "a grouped GEMM has 1 to " + std::to_string(kMaxGroups) + " groups, got " +
+           std::to_string(p.groups);
+  if (p.groups > 0) {
+    if (p.batch != 1)
+      return "a grouped GEMM is not batched too";
+    if (gemmPacksOperands(p))
+      return "a grouped GEMM takes f16 or bf16 A and B, K-major, K a multiple of 8";
+    if (!layout::withinExtent({p.groups, p.n, p.k}))
+      return "B's " + std::to_string(p.groups) + " groups of N=" + std::to_string(p.n) +
+             " K=" + std::to_string(p.k) + " are over the 2^40 elements a spio tensor spans";
+    if (!c.wgmma || c.persistent == 0 || c.cluster != 1 || c.swapAB || c.splitK != 1)
+      return "a grouped GEMM runs on a persistent wgmma grid (sm_90), without clusters, "
+             "swapped operands or split K";
+  }
   if (gemmPacksOperands(p)) {
     // The packed operands' segments along K must fit a tensor too; the
     // tensor-core kernel is then the packed problem's.
@@ -386,6 +403,20 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     return c.stages * stageBytes() + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) +
            gemmStagingBytes(p, c);
   };
+  if (p.groups > 0) {
+    // Groups of unknown sizes on a persistent grid of 128-row tiles: 256
+    // columns where the tiles (each group's last one partial at worst)
+    // are three rounds or more, ping-pong over short reductions.
+    bool shortK = ceilDiv(p.k, c.blockK) <= 16;
+    c.blockM = 128;
+    c.warpsM = 8;
+    c.persistent = numSMs;
+    c.stages = 4;
+    int64_t rowTiles = ceilDiv(p.m, c.blockM) + p.groups;
+    c.blockN = !shortK && rowTiles * ceilDiv(p.n, 256) >= 3 * numSMs ? 256 : 128;
+    c.pingpong = shortK;
+    return c;
+  }
   if (p.m <= 64) {
     // Decoding and small batches: M along wgmma's N (padded to 8, not to a
     // warpgroup's 64 rows) and N along one warpgroup, or two where 64-row
@@ -480,7 +511,9 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const Gem
   shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
                                         : runtime::TensorMapShape::Element::BF16;
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
-  shape.rows = uint64_t((operand == 'a' ? p.m : p.n) * (batched ? p.batch : 1));
+  // A grouped GEMM's B holds a matrix a group.
+  int64_t entries = batched ? p.batch : operand == 'b' && p.groups > 0 ? p.groups : 1;
+  shape.rows = uint64_t((operand == 'a' ? p.m : p.n) * entries);
   shape.cols = uint64_t(p.k);
   // A block loads its cluster's share of the B tile.
   shape.boxRows = uint32_t(operand == 'a' ? c.blockM : c.blockN / c.cluster);

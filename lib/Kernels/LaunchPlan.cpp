@@ -22,12 +22,16 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config) 
 
 LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
                           const GemmParameters &at, const std::string &name) {
-  enum { A, B, C, D, Bias, Scale };
+  enum { A, B, C, D, Bias, Scale, Groups };
   enum { Alpha, Beta };
   LaunchPlan plan;
-  plan.operands = {{"A", false}, {"B", false}, {"C", !problem.readsC}, {"D", false},
+  plan.operands = {{"A", false},
+                   {"B", false},
+                   {"C", !problem.readsC},
+                   {"D", false},
                    {"bias", problem.bias == Along::None},
-                   {"scale", problem.scale == Along::None}};
+                   {"scale", problem.scale == Along::None},
+                   {"groups", problem.groups == 0}};
   plan.scalars = {{"alpha", 1.0f}, {"beta", 0.0f}};
   // Packed operands: each packing kernel writes its operand's packed form
   // into the workspace, which the GEMM reads.
@@ -57,6 +61,7 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
   place(at.d, operand(D));
   place(at.bias, operand(Bias));
   place(at.scale, operand(Scale));
+  place(at.groups, operand(Groups));
   place(at.alpha, {Kind::Scalar, Alpha, {}});
   place(at.beta, {Kind::Scalar, Beta, {}});
   place(at.aMap, tensorMap(A, 'a'));

@@ -1,6 +1,6 @@
 """Spio from Python: kernel discovery, compilation and launching over the C API,
-and, with PyTorch, the operators spio.conv2d_gw8, spio.linear, spio.matmul and
-spio.bmm, the layers spio.nn.Conv2dGw8 and spio.nn.Linear, spio.transform(model),
+and, with PyTorch, the operators spio.conv2d_gw8, spio.linear, spio.matmul,
+spio.bmm and spio.grouped_mm, the layers spio.nn.Conv2dGw8 and spio.nn.Linear, spio.transform(model),
 spio.set_autotune(True) (conv2d_gw8's configurations timed per shape) and
 spio.set_batch_invariant(True) (GEMM rows with the same bits in any batch).
 
@@ -23,7 +23,7 @@ __all__ = [
 
 # The PyTorch face loads on first use, so that the package works without torch.
 _TORCH = {"conv2d_gw8": "_torch_ops", "linear": "_torch_ops", "matmul": "_torch_ops",
-          "bmm": "_torch_ops",
+          "bmm": "_torch_ops", "grouped_mm": "_torch_ops",
           "set_autotune": "_torch_ops", "autotune_enabled": "_torch_ops",
           "set_batch_invariant": "_torch_ops", "batch_invariant_enabled": "_torch_ops",
           "transform": "nn"}

@@ -70,7 +70,8 @@ class GemmProblem(ctypes.Structure):
                 ("bias_dtype", ctypes.c_int32), ("scale_along", ctypes.c_int32),
                 ("scale_dtype", ctypes.c_int32), ("batch_invariant", ctypes.c_int32),
                 ("batch", ctypes.c_int64), ("a_shared", ctypes.c_int32),
-                ("b_shared", ctypes.c_int32), ("f32_precision", ctypes.c_int32)]
+                ("b_shared", ctypes.c_int32), ("f32_precision", ctypes.c_int32),
+                ("groups", ctypes.c_int64)]
 
 
 class GemmConfig(ctypes.Structure):

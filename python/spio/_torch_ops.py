@@ -484,7 +484,7 @@ def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None):
         launcher = _launchers[key] = _launcher(args, a.get_device())
     d = a.new_empty((m, n), dtype=out_dtype)
     _run(launcher, _stream(a), (_aligned(a), _aligned(b), None, d,
-                                None if bias is None else _aligned(bias.contiguous()), None))
+                                None if bias is None else _aligned(bias.contiguous()), None, None))
     return d
 
 
@@ -620,7 +620,45 @@ def _bmm(a, b):
                                       b_layout, batch=batch, precision=precision)
         launcher = _launchers[key] = _launcher(args, a.get_device())
     d = a.new_empty((batch, m, n))
-    _run(launcher, _stream(a), (_aligned(a), _aligned(b), None, d, None, None))
+    _run(launcher, _stream(a), (_aligned(a), _aligned(b), None, d, None, None, None))
+    return d
+
+
+def grouped_mm(a, b, offs):
+    """A grouped GEMM (a mixture of experts' layer), as torch._grouped_mm:
+    a (M, K) holds G groups' rows one after the other, b (G, K, N) one
+    matrix a group, stored (G, N, K) (b.transpose(1, 2) contiguous, as a
+    linear layer's weights are), offs (G,) int32 on the device each group's
+    end row; returns (M, N) in a's dtype, group g's rows a's times b[g].
+    One launch, whatever the groups' sizes (read on the device: no host
+    synchronization). f16 or bf16, K a multiple of 8, Hopper (sm_90).
+    Forward only."""
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        raise SpioError("spio.grouped_mm has no backward yet; call it under torch.no_grad()")
+    if (a.dim() != 2 or b.dim() != 3 or a.shape[1] != b.shape[1] or a.dtype != b.dtype or
+            offs.dim() != 1 or offs.shape[0] != b.shape[0] or offs.dtype != torch.int32):
+        raise SpioError(f"spio.grouped_mm takes a (M, K), b (G, K, N) of one dtype and offs "
+                        f"(G,) int32, got {tuple(a.shape)} {a.dtype}, {tuple(b.shape)} "
+                        f"{b.dtype} and {tuple(offs.shape)} {offs.dtype}")
+    m, k = a.shape
+    groups, _, n = b.shape
+    if not b.transpose(1, 2).is_contiguous():
+        raise SpioError("b must be stored (G, N, K): b.transpose(1, 2) contiguous")
+    key = ("grouped_mm", a.dtype, a.get_device(), b.get_device(), offs.get_device(), m, n, k,
+           groups)
+    launcher = _launchers.get(key)
+    if launcher is None:
+        _check_tensor("a", a, device=a.get_device())
+        _check_tensor("b", b, device=a.get_device())
+        if offs.get_device() != a.get_device():
+            raise SpioError("offs must be on a's device")
+        if not a.is_contiguous():
+            raise SpioError("a must be contiguous")
+        args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[a.dtype], "row", "col",
+                                      groups=groups)
+        launcher = _launchers[key] = _launcher(args, a.get_device())
+    d = a.new_empty((m, n))
+    _run(launcher, _stream(a), (_aligned(a), _aligned(b), None, d, None, None, _aligned(offs)))
     return d
 
 

@@ -95,7 +95,13 @@ class GemmArguments:
     `precision` "highest" (3 terms, about f32's accuracy), "high" (2, about
     16 bits) or "medium" (1), as torch.set_float32_matmul_precision names
     them. Operands in f32, or whose contiguous dimension is not a multiple
-    of 8, are packed into the workspace by two more kernels first."""
+    of 8, are packed into the workspace by two more kernels first.
+
+    With `groups` = G > 0 (a grouped GEMM, e.g. a mixture of experts), A's
+    and D's m rows are G groups' one after the other, B holds G matrices
+    (k x n each, stored n x k: b_layout "col"), and the operand "groups" is
+    a device array of G int32, each group's end row (sizes known only on
+    the device; a persistent wgmma grid walks them, sm_90)."""
     m: int
     n: int
     k: int
@@ -113,9 +119,10 @@ class GemmArguments:
     batch: int = 1
     shared: Optional[str] = None
     precision: str = "highest"
+    groups: int = 0
 
     def __post_init__(self):
-        _check_sizes(self, ("m", "n", "k", "batch"))
+        _check_sizes(self, ("m", "n", "k", "batch", "groups"))
         if self.precision not in F32_PRECISIONS:
             raise SpioError(f"precision is one of {', '.join(F32_PRECISIONS)}, not "
                             f"{self.precision!r}")
@@ -529,7 +536,7 @@ class GemmFamily(KernelFamily):
                                  _dtype_code(args.scale_dtype, scalars),
                                  int(args.batch_invariant), args.batch,
                                  int(args.shared == "a"), int(args.shared == "b"),
-                                 F32_PRECISIONS.index(args.precision))
+                                 F32_PRECISIONS.index(args.precision), args.groups)
 
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config
@@ -595,7 +602,8 @@ class GemmFamily(KernelFamily):
 
     def operands(self, args, config):
         return ("A", "B", "D") + (("C",) if args.reads_c else ()) + tuple(
-            vector for vector in ("bias", "scale") if vector in args.epilogue), ()
+            vector for vector in ("bias", "scale") if vector in args.epilogue) + (
+            ("groups",) if args.groups else ()), ()
 
     def check_scalars(self, args, scalars):
         unknown = set(scalars) - {"alpha", "beta"}

@@ -182,6 +182,32 @@ def test_unaligned_and_misaligned_operands_run():
     close(y, x.float() @ w.float().t(), 64)
 
 
+@gpu
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability() < (9, 0),
+                    reason="grouped GEMMs run on Hopper")
+def test_grouped_mm_takes_each_groups_matrix_and_reads_the_sizes_on_the_device():
+    """Groups of random sizes, an empty one and a ragged last one: each
+    group's rows times its matrix, bit-identical run to run."""
+    generator = torch.Generator(device="cuda").manual_seed(11)
+    a = torch.randn(1000, 256, device="cuda", dtype=torch.bfloat16, generator=generator)
+    w = torch.randn(6, 384, 256, device="cuda", dtype=torch.bfloat16, generator=generator)
+    ends = torch.tensor([100, 100, 357, 600, 999, 1000], device="cuda", dtype=torch.int32)
+    with torch.no_grad():
+        d = spio.grouped_mm(a, w.transpose(1, 2), ends)
+        begin = 0
+        for g, end in enumerate(ends.tolist()):
+            want = a[begin:end].float() @ w[g].float().t()
+            close(d[begin:end], want, max(want.abs().max().item(), 1.0))
+            begin = end
+        assert torch.equal(d, spio.grouped_mm(a, w.transpose(1, 2), ends))
+        with pytest.raises(spio.SpioError, match="stored \\(G, N, K\\)"):
+            spio.grouped_mm(a, w.transpose(1, 2).contiguous(), ends)
+        with pytest.raises(spio.SpioError, match="offs"):
+            spio.grouped_mm(a, w.transpose(1, 2), ends.long())
+    with pytest.raises(spio.SpioError, match="no backward"):
+        spio.grouped_mm(a.requires_grad_(), w.transpose(1, 2), ends)
+
+
 # Row counts across the chooser's regimes: swapped small M (8 to 64 wide),
 # a block a tile under and over a wave, persistent, ping-pong and cluster
 # grids, ragged edges.

@@ -120,6 +120,10 @@ static cl::opt<float> beta("beta", cl::cat(gemmOptions), cl::desc("D = alpha * A
 static cl::opt<std::string>
     epilogue("epilogue", cl::cat(gemmOptions),
              cl::desc("Steps after A @ B, in order (scale,bias,residual,relu,gelu_tanh,...)"));
+static cl::opt<int64_t>
+    groupCount("groups", cl::cat(gemmOptions), cl::init(0),
+               cl::desc("Grouped GEMM: G groups of random row counts adding up to M, B a "
+                        "matrix a group"));
 static cl::opt<int64_t> batchCount("gemm-batch", cl::cat(gemmOptions),
                                    cl::desc("Problems in the batch"), cl::init(1));
 static cl::opt<std::string>
@@ -597,6 +601,21 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   // A batch's matrices one after the other; A or B the batch shares once.
   size_t batches = size_t(problem.batch);
   size_t batchesA = problem.batchA ? batches : 1, batchesB = problem.batchB ? batches : 1;
+  // A grouped GEMM's groups: G - 1 random cuts of M's rows (empty groups
+  // too), each group's end row, and each row's group.
+  std::vector<int32_t> ends;
+  std::vector<size_t> groupOf(m, 0);
+  if (problem.groups > 0) {
+    batchesB = size_t(problem.groups);
+    std::mt19937_64 cuts(seed ^ 0x67726f757073ull);
+    for (int64_t g = 0; g + 1 < problem.groups; ++g)
+      ends.push_back(int32_t(cuts() % (m + 1)));
+    ends.push_back(int32_t(m));
+    std::sort(ends.begin(), ends.end());
+    for (size_t g = ends.size(); g-- > 0;)
+      for (size_t r = g ? size_t(ends[g - 1]) : 0; r < size_t(ends[g]); ++r)
+        groupOf[r] = g;
+  }
   HostMatrix a(problem.input, batchesA * m * k), b(problem.input, batchesB * k * n),
       c(problem.output, batches * m * n);
   a.fillUniform(seed, 0);
@@ -627,12 +646,17 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
     orFail(dScale.upload(scale.bytes.data(), scale.bytes.size()), "uploading the scale");
   }
 
+  DeviceBuffer dGroups;
+  if (!ends.empty()) {
+    dGroups = orFail(gpu.allocate(ends.size() * sizeof(int32_t)), "allocating the row ends");
+    orFail(dGroups.upload(ends.data(), ends.size() * sizeof(int32_t)), "uploading the row ends");
+  }
   DeviceBuffer workspace;
   if (int64_t bytes = launcher.plan().workspaceBytes)
     workspace = orFail(gpu.allocate(size_t(bytes)), "allocating the workspace");
   // The plan encodes wgmma kernels' tensor maps of A and B.
   LaunchBindings bindings{{dA.pointer(), dB.pointer(), dC.pointer(), dD.pointer(),
-                           dBias.pointer(), dScale.pointer()},
+                           dBias.pointer(), dScale.pointer(), dGroups.pointer()},
                           workspace.pointer(),
                           {float(alpha), problem.readsC ? float(beta) : 0.0f}};
   auto launch = [&]() { return launcher.run(bindings); };
@@ -683,6 +707,8 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
     for (auto [bt, r, col] : points) {
       double sum = 0, magnitude = 0;
       size_t inA = problem.batchA ? bt : 0, inB = problem.batchB ? bt : 0;
+      if (problem.groups > 0)
+        inB = groupOf[r];
       size_t element = (bt * m + r) * n + col;
       for (size_t kk = 0; kk < k; ++kk) {
         double prod = double(at(a, problem.a, inA, m, k, r, kk)) *
@@ -810,6 +836,7 @@ int runGemm() {
   problem.b = parseLayout(bLayout, "B");
   problem.batchInvariant = batchInvariant;
   problem.batch = batchCount;
+  problem.groups = groupCount;
   if (!broadcast.empty() && broadcast != "a" && broadcast != "b")
     fail("--broadcast takes a or b, not '" + broadcast + "'");
   problem.batchA = broadcast != "a";
@@ -899,6 +926,8 @@ int runGemm() {
     for (EpilogueStep step : problem.epilogue)
       kind += std::string(step == problem.epilogue.front() ? " " : ",") + epilogueStepName(step);
   }
+  if (problem.groups > 0)
+    kind += ", " + std::to_string(problem.groups) + " groups";
   if (problem.batch > 1)
     kind += ", batch " + std::to_string(problem.batch) +
             (problem.batchA ? problem.batchB ? "" : " (B shared)" : " (A shared)");
@@ -1434,7 +1463,7 @@ int main(int argc, char **argv) {
   const std::initializer_list<const cl::Option *> gemmOnly = {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
       &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &cluster, &swapAB, &splitK, &pingpong,
-      &promote, &precision, &gemmWgmma};
+      &promote, &precision, &groupCount, &gemmWgmma};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,

@@ -112,6 +112,27 @@ TEST(GemmPacking, HighestPrecisionPromotesSumsOnTilesOf128Columns) {
   EXPECT_NE(checkGemm(p, c).find("promoting sums are for wgmma"), std::string::npos);
 }
 
+TEST(GemmGrouped, RunsOnAPersistentWgmmaGridOfItsGroupsTiles) {
+  GemmProblem p = problem(8192, 4096, 4096);
+  p.groups = 8;
+  GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+  EXPECT_EQ(c.persistent, 132);
+  EXPECT_EQ(c.cluster, 1);
+  EXPECT_FALSE(c.swapAB);
+  EXPECT_EQ(c.splitK, 1);
+  EXPECT_EQ(checkGemm(p, c), "");
+  EXPECT_EQ(gemmParameters(p, c).groups, 6);
+  // B's tensor map holds a matrix a group.
+  EXPECT_EQ(gemmTensorMapShape(p, c, 'b').rows, 8u * 4096u);
+  EXPECT_EQ(gemmTensorMapShape(p, c, 'a').rows, 8192u);
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("persistent wgmma grid"), std::string::npos);
+  p.groups = -1;
+  EXPECT_NE(checkGemm(p, c).find("1 to 65535 groups"), std::string::npos);
+  p.groups = 8;
+  p.batch = 2;
+  EXPECT_NE(checkGemm(p, c).find("not batched too"), std::string::npos);
+}
+
 TEST(GemmCheck, RejectsEmptyProblems) {
   EXPECT_NE(checkGemm(problem(0, 64, 64), GemmConfig()).find("must be positive"),
             std::string::npos);

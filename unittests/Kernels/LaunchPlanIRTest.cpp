@@ -62,8 +62,9 @@ TEST_F(LaunchPlanIRTest, GemmPlanMatchesTheWorkload) {
   }
 }
 
-TEST_F(LaunchPlanIRTest, PackedGemmPlanMatchesTheWorkload) {
-  // f32 inputs and an unaligned K-major bf16 problem, both packed first.
+TEST_F(LaunchPlanIRTest, PackedAndGroupedGemmPlansMatchTheWorkloads) {
+  // A grouped GEMM; f32 inputs and an unaligned K-major bf16 problem, both
+  // packed first.
   kernels::GemmProblem f32;
   f32.m = 300;
   f32.n = 200;
@@ -74,6 +75,18 @@ TEST_F(LaunchPlanIRTest, PackedGemmPlanMatchesTheWorkload) {
   unaligned.m = 7;
   unaligned.n = 1000;
   unaligned.k = 999;
+  kernels::GemmProblem grouped;
+  grouped.m = 4096;
+  grouped.n = 1024;
+  grouped.k = 512;
+  grouped.groups = 8;
+  kernels::GemmConfig c = kernels::chooseWgmmaGemmConfig(grouped, 132);
+  ASSERT_EQ(kernels::checkGemm(grouped, c), "");
+  OwningOpRef<ModuleOp> module = mlir::spio::buildGemmWorkload(&context, grouped, c);
+  ASSERT_TRUE(succeeded(verify(*module)));
+  kernels::LaunchPlan plan = kernels::gemmLaunchPlan(grouped, c);
+  EXPECT_FALSE(plan.operands[6].optional);
+  expectPlanMatches(*module, plan);
   for (const kernels::GemmProblem &p : {f32, unaligned})
     for (kernels::GemmConfig c : {kernels::chooseGemmConfig(p, 132),
                                   kernels::chooseWgmmaGemmConfig(p, 132)}) {

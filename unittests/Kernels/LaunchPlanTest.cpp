@@ -30,7 +30,9 @@ TEST(LaunchPlanTest, GemmTakesItsOperandsAndScalarsWhereGemmParametersPutsThem) 
   p.m = p.n = p.k = 256;
   GemmConfig c;
   LaunchPlan plan = gemmLaunchPlan(p, c);
-  EXPECT_EQ(operandNames(plan), (std::vector<std::string>{"A", "B", "C", "D", "bias", "scale"}));
+  EXPECT_EQ(operandNames(plan),
+            (std::vector<std::string>{"A", "B", "C", "D", "bias", "scale", "groups"}));
+  EXPECT_TRUE(plan.operands[6].optional); // the row ends of a grouped GEMM
   EXPECT_TRUE(plan.operands[2].optional); // C, which this problem does not read
   EXPECT_FALSE(plan.operands[3].optional);
   ASSERT_EQ(plan.kernels.size(), 1u);

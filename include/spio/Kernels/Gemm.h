@@ -78,6 +78,12 @@ struct GemmProblem {
   int64_t batch = 1;
   bool batchA = true, batchB = true;
   std::string batchDim = "batch";
+  /// Grouped GEMM (`groups` > 0): that many problems of different row
+  /// counts, A's and D's rows (M of them in all) the groups' one after the
+  /// other, B one N x K matrix a group; a device table of i32 (the groups
+  /// operand) holds each group's end row.
+  int64_t groups = 0;
+  std::string groupDim = "g";
 };
 
 struct GemmConfig {
@@ -199,10 +205,11 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const Gem
 
 /// Where each operand is among the kernel's parameters (-1: not one): A, B,
 /// C, D, alpha, beta; then the bias and the scale vectors where the epilogue
-/// reads them; then A's and B's tensor maps under a wgmma config.
+/// reads them; then a grouped GEMM's row ends; then A's and B's tensor maps
+/// under a wgmma config.
 struct GemmParameters {
   int a = 0, b = 1, c = 2, d = 3, alpha = 4, beta = 5;
-  int bias = -1, scale = -1, aMap = -1, bMap = -1;
+  int bias = -1, scale = -1, groups = -1, aMap = -1, bMap = -1;
   int count = 6;
 };
 GemmParameters gemmParameters(const GemmProblem &problem, const GemmConfig &config);
@@ -215,6 +222,8 @@ struct LaunchShape {
 /// The most blocks a CUDA grid holds along x and along y (and z).
 constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
 constexpr int64_t kMaxGridY = 65535;
+/// The most groups of a grouped GEMM, whose blocks walk the groups in turn.
+constexpr int64_t kMaxGroups = 65535;
 LaunchShape gemmLaunchShape(const GemmProblem &problem, const GemmConfig &config);
 /// The kernels packing A and B, each taking (the operand, its packed form
 /// in the workspace).

@@ -77,8 +77,14 @@ GemmProblem mlir::spio::gemmProblem(GemmOp op) {
   }
   if (a.size() == 3)
     a = a.drop_front();
-  if (b.size() == 3)
+  if (b.size() == 3) {
+    // A grouped GEMM's B leads with a matrix a group.
+    if (op.getGroups()) {
+      p.groups = b[0].size;
+      p.groupDim = b[0].dim.str();
+    }
     b = b.drop_front();
+  }
   p.rowDim = rows.str();
   p.colDim = cols.str();
   p.reductionDim = k.str();
@@ -153,6 +159,7 @@ namespace {
 /// `outer`, its 16-byte vectors along `inner` (whose size counts vectors).
 struct Operand {
   bool batched;      // one matrix a problem of the batch (else one for all)
+  bool grouped;      // a grouped GEMM's B: one matrix a group
   StringRef rowDim;  // the non-reduction dimension
   StringRef kDim;    // the reduction dimension
   bool kContiguous;  // vectors run along the reduction
@@ -169,13 +176,13 @@ struct Operand {
 };
 
 Operand operandA(const GemmProblem &p, int64_t blockM) {
-  return {p.batch > 1 && p.batchA, p.rowDim, p.reductionDim, p.a == kernels::Layout::RowMajor,
-          p.m, p.k, blockM};
+  return {p.batch > 1 && p.batchA, false, p.rowDim, p.reductionDim,
+          p.a == kernels::Layout::RowMajor, p.m, p.k, blockM};
 }
 
 Operand operandB(const GemmProblem &p, int64_t blockN) {
-  return {p.batch > 1 && p.batchB, p.colDim, p.reductionDim, p.b == kernels::Layout::ColMajor,
-          p.n, p.k, blockN};
+  return {p.batch > 1 && p.batchB, p.groups > 0, p.colDim, p.reductionDim,
+          p.b == kernels::Layout::ColMajor, p.n, p.k, blockN};
 }
 
 /// An operand's global tensor: its batch entry (if it has one), then its
@@ -185,6 +192,8 @@ SpioTensorType globalType(KernelBuilder &b, const GemmProblem &p, const Operand 
   SmallVector<Extent> extents;
   if (o.batched)
     extents.push_back({p.batchDim, 1, p.batch});
+  if (o.grouped)
+    extents.push_back({p.groupDim, 1, p.groups});
   Type element = typeOf(b.getContext(), p.input);
   if (kernels::gemmPacksOperands(p)) {
     extents.append({{o.outerDim(), 1, o.outerExtent()}, {o.innerDim(), 1, o.innerExtent()}});
@@ -197,7 +206,8 @@ SpioTensorType globalType(KernelBuilder &b, const GemmProblem &p, const Operand 
 /// The global tensor a (K-major) operand's tensor map reads: the rows of
 /// all its batch entries, one after the other.
 SpioTensorType tmaGlobalType(KernelBuilder &b, const GemmProblem &p, const Operand &o) {
-  return b.tensorType({{o.outerDim(), 1, o.outerExtent() * (o.batched ? p.batch : 1)},
+  int64_t entries = o.batched ? p.batch : o.grouped ? p.groups : 1;
+  return b.tensorType({{o.outerDim(), 1, o.outerExtent() * entries},
                        {o.innerDim(), 8, o.innerExtent() / 8}},
                       b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
 }
@@ -280,6 +290,13 @@ private:
   /// compute.
   void buildWarpSpecialized(GemmOp op);
   std::pair<Value, Value> tilePlace(Value linear, int64_t tilesM, int64_t tilesN);
+  /// A grouped GEMM's persistent walk: the groups' tiles one group after
+  /// the other (row by row), read off the row ends; this block's are those
+  /// `start`, `start + step`, ... `body` takes the tile's absolute first row
+  /// (with `group` and `groupEnd` set), its column and column index, and how
+  /// many of the block's tiles (`first`, `first + stride`, ...) came before.
+  void forEachGroupTile(GemmOp op, function_ref<void(Coord, Coord, Value, Value)> body,
+                        Value first, Value stride, Value start, Value step);
   /// The tile of a grid of a block a tile: x runs along columns, y rows.
   std::pair<Coord, Coord> blockCoords();
   /// D = alpha * acc (+ beta * C) for the warp at `warp`, its accumulator
@@ -335,9 +352,10 @@ private:
   /// in the rows its tensor map reads, the batch entries' one after the
   /// other; an operand the batch shares keeps `rows`.
   Coord tmaRows(const Operand &o, Coord rows) {
-    if (!o.batched)
+    if (!o.batched && !o.grouped)
       return rows;
-    Coord first = b.fromIndex(b.muli(b.toIndex(batch), b.index(o.rowsExtent)),
+    Coord entry = o.grouped ? group : batch;
+    Coord first = b.fromIndex(b.muli(b.toIndex(entry), b.index(o.rowsExtent)),
                               b.coordType(o.rowDim));
     return b.add(first, b.unfold(rows, 1));
   }
@@ -349,6 +367,9 @@ private:
   Type input;
   /// The batch coordinate of the tile being built (null for one problem).
   Coord batch;
+  /// A grouped GEMM's tile: its group, and the group's end row (D's rows'
+  /// bound); null otherwise.
+  Coord group, groupEnd;
   /// Each compute warp's staging tile of D (gemmStagesResults), as
   /// scalars and as 16-byte vectors; null where D is stored from fragments.
   Tensor staging, stagingVectors;
@@ -395,6 +416,44 @@ std::pair<Value, Value> GemmTile::tilePlace(Value linear, int64_t tilesM, int64_
   return {b.divui(linear, b.index(tilesN)), b.remui(linear, b.index(tilesN))};
 }
 
+void GemmTile::forEachGroupTile(GemmOp op, function_ref<void(Coord, Coord, Value, Value)> body,
+                                Value first, Value stride, Value start, Value step) {
+  auto ends = cast<Tensor>(op.getGroups());
+  Type indexType = b.getOpBuilder().getIndexType();
+  Value tilesN = b.index(ceilDiv(p.n, c.blockN));
+  // Carried: the group's first row and the linear index of its first tile.
+  b.forLoop(b.index(0), b.index(p.groups), b.index(1), {b.index(0), b.index(0)},
+            [&](Value g, ValueRange carried) {
+              Value begin = carried[0], tileBase = carried[1];
+              Coord at = b.fromIndex(g, b.coordType(p.groupDim));
+              // Row ends out of order or past M are held to [begin, M].
+              Value end = b.create<arith::IndexCastOp>({}, indexType, b.load(ends, {at}));
+              end = b.create<arith::MinSIOp>({}, b.create<arith::MaxSIOp>({}, end, begin),
+                                             b.index(p.m));
+              Value rowTiles = b.divui(b.addi(b.subi(end, begin), b.index(c.blockM - 1)),
+                                       b.index(c.blockM));
+              Value next = b.addi(tileBase, b.muli(rowTiles, tilesN));
+              // This block's first tile at or after the group's first.
+              Value behind = b.subi(b.create<arith::MaxUIOp>({}, tileBase, start), start);
+              Value lower = b.addi(
+                  start, b.muli(b.divui(b.addi(behind, b.subi(step, b.index(1))), step), step));
+              b.forLoop(lower, next, step, {}, [&](Value t, ValueRange) {
+                Value inGroup = b.subi(t, tileBase);
+                group = at;
+                groupEnd = b.fromIndex(end, b.coordType(p.rowDim));
+                Value col = b.remui(inGroup, tilesN);
+                Coord bi = b.fromIndex(
+                    b.addi(begin, b.muli(b.divui(inGroup, tilesN), b.index(c.blockM))),
+                    b.coordType(p.rowDim));
+                body(bi, b.fromIndex(col, b.coordType(p.colDim, c.blockN)), col,
+                     b.divui(b.subi(t, first), stride));
+                group = groupEnd = Coord();
+                return SmallVector<Value>{};
+              });
+              return SmallVector<Value>{end, next};
+            });
+}
+
 std::pair<Coord, Coord> GemmTile::blockCoords() {
   // The blocks splitting a tile's reduction are consecutive along x.
   Value col = b.linearId(LinearId::BlockX);
@@ -416,10 +475,12 @@ GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> warpAt, Strin
   auto extent = [&](StringRef dim) { return dim == p.rowDim ? p.m : p.n; };
   VectorType lane = VectorType::get({4}, Float32Type::get(b.getContext()));
   SmallVector<Coord> at = withBatch(warpAt);
+  // A grouped tile's rows end at its group's end.
+  auto bound = [&](StringRef dim) {
+    return groupEnd && dim == p.rowDim ? groupEnd : b.constant(extent(dim), b.coordType(dim));
+  };
   TileStore tile{b.subscript(cast<Tensor>(op.getD()), at), Tensor(), Tensor(), Tensor(),
-                 b.broadcast(op.getAlpha(), lane), Value(),
-                 Bounds{b.constant(extent(rows), b.coordType(rows)),
-                        b.constant(extent(cols), b.coordType(cols))}};
+                 b.broadcast(op.getAlpha(), lane), Value(), Bounds{bound(rows), bound(cols)}};
   if (p.readsC) {
     tile.c = b.subscript(cast<Tensor>(op.getC()), at);
     tile.beta = b.broadcast(op.getBeta(), lane);
@@ -784,6 +845,8 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     Value stride = b.index(c.persistent / cluster);
     Value start = skip ? b.addi(first, b.muli(skip, stride)) : first;
     Value step = every == 1 ? stride : b.index(every * (c.persistent / cluster));
+    if (p.groups > 0)
+      return forEachGroupTile(op, body, first, stride, start, step);
     // A batch's problems' tiles one after the other.
     int64_t tilesPerProblem = clusterTilesM * tilesN;
     b.forLoop(start, b.index(p.batch * tilesPerProblem), step, {},
@@ -1093,6 +1156,9 @@ SpioTensorType mlir::spio::gemmOperandType(MLIRContext *context, const GemmProbl
     return epilogueVectorType(b, problem, problem.bias, problem.biasType);
   case 's':
     return epilogueVectorType(b, problem, problem.scale, problem.scaleType);
+  case 'g':
+    return b.tensorType({{problem.groupDim, 1, problem.groups}},
+                        IntegerType::get(context, 32), MemorySpace::Global);
   default:
     return outputType(b, problem);
   }
@@ -1135,6 +1201,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
     params.push_back(gemmOperandType(context, p, 'x'));
   if (at.scale >= 0)
     params.push_back(gemmOperandType(context, p, 's'));
+  if (at.groups >= 0)
+    params.push_back(gemmOperandType(context, p, 'g'));
   if (c.wgmma)
     params.append({gemmTensorMapType(context, p, c, 'a'), gemmTensorMapType(context, p, c, 'b')});
   auto kernel =
@@ -1152,7 +1220,7 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
   }
   GemmOp::create(builder, loc, args[at.a], args[at.b], args[at.d], args[at.alpha],
                  p.readsC ? args[at.beta] : Value(), p.readsC ? args[at.c] : Value(),
-                 arg(at.bias), arg(at.scale), arg(at.aMap), arg(at.bMap),
+                 arg(at.bias), arg(at.scale), arg(at.groups), arg(at.aMap), arg(at.bMap),
                  gemmConfigAttr(context, c), epilogue);
   gpu::ReturnOp::create(builder, loc);
   return module;

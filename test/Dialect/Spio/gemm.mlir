@@ -52,3 +52,17 @@ func.func @batched(%a: !spio.tensor<[h: 4, i: 256, k/8: 64] x vector<8xbf16>, gl
   spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !spio.tensor<[h: 4, i: 256, k/8: 64] x vector<8xbf16>, global>, !B -> !spio.tensor<[h: 4, i: 256, j: 128] x f32, global>
   return
 }
+
+// A grouped GEMM: B leads with a matrix a group, the groups' end rows in
+// device memory.
+// CHECK-LABEL: func.func @grouped
+// CHECK: spio.gemm %{{.*}}, %{{.*}} into %{{.*}} alpha %{{.*}} groups %{{.*}} tma %{{.*}}, %{{.*}} {config = {{.*}}} : {{.*}} groups !spio.tensor<[g: 4] x i32, global> tma
+!GA = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!GB = !spio.tensor<[g: 4, j: 128, k/8: 64] x vector<8xbf16>, global>
+!GD = !spio.tensor<[i: 256, j: 128] x bf16, global>
+!GMapA = !spio.tensor_map<!GA, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!GMapB = !spio.tensor_map<!spio.tensor<[j: 512, k/8: 64] x vector<8xbf16>, global>, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @grouped(%a: !GA, %b: !GB, %d: !GD, %alpha: f32, %ends: !spio.tensor<[g: 4] x i32, global>, %ma: !GMapA, %mb: !GMapB) {
+  spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132>} : !GA, !GB -> !GD groups !spio.tensor<[g: 4] x i32, global> tma !GMapA, !GMapB
+  return
+}

@@ -142,7 +142,7 @@ func.func @d_integer(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x i32, gl
 // The custom form cannot separate beta from C; the generic form can.
 func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
   // expected-error @below {{'spio.gemm' op takes beta and C together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
   return
 }
 
@@ -217,7 +217,7 @@ func.func @box_not_the_tile(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %mb
 // The custom form cannot give one map alone; the generic form can.
 func.func @one_map(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA) {
   // expected-error @below {{'spio.gemm' op takes the tensor maps of A and B together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
   return
 }
 
@@ -413,5 +413,31 @@ func.func @strided_batch(%a: !A, %b: !B, %d: !spio.tensor<[h: 4:65536, i: 256, j
 func.func @batched_map_of_one_problem(%a: !A, %b: !B, %d: !spio.tensor<[h: 4, i: 256, j: 128] x f32, global>, %alpha: f32, %ma: !MapA, %mb: !MapB) {
   // expected-error @below {{'spio.gemm' op a tensor map's global tensor is its operand's type (the rows of its batch entries one after the other) and its box the config's tile (128 rows)}}
   spio.gemm %a, %b into %d alpha %alpha tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>} : !A, !B -> !spio.tensor<[h: 4, i: 256, j: 128] x f32, global> tma !MapA, !MapB
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[g: 4, j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x bf16, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!spio.tensor<[j: 512, k/8: 64] x vector<8xbf16>, global>, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+func.func @groups_of_i64(%a: !A, %b: !B, %d: !D, %alpha: f32, %ends: !spio.tensor<[g: 4] x i64, global>, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op groups must be a global [g: G] tensor of i32 (each group's end row)}}
+  spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132>} : !A, !B -> !D groups !spio.tensor<[g: 4] x i64, global> tma !MapA, !MapB
+  return
+}
+
+func.func @groups_not_b(%a: !A, %b: !B, %d: !D, %alpha: f32, %ends: !spio.tensor<[e: 4] x i32, global>, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op a grouped GEMM's B leads with the groups' entry 'e: 4' (a matrix a group), and A and D with none}}
+  spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132>} : !A, !B -> !D groups !spio.tensor<[e: 4] x i32, global> tma !MapA, !MapB
+  return
+}
+
+func.func @groups_a_block_a_tile(%a: !A, %b: !B, %d: !D, %alpha: f32, %ends: !spio.tensor<[g: 4] x i32, global>, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op a grouped GEMM runs on a persistent wgmma grid, without clusters, swapped operands or split K}}
+  spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>} : !A, !B -> !D groups !spio.tensor<[g: 4] x i32, global> tma !MapA, !MapB
   return
 }

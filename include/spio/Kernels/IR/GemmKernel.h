@@ -29,8 +29,9 @@ namespace mlir::spio {
 /// The config as its attribute.
 GemmConfigAttr gemmConfigAttr(MLIRContext *context, const ::spio::kernels::GemmConfig &config);
 
-/// The spio tensor type of operand 'a', 'b' or 'd' (C has D's type), or of
-/// the epilogue's bias ('x') or scale ('s') vector.
+/// The spio tensor type of operand 'a', 'b' or 'd' (C has D's type), of
+/// the epilogue's bias ('x') or scale ('s') vector, or of a grouped GEMM's
+/// row ends ('g').
 SpioTensorType gemmOperandType(MLIRContext *context, const ::spio::kernels::GemmProblem &problem,
                                char operand);
 

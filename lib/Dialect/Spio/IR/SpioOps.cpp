@@ -834,8 +834,29 @@ LogicalResult GemmOp::verify() {
     return emitOpError() << "C must have D's type " << dType << ", got " << getC().getType();
   // A batch: D's leading entry, which A and B have too or, without it, are
   // the same matrix for every problem of the batch.
+  GemmConfigAttr config = getConfig();
+  if (Value groups = getGroups()) {
+    auto type = cast<SpioTensorType>(groups.getType());
+    ArrayRef<TensorDim> dims = type.getDims();
+    if (dims.size() != 1 || dims[0].fold != 1 || !type.getElementType().isInteger(32) ||
+        type.getMemorySpace() != MemorySpace::Global)
+      return emitOpError() << "groups must be a global [g: G] tensor of i32 (each group's end "
+                              "row), got "
+                           << type;
+    if (!b->batch || a->batch || d->batch || b->batch->dim != dims[0].dim ||
+        b->batch->size != dims[0].size)
+      return emitOpError() << "a grouped GEMM's B leads with the groups' entry '"
+                           << dims[0].dim.getValue() << ": " << dims[0].size
+                           << "' (a matrix a group), and A and D with none (the groups' rows "
+                              "one after the other)";
+    if (!config.getWgmma() || config.getPersistent() == 0 || config.getCluster() != 1 ||
+        config.getSwap() || config.getSplitK() != 1)
+      return emitOpError() << "a grouped GEMM runs on a persistent wgmma grid, without clusters, "
+                              "swapped operands or split K";
+  }
   for (auto [operand, name] : {std::pair{&*a, "A"}, std::pair{&*b, "B"}})
-    if (operand->batch && (!d->batch || operand->batch->dim != d->batch->dim ||
+    if (operand->batch && !(getGroups() && operand == &*b) &&
+        (!d->batch || operand->batch->dim != d->batch->dim ||
                            operand->batch->size != d->batch->size))
       return emitOpError() << name << "'s batch entry '" << operand->batch->dim.getValue()
                            << ": " << operand->batch->size << "' must be D's"
@@ -849,7 +870,6 @@ LogicalResult GemmOp::verify() {
       failed(verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps,
                                   matrixDims(getD()))))
     return failure();
-  GemmConfigAttr config = getConfig();
   if (bool(getAMap()) != bool(getBMap()))
     return emitOpError() << "takes the tensor maps of A and B together";
   if (config.getWgmma() != bool(getAMap()))

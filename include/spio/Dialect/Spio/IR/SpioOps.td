@@ -674,6 +674,22 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     spio-tile takes the batch along the grid's z (or among a persistent
     grid's tiles).
 
+    A grouped GEMM (`groups %ends`, e.g. a mixture of experts' layers)
+    computes G problems of different row counts in one launch: A's and D's
+    rows are the groups' rows one after the other, `%ends`, a
+    `!spio.tensor<[g: G] x i32, global>` in device memory, holds each
+    group's end row (its rows run from the previous group's end), and B has
+    a leading entry `g: G`, one matrix a group:
+    ```
+    spio.gemm %x, %w into %y alpha %alpha groups %ends tma %xm, %wm {config = ...}
+        : !spio.tensor<[i: 4096, k/8: 256] x vector<8xbf16>, global>,
+          !spio.tensor<[g: 8, j: 1024, k/8: 256] x vector<8xbf16>, global>
+       -> !spio.tensor<[i: 4096, j: 1024] x bf16, global>
+       groups !spio.tensor<[g: 8] x i32, global> tma ...
+    ```
+    It runs on a persistent wgmma grid (no cluster, swap or split K), whose
+    blocks read the row ends to walk the groups' tiles.
+
     A wgmma config (`wgmma = true`) loads A and B by TMA through the tensor
     maps after `tma`, kernel parameters whose global tensors are A's and B's
     matrices (a batched operand's rows of all its batch entries, one after
@@ -689,17 +705,18 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
                        Optional<Spio_Tensor>:$c,
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$bias,
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$scale,
+                       Arg<Optional<Spio_Tensor>, "", [MemRead]>:$groups,
                        Optional<Spio_TensorMap>:$aMap,
                        Optional<Spio_TensorMap>:$bMap,
                        Spio_GemmConfigAttr:$config,
                        OptionalAttr<Spio_EpilogueAttr>:$epilogue);
   let assemblyFormat = [{
     $a `,` $b `into` $d `alpha` $alpha (`beta` $beta^ `,` $c)? (`bias` $bias^)?
-    (`scale` $scale^)? (`tma` $aMap^ `,` $bMap)?
+    (`scale` $scale^)? (`groups` $groups^)? (`tma` $aMap^ `,` $bMap)?
     attr-dict `:`
     qualified(type($a)) `,` qualified(type($b)) `->` qualified(type($d))
     (`,` qualified(type($c))^)? (`bias` qualified(type($bias))^)?
-    (`scale` qualified(type($scale))^)?
+    (`scale` qualified(type($scale))^)? (`groups` qualified(type($groups))^)?
     (`tma` qualified(type($aMap))^ `,` qualified(type($bMap)))?
   }];
   let hasVerifier = 1;
