@@ -415,6 +415,9 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     int64_t rowTiles = ceilDiv(p.m, c.blockM) + p.groups;
     c.blockN = !shortK && rowTiles * ceilDiv(p.n, 256) >= 3 * numSMs ? 256 : 128;
     c.pingpong = shortK;
+    // Bands of 8 tile rows share B tiles in L2 (ping-pong's registers have
+    // no room for the band's arithmetic; its short reductions need it less).
+    c.raster = c.pingpong ? 1 : 8;
     return c;
   }
   if (p.m <= 64) {

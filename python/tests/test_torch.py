@@ -196,8 +196,9 @@ def test_grouped_mm_takes_each_groups_matrix_and_reads_the_sizes_on_the_device()
         d = spio.grouped_mm(a, w.transpose(1, 2), ends)
         begin = 0
         for g, end in enumerate(ends.tolist()):
-            want = a[begin:end].float() @ w[g].float().t()
-            close(d[begin:end], want, max(want.abs().max().item(), 1.0))
+            if end > begin:
+                want = a[begin:end].float() @ w[g].float().t()
+                close(d[begin:end], want, want.abs().max().item())
             begin = end
         assert torch.equal(d, spio.grouped_mm(a, w.transpose(1, 2), ends))
         with pytest.raises(spio.SpioError, match="stored \\(G, N, K\\)"):

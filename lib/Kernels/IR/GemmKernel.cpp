@@ -291,7 +291,7 @@ private:
   void buildWarpSpecialized(GemmOp op);
   std::pair<Value, Value> tilePlace(Value linear, int64_t tilesM, int64_t tilesN);
   /// A grouped GEMM's persistent walk: the groups' tiles one group after
-  /// the other (row by row), read off the row ends; this block's are those
+  /// the other (in bands of `raster` tile rows), read off the row ends; this block's are those
   /// `start`, `start + step`, ... `body` takes the tile's absolute first row
   /// (with `group` and `groupEnd` set), its column and column index, and how
   /// many of the block's tiles (`first`, `first + stride`, ...) came before.
@@ -441,10 +441,22 @@ void GemmTile::forEachGroupTile(GemmOp op, function_ref<void(Coord, Coord, Value
                 Value inGroup = b.subi(t, tileBase);
                 group = at;
                 groupEnd = b.fromIndex(end, b.coordType(p.rowDim));
-                Value col = b.remui(inGroup, tilesN);
-                Coord bi = b.fromIndex(
-                    b.addi(begin, b.muli(b.divui(inGroup, tilesN), b.index(c.blockM))),
-                    b.coordType(p.rowDim));
+                // Bands of `raster` tile rows (fewer in the group's last),
+                // column by column, so that the blocks running at once
+                // share the group's B tiles in L2.
+                Value row = b.divui(inGroup, tilesN), col = b.remui(inGroup, tilesN);
+                if (c.raster > 1) {
+                  Value band = b.index(c.raster);
+                  Value bandTiles = b.muli(band, tilesN);
+                  Value bandIndex = b.divui(inGroup, bandTiles);
+                  Value inBand = b.remui(inGroup, bandTiles);
+                  Value bandRows = b.create<arith::MinUIOp>(
+                      {}, band, b.subi(rowTiles, b.muli(bandIndex, band)));
+                  row = b.addi(b.muli(bandIndex, band), b.remui(inBand, bandRows));
+                  col = b.divui(inBand, bandRows);
+                }
+                Coord bi = b.fromIndex(b.addi(begin, b.muli(row, b.index(c.blockM))),
+                                       b.coordType(p.rowDim));
                 body(bi, b.fromIndex(col, b.coordType(p.colDim, c.blockN)), col,
                      b.divui(b.subi(t, first), stride));
                 group = groupEnd = Coord();
