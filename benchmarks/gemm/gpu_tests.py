@@ -169,16 +169,33 @@ CASES = [
     (16, 4096, 4096, "--gemm-batch 8"),
     (512, 512, 64, "--gemm-batch 64"),
     (2048, 2048, 128, "--gemm-batch 16 --broadcast b --epilogue bias"),
+    # A block summing ranges of K apart (k_ranges) writes the bits of the
+    # blocks of a cluster splitting K the same way (the reference's digest):
+    # a block a tile and persistent, ragged, beta, swapped; and the
+    # batch-invariant chooser's kernels for small and large M.
+    (300, 500, 1000, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --k-ranges 3",
+     "--wgmma --block-m 128 --block-n 128 --warps-m 8 --split-k 3"),
+    (777, 1500, 1032, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --persistent 5 "
+                      "--k-ranges 2 --beta 0.5", "--wgmma --block-m 128 --block-n 128 "
+                      "--warps-m 8 --split-k 2 --beta 0.5"),
+    (37, 1000, 1032, "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --k-ranges 5",
+     "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --split-k 5"),
+    (2048, 4096, 4096, "--batch-invariant", "--wgmma --block-m 128 --block-n 128 --warps-m 8 "
+                                            "--split-k 2"),
 ]
 
 
 def main():
     args = check_arguments()
+    def command(m, n, k, extra):
+        return [args.spio_jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
+                "--check", "--seed", str(m * 7 + n * 3 + k)] + extra.split()
+    # A fifth entry: the flags of a reference run whose output must have the
+    # same bits.
     run_check_cases([
-        (f"{m}x{n}x{k} {extra}".strip(),
-         [args.spio_jit, "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
-          "--check", "--seed", str(m * 7 + n * 3 + k)] + extra.split())
-        for m, n, k, extra in CASES], args.only, args.compile_only)
+        (f"{m}x{n}x{k} {extra}".strip(), command(m, n, k, extra),
+         *[command(m, n, k, reference) for reference in rest])
+        for m, n, k, extra, *rest in CASES], args.only, args.compile_only)
 
 
 if __name__ == "__main__":

@@ -76,8 +76,8 @@ typedef struct {
    * element types. */
   int32_t bias_along, bias_dtype, scale_along, scale_dtype;
   /* Non-zero: spio_gemm_choose_config keeps each element's order of
-   * additions independent of m (no split reduction), so row i of D has the
-   * same bits whatever m is. */
+   * additions independent of m (K split the same way for every m), so row i
+   * of D has the same bits whatever m is. */
   int32_t batch_invariant;
   /* Batched GEMM: `batch` problems (0 means 1), each matrix's one after the
    * other; a_shared / b_shared non-zero: one A / B serves them all. */
@@ -115,6 +115,9 @@ typedef struct {
    * sums are added to the running ones in f32 (the tensor cores' own
    * additions truncate). */
   int64_t promote;
+  /* wgmma: ranges of k-tiles a block sums apart and adds in order, as
+   * split_k would split them among blocks (1 to 8; 0 means 1). */
+  int64_t k_ranges;
 } spio_gemm_config;
 
 /* NULL when the kernel can be built, else what is wrong (free it). */

@@ -118,6 +118,7 @@ kernels::GemmConfig gemmConfig(const spio_gemm_config &c) {
   g.splitK = c.split_k ? c.split_k : 1;
   g.pingpong = c.pingpong != 0;
   g.promote = c.promote != 0;
+  g.kRanges = c.k_ranges ? c.k_ranges : 1;
   return g;
 }
 
@@ -200,7 +201,7 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                               : kernels::chooseGemmConfig(p, multiprocessors);
   return {c.blockM, c.blockN, c.blockK, c.warpsM, c.warpsN, c.stages, c.raster, c.wgmma,
           c.persistent, c.cluster, c.swapAB, c.splitK,
-          c.pingpong, c.promote};
+          c.pingpong, c.promote, c.kRanges};
 }
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {

@@ -246,7 +246,7 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
       (c.cluster == 2 && (c.persistent == 0 || c.persistent % 2 != 0)))
     return "a cluster is 1 block, or 2 of a persistent grid of an even count of blocks, got " +
            std::to_string(c.cluster) + " of " + std::to_string(c.persistent);
-  if (!c.wgmma && (c.swapAB || c.splitK != 1 || c.promote))
+  if (!c.wgmma && (c.swapAB || c.splitK != 1 || c.promote || c.kRanges != 1))
     return "swapping A and B, splitting K and promoting sums are for wgmma kernels";
   if (c.wgmma) {
     // A warpgroup's wgmma reads K-major tiles of 128-byte rows: 64 f16 or
@@ -291,6 +291,14 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     // A promoting warpgroup holds its running sums and a k-tile's.
     if (c.promote && (c.pingpong || c.wgmmaN() > 128))
       return "promoted sums (promote) need wgmma's N of at most 128, not ping-pong";
+    if (c.kRanges < 1 || c.kRanges > 8 ||
+        (c.kRanges > 1 && (c.pingpong || c.promote || c.splitK != 1 || c.wgmmaN() > 128)))
+      return "a block sums 1 to 8 ranges of k-tiles (k_ranges) with wgmma's N of at most 128, "
+             "not ping-pong, promoted or split, got " +
+             std::to_string(c.kRanges);
+    if (c.kRanges > ceilDiv(p.k, c.blockK))
+      return "K = " + std::to_string(p.k) + " has " + std::to_string(ceilDiv(p.k, c.blockK)) +
+             " k-tiles, fewer than the " + std::to_string(c.kRanges) + " ranges summing it";
     if (c.pingpong && (c.persistent == 0 || c.warpsM != 8 || c.swapAB || c.blockN > 128))
       return "compute warpgroups take tiles in turn (pingpong) on a persistent grid, two of "
              "them, with tiles of 128 x 128 or narrower, not swapped";
@@ -420,32 +428,71 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     c.raster = c.pingpong ? 1 : 8;
     return c;
   }
-  if (p.m <= 64) {
-    // Decoding and small batches: M along wgmma's N (padded to 8, not to a
-    // warpgroup's 64 rows) and N along one warpgroup, or two where 64-row
-    // tiles would more than fill the three blocks an SM holds; 8 stages
-    // keep a block's loads of B in flight.
-    c.swapAB = true;
-    c.blockM = 8;
-    while (c.blockM < p.m)
-      c.blockM *= 2;
-    c.blockN = tiles(c.blockM, 64) >= 3 * numSMs ? 128 : 64;
-    c.warpsM = c.blockN / 16;
-    c.stages = 8;
-    while (sharedBytes() > kHopperSharedBytesPerBlock)
-      --c.stages;
-    // The fewest blocks splitting K (up to 3) that give 90% of a block an
-    // SM, as many as the SMs hold at once.
+  // Decoding and small batches: M along wgmma's N (padded to 8, not to a
+  // warpgroup's 64 rows, `width` columns of it) and N along one warpgroup,
+  // or two where 64-row tiles would more than fill the three blocks an SM
+  // holds; 8 stages keep a block's loads of B in flight. K split by the
+  // fewest blocks (up to 3) that give 90% of a block an SM, as many as the
+  // SMs hold at once.
+  auto swapped = [&](int64_t width, bool split) {
+    GemmConfig s = c;
+    s.swapAB = true;
+    s.blockM = width;
+    // One row of tiles (M <= width): N's tiles alone.
+    auto count = [&](int64_t n) { return ceilDiv(p.n, n) * p.batch; };
+    s.blockN = count(64) >= 3 * numSMs ? 128 : 64;
+    s.warpsM = s.blockN / 16;
+    s.stages = 8;
+    auto shared = [&] {
+      return s.stages * (s.blockM + s.blockN) * s.blockK * dtypeBytes(p.input) +
+             (s.splitK > 1 ? s.blockM * s.blockN * 4 : 0) + gemmStagingBytes(p, s);
+    };
+    while (shared() > kHopperSharedBytesPerBlock)
+      --s.stages;
     int64_t resident = numSMs * std::max<int64_t>(1, kHopperSharedBytesPerMultiprocessor /
-                                                         sharedBytes());
-    int64_t count = tiles(c.blockM, c.blockN);
-    while (!p.batchInvariant && c.splitK < 3 && 10 * count * c.splitK < 9 * numSMs &&
-           count * (c.splitK + 1) <= resident)
-      ++c.splitK;
-    c.splitK = std::min(c.splitK, ceilDiv(p.k, c.blockK));
+                                                         shared());
+    while (split && s.splitK < 3 && 10 * count(s.blockN) * s.splitK < 9 * numSMs &&
+           count(s.blockN) * (s.splitK + 1) <= resident)
+      ++s.splitK;
+    s.splitK = std::min(s.splitK, ceilDiv(p.k, s.blockK));
     // The partial sums take their place.
+    while (shared() > kHopperSharedBytesPerBlock)
+      --s.stages;
+    return s;
+  };
+  // A batch-invariant problem splits K the same way whatever M: as a
+  // swapped tile of 64 columns of M would (N's tiles alone), in a cluster where the
+  // blocks fit, else summing the ranges apart in each block (the same
+  // bits).
+  int64_t invariantSplit = p.batchInvariant ? swapped(64, true).splitK : 1;
+  if (p.m <= 64) {
+    int64_t width = 8;
+    while (width < p.m)
+      width *= 2;
+    if (!p.batchInvariant)
+      return swapped(width, true);
+    c = swapped(width, false);
+    c.splitK = invariantSplit;
     while (sharedBytes() > kHopperSharedBytesPerBlock)
       --c.stages;
+    return c;
+  }
+  if (invariantSplit > 1) {
+    c.blockM = c.blockN = 128;
+    c.warpsM = 8;
+    c.stages = 4;
+    c.raster = rasterRows(ceilDiv(p.m, c.blockM));
+    if (tiles(128, 128) * invariantSplit <= numSMs) {
+      c.splitK = invariantSplit;
+      return c;
+    }
+    c.kRanges = invariantSplit;
+    if (tiles(128, 128) >= numSMs) {
+      c.persistent = numSMs;
+      if (ceilDiv(p.m, c.blockM) % 2 == 0 && numSMs % 2 == 0 && ceilDiv(p.k, c.blockK) >= 128)
+        c.cluster = 2;
+      c.raster = rasterRows(ceilDiv(p.m, c.blockM) / c.cluster);
+    }
     return c;
   }
   // Two compute warpgroups (128 rows) on a persistent grid of a block per
@@ -485,9 +532,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   if (tiles(128, 128) < numSMs) {
     // Under one wave of 128 x 128 tiles (a block an SM): up to 3 blocks
     // split each tile's K while the grid still fits the SMs; clusters of 4
-    // such blocks no longer all fit the SMs at once. A split changes the
-    // order of additions, so a batch-invariant problem is not split (the
-    // tile shapes, swapped operands and grids do not change it).
+    // such blocks no longer all fit the SMs at once. (A batch-invariant
+    // problem took its split from N and K above.)
     c.blockN = 128;
     while (!p.batchInvariant && c.splitK < 3 && tiles(128, 128) * (c.splitK + 1) <= numSMs &&
            c.splitK < ceilDiv(p.k, c.blockK))

@@ -78,7 +78,7 @@ class GemmConfig(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in
                 ("block_m", "block_n", "block_k", "warps_m", "warps_n", "stages", "raster",
                  "wgmma", "persistent", "cluster", "swap", "split_k", "pingpong",
-                  "promote")]
+                  "promote", "k_ranges")]
 
 
 class Conv2dGw8Problem(ctypes.Structure):

@@ -107,9 +107,11 @@ _batch_invariant = False
 def set_batch_invariant(enabled):
     """With batch invariance on (off by default), spio.linear and
     spio.matmul choose GEMM kernels whose order of additions does not depend
-    on the number of rows (no split reduction): row i of the output has the
-    same bits whatever the batch it is computed in, as inference servers
-    that batch requests need. Small batches then run without a split K."""
+    on the number of rows (K split the same way for every row count: by
+    blocks of a cluster for small batches, in ranges summed apart in one
+    block for large ones): row i of the output has the same bits whatever
+    the batch it is computed in, as inference servers that batch requests
+    need."""
     global _batch_invariant
     _batch_invariant = bool(enabled)
 

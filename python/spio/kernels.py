@@ -84,8 +84,9 @@ class GemmArguments:
     "gelu_tanh", "gelu_erf" and "silu" apply that activation.
 
     With `batch_invariant`, the chosen kernel adds each element's products
-    in an order that does not depend on m (no split reduction): row i of D
-    has the same bits for every m.
+    in an order that does not depend on m (K split, or summed in ranges in
+    one block, the same way for every m): row i of D has the same bits for
+    every m.
 
     With `batch` > 1, D (and C) hold that many m x n problems one after
     the other, and so do A and B unless `shared` names the one ("a" or
@@ -483,8 +484,9 @@ class GemmFamily(KernelFamily):
     options as strings: "persistent=P" (a persistent grid of P blocks),
     "cluster=C" (blocks of a cluster sharing B tiles), "swap" (M along
     wgmma's N, for small M), "split_k=S" (blocks of a cluster splitting each
-    tile's K), "pingpong" (compute warpgroups taking whole tiles in turn) and
-    "promote" (each k-tile's sums added to the running ones in f32)."""
+    tile's K), "pingpong" (compute warpgroups taking whole tiles in turn),
+    "promote" (each k-tile's sums added to the running ones in f32) and
+    "k_ranges=R" (a block summing R ranges of K apart, as split_k=R would)."""
     name = "gemm"
     arguments_type = GemmArguments
     TILES = ((128, 128, 32, 2, 2), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2), (64, 64, 64, 2, 2),
@@ -543,20 +545,21 @@ class GemmFamily(KernelFamily):
         block_m, block_n, block_k, warps_m, warps_n = tile[:5]
         wgmma = tile[5:6] == ("wgmma",)
         options = {"persistent": 0, "cluster": 1, "swap": 0, "split_k": 1, "pingpong": 0,
-                   "promote": 0}
+                   "promote": 0, "k_ranges": 1}
         for option in tile[6:] if wgmma else ():
             key, _, value = option.partition("=")
             if key not in options:
                 raise SpioError(f"unknown wgmma tile option {option!r}: expected "
-                                 "persistent=P, cluster=C, swap, split_k=S, pingpong or "
-                                 "promote")
+                                 "persistent=P, cluster=C, swap, split_k=S, pingpong, "
+                                 "promote or k_ranges=R")
             options[key] = int(value) if value else 1
         raster = self.RASTER if block_m == 128 or wgmma else 1
         return self._problem(args), _capi.GemmConfig(block_m, block_n, block_k, warps_m,
                                                      warps_n, stages, raster, int(wgmma),
                                                      options["persistent"], options["cluster"],
                                                      options["swap"], options["split_k"],
-                                                     options["pingpong"], options["promote"])
+                                                     options["pingpong"], options["promote"],
+                                                     options["k_ranges"])
 
     def chosen(self, args, multiprocessors, compute_capability=None):
         """The instance spio-jit would choose for `args` on a GPU of
@@ -574,7 +577,9 @@ class GemmFamily(KernelFamily):
                                              ("swap", c.swap), (f"split_k={c.split_k}",
                                                                 c.split_k > 1),
                                              ("pingpong", c.pingpong),
-                                             ("promote", c.promote)) if given)
+                                             ("promote", c.promote),
+                                             (f"k_ranges={c.k_ranges}", c.k_ranges > 1))
+                if given)
         return (args.dtype, args.output_dtype, args.a_layout, args.b_layout, tile, c.stages)
 
     def check(self, args, config):

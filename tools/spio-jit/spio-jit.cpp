@@ -131,7 +131,7 @@ static cl::opt<std::string>
               cl::desc("The operand (a or b) one matrix of serves the whole batch"));
 static cl::opt<bool>
     batchInvariant("batch-invariant", cl::cat(gemmOptions),
-                   cl::desc("Rows whose bits do not depend on M (no split K)"));
+                   cl::desc("Rows whose bits do not depend on M (K split alike)"));
 static cl::opt<std::string>
     precision("precision", cl::cat(gemmOptions), cl::init("highest"),
               cl::desc("f32 inputs: highest (3 bf16 terms), high (2) or medium (1)"));
@@ -177,6 +177,10 @@ static cl::opt<cl::boolOrDefault>
     promote("promote", cl::cat(tileOptions),
             cl::desc("GEMM (wgmma): add each k-tile's sums to the running ones in f32 "
                      "(default: the chooser's, on for f32 at the highest precision)"));
+static cl::opt<int64_t>
+    kRanges("k-ranges", cl::cat(tileOptions), cl::init(0),
+            cl::desc("GEMM (wgmma): ranges of k-tiles a block sums apart and adds in order, as "
+                     "--split-k splits them (default: the chooser's)"));
 static cl::opt<int64_t> stages("stages", cl::cat(tileOptions),
                                cl::desc("GEMM pipeline stages"), cl::init(0));
 static cl::opt<cl::boolOrDefault>
@@ -893,6 +897,8 @@ int runGemm() {
     config.pingpong = pingpong;
   if (promote != cl::BOU_UNSET)
     config.promote = promote == cl::BOU_TRUE;
+  if (kRanges)
+    config.kRanges = kRanges;
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
@@ -921,6 +927,8 @@ int runGemm() {
     kind += " ping-pong";
   if (config.promote)
     kind += " promoted sums";
+  if (config.kRanges > 1)
+    kind += " " + std::to_string(config.kRanges) + " k-ranges";
   if (!problem.epilogue.empty()) {
     kind += ", epilogue";
     for (EpilogueStep step : problem.epilogue)
@@ -1463,7 +1471,7 @@ int main(int argc, char **argv) {
   const std::initializer_list<const cl::Option *> gemmOnly = {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
       &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &cluster, &swapAB, &splitK, &pingpong,
-      &promote, &precision, &groupCount, &gemmWgmma};
+      &promote, &kRanges, &precision, &groupCount, &gemmWgmma};
   const std::initializer_list<const cl::Option *> convOnly = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
       &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <tuple>
 
 using namespace spio::kernels;
@@ -131,6 +132,24 @@ TEST(GemmGrouped, RunsOnAPersistentWgmmaGridOfItsGroupsTiles) {
   p.groups = 8;
   p.batch = 2;
   EXPECT_NE(checkGemm(p, c).find("not batched too"), std::string::npos);
+}
+
+TEST(GemmBatchInvariant, SplitsKTheSameWayForEveryM) {
+  // Split in a cluster or summed in ranges in one block: the same ranges
+  // whatever M, so the same bits for each row.
+  for (auto [n, k] : {std::pair{4096, 4096}, std::pair{6144, 4096}, std::pair{28672, 4096},
+                      std::pair{1000, 2056}}) {
+    std::set<int64_t> splits;
+    for (int64_t m : {1, 7, 16, 64, 65, 128, 300, 512, 2048, 8192}) {
+      GemmProblem p = problem(m, n, k);
+      p.batchInvariant = true;
+      GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+      EXPECT_EQ(checkGemm(p, c), "") << m << "x" << n << "x" << k;
+      EXPECT_TRUE(c.splitK == 1 || c.kRanges == 1);
+      splits.insert(std::max(c.splitK, c.kRanges));
+    }
+    EXPECT_EQ(splits.size(), 1u) << n << "x" << k;
+  }
 }
 
 TEST(GemmCheck, RejectsEmptyProblems) {
@@ -381,13 +400,7 @@ TEST(GemmWgmma, SplitsKUnderOneWave) {
 // warpgroups, two of them where 64-row tiles would overfill the SMs'
 // three blocks each; split K by the fewest blocks (up to 3) giving 90% of a
 // block an SM.
-TEST(GemmWgmma, BatchInvariantProblemsAreNotSplit) {
-  for (int64_t m : {1, 16, 64, 128, 512, 8192}) {
-    GemmProblem p = problem(m, 4096, 4096);
-    p.batchInvariant = true;
-    EXPECT_EQ(chooseWgmmaGemmConfig(p, 132).splitK, 1) << "M = " << m;
-  }
-  // The same small problems split K by default.
+TEST(GemmWgmma, SmallProblemsSplitK) {
   EXPECT_GT(chooseWgmmaGemmConfig(problem(1, 4096, 4096), 132).splitK, 1);
   EXPECT_GT(chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132).splitK, 1);
 }

@@ -64,8 +64,8 @@ struct GemmProblem {
   Along bias = Along::None, scale = Along::None;
   DType biasType = DType::F32, scaleType = DType::F32;
   /// The choosers keep each element's order of additions independent of M
-  /// (no split reduction), so that row i of D has the same bits whatever
-  /// the number of rows.
+  /// (K split, or summed in ranges in one block, the same way for every M),
+  /// so that row i of D has the same bits whatever the number of rows.
   bool batchInvariant = false;
   /// With f32 inputs: how they are multiplied.
   F32Precision precision = F32Precision::Highest;
@@ -121,6 +121,11 @@ struct GemmConfig {
   /// to the running sums. The tensor cores' additions truncate; over a long
   /// reduction that costs f32 outputs several bits.
   bool promote = false;
+  /// wgmma (not ping-pong, promoted or split, wgmma's N at most 128): each
+  /// block splits its k-tiles into this many ranges as splitK would split
+  /// them among blocks, sums each by wgmma from zero and adds the sums in
+  /// order in f32: the split's bits, in one block.
+  int64_t kRanges = 1;
 
   /// The compute warps' threads, and the copy warpgroup's with wgmma.
   int64_t threads() const { return 32 * warpsM * warpsN + (wgmma ? 128 : 0); }

@@ -144,13 +144,14 @@ GemmConfig mlir::spio::gemmConfig(GemmConfigAttr attr) {
   c.splitK = attr.getSplitK();
   c.pingpong = attr.getPingpong();
   c.promote = attr.getPromote();
+  c.kRanges = attr.getKRanges();
   return c;
 }
 
 GemmConfigAttr mlir::spio::gemmConfigAttr(MLIRContext *context, const GemmConfig &c) {
   return GemmConfigAttr::get(context, {c.blockM, c.blockN, c.blockK}, {c.warpsM, c.warpsN},
                              c.stages, c.raster, c.wgmma, c.persistent, c.cluster, c.swapAB,
-                             c.splitK, c.pingpong, c.promote);
+                             c.splitK, c.pingpong, c.promote, c.kRanges);
 }
 
 namespace {
@@ -970,57 +971,89 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
       // Promoted sums run on as the accumulator's C fragments, f32 vectors.
       FragmentType fc = fragment(FragmentOperand::C, rowDim, colDim, Float32Type::get(ctx));
       VectorType lane = VectorType::get({4}, Float32Type::get(ctx));
-      SmallVector<Value> inits =
-          c.promote ? SmallVector<Value>(fragments, b.broadcast(b.f32(0.0), lane))
-                    : SmallVector<Value>(halves, b.warpgroupFill(b.f32(0.0), accType));
-      scf::ForOp loop = b.forLoop(
-          b.index(0), kCount, b.index(1), inits,
-          [&](Value kt, ValueRange carried) {
-            Value step = b.addi(before, kt);
-            Value slot = b.remui(step, stageCount);
-            b.barrierWait(full, slot, b.lowBit(b.divui(step, stageCount)));
-            Coord stage = b.fromIndex(slot, b.coordType(kStage));
-            Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
-            if (c.swapAB)
-              std::swap(tileA, tileB);
-            SmallVector<Value> acc(carried.begin(), carried.end());
-            if (c.promote)
-              acc.assign(1, b.warpgroupFill(b.f32(0.0), accType));
-            b.wgmmaFence();
-            for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
-              Coord kStep = b.constant(kk, b.coordType(K, 16));
-              for (int64_t h = 0; h < halves; ++h)
-                acc[h] = b.wgmma(tileA, {halfRows(h), kStep}, tileB, {kStep},
-                                 cast<WarpgroupAcc>(acc[h]));
-            }
-            b.wgmmaCommit();
-            if (c.promote) {
-              // This k-tile's sums, done, added to the running ones in f32;
-              // its stage is free.
-              b.wgmmaWait(0);
-              release(step);
-              SmallVector<Value> sums;
-              for (int64_t ni = 0; ni < fragments; ++ni)
-                sums.push_back(b.addf(carried[ni], b.fragmentToVector(b.warpgroupFragment(
-                                                       cast<WarpgroupAcc>(acc[0]), ni))));
-              return sums;
-            }
-            b.wgmmaWait(1);
-            // The previous k-tile's group is done: its stage is free.
-            b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, b.index(0)),
-                     [&] { release(b.addi(step, b.index(stages - 1))); });
-            return acc;
-          });
+      // k-tiles [lo, hi) multiplied into the carried accumulators, one
+      // k-tile's group in flight while the next is issued; with `promote`,
+      // each k-tile into a fresh one whose sums are added in f32 to the
+      // carried vectors.
+      auto accumulate = [&](Value lo, Value hi, SmallVector<Value> inits) {
+        return b.forLoop(lo, hi, b.index(1), inits, [&](Value kt, ValueRange carried) {
+          Value step = b.addi(before, kt);
+          Value slot = b.remui(step, stageCount);
+          b.barrierWait(full, slot, b.lowBit(b.divui(step, stageCount)));
+          Coord stage = b.fromIndex(slot, b.coordType(kStage));
+          Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
+          if (c.swapAB)
+            std::swap(tileA, tileB);
+          SmallVector<Value> acc(carried.begin(), carried.end());
+          if (c.promote)
+            acc.assign(1, b.warpgroupFill(b.f32(0.0), accType));
+          b.wgmmaFence();
+          for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
+            Coord kStep = b.constant(kk, b.coordType(K, 16));
+            for (int64_t h = 0; h < halves; ++h)
+              acc[h] = b.wgmma(tileA, {halfRows(h), kStep}, tileB, {kStep},
+                               cast<WarpgroupAcc>(acc[h]));
+          }
+          b.wgmmaCommit();
+          if (c.promote) {
+            // This k-tile's sums, done, added to the running ones in f32;
+            // its stage is free.
+            b.wgmmaWait(0);
+            release(step);
+            SmallVector<Value> sums;
+            for (int64_t ni = 0; ni < fragments; ++ni)
+              sums.push_back(b.addf(carried[ni], b.fragmentToVector(b.warpgroupFragment(
+                                                     cast<WarpgroupAcc>(acc[0]), ni))));
+            return sums;
+          }
+          b.wgmmaWait(1);
+          // The previous k-tile's group is done: its stage is free.
+          b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, lo),
+                   [&] { release(b.addi(step, b.index(stages - 1))); });
+          return acc;
+        });
+      };
+      // The last k-tile of [lo, hi) done and its stage free.
+      auto drain = [&](Value hi) {
+        b.wgmmaWait(0);
+        release(b.subi(b.addi(before, hi), b.index(1)));
+      };
+      scf::ForOp loop;
+      // Sums carried or added as the accumulator's C fragments, f32 vectors.
+      SmallVector<Value> sums;
+      if (c.kRanges > 1) {
+        // Range r of the k-tiles as split K's block r takes them, summed
+        // from zero; the ranges' sums added in order.
+        for (int64_t r = 0; r < c.kRanges; ++r) {
+          int64_t lo = r * kTiles / c.kRanges, hi = (r + 1) * kTiles / c.kRanges;
+          loop = accumulate(b.index(lo), b.index(hi),
+                            {b.warpgroupFill(b.f32(0.0), accType)});
+          drain(b.index(hi));
+          for (int64_t ni = 0; ni < fragments; ++ni) {
+            Value range = b.fragmentToVector(
+                b.warpgroupFragment(cast<WarpgroupAcc>(loop.getResult(0)), ni));
+            if (r == 0)
+              sums.push_back(range);
+            else
+              sums[ni] = b.addf(sums[ni], range);
+          }
+        }
+      } else if (c.promote) {
+        loop = accumulate(b.index(0), kCount,
+                          SmallVector<Value>(fragments, b.broadcast(b.f32(0.0), lane)));
+        sums.assign(loop.getResults().begin(), loop.getResults().end());
+      } else {
+        loop = accumulate(b.index(0), kCount,
+                          SmallVector<Value>(halves, b.warpgroupFill(b.f32(0.0), accType)));
+      }
       if (c.pingpong)
         b.ifThen(firstLane, [&] { b.barrierArrive(order, other); });
-      if (!c.promote) {
-        b.wgmmaWait(0);
-        release(b.subi(b.addi(before, kCount), b.index(1)));
-      }
+      if (!c.promote && c.kRanges == 1)
+        drain(kCount);
       // Fragment `ni` of the tile's sums (of its first 64-row half).
       auto accumulatedFragment = [&](int64_t ni) -> Fragment {
-        if (c.promote)
-          return b.vectorToFragment(loop.getResult(ni), fc);
+        if (!sums.empty())
+          return b.vectorToFragment(sums[ni], fc);
         return b.warpgroupFragment(cast<WarpgroupAcc>(loop.getResult(0)), ni);
       };
       if (c.pingpong) {

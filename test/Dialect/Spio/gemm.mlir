@@ -33,13 +33,15 @@ func.func @named(%a: !spio.tensor<[r: 64, m/8: 4] x vector<8xf16>, global>,
 // CHECK: #spio.gemm_config<block = [16, 128, 64], warps = [8, 1], stages = 8, wgmma = true, swap = true, split_k = 4>
 // CHECK: #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, pingpong = true>
 // CHECK: #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, promote = true>
+// CHECK: #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, k_ranges = 3>
 func.func @configs() attributes {
     a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, raster = 8>,
     b = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, cluster = 2, persistent = 132, wgmma = true>,
     c = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4, raster = 1, wgmma = false, swap = false, split_k = 1>,
     d = #spio.gemm_config<block = [16, 128, 64], warps = [8, 1], stages = 8, split_k = 4, swap = true, wgmma = true>,
     e = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, pingpong = true, persistent = 132, wgmma = true>,
-    f = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, promote = true, wgmma = true>} {
+    f = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, promote = true, wgmma = true>,
+    g = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, k_ranges = 3, persistent = 132, wgmma = true>} {
   return
 }
 

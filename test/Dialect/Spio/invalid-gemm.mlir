@@ -148,14 +148,14 @@ func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
 
 // -----
 
-// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k', 'pingpong' or 'promote' (each at most once), got 'swizzle'}}
+// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k', 'pingpong', 'promote' or 'k_ranges' (each at most once), got 'swizzle'}}
 func.func @config_key() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, swizzle = 1>} {
   return
 }
 
 // -----
 
-// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k', 'pingpong' or 'promote' (each at most once), got 'raster'}}
+// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k', 'pingpong', 'promote' or 'k_ranges' (each at most once), got 'raster'}}
 func.func @config_twice() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, raster = 2, raster = 4>} {
   return
 }
@@ -274,6 +274,20 @@ func.func @promote_wide() attributes {a = #spio.gemm_config<block = [128, 256, 6
 
 // expected-error @below {{gemm_config promotes k-tiles' sums (promote) with wgmma}}
 func.func @promote_mma_sync() attributes {a = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4, promote = true>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with wgmma, not ping-pong, promoted or split, wgmma's N at most 128, got 2}}
+func.func @k_ranges_split() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, split_k = 2, k_ranges = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with wgmma, not ping-pong, promoted or split, wgmma's N at most 128, got 9}}
+func.func @k_ranges_nine() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, k_ranges = 9>} {
   return
 }
 

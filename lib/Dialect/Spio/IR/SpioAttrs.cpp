@@ -63,7 +63,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   SmallVector<int64_t, 3> block;
   SmallVector<int64_t, 2> warps;
-  int64_t stages = 0, raster = 1, persistent = 0, cluster = 1, splitK = 1;
+  int64_t stages = 0, raster = 1, persistent = 0, cluster = 1, splitK = 1, kRanges = 1;
   bool wgmma = false, swap = false, pingpong = false, promote = false;
   auto parseSizes = [&](SmallVectorImpl<int64_t> &sizes) {
     return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
@@ -78,7 +78,8 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   llvm::StringMap<std::pair<int64_t *, bool>> counts = {{"raster", {&raster, false}},
                                                         {"persistent", {&persistent, false}},
                                                         {"cluster", {&cluster, false}},
-                                                        {"split_k", {&splitK, false}}};
+                                                        {"split_k", {&splitK, false}},
+                                                        {"k_ranges", {&kRanges, false}}};
   llvm::StringMap<std::pair<bool *, bool>> flags = {{"wgmma", {&wgmma, false}},
                                                     {"swap", {&swap, false}},
                                                     {"pingpong", {&pingpong, false}},
@@ -107,7 +108,8 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
       *flag->second.first = value == "true";
     } else {
       parser.emitError(keyLoc, "expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', "
-                               "'split_k', 'pingpong' or 'promote' (each at most once), got '")
+                               "'split_k', 'pingpong', 'promote' or 'k_ranges' (each at most once), "
+                               "got '")
           << key << "'";
       return {};
     }
@@ -116,7 +118,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
     return {};
   return GemmConfigAttr::getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
                                     block, warps, stages, raster, wgmma, persistent, cluster,
-                                    swap, splitK, pingpong, promote);
+                                    swap, splitK, pingpong, promote, kRanges);
 }
 
 void GemmConfigAttr::print(AsmPrinter &printer) const {
@@ -141,6 +143,8 @@ void GemmConfigAttr::print(AsmPrinter &printer) const {
     printer << ", pingpong = true";
   if (getPromote())
     printer << ", promote = true";
+  if (getKRanges() != 1)
+    printer << ", k_ranges = " << getKRanges();
   printer << ">";
 }
 
@@ -148,7 +152,8 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
                                      ArrayRef<int64_t> block, ArrayRef<int64_t> warps,
                                      int64_t stages, int64_t raster, bool wgmma,
                                      int64_t persistent, int64_t cluster, bool swap,
-                                     int64_t splitK, bool pingpong, bool promote) {
+                                     int64_t splitK, bool pingpong, bool promote,
+                                     int64_t kRanges) {
   // Bounds a block can meet (1024 threads, a CUDA grid's extents), which
   // also keep every size computed from them far from overflow.
   constexpr int64_t kMaxBlockExtent = 4096, kMaxWarps = 32, kMaxStages = 32;
@@ -186,6 +191,12 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
   if (promote && (!wgmma || pingpong || (swap ? block[0] : block[1]) > 128))
     return emitError() << "gemm_config promotes k-tiles' sums (promote) with wgmma, not "
                           "ping-pong, wgmma's N at most 128";
+  if (kRanges < 1 || kRanges > 8 ||
+      (kRanges > 1 && (!wgmma || pingpong || promote || splitK != 1 ||
+                       (swap ? block[0] : block[1]) > 128)))
+    return emitError() << "gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with "
+                          "wgmma, not ping-pong, promoted or split, wgmma's N at most 128, got "
+                       << kRanges;
   return success();
 }
 

@@ -82,7 +82,12 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     N at most 128), each k-tile's products are summed by wgmma into a fresh
     accumulator that f32 adds then add to the running sum: the tensor
     cores' own additions truncate, which over a long reduction costs f32
-    outputs several bits.
+    outputs several bits. With `k_ranges = R` (wgmma, a block a tile or
+    persistent, not ping-pong, wgmma's N at most 128), each block splits its
+    reduction into R consecutive ranges of k-tiles as `split_k = R` would
+    split it among R blocks, sums each range by wgmma from zero and adds the
+    sums in order in f32: the same bits as the split, in one block (a
+    batch-invariant GEMM's rows then do not depend on which it took).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$block,
                         ArrayRefParameter<"int64_t">:$warps,
@@ -94,9 +99,10 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
                         DefaultValuedParameter<"bool", "false">:$swap,
                         DefaultValuedParameter<"int64_t", "1">:$splitK,
                         DefaultValuedParameter<"bool", "false">:$pingpong,
-                        DefaultValuedParameter<"bool", "false">:$promote);
+                        DefaultValuedParameter<"bool", "false">:$promote,
+                        DefaultValuedParameter<"int64_t", "1">:$kRanges);
   // Custom: optional `, key = value` entries (raster, wgmma, persistent,
-  // cluster, swap, split_k, pingpong, promote), which generated optional groups cannot tell
+  // cluster, swap, split_k, pingpong, promote, k_ranges), which generated optional groups cannot tell
   // apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
