@@ -37,7 +37,8 @@ def constant(path, name):
 def gemm_cases():
     """(label, spio-jit options) of the GEMM GPU tests and benchmark."""
     cases = []
-    for m, n, k, extra in constant(os.path.join(ROOT, "benchmarks/gemm/gpu_tests.py"), "CASES"):
+    for m, n, k, extra, *_ in constant(os.path.join(ROOT, "benchmarks/gemm/gpu_tests.py"),
+                                       "CASES"):
         cases.append((f"gemm test {m}x{n}x{k} {extra}".strip(),
                       ["--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k)]
                       + extra.split()))
