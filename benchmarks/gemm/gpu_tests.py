@@ -181,7 +181,7 @@ CASES = [
     (37, 1000, 1032, "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --k-ranges 5",
      "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --split-k 5"),
     (2048, 4096, 4096, "--batch-invariant", "--wgmma --block-m 128 --block-n 128 --warps-m 8 "
-                                            "--split-k 2"),
+                                            "--persistent -1 --split-k 2"),
 ]
 
 

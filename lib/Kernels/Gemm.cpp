@@ -292,8 +292,8 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     if (c.promote && (c.pingpong || c.wgmmaN() > 128))
       return "promoted sums (promote) need wgmma's N of at most 128, not ping-pong";
     if (c.kRanges < 1 || c.kRanges > 8 ||
-        (c.kRanges > 1 && (c.pingpong || c.promote || c.splitK != 1 || c.wgmmaN() > 128)))
-      return "a block sums 1 to 8 ranges of k-tiles (k_ranges) with wgmma's N of at most 128, "
+        (c.kRanges > 1 && (c.pingpong || c.promote || c.splitK != 1 || c.wgmmaN() > 192)))
+      return "a block sums 1 to 8 ranges of k-tiles (k_ranges) with wgmma's N of at most 192, "
              "not ping-pong, promoted or split, got " +
              std::to_string(c.kRanges);
     if (c.kRanges > ceilDiv(p.k, c.blockK))
@@ -488,6 +488,13 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     }
     c.kRanges = invariantSplit;
     if (tiles(128, 128) >= numSMs) {
+      // Persistent, 192 columns (what registers hold of the running sums
+      // and a range's beside them) unless 128 fill the waves better.
+      auto fill = [&](int64_t n) {
+        int64_t count = tiles(128, n);
+        return double(count) / double(ceilDiv(count, numSMs) * numSMs);
+      };
+      c.blockN = fill(128) > fill(192) ? 128 : 192;
       c.persistent = numSMs;
       if (ceilDiv(p.m, c.blockM) % 2 == 0 && numSMs % 2 == 0 && ceilDiv(p.k, c.blockK) >= 128)
         c.cluster = 2;

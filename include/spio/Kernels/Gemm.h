@@ -121,7 +121,7 @@ struct GemmConfig {
   /// to the running sums. The tensor cores' additions truncate; over a long
   /// reduction that costs f32 outputs several bits.
   bool promote = false;
-  /// wgmma (not ping-pong, promoted or split, wgmma's N at most 128): each
+  /// wgmma (not ping-pong, promoted or split, wgmma's N at most 192): each
   /// block splits its k-tiles into this many ranges as splitK would split
   /// them among blocks, sums each by wgmma from zero and adds the sums in
   /// order in f32: the split's bits, in one block.

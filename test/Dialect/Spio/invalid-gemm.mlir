@@ -279,14 +279,14 @@ func.func @promote_mma_sync() attributes {a = #spio.gemm_config<block = [128, 12
 
 // -----
 
-// expected-error @below {{gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with wgmma, not ping-pong, promoted or split, wgmma's N at most 128, got 2}}
+// expected-error @below {{gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with wgmma, not ping-pong, promoted or split, wgmma's N at most 192, got 2}}
 func.func @k_ranges_split() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, split_k = 2, k_ranges = 2>} {
   return
 }
 
 // -----
 
-// expected-error @below {{gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with wgmma, not ping-pong, promoted or split, wgmma's N at most 128, got 9}}
+// expected-error @below {{gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with wgmma, not ping-pong, promoted or split, wgmma's N at most 192, got 9}}
 func.func @k_ranges_nine() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, k_ranges = 9>} {
   return
 }

@@ -193,9 +193,9 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
                           "ping-pong, wgmma's N at most 128";
   if (kRanges < 1 || kRanges > 8 ||
       (kRanges > 1 && (!wgmma || pingpong || promote || splitK != 1 ||
-                       (swap ? block[0] : block[1]) > 128)))
+                       (swap ? block[0] : block[1]) > 192)))
     return emitError() << "gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with "
-                          "wgmma, not ping-pong, promoted or split, wgmma's N at most 128, got "
+                          "wgmma, not ping-pong, promoted or split, wgmma's N at most 192, got "
                        << kRanges;
   return success();
 }

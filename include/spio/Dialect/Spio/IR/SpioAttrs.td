@@ -83,7 +83,7 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     accumulator that f32 adds then add to the running sum: the tensor
     cores' own additions truncate, which over a long reduction costs f32
     outputs several bits. With `k_ranges = R` (wgmma, a block a tile or
-    persistent, not ping-pong, wgmma's N at most 128), each block splits its
+    persistent, not ping-pong, wgmma's N at most 192), each block splits its
     reduction into R consecutive ranges of k-tiles as `split_k = R` would
     split it among R blocks, sums each range by wgmma from zero and adds the
     sums in order in f32: the same bits as the split, in one block (a
