@@ -206,17 +206,17 @@ def test_launchers_refuse_operands_the_kernels_cannot_take():
     args = spio.GemmArguments(256, 256, 256, "bf16")
     kernel = spio.Kernel(spio.GemmFamily(), spio.GemmFamily().chosen(args, 132, (9, 0)))
     launcher = kernel.launcher(args)
-    assert launcher.operands == ("A", "B", "C", "D", "bias", "scale")
-    assert launcher.optional == {"C", "bias", "scale"}
+    assert launcher.operands == ("A", "B", "C", "D", "bias", "scale", "groups")
+    assert launcher.optional == {"C", "bias", "scale", "groups"}
     assert launcher.scalars == {"alpha": 1.0, "beta": 0.0} and launcher.workspace == 0
     a = torch.zeros(256, 256, device="cuda", dtype=torch.bfloat16)
     d = a.clone()
-    for addresses, reason in (((a.data_ptr() + 2, a.data_ptr(), 0, d.data_ptr(), 0, 0),
+    for addresses, reason in (((a.data_ptr() + 2, a.data_ptr(), 0, d.data_ptr(), 0, 0, 0),
                                "operand 'A' is not 16-byte aligned"),
-                              ((a.data_ptr(), a.data_ptr(), 0, 0, 0, 0),
+                              ((a.data_ptr(), a.data_ptr(), 0, 0, 0, 0, 0),
                                "operand 'D' is missing"),
-                              ((a.data_ptr(),) * 3, r"takes 6 operands \(A, B, C, D, bias, "
-                                                    r"scale\), got 3")):
+                              ((a.data_ptr(),) * 3, r"takes 7 operands \(A, B, C, D, bias, "
+                                                    r"scale, groups\), got 3")):
         with pytest.raises(spio.SpioError, match=reason):
             launcher.run(None, addresses)
     wgrad = spio.Conv2dGw8Arguments(2, 64, 16, 16, pass_="wgrad")
