@@ -1,8 +1,9 @@
 """Spio from Python: kernel discovery, compilation and launching over the C API,
 and, with PyTorch, the operators spio.conv2d_gw8, spio.linear, spio.matmul,
-spio.bmm and spio.grouped_mm, the layers spio.nn.Conv2dGw8 and spio.nn.Linear, spio.transform(model),
-spio.set_autotune(True) (conv2d_gw8's configurations timed per shape) and
-spio.set_batch_invariant(True) (GEMM rows with the same bits in any batch).
+spio.bmm and spio.grouped_mm, the layers spio.nn.Conv2dGw8 and spio.nn.Linear,
+spio.transform(model), spio.set_autotune(True) (conv2d_gw8's configurations
+timed per shape) and spio.set_batch_invariant(True) (GEMM rows with the same
+bits in any batch).
 
 Environment: SPIO_LIBRARY (path of libspio_capi.so), SPIO_CACHE_DIR (where
 compiled PTX is cached), SPIO_LOG_LEVEL (level of the "spio" logger, e.g.

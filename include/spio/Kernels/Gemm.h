@@ -1,11 +1,13 @@
 //===- Gemm.h - The tensor-core GEMM kernel family --------------*- C++ -*-===//
 //
 // D = epilogue(alpha * A @ B) on mma.sync or wgmma tensor cores, with f16 or
-// bf16 inputs, f32 accumulation and f16, bf16 or f32 output; the epilogue
-// scales, adds a bias, adds beta * C and applies an activation, in any order. A kernel is
-// specialized for one problem (shapes, layouts, dtypes) and one tile
-// configuration; spio/Kernels/IR/GemmKernel.h builds it in the spio dialect
-// (`spio-jit --emit-spio` prints it) for the normal spio pipeline.
+// bf16 inputs (f32 ones and rows that are not 16-byte multiples packed
+// first), f32 accumulation and f16, bf16 or f32 output; the epilogue scales,
+// adds a bias, adds beta * C and applies an activation, in any order;
+// batched and grouped problems. A kernel is specialized for one problem
+// (shapes, layouts, dtypes) and one tile configuration;
+// spio/Kernels/IR/GemmKernel.h builds it in the spio dialect (`spio-jit
+// --emit-spio` prints it) for the normal spio pipeline.
 //
 // No LLVM dependency: problems, configs, checks and launch shapes only.
 //

@@ -17,6 +17,12 @@
 //   With A and B swapped, the warpgroups' rows run along N and wgmma's N
 //   along M (for small M). Blocks of a cluster that split K add their
 //   partial sums from shared memory in rank order.
+//   A grouped GEMM's persistent blocks walk its groups' tiles, reading the
+//   groups' end rows from the device. With `promote` or `k_ranges`, a
+//   compute warpgroup sums each k-tile or each range of k-tiles from zero
+//   and adds the sums in f32.
+// Operands in f32, or whose rows are not 16-byte multiples, are first packed
+// by a kernel each into K-major bf16/f16 (f32 values as bf16 terms).
 // Both end in the same epilogue: alpha * acc (+ beta * C) a C fragment at a
 // time, stores skipping elements past the edges. The reduction order is
 // fixed by the loop structure and there are no atomics, so results are

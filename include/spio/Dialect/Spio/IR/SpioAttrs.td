@@ -102,8 +102,8 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
                         DefaultValuedParameter<"bool", "false">:$promote,
                         DefaultValuedParameter<"int64_t", "1">:$kRanges);
   // Custom: optional `, key = value` entries (raster, wgmma, persistent,
-  // cluster, swap, split_k, pingpong, promote, k_ranges), which generated optional groups cannot tell
-  // apart by their leading comma.
+  // cluster, swap, split_k, pingpong, promote, k_ranges), which generated
+  // optional groups cannot tell apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
