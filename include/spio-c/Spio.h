@@ -111,7 +111,7 @@ typedef struct {
   /* Non-zero (persistent wgmma, two compute warpgroups): each takes every
    * other tile whole, one's epilogue overlapping the other's main loop. */
   int64_t pingpong;
-  /* Non-zero (wgmma, not ping-pong, wgmma's N at most 128): each k-tile's
+  /* Non-zero (wgmma, not ping-pong, wgmma's N at most 192): each k-tile's
    * sums are added to the running ones in f32 (the tensor cores' own
    * additions truncate). */
   int64_t promote;

@@ -118,7 +118,7 @@ struct GemmConfig {
   /// tile of its block whole (its 64-row halves side by side), so that one
   /// warpgroup's epilogue overlaps the other's main loop.
   bool pingpong = false;
-  /// wgmma (not ping-pong, wgmma's N at most 128): each k-tile's products
+  /// wgmma (not ping-pong, wgmma's N at most 192): each k-tile's products
   /// are summed by wgmma into a fresh accumulator, which f32 adds then add
   /// to the running sums. The tensor cores' additions truncate; over a long
   /// reduction that costs f32 outputs several bits.

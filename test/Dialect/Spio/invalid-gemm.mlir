@@ -265,7 +265,7 @@ func.func @pingpong_without_persistent() attributes {a = #spio.gemm_config<block
 
 // -----
 
-// expected-error @below {{gemm_config promotes k-tiles' sums (promote) with wgmma, not ping-pong, wgmma's N at most 128}}
+// expected-error @below {{gemm_config promotes k-tiles' sums (promote) with wgmma, not ping-pong, wgmma's N at most 192}}
 func.func @promote_wide() attributes {a = #spio.gemm_config<block = [128, 256, 64], warps = [8, 1], stages = 4, wgmma = true, promote = true>} {
   return
 }

@@ -188,9 +188,9 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
   if (pingpong && persistent == 0)
     return emitError() << "gemm_config takes tiles in turn (pingpong) only on a persistent grid";
   // The running sums and a k-tile's sums are both in registers.
-  if (promote && (!wgmma || pingpong || (swap ? block[0] : block[1]) > 128))
+  if (promote && (!wgmma || pingpong || (swap ? block[0] : block[1]) > 192))
     return emitError() << "gemm_config promotes k-tiles' sums (promote) with wgmma, not "
-                          "ping-pong, wgmma's N at most 128";
+                          "ping-pong, wgmma's N at most 192";
   if (kRanges < 1 || kRanges > 8 ||
       (kRanges > 1 && (!wgmma || pingpong || promote || splitK != 1 ||
                        (swap ? block[0] : block[1]) > 192)))

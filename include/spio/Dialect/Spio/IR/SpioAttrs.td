@@ -79,7 +79,7 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     warpgroups), each compute warpgroup takes every other tile of the block
     whole, their main loops in turn, so that one's epilogue overlaps the
     other's main loop. With `promote = true` (wgmma, not ping-pong, wgmma's
-    N at most 128), each k-tile's products are summed by wgmma into a fresh
+    N at most 192), each k-tile's products are summed by wgmma into a fresh
     accumulator that f32 adds then add to the running sum: the tensor
     cores' own additions truncate, which over a long reduction costs f32
     outputs several bits. With `k_ranges = R` (wgmma, a block a tile or
