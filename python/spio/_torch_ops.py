@@ -626,17 +626,8 @@ def _bmm(a, b):
     return d
 
 
-def grouped_mm(a, b, offs):
-    """A grouped GEMM (a mixture of experts' layer), as torch._grouped_mm:
-    a (M, K) holds G groups' rows one after the other, b (G, K, N) one
-    matrix a group, stored (G, N, K) (b.transpose(1, 2) contiguous, as a
-    linear layer's weights are), offs (G,) int32 on the device each group's
-    end row; returns (M, N) in a's dtype, group g's rows a's times b[g].
-    One launch, whatever the groups' sizes (read on the device: no host
-    synchronization). f16 or bf16, K a multiple of 8, Hopper (sm_90).
-    Forward only."""
-    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
-        raise SpioError("spio.grouped_mm has no backward yet; call it under torch.no_grad()")
+def _grouped_mm(a, b, offs):
+    """spio.grouped_mm's implementation (checks, launcher, launch)."""
     if (a.dim() != 2 or b.dim() != 3 or a.shape[1] != b.shape[1] or a.dtype != b.dtype or
             offs.dim() != 1 or offs.shape[0] != b.shape[0] or offs.dtype != torch.int32):
         raise SpioError(f"spio.grouped_mm takes a (M, K), b (G, K, N) of one dtype and offs "
@@ -662,6 +653,28 @@ def grouped_mm(a, b, offs):
     d = a.new_empty((m, n))
     _run(launcher, _stream(a), (_aligned(a), _aligned(b), None, d, None, None, _aligned(offs)))
     return d
+
+
+grouped_mm_op = _define("grouped_mm(Tensor a, Tensor b, Tensor offs) -> Tensor", _grouped_mm,
+                        lambda a, b, offs: a.new_empty((a.shape[0], b.shape[2])))
+
+
+def grouped_mm(a, b, offs):
+    """A grouped GEMM (a mixture of experts' layer), as torch._grouped_mm:
+    a (M, K) holds G groups' rows one after the other, b (G, K, N) one
+    matrix a group, stored (G, N, K) (b.transpose(1, 2) contiguous, as a
+    linear layer's weights are), offs (G,) int32 on the device each group's
+    end row; returns (M, N) in a's dtype, group g's rows a's times b[g].
+    One launch, whatever the groups' sizes (read on the device: no host
+    synchronization). f16 or bf16, K a multiple of 8, Hopper (sm_90).
+    Forward only."""
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        raise SpioError("spio.grouped_mm has no backward yet; call it under torch.no_grad()")
+    # Tracing (torch.compile, export) and tensor subclasses take the
+    # registered operator; eager calls its implementation.
+    if type(a) is not torch.Tensor or torch.compiler.is_compiling():
+        return grouped_mm_op(a, b, offs)
+    return _grouped_mm(a, b, offs)
 
 
 bmm_op = _define("bmm(Tensor a, Tensor b) -> Tensor", _bmm,

@@ -201,6 +201,11 @@ def test_grouped_mm_takes_each_groups_matrix_and_reads_the_sizes_on_the_device()
                 close(d[begin:end], want, want.abs().max().item())
             begin = end
         assert torch.equal(d, spio.grouped_mm(a, w.transpose(1, 2), ends))
+        # The registered operator: traced by torch.compile, the same bits.
+        compiled = torch.compile(lambda x, y, z: spio.grouped_mm(x, y, z), fullgraph=True)
+        assert torch.equal(compiled(a, w.transpose(1, 2), ends), d)
+        torch.library.opcheck(torch.ops.spio.grouped_mm.default, (a, w.transpose(1, 2), ends),
+                              test_utils=("test_schema", "test_faketensor"))
         with pytest.raises(spio.SpioError, match="stored \\(G, N, K\\)"):
             spio.grouped_mm(a, w.transpose(1, 2).contiguous(), ends)
         with pytest.raises(spio.SpioError, match="offs"):
