@@ -462,10 +462,11 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     return s;
   };
   // A batch-invariant problem splits K the same way whatever M: as a
-  // swapped tile of 64 columns of M would (N's tiles alone), in a cluster where the
-  // blocks fit, else summing the ranges apart in each block (the same
-  // bits).
-  int64_t invariantSplit = p.batchInvariant ? swapped(64, true).splitK : 1;
+  // swapped tile of 64 columns of M would (N's tiles alone), in a cluster
+  // where the blocks fit, else summing the ranges apart in each block (the
+  // same bits). Promoted sums add tile by tile in one order: never split.
+  int64_t invariantSplit =
+      p.batchInvariant && !c.promote ? swapped(64, true).splitK : 1;
   if (p.m <= 64) {
     int64_t width = 8;
     while (width < p.m)

@@ -150,6 +150,15 @@ TEST(GemmBatchInvariant, SplitsKTheSameWayForEveryM) {
     }
     EXPECT_EQ(splits.size(), 1u) << n << "x" << k;
   }
+  // f32 at the highest precision promotes each k-tile's sums: never split.
+  for (int64_t m : {1, 128, 8192}) {
+    GemmProblem p = problem(m, 4096, 4096);
+    p.input = p.output = DType::F32;
+    p.batchInvariant = true;
+    GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+    EXPECT_EQ(checkGemm(p, c), "") << m;
+    EXPECT_TRUE(c.promote && c.splitK == 1 && c.kRanges == 1) << m;
+  }
 }
 
 TEST(GemmCheck, RejectsEmptyProblems) {
