@@ -117,6 +117,13 @@ int64_t gemmStagingBytes(const GemmProblem &p, const GemmConfig &c) {
   return c.warpsM * kStagedRows * (kStagedColumns * dtypeBytes(p.output) + 16);
 }
 
+/// A block's shared memory: the ring's stages of A's and B's tiles, a split
+/// reduction's f32 partial tile, the staging tiles of D.
+static int64_t sharedBytes(const GemmProblem &p, const GemmConfig &c) {
+  return c.stages * (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input) +
+         (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) + gemmStagingBytes(p, c);
+}
+
 bool gemmPacksOperands(const GemmProblem &p) {
   if (p.input == DType::F32)
     return true;
@@ -328,8 +335,7 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   // compiler says so per chip too (saying it here keeps such configs out of
   // the instances a caller may pick).
   // A split reduction adds the blocks' f32 partial tiles from shared memory.
-  int64_t shared = c.stages * (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input) +
-                   (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) + gemmStagingBytes(p, c);
+  int64_t shared = sharedBytes(p, c);
   if (shared > kHopperSharedBytesPerBlock)
     return std::to_string(c.stages) + " stages of " + std::to_string(c.blockM) + "x" +
            std::to_string(c.blockN) + "x" + std::to_string(c.blockK) + " tiles" +
@@ -407,11 +413,6 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   auto tiles = [&](int64_t m, int64_t n) {
     return ceilDiv(p.m, m) * ceilDiv(p.n, n) * p.batch;
   };
-  auto stageBytes = [&] { return (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input); };
-  auto sharedBytes = [&] {
-    return c.stages * stageBytes() + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) +
-           gemmStagingBytes(p, c);
-  };
   if (p.groups > 0) {
     // Groups of unknown sizes on a persistent grid of 128-row tiles: 256
     // columns where the tiles (each group's last one partial at worst)
@@ -435,7 +436,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   // holds; 8 stages keep a block's loads of B in flight. K split by the
   // fewest blocks (up to 3) that give 90% of a block an SM, as many as the
   // SMs hold at once.
-  auto swapped = [&](int64_t width, bool split) {
+  // `split` blocks, or (0) the chooser's count.
+  auto swapped = [&](int64_t width, int64_t split) {
     GemmConfig s = c;
     s.swapAB = true;
     s.blockM = width;
@@ -444,20 +446,18 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     s.blockN = count(64) >= 3 * numSMs ? 128 : 64;
     s.warpsM = s.blockN / 16;
     s.stages = 8;
-    auto shared = [&] {
-      return s.stages * (s.blockM + s.blockN) * s.blockK * dtypeBytes(p.input) +
-             (s.splitK > 1 ? s.blockM * s.blockN * 4 : 0) + gemmStagingBytes(p, s);
-    };
-    while (shared() > kHopperSharedBytesPerBlock)
+    while (sharedBytes(p, s) > kHopperSharedBytesPerBlock)
       --s.stages;
     int64_t resident = numSMs * std::max<int64_t>(1, kHopperSharedBytesPerMultiprocessor /
-                                                         shared());
-    while (split && s.splitK < 3 && 10 * count(s.blockN) * s.splitK < 9 * numSMs &&
+                                                         sharedBytes(p, s));
+    if (split > 0)
+      s.splitK = split;
+    while (split == 0 && s.splitK < 3 && 10 * count(s.blockN) * s.splitK < 9 * numSMs &&
            count(s.blockN) * (s.splitK + 1) <= resident)
       ++s.splitK;
     s.splitK = std::min(s.splitK, ceilDiv(p.k, s.blockK));
     // The partial sums take their place.
-    while (shared() > kHopperSharedBytesPerBlock)
+    while (sharedBytes(p, s) > kHopperSharedBytesPerBlock)
       --s.stages;
     return s;
   };
@@ -465,19 +465,12 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   // swapped tile of 64 columns of M would (N's tiles alone), in a cluster
   // where the blocks fit, else summing the ranges apart in each block (the
   // same bits). Promoted sums add tile by tile in one order: never split.
-  int64_t invariantSplit =
-      p.batchInvariant && !c.promote ? swapped(64, true).splitK : 1;
+  int64_t invariantSplit = p.batchInvariant && !c.promote ? swapped(64, 0).splitK : 1;
   if (p.m <= 64) {
     int64_t width = 8;
     while (width < p.m)
       width *= 2;
-    if (!p.batchInvariant)
-      return swapped(width, true);
-    c = swapped(width, false);
-    c.splitK = invariantSplit;
-    while (sharedBytes() > kHopperSharedBytesPerBlock)
-      --c.stages;
-    return c;
+    return swapped(width, p.batchInvariant ? invariantSplit : 0);
   }
   if (invariantSplit > 1) {
     c.blockM = c.blockN = 128;

@@ -79,6 +79,10 @@ def test_unaligned_and_f32_operands_are_packed_first():
         assert family.workspace_size(args, kernel.config) > 0
         source = family.source(args, kernel.config)
         assert "gpu.func @gemm_pack_a" in source and "gpu.func @gemm_pack_b" in source
+    # Only operands 0 (A) and 1 (B) have packing kernels.
+    problem = spio.kernels.GemmFamily._problem(args)
+    assert spio._capi.lib.spio_gemm_pack_launch_shape(problem, 2).grid_x == 0
+    assert spio._capi.lib.spio_gemm_pack_launch_shape(problem, 1).grid_x > 0
     aligned = spio.GemmArguments(64, 64, 64, "bf16")
     kernel = spio.get_kernels(aligned)[0]
     assert len(kernel.family.launch_shapes(aligned, kernel.config)) == 1

@@ -76,6 +76,11 @@ TEST(GemmPacking, SplitsF32IntoTheTermsOfItsPrecision) {
   EXPECT_EQ(gemmPackSegments(p), 1);
   p.precision = F32Precision(7);
   EXPECT_NE(checkGemm(p, GemmConfig()).find("highest, high or medium"), std::string::npos);
+  // Six segments of K outgrow a tensor the unpacked operands fit.
+  p = problem(1 << 20, 64, 1 << 19);
+  p.input = DType::F32;
+  EXPECT_NE(checkGemm(p, GemmConfig()).find("packed into 6 segments of K are over"),
+            std::string::npos);
 }
 
 TEST(GemmPacking, PacksEachOperandOnceForABatchThatSharesIt) {
@@ -132,6 +137,10 @@ TEST(GemmGrouped, RunsOnAPersistentWgmmaGridOfItsGroupsTiles) {
   p.groups = 8;
   p.batch = 2;
   EXPECT_NE(checkGemm(p, c).find("not batched too"), std::string::npos);
+  // B's matrices, one a group, outgrow a tensor.
+  p = problem(1024, 1 << 16, 1 << 16);
+  p.groups = 512;
+  EXPECT_NE(checkGemm(p, c).find("groups of N=65536 K=65536 are over"), std::string::npos);
 }
 
 TEST(GemmBatchInvariant, SplitsKTheSameWayForEveryM) {
