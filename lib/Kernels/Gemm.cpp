@@ -484,12 +484,13 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     c.kRanges = invariantSplit;
     if (tiles(128, 128) >= numSMs) {
       // Persistent, 192 columns (what registers hold of the running sums
-      // and a range's beside them) unless 128 fill the waves better.
+      // and a range's beside them) unless 128 fill the waves better or a
+      // tenth of 192's columns lie past N.
       auto fill = [&](int64_t n) {
         int64_t count = tiles(128, n);
         return double(count) / double(ceilDiv(count, numSMs) * numSMs);
       };
-      c.blockN = fill(128) > fill(192) ? 128 : 192;
+      c.blockN = fill(128) > fill(192) || 10 * p.n < 9 * ceilDiv(p.n, 192) * 192 ? 128 : 192;
       c.persistent = numSMs;
       if (ceilDiv(p.m, c.blockM) % 2 == 0 && numSMs % 2 == 0 && ceilDiv(p.k, c.blockK) >= 128)
         c.cluster = 2;
@@ -499,8 +500,10 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   }
   // Two compute warpgroups (128 rows) on a persistent grid of a block per
   // SM, the largest tile whose tiles keep the blocks busy: three rounds of
-  // tiles or more, or fewer whose last is at least 80% full. 4 stages: more
-  // (what shared memory holds of 128 x 128 tiles) were slower.
+  // tiles or more, or fewer whose last is at least 80% full, and whose
+  // columns past N are at most a tenth of its columns (N = 256 in 192-column
+  // tiles idles a third). 4 stages: more (what shared memory holds of
+  // 128 x 128 tiles) were slower.
   // Short reductions (16 k-tiles or fewer) spend much of a tile in its
   // epilogue: 128 x 128 tiles, each compute warpgroup taking whole tiles in
   // turn (ping-pong), so that one's epilogue overlaps the other's main loop
@@ -510,7 +513,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     int64_t count = tiles(128, n);
     int64_t rounds = ceilDiv(count, numSMs);
     if (((shortK || c.promote) && n != 128) || count < numSMs ||
-        (rounds < 3 && 100 * count < 80 * rounds * numSMs))
+        (rounds < 3 && 100 * count < 80 * rounds * numSMs) ||
+        (n != 128 && 10 * p.n < 9 * ceilDiv(p.n, n) * n))
       continue;
     c.blockM = 128;
     c.blockN = n;
@@ -543,10 +547,12 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     return c;
   }
   // A wave or more: the widest tile (256, 192 or 128 columns) that fills
-  // the waves best (each wave's last fraction idles the rest).
+  // the waves best: each wave's last fraction idles the rest, and so do the
+  // columns of each row's last tile that lie past N.
   auto waveFill = [&](int64_t n) {
     int64_t count = tiles(128, n);
-    return double(count) / double(ceilDiv(count, numSMs) * numSMs);
+    return double(count) / double(ceilDiv(count, numSMs) * numSMs) * double(p.n) /
+           double(ceilDiv(p.n, n) * n);
   };
   c.blockN = c.promote ? 128 : 256;
   for (int64_t n : {192, 128})

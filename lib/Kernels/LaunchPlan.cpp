@@ -70,6 +70,34 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
   return plan;
 }
 
+LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config) {
+  enum { X, W, Y, C, Bias, Scale };
+  GemmProblem gemm = conv2dGemmProblem(problem);
+  LaunchPlan plan;
+  plan.operands = {{"x", false},
+                   {"w", false},
+                   {"y", false},
+                   {"C", !gemm.readsC},
+                   {"bias", gemm.bias == Along::None},
+                   {"scale", gemm.scale == Along::None}};
+  Conv2dParameters at = conv2dParameters(problem);
+  PlannedKernel kernel{"conv2d", conv2dLaunchShape(problem, config), false,
+                       std::vector<PlanParameter>(at.count)};
+  kernel.parameters[at.x] = operand(X);
+  kernel.parameters[at.w] = operand(W);
+  kernel.parameters[at.y] = operand(Y);
+  for (auto [position, index] : {std::pair{at.c, int(C)}, std::pair{at.bias, int(Bias)},
+                                 std::pair{at.scale, int(Scale)}})
+    if (position >= 0)
+      kernel.parameters[position] = operand(index);
+  PlanParameter inputMap{Kind::Im2colMap, X, {}};
+  inputMap.im2col = conv2dInputMapShape(problem, config);
+  kernel.parameters[at.xMap] = inputMap;
+  kernel.parameters[at.wMap] = {Kind::TensorMap, W, conv2dWeightMapShape(problem, config)};
+  plan.kernels.push_back(std::move(kernel));
+  return plan;
+}
+
 LaunchPlan conv2dGw8LaunchPlan(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config) {
   LaunchPlan plan;
   LaunchShape shape = conv2dGw8LaunchShape(problem, config);

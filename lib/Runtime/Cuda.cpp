@@ -82,6 +82,9 @@ struct CudaApi {
   CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *, const uint64_t *,
                                      const uint64_t *, const uint32_t *, const uint32_t *, int,
                                      int, int, int);
+  CUresult (*cuTensorMapEncodeIm2col)(void *, int, uint32_t, void *, const uint64_t *,
+                                      const uint64_t *, const int *, const int *, uint32_t,
+                                      uint32_t, const uint32_t *, int, int, int, int);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
 
@@ -188,6 +191,8 @@ Result<CudaApi *> loadApi() {
       dlsym(api->library, "cuLaunchKernelEx"));
   api->cuTensorMapEncodeTiled = reinterpret_cast<decltype(api->cuTensorMapEncodeTiled)>(
       dlsym(api->library, "cuTensorMapEncodeTiled"));
+  api->cuTensorMapEncodeIm2col = reinterpret_cast<decltype(api->cuTensorMapEncodeIm2col)>(
+      dlsym(api->library, "cuTensorMapEncodeIm2col"));
   if (missing) {
     dlclose(api->library);
     delete api;
@@ -291,11 +296,14 @@ Result<DeviceBuffer> Cuda::allocate(size_t bytes) const {
   return buffer;
 }
 
+namespace {
+// cuda.h's CUtensorMapDataType, CUtensorMapSwizzle and
+// CUtensorMapL2promotion values.
+constexpr int kFloat16 = 6, kBFloat16 = 9, kSwizzle128B = 3, kL2Promotion128B = 2;
+constexpr uint64_t kElementBytes = 2, kSwizzleBytes = 128;
+} // namespace
+
 Result<TensorMap> Cuda::encodeTensorMap(const TensorMapShape &shape, DevicePtr base) const {
-  // cuda.h's CUtensorMapDataType, CUtensorMapSwizzle and
-  // CUtensorMapL2promotion values.
-  constexpr int kFloat16 = 6, kBFloat16 = 9, kSwizzle128B = 3, kL2Promotion128B = 2;
-  constexpr uint64_t kElementBytes = 2, kSwizzleBytes = 128;
   std::string what = std::to_string(shape.rows) + " x " + std::to_string(shape.cols) +
                      " matrix at " + std::to_string(base) + " (box " +
                      std::to_string(shape.boxRows) + " x " + std::to_string(shape.boxCols) + ")";
@@ -321,6 +329,47 @@ Result<TensorMap> Cuda::encodeTensorMap(const TensorMapShape &shape, DevicePtr b
                                 strides, box, elementStrides, /*interleave=*/0, kSwizzle128B,
                                 kL2Promotion128B, /*oobFill=*/0),
                             "cuTensorMapEncodeTiled");
+      !s)
+    return Error{s.error().message + " (" + what + ")"};
+  return map;
+}
+
+Result<TensorMap> Cuda::encodeIm2colMap(const Im2colMapShape &shape, DevicePtr base) const {
+  std::string what = std::to_string(shape.images) + " x " + std::to_string(shape.height) +
+                     " x " + std::to_string(shape.width) + " x " +
+                     std::to_string(shape.channels) + " NHWC tensor at " +
+                     std::to_string(base) + " (" + std::to_string(shape.pixels) +
+                     " positions a copy)";
+  if (!api->cuTensorMapEncodeIm2col)
+    return Error{"the CUDA driver lacks cuTensorMapEncodeIm2col (TMA needs CUDA 12 or later)"};
+  ContextScope scope(api, context);
+  if (!scope.status)
+    return scope.status.error();
+  if (base % 16 != 0 || (shape.channels * kElementBytes) % 16 != 0)
+    return Error{"an im2col tensor map needs a 16-byte aligned address and a multiple of 8 "
+                 "channels: " + what};
+  // A 4-D map's corners lie in [-128, 127] (cuTensorMapEncodeIm2col).
+  auto corner = [](int32_t value) { return value >= -128 && value <= 127; };
+  if (shape.images == 0 || shape.height == 0 || shape.width == 0 || shape.channels == 0 ||
+      shape.pixels == 0 || shape.pixels > 256 || !corner(shape.lowerH) ||
+      !corner(shape.lowerW) || !corner(shape.upperH) || !corner(shape.upperW) ||
+      shape.strideH < 1 || shape.strideH > 8 || shape.strideW < 1 || shape.strideW > 8)
+    return Error{"an im2col tensor map copies 1 to 256 positions, its window's corners in "
+                 "[-128, 127] and strides 1 to 8: " + what};
+  TensorMap map;
+  uint64_t dims[4] = {shape.channels, shape.width, shape.height, shape.images};
+  uint64_t strides[3] = {shape.channels * kElementBytes,
+                         shape.channels * shape.width * kElementBytes,
+                         shape.channels * shape.width * shape.height * kElementBytes};
+  int lower[2] = {shape.lowerW, shape.lowerH}, upper[2] = {shape.upperW, shape.upperH};
+  uint32_t elementStrides[4] = {1, shape.strideW, shape.strideH, 1};
+  int element = shape.element == TensorMapShape::Element::F16 ? kFloat16 : kBFloat16;
+  if (Status s = api->check(api->cuTensorMapEncodeIm2col(
+                                map.bytes, element, 4, reinterpret_cast<void *>(base), dims,
+                                strides, lower, upper, uint32_t(kSwizzleBytes / kElementBytes),
+                                shape.pixels, elementStrides, /*interleave=*/0, kSwizzle128B,
+                                kL2Promotion128B, /*oobFill=*/0),
+                            "cuTensorMapEncodeIm2col");
       !s)
     return Error{s.error().message + " (" + what + ")"};
   return map;

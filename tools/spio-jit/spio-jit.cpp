@@ -52,14 +52,16 @@ static cl::OptionCategory gemmOptions("GEMM (--workload gemm)");
 static cl::OptionCategory tileOptions("Tile configuration (0: the chooser's)");
 static cl::OptionCategory convOptions("conv2d-gw8 (--workload conv2d-gw8)");
 static cl::OptionCategory wgradOptions("conv2d-gw8 wgrad");
-static const cl::OptionCategory *const jitOptions[] = {&workloadOptions, &runOptions,
-                                                      &gemmOptions,     &tileOptions,
-                                                      &convOptions,     &wgradOptions};
+static cl::OptionCategory denseConvOptions("Dense conv2d (--workload conv2d; also the "
+                                           "conv2d-gw8 sizes, --epilogue and the tile options)");
+static const cl::OptionCategory *const jitOptions[] = {
+    &workloadOptions, &runOptions,   &gemmOptions,     &tileOptions,
+    &convOptions,     &wgradOptions, &denseConvOptions};
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::cat(workloadOptions),
                                       cl::desc("[kernel.mlir]"), cl::init(""));
 static cl::opt<std::string> workload("workload", cl::cat(workloadOptions),
-                                     cl::desc("Built-in workload: gemm or conv2d-gw8"),
+                                     cl::desc("Built-in workload: gemm, conv2d or conv2d-gw8"),
                                      cl::init("gemm"));
 static cl::opt<std::string> dtype("dtype", cl::cat(workloadOptions),
                                   cl::desc("Input type: f16 or bf16 (gemm: or f32)"),
@@ -202,6 +204,10 @@ static cl::opt<int64_t>
                   cl::desc("conv2d-gw8 fprop and dgrad warps that only copy rows in"),
                   cl::init(0));
 
+static cl::opt<int64_t> convK("out-channels", cl::cat(denseConvOptions),
+                              cl::desc("Output channels K (0: C)"), cl::init(0));
+static cl::opt<int64_t> convDilation("dilation", cl::cat(denseConvOptions),
+                                     cl::desc("Dilation of both sides"), cl::init(1));
 static cl::opt<std::string> convPass("pass", cl::cat(convOptions),
                                      cl::desc("fprop, dgrad or wgrad"), cl::init("fprop"));
 static cl::opt<int64_t> convN("batch", cl::cat(convOptions), cl::desc("Images N"), cl::init(8));
@@ -497,6 +503,20 @@ std::vector<float> timeRuns(Cuda &gpu, const std::function<Status()> &launch) {
   return times;
 }
 
+/// Times the runs (timeRuns) and reports their median and the TFLOP/s of
+/// `flops` a run.
+void reportBench(Cuda &gpu, const std::function<Status()> &launch, double flops) {
+  std::vector<float> times = timeRuns(gpu, launch);
+  float median = times[times.size() / 2];
+  double tflops = flops / (median * 1e-3) / 1e12;
+  text() << llvm::format("bench: median %.4f ms over %d runs (%s timing; min %.4f, max %.4f): "
+                         "%.1f TFLOP/s\n",
+                         median, int(bench), timingName(), times.front(), times.back(), tflops);
+  report()["bench"] = llvm::json::Object{{"median_ms", median}, {"min_ms", times.front()},
+                                         {"max_ms", times.back()}, {"runs", int(bench)},
+                                         {"timing", timingName()}, {"tflops", tflops}};
+}
+
 /// --autotune: each candidate's median milliseconds a launch, over rounds
 /// that take every candidate in turn (so that drift and the GPU's clocks
 /// hit all alike), after one untimed launch of each.
@@ -576,6 +596,84 @@ void reportBandwidth(Cuda &gpu, const std::function<Status()> &launch, double by
 /// Runs a compiled GEMM kernel on fresh random inputs: checks it against a
 /// float64 reference (with --check) and times it (with --bench). `params`
 /// says where each operand is among the kernel's parameters.
+/// The epilogue's steps on a float64 reference `ref`, and on `magnitude`,
+/// which bounds what rounding before each step can have moved the value
+/// (activations' slopes are at most 1.13): the element's scale, bias and
+/// residual (beta * C) values given.
+void applyEpilogueReference(llvm::ArrayRef<EpilogueStep> steps, double &ref, double &magnitude,
+                            double scale, double bias, double residual) {
+  for (EpilogueStep step : steps) {
+    switch (step) {
+    case EpilogueStep::Scale:
+      ref *= scale;
+      magnitude *= std::fabs(scale);
+      break;
+    case EpilogueStep::Bias:
+      ref += bias;
+      magnitude += std::fabs(bias);
+      break;
+    case EpilogueStep::Residual:
+      ref += residual;
+      magnitude += std::fabs(residual);
+      break;
+    case EpilogueStep::Relu:
+      ref = std::max(ref, 0.0);
+      break;
+    case EpilogueStep::GeluTanh:
+      ref = 0.5 * ref * (1 + std::tanh(std::sqrt(2 / M_PI) * (ref + 0.044715 * ref * ref * ref)));
+      magnitude *= 1.13;
+      break;
+    case EpilogueStep::GeluErf:
+      ref = 0.5 * ref * (1 + std::erf(ref * M_SQRT1_2));
+      magnitude *= 1.13;
+      break;
+    case EpilogueStep::Silu:
+      ref = ref / (1 + std::exp(-ref));
+      magnitude *= 1.1;
+      break;
+    }
+  }
+}
+
+/// The tile options given (0: the chooser's) over `config`.
+void applyTileOptions(GemmConfig &config) {
+  if (blockM)
+    config.blockM = blockM;
+  if (blockN)
+    config.blockN = blockN;
+  if (blockK)
+    config.blockK = blockK;
+  if (stages)
+    config.stages = stages;
+  if (warpsM)
+    config.warpsM = warpsM;
+  if (warpsN)
+    config.warpsN = warpsN;
+  if (raster)
+    config.raster = raster;
+  if (persistent)
+    config.persistent = std::max<int64_t>(int64_t(persistent), 0);
+  if (cluster)
+    config.cluster = cluster;
+  // A tile given by hand is neither swapped, split nor ping-pong unless
+  // said so.
+  if (blockM || blockN || blockK || warpsM || warpsN || persistent || cluster) {
+    config.swapAB = false;
+    config.splitK = 1;
+    config.pingpong = false;
+  }
+  if (swapAB != cl::BOU_UNSET)
+    config.swapAB = swapAB == cl::BOU_TRUE;
+  if (splitK)
+    config.splitK = splitK;
+  if (pingpong.getNumOccurrences())
+    config.pingpong = pingpong;
+  if (promote != cl::BOU_UNSET)
+    config.promote = promote == cl::BOU_TRUE;
+  if (kRanges)
+    config.kRanges = kRanges;
+}
+
 int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &config,
                   const mlir::spio::CompiledModule &compiled,
                   const mlir::spio::CompiledKernel &info,
@@ -720,46 +818,16 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
         sum += prod;
         magnitude += std::fabs(prod);
       }
-      // The epilogue in float64; the magnitude bounds what the rounding
-      // before each step can have moved the value (activations' slopes
-      // are at most 1.13).
       double ref = alpha * sum;
       magnitude *= std::fabs(alpha);
       auto vectorAt = [&](const HostMatrix &v, Along along) {
+        if (along == Along::None)
+          return 0.0;
         return double(v.values[along == Along::Rows ? r : col]);
       };
-      for (EpilogueStep step : steps) {
-        switch (step) {
-        case EpilogueStep::Scale:
-          ref *= vectorAt(scale, problem.scale);
-          magnitude *= std::fabs(vectorAt(scale, problem.scale));
-          break;
-        case EpilogueStep::Bias:
-          ref += vectorAt(bias, problem.bias);
-          magnitude += std::fabs(vectorAt(bias, problem.bias));
-          break;
-        case EpilogueStep::Residual:
-          ref += beta * double(c.values[element]);
-          magnitude += std::fabs(beta * double(c.values[element]));
-          break;
-        case EpilogueStep::Relu:
-          ref = std::max(ref, 0.0);
-          break;
-        case EpilogueStep::GeluTanh:
-          ref = 0.5 * ref *
-                (1 + std::tanh(std::sqrt(2 / M_PI) * (ref + 0.044715 * ref * ref * ref)));
-          magnitude *= 1.13;
-          break;
-        case EpilogueStep::GeluErf:
-          ref = 0.5 * ref * (1 + std::erf(ref * M_SQRT1_2));
-          magnitude *= 1.13;
-          break;
-        case EpilogueStep::Silu:
-          ref = ref / (1 + std::exp(-ref));
-          magnitude *= 1.1;
-          break;
-        }
-      }
+      applyEpilogueReference(steps, ref, magnitude, vectorAt(scale, problem.scale),
+                             vectorAt(bias, problem.bias),
+                             problem.readsC ? beta * double(c.values[element]) : 0.0);
       reference.add(d.read(element), ref, magnitude, [&] {
         return "D[" + (batches > 1 ? std::to_string(bt) + ", " : std::string()) +
                std::to_string(r) + ", " + std::to_string(col) + "]";
@@ -769,17 +837,7 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   }
 
   if (bench > 0) {
-    std::vector<float> times = timeRuns(gpu, launch);
-    float median = times[times.size() / 2];
-    double tflops =
-        2.0 * double(batches) * double(m) * double(n) * double(k) / (median * 1e-3) / 1e12;
-    text() << llvm::format("bench: median %.4f ms over %d runs (%s timing; min %.4f, "
-                                 "max %.4f): %.1f TFLOP/s\n",
-                                 median, int(bench), timingName(), times.front(), times.back(),
-                                 tflops);
-    report()["bench"] = llvm::json::Object{{"median_ms", median}, {"min_ms", times.front()},
-                                           {"max_ms", times.back()}, {"runs", int(bench)},
-                                           {"timing", timingName()}, {"tflops", tflops}};
+    reportBench(gpu, launch, 2.0 * double(batches) * double(m) * double(n) * double(k));
   }
   return 0;
 }
@@ -864,41 +922,7 @@ int runGemm() {
                (gemmWgmma == cl::BOU_UNSET && hopper && wgmmaSupports(problem));
   GemmConfig config = wgmma ? chooseWgmmaGemmConfig(problem, multiprocessors)
                             : chooseGemmConfig(problem, multiprocessors);
-  if (blockM)
-    config.blockM = blockM;
-  if (blockN)
-    config.blockN = blockN;
-  if (blockK)
-    config.blockK = blockK;
-  if (stages)
-    config.stages = stages;
-  if (warpsM)
-    config.warpsM = warpsM;
-  if (warpsN)
-    config.warpsN = warpsN;
-  if (raster)
-    config.raster = raster;
-  if (persistent)
-    config.persistent = std::max<int64_t>(int64_t(persistent), 0);
-  if (cluster)
-    config.cluster = cluster;
-  // A tile given by hand is neither swapped, split nor ping-pong unless
-  // said so.
-  if (blockM || blockN || blockK || warpsM || warpsN || persistent || cluster) {
-    config.swapAB = false;
-    config.splitK = 1;
-    config.pingpong = false;
-  }
-  if (swapAB != cl::BOU_UNSET)
-    config.swapAB = swapAB == cl::BOU_TRUE;
-  if (splitK)
-    config.splitK = splitK;
-  if (pingpong.getNumOccurrences())
-    config.pingpong = pingpong;
-  if (promote != cl::BOU_UNSET)
-    config.promote = promote == cl::BOU_TRUE;
-  if (kRanges)
-    config.kRanges = kRanges;
+  applyTileOptions(config);
   if (std::string err = checkGemm(problem, config); !err.empty())
     fail(err);
 
@@ -974,6 +998,172 @@ int runGemm() {
   }
   mlir::spio::GemmWorkload workload{problem, config, gemmParameters(problem, config)};
   return runGemmKernel(**cuda, problem, config, compiled, info, workload);
+}
+
+/// --workload conv2d: a dense conv2d (NHWC x, KRSC w, NHWC y) by implicit
+/// GEMM on the wgmma kernel, checked against a float64 reference and timed.
+int runConv2d() {
+  Conv2dProblem problem;
+  problem.n = convN;
+  problem.h = convH;
+  problem.w = convW;
+  problem.c = convC;
+  problem.k = convK ? int64_t(convK) : int64_t(convC);
+  problem.r = convR;
+  problem.s = convS;
+  problem.strideH = problem.strideW = convStride;
+  problem.padH = padH;
+  problem.padW = padW;
+  problem.dilationH = problem.dilationW = convDilation;
+  problem.input = parseDType(dtype, false);
+  problem.output = outDtype.empty() ? problem.input : parseDType(outDtype, true);
+  problem.epilogue = parseEpilogue(epilogue);
+  problem.biasType = problem.output;
+  problem.scaleType = DType::F32;
+  if (!hasWarpgroupMma(chip))
+    fail("--workload conv2d runs on the wgmma kernel: it needs a Hopper target (sm_90a), not " +
+         chip);
+  Result<Cuda *> cuda = Cuda::get();
+  int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : kDefaultMultiprocessors;
+  GemmConfig config = chooseConv2dConfig(problem, multiprocessors);
+  applyTileOptions(config);
+  if (std::string err = checkConv2d(problem, config); !err.empty())
+    fail(err);
+  std::optional<CompiledWorkload> built =
+      compileWorkload(mlir::spio::conv2dSource(problem, config), "conv2d");
+  if (!built)
+    return 0;
+  int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
+  text() << llvm::format(
+      "conv2d N=%lld H=%lld W=%lld C=%lld K=%lld R=%lld S=%lld stride %lld pad %lldx%lld "
+      "dilation %lld -> P=%lld Q=%lld %s->%s, wgmma tile %lldx%lldx%lld warps %lldx%lld "
+      "stages %lld%s%s: %s in %.2f ms (%zu bytes PTX)\n",
+      (long long)problem.n, (long long)problem.h, (long long)problem.w, (long long)problem.c,
+      (long long)problem.k, (long long)problem.r, (long long)problem.s,
+      (long long)problem.strideH, (long long)problem.padH, (long long)problem.padW,
+      (long long)problem.dilationH, (long long)outH, (long long)outW, dtypeName(problem.input),
+      dtypeName(problem.output), (long long)config.blockM, (long long)config.blockN,
+      (long long)config.blockK, (long long)config.warpsM, (long long)config.warpsN,
+      (long long)config.stages, config.pingpong ? " ping-pong" : "",
+      config.splitK > 1 ? (" split-K " + std::to_string(config.splitK)).c_str() : "",
+      mlir::spio::describe(built->outcome), built->ms, built->module.ptx.size());
+  report()["workload"] = "conv2d";
+  report()["problem"] = llvm::json::Object{
+      {"n", problem.n},       {"h", problem.h},       {"w", problem.w},
+      {"c", problem.c},       {"k", problem.k},       {"r", problem.r},
+      {"s", problem.s},       {"stride", problem.strideH}, {"pad_h", problem.padH},
+      {"pad_w", problem.padW}, {"dilation", problem.dilationH},
+      {"dtype", dtypeName(problem.input)}, {"out_dtype", dtypeName(problem.output)}};
+  report()["config"] = llvm::json::Object{
+      {"block", llvm::json::Array{config.blockM, config.blockN, config.blockK}},
+      {"warps", llvm::json::Array{config.warpsM, config.warpsN}},
+      {"stages", config.stages}};
+  if (!cuda) {
+    text() << "No GPU found (" << cuda.error().message
+           << "): compiled to PTX only; nothing was run.\n";
+    report()["no_gpu"] = cuda.error().message;
+    return 0;
+  }
+  Cuda &gpu = **cuda;
+  const mlir::spio::CompiledModule &compiled = built->module;
+  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
+  std::map<std::string, CompiledResources> resources;
+  for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
+    resources[kernel.name] = {kernel.sharedBytes, kernel.blockSize};
+  Launcher launcher = orFail(
+      Launcher::create(conv2dLaunchPlan(problem, config), gpu, module, resources, {}),
+      "looking up the kernel");
+  auto [regs, local] = orFail(launcher.kernel(0).resources(), "reading kernel resources");
+  text() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
+         << gpu.device().computeMinor << ", " << gpu.device().multiprocessors
+         << " SMs); kernel: " << regs << " registers, " << local << " bytes spilled, "
+         << compiled.kernels.front().sharedBytes << " bytes shared\n";
+  reportDevice(gpu, regs, local, compiled.kernels.front().sharedBytes);
+
+  size_t n = problem.n, h = problem.h, w = problem.w, c = problem.c, k = problem.k;
+  size_t r = problem.r, sz = problem.s, p = outH, q = outW;
+  GemmProblem gemm = conv2dGemmProblem(problem);
+  HostMatrix x(problem.input, n * h * w * c), wt(problem.input, k * r * sz * c),
+      residual(problem.output, gemm.readsC ? n * p * q * k : 0);
+  HostMatrix bias(problem.biasType, gemm.bias == Along::None ? 0 : k);
+  HostMatrix scale(problem.scaleType, gemm.scale == Along::None ? 0 : k);
+  x.fillUniform(seed, 0);
+  wt.fillUniform(seed, 1);
+  residual.fillUniform(seed, 2);
+  bias.fillUniform(seed, 3);
+  scale.fillUniform(seed, 4);
+  auto upload = [&](const HostMatrix &host, const char *what) {
+    DeviceBuffer buffer = orFail(gpu.allocate(std::max<size_t>(host.bytes.size(), 1)), what);
+    orFail(buffer.upload(host.bytes.data(), host.bytes.size()), what);
+    return buffer;
+  };
+  DeviceBuffer dX = upload(x, "uploading x"), dW = upload(wt, "uploading w");
+  DeviceBuffer dC = upload(residual, "uploading C"), dBias = upload(bias, "uploading the bias");
+  DeviceBuffer dScale = upload(scale, "uploading the scale");
+  DeviceBuffer dY = orFail(gpu.allocate(n * p * q * k * dtypeBytes(problem.output)),
+                           "allocating y");
+  LaunchBindings bindings{{dX.pointer(), dW.pointer(), dY.pointer(), dC.pointer(),
+                           dBias.pointer(), dScale.pointer()},
+                          0,
+                          {}};
+  auto launch = [&]() { return launcher.run(bindings); };
+
+  if (check) {
+    HostMatrix y(problem.output, n * p * q * k);
+    runPoisoned(gpu, dY, launch, y.bytes);
+    // Every output of small problems; else every channel of sampled
+    // output positions, the first and last among them.
+    std::vector<size_t> positions;
+    size_t count = n * p * q;
+    if (count * k * r * sz * c <= (size_t(1) << 31)) {
+      for (size_t m = 0; m < count; ++m)
+        positions.push_back(m);
+    } else {
+      std::mt19937_64 rng(seed);
+      positions = {0, count - 1};
+      for (int i = 0; i < 62; ++i)
+        positions.push_back(rng() % count);
+    }
+    ReferenceCheck reference(problem.output, double(r * sz * c));
+    for (size_t m : positions) {
+      size_t img = m / (p * q), row = m / q % p, col = m % q;
+      for (size_t out = 0; out < k; ++out) {
+        double sum = 0, magnitude = 0;
+        for (size_t fr = 0; fr < r; ++fr) {
+          int64_t ih = int64_t(row * problem.strideH + fr * problem.dilationH) - problem.padH;
+          if (ih < 0 || ih >= int64_t(h))
+            continue;
+          for (size_t fs = 0; fs < sz; ++fs) {
+            int64_t iw = int64_t(col * problem.strideW + fs * problem.dilationW) - problem.padW;
+            if (iw < 0 || iw >= int64_t(w))
+              continue;
+            const float *pixel = &x.values[((img * h + size_t(ih)) * w + size_t(iw)) * c];
+            const float *weights = &wt.values[((out * r + fr) * sz + fs) * c];
+            for (size_t ch = 0; ch < c; ++ch) {
+              double prod = double(pixel[ch]) * double(weights[ch]);
+              sum += prod;
+              magnitude += std::fabs(prod);
+            }
+          }
+        }
+        size_t element = m * k + out;
+        applyEpilogueReference(problem.epilogue, sum, magnitude,
+                               scale.values.empty() ? 0.0 : double(scale.values[out]),
+                               bias.values.empty() ? 0.0 : double(bias.values[out]),
+                               residual.values.empty() ? 0.0 : double(residual.values[element]));
+        reference.add(y.read(element), sum, magnitude, [&] {
+          return "y[" + std::to_string(img) + ", " + std::to_string(row) + ", " +
+                 std::to_string(col) + ", " + std::to_string(out) + "]";
+        });
+      }
+    }
+    finishCheck(reference, "outputs", "sum|x*w|", gpu, dY, launch, y.bytes);
+  }
+
+  if (bench > 0) {
+    reportBench(gpu, launch, 2.0 * double(n * p * q) * double(k) * double(r * sz * c));
+  }
+  return 0;
 }
 
 /// A conv2d-gw8 candidate's kernels loaded and planned: fprop's or dgrad's
@@ -1483,17 +1673,31 @@ int main(int argc, char **argv) {
     std::string mode = "a kernel file";
     rejectOptions(mode, gemmOnly);
     rejectOptions(mode, convOnly);
+    rejectOptions(mode, {&convK, &convDilation});
     rejectOptions(mode, {&workload, &dtype, &outDtype, &warpsM, &warpsN, &emitSpio});
   } else if (workload == "conv2d-gw8") {
     rejectOptions("--workload conv2d-gw8", gemmOnly);
   } else if (workload == "gemm") {
     rejectOptions("--workload gemm", convOnly);
+    rejectOptions("--workload gemm", {&convK, &convDilation});
+  } else if (workload == "conv2d") {
+    rejectOptions("--workload conv2d",
+                  {&sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha, &beta, &swapAB,
+                   &precision, &groupCount, &gemmWgmma, &batchCount, &broadcast,
+                   &batchInvariant, &biasAlong, &scaleAlong, &convBias, &convRowsP, &convPass,
+                   &convChunks, &convDependentLaunch, &convAutotune, &wgradClusterReduce,
+                   &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts,
+                   &wgradReduceLaneElements, &wgradRowRing, &wgradStagesOption,
+                   &convMultiprocessors, &convL2Bytes});
   } else {
-    fail("unknown workload '" + workload + "'; expected gemm or conv2d-gw8");
+    fail("unknown workload '" + workload + "'; expected gemm, conv2d or conv2d-gw8");
   }
   if (jsonReport && (emitSpio || emitPTX))
     fail("--json reports a run; --emit-spio and --emit-ptx print the kernel instead");
-  int status = !inputFile.empty() ? runFile() : workload == "conv2d-gw8" ? runConv() : runGemm();
+  int status = !inputFile.empty()        ? runFile()
+               : workload == "conv2d-gw8" ? runConv()
+               : workload == "conv2d"     ? runConv2d()
+                                          : runGemm();
   if (jsonReport)
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(report()))) << "\n";
   return status;

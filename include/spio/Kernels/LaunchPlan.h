@@ -12,6 +12,7 @@
 #ifndef SPIO_KERNELS_LAUNCHPLAN_H
 #define SPIO_KERNELS_LAUNCHPLAN_H
 
+#include "spio/Kernels/Conv2d.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 
@@ -50,11 +51,15 @@ struct PlanParameter {
     /// The 128-byte TMA descriptor of what the workspace holds at `offset`
     /// bytes, shaped `map`.
     WorkspaceTensorMap,
+    /// The 128-byte im2col TMA descriptor of operand `index`, shaped
+    /// `im2col`.
+    Im2colMap,
   };
   Kind kind = Kind::Null;
   int index = -1;
   runtime::TensorMapShape map;
   int64_t offset = 0;
+  runtime::Im2colMapShape im2col;
 };
 
 struct PlannedKernel {
@@ -87,6 +92,9 @@ constexpr int64_t kOperandAlignment = 16;
 LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
                           const GemmParameters &at, const std::string &kernel);
 LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config);
+/// Requires checkConv2d to pass: operands x, w, y, C, bias, scale (the last
+/// three where the epilogue reads them); the kernel `conv2d`.
+LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config);
 LaunchPlan conv2dGw8LaunchPlan(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
 } // namespace spio::kernels

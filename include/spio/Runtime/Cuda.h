@@ -165,6 +165,9 @@ public:
   /// Encodes the tensor map of `shape` at `base` (cuTensorMapEncodeTiled);
   /// fails, saying why, for a misaligned address or an unsupported shape.
   Result<TensorMap> encodeTensorMap(const TensorMapShape &shape, DevicePtr base) const;
+  /// Encodes the im2col tensor map of `shape` at `base`
+  /// (cuTensorMapEncodeIm2col); fails, saying why, like encodeTensorMap.
+  Result<TensorMap> encodeIm2colMap(const Im2colMapShape &shape, DevicePtr base) const;
   Status synchronize() const;
   /// Milliseconds `body`'s launches take on the default stream, between
   /// two events. Queued timing fails if `body` waits for the GPU.

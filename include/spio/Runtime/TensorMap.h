@@ -28,6 +28,23 @@ struct TensorMapShape {
   uint32_t boxRows = 0, boxCols = 0;
 };
 
+/// What an im2col tensor map describes (a convolution's input read as the
+/// rows of its implicit GEMM): an NHWC tensor of 2-byte elements at a
+/// 16-byte aligned address, dense, channels a multiple of 8. One copy
+/// moves `pixels` output positions (rows, at most 256) by 64 channels (128
+/// bytes, in the 128-byte swizzle) of one filter tap: the positions run
+/// through each image's window of output positions, whose first input
+/// position is (lowerH, lowerW), stepping by (strideH, strideW) up to
+/// (height - 1 + upperH, width - 1 + upperW), image after image; input
+/// positions and channels outside the tensor read as zeros.
+struct Im2colMapShape {
+  TensorMapShape::Element element = TensorMapShape::Element::BF16;
+  uint64_t images = 0, height = 0, width = 0, channels = 0;
+  int32_t lowerH = 0, lowerW = 0, upperH = 0, upperW = 0;
+  uint32_t strideH = 1, strideW = 1;
+  uint32_t pixels = 0;
+};
+
 } // namespace spio::runtime
 
 #endif // SPIO_RUNTIME_TENSORMAP_H

@@ -269,6 +269,24 @@ private:
     return LLVM::LLVMPointerType::get(builder.getContext(),
                                       static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
   }
+  /// A TMA copy's destination, the tile of `dst` at `dstCoords`, in the
+  /// cluster's shared window (the shared::cluster form of the copy takes
+  /// it there; a block's own shared memory is part of that window), and
+  /// its descriptor `map` as a pointer.
+  FailureOr<std::pair<Value, Value>> bulkCopyOperands(Operation *op, Value dst,
+                                                      ValueRange dstCoords, Value map) {
+    FailureOr<Cursor> cursor = cursorOf(op, dst);
+    if (failed(cursor))
+      return failure();
+    Location loc = op->getLoc();
+    Value tile = LLVM::AddrSpaceCastOp::create(
+        builder, loc, clusterSharedType(),
+        elementPointer(loc, cast<SpioTensorType>(dst.getType()), *cursor, dstCoords));
+    Value pointer = UnrealizedConversionCastOp::create(
+                        builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), map)
+                        .getResult(0);
+    return std::make_pair(tile, pointer);
+  }
 
   FunctionOpInterface func;
   /// spio.offset_bits = 32: global offsets in 32 bits (elementOffset).
@@ -1022,17 +1040,11 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
   }
 
   if (auto load = dyn_cast<TmaLoadOp>(op)) {
-    FailureOr<Cursor> dst = cursorOf(op, load.getDst());
-    if (failed(dst))
+    FailureOr<std::pair<Value, Value>> operands =
+        bulkCopyOperands(op, load.getDst(), load.getDstCoords(), load.getMap());
+    if (failed(operands))
       return failure();
-    // The shared::cluster form of the copy (a CTA's own shared memory is
-    // part of its cluster's window) takes the destination in that space.
-    Value tile = LLVM::AddrSpaceCastOp::create(
-        builder, loc, clusterSharedType(),
-        elementPointer(loc, load.getDst().getType(), *dst, load.getDstCoords()));
-    Value map = UnrealizedConversionCastOp::create(
-                    builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), load.getMap())
-                    .getResult(0);
+    auto [tile, map] = *operands;
     // Element coordinates, innermost first.
     SmallVector<Value> coords;
     for (Value coord : llvm::reverse(load.getCoords()))
@@ -1046,6 +1058,28 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
         builder, loc, tile, map, coords,
         barrierPointer(loc, load.getBarriers(), load.getIndex()), ValueRange(), mask, Value(),
         NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(), Value());
+    op->erase();
+    return success();
+  }
+  if (auto load = dyn_cast<TmaLoadIm2colOp>(op)) {
+    FailureOr<std::pair<Value, Value>> operands =
+        bulkCopyOperands(op, load.getDst(), load.getDstCoords(), load.getMap());
+    if (failed(operands))
+      return failure();
+    auto [tile, map] = *operands;
+    auto narrow = [&](Value value, unsigned bits) {
+      return arith::IndexCastOp::create(builder, loc, builder.getIntegerType(bits), value)
+          .getResult();
+    };
+    // Element coordinates innermost first (channel, column, row, image);
+    // the tap's offsets likewise (column, row).
+    SmallVector<Value> coords{narrow(load.getChannel(), 32), narrow(load.getCol(), 32),
+                              narrow(load.getRow(), 32), narrow(load.getImage(), 32)};
+    SmallVector<Value> offsets{narrow(load.getColOffset(), 16), narrow(load.getRowOffset(), 16)};
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        builder, loc, tile, map, coords,
+        barrierPointer(loc, load.getBarriers(), load.getIndex()), offsets, Value(), Value(),
+        NVVM::TMALoadMode::IM2COL, false, NVVM::CTAGroupKindAttr(), Value());
     op->erase();
     return success();
   }
@@ -1117,7 +1151,8 @@ LogicalResult TensorResolver::run() {
   func.getFunctionBody().walk([&](Operation *op) {
     if (isa<LoadOp, LoadRemoteOp, StoreOp, DiscardOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
             StoreFragmentOp, AsyncCommitOp, AsyncWaitOp, BarrierInitOp, BarrierArriveOp,
-            BarrierWaitOp, AsyncArriveOp, WgmmaOp, TmaLoadOp, BarrierExpectTxOp>(op))
+            BarrierWaitOp, AsyncArriveOp, WgmmaOp, TmaLoadOp, TmaLoadIm2colOp,
+            BarrierExpectTxOp>(op))
       accesses.push_back(op);
   });
   for (Operation *op : accesses)
@@ -1155,6 +1190,9 @@ public:
     addConversion([](WarpgroupAccType type) -> Type { return warpgroupVectorType(type); });
     // A tensor map is a by-value kernel parameter, read through its address.
     addConversion([](TensorMapType type) -> Type {
+      return LLVM::LLVMPointerType::get(type.getContext());
+    });
+    addConversion([](Im2colMapType type) -> Type {
       return LLVM::LLVMPointerType::get(type.getContext());
     });
     addConversion([](SpioTensorType type) -> std::optional<Type> {
@@ -1494,7 +1532,7 @@ void markGridConstantParams(FunctionOpInterface func) {
   SmallVector<int64_t> params;
   Builder builder(func.getContext());
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-    if (isa<TensorMapType>(type)) {
+    if (isa<TensorMapType, Im2colMapType>(type)) {
       func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), builder.getI64IntegerAttr(64));
       params.push_back(int64_t(i));
     }

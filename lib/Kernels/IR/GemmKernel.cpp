@@ -273,6 +273,23 @@ constexpr StringLiteral kStagingWarp = "warp";
 constexpr int32_t kCopyRegisters = 40;
 constexpr int32_t kComputeRegisters = 232;
 
+/// What a GEMM tile reads and writes: spio.gemm's operands, or those of a
+/// workload computed as a GEMM (spio.conv2d's, viewed as matrices), and the
+/// op it replaces.
+struct GemmValues {
+  Operation *op;
+  Value a, b, c, d, alpha, beta, bias, scale, groups, aMap, bMap;
+  /// An implicit-GEMM convolution: A's tiles are gathered from x through
+  /// the im2col map `aMap`, a k-tile a filter tap's channels.
+  const kernels::Conv2dProblem *conv = nullptr;
+};
+
+GemmValues gemmValues(GemmOp op) {
+  return {op,           op.getA(),      op.getB(),    op.getC(),
+          op.getD(),    op.getAlpha(),  op.getBeta(), op.getBias(),
+          op.getScale(), op.getGroups(), op.getAMap(), op.getBMap()};
+}
+
 /// Builds one block's kernel code.
 class GemmTile {
 public:
@@ -280,7 +297,7 @@ public:
       : b(b), p(p), c(c), a(operandA(p, c.blockM)), bOp(operandB(p, c.blockN)),
         input(typeOf(b.getContext(), p.input)) {}
 
-  void build(GemmOp op) { c.wgmma ? buildWarpSpecialized(op) : buildMmaSync(op); }
+  void build(const GemmValues &op) { c.wgmma ? buildWarpSpecialized(op) : buildMmaSync(op); }
 
   /// One stage of an operand's tiles in shared memory.
   SpioTensorType sharedType(const Operand &o) {
@@ -292,17 +309,22 @@ public:
 private:
   /// mma.sync from ldmatrix fragments, tiles loaded by every thread's
   /// cp.async; spio-pipeline makes the ring.
-  void buildMmaSync(GemmOp op);
+  void buildMmaSync(const GemmValues &op);
   /// wgmma from a ring of TMA-loaded tiles: one copy warpgroup, the others
   /// compute.
-  void buildWarpSpecialized(GemmOp op);
+  void buildWarpSpecialized(const GemmValues &op);
   std::pair<Value, Value> tilePlace(Value linear, int64_t tilesM, int64_t tilesN);
+  /// A convolution's k-tile `kIndex` of the tile at rows `bi`: starts the
+  /// im2col copy of its tap's channels into `tiles` at `stage`, and returns
+  /// where the tap's channels begin along w's rows (B's reduction).
+  Coord convLoadInput(const GemmValues &op, Coord bi, Value kIndex, Tensor tiles, Coord stage,
+                      Barriers full, Value slot);
   /// A grouped GEMM's persistent walk: the groups' tiles one group after
   /// the other (in bands of `raster` tile rows), read off the row ends; this block's are those
   /// `start`, `start + step`, ... `body` takes the tile's absolute first row
   /// (with `group` and `groupEnd` set), its column and column index, and how
   /// many of the block's tiles (`first`, `first + stride`, ...) came before.
-  void forEachGroupTile(GemmOp op, function_ref<void(Coord, Coord, Value, Value)> body,
+  void forEachGroupTile(const GemmValues &op, function_ref<void(Coord, Coord, Value, Value)> body,
                         Value first, Value stride, Value start, Value step);
   /// The tile of a grid of a block a tile: x runs along columns, y rows.
   std::pair<Coord, Coord> blockCoords();
@@ -310,10 +332,10 @@ private:
   /// `mTiles` x `nTiles` C fragments, bounded by M and N; or, for a
   /// warpgroup, its warp's 16 rows of fragments `nBegin` to `nEnd`, rows
   /// along `rowDim` (N where A and B are swapped).
-  void epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
+  void epilogue(const GemmValues &op, Coord bi, Coord bj, ArrayRef<Coord> warp,
                 function_ref<Fragment(int64_t, int64_t)> accumulated, int64_t mTiles,
                 int64_t nTiles);
-  void warpgroupEpilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp, StringRef rowDim,
+  void warpgroupEpilogue(const GemmValues &op, Coord bi, Coord bj, ArrayRef<Coord> warp, StringRef rowDim,
                          function_ref<Fragment(int64_t)> accumulated, int64_t nBegin,
                          int64_t nEnd);
   /// A warp's tile of D (and C) at `at`, the bounds of fragments whose rows
@@ -323,7 +345,7 @@ private:
     Value alpha, beta;
     Bounds bounds;
   };
-  TileStore tileStore(GemmOp op, ArrayRef<Coord> at, StringRef rows, StringRef cols);
+  TileStore tileStore(const GemmValues &op, ArrayRef<Coord> at, StringRef rows, StringRef cols);
   /// A C fragment of the accumulator and its place in the warp's tile.
   struct Placed {
     SmallVector<Coord, 2> place;
@@ -335,7 +357,7 @@ private:
                     function_ref<void(Fragment, size_t)> store = {});
   /// A warp's fragments `nBegin` + `fragments` through its staging tile:
   /// 8 fragments at a time stored there, then copied out as 16-byte rows.
-  void storeStaged(GemmOp op, const TileStore &tile, ArrayRef<Coord> at, StringRef rowDim,
+  void storeStaged(const GemmValues &op, const TileStore &tile, ArrayRef<Coord> at, StringRef rowDim,
                    StringRef colDim, ArrayRef<Placed> fragments, int64_t nBegin);
 
   FragmentType fragment(FragmentOperand operand, StringRef rows, StringRef cols, Type element) {
@@ -407,6 +429,32 @@ void GemmTile::copyTile(const Operand &o, Tensor global, Tensor shared, Coord bl
   }
 }
 
+Coord GemmTile::convLoadInput(const GemmValues &op, Coord bi, Value kIndex, Tensor tiles,
+                              Coord stage, Barriers full, Value slot) {
+  const kernels::Conv2dProblem &conv = *op.conv;
+  int64_t outH = kernels::conv2dOutputHeight(conv), outW = kernels::conv2dOutputWidth(conv);
+  int64_t channelTiles = kernels::conv2dChannelTiles(conv);
+  // k-tile -> filter tap (r, s) and its 64 channels from `channel`.
+  Value tap = b.divui(kIndex, b.index(channelTiles));
+  Value channel = b.muli(b.remui(kIndex, b.index(channelTiles)), b.index(c.blockK));
+  Value r = b.divui(tap, b.index(conv.s)), s = b.remui(tap, b.index(conv.s));
+  // The tile's first output position (n, p, q) and the input position its
+  // first tap reads (negative in the padding).
+  Value first = b.toIndex(b.unfold(bi, 1));
+  Value image = b.divui(first, b.index(outH * outW));
+  Value inImage = b.remui(first, b.index(outH * outW));
+  Value row = b.subi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)),
+                     b.index(conv.padH));
+  Value col = b.subi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)),
+                     b.index(conv.padW));
+  b.tmaLoadIm2col(cast<Im2colMap>(op.aMap), image, row, col, channel,
+                  b.muli(r, b.index(conv.dilationH)), b.muli(s, b.index(conv.dilationW)), tiles,
+                  {stage}, full, slot);
+  // w's row holds tap after tap of C channels.
+  Value weights = b.addi(b.muli(tap, b.index(conv.c)), channel);
+  return b.fromIndex(b.divui(weights, b.index(8)), b.coordType(p.reductionDim, 8));
+}
+
 /// Tile `linear` of a grid of `tilesM` x `tilesN` tiles, row by row, as its
 /// row and column, in grouped order with `raster` rows a group (where that
 /// divides the rows) so that the blocks running at once share tiles in L2.
@@ -423,9 +471,9 @@ std::pair<Value, Value> GemmTile::tilePlace(Value linear, int64_t tilesM, int64_
   return {b.divui(linear, b.index(tilesN)), b.remui(linear, b.index(tilesN))};
 }
 
-void GemmTile::forEachGroupTile(GemmOp op, function_ref<void(Coord, Coord, Value, Value)> body,
+void GemmTile::forEachGroupTile(const GemmValues &op, function_ref<void(Coord, Coord, Value, Value)> body,
                                 Value first, Value stride, Value start, Value step) {
-  auto ends = cast<Tensor>(op.getGroups());
+  auto ends = cast<Tensor>(op.groups);
   Type indexType = b.getOpBuilder().getIndexType();
   Value tilesN = b.index(ceilDiv(p.n, c.blockN));
   // Carried: the group's first row and the linear index of its first tile.
@@ -489,7 +537,7 @@ std::pair<Coord, Coord> GemmTile::blockCoords() {
           b.fromIndex(col, b.coordType(p.colDim, c.blockN))};
 }
 
-GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> warpAt, StringRef rows,
+GemmTile::TileStore GemmTile::tileStore(const GemmValues &op, ArrayRef<Coord> warpAt, StringRef rows,
                                         StringRef cols) {
   auto extent = [&](StringRef dim) { return dim == p.rowDim ? p.m : p.n; };
   VectorType lane = VectorType::get({4}, Float32Type::get(b.getContext()));
@@ -498,14 +546,14 @@ GemmTile::TileStore GemmTile::tileStore(GemmOp op, ArrayRef<Coord> warpAt, Strin
   auto bound = [&](StringRef dim) {
     return groupEnd && dim == p.rowDim ? groupEnd : b.constant(extent(dim), b.coordType(dim));
   };
-  TileStore tile{b.subscript(cast<Tensor>(op.getD()), at), Tensor(), Tensor(), Tensor(),
-                 b.broadcast(op.getAlpha(), lane), Value(), Bounds{bound(rows), bound(cols)}};
+  TileStore tile{b.subscript(cast<Tensor>(op.d), at), Tensor(), Tensor(), Tensor(),
+                 b.broadcast(op.alpha, lane), Value(), Bounds{bound(rows), bound(cols)}};
   if (p.readsC) {
-    tile.c = b.subscript(cast<Tensor>(op.getC()), at);
-    tile.beta = b.broadcast(op.getBeta(), lane);
+    tile.c = b.subscript(cast<Tensor>(op.c), at);
+    tile.beta = b.broadcast(op.beta, lane);
   }
-  for (auto [vector, view] : {std::pair{op.getBias(), &tile.bias},
-                              std::pair{op.getScale(), &tile.scale}})
+  for (auto [vector, view] : {std::pair{op.bias, &tile.bias},
+                              std::pair{op.scale, &tile.scale}})
     if (vector) {
       auto tensor = cast<Tensor>(vector);
       *view = b.subscript(b.view(tensor, broadcastType(b.getContext(), p, tensor.getType())), at);
@@ -569,7 +617,7 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
   }
 }
 
-void GemmTile::storeStaged(GemmOp op, const TileStore &tile, ArrayRef<Coord> at,
+void GemmTile::storeStaged(const GemmValues &op, const TileStore &tile, ArrayRef<Coord> at,
                            StringRef rowDim, StringRef colDim, ArrayRef<Placed> fragments,
                            int64_t nBegin) {
   int64_t lanesVector = 16 / kernels::dtypeBytes(p.output);
@@ -578,7 +626,7 @@ void GemmTile::storeStaged(GemmOp op, const TileStore &tile, ArrayRef<Coord> at,
                            b.coordType(kStagingWarp));
   Tensor mine = b.subscript(staging, {slab}), mineVectors = b.subscript(stagingVectors, {slab});
   // D as 16-byte vectors along its rows, at the warp's tile.
-  auto d = cast<Tensor>(op.getD());
+  auto d = cast<Tensor>(op.d);
   SmallVector<TensorDim> dims(d.getType().getDims());
   for (TensorDim &dim : dims)
     dim.stride = dim.stride == 1 ? 1 : dim.stride / lanesVector;
@@ -631,7 +679,7 @@ void GemmTile::storeStaged(GemmOp op, const TileStore &tile, ArrayRef<Coord> at,
   }
 }
 
-void GemmTile::epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
+void GemmTile::epilogue(const GemmValues &op, Coord bi, Coord bj, ArrayRef<Coord> warp,
                         function_ref<Fragment(int64_t, int64_t)> accumulated, int64_t mTiles,
                         int64_t nTiles) {
   SmallVector<Coord> at{bi, bj};
@@ -646,7 +694,7 @@ void GemmTile::epilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
   storeResults(tile, fragments);
 }
 
-void GemmTile::warpgroupEpilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> warp,
+void GemmTile::warpgroupEpilogue(const GemmValues &op, Coord bi, Coord bj, ArrayRef<Coord> warp,
                                  StringRef rowDim, function_ref<Fragment(int64_t)> accumulated,
                                  int64_t nBegin, int64_t nEnd) {
   SmallVector<Coord> at{bi, bj};
@@ -661,7 +709,7 @@ void GemmTile::warpgroupEpilogue(GemmOp op, Coord bi, Coord bj, ArrayRef<Coord> 
   storeResults(tile, fragments);
 }
 
-void GemmTile::buildMmaSync(GemmOp op) {
+void GemmTile::buildMmaSync(const GemmValues &op) {
   MLIRContext *ctx = b.getContext();
   StringRef I = p.rowDim, J = p.colDim, K = p.reductionDim;
   int64_t warpM = c.blockM / c.warpsM, warpN = c.blockN / c.warpsN;
@@ -688,7 +736,7 @@ void GemmTile::buildMmaSync(GemmOp op) {
   // The reduction loop, one k-tile per step, accumulators carried: load,
   // wait, then per 16-deep step the warp's A and B fragments by ldmatrix
   // and the mma of its tile. One stage; spio-pipeline overlaps them.
-  Tensor globalA = cast<Tensor>(op.getA()), globalB = cast<Tensor>(op.getB());
+  Tensor globalA = cast<Tensor>(op.a), globalB = cast<Tensor>(op.b);
   scf::ForOp loop =
       b.forLoop(b.index(0), kTiles, b.index(1), inits, [&](Value kt, ValueRange carried) {
         Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
@@ -726,28 +774,30 @@ void GemmTile::buildMmaSync(GemmOp op) {
   }, mTiles, nTiles);
 }
 
-void GemmTile::buildWarpSpecialized(GemmOp op) {
+void GemmTile::buildWarpSpecialized(const GemmValues &op) {
   StringRef K = p.reductionDim;
   // The warpgroups' rows run along `rowDim` (M, or N with A and B
   // swapped), wgmma's N along the other.
   StringRef rowDim = c.swapAB ? p.colDim : p.rowDim;
   StringRef colDim = c.swapAB ? p.rowDim : p.colDim;
   int64_t stages = c.stages, consumers = c.warpsM / 4, splitK = c.splitK;
-  auto mapA = cast<TensorMap>(op.getAMap()), mapB = cast<TensorMap>(op.getBMap());
+  // A's tiles come by a tiled or, for a convolution, an im2col copy.
+  auto mapB = cast<TensorMap>(op.bMap);
+  SpioTensorType boxA = op.conv ? cast<Im2colMapType>(op.aMap.getType()).getBox()
+                                : cast<TensorMapType>(op.aMap.getType()).getBox();
   // With a cluster of C blocks (consecutive tiles along M), each block
   // loads 1 / C of the B tile the blocks share and multicasts it to all;
   // blocks splitting K form a cluster too, to add their sums.
   int64_t cluster = c.cluster;
   MLIRContext *ctx = b.getContext();
   if (cluster > 1 || splitK > 1)
-    op->getParentOfType<gpu::GPUFuncOp>()->setAttr(
+    op.op->getParentOfType<gpu::GPUFuncOp>()->setAttr(
         NVVM::NVVMDialect::getClusterDimAttrName(),
         DenseI32ArrayAttr::get(ctx, {int32_t(cluster * splitK), 1, 1}));
   // A ring of `stages` tiles of A and B (B's in C parts of the box), each
   // with a barrier that TMA fills (full) and one the compute warps release
   // (empty).
-  auto ring = [&](TensorMap map, int64_t parts) {
-    SpioTensorType box = map.getType().getBox();
+  auto ring = [&](SpioTensorType box, int64_t parts) {
     SmallVector<TensorDim> dims{{StringAttr::get(ctx, kStage), 1, stages, 0}};
     if (parts > 1) {
       const TensorDim &rows = box.getDims()[0];
@@ -759,7 +809,7 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     return b.alloc(SpioTensorType::get(ctx, dims, box.getElementType(), MemorySpace::Shared,
                                        box.getSwizzle()));
   };
-  Tensor tilesA = ring(mapA, 1), tilesB = ring(mapB, cluster);
+  Tensor tilesA = ring(boxA, 1), tilesB = ring(mapB.getType().getBox(), cluster);
   // Blocks splitting K leave their partial sums here for the cluster to
   // add: each compute thread's accumulator, fragment by fragment, the
   // threads' 16-byte values side by side.
@@ -834,8 +884,8 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
     kCount = b.subi(bound(b.addi(rank, b.index(1))), kFirst);
   }
   Value stageCount = b.index(stages);
-  int64_t stageBytes =
-      mapA.getType().getBoxBytes() + cluster * mapB.getType().getBoxBytes();
+  int64_t stageBytes = boxA.getCosize() * boxA.getElementBytes() +
+                       cluster * mapB.getType().getBoxBytes();
   Value warpgroup = b.divui(thread, b.index(128));
   // Two compute warpgroups with accumulators of 128 columns or more would
   // be held to the register file's share of each thread (168 of 384): the
@@ -907,9 +957,15 @@ void GemmTile::buildWarpSpecialized(GemmOp op) {
           Value parity = b.lowBit(b.addi(b.divui(step, stageCount), b.index(1)));
           b.barrierWait(empty, slot, parity);
           b.barrierExpectTx(full, slot, stageBytes);
-          Coord kTile = b.fromIndex(b.addi(kFirst, kt), b.coordType(K, c.blockK));
+          Value kIndex = b.addi(kFirst, kt);
+          Coord kTile = b.fromIndex(kIndex, b.coordType(K, c.blockK));
           Coord stage = b.fromIndex(slot, b.coordType(kStage));
-          b.tmaLoad(mapA, {tmaRows(a, bi), kTile}, tilesA, {stage}, full, slot);
+          if (op.conv) {
+            kTile = convLoadInput(op, bi, kIndex, tilesA, stage, full, slot);
+          } else {
+            b.tmaLoad(cast<TensorMap>(op.aMap), {tmaRows(a, bi), kTile}, tilesA, {stage}, full,
+                      slot);
+          }
           if (cluster > 1)
             b.tmaLoad(mapB, {tmaRows(bOp, partOfB), kTile}, tilesB, {stage, part}, full, slot,
                       cluster);
@@ -1190,7 +1246,7 @@ void buildPackKernel(OpBuilder &builder, Location loc, const GemmProblem &p, cha
 
 LogicalResult mlir::spio::buildGemmTile(KernelBuilder &b, GemmOp op, const GemmProblem &problem,
                                         const GemmConfig &config) {
-  GemmTile(b, problem, config).build(op);
+  GemmTile(b, problem, config).build(gemmValues(op));
   return success(b.succeeded());
 }
 
@@ -1224,6 +1280,17 @@ TensorMapType mlir::spio::gemmTensorMapType(MLIRContext *context, const GemmProb
                              : operandB(problem, config.blockN / config.cluster);
   GemmTile tile(b, problem, config);
   return b.tensorMapType(tmaGlobalType(b, problem, o), tile.sharedType(o));
+}
+
+/// The epilogue's steps as the workload op's attribute (null: none).
+static EpilogueAttr epilogueAttr(MLIRContext *context,
+                                 ArrayRef<kernels::EpilogueStep> steps) {
+  if (steps.empty())
+    return {};
+  SmallVector<EpilogueStep> converted;
+  for (kernels::EpilogueStep step : steps)
+    converted.push_back(EpilogueStep(int(step)));
+  return EpilogueAttr::get(context, converted);
 }
 
 OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
@@ -1262,13 +1329,7 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
   builder.setInsertionPointToStart(&kernel.getBody().front());
   ValueRange args = kernel.getArguments();
   auto arg = [&](int position) { return position >= 0 ? args[position] : Value(); };
-  EpilogueAttr epilogue;
-  if (!p.epilogue.empty()) {
-    SmallVector<EpilogueStep> steps;
-    for (kernels::EpilogueStep step : p.epilogue)
-      steps.push_back(EpilogueStep(int(step)));
-    epilogue = EpilogueAttr::get(context, steps);
-  }
+  EpilogueAttr epilogue = epilogueAttr(context, p.epilogue);
   GemmOp::create(builder, loc, args[at.a], args[at.b], args[at.d], args[at.alpha],
                  p.readsC ? args[at.beta] : Value(), p.readsC ? args[at.c] : Value(),
                  arg(at.bias), arg(at.scale), arg(at.groups), arg(at.aMap), arg(at.bMap),
@@ -1277,13 +1338,187 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
   return module;
 }
 
-std::string mlir::spio::gemmSource(const GemmProblem &problem, const GemmConfig &config) {
+/// A workload module, built in a context of its own, as text.
+static std::string printedWorkload(
+    function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> buildWorkload) {
   MLIRContext context(MLIRContext::Threading::DISABLED);
   context.loadDialect<SpioDialect, gpu::GPUDialect, arith::ArithDialect, scf::SCFDialect,
                       vector::VectorDialect>();
-  OwningOpRef<ModuleOp> module = buildGemmWorkload(&context, problem, config);
+  OwningOpRef<ModuleOp> module = buildWorkload(&context);
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os);
   return text;
+}
+
+std::string mlir::spio::gemmSource(const GemmProblem &problem, const GemmConfig &config) {
+  return printedWorkload(
+      [&](MLIRContext *context) { return buildGemmWorkload(context, problem, config); });
+}
+
+//===----------------------------------------------------------------------===//
+// Dense conv2d: the implicit GEMM
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The problem's operand types: x [n, h, w, c/8], w [k, r, s, c/8] (16-byte
+/// vectors), y [n, p, q, k]; 'x' the bias, 's' the scale ([k]).
+SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem &p,
+                                 char operand) {
+  Type input = typeOf(b.getContext(), p.input);
+  switch (operand) {
+  case 'x':
+    return b.tensorType({{"n", 1, p.n}, {"h", 1, p.h}, {"w", 1, p.w}, {"c", 8, p.c / 8}},
+                        b.vector8(input), MemorySpace::Global);
+  case 'w':
+    return b.tensorType({{"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 8, p.c / 8}},
+                        b.vector8(input), MemorySpace::Global);
+  case 'b':
+    return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.biasType),
+                        MemorySpace::Global);
+  case 's':
+    return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.scaleType),
+                        MemorySpace::Global);
+  default:
+    return b.tensorType({{"n", 1, p.n},
+                         {"p", 1, kernels::conv2dOutputHeight(p)},
+                         {"q", 1, kernels::conv2dOutputWidth(p)},
+                         {"k", 1, p.k}},
+                        typeOf(b.getContext(), p.output), MemorySpace::Global);
+  }
+}
+
+/// The implicit GEMM's tensor maps: x's im2col map (boxes of the tile's
+/// output positions by one tap's channels) and w's, w read as a K x (R * S
+/// * C) matrix.
+std::pair<Im2colMapType, TensorMapType> conv2dMapTypes(KernelBuilder &b,
+                                                       const kernels::Conv2dProblem &p,
+                                                       const kernels::GemmConfig &c,
+                                                       SpioTensorType x) {
+  GemmProblem g = kernels::conv2dGemmProblem(p);
+  GemmTile tile(b, g, c);
+  SpioTensorType boxA = tile.sharedType(operandA(g, c.blockM));
+  SpioTensorType boxB = tile.sharedType(operandB(g, c.blockN / c.cluster));
+  SpioTensorType weights =
+      b.tensorType({{g.colDim, 1, p.k}, {g.reductionDim, 8, p.r * p.s * p.c / 8}},
+                   b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
+  return {b.im2colMapType(x, boxA), b.tensorMapType(weights, boxB)};
+}
+
+} // namespace
+
+kernels::Conv2dProblem mlir::spio::conv2dProblem(Conv2dOp op) {
+  kernels::Conv2dProblem p;
+  ArrayRef<TensorDim> x = op.getX().getType().getDims(), w = op.getW().getType().getDims();
+  p.n = x[0].size;
+  p.h = x[1].size;
+  p.w = x[2].size;
+  p.c = x[3].size * x[3].fold;
+  p.k = w[0].size;
+  p.r = w[1].size;
+  p.s = w[2].size;
+  p.strideH = op.getStride()[0];
+  p.strideW = op.getStride()[1];
+  p.padH = op.getPadding()[0];
+  p.padW = op.getPadding()[1];
+  p.dilationH = op.getDilation()[0];
+  p.dilationW = op.getDilation()[1];
+  p.input = dtypeOf(cast<VectorType>(op.getX().getType().getElementType()).getElementType());
+  p.output = dtypeOf(op.getY().getType().getElementType());
+  for (EpilogueStep step : op.getEpilogueSteps())
+    p.epilogue.push_back(kernels::EpilogueStep(int(step)));
+  if (Value bias = op.getBias())
+    p.biasType = dtypeOf(cast<SpioTensorType>(bias.getType()).getElementType());
+  if (Value scale = op.getScale())
+    p.scaleType = dtypeOf(cast<SpioTensorType>(scale.getType()).getElementType());
+  return p;
+}
+
+LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
+                                          const kernels::Conv2dProblem &problem,
+                                          const GemmConfig &config) {
+  auto [xMap, wMap] = conv2dMapTypes(b, problem, config, op.getX().getType());
+  if (op.getXMap().getType() != xMap || op.getWMap().getType() != wMap)
+    return op.emitOpError() << "the tensor maps must be " << xMap << " and " << wMap
+                            << " for this problem and config";
+  GemmProblem g = kernels::conv2dGemmProblem(problem);
+  // y, C, the bias and the scale as the GEMM's D-shaped matrices and
+  // vectors, under the GEMM's dimension names.
+  auto asMatrix = [&](Value tensor) -> Value {
+    if (!tensor)
+      return Value();
+    auto type = cast<SpioTensorType>(tensor.getType());
+    return b.view(cast<Tensor>(tensor),
+                  b.tensorType({{g.rowDim, 1, g.m}, {g.colDim, 1, g.n}}, type.getElementType(),
+                               MemorySpace::Global));
+  };
+  auto asVector = [&](Value tensor) -> Value {
+    if (!tensor)
+      return Value();
+    auto type = cast<SpioTensorType>(tensor.getType());
+    return b.view(cast<Tensor>(tensor), b.tensorType({{g.colDim, 1, g.n}},
+                                                     type.getElementType(), MemorySpace::Global));
+  };
+  Value one = b.f32(1.0);
+  GemmValues values{op,
+                    op.getX(),
+                    op.getW(),
+                    asMatrix(op.getResidual()),
+                    asMatrix(op.getY()),
+                    one,
+                    op.getResidual() ? one : Value(),
+                    asVector(op.getBias()),
+                    asVector(op.getScale()),
+                    Value(),
+                    op.getXMap(),
+                    op.getWMap(),
+                    &problem};
+  GemmTile(b, g, config).build(values);
+  return success(b.succeeded());
+}
+
+OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
+                                                      const kernels::Conv2dProblem &p,
+                                                      const GemmConfig &c) {
+  Location loc = NameLoc::get(StringAttr::get(context, "spio_conv2d"));
+  OpBuilder builder(context);
+  KernelBuilder b(builder, loc);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), builder.getUnitAttr());
+  builder.setInsertionPointToEnd(module->getBody());
+  auto kernels = gpu::GPUModuleOp::create(builder, loc, "spio_conv2d");
+  builder.setInsertionPointToStart(kernels.getBody());
+  kernels::Conv2dParameters at = kernels::conv2dParameters(p);
+  SpioTensorType x = conv2dOperandType(b, p, 'x'), y = conv2dOperandType(b, p, 'y');
+  SmallVector<Type> params{x, conv2dOperandType(b, p, 'w'), y};
+  if (at.c >= 0)
+    params.push_back(y);
+  if (at.bias >= 0)
+    params.push_back(conv2dOperandType(b, p, 'b'));
+  if (at.scale >= 0)
+    params.push_back(conv2dOperandType(b, p, 's'));
+  auto [xMap, wMap] = conv2dMapTypes(b, p, c, x);
+  params.append({xMap, wMap});
+  auto kernel =
+      gpu::GPUFuncOp::create(builder, loc, "conv2d", builder.getFunctionType(params, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  builder.setInsertionPointToStart(&kernel.getBody().front());
+  ValueRange args = kernel.getArguments();
+  auto arg = [&](int position) { return position >= 0 ? args[position] : Value(); };
+  EpilogueAttr epilogue = epilogueAttr(context, p.epilogue);
+  Conv2dOp::create(builder, loc, args[at.x], args[at.w], args[at.y], arg(at.c), arg(at.bias),
+                   arg(at.scale), args[at.xMap], args[at.wMap],
+                   builder.getDenseI64ArrayAttr({p.strideH, p.strideW}),
+                   builder.getDenseI64ArrayAttr({p.padH, p.padW}),
+                   builder.getDenseI64ArrayAttr({p.dilationH, p.dilationW}),
+                   gemmConfigAttr(context, c), epilogue);
+  gpu::ReturnOp::create(builder, loc);
+  return module;
+}
+
+std::string mlir::spio::conv2dSource(const kernels::Conv2dProblem &problem,
+                                     const GemmConfig &config) {
+  return printedWorkload(
+      [&](MLIRContext *context) { return buildConv2dWorkload(context, problem, config); });
 }

@@ -60,6 +60,10 @@ FragmentType KernelBuilder::fragmentType(FragmentOperand operand, MmaShape shape
                            StringAttr::get(ctx, cols));
 }
 
+Im2colMapType KernelBuilder::im2colMapType(SpioTensorType global, SpioTensorType box) {
+  return Im2colMapType::get(getContext(), global, box);
+}
+
 TensorMapType KernelBuilder::tensorMapType(SpioTensorType global, SpioTensorType box) {
   return TensorMapType::get(getContext(), global, box);
 }
@@ -273,6 +277,14 @@ void KernelBuilder::tmaLoad(TensorMap map, ArrayRef<Coord> coords, Tensor dst,
                             int64_t multicast, Here here) {
   create<TmaLoadOp>(here, map, values(coords), dst, values(dstCoords), barriers, index,
                     multicast ? builder.getI64IntegerAttr(multicast) : IntegerAttr());
+}
+
+void KernelBuilder::tmaLoadIm2col(Im2colMap map, Value image, Value row, Value col,
+                                  Value channel, Value rowOffset, Value colOffset, Tensor dst,
+                                  ArrayRef<Coord> dstCoords, Barriers barriers, Value index,
+                                  Here here) {
+  create<TmaLoadIm2colOp>(here, map, image, row, col, channel, rowOffset, colOffset, dst,
+                          values(dstCoords), barriers, index);
 }
 
 Barriers KernelBuilder::barrierAlloc(int64_t count, Here here) {

@@ -759,12 +759,12 @@ SmallVector<EpilogueStep> GemmOp::getEpilogueSteps() {
 
 /// A GEMM's bias or scale: a vector of f16, bf16 or f32 along D's rows or
 /// columns, read by the epilogue step of its name.
-static LogicalResult verifyEpilogueVector(GemmOp op, Value vector, StringRef name,
+static LogicalResult verifyEpilogueVector(Operation *op, Value vector, StringRef name,
                                           EpilogueStep step, ArrayRef<EpilogueStep> steps,
                                           ArrayRef<TensorDim> d) {
   bool used = llvm::is_contained(steps, step);
   if (bool(vector) != used)
-    return op.emitOpError() << (used ? "has a '" + name + "' epilogue step but no " + name
+    return op->emitOpError() << (used ? "has a '" + name + "' epilogue step but no " + name
                                      : "takes a " + name + " only with a '" + name +
                                            "' epilogue step");
   if (!vector)
@@ -775,17 +775,17 @@ static LogicalResult verifyEpilogueVector(GemmOp op, Value vector, StringRef nam
   if (type.getMemorySpace() != MemorySpace::Global || dims.size() != 1 ||
       dims[0].fold != 1 || dims[0].stride != 1 ||
       !(element.isF16() || element.isBF16() || element.isF32()))
-    return op.emitOpError() << name
-                            << " must be a global vector of f16, bf16 or f32 scalars, got "
+    return op->emitOpError() << name
+                             << " must be a global vector of f16, bf16 or f32 scalars, got "
                             << type;
   for (const TensorDim &dim : d)
     if (dims[0].dim == dim.dim) {
       if (dims[0].size != dim.size)
-        return op.emitOpError() << name << " has " << dims[0].size << " elements along '"
+        return op->emitOpError() << name << " has " << dims[0].size << " elements along '"
                                 << dim.dim.getValue() << "', D " << dim.size;
       return success();
     }
-  return op.emitOpError() << name << " must run along D's rows ('" << d[0].dim.getValue()
+  return op->emitOpError() << name << " must run along D's rows ('" << d[0].dim.getValue()
                           << "') or columns ('" << d[1].dim.getValue() << "'), got '"
                           << dims[0].dim.getValue() << "'";
 }
@@ -899,6 +899,113 @@ LogicalResult GemmOp::verify() {
   return success();
 }
 
+/// Whether `type` is a dense row-major tensor in global memory: each
+/// entry's stride the extent of those after it, the last one contiguous.
+static bool isDenseGlobal(SpioTensorType type) {
+  if (type.getMemorySpace() != MemorySpace::Global)
+    return false;
+  int64_t stride = 1;
+  for (const TensorDim &dim : llvm::reverse(type.getDims())) {
+    if (dim.stride != stride)
+      return false;
+    stride *= dim.size;
+  }
+  return true;
+}
+
+SmallVector<EpilogueStep> Conv2dOp::getEpilogueSteps() {
+  if (EpilogueAttr epilogue = getEpilogueAttr())
+    return SmallVector<EpilogueStep>(epilogue.getSteps());
+  return {};
+}
+
+LogicalResult Conv2dOp::verify() {
+  ArrayRef<int64_t> stride = getStride(), padding = getPadding(), dilation = getDilation();
+  if (stride.size() != 2 || stride[0] < 1 || stride[1] < 1)
+    return emitOpError() << "stride must be two positive values [sH, sW]";
+  if (padding.size() != 2 || padding[0] < 0 || padding[1] < 0)
+    return emitOpError() << "padding must be two values [pH, pW], neither negative";
+  if (dilation.size() != 2 || dilation[0] < 1 || dilation[1] < 1)
+    return emitOpError() << "dilation must be two positive values [dH, dW]";
+  SpioTensorType x = getX().getType(), w = getW().getType(), y = getY().getType();
+  auto vector = dyn_cast<VectorType>(x.getElementType());
+  if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
+      !(vector.getElementType().isF16() || vector.getElementType().isBF16()) ||
+      w.getElementType() != x.getElementType())
+    return emitOpError() << "x and w must hold the same vector<8xf16> or vector<8xbf16> (8 "
+                            "channels), got "
+                         << x.getElementType() << " and " << w.getElementType();
+  Type out = y.getElementType();
+  if (!out.isF16() && !out.isBF16() && !out.isF32())
+    return emitOpError() << "y must hold f16, bf16 or f32, got " << out;
+  auto shaped = [](SpioTensorType type, int64_t lastFold) {
+    ArrayRef<TensorDim> dims = type.getDims();
+    return isDenseGlobal(type) && dims.size() == 4 && dims[0].fold == 1 && dims[1].fold == 1 &&
+           dims[2].fold == 1 && dims[3].fold == lastFold;
+  };
+  if (!shaped(x, 8))
+    return emitOpError() << "x must be a dense global [n, h, w, c/8] tensor (NHWC), got " << x;
+  if (!shaped(w, 8))
+    return emitOpError() << "w must be a dense global [k, r, s, c/8] tensor (KRSC), got " << w;
+  if (!shaped(y, 1))
+    return emitOpError() << "y must be a dense global [n, p, q, k] tensor (NHWC), got " << y;
+  ArrayRef<TensorDim> xd = x.getDims(), wd = w.getDims(), yd = y.getDims();
+  if (wd[3].dim != xd[3].dim || wd[3].size != xd[3].size)
+    return emitOpError() << "w's last entry must be x's channels '" << xd[3].dim.getValue()
+                         << "/8: " << xd[3].size << "', got '" << wd[3].dim.getValue()
+                         << "/8: " << wd[3].size << "'";
+  if (yd[0].dim != xd[0].dim || yd[0].size != xd[0].size || yd[3].dim != wd[0].dim ||
+      yd[3].size != wd[0].size)
+    return emitOpError() << "y must lead with x's images '" << xd[0].dim.getValue() << ": "
+                         << xd[0].size << "' and end with w's output channels '"
+                         << wd[0].dim.getValue() << ": " << wd[0].size << "'";
+  for (int side = 0; side < 2; ++side) {
+    int64_t span = xd[1 + side].size + 2 * padding[side] - dilation[side] * (wd[1 + side].size - 1);
+    int64_t expected = span <= 0 ? 0 : (span - 1) / stride[side] + 1;
+    if (yd[1 + side].size != expected)
+      return emitOpError() << "y has " << yd[1 + side].size << (side ? " columns" : " rows")
+                           << ", but the convolution gives " << expected;
+  }
+  SmallVector<EpilogueStep> steps = getEpilogueSteps();
+  if (bool(getResidual()) != llvm::is_contained(steps, EpilogueStep::Residual))
+    return emitOpError() << (getResidual() ? "reads the residual only in a 'residual' epilogue "
+                                             "step"
+                                           : "has a 'residual' epilogue step but no residual");
+  if (getResidual() && getResidual().getType() != y)
+    return emitOpError() << "the residual must have y's type " << y << ", got "
+                         << getResidual().getType();
+  // The bias and scale run along the output channels, y's last entry.
+  ArrayRef<TensorDim> channels = yd.take_back();
+  if (failed(verifyEpilogueVector(*this, getBias(), "bias", EpilogueStep::Bias, steps,
+                                  channels)) ||
+      failed(verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps,
+                                  channels)))
+    return failure();
+  GemmConfigAttr config = getConfig();
+  if (!config.getWgmma() || config.getSwap())
+    return emitOpError() << "runs on the wgmma GEMM kernel with output positions along the "
+                            "warpgroups: its config needs wgmma = true and no swap";
+  // The maps: x's im2col boxes of the config's rows, and w as a K x (R * S
+  // * C) matrix in boxes of the block's share of the config's columns, the
+  // boxes' reductions one dimension.
+  Im2colMapType xMap = getXMap().getType();
+  TensorMapType wMap = getWMap().getType();
+  ArrayRef<TensorDim> wGlobal = wMap.getGlobal().getDims();
+  int64_t rows = config.getBlock()[0], columns = config.getBlock()[1] / config.getCluster();
+  if (xMap.getGlobal() != x || xMap.getBox().getDims()[0].size != rows)
+    return emitOpError() << "x's im2col map must read x in boxes of the config's " << rows
+                         << " rows, got " << xMap;
+  if (wMap.getGlobal().getElementType() != w.getElementType() || wGlobal[0].size != wd[0].size ||
+      wGlobal[1].size != wd[1].size * wd[2].size * wd[3].size ||
+      wMap.getBox().getDims()[0].size != columns ||
+      wMap.getBox().getDims()[1].dim != xMap.getBox().getDims()[1].dim)
+    return emitOpError() << "w's tensor map must read w as a " << wd[0].size << " x "
+                         << wd[1].size * wd[2].size * wd[3].size * 8 << " matrix in boxes of "
+                         << columns
+                         << " rows, reducing along the im2col box's dimension, got " << wMap;
+  return success();
+}
+
 LogicalResult Conv2dGw8Op::verify() {
   ArrayRef<int64_t> kernel = getKernel(), padding = getPadding();
   if (kernel.size() != 2 || llvm::any_of(kernel, [](int64_t v) { return v < 1 || v > 7; }))
@@ -994,6 +1101,27 @@ LogicalResult NamedBarrierOp::verify() {
 // Asynchronous copies
 //===----------------------------------------------------------------------===//
 
+/// A bulk copy's shared destination: its coordinates select a tile of the
+/// box's type.
+static LogicalResult verifyBoxDestination(Operation *op, SpioTensorType dst, SpioTensorType box,
+                                          ValueRange dstCoords) {
+  if (dst.getMemorySpace() != MemorySpace::Shared)
+    return op->emitOpError() << "copies to shared memory, but the destination is in "
+                             << stringifyMemorySpace(dst.getMemorySpace()) << " memory";
+  ArrayRef<TensorDim> dims = dst.getDims(), boxDims = box.getDims();
+  size_t leading = dstCoords.size();
+  bool matches = dst.getElementType() == box.getElementType() &&
+                 dst.getSwizzle() == box.getSwizzle() && dims.size() == leading + boxDims.size() &&
+                 dims.drop_front(leading) == boxDims;
+  for (auto [coord, entry] : llvm::zip(dstCoords, dims.take_front(leading)))
+    matches = matches && cast<CoordType>(coord.getType()).getDim() == entry.dim;
+  if (!matches)
+    return op->emitOpError() << "the destination's coordinates must select a tile of the box's "
+                                "type "
+                             << box << ": the entries they leave are the box's";
+  return verifySubscript(op, dst, dstCoords, "destination");
+}
+
 LogicalResult TmaLoadOp::verify() {
   TensorMapType map = getMap().getType();
   ArrayRef<TensorDim> global = map.getGlobal().getDims();
@@ -1011,21 +1139,14 @@ LogicalResult TmaLoadOp::verify() {
     return emitOpError() << "the box's origin must fall on a 16-byte vector: '"
                          << inner.getDimName() << "' is not a multiple of '"
                          << global.back().dim.getValue() << "/" << global.back().fold << "'";
-  SpioTensorType dst = getDst().getType(), box = map.getBox();
-  if (dst.getMemorySpace() != MemorySpace::Shared)
-    return emitOpError() << "copies to shared memory, but the destination is in "
-                         << stringifyMemorySpace(dst.getMemorySpace()) << " memory";
-  ArrayRef<TensorDim> dims = dst.getDims(), boxDims = box.getDims();
-  size_t leading = getDstCoords().size();
-  bool matches = dst.getElementType() == box.getElementType() &&
-                 dst.getSwizzle() == box.getSwizzle() && dims.size() == leading + boxDims.size() &&
-                 dims.drop_front(leading) == boxDims;
-  for (auto [coord, entry] : llvm::zip(getDstCoords(), dims.take_front(leading)))
-    matches = matches && cast<CoordType>(coord.getType()).getDim() == entry.dim;
-  if (!matches)
-    return emitOpError() << "the destination's coordinates must select a tile of the box's type "
-                         << box << ": the entries they leave are the box's";
-  if (failed(verifySubscript(*this, dst, getDstCoords(), "destination")))
+  if (failed(verifyBoxDestination(*this, getDst().getType(), map.getBox(), getDstCoords())))
+    return failure();
+  return verifyBarrierIndex(*this, getBarriers(), getIndex());
+}
+
+LogicalResult TmaLoadIm2colOp::verify() {
+  if (failed(verifyBoxDestination(*this, getDst().getType(), getMap().getType().getBox(),
+                                  getDstCoords())))
     return failure();
   return verifyBarrierIndex(*this, getBarriers(), getIndex());
 }

@@ -400,10 +400,13 @@ bool mlir::spio::isSwizzle128B(SwizzleAttrInterface swizzle) {
   return got.bits == xor128.bits && got.base == xor128.base && got.shift == xor128.shift;
 }
 
-LogicalResult TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    SpioTensorType global, SpioTensorType box) {
+/// What every TMA descriptor type joins: a global tensor and a shared box
+/// of the same 16-byte vectors of f16 or bf16. `what` names the type.
+static LogicalResult verifyGlobalAndBox(function_ref<InFlightDiagnostic()> emitError,
+                                        StringRef what, SpioTensorType global,
+                                        SpioTensorType box) {
   if (global.getMemorySpace() != MemorySpace::Global || box.getMemorySpace() != MemorySpace::Shared)
-    return emitError() << "a tensor map joins a global tensor and a shared box, got "
+    return emitError() << what << " joins a global tensor and a shared box, got "
                        << stringifyMemorySpace(global.getMemorySpace()) << " and "
                        << stringifyMemorySpace(box.getMemorySpace());
   if (global.getElementType() != box.getElementType())
@@ -412,8 +415,15 @@ LogicalResult TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError
   auto vector = dyn_cast<VectorType>(global.getElementType());
   if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
       !(vector.getElementType().isF16() || vector.getElementType().isBF16()))
-    return emitError() << "a tensor map holds vector<8xf16> or vector<8xbf16>, got "
+    return emitError() << what << " holds vector<8xf16> or vector<8xbf16>, got "
                        << global.getElementType();
+  return success();
+}
+
+LogicalResult TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    SpioTensorType global, SpioTensorType box) {
+  if (failed(verifyGlobalAndBox(emitError, "a tensor map", global, box)))
+    return failure();
   ArrayRef<TensorDim> g = global.getDims(), b = box.getDims();
   auto rowsAndVectors = [](ArrayRef<TensorDim> dims) {
     return dims.size() == 2 && dims[0].fold == 1 && dims[1].fold == 8 && dims[1].stride == 1 &&
@@ -433,6 +443,30 @@ LogicalResult TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError
 }
 
 int64_t TensorMapType::getBoxBytes() const {
+  return getBox().getCosize() * getBox().getElementBytes();
+}
+
+LogicalResult Im2colMapType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    SpioTensorType global, SpioTensorType box) {
+  if (failed(verifyGlobalAndBox(emitError, "an im2col map", global, box)))
+    return failure();
+  ArrayRef<TensorDim> g = global.getDims(), b = box.getDims();
+  bool nhwc = g.size() == 4 && g[0].fold == 1 && g[1].fold == 1 && g[2].fold == 1 &&
+              g[3].fold == 8 && g[3].stride == 1 && g[2].stride == g[3].size &&
+              g[1].stride == g[2].size * g[2].stride && g[0].stride == g[1].size * g[1].stride;
+  if (!nhwc)
+    return emitError() << "an im2col map's global tensor is a dense [images, rows, columns, "
+                          "channels/8] tensor of 16-byte vectors, got "
+                       << global;
+  if (b.size() != 2 || b[0].fold != 1 || b[1].fold != 8 || b[1].stride != 1 ||
+      b[0].dim == b[1].dim || b[1].size != 8 || b[0].stride != 8 || b[0].size < 1 ||
+      b[0].size > 256 || !isSwizzle128B(box.getSwizzle()))
+    return emitError() << "an im2col map's box is 1 to 256 rows of 8 vectors (128 bytes) in the "
+                          "128-byte swizzle, #spio.xor_swizzle<3, 0, 3>";
+  return success();
+}
+
+int64_t Im2colMapType::getBoxBytes() const {
   return getBox().getCosize() * getBox().getElementBytes();
 }
 

@@ -1,8 +1,8 @@
 //===- Tile.cpp - Expand workload ops into tiled kernel code --------------===//
 //
 // Each kernel family builds its tiled code for a problem and a config in
-// place of the workload op: the GEMM family on the typed kernel builder
-// (spio/Kernels/IR); conv2d-gw8 still writes spio-dialect text, which this
+// place of the workload op: the GEMM family (and the dense conv2d, its
+// implicit GEMM) on the typed kernel builder (spio/Kernels/IR); conv2d-gw8 still writes spio-dialect text, which this
 // pass parses and clones in place of the op.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::spio {
 #define GEN_PASS_DEF_SPIOTILE
@@ -111,6 +112,21 @@ LogicalResult tileGemm(GemmOp op) {
   return success();
 }
 
+LogicalResult tileConv2d(Conv2dOp op) {
+  kernels::Conv2dProblem problem = conv2dProblem(op);
+  kernels::GemmConfig config = gemmConfig(op.getConfig());
+  if (std::string err = kernels::checkConv2d(problem, config); !err.empty())
+    return op.emitOpError() << err;
+  if (failed(claimBlockSize(op, config.threads())))
+    return failure();
+  OpBuilder builder(op);
+  build::KernelBuilder b(builder, op.getLoc());
+  if (failed(buildConv2dTile(b, op, problem, config)))
+    return failure();
+  op->erase();
+  return success();
+}
+
 LogicalResult tileConv2dGw8(Conv2dGw8Op op) {
   kernels::Conv2dGw8Problem problem = conv2dGw8Problem(op);
   kernels::Conv2dGw8Config config = conv2dGw8Config(op.getConfig());
@@ -138,12 +154,14 @@ struct SpioTile : mlir::spio::impl::SpioTileBase<SpioTile> {
   void runOnOperation() override {
     SmallVector<Operation *> workloads;
     getOperation()->walk([&](Operation *op) {
-      if (isa<GemmOp, Conv2dGw8Op>(op))
+      if (isa<GemmOp, Conv2dOp, Conv2dGw8Op>(op))
         workloads.push_back(op);
     });
     for (Operation *op : workloads) {
-      LogicalResult tiled = isa<GemmOp>(op) ? tileGemm(cast<GemmOp>(op))
-                                            : tileConv2dGw8(cast<Conv2dGw8Op>(op));
+      LogicalResult tiled = TypeSwitch<Operation *, LogicalResult>(op)
+                                .Case([](GemmOp gemm) { return tileGemm(gemm); })
+                                .Case([](Conv2dOp conv) { return tileConv2d(conv); })
+                                .Case([](Conv2dGw8Op conv) { return tileConv2dGw8(conv); });
       if (failed(tiled))
         return signalPassFailure();
     }

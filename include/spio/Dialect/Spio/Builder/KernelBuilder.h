@@ -30,6 +30,7 @@ using Tensor = TypedValue<SpioTensorType>;
 using Fragment = TypedValue<FragmentType>;
 using WarpgroupAcc = TypedValue<WarpgroupAccType>;
 using TensorMap = TypedValue<TensorMapType>;
+using Im2colMap = TypedValue<Im2colMapType>;
 using Barriers = TypedValue<BarrierGroupType>;
 
 /// The call site in a family's C++ source: a builder method's last,
@@ -75,6 +76,7 @@ public:
   /// A warpgroup's 64 x `n` f32 accumulator.
   WarpgroupAccType warpgroupAccType(int64_t n, StringRef rows, StringRef cols);
   TensorMapType tensorMapType(SpioTensorType global, SpioTensorType box);
+  Im2colMapType im2colMapType(SpioTensorType global, SpioTensorType box);
   /// `vector<8 x element>`, the 16-byte element of copies and ldmatrix rows.
   VectorType vector8(Type element);
 
@@ -145,6 +147,13 @@ public:
   /// in each of cluster blocks 0 to N - 1.
   void tmaLoad(TensorMap map, ArrayRef<Coord> coords, Tensor dst, ArrayRef<Coord> dstCoords,
                Barriers barriers, Value index, int64_t multicast = 0, Here here = {});
+  /// An im2col box of `map` into `dst` at `dstCoords`: output positions
+  /// from image `image`, input position (`row`, `col`), channels from
+  /// `channel`, of the filter tap at offsets (`rowOffset`, `colOffset`);
+  /// its bytes complete on barrier `index` of `barriers`.
+  void tmaLoadIm2col(Im2colMap map, Value image, Value row, Value col, Value channel,
+                     Value rowOffset, Value colOffset, Tensor dst, ArrayRef<Coord> dstCoords,
+                     Barriers barriers, Value index, Here here = {});
   Barriers barrierAlloc(int64_t count, Here here = {});
   void barrierInit(Barriers barriers, Value index, int64_t arrivals, Here here = {});
   /// Arrives at barrier `index`; with `block`, at that cluster block's.

@@ -17,6 +17,8 @@ def Spio_Fragment : Type<CPred<"::llvm::isa<::mlir::spio::FragmentType>($_self)"
                          "mma fragment", "::mlir::spio::FragmentType">;
 def Spio_TensorMap : Type<CPred<"::llvm::isa<::mlir::spio::TensorMapType>($_self)">,
                           "spio tensor map", "::mlir::spio::TensorMapType">;
+def Spio_Im2colMap : Type<CPred<"::llvm::isa<::mlir::spio::Im2colMapType>($_self)">,
+                          "spio im2col tensor map", "::mlir::spio::Im2colMapType">;
 def Spio_WarpgroupAcc : Type<CPred<"::llvm::isa<::mlir::spio::WarpgroupAccType>($_self)">,
                              "warpgroup accumulator", "::mlir::spio::WarpgroupAccType">;
 
@@ -608,6 +610,37 @@ def Spio_TmaLoadOp : Spio_Op<"tma_load", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Spio_TmaLoadIm2colOp : Spio_Op<"tma_load_im2col"> {
+  let summary = "copy a convolution's output positions by one tap's channels into a shared tile (TMA im2col)";
+  let description = [{
+    ```
+    spio.tma_load_im2col %map[%n, %h, %w, %c] offsets [%r, %s], %tiles[%stage], %full[%slot]
+        : !spio.im2col_map<...>, !spio.tensor<[stage: 4, npq: 128, rsc/8: 8] x vector<8xbf16>, shared,
+          #spio.xor_swizzle<3, 0, 3>> [!spio.coord<stage>], !spio.barriers<8>
+    ```
+    One thread starts the tensor-memory accelerator's im2col copy: the box's
+    rows are consecutive positions of the map's window (each image's output
+    positions, image after image), the first at image `%n` and input
+    position (`%h`, `%w`) (signed element positions, e.g. an output row
+    times the stride minus the padding), each row the 64 channels from `%c`
+    (a multiple of 8) of the input position the filter tap (`%r`, `%s`)
+    (element offsets, dilation included, 0 to 127) adds. Positions outside
+    the input, and channels past its last, read as zero. The destination
+    and barrier work as `spio.tma_load`'s.
+  }];
+  let arguments = (ins Spio_Im2colMap:$map, Index:$image, Index:$row, Index:$col, Index:$channel,
+                       Index:$rowOffset, Index:$colOffset,
+                       Arg<Spio_Tensor, "", [MemWrite]>:$dst, Variadic<Spio_Coord>:$dstCoords,
+                       Spio_Barriers:$barriers, Index:$index);
+  let assemblyFormat = [{
+    $map `[` $image `,` $row `,` $col `,` $channel `]` `offsets` `[` $rowOffset `,` $colOffset `]`
+    `,` $dst `[` $dstCoords `]` `,` $barriers `[` $index `]` attr-dict `:`
+    qualified(type($map)) `,` qualified(type($dst)) (`[` qualified(type($dstCoords))^ `]`)? `,`
+    qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
 def Spio_FenceBarrierInitOp : Spio_Op<"fence_barrier_init"> {
   let summary = "make this thread's barrier initializations visible to the cluster";
   let description = [{
@@ -730,6 +763,67 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     ::mlir::StringAttr getBatchDim();
     /// The epilogue's steps: the attribute's, else [residual] where C is
     /// read, else none.
+    ::llvm::SmallVector<EpilogueStep> getEpilogueSteps();
+  }];
+}
+
+def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
+  let summary = "y = epilogue(conv2d(x, w)), dense, computed by one implicit-GEMM kernel";
+  let description = [{
+    ```
+    spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>,
+        padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+        config = #spio.gemm_config<...>}
+        : !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>,
+          !spio.tensor<[k: 128, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+       -> !spio.tensor<[n: 8, p: 56, q: 56, k: 128] x bf16, global>
+       tma !spio.im2col_map<...>, !spio.tensor_map<...>
+    ```
+    The workload of a kernel: y[n, p, q, k] = sum over r, s, c of x[n, p *
+    strideH - padH + r * dilationH, q * strideW - padW + s * dilationW, c] *
+    w[k, r, s, c] (dense: groups = 1; groups of 8 channels are
+    `spio.conv2d_gw8`), NHWC x and y, KRSC w, 16-byte vectors of f16 or
+    bf16 along the channels of x and w, f16, bf16 or f32 scalars in y. The
+    types say the layout: x's batch and channel dimensions are y's batch
+    and w's channel ones, w's output channels are y's last; y's rows and
+    columns are the output's size for the stride, padding and dilation.
+
+    `epilogue = #spio.epilogue<...>` lists what is applied, in order, to
+    each output before it is rounded into y: `scale` and `bias` read the
+    vectors after `scale` and `bias` (one value an output channel, `[k:
+    K]`), `residual` adds C (`residual %c`, y's type), and the activations.
+
+    It runs on the wgmma GEMM kernel (`config`, a `#spio.gemm_config` with
+    `wgmma = true` and no swap): the output positions are the GEMM's rows,
+    the output channels its columns, and each k-tile one tap's 64 channels,
+    which TMA gathers from x through the im2col map `%xm` (its box the
+    config's rows) while `%wm` reads w as a K x (R * S * C) matrix (its box
+    the block's share of the config's columns).
+  }];
+  let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$x,
+                       Arg<Spio_Tensor, "", [MemRead]>:$w,
+                       Arg<Spio_Tensor, "", [MemWrite]>:$y,
+                       Arg<Optional<Spio_Tensor>, "", [MemRead]>:$residual,
+                       Arg<Optional<Spio_Tensor>, "", [MemRead]>:$bias,
+                       Arg<Optional<Spio_Tensor>, "", [MemRead]>:$scale,
+                       Spio_Im2colMap:$xMap,
+                       Spio_TensorMap:$wMap,
+                       DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation,
+                       Spio_GemmConfigAttr:$config,
+                       OptionalAttr<Spio_EpilogueAttr>:$epilogue);
+  let assemblyFormat = [{
+    $x `,` $w `into` $y (`residual` $residual^)? (`bias` $bias^)? (`scale` $scale^)?
+    `tma` $xMap `,` $wMap attr-dict `:`
+    qualified(type($x)) `,` qualified(type($w)) `->` qualified(type($y))
+    (`residual` qualified(type($residual))^)? (`bias` qualified(type($bias))^)?
+    (`scale` qualified(type($scale))^)?
+    `tma` qualified(type($xMap)) `,` qualified(type($wMap))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The epilogue's steps: the attribute's, else none.
     ::llvm::SmallVector<EpilogueStep> getEpilogueSteps();
   }];
 }

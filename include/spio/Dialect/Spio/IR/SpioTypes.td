@@ -162,4 +162,32 @@ def Spio_TensorMapType : Spio_Type<"TensorMap", "tensor_map"> {
   }];
 }
 
+def Spio_Im2colMapType : Spio_Type<"Im2colMap", "im2col_map"> {
+  let summary = "a TMA descriptor in im2col mode: an NHWC tensor read as a convolution's rows";
+  let description = [{
+    ```
+    !spio.im2col_map<!spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>,
+                     !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+    ```
+    A kernel parameter of 128 bytes that the host encodes (the driver's
+    `cuTensorMapEncodeIm2col`) for the global tensor's base address, with
+    the convolution's padding and strides, and passes by value:
+    `spio.tma_load_im2col` copies a box of consecutive output positions
+    (rows) by 64 channels of one filter tap (8 16-byte vectors) into a
+    shared tile of the box's type, zero-filling the padding. The global
+    tensor is a dense [images, rows, columns, vectors/8] NHWC tensor of f16
+    or bf16; the box is 1 to 256 rows of 128 bytes in the 128-byte
+    swizzle, its dimensions the implicit GEMM's (output positions, and the
+    reduction over taps and channels).
+  }];
+  let parameters = (ins "::mlir::spio::SpioTensorType":$global,
+                        "::mlir::spio::SpioTensorType":$box);
+  let assemblyFormat = "`<` qualified($global) `,` qualified($box) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes one copy of the box writes.
+    int64_t getBoxBytes() const;
+  }];
+}
+
 #endif // SPIO_TYPES_TD

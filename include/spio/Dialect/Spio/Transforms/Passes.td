@@ -16,7 +16,14 @@ def SpioTile : Pass<"spio-tile"> {
     of the A and B tiles into swizzled shared memory (zero-filled past the
     edges), `spio.ldmatrix` fragments, `spio.mma`s carried through a
     reduction loop over k-tiles, and an epilogue that scales, adds C and
-    stores D with bounds.
+    stores D with bounds. A wgmma config instead builds a copy warpgroup
+    issuing `spio.tma_load`s into a ring of stages and compute warpgroups
+    issuing `spio.wgmma`s.
+
+    `spio.conv2d` (a wgmma `#spio.gemm_config`): the GEMM's wgmma tile for
+    the implicit GEMM, y and C viewed as output positions by channels and
+    each k-tile of A one filter tap's channels, copied by
+    `spio.tma_load_im2col`.
 
     `spio.conv2d_gw8` (`#spio.conv2d_gw8_config`): fprop and dgrad stage
     the input rows a block's output rows need (zero-filled halo) and the

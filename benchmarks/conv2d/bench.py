@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Dense conv2d layers (groups = 1) of ResNet-50 and a UNet: spio-jit's
+implicit GEMM against cuDNN (torch.nn.functional.conv2d, channels_last,
+cudnn.benchmark) in one run, forward pass, bf16 in and out.
+
+Layers whose input channels are not a multiple of 8 (the RGB stems) are
+listed as refused. Prints a table of milliseconds, TFLOP/s and the ratio,
+and the geometric mean per model.
+"""
+
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import benchmark_arguments, geometric_mean, spio_report, time_ms  # noqa: E402
+
+# (model, N, H, W, C, K, R, S, stride, padding); ResNet-50 v1.5 at batch 32
+# (the stride on the 3x3 of a stage's first block), a UNet at batch 4 on
+# 256 x 256 images (3x3 convolutions, 1x1 head).
+LAYERS = [
+    ("resnet50", 32, 224, 224, 3, 64, 7, 7, 2, 3),
+    ("resnet50", 32, 56, 56, 64, 64, 1, 1, 1, 0),
+    ("resnet50", 32, 56, 56, 64, 64, 3, 3, 1, 1),
+    ("resnet50", 32, 56, 56, 64, 256, 1, 1, 1, 0),
+    ("resnet50", 32, 56, 56, 256, 64, 1, 1, 1, 0),
+    ("resnet50", 32, 56, 56, 256, 128, 1, 1, 1, 0),
+    ("resnet50", 32, 56, 56, 128, 128, 3, 3, 2, 1),
+    ("resnet50", 32, 28, 28, 128, 512, 1, 1, 1, 0),
+    ("resnet50", 32, 56, 56, 256, 512, 1, 1, 2, 0),
+    ("resnet50", 32, 28, 28, 512, 128, 1, 1, 1, 0),
+    ("resnet50", 32, 28, 28, 128, 128, 3, 3, 1, 1),
+    ("resnet50", 32, 28, 28, 512, 256, 1, 1, 1, 0),
+    ("resnet50", 32, 28, 28, 256, 256, 3, 3, 2, 1),
+    ("resnet50", 32, 14, 14, 256, 1024, 1, 1, 1, 0),
+    ("resnet50", 32, 28, 28, 512, 1024, 1, 1, 2, 0),
+    ("resnet50", 32, 14, 14, 1024, 256, 1, 1, 1, 0),
+    ("resnet50", 32, 14, 14, 256, 256, 3, 3, 1, 1),
+    ("resnet50", 32, 14, 14, 1024, 512, 1, 1, 1, 0),
+    ("resnet50", 32, 14, 14, 512, 512, 3, 3, 2, 1),
+    ("resnet50", 32, 7, 7, 512, 2048, 1, 1, 1, 0),
+    ("resnet50", 32, 14, 14, 1024, 2048, 1, 1, 2, 0),
+    ("resnet50", 32, 7, 7, 2048, 512, 1, 1, 1, 0),
+    ("resnet50", 32, 7, 7, 512, 512, 3, 3, 1, 1),
+    ("unet", 4, 256, 256, 3, 64, 3, 3, 1, 1),
+    ("unet", 4, 256, 256, 64, 64, 3, 3, 1, 1),
+    ("unet", 4, 128, 128, 64, 128, 3, 3, 1, 1),
+    ("unet", 4, 128, 128, 128, 128, 3, 3, 1, 1),
+    ("unet", 4, 64, 64, 128, 256, 3, 3, 1, 1),
+    ("unet", 4, 64, 64, 256, 256, 3, 3, 1, 1),
+    ("unet", 4, 32, 32, 256, 512, 3, 3, 1, 1),
+    ("unet", 4, 32, 32, 512, 512, 3, 3, 1, 1),
+    ("unet", 4, 16, 16, 512, 1024, 3, 3, 1, 1),
+    ("unet", 4, 16, 16, 1024, 1024, 3, 3, 1, 1),
+    ("unet", 4, 32, 32, 1024, 512, 3, 3, 1, 1),
+    ("unet", 4, 64, 64, 512, 256, 3, 3, 1, 1),
+    ("unet", 4, 128, 128, 256, 128, 3, 3, 1, 1),
+    ("unet", 4, 256, 256, 128, 64, 3, 3, 1, 1),
+    ("unet", 4, 256, 256, 64, 2, 1, 1, 1, 0),
+]
+
+
+def output_size(size, taps, stride, pad):
+    return (size + 2 * pad - taps) // stride + 1
+
+
+def flops(n, h, w, c, k, r, s, stride, pad):
+    return 2.0 * n * output_size(h, r, stride, pad) * output_size(w, s, stride, pad) * k * r * s * c
+
+
+def spio_ms(jit, layer, timed):
+    _, n, h, w, c, k, r, s, stride, pad = layer
+    warmup, repeats, timing = timed
+    cmd = [jit, "--workload", "conv2d", "--batch", str(n), "--height", str(h), "--width", str(w),
+           "--channels", str(c), "--out-channels", str(k), "--r", str(r), "--s", str(s),
+           "--stride", str(stride), "--pad-h", str(pad), "--pad-w", str(pad), "--bench",
+           str(repeats), "--warmup", str(warmup), "--timing", timing]
+    return spio_report(cmd)["bench"]["median_ms"]
+
+
+def cudnn_ms(layer, timed):
+    _, n, h, w, c, k, r, s, stride, pad = layer
+    x = torch.randn(n, c, h, w, device="cuda", dtype=torch.bfloat16).to(
+        memory_format=torch.channels_last)
+    weight = torch.randn(k, c, r, s, device="cuda", dtype=torch.bfloat16).to(
+        memory_format=torch.channels_last)
+    return time_ms(lambda: torch.nn.functional.conv2d(x, weight, stride=stride, padding=pad),
+                   *timed)
+
+
+def main():
+    args = benchmark_arguments(30).parse_args()
+    timed = (args.warmup, args.repeats, args.timing)
+    # spio-jit first, before this process opens a CUDA context.
+    ours = [spio_ms(args.spio_jit, layer, timed) if layer[4] % 8 == 0 else None
+            for layer in LAYERS]
+    torch.backends.cudnn.benchmark = True
+    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN "
+          f"{torch.backends.cudnn.version()}, {args.timing} timing, bf16")
+    print("\n| model | N | HxW | C | K | RxS | stride | spio ms | cuDNN ms | spio TFLOP/s | "
+          "cuDNN TFLOP/s | spio / cuDNN |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    ratios = {}
+    for layer, mine in zip(LAYERS, ours):
+        model, n, h, w, c, k, r, s, stride, pad = layer
+        theirs = cudnn_ms(layer, timed)
+        work = flops(*layer[1:]) / 1e9
+        head = f"| {model} | {n} | {h}x{w} | {c} | {k} | {r}x{s} | {stride} |"
+        if mine is None:
+            print(f"{head} refused (C % 8) | {theirs:.4f} | - | {work / theirs:.1f} | - |")
+            continue
+        ratio = theirs / mine
+        ratios.setdefault(model, []).append(ratio)
+        print(f"{head} {mine:.4f} | {theirs:.4f} | {work / mine:.1f} | {work / theirs:.1f} | "
+              f"{ratio:.2f} |")
+    print()
+    for model, values in ratios.items():
+        print(f"{model}: geometric mean {geometric_mean(values):.2f}x cuDNN over {len(values)} "
+              f"layers, lowest {min(values):.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""GPU tests of the dense conv2d (implicit GEMM on the wgmma kernel, sm_90a):
+every case runs spio-jit --workload conv2d --check (float64 CPU reference,
+poisoned output, 10 bit-identical runs) and must pass.
+
+Edge cases: padding at every border, strides 1 and 2, dilation, 1x1 and 7x7
+filters, channels that are not a multiple of the 64 a k-tile takes, output
+channels that are not a multiple of the tile (or of 8), output positions
+that run across images and past the last tile, f16 and f32 outputs, the
+epilogue (folded batch norm, residual, activations), and the GEMM chooser's
+configurations: split K, persistent grids, clusters sharing weight tiles,
+ping-pong warpgroups.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import check_arguments, run_check_cases  # noqa: E402
+
+CASES = [
+    # N, H, W, C, K, R, S, stride, padding, extra flags
+    (2, 8, 8, 64, 64, 3, 3, 1, 1, ""),
+    (1, 5, 7, 8, 8, 3, 3, 1, 1, ""),
+    (3, 13, 11, 40, 72, 3, 3, 1, 1, ""),
+    (3, 13, 11, 40, 70, 3, 3, 2, 1, ""),
+    (2, 17, 9, 24, 48, 5, 3, 2, 2, "--dilation 2"),
+    (2, 20, 20, 16, 32, 7, 7, 2, 3, ""),
+    (4, 28, 28, 96, 200, 1, 1, 1, 0, ""),
+    (4, 28, 28, 256, 128, 1, 1, 2, 0, ""),
+    (2, 9, 9, 64, 64, 3, 3, 1, 0, ""),
+    (2, 9, 9, 64, 64, 3, 3, 1, 4, ""),
+    (2, 14, 14, 128, 128, 3, 3, 1, 1, "--dtype f16 --out-dtype f32"),
+    (2, 14, 14, 128, 128, 3, 3, 1, 1, "--epilogue scale,bias,residual,relu"),
+    (2, 14, 14, 128, 96, 3, 3, 1, 1, "--dtype f16 --epilogue bias,gelu_erf"),
+    # ResNet-50 layers at batch 8 (sampled check) under the chooser's
+    # configurations, and the tile options.
+    (8, 56, 56, 64, 64, 3, 3, 1, 1, ""),
+    (8, 56, 56, 256, 64, 1, 1, 1, 0, ""),
+    (8, 28, 28, 128, 128, 3, 3, 1, 1, ""),
+    (8, 14, 14, 256, 256, 3, 3, 1, 1, ""),
+    (8, 7, 7, 512, 512, 3, 3, 1, 1, ""),
+    (8, 14, 14, 1024, 2048, 1, 1, 2, 0, ""),
+    (8, 28, 28, 128, 128, 3, 3, 1, 1,
+     "--block-m 128 --warps-m 8 --block-n 128 --stages 4 --persistent 9"),
+    (8, 28, 28, 128, 256, 3, 3, 1, 1,
+     "--block-m 128 --warps-m 8 --block-n 256 --stages 4 --persistent 10 --cluster 2"),
+    (8, 28, 28, 128, 128, 3, 3, 1, 1,
+     "--block-m 128 --warps-m 8 --block-n 128 --persistent 12 --pingpong"),
+    (2, 14, 14, 256, 128, 3, 3, 1, 1, "--block-m 128 --warps-m 8 --block-n 128 --split-k 3"),
+    (2, 7, 7, 64, 64, 3, 3, 1, 1, "--block-m 64 --warps-m 4 --block-n 64"),
+]
+
+
+def main():
+    args = check_arguments()
+
+    def command(n, h, w, c, k, r, s, stride, pad, extra):
+        return [args.spio_jit, "--workload", "conv2d", "--batch", str(n), "--height", str(h),
+                "--width", str(w), "--channels", str(c), "--out-channels", str(k), "--r",
+                str(r), "--s", str(s), "--stride", str(stride), "--pad-h", str(pad),
+                "--pad-w", str(pad), "--check", "--seed", str(n * 7 + h * 3 + c + k)] + \
+            extra.split()
+    run_check_cases([
+        (f"N{n} {h}x{w} C{c} K{k} {r}x{s} s{stride} p{pad} {extra}".strip(),
+         command(n, h, w, c, k, r, s, stride, pad, extra))
+        for n, h, w, c, k, r, s, stride, pad, extra in CASES], args.only, args.compile_only)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+//===- Conv2d.h - Dense conv2d as an implicit GEMM --------------*- C++ -*-===//
+//
+// y[n, p, q, k] = epilogue(sum_{r, s, c} x[n, p * strideH - padH + r *
+// dilationH, q * strideW - padW + s * dilationW, c] * w[k, r, s, c]), NHWC
+// input and output, KRSC weights, f16 or bf16 inputs, f32 accumulation:
+// the forward pass of a dense (groups = 1) convolution. It runs on the
+// wgmma GEMM kernel (sm_90a) as D = A @ B^T with D = y as an (N * P * Q) x K
+// matrix, B = w as a K x (R * S * C) matrix, and A the implicit im2col
+// matrix of x, which TMA gathers tile by tile in its im2col mode: each
+// k-tile is one filter tap's 64 channels. Channels past C read as zeros.
+//
+// No LLVM dependency: problems, configs, checks and launch shapes only.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPIO_KERNELS_CONV2D_H
+#define SPIO_KERNELS_CONV2D_H
+
+#include "spio/Kernels/Gemm.h"
+#include "spio/Runtime/TensorMap.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spio::kernels {
+
+struct Conv2dProblem {
+  int64_t n = 1, h = 56, w = 56, c = 64, k = 64;
+  int64_t r = 3, s = 3;
+  int64_t strideH = 1, strideW = 1;
+  int64_t padH = 1, padW = 1;
+  int64_t dilationH = 1, dilationW = 1;
+  DType input = DType::BF16, output = DType::BF16;
+  /// The epilogue's steps in order: scale (a value an output channel, e.g.
+  /// a folded batch norm), bias (one an output channel), residual (adds
+  /// y's shape of C), activations.
+  std::vector<EpilogueStep> epilogue;
+  DType biasType = DType::F32, scaleType = DType::F32;
+};
+
+/// Output rows P and columns Q (0 or less where the filter does not fit).
+int64_t conv2dOutputHeight(const Conv2dProblem &problem);
+int64_t conv2dOutputWidth(const Conv2dProblem &problem);
+
+/// The implicit GEMM: M = N * P * Q output positions (rows `npq`), N = K
+/// output channels (columns `k`), and a reduction (`rsc`) of R * S taps of
+/// C channels padded to the k-tile's 64, so that k-tile t is tap t / T's
+/// channels 64 * (t % T) on, T = ceil(C / 64).
+GemmProblem conv2dGemmProblem(const Conv2dProblem &problem);
+/// T: the k-tiles of one filter tap.
+int64_t conv2dChannelTiles(const Conv2dProblem &problem);
+
+/// Empty when the kernel can be built, else what is wrong.
+std::string checkConv2d(const Conv2dProblem &problem, const GemmConfig &config);
+
+/// The GEMM chooser's wgmma configuration for the implicit GEMM, on 64- or
+/// 128-row tiles (the im2col copy fills A's tile rows, never B's).
+GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, int64_t numSMs);
+
+/// x's im2col tensor map: a copy is a tile's output positions by one
+/// tap's 64 channels.
+runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem,
+                                            const GemmConfig &config);
+/// w's tensor map: K rows of R * S * C, boxes of the block's share of the
+/// tile's output channels by 64.
+runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &problem,
+                                             const GemmConfig &config);
+
+/// Where each operand is among the kernel's parameters (-1: not one): x, w,
+/// y, then C, the bias and the scale vectors where the epilogue reads them,
+/// then x's im2col map and w's tensor map.
+struct Conv2dParameters {
+  int x = 0, w = 1, y = 2, c = -1, bias = -1, scale = -1, xMap = -1, wMap = -1;
+  int count = 3;
+};
+Conv2dParameters conv2dParameters(const Conv2dProblem &problem);
+
+LaunchShape conv2dLaunchShape(const Conv2dProblem &problem, const GemmConfig &config);
+
+} // namespace spio::kernels
+
+#endif // SPIO_KERNELS_CONV2D_H

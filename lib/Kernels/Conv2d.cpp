@@ -1,0 +1,219 @@
+//===- Conv2d.cpp - Dense conv2d as an implicit GEMM ----------------------===//
+
+#include "spio/Kernels/Conv2d.h"
+
+#include "spio/Layout/Layout.h"
+#include "spio/Target/SharedMemory.h"
+
+#include <algorithm>
+
+namespace spio::kernels {
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Output positions along one side: floor((in + 2 pad - dilation (taps -
+/// 1) - 1) / stride) + 1.
+int64_t outputSize(int64_t in, int64_t taps, int64_t stride, int64_t pad, int64_t dilation) {
+  int64_t span = in + 2 * pad - dilation * (taps - 1);
+  return span <= 0 ? 0 : (span - 1) / stride + 1;
+}
+
+/// The k-tile: 64 channels of one tap (a 128-byte row of f16 or bf16).
+constexpr int64_t kChannelTile = 64;
+/// What an im2col map's window corners and tap offsets can say
+/// (cuTensorMapEncodeIm2col: corners of a 4-D map in [-128, 127]; the
+/// copy's offsets are taken here as at most 127 as well).
+constexpr int64_t kMaxWindowOffset = 127;
+
+/// The window's upper corner along one side: its last position (the
+/// first tap's) past the input's last.
+int64_t upperCorner(int64_t in, int64_t out, int64_t stride, int64_t pad) {
+  return (out - 1) * stride + 1 - in - pad;
+}
+
+} // namespace
+
+int64_t conv2dOutputHeight(const Conv2dProblem &p) {
+  return outputSize(p.h, p.r, p.strideH, p.padH, p.dilationH);
+}
+
+int64_t conv2dOutputWidth(const Conv2dProblem &p) {
+  return outputSize(p.w, p.s, p.strideW, p.padW, p.dilationW);
+}
+
+int64_t conv2dChannelTiles(const Conv2dProblem &p) { return ceilDiv(p.c, kChannelTile); }
+
+GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
+  GemmProblem g;
+  g.m = p.n * conv2dOutputHeight(p) * conv2dOutputWidth(p);
+  g.n = p.k;
+  g.k = p.r * p.s * conv2dChannelTiles(p) * kChannelTile;
+  g.input = p.input;
+  g.output = p.output;
+  g.a = Layout::RowMajor;
+  g.b = Layout::ColMajor;
+  g.epilogue = p.epilogue;
+  g.readsC = std::count(p.epilogue.begin(), p.epilogue.end(), EpilogueStep::Residual) > 0;
+  auto reads = [&](EpilogueStep step) {
+    return std::count(p.epilogue.begin(), p.epilogue.end(), step) > 0 ? Along::Cols : Along::None;
+  };
+  g.bias = reads(EpilogueStep::Bias);
+  g.scale = reads(EpilogueStep::Scale);
+  g.biasType = p.biasType;
+  g.scaleType = p.scaleType;
+  g.rowDim = "npq";
+  g.colDim = "k";
+  g.reductionDim = "rsc";
+  return g;
+}
+
+std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
+  if (p.n < 1 || p.h < 1 || p.w < 1 || p.c < 1 || p.k < 1 || p.r < 1 || p.s < 1)
+    return "conv2d sizes must be positive, got N=" + std::to_string(p.n) + " H=" +
+           std::to_string(p.h) + " W=" + std::to_string(p.w) + " C=" + std::to_string(p.c) +
+           " K=" + std::to_string(p.k) + " R=" + std::to_string(p.r) + " S=" +
+           std::to_string(p.s);
+  if (p.input != DType::F16 && p.input != DType::BF16)
+    return "conv2d inputs must be f16 or bf16";
+  if (p.c % 8 != 0)
+    return "conv2d takes a multiple of 8 input channels (16-byte pixels), got C=" +
+           std::to_string(p.c);
+  if (p.strideH < 1 || p.strideH > 8 || p.strideW < 1 || p.strideW > 8)
+    return "conv2d strides are 1 to 8, got " + std::to_string(p.strideH) + "x" +
+           std::to_string(p.strideW);
+  if (p.dilationH < 1 || p.dilationW < 1)
+    return "conv2d dilations must be positive, got " + std::to_string(p.dilationH) + "x" +
+           std::to_string(p.dilationW);
+  if (p.padH < 0 || p.padW < 0)
+    return "conv2d padding must not be negative, got " + std::to_string(p.padH) + "x" +
+           std::to_string(p.padW);
+  if (!layout::withinExtent({p.n, p.h, p.w, p.c}) || !layout::withinExtent({p.k, p.r, p.s, p.c}))
+    return "x or w is over the 2^40 elements a spio tensor spans";
+  int64_t outH = conv2dOutputHeight(p), outW = conv2dOutputWidth(p);
+  if (outH < 1 || outW < 1)
+    return "the filter (" + std::to_string(p.r) + "x" + std::to_string(p.s) + ", dilation " +
+           std::to_string(p.dilationH) + "x" + std::to_string(p.dilationW) +
+           ") does not fit the padded input (" + std::to_string(p.h) + "x" +
+           std::to_string(p.w) + ", padding " + std::to_string(p.padH) + "x" +
+           std::to_string(p.padW) + ")";
+  // TMA's im2col window: the padding, the window's far side and the taps'
+  // offsets within it are small signed numbers.
+  if (p.padH > kMaxWindowOffset || p.padW > kMaxWindowOffset ||
+      std::abs(upperCorner(p.h, outH, p.strideH, p.padH)) > kMaxWindowOffset ||
+      std::abs(upperCorner(p.w, outW, p.strideW, p.padW)) > kMaxWindowOffset ||
+      (p.r - 1) * p.dilationH > kMaxWindowOffset || (p.s - 1) * p.dilationW > kMaxWindowOffset)
+    return "conv2d's TMA im2col copies take padding, the filter's dilated extent and the "
+           "window's far side of at most " + std::to_string(kMaxWindowOffset) + " positions";
+  GemmProblem g = conv2dGemmProblem(p);
+  if (!layout::withinExtent({g.m, g.n}))
+    return "y is over the 2^40 elements a spio tensor spans";
+  if (!c.wgmma || c.swapAB)
+    return "conv2d runs on the wgmma kernel (sm_90a) with the output positions along the "
+           "warpgroups (no swap)";
+  // The weights' rows are R * S * C long, the tensor map's K.
+  if (p.r * p.s * p.c > (int64_t(1) << 31) - 1)
+    return "R * S * C is over the 2^31 - 1 elements TMA addresses";
+  return checkGemm(g, c);
+}
+
+GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
+  GemmProblem g = conv2dGemmProblem(p);
+  GemmConfig c = chooseWgmmaGemmConfig(g, numSMs);
+  if (c.swapAB) {
+    // Few output positions: one warpgroup of 64 rows.
+    c = GemmConfig();
+    c.wgmma = true;
+    c.blockM = 64;
+    c.warpsM = 4;
+    c.warpsN = 1;
+    c.blockK = 64;
+    c.blockN = 128;
+    c.stages = 4;
+  }
+  // Short reductions (16 k-tiles or fewer, e.g. 1x1 filters) on a wave or
+  // more of tiles: the epilogue is much of a tile, so two compute
+  // warpgroups take whole 128 x 128 tiles in turn on a persistent grid
+  // (ping-pong), one's epilogue overlapping the other's main loop, even
+  // where the tiles' last round is not full (it is no fuller on a grid of
+  // a block a tile).
+  int64_t tiles128 = ceilDiv(g.m, 128) * ceilDiv(g.n, 128);
+  if (!c.swapAB && c.persistent == 0 && c.splitK == 1 && ceilDiv(g.k, 64) <= 16 &&
+      tiles128 >= numSMs) {
+    c.blockM = 128;
+    c.blockN = 128;
+    c.warpsM = 8;
+    c.persistent = numSMs;
+    c.pingpong = true;
+  }
+  // Output channels fewer than the tile's columns leave wgmma's columns
+  // idle: the narrowest tile of 64-column steps that holds them.
+  int64_t columns = std::max<int64_t>(64, ceilDiv(p.k, 64) * 64);
+  if (columns < c.blockN)
+    c.blockN = columns;
+  if (c.cluster > 1 && (c.blockN / c.cluster) % 8 != 0)
+    c.cluster = 1;
+  // A narrower tile's stages hold fewer bytes: as many stages (up to 8) as
+  // keep the bytes of 4 stages of 128 x 128 tiles in flight, where shared
+  // memory holds them.
+  int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * 2;
+  int64_t wanted = std::min<int64_t>(8, ceilDiv(4 * 256 * c.blockK * 2, stageBytes));
+  while (c.stages < wanted &&
+         (c.stages + 1) * stageBytes + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) +
+                 gemmStagingBytes(g, c) <= kHopperSharedBytesPerBlock)
+    ++c.stages;
+  return c;
+}
+
+runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &p, const GemmConfig &c) {
+  runtime::Im2colMapShape shape;
+  shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
+                                        : runtime::TensorMapShape::Element::BF16;
+  shape.images = uint64_t(p.n);
+  shape.height = uint64_t(p.h);
+  shape.width = uint64_t(p.w);
+  shape.channels = uint64_t(p.c);
+  // Each image's window of first-tap positions: output (0, 0) reads input
+  // (-padH, -padW), output (P - 1, Q - 1) reads ((P - 1) strideH - padH,
+  // ...); a copy's tap offsets shift the window.
+  shape.lowerH = int32_t(-p.padH);
+  shape.lowerW = int32_t(-p.padW);
+  shape.upperH = int32_t(upperCorner(p.h, conv2dOutputHeight(p), p.strideH, p.padH));
+  shape.upperW = int32_t(upperCorner(p.w, conv2dOutputWidth(p), p.strideW, p.padW));
+  shape.strideH = uint32_t(p.strideH);
+  shape.strideW = uint32_t(p.strideW);
+  shape.pixels = uint32_t(c.blockM);
+  return shape;
+}
+
+runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &p, const GemmConfig &c) {
+  runtime::TensorMapShape shape;
+  shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
+                                        : runtime::TensorMapShape::Element::BF16;
+  shape.rows = uint64_t(p.k);
+  shape.cols = uint64_t(p.r * p.s * p.c);
+  shape.boxRows = uint32_t(c.blockN / c.cluster);
+  shape.boxCols = uint32_t(kChannelTile);
+  return shape;
+}
+
+Conv2dParameters conv2dParameters(const Conv2dProblem &p) {
+  GemmProblem g = conv2dGemmProblem(p);
+  Conv2dParameters at;
+  if (g.readsC)
+    at.c = at.count++;
+  if (g.bias != Along::None)
+    at.bias = at.count++;
+  if (g.scale != Along::None)
+    at.scale = at.count++;
+  at.xMap = at.count++;
+  at.wMap = at.count++;
+  return at;
+}
+
+LaunchShape conv2dLaunchShape(const Conv2dProblem &p, const GemmConfig &c) {
+  return gemmLaunchShape(conv2dGemmProblem(p), c);
+}
+
+} // namespace spio::kernels

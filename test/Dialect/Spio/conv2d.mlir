@@ -1,0 +1,53 @@
+// RUN: spio-opt %s | spio-opt | FileCheck %s
+// RUN: spio-opt %s --mlir-print-op-generic | spio-opt | FileCheck %s
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 128, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 128] x bf16, global>
+!XBox = !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!XMap = !spio.im2col_map<!X, !XBox>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 128, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!Ring = !spio.tensor<[stage: 4, npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+
+// A dense 3x3 convolution as the wgmma kernel's implicit GEMM.
+// CHECK-LABEL: func.func @conv
+// CHECK: spio.conv2d %{{.*}}, %{{.*}} into %{{.*}} tma %{{.*}}, %{{.*}} {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, dilation = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>}
+// CHECK-SAME: tma !spio.im2col_map<
+func.func @conv(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// A strided, dilated convolution with a folded batch norm (scale, bias), a
+// residual and an activation: y has 28 x 28 positions.
+!Y2 = !spio.tensor<[n: 8, p: 27, q: 27, k: 128] x f32, global>
+// CHECK-LABEL: func.func @conv_epilogue
+// CHECK: spio.conv2d %{{[a-z0-9]+}}, %{{[a-z0-9]+}} into %{{[a-z0-9]+}} residual %{{[a-z0-9]+}} bias %{{[a-z0-9]+}} scale %{{[a-z0-9]+}} tma
+// CHECK-SAME: epilogue = #spio.epilogue<scale, bias, residual, relu>
+// CHECK-SAME: residual !spio.tensor<[n: 8, p: 27, q: 27, k: 128] x f32, global> bias !spio.tensor<[k: 128] x bf16, global> scale !spio.tensor<[k: 128] x f32, global>
+func.func @conv_epilogue(%x: !X, %w: !W, %y: !Y2, %c: !Y2, %b: !spio.tensor<[k: 128] x bf16, global>,
+                         %s: !spio.tensor<[k: 128] x f32, global>, %xm: !XMap, %wm: !WMap) {
+  spio.conv2d %x, %w into %y residual %c bias %b scale %s tma %xm, %wm {stride = array<i64: 2, 2>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 2, 2>,
+      config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>,
+      epilogue = #spio.epilogue<scale, bias, residual, relu>}
+      : !X, !W -> !Y2 residual !Y2 bias !spio.tensor<[k: 128] x bf16, global>
+        scale !spio.tensor<[k: 128] x f32, global> tma !XMap, !WMap
+  return
+}
+
+// One thread copies a tile's output positions by one tap's channels.
+// CHECK-LABEL: func.func @im2col_copy
+// CHECK: spio.tma_load_im2col %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] offsets[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] : !spio.im2col_map<
+// CHECK-SAME: [!spio.coord<stage>], !spio.barriers<4>
+func.func @im2col_copy(%map: !XMap, %n: index, %h: index, %w: index, %c: index, %r: index,
+                       %s: index, %stage: !spio.coord<stage>, %slot: index) {
+  %ring = spio.alloc : !Ring
+  %full = spio.barrier_alloc : !spio.barriers<4>
+  spio.tma_load_im2col %map[%n, %h, %w, %c] offsets [%r, %s], %ring[%stage], %full[%slot]
+      : !XMap, !Ring [!spio.coord<stage>], !spio.barriers<4>
+  return
+}

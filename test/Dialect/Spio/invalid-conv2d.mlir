@@ -1,0 +1,142 @@
+// RUN: spio-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @below {{an im2col map joins a global tensor and a shared box, got shared and shared}}
+func.func private @spaces(!spio.im2col_map<!spio.tensor<[n: 1, h: 8, w: 8, c/8: 8] x vector<8xbf16>, shared>, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>)
+
+// -----
+
+// expected-error @below {{an im2col map's global tensor is a dense [images, rows, columns, channels/8] tensor of 16-byte vectors}}
+func.func private @not_nhwc(!spio.im2col_map<!spio.tensor<[h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>)
+
+// -----
+
+// expected-error @below {{an im2col map's box is 1 to 256 rows of 8 vectors (128 bytes) in the 128-byte swizzle}}
+func.func private @unswizzled(!spio.im2col_map<!spio.tensor<[n: 1, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared>>)
+
+// -----
+
+// expected-error @below {{an im2col map holds vector<8xf16> or vector<8xbf16>, got 'vector<4xf32>'}}
+func.func private @element(!spio.im2col_map<!spio.tensor<[n: 1, h: 8, w: 8, c/4: 16] x vector<4xf32>, global>, !spio.tensor<[npq: 128, rsc/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>>)
+
+// -----
+
+!XMap = !spio.im2col_map<!spio.tensor<[n: 1, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @copy_destination(%map: !XMap, %i: index) {
+  %tile = spio.alloc : !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+  %bars = spio.barrier_alloc : !spio.barriers<1>
+  // expected-error @below {{'spio.tma_load_im2col' op the destination's coordinates must select a tile of the box's type}}
+  spio.tma_load_im2col %map[%i, %i, %i, %i] offsets [%i, %i], %tile[], %bars[%i]
+      : !XMap, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>, !spio.barriers<1>
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @output_size(%x: !X, %w: !W, %y: !spio.tensor<[n: 2, p: 8, q: 7, k: 64] x bf16, global>, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{y has 7 columns, but the convolution gives 8}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !spio.tensor<[n: 2, p: 8, q: 7, k: 64] x bf16, global> tma !XMap, !WMap
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 4] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 36] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @channels(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{w's last entry must be x's channels 'c/8: 8', got 'c/8: 4'}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @mma_sync(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{runs on the wgmma GEMM kernel with output positions along the warpgroups: its config needs wgmma = true and no swap}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 32], warps = [2, 2], stages = 4>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @bias_without_step(%x: !X, %w: !W, %y: !Y, %b: !spio.tensor<[k: 64] x f32, global>, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{takes a bias only with a 'bias' epilogue step}}
+  spio.conv2d %x, %w into %y bias %b tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y bias !spio.tensor<[k: 64] x f32, global> tma !XMap, !WMap
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @map_rows(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{x's im2col map must read x in boxes of the config's 128 rows}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 64] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @weight_map(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{w's tensor map must read w as a 64 x 576 matrix in boxes of 64 rows}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @dilation(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{dilation must be two positive values [dH, dW]}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 0, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}

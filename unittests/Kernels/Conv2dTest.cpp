@@ -1,0 +1,146 @@
+//===- Conv2dTest.cpp - The dense conv2d's implicit GEMM ------------------===//
+
+#include "spio/Kernels/Conv2d.h"
+#include "spio/Kernels/LaunchPlan.h"
+
+#include <gtest/gtest.h>
+
+using namespace spio::kernels;
+
+namespace {
+
+Conv2dProblem resnetLayer() {
+  Conv2dProblem p;
+  p.n = 32;
+  p.h = p.w = 56;
+  p.c = p.k = 64;
+  return p;
+}
+
+TEST(Conv2dTest, OutputSizesFollowStridePaddingAndDilation) {
+  Conv2dProblem p = resnetLayer();
+  EXPECT_EQ(conv2dOutputHeight(p), 56);
+  p.strideH = p.strideW = 2;
+  EXPECT_EQ(conv2dOutputHeight(p), 28);
+  p.dilationW = 2;
+  // (56 + 2 - 2 * 2 - 1) / 2 + 1
+  EXPECT_EQ(conv2dOutputWidth(p), 27);
+  p.h = 1;
+  p.padH = 0;
+  EXPECT_EQ(conv2dOutputHeight(p), 0);
+}
+
+TEST(Conv2dTest, TheImplicitGemmTakesATapsChannelsAKTile) {
+  Conv2dProblem p = resnetLayer();
+  p.c = 40;
+  p.k = 72;
+  p.epilogue = {EpilogueStep::Scale, EpilogueStep::Bias, EpilogueStep::Residual,
+                EpilogueStep::Relu};
+  GemmProblem g = conv2dGemmProblem(p);
+  EXPECT_EQ(g.m, 32 * 56 * 56);
+  EXPECT_EQ(g.n, 72);
+  // 9 taps of 40 channels padded to one 64-channel k-tile each.
+  EXPECT_EQ(conv2dChannelTiles(p), 1);
+  EXPECT_EQ(g.k, 9 * 64);
+  EXPECT_TRUE(g.readsC);
+  EXPECT_EQ(g.bias, Along::Cols);
+  EXPECT_EQ(g.scale, Along::Cols);
+  p.c = 130;
+  EXPECT_EQ(conv2dChannelTiles(p), 3);
+}
+
+TEST(Conv2dTest, ChecksSayWhatIsRefused) {
+  Conv2dProblem p = resnetLayer();
+  GemmConfig c = chooseConv2dConfig(p, 132);
+  EXPECT_EQ(checkConv2d(p, c), "");
+  Conv2dProblem rgb = p;
+  rgb.c = 3;
+  EXPECT_NE(checkConv2d(rgb, c).find("multiple of 8 input channels"), std::string::npos);
+  Conv2dProblem f32 = p;
+  f32.input = DType::F32;
+  EXPECT_NE(checkConv2d(f32, c).find("f16 or bf16"), std::string::npos);
+  Conv2dProblem large = p;
+  large.h = large.w = 2;
+  large.r = large.s = 7;
+  large.padH = large.padW = 0;
+  EXPECT_NE(checkConv2d(large, c).find("does not fit"), std::string::npos);
+  Conv2dProblem padded = p;
+  padded.padH = 200;
+  EXPECT_NE(checkConv2d(padded, c).find("at most 127"), std::string::npos);
+  GemmConfig mmaSync;
+  EXPECT_NE(checkConv2d(p, mmaSync).find("wgmma"), std::string::npos);
+}
+
+TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
+  int64_t numSMs = 132;
+  for (int64_t n : {1, 2, 32})
+    for (int64_t hw : {7, 14, 56})
+      for (int64_t k : {2, 64, 72, 256, 2048}) {
+        Conv2dProblem p = resnetLayer();
+        p.n = n;
+        p.h = p.w = hw;
+        p.k = k;
+        GemmConfig c = chooseConv2dConfig(p, numSMs);
+        SCOPED_TRACE("N=" + std::to_string(n) + " HW=" + std::to_string(hw) +
+                     " K=" + std::to_string(k));
+        EXPECT_EQ(checkConv2d(p, c), "");
+        EXPECT_FALSE(c.swapAB);
+        // No tile is a 64-column step wider than the output channels need.
+        EXPECT_LE(c.blockN, std::max<int64_t>(64, (k + 63) / 64 * 64));
+      }
+}
+
+TEST(Conv2dTest, NarrowTilesKeepMoreStagesInFlight) {
+  Conv2dProblem p = resnetLayer();
+  p.n = 4;
+  p.h = p.w = 256;
+  p.c = 128;
+  GemmConfig c = chooseConv2dConfig(p, 132);
+  EXPECT_EQ(c.blockN, 64);
+  // 4 stages of 128 x 128 tiles' bytes: 6 stages of 128 x 64.
+  EXPECT_EQ(c.stages, 6);
+}
+
+TEST(Conv2dTest, MapsDescribeTheWindowAndTheWeightMatrix) {
+  Conv2dProblem p = resnetLayer();
+  p.strideH = p.strideW = 2;
+  GemmConfig c = chooseConv2dConfig(p, 132);
+  spio::runtime::Im2colMapShape x = conv2dInputMapShape(p, c);
+  EXPECT_EQ(x.images, 32u);
+  EXPECT_EQ(x.channels, 64u);
+  EXPECT_EQ(x.lowerH, -1);
+  // Output row 27's first tap reads input row 53: 53 - 55.
+  EXPECT_EQ(x.upperH, -2);
+  EXPECT_EQ(x.strideW, 2u);
+  EXPECT_EQ(x.pixels, uint32_t(c.blockM));
+  spio::runtime::TensorMapShape w = conv2dWeightMapShape(p, c);
+  EXPECT_EQ(w.rows, 64u);
+  EXPECT_EQ(w.cols, 9u * 64u);
+  EXPECT_EQ(w.boxCols, 64u);
+}
+
+TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {
+  Conv2dProblem p = resnetLayer();
+  p.epilogue = {EpilogueStep::Bias, EpilogueStep::Relu};
+  GemmConfig c = chooseConv2dConfig(p, 132);
+  LaunchPlan plan = conv2dLaunchPlan(p, c);
+  ASSERT_EQ(plan.operands.size(), 6u);
+  EXPECT_EQ(plan.operands[0].name, "x");
+  EXPECT_TRUE(plan.operands[3].optional);  // C: no residual step
+  EXPECT_FALSE(plan.operands[4].optional); // the bias
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  const PlannedKernel &kernel = plan.kernels[0];
+  EXPECT_EQ(kernel.name, "conv2d");
+  Conv2dParameters at = conv2dParameters(p);
+  ASSERT_EQ(kernel.parameters.size(), size_t(at.count));
+  EXPECT_EQ(at.c, -1);
+  EXPECT_EQ(kernel.parameters[at.bias].kind, PlanParameter::Kind::Operand);
+  EXPECT_EQ(kernel.parameters[at.bias].index, 4);
+  EXPECT_EQ(kernel.parameters[at.xMap].kind, PlanParameter::Kind::Im2colMap);
+  EXPECT_EQ(kernel.parameters[at.xMap].index, 0);
+  EXPECT_EQ(kernel.parameters[at.wMap].kind, PlanParameter::Kind::TensorMap);
+  EXPECT_EQ(kernel.parameters[at.wMap].index, 1);
+  EXPECT_EQ(kernel.shape.block, c.threads());
+}
+
+} // namespace
