@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 2
+#define SPIO_ABI_VERSION 3
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -144,6 +144,31 @@ spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
                                               int32_t operand);
 int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem);
 
+/* Dense conv2d (groups = 1), NHWC x and y, KRSC w, f16 or bf16 in
+ * (spio/Kernels/Conv2d.h): the implicit GEMM on the wgmma kernel (sm_90a),
+ * whose configuration is a spio_gemm_config. The epilogue's scale and bias
+ * vectors hold a value an output channel; its residual step adds C, a
+ * tensor of y's shape. The launcher's operands: x, w, y, C, bias, scale. */
+typedef struct {
+  int64_t n, h, w, c, k, r, s;
+  int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  int32_t input_dtype, output_dtype;
+  int32_t epilogue_steps;
+  int32_t epilogue[SPIO_GEMM_MAX_EPILOGUE_STEPS];
+  int32_t bias_dtype, scale_dtype;
+} spio_conv2d_problem;
+
+/* NULL when the kernel can be built, else what is wrong (free it). */
+char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_config *config);
+spio_gemm_config spio_conv2d_choose_config(const spio_conv2d_problem *problem,
+                                           int64_t multiprocessors);
+/* The workload: gpu.func @conv2d(x, w, y, then C, the bias and the scale
+ * where the epilogue reads them, then x's im2col map and w's tensor map).
+ * Requires spio_conv2d_check to pass. */
+char *spio_conv2d_source(const spio_conv2d_problem *problem, const spio_gemm_config *config);
+spio_launch_shape spio_conv2d_launch_shape(const spio_conv2d_problem *problem,
+                                           const spio_gemm_config *config);
+
 /* Grouped conv2d, groups of 8 channels, NHWC (spio/Kernels/Conv2dGw8.h). */
 typedef struct {
   int32_t pass;
@@ -262,9 +287,12 @@ spio_launcher *spio_gemm_launcher(const spio_gemm_problem *problem,
 spio_launcher *spio_conv2d_gw8_launcher(const spio_conv2d_gw8_problem *problem,
                                         const spio_conv2d_gw8_config *config,
                                         spio_loaded *loaded, char **error);
+spio_launcher *spio_conv2d_launcher(const spio_conv2d_problem *problem,
+                                    const spio_gemm_config *config, spio_loaded *loaded,
+                                    char **error);
 void spio_launcher_destroy(spio_launcher *launcher);
 /* The device buffers a run takes, in order (GEMM: A, B, C, D, bias, scale;
- * conv2d-gw8 fprop: x, w, bias, y; dgrad: dy, w, dx; wgrad: x, dy, dw, db),
+ * conv2d: x, w, y, C, bias, scale; conv2d-gw8 fprop: x, w, bias, y; dgrad: dy, w, dx; wgrad: x, dy, dw, db),
  * and whether each may be 0 (absent). */
 int32_t spio_launcher_num_operands(const spio_launcher *launcher);
 const char *spio_launcher_operand_name(const spio_launcher *launcher, int32_t index);

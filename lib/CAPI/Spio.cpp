@@ -5,6 +5,7 @@
 #include "spio/Compiler/Cache.h"
 #include "spio/Compiler/Compiler.h"
 #include "spio/Compiler/Version.h"
+#include "spio/Kernels/Conv2d.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Kernels/IR/GemmKernel.h"
@@ -122,6 +123,37 @@ kernels::GemmConfig gemmConfig(const spio_gemm_config &c) {
   return g;
 }
 
+kernels::Conv2dProblem conv2dProblem(const spio_conv2d_problem &p) {
+  kernels::Conv2dProblem g;
+  g.n = p.n;
+  g.h = p.h;
+  g.w = p.w;
+  g.c = p.c;
+  g.k = p.k;
+  g.r = p.r;
+  g.s = p.s;
+  g.strideH = p.stride_h;
+  g.strideW = p.stride_w;
+  g.padH = p.pad_h;
+  g.padW = p.pad_w;
+  g.dilationH = p.dilation_h;
+  g.dilationW = p.dilation_w;
+  g.input = dtype(p.input_dtype);
+  g.output = dtype(p.output_dtype);
+  // spio_conv2d_check refuses a step count outside 0-8 before this is used.
+  for (int32_t i = 0; i < std::clamp(p.epilogue_steps, 0, SPIO_GEMM_MAX_EPILOGUE_STEPS); ++i)
+    g.epilogue.push_back(kernels::EpilogueStep(p.epilogue[i]));
+  g.biasType = dtype(p.bias_dtype);
+  g.scaleType = dtype(p.scale_dtype);
+  return g;
+}
+
+spio_gemm_config gemmConfig(const kernels::GemmConfig &c) {
+  return {c.blockM,     c.blockN,  c.blockK, c.warpsM,   c.warpsN,   c.stages,
+          c.raster,     c.wgmma,   c.persistent, c.cluster, c.swapAB, c.splitK,
+          c.pingpong,   c.promote, c.kRanges};
+}
+
 kernels::Conv2dGw8Problem convProblem(const spio_conv2d_gw8_problem &p) {
   kernels::Conv2dGw8Problem g;
   g.pass = p.pass == SPIO_DGRAD   ? kernels::ConvPass::Dgrad
@@ -196,12 +228,37 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                                          int64_t multiprocessors,
                                          int32_t compute_capability) {
   kernels::GemmProblem p = gemmProblem(*problem);
-  kernels::GemmConfig c = compute_capability == 90 && kernels::wgmmaSupports(p)
-                              ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
-                              : kernels::chooseGemmConfig(p, multiprocessors);
-  return {c.blockM, c.blockN, c.blockK, c.warpsM, c.warpsN, c.stages, c.raster, c.wgmma,
-          c.persistent, c.cluster, c.swapAB, c.splitK,
-          c.pingpong, c.promote, c.kRanges};
+  return gemmConfig(compute_capability == 90 && kernels::wgmmaSupports(p)
+                        ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
+                        : kernels::chooseGemmConfig(p, multiprocessors));
+}
+
+char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_config *config) {
+  std::string err = enumError("input dtype", problem->input_dtype, SPIO_F32) +
+                    enumError("output dtype", problem->output_dtype, SPIO_F32) +
+                    enumError("bias dtype", problem->bias_dtype, SPIO_F32) +
+                    enumError("scale dtype", problem->scale_dtype, SPIO_F32) +
+                    enumError("epilogue step count", problem->epilogue_steps,
+                              SPIO_GEMM_MAX_EPILOGUE_STEPS);
+  for (int32_t i = 0; err.empty() && i < problem->epilogue_steps; ++i)
+    err = enumError("epilogue step", problem->epilogue[i], SPIO_EPILOGUE_SILU);
+  if (!err.empty())
+    return copyOrNull(err);
+  return copyOrNull(kernels::checkConv2d(conv2dProblem(*problem), gemmConfig(*config)));
+}
+
+spio_gemm_config spio_conv2d_choose_config(const spio_conv2d_problem *problem,
+                                           int64_t multiprocessors) {
+  return gemmConfig(kernels::chooseConv2dConfig(conv2dProblem(*problem), multiprocessors));
+}
+
+char *spio_conv2d_source(const spio_conv2d_problem *problem, const spio_gemm_config *config) {
+  return copyOrNull(mlir::spio::conv2dSource(conv2dProblem(*problem), gemmConfig(*config)));
+}
+
+spio_launch_shape spio_conv2d_launch_shape(const spio_conv2d_problem *problem,
+                                           const spio_gemm_config *config) {
+  return launchShape(kernels::conv2dLaunchShape(conv2dProblem(*problem), gemmConfig(*config)));
 }
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {
@@ -460,6 +517,15 @@ spio_launcher *spio_gemm_launcher(const spio_gemm_problem *problem,
   return makeLauncher(
       spio_gemm_check(problem, config),
       [&] { return kernels::gemmLaunchPlan(gemmProblem(*problem), gemmConfig(*config)); },
+      loaded, error);
+}
+
+spio_launcher *spio_conv2d_launcher(const spio_conv2d_problem *problem,
+                                    const spio_gemm_config *config, spio_loaded *loaded,
+                                    char **error) {
+  return makeLauncher(
+      spio_conv2d_check(problem, config),
+      [&] { return kernels::conv2dLaunchPlan(conv2dProblem(*problem), gemmConfig(*config)); },
       loaded, error);
 }
 

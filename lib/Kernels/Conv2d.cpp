@@ -154,15 +154,16 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
     c.blockN = columns;
   if (c.cluster > 1 && (c.blockN / c.cluster) % 8 != 0)
     c.cluster = 1;
-  // A narrower tile's stages hold fewer bytes: as many stages (up to 8) as
-  // keep the bytes of 4 stages of 128 x 128 tiles in flight, where shared
-  // memory holds them.
+  // A narrower tile's stages hold fewer bytes: 8 stages rather than 4
+  // where 4 would keep fewer bytes in flight than 4 stages of 128 x 128
+  // tiles, and shared memory holds them. A power of two: the ring's slot
+  // and round are then a mask and a shift, not divisions (6 stages of
+  // 128 x 64 tiles ran slower than 4 on an H200).
   int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * 2;
-  int64_t wanted = std::min<int64_t>(8, ceilDiv(4 * 256 * c.blockK * 2, stageBytes));
-  while (c.stages < wanted &&
-         (c.stages + 1) * stageBytes + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) +
-                 gemmStagingBytes(g, c) <= kHopperSharedBytesPerBlock)
-    ++c.stages;
+  if (c.stages == 4 && 4 * stageBytes < 4 * 256 * c.blockK * 2 &&
+      8 * stageBytes + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) + gemmStagingBytes(g, c) <=
+          kHopperSharedBytesPerBlock)
+    c.stages = 8;
   return c;
 }
 

@@ -1,6 +1,6 @@
 """Spio from Python: kernel discovery, compilation and launching over the C API,
-and, with PyTorch, the operators spio.conv2d_gw8, spio.linear, spio.matmul,
-spio.bmm and spio.grouped_mm, the layers spio.nn.Conv2dGw8 and spio.nn.Linear,
+and, with PyTorch, the operators spio.conv2d, spio.conv2d_gw8, spio.linear, spio.matmul,
+spio.bmm and spio.grouped_mm, the layers spio.nn.Conv2d, spio.nn.Conv2dGw8 and spio.nn.Linear,
 spio.transform(model), spio.set_autotune(True) (conv2d_gw8's configurations
 timed per shape) and spio.set_batch_invariant(True) (GEMM rows with the same
 bits in any batch).
@@ -12,18 +12,19 @@ its PTX there).
 """
 
 from ._capi import SpioError, cache_directory, library_path
-from .kernels import (CompiledKernel, Conv2dGw8Arguments, Conv2dGw8Family, GemmArguments,
-                      GemmFamily, Kernel, KernelFamily, Metadata, Support, families,
-                      get_kernels, gpu_available, register_family)
+from .kernels import (CompiledKernel, Conv2dArguments, Conv2dFamily, Conv2dGw8Arguments,
+                      Conv2dGw8Family, GemmArguments, GemmFamily, Kernel, KernelFamily, Metadata,
+                      Support, families, get_kernels, gpu_available, register_family)
 
 __all__ = [
-    "CompiledKernel", "Conv2dGw8Arguments", "cache_directory", "Conv2dGw8Family", "GemmArguments", "GemmFamily",
+    "CompiledKernel", "Conv2dArguments", "Conv2dFamily", "Conv2dGw8Arguments", "cache_directory",
+    "Conv2dGw8Family", "GemmArguments", "GemmFamily",
     "Kernel", "KernelFamily", "Metadata", "SpioError", "Support", "families", "get_kernels",
     "gpu_available", "library_path", "register_family",
 ]
 
 # The PyTorch face loads on first use, so that the package works without torch.
-_TORCH = {"conv2d_gw8": "_torch_ops", "linear": "_torch_ops", "matmul": "_torch_ops",
+_TORCH = {"conv2d": "_torch_ops", "conv2d_gw8": "_torch_ops", "linear": "_torch_ops", "matmul": "_torch_ops",
           "bmm": "_torch_ops", "grouped_mm": "_torch_ops",
           "set_autotune": "_torch_ops", "autotune_enabled": "_torch_ops",
           "set_batch_invariant": "_torch_ops", "batch_invariant_enabled": "_torch_ops",

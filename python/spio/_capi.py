@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -81,6 +81,15 @@ class GemmConfig(ctypes.Structure):
                   "promote", "k_ranges")]
 
 
+class Conv2dProblem(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int64) for name in
+                ("n", "h", "w", "c", "k", "r", "s", "stride_h", "stride_w", "pad_h", "pad_w",
+                 "dilation_h", "dilation_w")] + \
+        [("input_dtype", ctypes.c_int32), ("output_dtype", ctypes.c_int32),
+         ("epilogue_steps", ctypes.c_int32), ("epilogue", ctypes.c_int32 * 8),
+         ("bias_dtype", ctypes.c_int32), ("scale_dtype", ctypes.c_int32)]
+
+
 class Conv2dGw8Problem(ctypes.Structure):
     _fields_ = [("pass_", ctypes.c_int32)] + \
         [(name, ctypes.c_int64) for name in
@@ -120,6 +129,12 @@ _SIGNATURES = {
     "spio_gemm_tensor_maps": (ctypes.c_int32, [_P(GemmProblem), _P(GemmConfig), ctypes.c_uint64,
                                                ctypes.c_uint64, ctypes.c_void_p,
                                                _P(ctypes.c_void_p)]),
+    "spio_conv2d_check": (_owned, [_P(Conv2dProblem), _P(GemmConfig)]),
+    "spio_conv2d_choose_config": (GemmConfig, [_P(Conv2dProblem), ctypes.c_int64]),
+    "spio_conv2d_source": (_owned, [_P(Conv2dProblem), _P(GemmConfig)]),
+    "spio_conv2d_launch_shape": (LaunchShape, [_P(Conv2dProblem), _P(GemmConfig)]),
+    "spio_conv2d_launcher": (ctypes.c_void_p, [_P(Conv2dProblem), _P(GemmConfig),
+                                               ctypes.c_void_p, _P(ctypes.c_void_p)]),
     "spio_conv2d_gw8_check": (_owned, [_P(Conv2dGw8Problem), _P(Conv2dGw8Config)]),
     "spio_conv2d_gw8_choose_config": (Conv2dGw8Config, [_P(Conv2dGw8Problem)]),
     "spio_conv2d_gw8_candidates": (ctypes.c_int64, [_P(Conv2dGw8Problem), _P(Conv2dGw8Config),

@@ -8,6 +8,8 @@ implementations and autograd:
   spio::conv2d_gw8_wgrad_bias (dw and the bias gradient): grouped conv2d
   with groups of 8 channels on channels_last tensors; the backward uses
   dgrad and the deterministic wgrad (dw, and db with it, reduced in f32).
+- spio::conv2d: dense conv2d (groups = 1), forward on the implicit GEMM
+  (Hopper), the backward on cuDNN (aten.convolution_backward).
 - spio::bmm (batched a @ b, transposed views read in place).
 - spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
   spio.matmul's too); dX and dW are GEMMs too, dW accumulated in f32 and
@@ -56,6 +58,9 @@ def _kernel(args, device):
         facts = _capi.device(device)
         config = family.chosen(args, facts.multiprocessors,
                                (facts.compute_major, facts.compute_minor))
+    elif isinstance(args, _kernels.Conv2dArguments):
+        family = _kernels.Conv2dFamily()
+        config = family.chosen(args, _capi.device(device).multiprocessors)
     else:
         family = _kernels.Conv2dGw8Family()
         config = family.chosen(args)
@@ -440,6 +445,121 @@ def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
     if _needs_grad(x, weight, bias):
         return _Conv2dGw8Function.apply(x, weight, bias, stride, padding)
     return _conv2d_gw8(x, weight, bias, stride, padding)
+
+
+# --- Dense convolution ----------------------------------------------------------
+
+def _pair(value, name):
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) for v in pair):
+        raise SpioError(f"{name} is an int or a (height, width) pair of ints, got {value!r}")
+    return pair
+
+
+def _dense_out_hw(x_shape, w_shape, stride, padding, dilation):
+    return tuple((size + 2 * pad - dil * (taps - 1) - 1) // step + 1
+                 for size, taps, step, pad, dil in zip(x_shape[2:], w_shape[2:], stride,
+                                                       padding, dilation))
+
+
+def _check_dense(x, weight, bias):
+    if x.dim() != 4 or weight.dim() != 4:
+        raise SpioError("conv2d takes x (N, C, H, W) and weight (K, C, R, S)")
+    if weight.shape[1] != x.shape[1]:
+        raise SpioError(f"a dense conv2d's weight is (K, C, R, S) with x's C = {x.shape[1]}, "
+                        f"got {tuple(weight.shape)}")
+    if x.dtype != weight.dtype:
+        raise SpioError(f"x is {x.dtype} but weight is {weight.dtype}")
+    _check_tensor("x", x)
+    _check_tensor("weight", weight, device=x.get_device())
+    if bias is not None:
+        _check_tensor("bias", bias, _GEMM_DTYPES, device=x.get_device())
+        if bias.shape != (weight.shape[0],):
+            raise SpioError(f"the bias must be ({weight.shape[0]},), got {tuple(bias.shape)}")
+
+
+def _conv2d(x, weight, bias, stride, padding, dilation):
+    key = ("dense", x.shape, weight.shape, x.dtype, weight.dtype, x.get_device(),
+           weight.get_device(), *stride, *padding, *dilation,
+           None if bias is None else (bias.shape, bias.dtype, bias.get_device()))
+    launcher = _launchers.get(key)
+    if launcher is None:
+        _check_dense(x, weight, bias)
+    # The kernel reads NHWC: another memory format is copied (as cuDNN does
+    # where formats differ); y is channels_last.
+    x = x.contiguous(memory_format=torch.channels_last)
+    n, k = x.shape[0], weight.shape[0]
+    p, q = _dense_out_hw(x.shape, weight.shape, stride, padding, dilation)
+    y = torch.empty((n, k, p, q), device=x.device, dtype=x.dtype,
+                    memory_format=torch.channels_last)
+    operands = (x, _krsc(weight), y, None, None if bias is None else bias.contiguous(), None)
+    if launcher is None:
+        args = _kernels.Conv2dArguments(
+            n, x.shape[2], x.shape[3], x.shape[1], k, weight.shape[2], weight.shape[3],
+            stride, padding, dilation, _DTYPES[x.dtype],
+            epilogue=("bias",) if bias is not None else (),
+            bias_dtype=None if bias is None else _DTYPES[bias.dtype])
+        launcher = _launchers[key] = _launcher(args, x.get_device())
+    _run(launcher, _stream(x), operands)
+    return y
+
+
+def _conv2d_fake(x, weight, bias, stride, padding, dilation):
+    p, q = _dense_out_hw(x.shape, weight.shape, stride, padding, dilation)
+    return torch.empty((x.shape[0], weight.shape[0], p, q), device=x.device, dtype=x.dtype,
+                       memory_format=torch.channels_last)
+
+
+conv2d_op = _define(
+    "conv2d(Tensor x, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
+    "int[] dilation) -> Tensor", _conv2d, _conv2d_fake)
+
+
+def _dense_setup(ctx, inputs, output):
+    x, weight, bias, stride, padding, dilation = inputs
+    ctx.save_for_backward(x, weight)
+    ctx.has_bias = bias is not None
+    ctx.stride, ctx.padding, ctx.dilation = stride, padding, dilation
+
+
+def _dense_backward(ctx, dy):
+    """dx, dw and dbias from cuDNN (aten.convolution_backward): Spio's
+    implicit GEMM computes the forward pass only."""
+    x, weight = ctx.saved_tensors
+    needs = ctx.needs_input_grad
+    dx, dw, dbias = torch.ops.aten.convolution_backward(
+        dy, x, weight, [weight.shape[0]] if ctx.has_bias else None, ctx.stride, ctx.padding,
+        ctx.dilation, False, [0, 0], 1, [needs[0], needs[1], ctx.has_bias and needs[2]])
+    return dx, dw, dbias, None, None, None
+
+
+torch.library.register_autograd("spio::conv2d", _dense_backward, setup_context=_dense_setup,
+                                lib=_lib)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """torch.nn.functional.conv2d on Spio's kernels, f16/bf16 on a CUDA
+    device: dense layers (groups = 1; Hopper, any kernel size, stride,
+    padding and dilation, input channels a multiple of 8) as an implicit
+    GEMM whose backward runs on cuDNN, and groups of 8 channels (C in = C
+    out, dilation 1) on conv2d_gw8's kernels, forward and backward.
+    SpioError says why a layer is not taken. The output is channels_last."""
+    stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
+    dilation = _pair(dilation, "dilation")
+    if groups == 1:
+        if type(x) is not torch.Tensor or torch.compiler.is_compiling() or \
+                _needs_grad(x, weight, bias):
+            return conv2d_op(x, weight, bias, list(stride), list(padding), list(dilation))
+        return _conv2d(x, weight, bias, stride, padding, dilation)
+    c = x.shape[1]
+    if groups * 8 == c and weight.shape[0] == c and dilation == (1, 1) and \
+            stride[0] == stride[1]:
+        return conv2d_gw8(x.contiguous(memory_format=torch.channels_last), weight, bias,
+                          stride[0], padding)
+    raise SpioError(f"Spio runs dense conv2d (groups = 1) and groups of 8 channels (C in = C "
+                    f"out, dilation 1, equal strides); got groups={groups} of "
+                    f"{tuple(x.shape)} by {tuple(weight.shape)}, dilation {dilation}, stride "
+                    f"{stride}")
 
 
 # --- Matrix multiplication ----------------------------------------------------

@@ -144,6 +144,58 @@ class GemmArguments:
 
 
 @dataclasses.dataclass(frozen=True)
+class Conv2dArguments:
+    """Dense conv2d (groups = 1), forward: y (n, p, q, k) NHWC from x (n, h,
+    w, c) NHWC and w (k, r, s, c), f16 or bf16 in, f32 accumulation, f16,
+    bf16 or f32 out (`out_dtype`, default the input's). `epilogue` lists
+    the steps applied in order before the store: "scale" and "bias" (one
+    value an output channel, in `scale_dtype` and `bias_dtype`, default
+    y's), "residual" (adds operand C, of y's shape) and the activations
+    "relu", "gelu_tanh", "gelu_erf" and "silu". It runs on Hopper (sm_90a)
+    as an implicit GEMM: TMA gathers each filter tap's channels of x."""
+    n: int
+    h: int
+    w: int
+    c: int
+    k: int
+    r: int = 3
+    s: int = 3
+    stride: Tuple[int, int] = (1, 1)
+    padding: Tuple[int, int] = (1, 1)
+    dilation: Tuple[int, int] = (1, 1)
+    dtype: str = "bf16"
+    out_dtype: Optional[str] = None
+    epilogue: Tuple[str, ...] = ()
+    bias_dtype: Optional[str] = None
+    scale_dtype: str = "f32"
+
+    def __post_init__(self):
+        _check_sizes(self, ("n", "h", "w", "c", "k", "r", "s"))
+        for name in ("stride", "padding", "dilation"):
+            pair = tuple(getattr(self, name))
+            if len(pair) != 2 or not all(isinstance(v, int) and v >= 0 for v in pair):
+                raise SpioError(f"{name} is a (height, width) pair of non-negative ints, got "
+                                f"{getattr(self, name)!r}")
+            object.__setattr__(self, name, pair)
+        object.__setattr__(self, "epilogue", tuple(self.epilogue))
+        unknown = [step for step in self.epilogue if step not in EPILOGUE_STEPS]
+        if unknown:
+            raise SpioError(f"unknown epilogue step {unknown[0]!r}; expected one of "
+                            f"{', '.join(EPILOGUE_STEPS)}")
+
+    @property
+    def output_dtype(self):
+        return self.out_dtype or self.dtype
+
+    def output_size(self):
+        """(p, q): the output's rows and columns."""
+        return tuple((size + 2 * pad - dilation * (taps - 1) - 1) // stride + 1
+                     for size, taps, stride, pad, dilation in
+                     zip((self.h, self.w), (self.r, self.s), self.stride, self.padding,
+                         self.dilation))
+
+
+@dataclasses.dataclass(frozen=True)
 class Conv2dGw8Arguments:
     """Grouped conv2d with groups of 8 channels, NHWC, C = K: `pass_` 'fprop'
     (y from x, plus a bias with `bias`), 'dgrad' (dx from dy) or 'wgrad' (dw
@@ -477,6 +529,48 @@ def _shape(shape):
     return (shape.grid_x, shape.grid_y, shape.block, shape.grid_z)
 
 
+# Blocks take 128-row tiles in groups of 8 block rows for L2 reuse (the
+# kernel ignores it where 8 does not divide the grid's rows).
+_RASTER = 8
+_WGMMA_OPTIONS = {"persistent": 0, "cluster": 1, "swap": 0, "split_k": 1, "pingpong": 0,
+                  "promote": 0, "k_ranges": 1}
+
+
+def _gemm_config(tile, stages):
+    """The C API's GEMM configuration of a tile (block M, N, K, warps M, N[,
+    "wgmma", options...]) and its stages."""
+    block_m, block_n, block_k, warps_m, warps_n = tile[:5]
+    wgmma = tile[5:6] == ("wgmma",)
+    options = dict(_WGMMA_OPTIONS)
+    for option in tile[6:] if wgmma else ():
+        key, _, value = option.partition("=")
+        if key not in options:
+            raise SpioError(f"unknown wgmma tile option {option!r}: expected "
+                            "persistent=P, cluster=C, swap, split_k=S, pingpong, "
+                            "promote or k_ranges=R")
+        options[key] = int(value) if value else 1
+    raster = _RASTER if block_m == 128 or wgmma else 1
+    return _capi.GemmConfig(block_m, block_n, block_k, warps_m, warps_n, stages, raster,
+                            int(wgmma), *options.values())
+
+
+def _gemm_tile(c):
+    """The tile tuple of a C API GEMM configuration (its options as
+    strings, only those set)."""
+    tile = (c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n)
+    if c.wgmma:
+        tile += ("wgmma",) + tuple(
+            option for option, given in ((f"persistent={c.persistent}", c.persistent),
+                                         (f"cluster={c.cluster}", c.cluster > 1),
+                                         ("swap", c.swap), (f"split_k={c.split_k}",
+                                                            c.split_k > 1),
+                                         ("pingpong", c.pingpong),
+                                         ("promote", c.promote),
+                                         (f"k_ranges={c.k_ranges}", c.k_ranges > 1))
+            if given)
+    return tile
+
+
 class GemmFamily(KernelFamily):
     """GEMM on mma.sync or, on Hopper where A and B are K-major (or packed),
     wgmma: f16/bf16/f32 in, f32 accumulation, f16/bf16/f32 out. A tile is
@@ -495,9 +589,6 @@ class GemmFamily(KernelFamily):
     WGMMA_TILES = ((128, 256, 64, 8, 1, "wgmma"), (128, 128, 64, 8, 1, "wgmma"),
                    (64, 128, 64, 4, 1, "wgmma"), (64, 64, 64, 4, 1, "wgmma"))
     WGMMA_STAGES = (3, 4)
-    # Blocks take 128-row tiles in groups of 8 block rows for L2 reuse (the
-    # kernel ignores it where 8 does not divide the grid's rows).
-    RASTER = 8
 
     def instances(self):
         for dtype, out, a, b, tile, stages in itertools.product(
@@ -542,24 +633,7 @@ class GemmFamily(KernelFamily):
 
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config
-        block_m, block_n, block_k, warps_m, warps_n = tile[:5]
-        wgmma = tile[5:6] == ("wgmma",)
-        options = {"persistent": 0, "cluster": 1, "swap": 0, "split_k": 1, "pingpong": 0,
-                   "promote": 0, "k_ranges": 1}
-        for option in tile[6:] if wgmma else ():
-            key, _, value = option.partition("=")
-            if key not in options:
-                raise SpioError(f"unknown wgmma tile option {option!r}: expected "
-                                 "persistent=P, cluster=C, swap, split_k=S, pingpong, "
-                                 "promote or k_ranges=R")
-            options[key] = int(value) if value else 1
-        raster = self.RASTER if block_m == 128 or wgmma else 1
-        return self._problem(args), _capi.GemmConfig(block_m, block_n, block_k, warps_m,
-                                                     warps_n, stages, raster, int(wgmma),
-                                                     options["persistent"], options["cluster"],
-                                                     options["swap"], options["split_k"],
-                                                     options["pingpong"], options["promote"],
-                                                     options["k_ranges"])
+        return self._problem(args), _gemm_config(tile, stages)
 
     def chosen(self, args, multiprocessors, compute_capability=None):
         """The instance spio-jit would choose for `args` on a GPU of
@@ -569,18 +643,8 @@ class GemmFamily(KernelFamily):
         major, minor = compute_capability or (0, 0)
         c = _capi.lib.spio_gemm_choose_config(self._problem(args), multiprocessors,
                                               10 * major + minor)
-        tile = (c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n)
-        if c.wgmma:
-            tile += ("wgmma",) + tuple(
-                option for option, given in ((f"persistent={c.persistent}", c.persistent),
-                                             (f"cluster={c.cluster}", c.cluster > 1),
-                                             ("swap", c.swap), (f"split_k={c.split_k}",
-                                                                c.split_k > 1),
-                                             ("pingpong", c.pingpong),
-                                             ("promote", c.promote),
-                                             (f"k_ranges={c.k_ranges}", c.k_ranges > 1))
-                if given)
-        return (args.dtype, args.output_dtype, args.a_layout, args.b_layout, tile, c.stages)
+        return (args.dtype, args.output_dtype, args.a_layout, args.b_layout, _gemm_tile(c),
+                c.stages)
 
     def check(self, args, config):
         dtype, out, a, b, _, _ = config
@@ -621,6 +685,91 @@ class GemmFamily(KernelFamily):
     def launcher(self, args, config, loaded):
         return _capi.Launcher.create(_capi.lib.spio_gemm_launcher,
                                      *self._structs(args, config), loaded)
+
+
+class Conv2dFamily(KernelFamily):
+    """Dense conv2d (groups = 1), forward, as an implicit GEMM on the wgmma
+    kernel (sm_90a): a config is (dtype, output dtype, tile, stages), the
+    tile a wgmma GEMM tile (GemmFamily's, options included) whose rows are
+    output positions and columns output channels."""
+    name = "conv2d"
+    arguments_type = Conv2dArguments
+    TILES = ((128, 256, 64, 8, 1, "wgmma"), (128, 128, 64, 8, 1, "wgmma"),
+             (128, 64, 64, 8, 1, "wgmma"), (64, 128, 64, 4, 1, "wgmma"))
+    STAGES = (4, 6)
+
+    def instances(self):
+        for dtype, out, tile, stages in itertools.product(
+                ("f16", "bf16"), ("f16", "bf16", "f32"), self.TILES, self.STAGES):
+            if out == "f32" or out == dtype:
+                yield (dtype, out, tile, stages)
+
+    def metadata(self, config):
+        dtype, out, tile, stages = config
+        return Metadata("conv2d", (("x", dtype), ("w", dtype), ("y", out)),
+                        (("x", "nhwc"), ("w", "krsc"), ("y", "nhwc")), 16, tile[:3], stages,
+                        instruction="wgmma")
+
+    @staticmethod
+    def _problem(args):
+        if len(args.epilogue) > len(EPILOGUE_STEPS):
+            raise SpioError(f"an epilogue has at most {len(EPILOGUE_STEPS)} steps, each once")
+        scalars = ("f16", "bf16", "f32")
+        steps = [EPILOGUE_STEPS.index(step) for step in args.epilogue]
+        return _capi.Conv2dProblem(args.n, args.h, args.w, args.c, args.k, args.r, args.s,
+                                   *args.stride, *args.padding, *args.dilation,
+                                   _dtype_code(args.dtype, ("f16", "bf16")),
+                                   _dtype_code(args.output_dtype, scalars), len(steps),
+                                   (ctypes.c_int32 * 8)(*steps),
+                                   _dtype_code(args.bias_dtype or args.output_dtype, scalars),
+                                   _dtype_code(args.scale_dtype, scalars))
+
+    def _structs(self, args, config):
+        _, _, tile, stages = config
+        return self._problem(args), _gemm_config(tile, stages)
+
+    def chosen(self, args, multiprocessors):
+        """The instance spio-jit would choose for `args` on a GPU of
+        `multiprocessors` SMs."""
+        c = _capi.lib.spio_conv2d_choose_config(self._problem(args), multiprocessors)
+        return (args.dtype, args.output_dtype, _gemm_tile(c), c.stages)
+
+    def check(self, args, config):
+        dtype, out, _, _ = config
+        for what, got, want in (("dtype", args.dtype, dtype),
+                                ("output dtype", args.output_dtype, out)):
+            if got != want:
+                return f"{what} is {got}, this kernel takes {want}"
+        return _capi.take_string(_capi.lib.spio_conv2d_check(*self._structs(args, config)))
+
+    def source(self, args, config):
+        return _capi.take_string(_capi.lib.spio_conv2d_source(*self._structs(args, config)))
+
+    def launch_shapes(self, args, config):
+        return [_shape(_capi.lib.spio_conv2d_launch_shape(*self._structs(args, config)))]
+
+    def operands(self, args, config):
+        return ("x", "w", "y") + (("C",) if "residual" in args.epilogue else ()) + tuple(
+            vector for vector in ("bias", "scale") if vector in args.epilogue), ()
+
+    def launcher(self, args, config, loaded):
+        return _capi.Launcher.create(_capi.lib.spio_conv2d_launcher,
+                                     *self._structs(args, config), loaded)
+
+    def layer_support(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                      dtype="bf16"):
+        """A Support: whether the kernel runs dense layers of these settings,
+        and if not, why: the chosen instance's check on one image just large
+        enough for the dilated filter (the input's own size is checked when
+        the layer runs)."""
+        r, s = kernel_size
+        h, w = (max(16, dil * (taps - 1) + 1) for taps, dil in zip(kernel_size, dilation))
+        try:
+            args = Conv2dArguments(1, h, w, in_channels, out_channels, r, s, tuple(stride),
+                                   tuple(padding), tuple(dilation), dtype)
+        except SpioError as error:
+            return Support(False, str(error))
+        return Kernel(self, self.chosen(args, 132)).supports(args)
 
 
 class Conv2dGw8Family(KernelFamily):
@@ -749,7 +898,7 @@ class Conv2dGw8Family(KernelFamily):
                                      *self._structs(args, config), loaded)
 
 
-_families = [GemmFamily(), Conv2dGw8Family()]
+_families = [GemmFamily(), Conv2dFamily(), Conv2dGw8Family()]
 
 
 def register_family(family):

@@ -2,9 +2,9 @@
 
 import torch
 
-from . import _torch_ops
+from . import _capi, _torch_ops
 from ._capi import SpioError
-from .kernels import Conv2dGw8Family
+from .kernels import Conv2dFamily, Conv2dGw8Family, gpu_available
 
 
 class Conv2dGw8(torch.nn.Module):
@@ -61,6 +61,57 @@ class Conv2dGw8(torch.nn.Module):
         return _torch_ops.conv2d_gw8(x, self.weight, self.bias, self.stride, self.padding)
 
 
+class Conv2d(torch.nn.Module):
+    """A dense torch.nn.Conv2d (groups = 1) on Spio's implicit GEMM (Hopper,
+    sm_90): the forward on Spio, the backward on cuDNN; input channels a
+    multiple of 8, any kernel size, stride, zero padding and dilation the
+    kernel's TMA copies take."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 bias=True, device=None, dtype=None):
+        super().__init__()
+        reference = torch.nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding,
+                                    dilation, bias=bias, device=device, dtype=dtype)
+        self._take(reference)
+
+    @classmethod
+    def from_torch(cls, conv):
+        """The same layer, sharing the parameters of `conv`; SpioError when
+        `conv` is not a dense conv2d Spio runs."""
+        if not isinstance(conv, torch.nn.Conv2d) or conv.groups != 1:
+            raise SpioError(f"{conv} is not a dense conv2d (groups = 1)")
+        layer = cls.__new__(cls)
+        torch.nn.Module.__init__(layer)
+        layer._take(conv)
+        return layer
+
+    def _take(self, conv):
+        if conv.padding_mode != "zeros" or isinstance(conv.padding, str):
+            raise SpioError(f"{conv}: Spio takes zero padding given as numbers")
+        support = Conv2dFamily().layer_support(conv.in_channels, conv.out_channels,
+                                               conv.kernel_size, conv.stride, conv.padding,
+                                               conv.dilation)
+        if not support:
+            raise SpioError(f"{conv}: {support.reason}")
+        self.stride, self.padding, self.dilation = conv.stride, conv.padding, conv.dilation
+        self.weight = conv.weight
+        self.bias = conv.bias
+
+    def forward(self, x):
+        """As torch.nn.Conv2d; an input that is not channels_last is copied
+        into it first, and the output is channels_last."""
+        return _torch_ops.conv2d(x, self.weight, self.bias, self.stride, self.padding,
+                                 self.dilation)
+
+
+def _hopper():
+    """Whether device 0 is a Hopper GPU (the dense conv2d's wgmma kernel)."""
+    if not gpu_available():
+        return False
+    facts = _capi.device(0)
+    return (facts.compute_major, facts.compute_minor) == (9, 0)
+
+
 class Linear(torch.nn.Module):
     """torch.nn.Linear on Spio's GEMM (dW accumulated in f32; f32 layers as
     torch.get_float32_matmul_precision() says)."""
@@ -88,20 +139,27 @@ class Linear(torch.nn.Module):
 
 
 def _replacement(module):
-    layer = {torch.nn.Linear: Linear, torch.nn.Conv2d: Conv2dGw8}.get(type(module))
-    if layer is None:
+    if type(module) is torch.nn.Linear:
+        layers = (Linear,)
+    elif type(module) is torch.nn.Conv2d:
+        # Dense layers run on Hopper's wgmma only.
+        layers = (Conv2dGw8,) + ((Conv2d,) if module.groups == 1 and _hopper() else ())
+    else:
         return None
-    try:
-        return layer.from_torch(module)
-    except SpioError:
-        return None
+    for layer in layers:
+        try:
+            return layer.from_torch(module)
+        except SpioError:
+            pass
+    return None
 
 
 def transform(model):
-    """Replaces, in place, every torch.nn.Linear and every Conv2d with
-    groups of 8 channels whose kernel
-    size, stride and padding Spio's kernels run by its Spio layer (sharing
-    its parameters); leaves the rest; returns the model."""
+    """Replaces, in place, every torch.nn.Linear, every Conv2d with groups
+    of 8 channels whose kernel size, stride and padding Spio's kernels run,
+    and, where device 0 is a Hopper GPU, every dense Conv2d Spio runs, by
+    its Spio layer (sharing its parameters); leaves the rest; returns the
+    model."""
     for name, child in list(model.named_children()):
         replacement = _replacement(child)
         if replacement is not None:

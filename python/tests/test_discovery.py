@@ -571,3 +571,40 @@ def test_launchers_refuse_a_bad_problem_or_missing_kernels_without_a_gpu():
     config.warps_q = 0
     assert not _capi.lib.spio_conv2d_gw8_launcher(problem, config, None, ctypes.byref(error))
     assert _capi.take_string(error)
+
+
+CONV = spio.Conv2dArguments(8, 56, 56, 64, 128, stride=(2, 2), dilation=(1, 1))
+
+
+def test_dense_conv2d_discovery_compiles_the_implicit_gemm():
+    family = spio.Conv2dFamily()
+    config = family.chosen(CONV, 132)
+    kernel = spio.Kernel(family, config)
+    assert kernel.supports(CONV)
+    assert kernel.metadata.instruction == "wgmma"
+    assert kernel.metadata.layout("x") == "nhwc" and kernel.metadata.layout("w") == "krsc"
+    compiled = kernel.compile(CONV)
+    assert "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in compiled.ptx
+    assert [name for name, _, _ in compiled.kernels] == ["conv2d"]
+    assert compiled.launch_shapes[0][2] == config[2][3] * 32 + 128
+    assert CONV.output_size() == (28, 28)
+    assert family.operands(spio.Conv2dArguments(1, 8, 8, 64, 64, epilogue=("scale", "bias",
+                                                                             "residual")),
+                           config) == (("x", "w", "y", "C", "bias", "scale"), ())
+    assert any(k.family.name == "conv2d" for k in spio.get_kernels(CONV))
+
+
+def test_dense_conv2d_says_why_not():
+    family = spio.Conv2dFamily()
+    rgb = spio.Conv2dArguments(1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 3))
+    support = spio.Kernel(family, family.chosen(CONV, 132)).supports(rgb)
+    assert not support and "multiple of 8 input channels" in support.reason
+    assert not family.layer_support(64, 64, (3, 3), (1, 1), (200, 200), (1, 1))
+    assert family.layer_support(64, 64, (3, 3), (2, 2), (2, 2), (2, 2))
+    expect_error(lambda: spio.Conv2dArguments(1, 8, 8, 64, 64, stride=(1, 2, 3)),
+                 "stride is a (height, width) pair")
+    expect_error(lambda: spio.Conv2dArguments(1, 8, 8, 64, 64, epilogue=("tanh",)),
+                 "unknown epilogue step 'tanh'")
+    f32 = spio.Conv2dArguments(1, 8, 8, 64, 64, dtype="f32")
+    assert not spio.Kernel(family, ("bf16", "bf16", (128, 128, 64, 8, 1, "wgmma"), 4)) \
+        .supports(f32)

@@ -285,6 +285,94 @@ def test_opcheck():
                           (a, w, torch.randn(32, device="cuda", dtype=torch.float16)))
 
 
+hopper = pytest.mark.skipif(
+    not (spio.gpu_available() and torch.cuda.is_available() and
+         torch.cuda.get_device_capability() == (9, 0)),
+    reason="needs a Hopper GPU (the dense conv2d runs on wgmma)")
+
+
+def dense_inputs(n, c, k, h, w, r, s, dtype=torch.bfloat16, seed=0):
+    generator = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(n, c, h, w, device="cuda", dtype=dtype, generator=generator)
+    weight = torch.randn(k, c, r, s, device="cuda", dtype=dtype, generator=generator) / (r * s)
+    bias = torch.randn(k, device="cuda", dtype=dtype, generator=generator)
+    return x.to(memory_format=torch.channels_last), weight, bias
+
+
+@hopper
+@pytest.mark.parametrize("c,k,hw,rs,stride,padding,dilation,dtype", [
+    (64, 64, (20, 20), (3, 3), 1, 1, 1, torch.bfloat16),
+    (40, 72, (13, 11), (3, 3), 2, 1, 1, torch.float16),
+    (24, 48, (17, 9), (5, 3), (2, 1), (2, 3), 2, torch.bfloat16),
+    (256, 128, (14, 14), (1, 1), 2, 0, 1, torch.bfloat16),
+    (16, 32, (20, 20), (7, 7), 2, 3, 1, torch.float16)])
+def test_dense_conv2d_forward_and_gradients(c, k, hw, rs, stride, padding, dilation, dtype):
+    x, weight, bias = dense_inputs(2, c, k, *hw, *rs, dtype)
+    x.requires_grad_(), weight.requires_grad_(), bias.requires_grad_()
+    y = spio.conv2d(x, weight, bias, stride, padding, dilation)
+    assert y.is_contiguous(memory_format=torch.channels_last)
+    x32, w32, b32 = (t.detach().float().requires_grad_() for t in (x, weight, bias))
+    y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, padding, dilation)
+    assert y.shape == y32.shape
+    close(y, y32, y32.abs().max().item() * (4 if dtype == torch.bfloat16 else 1))
+    # The backward runs on cuDNN in the inputs' dtype.
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    y32.backward(dy.float())
+    for t, t32 in ((x, x32), (weight, w32), (bias, b32)):
+        scale = t32.grad.abs().max().item() * (4 if dtype == torch.bfloat16 else 1)
+        close(t.grad, t32.grad, scale)
+
+
+@hopper
+def test_dense_conv2d_bits_formats_and_operator():
+    x, weight, bias = dense_inputs(4, 64, 96, 28, 28, 3, 3)
+    first = spio.conv2d(x, weight, bias, 1, 1)
+    for _ in range(5):
+        assert torch.equal(spio.conv2d(x, weight, bias, 1, 1), first)
+    # An NCHW input is copied into channels_last: the same bits.
+    assert torch.equal(spio.conv2d(x.contiguous(), weight, bias, 1, 1), first)
+    torch.library.opcheck(torch.ops.spio.conv2d.default,
+                          (x, weight, bias, [1, 1], [1, 1], [1, 1]))
+    compiled = torch.compile(lambda x: spio.conv2d(x, weight, bias, 1, 1), fullgraph=True)
+    assert torch.equal(compiled(x), first)
+
+
+@hopper
+def test_dense_conv2d_layers_and_transform():
+    torch.manual_seed(3)
+    net = torch.nn.Sequential(torch.nn.Conv2d(64, 128, 3, padding=1), torch.nn.ReLU(),
+                              torch.nn.Conv2d(128, 128, 3, stride=2, padding=2, dilation=2,
+                                              bias=False),
+                              torch.nn.Conv2d(3, 8, 3)).cuda().to(torch.bfloat16)
+    x = torch.randn(2, 64, 24, 24, device="cuda", dtype=torch.bfloat16)
+    want = net[2](net[1](net[0](x)))
+    rgb = net[3]
+    spio.transform(net)
+    assert isinstance(net[0], spio.nn.Conv2d) and isinstance(net[2], spio.nn.Conv2d)
+    assert net[3] is rgb  # 3 input channels: not a multiple of 8
+    got = net[2](net[1](net[0](x)))
+    close(got, want.float(), want.abs().max().item() * 4)
+    with pytest.raises(spio.SpioError, match="multiple of 8 input channels"):
+        spio.nn.Conv2d.from_torch(rgb)
+
+
+@gpu
+def test_conv2d_routes_by_groups_and_says_why_not():
+    x, weight, bias = conv_inputs()
+    # Groups of 8 channels: conv2d_gw8's kernels, the same bits.
+    assert torch.equal(spio.conv2d(x, weight, bias, 1, 1, groups=8),
+                       spio.conv2d_gw8(x, weight, bias, 1, (1, 1)))
+    with pytest.raises(spio.SpioError, match="got groups=4"):
+        spio.conv2d(x, torch.randn(64, 16, 3, 3, device="cuda", dtype=x.dtype), None, 1, 1,
+                    groups=4)
+    rgb = torch.randn(1, 3, 16, 16, device="cuda", dtype=torch.float16)
+    with pytest.raises(spio.SpioError, match="multiple of 8 input channels|compute capability"):
+        spio.conv2d(rgb, torch.randn(8, 3, 3, 3, device="cuda", dtype=torch.float16))
+    with pytest.raises(spio.SpioError, match="weight is"):
+        spio.conv2d(x, weight.float()[:, :1].expand(64, 64, 3, 3).contiguous())
+
+
 class Net(torch.nn.Module):
     def __init__(self):
         super().__init__()
