@@ -96,6 +96,9 @@ def main():
     ours = [spio_ms(args.spio_jit, layer, timed) if layer[4] % 8 == 0 else None
             for layer in LAYERS]
     torch.backends.cudnn.benchmark = True
+    # A throwaway measurement: the process's first one pays for cuDNN's and
+    # the GPU's first use.
+    cudnn_ms(LAYERS[1], timed)
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN "
           f"{torch.backends.cudnn.version()}, {args.timing} timing, bf16")
     print("\n| model | N | HxW | C | K | RxS | stride | spio ms | cuDNN ms | spio TFLOP/s | "
