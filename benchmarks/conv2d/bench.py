@@ -90,22 +90,25 @@ def cudnn_ms(layer, timed):
 
 
 def main():
-    args = benchmark_arguments(30).parse_args()
+    parser = benchmark_arguments(30)
+    parser.add_argument("--batch", type=int, help="every layer's N (default: the model's)")
+    args = parser.parse_args()
     timed = (args.warmup, args.repeats, args.timing)
+    layers = [(layer[0], args.batch) + layer[2:] for layer in LAYERS] if args.batch else LAYERS
     # spio-jit first, before this process opens a CUDA context.
     ours = [spio_ms(args.spio_jit, layer, timed) if layer[4] % 8 == 0 else None
-            for layer in LAYERS]
+            for layer in layers]
     torch.backends.cudnn.benchmark = True
     # A throwaway measurement: the process's first one pays for cuDNN's and
     # the GPU's first use.
-    cudnn_ms(LAYERS[1], timed)
+    cudnn_ms(layers[1], timed)
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN "
           f"{torch.backends.cudnn.version()}, {args.timing} timing, bf16")
     print("\n| model | N | HxW | C | K | RxS | stride | spio ms | cuDNN ms | spio TFLOP/s | "
           "cuDNN TFLOP/s | spio / cuDNN |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     ratios = {}
-    for layer, mine in zip(LAYERS, ours):
+    for layer, mine in zip(layers, ours):
         model, n, h, w, c, k, r, s, stride, pad = layer
         theirs = cudnn_ms(layer, timed)
         work = flops(*layer[1:]) / 1e9

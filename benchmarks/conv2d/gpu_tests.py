@@ -49,6 +49,10 @@ CASES = [
      "--block-m 128 --warps-m 8 --block-n 128 --persistent 12 --pingpong"),
     (2, 14, 14, 256, 128, 3, 3, 1, 1, "--block-m 128 --warps-m 8 --block-n 128 --split-k 3"),
     (2, 7, 7, 64, 64, 3, 3, 1, 1, "--block-m 64 --warps-m 4 --block-n 64"),
+    # Batch 1: 49 output positions, the reduction split among 8 blocks.
+    (1, 7, 7, 512, 512, 3, 3, 1, 1, ""),
+    (1, 14, 14, 256, 256, 3, 3, 1, 1, ""),
+    (1, 56, 56, 64, 256, 1, 1, 1, 0, ""),
 ]
 
 

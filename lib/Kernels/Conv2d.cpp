@@ -122,15 +122,21 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
   GemmProblem g = conv2dGemmProblem(p);
   GemmConfig c = chooseWgmmaGemmConfig(g, numSMs);
   if (c.swapAB) {
-    // Few output positions: one warpgroup of 64 rows.
+    // Few output positions (64 or fewer): one warpgroup of 64 rows, 64
+    // columns, and the reduction split among up to 8 blocks of a cluster
+    // while the grid still fits the SMs (such layers are deep: 7x7
+    // positions of 512 channels by 3x3 taps are 72 k-tiles).
     c = GemmConfig();
     c.wgmma = true;
     c.blockM = 64;
     c.warpsM = 4;
     c.warpsN = 1;
     c.blockK = 64;
-    c.blockN = 128;
-    c.stages = 4;
+    c.blockN = 64;
+    c.stages = 8;
+    int64_t tiles = ceilDiv(g.n, c.blockN), kTiles = ceilDiv(g.k, c.blockK);
+    while (c.splitK < 8 && c.splitK < kTiles && tiles * (c.splitK + 1) <= numSMs)
+      ++c.splitK;
   }
   // Short reductions (16 k-tiles or fewer, e.g. 1x1 filters) on a wave or
   // more of tiles: the epilogue is much of a tile, so two compute
