@@ -292,8 +292,8 @@ spio_launcher *spio_conv2d_launcher(const spio_conv2d_problem *problem,
                                     char **error);
 void spio_launcher_destroy(spio_launcher *launcher);
 /* The device buffers a run takes, in order (GEMM: A, B, C, D, bias, scale;
- * conv2d: x, w, y, C, bias, scale; conv2d-gw8 fprop: x, w, bias, y; dgrad: dy, w, dx; wgrad: x, dy, dw, db),
- * and whether each may be 0 (absent). */
+ * conv2d: x, w, y, C, bias, scale; conv2d-gw8 fprop: x, w, bias, y; dgrad: dy, w, dx; wgrad: x, dy,
+ * dw, db), and whether each may be 0 (absent). */
 int32_t spio_launcher_num_operands(const spio_launcher *launcher);
 const char *spio_launcher_operand_name(const spio_launcher *launcher, int32_t index);
 int32_t spio_launcher_operand_optional(const spio_launcher *launcher, int32_t index);

@@ -149,9 +149,8 @@ kernels::Conv2dProblem conv2dProblem(const spio_conv2d_problem &p) {
 }
 
 spio_gemm_config gemmConfig(const kernels::GemmConfig &c) {
-  return {c.blockM,     c.blockN,  c.blockK, c.warpsM,   c.warpsN,   c.stages,
-          c.raster,     c.wgmma,   c.persistent, c.cluster, c.swapAB, c.splitK,
-          c.pingpong,   c.promote, c.kRanges};
+  return {c.blockM,     c.blockN,  c.blockK, c.warpsM, c.warpsN,   c.stages,  c.raster, c.wgmma,
+          c.persistent, c.cluster, c.swapAB, c.splitK, c.pingpong, c.promote, c.kRanges};
 }
 
 kernels::Conv2dGw8Problem convProblem(const spio_conv2d_gw8_problem &p) {
@@ -234,12 +233,12 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
 }
 
 char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_config *config) {
-  std::string err = enumError("input dtype", problem->input_dtype, SPIO_F32) +
-                    enumError("output dtype", problem->output_dtype, SPIO_F32) +
-                    enumError("bias dtype", problem->bias_dtype, SPIO_F32) +
-                    enumError("scale dtype", problem->scale_dtype, SPIO_F32) +
-                    enumError("epilogue step count", problem->epilogue_steps,
-                              SPIO_GEMM_MAX_EPILOGUE_STEPS);
+  std::string err =
+      enumError("input dtype", problem->input_dtype, SPIO_F32) +
+      enumError("output dtype", problem->output_dtype, SPIO_F32) +
+      enumError("bias dtype", problem->bias_dtype, SPIO_F32) +
+      enumError("scale dtype", problem->scale_dtype, SPIO_F32) +
+      enumError("epilogue step count", problem->epilogue_steps, SPIO_GEMM_MAX_EPILOGUE_STEPS);
   for (int32_t i = 0; err.empty() && i < problem->epilogue_steps; ++i)
     err = enumError("epilogue step", problem->epilogue[i], SPIO_EPILOGUE_SILU);
   if (!err.empty())

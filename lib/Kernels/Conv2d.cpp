@@ -71,10 +71,9 @@ GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
 
 std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
   if (p.n < 1 || p.h < 1 || p.w < 1 || p.c < 1 || p.k < 1 || p.r < 1 || p.s < 1)
-    return "conv2d sizes must be positive, got N=" + std::to_string(p.n) + " H=" +
-           std::to_string(p.h) + " W=" + std::to_string(p.w) + " C=" + std::to_string(p.c) +
-           " K=" + std::to_string(p.k) + " R=" + std::to_string(p.r) + " S=" +
-           std::to_string(p.s);
+    return "conv2d sizes must be positive, got N=" + std::to_string(p.n) +
+           " H=" + std::to_string(p.h) + " W=" + std::to_string(p.w) + " C=" + std::to_string(p.c) +
+           " K=" + std::to_string(p.k) + " R=" + std::to_string(p.r) + " S=" + std::to_string(p.s);
   if (p.input != DType::F16 && p.input != DType::BF16)
     return "conv2d inputs must be f16 or bf16";
   if (p.c % 8 != 0)
@@ -95,9 +94,8 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
   if (outH < 1 || outW < 1)
     return "the filter (" + std::to_string(p.r) + "x" + std::to_string(p.s) + ", dilation " +
            std::to_string(p.dilationH) + "x" + std::to_string(p.dilationW) +
-           ") does not fit the padded input (" + std::to_string(p.h) + "x" +
-           std::to_string(p.w) + ", padding " + std::to_string(p.padH) + "x" +
-           std::to_string(p.padW) + ")";
+           ") does not fit the padded input (" + std::to_string(p.h) + "x" + std::to_string(p.w) +
+           ", padding " + std::to_string(p.padH) + "x" + std::to_string(p.padW) + ")";
   // TMA's im2col window: the padding, the window's far side and the taps'
   // offsets within it are small signed numbers.
   if (p.padH > kMaxWindowOffset || p.padW > kMaxWindowOffset ||
@@ -105,7 +103,8 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
       std::abs(upperCorner(p.w, outW, p.strideW, p.padW)) > kMaxWindowOffset ||
       (p.r - 1) * p.dilationH > kMaxWindowOffset || (p.s - 1) * p.dilationW > kMaxWindowOffset)
     return "conv2d's TMA im2col copies take padding, the filter's dilated extent and the "
-           "window's far side of at most " + std::to_string(kMaxWindowOffset) + " positions";
+           "window's far side of at most " +
+           std::to_string(kMaxWindowOffset) + " positions";
   GemmProblem g = conv2dGemmProblem(p);
   if (!layout::withinExtent({g.m, g.n}))
     return "y is over the 2^40 elements a spio tensor spans";

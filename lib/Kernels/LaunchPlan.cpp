@@ -86,8 +86,8 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
   kernel.parameters[at.x] = operand(X);
   kernel.parameters[at.w] = operand(W);
   kernel.parameters[at.y] = operand(Y);
-  for (auto [position, index] : {std::pair{at.c, int(C)}, std::pair{at.bias, int(Bias)},
-                                 std::pair{at.scale, int(Scale)}})
+  for (auto [position, index] :
+       {std::pair{at.c, int(C)}, std::pair{at.bias, int(Bias)}, std::pair{at.scale, int(Scale)}})
     if (position >= 0)
       kernel.parameters[position] = operand(index);
   PlanParameter inputMap{Kind::Im2colMap, X, {}};

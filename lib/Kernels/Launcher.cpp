@@ -94,9 +94,8 @@ Status Launcher::run(const LaunchBindings &bindings, void *stream, size_t first,
         auto &[encodedFor, map] = ready[k].maps[i];
         if (encodedFor != address) {
           Result<runtime::TensorMap> encoded =
-              parameter.kind == Kind::Im2colMap
-                  ? cuda->encodeIm2colMap(parameter.im2col, address)
-                  : cuda->encodeTensorMap(parameter.map, address);
+              parameter.kind == Kind::Im2colMap ? cuda->encodeIm2colMap(parameter.im2col, address)
+                                                : cuda->encodeTensorMap(parameter.map, address);
           if (!encoded)
             return Error{"encoding the tensor map of " +
                          (inWorkspace ? std::string("the workspace")

@@ -335,11 +335,10 @@ Result<TensorMap> Cuda::encodeTensorMap(const TensorMapShape &shape, DevicePtr b
 }
 
 Result<TensorMap> Cuda::encodeIm2colMap(const Im2colMapShape &shape, DevicePtr base) const {
-  std::string what = std::to_string(shape.images) + " x " + std::to_string(shape.height) +
-                     " x " + std::to_string(shape.width) + " x " +
-                     std::to_string(shape.channels) + " NHWC tensor at " +
-                     std::to_string(base) + " (" + std::to_string(shape.pixels) +
-                     " positions a copy)";
+  std::string what = std::to_string(shape.images) + " x " + std::to_string(shape.height) + " x " +
+                     std::to_string(shape.width) + " x " + std::to_string(shape.channels) +
+                     " NHWC tensor at " + std::to_string(base) + " (" +
+                     std::to_string(shape.pixels) + " positions a copy)";
   if (!api->cuTensorMapEncodeIm2col)
     return Error{"the CUDA driver lacks cuTensorMapEncodeIm2col (TMA needs CUDA 12 or later)"};
   ContextScope scope(api, context);
@@ -347,15 +346,17 @@ Result<TensorMap> Cuda::encodeIm2colMap(const Im2colMapShape &shape, DevicePtr b
     return scope.status.error();
   if (base % 16 != 0 || (shape.channels * kElementBytes) % 16 != 0)
     return Error{"an im2col tensor map needs a 16-byte aligned address and a multiple of 8 "
-                 "channels: " + what};
+                 "channels: " +
+                 what};
   // A 4-D map's corners lie in [-128, 127] (cuTensorMapEncodeIm2col).
   auto corner = [](int32_t value) { return value >= -128 && value <= 127; };
   if (shape.images == 0 || shape.height == 0 || shape.width == 0 || shape.channels == 0 ||
-      shape.pixels == 0 || shape.pixels > 256 || !corner(shape.lowerH) ||
-      !corner(shape.lowerW) || !corner(shape.upperH) || !corner(shape.upperW) ||
-      shape.strideH < 1 || shape.strideH > 8 || shape.strideW < 1 || shape.strideW > 8)
+      shape.pixels == 0 || shape.pixels > 256 || !corner(shape.lowerH) || !corner(shape.lowerW) ||
+      !corner(shape.upperH) || !corner(shape.upperW) || shape.strideH < 1 || shape.strideH > 8 ||
+      shape.strideW < 1 || shape.strideW > 8)
     return Error{"an im2col tensor map copies 1 to 256 positions, its window's corners in "
-                 "[-128, 127] and strides 1 to 8: " + what};
+                 "[-128, 127] and strides 1 to 8: " +
+                 what};
   TensorMap map;
   uint64_t dims[4] = {shape.channels, shape.width, shape.height, shape.images};
   uint64_t strides[3] = {shape.channels * kElementBytes,

@@ -512,9 +512,9 @@ void reportBench(Cuda &gpu, const std::function<Status()> &launch, double flops)
   text() << llvm::format("bench: median %.4f ms over %d runs (%s timing; min %.4f, max %.4f): "
                          "%.1f TFLOP/s\n",
                          median, int(bench), timingName(), times.front(), times.back(), tflops);
-  report()["bench"] = llvm::json::Object{{"median_ms", median}, {"min_ms", times.front()},
-                                         {"max_ms", times.back()}, {"runs", int(bench)},
-                                         {"timing", timingName()}, {"tflops", tflops}};
+  report()["bench"] =
+      llvm::json::Object{{"median_ms", median}, {"min_ms", times.front()}, {"max_ms", times.back()},
+                         {"runs", int(bench)},  {"timing", timingName()},  {"tflops", tflops}};
 }
 
 /// --autotune: each candidate's median milliseconds a launch, over rounds
@@ -1039,25 +1039,32 @@ int runConv2d() {
       "dilation %lld -> P=%lld Q=%lld %s->%s, wgmma tile %lldx%lldx%lld warps %lldx%lld "
       "stages %lld%s%s: %s in %.2f ms (%zu bytes PTX)\n",
       (long long)problem.n, (long long)problem.h, (long long)problem.w, (long long)problem.c,
-      (long long)problem.k, (long long)problem.r, (long long)problem.s,
-      (long long)problem.strideH, (long long)problem.padH, (long long)problem.padW,
-      (long long)problem.dilationH, (long long)outH, (long long)outW, dtypeName(problem.input),
-      dtypeName(problem.output), (long long)config.blockM, (long long)config.blockN,
-      (long long)config.blockK, (long long)config.warpsM, (long long)config.warpsN,
-      (long long)config.stages, config.pingpong ? " ping-pong" : "",
+      (long long)problem.k, (long long)problem.r, (long long)problem.s, (long long)problem.strideH,
+      (long long)problem.padH, (long long)problem.padW, (long long)problem.dilationH,
+      (long long)outH, (long long)outW, dtypeName(problem.input), dtypeName(problem.output),
+      (long long)config.blockM, (long long)config.blockN, (long long)config.blockK,
+      (long long)config.warpsM, (long long)config.warpsN, (long long)config.stages,
+      config.pingpong ? " ping-pong" : "",
       config.splitK > 1 ? (" split-K " + std::to_string(config.splitK)).c_str() : "",
       mlir::spio::describe(built->outcome), built->ms, built->module.ptx.size());
   report()["workload"] = "conv2d";
-  report()["problem"] = llvm::json::Object{
-      {"n", problem.n},       {"h", problem.h},       {"w", problem.w},
-      {"c", problem.c},       {"k", problem.k},       {"r", problem.r},
-      {"s", problem.s},       {"stride", problem.strideH}, {"pad_h", problem.padH},
-      {"pad_w", problem.padW}, {"dilation", problem.dilationH},
-      {"dtype", dtypeName(problem.input)}, {"out_dtype", dtypeName(problem.output)}};
-  report()["config"] = llvm::json::Object{
-      {"block", llvm::json::Array{config.blockM, config.blockN, config.blockK}},
-      {"warps", llvm::json::Array{config.warpsM, config.warpsN}},
-      {"stages", config.stages}};
+  report()["problem"] = llvm::json::Object{{"n", problem.n},
+                                           {"h", problem.h},
+                                           {"w", problem.w},
+                                           {"c", problem.c},
+                                           {"k", problem.k},
+                                           {"r", problem.r},
+                                           {"s", problem.s},
+                                           {"stride", problem.strideH},
+                                           {"pad_h", problem.padH},
+                                           {"pad_w", problem.padW},
+                                           {"dilation", problem.dilationH},
+                                           {"dtype", dtypeName(problem.input)},
+                                           {"out_dtype", dtypeName(problem.output)}};
+  report()["config"] =
+      llvm::json::Object{{"block", llvm::json::Array{config.blockM, config.blockN, config.blockK}},
+                         {"warps", llvm::json::Array{config.warpsM, config.warpsN}},
+                         {"stages", config.stages}};
   if (!cuda) {
     text() << "No GPU found (" << cuda.error().message
            << "): compiled to PTX only; nothing was run.\n";
@@ -1070,9 +1077,9 @@ int runConv2d() {
   std::map<std::string, CompiledResources> resources;
   for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
     resources[kernel.name] = {kernel.sharedBytes, kernel.blockSize};
-  Launcher launcher = orFail(
-      Launcher::create(conv2dLaunchPlan(problem, config), gpu, module, resources, {}),
-      "looking up the kernel");
+  Launcher launcher =
+      orFail(Launcher::create(conv2dLaunchPlan(problem, config), gpu, module, resources, {}),
+             "looking up the kernel");
   auto [regs, local] = orFail(launcher.kernel(0).resources(), "reading kernel resources");
   text() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
          << gpu.device().computeMinor << ", " << gpu.device().multiprocessors
@@ -1100,12 +1107,12 @@ int runConv2d() {
   DeviceBuffer dX = upload(x, "uploading x"), dW = upload(wt, "uploading w");
   DeviceBuffer dC = upload(residual, "uploading C"), dBias = upload(bias, "uploading the bias");
   DeviceBuffer dScale = upload(scale, "uploading the scale");
-  DeviceBuffer dY = orFail(gpu.allocate(n * p * q * k * dtypeBytes(problem.output)),
-                           "allocating y");
-  LaunchBindings bindings{{dX.pointer(), dW.pointer(), dY.pointer(), dC.pointer(),
-                           dBias.pointer(), dScale.pointer()},
-                          0,
-                          {}};
+  DeviceBuffer dY =
+      orFail(gpu.allocate(n * p * q * k * dtypeBytes(problem.output)), "allocating y");
+  LaunchBindings bindings{
+      {dX.pointer(), dW.pointer(), dY.pointer(), dC.pointer(), dBias.pointer(), dScale.pointer()},
+      0,
+      {}};
   auto launch = [&]() { return launcher.run(bindings); };
 
   if (check) {
@@ -1681,20 +1688,43 @@ int main(int argc, char **argv) {
     rejectOptions("--workload gemm", convOnly);
     rejectOptions("--workload gemm", {&convK, &convDilation});
   } else if (workload == "conv2d") {
-    rejectOptions("--workload conv2d",
-                  {&sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha, &beta, &swapAB,
-                   &precision, &groupCount, &gemmWgmma, &batchCount, &broadcast,
-                   &batchInvariant, &biasAlong, &scaleAlong, &convBias, &convRowsP, &convPass,
-                   &convChunks, &convDependentLaunch, &convAutotune, &wgradClusterReduce,
-                   &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts,
-                   &wgradReduceLaneElements, &wgradRowRing, &wgradStagesOption,
-                   &convMultiprocessors, &convL2Bytes});
+    rejectOptions("--workload conv2d", {&sizeM,
+                                        &sizeN,
+                                        &sizeK,
+                                        &aLayout,
+                                        &bLayout,
+                                        &alpha,
+                                        &beta,
+                                        &swapAB,
+                                        &precision,
+                                        &groupCount,
+                                        &gemmWgmma,
+                                        &batchCount,
+                                        &broadcast,
+                                        &batchInvariant,
+                                        &biasAlong,
+                                        &scaleAlong,
+                                        &convBias,
+                                        &convRowsP,
+                                        &convPass,
+                                        &convChunks,
+                                        &convDependentLaunch,
+                                        &convAutotune,
+                                        &wgradClusterReduce,
+                                        &wgradDiscardPartials,
+                                        &wgradEarlyLaunch,
+                                        &wgradParts,
+                                        &wgradReduceLaneElements,
+                                        &wgradRowRing,
+                                        &wgradStagesOption,
+                                        &convMultiprocessors,
+                                        &convL2Bytes});
   } else {
     fail("unknown workload '" + workload + "'; expected gemm, conv2d or conv2d-gw8");
   }
   if (jsonReport && (emitSpio || emitPTX))
     fail("--json reports a run; --emit-spio and --emit-ptx print the kernel instead");
-  int status = !inputFile.empty()        ? runFile()
+  int status = !inputFile.empty()         ? runFile()
                : workload == "conv2d-gw8" ? runConv()
                : workload == "conv2d"     ? runConv2d()
                                           : runGemm();

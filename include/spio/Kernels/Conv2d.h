@@ -60,8 +60,7 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, int64_t numSMs);
 
 /// x's im2col tensor map: a copy is a tile's output positions by one
 /// tap's 64 channels.
-runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem,
-                                            const GemmConfig &config);
+runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const GemmConfig &config);
 /// w's tensor map: K rows of R * S * C, boxes of the block's share of the
 /// tile's output channels by 64.
 runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &problem,

@@ -1077,9 +1077,9 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
                               narrow(load.getRow(), 32), narrow(load.getImage(), 32)};
     SmallVector<Value> offsets{narrow(load.getColOffset(), 16), narrow(load.getRowOffset(), 16)};
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        builder, loc, tile, map, coords,
-        barrierPointer(loc, load.getBarriers(), load.getIndex()), offsets, Value(), Value(),
-        NVVM::TMALoadMode::IM2COL, false, NVVM::CTAGroupKindAttr(), Value());
+        builder, loc, tile, map, coords, barrierPointer(loc, load.getBarriers(), load.getIndex()),
+        offsets, Value(), Value(), NVVM::TMALoadMode::IM2COL, false, NVVM::CTAGroupKindAttr(),
+        Value());
     op->erase();
     return success();
   }
@@ -1151,8 +1151,8 @@ LogicalResult TensorResolver::run() {
   func.getFunctionBody().walk([&](Operation *op) {
     if (isa<LoadOp, LoadRemoteOp, StoreOp, DiscardOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
             StoreFragmentOp, AsyncCommitOp, AsyncWaitOp, BarrierInitOp, BarrierArriveOp,
-            BarrierWaitOp, AsyncArriveOp, WgmmaOp, TmaLoadOp, TmaLoadIm2colOp,
-            BarrierExpectTxOp>(op))
+            BarrierWaitOp, AsyncArriveOp, WgmmaOp, TmaLoadOp, TmaLoadIm2colOp, BarrierExpectTxOp>(
+            op))
       accesses.push_back(op);
   });
   for (Operation *op : accesses)
@@ -1192,9 +1192,8 @@ public:
     addConversion([](TensorMapType type) -> Type {
       return LLVM::LLVMPointerType::get(type.getContext());
     });
-    addConversion([](Im2colMapType type) -> Type {
-      return LLVM::LLVMPointerType::get(type.getContext());
-    });
+    addConversion(
+        [](Im2colMapType type) -> Type { return LLVM::LLVMPointerType::get(type.getContext()); });
     addConversion([](SpioTensorType type) -> std::optional<Type> {
       if (type.getMemorySpace() == MemorySpace::Global)
         return globalBytesType(type);

@@ -285,9 +285,8 @@ struct GemmValues {
 };
 
 GemmValues gemmValues(GemmOp op) {
-  return {op,           op.getA(),      op.getB(),    op.getC(),
-          op.getD(),    op.getAlpha(),  op.getBeta(), op.getBias(),
-          op.getScale(), op.getGroups(), op.getAMap(), op.getBMap()};
+  return {op,           op.getA(),    op.getB(),     op.getC(),      op.getD(),    op.getAlpha(),
+          op.getBeta(), op.getBias(), op.getScale(), op.getGroups(), op.getAMap(), op.getBMap()};
 }
 
 /// Builds one block's kernel code.
@@ -335,9 +334,9 @@ private:
   void epilogue(const GemmValues &op, Coord bi, Coord bj, ArrayRef<Coord> warp,
                 function_ref<Fragment(int64_t, int64_t)> accumulated, int64_t mTiles,
                 int64_t nTiles);
-  void warpgroupEpilogue(const GemmValues &op, Coord bi, Coord bj, ArrayRef<Coord> warp, StringRef rowDim,
-                         function_ref<Fragment(int64_t)> accumulated, int64_t nBegin,
-                         int64_t nEnd);
+  void warpgroupEpilogue(const GemmValues &op, Coord bi, Coord bj, ArrayRef<Coord> warp,
+                         StringRef rowDim, function_ref<Fragment(int64_t)> accumulated,
+                         int64_t nBegin, int64_t nEnd);
   /// A warp's tile of D (and C) at `at`, the bounds of fragments whose rows
   /// run along `rows`, and alpha and beta a lane: built once an epilogue.
   struct TileStore {
@@ -357,8 +356,8 @@ private:
                     function_ref<void(Fragment, size_t)> store = {});
   /// A warp's fragments `nBegin` + `fragments` through its staging tile:
   /// 8 fragments at a time stored there, then copied out as 16-byte rows.
-  void storeStaged(const GemmValues &op, const TileStore &tile, ArrayRef<Coord> at, StringRef rowDim,
-                   StringRef colDim, ArrayRef<Placed> fragments, int64_t nBegin);
+  void storeStaged(const GemmValues &op, const TileStore &tile, ArrayRef<Coord> at,
+                   StringRef rowDim, StringRef colDim, ArrayRef<Placed> fragments, int64_t nBegin);
 
   FragmentType fragment(FragmentOperand operand, StringRef rows, StringRef cols, Type element) {
     return b.fragmentType(operand, MmaShape::M16N8K16, element, rows, cols);
@@ -443,10 +442,10 @@ Coord GemmTile::convLoadInput(const GemmValues &op, Coord bi, Value kIndex, Tens
   Value first = b.toIndex(b.unfold(bi, 1));
   Value image = b.divui(first, b.index(outH * outW));
   Value inImage = b.remui(first, b.index(outH * outW));
-  Value row = b.subi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)),
-                     b.index(conv.padH));
-  Value col = b.subi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)),
-                     b.index(conv.padW));
+  Value row =
+      b.subi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)), b.index(conv.padH));
+  Value col =
+      b.subi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)), b.index(conv.padW));
   b.tmaLoadIm2col(cast<Im2colMap>(op.aMap), image, row, col, channel,
                   b.muli(r, b.index(conv.dilationH)), b.muli(s, b.index(conv.dilationW)), tiles,
                   {stage}, full, slot);
@@ -471,8 +470,9 @@ std::pair<Value, Value> GemmTile::tilePlace(Value linear, int64_t tilesM, int64_
   return {b.divui(linear, b.index(tilesN)), b.remui(linear, b.index(tilesN))};
 }
 
-void GemmTile::forEachGroupTile(const GemmValues &op, function_ref<void(Coord, Coord, Value, Value)> body,
-                                Value first, Value stride, Value start, Value step) {
+void GemmTile::forEachGroupTile(const GemmValues &op,
+                                function_ref<void(Coord, Coord, Value, Value)> body, Value first,
+                                Value stride, Value start, Value step) {
   auto ends = cast<Tensor>(op.groups);
   Type indexType = b.getOpBuilder().getIndexType();
   Value tilesN = b.index(ceilDiv(p.n, c.blockN));
@@ -537,8 +537,8 @@ std::pair<Coord, Coord> GemmTile::blockCoords() {
           b.fromIndex(col, b.coordType(p.colDim, c.blockN))};
 }
 
-GemmTile::TileStore GemmTile::tileStore(const GemmValues &op, ArrayRef<Coord> warpAt, StringRef rows,
-                                        StringRef cols) {
+GemmTile::TileStore GemmTile::tileStore(const GemmValues &op, ArrayRef<Coord> warpAt,
+                                        StringRef rows, StringRef cols) {
   auto extent = [&](StringRef dim) { return dim == p.rowDim ? p.m : p.n; };
   VectorType lane = VectorType::get({4}, Float32Type::get(b.getContext()));
   SmallVector<Coord> at = withBatch(warpAt);
@@ -546,14 +546,18 @@ GemmTile::TileStore GemmTile::tileStore(const GemmValues &op, ArrayRef<Coord> wa
   auto bound = [&](StringRef dim) {
     return groupEnd && dim == p.rowDim ? groupEnd : b.constant(extent(dim), b.coordType(dim));
   };
-  TileStore tile{b.subscript(cast<Tensor>(op.d), at), Tensor(), Tensor(), Tensor(),
-                 b.broadcast(op.alpha, lane), Value(), Bounds{bound(rows), bound(cols)}};
+  TileStore tile{b.subscript(cast<Tensor>(op.d), at),
+                 Tensor(),
+                 Tensor(),
+                 Tensor(),
+                 b.broadcast(op.alpha, lane),
+                 Value(),
+                 Bounds{bound(rows), bound(cols)}};
   if (p.readsC) {
     tile.c = b.subscript(cast<Tensor>(op.c), at);
     tile.beta = b.broadcast(op.beta, lane);
   }
-  for (auto [vector, view] : {std::pair{op.bias, &tile.bias},
-                              std::pair{op.scale, &tile.scale}})
+  for (auto [vector, view] : {std::pair{op.bias, &tile.bias}, std::pair{op.scale, &tile.scale}})
     if (vector) {
       auto tensor = cast<Tensor>(vector);
       *view = b.subscript(b.view(tensor, broadcastType(b.getContext(), p, tensor.getType())), at);
@@ -884,8 +888,8 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
     kCount = b.subi(bound(b.addi(rank, b.index(1))), kFirst);
   }
   Value stageCount = b.index(stages);
-  int64_t stageBytes = boxA.getCosize() * boxA.getElementBytes() +
-                       cluster * mapB.getType().getBoxBytes();
+  int64_t stageBytes =
+      boxA.getCosize() * boxA.getElementBytes() + cluster * mapB.getType().getBoxBytes();
   Value warpgroup = b.divui(thread, b.index(128));
   // Two compute warpgroups with accumulators of 128 columns or more would
   // be held to the register file's share of each thread (168 of 384): the
@@ -1283,8 +1287,7 @@ TensorMapType mlir::spio::gemmTensorMapType(MLIRContext *context, const GemmProb
 }
 
 /// The epilogue's steps as the workload op's attribute (null: none).
-static EpilogueAttr epilogueAttr(MLIRContext *context,
-                                 ArrayRef<kernels::EpilogueStep> steps) {
+static EpilogueAttr epilogueAttr(MLIRContext *context, ArrayRef<kernels::EpilogueStep> steps) {
   if (steps.empty())
     return {};
   SmallVector<EpilogueStep> converted;
@@ -1339,8 +1342,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
 }
 
 /// A workload module, built in a context of its own, as text.
-static std::string printedWorkload(
-    function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> buildWorkload) {
+static std::string
+printedWorkload(function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> buildWorkload) {
   MLIRContext context(MLIRContext::Threading::DISABLED);
   context.loadDialect<SpioDialect, gpu::GPUDialect, arith::ArithDialect, scf::SCFDialect,
                       vector::VectorDialect>();
@@ -1364,8 +1367,7 @@ namespace {
 
 /// The problem's operand types: x [n, h, w, c/8], w [k, r, s, c/8] (16-byte
 /// vectors), y [n, p, q, k]; 'x' the bias, 's' the scale ([k]).
-SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem &p,
-                                 char operand) {
+SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem &p, char operand) {
   Type input = typeOf(b.getContext(), p.input);
   switch (operand) {
   case 'x':
@@ -1375,11 +1377,9 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
     return b.tensorType({{"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 8, p.c / 8}},
                         b.vector8(input), MemorySpace::Global);
   case 'b':
-    return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.biasType),
-                        MemorySpace::Global);
+    return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.biasType), MemorySpace::Global);
   case 's':
-    return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.scaleType),
-                        MemorySpace::Global);
+    return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.scaleType), MemorySpace::Global);
   default:
     return b.tensorType({{"n", 1, p.n},
                          {"p", 1, kernels::conv2dOutputHeight(p)},
@@ -1449,16 +1449,15 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
     if (!tensor)
       return Value();
     auto type = cast<SpioTensorType>(tensor.getType());
-    return b.view(cast<Tensor>(tensor),
-                  b.tensorType({{g.rowDim, 1, g.m}, {g.colDim, 1, g.n}}, type.getElementType(),
-                               MemorySpace::Global));
+    return b.view(cast<Tensor>(tensor), b.tensorType({{g.rowDim, 1, g.m}, {g.colDim, 1, g.n}},
+                                                     type.getElementType(), MemorySpace::Global));
   };
   auto asVector = [&](Value tensor) -> Value {
     if (!tensor)
       return Value();
     auto type = cast<SpioTensorType>(tensor.getType());
-    return b.view(cast<Tensor>(tensor), b.tensorType({{g.colDim, 1, g.n}},
-                                                     type.getElementType(), MemorySpace::Global));
+    return b.view(cast<Tensor>(tensor),
+                  b.tensorType({{g.colDim, 1, g.n}}, type.getElementType(), MemorySpace::Global));
   };
   Value one = b.f32(1.0);
   GemmValues values{op,
@@ -1500,8 +1499,7 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
     params.push_back(conv2dOperandType(b, p, 's'));
   auto [xMap, wMap] = conv2dMapTypes(b, p, c, x);
   params.append({xMap, wMap});
-  auto kernel =
-      gpu::GPUFuncOp::create(builder, loc, "conv2d", builder.getFunctionType(params, {}));
+  auto kernel = gpu::GPUFuncOp::create(builder, loc, "conv2d", builder.getFunctionType(params, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   builder.setInsertionPointToStart(&kernel.getBody().front());
   ValueRange args = kernel.getArguments();

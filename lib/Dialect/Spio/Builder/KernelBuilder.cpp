@@ -279,8 +279,8 @@ void KernelBuilder::tmaLoad(TensorMap map, ArrayRef<Coord> coords, Tensor dst,
                     multicast ? builder.getI64IntegerAttr(multicast) : IntegerAttr());
 }
 
-void KernelBuilder::tmaLoadIm2col(Im2colMap map, Value image, Value row, Value col,
-                                  Value channel, Value rowOffset, Value colOffset, Tensor dst,
+void KernelBuilder::tmaLoadIm2col(Im2colMap map, Value image, Value row, Value col, Value channel,
+                                  Value rowOffset, Value colOffset, Tensor dst,
                                   ArrayRef<Coord> dstCoords, Barriers barriers, Value index,
                                   Here here) {
   create<TmaLoadIm2colOp>(here, map, image, row, col, channel, rowOffset, colOffset, dst,

@@ -765,8 +765,8 @@ static LogicalResult verifyEpilogueVector(Operation *op, Value vector, StringRef
   bool used = llvm::is_contained(steps, step);
   if (bool(vector) != used)
     return op->emitOpError() << (used ? "has a '" + name + "' epilogue step but no " + name
-                                     : "takes a " + name + " only with a '" + name +
-                                           "' epilogue step");
+                                      : "takes a " + name + " only with a '" + name +
+                                            "' epilogue step");
   if (!vector)
     return success();
   auto type = cast<SpioTensorType>(vector.getType());
@@ -775,19 +775,18 @@ static LogicalResult verifyEpilogueVector(Operation *op, Value vector, StringRef
   if (type.getMemorySpace() != MemorySpace::Global || dims.size() != 1 ||
       dims[0].fold != 1 || dims[0].stride != 1 ||
       !(element.isF16() || element.isBF16() || element.isF32()))
-    return op->emitOpError() << name
-                             << " must be a global vector of f16, bf16 or f32 scalars, got "
-                            << type;
+    return op->emitOpError() << name << " must be a global vector of f16, bf16 or f32 scalars, got "
+                             << type;
   for (const TensorDim &dim : d)
     if (dims[0].dim == dim.dim) {
       if (dims[0].size != dim.size)
         return op->emitOpError() << name << " has " << dims[0].size << " elements along '"
-                                << dim.dim.getValue() << "', D " << dim.size;
+                                 << dim.dim.getValue() << "', D " << dim.size;
       return success();
     }
   return op->emitOpError() << name << " must run along D's rows ('" << d[0].dim.getValue()
-                          << "') or columns ('" << d[1].dim.getValue() << "'), got '"
-                          << dims[0].dim.getValue() << "'";
+                           << "') or columns ('" << d[1].dim.getValue() << "'), got '"
+                           << dims[0].dim.getValue() << "'";
 }
 
 LogicalResult GemmOp::verify() {
@@ -976,10 +975,9 @@ LogicalResult Conv2dOp::verify() {
                          << getResidual().getType();
   // The bias and scale run along the output channels, y's last entry.
   ArrayRef<TensorDim> channels = yd.take_back();
-  if (failed(verifyEpilogueVector(*this, getBias(), "bias", EpilogueStep::Bias, steps,
-                                  channels)) ||
-      failed(verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps,
-                                  channels)))
+  if (failed(verifyEpilogueVector(*this, getBias(), "bias", EpilogueStep::Bias, steps, channels)) ||
+      failed(
+          verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps, channels)))
     return failure();
   GemmConfigAttr config = getConfig();
   if (!config.getWgmma() || config.getSwap())
@@ -1001,8 +999,8 @@ LogicalResult Conv2dOp::verify() {
       wMap.getBox().getDims()[1].dim != xMap.getBox().getDims()[1].dim)
     return emitOpError() << "w's tensor map must read w as a " << wd[0].size << " x "
                          << wd[1].size * wd[2].size * wd[3].size * 8 << " matrix in boxes of "
-                         << columns
-                         << " rows, reducing along the im2col box's dimension, got " << wMap;
+                         << columns << " rows, reducing along the im2col box's dimension, got "
+                         << wMap;
   return success();
 }
 

@@ -403,8 +403,7 @@ bool mlir::spio::isSwizzle128B(SwizzleAttrInterface swizzle) {
 /// What every TMA descriptor type joins: a global tensor and a shared box
 /// of the same 16-byte vectors of f16 or bf16. `what` names the type.
 static LogicalResult verifyGlobalAndBox(function_ref<InFlightDiagnostic()> emitError,
-                                        StringRef what, SpioTensorType global,
-                                        SpioTensorType box) {
+                                        StringRef what, SpioTensorType global, SpioTensorType box) {
   if (global.getMemorySpace() != MemorySpace::Global || box.getMemorySpace() != MemorySpace::Shared)
     return emitError() << what << " joins a global tensor and a shared box, got "
                        << stringifyMemorySpace(global.getMemorySpace()) << " and "

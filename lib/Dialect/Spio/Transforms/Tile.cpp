@@ -2,8 +2,8 @@
 //
 // Each kernel family builds its tiled code for a problem and a config in
 // place of the workload op: the GEMM family (and the dense conv2d, its
-// implicit GEMM) on the typed kernel builder (spio/Kernels/IR); conv2d-gw8 still writes spio-dialect text, which this
-// pass parses and clones in place of the op.
+// implicit GEMM) on the typed kernel builder (spio/Kernels/IR); conv2d-gw8 still writes
+// spio-dialect text, which this pass parses and clones in place of the op.
 //
 //===----------------------------------------------------------------------===//
 
