@@ -106,6 +106,34 @@ static bool compileUnguarded(const std::string &source, const CompileOptions &op
       workloads[kernel.getName()] = w;
   });
 
+  // Workload kernels: a spio.conv2d on the kernel's own parameters.
+  llvm::StringMap<Conv2dWorkload> convolutions;
+  module->walk([&](Conv2dOp conv) {
+    auto kernel = conv->getParentOfType<gpu::GPUFuncOp>();
+    if (!kernel || conv->getParentOp() != kernel)
+      return;
+    auto param = [&](Value v) {
+      auto arg = dyn_cast_if_present<BlockArgument>(v);
+      return arg && arg.getOwner() == &kernel.getBody().front() ? int(arg.getArgNumber()) : -1;
+    };
+    Conv2dWorkload w{conv2dProblem(conv), gemmConfig(conv.getConfig()), {}};
+    ::spio::kernels::Conv2dParameters &at = w.params;
+    at.x = param(conv.getX());
+    at.w = param(conv.getW());
+    at.y = param(conv.getY());
+    at.c = param(conv.getResidual());
+    at.bias = param(conv.getBias());
+    at.scale = param(conv.getScale());
+    at.xMap = param(conv.getXMap());
+    at.wMap = param(conv.getWMap());
+    at.count = int(kernel.getNumArguments());
+    auto given = [&](Value v, int position) { return !v || position >= 0; };
+    if (at.x >= 0 && at.w >= 0 && at.y >= 0 && at.xMap >= 0 && at.wMap >= 0 &&
+        given(conv.getResidual(), at.c) && given(conv.getBias(), at.bias) &&
+        given(conv.getScale(), at.scale))
+      convolutions[kernel.getName()] = w;
+  });
+
   auto configure = [&](PassManager &pm) {
     if (options.printIRAfterAll) {
       context.disableMultithreading();
@@ -154,6 +182,8 @@ static bool compileUnguarded(const std::string &source, const CompileOptions &op
       kernel.blockSize = int64_t((*block)[0]) * (*block)[1] * (*block)[2];
     if (auto it = workloads.find(func.getName()); it != workloads.end())
       kernel.gemm = it->second;
+    if (auto it = convolutions.find(func.getName()); it != convolutions.end())
+      kernel.conv2d = it->second;
     result.kernels.push_back(kernel);
   });
   if (!fits)

@@ -71,6 +71,11 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
 }
 
 LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config) {
+  return conv2dLaunchPlan(problem, config, conv2dParameters(problem), "conv2d");
+}
+
+LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config,
+                            const Conv2dParameters &at, const std::string &name) {
   enum { X, W, Y, C, Bias, Scale };
   GemmProblem gemm = conv2dGemmProblem(problem);
   LaunchPlan plan;
@@ -80,8 +85,7 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
                    {"C", !gemm.readsC},
                    {"bias", gemm.bias == Along::None},
                    {"scale", gemm.scale == Along::None}};
-  Conv2dParameters at = conv2dParameters(problem);
-  PlannedKernel kernel{"conv2d", conv2dLaunchShape(problem, config), false,
+  PlannedKernel kernel{name, conv2dLaunchShape(problem, config), false,
                        std::vector<PlanParameter>(at.count)};
   kernel.parameters[at.x] = operand(X);
   kernel.parameters[at.w] = operand(W);

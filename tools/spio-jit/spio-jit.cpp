@@ -842,6 +842,10 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   return 0;
 }
 
+/// Runs the compiled conv2d kernel `name` of `workload` (below).
+int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
+                    const std::string &name, const mlir::spio::Conv2dWorkload &workload);
+
 int runFile() {
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!buffer)
@@ -874,8 +878,9 @@ int runFile() {
     text() << "  " << k.name << ": " << regs << " registers, " << local
                  << " bytes local memory, " << k.sharedBytes << " bytes shared memory\n";
   }
-  // GEMM workloads run like --workload gemm, with the file's own shapes.
-  for (const mlir::spio::CompiledKernel &k : compiled.kernels)
+  // GEMM and conv2d workloads run like --workload gemm and conv2d, with the
+  // file's own shapes.
+  for (const mlir::spio::CompiledKernel &k : compiled.kernels) {
     if (k.gemm && (check || bench > 0)) {
       text() << "running " << k.name << " (a spio.gemm of " << k.gemm->problem.m << "x"
                    << k.gemm->problem.n << "x" << k.gemm->problem.k << ")\n";
@@ -883,6 +888,14 @@ int runFile() {
                                      *k.gemm))
         return status;
     }
+    if (k.conv2d && (check || bench > 0)) {
+      const Conv2dProblem &p = k.conv2d->problem;
+      text() << "running " << k.name << " (a spio.conv2d of " << p.n << "x" << p.h << "x" << p.w
+             << "x" << p.c << " by " << p.k << "x" << p.r << "x" << p.s << ")\n";
+      if (int status = runConv2dKernel(**cuda, compiled, k.name, *k.conv2d))
+        return status;
+    }
+  }
   return 0;
 }
 
@@ -1071,22 +1084,35 @@ int runConv2d() {
     report()["no_gpu"] = cuda.error().message;
     return 0;
   }
-  Cuda &gpu = **cuda;
-  const mlir::spio::CompiledModule &compiled = built->module;
+  return runConv2dKernel(**cuda, built->module, "conv2d",
+                         {problem, config, conv2dParameters(problem)});
+}
+
+/// Runs the compiled conv2d kernel `name` of `workload` on fresh random
+/// inputs: --check against a float64 reference, --bench.
+int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
+                    const std::string &name, const mlir::spio::Conv2dWorkload &workload) {
+  const Conv2dProblem &problem = workload.problem;
   Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
   std::map<std::string, CompiledResources> resources;
-  for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
+  int64_t sharedBytes = 0;
+  for (const mlir::spio::CompiledKernel &kernel : compiled.kernels) {
     resources[kernel.name] = {kernel.sharedBytes, kernel.blockSize};
-  Launcher launcher =
-      orFail(Launcher::create(conv2dLaunchPlan(problem, config), gpu, module, resources, {}),
-             "looking up the kernel");
+    if (kernel.name == name)
+      sharedBytes = kernel.sharedBytes;
+  }
+  Launcher launcher = orFail(
+      Launcher::create(conv2dLaunchPlan(problem, workload.config, workload.params, name), gpu,
+                       module, resources, {}),
+      "looking up the kernel");
   auto [regs, local] = orFail(launcher.kernel(0).resources(), "reading kernel resources");
   text() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
          << gpu.device().computeMinor << ", " << gpu.device().multiprocessors
          << " SMs); kernel: " << regs << " registers, " << local << " bytes spilled, "
-         << compiled.kernels.front().sharedBytes << " bytes shared\n";
-  reportDevice(gpu, regs, local, compiled.kernels.front().sharedBytes);
+         << sharedBytes << " bytes shared\n";
+  reportDevice(gpu, regs, local, sharedBytes);
 
+  int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   size_t n = problem.n, h = problem.h, w = problem.w, c = problem.c, k = problem.k;
   size_t r = problem.r, sz = problem.s, p = outH, q = outW;
   GemmProblem gemm = conv2dGemmProblem(problem);

@@ -3,6 +3,7 @@
 #ifndef SPIO_COMPILER_COMPILER_H
 #define SPIO_COMPILER_COMPILER_H
 
+#include "spio/Kernels/Conv2d.h"
 #include "spio/Kernels/Gemm.h"
 
 #include <cstdint>
@@ -29,6 +30,14 @@ struct GemmWorkload {
   ::spio::kernels::GemmParameters params;
 };
 
+/// A kernel whose body is one spio.conv2d on its parameters: what it
+/// computes and where each operand is among the parameters (-1: absent).
+struct Conv2dWorkload {
+  ::spio::kernels::Conv2dProblem problem;
+  ::spio::kernels::GemmConfig config;
+  ::spio::kernels::Conv2dParameters params;
+};
+
 /// One kernel of a compiled module.
 struct CompiledKernel {
   std::string name;
@@ -36,8 +45,9 @@ struct CompiledKernel {
   int64_t sharedBytes = 0;
   /// `known_block_size`, or 0 when the kernel does not fix it.
   int64_t blockSize = 0;
-  /// Set for GEMM workload kernels (not kept by the PTX cache).
+  /// Set for GEMM and conv2d workload kernels (not kept by the PTX cache).
   std::optional<GemmWorkload> gemm;
+  std::optional<Conv2dWorkload> conv2d;
 };
 
 struct CompiledModule {

@@ -95,6 +95,10 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config);
 /// Requires checkConv2d to pass: operands x, w, y, C, bias, scale (the last
 /// three where the epilogue reads them); the kernel `conv2d`.
 LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config);
+/// The same for a kernel named `kernel` taking its parameters where `at`
+/// says (a workload written by hand: as its gpu.func does).
+LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config,
+                            const Conv2dParameters &at, const std::string &kernel);
 LaunchPlan conv2dGw8LaunchPlan(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
 } // namespace spio::kernels
