@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <vector>
 
 namespace kernels = ::spio::kernels;
 
@@ -72,6 +73,15 @@ std::string enumError(const char *what, int32_t value, int32_t last) {
   return std::string("unknown ") + what + " " + std::to_string(value);
 }
 
+/// The first `count` steps (the checks refuse a count outside 0-8 before
+/// this is used).
+std::vector<kernels::EpilogueStep> epilogueSteps(const int32_t *steps, int32_t count) {
+  std::vector<kernels::EpilogueStep> result;
+  for (int32_t i = 0; i < std::clamp(count, 0, SPIO_GEMM_MAX_EPILOGUE_STEPS); ++i)
+    result.push_back(kernels::EpilogueStep(steps[i]));
+  return result;
+}
+
 kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
   kernels::GemmProblem g;
   g.m = p.m;
@@ -82,9 +92,7 @@ kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
   g.a = p.a_col_major ? kernels::Layout::ColMajor : kernels::Layout::RowMajor;
   g.b = p.b_col_major ? kernels::Layout::ColMajor : kernels::Layout::RowMajor;
   g.readsC = p.reads_c != 0;
-  // spio_gemm_check refuses a step count outside 0-8 before this is used.
-  for (int32_t i = 0; i < std::clamp(p.epilogue_steps, 0, SPIO_GEMM_MAX_EPILOGUE_STEPS); ++i)
-    g.epilogue.push_back(kernels::EpilogueStep(p.epilogue[i]));
+  g.epilogue = epilogueSteps(p.epilogue, p.epilogue_steps);
   auto along = [](int32_t value) {
     return value == SPIO_ALONG_ROWS   ? kernels::Along::Rows
            : value == SPIO_ALONG_COLS ? kernels::Along::Cols
@@ -140,9 +148,7 @@ kernels::Conv2dProblem conv2dProblem(const spio_conv2d_problem &p) {
   g.dilationW = p.dilation_w;
   g.input = dtype(p.input_dtype);
   g.output = dtype(p.output_dtype);
-  // spio_conv2d_check refuses a step count outside 0-8 before this is used.
-  for (int32_t i = 0; i < std::clamp(p.epilogue_steps, 0, SPIO_GEMM_MAX_EPILOGUE_STEPS); ++i)
-    g.epilogue.push_back(kernels::EpilogueStep(p.epilogue[i]));
+  g.epilogue = epilogueSteps(p.epilogue, p.epilogue_steps);
   g.biasType = dtype(p.bias_dtype);
   g.scaleType = dtype(p.scale_dtype);
   return g;

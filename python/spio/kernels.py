@@ -536,6 +536,13 @@ _WGMMA_OPTIONS = {"persistent": 0, "cluster": 1, "swap": 0, "split_k": 1, "pingp
                   "promote": 0, "k_ranges": 1}
 
 
+def _epilogue_codes(epilogue):
+    """The C API's codes of an epilogue's steps."""
+    if len(epilogue) > len(EPILOGUE_STEPS):
+        raise SpioError(f"an epilogue has at most {len(EPILOGUE_STEPS)} steps, each once")
+    return [EPILOGUE_STEPS.index(step) for step in epilogue]
+
+
 def _gemm_config(tile, stages):
     """The C API's GEMM configuration of a tile (block M, N, K, warps M, N[,
     "wgmma", options...]) and its stages."""
@@ -614,10 +621,8 @@ class GemmFamily(KernelFamily):
 
     @staticmethod
     def _problem(args):
-        if len(args.epilogue) > len(EPILOGUE_STEPS):
-            raise SpioError(f"an epilogue has at most {len(EPILOGUE_STEPS)} steps, each once")
         scalars = ("f16", "bf16", "f32")
-        steps = [EPILOGUE_STEPS.index(step) for step in args.epilogue]
+        steps = _epilogue_codes(args.epilogue)
         return _capi.GemmProblem(args.m, args.n, args.k,
                                  _dtype_code(args.dtype, scalars),
                                  _dtype_code(args.output_dtype, scalars),
@@ -712,10 +717,8 @@ class Conv2dFamily(KernelFamily):
 
     @staticmethod
     def _problem(args):
-        if len(args.epilogue) > len(EPILOGUE_STEPS):
-            raise SpioError(f"an epilogue has at most {len(EPILOGUE_STEPS)} steps, each once")
         scalars = ("f16", "bf16", "f32")
-        steps = [EPILOGUE_STEPS.index(step) for step in args.epilogue]
+        steps = _epilogue_codes(args.epilogue)
         return _capi.Conv2dProblem(args.n, args.h, args.w, args.c, args.k, args.r, args.s,
                                    *args.stride, *args.padding, *args.dilation,
                                    _dtype_code(args.dtype, ("f16", "bf16")),
