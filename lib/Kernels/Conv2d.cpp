@@ -6,6 +6,7 @@
 #include "spio/Target/SharedMemory.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace spio::kernels {
 
@@ -90,21 +91,25 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
            std::to_string(p.padW);
   if (!layout::withinExtent({p.n, p.h, p.w, p.c}) || !layout::withinExtent({p.k, p.r, p.s, p.c}))
     return "x or w is over the 2^40 elements a spio tensor spans";
+  // TMA's im2col window: the padding, the window's far side and the taps'
+  // offsets within it are small signed numbers (checked by division first,
+  // so that no size arithmetic overflows).
+  std::string window = "conv2d's TMA im2col copies take padding, the filter's dilated extent "
+                       "and the window's far side of at most " +
+                       std::to_string(kMaxWindowOffset) + " positions";
+  if (p.padH > kMaxWindowOffset || p.padW > kMaxWindowOffset ||
+      (p.r > 1 && p.dilationH > kMaxWindowOffset / (p.r - 1)) ||
+      (p.s > 1 && p.dilationW > kMaxWindowOffset / (p.s - 1)))
+    return window;
   int64_t outH = conv2dOutputHeight(p), outW = conv2dOutputWidth(p);
   if (outH < 1 || outW < 1)
     return "the filter (" + std::to_string(p.r) + "x" + std::to_string(p.s) + ", dilation " +
            std::to_string(p.dilationH) + "x" + std::to_string(p.dilationW) +
            ") does not fit the padded input (" + std::to_string(p.h) + "x" + std::to_string(p.w) +
            ", padding " + std::to_string(p.padH) + "x" + std::to_string(p.padW) + ")";
-  // TMA's im2col window: the padding, the window's far side and the taps'
-  // offsets within it are small signed numbers.
-  if (p.padH > kMaxWindowOffset || p.padW > kMaxWindowOffset ||
-      std::abs(upperCorner(p.h, outH, p.strideH, p.padH)) > kMaxWindowOffset ||
-      std::abs(upperCorner(p.w, outW, p.strideW, p.padW)) > kMaxWindowOffset ||
-      (p.r - 1) * p.dilationH > kMaxWindowOffset || (p.s - 1) * p.dilationW > kMaxWindowOffset)
-    return "conv2d's TMA im2col copies take padding, the filter's dilated extent and the "
-           "window's far side of at most " +
-           std::to_string(kMaxWindowOffset) + " positions";
+  if (std::abs(upperCorner(p.h, outH, p.strideH, p.padH)) > kMaxWindowOffset ||
+      std::abs(upperCorner(p.w, outW, p.strideW, p.padW)) > kMaxWindowOffset)
+    return window;
   GemmProblem g = conv2dGemmProblem(p);
   if (!layout::withinExtent({g.m, g.n}))
     return "y is over the 2^40 elements a spio tensor spans";

@@ -67,6 +67,11 @@ TEST(Conv2dTest, ChecksSayWhatIsRefused) {
   Conv2dProblem padded = p;
   padded.padH = 200;
   EXPECT_NE(checkConv2d(padded, c).find("at most 127"), std::string::npos);
+  // A dilation whose extent would overflow the size arithmetic is refused
+  // before it is used.
+  Conv2dProblem dilated = p;
+  dilated.dilationW = int64_t(1) << 62;
+  EXPECT_NE(checkConv2d(dilated, c).find("at most 127"), std::string::npos);
   GemmConfig mmaSync;
   EXPECT_NE(checkConv2d(p, mmaSync).find("wgmma"), std::string::npos);
 }

@@ -958,6 +958,13 @@ LogicalResult Conv2dOp::verify() {
     return emitOpError() << "y must lead with x's images '" << xd[0].dim.getValue() << ": "
                          << xd[0].size << "' and end with w's output channels '"
                          << wd[0].dim.getValue() << ": " << wd[0].size << "'";
+  // Tensor extents are at most 2^40: padding and dilated filters past that
+  // are refused before the size arithmetic could overflow.
+  constexpr int64_t kMaxSpan = int64_t(1) << 40;
+  for (int side = 0; side < 2; ++side)
+    if (padding[side] > kMaxSpan ||
+        (wd[1 + side].size > 1 && dilation[side] > kMaxSpan / (wd[1 + side].size - 1)))
+      return emitOpError() << "padding and the dilated filter span at most 2^40 positions";
   for (int side = 0; side < 2; ++side) {
     int64_t span = xd[1 + side].size + 2 * padding[side] - dilation[side] * (wd[1 + side].size - 1);
     int64_t expected = span <= 0 ? 0 : (span - 1) / stride[side] + 1;
