@@ -211,7 +211,7 @@ static cl::opt<int64_t> convDilation("dilation", cl::cat(denseConvOptions),
 static cl::opt<std::string> convPass("pass", cl::cat(convOptions),
                                      cl::desc("fprop, dgrad or wgrad"), cl::init("fprop"));
 static cl::opt<int64_t> convN("batch", cl::cat(convOptions), cl::desc("Images N"), cl::init(8));
-static cl::opt<int64_t> convC("channels", cl::cat(convOptions), cl::desc("Channels C = K"),
+static cl::opt<int64_t> convC("channels", cl::cat(convOptions), cl::desc("Channels C (conv2d-gw8: C = K)"),
                               cl::init(64));
 static cl::opt<int64_t> convH("height", cl::cat(convOptions), cl::desc("Input height H"),
                               cl::init(56));
@@ -224,7 +224,7 @@ static cl::opt<int64_t> padH("pad-h", cl::cat(convOptions), cl::desc("Padding of
                              cl::init(1));
 static cl::opt<int64_t> padW("pad-w", cl::cat(convOptions), cl::desc("Padding of W"),
                              cl::init(1));
-static cl::opt<int64_t> convStride("stride", cl::cat(convOptions), cl::desc("Stride, 1 or 2"),
+static cl::opt<int64_t> convStride("stride", cl::cat(convOptions), cl::desc("Stride (conv2d-gw8: 1 or 2; conv2d: 1 to 8)"),
                                    cl::init(1));
 static cl::opt<bool> convBias("bias", cl::cat(convOptions),
                               cl::desc("Add a bias (fprop); also its gradient (wgrad)"),
