@@ -199,13 +199,10 @@ runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &p, const GemmCo
 }
 
 runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &p, const GemmConfig &c) {
-  runtime::TensorMapShape shape;
-  shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
-                                        : runtime::TensorMapShape::Element::BF16;
-  shape.rows = uint64_t(p.k);
+  // The implicit GEMM's B, except that w's rows hold R * S * C channels,
+  // not the reduction padded to whole k-tiles.
+  runtime::TensorMapShape shape = gemmTensorMapShape(conv2dGemmProblem(p), c, 'b');
   shape.cols = uint64_t(p.r * p.s * p.c);
-  shape.boxRows = uint32_t(c.blockN / c.cluster);
-  shape.boxCols = uint32_t(kChannelTile);
   return shape;
 }
 

@@ -402,6 +402,37 @@ void reportDevice(const Cuda &gpu, int registers, int spilled, int64_t sharedByt
       {"shared_bytes", sharedBytes}};
 }
 
+/// A launch plan on a compiled module's kernels, loaded on the GPU (the
+/// module and the launcher of its kernels move together).
+struct LoadedPlan {
+  Module module;
+  Launcher launcher;
+};
+
+LoadedPlan loadPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled, LaunchPlan plan,
+                    const std::set<std::string> &dependents = {}) {
+  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
+  std::map<std::string, CompiledResources> resources;
+  for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
+    resources[kernel.name] = {kernel.sharedBytes, kernel.blockSize};
+  Launcher launcher =
+      orFail(Launcher::create(std::move(plan), gpu, module, resources, dependents),
+             "looking up the kernels");
+  return {std::move(module), std::move(launcher)};
+}
+
+/// Prints and reports (--json) the device and the resources of the plan's
+/// kernel `index`.
+void reportKernel(const Cuda &gpu, const Launcher &launcher, size_t index) {
+  auto [regs, local] = orFail(launcher.kernel(index).resources(), "reading kernel resources");
+  int64_t shared = launcher.sharedBytes(index);
+  text() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
+         << gpu.device().computeMinor << ", " << gpu.device().multiprocessors
+         << " SMs); kernel: " << regs << " registers, " << local << " bytes spilled, " << shared
+         << " bytes shared\n";
+  reportDevice(gpu, regs, local, shared);
+}
+
 /// A built-in workload's kernels, compiled through the cache.
 struct CompiledWorkload {
   mlir::spio::CompiledModule module;
@@ -678,23 +709,11 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
                   const mlir::spio::CompiledModule &compiled,
                   const mlir::spio::CompiledKernel &info,
                   const mlir::spio::GemmWorkload &params) {
-  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
-  std::map<std::string, CompiledResources> resources;
-  for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
-    resources[kernel.name] = {kernel.sharedBytes, kernel.blockSize};
-  Launcher launcher = orFail(
-      Launcher::create(gemmLaunchPlan(problem, config, params.params, info.name), gpu, module,
-                       resources, {}),
-      "looking up the kernels");
+  LoadedPlan loaded =
+      loadPlan(gpu, compiled, gemmLaunchPlan(problem, config, params.params, info.name));
+  Launcher &launcher = loaded.launcher;
   // The GEMM is the plan's last kernel, after any packing its operands.
-  size_t gemmKernel = launcher.plan().kernels.size() - 1;
-  auto [regs, local] =
-      orFail(launcher.kernel(gemmKernel).resources(), "reading kernel resources");
-  text() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
-               << gpu.device().computeMinor << ", " << gpu.device().multiprocessors
-               << " SMs); kernel: " << regs << " registers, " << local << " bytes spilled, "
-               << info.sharedBytes << " bytes shared\n";
-  reportDevice(gpu, regs, local, info.sharedBytes);
+  reportKernel(gpu, launcher, launcher.plan().kernels.size() - 1);
 
   // Fresh random inputs, rounded to the input type; `rng` picks the
   // points checked.
@@ -1093,24 +1112,10 @@ int runConv2d() {
 int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
                     const std::string &name, const mlir::spio::Conv2dWorkload &workload) {
   const Conv2dProblem &problem = workload.problem;
-  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
-  std::map<std::string, CompiledResources> resources;
-  int64_t sharedBytes = 0;
-  for (const mlir::spio::CompiledKernel &kernel : compiled.kernels) {
-    resources[kernel.name] = {kernel.sharedBytes, kernel.blockSize};
-    if (kernel.name == name)
-      sharedBytes = kernel.sharedBytes;
-  }
-  Launcher launcher = orFail(
-      Launcher::create(conv2dLaunchPlan(problem, workload.config, workload.params, name), gpu,
-                       module, resources, {}),
-      "looking up the kernel");
-  auto [regs, local] = orFail(launcher.kernel(0).resources(), "reading kernel resources");
-  text() << "device: " << gpu.device().name << " (sm_" << gpu.device().computeMajor
-         << gpu.device().computeMinor << ", " << gpu.device().multiprocessors
-         << " SMs); kernel: " << regs << " registers, " << local << " bytes spilled, "
-         << sharedBytes << " bytes shared\n";
-  reportDevice(gpu, regs, local, sharedBytes);
+  LoadedPlan loaded =
+      loadPlan(gpu, compiled, conv2dLaunchPlan(problem, workload.config, workload.params, name));
+  Launcher &launcher = loaded.launcher;
+  reportKernel(gpu, launcher, 0);
 
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   size_t n = problem.n, h = problem.h, w = problem.w, c = problem.c, k = problem.k;
@@ -1203,26 +1208,13 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
 /// one; wgrad's partial sums and, unless the cluster adds the sums, the
 /// reduce (a dependent grid where its code waits for the sums and
 /// `dependentLaunches`); with a bias, the bias gradient's two.
-struct LoadedConv {
-  Module module;
-  Launcher launcher;
-};
-
-LoadedConv loadConv(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &config,
+LoadedPlan loadConv(Cuda &gpu, const Conv2dGw8Problem &problem, const Conv2dGw8Config &config,
                     const mlir::spio::CompiledModule &compiled, bool dependentLaunches) {
-  Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
-  std::map<std::string, CompiledResources> resources;
-  for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)
-    resources[kernel.name] = {kernel.sharedBytes, kernel.blockSize};
   std::set<std::string> dependents;
   if (dependentLaunches)
     for (std::string &name : dependentKernels(compiled.ptx))
       dependents.insert(std::move(name));
-  Launcher launcher =
-      orFail(Launcher::create(conv2dGw8LaunchPlan(problem, config), gpu, module, resources,
-                              dependents),
-             "looking up the kernels");
-  return {std::move(module), std::move(launcher)};
+  return loadPlan(gpu, compiled, conv2dGw8LaunchPlan(problem, config), dependents);
 }
 
 /// The weight gradient: two kernels (per-warp partial sums, then their
@@ -1239,7 +1231,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
              const std::vector<CompiledWorkload> &builds,
              const std::function<std::string(const Conv2dGw8Config &)> &describeConfig,
              const std::function<void(size_t)> &printHeader) {
-  std::vector<LoadedConv> kernels;
+  std::vector<LoadedPlan> kernels;
   kernels.reserve(candidates.size());
   int64_t workspaceBytes = 0;
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -1273,10 +1265,10 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
                           {}};
   // The plan's kernels: the partial sums, then (unless the cluster adds
   // them) the reduce, then with a bias the bias gradient's two.
-  auto launchPartialSums = [&](LoadedConv &k) { return k.launcher.run(bindings, nullptr, 0, 1); };
-  auto launchBoth = [&](LoadedConv &k) { return k.launcher.run(bindings); };
+  auto launchPartialSums = [&](LoadedPlan &k) { return k.launcher.run(bindings, nullptr, 0, 1); };
+  auto launchBoth = [&](LoadedPlan &k) { return k.launcher.run(bindings); };
   // Checked runs poison the partial sums as well as dw.
-  auto poisonedLaunchOf = [&](LoadedConv &k) {
+  auto poisonedLaunchOf = [&](LoadedPlan &k) {
     return [&, target = &k]() -> Status {
       if (target->launcher.plan().workspaceBytes > 0)
         if (Status poisoned = dWs.fill32(0xffffffffu); !poisoned)
@@ -1295,7 +1287,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
   size_t chosen = fastestCandidate(gpu, launches, names);
   printHeader(chosen);
   const Conv2dGw8Config &config = candidates[chosen];
-  LoadedConv &run = kernels[chosen];
+  LoadedPlan &run = kernels[chosen];
   const std::function<Status()> &launch = launches[chosen];
   const std::function<Status()> &poisonedLaunch = poisonedLaunches[chosen];
   auto [regs, local] = orFail(run.launcher.kernel(0).resources(), "reading kernel resources");
@@ -1377,7 +1369,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
                    << " alone\n";
     // The reduce alone, not a dependent grid, adds the partial sums of a
     // real run, not whatever the workspace held.
-    std::optional<LoadedConv> reduceAlone;
+    std::optional<LoadedPlan> reduceAlone;
     if (wgradKernels == WgradKernels::Reduce) {
       if (inCluster)
         fail("--wgrad-kernels=reduce: the cluster adds the partial sums; there is no reduce");
@@ -1583,7 +1575,7 @@ int runConv() {
                           ? std::vector<DevicePtr>{dX.pointer(), dW.pointer(), dY.pointer()}
                           : std::vector<DevicePtr>{dX.pointer(), dW.pointer(),
                                                    problem.bias ? dB.pointer() : 0, dY.pointer()};
-  std::vector<LoadedConv> kernels;
+  std::vector<LoadedPlan> kernels;
   kernels.reserve(candidates.size());
   std::vector<std::function<Status()>> launches;
   for (size_t i = 0; i < candidates.size(); ++i) {

@@ -74,6 +74,39 @@ TEST(Cuda, TensorMapsOfUnsupportedShapesAreClearErrors) {
   EXPECT_FALSE((*cuda)->encodeTensorMap(narrow, buffer->pointer()).ok());
 }
 
+TEST(Cuda, Im2colMapsRefuseWhatTmaCannotRead) {
+  Result<Cuda *> cuda = Cuda::get();
+  if (!cuda.ok())
+    GTEST_SKIP() << cuda.error().message;
+  if ((*cuda)->device().computeMajor < 9)
+    GTEST_SKIP() << "TMA needs compute capability 9.0";
+  Result<DeviceBuffer> buffer = (*cuda)->allocate(2 * 8 * 8 * 64 * 2);
+  ASSERT_TRUE(buffer.ok()) << buffer.error().message;
+  // Two 8 x 8 images of 64 channels, 3x3 filter, padding 1, stride 1.
+  Im2colMapShape shape;
+  shape.images = 2, shape.height = shape.width = 8, shape.channels = 64;
+  shape.lowerH = shape.lowerW = -1, shape.upperH = shape.upperW = -1, shape.pixels = 128;
+  Result<TensorMap> map = (*cuda)->encodeIm2colMap(shape, buffer->pointer());
+  ASSERT_TRUE(map.ok()) << map.error().message;
+  Result<TensorMap> misaligned = (*cuda)->encodeIm2colMap(shape, buffer->pointer() + 2);
+  ASSERT_FALSE(misaligned.ok());
+  EXPECT_NE(misaligned.error().message.find("16-byte aligned address"), std::string::npos);
+  Im2colMapShape rgb = shape;
+  rgb.channels = 3;
+  EXPECT_NE((*cuda)->encodeIm2colMap(rgb, buffer->pointer()).error().message.find(
+                "multiple of 8 channels"),
+            std::string::npos);
+  Im2colMapShape tall = shape, far = shape, strided = shape;
+  tall.pixels = 512;
+  far.lowerH = -200;
+  strided.strideW = 9;
+  for (const Im2colMapShape &bad : {tall, far, strided}) {
+    EXPECT_NE((*cuda)->encodeIm2colMap(bad, buffer->pointer()).error().message.find(
+                  "1 to 256 positions"),
+              std::string::npos);
+  }
+}
+
 TEST(Cuda, BadPtxReturnsTheJitLog) {
   Result<Cuda *> cuda = Cuda::get();
   if (!cuda.ok())
