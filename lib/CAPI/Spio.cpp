@@ -8,6 +8,7 @@
 #include "spio/Kernels/Conv2d.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
+#include "spio/Kernels/IR/Conv2dGw8Kernel.h"
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Kernels/Launcher.h"
 #include "spio/Runtime/Cuda.h"
@@ -311,7 +312,7 @@ int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
 
 char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,
                              const spio_conv2d_gw8_config *config) {
-  return copyOrNull(kernels::conv2dGw8Source(convProblem(*problem), convConfig(*config)));
+  return copyOrNull(mlir::spio::conv2dGw8Source(convProblem(*problem), convConfig(*config)));
 }
 
 spio_launch_shape spio_conv2d_gw8_launch_shape(const spio_conv2d_gw8_problem *problem,

@@ -1,7 +1,7 @@
 //===- Conv2dGw8Tiling.h - How conv2d-gw8 tiles a problem -------*- C++ -*-===//
 //
 // The tiling model that the configuration chooser (Conv2dGw8.cpp) and the
-// source writer (Conv2dGw8Source.cpp) share: mma steps along the taps,
+// kernel builder (IR/Conv2dGw8Kernel.cpp) share: mma steps along the taps,
 // wgrad's partial sums, bands and their grid, the staged input tile, shared
 // memory and resident blocks. Not installed. The definitions, with what each
 // rule was measured against, are in Conv2dGw8.cpp.

@@ -14,11 +14,12 @@
 #include "spio/Compiler/Version.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
+#include "spio/Kernels/IR/Conv2dGw8Kernel.h"
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Kernels/Launcher.h"
 #include "spio/Runtime/Cuda.h"
-#include "spio/Testing/Reference.h"
 #include "spio/Target/Chip.h"
+#include "spio/Testing/Reference.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -1484,7 +1485,7 @@ int runConv() {
   std::vector<CompiledWorkload> builds;
   for (const Conv2dGw8Config &candidate : candidates) {
     std::optional<CompiledWorkload> built =
-        compileWorkload(conv2dGw8Source(problem, candidate), "conv2d-gw8");
+        compileWorkload(mlir::spio::conv2dGw8Source(problem, candidate), "conv2d-gw8");
     if (!built)
       return 0;
     builds.push_back(std::move(*built));

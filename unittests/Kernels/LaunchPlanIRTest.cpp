@@ -3,6 +3,7 @@
 // A plan names each gpu.func of the workload and gives it as many
 // parameters as the function takes.
 
+#include "spio/Kernels/IR/Conv2dGw8Kernel.h"
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Kernels/LaunchPlan.h"
 
@@ -110,9 +111,8 @@ TEST_F(LaunchPlanIRTest, ConvPlansMatchTheWorkloads) {
     p.bias = bias;
     kernels::Conv2dGw8Config c = kernels::chooseConv2dGw8Config(p);
     ASSERT_EQ(kernels::checkConv2dGw8(p, c), "");
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(kernels::conv2dGw8Source(p, c), &context);
-    ASSERT_TRUE(module);
+    OwningOpRef<ModuleOp> module = mlir::spio::buildConv2dGw8Workload(&context, p, c);
+    ASSERT_TRUE(succeeded(verify(*module)));
     expectPlanMatches(*module, kernels::conv2dGw8LaunchPlan(p, c));
   }
 }

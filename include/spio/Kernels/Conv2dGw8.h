@@ -185,25 +185,6 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &problem);
 /// checks, then the configuration's.
 std::string checkConv2dGw8(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
 
-/// The workload: gpu.module @spio_conv holding gpu.func
-/// @conv2d_gw8_fprop(x, w, bias, y) or @conv2d_gw8_dgrad(dy, w, bias
-/// (unused), dx), whose body is one `spio.conv2d_gw8` op; for wgrad two
-/// kernels, @conv2d_gw8_wgrad(x, dy, partials) (the op), then
-/// @conv2d_gw8_wgrad_reduce(partials, dw), which sums the partials in a
-/// fixed order (deterministic, no atomics); wgrad with a bias adds the
-/// bias gradient db (dy summed over its pixels) in two more,
-/// @conv2d_gw8_wgrad_bias(dy, workspace), blocks' sums of ranges of
-/// pixels, and @conv2d_gw8_wgrad_bias_reduce(workspace, db), which adds
-/// them in block order. spio-tile makes the op a kernel. Requires
-/// checkConv2dGw8() to pass.
-std::string conv2dGw8Source(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);
-
-/// What spio-tile expands a `spio.conv2d_gw8` into: the same module with
-/// the kernel's block, warp and fragment code in place of the op (and
-/// without wgrad's reduce kernel).
-std::string conv2dGw8TileSource(const Conv2dGw8Problem &problem,
-                                const Conv2dGw8Config &config);
-
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &problem,
                                  const Conv2dGw8Config &config);
 

@@ -49,7 +49,8 @@ SpioTensorType KernelBuilder::tensorType(ArrayRef<Extent> extents, Type element,
   std::vector<int64_t> strides = ::spio::layout::Layout::rowMajorStrides(sizes);
   SmallVector<TensorDim> dims;
   for (auto [e, stride] : llvm::zip_equal(extents, strides))
-    dims.push_back({StringAttr::get(getContext(), e.dim), e.fold, e.size, stride});
+    dims.push_back(
+        {StringAttr::get(getContext(), e.dim), e.fold, e.size, e.stride.value_or(stride)});
   return SpioTensorType::get(getContext(), dims, element, space, swizzle);
 }
 
@@ -404,4 +405,14 @@ void KernelBuilder::ifThen(Value condition, function_ref<void()> body, Here here
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(op.thenBlock()->getTerminator());
   body();
+}
+
+void KernelBuilder::ifThenElse(Value condition, function_ref<void()> thenBody,
+                               function_ref<void()> elseBody, Here here) {
+  auto op = create<scf::IfOp>(here, condition, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(op.thenBlock()->getTerminator());
+  thenBody();
+  builder.setInsertionPoint(op.elseBlock()->getTerminator());
+  elseBody();
 }

@@ -1,20 +1,17 @@
 //===- Tile.cpp - Expand workload ops into tiled kernel code --------------===//
 //
 // Each kernel family builds its tiled code for a problem and a config in
-// place of the workload op: the GEMM family (and the dense conv2d, its
-// implicit GEMM) on the typed kernel builder (spio/Kernels/IR); conv2d-gw8 still writes
-// spio-dialect text, which this pass parses and clones in place of the op.
+// place of the workload op, on the typed kernel builder (spio/Kernels/IR):
+// the GEMM, the dense conv2d (its implicit GEMM) and conv2d-gw8.
 //
 //===----------------------------------------------------------------------===//
 
 #include "spio/Dialect/Spio/Transforms/Passes.h"
 
-#include "spio/Dialect/Spio/Transforms/Conv2dGw8Family.h"
+#include "spio/Kernels/IR/Conv2dGw8Kernel.h"
 #include "spio/Kernels/IR/GemmKernel.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::spio {
@@ -27,13 +24,6 @@ using namespace mlir::spio;
 namespace kernels = ::spio::kernels;
 
 namespace {
-
-/// A template argument and the value the op binds to it (null: the
-/// template must not use it).
-struct Binding {
-  StringRef name;
-  Value value;
-};
 
 /// Gives the kernel around `op` `threadCount` threads a block, or checks
 /// that it has them.
@@ -49,51 +39,6 @@ LogicalResult claimBlockSize(Operation *op, int64_t threadCount) {
   } else {
     kernel.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(op->getContext(), {threads, 1, 1}));
   }
-  return success();
-}
-
-/// Replaces `op` with the body of the single gpu.func in the family's
-/// template `source`, its arguments bound in order; the kernel must run
-/// `threads` threads a block. Operand types must equal the template's.
-LogicalResult expandTemplate(Operation *op, int64_t threadCount, StringRef family,
-                             const std::string &source, ArrayRef<Binding> bindings) {
-  if (failed(claimBlockSize(op, threadCount)))
-    return failure();
-  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
-  OwningOpRef<ModuleOp> tiled = parseSourceString<ModuleOp>(source, op->getContext());
-  if (!tiled)
-    return op->emitOpError() << "the " << family << " family's tile template did not parse (a bug)";
-  gpu::GPUFuncOp tile;
-  tiled->walk([&](gpu::GPUFuncOp f) { tile = f; });
-  // The kernel keeps the template's NVVM attributes, hints for ptxas such
-  // as the blocks a multiprocessor holds (nvvm.minctasm), and the width of
-  // its offset arithmetic (spio.offset_bits).
-  for (NamedAttribute attr : tile->getAttrs())
-    if (attr.getName().strref().starts_with("nvvm.") || attr.getName() == "spio.offset_bits")
-      kernel->setAttr(attr.getName(), attr.getValue());
-  Block &body = tile.getBody().front();
-  if (body.getNumArguments() != bindings.size())
-    return op->emitOpError() << "the " << family << " family's tile template takes "
-                             << body.getNumArguments() << " arguments, not " << bindings.size()
-                             << " (a bug)";
-
-  IRMapping mapping;
-  for (auto [arg, binding] : llvm::zip_equal(body.getArguments(), bindings)) {
-    if (!binding.value) {
-      if (!arg.use_empty())
-        return op->emitOpError() << "the " << family << " family's tile template uses "
-                                 << binding.name << ", which the op lacks (a bug)";
-      continue;
-    }
-    if (binding.value.getType() != arg.getType())
-      return op->emitOpError() << binding.name << " must be " << arg.getType()
-                               << " for this problem, got " << binding.value.getType();
-    mapping.map(arg, binding.value);
-  }
-  OpBuilder builder(op);
-  for (Operation &inner : body.without_terminator())
-    builder.clone(inner, mapping);
-  op->erase();
   return success();
 }
 
@@ -132,22 +77,14 @@ LogicalResult tileConv2dGw8(Conv2dGw8Op op) {
   kernels::Conv2dGw8Config config = conv2dGw8Config(op.getConfig());
   if (std::string err = kernels::checkConv2dGw8(problem, config); !err.empty())
     return op.emitOpError() << err;
-  SmallVector<Binding> bindings;
-  switch (op.getPass()) {
-  case ConvPass::Fprop:
-    bindings = {{"x", op.getA()}, {"w", op.getB()}, {"bias", op.getBias()}, {"y", op.getD()}};
-    break;
-  case ConvPass::Dgrad:
-    bindings = {{"dy", op.getA()}, {"w", op.getB()}, {"bias", Value()}, {"dx", op.getD()}};
-    break;
-  case ConvPass::Wgrad:
-    bindings = {{"x", op.getA()},
-                {"dy", op.getB()},
-                {problem.wgradClusterReduce ? "dw" : "the partial sums", op.getD()}};
-    break;
-  }
-  return expandTemplate(op, config.threads(), "conv2d-gw8",
-                        kernels::conv2dGw8TileSource(problem, config), bindings);
+  if (failed(claimBlockSize(op, config.threads())))
+    return failure();
+  OpBuilder builder(op);
+  build::KernelBuilder b(builder, op.getLoc());
+  if (failed(buildConv2dGw8Tile(b, op, problem, config)))
+    return failure();
+  op->erase();
+  return success();
 }
 
 struct SpioTile : mlir::spio::impl::SpioTileBase<SpioTile> {

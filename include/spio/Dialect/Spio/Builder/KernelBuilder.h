@@ -40,11 +40,13 @@ struct Here {
   unsigned line = __builtin_LINE();
 };
 
-/// One dimension entry of a tensor type, `dim/fold: size` (row-major stride).
+/// One dimension entry of a tensor type, `dim/fold: size[:stride]`: the
+/// stride row-major over the sizes where it is absent, as the parser reads it.
 struct Extent {
   StringRef dim;
   int64_t fold;
   int64_t size;
+  std::optional<int64_t> stride = std::nullopt;
 };
 
 /// A fragment's row and column bounds (ragged edges).
@@ -197,6 +199,9 @@ public:
 
   /// `scf.if` without results: `body` builds the then-region.
   void ifThen(Value condition, function_ref<void()> body, Here here = {});
+  /// `scf.if` without results and with an else-region.
+  void ifThenElse(Value condition, function_ref<void()> thenBody, function_ref<void()> elseBody,
+                  Here here = {});
 
   /// Builds an op of any dialect at `here`, verified there.
   template <typename OpTy, typename... Args>
