@@ -28,6 +28,16 @@ CASES = [
     (1000, 1000, 1000, "--a-layout row --b-layout row"),
     (1000, 1000, 1000, "--a-layout col --b-layout row --dtype f16"),
     (336, 520, 200, "--a-layout col --b-layout row"),
+    # M- and N-major f16/bf16 operands packed K-major for wgmma: by the
+    # chooser (2048^3 and up), and forced on shapes it leaves to mma.sync,
+    # with an epilogue, beta and a batch.
+    (2048, 2048, 2048, "--a-layout col --b-layout row"),
+    (4096, 1024, 2048, "--a-layout col --b-layout col --dtype f16"),
+    (1000, 1000, 1000, "--a-layout row --b-layout row --wgmma --epilogue bias,relu "
+                       "--bias-along col"),
+    (333, 520, 200, "--a-layout col --b-layout row --wgmma --beta 0.5 --out-dtype f32"),
+    (64, 4096, 512, "--a-layout col --b-layout col --wgmma"),
+    (256, 384, 512, "--gemm-batch 3 --a-layout col --b-layout row --wgmma"),
     (128, 4096, 4096, "--wgmma=false"),
     (2048, 3072, 768, "--dtype f16 --wgmma=false"),
     (4097, 4095, 4096, "--wgmma=false"),

@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 3
+#define SPIO_ABI_VERSION 4
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -91,6 +91,11 @@ typedef struct {
    * the groups' one after the other, B a matrix a group; the launcher's
    * operand "groups" is a device array of int32, each group's end row. */
   int64_t groups;
+  /* Non-zero: A and B are packed K-major first even where aligned, which is
+   * how a wgmma config (sm_90) takes an M- or N-major A or B; set it with a
+   * wgmma config (spio_gemm_choose_config picks wgmma for such operands
+   * where packing them runs faster than mma.sync reading them in place). */
+  int32_t pack_layouts;
 } spio_gemm_problem;
 
 typedef struct {
@@ -124,7 +129,9 @@ typedef struct {
 char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config);
 /* The configuration spio-jit would choose on a GPU of `multiprocessors` SMs
  * and compute capability `compute_capability` (90 for 9.0): wgmma on Hopper
- * where A and B are K-major or packed, else mma.sync. */
+ * where A and B are K-major or packed (an M- or N-major f16/bf16 operand
+ * where packing it is faster than mma.sync; then set pack_layouts), else
+ * mma.sync. */
 spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                                          int64_t multiprocessors,
                                          int32_t compute_capability);

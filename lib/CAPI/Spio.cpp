@@ -109,6 +109,7 @@ kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
   g.batchB = p.b_shared == 0;
   g.precision = kernels::F32Precision(p.f32_precision);
   g.groups = p.groups;
+  g.packLayouts = p.pack_layouts != 0;
   return g;
 }
 
@@ -234,9 +235,11 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                                          int64_t multiprocessors,
                                          int32_t compute_capability) {
   kernels::GemmProblem p = gemmProblem(*problem);
-  return gemmConfig(compute_capability == 90 && kernels::wgmmaSupports(p)
-                        ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
-                        : kernels::chooseGemmConfig(p, multiprocessors));
+  bool wgmma = compute_capability == 90 &&
+               (kernels::wgmmaSupports(p) || kernels::gemmPrefersPackedLayouts(p, multiprocessors));
+  p.packLayouts = wgmma;
+  return gemmConfig(wgmma ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
+                          : kernels::chooseGemmConfig(p, multiprocessors));
 }
 
 char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_config *config) {

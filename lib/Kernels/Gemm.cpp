@@ -129,7 +129,9 @@ bool gemmPacksOperands(const GemmProblem &p) {
     return true;
   int64_t contiguousA = p.a == Layout::RowMajor ? p.k : p.m;
   int64_t contiguousB = p.b == Layout::ColMajor ? p.k : p.n;
-  return contiguousA % 8 != 0 || contiguousB % 8 != 0;
+  if (contiguousA % 8 != 0 || contiguousB % 8 != 0)
+    return true;
+  return p.packLayouts && (p.a != Layout::RowMajor || p.b != Layout::ColMajor);
 }
 
 int64_t gemmPackSegments(const GemmProblem &p) {
@@ -259,8 +261,9 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     // A warpgroup's wgmma reads K-major tiles of 128-byte rows: 64 f16 or
     // bf16 of the reduction, A's rows and B's columns along the tile's rows.
     if (!wgmmaSupports(p))
-      return "wgmma kernels take A row major and B column major (K contiguous in both); "
-             "use the mma.sync configuration for other layouts";
+      return "wgmma kernels take A row major and B column major (K contiguous in both), or "
+             "M- and N-major ones packed K-major first (pack_layouts); use the mma.sync "
+             "configuration otherwise";
     const char *side = c.swapAB ? "N" : "M";
     if (c.warpsN != 1 || c.warpsM % 4 != 0 || c.warpgroupRows() != 16 * c.warpsM)
       return std::string("a wgmma block is warpgroups of 4 warps along ") + side +
@@ -386,6 +389,35 @@ GemmConfig chooseGemmConfig(const GemmProblem &p, int64_t numSMs) {
 bool wgmmaSupports(const GemmProblem &problem) {
   GemmProblem p = gemmPackedProblem(problem);
   return p.a == Layout::RowMajor && p.b == Layout::ColMajor && p.input != DType::F32;
+}
+
+// Hopper (H200, bf16; benchmarks/gemm/layouts.py, RESULTS.md): the wgmma
+// kernel reaches about 650 TFLOP/s on large problems; mma.sync on M- or
+// N-major operands 345-420 from 2048^3 up and 195 at 1536^3, about half
+// near the sizes where the choice turns; the packing kernels move A and B
+// at about 3 TB/s, each launch about 3 us of the stream.
+constexpr double kHopperWgmmaFlopsPerSecond = 650e12;
+constexpr double kHopperMmaSyncFlopsPerSecond = 325e12;
+constexpr double kHopperPackBytesPerSecond = 3e12;
+constexpr double kPackLaunchSeconds = 3e-6;
+
+bool gemmPrefersPackedLayouts(const GemmProblem &problem, int64_t numSMs) {
+  GemmProblem p = problem;
+  p.packLayouts = false;
+  if (p.input == DType::F32 || p.groups > 0 || gemmPacksOperands(p) || wgmmaSupports(p))
+    return false;
+  // Both rates scale with the share of the SMs the tiles keep busy.
+  double tiles = double(ceilDiv(p.m, 128) * ceilDiv(p.n, 128) * p.batch);
+  double busy = std::min(1.0, tiles / double(std::max<int64_t>(numSMs, 1)));
+  double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch);
+  double saved =
+      flops / (busy * kHopperMmaSyncFlopsPerSecond) - flops / (busy * kHopperWgmmaFlopsPerSecond);
+  // Each operand read once and written once, K-major, in 2-byte elements.
+  double rowsA = double(p.m) * double(p.batchA ? p.batch : 1);
+  double rowsB = double(p.n) * double(p.batchB ? p.batch : 1);
+  double packSeconds = 2.0 * 2.0 * (rowsA + rowsB) * double(p.k) / kHopperPackBytesPerSecond +
+                       2 * kPackLaunchSeconds;
+  return packSeconds < saved;
 }
 
 /// Groups of up to 8 tile rows (a count that divides `rows`, the grid's),

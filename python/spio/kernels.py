@@ -604,12 +604,12 @@ class GemmFamily(KernelFamily):
             if out != "f32" and out != dtype:
                 continue
             yield (dtype, out, a, b, tile, stages)
-        # wgmma reads K-major tiles: A row major, B column major, or any
-        # layout packed (f32 inputs always are).
+        # wgmma reads K-major tiles: A row major and B column major, or any
+        # layout packed K-major first (f32 inputs always are).
         for dtype, out, a, b, tile, stages in itertools.product(
                 ("f16", "bf16", "f32"), ("f16", "bf16", "f32"), LAYOUTS, LAYOUTS,
                 self.WGMMA_TILES, self.WGMMA_STAGES):
-            if (out != "f32" and out != dtype) or (dtype != "f32" and (a, b) != ("row", "col")):
+            if out != "f32" and out != dtype:
                 continue
             yield (dtype, out, a, b, tile, stages)
 
@@ -620,7 +620,9 @@ class GemmFamily(KernelFamily):
                         instruction="wgmma" if tile[5:6] == ("wgmma",) else "mma.sync")
 
     @staticmethod
-    def _problem(args):
+    def _problem(args, pack_layouts=False):
+        """The C problem; `pack_layouts` where a wgmma kernel takes it (M- or
+        N-major operands packed K-major first)."""
         scalars = ("f16", "bf16", "f32")
         steps = _epilogue_codes(args.epilogue)
         return _capi.GemmProblem(args.m, args.n, args.k,
@@ -634,16 +636,18 @@ class GemmFamily(KernelFamily):
                                  _dtype_code(args.scale_dtype, scalars),
                                  int(args.batch_invariant), args.batch,
                                  int(args.shared == "a"), int(args.shared == "b"),
-                                 F32_PRECISIONS.index(args.precision), args.groups)
+                                 F32_PRECISIONS.index(args.precision), args.groups,
+                                 int(pack_layouts))
 
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config
-        return self._problem(args), _gemm_config(tile, stages)
+        return self._problem(args, tile[5:6] == ("wgmma",)), _gemm_config(tile, stages)
 
     def chosen(self, args, multiprocessors, compute_capability=None):
         """The instance spio-jit would choose for `args` on a GPU of
         `multiprocessors` SMs and compute capability (major, minor): wgmma on
-        Hopper where A and B are K-major, else mma.sync; large tiles, smaller
+        Hopper where A and B are K-major or packed (M- or N-major operands
+        where packing them is faster), else mma.sync; large tiles, smaller
         ones when large ones leave SMs idle."""
         major, minor = compute_capability or (0, 0)
         c = _capi.lib.spio_gemm_choose_config(self._problem(args), multiprocessors,
@@ -672,7 +676,7 @@ class GemmFamily(KernelFamily):
             [_shape(_capi.lib.spio_gemm_launch_shape(problem, cfg))]
 
     def workspace_size(self, args, config):
-        return _capi.lib.spio_gemm_workspace_size(self._problem(args))
+        return _capi.lib.spio_gemm_workspace_size(self._structs(args, config)[0])
 
     def operands(self, args, config):
         return ("A", "B", "D") + (("C",) if args.reads_c else ()) + tuple(

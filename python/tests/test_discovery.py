@@ -476,8 +476,19 @@ def test_chosen_instances_follow_spio_jit():
     misspelt = spio.Kernel(gemm, ("bf16", "bf16", "row", "col",
                                   (8, 64, 64, 4, 1, "wgmma", "split=2"), 8)).supports(decode)
     assert not misspelt and "unknown wgmma tile option 'split=2'" in misspelt.reason
+    # An M-major A: packed K-major for wgmma where that beats mma.sync reading
+    # it in place (4096^3), not where the packing would cost more (1024^3).
     transposed = spio.GemmArguments(4096, 4096, 4096, "bf16", a_layout="col")
-    assert gemm.chosen(transposed, 132, (9, 0))[4] == (128, 128, 32, 2, 2)
+    config = gemm.chosen(transposed, 132, (9, 0))
+    assert config[4][5:6] == ("wgmma",)
+    kernel = spio.Kernel(gemm, config)
+    assert kernel.supports(transposed) and gemm.workspace_size(transposed, config) > 0
+    assert len(gemm.launch_shapes(transposed, config)) == 3  # the packing kernels, the GEMM
+    ptx = kernel.compile(transposed, "sm_90").ptx
+    assert ".entry gemm_pack_a" in ptx and "wgmma.mma_async" in ptx
+    small = spio.GemmArguments(1024, 1024, 1024, "bf16", a_layout="col")
+    assert gemm.chosen(small, 132, (9, 0))[4][5:6] == ()
+    assert gemm.workspace_size(small, gemm.chosen(small, 132, (9, 0))) == 0
     conv = spio.Conv2dGw8Family()
     narrow = spio.Conv2dGw8Arguments(128, 1024, 7, 7, pass_="dgrad")
     # 7x7 images side by side, 3 in 2 warps' 32 columns, 8 groups a block.

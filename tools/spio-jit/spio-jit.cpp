@@ -952,7 +952,10 @@ int runGemm() {
   int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : kDefaultMultiprocessors;
   bool hopper = hasWarpgroupMma(chip);
   bool wgmma = gemmWgmma == cl::BOU_TRUE ||
-               (gemmWgmma == cl::BOU_UNSET && hopper && wgmmaSupports(problem));
+               (gemmWgmma == cl::BOU_UNSET && hopper &&
+                (wgmmaSupports(problem) || gemmPrefersPackedLayouts(problem, multiprocessors)));
+  // wgmma reads M- and N-major operands packed K-major.
+  problem.packLayouts = wgmma;
   GemmConfig config = wgmma ? chooseWgmmaGemmConfig(problem, multiprocessors)
                             : chooseGemmConfig(problem, multiprocessors);
   applyTileOptions(config);

@@ -334,14 +334,55 @@ TEST(GemmLaunch, OneBlockPerOutputTile) {
   EXPECT_EQ(s.block, c.threads());
 }
 
-TEST(GemmWgmma, TakesKMajorOperandsOnly) {
+TEST(GemmWgmma, TakesKMajorOperandsOrPackedOnes) {
   GemmProblem p = problem(256, 256, 256);
   EXPECT_TRUE(wgmmaSupports(p));
   p.a = Layout::ColMajor;
   EXPECT_FALSE(wgmmaSupports(p));
+  EXPECT_FALSE(gemmPacksOperands(p));
   GemmConfig c = chooseWgmmaGemmConfig(problem(256, 256, 256), 132);
   EXPECT_NE(checkGemm(p, c).find("wgmma kernels take A row major and B column major"),
             std::string::npos);
+  // Packed, the kernel reads both K-major from the workspace.
+  p.packLayouts = true;
+  EXPECT_TRUE(gemmPacksOperands(p));
+  EXPECT_TRUE(wgmmaSupports(p));
+  EXPECT_EQ(checkGemm(p, c), "");
+  EXPECT_EQ(gemmWorkspaceBytes(p), 2 * 256 * 256 * 2);
+  // K-major operands are never packed for it.
+  EXPECT_FALSE(gemmPacksOperands(problem(256, 256, 256)));
+}
+
+TEST(GemmWgmma, PacksMOrNMajorOperandsWhereThatBeatsMmaSync) {
+  // Long enough that wgmma's saving outweighs moving A and B twice more:
+  // 2048 and up square, a batch of 2048^2 x 512, tall 16384 x 1024 x 1024;
+  // not 1024^3 nor small M (whose tiles leave most SMs idle either way).
+  auto prefers = [](int64_t m, int64_t n, int64_t k, Layout a, Layout b, int64_t batch = 1) {
+    GemmProblem p = problem(m, n, k);
+    p.a = a;
+    p.b = b;
+    p.batch = batch;
+    return gemmPrefersPackedLayouts(p, 132);
+  };
+  for (auto [a, b] : {std::pair{Layout::ColMajor, Layout::ColMajor},
+                      std::pair{Layout::RowMajor, Layout::RowMajor},
+                      std::pair{Layout::ColMajor, Layout::RowMajor}}) {
+    EXPECT_TRUE(prefers(4096, 4096, 4096, a, b));
+    EXPECT_TRUE(prefers(2048, 2048, 2048, a, b));
+    EXPECT_TRUE(prefers(16384, 1024, 1024, a, b));
+    EXPECT_TRUE(prefers(2048, 2048, 512, a, b, 4));
+    EXPECT_FALSE(prefers(1024, 1024, 1024, a, b));
+    EXPECT_FALSE(prefers(512, 512, 512, a, b));
+    EXPECT_FALSE(prefers(128, 4096, 4096, a, b));
+  }
+  // K-major operands need no packing; f32 and misaligned ones are packed
+  // anyway; grouped GEMMs take K-major operands only.
+  EXPECT_FALSE(prefers(4096, 4096, 4096, Layout::RowMajor, Layout::ColMajor));
+  EXPECT_FALSE(prefers(4096, 4096, 4095, Layout::ColMajor, Layout::ColMajor));
+  GemmProblem f32 = problem(4096, 4096, 4096);
+  f32.input = DType::F32;
+  f32.a = Layout::ColMajor;
+  EXPECT_FALSE(gemmPrefersPackedLayouts(f32, 132));
 }
 
 // 128-row blocks on a persistent grid of a block an SM where their tiles

@@ -86,6 +86,11 @@ struct GemmProblem {
   /// operand) holds each group's end row.
   int64_t groups = 0;
   std::string groupDim = "g";
+  /// A and B are packed K-major before the tensor cores read them even
+  /// where their rows are 16-byte aligned: how a wgmma kernel (which reads
+  /// K-major tiles only) takes an M- or N-major operand
+  /// (gemmPrefersPackedLayouts).
+  bool packLayouts = false;
 };
 
 struct GemmConfig {
@@ -154,8 +159,9 @@ bool gemmStagesResults(const GemmProblem &problem, const GemmConfig &config);
 int64_t gemmStagingBytes(const GemmProblem &problem, const GemmConfig &config);
 
 /// Whether A and B are first packed by a kernel each into a workspace:
-/// where the inputs are f32 or a contiguous dimension of A or B is not a
-/// multiple of 8 (16-byte vectors and TMA need 16-byte rows). A packed
+/// where the inputs are f32, a contiguous dimension of A or B is not a
+/// multiple of 8 (16-byte vectors and TMA need 16-byte rows), or with
+/// packLayouts an operand is M- or N-major. A packed
 /// operand is K-major in the tensor cores' dtype (bf16 for f32 inputs), its
 /// rows' K padded with zeros to a multiple of 8 and repeated once a segment:
 /// f32 inputs' terms side by side along K, paired so that one GEMM over all
@@ -191,6 +197,16 @@ GemmConfig chooseGemmConfig(const GemmProblem &problem, int64_t numSMs);
 
 /// Whether a wgmma kernel (sm_90a) takes the problem: A and B K-major.
 bool wgmmaSupports(const GemmProblem &problem);
+
+/// Whether a Hopper GPU of `numSMs` multiprocessors runs the problem, whose
+/// f16/bf16 A or B is M- or N-major (aligned: mma.sync could read it in
+/// place), faster packed K-major for wgmma (packLayouts): where the time
+/// the packing kernels take to move A and B (read and written once, plus
+/// their launches) is less than what wgmma saves over mma.sync (which runs
+/// at about half its rate on Hopper; rates measured on an H200), with
+/// both rates taken at the fraction of the SMs the problem's 128 x 128
+/// tiles fill. Never for grouped GEMMs (which take K-major operands only).
+bool gemmPrefersPackedLayouts(const GemmProblem &problem, int64_t numSMs);
 
 /// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
 /// multiprocessors. M <= 64: A and B swapped (M along wgmma's N), K split
