@@ -144,8 +144,9 @@ char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config 
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
                                          const spio_gemm_config *config);
 /* Where the problem's operands are packed first: the grid of the kernel
- * packing A (operand 0) or B (1), which launch before the GEMM, and the
- * workspace they pack into (bytes); a zero grid and 0 bytes otherwise.
+ * packing A (operand 0) or B (1), which launch before the GEMM (a zero grid
+ * for one that is read in place), and the workspace they pack into
+ * (bytes); a zero grid and 0 bytes where none is packed.
  * Requires spio_gemm_check to pass. */
 spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
                                               int32_t operand);

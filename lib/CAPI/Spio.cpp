@@ -236,7 +236,7 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                                          int32_t compute_capability) {
   kernels::GemmProblem p = gemmProblem(*problem);
   bool wgmma = compute_capability == 90 &&
-               (kernels::wgmmaSupports(p) || kernels::gemmPrefersPackedLayouts(p, multiprocessors));
+               (kernels::wgmmaSupports(p) || kernels::gemmPrefersPackedLayouts(p));
   p.packLayouts = wgmma;
   return gemmConfig(wgmma ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
                           : kernels::chooseGemmConfig(p, multiprocessors));
@@ -282,7 +282,7 @@ spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
 spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
                                               int32_t operand) {
   kernels::GemmProblem p = gemmProblem(*problem);
-  if (!kernels::gemmPacksOperands(p) || (operand != 0 && operand != 1))
+  if ((operand != 0 && operand != 1) || !kernels::gemmPacksOperand(p, operand == 0 ? 'a' : 'b'))
     return {0, 0, 0, 0};
   return launchShape(kernels::gemmPackLaunchShape(p, operand == 0 ? 'a' : 'b'));
 }

@@ -7,6 +7,7 @@
 
 #include "spio/Kernels/Gemm.h"
 #include "spio/Layout/Layout.h"
+#include "spio/Target/Chip.h"
 #include "spio/Target/SharedMemory.h"
 
 #include <algorithm>
@@ -124,14 +125,24 @@ static int64_t sharedBytes(const GemmProblem &p, const GemmConfig &c) {
          (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) + gemmStagingBytes(p, c);
 }
 
-bool gemmPacksOperands(const GemmProblem &p) {
+/// Whether both operands are packed: f32 inputs, or a row that is not
+/// 16-byte aligned.
+static bool packsBoth(const GemmProblem &p) {
   if (p.input == DType::F32)
     return true;
   int64_t contiguousA = p.a == Layout::RowMajor ? p.k : p.m;
   int64_t contiguousB = p.b == Layout::ColMajor ? p.k : p.n;
-  if (contiguousA % 8 != 0 || contiguousB % 8 != 0)
+  return contiguousA % 8 != 0 || contiguousB % 8 != 0;
+}
+
+bool gemmPacksOperand(const GemmProblem &p, char operand) {
+  if (packsBoth(p))
     return true;
-  return p.packLayouts && (p.a != Layout::RowMajor || p.b != Layout::ColMajor);
+  return p.packLayouts && (operand == 'a' ? p.a != Layout::RowMajor : p.b != Layout::ColMajor);
+}
+
+bool gemmPacksOperands(const GemmProblem &p) {
+  return gemmPacksOperand(p, 'a') || gemmPacksOperand(p, 'b');
 }
 
 int64_t gemmPackSegments(const GemmProblem &p) {
@@ -177,7 +188,7 @@ GemmProblem gemmPackedProblem(const GemmProblem &p) {
 }
 
 int64_t gemmPackedBytes(const GemmProblem &p, char operand) {
-  if (!gemmPacksOperands(p))
+  if (!gemmPacksOperand(p, operand))
     return 0;
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
   int64_t rows = (operand == 'a' ? p.m : p.n) * (batched ? p.batch : 1);
@@ -394,29 +405,37 @@ bool wgmmaSupports(const GemmProblem &problem) {
 // Hopper (H200, bf16; benchmarks/gemm/layouts.py, RESULTS.md): the wgmma
 // kernel reaches about 650 TFLOP/s on large problems; mma.sync on M- or
 // N-major operands 345-420 from 2048^3 up and 195 at 1536^3, about half
-// near the sizes where the choice turns; the packing kernels move A and B
-// at about 3 TB/s, each launch about 3 us of the stream.
+// near the sizes where the choice turns; the packing kernel transposes an
+// operand at about 1.5 TB/s (1.4 for 16384 x 1024, 1.9 for 4096^2), twice
+// that where what it reads and writes stays in the L2 (2048 x 768, 1536^2),
+// each launch about 3 us of the stream.
 constexpr double kHopperWgmmaFlopsPerSecond = 650e12;
 constexpr double kHopperMmaSyncFlopsPerSecond = 325e12;
-constexpr double kHopperPackBytesPerSecond = 3e12;
+constexpr double kHopperTransposeBytesPerSecond = 1.5e12;
+constexpr double kHopperL2TransposeBytesPerSecond = 3e12;
 constexpr double kPackLaunchSeconds = 3e-6;
 
-bool gemmPrefersPackedLayouts(const GemmProblem &problem, int64_t numSMs) {
+bool gemmPrefersPackedLayouts(const GemmProblem &problem) {
   GemmProblem p = problem;
   p.packLayouts = false;
   if (p.input == DType::F32 || p.groups > 0 || gemmPacksOperands(p) || wgmmaSupports(p))
     return false;
-  // Both rates scale with the share of the SMs the tiles keep busy.
-  double tiles = double(ceilDiv(p.m, 128) * ceilDiv(p.n, 128) * p.batch);
-  double busy = std::min(1.0, tiles / double(std::max<int64_t>(numSMs, 1)));
   double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch);
-  double saved =
-      flops / (busy * kHopperMmaSyncFlopsPerSecond) - flops / (busy * kHopperWgmmaFlopsPerSecond);
-  // Each operand read once and written once, K-major, in 2-byte elements.
-  double rowsA = double(p.m) * double(p.batchA ? p.batch : 1);
-  double rowsB = double(p.n) * double(p.batchB ? p.batch : 1);
-  double packSeconds = 2.0 * 2.0 * (rowsA + rowsB) * double(p.k) / kHopperPackBytesPerSecond +
-                       2 * kPackLaunchSeconds;
+  double saved = flops / kHopperMmaSyncFlopsPerSecond - flops / kHopperWgmmaFlopsPerSecond;
+  // Each M- or N-major operand read once and written once K-major, in
+  // 2-byte elements, by a launch of its own.
+  p.packLayouts = true;
+  double packSeconds = 0;
+  for (char which : {'a', 'b'}) {
+    if (!gemmPacksOperand(p, which))
+      continue;
+    bool batched = which == 'a' ? p.batchA : p.batchB;
+    double rows = double(which == 'a' ? p.m : p.n) * double(batched ? p.batch : 1);
+    double bytes = 2.0 * 2.0 * rows * double(p.k);
+    packSeconds += bytes / (bytes <= double(kDefaultL2Bytes) ? kHopperL2TransposeBytesPerSecond
+                                                             : kHopperTransposeBytesPerSecond) +
+                   kPackLaunchSeconds;
+  }
   return packSeconds < saved;
 }
 

@@ -35,14 +35,14 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
   plan.scalars = {{"alpha", 1.0f}, {"beta", 0.0f}};
   // Packed operands: each packing kernel writes its operand's packed form
   // into the workspace, which the GEMM reads.
-  bool packs = gemmPacksOperands(problem);
-  if (packs) {
-    plan.workspaceBytes = gemmWorkspaceBytes(problem);
-    for (auto [index, which, kernelName] : {std::tuple{int(A), 'a', kGemmPackA},
-                                            std::tuple{int(B), 'b', kGemmPackB}})
-      plan.kernels.push_back({kernelName, gemmPackLaunchShape(problem, which), false,
+  plan.workspaceBytes = gemmWorkspaceBytes(problem);
+  for (auto [index, which, kernelName] :
+       {std::tuple{int(A), 'a', kGemmPackA}, std::tuple{int(B), 'b', kGemmPackB}})
+    if (gemmPacksOperand(problem, which))
+      plan.kernels.push_back({kernelName,
+                              gemmPackLaunchShape(problem, which),
+                              false,
                               {operand(index), workspace(gemmPackedOffset(problem, which))}});
-  }
   PlannedKernel kernel{name, gemmLaunchShape(problem, config), false,
                        std::vector<PlanParameter>(at.count)};
   auto place = [&](int position, PlanParameter parameter) {
@@ -51,12 +51,16 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
   };
   auto tensorMap = [&](int index, char which) -> PlanParameter {
     runtime::TensorMapShape map = gemmTensorMapShape(problem, config, which);
-    if (packs)
+    if (gemmPacksOperand(problem, which))
       return {Kind::WorkspaceTensorMap, -1, map, gemmPackedOffset(problem, which)};
     return {Kind::TensorMap, index, map};
   };
-  place(at.a, packs ? workspace(gemmPackedOffset(problem, 'a')) : operand(A));
-  place(at.b, packs ? workspace(gemmPackedOffset(problem, 'b')) : operand(B));
+  auto matrix = [&](int index, char which) {
+    return gemmPacksOperand(problem, which) ? workspace(gemmPackedOffset(problem, which))
+                                            : operand(index);
+  };
+  place(at.a, matrix(A, 'a'));
+  place(at.b, matrix(B, 'b'));
   place(at.c, operand(C));
   place(at.d, operand(D));
   place(at.bias, operand(Bias));

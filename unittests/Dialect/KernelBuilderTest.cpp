@@ -73,7 +73,28 @@ TEST_F(KernelBuilderTest, TypesCarryIntoValues) {
   SpioTensorType shared = b.tensorType({{"i", 1, 64}, {"k", 8, 4}}, b.vector8(builder.getF16Type()),
                                        MemorySpace::Shared);
   EXPECT_EQ(shared, parseType("!spio.tensor<[i: 64, k/8: 4] x vector<8xf16>, shared>", &context));
+  // Explicit strides where given, row-major over the sizes elsewhere, as the
+  // parser reads them.
+  SpioTensorType strided = b.tensorType({{"r", 1, 3, 160}, {"q", 1, 40, 4}, {"c", 8, 4}},
+                                        b.vector8(builder.getF16Type()), MemorySpace::Shared);
+  EXPECT_EQ(strided, parseType("!spio.tensor<[r: 3:160, q: 40:4, c/8: 4] x vector<8xf16>, shared>",
+                               &context));
   EXPECT_TRUE(b.succeeded());
+}
+
+TEST_F(KernelBuilderTest, IfThenElseBuildsBothBranches) {
+  KernelBuilder b(builder, origin);
+  Value flag = b.cmpi(arith::CmpIPredicate::eq, b.index(0), b.index(1));
+  Value inThen, inElse;
+  b.ifThenElse(
+      flag, [&] { inThen = b.index(2); }, [&] { inElse = b.index(3); });
+  auto branch = cast<scf::IfOp>(inThen.getDefiningOp()->getParentOp());
+  EXPECT_EQ(inThen.getDefiningOp()->getBlock(), branch.thenBlock());
+  EXPECT_EQ(inElse.getDefiningOp()->getBlock(), branch.elseBlock());
+  // Ops after the if come after it.
+  EXPECT_EQ(b.index(4).getDefiningOp()->getPrevNode(), branch.getOperation());
+  EXPECT_TRUE(b.succeeded());
+  EXPECT_TRUE(succeeded(verify(*module)));
 }
 
 // Misuse the C++ types cannot catch is refused by the op's verifier where it

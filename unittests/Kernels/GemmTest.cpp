@@ -343,46 +343,61 @@ TEST(GemmWgmma, TakesKMajorOperandsOrPackedOnes) {
   GemmConfig c = chooseWgmmaGemmConfig(problem(256, 256, 256), 132);
   EXPECT_NE(checkGemm(p, c).find("wgmma kernels take A row major and B column major"),
             std::string::npos);
-  // Packed, the kernel reads both K-major from the workspace.
+  // Packed, the kernel reads A K-major from the workspace and B, K-major
+  // already, in place; both where both are M- or N-major.
   p.packLayouts = true;
   EXPECT_TRUE(gemmPacksOperands(p));
+  EXPECT_TRUE(gemmPacksOperand(p, 'a'));
+  EXPECT_FALSE(gemmPacksOperand(p, 'b'));
   EXPECT_TRUE(wgmmaSupports(p));
   EXPECT_EQ(checkGemm(p, c), "");
+  EXPECT_EQ(gemmWorkspaceBytes(p), 256 * 256 * 2);
+  p.b = Layout::RowMajor;
+  EXPECT_TRUE(gemmPacksOperand(p, 'b'));
   EXPECT_EQ(gemmWorkspaceBytes(p), 2 * 256 * 256 * 2);
+  // Misaligned rows pack both operands, K-major or not.
+  p.b = Layout::ColMajor;
+  p.k = 250;
+  EXPECT_TRUE(gemmPacksOperand(p, 'b'));
   // K-major operands are never packed for it.
   EXPECT_FALSE(gemmPacksOperands(problem(256, 256, 256)));
 }
 
 TEST(GemmWgmma, PacksMOrNMajorOperandsWhereThatBeatsMmaSync) {
-  // Long enough that wgmma's saving outweighs moving A and B twice more:
-  // 2048 and up square, a batch of 2048^2 x 512, tall 16384 x 1024 x 1024;
-  // not 1024^3 nor small M (whose tiles leave most SMs idle either way).
+  // Where transposing the M- or N-major operands costs less than what
+  // wgmma saves: a 4096 x 4096 operand beside a 4096^3 product, not beside
+  // 128 x 4096 x 4096; two 2048 x 768 ones (in the L2) beside 2048 x 3072 x
+  // 768, but not two 1536^2 beside 1536^3; nothing at 1024^3.
   auto prefers = [](int64_t m, int64_t n, int64_t k, Layout a, Layout b, int64_t batch = 1) {
     GemmProblem p = problem(m, n, k);
     p.a = a;
     p.b = b;
     p.batch = batch;
-    return gemmPrefersPackedLayouts(p, 132);
+    return gemmPrefersPackedLayouts(p);
   };
-  for (auto [a, b] : {std::pair{Layout::ColMajor, Layout::ColMajor},
-                      std::pair{Layout::RowMajor, Layout::RowMajor},
-                      std::pair{Layout::ColMajor, Layout::RowMajor}}) {
+  Layout row = Layout::RowMajor, col = Layout::ColMajor;
+  for (auto [a, b] : {std::pair{col, col}, std::pair{row, row}, std::pair{col, row}}) {
     EXPECT_TRUE(prefers(4096, 4096, 4096, a, b));
-    EXPECT_TRUE(prefers(2048, 2048, 2048, a, b));
-    EXPECT_TRUE(prefers(16384, 1024, 1024, a, b));
-    EXPECT_TRUE(prefers(2048, 2048, 512, a, b, 4));
+    EXPECT_TRUE(prefers(8192, 8192, 8192, a, b));
     EXPECT_FALSE(prefers(1024, 1024, 1024, a, b));
     EXPECT_FALSE(prefers(512, 512, 512, a, b));
-    EXPECT_FALSE(prefers(128, 4096, 4096, a, b));
   }
+  EXPECT_TRUE(prefers(2048, 2048, 2048, col, col));
+  EXPECT_TRUE(prefers(2048, 3072, 768, col, row));
+  EXPECT_TRUE(prefers(1536, 1536, 1536, col, col));
+  EXPECT_FALSE(prefers(1536, 1536, 1536, col, row));
+  EXPECT_TRUE(prefers(2048, 2048, 512, col, col, 4));
+  // A 128 x 4096 A is cheap to transpose, a 4096 x 4096 B is not.
+  EXPECT_TRUE(prefers(128, 4096, 4096, col, col));
+  EXPECT_FALSE(prefers(128, 4096, 4096, row, row));
   // K-major operands need no packing; f32 and misaligned ones are packed
   // anyway; grouped GEMMs take K-major operands only.
-  EXPECT_FALSE(prefers(4096, 4096, 4096, Layout::RowMajor, Layout::ColMajor));
-  EXPECT_FALSE(prefers(4096, 4096, 4095, Layout::ColMajor, Layout::ColMajor));
+  EXPECT_FALSE(prefers(4096, 4096, 4096, row, col));
+  EXPECT_FALSE(prefers(4096, 4096, 4095, col, col));
   GemmProblem f32 = problem(4096, 4096, 4096);
   f32.input = DType::F32;
-  f32.a = Layout::ColMajor;
-  EXPECT_FALSE(gemmPrefersPackedLayouts(f32, 132));
+  f32.a = col;
+  EXPECT_FALSE(gemmPrefersPackedLayouts(f32));
 }
 
 // 128-row blocks on a persistent grid of a block an SM where their tiles

@@ -96,6 +96,24 @@ TEST_F(LaunchPlanIRTest, PackedAndGroupedGemmPlansMatchTheWorkloads) {
       ASSERT_TRUE(succeeded(verify(*module)));
       expectPlanMatches(*module, kernels::gemmLaunchPlan(p, c));
     }
+  // M- or N-major bf16 operands packed for wgmma: one packing kernel where
+  // the other operand is K-major (read in place), two where neither is.
+  kernels::GemmProblem layouts;
+  layouts.m = 512;
+  layouts.n = 384;
+  layouts.k = 256;
+  layouts.a = kernels::Layout::ColMajor;
+  layouts.packLayouts = true;
+  for (kernels::Layout b : {kernels::Layout::ColMajor, kernels::Layout::RowMajor}) {
+    layouts.b = b;
+    kernels::GemmConfig c = kernels::chooseWgmmaGemmConfig(layouts, 132);
+    ASSERT_EQ(kernels::checkGemm(layouts, c), "");
+    OwningOpRef<ModuleOp> module = mlir::spio::buildGemmWorkload(&context, layouts, c);
+    ASSERT_TRUE(succeeded(verify(*module)));
+    kernels::LaunchPlan plan = kernels::gemmLaunchPlan(layouts, c);
+    EXPECT_EQ(plan.kernels.size(), b == kernels::Layout::ColMajor ? 2u : 3u);
+    expectPlanMatches(*module, plan);
+  }
 }
 
 TEST_F(LaunchPlanIRTest, ConvPlansMatchTheWorkloads) {

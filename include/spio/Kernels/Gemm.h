@@ -167,6 +167,10 @@ int64_t gemmStagingBytes(const GemmProblem &problem, const GemmConfig &config);
 /// f32 inputs' terms side by side along K, paired so that one GEMM over all
 /// segments adds the products the precision keeps.
 bool gemmPacksOperands(const GemmProblem &problem);
+/// Whether operand 'a' or 'b' is packed: both where the inputs are f32 or a
+/// row is not 16-byte aligned (K is then padded alike), else (packLayouts)
+/// only an M- or N-major one; a K-major partner is read in place.
+bool gemmPacksOperand(const GemmProblem &problem, char operand);
 /// The problem the tensor-core kernel computes: the packed operands' where
 /// gemmPacksOperands, else the problem itself. Configurations, tensor maps,
 /// parameters and launch shapes are the packed problem's.
@@ -181,7 +185,8 @@ int64_t gemmPackTerms(const GemmProblem &problem);
 /// operand 'a' or 'b' holds.
 int64_t gemmPackTerm(const GemmProblem &problem, char operand, int64_t segment);
 /// A packed operand's bytes in the workspace ('a' first, then 'b', each at
-/// a 256-byte multiple), and where 'a' or 'b' begins there.
+/// a 256-byte multiple; 0 for an operand that is not packed), and where 'a'
+/// or 'b' begins there.
 int64_t gemmPackedBytes(const GemmProblem &problem, char operand);
 int64_t gemmPackedOffset(const GemmProblem &problem, char operand);
 /// The workspace A and B are packed into (0 where they are not).
@@ -198,15 +203,14 @@ GemmConfig chooseGemmConfig(const GemmProblem &problem, int64_t numSMs);
 /// Whether a wgmma kernel (sm_90a) takes the problem: A and B K-major.
 bool wgmmaSupports(const GemmProblem &problem);
 
-/// Whether a Hopper GPU of `numSMs` multiprocessors runs the problem, whose
-/// f16/bf16 A or B is M- or N-major (aligned: mma.sync could read it in
-/// place), faster packed K-major for wgmma (packLayouts): where the time
-/// the packing kernels take to move A and B (read and written once, plus
-/// their launches) is less than what wgmma saves over mma.sync (which runs
-/// at about half its rate on Hopper; rates measured on an H200), with
-/// both rates taken at the fraction of the SMs the problem's 128 x 128
-/// tiles fill. Never for grouped GEMMs (which take K-major operands only).
-bool gemmPrefersPackedLayouts(const GemmProblem &problem, int64_t numSMs);
+/// Whether a Hopper GPU runs the problem, whose f16/bf16 A or B is M- or
+/// N-major (aligned: mma.sync could read it in place), faster with those
+/// operands packed K-major for wgmma (packLayouts): where the time the
+/// packing kernels take to transpose them (each read and written once,
+/// plus a launch each) is less than what wgmma saves over mma.sync, which
+/// runs at about half its rate on Hopper (rates measured on an H200). Never
+/// for grouped GEMMs (which take K-major operands only).
+bool gemmPrefersPackedLayouts(const GemmProblem &problem);
 
 /// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
 /// multiprocessors. M <= 64: A and B swapped (M along wgmma's N), K split
@@ -253,8 +257,9 @@ LaunchShape gemmLaunchShape(const GemmProblem &problem, const GemmConfig &config
 constexpr const char *kGemmPackA = "gemm_pack_a", *kGemmPackB = "gemm_pack_b";
 /// Threads a block of a packing kernel.
 constexpr int64_t kPackThreads = 256;
-/// The launch geometry of the kernel packing operand 'a' or 'b': a thread a
-/// 16-byte vector of the packed operand's first segment (the batch along z).
+/// The launch geometry of the kernel packing operand 'a' or 'b' (which
+/// gemmPacksOperand): a thread a 16-byte vector of the packed operand's
+/// first segment (the batch along z).
 LaunchShape gemmPackLaunchShape(const GemmProblem &problem, char operand);
 
 } // namespace spio::kernels

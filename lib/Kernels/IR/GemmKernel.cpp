@@ -173,6 +173,7 @@ struct Operand {
   int64_t rowsExtent; // M or N
   int64_t k;          // K
   int64_t blockRows;  // BM or BN
+  char name;          // 'a' or 'b'
 
   StringRef outerDim() const { return kContiguous ? rowDim : kDim; }
   StringRef innerDim() const { return kContiguous ? kDim : rowDim; }
@@ -183,13 +184,27 @@ struct Operand {
 };
 
 Operand operandA(const GemmProblem &p, int64_t blockM) {
-  return {p.batch > 1 && p.batchA, false, p.rowDim, p.reductionDim,
-          p.a == kernels::Layout::RowMajor, p.m, p.k, blockM};
+  return {p.batch > 1 && p.batchA,
+          false,
+          p.rowDim,
+          p.reductionDim,
+          p.a == kernels::Layout::RowMajor,
+          p.m,
+          p.k,
+          blockM,
+          'a'};
 }
 
 Operand operandB(const GemmProblem &p, int64_t blockN) {
-  return {p.batch > 1 && p.batchB, p.groups > 0, p.colDim, p.reductionDim,
-          p.b == kernels::Layout::ColMajor, p.n, p.k, blockN};
+  return {p.batch > 1 && p.batchB,
+          p.groups > 0,
+          p.colDim,
+          p.reductionDim,
+          p.b == kernels::Layout::ColMajor,
+          p.n,
+          p.k,
+          blockN,
+          'b'};
 }
 
 /// An operand's global tensor: its batch entry (if it has one), then its
@@ -202,7 +217,7 @@ SpioTensorType globalType(KernelBuilder &b, const GemmProblem &p, const Operand 
   if (o.grouped)
     extents.push_back({p.groupDim, 1, p.groups});
   Type element = typeOf(b.getContext(), p.input);
-  if (kernels::gemmPacksOperands(p)) {
+  if (kernels::gemmPacksOperand(p, o.name)) {
     extents.append({{o.outerDim(), 1, o.outerExtent()}, {o.innerDim(), 1, o.innerExtent()}});
     return b.tensorType(extents, element, MemorySpace::Global);
   }
@@ -1165,7 +1180,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
     b.clusterBarrier();
 }
 
-/// The kernel packing operand 'a' or 'b' of `p` (gemmPacksOperands): a
+/// The kernel packing operand 'a' or 'b' of `p` (gemmPacksOperand): a
 /// thread reads 8 consecutive values of K of one row (zero past K), splits
 /// f32 values into bf16 terms and stores each segment's term as one 16-byte
 /// vector of the K-major packed operand. Where the source is K-major a warp's
@@ -1308,10 +1323,10 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
   builder.setInsertionPointToStart(kernels.getBody());
   // Packed operands come from their packing kernels, the GEMM computing the
   // packed problem.
-  if (kernels::gemmPacksOperands(problem)) {
-    buildPackKernel(builder, loc, problem, 'a', kernels::kGemmPackA);
-    buildPackKernel(builder, loc, problem, 'b', kernels::kGemmPackB);
-  }
+  for (auto [which, name] :
+       {std::pair{'a', kernels::kGemmPackA}, std::pair{'b', kernels::kGemmPackB}})
+    if (kernels::gemmPacksOperand(problem, which))
+      buildPackKernel(builder, loc, problem, which, name);
   GemmProblem p = kernels::gemmPackedProblem(problem);
   SpioTensorType aType = gemmOperandType(context, p, 'a'), bType = gemmOperandType(context, p, 'b');
   SpioTensorType dType = gemmOperandType(context, p, 'd');
