@@ -91,8 +91,8 @@ typedef struct {
    * the groups' one after the other, B a matrix a group; the launcher's
    * operand "groups" is a device array of int32, each group's end row. */
   int64_t groups;
-  /* Non-zero: A and B are packed K-major first even where aligned, which is
-   * how a wgmma config (sm_90) takes an M- or N-major A or B; set it with a
+  /* Non-zero: an M- or N-major A or B is packed K-major first even where
+   * aligned, which is how a wgmma config (sm_90) takes it; set it with a
    * wgmma config (spio_gemm_choose_config picks wgmma for such operands
    * where packing them runs faster than mma.sync reading them in place). */
   int32_t pack_layouts;

@@ -86,10 +86,9 @@ struct GemmProblem {
   /// operand) holds each group's end row.
   int64_t groups = 0;
   std::string groupDim = "g";
-  /// A and B are packed K-major before the tensor cores read them even
-  /// where their rows are 16-byte aligned: how a wgmma kernel (which reads
-  /// K-major tiles only) takes an M- or N-major operand
-  /// (gemmPrefersPackedLayouts).
+  /// An M- or N-major A or B is packed K-major before the tensor cores read
+  /// it even where its rows are 16-byte aligned: how a wgmma kernel (which
+  /// reads K-major tiles only) takes it (gemmPrefersPackedLayouts).
   bool packLayouts = false;
 };
 
@@ -158,10 +157,10 @@ bool gemmStagesResults(const GemmProblem &problem, const GemmConfig &config);
 /// from the fragments.
 int64_t gemmStagingBytes(const GemmProblem &problem, const GemmConfig &config);
 
-/// Whether A and B are first packed by a kernel each into a workspace:
-/// where the inputs are f32, a contiguous dimension of A or B is not a
-/// multiple of 8 (16-byte vectors and TMA need 16-byte rows), or with
-/// packLayouts an operand is M- or N-major. A packed
+/// Whether A or B is first packed, by a kernel each, into a workspace
+/// (gemmPacksOperand): where the inputs are f32, a contiguous dimension of
+/// A or B is not a multiple of 8 (16-byte vectors and TMA need 16-byte
+/// rows), or with packLayouts an operand is M- or N-major. A packed
 /// operand is K-major in the tensor cores' dtype (bf16 for f32 inputs), its
 /// rows' K padded with zeros to a multiple of 8 and repeated once a segment:
 /// f32 inputs' terms side by side along K, paired so that one GEMM over all
