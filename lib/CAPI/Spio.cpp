@@ -235,8 +235,7 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                                          int64_t multiprocessors,
                                          int32_t compute_capability) {
   kernels::GemmProblem p = gemmProblem(*problem);
-  bool wgmma = compute_capability == 90 &&
-               (kernels::wgmmaSupports(p) || kernels::gemmPrefersPackedLayouts(p));
+  bool wgmma = compute_capability == 90 && kernels::gemmPrefersWgmma(p);
   p.packLayouts = wgmma;
   return gemmConfig(wgmma ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
                           : kernels::chooseGemmConfig(p, multiprocessors));

@@ -439,6 +439,10 @@ bool gemmPrefersPackedLayouts(const GemmProblem &problem) {
   return packSeconds < saved;
 }
 
+bool gemmPrefersWgmma(const GemmProblem &problem) {
+  return wgmmaSupports(problem) || gemmPrefersPackedLayouts(problem);
+}
+
 /// Groups of up to 8 tile rows (a count that divides `rows`, the grid's),
 /// taken column by column: the blocks running at once then read each B tile
 /// from DRAM once, which row by row they would read again for every row

@@ -951,9 +951,8 @@ int runGemm() {
   Result<Cuda *> cuda = Cuda::get();
   int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : kDefaultMultiprocessors;
   bool hopper = hasWarpgroupMma(chip);
-  bool wgmma =
-      gemmWgmma == cl::BOU_TRUE || (gemmWgmma == cl::BOU_UNSET && hopper &&
-                                    (wgmmaSupports(problem) || gemmPrefersPackedLayouts(problem)));
+  bool wgmma = gemmWgmma == cl::BOU_TRUE ||
+               (gemmWgmma == cl::BOU_UNSET && hopper && gemmPrefersWgmma(problem));
   // wgmma reads M- and N-major operands packed K-major.
   problem.packLayouts = wgmma;
   GemmConfig config = wgmma ? chooseWgmmaGemmConfig(problem, multiprocessors)

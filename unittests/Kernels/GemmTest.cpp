@@ -398,6 +398,15 @@ TEST(GemmWgmma, PacksMOrNMajorOperandsWhereThatBeatsMmaSync) {
   f32.input = DType::F32;
   f32.a = col;
   EXPECT_FALSE(gemmPrefersPackedLayouts(f32));
+  // Hopper's default: wgmma for K-major, packed (f32) and preferably packed
+  // operands; mma.sync for M/N-major ones where packing does not pay.
+  EXPECT_TRUE(gemmPrefersWgmma(problem(1024, 1024, 1024)));
+  EXPECT_TRUE(gemmPrefersWgmma(f32));
+  GemmProblem transposed = problem(4096, 4096, 4096);
+  transposed.a = col;
+  EXPECT_TRUE(gemmPrefersWgmma(transposed));
+  transposed.m = transposed.n = transposed.k = 1024;
+  EXPECT_FALSE(gemmPrefersWgmma(transposed));
 }
 
 // 128-row blocks on a persistent grid of a block an SM where their tiles

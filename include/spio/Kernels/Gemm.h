@@ -211,6 +211,11 @@ bool wgmmaSupports(const GemmProblem &problem);
 /// for grouped GEMMs (which take K-major operands only).
 bool gemmPrefersPackedLayouts(const GemmProblem &problem);
 
+/// Spio's default on Hopper: the wgmma kernel where A and B are K-major or
+/// packed anyway, or gemmPrefersPackedLayouts; else mma.sync. The caller
+/// then sets packLayouts to it.
+bool gemmPrefersWgmma(const GemmProblem &problem);
+
 /// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
 /// multiprocessors. M <= 64: A and B swapped (M along wgmma's N), K split
 /// by the fewest blocks (up to 3) giving 90% of a block an SM (never where

@@ -15,6 +15,7 @@
 #include "spio/Kernels/IR/Conv2dGw8Kernel.h"
 
 #include "Conv2dGw8Tiling.h"
+#include "PrintedWorkload.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -34,19 +35,19 @@ using kernels::Conv2dGw8Config;
 using kernels::Conv2dGw8Problem;
 using namespace kernels::gw8;
 
+// The dialect's passes are the kernel library's; its wgrad parts are the
+// library's after All (the op's absent attribute).
+static_assert(int(ConvPass::Fprop) == int(kernels::ConvPass::Fprop) &&
+              int(ConvPass::Dgrad) == int(kernels::ConvPass::Dgrad) &&
+              int(ConvPass::Wgrad) == int(kernels::ConvPass::Wgrad));
+static_assert(int(WgradParts::Copies) + 1 == int(kernels::WgradParts::Copies) &&
+              int(WgradParts::CopiesWithoutRowHalo) + 1 ==
+                  int(kernels::WgradParts::CopiesWithoutRowHalo) &&
+              int(WgradParts::Mma) + 1 == int(kernels::WgradParts::Mma));
+
 kernels::Conv2dGw8Problem mlir::spio::conv2dGw8Problem(Conv2dGw8Op op) {
   kernels::Conv2dGw8Problem p;
-  switch (op.getPass()) {
-  case ConvPass::Fprop:
-    p.pass = kernels::ConvPass::Fprop;
-    break;
-  case ConvPass::Dgrad:
-    p.pass = kernels::ConvPass::Dgrad;
-    break;
-  case ConvPass::Wgrad:
-    p.pass = kernels::ConvPass::Wgrad;
-    break;
-  }
+  p.pass = kernels::ConvPass(int(op.getPass()));
   // The first input is the image the kernel stages, [n, h, w, channels/8];
   // for dgrad it is dy, and the image sizes come from dx, [n, p, q, c].
   ArrayRef<TensorDim> a = op.getA().getType().getDims();
@@ -69,19 +70,8 @@ kernels::Conv2dGw8Problem mlir::spio::conv2dGw8Problem(Conv2dGw8Op op) {
   SpioTensorType out = op.getD().getType();
   p.wgradClusterReduce = p.pass == kernels::ConvPass::Wgrad && out.getDims().size() == 4;
   p.wgradF32 = p.wgradClusterReduce && out.getElementType().isF32();
-  if (std::optional<WgradParts> parts = op.getParts()) {
-    switch (*parts) {
-    case WgradParts::Copies:
-      p.wgradParts = kernels::WgradParts::Copies;
-      break;
-    case WgradParts::CopiesWithoutRowHalo:
-      p.wgradParts = kernels::WgradParts::CopiesWithoutRowHalo;
-      break;
-    case WgradParts::Mma:
-      p.wgradParts = kernels::WgradParts::Mma;
-      break;
-    }
-  }
+  if (std::optional<WgradParts> parts = op.getParts())
+    p.wgradParts = kernels::WgradParts(int(*parts) + 1);
   return p;
 }
 
@@ -2108,10 +2098,10 @@ void Gw8Kernel::buildWgradBias(OpBuilder &builder, Location loc) {
 
   // Blocks' sums: thread t's slot adds its pixels in order, then thread
   // `lane` of the first slot adds the slots in order.
+  gpu::GPUFuncOp sums = reduceKernel(builder, loc, "conv2d_gw8_wgrad_bias", {dyT, wsBiasT});
   {
-    gpu::GPUFuncOp kernel = reduceKernel(builder, loc, "conv2d_gw8_wgrad_bias", {dyT, wsBiasT});
-    Tensor gradient = llvm::cast<Tensor>(kernel.getArgument(0));
-    Tensor workspace = llvm::cast<Tensor>(kernel.getArgument(1));
+    Tensor gradient = llvm::cast<Tensor>(sums.getArgument(0));
+    Tensor workspace = llvm::cast<Tensor>(sums.getArgument(1));
     Tensor dyv = b.view(gradient, dyFlatT);
     Tensor slotSums = b.alloc(slotsT);
     Value blockX = b.linearId(LinearId::BlockX);
@@ -2190,7 +2180,7 @@ void Gw8Kernel::buildWgradBias(OpBuilder &builder, Location loc) {
   // The reduce: warp w of block b adds vector 8 b + w's partials, lane l
   // those of blocks l, l + 32, ... in order, then the lanes in a fixed
   // xor tree, which leaves every lane the same bits.
-  builder.setInsertionPointAfter(builder.getInsertionBlock()->getParentOp());
+  builder.setInsertionPointAfter(sums);
   gpu::GPUFuncOp kernel =
       reduceKernel(builder, loc, "conv2d_gw8_wgrad_bias_reduce", {wsBiasT, dbT});
   Tensor workspace = llvm::cast<Tensor>(kernel.getArgument(0));
@@ -2352,21 +2342,15 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dGw8Workload(MLIRContext *context,
     bool reduces = wgrad && !p.wgradClusterReduce;
     if (reduces && p.wgradEarlyLaunch)
       LaunchDependentsOp::create(builder, loc);
-    ConvPass pass = p.pass == kernels::ConvPass::Fprop   ? ConvPass::Fprop
-                    : p.pass == kernels::ConvPass::Dgrad ? ConvPass::Dgrad
-                                                         : ConvPass::Wgrad;
     WgradPartsAttr parts;
     if (p.wgradParts != kernels::WgradParts::All)
-      parts = WgradPartsAttr::get(context,
-                                  p.wgradParts == kernels::WgradParts::Copies ? WgradParts::Copies
-                                  : p.wgradParts == kernels::WgradParts::CopiesWithoutRowHalo
-                                      ? WgradParts::CopiesWithoutRowHalo
-                                      : WgradParts::Mma);
+      parts = WgradPartsAttr::get(context, WgradParts(int(p.wgradParts) - 1));
     auto config = Conv2dGw8ConfigAttr::get(context, {c.warpsQ, c.warpsG}, c.rowsP, c.chunks,
                                            c.copyWarps, p.multiprocessors, c.rowRing, c.stages);
-    Conv2dGw8Op::create(builder, loc, pass, args[0], args[1], p.bias && !wgrad ? args[2] : Value(),
-                        args[wgrad ? 2 : 3], ArrayRef<int64_t>{p.r, p.s},
-                        ArrayRef<int64_t>{p.padH, p.padW}, uint64_t(p.stride), config, parts);
+    Conv2dGw8Op::create(builder, loc, ConvPass(int(p.pass)), args[0], args[1],
+                        p.bias && !wgrad ? args[2] : Value(), args[wgrad ? 2 : 3],
+                        ArrayRef<int64_t>{p.r, p.s}, ArrayRef<int64_t>{p.padH, p.padW},
+                        uint64_t(p.stride), config, parts);
     if (reduces && !p.wgradEarlyLaunch)
       LaunchDependentsOp::create(builder, loc);
     gpu::ReturnOp::create(builder, loc);
@@ -2381,22 +2365,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dGw8Workload(MLIRContext *context,
   return module;
 }
 
-/// A context with what the workload and its tiled kernels use.
-static void loadWorkloadDialects(MLIRContext &context) {
-  context.loadDialect<SpioDialect, gpu::GPUDialect, arith::ArithDialect, scf::SCFDialect,
-                      vector::VectorDialect, NVVM::NVVMDialect>();
-}
-
-static std::string printed(Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  op->print(os);
-  return text;
-}
-
 std::string mlir::spio::conv2dGw8Source(const Conv2dGw8Problem &problem,
                                         const Conv2dGw8Config &config) {
-  MLIRContext context(MLIRContext::Threading::DISABLED);
-  loadWorkloadDialects(context);
-  return printed(buildConv2dGw8Workload(&context, problem, config).get());
+  return printedWorkload(
+      [&](MLIRContext *context) { return buildConv2dGw8Workload(context, problem, config); });
 }

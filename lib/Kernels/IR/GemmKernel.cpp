@@ -32,6 +32,8 @@
 
 #include "spio/Kernels/IR/GemmKernel.h"
 
+#include "PrintedWorkload.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -1356,9 +1358,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
   return module;
 }
 
-/// A workload module, built in a context of its own, as text.
-static std::string
-printedWorkload(function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> buildWorkload) {
+std::string
+mlir::spio::printedWorkload(function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> buildWorkload) {
   MLIRContext context(MLIRContext::Threading::DISABLED);
   context.loadDialect<SpioDialect, gpu::GPUDialect, arith::ArithDialect, scf::SCFDialect,
                       vector::VectorDialect>();

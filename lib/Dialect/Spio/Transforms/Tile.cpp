@@ -42,46 +42,18 @@ LogicalResult claimBlockSize(Operation *op, int64_t threadCount) {
   return success();
 }
 
-LogicalResult tileGemm(GemmOp op) {
-  kernels::GemmProblem problem = gemmProblem(op);
-  kernels::GemmConfig config = gemmConfig(op.getConfig());
-  if (std::string err = kernels::checkGemm(problem, config); !err.empty())
+/// Checks the problem and config `op` describes (`check`: empty or what is
+/// wrong), claims the block size, and builds the family's tile (`build`) in
+/// place of `op`.
+template <typename OpT, typename Problem, typename Config, typename Check, typename Build>
+LogicalResult tile(OpT op, const Problem &problem, const Config &config, Check check, Build build) {
+  if (std::string err = check(problem, config); !err.empty())
     return op.emitOpError() << err;
   if (failed(claimBlockSize(op, config.threads())))
     return failure();
   OpBuilder builder(op);
   build::KernelBuilder b(builder, op.getLoc());
-  if (failed(buildGemmTile(b, op, problem, config)))
-    return failure();
-  op->erase();
-  return success();
-}
-
-LogicalResult tileConv2d(Conv2dOp op) {
-  kernels::Conv2dProblem problem = conv2dProblem(op);
-  kernels::GemmConfig config = gemmConfig(op.getConfig());
-  if (std::string err = kernels::checkConv2d(problem, config); !err.empty())
-    return op.emitOpError() << err;
-  if (failed(claimBlockSize(op, config.threads())))
-    return failure();
-  OpBuilder builder(op);
-  build::KernelBuilder b(builder, op.getLoc());
-  if (failed(buildConv2dTile(b, op, problem, config)))
-    return failure();
-  op->erase();
-  return success();
-}
-
-LogicalResult tileConv2dGw8(Conv2dGw8Op op) {
-  kernels::Conv2dGw8Problem problem = conv2dGw8Problem(op);
-  kernels::Conv2dGw8Config config = conv2dGw8Config(op.getConfig());
-  if (std::string err = kernels::checkConv2dGw8(problem, config); !err.empty())
-    return op.emitOpError() << err;
-  if (failed(claimBlockSize(op, config.threads())))
-    return failure();
-  OpBuilder builder(op);
-  build::KernelBuilder b(builder, op.getLoc());
-  if (failed(buildConv2dGw8Tile(b, op, problem, config)))
+  if (failed(build(b, op, problem, config)))
     return failure();
   op->erase();
   return success();
@@ -95,10 +67,20 @@ struct SpioTile : mlir::spio::impl::SpioTileBase<SpioTile> {
         workloads.push_back(op);
     });
     for (Operation *op : workloads) {
-      LogicalResult tiled = TypeSwitch<Operation *, LogicalResult>(op)
-                                .Case([](GemmOp gemm) { return tileGemm(gemm); })
-                                .Case([](Conv2dOp conv) { return tileConv2d(conv); })
-                                .Case([](Conv2dGw8Op conv) { return tileConv2dGw8(conv); });
+      LogicalResult tiled =
+          TypeSwitch<Operation *, LogicalResult>(op)
+              .Case([](GemmOp gemm) {
+                return tile(gemm, gemmProblem(gemm), gemmConfig(gemm.getConfig()),
+                            kernels::checkGemm, buildGemmTile);
+              })
+              .Case([](Conv2dOp conv) {
+                return tile(conv, conv2dProblem(conv), gemmConfig(conv.getConfig()),
+                            kernels::checkConv2d, buildConv2dTile);
+              })
+              .Case([](Conv2dGw8Op conv) {
+                return tile(conv, conv2dGw8Problem(conv), conv2dGw8Config(conv.getConfig()),
+                            kernels::checkConv2dGw8, buildConv2dGw8Tile);
+              });
       if (failed(tiled))
         return signalPassFailure();
     }
