@@ -4,7 +4,9 @@ spio-jit builds (--emit-ptx, no GPU needed) and compares the PTX: proof that
 a change to how kernels are built leaves what they compile to unchanged, or
 the list of kernels that differ (to run on a GPU).
 
-  scripts/compare-ptx.py --old OLD/spio-jit --new NEW/spio-jit [--families gemm,conv]
+  scripts/compare-ptx.py --old OLD/spio-jit --new NEW/spio-jit [--families gemm,conv,conv2d]
+
+(conv: conv2d-gw8; conv2d: the dense implicit GEMM.)
 
 Prints one line per kernel that differs or fails and a count; exits with 1
 when any does.
@@ -70,6 +72,20 @@ def conv_cases():
     return cases
 
 
+def conv2d_cases():
+    """(label, spio-jit options) of the dense conv2d GPU tests."""
+    cases = []
+    for n, h, w, c, k, r, s, stride, pad, extra in constant(
+            os.path.join(ROOT, "benchmarks/conv2d/gpu_tests.py"), "CASES"):
+        cases.append((f"conv2d test N{n} {h}x{w} C{c} K{k} {r}x{s} s{stride} p{pad} {extra}"
+                      .strip(),
+                      ["--workload", "conv2d", "--batch", str(n), "--height", str(h), "--width",
+                       str(w), "--channels", str(c), "--out-channels", str(k), "--r", str(r),
+                       "--s", str(s), "--stride", str(stride), "--pad-h", str(pad), "--pad-w",
+                       str(pad)] + extra.split()))
+    return cases
+
+
 def ptx(jit, options, cache):
     env = dict(os.environ, SPIO_CACHE_DIR=cache)
     run = subprocess.run([jit] + options + ["--emit-ptx"], capture_output=True, text=True,
@@ -83,12 +99,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--old", required=True, help="the spio-jit built before the change")
     parser.add_argument("--new", required=True, help="the spio-jit built after it")
-    parser.add_argument("--families", default="gemm,conv")
+    parser.add_argument("--families", default="gemm,conv,conv2d")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args()
     cases = []
     for family in args.families.split(","):
-        cases += {"gemm": gemm_cases, "conv": conv_cases}[family]()
+        cases += {"gemm": gemm_cases, "conv": conv_cases, "conv2d": conv2d_cases}[family]()
     # Each build its own empty PTX cache: what it compiles, not what it kept.
     caches = tempfile.TemporaryDirectory()
 

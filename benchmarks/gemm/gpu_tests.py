@@ -24,20 +24,37 @@ CASES = [
     (1000, 1000, 1000, "--out-dtype f32 --wgmma=false"),
     (1000, 1000, 1000, "--dtype f16 --out-dtype f16 --beta 0.5 --alpha 2 --wgmma=false"),
     (1000, 1000, 1000, "--out-dtype f32 --beta -1 --wgmma=false"),
+    (1000, 1000, 1000, "--a-layout col --b-layout col --wgmma=false"),
+    (1000, 1000, 1000, "--a-layout row --b-layout row --wgmma=false"),
+    (1000, 1000, 1000, "--a-layout col --b-layout row --dtype f16 --wgmma=false"),
+    (336, 520, 200, "--a-layout col --b-layout row --wgmma=false"),
+    # M- and N-major f16/bf16 operands read in place by wgmma (transposed):
+    # split K, persistent 128 x 256 tiles, clusters sharing an N-major B,
+    # ping-pong, small M swapped (A M-major along wgmma's N), ragged edges,
+    # an epilogue, beta and batches.
     (1000, 1000, 1000, "--a-layout col --b-layout col"),
     (1000, 1000, 1000, "--a-layout row --b-layout row"),
     (1000, 1000, 1000, "--a-layout col --b-layout row --dtype f16"),
     (336, 520, 200, "--a-layout col --b-layout row"),
-    # M- and N-major f16/bf16 operands packed K-major for wgmma: by the
-    # chooser (2048^3 and up), and forced on shapes it leaves to mma.sync,
-    # with an epilogue, beta and a batch.
     (2048, 2048, 2048, "--a-layout col --b-layout row"),
     (4096, 1024, 2048, "--a-layout col --b-layout col --dtype f16"),
+    (4096, 4096, 4096, "--a-layout col --b-layout row"),
+    (1024, 1024, 8192, "--a-layout col --b-layout row --block-m 128 --warps-m 8 --block-n 256 "
+                       "--stages 4 --persistent 8 --cluster 2"),
+    (2048, 3072, 768, "--a-layout row --b-layout row"),
+    (16, 4096, 4096, "--a-layout col --b-layout row"),
+    (40, 1000, 1000, "--a-layout col --b-layout col --dtype f16"),
     (1000, 1000, 1000, "--a-layout row --b-layout row --wgmma --epilogue bias,relu "
                        "--bias-along col"),
     (333, 520, 200, "--a-layout col --b-layout row --wgmma --beta 0.5 --out-dtype f32"),
     (64, 4096, 512, "--a-layout col --b-layout col --wgmma"),
     (256, 384, 512, "--gemm-batch 3 --a-layout col --b-layout row --wgmma"),
+    # A batched M-major operand whose K leaves a partial k-tile: packed
+    # K-major for wgmma (by the chooser where that beats mma.sync, forced
+    # where not), the N-major partner too where K is not a multiple of 8.
+    (2048, 2048, 1000, "--gemm-batch 4 --a-layout col"),
+    (256, 384, 500, "--gemm-batch 3 --a-layout col --b-layout row --wgmma"),
+    (256, 384, 504, "--gemm-batch 2 --a-layout col --wgmma"),
     (128, 4096, 4096, "--wgmma=false"),
     (2048, 3072, 768, "--dtype f16 --wgmma=false"),
     (4097, 4095, 4096, "--wgmma=false"),

@@ -91,10 +91,10 @@ typedef struct {
    * the groups' one after the other, B a matrix a group; the launcher's
    * operand "groups" is a device array of int32, each group's end row. */
   int64_t groups;
-  /* Non-zero: an M- or N-major A or B is packed K-major first even where
-   * aligned, which is how a wgmma config (sm_90) takes it; set it with a
-   * wgmma config (spio_gemm_choose_config picks wgmma for such operands
-   * where packing them runs faster than mma.sync reading them in place). */
+  /* Non-zero: an M- or N-major A or B that a wgmma config (sm_90) cannot
+   * read in place (batched, K not a multiple of 64) is packed K-major first;
+   * set it with a wgmma config (spio_gemm_choose_config picks wgmma for such
+   * operands where packing them runs faster than mma.sync). */
   int32_t pack_layouts;
 } spio_gemm_problem;
 
@@ -129,9 +129,9 @@ typedef struct {
 char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config);
 /* The configuration spio-jit would choose on a GPU of `multiprocessors` SMs
  * and compute capability `compute_capability` (90 for 9.0): wgmma on Hopper
- * where A and B are K-major or packed (an M- or N-major f16/bf16 operand
- * where packing it is faster than mma.sync; then set pack_layouts), else
- * mma.sync. */
+ * where it reads A and B in place (K-, M- or N-major f16/bf16) or they are
+ * packed (where packing is faster than mma.sync; then set pack_layouts),
+ * else mma.sync. */
 spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
                                          int64_t multiprocessors,
                                          int32_t compute_capability);

@@ -34,6 +34,10 @@ static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+/// A wgmma k-tile: one 128-byte row of f16 or bf16. M- and N-major tiles
+/// come in boxes of as many of their rows or columns.
+constexpr int64_t kWgmmaBlockK = 64, kWgmmaMNBox = 64;
+
 const char *epilogueStepName(EpilogueStep step) {
   switch (step) {
   case EpilogueStep::Scale:
@@ -135,10 +139,29 @@ static bool packsBoth(const GemmProblem &p) {
   return contiguousA % 8 != 0 || contiguousB % 8 != 0;
 }
 
+/// Whether operand 'a' or 'b' is M- or N-major: its rows run along K.
+static bool mnMajor(const GemmProblem &p, char operand) {
+  return operand == 'a' ? p.a != Layout::RowMajor : p.b != Layout::ColMajor;
+}
+
+/// Whether an M- or N-major operand is one the wgmma kernel cannot read in
+/// place: a batched one whose K leaves a partial k-tile, which its tensor
+/// map (the batch entries' K rows one after the other) would fill from the
+/// next entry's rows rather than with zeros.
+static bool wgmmaPacksMNMajor(const GemmProblem &p, char operand) {
+  bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
+  return mnMajor(p, operand) && batched && p.k % kWgmmaBlockK != 0;
+}
+
 bool gemmPacksOperand(const GemmProblem &p, char operand) {
   if (packsBoth(p))
     return true;
-  return p.packLayouts && (operand == 'a' ? p.a != Layout::RowMajor : p.b != Layout::ColMajor);
+  if (!p.packLayouts || !mnMajor(p, operand))
+    return false;
+  // Beside a packed partner (whose K is padded to a multiple of 8) an
+  // operand is packed too unless K is such a multiple already.
+  char other = operand == 'a' ? 'b' : 'a';
+  return wgmmaPacksMNMajor(p, operand) || (p.k % 8 != 0 && wgmmaPacksMNMajor(p, other));
 }
 
 bool gemmPacksOperands(const GemmProblem &p) {
@@ -181,8 +204,10 @@ GemmProblem gemmPackedProblem(const GemmProblem &p) {
     return p;
   GemmProblem q = p;
   q.input = p.input == DType::F32 ? DType::BF16 : p.input;
-  q.a = Layout::RowMajor;
-  q.b = Layout::ColMajor;
+  if (gemmPacksOperand(p, 'a'))
+    q.a = Layout::RowMajor;
+  if (gemmPacksOperand(p, 'b'))
+    q.b = Layout::ColMajor;
   q.k = gemmPackSegments(p) * packedK(p);
   return q;
 }
@@ -272,25 +297,39 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     // A warpgroup's wgmma reads K-major tiles of 128-byte rows: 64 f16 or
     // bf16 of the reduction, A's rows and B's columns along the tile's rows.
     if (!wgmmaSupports(p))
-      return "wgmma kernels take A row major and B column major (K contiguous in both), or "
-             "M- and N-major ones packed K-major first (pack_layouts); use the mma.sync "
-             "configuration otherwise";
+      return p.groups > 0
+                 ? "a grouped GEMM's wgmma kernel takes A row major and B column major (K "
+                   "contiguous in both)"
+                 : "a batched M- or N-major operand whose K is not a multiple of 64 is packed "
+                   "K-major for wgmma first (pack_layouts); use the mma.sync configuration "
+                   "otherwise";
+    // An M- or N-major tile comes in TMA boxes of 64 of its rows or columns
+    // (a cluster's blocks load B's boxes in equal shares).
+    if (mnMajor(p, 'a') && c.blockM % kWgmmaMNBox != 0)
+      return "an M-major A's wgmma tiles are 64 rows or a multiple of them (" +
+             std::string(c.swapAB ? "wgmma's N" : "block M") + "), got " + std::to_string(c.blockM);
+    if (mnMajor(p, 'b') && (c.blockN / c.cluster) % kWgmmaMNBox != 0)
+      return "an N-major B's wgmma tiles (a cluster block's share of them) are 64 columns or "
+             "a multiple of them, got " +
+             std::to_string(c.blockN / c.cluster);
     const char *side = c.swapAB ? "N" : "M";
     if (c.warpsN != 1 || c.warpsM % 4 != 0 || c.warpgroupRows() != 16 * c.warpsM)
       return std::string("a wgmma block is warpgroups of 4 warps along ") + side +
              ", 64 rows each: warps = [4 * G, 1] and block " + side + " = 64 * G, got warps " +
              std::to_string(c.warpsM) + "x" + std::to_string(c.warpsN) + " and block " + side +
              " " + std::to_string(c.warpgroupRows());
-    if (c.blockK != 64)
+    if (c.blockK != kWgmmaBlockK)
       return "a wgmma block's K tile is 64 (one 128-byte row of f16 or bf16), got " +
              std::to_string(c.blockK);
     // TMA takes a box's origin as 32-bit signed element coordinates.
     constexpr int64_t kMaxTmaExtent = (int64_t(1) << 31) - 1;
     // A batched operand's rows are those of all its batch entries.
-    int64_t rowsA = p.m * (p.batchA ? p.batch : 1), rowsB = p.n * (p.batchB ? p.batch : 1);
-    if (rowsA > kMaxTmaExtent || rowsB > kMaxTmaExtent || p.k > kMaxTmaExtent)
-      return "a wgmma kernel's TMA copies address M, N (times the batch) and K up to 2^31 - 1 "
-             "elements; split the GEMM or use the mma.sync configuration";
+    for (char operand : {'a', 'b'}) {
+      runtime::TensorMapShape map = gemmTensorMapShape(p, c, operand);
+      if (map.rows > uint64_t(kMaxTmaExtent) || map.cols > uint64_t(kMaxTmaExtent))
+        return "a wgmma kernel's TMA copies address M, N and K (the rows times the batch) up "
+               "to 2^31 - 1 elements; split the GEMM or use the mma.sync configuration";
+    }
     if (c.wgmmaN() < 8 || c.wgmmaN() > 256 || c.wgmmaN() % 8 != 0)
       return std::string("a wgmma block's ") + (c.swapAB ? "M" : "N") +
              " tile (wgmma's N) is a multiple of 8 from 8 to 256, got " +
@@ -399,7 +438,8 @@ GemmConfig chooseGemmConfig(const GemmProblem &p, int64_t numSMs) {
 
 bool wgmmaSupports(const GemmProblem &problem) {
   GemmProblem p = gemmPackedProblem(problem);
-  return p.a == Layout::RowMajor && p.b == Layout::ColMajor && p.input != DType::F32;
+  return p.input != DType::F32 && !wgmmaPacksMNMajor(p, 'a') && !wgmmaPacksMNMajor(p, 'b') &&
+         (p.groups == 0 || (!mnMajor(p, 'a') && !mnMajor(p, 'b')));
 }
 
 // Hopper (H200, bf16; benchmarks/gemm/layouts.py, RESULTS.md): the wgmma
@@ -495,7 +535,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   auto swapped = [&](int64_t width, int64_t split) {
     GemmConfig s = c;
     s.swapAB = true;
-    s.blockM = width;
+    // An M-major A comes in boxes of 64 of M.
+    s.blockM = mnMajor(p, 'a') ? std::max(width, kWgmmaMNBox) : width;
     // One row of tiles (M <= width): N's tiles alone.
     auto count = [&](int64_t n) { return ceilDiv(p.n, n) * p.batch; };
     s.blockN = count(64) >= 3 * numSMs ? 128 : 64;
@@ -515,6 +556,14 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     while (sharedBytes(p, s) > kHopperSharedBytesPerBlock)
       --s.stages;
     return s;
+  };
+  // Pairs of blocks sharing B tiles halve B's L2 reads, which pays for
+  // their coupling over long reductions only (benchmarks/gemm/RESULTS.md);
+  // an odd count of tile rows would leave half a pair idle, and an N-major
+  // B's boxes of 64 columns must split evenly between the two.
+  auto pairsShareB = [&](const GemmConfig &t) {
+    return ceilDiv(p.m, t.blockM) % 2 == 0 && numSMs % 2 == 0 && ceilDiv(p.k, t.blockK) >= 128 &&
+           (!mnMajor(p, 'b') || t.blockN % (2 * kWgmmaMNBox) == 0);
   };
   // A batch-invariant problem splits K the same way whatever M: as a
   // swapped tile of 64 columns of M would (N's tiles alone), in a cluster
@@ -547,7 +596,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
       };
       c.blockN = fill(128) > fill(192) || 10 * p.n < 9 * ceilDiv(p.n, 192) * 192 ? 128 : 192;
       c.persistent = numSMs;
-      if (ceilDiv(p.m, c.blockM) % 2 == 0 && numSMs % 2 == 0 && ceilDiv(p.k, c.blockK) >= 128)
+      if (pairsShareB(c))
         c.cluster = 2;
       c.raster = rasterRows(ceilDiv(p.m, c.blockM) / c.cluster);
     }
@@ -577,10 +626,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     c.persistent = numSMs;
     c.pingpong = shortK && !c.promote;
     c.stages = 4;
-    // Pairs of blocks sharing B tiles halve B's L2 reads, which pays for
-    // their coupling over long reductions only (benchmarks/gemm/RESULTS.md);
-    // an odd count of tile rows would leave half a pair idle.
-    if (ceilDiv(p.m, c.blockM) % 2 == 0 && numSMs % 2 == 0 && ceilDiv(p.k, c.blockK) >= 128)
+    if (pairsShareB(c))
       c.cluster = 2;
     // A cluster's grid counts pairs of tile rows.
     c.raster = rasterRows(ceilDiv(p.m, c.blockM) / c.cluster);
@@ -625,7 +671,16 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const Gem
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
   // A grouped GEMM's B holds a matrix a group.
   int64_t entries = batched ? p.batch : operand == 'b' && p.groups > 0 ? p.groups : 1;
-  shape.rows = uint64_t((operand == 'a' ? p.m : p.n) * entries);
+  int64_t rows = operand == 'a' ? p.m : p.n;
+  if (mnMajor(p, operand)) {
+    // K rows of M or N, boxes of a k-tile's rows by 64 of them.
+    shape.rows = uint64_t(p.k * entries);
+    shape.cols = uint64_t(rows);
+    shape.boxRows = uint32_t(c.blockK);
+    shape.boxCols = uint32_t(kWgmmaMNBox);
+    return shape;
+  }
+  shape.rows = uint64_t(rows * entries);
   shape.cols = uint64_t(p.k);
   // A block loads its cluster's share of the B tile.
   shape.boxRows = uint32_t(operand == 'a' ? c.blockM : c.blockN / c.cluster);

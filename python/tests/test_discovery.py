@@ -476,18 +476,26 @@ def test_chosen_instances_follow_spio_jit():
     misspelt = spio.Kernel(gemm, ("bf16", "bf16", "row", "col",
                                   (8, 64, 64, 4, 1, "wgmma", "split=2"), 8)).supports(decode)
     assert not misspelt and "unknown wgmma tile option 'split=2'" in misspelt.reason
-    # An M-major A: packed K-major for wgmma where that beats mma.sync reading
-    # it in place (4096^3), not where the packing would cost more (1024^3).
-    transposed = spio.GemmArguments(4096, 4096, 4096, "bf16", a_layout="col")
+    # An M-major A and an N-major B: wgmma reads them in place (transposed),
+    # one launch, no workspace.
+    transposed = spio.GemmArguments(1024, 1024, 1024, "bf16", a_layout="col", b_layout="row")
     config = gemm.chosen(transposed, 132, (9, 0))
     assert config[4][5:6] == ("wgmma",)
     kernel = spio.Kernel(gemm, config)
-    assert kernel.supports(transposed) and gemm.workspace_size(transposed, config) > 0
-    # A's packing kernel, then the GEMM; B, K-major, is read in place.
-    assert len(gemm.launch_shapes(transposed, config)) == 2
+    assert kernel.supports(transposed) and gemm.workspace_size(transposed, config) == 0
+    assert len(gemm.launch_shapes(transposed, config)) == 1
     ptx = kernel.compile(transposed, "sm_90").ptx
-    assert ".entry gemm_pack_a" in ptx and "wgmma.mma_async" in ptx
-    small = spio.GemmArguments(1024, 1024, 1024, "bf16", a_layout="col")
+    assert "gemm_pack" not in ptx and "wgmma.mma_async" in ptx
+    # A batched M-major A whose K leaves a partial k-tile is packed K-major
+    # where that beats mma.sync reading it in place (4 x 2048^2 x 1000), not
+    # where the packing would cost more (2 x 256^2 x 1000).
+    batched = spio.GemmArguments(2048, 2048, 1000, "bf16", a_layout="col", batch=4)
+    config = gemm.chosen(batched, 132, (9, 0))
+    assert config[4][5:6] == ("wgmma",)
+    assert gemm.workspace_size(batched, config) > 0
+    # A's packing kernel, then the GEMM; B, K-major, is read in place.
+    assert len(gemm.launch_shapes(batched, config)) == 2
+    small = spio.GemmArguments(256, 256, 1000, "bf16", a_layout="col", batch=2)
     assert gemm.chosen(small, 132, (9, 0))[4][5:6] == ()
     assert gemm.workspace_size(small, gemm.chosen(small, 132, (9, 0))) == 0
     conv = spio.Conv2dGw8Family()

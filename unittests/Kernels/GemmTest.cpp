@@ -334,40 +334,69 @@ TEST(GemmLaunch, OneBlockPerOutputTile) {
   EXPECT_EQ(s.block, c.threads());
 }
 
-TEST(GemmWgmma, TakesKMajorOperandsOrPackedOnes) {
+TEST(GemmWgmma, ReadsMOrNMajorOperandsInPlaceOrPacked) {
   GemmProblem p = problem(256, 256, 256);
   EXPECT_TRUE(wgmmaSupports(p));
+  // M- and N-major operands are read in place (transposed), in boxes of 64
+  // of M or N: a 64-row swapped tile of M, cluster blocks' shares of B of
+  // 64 columns or more.
+  p.a = Layout::ColMajor;
+  p.b = Layout::RowMajor;
+  EXPECT_TRUE(wgmmaSupports(p));
+  p.packLayouts = true;
+  EXPECT_FALSE(gemmPacksOperands(p));
+  GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+  EXPECT_EQ(checkGemm(p, c), "");
+  EXPECT_EQ(gemmWorkspaceBytes(p), 0);
+  GemmProblem decode = p;
+  decode.m = 16;
+  GemmConfig swapped = chooseWgmmaGemmConfig(decode, 132);
+  EXPECT_TRUE(swapped.swapAB);
+  EXPECT_EQ(swapped.blockM, 64);
+  EXPECT_EQ(checkGemm(decode, swapped), "");
+  swapped.blockM = 16;
+  EXPECT_NE(checkGemm(decode, swapped).find("an M-major A's wgmma tiles are 64 rows"),
+            std::string::npos);
+  GemmProblem big = problem(8192, 8192, 8192);
+  big.b = Layout::RowMajor;
+  GemmConfig pairs = chooseWgmmaGemmConfig(big, 132);
+  EXPECT_EQ(pairs.cluster, 2);
+  EXPECT_EQ(checkGemm(big, pairs), "");
+  pairs.blockN = 192;
+  EXPECT_NE(checkGemm(big, pairs).find("an N-major B's wgmma tiles"), std::string::npos);
+  // A batched one whose K leaves a partial k-tile would read the next batch
+  // entry's rows: packed K-major (packLayouts), else not for wgmma.
+  p = problem(256, 256, 200);
+  p.batch = 2;
   p.a = Layout::ColMajor;
   EXPECT_FALSE(wgmmaSupports(p));
-  EXPECT_FALSE(gemmPacksOperands(p));
-  GemmConfig c = chooseWgmmaGemmConfig(problem(256, 256, 256), 132);
-  EXPECT_NE(checkGemm(p, c).find("wgmma kernels take A row major and B column major"),
-            std::string::npos);
-  // Packed, the kernel reads A K-major from the workspace and B, K-major
-  // already, in place; both where both are M- or N-major.
+  EXPECT_NE(checkGemm(p, c).find("packed K-major for wgmma first"), std::string::npos);
   p.packLayouts = true;
-  EXPECT_TRUE(gemmPacksOperands(p));
   EXPECT_TRUE(gemmPacksOperand(p, 'a'));
   EXPECT_FALSE(gemmPacksOperand(p, 'b'));
   EXPECT_TRUE(wgmmaSupports(p));
-  EXPECT_EQ(checkGemm(p, c), "");
-  EXPECT_EQ(gemmWorkspaceBytes(p), 256 * 256 * 2);
+  EXPECT_EQ(checkGemm(p, chooseWgmmaGemmConfig(p, 132)), "");
+  EXPECT_EQ(gemmWorkspaceBytes(p), 2 * 256 * 200 * 2);
   p.b = Layout::RowMajor;
   EXPECT_TRUE(gemmPacksOperand(p, 'b'));
-  EXPECT_EQ(gemmWorkspaceBytes(p), 2 * 256 * 256 * 2);
+  EXPECT_EQ(gemmWorkspaceBytes(p), 2 * 2 * 256 * 200 * 2);
+  // Beside a packed partner whose K is padded to a multiple of 8, an
+  // operand read in place otherwise is packed too.
+  p.batchB = false;
+  p.k = 196;
+  EXPECT_TRUE(gemmPacksOperand(p, 'a'));
+  EXPECT_TRUE(gemmPacksOperand(p, 'b'));
   // Misaligned rows pack both operands, K-major or not.
-  p.b = Layout::ColMajor;
-  p.k = 250;
+  p = problem(256, 256, 250);
   EXPECT_TRUE(gemmPacksOperand(p, 'b'));
   // K-major operands are never packed for it.
   EXPECT_FALSE(gemmPacksOperands(problem(256, 256, 256)));
 }
 
 TEST(GemmWgmma, PacksMOrNMajorOperandsWhereThatBeatsMmaSync) {
-  // Where transposing the M- or N-major operands costs less than what
-  // wgmma saves: a 4096 x 4096 operand beside a 4096^3 product, not beside
-  // 128 x 4096 x 4096; two 2048 x 768 ones (in the L2) beside 2048 x 3072 x
-  // 768, but not two 1536^2 beside 1536^3; nothing at 1024^3.
+  // Batched M- or N-major operands whose K leaves a partial k-tile, where
+  // transposing them costs less than what wgmma saves: 4 x 2048^2 x 1000,
+  // not 2 x 256^2 x 1000. Operands wgmma reads in place are never packed.
   auto prefers = [](int64_t m, int64_t n, int64_t k, Layout a, Layout b, int64_t batch = 1) {
     GemmProblem p = problem(m, n, k);
     p.a = a;
@@ -377,35 +406,31 @@ TEST(GemmWgmma, PacksMOrNMajorOperandsWhereThatBeatsMmaSync) {
   };
   Layout row = Layout::RowMajor, col = Layout::ColMajor;
   for (auto [a, b] : {std::pair{col, col}, std::pair{row, row}, std::pair{col, row}}) {
-    EXPECT_TRUE(prefers(4096, 4096, 4096, a, b));
-    EXPECT_TRUE(prefers(8192, 8192, 8192, a, b));
-    EXPECT_FALSE(prefers(1024, 1024, 1024, a, b));
-    EXPECT_FALSE(prefers(512, 512, 512, a, b));
+    EXPECT_TRUE(prefers(2048, 2048, 1000, a, b, 4));
+    EXPECT_FALSE(prefers(256, 256, 1000, a, b, 2));
+    EXPECT_FALSE(prefers(4096, 4096, 4096, a, b));
+    EXPECT_FALSE(prefers(2048, 2048, 1024, a, b, 4));
   }
-  EXPECT_TRUE(prefers(2048, 2048, 2048, col, col));
-  EXPECT_TRUE(prefers(2048, 3072, 768, col, row));
-  EXPECT_TRUE(prefers(1536, 1536, 1536, col, col));
-  EXPECT_FALSE(prefers(1536, 1536, 1536, col, row));
-  EXPECT_TRUE(prefers(2048, 2048, 512, col, col, 4));
-  // A 128 x 4096 A is cheap to transpose, a 4096 x 4096 B is not.
-  EXPECT_TRUE(prefers(128, 4096, 4096, col, col));
-  EXPECT_FALSE(prefers(128, 4096, 4096, row, row));
   // K-major operands need no packing; f32 and misaligned ones are packed
   // anyway; grouped GEMMs take K-major operands only.
-  EXPECT_FALSE(prefers(4096, 4096, 4096, row, col));
-  EXPECT_FALSE(prefers(4096, 4096, 4095, col, col));
+  EXPECT_FALSE(prefers(4096, 4096, 4000, row, col, 4));
+  EXPECT_FALSE(prefers(4096, 4096, 4095, col, col, 4));
   GemmProblem f32 = problem(4096, 4096, 4096);
   f32.input = DType::F32;
   f32.a = col;
   EXPECT_FALSE(gemmPrefersPackedLayouts(f32));
-  // Hopper's default: wgmma for K-major, packed (f32) and preferably packed
-  // operands; mma.sync for M/N-major ones where packing does not pay.
+  // Hopper's default: wgmma where it reads A and B in place, they are
+  // packed anyway (f32) or preferably packed; mma.sync where packing does
+  // not pay.
   EXPECT_TRUE(gemmPrefersWgmma(problem(1024, 1024, 1024)));
   EXPECT_TRUE(gemmPrefersWgmma(f32));
-  GemmProblem transposed = problem(4096, 4096, 4096);
+  GemmProblem transposed = problem(1024, 1024, 1024);
   transposed.a = col;
+  transposed.b = row;
   EXPECT_TRUE(gemmPrefersWgmma(transposed));
-  transposed.m = transposed.n = transposed.k = 1024;
+  transposed.batch = 2;
+  transposed.m = transposed.n = 256;
+  transposed.k = 1000;
   EXPECT_FALSE(gemmPrefersWgmma(transposed));
 }
 

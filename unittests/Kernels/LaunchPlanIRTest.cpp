@@ -96,12 +96,14 @@ TEST_F(LaunchPlanIRTest, PackedAndGroupedGemmPlansMatchTheWorkloads) {
       ASSERT_TRUE(succeeded(verify(*module)));
       expectPlanMatches(*module, kernels::gemmLaunchPlan(p, c));
     }
-  // M- or N-major bf16 operands packed for wgmma: one packing kernel where
-  // the other operand is K-major (read in place), two where neither is.
+  // Batched M- or N-major bf16 operands whose K leaves a partial k-tile,
+  // packed for wgmma: one packing kernel where the other operand is K-major
+  // (read in place), two where neither is.
   kernels::GemmProblem layouts;
   layouts.m = 512;
   layouts.n = 384;
-  layouts.k = 256;
+  layouts.k = 200;
+  layouts.batch = 2;
   layouts.a = kernels::Layout::ColMajor;
   layouts.packLayouts = true;
   for (kernels::Layout b : {kernels::Layout::ColMajor, kernels::Layout::RowMajor}) {
@@ -114,6 +116,15 @@ TEST_F(LaunchPlanIRTest, PackedAndGroupedGemmPlansMatchTheWorkloads) {
     EXPECT_EQ(plan.kernels.size(), b == kernels::Layout::ColMajor ? 2u : 3u);
     expectPlanMatches(*module, plan);
   }
+  // Read in place (unbatched): the GEMM alone.
+  layouts.batch = 1;
+  kernels::GemmConfig inPlace = kernels::chooseWgmmaGemmConfig(layouts, 132);
+  ASSERT_EQ(kernels::checkGemm(layouts, inPlace), "");
+  OwningOpRef<ModuleOp> transposed = mlir::spio::buildGemmWorkload(&context, layouts, inPlace);
+  ASSERT_TRUE(succeeded(verify(*transposed)));
+  kernels::LaunchPlan single = kernels::gemmLaunchPlan(layouts, inPlace);
+  EXPECT_EQ(single.kernels.size(), 1u);
+  expectPlanMatches(*transposed, single);
 }
 
 TEST_F(LaunchPlanIRTest, ConvPlansMatchTheWorkloads) {

@@ -86,9 +86,9 @@ struct GemmProblem {
   /// operand) holds each group's end row.
   int64_t groups = 0;
   std::string groupDim = "g";
-  /// An M- or N-major A or B is packed K-major before the tensor cores read
-  /// it even where its rows are 16-byte aligned: how a wgmma kernel (which
-  /// reads K-major tiles only) takes it (gemmPrefersPackedLayouts).
+  /// For a wgmma kernel: an M- or N-major A or B it cannot read in place (a
+  /// batched one whose K is not a multiple of 64) is packed K-major first
+  /// even where its rows are 16-byte aligned (gemmPrefersPackedLayouts).
   bool packLayouts = false;
 };
 
@@ -168,7 +168,8 @@ int64_t gemmStagingBytes(const GemmProblem &problem, const GemmConfig &config);
 bool gemmPacksOperands(const GemmProblem &problem);
 /// Whether operand 'a' or 'b' is packed: both where the inputs are f32 or a
 /// row is not 16-byte aligned (K is then padded alike), else (packLayouts)
-/// only an M- or N-major one; a K-major partner is read in place.
+/// only an M- or N-major one that the wgmma kernel cannot read in place
+/// (and its partner where K is not a multiple of 8).
 bool gemmPacksOperand(const GemmProblem &problem, char operand);
 /// The problem the tensor-core kernel computes: the packed operands' where
 /// gemmPacksOperands, else the problem itself. Configurations, tensor maps,
@@ -199,21 +200,25 @@ std::string checkGemm(const GemmProblem &problem, const GemmConfig &config);
 /// multiprocessors: large tiles, smaller ones when large ones leave SMs idle.
 GemmConfig chooseGemmConfig(const GemmProblem &problem, int64_t numSMs);
 
-/// Whether a wgmma kernel (sm_90a) takes the problem: A and B K-major.
+/// Whether a wgmma kernel (sm_90a) takes the problem: f16 or bf16 A and B
+/// (after packing), K-major, or M- and N-major read in place (wgmma's
+/// transposed operands) unless batched with K not a multiple of 64; a
+/// grouped GEMM's K-major.
 bool wgmmaSupports(const GemmProblem &problem);
 
 /// Whether a Hopper GPU runs the problem, whose f16/bf16 A or B is M- or
-/// N-major (aligned: mma.sync could read it in place), faster with those
-/// operands packed K-major for wgmma (packLayouts): where the time the
+/// N-major where wgmma cannot read it in place (batched, K not a multiple
+/// of 64; mma.sync could read it), faster with those operands packed
+/// K-major for wgmma (packLayouts): where the time the
 /// packing kernels take to transpose them (each read and written once,
 /// plus a launch each) is less than what wgmma saves over mma.sync, which
 /// runs at about half its rate on Hopper (rates measured on an H200). Never
 /// for grouped GEMMs (which take K-major operands only).
 bool gemmPrefersPackedLayouts(const GemmProblem &problem);
 
-/// Spio's default on Hopper: the wgmma kernel where A and B are K-major or
-/// packed anyway, or gemmPrefersPackedLayouts; else mma.sync. The caller
-/// then sets packLayouts to it.
+/// Spio's default on Hopper: the wgmma kernel where it reads A and B in
+/// place or they are packed anyway, or gemmPrefersPackedLayouts; else
+/// mma.sync. The caller then sets packLayouts to it.
 bool gemmPrefersWgmma(const GemmProblem &problem);
 
 /// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
@@ -228,9 +233,10 @@ bool gemmPrefersWgmma(const GemmProblem &problem);
 /// that fills the waves best. Raster groups of up to 8 tile rows.
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs);
 
-/// The tensor map of operand 'a' or 'b' that a wgmma kernel takes (K-major):
+/// The tensor map of operand 'a' or 'b' that a wgmma kernel takes: K-major,
 /// the operand's rows (M or N; of all its batch entries, one after the
-/// other) by K, boxes of the block's rows by 64 of K.
+/// other) by K, boxes of the block's rows by 64 of K; M- or N-major, K
+/// rows (of all its batch entries) by M or N, boxes of 64 by 64.
 runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const GemmConfig &config,
                                            char operand);
 

@@ -64,12 +64,15 @@ VectorType warpgroupVectorType(WarpgroupAccType acc) {
   return VectorType::get({acc.getElementsPerThread()}, acc.getElementType());
 }
 
-/// The fixed bits of a wgmma shared-memory descriptor for K-major tiles in
-/// the 128-byte swizzle: the swizzle mode (bit 62), the stride between
-/// groups of 8 rows (1024 bytes, >> 4, at bit 32) and the leading offset
-/// (16 bytes, >> 4, at bit 16; unused by swizzled K-major tiles).
-constexpr uint64_t kWgmmaDescriptor128B = (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) |
-                                          (uint64_t(16 >> 4) << 16);
+/// The fixed bits of a wgmma shared-memory descriptor for tiles in the
+/// 128-byte swizzle, given the leading offset (bytes, >> 4, at bit 16):
+/// the swizzle mode (bit 62) and the stride between groups of 8 rows
+/// (1024 bytes, >> 4, at bit 32). K-major tiles leave the leading offset
+/// unused (16 bytes); MN-major ones give the stride between their blocks of
+/// 64 rows (or columns) there.
+constexpr uint64_t wgmmaDescriptor128B(int64_t leadingBytes) {
+  return (uint64_t(1) << 62) | (uint64_t(1024 >> 4) << 32) | (uint64_t(leadingBytes >> 4) << 16);
+}
 
 /// Shared tensors that wgmma reads start at multiples of the 128-byte
 /// swizzle's period, which the instruction applies to address bits.
@@ -826,8 +829,10 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
 
   if (auto wgmma = dyn_cast<WgmmaOp>(op)) {
     // Each operand's descriptor: the tile origin's shared address (>> 4,
-    // 14 bits) and the 128-byte swizzle's fixed fields.
-    auto descriptor = [&](Value tensor, ValueRange coords) -> FailureOr<Value> {
+    // 14 bits) and the 128-byte swizzle's fields.
+    auto descriptor = [&](Value tensor, ValueRange coords, bool operandB) -> FailureOr<Value> {
+      int64_t blockBytes = wgmma.getBlockBytes(operandB);
+      uint64_t fields = wgmmaDescriptor128B(blockBytes ? blockBytes : 16);
       FailureOr<Cursor> cursor = cursorOf(op, tensor);
       if (failed(cursor))
         return failure();
@@ -839,13 +844,12 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
           arith::AndIOp::create(builder, loc, address,
                                 arith::ConstantIntOp::create(builder, loc, 0x3FFFF, 64)),
           arith::ConstantIntOp::create(builder, loc, 4, 64));
-      return arith::OrIOp::create(
-                 builder, loc, field,
-                 arith::ConstantIntOp::create(builder, loc, int64_t(kWgmmaDescriptor128B), 64))
+      return arith::OrIOp::create(builder, loc, field,
+                                  arith::ConstantIntOp::create(builder, loc, int64_t(fields), 64))
           .getResult();
     };
-    FailureOr<Value> a = descriptor(wgmma.getA(), wgmma.getACoords());
-    FailureOr<Value> b = descriptor(wgmma.getB(), wgmma.getBCoords());
+    FailureOr<Value> a = descriptor(wgmma.getA(), wgmma.getACoords(), false);
+    FailureOr<Value> b = descriptor(wgmma.getB(), wgmma.getBCoords(), true);
     if (failed(a) || failed(b))
       return failure();
     WarpgroupAccType accType = wgmma.getAcc().getType();
@@ -866,9 +870,13 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     NVVM::WGMMATypes inputType = a16.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
     Value d = NVVM::WgmmaMmaAsyncOp::create(
         builder, loc, structType, inouts, *a, *b,
-        NVVM::MMAShapeAttr::get(builder.getContext(), 64, accType.getN(), 16), inputType,
-        inputType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-        NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col,
+        NVVM::MMAShapeAttr::get(builder.getContext(), 64, accType.getN(), 16), inputType, inputType,
+        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+        NVVM::WGMMAScaleIn::one,
+        // K-major A is row major and K-major B column major; MN-major
+        // operands are transposed.
+        wgmma.isMNMajor(false) ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        wgmma.isMNMajor(true) ? NVVM::MMALayout::row : NVVM::MMALayout::col,
         NVVM::MMAIntOverflowAttr());
     Value result = arith::ConstantOp::create(
         builder, loc, DenseElementsAttr::get(vectorType, builder.getZeroAttr(f32)));

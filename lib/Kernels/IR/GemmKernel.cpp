@@ -7,11 +7,13 @@
 //   M- and N-major layouts) and issues the mma.sync of its warp tile. The
 //   loop is one stage; spio-pipeline makes the ring, `stages - 1` k-steps
 //   ahead.
-// - wgmma (sm_90a, K-major A and B): warp specialized. A copy warpgroup has
-//   one thread load the tiles by TMA into a ring of stages with full and
-//   empty barriers; each compute warpgroup multiplies its 64 rows straight
-//   from the 128-byte swizzled tiles into a warpgroup accumulator, one
-//   k-tile's group in flight while the next is issued. On a persistent grid
+// - wgmma (sm_90a): warp specialized. A copy warpgroup has one thread load
+//   the tiles by TMA into a ring of stages with full and empty barriers
+//   (M- and N-major tiles in boxes of 64 of M or N side by side, read as
+//   wgmma's transposed operands); each compute warpgroup multiplies its 64
+//   rows straight from the 128-byte swizzled tiles into a warpgroup
+//   accumulator, one k-tile's group in flight while the next is issued.
+//   On a persistent grid
 //   a block loops over tiles, its copies running into the next tile while
 //   the last is stored; a cluster of two blocks shares B tiles by multicast.
 //   With A and B swapped, the warpgroups' rows run along N and wgmma's N
@@ -21,8 +23,9 @@
 //   groups' end rows from the device. With `promote` or `k_ranges`, a
 //   compute warpgroup sums each k-tile or each range of k-tiles from zero
 //   and adds the sums in f32.
-// Operands in f32, or whose rows are not 16-byte multiples, are first packed
-// by a kernel each into K-major bf16/f16 (f32 values as bf16 terms).
+// Operands in f32, or whose rows are not 16-byte multiples (and, for wgmma,
+// batched M- or N-major ones whose K leaves a partial k-tile), are first
+// packed by a kernel each into K-major bf16/f16 (f32 values as bf16 terms).
 // Both end in the same epilogue: alpha * acc (+ beta * C) a C fragment at a
 // time, stores skipping elements past the edges. The reduction order is
 // fixed by the loop structure and there are no atomics, so results are
@@ -279,6 +282,8 @@ SwizzleAttrInterface swizzleFor(MLIRContext *ctx, int64_t vectorsPerRow) {
 
 /// The ring's dimension: which of the shared stages a tile is in.
 constexpr StringLiteral kStage = "stage";
+/// An M- or N-major wgmma tile's TMA boxes: 64 of its rows (128 bytes).
+constexpr int64_t kMNBox = 64;
 /// The dimensions of a split reduction's partial sums in shared memory: a
 /// warpgroup accumulator's C fragment, and the compute thread holding it.
 constexpr StringLiteral kAccFragment = "fragment", kAccThread = "thread";
@@ -320,6 +325,17 @@ public:
     int64_t vectors = o.tileVectors(c.blockK);
     return b.tensorType({{o.outerDim(), 1, o.tileOuter(c.blockK)}, {o.innerDim(), 8, vectors}},
                         b.vector8(input), MemorySpace::Shared, swizzleFor(b.getContext(), vectors));
+  }
+
+  /// The box one TMA copy moves into a stage of a wgmma operand's tiles:
+  /// K-major, the operand's rows (`o.blockRows`) by a k-tile; M- or
+  /// N-major, a k-tile's rows by 64 of the operand's rows, of which a
+  /// stage holds side by side as many as the tile has.
+  SpioTensorType boxType(const Operand &o) {
+    if (o.kContiguous)
+      return sharedType(o);
+    return b.tensorType({{o.kDim, 1, c.blockK}, {o.rowDim, 8, kMNBox / 8}}, b.vector8(input),
+                        MemorySpace::Shared, swizzleFor(b.getContext(), kMNBox / 8));
   }
 
 private:
@@ -393,15 +409,16 @@ private:
     all.append(coords.begin(), coords.end());
     return all;
   }
-  /// A batched operand's tile origin `rows` (a coordinate along its rows)
-  /// in the rows its tensor map reads, the batch entries' one after the
-  /// other; an operand the batch shares keeps `rows`.
+  /// A batched operand's tile origin `rows` (a coordinate along its rows:
+  /// M or N where it is K-major, else K) in the rows its tensor map reads,
+  /// the batch entries' one after the other; an operand the batch shares
+  /// keeps `rows`.
   Coord tmaRows(const Operand &o, Coord rows) {
     if (!o.batched && !o.grouped)
       return rows;
     Coord entry = o.grouped ? group : batch;
-    Coord first = b.fromIndex(b.muli(b.toIndex(entry), b.index(o.rowsExtent)),
-                              b.coordType(o.rowDim));
+    Coord first =
+        b.fromIndex(b.muli(b.toIndex(entry), b.index(o.outerExtent())), b.coordType(o.outerDim()));
     return b.add(first, b.unfold(rows, 1));
   }
 
@@ -815,22 +832,31 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
     op.op->getParentOfType<gpu::GPUFuncOp>()->setAttr(
         NVVM::NVVMDialect::getClusterDimAttrName(),
         DenseI32ArrayAttr::get(ctx, {int32_t(cluster * splitK), 1, 1}));
-  // A ring of `stages` tiles of A and B (B's in C parts of the box), each
-  // with a barrier that TMA fills (full) and one the compute warps release
-  // (empty).
-  auto ring = [&](SpioTensorType box, int64_t parts) {
+  // A ring of `stages` tiles of A and B, each with a barrier that TMA
+  // fills (full) and one the compute warps release (empty). A stage holds
+  // an operand's boxes side by side along its rows: a K-major B's C parts
+  // (one a block of the cluster), an M- or N-major tile's blocks of 64.
+  auto boxes = [&](const Operand &o) -> std::pair<int64_t, int64_t> {
+    int64_t rows = o.name == 'a' ? c.blockM : c.blockN;
+    if (!o.kContiguous)
+      return {rows / kMNBox, kMNBox};
+    return o.name == 'a' ? std::pair<int64_t, int64_t>{1, rows}
+                         : std::pair<int64_t, int64_t>{cluster, rows / cluster};
+  };
+  auto [boxesA, foldA] = op.conv ? std::pair<int64_t, int64_t>{1, c.blockM} : boxes(a);
+  auto [boxesB, foldB] = boxes(bOp);
+  auto ring = [&](SpioTensorType box, StringRef rows, int64_t parts, int64_t fold) {
     SmallVector<TensorDim> dims{{StringAttr::get(ctx, kStage), 1, stages, 0}};
-    if (parts > 1) {
-      const TensorDim &rows = box.getDims()[0];
-      dims.push_back({rows.dim, rows.size, parts, box.getCosize()});
-    }
+    if (parts > 1)
+      dims.push_back({StringAttr::get(ctx, rows), fold, parts, box.getCosize()});
     for (const TensorDim &d : box.getDims())
       dims.push_back(d);
     dims[0].stride = parts * box.getCosize();
     return b.alloc(SpioTensorType::get(ctx, dims, box.getElementType(), MemorySpace::Shared,
                                        box.getSwizzle()));
   };
-  Tensor tilesA = ring(boxA, 1), tilesB = ring(mapB.getType().getBox(), cluster);
+  Tensor tilesA = ring(boxA, a.rowDim, boxesA, foldA);
+  Tensor tilesB = ring(mapB.getType().getBox(), bOp.rowDim, boxesB, foldB);
   // Blocks splitting K leave their partial sums here for the cluster to
   // add: each compute thread's accumulator, fragment by fragment, the
   // threads' 16-byte values side by side.
@@ -906,7 +932,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
   }
   Value stageCount = b.index(stages);
   int64_t stageBytes =
-      boxA.getCosize() * boxA.getElementBytes() + cluster * mapB.getType().getBoxBytes();
+      boxesA * boxA.getCosize() * boxA.getElementBytes() + boxesB * mapB.getType().getBoxBytes();
   Value warpgroup = b.divui(thread, b.index(128));
   // Two compute warpgroups with accumulators of 128 columns or more would
   // be held to the register file's share of each thread (168 of 384): the
@@ -965,11 +991,53 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
     b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
       forEachTile([&](Coord bi, Coord, Value col, Value done) {
         Value before = b.muli(done, kCount);
-        // This block's part of the B tile, by its rank.
+        // This block's share of the B tile's boxes, by its rank.
         Value bRank = cluster > 1 ? rank : b.index(0);
-        Coord partOfB = b.fromIndex(b.addi(b.muli(col, b.index(cluster)), bRank),
-                                    b.coordType(p.colDim, c.blockN / cluster));
-        Coord part = b.fromIndex(bRank, b.coordType(p.colDim, c.blockN / cluster));
+        int64_t boxesOfBlock = boxesB / cluster;
+        // Boxes `firstBox` to `firstBox + count` (each `fold` rows) of an
+        // operand's tile (the `tile`-th of `tileRows` rows): where each
+        // starts along the operand's rows and, where a stage holds several,
+        // its place in the stage.
+        struct Box {
+          Coord rows, part;
+        };
+        auto boxesOf = [&](const Operand &o, Tensor tiles, TensorMap map, Value tile,
+                           int64_t tileRows, int64_t fold, Value firstBox, int64_t count) {
+          bool parts =
+              tiles.getType().getDims().size() > map.getType().getBox().getDims().size() + 1;
+          Value first = tileRows == fold ? tile : b.muli(tile, b.index(tileRows / fold));
+          SmallVector<Box> boxes;
+          for (int64_t i = 0; i < count; ++i) {
+            Value box = i == 0 ? firstBox : b.addi(firstBox, b.index(i));
+            CoordType type = b.coordType(o.rowDim, fold);
+            boxes.push_back(
+                {b.fromIndex(b.addi(first, box), type), parts ? b.fromIndex(box, type) : Coord()});
+          }
+          return boxes;
+        };
+        SmallVector<Box> ownA{{bi, Coord()}};
+        if (!op.conv && boxesA > 1)
+          ownA = boxesOf(a, tilesA, cast<TensorMap>(op.aMap), b.toIndex(bi), c.blockM, foldA,
+                         b.index(0), boxesA);
+        SmallVector<Box> ownB =
+            boxesOf(bOp, tilesB, mapB, col, c.blockN, foldB,
+                    boxesOfBlock == 1 ? bRank : b.muli(bRank, b.index(boxesOfBlock)), boxesOfBlock);
+        // The boxes' k-tile at `kTile` into the stage (multicast to the
+        // cluster's blocks).
+        auto loadBoxes = [&](TensorMap map, const Operand &o, Tensor tiles, ArrayRef<Box> boxes,
+                             Coord kTile, Coord stage, Value slot, int64_t multicast) {
+          for (const Box &box : boxes) {
+            SmallVector<Coord> at = o.kContiguous ? SmallVector<Coord>{tmaRows(o, box.rows), kTile}
+                                                  : SmallVector<Coord>{tmaRows(o, kTile), box.rows};
+            SmallVector<Coord> dst{stage};
+            if (box.part)
+              dst.push_back(box.part);
+            if (multicast > 1)
+              b.tmaLoad(map, at, tiles, dst, full, slot, multicast);
+            else
+              b.tmaLoad(map, at, tiles, dst, full, slot);
+          }
+        };
         b.forLoop(b.index(0), kCount, b.index(1), {}, [&](Value kt, ValueRange) {
           Value step = b.addi(before, kt);
           Value slot = b.remui(step, stageCount);
@@ -984,14 +1052,9 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           if (op.conv) {
             kTile = convLoadInput(op, bi, kIndex, tilesA, stage, full, slot);
           } else {
-            b.tmaLoad(cast<TensorMap>(op.aMap), {tmaRows(a, bi), kTile}, tilesA, {stage}, full,
-                      slot);
+            loadBoxes(cast<TensorMap>(op.aMap), a, tilesA, ownA, kTile, stage, slot, 1);
           }
-          if (cluster > 1)
-            b.tmaLoad(mapB, {tmaRows(bOp, partOfB), kTile}, tilesB, {stage, part}, full, slot,
-                      cluster);
-          else
-            b.tmaLoad(mapB, {tmaRows(bOp, partOfB), kTile}, tilesB, {stage}, full, slot);
+          loadBoxes(mapB, bOp, tilesB, ownB, kTile, stage, slot, cluster);
           return SmallVector<Value>{};
         });
       });
@@ -1300,7 +1363,7 @@ TensorMapType mlir::spio::gemmTensorMapType(MLIRContext *context, const GemmProb
   Operand o = operand == 'a' ? operandA(problem, config.blockM)
                              : operandB(problem, config.blockN / config.cluster);
   GemmTile tile(b, problem, config);
-  return b.tensorMapType(tmaGlobalType(b, problem, o), tile.sharedType(o));
+  return b.tensorMapType(tmaGlobalType(b, problem, o), tile.boxType(o));
 }
 
 /// The epilogue's steps as the workload op's attribute (null: none).

@@ -43,3 +43,34 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!SA = !spio.tensor<[k: 64, i/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j/64: 2, k: 64, j/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n128, f32, [i, j]>
+
+// MN-major operands (an M-major A, an N-major B of two blocks of 64
+// columns) are wgmma's transposed ones: A column major, B row major. Their
+// descriptors hold the stride between 64-row blocks as the leading offset:
+// 16 bytes (unused) for A's one block, 8192 >> 4 at bit 16 for B's.
+// CHECK-LABEL: gpu.func @wgmma_mn_major
+// CHECK-DAG: arith.constant 4611686293305360384 : i64
+// CHECK-DAG: arith.constant 4611686293338849280 : i64
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+gpu.module @m {
+  gpu.func @wgmma_mn_major(%out: !spio.tensor<[i: 16, j: 8] x f32, global>) kernel {
+    %a = spio.alloc : !SA
+    %b = spio.alloc : !SB
+    %zero = arith.constant 0.0 : f32
+    %acc = spio.warpgroup_fill %zero : !Acc
+    %kk = spio.constant 1 : !spio.coord<k/16>
+    spio.wgmma_fence
+    %d = spio.wgmma %a[%kk], %b[%kk], %acc : !SA[!spio.coord<k/16>], !SB[!spio.coord<k/16>], !Acc
+    spio.wgmma_commit
+    spio.wgmma_wait 0
+    %c = spio.warpgroup_fragment %d[0] : !Acc -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+    spio.store_fragment %c, %out[] : !spio.fragment<C, m16n8k16, f32, [i, j]>, !spio.tensor<[i: 16, j: 8] x f32, global>
+    gpu.return
+  }
+}

@@ -49,13 +49,53 @@ func.func @unswizzled(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
 
 // -----
 
-!SA = !spio.tensor<[k: 64, i/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SA = !spio.tensor<[i: 64, j/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
 !SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
 !Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
 
-// Vectors along the rows (M-major A): not yet.
-func.func @m_major(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
-  // expected-error @below {{'spio.wgmma' op A and B must share the reduction dimension along which A's vectors run, other than the accumulator's rows and columns}}
+// A's vectors run along the accumulator's columns: no reduction.
+func.func @no_reduction(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op A and B must share the reduction dimension, other than the accumulator's rows and columns, along which A's vectors run (K-major) or its rows do (MN-major)}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[k: 64:16, i/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+// An M-major A whose steps of the reduction are 256 bytes apart.
+func.func @m_major_pitch(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op A and B must share the reduction dimension, other than the accumulator's rows and columns, along which A's vectors run (K-major) or its rows do (MN-major)}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[k: 8, j/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+// An N-major B of 8 steps of the reduction, under a wgmma's 16.
+func.func @n_major_short(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op B must be MN-major rows of 128 bytes: its finest entries 'j/8: 8' (stride 1) and 'k' (stride 8, a multiple of 16 steps), then 'j/64' blocks a multiple of 64 vectors apart}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j/64: 2:520, k: 64, j/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n128, f32, [i, j]>
+
+// An N-major B whose blocks of 64 columns are not whole swizzle periods
+// apart.
+func.func @n_major_blocks(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op B must be MN-major rows of 128 bytes}}
   %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
   return %d : !Acc
 }

@@ -30,6 +30,18 @@ func.func @wgmma(%a: !SA, %b: !SB, %wg: !spio.coord<i/64>) -> !spio.fragment<C, 
   return %c : !spio.fragment<C, m16n8k16, f32, [i, j]>
 }
 
+// MN-major operands: an M-major A (vectors along i, steps of k 128 bytes
+// apart) and an N-major B in two blocks of 64 columns.
+// CHECK-LABEL: func.func @mn_major
+// CHECK: spio.wgmma %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], %{{.*}} : !spio.tensor<[k: 64, i/8: 8] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<k/16>], !spio.tensor<[j/64: 2, k: 64, j/8: 8] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<k/16>], !spio.warpgroup_acc<m64n128, f32, [i, j]>
+func.func @mn_major(%a: !spio.tensor<[k: 64, i/8: 8] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>,
+                    %b: !spio.tensor<[j/64: 2, k: 64, j/8: 8] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>,
+                    %acc: !Acc) -> !Acc {
+  %k1 = spio.constant 1 : !spio.coord<k/16>
+  %d = spio.wgmma %a[%k1], %b[%k1], %acc : !spio.tensor<[k: 64, i/8: 8] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<k/16>], !spio.tensor<[j/64: 2, k: 64, j/8: 8] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<k/16>], !Acc
+  return %d : !Acc
+}
+
 // The narrowest and widest accumulators.
 // CHECK-LABEL: func.func @shapes
 // CHECK-SAME: !spio.warpgroup_acc<m64n8, f32, [m, n]>

@@ -441,9 +441,22 @@ static StringAttr ldmatrixRowDim(FragmentType fragment, bool transpose) {
   return alongCols ? fragment.getRowDim() : fragment.getColDim();
 }
 
-/// A wgmma operand: a shared K-major tile of 16-byte vectors in the 128-byte
-/// swizzle, its rows along `rows` and its vectors along `k`, the element at
-/// `coords` the tile's origin.
+/// The entries of `type` along `dim`, finest first.
+static SmallVector<TensorDim> entriesAlong(SpioTensorType type, StringAttr dim) {
+  SmallVector<TensorDim> entries;
+  for (const TensorDim &d : type.getDims())
+    if (d.dim == dim)
+      entries.push_back(d);
+  llvm::stable_sort(entries,
+                    [](const TensorDim &x, const TensorDim &y) { return x.fold < y.fold; });
+  return entries;
+}
+
+/// A wgmma operand: a shared tile of 16-byte vectors in the 128-byte
+/// swizzle, K-major (vectors along `k`, rows along `rows` 128 bytes apart)
+/// or MN-major (vectors along `rows`, steps of `k` 128 bytes apart, blocks
+/// of 64 rows whole swizzle periods apart), the element at `coords` the
+/// tile's origin.
 static LogicalResult verifyWgmmaOperand(WgmmaOp op, SpioTensorType type, ValueRange coords,
                                         StringRef which, StringAttr rows, StringAttr k,
                                         Type element) {
@@ -458,34 +471,70 @@ static LogicalResult verifyWgmmaOperand(WgmmaOp op, SpioTensorType type, ValueRa
                   << type.getElementType();
   if (!type.hasDim(rows.getValue()))
     return fail() << "has no dimension '" << rows.getValue() << "' of the accumulator";
-  const TensorDim *kEntry = nullptr, *rowEntry = nullptr;
-  for (const TensorDim &d : type.getDims()) {
-    if (d.dim == k && (!kEntry || d.fold < kEntry->fold))
-      kEntry = &d;
-    if (d.dim == rows && (!rowEntry || d.fold < rowEntry->fold))
-      rowEntry = &d;
+  SmallVector<TensorDim> kEntries = entriesAlong(type, k), rowEntries = entriesAlong(type, rows);
+  const TensorDim &kFinest = kEntries.front(), &rowFinest = rowEntries.front();
+  if (rowFinest.stride != 1) {
+    if (kFinest.fold != 8 || kFinest.size != 8 || kFinest.stride != 1 || rowFinest.fold != 1 ||
+        rowFinest.stride != 8)
+      return fail() << "must be K-major rows of 128 bytes: its finest entries '" << k.getValue()
+                    << "/8: 8' (stride 1) and '" << rows.getValue() << "' (stride 8)";
+  } else {
+    // The blocks of 64 rows lie whole 1024-byte swizzle periods apart, an
+    // offset the descriptor holds in 14 bits of 16 bytes.
+    bool blocks = rowEntries.size() == 1 ||
+                  (rowEntries.size() == 2 && rowEntries[1].fold == 64 &&
+                   rowEntries[1].stride % 64 == 0 && rowEntries[1].stride < (1 << 14));
+    if (rowFinest.fold != 8 || rowFinest.size != 8 || kFinest.fold != 1 || kFinest.stride != 8 ||
+        kFinest.size % 16 != 0 || !blocks)
+      return fail() << "must be MN-major rows of 128 bytes: its finest entries '" << rows.getValue()
+                    << "/8: 8' (stride 1) and '" << k.getValue()
+                    << "' (stride 8, a multiple of 16 steps), then '" << rows.getValue()
+                    << "/64' blocks a multiple of 64 vectors apart";
   }
-  if (!kEntry || kEntry->fold != 8 || kEntry->size != 8 || kEntry->stride != 1 ||
-      !rowEntry || rowEntry->fold != 1 || rowEntry->stride != 8)
-    return fail() << "must be K-major rows of 128 bytes: its finest entries '"
-                  << k.getValue() << "/8: 8' (stride 1) and '" << rows.getValue()
-                  << "' (stride 8)";
   if (!isSwizzle128B(type.getSwizzle()))
     return fail() << "must be in the 128-byte swizzle, #spio.xor_swizzle<3, 0, 3>";
   return verifySubscript(op, type, coords, which == "A" ? "A's origin" : "B's origin");
 }
 
+StringAttr WgmmaOp::getReductionDim() {
+  // A's vectors run along the reduction (K-major), or along its rows with
+  // the reduction's steps 128 bytes apart (MN-major).
+  StringAttr rows = getAcc().getType().getRowDim();
+  ArrayRef<TensorDim> dims = getA().getType().getDims();
+  auto withStride = [&](int64_t stride) -> StringAttr {
+    for (const TensorDim &d : dims)
+      if (d.stride == stride)
+        return d.dim;
+    return {};
+  };
+  StringAttr inner = withStride(1);
+  return inner == rows ? withStride(8) : inner;
+}
+
+bool WgmmaOp::isMNMajor(bool operandB) {
+  WarpgroupAccType acc = getAcc().getType();
+  SpioTensorType type = operandB ? getB().getType() : getA().getType();
+  StringAttr rows = operandB ? acc.getColDim() : acc.getRowDim();
+  return entriesAlong(type, rows).front().stride == 1;
+}
+
+int64_t WgmmaOp::getBlockBytes(bool operandB) {
+  if (!isMNMajor(operandB))
+    return 0;
+  WarpgroupAccType acc = getAcc().getType();
+  SpioTensorType type = operandB ? getB().getType() : getA().getType();
+  SmallVector<TensorDim> rows = entriesAlong(type, operandB ? acc.getColDim() : acc.getRowDim());
+  return rows.size() < 2 ? 0 : rows[1].stride * type.getElementBytes();
+}
+
 LogicalResult WgmmaOp::verify() {
   WarpgroupAccType acc = getAcc().getType();
   SpioTensorType a = getA().getType(), b = getB().getType();
-  // The reduction runs along A's innermost (stride 1) entry.
-  StringAttr k;
-  for (const TensorDim &d : a.getDims())
-    if (d.stride == 1)
-      k = d.dim;
+  StringAttr k = getReductionDim();
   if (!k || k == acc.getRowDim() || k == acc.getColDim() || !b.hasDim(k.getValue()))
-    return emitOpError() << "A and B must share the reduction dimension along which A's "
-                            "vectors run, other than the accumulator's rows and columns";
+    return emitOpError() << "A and B must share the reduction dimension, other than the "
+                            "accumulator's rows and columns, along which A's vectors run "
+                            "(K-major) or its rows do (MN-major)";
   auto vector = dyn_cast<VectorType>(a.getElementType());
   Type element = vector ? vector.getElementType() : Type();
   if (!element || !(element.isF16() || element.isBF16()))
@@ -876,11 +925,15 @@ LogicalResult GemmOp::verify() {
                                  ? "with a wgmma config loads A and B by TMA: it needs their "
                                    "tensor maps (tma %a_map, %b_map)"
                                  : "loads A and B by TMA only with a wgmma config");
-  for (auto [map, operand, rows] :
+  for (auto [map, operand, tileRows] :
        {std::tuple{getAMap(), aType, config.getBlock()[0]},
         std::tuple{getBMap(), bType, config.getBlock()[1] / config.getCluster()}}) {
     if (!map)
       continue;
+    // A K-major operand's box is its tile's rows by a k-tile; an M- or
+    // N-major one's a k-tile's rows by 64 of its own.
+    int64_t rows =
+        operand.getDims().back().dim == getReductionDim() ? tileRows : config.getBlock()[2];
     // A batched operand's map holds the rows of all its batch entries.
     ArrayRef<TensorDim> dims = operand.getDims();
     SmallVector<TensorDim> global(matrixDims(cast<Value>(map == getAMap() ? getA() : getB())));

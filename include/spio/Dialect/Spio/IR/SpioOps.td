@@ -497,11 +497,25 @@ def Spio_WgmmaOp : Spio_Op<"wgmma", [AttrSizedOperandSegments,
     accumulator: `D = A * B + acc` over the reduction dimension that A and
     B share. The coordinates select each tile's origin, which must fall on
     a row that is a multiple of 8 and on a 16-element step of the
-    reduction. Both operands are K-major tiles of 16-byte vectors in the
-    128-byte swizzle (`#spio.xor_swizzle<3, 0, 3>`): 8 vectors of the
-    reduction a row, consecutive rows 128 bytes apart, as TMA and
-    `cp.async` fill them; the lowering derives the instruction's shared
-    memory descriptors from these types.
+    reduction. Each operand is a tile of 16-byte vectors in the 128-byte
+    swizzle (`#spio.xor_swizzle<3, 0, 3>`), as TMA and `cp.async` fill
+    them, in one of two layouts its type states:
+    - K-major: 8 vectors of the reduction a row (`k/8: 8`, stride 1),
+      consecutive rows 128 bytes apart;
+    - MN-major (an M-major A or an N-major B, wgmma's transposed operand):
+      8 vectors of the accumulator's rows (A) or columns (B) a row
+      (`i/8: 8`, stride 1), consecutive steps of the reduction 128 bytes
+      apart (`k`, stride 8), and where the tile is wider than 64, its
+      blocks of 64 (`i/64`) a multiple of 1024 bytes apart.
+    ```
+    // An M-major A of 128 rows and a K-major B.
+    %d = spio.wgmma %sa[%wg, %kk], %sb[%kk], %acc
+        : !spio.tensor<[i/64: 2, k: 64, i/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<i/64>, !spio.coord<k/16>],
+          !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<k/16>],
+          !spio.warpgroup_acc<m64n128, f32, [i, j]>
+    ```
+    The lowering derives the instruction's shared memory descriptors and
+    its transpose flags from these types.
 
     The instruction is asynchronous: `spio.wgmma_fence` must come before
     the first of a batch (and after the accumulator was last written by
@@ -513,6 +527,16 @@ def Spio_WgmmaOp : Spio_Op<"wgmma", [AttrSizedOperandSegments,
                        Arg<Spio_Tensor, "", [MemRead]>:$a, Variadic<Spio_Coord>:$aCoords,
                        Arg<Spio_Tensor, "", [MemRead]>:$b, Variadic<Spio_Coord>:$bCoords);
   let results = (outs Spio_WarpgroupAcc:$result);
+  let extraClassDeclaration = [{
+    /// The reduction: the dimension A and B share beside the accumulator's.
+    StringAttr getReductionDim();
+    /// Whether operand A (`operandB` false) or B is MN-major: its vectors
+    /// run along the accumulator's rows (A) or columns (B).
+    bool isMNMajor(bool operandB);
+    /// The bytes between an MN-major operand's blocks of 64 rows (A) or
+    /// columns (B); 0 where it has one block or is K-major.
+    int64_t getBlockBytes(bool operandB);
+  }];
   let assemblyFormat = [{
     $a `[` $aCoords `]` `,` $b `[` $bCoords `]` `,` $acc attr-dict `:`
     qualified(type($a)) (`[` qualified(type($aCoords))^ `]`)? `,`
