@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Dense conv2d layers (groups = 1) of ResNet-50 and a UNet: spio-jit's
-implicit GEMM against cuDNN (torch.nn.functional.conv2d, channels_last,
-cudnn.benchmark) in one run, forward pass, bf16 in and out.
+implicit GEMM against cuDNN (channels_last, cudnn.benchmark) in one run,
+bf16 in and out: the forward pass (torch.nn.functional.conv2d) or, with
+--pass dgrad, the input gradient (aten.convolution_backward for dx alone).
 
-Layers whose input channels are not a multiple of 8 (the RGB stems) are
-listed as refused. Prints a table of milliseconds, TFLOP/s and the ratio,
-and the geometric mean per model.
+Layers whose input channels are not a multiple of 8 (the RGB stems) and,
+for dgrad, strided ones are listed as refused. Prints a table of
+milliseconds, TFLOP/s and the ratio, and the geometric mean per model.
 """
 
 import os
@@ -69,22 +70,42 @@ def flops(n, h, w, c, k, r, s, stride, pad):
     return 2.0 * n * output_size(h, r, stride, pad) * output_size(w, s, stride, pad) * k * r * s * c
 
 
-def spio_ms(jit, layer, timed):
+def refusal(layer, pass_):
+    """Why spio-jit does not take the layer's pass (None: it does)."""
+    _, n, h, w, c, k, r, s, stride, pad = layer
+    if c % 8 != 0:
+        return "C % 8"
+    if pass_ == "dgrad" and stride != 1:
+        return "stride"
+    if pass_ == "dgrad" and k % 8 != 0:
+        return "K % 8"
+    return None
+
+
+def spio_ms(jit, layer, timed, pass_):
     _, n, h, w, c, k, r, s, stride, pad = layer
     warmup, repeats, timing = timed
-    cmd = [jit, "--workload", "conv2d", "--batch", str(n), "--height", str(h), "--width", str(w),
+    cmd = [jit, "--workload", "conv2d", "--pass", pass_, "--batch", str(n), "--height", str(h),
+           "--width", str(w),
            "--channels", str(c), "--out-channels", str(k), "--r", str(r), "--s", str(s),
            "--stride", str(stride), "--pad-h", str(pad), "--pad-w", str(pad), "--bench",
            str(repeats), "--warmup", str(warmup), "--timing", timing]
     return spio_report(cmd)["bench"]["median_ms"]
 
 
-def cudnn_ms(layer, timed):
+def cudnn_ms(layer, timed, pass_):
     _, n, h, w, c, k, r, s, stride, pad = layer
     x = torch.randn(n, c, h, w, device="cuda", dtype=torch.bfloat16).to(
         memory_format=torch.channels_last)
     weight = torch.randn(k, c, r, s, device="cuda", dtype=torch.bfloat16).to(
         memory_format=torch.channels_last)
+    if pass_ == "dgrad":
+        p, q = output_size(h, r, stride, pad), output_size(w, s, stride, pad)
+        dy = torch.randn(n, k, p, q, device="cuda", dtype=torch.bfloat16).to(
+            memory_format=torch.channels_last)
+        return time_ms(lambda: torch.ops.aten.convolution_backward(
+            dy, x, weight, None, [stride, stride], [pad, pad], [1, 1], False, [0, 0], 1,
+            [True, False, False]), *timed)
     return time_ms(lambda: torch.nn.functional.conv2d(x, weight, stride=stride, padding=pad),
                    *timed)
 
@@ -92,29 +113,32 @@ def cudnn_ms(layer, timed):
 def main():
     parser = benchmark_arguments(30)
     parser.add_argument("--batch", type=int, help="every layer's N (default: the model's)")
+    parser.add_argument("--pass", dest="pass_", default="fprop", choices=["fprop", "dgrad"])
     args = parser.parse_args()
     timed = (args.warmup, args.repeats, args.timing)
     layers = [(layer[0], args.batch) + layer[2:] for layer in LAYERS] if args.batch else LAYERS
     # spio-jit first, before this process opens a CUDA context.
-    ours = [spio_ms(args.spio_jit, layer, timed) if layer[4] % 8 == 0 else None
+    ours = [None if refusal(layer, args.pass_) else spio_ms(args.spio_jit, layer, timed,
+                                                             args.pass_)
             for layer in layers]
     torch.backends.cudnn.benchmark = True
     # A throwaway measurement: the process's first one pays for cuDNN's and
     # the GPU's first use.
-    cudnn_ms(layers[1], timed)
+    cudnn_ms(layers[1], timed, args.pass_)
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN "
-          f"{torch.backends.cudnn.version()}, {args.timing} timing, bf16")
+          f"{torch.backends.cudnn.version()}, {args.timing} timing, bf16, {args.pass_}")
     print("\n| model | N | HxW | C | K | RxS | stride | spio ms | cuDNN ms | spio TFLOP/s | "
           "cuDNN TFLOP/s | spio / cuDNN |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     ratios = {}
     for layer, mine in zip(layers, ours):
         model, n, h, w, c, k, r, s, stride, pad = layer
-        theirs = cudnn_ms(layer, timed)
+        theirs = cudnn_ms(layer, timed, args.pass_)
         work = flops(*layer[1:]) / 1e9
         head = f"| {model} | {n} | {h}x{w} | {c} | {k} | {r}x{s} | {stride} |"
         if mine is None:
-            print(f"{head} refused (C % 8) | {theirs:.4f} | - | {work / theirs:.1f} | - |")
+            print(f"{head} refused ({refusal(layer, args.pass_)}) | {theirs:.4f} | - | "
+                  f"{work / theirs:.1f} | - |")
             continue
         ratio = theirs / mine
         ratios.setdefault(model, []).append(ratio)

@@ -53,6 +53,30 @@ CASES = [
     (1, 7, 7, 512, 512, 3, 3, 1, 1, ""),
     (1, 14, 14, 256, 256, 3, 3, 1, 1, ""),
     (1, 56, 56, 64, 256, 1, 1, 1, 0, ""),
+    # dgrad (stride 1): dy gathered with the taps flipped, w's rows read
+    # N-major; every border, padding 0 to R - 1, dilation, 1x1 to 7x7, C and
+    # K not multiples of 64, f16 -> f32, the chooser's configurations
+    # (split K, persistent, clusters, ping-pong) and batch 1.
+    (2, 8, 8, 64, 64, 3, 3, 1, 1, "--pass dgrad"),
+    (1, 5, 7, 8, 8, 3, 3, 1, 1, "--pass dgrad"),
+    (3, 13, 11, 40, 72, 3, 3, 1, 1, "--pass dgrad"),
+    (2, 17, 9, 24, 48, 5, 3, 1, 2, "--pass dgrad --dilation 2"),
+    (2, 20, 20, 16, 32, 7, 7, 1, 3, "--pass dgrad"),
+    (2, 9, 9, 64, 64, 3, 3, 1, 0, "--pass dgrad"),
+    (2, 12, 10, 64, 64, 5, 5, 1, 1, "--pass dgrad"),
+    (4, 28, 28, 96, 200, 1, 1, 1, 0, "--pass dgrad"),
+    (2, 14, 14, 128, 128, 3, 3, 1, 1, "--pass dgrad --dtype f16 --out-dtype f32"),
+    (8, 56, 56, 64, 64, 3, 3, 1, 1, "--pass dgrad"),
+    (8, 56, 56, 256, 64, 1, 1, 1, 0, "--pass dgrad"),
+    (8, 28, 28, 128, 128, 3, 3, 1, 1, "--pass dgrad"),
+    (8, 14, 14, 256, 256, 3, 3, 1, 1, "--pass dgrad"),
+    (8, 7, 7, 512, 512, 3, 3, 1, 1, "--pass dgrad"),
+    (8, 28, 28, 256, 128, 3, 3, 1, 1,
+     "--pass dgrad --block-m 128 --warps-m 8 --block-n 256 --stages 4 --persistent 10 "
+     "--cluster 2"),
+    (8, 28, 28, 128, 128, 3, 3, 1, 1,
+     "--pass dgrad --block-m 128 --warps-m 8 --block-n 128 --persistent 12 --pingpong"),
+    (1, 7, 7, 512, 512, 3, 3, 1, 1, "--pass dgrad"),
 ]
 
 

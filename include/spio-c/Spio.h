@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 4
+#define SPIO_ABI_VERSION 5
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -156,7 +156,9 @@ int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem);
  * (spio/Kernels/Conv2d.h): the implicit GEMM on the wgmma kernel (sm_90a),
  * whose configuration is a spio_gemm_config. The epilogue's scale and bias
  * vectors hold a value an output channel; its residual step adds C, a
- * tensor of y's shape. The launcher's operands: x, w, y, C, bias, scale. */
+ * tensor of y's shape. The launcher's operands: x, w, y, C, bias, scale.
+ * `pass` SPIO_DGRAD (stride 1, no epilogue) computes dx (n, h, w, c) from
+ * dy (n, p, q, k) and w, the sizes the forward's: operands dy, w, dx. */
 typedef struct {
   int64_t n, h, w, c, k, r, s;
   int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
@@ -164,6 +166,8 @@ typedef struct {
   int32_t epilogue_steps;
   int32_t epilogue[SPIO_GEMM_MAX_EPILOGUE_STEPS];
   int32_t bias_dtype, scale_dtype;
+  /* SPIO_FPROP or SPIO_DGRAD. */
+  int32_t pass;
 } spio_conv2d_problem;
 
 /* NULL when the kernel can be built, else what is wrong (free it). */

@@ -153,6 +153,9 @@ kernels::Conv2dProblem conv2dProblem(const spio_conv2d_problem &p) {
   g.epilogue = epilogueSteps(p.epilogue, p.epilogue_steps);
   g.biasType = dtype(p.bias_dtype);
   g.scaleType = dtype(p.scale_dtype);
+  g.pass = p.pass == SPIO_DGRAD   ? kernels::ConvPass::Dgrad
+           : p.pass == SPIO_WGRAD ? kernels::ConvPass::Wgrad
+                                  : kernels::ConvPass::Fprop;
   return g;
 }
 
@@ -247,6 +250,7 @@ char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_conf
       enumError("output dtype", problem->output_dtype, SPIO_F32) +
       enumError("bias dtype", problem->bias_dtype, SPIO_F32) +
       enumError("scale dtype", problem->scale_dtype, SPIO_F32) +
+      enumError("pass", problem->pass, SPIO_WGRAD) +
       enumError("epilogue step count", problem->epilogue_steps, SPIO_GEMM_MAX_EPILOGUE_STEPS);
   for (int32_t i = 0; err.empty() && i < problem->epilogue_steps; ++i)
     err = enumError("epilogue step", problem->epilogue[i], SPIO_EPILOGUE_SILU);

@@ -44,17 +44,37 @@ int64_t conv2dOutputWidth(const Conv2dProblem &p) {
   return outputSize(p.w, p.s, p.strideW, p.padW, p.dilationW);
 }
 
-int64_t conv2dChannelTiles(const Conv2dProblem &p) { return ceilDiv(p.c, kChannelTile); }
+Conv2dProblem conv2dGatheredProblem(const Conv2dProblem &p) {
+  if (p.pass != ConvPass::Dgrad)
+    return p;
+  Conv2dProblem q = p;
+  q.pass = ConvPass::Fprop;
+  q.h = conv2dOutputHeight(p);
+  q.w = conv2dOutputWidth(p);
+  q.c = p.k;
+  q.k = p.c;
+  q.strideH = q.strideW = 1;
+  q.padH = p.dilationH * (p.r - 1) - p.padH;
+  q.padW = p.dilationW * (p.s - 1) - p.padW;
+  return q;
+}
+
+int64_t conv2dChannelTiles(const Conv2dProblem &p) {
+  return ceilDiv(conv2dGatheredProblem(p).c, kChannelTile);
+}
 
 GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
+  Conv2dProblem q = conv2dGatheredProblem(p);
+  bool dgrad = p.pass == ConvPass::Dgrad;
   GemmProblem g;
-  g.m = p.n * conv2dOutputHeight(p) * conv2dOutputWidth(p);
-  g.n = p.k;
-  g.k = p.r * p.s * conv2dChannelTiles(p) * kChannelTile;
+  g.m = q.n * conv2dOutputHeight(q) * conv2dOutputWidth(q);
+  g.n = q.k;
+  g.k = q.r * q.s * conv2dChannelTiles(p) * kChannelTile;
   g.input = p.input;
   g.output = p.output;
   g.a = Layout::RowMajor;
-  g.b = Layout::ColMajor;
+  // dgrad reads w's input channels along its rows: N-major.
+  g.b = dgrad ? Layout::RowMajor : Layout::ColMajor;
   g.epilogue = p.epilogue;
   g.readsC = std::count(p.epilogue.begin(), p.epilogue.end(), EpilogueStep::Residual) > 0;
   auto reads = [&](EpilogueStep step) {
@@ -64,9 +84,9 @@ GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
   g.scale = reads(EpilogueStep::Scale);
   g.biasType = p.biasType;
   g.scaleType = p.scaleType;
-  g.rowDim = "npq";
-  g.colDim = "k";
-  g.reductionDim = "rsc";
+  g.rowDim = dgrad ? "nhw" : "npq";
+  g.colDim = dgrad ? "c" : "k";
+  g.reductionDim = dgrad ? "rsk" : "rsc";
   return g;
 }
 
@@ -107,8 +127,28 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
            std::to_string(p.dilationH) + "x" + std::to_string(p.dilationW) +
            ") does not fit the padded input (" + std::to_string(p.h) + "x" + std::to_string(p.w) +
            ", padding " + std::to_string(p.padH) + "x" + std::to_string(p.padW) + ")";
-  if (std::abs(upperCorner(p.h, outH, p.strideH, p.padH)) > kMaxWindowOffset ||
-      std::abs(upperCorner(p.w, outW, p.strideW, p.padW)) > kMaxWindowOffset)
+  if (p.pass == ConvPass::Wgrad)
+    return "conv2d runs fprop and dgrad (wgrad is not built yet)";
+  if (p.pass == ConvPass::Dgrad) {
+    if (p.strideH != 1 || p.strideW != 1)
+      return "conv2d's dgrad runs at stride 1, got " + std::to_string(p.strideH) + "x" +
+             std::to_string(p.strideW);
+    if (p.padH > p.dilationH * (p.r - 1) || p.padW > p.dilationW * (p.s - 1))
+      return "conv2d's dgrad takes padding of at most the filter's dilated extent less one (" +
+             std::to_string(p.dilationH * (p.r - 1)) + "x" +
+             std::to_string(p.dilationW * (p.s - 1)) + "), got " + std::to_string(p.padH) + "x" +
+             std::to_string(p.padW);
+    if (p.k % 8 != 0)
+      return "conv2d's dgrad reads dy's K channels as 16-byte pixels: K a multiple of 8, got " +
+             std::to_string(p.k);
+    if (!p.epilogue.empty())
+      return "conv2d's dgrad takes no epilogue";
+  }
+  // The window of the convolution A gathers (dy's for dgrad).
+  Conv2dProblem q = conv2dGatheredProblem(p);
+  if (q.padH > kMaxWindowOffset || q.padW > kMaxWindowOffset ||
+      std::abs(upperCorner(q.h, conv2dOutputHeight(q), q.strideH, q.padH)) > kMaxWindowOffset ||
+      std::abs(upperCorner(q.w, conv2dOutputWidth(q), q.strideW, q.padW)) > kMaxWindowOffset)
     return window;
   GemmProblem g = conv2dGemmProblem(p);
   if (!layout::withinExtent({g.m, g.n}))
@@ -159,10 +199,12 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
   }
   // Output channels fewer than the tile's columns leave wgmma's columns
   // idle: the narrowest tile of 64-column steps that holds them.
-  int64_t columns = std::max<int64_t>(64, ceilDiv(p.k, 64) * 64);
+  int64_t columns = std::max<int64_t>(64, ceilDiv(g.n, 64) * 64);
   if (columns < c.blockN)
     c.blockN = columns;
-  if (c.cluster > 1 && (c.blockN / c.cluster) % 8 != 0)
+  // A cluster's blocks load equal shares of B: rows of 16 bytes, or
+  // (N-major, dgrad) boxes of 64 columns.
+  if (c.cluster > 1 && (c.blockN / c.cluster) % (g.b == Layout::ColMajor ? 8 : 64) != 0)
     c.cluster = 1;
   // A narrower tile's stages hold fewer bytes: 8 stages rather than 4
   // where 4 would keep fewer bytes in flight than 4 stages of 128 x 128
@@ -177,7 +219,8 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
   return c;
 }
 
-runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &p, const GemmConfig &c) {
+runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const GemmConfig &c) {
+  Conv2dProblem p = conv2dGatheredProblem(problem);
   runtime::Im2colMapShape shape;
   shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
                                         : runtime::TensorMapShape::Element::BF16;
@@ -202,6 +245,9 @@ runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &p, const GemmC
   // The implicit GEMM's B, except that w's rows hold R * S * C channels,
   // not the reduction padded to whole k-tiles.
   runtime::TensorMapShape shape = gemmTensorMapShape(conv2dGemmProblem(p), c, 'b');
+  // dgrad's boxes are 64 of w's K rows by 64 of a tap's input channels.
+  if (p.pass == ConvPass::Dgrad)
+    shape.rows = uint64_t(p.k);
   shape.cols = uint64_t(p.r * p.s * p.c);
   return shape;
 }

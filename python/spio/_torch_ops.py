@@ -9,7 +9,8 @@ implementations and autograd:
   with groups of 8 channels on channels_last tensors; the backward uses
   dgrad and the deterministic wgrad (dw, and db with it, reduced in f32).
 - spio::conv2d: dense conv2d (groups = 1), forward on the implicit GEMM
-  (Hopper), the backward on cuDNN (aten.convolution_backward).
+  (Hopper); the backward's dx on Spio's dgrad kernel at stride 1, the rest
+  on cuDNN (aten.convolution_backward).
 - spio::bmm (batched a @ b, transposed views read in place).
 - spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
   spio.matmul's too); dX and dW are GEMMs too, dW accumulated in f32 and
@@ -522,15 +523,46 @@ def _dense_setup(ctx, inputs, output):
     ctx.stride, ctx.padding, ctx.dilation = stride, padding, dilation
 
 
+def _conv2d_dgrad(dy, x, weight, stride, padding, dilation):
+    """dx (channels_last) from dy and w on Spio's dgrad kernel, or None where
+    it does not take the layer (strided, padding past the filter, channels
+    not multiples of 8): the checks' verdict is kept with the launcher."""
+    key = ("dense_dgrad", dy.shape, x.shape, weight.shape, dy.dtype, weight.dtype,
+           dy.get_device(), *stride, *padding, *dilation)
+    if key not in _launchers:
+        try:
+            n, c, h, w = x.shape
+            args = _kernels.Conv2dArguments(
+                n, h, w, c, weight.shape[0], weight.shape[2], weight.shape[3], stride, padding,
+                dilation, _DTYPES[dy.dtype], pass_="dgrad")
+            _launchers[key] = _launcher(args, dy.get_device())
+        except SpioError:
+            _launchers[key] = None
+    launcher = _launchers[key]
+    if launcher is None:
+        return None
+    dy = dy.contiguous(memory_format=torch.channels_last)
+    dx = torch.empty(x.shape, device=dy.device, dtype=dy.dtype,
+                     memory_format=torch.channels_last)
+    _run(launcher, _stream(dy), (dy, _krsc(weight), dx, None, None, None))
+    return dx
+
+
 def _dense_backward(ctx, dy):
-    """dx, dw and dbias from cuDNN (aten.convolution_backward): Spio's
-    implicit GEMM computes the forward pass only."""
+    """dx on Spio's dgrad kernel where it takes the layer (stride 1), else
+    on cuDNN; dw and dbias on cuDNN (aten.convolution_backward)."""
     x, weight = ctx.saved_tensors
     needs = ctx.needs_input_grad
-    dx, dw, dbias = torch.ops.aten.convolution_backward(
-        dy, x, weight, [weight.shape[0]] if ctx.has_bias else None, ctx.stride, ctx.padding,
-        ctx.dilation, False, [0, 0], 1, [needs[0], needs[1], ctx.has_bias and needs[2]])
-    return dx, dw, dbias, None, None, None
+    dx = None
+    if needs[0] and dy.dtype == weight.dtype:
+        dx = _conv2d_dgrad(dy, x, weight, ctx.stride, ctx.padding, ctx.dilation)
+    wants = [needs[0] and dx is None, needs[1], ctx.has_bias and needs[2]]
+    grads = (None, None, None)
+    if any(wants):
+        grads = torch.ops.aten.convolution_backward(
+            dy, x, weight, [weight.shape[0]] if ctx.has_bias else None, ctx.stride,
+            ctx.padding, ctx.dilation, False, [0, 0], 1, wants)
+    return dx if dx is not None else grads[0], grads[1], grads[2], None, None, None
 
 
 torch.library.register_autograd("spio::conv2d", _dense_backward, setup_context=_dense_setup,
@@ -541,8 +573,9 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv2d on Spio's kernels, f16/bf16 on a CUDA
     device: dense layers (groups = 1; Hopper, any kernel size, stride,
     padding and dilation, input channels a multiple of 8) as an implicit
-    GEMM whose backward runs on cuDNN, and groups of 8 channels (C in = C
-    out, dilation 1) on conv2d_gw8's kernels, forward and backward.
+    GEMM whose backward takes dx from Spio's dgrad at stride 1 and the rest
+    from cuDNN, and groups of 8 channels (C in = C out, dilation 1) on
+    conv2d_gw8's kernels, forward and backward.
     SpioError says why a layer is not taken. The output is channels_last."""
     stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
     dilation = _pair(dilation, "dilation")

@@ -152,7 +152,9 @@ class Conv2dArguments:
     value an output channel, in `scale_dtype` and `bias_dtype`, default
     y's), "residual" (adds operand C, of y's shape) and the activations
     "relu", "gelu_tanh", "gelu_erf" and "silu". It runs on Hopper (sm_90a)
-    as an implicit GEMM: TMA gathers each filter tap's channels of x."""
+    as an implicit GEMM: TMA gathers each filter tap's channels of x.
+    `pass_="dgrad"` (stride 1, no epilogue) computes dx (n, h, w, c) from
+    dy (n, p, q, k) and w instead, the sizes the forward's."""
     n: int
     h: int
     w: int
@@ -168,9 +170,12 @@ class Conv2dArguments:
     epilogue: Tuple[str, ...] = ()
     bias_dtype: Optional[str] = None
     scale_dtype: str = "f32"
+    pass_: str = "fprop"
 
     def __post_init__(self):
         _check_sizes(self, ("n", "h", "w", "c", "k", "r", "s"))
+        if self.pass_ not in ("fprop", "dgrad"):
+            raise SpioError(f"a dense conv2d pass is 'fprop' or 'dgrad', got {self.pass_!r}")
         for name in ("stride", "padding", "dilation"):
             pair = tuple(getattr(self, name))
             if len(pair) != 2 or not all(isinstance(v, int) and v >= 0 for v in pair):
@@ -697,10 +702,10 @@ class GemmFamily(KernelFamily):
 
 
 class Conv2dFamily(KernelFamily):
-    """Dense conv2d (groups = 1), forward, as an implicit GEMM on the wgmma
-    kernel (sm_90a): a config is (dtype, output dtype, tile, stages), the
-    tile a wgmma GEMM tile (GemmFamily's, options included) whose rows are
-    output positions and columns output channels."""
+    """Dense conv2d (groups = 1), forward and dgrad, as an implicit GEMM on
+    the wgmma kernel (sm_90a): a config is (dtype, output dtype, tile,
+    stages), the tile a wgmma GEMM tile (GemmFamily's, options included)
+    whose rows are output positions and columns output channels."""
     name = "conv2d"
     arguments_type = Conv2dArguments
     TILES = ((128, 256, 64, 8, 1, "wgmma"), (128, 128, 64, 8, 1, "wgmma"),
@@ -729,7 +734,8 @@ class Conv2dFamily(KernelFamily):
                                    _dtype_code(args.output_dtype, scalars), len(steps),
                                    (ctypes.c_int32 * 8)(*steps),
                                    _dtype_code(args.bias_dtype or args.output_dtype, scalars),
-                                   _dtype_code(args.scale_dtype, scalars))
+                                   _dtype_code(args.scale_dtype, scalars),
+                                   ("fprop", "dgrad").index(args.pass_))
 
     def _structs(self, args, config):
         _, _, tile, stages = config
@@ -756,6 +762,8 @@ class Conv2dFamily(KernelFamily):
         return [_shape(_capi.lib.spio_conv2d_launch_shape(*self._structs(args, config)))]
 
     def operands(self, args, config):
+        if args.pass_ == "dgrad":
+            return ("dy", "w", "dx"), ()
         return ("x", "w", "y") + (("C",) if "residual" in args.epilogue else ()) + tuple(
             vector for vector in ("bias", "scale") if vector in args.epilogue), ()
 

@@ -614,6 +614,24 @@ def test_dense_conv2d_discovery_compiles_the_implicit_gemm():
     assert any(k.family.name == "conv2d" for k in spio.get_kernels(CONV))
 
 
+def test_dense_conv2d_dgrad_reads_the_weights_transposed():
+    family = spio.Conv2dFamily()
+    dgrad = spio.Conv2dArguments(8, 28, 28, 96, 128, pass_="dgrad")
+    config = family.chosen(dgrad, 132)
+    kernel = spio.Kernel(family, config)
+    assert kernel.supports(dgrad)
+    assert family.operands(dgrad, config) == (("dy", "w", "dx"), ())
+    ptx = kernel.compile(dgrad).ptx
+    # dy gathered by im2col copies, w an N-major B: wgmma's B transposed.
+    assert "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in ptx
+    assert ", 1,  1, 0,  1;" in ptx
+    strided = spio.Conv2dArguments(8, 28, 28, 96, 128, stride=(2, 2), pass_="dgrad")
+    support = kernel.supports(strided)
+    assert not support and "dgrad runs at stride 1" in support.reason
+    expect_error(lambda: spio.Conv2dArguments(1, 8, 8, 64, 64, pass_="wgrad"),
+                 "a dense conv2d pass is 'fprop' or 'dgrad'")
+
+
 def test_dense_conv2d_says_why_not():
     family = spio.Conv2dFamily()
     rgb = spio.Conv2dArguments(1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 3))

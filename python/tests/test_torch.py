@@ -315,13 +315,17 @@ def test_dense_conv2d_forward_and_gradients(c, k, hw, rs, stride, padding, dilat
     y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, padding, dilation)
     assert y.shape == y32.shape
     close(y, y32, y32.abs().max().item() * (4 if dtype == torch.bfloat16 else 1))
-    # The backward runs on cuDNN in the inputs' dtype.
+    # dx on Spio's dgrad kernel at stride 1 (padding within the filter),
+    # else on cuDNN; dw and dbias on cuDNN, in the inputs' dtype.
     dy = torch.randn_like(y)
     y.backward(dy)
     y32.backward(dy.float())
     for t, t32 in ((x, x32), (weight, w32), (bias, b32)):
         scale = t32.grad.abs().max().item() * (4 if dtype == torch.bfloat16 else 1)
         close(t.grad, t32.grad, scale)
+    dgrad = [launcher for key, launcher in spio._torch_ops._launchers.items()
+             if key[0] == "dense_dgrad" and key[2] == x.shape and key[3] == weight.shape]
+    assert len(dgrad) == 1 and (dgrad[0] is not None) == (stride == 1)
 
 
 @hopper

@@ -210,7 +210,8 @@ static cl::opt<int64_t> convK("out-channels", cl::cat(denseConvOptions),
 static cl::opt<int64_t> convDilation("dilation", cl::cat(denseConvOptions),
                                      cl::desc("Dilation of both sides"), cl::init(1));
 static cl::opt<std::string> convPass("pass", cl::cat(convOptions),
-                                     cl::desc("fprop, dgrad or wgrad"), cl::init("fprop"));
+                                     cl::desc("fprop, dgrad or wgrad (conv2d: fprop or dgrad)"),
+                                     cl::init("fprop"));
 static cl::opt<int64_t> convN("batch", cl::cat(convOptions), cl::desc("Images N"), cl::init(8));
 static cl::opt<int64_t> convC("channels", cl::cat(convOptions), cl::desc("Channels C (conv2d-gw8: C = K)"),
                               cl::init(64));
@@ -1039,6 +1040,10 @@ int runGemm() {
 /// GEMM on the wgmma kernel, checked against a float64 reference and timed.
 int runConv2d() {
   Conv2dProblem problem;
+  if (convPass == "dgrad")
+    problem.pass = ConvPass::Dgrad;
+  else if (convPass != "fprop")
+    fail("unknown conv2d pass '" + convPass + "'; expected fprop or dgrad");
   problem.n = convN;
   problem.h = convH;
   problem.w = convW;
@@ -1070,20 +1075,21 @@ int runConv2d() {
     return 0;
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   text() << llvm::format(
-      "conv2d N=%lld H=%lld W=%lld C=%lld K=%lld R=%lld S=%lld stride %lld pad %lldx%lld "
+      "conv2d %s N=%lld H=%lld W=%lld C=%lld K=%lld R=%lld S=%lld stride %lld pad %lldx%lld "
       "dilation %lld -> P=%lld Q=%lld %s->%s, wgmma tile %lldx%lldx%lld warps %lldx%lld "
       "stages %lld%s%s: %s in %.2f ms (%zu bytes PTX)\n",
-      (long long)problem.n, (long long)problem.h, (long long)problem.w, (long long)problem.c,
-      (long long)problem.k, (long long)problem.r, (long long)problem.s, (long long)problem.strideH,
-      (long long)problem.padH, (long long)problem.padW, (long long)problem.dilationH,
-      (long long)outH, (long long)outW, dtypeName(problem.input), dtypeName(problem.output),
-      (long long)config.blockM, (long long)config.blockN, (long long)config.blockK,
-      (long long)config.warpsM, (long long)config.warpsN, (long long)config.stages,
-      config.pingpong ? " ping-pong" : "",
+      convPass.c_str(), (long long)problem.n, (long long)problem.h, (long long)problem.w,
+      (long long)problem.c, (long long)problem.k, (long long)problem.r, (long long)problem.s,
+      (long long)problem.strideH, (long long)problem.padH, (long long)problem.padW,
+      (long long)problem.dilationH, (long long)outH, (long long)outW, dtypeName(problem.input),
+      dtypeName(problem.output), (long long)config.blockM, (long long)config.blockN,
+      (long long)config.blockK, (long long)config.warpsM, (long long)config.warpsN,
+      (long long)config.stages, config.pingpong ? " ping-pong" : "",
       config.splitK > 1 ? (" split-K " + std::to_string(config.splitK)).c_str() : "",
       mlir::spio::describe(built->outcome), built->ms, built->module.ptx.size());
   report()["workload"] = "conv2d";
-  report()["problem"] = llvm::json::Object{{"n", problem.n},
+  report()["problem"] = llvm::json::Object{{"pass", convPass},
+                                           {"n", problem.n},
                                            {"h", problem.h},
                                            {"w", problem.w},
                                            {"c", problem.c},
@@ -1123,9 +1129,13 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   size_t n = problem.n, h = problem.h, w = problem.w, c = problem.c, k = problem.k;
   size_t r = problem.r, sz = problem.s, p = outH, q = outW;
+  bool dgrad = problem.pass == ConvPass::Dgrad;
+  // The kernel reads x (dgrad: dy) and writes y (dgrad: dx).
+  size_t inputs = dgrad ? n * p * q * k : n * h * w * c;
+  size_t outputs = dgrad ? n * h * w * c : n * p * q * k;
   GemmProblem gemm = conv2dGemmProblem(problem);
-  HostMatrix x(problem.input, n * h * w * c), wt(problem.input, k * r * sz * c),
-      residual(problem.output, gemm.readsC ? n * p * q * k : 0);
+  HostMatrix x(problem.input, inputs), wt(problem.input, k * r * sz * c),
+      residual(problem.output, gemm.readsC ? outputs : 0);
   HostMatrix bias(problem.biasType, gemm.bias == Along::None ? 0 : k);
   HostMatrix scale(problem.scaleType, gemm.scale == Along::None ? 0 : k);
   x.fillUniform(seed, 0);
@@ -1138,25 +1148,29 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
     orFail(buffer.upload(host.bytes.data(), host.bytes.size()), what);
     return buffer;
   };
-  DeviceBuffer dX = upload(x, "uploading x"), dW = upload(wt, "uploading w");
+  DeviceBuffer dX = upload(x, dgrad ? "uploading dy" : "uploading x"),
+               dW = upload(wt, "uploading w");
   DeviceBuffer dC = upload(residual, "uploading C"), dBias = upload(bias, "uploading the bias");
   DeviceBuffer dScale = upload(scale, "uploading the scale");
-  DeviceBuffer dY =
-      orFail(gpu.allocate(n * p * q * k * dtypeBytes(problem.output)), "allocating y");
+  DeviceBuffer dY = orFail(gpu.allocate(outputs * dtypeBytes(problem.output)),
+                           dgrad ? "allocating dx" : "allocating y");
   LaunchBindings bindings{
       {dX.pointer(), dW.pointer(), dY.pointer(), dC.pointer(), dBias.pointer(), dScale.pointer()},
       0,
       {}};
   auto launch = [&]() { return launcher.run(bindings); };
+  // Each output's sum: y over (r, s, c), dgrad's dx over (r, s, k).
+  size_t depth = r * sz * (dgrad ? k : c), channels = dgrad ? c : k;
+  size_t rows = dgrad ? h : p, cols = dgrad ? w : q;
 
   if (check) {
-    HostMatrix y(problem.output, n * p * q * k);
+    HostMatrix y(problem.output, outputs);
     runPoisoned(gpu, dY, launch, y.bytes);
     // Every output of small problems; else every channel of sampled
     // output positions, the first and last among them.
     std::vector<size_t> positions;
-    size_t count = n * p * q;
-    if (count * k * r * sz * c <= (size_t(1) << 31)) {
+    size_t count = n * rows * cols;
+    if (count * channels * depth <= (size_t(1) << 31)) {
       for (size_t m = 0; m < count; ++m)
         positions.push_back(m);
     } else {
@@ -1165,45 +1179,58 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
       for (int i = 0; i < 62; ++i)
         positions.push_back(rng() % count);
     }
-    ReferenceCheck reference(problem.output, double(r * sz * c));
+    ReferenceCheck reference(problem.output, double(depth));
     for (size_t m : positions) {
-      size_t img = m / (p * q), row = m / q % p, col = m % q;
-      for (size_t out = 0; out < k; ++out) {
+      size_t img = m / (rows * cols), row = m / cols % rows, col = m % cols;
+      for (size_t out = 0; out < channels; ++out) {
         double sum = 0, magnitude = 0;
+        auto add = [&](double prod) {
+          sum += prod;
+          magnitude += std::fabs(prod);
+        };
         for (size_t fr = 0; fr < r; ++fr) {
-          int64_t ih = int64_t(row * problem.strideH + fr * problem.dilationH) - problem.padH;
-          if (ih < 0 || ih >= int64_t(h))
-            continue;
           for (size_t fs = 0; fs < sz; ++fs) {
+            if (dgrad) {
+              // The dy position whose tap (fr, fs) reads x at (row, col).
+              int64_t ph = int64_t(row) + problem.padH - int64_t(fr) * problem.dilationH;
+              int64_t pw = int64_t(col) + problem.padW - int64_t(fs) * problem.dilationW;
+              if (ph < 0 || pw < 0 || ph % problem.strideH || pw % problem.strideW ||
+                  ph / problem.strideH >= int64_t(p) || pw / problem.strideW >= int64_t(q))
+                continue;
+              const float *grads = &x.values[((img * p + size_t(ph / problem.strideH)) * q +
+                                              size_t(pw / problem.strideW)) *
+                                             k];
+              for (size_t o = 0; o < k; ++o)
+                add(double(grads[o]) * double(wt.values[((o * r + fr) * sz + fs) * c + out]));
+              continue;
+            }
+            int64_t ih = int64_t(row * problem.strideH + fr * problem.dilationH) - problem.padH;
             int64_t iw = int64_t(col * problem.strideW + fs * problem.dilationW) - problem.padW;
-            if (iw < 0 || iw >= int64_t(w))
+            if (ih < 0 || ih >= int64_t(h) || iw < 0 || iw >= int64_t(w))
               continue;
             const float *pixel = &x.values[((img * h + size_t(ih)) * w + size_t(iw)) * c];
             const float *weights = &wt.values[((out * r + fr) * sz + fs) * c];
-            for (size_t ch = 0; ch < c; ++ch) {
-              double prod = double(pixel[ch]) * double(weights[ch]);
-              sum += prod;
-              magnitude += std::fabs(prod);
-            }
+            for (size_t ch = 0; ch < c; ++ch)
+              add(double(pixel[ch]) * double(weights[ch]));
           }
         }
-        size_t element = m * k + out;
+        size_t element = m * channels + out;
         applyEpilogueReference(problem.epilogue, sum, magnitude,
                                scale.values.empty() ? 0.0 : double(scale.values[out]),
                                bias.values.empty() ? 0.0 : double(bias.values[out]),
                                residual.values.empty() ? 0.0 : double(residual.values[element]));
         reference.add(y.read(element), sum, magnitude, [&] {
-          return "y[" + std::to_string(img) + ", " + std::to_string(row) + ", " +
-                 std::to_string(col) + ", " + std::to_string(out) + "]";
+          return std::string(dgrad ? "dx[" : "y[") + std::to_string(img) + ", " +
+                 std::to_string(row) + ", " + std::to_string(col) + ", " + std::to_string(out) +
+                 "]";
         });
       }
     }
-    finishCheck(reference, "outputs", "sum|x*w|", gpu, dY, launch, y.bytes);
+    finishCheck(reference, "outputs", dgrad ? "sum|dy*w|" : "sum|x*w|", gpu, dY, launch, y.bytes);
   }
 
-  if (bench > 0) {
-    reportBench(gpu, launch, 2.0 * double(n * p * q) * double(k) * double(r * sz * c));
-  }
+  if (bench > 0)
+    reportBench(gpu, launch, 2.0 * double(n * rows * cols) * double(channels * depth));
   return 0;
 }
 
@@ -1727,7 +1754,6 @@ int main(int argc, char **argv) {
                                         &scaleAlong,
                                         &convBias,
                                         &convRowsP,
-                                        &convPass,
                                         &convChunks,
                                         &convDependentLaunch,
                                         &convAutotune,

@@ -124,6 +124,57 @@ TEST(Conv2dTest, MapsDescribeTheWindowAndTheWeightMatrix) {
   EXPECT_EQ(w.boxCols, 64u);
 }
 
+// dgrad at stride 1: dy's im2col matrix (padded by R - 1 - pad) times w
+// read N-major, dx's positions by its C channels; a k-tile 64 of K.
+TEST(Conv2dTest, DgradIsTheForwardReadBackward) {
+  Conv2dProblem p = resnetLayer();
+  p.pass = ConvPass::Dgrad;
+  p.c = 96;
+  p.k = 200;
+  p.r = p.s = 5;
+  p.padH = p.padW = 1;
+  Conv2dProblem gathered = conv2dGatheredProblem(p);
+  EXPECT_EQ(gathered.h, 54);
+  EXPECT_EQ(gathered.c, 200);
+  EXPECT_EQ(gathered.k, 96);
+  EXPECT_EQ(gathered.padH, 3);
+  GemmProblem g = conv2dGemmProblem(p);
+  EXPECT_EQ(g.m, 32 * 56 * 56);
+  EXPECT_EQ(g.n, 96);
+  EXPECT_EQ(g.k, 25 * 4 * 64);
+  EXPECT_EQ(g.b, Layout::RowMajor);
+  GemmConfig c = chooseConv2dConfig(p, 132);
+  EXPECT_EQ(checkConv2d(p, c), "");
+  EXPECT_EQ(c.blockN % 64, 0);
+  spio::runtime::Im2colMapShape dy = conv2dInputMapShape(p, c);
+  EXPECT_EQ(dy.height, 54u);
+  EXPECT_EQ(dy.channels, 200u);
+  EXPECT_EQ(dy.lowerH, -3);
+  // dx row 55's first tap reads dy row 52: 52 - 53.
+  EXPECT_EQ(dy.upperH, -1);
+  spio::runtime::TensorMapShape w = conv2dWeightMapShape(p, c);
+  EXPECT_EQ(w.rows, 200u);
+  EXPECT_EQ(w.cols, 25u * 96u);
+  EXPECT_EQ(w.boxRows, 64u);
+  EXPECT_EQ(w.boxCols, 64u);
+  // Strides, padding past the filter, epilogues and odd K are refused.
+  Conv2dProblem strided = p;
+  strided.strideH = 2;
+  EXPECT_NE(checkConv2d(strided, c).find("dgrad runs at stride 1"), std::string::npos);
+  Conv2dProblem padded = p;
+  padded.padW = 5;
+  EXPECT_NE(checkConv2d(padded, c).find("padding of at most"), std::string::npos);
+  Conv2dProblem fused = p;
+  fused.epilogue = {EpilogueStep::Relu};
+  EXPECT_NE(checkConv2d(fused, c).find("no epilogue"), std::string::npos);
+  Conv2dProblem odd = p;
+  odd.k = 60;
+  EXPECT_NE(checkConv2d(odd, c).find("K a multiple of 8"), std::string::npos);
+  Conv2dProblem wgrad = p;
+  wgrad.pass = ConvPass::Wgrad;
+  EXPECT_NE(checkConv2d(wgrad, c).find("fprop and dgrad"), std::string::npos);
+}
+
 TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {
   Conv2dProblem p = resnetLayer();
   p.epilogue = {EpilogueStep::Bias, EpilogueStep::Relu};

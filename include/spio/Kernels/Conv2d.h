@@ -9,6 +9,13 @@
 // matrix of x, which TMA gathers tile by tile in its im2col mode: each
 // k-tile is one filter tap's 64 channels. Channels past C read as zeros.
 //
+// dgrad computes dx[n, h, w, c] = sum_{r, s, k} dy[n, p, q, k] * w[k, r, s,
+// c] over the (p, q) whose taps read (h, w): at stride 1 the forward read
+// backward, a convolution of dy (padded by dilation * (R - 1) - pad) with
+// the taps flipped, D = dx as an (N * H * W) x C matrix, A dy's im2col
+// matrix and B = w read as K rows of R * S * C, N-major (wgmma's
+// transposed operand).
+//
 // No LLVM dependency: problems, configs, checks and launch shapes only.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +23,7 @@
 #ifndef SPIO_KERNELS_CONV2D_H
 #define SPIO_KERNELS_CONV2D_H
 
+#include "spio/Kernels/ConvPass.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Runtime/TensorMap.h"
 
@@ -25,7 +33,11 @@
 
 namespace spio::kernels {
 
+/// The forward problem's sizes (x [n, h, w, c], w [k, r, s, c]) whichever
+/// pass computes it.
 struct Conv2dProblem {
+  /// Fprop or Dgrad.
+  ConvPass pass = ConvPass::Fprop;
   int64_t n = 1, h = 56, w = 56, c = 64, k = 64;
   int64_t r = 3, s = 3;
   int64_t strideH = 1, strideW = 1;
@@ -46,8 +58,13 @@ int64_t conv2dOutputWidth(const Conv2dProblem &problem);
 /// The implicit GEMM: M = N * P * Q output positions (rows `npq`), N = K
 /// output channels (columns `k`), and a reduction (`rsc`) of R * S taps of
 /// C channels padded to the k-tile's 64, so that k-tile t is tap t / T's
-/// channels 64 * (t % T) on, T = ceil(C / 64).
+/// channels 64 * (t % T) on, T = ceil(C / 64). dgrad: M = N * H * W (`nhw`),
+/// N = C (`c`), the reduction (`rsk`) R * S taps of K channels.
 GemmProblem conv2dGemmProblem(const Conv2dProblem &problem);
+/// The convolution whose im2col matrix is A: the problem for fprop; for
+/// dgrad the one over dy (P x Q images of K channels, K outputs C, stride
+/// 1, padding dilation * (R - 1) - pad), whose output is x's H x W.
+Conv2dProblem conv2dGatheredProblem(const Conv2dProblem &problem);
 /// T: the k-tiles of one filter tap.
 int64_t conv2dChannelTiles(const Conv2dProblem &problem);
 
@@ -58,11 +75,11 @@ std::string checkConv2d(const Conv2dProblem &problem, const GemmConfig &config);
 /// 128-row tiles (the im2col copy fills A's tile rows, never B's).
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, int64_t numSMs);
 
-/// x's im2col tensor map: a copy is a tile's output positions by one
-/// tap's 64 channels.
+/// x's (dgrad: dy's) im2col tensor map: a copy is a tile's output
+/// positions by one tap's 64 channels.
 runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const GemmConfig &config);
 /// w's tensor map: K rows of R * S * C, boxes of the block's share of the
-/// tile's output channels by 64.
+/// tile's output channels by 64 (dgrad: of 64 rows by 64 input channels).
 runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &problem,
                                              const GemmConfig &config);
 

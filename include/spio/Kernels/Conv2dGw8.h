@@ -22,6 +22,7 @@
 #ifndef SPIO_KERNELS_CONV2DGW8_H
 #define SPIO_KERNELS_CONV2DGW8_H
 
+#include "spio/Kernels/ConvPass.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Target/Chip.h"
 
@@ -31,11 +32,10 @@
 
 namespace spio::kernels {
 
-/// fprop computes y from x; dgrad computes dx from dy: the same kernel on
-/// dy with the taps flipped, the weights read transposed, and the padding
-/// R - 1 - padH (stride 1; negative for padding of R or more, which skips
-/// dy's rows that read only x's padding); wgrad computes dw from x and dy.
-enum class ConvPass { Fprop, Dgrad, Wgrad };
+// Passes (ConvPass.h): dgrad runs fprop's kernel on dy with the taps
+// flipped, the weights read transposed, and the padding R - 1 - padH
+// (stride 1; negative for padding of R or more, which skips dy's rows that
+// read only x's padding).
 /// Whether wgrad's reduce drops the partial sums it read from L2 unwritten:
 /// Auto where conv2dGw8WgradDiscards() finds it pays.
 enum class WgradDiscard { Auto, Always, Never };

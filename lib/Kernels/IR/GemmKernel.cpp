@@ -124,6 +124,8 @@ GemmProblem mlir::spio::gemmProblem(GemmOp op) {
 
 // The dialect's epilogue steps and the kernel library's are one list, whose
 // activation steps are the activations in order.
+static_assert(int(ConvPass::Fprop) == int(kernels::ConvPass::Fprop) &&
+              int(ConvPass::Dgrad) == int(kernels::ConvPass::Dgrad));
 static_assert(int(EpilogueStep::Scale) == int(kernels::EpilogueStep::Scale) &&
               int(EpilogueStep::Silu) == int(kernels::EpilogueStep::Silu));
 constexpr int kFirstActivationStep = int(kernels::EpilogueStep::Relu);
@@ -346,11 +348,16 @@ private:
   /// compute.
   void buildWarpSpecialized(const GemmValues &op);
   std::pair<Value, Value> tilePlace(Value linear, int64_t tilesM, int64_t tilesN);
+  /// Where a convolution's k-tile reads w: along B's reduction and, for
+  /// dgrad (an N-major B), the shift of its columns to the tap's channels.
+  struct ConvWeights {
+    Coord k, shift;
+  };
   /// A convolution's k-tile `kIndex` of the tile at rows `bi`: starts the
   /// im2col copy of its tap's channels into `tiles` at `stage`, and returns
-  /// where the tap's channels begin along w's rows (B's reduction).
-  Coord convLoadInput(const GemmValues &op, Coord bi, Value kIndex, Tensor tiles, Coord stage,
-                      Barriers full, Value slot);
+  /// where the tap's weights are.
+  ConvWeights convLoadInput(const GemmValues &op, Coord bi, Value kIndex, Tensor tiles, Coord stage,
+                            Barriers full, Value slot);
   /// A grouped GEMM's persistent walk: the groups' tiles one group after
   /// the other (in bands of `raster` tile rows), read off the row ends; this block's are those
   /// `start`, `start + step`, ... `body` takes the tile's absolute first row
@@ -462,9 +469,11 @@ void GemmTile::copyTile(const Operand &o, Tensor global, Tensor shared, Coord bl
   }
 }
 
-Coord GemmTile::convLoadInput(const GemmValues &op, Coord bi, Value kIndex, Tensor tiles,
-                              Coord stage, Barriers full, Value slot) {
-  const kernels::Conv2dProblem &conv = *op.conv;
+GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Value kIndex,
+                                              Tensor tiles, Coord stage, Barriers full,
+                                              Value slot) {
+  // The convolution whose im2col matrix A is: dgrad's over dy.
+  kernels::Conv2dProblem conv = kernels::conv2dGatheredProblem(*op.conv);
   int64_t outH = kernels::conv2dOutputHeight(conv), outW = kernels::conv2dOutputWidth(conv);
   int64_t channelTiles = kernels::conv2dChannelTiles(conv);
   // k-tile -> filter tap (r, s) and its 64 channels from `channel`.
@@ -483,9 +492,17 @@ Coord GemmTile::convLoadInput(const GemmValues &op, Coord bi, Value kIndex, Tens
   b.tmaLoadIm2col(cast<Im2colMap>(op.aMap), image, row, col, channel,
                   b.muli(r, b.index(conv.dilationH)), b.muli(s, b.index(conv.dilationW)), tiles,
                   {stage}, full, slot);
+  if (op.conv->pass == kernels::ConvPass::Dgrad) {
+    // Tap (r, s) of dy's window is w's tap (R - 1 - r, S - 1 - s): its K
+    // rows from `channel`, its C input channels R * S - 1 - tap taps along
+    // w's rows.
+    Value flipped = b.subi(b.index(conv.r * conv.s - 1), tap);
+    return {b.fromIndex(channel, b.coordType(p.reductionDim)),
+            b.fromIndex(b.muli(flipped, b.index(op.conv->c / 8)), b.coordType(p.colDim, 8))};
+  }
   // w's row holds tap after tap of C channels.
   Value weights = b.addi(b.muli(tap, b.index(conv.c)), channel);
-  return b.fromIndex(b.divui(weights, b.index(8)), b.coordType(p.reductionDim, 8));
+  return {b.fromIndex(b.divui(weights, b.index(8)), b.coordType(p.reductionDim, 8)), Coord()};
 }
 
 /// Tile `linear` of a grid of `tilesM` x `tilesN` tiles, row by row, as its
@@ -1023,12 +1040,15 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
             boxesOf(bOp, tilesB, mapB, col, c.blockN, foldB,
                     boxesOfBlock == 1 ? bRank : b.muli(bRank, b.index(boxesOfBlock)), boxesOfBlock);
         // The boxes' k-tile at `kTile` into the stage (multicast to the
-        // cluster's blocks).
+        // cluster's blocks), shifted along the operand's rows by `shift`
+        // (a convolution's dgrad: to the k-tile's tap in w's rows).
         auto loadBoxes = [&](TensorMap map, const Operand &o, Tensor tiles, ArrayRef<Box> boxes,
-                             Coord kTile, Coord stage, Value slot, int64_t multicast) {
+                             Coord kTile, Coord stage, Value slot, int64_t multicast,
+                             Coord shift = Coord()) {
           for (const Box &box : boxes) {
-            SmallVector<Coord> at = o.kContiguous ? SmallVector<Coord>{tmaRows(o, box.rows), kTile}
-                                                  : SmallVector<Coord>{tmaRows(o, kTile), box.rows};
+            Coord rows = shift ? b.add(b.unfold(box.rows, 8), shift) : box.rows;
+            SmallVector<Coord> at = o.kContiguous ? SmallVector<Coord>{tmaRows(o, rows), kTile}
+                                                  : SmallVector<Coord>{tmaRows(o, kTile), rows};
             SmallVector<Coord> dst{stage};
             if (box.part)
               dst.push_back(box.part);
@@ -1049,12 +1069,15 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           Value kIndex = b.addi(kFirst, kt);
           Coord kTile = b.fromIndex(kIndex, b.coordType(K, c.blockK));
           Coord stage = b.fromIndex(slot, b.coordType(kStage));
+          Coord shift;
           if (op.conv) {
-            kTile = convLoadInput(op, bi, kIndex, tilesA, stage, full, slot);
+            ConvWeights weights = convLoadInput(op, bi, kIndex, tilesA, stage, full, slot);
+            kTile = weights.k;
+            shift = weights.shift;
           } else {
             loadBoxes(cast<TensorMap>(op.aMap), a, tilesA, ownA, kTile, stage, slot, 1);
           }
-          loadBoxes(mapB, bOp, tilesB, ownB, kTile, stage, slot, cluster);
+          loadBoxes(mapB, bOp, tilesB, ownB, kTile, stage, slot, cluster, shift);
           return SmallVector<Value>{};
         });
       });
@@ -1445,11 +1468,17 @@ std::string mlir::spio::gemmSource(const GemmProblem &problem, const GemmConfig 
 namespace {
 
 /// The problem's operand types: x [n, h, w, c/8], w [k, r, s, c/8] (16-byte
-/// vectors), y [n, p, q, k]; 'x' the bias, 's' the scale ([k]).
+/// vectors), y [n, p, q, k]; 'b' the bias, 's' the scale ([k]). dgrad's x
+/// is dy [n, p, q, k/8] and its y dx [n, h, w, c].
 SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem &p, char operand) {
   Type input = typeOf(b.getContext(), p.input);
+  bool dgrad = p.pass == kernels::ConvPass::Dgrad;
+  int64_t outH = kernels::conv2dOutputHeight(p), outW = kernels::conv2dOutputWidth(p);
   switch (operand) {
   case 'x':
+    if (dgrad)
+      return b.tensorType({{"n", 1, p.n}, {"p", 1, outH}, {"q", 1, outW}, {"k", 8, p.k / 8}},
+                          b.vector8(input), MemorySpace::Global);
     return b.tensorType({{"n", 1, p.n}, {"h", 1, p.h}, {"w", 1, p.w}, {"c", 8, p.c / 8}},
                         b.vector8(input), MemorySpace::Global);
   case 'w':
@@ -1460,17 +1489,17 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
   case 's':
     return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.scaleType), MemorySpace::Global);
   default:
-    return b.tensorType({{"n", 1, p.n},
-                         {"p", 1, kernels::conv2dOutputHeight(p)},
-                         {"q", 1, kernels::conv2dOutputWidth(p)},
-                         {"k", 1, p.k}},
+    if (dgrad)
+      return b.tensorType({{"n", 1, p.n}, {"h", 1, p.h}, {"w", 1, p.w}, {"c", 1, p.c}},
+                          typeOf(b.getContext(), p.output), MemorySpace::Global);
+    return b.tensorType({{"n", 1, p.n}, {"p", 1, outH}, {"q", 1, outW}, {"k", 1, p.k}},
                         typeOf(b.getContext(), p.output), MemorySpace::Global);
   }
 }
 
-/// The implicit GEMM's tensor maps: x's im2col map (boxes of the tile's
-/// output positions by one tap's channels) and w's, w read as a K x (R * S
-/// * C) matrix.
+/// The implicit GEMM's tensor maps: x's (dgrad: dy's) im2col map (boxes of
+/// the tile's output positions by one tap's channels) and w's, w read as a
+/// K x (R * S * C) matrix (dgrad reduces along its rows).
 std::pair<Im2colMapType, TensorMapType> conv2dMapTypes(KernelBuilder &b,
                                                        const kernels::Conv2dProblem &p,
                                                        const kernels::GemmConfig &c,
@@ -1478,9 +1507,11 @@ std::pair<Im2colMapType, TensorMapType> conv2dMapTypes(KernelBuilder &b,
   GemmProblem g = kernels::conv2dGemmProblem(p);
   GemmTile tile(b, g, c);
   SpioTensorType boxA = tile.sharedType(operandA(g, c.blockM));
-  SpioTensorType boxB = tile.sharedType(operandB(g, c.blockN / c.cluster));
+  SpioTensorType boxB = tile.boxType(operandB(g, c.blockN / c.cluster));
+  bool dgrad = p.pass == kernels::ConvPass::Dgrad;
+  StringRef rows = dgrad ? g.reductionDim : g.colDim, cols = dgrad ? g.colDim : g.reductionDim;
   SpioTensorType weights =
-      b.tensorType({{g.colDim, 1, p.k}, {g.reductionDim, 8, p.r * p.s * p.c / 8}},
+      b.tensorType({{rows, 1, p.k}, {cols, 8, p.r * p.s * p.c / 8}},
                    b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
   return {b.im2colMapType(x, boxA), b.tensorMapType(weights, boxB)};
 }
@@ -1489,7 +1520,11 @@ std::pair<Im2colMapType, TensorMapType> conv2dMapTypes(KernelBuilder &b,
 
 kernels::Conv2dProblem mlir::spio::conv2dProblem(Conv2dOp op) {
   kernels::Conv2dProblem p;
-  ArrayRef<TensorDim> x = op.getX().getType().getDims(), w = op.getW().getType().getDims();
+  p.pass = kernels::ConvPass(int(op.getPass()));
+  // The forward's input: x, or dgrad's dx (its y).
+  bool dgrad = p.pass == kernels::ConvPass::Dgrad;
+  ArrayRef<TensorDim> x = (dgrad ? op.getY() : op.getX()).getType().getDims();
+  ArrayRef<TensorDim> w = op.getW().getType().getDims();
   p.n = x[0].size;
   p.h = x[1].size;
   p.w = x[2].size;
@@ -1589,7 +1624,7 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
                    builder.getDenseI64ArrayAttr({p.strideH, p.strideW}),
                    builder.getDenseI64ArrayAttr({p.padH, p.padW}),
                    builder.getDenseI64ArrayAttr({p.dilationH, p.dilationW}),
-                   gemmConfigAttr(context, c), epilogue);
+                   gemmConfigAttr(context, c), epilogue, ConvPass(int(p.pass)));
   gpu::ReturnOp::create(builder, loc);
   return module;
 }

@@ -51,3 +51,20 @@ func.func @im2col_copy(%map: !XMap, %n: index, %h: index, %w: index, %c: index, 
       : !XMap, !Ring [!spio.coord<stage>], !spio.barriers<4>
   return
 }
+
+// dgrad: dx from dy and w (the forward's stride, padding and dilation),
+// dy gathered by the im2col map, w's K rows read in boxes of 64 rows by
+// 64 input channels.
+!DY = !spio.tensor<[n: 8, p: 56, q: 56, k/8: 16] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 8, h: 56, w: 56, c: 64] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WTMap = !spio.tensor_map<!spio.tensor<[rsk: 128, c/8: 72] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+// CHECK-LABEL: func.func @dgrad
+// CHECK: spio.conv2d dgrad %{{.*}}, %{{.*}} into %{{.*}} tma %{{.*}}, %{{.*}} {config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>, dilation = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>}
+func.func @dgrad(%dy: !DY, %w: !W, %dx: !DX, %dym: !DYMap, %wm: !WTMap) {
+  spio.conv2d dgrad %dy, %w into %dx tma %dym, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !DX tma !DYMap, !WTMap
+  return
+}

@@ -156,3 +156,51 @@ func.func @huge_dilation(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
       : !X, !W -> !Y tma !XMap, !WMap
   return
 }
+
+// -----
+
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 2, h: 8, w: 8, c: 64] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[rsk: 64, c/8: 72] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @dgrad_epilogue(%dy: !DY, %w: !W, %dx: !DX, %b: !spio.tensor<[c: 64] x bf16, global>, %m: !DYMap, %wm: !WMap) {
+  // expected-error @below {{computes dgrad without an epilogue}}
+  spio.conv2d dgrad %dy, %w into %dx bias %b tma %m, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, epilogue = #spio.epilogue<bias>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !DX bias !spio.tensor<[c: 64] x bf16, global> tma !DYMap, !WMap
+  return
+}
+
+// -----
+
+!DY = !spio.tensor<[n: 2, p: 6, q: 8, k/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 2, h: 8, w: 8, c: 64] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[rsk: 64, c/8: 72] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @dgrad_size(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
+  // expected-error @below {{dy has 6 rows, but the convolution of dx gives 8}}
+  spio.conv2d dgrad %dy, %w into %dx tma %m, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !DX tma !DYMap, !WMap
+  return
+}
+
+// -----
+
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 2, h: 8, w: 8, c: 64] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[rsk: 64, c/8: 72] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @wgrad(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
+  // expected-error @below {{computes fprop or dgrad}}
+  spio.conv2d wgrad %dy, %w into %dx tma %m, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !DX tma !DYMap, !WMap
+  return
+}

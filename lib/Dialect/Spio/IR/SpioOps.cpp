@@ -995,21 +995,35 @@ LogicalResult Conv2dOp::verify() {
     return isDenseGlobal(type) && dims.size() == 4 && dims[0].fold == 1 && dims[1].fold == 1 &&
            dims[2].fold == 1 && dims[3].fold == lastFold;
   };
+  // dgrad reads dy (as x) and writes dx (as y): the forward's output and
+  // input.
+  bool dgrad = getPass() == ConvPass::Dgrad;
+  if (getPass() == ConvPass::Wgrad)
+    return emitOpError() << "computes fprop or dgrad";
   if (!shaped(x, 8))
-    return emitOpError() << "x must be a dense global [n, h, w, c/8] tensor (NHWC), got " << x;
+    return emitOpError() << (dgrad ? "dy (x) must be a dense global [n, p, q, k/8] tensor (NHWC)"
+                                   : "x must be a dense global [n, h, w, c/8] tensor (NHWC)")
+                         << ", got " << x;
   if (!shaped(w, 8))
     return emitOpError() << "w must be a dense global [k, r, s, c/8] tensor (KRSC), got " << w;
   if (!shaped(y, 1))
-    return emitOpError() << "y must be a dense global [n, p, q, k] tensor (NHWC), got " << y;
+    return emitOpError() << (dgrad ? "dx (y) must be a dense global [n, h, w, c] tensor (NHWC)"
+                                   : "y must be a dense global [n, p, q, k] tensor (NHWC)")
+                         << ", got " << y;
   ArrayRef<TensorDim> xd = x.getDims(), wd = w.getDims(), yd = y.getDims();
-  if (wd[3].dim != xd[3].dim || wd[3].size != xd[3].size)
-    return emitOpError() << "w's last entry must be x's channels '" << xd[3].dim.getValue()
-                         << "/8: " << xd[3].size << "', got '" << wd[3].dim.getValue()
-                         << "/8: " << wd[3].size << "'";
-  if (yd[0].dim != xd[0].dim || yd[0].size != xd[0].size || yd[3].dim != wd[0].dim ||
-      yd[3].size != wd[0].size)
-    return emitOpError() << "y must lead with x's images '" << xd[0].dim.getValue() << ": "
-                         << xd[0].size << "' and end with w's output channels '"
+  // The forward's input (x, or dgrad's dx) and output (y, or dy) channels.
+  StringAttr inputs = dgrad ? yd[3].dim : xd[3].dim, outputs = dgrad ? xd[3].dim : yd[3].dim;
+  int64_t inputCount = dgrad ? yd[3].size : xd[3].size * 8;
+  int64_t outputCount = dgrad ? xd[3].size * 8 : yd[3].size;
+  if (wd[3].dim != inputs || wd[3].size * 8 != inputCount)
+    return emitOpError() << "w's last entry must be " << (dgrad ? "dx's" : "x's") << " channels '"
+                         << inputs.getValue() << "/8: " << inputCount / 8 << "', got '"
+                         << wd[3].dim.getValue() << "/8: " << wd[3].size << "'";
+  if (yd[0].dim != xd[0].dim || yd[0].size != xd[0].size || outputs != wd[0].dim ||
+      outputCount != wd[0].size)
+    return emitOpError() << (dgrad ? "dx must lead with dy's" : "y must lead with x's")
+                         << " images '" << xd[0].dim.getValue() << ": " << xd[0].size << "' and "
+                         << (dgrad ? "dy " : "") << "end with w's output channels '"
                          << wd[0].dim.getValue() << ": " << wd[0].size << "'";
   // Tensor extents are at most 2^40: padding and dilated filters past that
   // are refused before the size arithmetic could overflow.
@@ -1018,14 +1032,19 @@ LogicalResult Conv2dOp::verify() {
     if (padding[side] > kMaxSpan ||
         (wd[1 + side].size > 1 && dilation[side] > kMaxSpan / (wd[1 + side].size - 1)))
       return emitOpError() << "padding and the dilated filter span at most 2^40 positions";
+  ArrayRef<TensorDim> forwardIn = dgrad ? yd : xd, forwardOut = dgrad ? xd : yd;
   for (int side = 0; side < 2; ++side) {
-    int64_t span = xd[1 + side].size + 2 * padding[side] - dilation[side] * (wd[1 + side].size - 1);
+    int64_t span =
+        forwardIn[1 + side].size + 2 * padding[side] - dilation[side] * (wd[1 + side].size - 1);
     int64_t expected = span <= 0 ? 0 : (span - 1) / stride[side] + 1;
-    if (yd[1 + side].size != expected)
-      return emitOpError() << "y has " << yd[1 + side].size << (side ? " columns" : " rows")
-                           << ", but the convolution gives " << expected;
+    if (forwardOut[1 + side].size != expected)
+      return emitOpError() << (dgrad ? "dy has " : "y has ") << forwardOut[1 + side].size
+                           << (side ? " columns" : " rows") << ", but the convolution "
+                           << (dgrad ? "of dx " : "") << "gives " << expected;
   }
   SmallVector<EpilogueStep> steps = getEpilogueSteps();
+  if (dgrad && (!steps.empty() || getBias() || getScale()))
+    return emitOpError() << "computes dgrad without an epilogue";
   if (bool(getResidual()) != llvm::is_contained(steps, EpilogueStep::Residual))
     return emitOpError() << (getResidual() ? "reads the residual only in a 'residual' epilogue "
                                              "step"
@@ -1053,14 +1072,18 @@ LogicalResult Conv2dOp::verify() {
   if (xMap.getGlobal() != x || xMap.getBox().getDims()[0].size != rows)
     return emitOpError() << "x's im2col map must read x in boxes of the config's " << rows
                          << " rows, got " << xMap;
+  // dgrad reduces along w's rows, in boxes of a k-tile's rows by 64 of a
+  // tap's input channels.
+  ArrayRef<TensorDim> wBox = wMap.getBox().getDims();
+  StringAttr reduction = xMap.getBox().getDims()[1].dim;
   if (wMap.getGlobal().getElementType() != w.getElementType() || wGlobal[0].size != wd[0].size ||
       wGlobal[1].size != wd[1].size * wd[2].size * wd[3].size ||
-      wMap.getBox().getDims()[0].size != columns ||
-      wMap.getBox().getDims()[1].dim != xMap.getBox().getDims()[1].dim)
+      wBox[0].size != (dgrad ? config.getBlock()[2] : columns) ||
+      wBox[dgrad ? 0 : 1].dim != reduction)
     return emitOpError() << "w's tensor map must read w as a " << wd[0].size << " x "
                          << wd[1].size * wd[2].size * wd[3].size * 8 << " matrix in boxes of "
-                         << columns << " rows, reducing along the im2col box's dimension, got "
-                         << wMap;
+                         << (dgrad ? config.getBlock()[2] : columns) << " rows, reducing along "
+                         << (dgrad ? "its rows" : "the im2col box's dimension") << ", got " << wMap;
   return success();
 }
 

@@ -823,6 +823,16 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     which TMA gathers from x through the im2col map `%xm` (its box the
     config's rows) while `%wm` reads w as a K x (R * S * C) matrix (its box
     the block's share of the config's columns).
+
+    `spio.conv2d dgrad` computes the gradient of x instead: %x is dy ([n, p, q,
+    k/8], the forward's output), %y is dx ([n, h, w, c], its input), no
+    epilogue. dx[n, h, w, c] = sum over the taps (r, s) and k of dy at the
+    positions whose tap reads (h, w), times w[k, r, s, c]: at stride 1 a
+    convolution of dy, padded by dilation * (R - 1) - padding, with the
+    taps flipped. `%xm` gathers dy, a k-tile one tap's 64 of K, and `%wm`
+    reads w's K rows in boxes of a k-tile's rows by 64 of a tap's C, an
+    N-major B (wgmma's transposed operand). The stride, padding and
+    dilation are the forward's.
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$x,
                        Arg<Spio_Tensor, "", [MemRead]>:$w,
@@ -836,9 +846,10 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
                        DenseI64ArrayAttr:$padding,
                        DenseI64ArrayAttr:$dilation,
                        Spio_GemmConfigAttr:$config,
-                       OptionalAttr<Spio_EpilogueAttr>:$epilogue);
+                       OptionalAttr<Spio_EpilogueAttr>:$epilogue,
+                       DefaultValuedAttr<Spio_ConvPass, "ConvPass::Fprop">:$pass);
   let assemblyFormat = [{
-    $x `,` $w `into` $y (`residual` $residual^)? (`bias` $bias^)? (`scale` $scale^)?
+    ($pass^)? $x `,` $w `into` $y (`residual` $residual^)? (`bias` $bias^)? (`scale` $scale^)?
     `tma` $xMap `,` $wMap attr-dict `:`
     qualified(type($x)) `,` qualified(type($w)) `->` qualified(type($y))
     (`residual` qualified(type($residual))^)? (`bias` qualified(type($bias))^)?
