@@ -7,6 +7,16 @@ from ._capi import SpioError
 from .kernels import Conv2dFamily, Conv2dGw8Family, gpu_available
 
 
+def _channels_last(parameter):
+    """`parameter`, its storage made channels_last in place (as
+    Module.to(memory_format=torch.channels_last) makes it): the kernels'
+    (K, R, S, C) weights, which each call would otherwise copy."""
+    if not parameter.is_contiguous(memory_format=torch.channels_last):
+        with torch.no_grad():
+            parameter.data = parameter.data.contiguous(memory_format=torch.channels_last)
+    return parameter
+
+
 class Conv2dGw8(torch.nn.Module):
     """torch.nn.Conv2d with groups = C / 8 (C in = C out), on Spio's kernels."""
 
@@ -29,9 +39,10 @@ class Conv2dGw8(torch.nn.Module):
 
     @classmethod
     def from_torch(cls, conv):
-        """The same layer, sharing the parameters of `conv`; SpioError when
-        `conv` is not a grouped conv2d with groups of 8 channels Spio runs
-        (kernel sizes, padding and stride as its kernels check them)."""
+        """The same layer, sharing the parameters of `conv` (its weight made
+        channels_last in place); SpioError when `conv` is not a grouped
+        conv2d with groups of 8 channels Spio runs (kernel sizes, padding
+        and stride as its kernels check them)."""
         c = conv.in_channels
         if not isinstance(conv, torch.nn.Conv2d) or conv.out_channels != c or c % 8 or \
                 conv.groups != c // 8:
@@ -49,7 +60,7 @@ class Conv2dGw8(torch.nn.Module):
         torch.nn.Module.__init__(layer)
         layer.stride = conv.stride[0]
         layer.padding = tuple(conv.padding)
-        layer.weight = conv.weight
+        layer.weight = _channels_last(conv.weight)
         layer.bias = conv.bias
         return layer
 
@@ -77,8 +88,9 @@ class Conv2d(torch.nn.Module):
 
     @classmethod
     def from_torch(cls, conv):
-        """The same layer, sharing the parameters of `conv`; SpioError when
-        `conv` is not a dense conv2d Spio runs."""
+        """The same layer, sharing the parameters of `conv` (its weight made
+        channels_last in place); SpioError when `conv` is not a dense conv2d
+        Spio runs."""
         if not isinstance(conv, torch.nn.Conv2d) or conv.groups != 1:
             raise SpioError(f"{conv} is not a dense conv2d (groups = 1)")
         layer = cls.__new__(cls)
@@ -95,7 +107,7 @@ class Conv2d(torch.nn.Module):
         if not support:
             raise SpioError(f"{conv}: {support.reason}")
         self.stride, self.padding, self.dilation = conv.stride, conv.padding, conv.dilation
-        self.weight = conv.weight
+        self.weight = _channels_last(conv.weight)
         self.bias = conv.bias
 
     def forward(self, x):

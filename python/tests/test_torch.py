@@ -352,8 +352,14 @@ def test_dense_conv2d_layers_and_transform():
     x = torch.randn(2, 64, 24, 24, device="cuda", dtype=torch.bfloat16)
     want = net[2](net[1](net[0](x)))
     rgb = net[3]
+    weight = net[0].weight
     spio.transform(net)
     assert isinstance(net[0], spio.nn.Conv2d) and isinstance(net[2], spio.nn.Conv2d)
+    # The shared parameter, made channels_last once: the kernels' KRSC
+    # weights, read without a copy each call.
+    assert net[0].weight is weight
+    assert weight.is_contiguous(memory_format=torch.channels_last)
+    assert spio._torch_ops._krsc(weight) is weight
     assert net[3] is rgb  # 3 input channels: not a multiple of 8
     got = net[2](net[1](net[0](x)))
     close(got, want.float(), want.abs().max().item() * 4)
@@ -431,6 +437,8 @@ def test_swapped_layer_takes_any_memory_format():
     torch.manual_seed(2)
     conv = torch.nn.Conv2d(64, 64, 3, padding=1, groups=8).cuda().half()
     layer = spio.nn.Conv2dGw8.from_torch(conv)
+    assert layer.weight is conv.weight
+    assert conv.weight.is_contiguous(memory_format=torch.channels_last)
     x = conv_inputs(h=12, w=12)[0].contiguous().requires_grad_()
     assert not x.is_contiguous(memory_format=torch.channels_last)
     y = layer(x)
