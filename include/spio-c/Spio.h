@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 5
+#define SPIO_ABI_VERSION 6
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -193,6 +193,10 @@ typedef struct {
   /* The target GPU's L2 bytes, against which wgrad weighs discarding its
    * partial sums (0: 50 MiB, an H100's or an H200's). */
   int64_t l2_bytes;
+  /* The shared memory a block of the target GPU may take and one of its
+   * SMs holds, which the chosen blocks fit (0: 227 and 228 KB, an H100's
+   * or an H200's; spio_device_info has the device's). */
+  int64_t shared_bytes_per_block, shared_bytes_per_multiprocessor;
 } spio_conv2d_gw8_problem;
 
 typedef struct {
@@ -258,6 +262,7 @@ typedef struct {
   int32_t compute_major, compute_minor, multiprocessors;
   int64_t max_shared_bytes_per_block;
   int64_t l2_bytes;
+  int64_t shared_bytes_per_multiprocessor;
 } spio_device_info;
 int32_t spio_device(int32_t device, spio_device_info *info, char **error);
 

@@ -185,6 +185,10 @@ kernels::Conv2dGw8Problem convProblem(const spio_conv2d_gw8_problem &p) {
     g.multiprocessors = p.multiprocessors;
   if (p.l2_bytes != 0)
     g.l2Bytes = p.l2_bytes;
+  if (p.shared_bytes_per_block != 0)
+    g.sharedBytesPerBlock = p.shared_bytes_per_block;
+  if (p.shared_bytes_per_multiprocessor != 0)
+    g.sharedBytesPerMultiprocessor = p.shared_bytes_per_multiprocessor;
   return g;
 }
 
@@ -430,6 +434,7 @@ int32_t spio_device(int32_t device, spio_device_info *info, char **error) {
   info->multiprocessors = facts.multiprocessors;
   info->max_shared_bytes_per_block = facts.maxSharedBytesPerBlock;
   info->l2_bytes = facts.l2Bytes;
+  info->shared_bytes_per_multiprocessor = facts.sharedBytesPerMultiprocessor;
   return 0;
 }
 

@@ -404,10 +404,10 @@ static int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config 
                                      8 * (2 * outputRows * columns * pitch - pitch + c.warpsG));
 }
 
-/// Blocks of `bytes` of shared memory an H100's or H200's multiprocessor
-/// holds: 228 KB, 1 KB of it reserved per block.
-static int64_t blocksBySharedMemory(int64_t bytes) {
-  return kHopperSharedBytesPerMultiprocessor / (bytes + 1024);
+/// Blocks of `bytes` of shared memory a multiprocessor of the target holds,
+/// 1 KB of it reserved per block.
+static int64_t blocksBySharedMemory(const Conv2dGw8Problem &p, int64_t bytes) {
+  return p.sharedBytesPerMultiprocessor / (bytes + 1024);
 }
 
 /// fprop and dgrad on rows of fragments: the blocks a multiprocessor holds
@@ -417,8 +417,7 @@ int64_t rowsResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
                            int64_t outputRows) {
   // At most as many blocks as leave 40 registers a thread (of 64K): ptxas
   // takes about that many (TUNING.md, "Registers").
-  int64_t bySharedMemory =
-      blocksBySharedMemory(rowsSharedBytes(p, c, outputRows));
+  int64_t bySharedMemory = blocksBySharedMemory(p, rowsSharedBytes(p, c, outputRows));
   // A ring's copies in the row loop take more registers: 64 (with a ring
   // on every 3x3 kernel and 40, 98 of the 244 stride-1 layer kernels
   // spilled).
@@ -494,7 +493,7 @@ int64_t wgradStages(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
     return 3;
   bool deeper = c.warpsQ == 1 && !wgradQuarterBlocks(p) && wgradResidentBlocks(p, c) == 2 &&
                 bandGrid(p, c).bandsPerChunk >= 16 &&
-                blocksBySharedMemory(wgradTileBytes(p, c, 3)) >= 2;
+                blocksBySharedMemory(p, wgradTileBytes(p, c, 3)) >= 2;
   return deeper ? 3 : 2;
 }
 
@@ -504,8 +503,7 @@ static int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Confi
   if (c.warpsQ == 1)
     return 0;
   int64_t sums = wgradSums(p).size();
-  int64_t spare =
-      kHopperSharedBytesPerMultiprocessor / wgradResidentBlocks(p, c) - 1024 - tileBytes;
+  int64_t spare = p.sharedBytesPerMultiprocessor / wgradResidentBlocks(p, c) - 1024 - tileBytes;
   return std::clamp<int64_t>(spare / wgradSumScratchBytes(c), 1, sums);
 }
 
@@ -579,7 +577,7 @@ int64_t wgradResidentBlocks(const Conv2dGw8Problem &p, const Conv2dGw8Config &c)
 
 /// Whether shared memory holds wgradResidentBlocks.
 bool wgradTilesFit(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
-  return blocksBySharedMemory(wgradSharedBytes(p, c)) >= wgradResidentBlocks(p, c);
+  return blocksBySharedMemory(p, wgradSharedBytes(p, c)) >= wgradResidentBlocks(p, c);
 }
 
 /// A bias block's threads add at least this many pixels each where there
@@ -613,6 +611,11 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
            std::to_string(p.multiprocessors);
   if (p.l2Bytes <= 0)
     return "the target GPU's L2 bytes must be positive, got " + std::to_string(p.l2Bytes);
+  if (p.sharedBytesPerBlock <= 0 || p.sharedBytesPerMultiprocessor < p.sharedBytesPerBlock)
+    return "the target GPU's shared memory must be positive, a multiprocessor's at least a "
+           "block's, got " +
+           std::to_string(p.sharedBytesPerBlock) + " and " +
+           std::to_string(p.sharedBytesPerMultiprocessor);
   if (p.c % 8 != 0)
     return "C = " + std::to_string(p.c) + " is not a multiple of the group width 8";
   if (p.r < 1 || p.r > 7 || p.s < 1 || p.s > 7)
@@ -695,14 +698,14 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   if (c.rowRing &&
       (p.pass != ConvPass::Wgrad || p.stride != 1 || flatRows(p) || p.r < 2 || c.copyWarps))
     return "a row ring is for wgrad on rows of fragments, stride 1, kernels of 2 rows or more";
-  // A block's tiles must fit the shared memory an H100's or H200's block
-  // may use (the compiler says so too, per chip; saying it here keeps such
-  // configs out of the instances a caller may pick).
+  // A block's tiles must fit the shared memory the target's block may use
+  // (the compiler says so too, per chip; saying it here keeps such configs
+  // out of the instances a caller may pick).
   int64_t shared = blockSharedBytes(p, c);
-  if (shared > kHopperSharedBytesPerBlock)
+  if (shared > p.sharedBytesPerBlock)
     return "a block's tiles need about " + std::to_string(shared) +
-           " bytes of shared memory, over the " + std::to_string(kHopperSharedBytesPerBlock) +
-           " an H100 or H200 block may use: take fewer rows or warps";
+           " bytes of shared memory, over the " + std::to_string(p.sharedBytesPerBlock) +
+           " the target's block may use: take fewer rows or warps";
   LaunchShape launch = conv2dGw8LaunchShape(p, c);
   if (launch.gridX > kMaxGridX)
     return "the grid would take " + std::to_string(launch.gridX) +
@@ -933,6 +936,16 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
       c = ring;
     }
   }
+  // The rules above were tuned on Hopper's 227 KB a block: on a target
+  // whose blocks take less, shorter blocks and (wgrad) two stages.
+  while (blockSharedBytes(p, c) > p.sharedBytesPerBlock) {
+    if (wgrad && wgradStages(p, c) > 2)
+      c.stages = 2;
+    else if (c.rowsP > 1)
+      --c.rowsP;
+    else
+      break;
+  }
   return c;
 }
 
@@ -1044,7 +1057,7 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
   // rows").
   auto tallestFitting = [&](int64_t tallest) {
     c.rowsP = P <= tallest ? P : chooseRows(P, tallest / 2, tallest);
-    return blocksBySharedMemory(rowsSharedBytes(p, c, 1)) >= 2;
+    return blocksBySharedMemory(p, rowsSharedBytes(p, c, 1)) >= 2;
   };
   if (!(light && P >= 64 && tallestFitting(24)))
     tallestFitting(heavy ? 28 : 16);
@@ -1059,8 +1072,8 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
   constexpr int64_t kStagedBudget = 144 * 1024;
   bool blockLimit = (p.pass == ConvPass::Fprop && p.stride == 2) || c.warpsG == 6;
   auto fits = [&] {
-    return blockLimit ? blockSharedBytes(p, c) <= kHopperSharedBytesPerBlock
-                      : stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget;
+    return blockSharedBytes(p, c) <= p.sharedBytesPerBlock &&
+           (blockLimit || stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget);
   };
   int64_t fitting = c.rowsP;
   while (c.rowsP > 1 && !fits())
@@ -1082,7 +1095,7 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
   // staged tiles would not fit.
   if (bandGrid(p, c).bands > kMaxGridY) {
     c.chunks = kMaxGridY;
-    while (c.rowsP > 1 && blockSharedBytes(p, c) > kHopperSharedBytesPerBlock)
+    while (c.rowsP > 1 && blockSharedBytes(p, c) > p.sharedBytesPerBlock)
       --c.rowsP;
   }
   return c;

@@ -22,6 +22,7 @@ constexpr int kAttrL2Bytes = 38;
 constexpr int kAttrComputeMajor = 75;
 constexpr int kAttrComputeMinor = 76;
 constexpr int kAttrMaxSharedOptIn = 97;
+constexpr int kAttrSharedPerMultiprocessor = 81;
 constexpr int kFuncLocalBytes = 3;
 constexpr int kFuncNumRegs = 4;
 constexpr int kFuncMaxDynamicShared = 8;
@@ -247,14 +248,17 @@ Result<Cuda *> Cuda::get(int device) {
     char name[256] = {};
     SPIO_CHECK(cu, cuDeviceGetName(name, sizeof(name), handle));
     cuda->info.name = name;
-    int shared = 0, l2 = 0;
+    int shared = 0, sharedPerMultiprocessor = 0, l2 = 0;
     SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.computeMajor, kAttrComputeMajor, handle));
     SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.computeMinor, kAttrComputeMinor, handle));
     SPIO_CHECK(cu, cuDeviceGetAttribute(&cuda->info.multiprocessors, kAttrMultiprocessors, handle));
     SPIO_CHECK(cu, cuDeviceGetAttribute(&shared, kAttrMaxSharedOptIn, handle));
+    SPIO_CHECK(
+        cu, cuDeviceGetAttribute(&sharedPerMultiprocessor, kAttrSharedPerMultiprocessor, handle));
     SPIO_CHECK(cu, cuDeviceGetAttribute(&l2, kAttrL2Bytes, handle));
     SPIO_CHECK(cu, cuDriverGetVersion(&cuda->info.driverVersion));
     cuda->info.maxSharedBytesPerBlock = shared;
+    cuda->info.sharedBytesPerMultiprocessor = sharedPerMultiprocessor;
     cuda->info.l2Bytes = l2;
     return cuda;
   };

@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 5
+ABI_VERSION = 6
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -96,7 +96,9 @@ class Conv2dGw8Problem(ctypes.Structure):
         [(name, ctypes.c_int64) for name in
          ("n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride")] + \
         [("bias", ctypes.c_int32), ("dtype", ctypes.c_int32), ("wgrad_f32", ctypes.c_int32),
-         ("multiprocessors", ctypes.c_int64), ("l2_bytes", ctypes.c_int64)]
+         ("multiprocessors", ctypes.c_int64), ("l2_bytes", ctypes.c_int64),
+         ("shared_bytes_per_block", ctypes.c_int64),
+         ("shared_bytes_per_multiprocessor", ctypes.c_int64)]
 
 
 class Conv2dGw8Config(ctypes.Structure):
@@ -108,7 +110,8 @@ class Conv2dGw8Config(ctypes.Structure):
 class DeviceInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char * 256), ("compute_major", ctypes.c_int32),
                 ("compute_minor", ctypes.c_int32), ("multiprocessors", ctypes.c_int32),
-                ("max_shared_bytes_per_block", ctypes.c_int64), ("l2_bytes", ctypes.c_int64)]
+                ("max_shared_bytes_per_block", ctypes.c_int64), ("l2_bytes", ctypes.c_int64),
+                ("shared_bytes_per_multiprocessor", ctypes.c_int64)]
 
 
 DTYPES = {"f16": 0, "bf16": 1, "f32": 2}

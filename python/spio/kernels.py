@@ -47,15 +47,16 @@ def _check_sizes(args, names):
 
 @functools.lru_cache(maxsize=None)
 def _target_sizes():
-    """Device 0's SMs, which conv2d-gw8's wgrad grid is sized to, and its
-    L2 bytes, against which wgrad weighs discarding its partial sums; 0, 0
-    (the library's defaults, an H100's or H200's 132 and 50 MiB) without a
-    GPU."""
+    """Device 0's SMs, which conv2d-gw8's wgrad grid is sized to, its L2
+    bytes, against which wgrad weighs discarding its partial sums, and the
+    shared memory of a block and of an SM, which the chosen blocks fit;
+    zeros (the library's defaults, an H100's or H200's) without a GPU."""
     try:
         device = _capi.device()
-        return device.multiprocessors, device.l2_bytes
+        return (device.multiprocessors, device.l2_bytes, device.max_shared_bytes_per_block,
+                device.shared_bytes_per_multiprocessor)
     except SpioError:
-        return 0, 0
+        return 0, 0, 0, 0
 
 
 # The GEMM epilogue's steps, in the C API's numbering.

@@ -181,6 +181,23 @@ def test_wgrad_discards_partial_sums_where_the_layer_outgrows_the_l2():
         assert ("spio.discard" in source) == discards, c
 
 
+def test_conv2d_gw8_blocks_fit_the_targets_shared_memory():
+    # The device's facts (zeros without a GPU: the library's, an H100's or
+    # H200's), which the chosen blocks fit; a smaller block's (an RTX
+    # 4090's 99 KB) gives blocks that fit it.
+    sms, l2, block, multiprocessor = spio.kernels._target_sizes()
+    assert (block == 0) == (multiprocessor == 0) and multiprocessor >= block
+    args = spio.Conv2dGw8Arguments(128, 64, 64, 64, pass_="wgrad")
+    family = spio.Conv2dGw8Family()
+    problem = family._problem(args, "wgrad")
+    problem.shared_bytes_per_block, problem.shared_bytes_per_multiprocessor = 99 << 10, 100 << 10
+    config = _capi.lib.spio_conv2d_gw8_choose_config(problem)
+    assert _capi.take_string(_capi.lib.spio_conv2d_gw8_check(problem, config)) is None
+    problem.shared_bytes_per_block = -1
+    assert "shared memory must be positive" in \
+        _capi.take_string(_capi.lib.spio_conv2d_gw8_check(problem, config))
+
+
 def test_conv_rules_are_reasons():
     args = spio.Conv2dGw8Arguments(2, 60, 20, 20)
     assert spio.get_kernels(args) == []
@@ -352,6 +369,11 @@ def test_enumerators_out_of_range_are_refused_by_the_c_api():
     problem = _capi.GemmProblem(64, 64, 64, 0, 0, 0, 1, 0, 1, (ctypes.c_int32 * 8)(7))
     assert "epilogue step 7 is not one of" in \
         _capi.take_string(_capi.lib.spio_gemm_check(problem, config))
+    conv = _capi.Conv2dProblem(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, pass_=5)
+    assert _capi.take_string(_capi.lib.spio_conv2d_check(conv, config)) == "unknown pass 5"
+    conv.pass_ = 2
+    assert "conv2d runs fprop and dgrad" in \
+        _capi.take_string(_capi.lib.spio_conv2d_check(conv, config))
 
 
 def test_cache_directory_follows_the_environment():

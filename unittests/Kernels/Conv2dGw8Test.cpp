@@ -882,6 +882,31 @@ TEST(Conv2dGw8, ConfigsOverSharedMemoryAreRefused) {
   EXPECT_NE(checkConv2dGw8(f, tall).find("take fewer rows or warps"), std::string::npos);
 }
 
+// On a target whose blocks take less shared memory than Hopper's 227 KB
+// (sm_86 and sm_89: 99 KB a block, 100 KB an SM), every pass's chosen
+// blocks fit it: shorter blocks and two wgrad stages where the rules tuned
+// on Hopper would not (128 x 64 x 64^2 3x3 and 8 x 512 x 28^2 7x7 took
+// 110 to 144 KB).
+TEST(Conv2dGw8, ChosenBlocksFitTheTargetsSharedMemory) {
+  for (Conv2dGw8Problem p :
+       {layer(128, 64, 64, 3, 1), layer(32, 256, 56, 5, 2), layer(8, 512, 28, 7, 3),
+        layer(16, 96, 7, 3, 1), layer(64, 128, 112, 3, 1)})
+    for (int64_t stride : {1, 2})
+      for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad}) {
+        Conv2dGw8Problem q = as(p, pass, stride);
+        q.sharedBytesPerBlock = spio::maxSharedBytesPerBlock("sm_86");
+        q.sharedBytesPerMultiprocessor = spio::sharedBytesPerMultiprocessor("sm_86");
+        if (!checkConv2dGw8Problem(q).empty())
+          continue;
+        Conv2dGw8Config c = chooseConv2dGw8Config(q);
+        EXPECT_EQ(checkConv2dGw8(q, c), "")
+            << q.c << " channels " << q.h << "^2 " << q.r << "x" << q.s << " stride " << stride;
+      }
+  Conv2dGw8Problem none = layer(1, 64, 8, 3, 1);
+  none.sharedBytesPerBlock = 0;
+  EXPECT_NE(checkConv2dGw8Problem(none).find("shared memory must be positive"), std::string::npos);
+}
+
 TEST(Conv2dGw8, WgradFlattensNarrowImages) {
   // 10x10 images: one band is a whole image of 10 rows of 16 staged
   // columns (10 + 1, a row's right padding the next row's left, rounded up

@@ -25,6 +25,7 @@
 #include "spio/Kernels/ConvPass.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Target/Chip.h"
+#include "spio/Target/SharedMemory.h"
 
 #include <cstdint>
 #include <string>
@@ -86,6 +87,11 @@ struct Conv2dGw8Problem {
   int64_t multiprocessors = kDefaultMultiprocessors;
   /// The target GPU's L2 cache bytes (wgrad's WgradDiscard::Auto).
   int64_t l2Bytes = kDefaultL2Bytes;
+  /// The target GPU's shared memory a block may take and a multiprocessor
+  /// holds, which the chooser's blocks fit (an H100's or H200's unless
+  /// said; an RTX 4090's block takes 99 KB, not 227).
+  int64_t sharedBytesPerBlock = kHopperSharedBytesPerBlock;
+  int64_t sharedBytesPerMultiprocessor = kHopperSharedBytesPerMultiprocessor;
 
   int64_t groups() const { return c / 8; }
   /// The convolution's output (y, or dy for dgrad) height and width.

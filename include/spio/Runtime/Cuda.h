@@ -57,6 +57,7 @@ struct DeviceInfo {
   int multiprocessors = 0;
   int64_t l2Bytes = 0;
   int64_t maxSharedBytesPerBlock = 0; // with opt-in
+  int64_t sharedBytesPerMultiprocessor = 0;
   int driverVersion = 0;
 };
 

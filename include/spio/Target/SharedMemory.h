@@ -26,13 +26,26 @@ constexpr int64_t maxSharedBytesPerBlock(std::string_view chip) {
   return 0;
 }
 
+/// The shared memory of a multiprocessor of `chip` (CUDA's
+/// sharedMemPerMultiprocessor; each resident block also takes 1 KB of it),
+/// 0 where the chip is not listed.
+constexpr int64_t sharedBytesPerMultiprocessor(std::string_view chip) {
+  if (chip == "sm_90" || chip == "sm_90a" || chip == "sm_100" || chip == "sm_100a")
+    return 228 * 1024;
+  if (chip == "sm_80")
+    return 164 * 1024;
+  if (chip == "sm_86" || chip == "sm_89" || chip == "sm_120")
+    return 100 * 1024;
+  return 0;
+}
+
 /// The most an H100's or H200's block may take (the kernel families' checks
 /// and tile choices).
 constexpr int64_t kHopperSharedBytesPerBlock = maxSharedBytesPerBlock("sm_90");
 
 /// The shared memory of an H100's or H200's multiprocessor, of which each
 /// resident block also takes 1 KB.
-constexpr int64_t kHopperSharedBytesPerMultiprocessor = 228 * 1024;
+constexpr int64_t kHopperSharedBytesPerMultiprocessor = sharedBytesPerMultiprocessor("sm_90");
 
 } // namespace spio
 
