@@ -294,8 +294,9 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   if (!c.wgmma && (c.swapAB || c.splitK != 1 || c.promote || c.kRanges != 1))
     return "swapping A and B, splitting K and promoting sums are for wgmma kernels";
   if (c.wgmma) {
-    // A warpgroup's wgmma reads K-major tiles of 128-byte rows: 64 f16 or
-    // bf16 of the reduction, A's rows and B's columns along the tile's rows.
+    // A warpgroup's wgmma reads tiles of 128-byte rows: 64 f16 or bf16 of
+    // the reduction (K-major), or of A's rows or B's columns (M- or
+    // N-major, wgmma's transposed operands).
     if (!wgmmaSupports(p))
       return p.groups > 0
                  ? "a grouped GEMM's wgmma kernel takes A row major and B column major (K "
