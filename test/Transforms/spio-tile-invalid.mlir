@@ -85,6 +85,37 @@ gpu.module @m {
 
 // -----
 
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!B = !spio.tensor<[k: 16] x f16, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+// A bias of 16 values for 32 output channels.
+gpu.module @m {
+  gpu.func @conv_wrong_bias(%x: !X, %w: !W, %b: !B, %y: !Y) kernel {
+    // expected-error @below {{'spio.conv2d_gw8' op bias must be '!spio.tensor<[k: 32] x f16, global>' for this problem, got '!spio.tensor<[k: 16] x f16, global>'}}
+    spio.conv2d_gw8 fprop %x, %w bias %b into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W, !B -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 20, q: 20, k/8: 4] x vector<8xf16>, global>
+!DW = !spio.tensor<[k: 32, r: 3, s: 5, c: 8] x f16, global>
+
+// wgrad whose cluster adds the sums writes dw of the op's 3 x 3 kernel.
+gpu.module @m {
+  gpu.func @wgrad_wrong_dw(%x: !X, %dy: !DY, %dw: !DW) kernel {
+    // expected-error @below {{'spio.conv2d_gw8' op dw must be '!spio.tensor<[k: 32, r: 3, s: 3, c: 8] x f16, global>' for this problem, got '!spio.tensor<[k: 32, r: 3, s: 5, c: 8] x f16, global>'}}
+    spio.conv2d_gw8 wgrad %x, %dy into %dw {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !DW
+    gpu.return
+  }
+}
+
+// -----
+
 !DY = !spio.tensor<[n: 2, h: 9, w: 9, k/8: 4] x vector<8xf16>, global>
 !W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
 !DX = !spio.tensor<[n: 2, p: 20, q: 20, c: 32] x f16, global>
