@@ -585,8 +585,8 @@ def _gemm_tile(c):
 
 
 class GemmFamily(KernelFamily):
-    """GEMM on mma.sync or, on Hopper where A and B are K-major (or packed),
-    wgmma: f16/bf16/f32 in, f32 accumulation, f16/bf16/f32 out. A tile is
+    """GEMM on mma.sync or, on Hopper, wgmma (A and B of any layout, M- and
+    N-major ones read as its transposed operands): f16/bf16/f32 in, f32 accumulation, f16/bf16/f32 out. A tile is
     (block M, N, K, warps M, N), and a wgmma tile adds "wgmma" and its
     options as strings: "persistent=P" (a persistent grid of P blocks),
     "cluster=C" (blocks of a cluster sharing B tiles), "swap" (M along
@@ -610,8 +610,8 @@ class GemmFamily(KernelFamily):
             if out != "f32" and out != dtype:
                 continue
             yield (dtype, out, a, b, tile, stages)
-        # wgmma reads K-major tiles: A row major and B column major, or any
-        # layout packed K-major first (f32 inputs always are).
+        # wgmma reads every layout: K-major tiles, M- and N-major ones as
+        # its transposed operands (f32 inputs are packed K-major first).
         for dtype, out, a, b, tile, stages in itertools.product(
                 ("f16", "bf16", "f32"), ("f16", "bf16", "f32"), LAYOUTS, LAYOUTS,
                 self.WGMMA_TILES, self.WGMMA_STAGES):
@@ -628,7 +628,7 @@ class GemmFamily(KernelFamily):
     @staticmethod
     def _problem(args, pack_layouts=False):
         """The C problem; `pack_layouts` where a wgmma kernel takes it (M- or
-        N-major operands packed K-major first)."""
+        N-major operands it cannot read in place packed K-major first)."""
         scalars = ("f16", "bf16", "f32")
         steps = _epilogue_codes(args.epilogue)
         return _capi.GemmProblem(args.m, args.n, args.k,
@@ -652,9 +652,10 @@ class GemmFamily(KernelFamily):
     def chosen(self, args, multiprocessors, compute_capability=None):
         """The instance spio-jit would choose for `args` on a GPU of
         `multiprocessors` SMs and compute capability (major, minor): wgmma on
-        Hopper where A and B are K-major or packed (M- or N-major operands
-        where packing them is faster), else mma.sync; large tiles, smaller
-        ones when large ones leave SMs idle."""
+        Hopper where it reads A and B in place or they are packed (a batched
+        M- or N-major operand whose K is not a multiple of 64, where packing
+        it is faster), else mma.sync; large tiles, smaller ones when large
+        ones leave SMs idle."""
         major, minor = compute_capability or (0, 0)
         c = _capi.lib.spio_gemm_choose_config(self._problem(args), multiprocessors,
                                               10 * major + minor)
