@@ -47,6 +47,44 @@ void HostMatrix::fillUniform(uint64_t seed, uint64_t stream) {
   });
 }
 
+ReferenceSum conv2dReference(const kernels::Conv2dProblem &p, const std::vector<float> &input,
+                             const std::vector<float> &weights, size_t image, size_t row,
+                             size_t col, size_t channel) {
+  size_t h = p.h, w = p.w, c = p.c, k = p.k, r = p.r, s = p.s;
+  size_t outH = kernels::conv2dOutputHeight(p), outW = kernels::conv2dOutputWidth(p);
+  bool dgrad = p.pass == kernels::ConvPass::Dgrad;
+  ReferenceSum total;
+  auto add = [&](double product) {
+    total.sum += product;
+    total.magnitude += std::fabs(product);
+  };
+  for (size_t fr = 0; fr < r; ++fr) {
+    for (size_t fs = 0; fs < s; ++fs) {
+      if (dgrad) {
+        // The dy position whose tap (fr, fs) reads x at (row, col).
+        int64_t ph = int64_t(row) + p.padH - int64_t(fr) * p.dilationH;
+        int64_t pw = int64_t(col) + p.padW - int64_t(fs) * p.dilationW;
+        if (ph < 0 || pw < 0 || ph % p.strideH || pw % p.strideW ||
+            ph / p.strideH >= int64_t(outH) || pw / p.strideW >= int64_t(outW))
+          continue;
+        size_t at = ((image * outH + size_t(ph / p.strideH)) * outW + size_t(pw / p.strideW)) * k;
+        for (size_t o = 0; o < k; ++o)
+          add(double(input[at + o]) * double(weights[((o * r + fr) * s + fs) * c + channel]));
+        continue;
+      }
+      int64_t ih = int64_t(row * p.strideH + fr * p.dilationH) - p.padH;
+      int64_t iw = int64_t(col * p.strideW + fs * p.dilationW) - p.padW;
+      if (ih < 0 || ih >= int64_t(h) || iw < 0 || iw >= int64_t(w))
+        continue;
+      size_t at = ((image * h + size_t(ih)) * w + size_t(iw)) * c;
+      size_t tap = ((channel * r + fr) * s + fs) * c;
+      for (size_t ch = 0; ch < c; ++ch)
+        add(double(input[at + ch]) * double(weights[tap + ch]));
+    }
+  }
+  return total;
+}
+
 double unitRoundoff(DType dtype) {
   switch (dtype) {
   case DType::F16:

@@ -1183,37 +1183,7 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
     for (size_t m : positions) {
       size_t img = m / (rows * cols), row = m / cols % rows, col = m % cols;
       for (size_t out = 0; out < channels; ++out) {
-        double sum = 0, magnitude = 0;
-        auto add = [&](double prod) {
-          sum += prod;
-          magnitude += std::fabs(prod);
-        };
-        for (size_t fr = 0; fr < r; ++fr) {
-          for (size_t fs = 0; fs < sz; ++fs) {
-            if (dgrad) {
-              // The dy position whose tap (fr, fs) reads x at (row, col).
-              int64_t ph = int64_t(row) + problem.padH - int64_t(fr) * problem.dilationH;
-              int64_t pw = int64_t(col) + problem.padW - int64_t(fs) * problem.dilationW;
-              if (ph < 0 || pw < 0 || ph % problem.strideH || pw % problem.strideW ||
-                  ph / problem.strideH >= int64_t(p) || pw / problem.strideW >= int64_t(q))
-                continue;
-              const float *grads = &x.values[((img * p + size_t(ph / problem.strideH)) * q +
-                                              size_t(pw / problem.strideW)) *
-                                             k];
-              for (size_t o = 0; o < k; ++o)
-                add(double(grads[o]) * double(wt.values[((o * r + fr) * sz + fs) * c + out]));
-              continue;
-            }
-            int64_t ih = int64_t(row * problem.strideH + fr * problem.dilationH) - problem.padH;
-            int64_t iw = int64_t(col * problem.strideW + fs * problem.dilationW) - problem.padW;
-            if (ih < 0 || ih >= int64_t(h) || iw < 0 || iw >= int64_t(w))
-              continue;
-            const float *pixel = &x.values[((img * h + size_t(ih)) * w + size_t(iw)) * c];
-            const float *weights = &wt.values[((out * r + fr) * sz + fs) * c];
-            for (size_t ch = 0; ch < c; ++ch)
-              add(double(pixel[ch]) * double(weights[ch]));
-          }
-        }
+        auto [sum, magnitude] = conv2dReference(problem, x.values, wt.values, img, row, col, out);
         size_t element = m * channels + out;
         applyEpilogueReference(problem.epilogue, sum, magnitude,
                                scale.values.empty() ? 0.0 : double(scale.values[out]),

@@ -5,16 +5,64 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
+using spio::kernels::Conv2dProblem;
+using spio::kernels::ConvPass;
 using spio::kernels::DType;
 using spio::kernels::F32Precision;
 using spio::kernels::GemmProblem;
+using spio::testing::conv2dReference;
 using spio::testing::gemmProductError;
 using spio::testing::HostMatrix;
 using spio::testing::ReferenceCheck;
 using spio::testing::unitRoundoff;
 
 namespace {
+
+/// dgrad's reference is the adjoint of fprop's: <conv(x, w), dy> equals
+/// <x, dgrad(dy, w)> for any x and dy, stride, padding and dilation.
+TEST(Conv2dReferenceTest, DgradIsTheAdjointOfFprop) {
+  for (auto [stride, pad, dilation] :
+       {std::tuple{1, 1, 1}, std::tuple{2, 1, 1}, std::tuple{1, 2, 2}, std::tuple{2, 0, 1}}) {
+    Conv2dProblem p;
+    p.n = 2;
+    p.h = 7;
+    p.w = 6;
+    p.c = 3;
+    p.k = 4;
+    p.r = 3;
+    p.s = 2;
+    p.strideH = p.strideW = stride;
+    p.padH = p.padW = pad;
+    p.dilationH = p.dilationW = dilation;
+    size_t outH = conv2dOutputHeight(p), outW = conv2dOutputWidth(p);
+    ASSERT_GT(outH * outW, 0u);
+    HostMatrix x(DType::F32, p.n * p.h * p.w * p.c), w(DType::F32, p.k * p.r * p.s * p.c),
+        dy(DType::F32, p.n * outH * outW * p.k);
+    x.fillUniform(7, 0);
+    w.fillUniform(7, 1);
+    dy.fillUniform(7, 2);
+    double forward = 0, backward = 0;
+    for (size_t i = 0; i < size_t(p.n); ++i) {
+      for (size_t row = 0; row < outH; ++row)
+        for (size_t col = 0; col < outW; ++col)
+          for (size_t o = 0; o < size_t(p.k); ++o)
+            forward += conv2dReference(p, x.values, w.values, i, row, col, o).sum *
+                       dy.values[((i * outH + row) * outW + col) * p.k + o];
+      Conv2dProblem d = p;
+      d.pass = ConvPass::Dgrad;
+      for (size_t row = 0; row < size_t(p.h); ++row)
+        for (size_t col = 0; col < size_t(p.w); ++col)
+          for (size_t ch = 0; ch < size_t(p.c); ++ch)
+            backward += conv2dReference(d, dy.values, w.values, i, row, col, ch).sum *
+                        x.values[((i * p.h + row) * p.w + col) * p.c + ch];
+    }
+    EXPECT_NEAR(forward, backward, 1e-9 * std::fabs(forward) + 1e-12)
+        << "stride " << stride << " pad " << pad << " dilation " << dilation;
+    EXPECT_NE(forward, 0.0);
+  }
+}
 
 TEST(HostMatrixTest, ValuesAreRoundedToTheDtypeAndReadBackFromTheBytes) {
   HostMatrix bf16(DType::BF16, 2), f32(DType::F32, 1);

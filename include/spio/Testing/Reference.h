@@ -11,6 +11,7 @@
 #ifndef SPIO_TESTING_REFERENCE_H
 #define SPIO_TESTING_REFERENCE_H
 
+#include "spio/Kernels/Conv2d.h"
 #include "spio/Kernels/Gemm.h"
 
 #include <cstddef>
@@ -45,6 +46,18 @@ double unitRoundoff(kernels::DType dtype);
 /// their bf16 terms and the products left out miss (about 4 u^3, 3 u^2 and
 /// 2 u for Highest, High and Medium, u = 2^-8).
 double gemmProductError(const kernels::GemmProblem &problem);
+
+/// A float64 sum and the sum of its terms' absolute values.
+struct ReferenceSum {
+  double sum = 0, magnitude = 0;
+};
+
+/// One output of a dense conv2d (`problem`'s sizes the forward's) at image
+/// `image`, position (`row`, `col`) and channel `channel`: fprop's y from x
+/// (NHWC) and w (KRSC), dgrad's dx from dy (N, P, Q, K) and w, any stride.
+ReferenceSum conv2dReference(const kernels::Conv2dProblem &problem, const std::vector<float> &input,
+                             const std::vector<float> &weights, size_t image, size_t row,
+                             size_t col, size_t channel);
 
 /// Compares a kernel's outputs with float64 references. An output passes
 /// within its dtype's rounding of the reference plus the f32 error of a
