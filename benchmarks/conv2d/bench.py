@@ -4,9 +4,9 @@ implicit GEMM against cuDNN (channels_last, cudnn.benchmark) in one run,
 bf16 in and out: the forward pass (torch.nn.functional.conv2d) or, with
 --pass dgrad, the input gradient (aten.convolution_backward for dx alone).
 
-Layers whose input channels are not a multiple of 8 (the RGB stems) and,
-for dgrad, strided ones are listed as refused. Prints a table of
-milliseconds, TFLOP/s and the ratio, and the geometric mean per model.
+Layers spio-jit refuses (the RGB stems; for dgrad, strided layers) are
+listed with its reason. Prints a table of milliseconds, TFLOP/s and the
+ratio, and the geometric mean per model.
 """
 
 import os
@@ -15,6 +15,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import subprocess  # noqa: E402
+
 from harness import benchmark_arguments, geometric_mean, spio_report, time_ms  # noqa: E402
 
 # (model, N, H, W, C, K, R, S, stride, padding); ResNet-50 v1.5 at batch 32
@@ -70,27 +72,20 @@ def flops(n, h, w, c, k, r, s, stride, pad):
     return 2.0 * n * output_size(h, r, stride, pad) * output_size(w, s, stride, pad) * k * r * s * c
 
 
-def refusal(layer, pass_):
-    """Why spio-jit does not take the layer's pass (None: it does)."""
-    _, n, h, w, c, k, r, s, stride, pad = layer
-    if c % 8 != 0:
-        return "C % 8"
-    if pass_ == "dgrad" and stride != 1:
-        return "stride"
-    if pass_ == "dgrad" and k % 8 != 0:
-        return "K % 8"
-    return None
-
-
 def spio_ms(jit, layer, timed, pass_):
+    """spio-jit's median milliseconds for the layer's pass, or (a string)
+    its reason for refusing the layer, as its checks give it before
+    compiling."""
     _, n, h, w, c, k, r, s, stride, pad = layer
     warmup, repeats, timing = timed
     cmd = [jit, "--workload", "conv2d", "--pass", pass_, "--batch", str(n), "--height", str(h),
-           "--width", str(w),
-           "--channels", str(c), "--out-channels", str(k), "--r", str(r), "--s", str(s),
-           "--stride", str(stride), "--pad-h", str(pad), "--pad-w", str(pad), "--bench",
-           str(repeats), "--warmup", str(warmup), "--timing", timing]
-    return spio_report(cmd)["bench"]["median_ms"]
+           "--width", str(w), "--channels", str(c), "--out-channels", str(k), "--r", str(r),
+           "--s", str(s), "--stride", str(stride), "--pad-h", str(pad), "--pad-w", str(pad)]
+    checked = subprocess.run(cmd + ["--emit-spio"], capture_output=True, text=True)
+    if checked.returncode != 0:
+        return checked.stderr.strip().splitlines()[-1].split("error: ", 1)[-1]
+    bench = ["--bench", str(repeats), "--warmup", str(warmup), "--timing", timing]
+    return spio_report(cmd + bench)["bench"]["median_ms"]
 
 
 def cudnn_ms(layer, timed, pass_):
@@ -118,9 +113,7 @@ def main():
     timed = (args.warmup, args.repeats, args.timing)
     layers = [(layer[0], args.batch) + layer[2:] for layer in LAYERS] if args.batch else LAYERS
     # spio-jit first, before this process opens a CUDA context.
-    ours = [None if refusal(layer, args.pass_) else spio_ms(args.spio_jit, layer, timed,
-                                                             args.pass_)
-            for layer in layers]
+    ours = [spio_ms(args.spio_jit, layer, timed, args.pass_) for layer in layers]
     torch.backends.cudnn.benchmark = True
     # A throwaway measurement: the process's first one pays for cuDNN's and
     # the GPU's first use.
@@ -136,9 +129,8 @@ def main():
         theirs = cudnn_ms(layer, timed, args.pass_)
         work = flops(*layer[1:]) / 1e9
         head = f"| {model} | {n} | {h}x{w} | {c} | {k} | {r}x{s} | {stride} |"
-        if mine is None:
-            print(f"{head} refused ({refusal(layer, args.pass_)}) | {theirs:.4f} | - | "
-                  f"{work / theirs:.1f} | - |")
+        if isinstance(mine, str):
+            print(f"{head} refused: {mine} | {theirs:.4f} | - | {work / theirs:.1f} | - |")
             continue
         ratio = theirs / mine
         ratios.setdefault(model, []).append(ratio)

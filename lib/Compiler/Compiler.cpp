@@ -163,7 +163,7 @@ static bool compileUnguarded(const std::string &source, const CompileOptions &op
   // A kernel over the chip's shared memory could never launch: said here,
   // at the kernel, rather than by the driver.
   result.kernels.clear();
-  int64_t sharedLimit = ::spio::maxSharedBytesPerBlock(options.chip);
+  int64_t sharedLimit = ::spio::sharedMemoryOf(options.chip).perBlock;
   bool fits = true;
   module->walk([&](gpu::GPUFuncOp func) {
     if (!func.isKernel())

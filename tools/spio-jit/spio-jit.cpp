@@ -1451,8 +1451,9 @@ int runConv() {
   else if (cuda && (*cuda)->device().l2Bytes > 0)
     problem.l2Bytes = (*cuda)->device().l2Bytes;
   // Blocks that fit the target chip's shared memory.
-  problem.sharedBytesPerBlock = maxSharedBytesPerBlock(chip);
-  problem.sharedBytesPerMultiprocessor = sharedBytesPerMultiprocessor(chip);
+  SharedMemory shared = sharedMemoryOf(chip);
+  problem.sharedBytesPerBlock = shared.perBlock;
+  problem.sharedBytesPerMultiprocessor = shared.perMultiprocessor;
   Conv2dGw8Config config = chooseConv2dGw8Config(problem);
   bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps ||
                     wgradRowRing.getNumOccurrences() || wgradStagesOption ||

@@ -894,8 +894,8 @@ TEST(Conv2dGw8, ChosenBlocksFitTheTargetsSharedMemory) {
     for (int64_t stride : {1, 2})
       for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad}) {
         Conv2dGw8Problem q = as(p, pass, stride);
-        q.sharedBytesPerBlock = spio::maxSharedBytesPerBlock("sm_86");
-        q.sharedBytesPerMultiprocessor = spio::sharedBytesPerMultiprocessor("sm_86");
+        q.sharedBytesPerBlock = spio::sharedMemoryOf("sm_86").perBlock;
+        q.sharedBytesPerMultiprocessor = spio::sharedMemoryOf("sm_86").perMultiprocessor;
         if (!checkConv2dGw8Problem(q).empty())
           continue;
         Conv2dGw8Config c = chooseConv2dGw8Config(q);

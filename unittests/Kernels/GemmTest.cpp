@@ -386,6 +386,14 @@ TEST(GemmWgmma, ReadsMOrNMajorOperandsInPlaceOrPacked) {
   p.k = 196;
   EXPECT_TRUE(gemmPacksOperand(p, 'a'));
   EXPECT_TRUE(gemmPacksOperand(p, 'b'));
+  // A grouped GEMM's wgmma kernel reads K-major operands only.
+  GemmProblem grouped = problem(4096, 1024, 512);
+  grouped.groups = 8;
+  GemmConfig persistent = chooseWgmmaGemmConfig(grouped, 132);
+  EXPECT_EQ(checkGemm(grouped, persistent), "");
+  grouped.a = Layout::ColMajor;
+  EXPECT_NE(checkGemm(grouped, persistent).find("a grouped GEMM's wgmma kernel takes A row major"),
+            std::string::npos);
   // Misaligned rows pack both operands, K-major or not.
   p = problem(256, 256, 250);
   EXPECT_TRUE(gemmPacksOperand(p, 'b'));

@@ -855,12 +855,10 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
   // (one a block of the cluster), an M- or N-major tile's blocks of 64.
   auto boxes = [&](const Operand &o) -> std::pair<int64_t, int64_t> {
     int64_t rows = o.name == 'a' ? c.blockM : c.blockN;
-    if (!o.kContiguous)
-      return {rows / kMNBox, kMNBox};
-    return o.name == 'a' ? std::pair<int64_t, int64_t>{1, rows}
-                         : std::pair<int64_t, int64_t>{cluster, rows / cluster};
+    int64_t count = !o.kContiguous ? rows / kMNBox : o.name == 'a' ? 1 : cluster;
+    return {count, rows / count};
   };
-  auto [boxesA, foldA] = op.conv ? std::pair<int64_t, int64_t>{1, c.blockM} : boxes(a);
+  auto [boxesA, foldA] = boxes(a);
   auto [boxesB, foldB] = boxes(bOp);
   auto ring = [&](SpioTensorType box, StringRef rows, int64_t parts, int64_t fold) {
     SmallVector<TensorDim> dims{{StringAttr::get(ctx, kStage), 1, stages, 0}};

@@ -204,3 +204,40 @@ func.func @wgrad(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
       : !DY, !W -> !DX tma !DYMap, !WMap
   return
 }
+
+// -----
+
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 2, h: 8, w: 8, c: 64] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[c: 64, rsk/8: 72] x vector<8xbf16>, global>, !spio.tensor<[c: 64, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+// dgrad reads w's K rows N-major: the forward's map (reducing along its
+// columns) is refused.
+func.func @dgrad_forward_map(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
+  // expected-error @below {{w's tensor map must read w as a 64 x 576 matrix in boxes of 64 rows, reducing along its rows}}
+  spio.conv2d dgrad %dy, %w into %dx tma %m, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !DX tma !DYMap, !WMap
+  return
+}
+
+// -----
+
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 2, h: 8, w: 8, c: 32] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[rsk: 64, c/8: 72] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+// dx has 32 channels, w 64.
+func.func @dgrad_channels(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
+  // expected-error @below {{w's last entry must be dx's channels 'c/8: 4', got 'c/8: 8'}}
+  spio.conv2d dgrad %dy, %w into %dx tma %m, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !DX tma !DYMap, !WMap
+  return
+}

@@ -455,3 +455,17 @@ func.func @groups_a_block_a_tile(%a: !A, %b: !B, %d: !D, %alpha: f32, %ends: !sp
   spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>} : !A, !B -> !D groups !spio.tensor<[g: 4] x i32, global> tma !MapA, !MapB
   return
 }
+
+// -----
+
+!A = !spio.tensor<[k: 256, i/8: 32] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 32] x vector<8xbf16>, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[k: 128, i/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+// An M-major A's boxes are a k-tile's rows (64) by 64 of M, not 128 rows.
+func.func @m_major_map_box(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op a tensor map's global tensor is its operand's type (the rows of its batch entries one after the other) and its box the config's tile (64 rows)}}
+  spio.gemm %a, %b into %d alpha %alpha tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>} : !A, !B -> !spio.tensor<[i: 256, j: 128] x f32, global> tma !MapA, !MapB
+  return
+}
