@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 6
+#define SPIO_ABI_VERSION 7
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -181,10 +181,13 @@ char *spio_conv2d_source(const spio_conv2d_problem *problem, const spio_gemm_con
 spio_launch_shape spio_conv2d_launch_shape(const spio_conv2d_problem *problem,
                                            const spio_gemm_config *config);
 
-/* Grouped conv2d, groups of 8 channels, NHWC (spio/Kernels/Conv2dGw8.h). */
+/* Grouped conv2d, groups of 8 channels (or 1, 2, 4 on the same kernels), NHWC
+ * (spio/Kernels/Conv2dGw8.h). */
 typedef struct {
   int32_t pass;
   int64_t n, c, h, w, r, s, pad_h, pad_w, stride;
+  /* Channels a group: 8, 4, 2 or 1 (depthwise); 0: 8. */
+  int64_t group_width;
   /* fprop adds a bias; wgrad also writes its gradient, db. */
   int32_t bias, dtype, wgrad_f32;
   /* The target GPU's SMs, which wgrad's grid is sized to (0: 132, an H100

@@ -178,6 +178,8 @@ kernels::Conv2dGw8Problem convProblem(const spio_conv2d_gw8_problem &p) {
   g.padH = p.pad_h;
   g.padW = p.pad_w;
   g.stride = p.stride;
+  if (p.group_width != 0)
+    g.groupWidth = p.group_width;
   g.bias = p.bias != 0;
   g.dtype = dtype(p.dtype);
   g.wgradF32 = p.wgrad_f32 != 0;

@@ -616,8 +616,10 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
            "block's, got " +
            std::to_string(p.sharedBytesPerBlock) + " and " +
            std::to_string(p.sharedBytesPerMultiprocessor);
+  if (p.groupWidth != 1 && p.groupWidth != 2 && p.groupWidth != 4 && p.groupWidth != 8)
+    return "conv2d-gw8 takes groups of 1, 2, 4 or 8 channels, got " + std::to_string(p.groupWidth);
   if (p.c % 8 != 0)
-    return "C = " + std::to_string(p.c) + " is not a multiple of the group width 8";
+    return "C = " + std::to_string(p.c) + " is not a multiple of 8 (the kernels' 8-channel tiles)";
   if (p.r < 1 || p.r > 7 || p.s < 1 || p.s > 7)
     return "kernel sizes R and S must be 1 to 7, got " + std::to_string(p.r) + "x" +
            std::to_string(p.s);
@@ -672,6 +674,9 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
            std::to_string(laneElements);
   if (laneElements && (p.pass != ConvPass::Wgrad || p.wgradClusterReduce))
     return "only wgrad's reduce kernel adds elements a lane";
+  if (laneElements > p.groupWidth)
+    return "wgrad's reduce adds at most a group's " + std::to_string(p.groupWidth) +
+           " elements a lane, got " + std::to_string(laneElements);
   if (p.wgradClusterReduce) {
     if (p.pass != ConvPass::Wgrad)
       return "only wgrad adds partial sums in a cluster";
@@ -1307,7 +1312,8 @@ int64_t gw8::wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config 
   if (c.reduceLaneElements)
     return c.reduceLaneElements;
   int64_t blocks = ceilDiv(p.c * p.r * p.s * 8, reduceElementsPerBlock(p, c, 4));
-  return p.r == 5 && p.s == 5 && 4 * blocks >= 3 * p.multiprocessors ? 4 : 1;
+  // A lane's elements lie in one group.
+  return p.r == 5 && p.s == 5 && 4 * blocks >= 3 * p.multiprocessors && p.groupWidth >= 4 ? 4 : 1;
 }
 
 int64_t gw8::wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {

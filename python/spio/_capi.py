@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 6
+ABI_VERSION = 7
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -94,7 +94,7 @@ class Conv2dProblem(ctypes.Structure):
 class Conv2dGw8Problem(ctypes.Structure):
     _fields_ = [("pass_", ctypes.c_int32)] + \
         [(name, ctypes.c_int64) for name in
-         ("n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride")] + \
+         ("n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride", "group_width")] + \
         [("bias", ctypes.c_int32), ("dtype", ctypes.c_int32), ("wgrad_f32", ctypes.c_int32),
          ("multiprocessors", ctypes.c_int64), ("l2_bytes", ctypes.c_int64),
          ("shared_bytes_per_block", ctypes.c_int64),

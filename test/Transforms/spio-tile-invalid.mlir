@@ -56,6 +56,21 @@ gpu.module @m {
 // -----
 
 !X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c: 1] x f16, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+// Groups of 2 channels hold 2 weights a row, not 1.
+gpu.module @m {
+  gpu.func @conv_narrow_weights(%x: !X, %w: !W, %y: !Y) kernel {
+    // expected-error @below {{'spio.conv2d_gw8' op w must be '!spio.tensor<[k: 32, r: 3, s: 3, c: 2] x f16, global>' for this problem, got '!spio.tensor<[k: 32, r: 3, s: 3, c: 1] x f16, global>'}}
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, group_width = 2, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
 !W = !spio.tensor<[k: 32, r: 5, s: 5, c/8: 1] x vector<8xf16>, global>
 !Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
 

@@ -228,6 +228,10 @@ static cl::opt<int64_t> padW("pad-w", cl::cat(convOptions), cl::desc("Padding of
                              cl::init(1));
 static cl::opt<int64_t> convStride("stride", cl::cat(convOptions), cl::desc("Stride (conv2d-gw8: 1 or 2; conv2d: 1 to 8)"),
                                    cl::init(1));
+static cl::opt<int64_t>
+    convGroupWidth("group-width", cl::cat(convOptions),
+                   cl::desc("conv2d-gw8 channels a group: 8, or 1 (depthwise), 2 or 4"),
+                   cl::init(8));
 static cl::opt<bool> convBias("bias", cl::cat(convOptions),
                               cl::desc("Add a bias (fprop); also its gradient (wgrad)"),
                               cl::init(false));
@@ -1242,9 +1246,10 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
   bool inCluster = problem.wgradClusterReduce;
 
   int64_t C = problem.c, H = problem.h, W = problem.w, P = problem.outH(), Q = problem.outW();
+  int64_t g = problem.groupWidth;
   DType dwType = problem.wgradF32 ? DType::F32 : problem.dtype;
   size_t nx = problem.n * H * W * C, ndy = problem.n * P * Q * C,
-         ndw = C * problem.r * problem.s * 8;
+         ndw = C * problem.r * problem.s * g;
   std::mt19937_64 rng(seed);
   HostMatrix x(problem.dtype, nx), dy(problem.dtype, ndy);
   x.fillUniform(seed, 0);
@@ -1312,17 +1317,17 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
     } else {
       for (int i = 0; i < 1000; ++i)
         points.push_back(rng() % ndw);
-      for (size_t i = ndw - 8 * problem.r * problem.s * 8; i < ndw; ++i)
-        points.push_back(i); // the last group's weights
+      for (size_t i = ndw - 8 * problem.r * problem.s * g; i < ndw; ++i)
+        points.push_back(i); // the last 8 channels' weights
     }
     // Each mma step adds up to 16 products before joining the f32 chain.
     ReferenceCheck reference(dwType,
                              double(conv2dGw8WgradAccumulationChain(problem, config) + 16));
     for (size_t i : points) {
-      // dw[k, r, s, c]: dy's channel k against x's channel 8 * (k / 8) + c.
-      int64_t cc = i % 8, s = (i / 8) % problem.s, r = (i / 8 / problem.s) % problem.r,
-              k = i / 8 / problem.s / problem.r;
-      int64_t in = 8 * (k / 8) + cc;
+      // dw[k, r, s, c]: dy's channel k against x's channel g * (k / g) + c.
+      int64_t cc = i % g, s = (i / g) % problem.s, r = (i / g / problem.s) % problem.r,
+              k = i / g / problem.s / problem.r;
+      int64_t in = g * (k / g) + cc;
       double sum = 0, magnitude = 0;
       for (int64_t nn = 0; nn < problem.n; ++nn)
         for (int64_t pp = 0; pp < P; ++pp) {
@@ -1412,6 +1417,7 @@ int runConv() {
   problem.padH = padH;
   problem.padW = padW;
   problem.stride = convStride;
+  problem.groupWidth = convGroupWidth;
   problem.bias = convBias;
   problem.dtype = parseDType(dtype.getNumOccurrences() ? std::string(dtype) : "f16", false);
   if (wgradClusterReduce && problem.pass != ConvPass::Wgrad)
@@ -1507,23 +1513,30 @@ int runConv() {
         .str();
   };
   auto printHeader = [&](size_t index) {
+    std::string groups =
+        problem.narrowGroups() ? llvm::formatv(" group-width={0}", problem.groupWidth).str() : "";
     text() << llvm::format("conv2d-gw8 %s N=%lld C=%lld H=%lld W=%lld R=%lld S=%lld "
-                                 "pad=%lld,%lld stride=%lld%s %s, %s: %s in %.2f ms\n",
-                                 convPass.c_str(), (long long)problem.n, (long long)C,
-                                 (long long)problem.h, (long long)problem.w,
-                                 (long long)problem.r, (long long)problem.s,
-                                 (long long)problem.padH, (long long)problem.padW,
-                                 (long long)problem.stride, problem.bias ? " bias" : "",
-                                 dtypeName(problem.dtype),
-                                 describeConfig(candidates[index]).c_str(),
-                                 mlir::spio::describe(builds[index].outcome), builds[index].ms);
+                           "pad=%lld,%lld stride=%lld%s%s %s, %s: %s in %.2f ms\n",
+                           convPass.c_str(), (long long)problem.n, (long long)C,
+                           (long long)problem.h, (long long)problem.w, (long long)problem.r,
+                           (long long)problem.s, (long long)problem.padH, (long long)problem.padW,
+                           (long long)problem.stride, groups.c_str(), problem.bias ? " bias" : "",
+                           dtypeName(problem.dtype), describeConfig(candidates[index]).c_str(),
+                           mlir::spio::describe(builds[index].outcome), builds[index].ms);
     report()["workload"] = "conv2d-gw8";
-    report()["problem"] = llvm::json::Object{
-        {"pass", convPass},       {"n", problem.n},         {"c", C},
-        {"h", problem.h},         {"w", problem.w},         {"r", problem.r},
-        {"s", problem.s},         {"pad_h", problem.padH},  {"pad_w", problem.padW},
-        {"stride", problem.stride}, {"bias", problem.bias},
-        {"dtype", dtypeName(problem.dtype)}};
+    report()["problem"] = llvm::json::Object{{"pass", convPass},
+                                             {"n", problem.n},
+                                             {"c", C},
+                                             {"h", problem.h},
+                                             {"w", problem.w},
+                                             {"r", problem.r},
+                                             {"s", problem.s},
+                                             {"pad_h", problem.padH},
+                                             {"pad_w", problem.padW},
+                                             {"stride", problem.stride},
+                                             {"group_width", problem.groupWidth},
+                                             {"bias", problem.bias},
+                                             {"dtype", dtypeName(problem.dtype)}};
     report()["config"] = describeConfig(candidates[index]);
     report()["compile"] = llvm::json::Object{
         {"ms", builds[index].ms}, {"cache", mlir::spio::describe(builds[index].outcome)}};
@@ -1559,7 +1572,8 @@ int runConv() {
   int64_t outH = problem.kernelOutH(), outW = problem.kernelOutW();
   int64_t kPadH = problem.kernelPadH(), kPadW = problem.kernelPadW();
   bool dgrad = problem.pass == ConvPass::Dgrad;
-  size_t nx = problem.n * inH * inW * C, nw = C * problem.r * problem.s * 8,
+  int64_t g = problem.groupWidth;
+  size_t nx = problem.n * inH * inW * C, nw = C * problem.r * problem.s * g,
          ny = problem.n * outH * outW * C;
   HostMatrix x(problem.dtype, nx), w(problem.dtype, nw), bias(problem.dtype, C);
   x.fillUniform(seed, 0);
@@ -1604,7 +1618,7 @@ int runConv() {
     runPoisoned(gpu, dY, launch, y.bytes);
     // Every candidate adds each output's taps in the same order.
     expectCandidatesBits(gpu, dY, launches, names, chosen, y.bytes);
-    size_t depth = problem.r * problem.s * 8;
+    size_t depth = problem.r * problem.s * g;
     std::vector<size_t> points;
     if (ny * depth <= (size_t(1) << 30)) {
       for (size_t i = 0; i < ny; ++i)
@@ -1619,7 +1633,7 @@ int runConv() {
     ReferenceCheck reference(problem.dtype, double(depth));
     for (size_t i : points) {
       // Output channel o of pixel (pp, q); the kernel's taps, with dgrad's
-      // flipped, read the 8 channels of o's group.
+      // flipped, read the g channels of o's group.
       int64_t o = i % C, q = (i / C) % outW, pp = (i / C / outW) % outH,
               nn = i / C / outW / outH;
       double sum = bias.values[o], magnitude = std::fabs(sum);
@@ -1639,12 +1653,14 @@ int runConv() {
           }
           if (h < 0 || h >= inH || ww < 0 || ww >= inW)
             continue;
-          for (int64_t j = 0; j < 8; ++j) {
-            int64_t in = 8 * (o / 8) + j; // input channel of the kernel
+          for (int64_t j = 0; j < g; ++j) {
+            int64_t in = g * (o / g) + j; // input channel of the kernel
             // w[k, r, s, c]: fprop k = o, c = in; dgrad k = in, c = o, taps flipped.
-            int64_t weight = dgrad ? ((in * problem.r + (problem.r - 1 - r)) * problem.s +
-                                      (problem.s - 1 - s)) * 8 + o % 8
-                                   : ((o * problem.r + r) * problem.s + s) * 8 + j;
+            int64_t weight =
+                dgrad ? ((in * problem.r + (problem.r - 1 - r)) * problem.s + (problem.s - 1 - s)) *
+                                g +
+                            o % g
+                      : ((o * problem.r + r) * problem.s + s) * g + j;
             double prod = double(x.values[((nn * inH + h) * inW + ww) * C + in]) *
                           double(w.values[weight]);
             sum += prod;
@@ -1691,12 +1707,31 @@ int main(int argc, char **argv) {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
       &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &cluster, &swapAB, &splitK, &pingpong,
       &promote, &kRanges, &precision, &groupCount, &gemmWgmma};
-  const std::initializer_list<const cl::Option *> convOnly = {
-      &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convBias,
-      &convRowsP, &convPass, &convChunks, &convDependentLaunch, &convAutotune,
-      &wgradClusterReduce, &wgradDiscardPartials, &wgradEarlyLaunch, &wgradParts,
-      &wgradReduceLaneElements, &wgradRowRing, &wgradStagesOption, &convMultiprocessors,
-      &convL2Bytes};
+  const std::initializer_list<const cl::Option *> convOnly = {&convN,
+                                                              &convC,
+                                                              &convH,
+                                                              &convW,
+                                                              &convR,
+                                                              &convS,
+                                                              &padH,
+                                                              &padW,
+                                                              &convStride,
+                                                              &convBias,
+                                                              &convGroupWidth,
+                                                              &convRowsP,
+                                                              &convPass,
+                                                              &convChunks,
+                                                              &convDependentLaunch,
+                                                              &convAutotune,
+                                                              &wgradClusterReduce,
+                                                              &wgradDiscardPartials,
+                                                              &wgradEarlyLaunch,
+                                                              &wgradParts,
+                                                              &wgradReduceLaneElements,
+                                                              &wgradRowRing,
+                                                              &wgradStagesOption,
+                                                              &convMultiprocessors,
+                                                              &convL2Bytes};
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";
@@ -1727,6 +1762,7 @@ int main(int argc, char **argv) {
                                         &biasAlong,
                                         &scaleAlong,
                                         &convBias,
+                                        &convGroupWidth,
                                         &convRowsP,
                                         &convChunks,
                                         &convDependentLaunch,

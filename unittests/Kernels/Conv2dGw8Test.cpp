@@ -62,7 +62,7 @@ TEST(Conv2dGw8, OutputSizes) {
 TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
   Conv2dGw8Config c;
   EXPECT_EQ(checkConv2dGw8(layer(2, 64, 56, 3, 1), c), "");
-  EXPECT_NE(checkConv2dGw8(layer(2, 60, 56, 3, 1), c).find("group width 8"), std::string::npos);
+  EXPECT_NE(checkConv2dGw8(layer(2, 60, 56, 3, 1), c).find("multiple of 8"), std::string::npos);
   EXPECT_NE(checkConv2dGw8(layer(2, 64, 56, 8, 1), c).find("1 to 7"), std::string::npos);
   // Any padding up to 2^30: with 3 or more a side, 3x3 outputs read only
   // zeros at the edges, and dgrad's kernel padding turns negative.
@@ -497,6 +497,36 @@ TEST(Conv2dGw8, WgradReduceBlocksOfWholeChannelsWhereTheyDiscard) {
   p.wgradClusterReduce = false;
   p.pass = ConvPass::Dgrad;
   EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad's reduce kernel discards"), std::string::npos);
+}
+
+TEST(Conv2dGw8, NarrowGroupsRunOnTheSameBlocks) {
+  // Groups of 1, 2 or 4 channels take the blocks of width 8 (the same
+  // staged tiles and grid); a 5x5 wgrad's reduce adds at most a group's
+  // channels a lane, since a lane's elements are stored together.
+  Conv2dGw8Problem p = as(layer(320, 320, 14, 5, 2), ConvPass::Wgrad);
+  Conv2dGw8Config wide = chooseConv2dGw8Config(p);
+  for (int64_t width : {1, 2, 4}) {
+    Conv2dGw8Problem narrow = p;
+    narrow.groupWidth = width;
+    Conv2dGw8Config c = chooseConv2dGw8Config(narrow);
+    EXPECT_EQ(checkConv2dGw8(narrow, c), "");
+    EXPECT_EQ(conv2dGw8WgradPartials(narrow, c), conv2dGw8WgradPartials(p, wide));
+    for (const Conv2dGw8Config &candidate : conv2dGw8Candidates(narrow))
+      EXPECT_LE(candidate.reduceLaneElements, width);
+    c.reduceLaneElements = 4;
+    EXPECT_EQ(checkConv2dGw8(narrow, c).find("at most a group's") != std::string::npos, width < 4);
+  }
+  for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
+    Conv2dGw8Problem fprop = as(layer(8, 96, 56, 3, 1), pass);
+    Conv2dGw8Problem depthwise = fprop;
+    depthwise.groupWidth = 1;
+    EXPECT_EQ(conv2dGw8LaunchShape(depthwise, chooseConv2dGw8Config(depthwise)).gridX,
+              conv2dGw8LaunchShape(fprop, chooseConv2dGw8Config(fprop)).gridX);
+  }
+  Conv2dGw8Problem three = layer(2, 64, 56, 3, 1);
+  three.groupWidth = 3;
+  EXPECT_EQ(checkConv2dGw8Problem(three),
+            "conv2d-gw8 takes groups of 1, 2, 4 or 8 channels, got 3");
 }
 
 TEST(Conv2dGw8, Wgrad5x5ReduceAddsFourChannelsALaneWhereItsGridFills) {

@@ -1,7 +1,8 @@
 //===- Conv2dGw8.h - Grouped conv2d with groups of 8 channels ---*- C++ -*-===//
 //
 // y[n, p, q, k] = bias[k] + sum_{r, s, c} x[n, p + r - padH, q + s - padW,
-// 8 * (k / 8) + c] * w[k, r, s, c], NHWC, C = K channels in groups of 8:
+// g * (k / g) + c] * w[k, r, s, c], NHWC, C = K channels in groups of g = 8
+// (or 1, 2, 4: depthwise and narrow groups, on the same kernels):
 // the forward pass (fprop) of a depthwise-like grouped convolution, the
 // input gradient (dgrad), which is the same kernel on dy, and the weight
 // gradient (wgrad), a reduction over every output pixel. Each
@@ -15,7 +16,8 @@
 // (`q`) shifted by the tap, so an explicit cast from input columns (`w`)
 // is where the convolution's index arithmetic lives.
 //
-// No LLVM dependency: the source is text.
+// No LLVM dependency: the kernels are built as IR by
+// spio/Kernels/IR/Conv2dGw8Kernel.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +59,12 @@ struct Conv2dGw8Problem {
   int64_t r = 3, s = 3;
   int64_t padH = 1, padW = 1;
   int64_t stride = 1;
+  /// Channels a group: 8, or 1 (depthwise), 2 or 4. A narrower group runs
+  /// on the group-width-8 kernels with each 8 channels' weights staged as
+  /// a block-diagonal 8 x 8 matrix (zeros between its groups), and wgrad
+  /// keeps only those blocks of its sums: the same memory traffic as
+  /// width 8 and the tensor cores' spare work.
+  int64_t groupWidth = 8;
   bool bias = false;
   DType dtype = DType::F16;
   ConvPass pass = ConvPass::Fprop;
@@ -93,7 +101,10 @@ struct Conv2dGw8Problem {
   int64_t sharedBytesPerBlock = kHopperSharedBytesPerBlock;
   int64_t sharedBytesPerMultiprocessor = kHopperSharedBytesPerMultiprocessor;
 
+  /// The kernels' groups of 8 channels (a narrower group width's groups
+  /// tile them).
   int64_t groups() const { return c / 8; }
+  bool narrowGroups() const { return groupWidth != 8; }
   /// The convolution's output (y, or dy for dgrad) height and width.
   /// 0 where the kernel is larger than the padded image (integer division
   /// would round a stride-2 (-1) / 2 up to one row).

@@ -62,6 +62,7 @@ kernels::Conv2dGw8Problem mlir::spio::conv2dGw8Problem(Conv2dGw8Op op) {
   p.padH = op.getPadding()[0];
   p.padW = op.getPadding()[1];
   p.stride = op.getStride();
+  p.groupWidth = op.getGroupWidth();
   p.bias = bool(op.getBias());
   Type scalar = cast<VectorType>(op.getA().getType().getElementType()).getElementType();
   p.dtype = scalar.isBF16() ? kernels::DType::BF16 : kernels::DType::F16;
@@ -263,6 +264,9 @@ private:
   /// The copies of stageInput, every row.
   void copyInputRows(int64_t first, int64_t count, int64_t slot);
   void stageWeights();
+  /// Narrow groups: stages weight row k (of tap wr, ws; zeros where `ok`
+  /// is false) as its 8 channels' block-diagonal row at `stagedAt` of sw.
+  void stageNarrowWeightRow(Coord k, Coord wr, Coord ws, Value ok, ArrayRef<Coord> stagedAt);
   /// fprop/dgrad: an A fragment over `pixels` or a B fragment (no pixels)
   /// for an mma step of `taps` taps, or (C) the sums over `pixels`, of the
   /// first step's shape.
@@ -378,6 +382,10 @@ private:
   /// Where the partial sums hold tap (`r`, `s`) (WgradSum): its kernel row
   /// and sc/8 entry.
   std::pair<Coord, Coord> partialSumPlace(Coord r, Coord s);
+  /// Narrow groups: whether dw element (`k`, V channels from `channels`)
+  /// of an 8-channel sum lies in k's group, and the channels' place in the
+  /// narrow dw (a null i1 and `channels` at group width 8).
+  std::pair<Value, Coord> narrowWeightColumn(Coord k, Coord channels, int64_t V);
   SwizzleAttrInterface swizzleFor(int64_t perRow) const;
   void computeTypes();
   /// fprop/dgrad on rows of fragments: blocks of this kernel a
@@ -714,8 +722,36 @@ void Gw8Kernel::stageWeights() {
     Value ok = b.cmp(CmpPredicate::lt, k, limitK);
     Coord wr = dgrad ? b.sub(lastR, rr) : rr;
     Coord ws = dgrad ? b.sub(lastS, ss) : ss;
-    b.asyncCopy(w, {k, wr, ws}, sw, {rr, ss, kl}, ok);
+    if (p.narrowGroups())
+      stageNarrowWeightRow(k, wr, ws, ok, {rr, ss, kl});
+    else
+      b.asyncCopy(w, {k, wr, ws}, sw, {rr, ss, kl}, ok);
   });
+}
+
+void Gw8Kernel::stageNarrowWeightRow(Coord k, Coord wr, Coord ws, Value ok,
+                                     ArrayRef<Coord> stagedAt) {
+  // Row k of its 8 channels' block-diagonal matrix: channel j holds w[k,
+  // wr, ws, j % g] where j's group (j / g) is k's within the 8 ((k % 8) /
+  // g), else zero. A row past C is zeros, as a zero-filled copy leaves it.
+  int64_t g = p.groupWidth;
+  Value kIndex = b.toIndex(k);
+  Value eight = index(8), width = index(g);
+  Value kGroup = b.divui(b.remui(kIndex, eight), width);
+  Coord kIn = b.fromIndex(minui(kIndex, index(p.c - 1)), coord("k"));
+  SmallVector<Value> groupRow;
+  for (int64_t j = 0; j < g; ++j)
+    groupRow.push_back(b.load(w, {kIn, wr, ws, constant(j, "c")}));
+  Value zero = b.create<arith::ConstantOp>({}, b.getOpBuilder().getZeroAttr(T));
+  SmallVector<Value> row;
+  for (int64_t j = 0; j < 8; ++j) {
+    Value inGroup = b.andi(ok, b.cmpi(arith::CmpIPredicate::eq, kGroup, index(j / g)));
+    row.push_back(select(inGroup, groupRow[j % g], zero));
+  }
+  Value vector = b.create<vector::FromElementsOp>({}, b.vector8(T), row);
+  SmallVector<Coord> at(stagedAt);
+  at.push_back(constant(0, "c", 8));
+  b.store(vector, sw, at);
 }
 
 SmallVector<Fragment> Gw8Kernel::loadWeights() {
@@ -1082,12 +1118,15 @@ void Gw8Kernel::computeTypes() {
                   {"sc", 8, S2},
                   {"sc", 1, 8}},
                  f32);
-    dwT = global({{"k", 1, p.c}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 1, 8}}, p.wgradF32 ? f32 : T);
+    dwT = global({{"k", 1, p.c}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 1, p.groupWidth}},
+                 p.wgradF32 ? f32 : T);
     csumT = shared({{"k", 1, 8 * WG}, {"r", 1, p.r}, {"sc", 8, S2}, {"sc", 1, 8}}, f32);
     return;
   }
   xT = global({{"n", 1, p.n}, {"h", 1, p.kernelInH()}, {"w", 1, p.kernelInW()}, {CI, 8, G}}, v8);
-  wT = global({{"k", 1, p.c}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 8, 1}}, v8);
+  wT = p.narrowGroups()
+           ? global({{"k", 1, p.c}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 1, p.groupWidth}}, T)
+           : global({{"k", 1, p.c}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 8, 1}}, v8);
   bT = global({{CO, 1, p.c}}, T);
   yT = global({{"n", 1, p.n}, {"p", 1, p.kernelOutH()}, {"q", 1, p.kernelOutW()}, {CO, 1, p.c}}, T);
   // Staged input with explicit strides: the `RD/8` entry (two where the
@@ -1926,12 +1965,29 @@ void Gw8Kernel::reduceInCluster() {
     Value sum = addInOrder(zero, values);
     Coord kAbs = b.add(k0, k);
     Value stores = b.andi(inTile, b.cmp(CmpPredicate::lt, kAbs, limitK));
+    auto [inGroup, column] = narrowWeightColumn(kAbs, ch, 1);
+    if (inGroup)
+      stores = b.andi(stores, inGroup);
     b.ifThen(stores, [&] {
       Value value = p.wgradF32 ? sum : b.create<arith::TruncFOp>({}, T, sum).getResult();
-      b.store(value, dw, {kAbs, r, s, ch});
+      b.store(value, dw, {kAbs, r, s, column});
     });
   }
   b.clusterBarrier();
+}
+
+std::pair<Value, Coord> Gw8Kernel::narrowWeightColumn(Coord k, Coord channels, int64_t V) {
+  if (!p.narrowGroups())
+    return {Value(), channels};
+  // The lane's V channels from channel j = V * channels lie in k's group
+  // where j / g = (k % 8) / g, at column j % g of the narrow dw.
+  int64_t g = p.groupWidth;
+  Value width = index(g);
+  Value first = b.muli(b.toIndex(channels), index(V));
+  Value kGroup = b.divui(b.remui(b.toIndex(k), index(8)), width);
+  Value inGroup = b.cmpi(arith::CmpIPredicate::eq, b.divui(first, width), kGroup);
+  Value column = b.divui(b.remui(first, width), index(V));
+  return {inGroup, b.fromIndex(column, coord("c", V))};
 }
 
 std::pair<Coord, Coord> Gw8Kernel::partialSumPlace(Coord r, Coord s) {
@@ -1992,8 +2048,9 @@ void Gw8Kernel::buildWgradReduce(OpBuilder &builder, Location loc) {
   SpioTensorType wsLaneT = b.tensorType(
       {{"part", 1, parts}, {"k", 1, p.c}, {"r", 1, p.r}, {"sc", 8, pairedS(p)}, {"sc", V, 8 / V}},
       laneF32, MemorySpace::Global);
-  SpioTensorType dwLaneT = b.tensorType(
-      {{"k", 1, p.c}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", V, 8 / V}}, laneOut, MemorySpace::Global);
+  SpioTensorType dwLaneT =
+      b.tensorType({{"k", 1, p.c}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", V, p.groupWidth / V}},
+                   laneOut, MemorySpace::Global);
   b.create<WaitPrerequisitesOp>({});
   Value blockX = b.linearId(LinearId::BlockX);
   Value warpIndex = b.linearId(LinearId::Warp);
@@ -2071,9 +2128,12 @@ void Gw8Kernel::buildWgradReduce(OpBuilder &builder, Location loc) {
   }
   Value firstSplit = b.cmpi(arith::CmpIPredicate::ult, lane, perWarp);
   Value stores = b.andi(valid, firstSplit);
+  auto [inGroup, column] = narrowWeightColumn(k, ch, V);
+  if (inGroup)
+    stores = b.andi(stores, inGroup);
   b.ifThen(stores, [&] {
     Value value = roundedToWeights(sum, laneOut);
-    b.store(value, dwLane, {k, r, s, ch});
+    b.store(value, dwLane, {k, r, s, column});
   });
   if (kernels::conv2dGw8WgradDiscards(p, c))
     discardReadPartials(wgradReduceElementsPerBlock(p, c), partials, blockX);
@@ -2350,7 +2410,7 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dGw8Workload(MLIRContext *context,
     Conv2dGw8Op::create(builder, loc, ConvPass(int(p.pass)), args[0], args[1],
                         p.bias && !wgrad ? args[2] : Value(), args[wgrad ? 2 : 3],
                         ArrayRef<int64_t>{p.r, p.s}, ArrayRef<int64_t>{p.padH, p.padW},
-                        uint64_t(p.stride), config, parts);
+                        uint64_t(p.stride), config, parts, p.groupWidth);
     if (reduces && !p.wgradEarlyLaunch)
       LaunchDependentsOp::create(builder, loc);
     gpu::ReturnOp::create(builder, loc);

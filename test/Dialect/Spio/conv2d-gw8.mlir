@@ -41,6 +41,18 @@ func.func @wgrad(%x: !X, %dy: !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector
   return
 }
 
+// Depthwise: a group's one channel a weight row; the default width 8 is
+// not printed.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: spio.conv2d_gw8 fprop {{.*}} group_width = 1 : i64{{.*}} : {{.*}}, !spio.tensor<[k: 32, r: 3, s: 3, c: 1] x f16, global> -> !spio.tensor
+// CHECK: spio.conv2d_gw8 dgrad {{.*}} group_width = 4 : i64{{.*}} : {{.*}}, !spio.tensor<[k: 32, r: 3, s: 3, c: 4] x f16, global> -> !spio.tensor
+func.func @depthwise(%x: !X, %w: !spio.tensor<[k: 32, r: 3, s: 3, c: 1] x f16, global>, %y: !Y,
+                     %w4: !spio.tensor<[k: 32, r: 3, s: 3, c: 4] x f16, global>) {
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, group_width = 1, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !spio.tensor<[k: 32, r: 3, s: 3, c: 1] x f16, global> -> !Y
+  spio.conv2d_gw8 dgrad %x, %w4 into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, group_width = 4, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !spio.tensor<[k: 32, r: 3, s: 3, c: 4] x f16, global> -> !Y
+  return
+}
+
 // A row ring in 3 stages: the flag prints last.
 // CHECK-LABEL: func.func @wgrad_row_ring
 // CHECK: config = #spio.conv2d_gw8_config<warps = [1, 8], rows = 8, chunks = 3, multiprocessors = 114, stages = 3, row_ring>

@@ -222,3 +222,27 @@ func.func @unknown_part(%x: !X, %dy: !DY, %ws: !WS) {
 
 // expected-error @below {{conv2d_gw8_config stages must be 0 (choose) or positive, got -2}}
 func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [1, 8], rows = 8, stages = -2>}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c: 3] x f16, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+func.func @group_width_three(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{group_width must be 1, 2, 4 or 8, got 3}}
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, group_width = 3, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+func.func @depthwise_vector_weights(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{w of group width 1 must hold 'f16', a group's channels a row, got 'vector<8xf16>'}}
+  spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>, group_width = 1, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+  return
+}

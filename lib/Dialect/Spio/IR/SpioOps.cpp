@@ -1095,6 +1095,9 @@ LogicalResult Conv2dGw8Op::verify() {
     return emitOpError() << "padding must be two values [pH, pW], neither negative";
   if (getStride() != 1 && getStride() != 2)
     return emitOpError() << "stride must be 1 or 2, got " << getStride();
+  int64_t groupWidth = getGroupWidth();
+  if (groupWidth != 1 && groupWidth != 2 && groupWidth != 4 && groupWidth != 8)
+    return emitOpError() << "group_width must be 1, 2, 4 or 8, got " << groupWidth;
   ConvPass pass = getPass();
   if (getBias() && pass != ConvPass::Fprop)
     return emitOpError() << "takes a bias in fprop only";
@@ -1113,10 +1116,15 @@ LogicalResult Conv2dGw8Op::verify() {
     return emitOpError() << "first input must hold vector<8xf16> or vector<8xbf16> "
                             "(8 channels of a group), got "
                          << a.getElementType();
-  if (b.getElementType() != a.getElementType())
+  Type scalar = vector.getElementType();
+  // Narrow groups' weights are scalars, a group's channels a row.
+  bool narrowWeights = pass != ConvPass::Wgrad && groupWidth != 8;
+  if (narrowWeights && b.getElementType() != scalar)
+    return emitOpError() << "w of group width " << groupWidth << " must hold " << scalar
+                         << ", a group's channels a row, got " << b.getElementType();
+  if (!narrowWeights && b.getElementType() != a.getElementType())
     return emitOpError() << "inputs must hold the same element, got " << a.getElementType()
                          << " and " << b.getElementType();
-  Type scalar = vector.getElementType();
   Type f32 = Float32Type::get(getContext());
   // wgrad writes f32 partial sums [part, k, r, sc/8, sc], or dw [k, r, s,
   // c] itself (its blocks adding their sums in a cluster) as the input's

@@ -885,6 +885,12 @@ def Spio_Conv2dGw8Op : Spio_Op<"conv2d_gw8"> {
       `[part: P, k: C, r: R, sc/8: 2 * ceil(S / 2), sc: 8]` (`sc` = 8 * s +
       c); a reduction over `part`, in order, gives dw.
 
+    `group_width` (8 unless said) is the channels a group: 8, or 1
+    (depthwise), 2 or 4, which run on the same kernels with each 8
+    channels' weights staged as a block-diagonal 8 x 8 matrix. w is then
+    `[k: C, r: R, s: S, c: g] x f16` (or bf16), and wgrad's dw into itself
+    `[k: C, r: R, s: S, c: g]`; its partial sums keep all 8 channels.
+
     `kernel` is [R, S] (1 to 7), `padding` [pH, pW] zeros a side (any
     that is not negative; spio-tile's problem check takes up to 2^30), and
     `stride` 1 or 2. `spio-tile` expands it into the kernel family's block,
@@ -906,7 +912,8 @@ def Spio_Conv2dGw8Op : Spio_Op<"conv2d_gw8"> {
                        DenseI64ArrayAttr:$padding,
                        I64Attr:$stride,
                        Spio_Conv2dGw8ConfigAttr:$config,
-                       OptionalAttr<Spio_WgradParts>:$parts);
+                       OptionalAttr<Spio_WgradParts>:$parts,
+                       DefaultValuedAttr<I64Attr, "8">:$group_width);
   let assemblyFormat = [{
     $pass $a `,` $b (`bias` $bias^)? `into` $d (`parts` $parts^)? attr-dict `:`
     qualified(type($a)) `,` qualified(type($b)) (`,` qualified(type($bias))^)? `->`
