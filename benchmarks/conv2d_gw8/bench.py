@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Grouped conv2d (group width 8) fprop, dgrad and wgrad: spio against cuDNN in one run.
+"""Grouped conv2d (group width 8, or 1, 2, 4) fprop, dgrad and wgrad: spio against cuDNN in one run.
 
 Shapes: the 81 layers of layer-shapes.dat (collected by spio from public
-models) and the ConvFirst layer. cuDNN through torch.nn.functional.conv2d
+models) and the ConvFirst layer; narrow-shapes.dat holds depthwise and
+narrow-group layers (`--shapes`). cuDNN through torch.nn.functional.conv2d
 on channels_last fp16 with cudnn.benchmark=True, and
 aten.convolution_backward for dgrad (dx only) and wgrad (dw only). Both timed with CUDA
 events, median of the timed runs after warm-up, on fresh random inputs,
@@ -43,17 +44,19 @@ def load_shapes(path):
         if not m:
             continue
         stride = re.search(r"stride=(\d+)", line)
+        width = re.search(r"group_width=(\d+)", line)
         n, c, h, w, ph, pw, r, s = (int(v) for v in m.groups()[:8])
         shapes.append(dict(n=n, c=c, h=h, w=w, ph=ph, pw=pw, r=r, s=s,
                            bias=m.group(9) == "True",
-                           stride=int(stride.group(1)) if stride else 1))
+                           stride=int(stride.group(1)) if stride else 1,
+                           g=int(width.group(1)) if width else 8))
     return shapes
 
 
 def ideal_bytes(sh, pass_, dtype_bytes=2):
     p = (sh["h"] + 2 * sh["ph"] - sh["r"]) // sh["stride"] + 1
     q = (sh["w"] + 2 * sh["pw"] - sh["s"]) // sh["stride"] + 1
-    elems = (sh["n"] * sh["h"] * sh["w"] * sh["c"] + sh["c"] * sh["r"] * sh["s"] * 8 +
+    elems = (sh["n"] * sh["h"] * sh["w"] * sh["c"] + sh["c"] * sh["r"] * sh["s"] * sh["g"] +
              sh["n"] * p * q * sh["c"] + (sh["c"] if sh["bias"] and pass_ == "fprop" else 0))
     return elems * dtype_bytes
 
@@ -64,10 +67,10 @@ def cudnn_ms(sh, pass_, warmup, repeats, timing):
     torch.backends.cudnn.benchmark = True
     x = torch.randn(sh["n"], sh["c"], sh["h"], sh["w"], device="cuda", dtype=torch.float16)
     x = x.to(memory_format=torch.channels_last)
-    w = torch.randn(sh["c"], 8, sh["r"], sh["s"], device="cuda", dtype=torch.float16)
+    w = torch.randn(sh["c"], sh["g"], sh["r"], sh["s"], device="cuda", dtype=torch.float16)
     w = w.to(memory_format=torch.channels_last)
     b = torch.randn(sh["c"], device="cuda", dtype=torch.float16) if sh["bias"] else None
-    groups = sh["c"] // 8
+    groups = sh["c"] // sh["g"]
     if pass_ == "fprop":
         fn = lambda: torch.nn.functional.conv2d(x, w, b, stride=sh["stride"],
                                                 padding=(sh["ph"], sh["pw"]), groups=groups)
@@ -88,6 +91,8 @@ def spio_options(sh, pass_):
                "--channels", str(sh["c"]), "--height", str(sh["h"]), "--width", str(sh["w"]),
                "--r", str(sh["r"]), "--s", str(sh["s"]), "--pad-h", str(sh["ph"]),
                "--pad-w", str(sh["pw"]), "--stride", str(sh["stride"]), "--dtype", "f16"]
+    if sh["g"] != 8:
+        options += ["--group-width", str(sh["g"])]
     return options + (["--bias"] if sh["bias"] and pass_ == "fprop" else [])
 
 
@@ -133,7 +138,7 @@ def selected_shapes(args):
         if not shapes:
             sys.exit(f"{tool}: no shapes in {args.shapes}")
     else:
-        shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1)]
+        shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1, g=8)]
         shapes += load_shapes(os.path.join(HERE, "layer-shapes.dat"))
     if args.stride2:
         shapes += [dict(sh, stride=2) for sh in shapes if sh["stride"] == 1 and sh["h"] >= 28]
@@ -147,6 +152,7 @@ def selected_cases(shapes, args):
         for pass_ in args.passes.split(","):
             name = (f"N{sh['n']} C{sh['c']} {sh['h']}x{sh['w']} {sh['r']}x{sh['s']} "
                     f"pad{sh['ph']},{sh['pw']}{' stride2' if sh['stride'] == 2 else ''}"
+                    f"{'' if sh['g'] == 8 else ' gw%d' % sh['g']}"
                     f"{' bias' if sh['bias'] and pass_ == 'fprop' else ''}")
             if not args.only or re.search(args.only, name):
                 cases.append((sh, pass_, name))

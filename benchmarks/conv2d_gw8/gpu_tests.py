@@ -365,6 +365,41 @@ CASES = [
     (16, 24, 10, 10, 5, 5, 2, 2, "--warps-m 1 --rows-p 2"),
     (10, 48, 14, 14, 5, 5, 2, 2, "--warps-m 1 --warps-n 6 --dtype bf16 --bias --rows-p 4"),
     (16, 160, 28, 28, 5, 5, 2, 2, "--bias --rows-p 7"),
+    # Depthwise and narrow groups on the same kernels (block-diagonal
+    # weights; wgrad's reduce stores a group's sums): each pass at stride 1
+    # and 2, 3x3, 5x5 and 7x7 (ConvNeXt's, with a bias), flattened rows,
+    # images side by side, copy warps, a band ring, bf16, f32 dw, the
+    # reduce's lanes of 2 and 4 (a group's), its discard, the cluster's one
+    # kernel and wgrad's bias.
+    (2, 96, 28, 28, 3, 3, 1, 1, "--group-width 1"),
+    (2, 96, 28, 28, 3, 3, 1, 1, "--group-width 1 --pass dgrad"),
+    (2, 96, 28, 28, 3, 3, 1, 1, "--group-width 1 --pass wgrad"),
+    (2, 144, 56, 56, 3, 3, 1, 1, "--group-width 1 --stride 2"),
+    (2, 144, 56, 56, 3, 3, 1, 1, "--group-width 1 --stride 2 --pass dgrad"),
+    (2, 144, 56, 56, 3, 3, 1, 1, "--group-width 1 --stride 2 --pass wgrad"),
+    (3, 72, 29, 31, 5, 5, 2, 2, "--group-width 1 --stride 2 --dtype bf16"),
+    (3, 72, 29, 31, 5, 5, 2, 2, "--group-width 1 --stride 2 --pass dgrad --dtype bf16"),
+    (3, 72, 29, 31, 5, 5, 2, 2, "--group-width 1 --stride 2 --pass wgrad --out-dtype f32"),
+    (2, 96, 56, 56, 7, 7, 3, 3, "--group-width 1 --bias"),
+    (2, 96, 56, 56, 7, 7, 3, 3, "--group-width 1 --pass dgrad"),
+    (2, 96, 56, 56, 7, 7, 3, 3, "--group-width 1 --pass wgrad --bias"),
+    (4, 768, 7, 7, 7, 7, 3, 3, "--group-width 1 --bias"),
+    (4, 768, 7, 7, 7, 7, 3, 3, "--group-width 1 --pass wgrad"),
+    (1, 40, 7, 7, 3, 3, 1, 1, "--group-width 1 --bias"),
+    (1, 40, 7, 7, 3, 3, 1, 1, "--group-width 2 --pass dgrad"),
+    (5, 32, 18, 18, 5, 5, 2, 2, "--group-width 2 --bias"),
+    (5, 40, 18, 18, 5, 5, 2, 2, "--group-width 2 --pass wgrad"),
+    (2, 64, 56, 56, 3, 3, 1, 1, "--group-width 4 --copy-warps 2 --chunks 8"),
+    (3, 24, 20, 20, 5, 5, 2, 2, "--group-width 4 --pass dgrad --rows-p 7 --chunks 4"),
+    (2, 128, 56, 56, 3, 3, 1, 1, "--group-width 4 --pass wgrad --dtype bf16"),
+    (4, 96, 20, 20, 3, 3, 1, 1,
+     "--group-width 2 --pass wgrad --wgrad-reduce-lane-elements 2 --out-dtype f32"),
+    (8, 1024, 14, 14, 5, 5, 2, 2, "--group-width 4 --pass wgrad --wgrad-reduce-lane-elements 4"),
+    (4, 64, 20, 20, 5, 5, 2, 2, "--group-width 1 --pass wgrad --wgrad-discard-partials=always"),
+    (2, 768, 28, 28, 5, 5, 2, 2,
+     "--group-width 1 --pass wgrad --wgrad-cluster-reduce --warps-m 2 --warps-n 2"),
+    (2, 256, 9, 9, 3, 3, 1, 1,
+     "--group-width 2 --pass wgrad --wgrad-cluster-reduce --out-dtype f32"),
 ]
 
 

@@ -6,7 +6,8 @@ implementations and autograd:
 
 - spio::conv2d_gw8 (fprop), spio::conv2d_gw8_dgrad, spio::conv2d_gw8_wgrad,
   spio::conv2d_gw8_wgrad_bias (dw and the bias gradient): grouped conv2d
-  with groups of 8 channels on channels_last tensors; the backward uses
+  with groups of 8, 4, 2 or 1 (depthwise) channels on channels_last
+  tensors; the backward uses
   dgrad and the deterministic wgrad (dw, and db with it, reduced in f32).
 - spio::conv2d: dense conv2d (groups = 1), forward on the implicit GEMM
   (Hopper); the backward's dx on Spio's dgrad kernel at stride 1, the rest
@@ -198,10 +199,14 @@ def _stream(t):
 
 # --- Grouped convolution ------------------------------------------------------
 
-def _conv_args(x_shape, c, r, s, stride, padding, pass_, bias, dtype):
+# Channels a group conv2d_gw8's kernels take.
+_GROUP_WIDTHS = (1, 2, 4, 8)
+
+
+def _conv_args(x_shape, c, r, s, stride, padding, pass_, bias, dtype, group_width):
     n, _, h, w = x_shape
     return _kernels.Conv2dGw8Arguments(n, c, h, w, r, s, padding[0], padding[1], stride,
-                                       pass_, bias, dtype)
+                                       pass_, bias, dtype, group_width=group_width)
 
 
 def _out_hw(h, w, r, s, stride, padding):
@@ -210,11 +215,12 @@ def _out_hw(h, w, r, s, stride, padding):
 
 def _check_conv(x, weight, stride, padding):
     if x.dim() != 4 or weight.dim() != 4:
-        raise SpioError("conv2d_gw8 takes x (N, C, H, W) and weight (C, 8, R, S)")
+        raise SpioError("conv2d_gw8 takes x (N, C, H, W) and weight (C, g, R, S)")
     c = x.shape[1]
-    if c % 8 or weight.shape[0] != c or weight.shape[1] != 8:
-        raise SpioError(f"conv2d_gw8 needs C a multiple of 8 and weight (C, 8, R, S) = "
-                        f"({c}, 8, R, S), got x {tuple(x.shape)}, weight {tuple(weight.shape)}")
+    if c % 8 or weight.shape[0] != c or weight.shape[1] not in _GROUP_WIDTHS:
+        raise SpioError(f"conv2d_gw8 needs C a multiple of 8 and weight (C, g, R, S) = "
+                        f"({c}, g, R, S) with g (channels a group) 1, 2, 4 or 8, got x "
+                        f"{tuple(x.shape)}, weight {tuple(weight.shape)}")
     if not x.is_contiguous(memory_format=torch.channels_last):
         raise SpioError("conv2d_gw8 takes a channels_last input "
                         "(x.to(memory_format=torch.channels_last))")
@@ -273,7 +279,7 @@ def _conv2d_gw8(x, weight, bias, stride, padding):
     stream = _stream(x)
     if launcher is None:
         args = _conv_args(x.shape, c, r, s, stride, padding, "fprop", bias is not None,
-                          _DTYPES[x.dtype])
+                          _DTYPES[x.dtype], weight.shape[1])
         launcher = _conv_launcher(key, args, operands, stream)
     _run(launcher, stream, operands)
     return y
@@ -302,13 +308,16 @@ def _conv2d_gw8_dgrad(dy, weight, input_size, stride, padding):
         _check_tensor("weight", weight, device=dy.get_device())
         if weight.dtype != dy.dtype:
             raise SpioError(f"dy is {dy.dtype} but weight is {weight.dtype}")
+        if weight.dim() != 4 or weight.shape[1] not in _GROUP_WIDTHS:
+            raise SpioError(f"dgrad takes weight (C, g, R, S) with g 1, 2, 4 or 8, got "
+                            f"{tuple(weight.shape)}")
     dx = torch.empty((n, c, h, w), device=dy.device, dtype=dy.dtype,
                      memory_format=torch.channels_last)
     operands = (dy, _krsc(weight), dx)
     stream = _stream(dy)
     if launcher is None:
         args = _conv_args(input_size, c, weight.shape[2], weight.shape[3], stride, padding,
-                          "dgrad", False, _DTYPES[dy.dtype])
+                          "dgrad", False, _DTYPES[dy.dtype], weight.shape[1])
         launcher = _conv_launcher(key, args, operands, stream)
     _run(launcher, stream, operands)
     return dx
@@ -324,57 +333,60 @@ conv2d_gw8_dgrad_op = _define(
     "-> Tensor", _conv2d_gw8_dgrad, _conv2d_gw8_dgrad_fake)
 
 
-def _wgrad(x, dy, kernel_size, stride, padding, bias):
-    """dw (C, 8, R, S), stored as (C, R, S, 8): a channels_last weight's
+def _wgrad(x, dy, kernel_size, stride, padding, group_width, bias):
+    """dw (C, g, R, S), stored as (C, R, S, g): a channels_last weight's
     layout, and with `bias` db (C): the kernels sum in f32 and round once to
     x's dtype."""
     dy = dy.contiguous(memory_format=torch.channels_last)
     c, r, s = x.shape[1], kernel_size[0], kernel_size[1]
     key = ("wgrad", x.shape, dy.shape, x.dtype, dy.dtype, x.get_device(), dy.get_device(), r, s,
-           stride, *padding, bias)
+           stride, *padding, group_width, bias)
     launcher = _launchers.get(key)
     if launcher is None or not x.is_contiguous(memory_format=torch.channels_last):
         _check_tensor("x", x)
         _check_tensor("dy", dy, device=x.get_device())
         if not x.is_contiguous(memory_format=torch.channels_last) or dy.dtype != x.dtype:
             raise SpioError("wgrad takes channels_last x and dy of one dtype")
-    dw = x.new_empty((c, r, s, 8))
+    dw = x.new_empty((c, r, s, group_width))
     db = x.new_empty(c) if bias else None
     operands = (x, dy, dw, db)
     stream = _stream(x)
     if launcher is None:
-        args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", bias, _DTYPES[x.dtype])
+        args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", bias, _DTYPES[x.dtype],
+                          group_width)
         launcher = _conv_launcher(key, args, operands, stream)
     _run(launcher, stream, operands)
     return dw.permute(0, 3, 1, 2), db
 
 
-def _conv2d_gw8_wgrad(x, dy, kernel_size, stride, padding):
-    return _wgrad(x, dy, kernel_size, stride, padding, False)[0]
+def _conv2d_gw8_wgrad(x, dy, kernel_size, stride, padding, group_width=8):
+    return _wgrad(x, dy, kernel_size, stride, padding, group_width, False)[0]
 
 
-def _dw_fake(x, kernel_size):
-    return x.new_empty((x.shape[1], kernel_size[0], kernel_size[1], 8)).permute(0, 3, 1, 2)
+def _dw_fake(x, kernel_size, group_width):
+    return x.new_empty((x.shape[1], kernel_size[0], kernel_size[1],
+                        group_width)).permute(0, 3, 1, 2)
 
 
 conv2d_gw8_wgrad_op = _define(
-    "conv2d_gw8_wgrad(Tensor x, Tensor dy, int[] kernel_size, int stride, int[] padding) "
-    "-> Tensor", _conv2d_gw8_wgrad,
-    lambda x, dy, kernel_size, stride, padding: _dw_fake(x, kernel_size))
+    "conv2d_gw8_wgrad(Tensor x, Tensor dy, int[] kernel_size, int stride, int[] padding, "
+    "int group_width=8) -> Tensor", _conv2d_gw8_wgrad,
+    lambda x, dy, kernel_size, stride, padding, group_width=8: _dw_fake(x, kernel_size,
+                                                                        group_width))
 
 
-def _conv2d_gw8_wgrad_bias(x, dy, kernel_size, stride, padding):
-    return _wgrad(x, dy, kernel_size, stride, padding, True)
+def _conv2d_gw8_wgrad_bias(x, dy, kernel_size, stride, padding, group_width=8):
+    return _wgrad(x, dy, kernel_size, stride, padding, group_width, True)
 
 
 # dw and the bias gradient db from one run: two more kernels sum dy (in
 # f32, in a fixed order) where PyTorch's sum reads it at a fraction of the
 # bandwidth.
 conv2d_gw8_wgrad_bias_op = _define(
-    "conv2d_gw8_wgrad_bias(Tensor x, Tensor dy, int[] kernel_size, int stride, int[] padding) "
-    "-> (Tensor, Tensor)", _conv2d_gw8_wgrad_bias,
-    lambda x, dy, kernel_size, stride, padding: (_dw_fake(x, kernel_size),
-                                                 x.new_empty((x.shape[1],))))
+    "conv2d_gw8_wgrad_bias(Tensor x, Tensor dy, int[] kernel_size, int stride, int[] padding, "
+    "int group_width=8) -> (Tensor, Tensor)", _conv2d_gw8_wgrad_bias,
+    lambda x, dy, kernel_size, stride, padding, group_width=8: (
+        _dw_fake(x, kernel_size, group_width), x.new_empty((x.shape[1],))))
 
 
 def _conv_setup(ctx, inputs, output):
@@ -391,12 +403,12 @@ def _conv_gradients(ctx, dy, dgrad, wgrad, wgrad_bias):
     dx = dw = dbias = None
     if ctx.needs_input_grad[0]:
         dx = dgrad(dy, weight, list(x.shape), ctx.stride, ctx.padding)
-    kernel_size = [weight.shape[2], weight.shape[3]]
+    kernel_size, group_width = [weight.shape[2], weight.shape[3]], weight.shape[1]
     needs_dbias = ctx.has_bias and ctx.needs_input_grad[2]
     if ctx.needs_input_grad[1] and needs_dbias:
-        dw, dbias = wgrad_bias(x, dy, kernel_size, ctx.stride, ctx.padding)
+        dw, dbias = wgrad_bias(x, dy, kernel_size, ctx.stride, ctx.padding, group_width)
     elif ctx.needs_input_grad[1]:
-        dw = wgrad(x, dy, kernel_size, ctx.stride, ctx.padding)
+        dw = wgrad(x, dy, kernel_size, ctx.stride, ctx.padding, group_width)
     elif needs_dbias:
         # A half or bfloat16 sum adds in f32 and rounds once.
         dbias = dy.sum((0, 2, 3))
@@ -433,9 +445,10 @@ class _Conv2dGw8Function(torch.autograd.Function):
 
 
 def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
-    """y = conv2d(x, weight, bias, stride, padding, groups=C/8) on Spio's
+    """y = conv2d(x, weight, bias, stride, padding, groups=C/g) on Spio's
     kernels: x (N, C, H, W) channels_last f16/bf16 on a CUDA device, weight
-    (C, 8, R, S), R and S from 1 to 7, stride 1 or 2."""
+    (C, g, R, S) with g (channels a group) 8, or 1 (depthwise), 2 or 4, R
+    and S from 1 to 7, stride 1 or 2."""
     if isinstance(padding, int):
         padding = (padding, padding)
     stride, padding = int(stride), list(padding)
@@ -574,8 +587,9 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     device: dense layers (groups = 1; Hopper, any kernel size, stride,
     padding and dilation, input channels a multiple of 8) as an implicit
     GEMM whose backward takes dx from Spio's dgrad at stride 1 and the rest
-    from cuDNN, and groups of 8 channels (C in = C out, dilation 1) on
-    conv2d_gw8's kernels, forward and backward.
+    from cuDNN, and groups of 8, 4, 2 or 1 (depthwise) channels (C in = C
+    out a multiple of 8, dilation 1) on conv2d_gw8's kernels, forward and
+    backward.
     SpioError says why a layer is not taken. The output is channels_last."""
     stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
     dilation = _pair(dilation, "dilation")
@@ -585,12 +599,12 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             return conv2d_op(x, weight, bias, list(stride), list(padding), list(dilation))
         return _conv2d(x, weight, bias, stride, padding, dilation)
     c = x.shape[1]
-    if groups * 8 == c and weight.shape[0] == c and dilation == (1, 1) and \
-            stride[0] == stride[1]:
+    if groups > 0 and c % groups == 0 and c // groups in _GROUP_WIDTHS and \
+            weight.shape[0] == c and dilation == (1, 1) and stride[0] == stride[1]:
         return conv2d_gw8(x.contiguous(memory_format=torch.channels_last), weight, bias,
                           stride[0], padding)
-    raise SpioError(f"Spio runs dense conv2d (groups = 1) and groups of 8 channels (C in = C "
-                    f"out, dilation 1, equal strides); got groups={groups} of "
+    raise SpioError(f"Spio runs dense conv2d (groups = 1) and groups of 1, 2, 4 or 8 channels "
+                    f"(C in = C out, dilation 1, equal strides); got groups={groups} of "
                     f"{tuple(x.shape)} by {tuple(weight.shape)}, dilation {dilation}, stride "
                     f"{stride}")
 

@@ -203,9 +203,11 @@ class Conv2dArguments:
 
 @dataclasses.dataclass(frozen=True)
 class Conv2dGw8Arguments:
-    """Grouped conv2d with groups of 8 channels, NHWC, C = K: `pass_` 'fprop'
-    (y from x, plus a bias with `bias`), 'dgrad' (dx from dy) or 'wgrad' (dw
-    from x and dy, and with `bias` db, dy summed over its pixels)."""
+    """Grouped conv2d with groups of `group_width` channels (8, or 1 for
+    depthwise, 2 or 4, which run on the width-8 kernels), NHWC, C = K: `pass_`
+    'fprop' (y from x, plus a bias with `bias`), 'dgrad' (dx from dy) or
+    'wgrad' (dw from x and dy, and with `bias` db, dy summed over its
+    pixels). w and dw are (C, R, S, group_width)."""
     n: int
     c: int
     h: int
@@ -219,9 +221,11 @@ class Conv2dGw8Arguments:
     bias: bool = False
     dtype: str = "f16"
     dw_dtype: Optional[str] = None
+    group_width: int = 8
 
     def __post_init__(self):
-        _check_sizes(self, ("n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride"))
+        _check_sizes(self, ("n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride",
+                            "group_width"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -790,7 +794,8 @@ class Conv2dFamily(KernelFamily):
 
 
 class Conv2dGw8Family(KernelFamily):
-    """Grouped conv2d (group width 8), fprop/dgrad/wgrad, stride 1 and 2."""
+    """Grouped conv2d (group width 8, or 1, 2 and 4 on the same kernels),
+    fprop/dgrad/wgrad, stride 1 and 2."""
     name = "conv2d_gw8"
     arguments_type = Conv2dGw8Arguments
     # (warps along q, warps along groups, rows per block[, chunks[, copy
@@ -822,7 +827,7 @@ class Conv2dGw8Family(KernelFamily):
             raise SpioError(f"dw is written as the input dtype or f32, not {dw}")
         return _capi.Conv2dGw8Problem(
             _capi.PASSES[pass_], args.n, args.c, args.h, args.w, args.r, args.s, args.pad_h,
-            args.pad_w, args.stride, int(args.bias), _dtype_code(args.dtype, ("f16", "bf16")),
+            args.pad_w, args.stride, args.group_width, int(args.bias), _dtype_code(args.dtype, ("f16", "bf16")),
             int(dw == "f32" and pass_ == "wgrad"), *_target_sizes())
 
     def _structs(self, args, config):
@@ -861,7 +866,7 @@ class Conv2dGw8Family(KernelFamily):
     def workspace_size(self, args, config):
         return _capi.lib.spio_conv2d_gw8_workspace_bytes(*self._structs(args, config))
 
-    def layer_support(self, channels, kernel_size, stride, padding, bias=False):
+    def layer_support(self, channels, kernel_size, stride, padding, bias=False, group_width=8):
         """A Support: whether Spio's kernels run layers of these settings,
         and if not, why: the chosen instances' checks of fprop, dgrad and
         wgrad on one 16x16 image, whose refusals of kernel sizes, strides
@@ -872,7 +877,7 @@ class Conv2dGw8Family(KernelFamily):
                             f"{kernel_size} and {padding}")
         for pass_ in ("fprop", "dgrad", "wgrad"):
             args = Conv2dGw8Arguments(1, channels, 16, 16, *kernel_size, *padding, stride, pass_,
-                                      bias and pass_ == "fprop")
+                                      bias and pass_ == "fprop", group_width=group_width)
             support = Kernel(self, self.chosen(args)).supports(args)
             if not support:
                 return support

@@ -18,21 +18,25 @@ def _channels_last(parameter):
 
 
 class Conv2dGw8(torch.nn.Module):
-    """torch.nn.Conv2d with groups = C / 8 (C in = C out), on Spio's kernels."""
+    """torch.nn.Conv2d with groups = C / group_width (C in = C out), on Spio's
+    kernels: groups of 8 channels, or of 1 (depthwise), 2 or 4."""
 
     def __init__(self, channels, kernel_size=3, stride=1, padding=1, bias=True, device=None,
-                 dtype=None):
+                 dtype=None, group_width=8):
         super().__init__()
         r, s = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
         self.stride = stride
         self.padding = (padding, padding) if isinstance(padding, int) else tuple(padding)
-        support = Conv2dGw8Family().layer_support(channels, (r, s), stride, self.padding, bias)
+        support = Conv2dGw8Family().layer_support(channels, (r, s), stride, self.padding, bias,
+                                                  group_width)
         if not support:
             raise SpioError(f"Spio cannot run Conv2dGw8({channels}, kernel_size={(r, s)}, "
-                            f"stride={stride}, padding={self.padding}): {support.reason}")
+                            f"stride={stride}, padding={self.padding}, "
+                            f"group_width={group_width}): {support.reason}")
         reference = torch.nn.Conv2d(channels, channels, (r, s), stride, self.padding,
-                                    groups=channels // 8, bias=bias, device=device, dtype=dtype)
-        # channels_last weights are the kernels' (C, R, S, 8) without a copy.
+                                    groups=channels // group_width, bias=bias, device=device,
+                                    dtype=dtype)
+        # channels_last weights are the kernels' (C, R, S, g) without a copy.
         self.weight = torch.nn.Parameter(
             reference.weight.detach().contiguous(memory_format=torch.channels_last))
         self.bias = reference.bias
@@ -41,19 +45,21 @@ class Conv2dGw8(torch.nn.Module):
     def from_torch(cls, conv):
         """The same layer, sharing the parameters of `conv` (its weight made
         channels_last in place); SpioError when `conv` is not a grouped
-        conv2d with groups of 8 channels Spio runs (kernel sizes, padding
-        and stride as its kernels check them)."""
+        conv2d with groups of 1, 2, 4 or 8 channels Spio runs (C a multiple
+        of 8; kernel sizes, padding and stride as its kernels check them)."""
         c = conv.in_channels
         if not isinstance(conv, torch.nn.Conv2d) or conv.out_channels != c or c % 8 or \
-                conv.groups != c // 8:
-            raise SpioError(f"{conv} is not a conv2d with groups of 8 channels (C in = C out)")
+                c % conv.groups or c // conv.groups not in (1, 2, 4, 8):
+            raise SpioError(f"{conv} is not a conv2d with groups of 1, 2, 4 or 8 channels (C in "
+                            f"= C out, a multiple of 8)")
         if conv.dilation != (1, 1) or conv.padding_mode != "zeros" or \
                 conv.stride[0] != conv.stride[1] or conv.stride[0] not in (1, 2) or \
                 isinstance(conv.padding, str):
             raise SpioError(f"{conv}: Spio takes dilation 1, zero padding given as numbers, "
                             f"and equal strides of 1 or 2")
         support = Conv2dGw8Family().layer_support(c, conv.kernel_size, conv.stride[0],
-                                                  conv.padding, conv.bias is not None)
+                                                  conv.padding, conv.bias is not None,
+                                                  c // conv.groups)
         if not support:
             raise SpioError(f"{conv}: {support.reason}")
         layer = cls.__new__(cls)
@@ -169,10 +175,10 @@ def _replacement(module):
 
 def transform(model):
     """Replaces, in place, every torch.nn.Linear, every Conv2d with groups
-    of 8 channels whose kernel size, stride and padding Spio's kernels run,
-    and, where device 0 is a Hopper GPU, every dense Conv2d Spio runs, by
-    its Spio layer (sharing its parameters); leaves the rest; returns the
-    model."""
+    of 1, 2, 4 or 8 channels whose kernel size, stride and padding Spio's
+    kernels run, and, where device 0 is a Hopper GPU, every dense Conv2d
+    Spio runs, by its Spio layer (sharing its parameters); leaves the rest;
+    returns the model."""
     for name, child in list(model.named_children()):
         replacement = _replacement(child)
         if replacement is not None:

@@ -202,7 +202,7 @@ def test_conv_rules_are_reasons():
     args = spio.Conv2dGw8Arguments(2, 60, 20, 20)
     assert spio.get_kernels(args) == []
     kernel = spio.get_kernels(spio.Conv2dGw8Arguments(2, 64, 20, 20))[0]
-    assert "group width 8" in kernel.supports(args).reason
+    assert "not a multiple of 8" in kernel.supports(args).reason
     assert "1 to 7" in kernel.supports(spio.Conv2dGw8Arguments(2, 64, 20, 20, r=9, s=9,
                                                                 pad_h=0, pad_w=0)).reason
     bias_dgrad = spio.Conv2dGw8Arguments(2, 64, 20, 20, pass_="dgrad", bias=True)
@@ -243,7 +243,10 @@ def test_conv_layer_support_refuses_settings_whatever_the_sizes():
     assert family.layer_support(64, (3, 5), 2, (7, 6))
     assert "padding must be 0 to 2^30" in family.layer_support(64, (3, 3), 1, (1, -1)).reason
     assert "stride 1 or 2" in family.layer_support(64, (3, 3), 3, (1, 1)).reason
-    assert "group width 8" in family.layer_support(60, (3, 3), 1, (1, 1)).reason
+    assert "not a multiple of 8" in family.layer_support(60, (3, 3), 1, (1, 1)).reason
+    assert family.layer_support(96, (7, 7), 1, (3, 3), True, group_width=1)
+    assert "groups of 1, 2, 4 or 8 channels, got 16" in \
+        family.layer_support(96, (3, 3), 1, (1, 1), group_width=16).reason
     expect_error(lambda: family.layer_support(64, (3, 3), 1, (1,)), "(height, width) pairs")
 
 

@@ -129,9 +129,14 @@ CONV_CASES = [(2, 64, 20, 20, 3, 3, 1, 1, 1), (1, 24, 17, 29, 5, 3, 2, 1, 1),
               (2, 32, 21, 20, 3, 3, 1, 1, 2), (2, 16, 9, 9, 7, 7, 3, 3, 1)]
 
 
-def conv_tensors(n, c, h, w, r, s, dtype):
+# Depthwise and narrow groups (channels a group, then a CONV_CASES case).
+NARROW_CASES = [(1, 2, 64, 20, 20, 3, 3, 1, 1, 1), (2, 1, 24, 17, 29, 5, 3, 2, 1, 1),
+                (4, 2, 32, 21, 20, 3, 3, 1, 1, 2), (1, 2, 16, 9, 9, 7, 7, 3, 3, 1)]
+
+
+def conv_tensors(n, c, h, w, r, s, dtype, group_width=8):
     x = torch.randn(n, h, w, c, device="cuda", dtype=DTYPES[dtype])  # NHWC
-    weight = torch.randn(c, r, s, 8, device="cuda", dtype=DTYPES[dtype])  # [k, r, s, c]
+    weight = torch.randn(c, r, s, group_width, device="cuda", dtype=DTYPES[dtype])  # [k, r, s, c]
     return x, weight
 
 
@@ -149,50 +154,55 @@ def torch_weight(weight):
     return weight.permute(0, 3, 1, 2).float()  # [k, c, r, s]
 
 
-@pytest.mark.parametrize("n,c,h,w,r,s,ph,pw,stride", CONV_CASES)
-def test_conv_fprop(n, c, h, w, r, s, ph, pw, stride):
+@pytest.mark.parametrize("g,n,c,h,w,r,s,ph,pw,stride",
+                         [(8,) + case for case in CONV_CASES] + NARROW_CASES)
+def test_conv_fprop(g, n, c, h, w, r, s, ph, pw, stride):
     torch.manual_seed(1)
-    x, weight = conv_tensors(n, c, h, w, r, s, "f16")
+    x, weight = conv_tensors(n, c, h, w, r, s, "f16", g)
     bias = torch.randn(c, device="cuda", dtype=torch.float16)
-    args = spio.Conv2dGw8Arguments(n, c, h, w, r, s, ph, pw, stride, "fprop", bias=True)
+    args = spio.Conv2dGw8Arguments(n, c, h, w, r, s, ph, pw, stride, "fprop", bias=True,
+                                   group_width=g)
     conv = lambda a, b, bb: torch.nn.functional.conv2d(a, b, bb, stride, (ph, pw),
-                                                       groups=c // 8)
+                                                       groups=c // g)
     reference = conv(nchw(x), torch_weight(weight), bias.float())
     magnitude = conv(nchw(x).abs(), torch_weight(weight).abs(), bias.float().abs())
     y = poisoned((n, reference.shape[2], reference.shape[3], c), torch.float16)
     kernel = spio.get_kernels(args)[0]
     run_twice_identical(lambda: kernel.run(args, {"x": x, "w": weight, "bias": bias, "y": y}), y)
-    within(nchw(y), reference, magnitude, r * s * 8, "f16")
+    within(nchw(y), reference, magnitude, r * s * g, "f16")
 
 
-@pytest.mark.parametrize("n,c,h,w,r,s,ph,pw,stride", CONV_CASES)
-def test_conv_dgrad(n, c, h, w, r, s, ph, pw, stride):
+@pytest.mark.parametrize("g,n,c,h,w,r,s,ph,pw,stride",
+                         [(8,) + case for case in CONV_CASES] + NARROW_CASES)
+def test_conv_dgrad(g, n, c, h, w, r, s, ph, pw, stride):
     torch.manual_seed(2)
-    _, weight = conv_tensors(n, c, h, w, r, s, "f16")
+    _, weight = conv_tensors(n, c, h, w, r, s, "f16", g)
     dy = gradient_of_output(n, c, h, w, r, s, ph, pw, stride)
-    grad = lambda g, b: torch.nn.grad.conv2d_input((n, c, h, w), b, g, stride, (ph, pw),
-                                                   groups=c // 8)
+    grad = lambda d, b: torch.nn.grad.conv2d_input((n, c, h, w), b, d, stride, (ph, pw),
+                                                   groups=c // g)
     reference = grad(nchw(dy), torch_weight(weight))
     magnitude = grad(nchw(dy).abs(), torch_weight(weight).abs())
     dx = poisoned((n, h, w, c), torch.float16)
-    args = spio.Conv2dGw8Arguments(n, c, h, w, r, s, ph, pw, stride, "dgrad")
+    args = spio.Conv2dGw8Arguments(n, c, h, w, r, s, ph, pw, stride, "dgrad", group_width=g)
     kernel = spio.get_kernels(args)[0]
     run_twice_identical(lambda: kernel.run(args, {"dy": dy, "w": weight, "dx": dx}), dx)
-    within(nchw(dx), reference, magnitude, r * s * 8, "f16")
+    within(nchw(dx), reference, magnitude, r * s * g, "f16")
 
 
-@pytest.mark.parametrize("n,c,h,w,r,s,ph,pw,stride", CONV_CASES)
-def test_conv_wgrad_deterministic(n, c, h, w, r, s, ph, pw, stride):
+@pytest.mark.parametrize("g,n,c,h,w,r,s,ph,pw,stride",
+                         [(8,) + case for case in CONV_CASES] + NARROW_CASES)
+def test_conv_wgrad_deterministic(g, n, c, h, w, r, s, ph, pw, stride):
     torch.manual_seed(3)
     x, _ = conv_tensors(n, c, h, w, r, s, "f16")
     dy = gradient_of_output(n, c, h, w, r, s, ph, pw, stride)
     p, q = dy.shape[1], dy.shape[2]
-    grad = lambda a, g: torch.nn.grad.conv2d_weight(a, (c, 8, r, s), g, stride, (ph, pw),
-                                                    groups=c // 8)
+    grad = lambda a, d: torch.nn.grad.conv2d_weight(a, (c, g, r, s), d, stride, (ph, pw),
+                                                    groups=c // g)
     reference = grad(nchw(x), nchw(dy))
     magnitude = grad(nchw(x).abs(), nchw(dy).abs())
-    dw = poisoned((c, r, s, 8), torch.float32)
-    args = spio.Conv2dGw8Arguments(n, c, h, w, r, s, ph, pw, stride, "wgrad", dw_dtype="f32")
+    dw = poisoned((c, r, s, g), torch.float32)
+    args = spio.Conv2dGw8Arguments(n, c, h, w, r, s, ph, pw, stride, "wgrad", dw_dtype="f32",
+                                   group_width=g)
     kernel = spio.get_kernels(args)[0]
     workspace = torch.empty(kernel.workspace_size(args), device="cuda", dtype=torch.uint8)
     run_twice_identical(lambda: kernel.run(args, {"x": x, "dy": dy, "dw": dw},

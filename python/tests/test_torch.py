@@ -18,10 +18,11 @@ def no_tf32():
     torch.backends.cudnn.allow_tf32 = False
 
 
-def conv_inputs(n=2, c=64, h=20, w=20, r=3, s=3, dtype=torch.float16, seed=0):
+def conv_inputs(n=2, c=64, h=20, w=20, r=3, s=3, dtype=torch.float16, seed=0, group_width=8):
     generator = torch.Generator(device="cuda").manual_seed(seed)
     x = torch.randn(n, c, h, w, device="cuda", dtype=dtype, generator=generator)
-    weight = torch.randn(c, 8, r, s, device="cuda", dtype=dtype, generator=generator) / 8
+    weight = torch.randn(c, group_width, r, s, device="cuda", dtype=dtype,
+                         generator=generator) / group_width
     bias = torch.randn(c, device="cuda", dtype=dtype, generator=generator)
     return x.to(memory_format=torch.channels_last), weight, bias
 
@@ -55,6 +56,26 @@ def test_conv2d_gw8_forward_and_gradients(stride, padding, rs):
     y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, padding, groups=x.shape[1] // 8)
     close(y, y32, y32.abs().max().item())
     gradients_close(y, y32, [(x, x32), (weight, w32), (bias, b32)])
+
+
+@gpu
+@pytest.mark.parametrize("group_width,stride,padding,rs", [
+    (1, 1, (1, 1), (3, 3)), (1, 2, (2, 2), (5, 5)), (1, 1, (3, 3), (7, 7)),
+    (2, 2, (1, 2), (3, 5)), (4, 1, (0, 0), (1, 1)), (4, 1, (2, 1), (5, 3))])
+def test_depthwise_and_narrow_groups_forward_and_gradients(group_width, stride, padding, rs):
+    x, weight, bias = conv_inputs(n=3, c=48, h=23, w=18, r=rs[0], s=rs[1],
+                                  group_width=group_width)
+    x.requires_grad_(), weight.requires_grad_(), bias.requires_grad_()
+    groups = x.shape[1] // group_width
+    y = spio.conv2d(x, weight, bias, stride, padding, groups=groups)
+    x32, w32, b32 = (t.detach().float().requires_grad_() for t in (x, weight, bias))
+    y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, padding, groups=groups)
+    close(y, y32, y32.abs().max().item())
+    gradients_close(y, y32, [(x, x32), (weight, w32), (bias, b32)])
+    assert torch.equal(y, spio.conv2d(x, weight, bias, stride, padding, groups=groups))
+    layer = spio.nn.Conv2dGw8.from_torch(torch.nn.Conv2d(
+        48, 48, rs, stride, padding, groups=groups, device="cuda", dtype=torch.float16))
+    assert layer.weight.shape == (48, group_width) + rs
 
 
 @gpu
@@ -276,6 +297,13 @@ def test_opcheck():
                           (x.detach(), dy, [5, 3], 2, [2, 1]))
     torch.library.opcheck(torch.ops.spio.conv2d_gw8_wgrad_bias.default,
                           (x.detach(), dy, [5, 3], 2, [2, 1]))
+    # Depthwise: weight (C, 1, R, S), dw the same.
+    x, weight, bias = (t.requires_grad_() for t in conv_inputs(group_width=1))
+    torch.library.opcheck(torch.ops.spio.conv2d_gw8.default, (x, weight, bias, 1, [1, 1]))
+    dy = torch.randn(2, 64, 20, 20, device="cuda", dtype=torch.float16).to(
+        memory_format=torch.channels_last)
+    torch.library.opcheck(torch.ops.spio.conv2d_gw8_wgrad.default,
+                          (x.detach(), dy, [3, 3], 1, [1, 1], 1))
     a = torch.randn(64, 128, device="cuda", dtype=torch.float16)
     w = torch.randn(32, 128, device="cuda", dtype=torch.float16)
     torch.library.opcheck(torch.ops.spio.bmm.default,
@@ -397,9 +425,11 @@ class Net(torch.nn.Module):
 def test_transform_swaps_matching_modules():
     net = spio.transform(Net())
     assert isinstance(net.conv, spio.nn.Conv2dGw8)
+    depthwise = spio.transform(torch.nn.Sequential(torch.nn.Conv2d(96, 96, 5, 2, 2, groups=96)))
+    assert isinstance(depthwise[0], spio.nn.Conv2dGw8) and depthwise[0].weight.shape[1] == 1
     assert isinstance(net.head, spio.nn.Linear)
     other = torch.nn.Conv2d(64, 64, 3, groups=4)
-    with pytest.raises(spio.SpioError, match="groups of 8 channels"):
+    with pytest.raises(spio.SpioError, match="groups of 1, 2, 4 or 8 channels"):
         spio.nn.Conv2dGw8.from_torch(other)
     with pytest.raises(spio.SpioError, match="is not a torch.nn.Linear"):
         spio.nn.Linear.from_torch(other)

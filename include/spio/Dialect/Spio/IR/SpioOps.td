@@ -864,7 +864,7 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
 }
 
 def Spio_Conv2dGw8Op : Spio_Op<"conv2d_gw8"> {
-  let summary = "one pass of a grouped conv2d (groups of 8 channels), computed by one kernel";
+  let summary = "one pass of a grouped conv2d (groups of 8, 4, 2 or 1 channels), computed by one kernel";
   let description = [{
     ```
     spio.conv2d_gw8 fprop %x, %w bias %b into %y {kernel = array<i64: 3, 3>,
@@ -875,7 +875,8 @@ def Spio_Conv2dGw8Op : Spio_Op<"conv2d_gw8"> {
           !spio.tensor<[k: 64] x f16, global>
        -> !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x f16, global>
     ```
-    The workload of a kernel, NHWC, C = K channels in groups of 8:
+    The workload of a kernel, NHWC, C = K channels in groups of 8 (or of
+    `group_width`):
 
     - `fprop %x, %w [bias %b] into %y`: y = conv(x, w) + bias, the bias
       `[k: C]` (the kernel views it broadcast over a fragment's 16 rows).
