@@ -2,7 +2,8 @@
 """Dense conv2d layers (groups = 1) of ResNet-50 and a UNet: spio-jit's
 implicit GEMM against cuDNN (channels_last, cudnn.benchmark) in one run,
 bf16 in and out: the forward pass (torch.nn.functional.conv2d) or, with
---pass dgrad, the input gradient (aten.convolution_backward for dx alone).
+--pass dgrad, the input gradient (aten.convolution_backward for dx alone),
+with --pass wgrad the weight gradient (dw alone).
 
 Layers spio-jit refuses (the RGB stems; for dgrad, strided layers) are
 listed with its reason. Prints a table of milliseconds, TFLOP/s and the
@@ -94,13 +95,13 @@ def cudnn_ms(layer, timed, pass_):
         memory_format=torch.channels_last)
     weight = torch.randn(k, c, r, s, device="cuda", dtype=torch.bfloat16).to(
         memory_format=torch.channels_last)
-    if pass_ == "dgrad":
+    if pass_ in ("dgrad", "wgrad"):
         p, q = output_size(h, r, stride, pad), output_size(w, s, stride, pad)
         dy = torch.randn(n, k, p, q, device="cuda", dtype=torch.bfloat16).to(
             memory_format=torch.channels_last)
         return time_ms(lambda: torch.ops.aten.convolution_backward(
             dy, x, weight, None, [stride, stride], [pad, pad], [1, 1], False, [0, 0], 1,
-            [True, False, False]), *timed)
+            [pass_ == "dgrad", pass_ == "wgrad", False]), *timed)
     return time_ms(lambda: torch.nn.functional.conv2d(x, weight, stride=stride, padding=pad),
                    *timed)
 
@@ -108,7 +109,7 @@ def cudnn_ms(layer, timed, pass_):
 def main():
     parser = benchmark_arguments(30)
     parser.add_argument("--batch", type=int, help="every layer's N (default: the model's)")
-    parser.add_argument("--pass", dest="pass_", default="fprop", choices=["fprop", "dgrad"])
+    parser.add_argument("--pass", dest="pass_", default="fprop", choices=["fprop", "dgrad", "wgrad"])
     args = parser.parse_args()
     timed = (args.warmup, args.repeats, args.timing)
     layers = [(layer[0], args.batch) + layer[2:] for layer in LAYERS] if args.batch else LAYERS

@@ -77,6 +77,25 @@ CASES = [
     (8, 28, 28, 128, 128, 3, 3, 1, 1,
      "--pass dgrad --block-m 128 --warps-m 8 --block-n 128 --persistent 12 --pingpong"),
     (1, 7, 7, 512, 512, 3, 3, 1, 1, "--pass dgrad"),
+    # wgrad: dy read M-major, x gathered by im2col boxes of 64 positions by
+    # a tap's 64 channels, the positions split among a cluster's blocks:
+    # strides, padding, dilation, 1x1 and 7x7, K short of a tile (72, 200,
+    # 32), positions short of a k-tile, f32 dw, f16, one block alone, and
+    # the tile options.
+    (2, 8, 8, 64, 72, 3, 3, 1, 1, "--pass wgrad"),
+    (4, 16, 16, 64, 72, 3, 3, 2, 1, "--pass wgrad"),
+    (3, 13, 11, 64, 32, 3, 3, 1, 1, "--pass wgrad"),
+    (2, 17, 9, 128, 48, 5, 3, 1, 2, "--pass wgrad --dilation 2"),
+    (2, 20, 20, 64, 64, 7, 7, 2, 3, "--pass wgrad"),
+    (4, 28, 28, 64, 200, 1, 1, 1, 0, "--pass wgrad --out-dtype f32"),
+    (8, 56, 56, 64, 64, 3, 3, 1, 1, "--pass wgrad"),
+    (8, 56, 56, 256, 64, 1, 1, 1, 0, "--pass wgrad --dtype f16"),
+    (8, 28, 28, 128, 128, 3, 3, 1, 1, "--pass wgrad --out-dtype f32"),
+    (8, 14, 14, 256, 256, 3, 3, 1, 1, "--pass wgrad"),
+    (8, 7, 7, 512, 512, 3, 3, 1, 1, "--pass wgrad"),
+    (1, 3, 3, 64, 64, 3, 3, 1, 1, "--pass wgrad"),
+    (8, 28, 28, 128, 256, 3, 3, 2, 1,
+     "--pass wgrad --block-m 128 --warps-m 8 --block-n 128 --stages 4 --split-k 3"),
 ]
 
 

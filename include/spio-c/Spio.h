@@ -158,7 +158,9 @@ int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem);
  * vectors hold a value an output channel; its residual step adds C, a
  * tensor of y's shape. The launcher's operands: x, w, y, C, bias, scale.
  * `pass` SPIO_DGRAD (stride 1, no epilogue) computes dx (n, h, w, c) from
- * dy (n, p, q, k) and w, the sizes the forward's: operands dy, w, dx. */
+ * dy (n, p, q, k) and w, the sizes the forward's: operands dy, w, dx;
+ * SPIO_WGRAD (C a multiple of 64, no epilogue) dw (k, r, s, c) from x and
+ * dy: operands x, dy, dw. */
 typedef struct {
   int64_t n, h, w, c, k, r, s;
   int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
@@ -166,14 +168,25 @@ typedef struct {
   int32_t epilogue_steps;
   int32_t epilogue[SPIO_GEMM_MAX_EPILOGUE_STEPS];
   int32_t bias_dtype, scale_dtype;
-  /* SPIO_FPROP or SPIO_DGRAD. */
+  /* SPIO_FPROP, SPIO_DGRAD or SPIO_WGRAD. */
   int32_t pass;
+  /* wgrad: the reduction's parts, whose f32 sums a reduce kernel adds from
+   * the launcher's workspace (0 or 1: one; spio_conv2d_wgrad_parts chooses). */
+  int64_t parts;
 } spio_conv2d_problem;
 
 /* NULL when the kernel can be built, else what is wrong (free it). */
 char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_config *config);
 spio_gemm_config spio_conv2d_choose_config(const spio_conv2d_problem *problem,
                                            int64_t multiprocessors);
+/* wgrad: the parts for `config`'s grid to fill `multiprocessors` (0: 132,
+ * an H100 SXM's or an H200's; 1 for the other passes). */
+int64_t spio_conv2d_wgrad_parts(const spio_conv2d_problem *problem, const spio_gemm_config *config,
+                                int64_t multiprocessors);
+/* wgrad in parts: the workspace of their sums (0 for one part) and the
+ * reduce kernel's launch, after the conv2d kernel's. */
+int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem);
+spio_launch_shape spio_conv2d_wgrad_reduce_launch_shape(const spio_conv2d_problem *problem);
 /* The workload: gpu.func @conv2d(x, w, y, then C, the bias and the scale
  * where the epilogue reads them, then x's im2col map and w's tensor map).
  * Requires spio_conv2d_check to pass. */

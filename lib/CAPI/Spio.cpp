@@ -156,6 +156,8 @@ kernels::Conv2dProblem conv2dProblem(const spio_conv2d_problem &p) {
   g.pass = p.pass == SPIO_DGRAD   ? kernels::ConvPass::Dgrad
            : p.pass == SPIO_WGRAD ? kernels::ConvPass::Wgrad
                                   : kernels::ConvPass::Fprop;
+  if (p.parts != 0)
+    g.parts = p.parts;
   return g;
 }
 
@@ -268,6 +270,21 @@ char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_conf
 spio_gemm_config spio_conv2d_choose_config(const spio_conv2d_problem *problem,
                                            int64_t multiprocessors) {
   return gemmConfig(kernels::chooseConv2dConfig(conv2dProblem(*problem), multiprocessors));
+}
+
+int64_t spio_conv2d_wgrad_parts(const spio_conv2d_problem *problem, const spio_gemm_config *config,
+                                int64_t multiprocessors) {
+  return kernels::conv2dWgradParts(conv2dProblem(*problem), gemmConfig(*config),
+                                   multiprocessors > 0 ? multiprocessors
+                                                       : spio::kDefaultMultiprocessors);
+}
+
+int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem) {
+  return kernels::conv2dWgradWorkspaceBytes(conv2dProblem(*problem));
+}
+
+spio_launch_shape spio_conv2d_wgrad_reduce_launch_shape(const spio_conv2d_problem *problem) {
+  return launchShape(kernels::conv2dWgradReduceLaunchShape(conv2dProblem(*problem)));
 }
 
 char *spio_conv2d_source(const spio_conv2d_problem *problem, const spio_gemm_config *config) {

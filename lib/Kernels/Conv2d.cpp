@@ -63,7 +63,34 @@ int64_t conv2dChannelTiles(const Conv2dProblem &p) {
   return ceilDiv(conv2dGatheredProblem(p).c, kChannelTile);
 }
 
+int64_t conv2dOutputPositions(const Conv2dProblem &p) {
+  return p.n * conv2dOutputHeight(p) * conv2dOutputWidth(p);
+}
+
 GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
+  if (p.pass == ConvPass::Wgrad) {
+    // dw = dy^T (K x positions, read M-major from dy's rows) times x's
+    // im2col matrix (positions x R * S * C, N-major); in parts, a batch of
+    // the parts' reductions (dy's rows and x's positions one part after
+    // the other) into f32 sums.
+    GemmProblem g;
+    int64_t kTiles = ceilDiv(conv2dOutputPositions(p), kChannelTile);
+    g.m = p.k;
+    g.n = p.r * p.s * p.c;
+    g.k = ceilDiv(kTiles, p.parts) * kChannelTile;
+    g.input = p.input;
+    g.output = p.parts > 1 ? DType::F32 : p.output;
+    if (p.parts > 1) {
+      g.batch = p.parts;
+      g.batchDim = "part";
+    }
+    g.a = Layout::ColMajor;
+    g.b = Layout::RowMajor;
+    g.rowDim = "k";
+    g.colDim = "rsc";
+    g.reductionDim = "npq";
+    return g;
+  }
   Conv2dProblem q = conv2dGatheredProblem(p);
   bool dgrad = p.pass == ConvPass::Dgrad;
   GemmProblem g;
@@ -127,8 +154,31 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
            std::to_string(p.dilationH) + "x" + std::to_string(p.dilationW) +
            ") does not fit the padded input (" + std::to_string(p.h) + "x" + std::to_string(p.w) +
            ", padding " + std::to_string(p.padH) + "x" + std::to_string(p.padW) + ")";
-  if (p.pass == ConvPass::Wgrad)
-    return "conv2d runs fprop and dgrad (wgrad is not built yet)";
+  if (p.pass == ConvPass::Wgrad) {
+    // Each of B's boxes is 64 channels of one tap; dy's rows are 16-byte
+    // vectors of K.
+    if (p.c % kChannelTile != 0)
+      return "conv2d's wgrad reads x in boxes of one tap's 64 channels: C a multiple of 64, got " +
+             std::to_string(p.c);
+    if (p.k % 8 != 0)
+      return "conv2d's wgrad reads dy's K channels as 16-byte pixels: K a multiple of 8, got " +
+             std::to_string(p.k);
+    if (!p.epilogue.empty())
+      return "conv2d's wgrad takes no epilogue";
+    if (c.cluster != 1)
+      return "conv2d's wgrad gathers x's boxes by im2col copies, which are not multicast: "
+             "cluster 1, got " +
+             std::to_string(c.cluster);
+    if (conv2dOutputPositions(p) > (int64_t(1) << 31) - 1)
+      return "conv2d's wgrad reduces over at most 2^31 - 1 output positions (TMA's rows), got " +
+             std::to_string(conv2dOutputPositions(p));
+    int64_t kTiles = ceilDiv(conv2dOutputPositions(p), kChannelTile);
+    if (p.parts < 1 || p.parts > kTiles || p.parts > 65535)
+      return "conv2d's wgrad takes 1 to " + std::to_string(std::min<int64_t>(kTiles, 65535)) +
+             " parts (its k-tiles, at most a grid's z), got " + std::to_string(p.parts);
+  } else if (p.parts != 1) {
+    return "only conv2d's wgrad reduces in parts";
+  }
   if (p.pass == ConvPass::Dgrad) {
     if (p.strideH != 1 || p.strideW != 1)
       return "conv2d's dgrad runs at stride 1, got " + std::to_string(p.strideH) + "x" +
@@ -162,8 +212,58 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
   return checkGemm(g, c);
 }
 
+/// wgrad: the parts for `blocks` blocks a part (at most the grid that
+/// fills `multiprocessors`, each part's blocks reducing 4 k-tiles or more).
+static int64_t wgradParts(int64_t blocks, int64_t splitK, int64_t kTiles, int64_t multiprocessors) {
+  return std::max<int64_t>(1, std::min(multiprocessors / blocks, kTiles / (4 * splitK)));
+}
+
+/// wgrad: few tiles (dw's K x R * S * C) over a long reduction (every
+/// output position): 128 x 128 tiles (64 rows or columns where K or R * S
+/// * C is 64 or less), the reduction split among a cluster's blocks (up to
+/// 8, within one wave of blocks, each reducing 4 k-tiles or more) and into
+/// parts (conv2dWgradParts) so that the grid's blocks fill the
+/// multiprocessors' most, ties to fewer parts (less workspace to add),
+/// then to fewer blocks of a cluster; no
+/// multicast (im2col copies are not); 8 stages where shared memory holds
+/// them.
+static GemmConfig chooseConv2dWgradConfig(const GemmProblem &g, int64_t numSMs) {
+  GemmConfig c;
+  c.wgmma = true;
+  c.blockM = g.m <= 64 ? 64 : 128;
+  c.blockN = g.n <= 64 ? 64 : 128;
+  c.warpsM = c.blockM / 16;
+  c.warpsN = 1;
+  c.blockK = kChannelTile;
+  int64_t tiles = ceilDiv(g.m, c.blockM) * ceilDiv(g.n, c.blockN), kTiles = g.k / c.blockK;
+  double best = 0;
+  int64_t bestParts = 0;
+  for (int64_t split = 1; split <= std::min<int64_t>(8, kTiles); ++split) {
+    // A split past the multiprocessors' wave, or of fewer than 4 k-tiles a
+    // block, only adds its blocks' sums.
+    if (split > 1 && (tiles * split > numSMs || kTiles < 4 * split))
+      break;
+    int64_t parts = wgradParts(tiles * split, split, kTiles, numSMs);
+    int64_t blocks = tiles * split * parts;
+    // Whole blocks over whole waves: the same fraction is the same grid.
+    double filled = double(blocks) / double(ceilDiv(blocks, numSMs) * numSMs);
+    if (filled > best + 1e-9 || (filled > best - 1e-9 && parts < bestParts)) {
+      best = filled;
+      bestParts = parts;
+      c.splitK = split;
+    }
+  }
+  int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * 2;
+  int64_t partials = c.splitK > 1 ? c.blockM * c.blockN * 4 : 0;
+  c.stages =
+      8 * stageBytes + partials + gemmStagingBytes(g, c) <= kHopperSharedBytesPerBlock ? 8 : 4;
+  return c;
+}
+
 GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
   GemmProblem g = conv2dGemmProblem(p);
+  if (p.pass == ConvPass::Wgrad)
+    return chooseConv2dWgradConfig(g, numSMs);
   GemmConfig c = chooseWgmmaGemmConfig(g, numSMs);
   if (c.swapAB) {
     // Few output positions (64 or fewer): one warpgroup of 64 rows, 64
@@ -219,6 +319,23 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
   return c;
 }
 
+int64_t conv2dWgradParts(const Conv2dProblem &p, const GemmConfig &c, int64_t multiprocessors) {
+  if (p.pass != ConvPass::Wgrad)
+    return 1;
+  GemmProblem g = conv2dGemmProblem(p);
+  int64_t blocks = ceilDiv(g.m, c.blockM) * ceilDiv(g.n, c.blockN) * c.splitK;
+  int64_t kTiles = ceilDiv(conv2dOutputPositions(p), kChannelTile);
+  return wgradParts(blocks, c.splitK, kTiles, multiprocessors);
+}
+
+int64_t conv2dWgradWorkspaceBytes(const Conv2dProblem &p) {
+  return p.parts > 1 ? p.parts * p.k * p.r * p.s * p.c * 4 : 0;
+}
+
+LaunchShape conv2dWgradReduceLaunchShape(const Conv2dProblem &p) {
+  return {ceilDiv(p.k * p.r * p.s * p.c, kConv2dReduceThreads), 1, kConv2dReduceThreads};
+}
+
 runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const GemmConfig &c) {
   Conv2dProblem p = conv2dGatheredProblem(problem);
   runtime::Im2colMapShape shape;
@@ -237,11 +354,19 @@ runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const 
   shape.upperW = int32_t(upperCorner(p.w, conv2dOutputWidth(p), p.strideW, p.padW));
   shape.strideH = uint32_t(p.strideH);
   shape.strideW = uint32_t(p.strideW);
-  shape.pixels = uint32_t(c.blockM);
+  // A copy is the tile's output positions (wgrad: a k-tile's).
+  shape.pixels = uint32_t(p.pass == ConvPass::Wgrad ? c.blockK : c.blockM);
   return shape;
 }
 
 runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &p, const GemmConfig &c) {
+  if (p.pass == ConvPass::Wgrad) {
+    // dy, the GEMM's M-major A: its rows are the output positions, not
+    // the reduction padded to whole k-tiles.
+    runtime::TensorMapShape shape = gemmTensorMapShape(conv2dGemmProblem(p), c, 'a');
+    shape.rows = uint64_t(conv2dOutputPositions(p));
+    return shape;
+  }
   // The implicit GEMM's B, except that w's rows hold R * S * C channels,
   // not the reduction padded to whole k-tiles.
   runtime::TensorMapShape shape = gemmTensorMapShape(conv2dGemmProblem(p), c, 'b');

@@ -83,9 +83,11 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
   enum { X, W, Y, C, Bias, Scale };
   GemmProblem gemm = conv2dGemmProblem(problem);
   LaunchPlan plan;
+  // wgrad reads x and dy and writes dw.
+  bool wgrad = problem.pass == ConvPass::Wgrad;
   plan.operands = {{"x", false},
-                   {"w", false},
-                   {"y", false},
+                   {wgrad ? "dy" : "w", false},
+                   {wgrad ? "dw" : "y", false},
                    {"C", !gemm.readsC},
                    {"bias", gemm.bias == Along::None},
                    {"scale", gemm.scale == Along::None}};
@@ -93,7 +95,10 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
                        std::vector<PlanParameter>(at.count)};
   kernel.parameters[at.x] = operand(X);
   kernel.parameters[at.w] = operand(W);
-  kernel.parameters[at.y] = operand(Y);
+  // wgrad in parts writes its sums into the workspace, which the reduce
+  // kernel adds into dw.
+  bool parts = wgrad && problem.parts > 1;
+  kernel.parameters[at.y] = parts ? workspace() : operand(Y);
   for (auto [position, index] :
        {std::pair{at.c, int(C)}, std::pair{at.bias, int(Bias)}, std::pair{at.scale, int(Scale)}})
     if (position >= 0)
@@ -103,6 +108,13 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
   kernel.parameters[at.xMap] = inputMap;
   kernel.parameters[at.wMap] = {Kind::TensorMap, W, conv2dWeightMapShape(problem, config)};
   plan.kernels.push_back(std::move(kernel));
+  if (parts) {
+    plan.workspaceBytes = conv2dWgradWorkspaceBytes(problem);
+    plan.kernels.push_back({name + "_wgrad_reduce",
+                            conv2dWgradReduceLaunchShape(problem),
+                            false,
+                            {workspace(), operand(Y)}});
+  }
   return plan;
 }
 

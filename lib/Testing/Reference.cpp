@@ -85,6 +85,29 @@ ReferenceSum conv2dReference(const kernels::Conv2dProblem &p, const std::vector<
   return total;
 }
 
+ReferenceSum conv2dWgradReference(const kernels::Conv2dProblem &p, const std::vector<float> &x,
+                                  const std::vector<float> &dy, size_t k, size_t r, size_t s,
+                                  size_t c) {
+  size_t outH = kernels::conv2dOutputHeight(p), outW = kernels::conv2dOutputWidth(p);
+  ReferenceSum total;
+  for (size_t image = 0; image < size_t(p.n); ++image)
+    for (size_t row = 0; row < outH; ++row) {
+      int64_t ih = int64_t(row) * p.strideH + int64_t(r) * p.dilationH - p.padH;
+      if (ih < 0 || ih >= p.h)
+        continue;
+      for (size_t col = 0; col < outW; ++col) {
+        int64_t iw = int64_t(col) * p.strideW + int64_t(s) * p.dilationW - p.padW;
+        if (iw < 0 || iw >= p.w)
+          continue;
+        double product = double(dy[((image * outH + row) * outW + col) * p.k + k]) *
+                         double(x[((image * p.h + size_t(ih)) * p.w + size_t(iw)) * p.c + c]);
+        total.sum += product;
+        total.magnitude += std::fabs(product);
+      }
+    }
+  return total;
+}
+
 double unitRoundoff(DType dtype) {
   switch (dtype) {
   case DType::F16:

@@ -88,7 +88,7 @@ class Conv2dProblem(ctypes.Structure):
         [("input_dtype", ctypes.c_int32), ("output_dtype", ctypes.c_int32),
          ("epilogue_steps", ctypes.c_int32), ("epilogue", ctypes.c_int32 * 8),
          ("bias_dtype", ctypes.c_int32), ("scale_dtype", ctypes.c_int32),
-         ("pass_", ctypes.c_int32)]
+         ("pass_", ctypes.c_int32), ("parts", ctypes.c_int64)]
 
 
 class Conv2dGw8Problem(ctypes.Structure):
@@ -135,6 +135,10 @@ _SIGNATURES = {
                                                _P(ctypes.c_void_p)]),
     "spio_conv2d_check": (_owned, [_P(Conv2dProblem), _P(GemmConfig)]),
     "spio_conv2d_choose_config": (GemmConfig, [_P(Conv2dProblem), ctypes.c_int64]),
+    "spio_conv2d_wgrad_parts": (ctypes.c_int64, [_P(Conv2dProblem), _P(GemmConfig),
+                                                 ctypes.c_int64]),
+    "spio_conv2d_workspace_bytes": (ctypes.c_int64, [_P(Conv2dProblem)]),
+    "spio_conv2d_wgrad_reduce_launch_shape": (LaunchShape, [_P(Conv2dProblem)]),
     "spio_conv2d_source": (_owned, [_P(Conv2dProblem), _P(GemmConfig)]),
     "spio_conv2d_launch_shape": (LaunchShape, [_P(Conv2dProblem), _P(GemmConfig)]),
     "spio_conv2d_launcher": (ctypes.c_void_p, [_P(Conv2dProblem), _P(GemmConfig),

@@ -7,11 +7,12 @@ implementations and autograd:
 - spio::conv2d_gw8 (fprop), spio::conv2d_gw8_dgrad, spio::conv2d_gw8_wgrad,
   spio::conv2d_gw8_wgrad_bias (dw and the bias gradient): grouped conv2d
   with groups of 8, 4, 2 or 1 (depthwise) channels on channels_last
-  tensors; the backward uses
-  dgrad and the deterministic wgrad (dw, and db with it, reduced in f32).
+  tensors; the backward uses dgrad and the deterministic wgrad (dw, and db
+  with it, reduced in f32).
 - spio::conv2d: dense conv2d (groups = 1), forward on the implicit GEMM
-  (Hopper); the backward's dx on Spio's dgrad kernel at stride 1, the rest
-  on cuDNN (aten.convolution_backward).
+  (Hopper); the backward's dx on Spio's dgrad kernel at stride 1, dw on
+  its wgrad kernel where C is a multiple of 64, the rest on cuDNN
+  (aten.convolution_backward).
 - spio::bmm (batched a @ b, transposed views read in place).
 - spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
   spio.matmul's too); dX and dW are GEMMs too, dW accumulated in f32 and
@@ -561,21 +562,52 @@ def _conv2d_dgrad(dy, x, weight, stride, padding, dilation):
     return dx
 
 
+def _conv2d_wgrad(dy, x, weight, stride, padding, dilation):
+    """dw (the weight's shape, channels_last storage) from x and dy on Spio's
+    wgrad kernel, or None where it does not take the layer (C not a
+    multiple of 64, K not of 8): the checks' verdict is kept with the
+    launcher."""
+    key = ("dense_wgrad", dy.shape, x.shape, weight.shape, dy.dtype, weight.dtype,
+           dy.get_device(), *stride, *padding, *dilation)
+    if key not in _launchers:
+        try:
+            n, c, h, w = x.shape
+            args = _kernels.Conv2dArguments(
+                n, h, w, c, weight.shape[0], weight.shape[2], weight.shape[3], stride, padding,
+                dilation, _DTYPES[dy.dtype], pass_="wgrad")
+            _launchers[key] = _launcher(args, dy.get_device())
+        except SpioError:
+            _launchers[key] = None
+    launcher = _launchers[key]
+    if launcher is None:
+        return None
+    dy = dy.contiguous(memory_format=torch.channels_last)
+    x = x.contiguous(memory_format=torch.channels_last)
+    dw = torch.empty(weight.shape, device=dy.device, dtype=weight.dtype,
+                     memory_format=torch.channels_last)
+    _run(launcher, _stream(dy), (x, dy, dw, None, None, None))
+    return dw
+
+
 def _dense_backward(ctx, dy):
-    """dx on Spio's dgrad kernel where it takes the layer (stride 1), else
-    on cuDNN; dw and dbias on cuDNN (aten.convolution_backward)."""
+    """dx on Spio's dgrad kernel where it takes the layer (stride 1) and dw
+    on its wgrad kernel where it takes the layer (C a multiple of 64), each
+    else on cuDNN; dbias on cuDNN (aten.convolution_backward)."""
     x, weight = ctx.saved_tensors
     needs = ctx.needs_input_grad
-    dx = None
+    dx = dw = None
     if needs[0] and dy.dtype == weight.dtype:
         dx = _conv2d_dgrad(dy, x, weight, ctx.stride, ctx.padding, ctx.dilation)
-    wants = [needs[0] and dx is None, needs[1], ctx.has_bias and needs[2]]
+    if needs[1] and dy.dtype == weight.dtype == x.dtype:
+        dw = _conv2d_wgrad(dy, x, weight, ctx.stride, ctx.padding, ctx.dilation)
+    wants = [needs[0] and dx is None, needs[1] and dw is None, ctx.has_bias and needs[2]]
     grads = (None, None, None)
     if any(wants):
         grads = torch.ops.aten.convolution_backward(
             dy, x, weight, [weight.shape[0]] if ctx.has_bias else None, ctx.stride,
             ctx.padding, ctx.dilation, False, [0, 0], 1, wants)
-    return dx if dx is not None else grads[0], grads[1], grads[2], None, None, None
+    return (dx if dx is not None else grads[0], dw if dw is not None else grads[1], grads[2],
+            None, None, None)
 
 
 torch.library.register_autograd("spio::conv2d", _dense_backward, setup_context=_dense_setup,
@@ -586,10 +618,10 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv2d on Spio's kernels, f16/bf16 on a CUDA
     device: dense layers (groups = 1; Hopper, any kernel size, stride,
     padding and dilation, input channels a multiple of 8) as an implicit
-    GEMM whose backward takes dx from Spio's dgrad at stride 1 and the rest
-    from cuDNN, and groups of 8, 4, 2 or 1 (depthwise) channels (C in = C
-    out a multiple of 8, dilation 1) on conv2d_gw8's kernels, forward and
-    backward.
+    GEMM whose backward takes dx from Spio's dgrad at stride 1, dw from its
+    wgrad where C is a multiple of 64, and the rest from cuDNN, and groups
+    of 8, 4, 2 or 1 (depthwise) channels (C in = C out a multiple of 8,
+    dilation 1) on conv2d_gw8's kernels, forward and backward.
     SpioError says why a layer is not taken. The output is channels_last."""
     stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
     dilation = _pair(dilation, "dilation")

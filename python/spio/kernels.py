@@ -144,6 +144,11 @@ class GemmArguments:
         return self.out_dtype or self.dtype
 
 
+# A dense conv2d's passes, in the C API's order (SPIO_FPROP, SPIO_DGRAD,
+# SPIO_WGRAD).
+CONV_PASSES = ("fprop", "dgrad", "wgrad")
+
+
 @dataclasses.dataclass(frozen=True)
 class Conv2dArguments:
     """Dense conv2d (groups = 1), forward: y (n, p, q, k) NHWC from x (n, h,
@@ -155,7 +160,11 @@ class Conv2dArguments:
     "relu", "gelu_tanh", "gelu_erf" and "silu". It runs on Hopper (sm_90a)
     as an implicit GEMM: TMA gathers each filter tap's channels of x.
     `pass_="dgrad"` (stride 1, no epilogue) computes dx (n, h, w, c) from
-    dy (n, p, q, k) and w instead, the sizes the forward's."""
+    dy (n, p, q, k) and w instead, the sizes the forward's; `pass_="wgrad"`
+    (C a multiple of 64, no epilogue) dw (k, r, s, c) from x and dy (its
+    output dtype dw's), its reduction over the output positions split
+    among a thread-block cluster's blocks (a fixed order: the same bits
+    every run)."""
     n: int
     h: int
     w: int
@@ -175,8 +184,9 @@ class Conv2dArguments:
 
     def __post_init__(self):
         _check_sizes(self, ("n", "h", "w", "c", "k", "r", "s"))
-        if self.pass_ not in ("fprop", "dgrad"):
-            raise SpioError(f"a dense conv2d pass is 'fprop' or 'dgrad', got {self.pass_!r}")
+        if self.pass_ not in CONV_PASSES:
+            raise SpioError(f"a dense conv2d pass is 'fprop', 'dgrad' or 'wgrad', got "
+                            f"{self.pass_!r}")
         for name in ("stride", "padding", "dilation"):
             pair = tuple(getattr(self, name))
             if len(pair) != 2 or not all(isinstance(v, int) and v >= 0 for v in pair):
@@ -708,7 +718,7 @@ class GemmFamily(KernelFamily):
 
 
 class Conv2dFamily(KernelFamily):
-    """Dense conv2d (groups = 1), forward and dgrad, as an implicit GEMM on
+    """Dense conv2d (groups = 1), fprop, dgrad and wgrad, as an implicit GEMM on
     the wgmma kernel (sm_90a): a config is (dtype, output dtype, tile,
     stages), the tile a wgmma GEMM tile (GemmFamily's, options included)
     whose rows are output positions and columns output channels."""
@@ -741,11 +751,15 @@ class Conv2dFamily(KernelFamily):
                                    (ctypes.c_int32 * 8)(*steps),
                                    _dtype_code(args.bias_dtype or args.output_dtype, scalars),
                                    _dtype_code(args.scale_dtype, scalars),
-                                   ("fprop", "dgrad").index(args.pass_))
+                                   CONV_PASSES.index(args.pass_))
 
     def _structs(self, args, config):
         _, _, tile, stages = config
-        return self._problem(args), _gemm_config(tile, stages)
+        problem, gemm = self._problem(args), _gemm_config(tile, stages)
+        # wgrad's reduction in as many parts as fill the device's SMs.
+        if args.pass_ == "wgrad":
+            problem.parts = _capi.lib.spio_conv2d_wgrad_parts(problem, gemm, _target_sizes()[0])
+        return problem, gemm
 
     def chosen(self, args, multiprocessors):
         """The instance spio-jit would choose for `args` on a GPU of
@@ -765,11 +779,20 @@ class Conv2dFamily(KernelFamily):
         return _capi.take_string(_capi.lib.spio_conv2d_source(*self._structs(args, config)))
 
     def launch_shapes(self, args, config):
-        return [_shape(_capi.lib.spio_conv2d_launch_shape(*self._structs(args, config)))]
+        problem, gemm = self._structs(args, config)
+        shapes = [_shape(_capi.lib.spio_conv2d_launch_shape(problem, gemm))]
+        if problem.parts > 1:
+            shapes.append(_shape(_capi.lib.spio_conv2d_wgrad_reduce_launch_shape(problem)))
+        return shapes
+
+    def workspace_size(self, args, config):
+        return _capi.lib.spio_conv2d_workspace_bytes(self._structs(args, config)[0])
 
     def operands(self, args, config):
         if args.pass_ == "dgrad":
             return ("dy", "w", "dx"), ()
+        if args.pass_ == "wgrad":
+            return ("x", "dy", "dw"), ()
         return ("x", "w", "y") + (("C",) if "residual" in args.epilogue else ()) + tuple(
             vector for vector in ("bias", "scale") if vector in args.epilogue), ()
 

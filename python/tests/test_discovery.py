@@ -374,9 +374,13 @@ def test_enumerators_out_of_range_are_refused_by_the_c_api():
         _capi.take_string(_capi.lib.spio_gemm_check(problem, config))
     conv = _capi.Conv2dProblem(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, pass_=5)
     assert _capi.take_string(_capi.lib.spio_conv2d_check(conv, config)) == "unknown pass 5"
+    # wgrad, on the wgmma kernel alone; its parts at most its k-tiles.
     conv.pass_ = 2
-    assert "conv2d runs fprop and dgrad" in \
-        _capi.take_string(_capi.lib.spio_conv2d_check(conv, config))
+    assert "runs on the wgmma kernel" in _capi.take_string(_capi.lib.spio_conv2d_check(conv, config))
+    wgmma = _capi.lib.spio_conv2d_choose_config(conv, 132)
+    assert _capi.take_string(_capi.lib.spio_conv2d_check(conv, wgmma)) is None
+    conv.parts = 9
+    assert "takes 1 to 1 parts" in _capi.take_string(_capi.lib.spio_conv2d_check(conv, wgmma))
 
 
 def test_cache_directory_follows_the_environment():
@@ -653,8 +657,27 @@ def test_dense_conv2d_dgrad_reads_the_weights_transposed():
     strided = spio.Conv2dArguments(8, 28, 28, 96, 128, stride=(2, 2), pass_="dgrad")
     support = kernel.supports(strided)
     assert not support and "dgrad runs at stride 1" in support.reason
-    expect_error(lambda: spio.Conv2dArguments(1, 8, 8, 64, 64, pass_="wgrad"),
-                 "a dense conv2d pass is 'fprop' or 'dgrad'")
+    expect_error(lambda: spio.Conv2dArguments(1, 8, 8, 64, 64, pass_="bprop"),
+                 "a dense conv2d pass is 'fprop', 'dgrad' or 'wgrad'")
+
+
+def test_dense_conv2d_wgrad_reduces_in_parts_through_the_workspace():
+    family = spio.Conv2dFamily()
+    wgrad = spio.Conv2dArguments(32, 56, 56, 64, 64, 1, 1, padding=(0, 0), pass_="wgrad")
+    config = family.chosen(wgrad, 132)
+    kernel = spio.Kernel(family, config)
+    assert kernel.supports(wgrad)
+    assert family.operands(wgrad, config) == (("x", "dy", "dw"), ())
+    # One 64 x 64 tile over 1568 k-tiles: parts of a cluster's blocks, their
+    # f32 sums in the workspace, added by a second kernel.
+    assert kernel.workspace_size(wgrad) > 0
+    compiled = kernel.compile(wgrad)
+    assert [name for name, _, _ in compiled.kernels] == ["conv2d", "conv2d_wgrad_reduce"]
+    # dy an M-major A, x's im2col boxes an N-major B: both transposed.
+    assert ", p, 1,  1, 1,  1;" in compiled.ptx
+    narrow = spio.Conv2dArguments(32, 56, 56, 40, 64, pass_="wgrad")
+    support = kernel.supports(narrow)
+    assert not support and "C a multiple of 64" in support.reason
 
 
 def test_dense_conv2d_says_why_not():

@@ -333,7 +333,8 @@ def dense_inputs(n, c, k, h, w, r, s, dtype=torch.bfloat16, seed=0):
     (40, 72, (13, 11), (3, 3), 2, 1, 1, torch.float16),
     (24, 48, (17, 9), (5, 3), (2, 1), (2, 3), 2, torch.bfloat16),
     (256, 128, (14, 14), (1, 1), 2, 0, 1, torch.bfloat16),
-    (16, 32, (20, 20), (7, 7), 2, 3, 1, torch.float16)])
+    (16, 32, (20, 20), (7, 7), 2, 3, 1, torch.float16),
+    (128, 40, (15, 19), (3, 5), (2, 1), (1, 2), (1, 2), torch.float16)])
 def test_dense_conv2d_forward_and_gradients(c, k, hw, rs, stride, padding, dilation, dtype):
     x, weight, bias = dense_inputs(2, c, k, *hw, *rs, dtype)
     x.requires_grad_(), weight.requires_grad_(), bias.requires_grad_()
@@ -343,17 +344,26 @@ def test_dense_conv2d_forward_and_gradients(c, k, hw, rs, stride, padding, dilat
     y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, padding, dilation)
     assert y.shape == y32.shape
     close(y, y32, y32.abs().max().item() * (4 if dtype == torch.bfloat16 else 1))
-    # dx on Spio's dgrad kernel at stride 1 (padding within the filter),
-    # else on cuDNN; dw and dbias on cuDNN, in the inputs' dtype.
+    # dx on Spio's dgrad kernel at stride 1 (padding within the filter), dw
+    # on its wgrad kernel where C is a multiple of 64, else on cuDNN; dbias
+    # on cuDNN, in the inputs' dtype.
     dy = torch.randn_like(y)
     y.backward(dy)
     y32.backward(dy.float())
     for t, t32 in ((x, x32), (weight, w32), (bias, b32)):
         scale = t32.grad.abs().max().item() * (4 if dtype == torch.bfloat16 else 1)
         close(t.grad, t32.grad, scale)
-    dgrad = [launcher for key, launcher in spio._torch_ops._launchers.items()
-             if key[0] == "dense_dgrad" and key[2] == x.shape and key[3] == weight.shape]
+    def launchers(kind):
+        return [launcher for key, launcher in spio._torch_ops._launchers.items()
+                if key[0] == kind and key[2] == x.shape and key[3] == weight.shape]
+    dgrad, wgrad = launchers("dense_dgrad"), launchers("dense_wgrad")
     assert len(dgrad) == 1 and (dgrad[0] is not None) == (stride == 1)
+    assert len(wgrad) == 1 and (wgrad[0] is not None) == (c % 64 == 0)
+    # dw has the same bits every run.
+    first = weight.grad.clone()
+    weight.grad = None
+    spio.conv2d(x, weight, bias, stride, padding, dilation).backward(dy, inputs=[weight])
+    assert torch.equal(weight.grad, first)
 
 
 @hopper

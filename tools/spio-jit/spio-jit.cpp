@@ -209,6 +209,10 @@ static cl::opt<int64_t> convK("out-channels", cl::cat(denseConvOptions),
                               cl::desc("Output channels K (0: C)"), cl::init(0));
 static cl::opt<int64_t> convDilation("dilation", cl::cat(denseConvOptions),
                                      cl::desc("Dilation of both sides"), cl::init(1));
+static cl::opt<int64_t> convParts("parts", cl::cat(denseConvOptions),
+                                  cl::desc("conv2d wgrad: the reduction's parts, added by a "
+                                           "reduce kernel (0: choose)"),
+                                  cl::init(0));
 static cl::opt<std::string> convPass("pass", cl::cat(convOptions),
                                      cl::desc("fprop, dgrad or wgrad (conv2d: fprop or dgrad)"),
                                      cl::init("fprop"));
@@ -870,6 +874,9 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
 /// Runs the compiled conv2d kernel `name` of `workload` (below).
 int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
                     const std::string &name, const mlir::spio::Conv2dWorkload &workload);
+/// conv2d's wgrad through `launcher` on fresh random x and dy: --check
+/// against a float64 reference, --bench.
+int runConv2dWgrad(Cuda &gpu, Launcher &launcher, const Conv2dProblem &problem);
 
 int runFile() {
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
@@ -1046,8 +1053,10 @@ int runConv2d() {
   Conv2dProblem problem;
   if (convPass == "dgrad")
     problem.pass = ConvPass::Dgrad;
+  else if (convPass == "wgrad")
+    problem.pass = ConvPass::Wgrad;
   else if (convPass != "fprop")
-    fail("unknown conv2d pass '" + convPass + "'; expected fprop or dgrad");
+    fail("unknown conv2d pass '" + convPass + "'; expected fprop, dgrad or wgrad");
   problem.n = convN;
   problem.h = convH;
   problem.w = convW;
@@ -1071,6 +1080,10 @@ int runConv2d() {
   int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : kDefaultMultiprocessors;
   GemmConfig config = chooseConv2dConfig(problem, multiprocessors);
   applyTileOptions(config);
+  if (convParts && problem.pass != ConvPass::Wgrad)
+    fail("--parts applies to conv2d's wgrad only");
+  problem.parts =
+      convParts ? int64_t(convParts) : conv2dWgradParts(problem, config, multiprocessors);
   if (std::string err = checkConv2d(problem, config); !err.empty())
     fail(err);
   std::optional<CompiledWorkload> built =
@@ -1081,7 +1094,7 @@ int runConv2d() {
   text() << llvm::format(
       "conv2d %s N=%lld H=%lld W=%lld C=%lld K=%lld R=%lld S=%lld stride %lld pad %lldx%lld "
       "dilation %lld -> P=%lld Q=%lld %s->%s, wgmma tile %lldx%lldx%lld warps %lldx%lld "
-      "stages %lld%s%s: %s in %.2f ms (%zu bytes PTX)\n",
+      "stages %lld%s%s%s: %s in %.2f ms (%zu bytes PTX)\n",
       convPass.c_str(), (long long)problem.n, (long long)problem.h, (long long)problem.w,
       (long long)problem.c, (long long)problem.k, (long long)problem.r, (long long)problem.s,
       (long long)problem.strideH, (long long)problem.padH, (long long)problem.padW,
@@ -1090,6 +1103,7 @@ int runConv2d() {
       (long long)config.blockK, (long long)config.warpsM, (long long)config.warpsN,
       (long long)config.stages, config.pingpong ? " ping-pong" : "",
       config.splitK > 1 ? (" split-K " + std::to_string(config.splitK)).c_str() : "",
+      problem.parts > 1 ? (" in " + std::to_string(problem.parts) + " parts").c_str() : "",
       mlir::spio::describe(built->outcome), built->ms, built->module.ptx.size());
   report()["workload"] = "conv2d";
   report()["problem"] = llvm::json::Object{{"pass", convPass},
@@ -1133,6 +1147,8 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   size_t n = problem.n, h = problem.h, w = problem.w, c = problem.c, k = problem.k;
   size_t r = problem.r, sz = problem.s, p = outH, q = outW;
+  if (problem.pass == ConvPass::Wgrad)
+    return runConv2dWgrad(gpu, launcher, problem);
   bool dgrad = problem.pass == ConvPass::Dgrad;
   // The kernel reads x (dgrad: dy) and writes y (dgrad: dx).
   size_t inputs = dgrad ? n * p * q * k : n * h * w * c;
@@ -1205,6 +1221,57 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
 
   if (bench > 0)
     reportBench(gpu, launch, 2.0 * double(n * rows * cols) * double(channels * depth));
+  return 0;
+}
+
+int runConv2dWgrad(Cuda &gpu, Launcher &launcher, const Conv2dProblem &problem) {
+  size_t positions = conv2dOutputPositions(problem);
+  size_t k = problem.k, r = problem.r, s = problem.s, c = problem.c;
+  HostMatrix x(problem.input, problem.n * problem.h * problem.w * c),
+      dy(problem.input, positions * k);
+  x.fillUniform(seed, 0);
+  dy.fillUniform(seed, 1);
+  auto upload = [&](const HostMatrix &host, const char *what) {
+    DeviceBuffer buffer = orFail(gpu.allocate(host.bytes.size()), what);
+    orFail(buffer.upload(host.bytes.data(), host.bytes.size()), what);
+    return buffer;
+  };
+  DeviceBuffer dX = upload(x, "uploading x"), dDy = upload(dy, "uploading dy");
+  size_t weights = k * r * s * c;
+  DeviceBuffer dDw = orFail(gpu.allocate(weights * dtypeBytes(problem.output)), "allocating dw");
+  DeviceBuffer workspace;
+  if (int64_t bytes = launcher.plan().workspaceBytes)
+    workspace = orFail(gpu.allocate(bytes), "allocating the parts' sums");
+  LaunchBindings bindings{
+      {dX.pointer(), dDy.pointer(), dDw.pointer(), 0, 0, 0}, workspace.pointer(), {}};
+  auto launch = [&]() { return launcher.run(bindings); };
+  if (check) {
+    HostMatrix dw(problem.output, weights);
+    runPoisoned(gpu, dDw, launch, dw.bytes);
+    // Every weight of small problems; else as many sampled weights as a
+    // few billion products take, the first and last among them.
+    std::vector<size_t> elements;
+    if (weights * positions <= (size_t(1) << 31)) {
+      for (size_t e = 0; e < weights; ++e)
+        elements.push_back(e);
+    } else {
+      std::mt19937_64 rng(seed);
+      elements = {0, weights - 1};
+      size_t samples = std::max<size_t>(62, (size_t(1) << 31) / positions);
+      for (size_t i = 0; i < samples; ++i)
+        elements.push_back(rng() % weights);
+    }
+    ReferenceCheck reference(problem.output, double(positions));
+    for (size_t e : elements) {
+      size_t ch = e % c, fs = e / c % s, fr = e / c / s % r, o = e / c / s / r;
+      auto [sum, magnitude] = conv2dWgradReference(problem, x.values, dy.values, o, fr, fs, ch);
+      reference.add(dw.read(e), sum, magnitude,
+                    [&] { return llvm::formatv("dw[{0}, {1}, {2}, {3}]", o, fr, fs, ch).str(); });
+    }
+    finishCheck(reference, "weights", "sum|x*dy|", gpu, dDw, launch, dw.bytes);
+  }
+  if (bench > 0)
+    reportBench(gpu, launch, 2.0 * double(positions) * double(weights));
   return 0;
 }
 
@@ -1737,13 +1804,14 @@ int main(int argc, char **argv) {
     std::string mode = "a kernel file";
     rejectOptions(mode, gemmOnly);
     rejectOptions(mode, convOnly);
-    rejectOptions(mode, {&convK, &convDilation});
+    rejectOptions(mode, {&convK, &convDilation, &convParts});
     rejectOptions(mode, {&workload, &dtype, &outDtype, &warpsM, &warpsN, &emitSpio});
   } else if (workload == "conv2d-gw8") {
     rejectOptions("--workload conv2d-gw8", gemmOnly);
+    rejectOptions("--workload conv2d-gw8", {&convParts});
   } else if (workload == "gemm") {
     rejectOptions("--workload gemm", convOnly);
-    rejectOptions("--workload gemm", {&convK, &convDilation});
+    rejectOptions("--workload gemm", {&convK, &convDilation, &convParts});
   } else if (workload == "conv2d") {
     rejectOptions("--workload conv2d", {&sizeM,
                                         &sizeN,

@@ -170,9 +170,82 @@ TEST(Conv2dTest, DgradIsTheForwardReadBackward) {
   Conv2dProblem odd = p;
   odd.k = 60;
   EXPECT_NE(checkConv2d(odd, c).find("K a multiple of 8"), std::string::npos);
-  Conv2dProblem wgrad = p;
-  wgrad.pass = ConvPass::Wgrad;
-  EXPECT_NE(checkConv2d(wgrad, c).find("fprop and dgrad"), std::string::npos);
+}
+
+TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
+  Conv2dProblem p = resnetLayer();
+  p.pass = ConvPass::Wgrad;
+  p.k = 72;
+  p.strideH = p.strideW = 2;
+  GemmProblem g = conv2dGemmProblem(p);
+  EXPECT_EQ(conv2dOutputPositions(p), 32 * 28 * 28);
+  EXPECT_EQ(g.m, 72);
+  EXPECT_EQ(g.n, 9 * 64);
+  EXPECT_EQ(g.k, 32 * 28 * 28);
+  EXPECT_EQ(g.a, Layout::ColMajor);
+  EXPECT_EQ(g.b, Layout::RowMajor);
+  // 5 tiles of 128 x 128 over 392 k-tiles: 130 blocks of 132 as 26 parts
+  // of one block or 13 of 2 in a cluster, which takes fewer parts; their
+  // f32 sums go through the workspace to a reduce kernel.
+  GemmConfig c = chooseConv2dConfig(p, 132);
+  EXPECT_EQ(c.blockM, 128);
+  EXPECT_EQ(c.blockN, 128);
+  EXPECT_EQ(c.splitK, 2);
+  EXPECT_EQ(c.cluster, 1);
+  EXPECT_EQ(conv2dWgradParts(p, c, 132), 13);
+  p.parts = 13;
+  EXPECT_EQ(checkConv2d(p, c), "");
+  GemmProblem parts = conv2dGemmProblem(p);
+  EXPECT_EQ(parts.batch, 13);
+  EXPECT_EQ(parts.k, 31 * 64);
+  EXPECT_EQ(parts.output, DType::F32);
+  LaunchShape shape = conv2dLaunchShape(p, c);
+  EXPECT_EQ(shape.gridX, 5 * 2);
+  EXPECT_EQ(shape.gridZ, 13);
+  EXPECT_EQ(conv2dWgradWorkspaceBytes(p), 13 * 72 * 576 * 4);
+  EXPECT_EQ(conv2dWgradReduceLaunchShape(p).gridX, (72 * 576 + 255) / 256);
+  // Many tiles take no parts.
+  Conv2dProblem wide = p;
+  wide.c = 512;
+  wide.k = 2048;
+  wide.parts = 1;
+  GemmConfig wideConfig = chooseConv2dConfig(wide, 132);
+  EXPECT_EQ(wideConfig.blockM, 128);
+  EXPECT_EQ(wideConfig.blockN, 128);
+  EXPECT_EQ(conv2dWgradParts(wide, wideConfig, 132), 1);
+  // The maps: x's im2col boxes of a k-tile's positions, dy's rows the
+  // output positions themselves (not padded to k-tiles).
+  EXPECT_EQ(conv2dInputMapShape(p, c).pixels, 64u);
+  spio::runtime::TensorMapShape dy = conv2dWeightMapShape(p, c);
+  EXPECT_EQ(dy.rows, uint64_t(32 * 28 * 28));
+  EXPECT_EQ(dy.cols, 72u);
+  EXPECT_EQ(dy.boxRows, 64u);
+  EXPECT_EQ(dy.boxCols, 64u);
+  LaunchPlan plan = conv2dLaunchPlan(p, c);
+  EXPECT_EQ(plan.operands[1].name, "dy");
+  EXPECT_EQ(plan.operands[2].name, "dw");
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[0].parameters[conv2dParameters(p).y].kind, PlanParameter::Kind::Workspace);
+  EXPECT_EQ(plan.kernels[1].name, "conv2d_wgrad_reduce");
+  EXPECT_EQ(plan.workspaceBytes, conv2dWgradWorkspaceBytes(p));
+  Conv2dProblem tooMany = p;
+  tooMany.parts = 400;
+  EXPECT_NE(checkConv2d(tooMany, c).find("1 to 392 parts"), std::string::npos);
+  // C not a multiple of 64, K not of 8, an epilogue and a cluster are
+  // refused.
+  Conv2dProblem narrow = p;
+  narrow.c = 40;
+  EXPECT_NE(checkConv2d(narrow, c).find("C a multiple of 64"), std::string::npos);
+  Conv2dProblem odd = p;
+  odd.k = 60;
+  EXPECT_NE(checkConv2d(odd, c).find("K a multiple of 8"), std::string::npos);
+  Conv2dProblem fused = p;
+  fused.epilogue = {EpilogueStep::Relu};
+  EXPECT_NE(checkConv2d(fused, c).find("no epilogue"), std::string::npos);
+  GemmConfig clustered = wideConfig;
+  clustered.persistent = 132;
+  clustered.cluster = 2;
+  EXPECT_NE(checkConv2d(wide, clustered).find("not multicast"), std::string::npos);
 }
 
 TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {

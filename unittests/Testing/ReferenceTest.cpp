@@ -13,6 +13,7 @@ using spio::kernels::DType;
 using spio::kernels::F32Precision;
 using spio::kernels::GemmProblem;
 using spio::testing::conv2dReference;
+using spio::testing::conv2dWgradReference;
 using spio::testing::gemmProductError;
 using spio::testing::HostMatrix;
 using spio::testing::ReferenceCheck;
@@ -20,9 +21,10 @@ using spio::testing::unitRoundoff;
 
 namespace {
 
-/// dgrad's reference is the adjoint of fprop's: <conv(x, w), dy> equals
-/// <x, dgrad(dy, w)> for any x and dy, stride, padding and dilation.
-TEST(Conv2dReferenceTest, DgradIsTheAdjointOfFprop) {
+/// dgrad's and wgrad's references are the adjoints of fprop's: <conv(x, w),
+/// dy> equals <x, dgrad(dy, w)> and <wgrad(x, dy), w> for any x, w and dy,
+/// stride, padding and dilation.
+TEST(Conv2dReferenceTest, DgradAndWgradAreTheAdjointsOfFprop) {
   for (auto [stride, pad, dilation] :
        {std::tuple{1, 1, 1}, std::tuple{2, 1, 1}, std::tuple{1, 2, 2}, std::tuple{2, 0, 1}}) {
     Conv2dProblem p;
@@ -58,7 +60,16 @@ TEST(Conv2dReferenceTest, DgradIsTheAdjointOfFprop) {
             backward += conv2dReference(d, dy.values, w.values, i, row, col, ch).sum *
                         x.values[((i * p.h + row) * p.w + col) * p.c + ch];
     }
+    double weights = 0;
+    for (size_t o = 0; o < size_t(p.k); ++o)
+      for (size_t fr = 0; fr < size_t(p.r); ++fr)
+        for (size_t fs = 0; fs < size_t(p.s); ++fs)
+          for (size_t ch = 0; ch < size_t(p.c); ++ch)
+            weights += conv2dWgradReference(p, x.values, dy.values, o, fr, fs, ch).sum *
+                       w.values[((o * p.r + fr) * p.s + fs) * p.c + ch];
     EXPECT_NEAR(forward, backward, 1e-9 * std::fabs(forward) + 1e-12)
+        << "stride " << stride << " pad " << pad << " dilation " << dilation;
+    EXPECT_NEAR(forward, weights, 1e-9 * std::fabs(forward) + 1e-12)
         << "stride " << stride << " pad " << pad << " dilation " << dilation;
     EXPECT_NE(forward, 0.0);
   }

@@ -16,6 +16,13 @@
 // matrix and B = w read as K rows of R * S * C, N-major (wgmma's
 // transposed operand).
 //
+// wgrad computes dw[k, r, s, c] = sum_{n, p, q} dy[n, p, q, k] * x[n, p *
+// strideH - padH + r * dilationH, q * strideW - padW + s * dilationW, c],
+// D = dw as a K x (R * S * C) matrix, A = dy read M-major (positions x K),
+// B x's im2col matrix read N-major (positions x a tap's channels, gathered
+// by TMA), the reduction every output position, split among a cluster's
+// blocks that add their sums in rank order.
+//
 // No LLVM dependency: problems, configs, checks and launch shapes only.
 //
 //===----------------------------------------------------------------------===//
@@ -36,7 +43,7 @@ namespace spio::kernels {
 /// The forward problem's sizes (x [n, h, w, c], w [k, r, s, c]) whichever
 /// pass computes it.
 struct Conv2dProblem {
-  /// Fprop or Dgrad.
+  /// Fprop, Dgrad or Wgrad.
   ConvPass pass = ConvPass::Fprop;
   int64_t n = 1, h = 56, w = 56, c = 64, k = 64;
   int64_t r = 3, s = 3;
@@ -49,17 +56,26 @@ struct Conv2dProblem {
   /// y's shape of C), activations.
   std::vector<EpilogueStep> epilogue;
   DType biasType = DType::F32, scaleType = DType::F32;
+  /// wgrad: the reduction's parts, one a grid entry along z; with more
+  /// than one, each writes its f32 sums into a workspace and a reduce
+  /// kernel adds the parts in order into dw (conv2dWgradParts chooses).
+  int64_t parts = 1;
 };
 
-/// Output rows P and columns Q (0 or less where the filter does not fit).
+/// Output rows P and columns Q (0 or less where the filter does not fit),
+/// and the N * P * Q output positions.
 int64_t conv2dOutputHeight(const Conv2dProblem &problem);
 int64_t conv2dOutputWidth(const Conv2dProblem &problem);
+int64_t conv2dOutputPositions(const Conv2dProblem &problem);
 
 /// The implicit GEMM: M = N * P * Q output positions (rows `npq`), N = K
 /// output channels (columns `k`), and a reduction (`rsc`) of R * S taps of
 /// C channels padded to the k-tile's 64, so that k-tile t is tap t / T's
 /// channels 64 * (t % T) on, T = ceil(C / 64). dgrad: M = N * H * W (`nhw`),
-/// N = C (`c`), the reduction (`rsk`) R * S taps of K channels.
+/// N = C (`c`), the reduction (`rsk`) R * S taps of K channels. wgrad: M =
+/// K (`k`), N = R * S * C (`rsc`), the reduction (`npq`) the output
+/// positions padded to whole k-tiles; A = dy M-major, B = x's im2col
+/// matrix N-major.
 GemmProblem conv2dGemmProblem(const Conv2dProblem &problem);
 /// The convolution whose im2col matrix is A: the problem for fprop; for
 /// dgrad the one over dy (P x Q images of K channels, K outputs C, stride
@@ -75,6 +91,18 @@ std::string checkConv2d(const Conv2dProblem &problem, const GemmConfig &config);
 /// 128-row tiles (the im2col copy fills A's tile rows, never B's).
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, int64_t numSMs);
 
+/// wgrad: the parts its reduction takes for `config`'s grid to fill
+/// `multiprocessors`: as many as they hold of the tiles' blocks (split
+/// among a cluster's), each part's blocks then reducing at least 4
+/// k-tiles; 1 where the blocks are more than the multiprocessors.
+int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &config,
+                         int64_t multiprocessors);
+/// wgrad in parts: the workspace of their f32 sums, [part, k, r, s, c],
+/// and the reduce kernel's launch.
+int64_t conv2dWgradWorkspaceBytes(const Conv2dProblem &problem);
+LaunchShape conv2dWgradReduceLaunchShape(const Conv2dProblem &problem);
+/// The reduce kernel's threads a block.
+constexpr int64_t kConv2dReduceThreads = 256;
 /// x's (dgrad: dy's) im2col tensor map: a copy is a tile's output
 /// positions by one tap's 64 channels.
 runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const GemmConfig &config);

@@ -59,6 +59,13 @@ ReferenceSum conv2dReference(const kernels::Conv2dProblem &problem, const std::v
                              const std::vector<float> &weights, size_t image, size_t row,
                              size_t col, size_t channel);
 
+/// One weight gradient of a dense conv2d (`problem`'s sizes the forward's):
+/// dw[k, r, s, c] from x (NHWC) and dy (N, P, Q, K), a sum over every
+/// output position.
+ReferenceSum conv2dWgradReference(const kernels::Conv2dProblem &problem,
+                                  const std::vector<float> &x, const std::vector<float> &dy,
+                                  size_t k, size_t r, size_t s, size_t c);
+
 /// Compares a kernel's outputs with float64 references. An output passes
 /// within its dtype's rounding of the reference plus the f32 error of a
 /// chain of `chain` additions of terms whose absolute values sum to the

@@ -125,7 +125,8 @@ GemmProblem mlir::spio::gemmProblem(GemmOp op) {
 // The dialect's epilogue steps and the kernel library's are one list, whose
 // activation steps are the activations in order.
 static_assert(int(ConvPass::Fprop) == int(kernels::ConvPass::Fprop) &&
-              int(ConvPass::Dgrad) == int(kernels::ConvPass::Dgrad));
+              int(ConvPass::Dgrad) == int(kernels::ConvPass::Dgrad) &&
+              int(ConvPass::Wgrad) == int(kernels::ConvPass::Wgrad));
 static_assert(int(EpilogueStep::Scale) == int(kernels::EpilogueStep::Scale) &&
               int(EpilogueStep::Silu) == int(kernels::EpilogueStep::Silu));
 constexpr int kFirstActivationStep = int(kernels::EpilogueStep::Relu);
@@ -304,7 +305,8 @@ struct GemmValues {
   Operation *op;
   Value a, b, c, d, alpha, beta, bias, scale, groups, aMap, bMap;
   /// An implicit-GEMM convolution: A's tiles are gathered from x through
-  /// the im2col map `aMap`, a k-tile a filter tap's channels.
+  /// the im2col map `aMap`, a k-tile a filter tap's channels (wgrad: B's
+  /// boxes through `bMap`, a k-tile 64 output positions).
   const kernels::Conv2dProblem *conv = nullptr;
 };
 
@@ -358,6 +360,11 @@ private:
   /// where the tap's weights are.
   ConvWeights convLoadInput(const GemmValues &op, Coord bi, Value kIndex, Tensor tiles, Coord stage,
                             Barriers full, Value slot);
+  /// wgrad's k-tile `kIndex` (64 output positions) of B's box of 64
+  /// columns from `column` (one tap's channels): starts its im2col copy of
+  /// x into `tiles` at `stage` (and `part`, the box's place in the stage).
+  void convLoadGatheredB(const GemmValues &op, Value column, Value kIndex, Tensor tiles,
+                         Coord stage, Coord part, Barriers full, Value slot);
   /// A grouped GEMM's persistent walk: the groups' tiles one group after
   /// the other (in bands of `raster` tile rows), read off the row ends; this block's are those
   /// `start`, `start + step`, ... `body` takes the tile's absolute first row
@@ -503,6 +510,34 @@ GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Va
   // w's row holds tap after tap of C channels.
   Value weights = b.addi(b.muli(tap, b.index(conv.c)), channel);
   return {b.fromIndex(b.divui(weights, b.index(8)), b.coordType(p.reductionDim, 8)), Coord()};
+}
+
+void GemmTile::convLoadGatheredB(const GemmValues &op, Value column, Value kIndex, Tensor tiles,
+                                 Coord stage, Coord part, Barriers full, Value slot) {
+  const kernels::Conv2dProblem &conv = *op.conv;
+  int64_t outH = kernels::conv2dOutputHeight(conv), outW = kernels::conv2dOutputWidth(conv);
+  // Column n of dw's R * S * C is tap n / C's channel n % C.
+  Value tap = b.divui(column, b.index(conv.c));
+  Value channel = b.remui(column, b.index(conv.c));
+  Value r = b.divui(tap, b.index(conv.s)), s = b.remui(tap, b.index(conv.s));
+  // The k-tile's first output position (n, p, q) (a part's k-tiles follow
+  // the parts' before it) and the input position its first tap reads
+  // (negative in the padding); positions past the last image read zeros.
+  if (batch)
+    kIndex = b.addi(b.muli(b.toIndex(batch), b.index(p.k / c.blockK)), kIndex);
+  Value first = b.muli(kIndex, b.index(c.blockK));
+  Value image = b.divui(first, b.index(outH * outW));
+  Value inImage = b.remui(first, b.index(outH * outW));
+  Value row =
+      b.subi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)), b.index(conv.padH));
+  Value col =
+      b.subi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)), b.index(conv.padW));
+  SmallVector<Coord> at{stage};
+  if (part)
+    at.push_back(part);
+  b.tmaLoadIm2col(cast<Im2colMap>(op.bMap), image, row, col, channel,
+                  b.muli(r, b.index(conv.dilationH)), b.muli(s, b.index(conv.dilationW)), tiles, at,
+                  full, slot);
 }
 
 /// Tile `linear` of a grid of `tilesM` x `tilesN` tiles, row by row, as its
@@ -836,10 +871,16 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
   StringRef rowDim = c.swapAB ? p.colDim : p.rowDim;
   StringRef colDim = c.swapAB ? p.rowDim : p.colDim;
   int64_t stages = c.stages, consumers = c.warpsM / 4, splitK = c.splitK;
-  // A's tiles come by a tiled or, for a convolution, an im2col copy.
-  auto mapB = cast<TensorMap>(op.bMap);
-  SpioTensorType boxA = op.conv ? cast<Im2colMapType>(op.aMap.getType()).getBox()
-                                : cast<TensorMapType>(op.aMap.getType()).getBox();
+  // The operands' tiles come by tiled copies or, for a convolution, one by
+  // im2col copies: fprop's and dgrad's A, wgrad's B.
+  bool gathersB = op.conv && op.conv->pass == kernels::ConvPass::Wgrad;
+  bool gathersA = op.conv && !gathersB;
+  auto boxOf = [](Value map) {
+    if (auto im2col = dyn_cast<Im2colMapType>(map.getType()))
+      return im2col.getBox();
+    return cast<TensorMapType>(map.getType()).getBox();
+  };
+  SpioTensorType boxA = boxOf(op.aMap), boxB = boxOf(op.bMap);
   // With a cluster of C blocks (consecutive tiles along M), each block
   // loads 1 / C of the B tile the blocks share and multicasts it to all;
   // blocks splitting K form a cluster too, to add their sums.
@@ -871,7 +912,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
                                        box.getSwizzle()));
   };
   Tensor tilesA = ring(boxA, a.rowDim, boxesA, foldA);
-  Tensor tilesB = ring(mapB.getType().getBox(), bOp.rowDim, boxesB, foldB);
+  Tensor tilesB = ring(boxB, bOp.rowDim, boxesB, foldB);
   // Blocks splitting K leave their partial sums here for the cluster to
   // add: each compute thread's accumulator, fragment by fragment, the
   // threads' 16-byte values side by side.
@@ -947,7 +988,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
   }
   Value stageCount = b.index(stages);
   int64_t stageBytes =
-      boxesA * boxA.getCosize() * boxA.getElementBytes() + boxesB * mapB.getType().getBoxBytes();
+      (boxesA * boxA.getCosize() + boxesB * boxB.getCosize()) * boxA.getElementBytes();
   Value warpgroup = b.divui(thread, b.index(128));
   // Two compute warpgroups with accumulators of 128 columns or more would
   // be held to the register file's share of each thread (168 of 384): the
@@ -1016,10 +1057,9 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
         struct Box {
           Coord rows, part;
         };
-        auto boxesOf = [&](const Operand &o, Tensor tiles, TensorMap map, Value tile,
+        auto boxesOf = [&](const Operand &o, Tensor tiles, SpioTensorType box, Value tile,
                            int64_t tileRows, int64_t fold, Value firstBox, int64_t count) {
-          bool parts =
-              tiles.getType().getDims().size() > map.getType().getBox().getDims().size() + 1;
+          bool parts = tiles.getType().getDims().size() > box.getDims().size() + 1;
           Value first = tileRows == fold ? tile : b.muli(tile, b.index(tileRows / fold));
           SmallVector<Box> boxes;
           for (int64_t i = 0; i < count; ++i) {
@@ -1031,11 +1071,10 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           return boxes;
         };
         SmallVector<Box> ownA{{bi, Coord()}};
-        if (!op.conv && boxesA > 1)
-          ownA = boxesOf(a, tilesA, cast<TensorMap>(op.aMap), b.toIndex(bi), c.blockM, foldA,
-                         b.index(0), boxesA);
+        if (!gathersA && boxesA > 1)
+          ownA = boxesOf(a, tilesA, boxA, b.toIndex(bi), c.blockM, foldA, b.index(0), boxesA);
         SmallVector<Box> ownB =
-            boxesOf(bOp, tilesB, mapB, col, c.blockN, foldB,
+            boxesOf(bOp, tilesB, boxB, col, c.blockN, foldB,
                     boxesOfBlock == 1 ? bRank : b.muli(bRank, b.index(boxesOfBlock)), boxesOfBlock);
         // The boxes' k-tile at `kTile` into the stage (multicast to the
         // cluster's blocks), shifted along the operand's rows by `shift`
@@ -1068,14 +1107,21 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           Coord kTile = b.fromIndex(kIndex, b.coordType(K, c.blockK));
           Coord stage = b.fromIndex(slot, b.coordType(kStage));
           Coord shift;
-          if (op.conv) {
+          if (gathersA) {
             ConvWeights weights = convLoadInput(op, bi, kIndex, tilesA, stage, full, slot);
             kTile = weights.k;
             shift = weights.shift;
           } else {
             loadBoxes(cast<TensorMap>(op.aMap), a, tilesA, ownA, kTile, stage, slot, 1);
           }
-          loadBoxes(mapB, bOp, tilesB, ownB, kTile, stage, slot, cluster, shift);
+          if (gathersB) {
+            for (const Box &box : ownB)
+              convLoadGatheredB(op, b.muli(b.toIndex(box.rows), b.index(foldB)), kIndex, tilesB,
+                                stage, box.part, full, slot);
+          } else {
+            loadBoxes(cast<TensorMap>(op.bMap), bOp, tilesB, ownB, kTile, stage, slot, cluster,
+                      shift);
+          }
           return SmallVector<Value>{};
         });
       });
@@ -1467,11 +1513,24 @@ namespace {
 
 /// The problem's operand types: x [n, h, w, c/8], w [k, r, s, c/8] (16-byte
 /// vectors), y [n, p, q, k]; 'b' the bias, 's' the scale ([k]). dgrad's x
-/// is dy [n, p, q, k/8] and its y dx [n, h, w, c].
+/// is dy [n, p, q, k/8] and its y dx [n, h, w, c]; wgrad's w is dy and its
+/// y dw [k, r, s, c].
 SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem &p, char operand) {
   Type input = typeOf(b.getContext(), p.input);
   bool dgrad = p.pass == kernels::ConvPass::Dgrad;
   int64_t outH = kernels::conv2dOutputHeight(p), outW = kernels::conv2dOutputWidth(p);
+  if (p.pass == kernels::ConvPass::Wgrad && operand == 'w')
+    return b.tensorType({{"n", 1, p.n}, {"p", 1, outH}, {"q", 1, outW}, {"k", 8, p.k / 8}},
+                        b.vector8(input), MemorySpace::Global);
+  if (p.pass == kernels::ConvPass::Wgrad && operand == 'y') {
+    // In parts: their f32 sums, a dw a part.
+    SmallVector<Extent> extents{{"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 1, p.c}};
+    if (p.parts > 1)
+      extents.insert(extents.begin(), {"part", 1, p.parts});
+    return b.tensorType(
+        extents, p.parts > 1 ? Float32Type::get(b.getContext()) : typeOf(b.getContext(), p.output),
+        MemorySpace::Global);
+  }
   switch (operand) {
   case 'x':
     if (dgrad)
@@ -1504,6 +1563,15 @@ std::pair<Im2colMapType, TensorMapType> conv2dMapTypes(KernelBuilder &b,
                                                        SpioTensorType x) {
   GemmProblem g = kernels::conv2dGemmProblem(p);
   GemmTile tile(b, g, c);
+  if (p.pass == kernels::ConvPass::Wgrad) {
+    // x's im2col boxes are B's (a k-tile's positions by one tap's 64
+    // channels); dy, read as positions x K, is A.
+    SpioTensorType dy = b.tensorType(
+        {{g.reductionDim, 1, kernels::conv2dOutputPositions(p)}, {g.rowDim, 8, p.k / 8}},
+        b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
+    return {b.im2colMapType(x, tile.boxType(operandB(g, c.blockN))),
+            b.tensorMapType(dy, tile.boxType(operandA(g, c.blockM)))};
+  }
   SpioTensorType boxA = tile.sharedType(operandA(g, c.blockM));
   SpioTensorType boxB = tile.boxType(operandB(g, c.blockN / c.cluster));
   bool dgrad = p.pass == kernels::ConvPass::Dgrad;
@@ -1519,10 +1587,16 @@ std::pair<Im2colMapType, TensorMapType> conv2dMapTypes(KernelBuilder &b,
 kernels::Conv2dProblem mlir::spio::conv2dProblem(Conv2dOp op) {
   kernels::Conv2dProblem p;
   p.pass = kernels::ConvPass(int(op.getPass()));
-  // The forward's input: x, or dgrad's dx (its y).
-  bool dgrad = p.pass == kernels::ConvPass::Dgrad;
+  // The forward's input: x, or dgrad's dx (its y); its weights: w, or
+  // wgrad's dw (its y).
+  bool dgrad = p.pass == kernels::ConvPass::Dgrad, wgrad = p.pass == kernels::ConvPass::Wgrad;
   ArrayRef<TensorDim> x = (dgrad ? op.getY() : op.getX()).getType().getDims();
-  ArrayRef<TensorDim> w = op.getW().getType().getDims();
+  ArrayRef<TensorDim> w = (wgrad ? op.getY() : op.getW()).getType().getDims();
+  // wgrad in parts writes [part, k, r, s, c].
+  if (wgrad && w.size() == 5) {
+    p.parts = w[0].size;
+    w = w.drop_front();
+  }
   p.n = x[0].size;
   p.h = x[1].size;
   p.w = x[2].size;
@@ -1561,8 +1635,11 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
     if (!tensor)
       return Value();
     auto type = cast<SpioTensorType>(tensor.getType());
-    return b.view(cast<Tensor>(tensor), b.tensorType({{g.rowDim, 1, g.m}, {g.colDim, 1, g.n}},
-                                                     type.getElementType(), MemorySpace::Global));
+    SmallVector<Extent> extents{{g.rowDim, 1, g.m}, {g.colDim, 1, g.n}};
+    if (g.batch > 1)
+      extents.insert(extents.begin(), {g.batchDim, 1, g.batch});
+    return b.view(cast<Tensor>(tensor),
+                  b.tensorType(extents, type.getElementType(), MemorySpace::Global));
   };
   auto asVector = [&](Value tensor) -> Value {
     if (!tensor)
@@ -1572,9 +1649,12 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
                   b.tensorType({{g.colDim, 1, g.n}}, type.getElementType(), MemorySpace::Global));
   };
   Value one = b.f32(1.0);
+  // wgrad's A is dy (read through its tensor map) and its B x's im2col
+  // matrix.
+  bool wgrad = problem.pass == kernels::ConvPass::Wgrad;
   GemmValues values{op,
-                    op.getX(),
-                    op.getW(),
+                    wgrad ? op.getW() : op.getX(),
+                    wgrad ? op.getX() : op.getW(),
                     asMatrix(op.getResidual()),
                     asMatrix(op.getY()),
                     one,
@@ -1582,11 +1662,53 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
                     asVector(op.getBias()),
                     asVector(op.getScale()),
                     Value(),
-                    op.getXMap(),
-                    op.getWMap(),
+                    wgrad ? Value(op.getWMap()) : Value(op.getXMap()),
+                    wgrad ? Value(op.getXMap()) : Value(op.getWMap()),
                     &problem};
   GemmTile(b, g, config).build(values);
   return success(b.succeeded());
+}
+
+/// wgrad in parts: dw[e] = the parts' sums of element e added in part
+/// order from zero in f32 and rounded once (the same bits every run), a
+/// thread an element.
+static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProblem &p,
+                                   SpioTensorType partials) {
+  OpBuilder &builder = b.getOpBuilder();
+  MLIRContext *ctx = b.getContext();
+  int64_t elements = p.k * p.r * p.s * p.c;
+  kernels::Conv2dProblem whole = p;
+  whole.parts = 1;
+  SpioTensorType dw = conv2dOperandType(b, whole, 'y');
+  auto kernel = gpu::GPUFuncOp::create(builder, b.loc(), "conv2d_wgrad_reduce",
+                                       builder.getFunctionType({partials, dw}, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      DenseI32ArrayAttr::get(ctx, {int32_t(kernels::kConv2dReduceThreads), 1, 1}));
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&kernel.getBody().front());
+  Type f32 = Float32Type::get(ctx);
+  Tensor sums =
+      b.view(cast<Tensor>(kernel.getArgument(0)),
+             b.tensorType({{"part", 1, p.parts}, {"e", 1, elements}}, f32, MemorySpace::Global));
+  Tensor out = b.view(cast<Tensor>(kernel.getArgument(1)),
+                      b.tensorType({{"e", 1, elements}}, dw.getElementType(), MemorySpace::Global));
+  Value element =
+      b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kConv2dReduceThreads)),
+             b.linearId(LinearId::Thread));
+  b.ifThen(b.cmpi(arith::CmpIPredicate::ult, element, b.index(elements)), [&] {
+    Coord at = b.fromIndex(element, b.coordType("e"));
+    scf::ForOp loop = b.forLoop(
+        b.index(0), b.index(p.parts), b.index(1), {b.f32(0.0)}, [&](Value part, ValueRange sum) {
+          Coord partAt = b.fromIndex(part, b.coordType("part"));
+          return SmallVector<Value>{b.addf(sum[0], b.load(sums, {partAt, at}))};
+        });
+    Value sum = loop.getResult(0);
+    if (dw.getElementType() != f32)
+      sum = b.create<arith::TruncFOp>({}, dw.getElementType(), sum);
+    b.store(sum, out, {at});
+  });
+  gpu::ReturnOp::create(builder, b.loc());
 }
 
 OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
@@ -1624,6 +1746,10 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
                    builder.getDenseI64ArrayAttr({p.dilationH, p.dilationW}),
                    gemmConfigAttr(context, c), epilogue, ConvPass(int(p.pass)));
   gpu::ReturnOp::create(builder, loc);
+  if (p.pass == kernels::ConvPass::Wgrad && p.parts > 1) {
+    builder.setInsertionPointAfter(kernel);
+    buildConv2dWgradReduce(b, p, y);
+  }
   return module;
 }
 

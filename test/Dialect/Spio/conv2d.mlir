@@ -68,3 +68,33 @@ func.func @dgrad(%dy: !DY, %w: !W, %dx: !DX, %dym: !DYMap, %wm: !WTMap) {
       : !DY, !W -> !DX tma !DYMap, !WTMap
   return
 }
+
+// wgrad: dw from x and dy, dy read as positions x K (an M-major A) and x
+// gathered by its im2col map in boxes of a k-tile's positions by one
+// tap's 64 channels (an N-major B).
+!WX = !spio.tensor<[n: 8, h: 28, w: 28, c/8: 8] x vector<8xbf16>, global>
+!WDY = !spio.tensor<[n: 8, p: 14, q: 14, k/8: 16] x vector<8xbf16>, global>
+!WDW = !spio.tensor<[k: 128, r: 3, s: 3, c: 64] x f32, global>
+!WXMap = !spio.im2col_map<!WX, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WDYMap = !spio.tensor_map<!spio.tensor<[npq: 1568, k/8: 16] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+// CHECK-LABEL: func.func @wgrad
+// CHECK: spio.conv2d wgrad %{{.*}}, %{{.*}} into %{{.*}} tma %{{.*}}, %{{.*}} {config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true, split_k = 4>, dilation = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : {{.*}} -> !spio.tensor<[k: 128, r: 3, s: 3, c: 64] x f32, global>
+func.func @wgrad(%x: !WX, %dy: !WDY, %dw: !WDW, %xm: !WXMap, %dym: !WDYMap) {
+  spio.conv2d wgrad %x, %dy into %dw tma %xm, %dym {stride = array<i64: 2, 2>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true, split_k = 4>}
+      : !WX, !WDY -> !WDW tma !WXMap, !WDYMap
+  return
+}
+
+// wgrad in parts: their f32 sums, [part, k, r, s, c].
+!WParts = !spio.tensor<[part: 3, k: 128, r: 3, s: 3, c: 64] x f32, global>
+// CHECK-LABEL: func.func @wgrad_parts
+// CHECK: spio.conv2d wgrad {{.*}} -> !spio.tensor<[part: 3, k: 128, r: 3, s: 3, c: 64] x f32, global>
+func.func @wgrad_parts(%x: !WX, %dy: !WDY, %dw: !WParts, %xm: !WXMap, %dym: !WDYMap) {
+  spio.conv2d wgrad %x, %dy into %dw tma %xm, %dym {stride = array<i64: 2, 2>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !WX, !WDY -> !WParts tma !WXMap, !WDYMap
+  return
+}

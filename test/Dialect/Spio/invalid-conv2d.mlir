@@ -191,17 +191,69 @@ func.func @dgrad_size(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
 
 // -----
 
+// wgrad writes dw [k, r, s, c], not a forward output.
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
 !DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
-!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
-!DX = !spio.tensor<[n: 2, h: 8, w: 8, c: 64] x bf16, global>
-!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
-!WMap = !spio.tensor_map<!spio.tensor<[rsk: 64, c/8: 72] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
-func.func @wgrad(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
-  // expected-error @below {{computes fprop or dgrad}}
-  spio.conv2d wgrad %dy, %w into %dx tma %m, %wm {stride = array<i64: 1, 1>,
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 128, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @wgrad_into_an_output(%x: !X, %dy: !DY, %y: !Y, %m: !XMap, %dym: !DYMap) {
+  // expected-error @below {{dw be [dy's channels, r, s, x's channels]}}
+  spio.conv2d wgrad %x, %dy into %y tma %m, %dym {stride = array<i64: 1, 1>,
       padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
-      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
-      : !DY, !W -> !DX tma !DYMap, !WMap
+      config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
+      : !X, !DY -> !Y tma !XMap, !DYMap
+  return
+}
+
+// -----
+
+// wgrad's dy is the convolution's output: 8 x 8 here, not 4 x 4.
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!DY = !spio.tensor<[n: 2, p: 4, q: 4, k/8: 8] x vector<8xbf16>, global>
+!DW = !spio.tensor<[k: 64, r: 3, s: 3, c: 64] x f32, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 32, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @wgrad_wrong_dy(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMap) {
+  // expected-error @below {{dy has 4 rows, but the convolution gives 8}}
+  spio.conv2d wgrad %x, %dy into %dw tma %m, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
+      : !X, !DY -> !DW tma !XMap, !DYMap
+  return
+}
+
+// -----
+
+// wgrad's dy map reads all N * P * Q = 128 positions.
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!DW = !spio.tensor<[k: 64, r: 3, s: 3, c: 64] x f32, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @wgrad_short_dy_map(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMap) {
+  // expected-error @below {{dy's tensor map must read dy as a 128 x 64 matrix in boxes of 64 rows}}
+  spio.conv2d wgrad %x, %dy into %dw tma %m, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
+      : !X, !DY -> !DW tma !XMap, !DYMap
+  return
+}
+
+// -----
+
+// The im2col copies of wgrad's x are not multicast.
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!DW = !spio.tensor<[k: 64, r: 3, s: 3, c: 64] x f32, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 128, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @wgrad_cluster(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMap) {
+  // expected-error @below {{its config needs wgmma = true, no swap and cluster 1}}
+  spio.conv2d wgrad %x, %dy into %dw tma %m, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [64, 128, 64], warps = [4, 1], stages = 4, wgmma = true, persistent = 132, cluster = 2>}
+      : !X, !DY -> !DW tma !XMap, !DYMap
   return
 }
 
@@ -239,5 +291,22 @@ func.func @dgrad_channels(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
       padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
       config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
       : !DY, !W -> !DX tma !DYMap, !WMap
+  return
+}
+
+// -----
+
+// wgrad's parts hold f32 sums.
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!Parts = !spio.tensor<[part: 2, k: 64, r: 3, s: 3, c: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 128, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @wgrad_parts_not_f32(%x: !X, %dy: !DY, %parts: !Parts, %m: !XMap, %dym: !DYMap) {
+  // expected-error @below {{wgrad's parts must be a dense global [part, k, r, s, c] f32 tensor}}
+  spio.conv2d wgrad %x, %dy into %parts tma %m, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
+      : !X, !DY -> !Parts tma !XMap, !DYMap
   return
 }

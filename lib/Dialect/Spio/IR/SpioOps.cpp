@@ -995,11 +995,11 @@ LogicalResult Conv2dOp::verify() {
     return isDenseGlobal(type) && dims.size() == 4 && dims[0].fold == 1 && dims[1].fold == 1 &&
            dims[2].fold == 1 && dims[3].fold == lastFold;
   };
+  if (getPass() == ConvPass::Wgrad)
+    return verifyWgrad();
   // dgrad reads dy (as x) and writes dx (as y): the forward's output and
   // input.
   bool dgrad = getPass() == ConvPass::Dgrad;
-  if (getPass() == ConvPass::Wgrad)
-    return emitOpError() << "computes fprop or dgrad";
   if (!shaped(x, 8))
     return emitOpError() << (dgrad ? "dy (x) must be a dense global [n, p, q, k/8] tensor (NHWC)"
                                    : "x must be a dense global [n, h, w, c/8] tensor (NHWC)")
@@ -1084,6 +1084,72 @@ LogicalResult Conv2dOp::verify() {
                          << wd[1].size * wd[2].size * wd[3].size * 8 << " matrix in boxes of "
                          << (dgrad ? config.getBlock()[2] : columns) << " rows, reducing along "
                          << (dgrad ? "its rows" : "the im2col box's dimension") << ", got " << wMap;
+  return success();
+}
+
+LogicalResult Conv2dOp::verifyWgrad() {
+  SpioTensorType x = getX().getType(), dy = getW().getType(), dw = getY().getType();
+  auto shaped = [](SpioTensorType type, int64_t lastFold) {
+    ArrayRef<TensorDim> dims = type.getDims();
+    return isDenseGlobal(type) && dims.size() == 4 &&
+           llvm::all_of(dims.drop_back(), [](auto d) { return d.fold == 1; }) &&
+           dims[3].fold == lastFold;
+  };
+  if (!shaped(x, 8))
+    return emitOpError() << "x must be a dense global [n, h, w, c/8] tensor (NHWC), got " << x;
+  if (!shaped(dy, 8))
+    return emitOpError() << "dy (w) must be a dense global [n, p, q, k/8] tensor (NHWC), got "
+                         << dy;
+  // dw, or in parts their f32 sums [part, k, r, s, c].
+  ArrayRef<TensorDim> dwd = dw.getDims();
+  bool parts = dwd.size() == 5;
+  if (parts) {
+    if (!isDenseGlobal(dw) || !dw.getElementType().isF32() || dwd[0].fold != 1)
+      return emitOpError() << "wgrad's parts must be a dense global [part, k, r, s, c] f32 "
+                              "tensor, got "
+                           << dw;
+    dwd = dwd.drop_front();
+  } else if (!shaped(dw, 1)) {
+    return emitOpError() << "dw (y) must be a dense global [k, r, s, c] tensor (KRSC), got " << dw;
+  }
+  ArrayRef<TensorDim> xd = x.getDims(), dyd = dy.getDims();
+  if (dyd[0].dim != xd[0].dim || dyd[0].size != xd[0].size || dwd[0].dim != dyd[3].dim ||
+      dwd[0].size != dyd[3].size * 8 || dwd[3].dim != xd[3].dim || dwd[3].size != xd[3].size * 8)
+    return emitOpError() << "dy must lead with x's images and dw be [dy's channels, r, s, x's "
+                            "channels], got "
+                         << dy << " and " << dw;
+  ArrayRef<int64_t> stride = getStride(), padding = getPadding(), dilation = getDilation();
+  for (int side = 0; side < 2; ++side) {
+    int64_t span =
+        xd[1 + side].size + 2 * padding[side] - dilation[side] * (dwd[1 + side].size - 1);
+    int64_t expected = span <= 0 ? 0 : (span - 1) / stride[side] + 1;
+    if (dyd[1 + side].size != expected)
+      return emitOpError() << "dy has " << dyd[1 + side].size << (side ? " columns" : " rows")
+                           << ", but the convolution gives " << expected;
+  }
+  if (!getEpilogueSteps().empty() || getBias() || getScale() || getResidual())
+    return emitOpError() << "computes wgrad without an epilogue";
+  GemmConfigAttr config = getConfig();
+  if (!config.getWgmma() || config.getSwap() || config.getCluster() != 1)
+    return emitOpError() << "runs wgrad on the wgmma GEMM kernel with dw's rows along the "
+                            "warpgroups and no cluster multicast: its config needs wgmma = true, "
+                            "no swap and cluster 1";
+  // The maps: dy read as an (N * P * Q) x K matrix in boxes of a k-tile's
+  // positions by 64 channels (an M-major A), and x's im2col boxes of a
+  // k-tile's positions by one tap's 64 channels (an N-major B).
+  Im2colMapType xMap = getXMap().getType();
+  TensorMapType dyMap = getWMap().getType();
+  int64_t kTile = config.getBlock()[2];
+  if (xMap.getGlobal() != x || xMap.getBox().getDims()[0].size != kTile)
+    return emitOpError() << "x's im2col map must read x in boxes of the config's " << kTile
+                         << " positions, got " << xMap;
+  ArrayRef<TensorDim> dyGlobal = dyMap.getGlobal().getDims();
+  if (dyMap.getGlobal().getElementType() != dy.getElementType() || dyGlobal.size() != 2 ||
+      dyGlobal[0].size != dyd[0].size * dyd[1].size * dyd[2].size ||
+      dyGlobal[1].size != dyd[3].size || dyMap.getBox().getDims()[0].size != kTile)
+    return emitOpError() << "dy's tensor map must read dy as a "
+                         << dyd[0].size * dyd[1].size * dyd[2].size << " x " << dyd[3].size * 8
+                         << " matrix in boxes of " << kTile << " rows, got " << dyMap;
   return success();
 }
 

@@ -833,6 +833,20 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     reads w's K rows in boxes of a k-tile's rows by 64 of a tap's C, an
     N-major B (wgmma's transposed operand). The stride, padding and
     dilation are the forward's.
+
+    `spio.conv2d wgrad %x, %dy into %dw` computes the gradient of w: %w is
+    dy ([n, p, q, k/8]) and %y is dw ([k, r, s, c], f16, bf16 or f32), no
+    epilogue. dw[k, r, s, c] = sum over the output positions (n, p, q) of
+    dy[n, p, q, k] times the x that tap (r, s) reads for them: a GEMM whose
+    rows are dw's K, its columns the R * S * C taps' channels, and its
+    reduction the N * P * Q positions, a k-tile 64 of them. `%wm` reads dy
+    as that many rows of K (an M-major A), and `%xm` gathers x's im2col
+    boxes of a k-tile's positions by one tap's 64 channels (an N-major B);
+    the config splits the long reduction among a cluster's blocks
+    (`split_k`), which add their sums in rank order. Where %y is
+    `[part: P, k, r, s, c] x f32` the reduction is cut into P parts of
+    whole k-tiles, one a grid entry along z, each writing its f32 sums
+    there, which a reduce kernel then adds in part order into dw.
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$x,
                        Arg<Spio_Tensor, "", [MemRead]>:$w,
@@ -860,6 +874,8 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
   let extraClassDeclaration = [{
     /// The epilogue's steps: the attribute's, else none.
     ::llvm::SmallVector<EpilogueStep> getEpilogueSteps();
+    /// The verifier of `wgrad`, whose operands are x, dy and dw.
+    ::mlir::LogicalResult verifyWgrad();
   }];
 }
 
