@@ -212,22 +212,14 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
   return checkGemm(g, c);
 }
 
-/// wgrad: the parts for `blocks` blocks a part (at most the grid that
-/// fills `multiprocessors`, each part's blocks reducing 4 k-tiles or more).
-static int64_t wgradParts(int64_t blocks, int64_t splitK, int64_t kTiles, int64_t multiprocessors) {
-  return std::max<int64_t>(1, std::min(multiprocessors / blocks, kTiles / (4 * splitK)));
-}
-
 /// wgrad: few tiles (dw's K x R * S * C) over a long reduction (every
 /// output position): 128 x 128 tiles (64 rows or columns where K or R * S
-/// * C is 64 or less), the reduction split among a cluster's blocks (up to
-/// 8, within one wave of blocks, each reducing 4 k-tiles or more) and into
-/// parts (conv2dWgradParts) so that the grid's blocks fill the
-/// multiprocessors' most, ties to fewer parts (less workspace to add),
-/// then to fewer blocks of a cluster; no
-/// multicast (im2col copies are not); 8 stages where shared memory holds
+/// * C is 64 or less), the reduction cut into parts (conv2dWgradParts)
+/// rather than split among a cluster's blocks (on an H200 parts ran 1.3-2x
+/// as fast: a cluster's blocks wait for each other on one GPC), no
+/// multicast (im2col copies are not), 8 stages where shared memory holds
 /// them.
-static GemmConfig chooseConv2dWgradConfig(const GemmProblem &g, int64_t numSMs) {
+static GemmConfig chooseConv2dWgradConfig(const GemmProblem &g) {
   GemmConfig c;
   c.wgmma = true;
   c.blockM = g.m <= 64 ? 64 : 128;
@@ -235,35 +227,15 @@ static GemmConfig chooseConv2dWgradConfig(const GemmProblem &g, int64_t numSMs) 
   c.warpsM = c.blockM / 16;
   c.warpsN = 1;
   c.blockK = kChannelTile;
-  int64_t tiles = ceilDiv(g.m, c.blockM) * ceilDiv(g.n, c.blockN), kTiles = g.k / c.blockK;
-  double best = 0;
-  int64_t bestParts = 0;
-  for (int64_t split = 1; split <= std::min<int64_t>(8, kTiles); ++split) {
-    // A split past the multiprocessors' wave, or of fewer than 4 k-tiles a
-    // block, only adds its blocks' sums.
-    if (split > 1 && (tiles * split > numSMs || kTiles < 4 * split))
-      break;
-    int64_t parts = wgradParts(tiles * split, split, kTiles, numSMs);
-    int64_t blocks = tiles * split * parts;
-    // Whole blocks over whole waves: the same fraction is the same grid.
-    double filled = double(blocks) / double(ceilDiv(blocks, numSMs) * numSMs);
-    if (filled > best + 1e-9 || (filled > best - 1e-9 && parts < bestParts)) {
-      best = filled;
-      bestParts = parts;
-      c.splitK = split;
-    }
-  }
   int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * 2;
-  int64_t partials = c.splitK > 1 ? c.blockM * c.blockN * 4 : 0;
-  c.stages =
-      8 * stageBytes + partials + gemmStagingBytes(g, c) <= kHopperSharedBytesPerBlock ? 8 : 4;
+  c.stages = 8 * stageBytes + gemmStagingBytes(g, c) <= kHopperSharedBytesPerBlock ? 8 : 4;
   return c;
 }
 
 GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
   GemmProblem g = conv2dGemmProblem(p);
   if (p.pass == ConvPass::Wgrad)
-    return chooseConv2dWgradConfig(g, numSMs);
+    return chooseConv2dWgradConfig(g);
   GemmConfig c = chooseWgmmaGemmConfig(g, numSMs);
   if (c.swapAB) {
     // Few output positions (64 or fewer): one warpgroup of 64 rows, 64
@@ -325,7 +297,7 @@ int64_t conv2dWgradParts(const Conv2dProblem &p, const GemmConfig &c, int64_t mu
   GemmProblem g = conv2dGemmProblem(p);
   int64_t blocks = ceilDiv(g.m, c.blockM) * ceilDiv(g.n, c.blockN) * c.splitK;
   int64_t kTiles = ceilDiv(conv2dOutputPositions(p), kChannelTile);
-  return wgradParts(blocks, c.splitK, kTiles, multiprocessors);
+  return std::max<int64_t>(1, std::min(multiprocessors / blocks, kTiles / (4 * c.splitK)));
 }
 
 int64_t conv2dWgradWorkspaceBytes(const Conv2dProblem &p) {

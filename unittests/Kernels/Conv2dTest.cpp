@@ -184,25 +184,28 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   EXPECT_EQ(g.k, 32 * 28 * 28);
   EXPECT_EQ(g.a, Layout::ColMajor);
   EXPECT_EQ(g.b, Layout::RowMajor);
-  // 5 tiles of 128 x 128 over 392 k-tiles: 130 blocks of 132 as 26 parts
-  // of one block or 13 of 2 in a cluster, which takes fewer parts; their
-  // f32 sums go through the workspace to a reduce kernel.
+  // 5 tiles of 128 x 128 over 392 k-tiles: 26 parts, 130 blocks of 132,
+  // no cluster; their f32 sums go through the workspace to a reduce
+  // kernel. Split among a cluster's blocks, fewer parts fill the SMs.
   GemmConfig c = chooseConv2dConfig(p, 132);
   EXPECT_EQ(c.blockM, 128);
   EXPECT_EQ(c.blockN, 128);
-  EXPECT_EQ(c.splitK, 2);
+  EXPECT_EQ(c.splitK, 1);
   EXPECT_EQ(c.cluster, 1);
-  EXPECT_EQ(conv2dWgradParts(p, c, 132), 13);
-  p.parts = 13;
+  EXPECT_EQ(conv2dWgradParts(p, c, 132), 26);
+  GemmConfig split = c;
+  split.splitK = 2;
+  EXPECT_EQ(conv2dWgradParts(p, split, 132), 13);
+  p.parts = 26;
   EXPECT_EQ(checkConv2d(p, c), "");
   GemmProblem parts = conv2dGemmProblem(p);
-  EXPECT_EQ(parts.batch, 13);
-  EXPECT_EQ(parts.k, 31 * 64);
+  EXPECT_EQ(parts.batch, 26);
+  EXPECT_EQ(parts.k, 16 * 64);
   EXPECT_EQ(parts.output, DType::F32);
   LaunchShape shape = conv2dLaunchShape(p, c);
-  EXPECT_EQ(shape.gridX, 5 * 2);
-  EXPECT_EQ(shape.gridZ, 13);
-  EXPECT_EQ(conv2dWgradWorkspaceBytes(p), 13 * 72 * 576 * 4);
+  EXPECT_EQ(shape.gridX, 5);
+  EXPECT_EQ(shape.gridZ, 26);
+  EXPECT_EQ(conv2dWgradWorkspaceBytes(p), 26 * 72 * 576 * 4);
   EXPECT_EQ(conv2dWgradReduceLaunchShape(p).gridX, (72 * 576 + 255) / 256);
   // Many tiles take no parts.
   Conv2dProblem wide = p;

@@ -92,9 +92,9 @@ std::string checkConv2d(const Conv2dProblem &problem, const GemmConfig &config);
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, int64_t numSMs);
 
 /// wgrad: the parts its reduction takes for `config`'s grid to fill
-/// `multiprocessors`: as many as they hold of the tiles' blocks (split
-/// among a cluster's), each part's blocks then reducing at least 4
-/// k-tiles; 1 where the blocks are more than the multiprocessors.
+/// `multiprocessors`: as many as they hold of the tiles' blocks (each
+/// split among a cluster's `splitK`), each part's blocks then reducing at
+/// least 4 k-tiles; 1 where the blocks are more than the multiprocessors.
 int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &config,
                          int64_t multiprocessors);
 /// wgrad in parts: the workspace of their f32 sums, [part, k, r, s, c],
