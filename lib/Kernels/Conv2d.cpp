@@ -218,15 +218,20 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
 /// rather than split among a cluster's blocks (on an H200 parts ran 1.3-2x
 /// as fast: a cluster's blocks wait for each other on one GPC), no
 /// multicast (im2col copies are not), 8 stages where shared memory holds
-/// them.
-static GemmConfig chooseConv2dWgradConfig(const GemmProblem &g) {
+/// them. Where those tiles would take 2 parts, tiles of 64 rows take the
+/// multiprocessors in one part instead: the parts' workspace and reduce
+/// cost more than the narrower tile (7x7 1x1 layers ran 1.3x as fast).
+static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProblem &g,
+                                          int64_t numSMs) {
   GemmConfig c;
   c.wgmma = true;
   c.blockM = g.m <= 64 ? 64 : 128;
   c.blockN = g.n <= 64 ? 64 : 128;
+  c.blockK = kChannelTile;
+  if (c.blockM == 128 && conv2dWgradParts(p, c, numSMs) == 2)
+    c.blockM = 64;
   c.warpsM = c.blockM / 16;
   c.warpsN = 1;
-  c.blockK = kChannelTile;
   int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * 2;
   c.stages = 8 * stageBytes + gemmStagingBytes(g, c) <= kHopperSharedBytesPerBlock ? 8 : 4;
   return c;
@@ -235,7 +240,7 @@ static GemmConfig chooseConv2dWgradConfig(const GemmProblem &g) {
 GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
   GemmProblem g = conv2dGemmProblem(p);
   if (p.pass == ConvPass::Wgrad)
-    return chooseConv2dWgradConfig(g);
+    return chooseConv2dWgradConfig(p, g, numSMs);
   GemmConfig c = chooseWgmmaGemmConfig(g, numSMs);
   if (c.swapAB) {
     // Few output positions (64 or fewer): one warpgroup of 64 rows, 64

@@ -216,6 +216,17 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   EXPECT_EQ(wideConfig.blockM, 128);
   EXPECT_EQ(wideConfig.blockN, 128);
   EXPECT_EQ(conv2dWgradParts(wide, wideConfig, 132), 1);
+  // 64 tiles of 128 x 128 would take 2 parts: 128 tiles of 64 rows take
+  // the multiprocessors in one.
+  Conv2dProblem bottleneck = wide;
+  bottleneck.h = bottleneck.w = 7;
+  bottleneck.r = bottleneck.s = 1;
+  bottleneck.padH = bottleneck.padW = 0;
+  bottleneck.strideH = bottleneck.strideW = 1;
+  GemmConfig narrowRows = chooseConv2dConfig(bottleneck, 132);
+  EXPECT_EQ(narrowRows.blockM, 64);
+  EXPECT_EQ(narrowRows.stages, 8);
+  EXPECT_EQ(conv2dWgradParts(bottleneck, narrowRows, 132), 1);
   // The maps: x's im2col boxes of a k-tile's positions, dy's rows the
   // output positions themselves (not padded to k-tiles).
   EXPECT_EQ(conv2dInputMapShape(p, c).pixels, 64u);
