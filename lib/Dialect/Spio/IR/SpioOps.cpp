@@ -971,6 +971,14 @@ SmallVector<EpilogueStep> Conv2dOp::getEpilogueSteps() {
   return {};
 }
 
+/// A dense global 4-entry tensor, unfolded but for its last entry's
+/// `lastFold`: a convolution's NHWC activations or KRSC weights.
+static bool isConvOperand(SpioTensorType type, int64_t lastFold) {
+  ArrayRef<TensorDim> dims = type.getDims();
+  return isDenseGlobal(type) && dims.size() == 4 && dims[0].fold == 1 && dims[1].fold == 1 &&
+         dims[2].fold == 1 && dims[3].fold == lastFold;
+}
+
 LogicalResult Conv2dOp::verify() {
   ArrayRef<int64_t> stride = getStride(), padding = getPadding(), dilation = getDilation();
   if (stride.size() != 2 || stride[0] < 1 || stride[1] < 1)
@@ -990,23 +998,18 @@ LogicalResult Conv2dOp::verify() {
   Type out = y.getElementType();
   if (!out.isF16() && !out.isBF16() && !out.isF32())
     return emitOpError() << "y must hold f16, bf16 or f32, got " << out;
-  auto shaped = [](SpioTensorType type, int64_t lastFold) {
-    ArrayRef<TensorDim> dims = type.getDims();
-    return isDenseGlobal(type) && dims.size() == 4 && dims[0].fold == 1 && dims[1].fold == 1 &&
-           dims[2].fold == 1 && dims[3].fold == lastFold;
-  };
   if (getPass() == ConvPass::Wgrad)
     return verifyWgrad();
   // dgrad reads dy (as x) and writes dx (as y): the forward's output and
   // input.
   bool dgrad = getPass() == ConvPass::Dgrad;
-  if (!shaped(x, 8))
+  if (!isConvOperand(x, 8))
     return emitOpError() << (dgrad ? "dy (x) must be a dense global [n, p, q, k/8] tensor (NHWC)"
                                    : "x must be a dense global [n, h, w, c/8] tensor (NHWC)")
                          << ", got " << x;
-  if (!shaped(w, 8))
+  if (!isConvOperand(w, 8))
     return emitOpError() << "w must be a dense global [k, r, s, c/8] tensor (KRSC), got " << w;
-  if (!shaped(y, 1))
+  if (!isConvOperand(y, 1))
     return emitOpError() << (dgrad ? "dx (y) must be a dense global [n, h, w, c] tensor (NHWC)"
                                    : "y must be a dense global [n, p, q, k] tensor (NHWC)")
                          << ", got " << y;
@@ -1089,15 +1092,9 @@ LogicalResult Conv2dOp::verify() {
 
 LogicalResult Conv2dOp::verifyWgrad() {
   SpioTensorType x = getX().getType(), dy = getW().getType(), dw = getY().getType();
-  auto shaped = [](SpioTensorType type, int64_t lastFold) {
-    ArrayRef<TensorDim> dims = type.getDims();
-    return isDenseGlobal(type) && dims.size() == 4 &&
-           llvm::all_of(dims.drop_back(), [](auto d) { return d.fold == 1; }) &&
-           dims[3].fold == lastFold;
-  };
-  if (!shaped(x, 8))
+  if (!isConvOperand(x, 8))
     return emitOpError() << "x must be a dense global [n, h, w, c/8] tensor (NHWC), got " << x;
-  if (!shaped(dy, 8))
+  if (!isConvOperand(dy, 8))
     return emitOpError() << "dy (w) must be a dense global [n, p, q, k/8] tensor (NHWC), got "
                          << dy;
   // dw, or in parts their f32 sums [part, k, r, s, c].
@@ -1109,7 +1106,7 @@ LogicalResult Conv2dOp::verifyWgrad() {
                               "tensor, got "
                            << dw;
     dwd = dwd.drop_front();
-  } else if (!shaped(dw, 1)) {
+  } else if (!isConvOperand(dw, 1)) {
     return emitOpError() << "dw (y) must be a dense global [k, r, s, c] tensor (KRSC), got " << dw;
   }
   ArrayRef<TensorDim> xd = x.getDims(), dyd = dy.getDims();
