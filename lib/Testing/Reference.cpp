@@ -108,6 +108,69 @@ ReferenceSum conv2dWgradReference(const kernels::Conv2dProblem &p, const std::ve
   return total;
 }
 
+ReferenceSum conv2dGw8Reference(const kernels::Conv2dGw8Problem &p, const std::vector<float> &input,
+                                const std::vector<float> &weights, size_t image, size_t row,
+                                size_t col, size_t channel) {
+  // The kernel reads `input` (x, or dgrad's dy) at its padding and taps,
+  // dgrad's flipped; the channel's group is its g input channels.
+  int64_t g = p.groupWidth, c = p.c, inH = p.kernelInH(), inW = p.kernelInW();
+  bool dgrad = p.dgrad();
+  int64_t o = int64_t(channel);
+  ReferenceSum total;
+  for (int64_t r = 0; r < p.r; ++r)
+    for (int64_t s = 0; s < p.s; ++s) {
+      // fprop reads input row stride * p + r - pad; dgrad reads the
+      // upsampled dy at p + r - pad, which holds dy[u / stride] where u
+      // is a multiple of the stride.
+      int64_t h = int64_t(row) * p.stride + r - p.kernelPadH();
+      int64_t w = int64_t(col) * p.stride + s - p.kernelPadW();
+      if (dgrad) {
+        h = int64_t(row) + r - p.kernelPadH();
+        w = int64_t(col) + s - p.kernelPadW();
+        if (h % p.stride != 0 || w % p.stride != 0)
+          continue;
+        h /= p.stride;
+        w /= p.stride;
+      }
+      if (h < 0 || h >= inH || w < 0 || w >= inW)
+        continue;
+      for (int64_t j = 0; j < g; ++j) {
+        int64_t in = g * (o / g) + j;
+        // w[k, r, s, c]: fprop k = o, c = in; dgrad k = in, c = o, taps flipped.
+        int64_t weight = dgrad ? ((in * p.r + (p.r - 1 - r)) * p.s + (p.s - 1 - s)) * g + o % g
+                               : ((o * p.r + r) * p.s + s) * g + j;
+        double product = double(input[((int64_t(image) * inH + h) * inW + w) * c + in]) *
+                         double(weights[weight]);
+        total.sum += product;
+        total.magnitude += std::fabs(product);
+      }
+    }
+  return total;
+}
+
+ReferenceSum conv2dGw8WgradReference(const kernels::Conv2dGw8Problem &p,
+                                     const std::vector<float> &x, const std::vector<float> &dy,
+                                     size_t k, size_t r, size_t s, size_t c) {
+  int64_t outH = p.outH(), outW = p.outW(), in = p.groupWidth * (int64_t(k) / p.groupWidth) + c;
+  ReferenceSum total;
+  for (int64_t image = 0; image < p.n; ++image)
+    for (int64_t row = 0; row < outH; ++row) {
+      int64_t h = row * p.stride + int64_t(r) - p.padH;
+      if (h < 0 || h >= p.h)
+        continue;
+      for (int64_t col = 0; col < outW; ++col) {
+        int64_t w = col * p.stride + int64_t(s) - p.padW;
+        if (w < 0 || w >= p.w)
+          continue;
+        double product = double(dy[((image * outH + row) * outW + col) * p.c + int64_t(k)]) *
+                         double(x[((image * p.h + h) * p.w + w) * p.c + in]);
+        total.sum += product;
+        total.magnitude += std::fabs(product);
+      }
+    }
+  return total;
+}
+
 double unitRoundoff(DType dtype) {
   switch (dtype) {
   case DType::F16:

@@ -1394,23 +1394,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
       // dw[k, r, s, c]: dy's channel k against x's channel g * (k / g) + c.
       int64_t cc = i % g, s = (i / g) % problem.s, r = (i / g / problem.s) % problem.r,
               k = i / g / problem.s / problem.r;
-      int64_t in = g * (k / g) + cc;
-      double sum = 0, magnitude = 0;
-      for (int64_t nn = 0; nn < problem.n; ++nn)
-        for (int64_t pp = 0; pp < P; ++pp) {
-          int64_t h = pp * problem.stride + r - problem.padH;
-          if (h < 0 || h >= H)
-            continue;
-          for (int64_t q = 0; q < Q; ++q) {
-            int64_t ww = q * problem.stride + s - problem.padW;
-            if (ww < 0 || ww >= W)
-              continue;
-            double prod = double(dy.values[((nn * P + pp) * Q + q) * C + k]) *
-                          double(x.values[((nn * H + h) * W + ww) * C + in]);
-            sum += prod;
-            magnitude += std::fabs(prod);
-          }
-        }
+      auto [sum, magnitude] = conv2dGw8WgradReference(problem, x.values, dy.values, k, r, s, cc);
       reference.add(dw.read(i), sum, magnitude, [&] {
         return llvm::formatv("dw[k={0}, r={1}, s={2}, c={3}]", k, r, s, cc).str();
       });
@@ -1637,8 +1621,6 @@ int runConv() {
   // The kernel reads `x` (x for fprop, dy for dgrad) and writes `y` (y, or dx).
   int64_t inH = problem.kernelInH(), inW = problem.kernelInW();
   int64_t outH = problem.kernelOutH(), outW = problem.kernelOutW();
-  int64_t kPadH = problem.kernelPadH(), kPadW = problem.kernelPadW();
-  bool dgrad = problem.pass == ConvPass::Dgrad;
   int64_t g = problem.groupWidth;
   size_t nx = problem.n * inH * inW * C, nw = C * problem.r * problem.s * g,
          ny = problem.n * outH * outW * C;
@@ -1699,41 +1681,11 @@ int runConv() {
     }
     ReferenceCheck reference(problem.dtype, double(depth));
     for (size_t i : points) {
-      // Output channel o of pixel (pp, q); the kernel's taps, with dgrad's
-      // flipped, read the g channels of o's group.
+      // Output channel o of pixel (pp, q), after the bias.
       int64_t o = i % C, q = (i / C) % outW, pp = (i / C / outW) % outH,
               nn = i / C / outW / outH;
-      double sum = bias.values[o], magnitude = std::fabs(sum);
-      for (int64_t r = 0; r < problem.r; ++r)
-        for (int64_t s = 0; s < problem.s; ++s) {
-          // fprop reads input row stride * p + r - pad; dgrad reads the
-          // upsampled dy at p + r - pad, which holds dy[u / stride] when
-          // u is a multiple of the stride.
-          int64_t h = pp * problem.stride + r - kPadH, ww = q * problem.stride + s - kPadW;
-          if (dgrad) {
-            h = pp + r - kPadH;
-            ww = q + s - kPadW;
-            if (h % problem.stride != 0 || ww % problem.stride != 0)
-              continue;
-            h /= problem.stride;
-            ww /= problem.stride;
-          }
-          if (h < 0 || h >= inH || ww < 0 || ww >= inW)
-            continue;
-          for (int64_t j = 0; j < g; ++j) {
-            int64_t in = g * (o / g) + j; // input channel of the kernel
-            // w[k, r, s, c]: fprop k = o, c = in; dgrad k = in, c = o, taps flipped.
-            int64_t weight =
-                dgrad ? ((in * problem.r + (problem.r - 1 - r)) * problem.s + (problem.s - 1 - s)) *
-                                g +
-                            o % g
-                      : ((o * problem.r + r) * problem.s + s) * g + j;
-            double prod = double(x.values[((nn * inH + h) * inW + ww) * C + in]) *
-                          double(w.values[weight]);
-            sum += prod;
-            magnitude += std::fabs(prod);
-          }
-        }
+      auto [taps, tapsMagnitude] = conv2dGw8Reference(problem, x.values, w.values, nn, pp, q, o);
+      double sum = bias.values[o] + taps, magnitude = std::fabs(bias.values[o]) + tapsMagnitude;
       reference.add(y.read(i), sum, magnitude, [&] {
         return llvm::formatv("output[n={0}, row={1}, col={2}, ch={3}]", nn, pp, q, o).str();
       });

@@ -7,11 +7,14 @@
 #include <cmath>
 #include <tuple>
 
+using spio::kernels::Conv2dGw8Problem;
 using spio::kernels::Conv2dProblem;
 using spio::kernels::ConvPass;
 using spio::kernels::DType;
 using spio::kernels::F32Precision;
 using spio::kernels::GemmProblem;
+using spio::testing::conv2dGw8Reference;
+using spio::testing::conv2dGw8WgradReference;
 using spio::testing::conv2dReference;
 using spio::testing::conv2dWgradReference;
 using spio::testing::gemmProductError;
@@ -72,6 +75,74 @@ TEST(Conv2dReferenceTest, DgradAndWgradAreTheAdjointsOfFprop) {
     EXPECT_NEAR(forward, weights, 1e-9 * std::fabs(forward) + 1e-12)
         << "stride " << stride << " pad " << pad << " dilation " << dilation;
     EXPECT_NE(forward, 0.0);
+  }
+}
+
+/// A grouped conv2d (groups of g channels) is the dense one whose weights
+/// are zero outside each output channel's group: fprop, dgrad (stride 1
+/// and 2, kernel padding negative too) and wgrad, for g = 1, 2, 4, 8.
+TEST(Conv2dReferenceTest, GroupedIsDenseWithBlockDiagonalWeights) {
+  for (auto [g, stride, pad] : {std::tuple{1, 1, 1}, std::tuple{2, 2, 1}, std::tuple{4, 1, 2},
+                                std::tuple{8, 2, 0}, std::tuple{1, 2, 3}}) {
+    Conv2dGw8Problem p;
+    p.n = 2;
+    p.c = 16;
+    p.h = 7;
+    p.w = 6;
+    p.r = 3;
+    p.s = 2;
+    p.padH = p.padW = pad;
+    p.stride = stride;
+    p.groupWidth = g;
+    Conv2dProblem d;
+    d.n = p.n;
+    d.h = p.h;
+    d.w = p.w;
+    d.c = d.k = p.c;
+    d.r = p.r;
+    d.s = p.s;
+    d.strideH = d.strideW = stride;
+    d.padH = d.padW = pad;
+    size_t outH = p.outH(), outW = p.outW(), c = p.c;
+    ASSERT_EQ(outH, size_t(conv2dOutputHeight(d)));
+    ASSERT_EQ(outW, size_t(conv2dOutputWidth(d)));
+    HostMatrix x(DType::F32, p.n * p.h * p.w * c), w(DType::F32, c * p.r * p.s * g),
+        dy(DType::F32, p.n * outH * outW * c), dense(DType::F32, c * p.r * p.s * c);
+    x.fillUniform(11, 0);
+    w.fillUniform(11, 1);
+    dy.fillUniform(11, 2);
+    for (size_t k = 0; k < c; ++k)
+      for (size_t tap = 0; tap < size_t(p.r * p.s); ++tap)
+        for (size_t ch = 0; ch < c; ++ch)
+          if (ch / g == k / g)
+            dense.set((k * p.r * p.s + tap) * c + ch, w.values[(k * p.r * p.s + tap) * g + ch % g]);
+    std::string where = "g " + std::to_string(g) + " stride " + std::to_string(stride) + " pad " +
+                        std::to_string(pad);
+    for (size_t i = 0; i < size_t(p.n); ++i)
+      for (size_t o = 0; o < c; ++o) {
+        for (size_t row = 0; row < outH; ++row)
+          for (size_t col = 0; col < outW; ++col)
+            EXPECT_NEAR(conv2dGw8Reference(p, x.values, w.values, i, row, col, o).sum,
+                        conv2dReference(d, x.values, dense.values, i, row, col, o).sum, 1e-12)
+                << where;
+        Conv2dGw8Problem pd = p;
+        pd.pass = ConvPass::Dgrad;
+        Conv2dProblem dd = d;
+        dd.pass = ConvPass::Dgrad;
+        for (size_t row = 0; row < size_t(p.h); ++row)
+          for (size_t col = 0; col < size_t(p.w); ++col)
+            EXPECT_NEAR(conv2dGw8Reference(pd, dy.values, w.values, i, row, col, o).sum,
+                        conv2dReference(dd, dy.values, dense.values, i, row, col, o).sum, 1e-12)
+                << where;
+      }
+    for (size_t k = 0; k < c; ++k)
+      for (size_t fr = 0; fr < size_t(p.r); ++fr)
+        for (size_t fs = 0; fs < size_t(p.s); ++fs)
+          for (size_t j = 0; j < size_t(g); ++j)
+            EXPECT_NEAR(
+                conv2dGw8WgradReference(p, x.values, dy.values, k, fr, fs, j).sum,
+                conv2dWgradReference(d, x.values, dy.values, k, fr, fs, g * (k / g) + j).sum, 1e-12)
+                << where;
   }
 }
 

@@ -12,6 +12,7 @@
 #define SPIO_TESTING_REFERENCE_H
 
 #include "spio/Kernels/Conv2d.h"
+#include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 
 #include <cstddef>
@@ -65,6 +66,20 @@ ReferenceSum conv2dReference(const kernels::Conv2dProblem &problem, const std::v
 ReferenceSum conv2dWgradReference(const kernels::Conv2dProblem &problem,
                                   const std::vector<float> &x, const std::vector<float> &dy,
                                   size_t k, size_t r, size_t s, size_t c);
+
+/// One output of a grouped conv2d (groups of `problem.groupWidth`
+/// channels, C = K) at image `image`, position (`row`, `col`) and channel
+/// `channel` of the kernel's output: fprop's y from x (NHWC) and w [k, r,
+/// s, g], dgrad's dx from dy (N, P, Q, C) and w, stride 1 or 2.
+ReferenceSum conv2dGw8Reference(const kernels::Conv2dGw8Problem &problem,
+                                const std::vector<float> &input, const std::vector<float> &weights,
+                                size_t image, size_t row, size_t col, size_t channel);
+
+/// One weight gradient of a grouped conv2d: dw[k, r, s, c] (c of k's group
+/// of `problem.groupWidth`) from x and dy (N, P, Q, C).
+ReferenceSum conv2dGw8WgradReference(const kernels::Conv2dGw8Problem &problem,
+                                     const std::vector<float> &x, const std::vector<float> &dy,
+                                     size_t k, size_t r, size_t s, size_t c);
 
 /// Compares a kernel's outputs with float64 references. An output passes
 /// within its dtype's rounding of the reference plus the f32 error of a
