@@ -537,22 +537,29 @@ def _dense_setup(ctx, inputs, output):
     ctx.stride, ctx.padding, ctx.dilation = stride, padding, dilation
 
 
-def _conv2d_dgrad(dy, x, weight, stride, padding, dilation):
-    """dx (channels_last) from dy and w on Spio's dgrad kernel, or None where
-    it does not take the layer (strided, padding past the filter, channels
-    not multiples of 8): the checks' verdict is kept with the launcher."""
-    key = ("dense_dgrad", dy.shape, x.shape, weight.shape, dy.dtype, weight.dtype,
+def _dense_gradient_launcher(pass_, dy, x, weight, stride, padding, dilation):
+    """The launcher of Spio's dense `pass_` ("dgrad" or "wgrad") for the
+    layer, or None where the kernel does not take it: the checks' verdict
+    is kept with the launcher."""
+    key = ("dense_" + pass_, dy.shape, x.shape, weight.shape, dy.dtype, weight.dtype,
            dy.get_device(), *stride, *padding, *dilation)
     if key not in _launchers:
         try:
             n, c, h, w = x.shape
             args = _kernels.Conv2dArguments(
                 n, h, w, c, weight.shape[0], weight.shape[2], weight.shape[3], stride, padding,
-                dilation, _DTYPES[dy.dtype], pass_="dgrad")
+                dilation, _DTYPES[dy.dtype], pass_=pass_)
             _launchers[key] = _launcher(args, dy.get_device())
         except SpioError:
             _launchers[key] = None
-    launcher = _launchers[key]
+    return _launchers[key]
+
+
+def _conv2d_dgrad(dy, x, weight, stride, padding, dilation):
+    """dx (channels_last) from dy and w on Spio's dgrad kernel, or None where
+    it does not take the layer (strided, padding past the filter, channels
+    not multiples of 8)."""
+    launcher = _dense_gradient_launcher("dgrad", dy, x, weight, stride, padding, dilation)
     if launcher is None:
         return None
     dy = dy.contiguous(memory_format=torch.channels_last)
@@ -565,20 +572,8 @@ def _conv2d_dgrad(dy, x, weight, stride, padding, dilation):
 def _conv2d_wgrad(dy, x, weight, stride, padding, dilation):
     """dw (the weight's shape, channels_last storage) from x and dy on Spio's
     wgrad kernel, or None where it does not take the layer (C not a
-    multiple of 64, K not of 8): the checks' verdict is kept with the
-    launcher."""
-    key = ("dense_wgrad", dy.shape, x.shape, weight.shape, dy.dtype, weight.dtype,
-           dy.get_device(), *stride, *padding, *dilation)
-    if key not in _launchers:
-        try:
-            n, c, h, w = x.shape
-            args = _kernels.Conv2dArguments(
-                n, h, w, c, weight.shape[0], weight.shape[2], weight.shape[3], stride, padding,
-                dilation, _DTYPES[dy.dtype], pass_="wgrad")
-            _launchers[key] = _launcher(args, dy.get_device())
-        except SpioError:
-            _launchers[key] = None
-    launcher = _launchers[key]
+    multiple of 64, K not of 8)."""
+    launcher = _dense_gradient_launcher("wgrad", dy, x, weight, stride, padding, dilation)
     if launcher is None:
         return None
     dy = dy.contiguous(memory_format=torch.channels_last)

@@ -1726,76 +1726,36 @@ int main(int argc, char **argv) {
       &sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha,
       &beta,  &blockM, &blockN, &blockK, &stages, &raster, &persistent, &cluster, &swapAB, &splitK, &pingpong,
       &promote, &kRanges, &precision, &groupCount, &gemmWgmma};
-  const std::initializer_list<const cl::Option *> convOnly = {&convN,
-                                                              &convC,
-                                                              &convH,
-                                                              &convW,
-                                                              &convR,
-                                                              &convS,
-                                                              &padH,
-                                                              &padW,
-                                                              &convStride,
-                                                              &convBias,
-                                                              &convGroupWidth,
-                                                              &convRowsP,
-                                                              &convPass,
-                                                              &convChunks,
-                                                              &convDependentLaunch,
-                                                              &convAutotune,
-                                                              &wgradClusterReduce,
-                                                              &wgradDiscardPartials,
-                                                              &wgradEarlyLaunch,
-                                                              &wgradParts,
-                                                              &wgradReduceLaneElements,
-                                                              &wgradRowRing,
-                                                              &wgradStagesOption,
-                                                              &convMultiprocessors,
-                                                              &convL2Bytes};
+  // Options of the grouped conv alone, and of both convolutions.
+  const std::initializer_list<const cl::Option *> gw8Only = {
+      &convBias,           &convGroupWidth,          &convRowsP,
+      &convChunks,         &convDependentLaunch,     &convAutotune,
+      &wgradClusterReduce, &wgradDiscardPartials,    &wgradEarlyLaunch,
+      &wgradParts,         &wgradReduceLaneElements, &wgradRowRing,
+      &wgradStagesOption,  &convMultiprocessors,     &convL2Bytes};
+  const std::initializer_list<const cl::Option *> convShared = {
+      &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convPass};
+
   if (!inputFile.empty()) {
     // The file fixes the workload, its shapes and its configs.
     std::string mode = "a kernel file";
     rejectOptions(mode, gemmOnly);
-    rejectOptions(mode, convOnly);
+    rejectOptions(mode, convShared);
+    rejectOptions(mode, gw8Only);
     rejectOptions(mode, {&convK, &convDilation, &convParts});
     rejectOptions(mode, {&workload, &dtype, &outDtype, &warpsM, &warpsN, &emitSpio});
   } else if (workload == "conv2d-gw8") {
     rejectOptions("--workload conv2d-gw8", gemmOnly);
     rejectOptions("--workload conv2d-gw8", {&convParts});
   } else if (workload == "gemm") {
-    rejectOptions("--workload gemm", convOnly);
+    rejectOptions("--workload gemm", convShared);
+    rejectOptions("--workload gemm", gw8Only);
     rejectOptions("--workload gemm", {&convK, &convDilation, &convParts});
   } else if (workload == "conv2d") {
-    rejectOptions("--workload conv2d", {&sizeM,
-                                        &sizeN,
-                                        &sizeK,
-                                        &aLayout,
-                                        &bLayout,
-                                        &alpha,
-                                        &beta,
-                                        &swapAB,
-                                        &precision,
-                                        &groupCount,
-                                        &gemmWgmma,
-                                        &batchCount,
-                                        &broadcast,
-                                        &batchInvariant,
-                                        &biasAlong,
-                                        &scaleAlong,
-                                        &convBias,
-                                        &convGroupWidth,
-                                        &convRowsP,
-                                        &convChunks,
-                                        &convDependentLaunch,
-                                        &convAutotune,
-                                        &wgradClusterReduce,
-                                        &wgradDiscardPartials,
-                                        &wgradEarlyLaunch,
-                                        &wgradParts,
-                                        &wgradReduceLaneElements,
-                                        &wgradRowRing,
-                                        &wgradStagesOption,
-                                        &convMultiprocessors,
-                                        &convL2Bytes});
+    rejectOptions("--workload conv2d", gw8Only);
+    rejectOptions("--workload conv2d", {&sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha, &beta,
+                                        &swapAB, &precision, &groupCount, &gemmWgmma, &batchCount,
+                                        &broadcast, &batchInvariant, &biasAlong, &scaleAlong});
   } else {
     fail("unknown workload '" + workload + "'; expected gemm, conv2d or conv2d-gw8");
   }
