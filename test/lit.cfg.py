@@ -32,6 +32,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [ToolSubst("spio-opt", unresolved="fatal"),
          ToolSubst("spio-capi-dialects-test", unresolved="fatal"),
          ToolSubst("spio-jit", unresolved="fatal"),
+         ToolSubst("spio-fuzz", unresolved="fatal"),
          ToolSubst("%PYTHON", config.python_executable, unresolved="ignore")]
 llvm_config.add_tool_substitutions(tools, [config.spio_tools_dir])
 
