@@ -127,6 +127,17 @@ CASES = [
     (300, 1000, 200, "--wgmma --block-m 128 --block-n 24 --warps-m 8 --stages 4"),
     (100, 1000, 1000, "--wgmma --block-m 128 --block-n 40 --warps-m 8 --stages 4 --split-k 3"),
     (37, 1000, 512, "--wgmma --swap --block-m 40 --block-n 64 --warps-m 4"),
+    # The chooser's widths of 16 columns filling the waves (128 x 160 pairs
+    # on a persistent grid, 128 x 224 a block a tile and persistent, ragged)
+    # and its 64-row tiles over short reductions.
+    (512, 10240, 8192, ""),
+    (128, 28672, 4096, ""),
+    (512, 28672, 4096, "--beta 0.5 --out-dtype f32"),
+    (1000, 3000, 2024, "--wgmma --block-m 128 --block-n 176 --warps-m 8 --stages 4 "
+                       "--persistent 10 --cluster 2"),
+    (1000, 1000, 1000, ""),
+    (1000, 1000, 1000, "--wgmma --block-m 64 --block-n 64 --warps-m 4 --stages 4 --beta 0.5"),
+    (512, 512, 512, ""),
     # Fused epilogues: bias along columns or rows, scale, residual and each
     # activation, in several orders, on mma.sync and on wgmma (a block a
     # tile, persistent, ping-pong, swapped, split K, cluster), ragged edges.

@@ -60,8 +60,11 @@ Outcome runPiece(std::string_view text) {
       lastError = diagnostic.str();
     return success();
   });
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      llvm::StringRef(text.data(), text.size()), ParserConfig(&context), "fuzz-input");
+  // MLIR's lexer reads up to a terminating NUL, as every source a caller
+  // holds in a std::string has: a piece of the fuzzer's buffer has none.
+  std::string source(text);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, ParserConfig(&context), "fuzz-input");
   if (!module)
     return Outcome::Invalid;
   const std::pair<const char *, std::unique_ptr<Pass> (*)()> passes[] = {

@@ -603,6 +603,46 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     }
     return c;
   }
+  bool shortK = ceilDiv(p.k, c.blockK) <= 16;
+  // How fully `m` x `n` tiles use the SMs: the last round's idle SMs and
+  // the columns of each row's last tile past N both count.
+  auto fill = [&](int64_t m, int64_t n) {
+    int64_t count = tiles(m, n);
+    return double(count) / double(ceilDiv(count, numSMs) * numSMs) * double(p.n) /
+           double(ceilDiv(p.n, n) * n);
+  };
+  // 128-row tiles of the width, a multiple of 16 from 128 to 256 (of 64
+  // for an N-major B's boxes), that does the most work a round: how fully
+  // its tiles use the SMs times its share of MMA work in the bytes a k-tile
+  // loads (n / (128 + n): narrower tiles reload A more often); taken where
+  // its tiles fill 90% of the SMs (else the rules below split K or narrow
+  // the tiles). One round: a block a tile; more: a persistent grid, pairs
+  // sharing B over long reductions (H200: 512 x 10240 x 8192 706 TFLOP/s in
+  // 128 x 160 tiles against 632 in 128 x 192; 512 x 8192 x 28672 799 in one
+  // round of 128 x 256 against 660 in two of 128 x 128; 8192 x 6144 x 4096
+  // 748 in 128 x 176 tiles, which fill 99.5%, against 778 in 128 x 256,
+  // which fill 97%; RESULTS.md).
+  if (!shortK && !c.promote && !p.batchInvariant) {
+    int64_t step = mnMajor(p, 'b') ? kWgmmaMNBox : 16;
+    auto work = [&](int64_t n) { return fill(128, n) * double(n) / double(128 + n); };
+    int64_t width = 256;
+    for (int64_t n = 256 - step; n >= 128; n -= step)
+      if (work(n) > work(width))
+        width = n;
+    if (fill(128, width) >= 0.9) {
+      c.blockM = 128;
+      c.blockN = width;
+      c.warpsM = 8;
+      c.stages = 4;
+      if (tiles(128, width) > numSMs) {
+        c.persistent = numSMs;
+        if (pairsShareB(c))
+          c.cluster = 2;
+      }
+      c.raster = rasterRows(ceilDiv(p.m, c.blockM) / c.cluster);
+      return c;
+    }
+  }
   // Two compute warpgroups (128 rows) on a persistent grid of a block per
   // SM, the largest tile whose tiles keep the blocks busy: three rounds of
   // tiles or more, or fewer whose last is at least 80% full, and whose
@@ -613,7 +653,6 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   // epilogue: 128 x 128 tiles, each compute warpgroup taking whole tiles in
   // turn (ping-pong), so that one's epilogue overlaps the other's main loop
   // (longer reductions ran faster on wider tiles; benchmarks/gemm/RESULTS.md).
-  bool shortK = ceilDiv(p.k, c.blockK) <= 16;
   for (int64_t n : {256, 192, 128}) {
     int64_t count = tiles(128, n);
     int64_t rounds = ceilDiv(count, numSMs);
@@ -637,6 +676,25 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   c.blockM = 128;
   c.warpsM = 8;
   c.raster = rasterRows(ceilDiv(p.m, c.blockM));
+  if (tiles(128, 128) < numSMs && shortK && !c.promote && !p.batchInvariant) {
+    // Short reductions under a wave of 128 x 128 tiles: a split's cluster
+    // barrier and exchange of partial sums cost more than its few k-tiles
+    // save (H200, 1024^3: 214 TFLOP/s split in two, 231 unsplit, 276 in
+    // 64 x 128 tiles); smaller tiles fill the SMs instead, 64 x 128 (one
+    // compute warpgroup) or 64 x 64, the larger unless the smaller fills
+    // the waves more than 2% better.
+    int64_t rows = 128, columns = 128;
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{64, 128}, {64, 64}})
+      if (fill(m, n) > 1.02 * fill(rows, columns)) {
+        rows = m;
+        columns = n;
+      }
+    c.blockM = rows;
+    c.blockN = columns;
+    c.warpsM = rows / 16;
+    c.raster = rasterRows(ceilDiv(p.m, c.blockM));
+    return c;
+  }
   if (tiles(128, 128) < numSMs) {
     // Under one wave of 128 x 128 tiles (a block an SM): up to 3 blocks
     // split each tile's K while the grid still fits the SMs; clusters of 4
@@ -651,14 +709,9 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
   // A wave or more: the widest tile (256, 192 or 128 columns) that fills
   // the waves best: each wave's last fraction idles the rest, and so do the
   // columns of each row's last tile that lie past N.
-  auto waveFill = [&](int64_t n) {
-    int64_t count = tiles(128, n);
-    return double(count) / double(ceilDiv(count, numSMs) * numSMs) * double(p.n) /
-           double(ceilDiv(p.n, n) * n);
-  };
   c.blockN = c.promote ? 128 : 256;
   for (int64_t n : {192, 128})
-    if (n < c.blockN && waveFill(n) > waveFill(c.blockN))
+    if (n < c.blockN && fill(128, n) > fill(128, c.blockN))
       c.blockN = n;
   return c;
 }

@@ -496,7 +496,6 @@ TEST(GemmWgmma, SplitsKUnderOneWave) {
   EXPECT_EQ(split(128, 4096, 4096), 3);   // 32 tiles: 96 blocks
   EXPECT_EQ(split(128, 6144, 4096), 2);   // 48 tiles: 96 blocks
   EXPECT_EQ(split(128, 10240, 8192), 1);  // 80 tiles: 160 blocks would not fit
-  EXPECT_EQ(split(256, 256, 128), 2);     // 4 tiles, but K has only 2 k-tiles
   EXPECT_EQ(split(4096, 4096, 4096), 1);
   GemmConfig c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132);
   EXPECT_EQ(gemmLaunchShape(problem(128, 4096, 4096), c).gridX, 32 * 3);
@@ -510,6 +509,46 @@ TEST(GemmWgmma, SplitsKUnderOneWave) {
   c.persistent = 132;
   EXPECT_NE(checkGemm(problem(128, 4096, 4096), c).find("not on a persistent grid"),
             std::string::npos);
+}
+
+// Short reductions under a wave of 128 x 128 tiles: 64 x 128 or 64 x 64
+// tiles fill the SMs instead of a split.
+TEST(GemmWgmma, NarrowsTilesOverShortReductionsUnderOneWave) {
+  auto tile = [](int64_t m, int64_t n, int64_t k) {
+    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), 132);
+    EXPECT_EQ(checkGemm(problem(m, n, k), c), "");
+    EXPECT_EQ(c.splitK, 1);
+    EXPECT_EQ(c.warpsM * 16, c.blockM);
+    return std::pair{c.blockM, c.blockN};
+  };
+  EXPECT_EQ(tile(1024, 1024, 1024), (std::pair<int64_t, int64_t>{64, 128})); // 128 tiles
+  EXPECT_EQ(tile(1000, 1000, 1000), (std::pair<int64_t, int64_t>{64, 128}));
+  EXPECT_EQ(tile(512, 512, 512), (std::pair<int64_t, int64_t>{64, 64})); // 64 tiles
+  EXPECT_EQ(tile(256, 256, 128), (std::pair<int64_t, int64_t>{64, 64}));
+  // 17 k-tiles: split as before.
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(1024, 1024, 1088), 132).splitK, 2);
+}
+
+// Under three rounds of 128 x 256 tiles, widths of 16 columns fill the
+// waves: the widest within 2% of the fullest, a block a tile in one round.
+TEST(GemmWgmma, FillsFewWavesWithWidthsOfSixteenColumns) {
+  auto chosen = [](GemmProblem p) {
+    GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+    EXPECT_EQ(checkGemm(p, c), "");
+    return std::tuple{c.blockN, c.persistent, c.cluster};
+  };
+  // 256 tiles of 128 x 160: two rounds, 97%, pairs over 128 k-tiles.
+  EXPECT_EQ(chosen(problem(512, 10240, 8192)), std::make_tuple(160, 132, 2));
+  // 128 tiles of 128 x 256: one round, 97%.
+  EXPECT_EQ(chosen(problem(512, 8192, 28672)), std::make_tuple(256, 0, 1));
+  EXPECT_EQ(chosen(problem(512, 28672, 4096)), std::make_tuple(224, 132, 1));
+  EXPECT_EQ(chosen(problem(128, 28672, 4096)), std::make_tuple(224, 0, 1));
+  // An N-major B comes in boxes of 64 columns.
+  GemmProblem nMajor = problem(512, 10240, 8192);
+  nMajor.b = Layout::RowMajor;
+  EXPECT_EQ(std::get<0>(chosen(nMajor)) % 64, 0);
+  // Nothing fills 90%: K split as before.
+  EXPECT_EQ(chosen(problem(128, 10240, 8192)), std::make_tuple(128, 0, 1));
 }
 
 // M <= 64: M along wgmma's N (a power of 2 from 8) and N along the
