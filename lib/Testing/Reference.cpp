@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <random>
+#include <set>
 
 namespace spio::testing {
 
@@ -45,6 +47,93 @@ void HostMatrix::fillUniform(uint64_t seed, uint64_t stream) {
     for (size_t i = begin; i < end; ++i)
       set(i, runtime::uniformAt(seed, stream, i));
   });
+}
+
+ReferenceSum gemmReference(const kernels::GemmProblem &problem, const HostMatrix &a,
+                           const HostMatrix &b, size_t entryA, size_t entryB, size_t row,
+                           size_t col) {
+  size_t m = problem.m, n = problem.n, k = problem.k;
+  // Element (r, c) of entry `entry` of a batch of rows x cols matrices.
+  auto at = [](const HostMatrix &mat, kernels::Layout layout, size_t entry, size_t rows,
+               size_t cols, size_t r, size_t c) {
+    size_t first = entry * rows * cols;
+    return layout == kernels::Layout::RowMajor ? mat.values[first + r * cols + c]
+                                               : mat.values[first + c * rows + r];
+  };
+  ReferenceSum total;
+  for (size_t kk = 0; kk < k; ++kk) {
+    double product = double(at(a, problem.a, entryA, m, k, row, kk)) *
+                     double(at(b, problem.b, entryB, k, n, kk, col));
+    total.sum += product;
+    total.magnitude += std::fabs(product);
+  }
+  return total;
+}
+
+ReferenceSum applyEpilogue(const std::vector<kernels::EpilogueStep> &steps, ReferenceSum value,
+                           double scale, double bias, double residual) {
+  double &x = value.sum, &magnitude = value.magnitude;
+  for (kernels::EpilogueStep step : steps) {
+    switch (step) {
+    case kernels::EpilogueStep::Scale:
+      x *= scale;
+      magnitude *= std::fabs(scale);
+      break;
+    case kernels::EpilogueStep::Bias:
+      x += bias;
+      magnitude += std::fabs(bias);
+      break;
+    case kernels::EpilogueStep::Residual:
+      x += residual;
+      magnitude += std::fabs(residual);
+      break;
+    case kernels::EpilogueStep::Relu:
+      x = std::max(x, 0.0);
+      break;
+    case kernels::EpilogueStep::GeluTanh:
+      x = 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+      magnitude *= 1.13;
+      break;
+    case kernels::EpilogueStep::GeluErf:
+      x = 0.5 * x * (1 + std::erf(x * M_SQRT1_2));
+      magnitude *= 1.13;
+      break;
+    case kernels::EpilogueStep::Silu:
+      x = x / (1 + std::exp(-x));
+      magnitude *= 1.1;
+      break;
+    }
+  }
+  return value;
+}
+
+std::vector<std::array<size_t, 3>> gemmCheckedElements(const kernels::GemmProblem &problem,
+                                                       uint64_t seed) {
+  size_t m = problem.m, n = problem.n, k = problem.k, batches = problem.batch;
+  std::vector<std::array<size_t, 3>> points;
+  if (batches * m * n * k <= (size_t(1) << 31)) {
+    for (size_t entry = 0; entry < batches; ++entry)
+      for (size_t r = 0; r < m; ++r)
+        for (size_t c = 0; c < n; ++c)
+          points.push_back({entry, r, c});
+    return points;
+  }
+  std::mt19937_64 rng(seed);
+  std::vector<size_t> rows = {0, m - 1}, cols = {0, n - 1};
+  for (int s = 0; s < 14; ++s) {
+    rows.push_back(rng() % m);
+    cols.push_back(rng() % n);
+  }
+  std::set<size_t> sampled = {0, batches - 1, size_t(rng() % batches)};
+  for (size_t entry : sampled) {
+    for (size_t r : rows)
+      for (size_t c = 0; c < n; ++c)
+        points.push_back({entry, r, c});
+    for (size_t c : cols)
+      for (size_t r = 0; r < m; ++r)
+        points.push_back({entry, r, c});
+  }
+  return points;
 }
 
 ReferenceSum conv2dReference(const kernels::Conv2dProblem &p, const std::vector<float> &input,

@@ -637,45 +637,6 @@ void reportBandwidth(Cuda &gpu, const std::function<Status()> &launch, double by
 /// Runs a compiled GEMM kernel on fresh random inputs: checks it against a
 /// float64 reference (with --check) and times it (with --bench). `params`
 /// says where each operand is among the kernel's parameters.
-/// The epilogue's steps on a float64 reference `ref`, and on `magnitude`,
-/// which bounds what rounding before each step can have moved the value
-/// (activations' slopes are at most 1.13): the element's scale, bias and
-/// residual (beta * C) values given.
-void applyEpilogueReference(llvm::ArrayRef<EpilogueStep> steps, double &ref, double &magnitude,
-                            double scale, double bias, double residual) {
-  for (EpilogueStep step : steps) {
-    switch (step) {
-    case EpilogueStep::Scale:
-      ref *= scale;
-      magnitude *= std::fabs(scale);
-      break;
-    case EpilogueStep::Bias:
-      ref += bias;
-      magnitude += std::fabs(bias);
-      break;
-    case EpilogueStep::Residual:
-      ref += residual;
-      magnitude += std::fabs(residual);
-      break;
-    case EpilogueStep::Relu:
-      ref = std::max(ref, 0.0);
-      break;
-    case EpilogueStep::GeluTanh:
-      ref = 0.5 * ref * (1 + std::tanh(std::sqrt(2 / M_PI) * (ref + 0.044715 * ref * ref * ref)));
-      magnitude *= 1.13;
-      break;
-    case EpilogueStep::GeluErf:
-      ref = 0.5 * ref * (1 + std::erf(ref * M_SQRT1_2));
-      magnitude *= 1.13;
-      break;
-    case EpilogueStep::Silu:
-      ref = ref / (1 + std::exp(-ref));
-      magnitude *= 1.1;
-      break;
-    }
-  }
-}
-
 /// The tile options given (0: the chooser's) over `config`.
 void applyTileOptions(GemmConfig &config) {
   if (blockM)
@@ -725,9 +686,7 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
   // The GEMM is the plan's last kernel, after any packing its operands.
   reportKernel(gpu, launcher, launcher.plan().kernels.size() - 1);
 
-  // Fresh random inputs, rounded to the input type; `rng` picks the
-  // points checked.
-  std::mt19937_64 rng(seed);
+  // Fresh random inputs, rounded to the input type.
   size_t m = problem.m, n = problem.n, k = problem.k;
   // A batch's matrices one after the other; A or B the batch shares once.
   size_t batches = size_t(problem.batch);
@@ -792,71 +751,30 @@ int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &confi
                           {float(alpha), problem.readsC ? float(beta) : 0.0f}};
   auto launch = [&]() { return launcher.run(bindings); };
 
-  // Element (row, col) of matrix `batch` of a batch stored in `layout`
-  // (rows x cols logical).
-  auto at = [](const HostMatrix &mat, Layout layout, size_t batch, size_t rows, size_t cols,
-               size_t r, size_t col) {
-    size_t first = batch * rows * cols;
-    return layout == Layout::RowMajor ? mat.values[first + r * cols + col]
-                                      : mat.values[first + col * rows + r];
-  };
-
   if (check) {
     HostMatrix d(problem.output, batches * m * n);
     runPoisoned(gpu, dD, launch, d.bytes);
-    // All elements for small problems; else sampled rows and columns,
-    // always including the last (ragged) ones, of the first and last
-    // problems of a batch and one between.
-    std::vector<std::array<size_t, 3>> points;
-    if (batches * m * n * k <= (size_t(1) << 31)) {
-      for (size_t bt = 0; bt < batches; ++bt)
-        for (size_t r = 0; r < m; ++r)
-          for (size_t col = 0; col < n; ++col)
-            points.push_back({bt, r, col});
-    } else {
-      std::vector<size_t> rows = {0, m - 1}, cols = {0, n - 1};
-      for (int s = 0; s < 14; ++s) {
-        rows.push_back(rng() % m);
-        cols.push_back(rng() % n);
-      }
-      std::set<size_t> sampled = {0, batches - 1, size_t(rng() % batches)};
-      for (size_t bt : sampled) {
-        for (size_t r : rows)
-          for (size_t col = 0; col < n; ++col)
-            points.push_back({bt, r, col});
-        for (size_t col : cols)
-          for (size_t r = 0; r < m; ++r)
-            points.push_back({bt, r, col});
-      }
-    }
     // Output rounding plus f32 accumulation error, which grows with depth
     // (the packed segments'), plus what splitting f32 inputs into bf16
     // terms leaves out of each product.
     ReferenceCheck reference(problem.output, double(gemmPackedProblem(problem).k),
                              gemmProductError(problem));
     std::vector<EpilogueStep> steps = epilogueSteps(problem);
-    for (auto [bt, r, col] : points) {
-      double sum = 0, magnitude = 0;
+    for (auto [bt, r, col] : gemmCheckedElements(problem, seed)) {
       size_t inA = problem.batchA ? bt : 0, inB = problem.batchB ? bt : 0;
       if (problem.groups > 0)
         inB = groupOf[r];
       size_t element = (bt * m + r) * n + col;
-      for (size_t kk = 0; kk < k; ++kk) {
-        double prod = double(at(a, problem.a, inA, m, k, r, kk)) *
-                      double(at(b, problem.b, inB, k, n, kk, col));
-        sum += prod;
-        magnitude += std::fabs(prod);
-      }
-      double ref = alpha * sum;
-      magnitude *= std::fabs(alpha);
       auto vectorAt = [&](const HostMatrix &v, Along along) {
         if (along == Along::None)
           return 0.0;
         return double(v.values[along == Along::Rows ? r : col]);
       };
-      applyEpilogueReference(steps, ref, magnitude, vectorAt(scale, problem.scale),
-                             vectorAt(bias, problem.bias),
-                             problem.readsC ? beta * double(c.values[element]) : 0.0);
+      ReferenceSum product = gemmReference(problem, a, b, inA, inB, r, col);
+      auto [ref, magnitude] =
+          applyEpilogue(steps, {alpha * product.sum, std::fabs(alpha) * product.magnitude},
+                        vectorAt(scale, problem.scale), vectorAt(bias, problem.bias),
+                        problem.readsC ? beta * double(c.values[element]) : 0.0);
       reference.add(d.read(element), ref, magnitude, [&] {
         return "D[" + (batches > 1 ? std::to_string(bt) + ", " : std::string()) +
                std::to_string(r) + ", " + std::to_string(col) + "]";
@@ -1203,12 +1121,12 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
     for (size_t m : positions) {
       size_t img = m / (rows * cols), row = m / cols % rows, col = m % cols;
       for (size_t out = 0; out < channels; ++out) {
-        auto [sum, magnitude] = conv2dReference(problem, x.values, wt.values, img, row, col, out);
         size_t element = m * channels + out;
-        applyEpilogueReference(problem.epilogue, sum, magnitude,
-                               scale.values.empty() ? 0.0 : double(scale.values[out]),
-                               bias.values.empty() ? 0.0 : double(bias.values[out]),
-                               residual.values.empty() ? 0.0 : double(residual.values[element]));
+        auto [sum, magnitude] = applyEpilogue(
+            problem.epilogue, conv2dReference(problem, x.values, wt.values, img, row, col, out),
+            scale.values.empty() ? 0.0 : double(scale.values[out]),
+            bias.values.empty() ? 0.0 : double(bias.values[out]),
+            residual.values.empty() ? 0.0 : double(residual.values[element]));
         reference.add(y.read(element), sum, magnitude, [&] {
           return std::string(dgrad ? "dx[" : "y[") + std::to_string(img) + ", " +
                  std::to_string(row) + ", " + std::to_string(col) + ", " + std::to_string(out) +

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -11,18 +12,89 @@ using spio::kernels::Conv2dGw8Problem;
 using spio::kernels::Conv2dProblem;
 using spio::kernels::ConvPass;
 using spio::kernels::DType;
+using spio::kernels::EpilogueStep;
 using spio::kernels::F32Precision;
 using spio::kernels::GemmProblem;
+using spio::kernels::Layout;
+using spio::testing::applyEpilogue;
 using spio::testing::conv2dGw8Reference;
 using spio::testing::conv2dGw8WgradReference;
 using spio::testing::conv2dReference;
 using spio::testing::conv2dWgradReference;
+using spio::testing::gemmCheckedElements;
 using spio::testing::gemmProductError;
+using spio::testing::gemmReference;
 using spio::testing::HostMatrix;
 using spio::testing::ReferenceCheck;
 using spio::testing::unitRoundoff;
 
 namespace {
+
+/// A GEMM element of each layout of A and B, and of a batch's entries, is
+/// the dot product of A's row and B's column.
+TEST(GemmReferenceTest, ReadsEachLayoutAndBatchEntry) {
+  GemmProblem p;
+  p.m = 3;
+  p.n = 2;
+  p.k = 4;
+  HostMatrix a(DType::F32, 2 * 3 * 4), b(DType::F32, 2 * 4 * 2);
+  a.fillUniform(1, 0);
+  b.fillUniform(1, 1);
+  for (Layout la : {Layout::RowMajor, Layout::ColMajor})
+    for (Layout lb : {Layout::RowMajor, Layout::ColMajor}) {
+      p.a = la;
+      p.b = lb;
+      for (size_t entry : {0, 1}) {
+        double expected = 0, magnitude = 0;
+        for (size_t kk = 0; kk < 4; ++kk) {
+          float x = a.values[entry * 12 + (la == Layout::RowMajor ? 2 * 4 + kk : kk * 3 + 2)];
+          float y = b.values[entry * 8 + (lb == Layout::RowMajor ? kk * 2 + 1 : 1 * 4 + kk)];
+          expected += double(x) * y;
+          magnitude += std::fabs(double(x) * y);
+        }
+        auto [sum, bound] = gemmReference(p, a, b, entry, entry, 2, 1);
+        EXPECT_DOUBLE_EQ(sum, expected);
+        EXPECT_DOUBLE_EQ(bound, magnitude);
+      }
+    }
+}
+
+TEST(GemmReferenceTest, AppliesTheEpilogueInOrder) {
+  auto [value, magnitude] = applyEpilogue(
+      {EpilogueStep::Scale, EpilogueStep::Bias, EpilogueStep::Relu}, {2.0, 3.0}, -1.5, 1.0, 0.0);
+  EXPECT_DOUBLE_EQ(value, 0.0); // relu(2 * -1.5 + 1)
+  EXPECT_DOUBLE_EQ(magnitude, 3.0 * 1.5 + 1.0);
+  EXPECT_DOUBLE_EQ(
+      applyEpilogue({EpilogueStep::Residual, EpilogueStep::Scale}, {1.0, 1.0}, 2.0, 0.0, 0.5).sum,
+      3.0);
+  EXPECT_NEAR(applyEpilogue({EpilogueStep::GeluErf}, {1.0, 1.0}, 0, 0, 0).sum, 0.8413447, 1e-6);
+  EXPECT_NEAR(applyEpilogue({EpilogueStep::Silu}, {1.0, 1.0}, 0, 0, 0).sum, 0.7310586, 1e-6);
+}
+
+/// Small problems check every element; large ones every column of sampled
+/// rows and every row of sampled columns, the last (ragged) ones included,
+/// the same for a seed.
+TEST(GemmReferenceTest, ChecksEveryElementOrSampledRowsAndColumns) {
+  GemmProblem small;
+  small.m = 5;
+  small.n = 3;
+  small.k = 8;
+  small.batch = 2;
+  EXPECT_EQ(gemmCheckedElements(small, 1).size(), 2u * 5 * 3);
+  GemmProblem large;
+  large.m = 4097;
+  large.n = 4095;
+  large.k = 4096;
+  auto points = gemmCheckedElements(large, 7);
+  EXPECT_EQ(points, gemmCheckedElements(large, 7));
+  EXPECT_NE(points, gemmCheckedElements(large, 8));
+  auto has = [&](size_t r, size_t c) {
+    return std::find(points.begin(), points.end(), std::array<size_t, 3>{0, r, c}) != points.end();
+  };
+  EXPECT_TRUE(has(4096, 17));
+  EXPECT_TRUE(has(23, 4094));
+  EXPECT_EQ(points.size(), 16u * 4095 + 16u * 4097);
+}
 
 /// dgrad's and wgrad's references are the adjoints of fprop's: <conv(x, w),
 /// dy> equals <x, dgrad(dy, w)> and <wgrad(x, dy), w> for any x, w and dy,

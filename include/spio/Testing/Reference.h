@@ -15,6 +15,7 @@
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -52,6 +53,27 @@ double gemmProductError(const kernels::GemmProblem &problem);
 struct ReferenceSum {
   double sum = 0, magnitude = 0;
 };
+
+/// Element (`row`, `col`) of A @ B, A entry `entryA` and B entry `entryB`
+/// of a batch (a broadcast operand's 0, a grouped GEMM's B the row's
+/// group), each stored in the problem's layout.
+ReferenceSum gemmReference(const kernels::GemmProblem &problem, const HostMatrix &a,
+                           const HostMatrix &b, size_t entryA, size_t entryB, size_t row,
+                           size_t col);
+
+/// The epilogue's `steps` on a float64 reference: `value.sum` becomes the
+/// output's value and `value.magnitude` bounds what rounding before each
+/// step can have moved it (activations' slopes are at most 1.13), with the
+/// element's scale, bias and residual (beta * C) values given.
+ReferenceSum applyEpilogue(const std::vector<kernels::EpilogueStep> &steps, ReferenceSum value,
+                           double scale, double bias, double residual);
+
+/// The elements of D a check compares, as {batch entry, row, column}: all
+/// of them for small problems; else every column of sampled rows and every
+/// row of sampled columns (the first and last, ragged ones, among them) of
+/// the first and last batch entries and a random one, drawn from `seed`.
+std::vector<std::array<size_t, 3>> gemmCheckedElements(const kernels::GemmProblem &problem,
+                                                       uint64_t seed);
 
 /// One output of a dense conv2d (`problem`'s sizes the forward's) at image
 /// `image`, position (`row`, `col`) and channel `channel`: fprop's y from x
