@@ -79,6 +79,15 @@ def test_depthwise_and_narrow_groups_forward_and_gradients(group_width, stride, 
 
 
 @gpu
+def test_dgrad_refuses_a_weight_of_another_group_width():
+    dy = torch.randn(2, 48, 8, 8, device="cuda", dtype=torch.float16)
+    weight = torch.randn(48, 3, 3, 3, device="cuda", dtype=torch.float16)
+    with pytest.raises(spio.SpioError, match=r"dgrad takes weight \(C, g, R, S\) with g 1, 2, 4 "
+                                             r"or 8, got \(48, 3, 3, 3\)"):
+        torch.ops.spio.conv2d_gw8_dgrad(dy, weight, [2, 48, 8, 8], 1, [1, 1])
+
+
+@gpu
 def test_conv2d_gw8_in_the_heuristics_band_ring():
     """5x5 on 16x16 images: the heuristics loop each block over whole
     images (chunks), forward and for dx."""
