@@ -529,9 +529,10 @@ TEST(GemmWgmma, NarrowsTilesOverShortReductionsUnderOneWave) {
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(1024, 1024, 1088), 132).splitK, 2);
 }
 
-// Under three rounds of 128 x 256 tiles, widths of 16 columns fill the
-// waves: the widest within 2% of the fullest, a block a tile in one round.
-TEST(GemmWgmma, FillsFewWavesWithWidthsOfSixteenColumns) {
+// 128-row tiles of the 16-column width that does the most work a round
+// (how fully its tiles use the SMs times n / (128 + n)), a block a tile in
+// one round; large problems keep 256 columns.
+TEST(GemmWgmma, ChoosesWidthsOfSixteenColumnsThatFillTheSMs) {
   auto chosen = [](GemmProblem p) {
     GemmConfig c = chooseWgmmaGemmConfig(p, 132);
     EXPECT_EQ(checkGemm(p, c), "");
@@ -549,6 +550,9 @@ TEST(GemmWgmma, FillsFewWavesWithWidthsOfSixteenColumns) {
   EXPECT_EQ(std::get<0>(chosen(nMajor)) % 64, 0);
   // Nothing fills 90%: K split as before.
   EXPECT_EQ(chosen(problem(128, 10240, 8192)), std::make_tuple(128, 0, 1));
+  // 128 x 176 tiles fill 99.5% against 128 x 256's 97%, but reload A more.
+  EXPECT_EQ(std::get<0>(chosen(problem(8192, 6144, 4096))), 256);
+  EXPECT_EQ(std::get<0>(chosen(problem(8192, 10240, 8192))), 256);
 }
 
 // M <= 64: M along wgmma's N (a power of 2 from 8) and N along the
