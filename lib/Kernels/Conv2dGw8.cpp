@@ -711,6 +711,12 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return "a block's tiles need about " + std::to_string(shared) +
            " bytes of shared memory, over the " + std::to_string(p.sharedBytesPerBlock) +
            " the target's block may use: take fewer rows or warps";
+  // A block's rows are unrolled: rows past the output's add code and no
+  // work (an upsampling dgrad takes its rows in pairs).
+  int64_t mostRows = upsamplesDy(p) ? 2 * ceilDiv(p.kernelOutH(), 2) : p.kernelOutH();
+  if (c.rowsP > mostRows)
+    return "a block takes at most the output's " + std::to_string(mostRows) + " rows, got " +
+           std::to_string(c.rowsP);
   LaunchShape launch = conv2dGw8LaunchShape(p, c);
   if (launch.gridX > kMaxGridX)
     return "the grid would take " + std::to_string(launch.gridX) +

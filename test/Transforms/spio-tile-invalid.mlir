@@ -186,3 +186,19 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 21, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 11, q: 10, k: 32] x f16, global>
+
+// A block's rows are unrolled: more than the output's 11 are refused
+// before they are built (4096 took seconds to tile).
+gpu.module @m {
+  gpu.func @conv_too_many_rows(%x: !X, %w: !W, %y: !Y) kernel {
+    // expected-error @below {{'spio.conv2d_gw8' op a block takes at most the output's 11 rows, got 4096}}
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [1, 4], rows = 4096>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !X, !W -> !Y
+    gpu.return
+  }
+}
