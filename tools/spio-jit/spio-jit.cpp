@@ -33,7 +33,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <array>
 #include <cstdio>
 #include <random>
 #include <set>
@@ -634,9 +633,6 @@ void reportBandwidth(Cuda &gpu, const std::function<Status()> &launch, double by
                                          {"timing", timingName()}, {"gbps", gbps}};
 }
 
-/// Runs a compiled GEMM kernel on fresh random inputs: checks it against a
-/// float64 reference (with --check) and times it (with --bench). `params`
-/// says where each operand is among the kernel's parameters.
 /// The tile options given (0: the chooser's) over `config`.
 void applyTileOptions(GemmConfig &config) {
   if (blockM)
@@ -676,6 +672,9 @@ void applyTileOptions(GemmConfig &config) {
     config.kRanges = kRanges;
 }
 
+/// Runs a compiled GEMM kernel on fresh random inputs: checks it against a
+/// float64 reference (with --check) and times it (with --bench). `params`
+/// says where each operand is among the kernel's parameters.
 int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig &config,
                   const mlir::spio::CompiledModule &compiled,
                   const mlir::spio::CompiledKernel &info,
