@@ -1,0 +1,1 @@
+func.func private @f() attributes {a = array<index: 1>}
