@@ -227,7 +227,10 @@ typedef struct {
 
 char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,
                             const spio_conv2d_gw8_config *config);
+/* The configuration Spio runs (the performance model's pick of the
+ * candidates), and the hand rules' (the candidates' seed). */
 spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_problem *problem);
+spio_conv2d_gw8_config spio_conv2d_gw8_rule_config(const spio_conv2d_gw8_problem *problem);
 /* Configurations worth timing for the problem (autotuning): the chosen
  * first, then its neighbours (conv2dGw8Candidates in
  * spio/Kernels/Conv2dGw8.h; all of one problem's write the same bits).
@@ -235,6 +238,14 @@ spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_probl
  * are. */
 int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
                                    spio_conv2d_gw8_config *configs, int64_t capacity);
+/* The performance model's features of a problem and configuration
+ * (conv2dGw8Features): writes up to `capacity` to `features` and returns
+ * how many there are; spio_conv2d_gw8_feature_name(i) names the i-th
+ * (NULL past the last). */
+int64_t spio_conv2d_gw8_features(const spio_conv2d_gw8_problem *problem,
+                                 const spio_conv2d_gw8_config *config, double *features,
+                                 int64_t capacity);
+const char *spio_conv2d_gw8_feature_name(int64_t index);
 char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,
                              const spio_conv2d_gw8_config *config);
 spio_launch_shape spio_conv2d_gw8_launch_shape(const spio_conv2d_gw8_problem *problem,

@@ -330,6 +330,10 @@ spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_probl
   return convConfig(kernels::chooseConv2dGw8Config(convProblem(*problem)));
 }
 
+spio_conv2d_gw8_config spio_conv2d_gw8_rule_config(const spio_conv2d_gw8_problem *problem) {
+  return convConfig(kernels::conv2dGw8RuleConfig(convProblem(*problem)));
+}
+
 int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
                                    spio_conv2d_gw8_config *configs, int64_t capacity) {
   std::vector<kernels::Conv2dGw8Config> candidates =
@@ -337,6 +341,21 @@ int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
   for (int64_t i = 0; configs && i < capacity && i < int64_t(candidates.size()); ++i)
     configs[i] = convConfig(candidates[i]);
   return int64_t(candidates.size());
+}
+
+int64_t spio_conv2d_gw8_features(const spio_conv2d_gw8_problem *problem,
+                                 const spio_conv2d_gw8_config *config, double *features,
+                                 int64_t capacity) {
+  std::vector<double> values =
+      kernels::conv2dGw8Features(convProblem(*problem), convConfig(*config));
+  for (int64_t i = 0; features && i < capacity && i < int64_t(values.size()); ++i)
+    features[i] = values[i];
+  return int64_t(values.size());
+}
+
+const char *spio_conv2d_gw8_feature_name(int64_t index) {
+  const std::vector<std::string> &names = kernels::conv2dGw8FeatureNames();
+  return index >= 0 && index < int64_t(names.size()) ? names[index].c_str() : nullptr;
 }
 
 char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,

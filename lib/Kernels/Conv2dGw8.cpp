@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstdlib>
+#include <iterator>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -810,7 +813,7 @@ static int64_t bandRingChunks(const Conv2dGw8Problem &p, const Conv2dGw8Config &
   return chunks < grid.bands ? chunks : 0;
 }
 
-Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
+Conv2dGw8Config conv2dGw8RuleConfig(const Conv2dGw8Problem &p) {
   Conv2dGw8Config c;
   // The rules below divide by the output's sizes and assume a kernel of 1
   // to 7 taps.
@@ -1155,8 +1158,8 @@ static std::vector<Conv2dGw8Config> wgradCandidates(const Conv2dGw8Problem &p,
   return candidates;
 }
 
-std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
-  Conv2dGw8Config chosen = chooseConv2dGw8Config(p);
+std::vector<Conv2dGw8Config> conv2dGw8RuleCandidates(const Conv2dGw8Problem &p, int64_t most) {
+  Conv2dGw8Config chosen = conv2dGw8RuleConfig(p);
   if (!checkConv2dGw8(p, chosen).empty())
     return {chosen};
   if (p.pass == ConvPass::Wgrad)
@@ -1258,11 +1261,161 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
   return candidates;
 }
 
+namespace {
+#include "Conv2dGw8Model.inc"
+} // namespace
+
+const TreeEnsemble &conv2dGw8Model() {
+  static const TreeEnsemble model = {kModelNodes,
+                                     kModelRoots,
+                                     std::size(kModelRoots),
+                                     kModelFeatureNames,
+                                     std::size(kModelFeatureNames),
+                                     kModelBase};
+  return model;
+}
+
+std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
+  std::vector<Conv2dGw8Config> candidates = conv2dGw8RuleCandidates(p, most);
+  // wgrad's candidates differ only in stages, row ring and reduce lanes,
+  // within a few percent, where the rules chose better than the model on
+  // layers neither had seen (benchmarks/model/RESULTS.md).
+  if (candidates.size() < 2 || p.pass == ConvPass::Wgrad)
+    return candidates;
+  size_t fastest = 0;
+  double fastestPrediction = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    double predicted = predict(conv2dGw8Model(), conv2dGw8Features(p, candidates[i]));
+    if (i == 0 || predicted < fastestPrediction) {
+      fastest = i;
+      fastestPrediction = predicted;
+    }
+  }
+  std::rotate(candidates.begin(), candidates.begin() + fastest, candidates.begin() + fastest + 1);
+  return candidates;
+}
+
+Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
+  return conv2dGw8Candidates(p).front();
+}
+
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   BandGrid g = bandGrid(p, c);
   if (p.pass == ConvPass::Wgrad || flatRows(p))
     return {g.groupTiles, g.chunks, c.threads()};
   return {g.qTiles * g.groupTiles, g.chunks, c.threads()};
+}
+
+static const char *const kFeatureNames[] = {"pass",
+                                            "log2_n",
+                                            "log2_c",
+                                            "log2_in_h",
+                                            "log2_in_w",
+                                            "log2_out_h",
+                                            "log2_out_w",
+                                            "r",
+                                            "s",
+                                            "stride",
+                                            "group_width",
+                                            "log2_bytes",
+                                            "log2_macs",
+                                            "flat_rows",
+                                            "warps_q",
+                                            "warps_g",
+                                            "rows_p",
+                                            "copy_warps",
+                                            "log2_chunks",
+                                            "row_ring",
+                                            "stages",
+                                            "reduce_lanes",
+                                            "threads",
+                                            "q_tiles",
+                                            "group_tiles",
+                                            "log2_bands",
+                                            "bands_a_chunk",
+                                            "images",
+                                            "log2_blocks",
+                                            "resident_blocks",
+                                            "waves",
+                                            "last_wave_fill",
+                                            "shared_bytes",
+                                            "column_use",
+                                            "group_share",
+                                            "row_use",
+                                            "staged_rows",
+                                            "log2_bytes_a_block",
+                                            "multiprocessors",
+                                            "bytes_over_l2"};
+
+const std::vector<std::string> &conv2dGw8FeatureNames() {
+  static const std::vector<std::string> names(std::begin(kFeatureNames), std::end(kFeatureNames));
+  return names;
+}
+
+std::vector<double> conv2dGw8Features(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  auto log2 = [](double v) { return std::log2(std::max(v, 1.0)); };
+  BandGrid g = bandGrid(p, c);
+  LaunchShape launch = conv2dGw8LaunchShape(p, c);
+  int64_t inH = p.kernelInH(), inW = p.kernelInW(), outH = p.kernelOutH(), outW = p.kernelOutW();
+  double bytes = 2.0 * (double(p.n) * (inH * inW + outH * outW) * p.c +
+                        double(p.c) * p.r * p.s * p.groupWidth);
+  double macs = double(p.n) * p.outH() * p.outW() * p.c * p.r * p.s * p.groupWidth;
+  int64_t shared = blockSharedBytes(p, c);
+  int64_t resident;
+  if (p.pass == ConvPass::Wgrad)
+    resident = wgradResidentBlocks(p, c);
+  else if (flatRows(p))
+    resident = blocksBySharedMemory(p, shared);
+  else
+    resident = rowsResidentBlocks(p, c, outputRowsPerBarrier(p, c));
+  resident = std::max<int64_t>(1, std::min({resident, 2048 / c.threads(), int64_t(32)}));
+  double blocks = double(launch.gridX) * launch.gridY * launch.gridZ;
+  double waves = blocks / double(resident * p.multiprocessors);
+  double lastWave = waves - std::floor(waves);
+  int64_t stride = p.pass == ConvPass::Dgrad ? 1 : p.stride;
+  std::vector<double> f = {
+      double(int(p.pass)),
+      log2(p.n),
+      log2(p.c),
+      log2(inH),
+      log2(inW),
+      log2(outH),
+      log2(outW),
+      double(p.r),
+      double(p.s),
+      double(p.stride),
+      double(p.groupWidth),
+      log2(bytes),
+      log2(macs),
+      double(flatRows(p)),
+      double(c.warpsQ),
+      double(c.warpsG),
+      double(c.rowsP),
+      double(c.copyWarps),
+      log2(1.0 + double(g.chunks)),
+      double(c.rowRing),
+      double(p.pass == ConvPass::Wgrad ? wgradStages(p, c) : 0),
+      double(p.pass == ConvPass::Wgrad && !p.wgradClusterReduce ? wgradReduceVector(p, c) : 0),
+      double(c.threads()),
+      double(g.qTiles),
+      double(g.groupTiles),
+      log2(g.bands),
+      double(g.bandsPerChunk),
+      double(g.images),
+      log2(blocks),
+      double(resident),
+      waves,
+      lastWave == 0 ? 1.0 : lastWave,
+      double(shared),
+      double(g.images * outW) / double(g.qTiles * 16 * c.warpsQ),
+      groupShare(p, c.warpsG),
+      double(outH) / double(ceilDiv(outH, c.rowsP) * c.rowsP),
+      double(c.rowsP * stride + p.r - stride) / double(c.rowsP * stride),
+      log2(bytes / blocks),
+      double(p.multiprocessors),
+      bytes / double(p.l2Bytes)};
+  assert(f.size() == std::size(kFeatureNames) && "a feature without its name");
+  return f;
 }
 
 /// A lane's longest range of partials before splits grow, and the most

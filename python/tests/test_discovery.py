@@ -529,14 +529,16 @@ def test_chosen_instances_follow_spio_jit():
     assert gemm.workspace_size(small, gemm.chosen(small, 132, (9, 0))) == 0
     conv = spio.Conv2dGw8Family()
     narrow = spio.Conv2dGw8Arguments(128, 1024, 7, 7, pass_="dgrad")
-    # 7x7 images side by side, 3 in 2 warps' 32 columns, 8 groups a block.
-    assert conv.chosen(narrow) == ("dgrad", "f16", (2, 8, 7))
+    # 7x7 images side by side, 3 in 2 warps' 32 columns, 8 groups a block
+    # (as one band a block or a band ring: the model picks).
+    assert conv.chosen(narrow)[:2] == ("dgrad", "f16") and conv.chosen(narrow)[2][:3] == (2, 8, 7)
     assert spio.Kernel(conv, conv.chosen(narrow)).supports(narrow)
     # 490000 (image, row tile) bands, over the 65535 a grid holds along y:
     # the chosen instance loops over several a block (chunks) and is
     # supported; without them the same tile is refused, with the reason.
     many = spio.Conv2dGw8Arguments(70000, 16, 112, 112)
-    assert conv.chosen(many) == ("fprop", "f16", (7, 2, 16, 65535))
+    tile = conv.chosen(many)[2]
+    assert tile[:3] == (7, 2, 16) and 1 <= tile[3] <= 65535
     assert spio.Kernel(conv, conv.chosen(many)).supports(many)
     refused = spio.Kernel(conv, ("fprop", "f16", (7, 2, 16))).supports(many)
     assert not refused and "blocks along y" in refused.reason
@@ -548,10 +550,11 @@ def test_autotune_candidates_start_with_the_chosen():
     conv = spio.Conv2dGw8Family()
     wide = spio.Conv2dGw8Arguments(128, 192, 72, 72)
     candidates = conv.candidates(wide)
-    # As spio-jit --autotune lists them (test/Tools/spio-jit/no-gpu.test).
-    assert [c[2] for c in candidates] == [(2, 8, 12), (2, 8, 12, 14), (2, 8, 12, 29),
-                                          (2, 8, 12, 29, 2), (2, 8, 6), (2, 8, 24), (5, 4, 12),
-                                          (3, 8, 12), (1, 8, 24), (4, 4, 12)]
+    # The rules' configuration and its neighbours (as spio-jit --autotune
+    # lists them, test/Tools/spio-jit/no-gpu.test), the model's pick first.
+    assert sorted(c[2] for c in candidates) == sorted(
+        [(2, 8, 12), (2, 8, 12, 14), (2, 8, 12, 29), (2, 8, 12, 29, 2), (2, 8, 6), (2, 8, 24),
+         (5, 4, 12), (3, 8, 12), (1, 8, 24), (4, 4, 12)])
     assert candidates[0] == conv.chosen(wide)
     assert all(spio.Kernel(conv, c).supports(wide) for c in candidates)
     # Stride 1: two copy warps streaming the bands, as (warps, rows,
@@ -584,6 +587,26 @@ def test_autotune_candidates_start_with_the_chosen():
         assert not refused and "a conv2d_gw8 tile is warps_q, warps_g, rows_p" in refused.reason
     expect_error(lambda: conv.candidates(spio.Conv2dGw8Arguments(2, 64, 8, 8, pass_="bprop")),
                  "unknown pass")
+
+
+def test_the_performance_model_reads_the_librarys_features():
+    # benchmarks/model/train.py fits the model on these, and the chooser
+    # predicts from the same C++ function.
+    names = []
+    while (name := _capi.lib.spio_conv2d_gw8_feature_name(len(names))) is not None:
+        names.append(name.decode())
+    assert {"warps_q", "rows_p", "copy_warps", "waves", "multiprocessors"} <= set(names)
+    conv = spio.Conv2dGw8Family()
+    wide = spio.Conv2dGw8Arguments(128, 192, 72, 72)
+    problem, config = conv._structs(wide, ("fprop", "f16", (2, 8, 12, 29, 2)))
+    assert _capi.lib.spio_conv2d_gw8_features(problem, config, None, 0) == len(names)
+    values = (ctypes.c_double * len(names))()
+    _capi.lib.spio_conv2d_gw8_features(problem, config, values, len(names))
+    features = dict(zip(names, values))
+    assert (features["warps_q"], features["warps_g"], features["rows_p"]) == (2, 8, 12)
+    assert features["copy_warps"] == 2 and features["threads"] == 32 * (16 + 2)
+    rules = conv._instance(wide, _capi.lib.spio_conv2d_gw8_rule_config(problem))
+    assert rules in conv.candidates(wide)
 
 
 def test_gemm_tensor_maps_refuse_what_tma_cannot_read():

@@ -49,7 +49,8 @@ namespace cl = llvm::cl;
 static cl::OptionCategory workloadOptions("Workload and compilation");
 static cl::OptionCategory runOptions("Checking and timing");
 static cl::OptionCategory gemmOptions("GEMM (--workload gemm)");
-static cl::OptionCategory tileOptions("Tile configuration (0: the chooser's)");
+static cl::OptionCategory tileOptions(
+    "Tile configuration (0: the chooser's; conv2d-gw8's adjust its rules' configuration)");
 static cl::OptionCategory convOptions("conv2d-gw8 (--workload conv2d-gw8)");
 static cl::OptionCategory wgradOptions("conv2d-gw8 wgrad");
 static cl::OptionCategory denseConvOptions("Dense conv2d (--workload conv2d; also the "
@@ -1428,10 +1429,13 @@ int runConv() {
   SharedMemory shared = sharedMemoryOf(chip);
   problem.sharedBytesPerBlock = shared.perBlock;
   problem.sharedBytesPerMultiprocessor = shared.perMultiprocessor;
-  Conv2dGw8Config config = chooseConv2dGw8Config(problem);
   bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps ||
                     wgradRowRing.getNumOccurrences() || wgradStagesOption ||
                     wgradReduceLaneElements;
+  // Options adjust the rules' configuration, whose fields follow from the
+  // problem alone, not the model's pick among its neighbours.
+  Conv2dGw8Config config =
+      overridden ? conv2dGw8RuleConfig(problem) : chooseConv2dGw8Config(problem);
   if (convChunks)
     config.chunks = convChunks;
   if (convCopyWarps)

@@ -32,7 +32,7 @@ Conv2dGw8Problem as(Conv2dGw8Problem p, ConvPass pass, int64_t stride = 1) {
 /// warps of `rowsP` rows and pass the check.
 Conv2dGw8Config expectChosen(const Conv2dGw8Problem &p, int64_t warpsQ, int64_t warpsG,
                              int64_t rowsP) {
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   EXPECT_EQ(c.warpsQ, warpsQ);
   EXPECT_EQ(c.warpsG, warpsG);
   EXPECT_EQ(c.rowsP, rowsP);
@@ -53,7 +53,7 @@ TEST(Conv2dGw8, OutputSizes) {
   for (int64_t stride : {1, 2}) {
     tall.stride = stride;
     EXPECT_EQ(tall.outH(), 0);
-    EXPECT_EQ(checkConv2dGw8(tall, chooseConv2dGw8Config(tall)), "the output is empty");
+    EXPECT_EQ(checkConv2dGw8(tall, conv2dGw8RuleConfig(tall)), "the output is empty");
   }
   tall.h = 4;
   EXPECT_EQ(tall.outH(), 1);
@@ -69,7 +69,7 @@ TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
   for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad}) {
     Conv2dGw8Problem padded = layer(2, 64, 56, 3, 5);
     padded.pass = pass;
-    EXPECT_EQ(checkConv2dGw8(padded, chooseConv2dGw8Config(padded)), "");
+    EXPECT_EQ(checkConv2dGw8(padded, conv2dGw8RuleConfig(padded)), "");
   }
   EXPECT_EQ(layer(2, 64, 56, 3, 5).outH(), 64);
   EXPECT_EQ(checkConv2dGw8(layer(2, 64, 56, 3, -1), c), "padding must be 0 to 2^30, got -1, -1");
@@ -103,7 +103,7 @@ TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
   // Tensors past the 2^40 elements a spio layout spans are refused by
   // name, not by the compiler; so is N near INT64_MAX (no overflow).
   Conv2dGw8Problem huge = layer(300000, 256, 224, 3, 1);
-  EXPECT_NE(checkConv2dGw8(huge, chooseConv2dGw8Config(huge)).find("over the 2^40 elements"),
+  EXPECT_NE(checkConv2dGw8(huge, conv2dGw8RuleConfig(huge)).find("over the 2^40 elements"),
             std::string::npos);
   huge.n = INT64_MAX;
   EXPECT_NE(checkConv2dGw8(huge, c).find("over the 2^40 elements"), std::string::npos);
@@ -112,7 +112,7 @@ TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
 TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   // 8 groups of 16-byte pixels: one 128-byte line a pixel; 64 columns as
   // 2 warps of 32 (16 warps a block); 16 rows.
-  Conv2dGw8Config wide = chooseConv2dGw8Config(layer(128, 64, 64, 3, 1));
+  Conv2dGw8Config wide = conv2dGw8RuleConfig(layer(128, 64, 64, 3, 1));
   EXPECT_EQ(wide.warpsQ, 2);
   EXPECT_EQ(wide.warpsG, 8);
   EXPECT_EQ(wide.rowsP, 16);
@@ -120,67 +120,67 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   // block of 16 warps, not 5 of one (80 computed, 8 warps); 72 rows as 6
   // blocks of 12, since 24 rows of those tiles leave one block a
   // multiprocessor.
-  Conv2dGw8Config odd = chooseConv2dGw8Config(layer(128, 192, 72, 3, 1));
+  Conv2dGw8Config odd = conv2dGw8RuleConfig(layer(128, 192, 72, 3, 1));
   EXPECT_EQ(odd.warpsQ, 2);
   EXPECT_EQ(odd.warpsG, 8);
   EXPECT_EQ(odd.rowsP, 12);
   // Images of 64 rows or more: up to 24 rows where two blocks fit.
-  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 24, 160, 3, 1)).rowsP, 20);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(64, 24, 160, 3, 1)).rowsP, 20);
   // 5x5 kernels compute more than they move: columns are not rounded up
   // for bigger blocks, and they score the images they lay side by side
   // (36 columns: 2 images 40 apart in 3 tiles of 2 warps, 72 of 96
   // computed, as 3 warps of 16 compute 48 for one; 4 groups coalesce
   // better than the 2 of 3 x 2 warps).
-  Conv2dGw8Config fiveByFive = chooseConv2dGw8Config(layer(128, 288, 36, 5, 2));
+  Conv2dGw8Config fiveByFive = conv2dGw8RuleConfig(layer(128, 288, 36, 5, 2));
   EXPECT_EQ(fiveByFive.warpsQ, 2);
   EXPECT_EQ(fiveByFive.warpsG, 4);
   // On images of up to 16 columns they take two images side by side in 32
   // columns, 4 groups a block (14 + 4 + 14 = 32), not one image in 16
   // columns; 16x16's two images (36 columns) do not fit.
-  Conv2dGw8Config sideBySide = chooseConv2dGw8Config(layer(256, 672, 14, 5, 2));
+  Conv2dGw8Config sideBySide = conv2dGw8RuleConfig(layer(256, 672, 14, 5, 2));
   EXPECT_EQ(sideBySide.warpsQ, 2);
   EXPECT_EQ(sideBySide.warpsG, 4);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 528, 16, 5, 2)).warpsQ, 1);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 528, 16, 5, 2)).warpsQ, 1);
   // 18x18: 3 images in 62 columns, as one 64-column tile of 2 groups
   // rather than two 32-column tiles of 4 that split the middle image;
   // 36x36's two images (76 columns) stay in 32-column tiles (one tile would
   // leave 1 group: fiveByFive above), 20x20 packs none in 32 columns, and
   // 3x3 kernels keep theirs.
-  Conv2dGw8Config eighteen = chooseConv2dGw8Config(layer(128, 576, 18, 5, 2));
+  Conv2dGw8Config eighteen = conv2dGw8RuleConfig(layer(128, 576, 18, 5, 2));
   EXPECT_EQ(eighteen.warpsQ, 4);
   EXPECT_EQ(eighteen.warpsG, 2);
   EXPECT_EQ(conv2dGw8LaunchShape(layer(128, 576, 18, 5, 2), eighteen).gridX, 36);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 960, 20, 5, 2)).warpsQ, 2);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 816, 18, 3, 1)).warpsG, 8);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(64, 960, 20, 5, 2)).warpsQ, 2);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 816, 18, 3, 1)).warpsG, 8);
   // 18 groups: 4 a block waste 2 of 20, 8 a block 6 of 24.
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 144, 64, 3, 1)).warpsG, 4);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 144, 64, 3, 1)).warpsG, 4);
   // 3 and 5 groups: one block takes the whole pixel, with stride 2 too; 6
   // groups too where rows fit tiles of up to 5 warps (3 would split pixels
   // mid-sector), else 2 at a time.
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 24, 144, 3, 1)).warpsG, 3);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 40, 144, 3, 1)).warpsG, 5);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 48, 160, 3, 1)).warpsG, 6);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 48, 96, 3, 1)).warpsG, 2);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 24, 144, 3, 1)).warpsG, 3);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 40, 144, 3, 1)).warpsG, 5);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(64, 48, 160, 3, 1)).warpsG, 6);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(64, 48, 96, 3, 1)).warpsG, 2);
   Conv2dGw8Problem fiveStrided = layer(128, 40, 144, 3, 1);
   fiveStrided.stride = 2;
-  EXPECT_EQ(chooseConv2dGw8Config(fiveStrided).warpsG, 5);
+  EXPECT_EQ(conv2dGw8RuleConfig(fiveStrided).warpsG, 5);
   fiveStrided.pass = ConvPass::Wgrad;
-  EXPECT_EQ(chooseConv2dGw8Config(fiveStrided).warpsG, 5);
+  EXPECT_EQ(conv2dGw8RuleConfig(fiveStrided).warpsG, 5);
   // 112 columns: 7 warps of 16 cover them exactly.
-  EXPECT_EQ(chooseConv2dGw8Config(layer(256, 32, 112, 3, 1)).warpsQ, 7);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(256, 32, 112, 3, 1)).warpsQ, 7);
   // Among blocks of 12 or more warps, the fewest columns rounded up: 144
   // columns as one tile of 9 warps (27 with the 3 groups; 5 would compute
   // 160), 224 as 2 tiles of 7.
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 24, 144, 3, 1)).warpsQ, 9);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(32, 24, 224, 3, 1)).warpsQ, 7);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 24, 144, 3, 1)).warpsQ, 9);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(32, 24, 224, 3, 1)).warpsQ, 7);
   // Stride-2 fprop keeps 8-warp blocks; stride-2 dgrad, which skips the
   // upsampled dy's zero rows, takes the light kernels' wider and taller
   // blocks (72x72 C192 as 2 x 8 warps of 24 rows: 1.46x 1 x 8 of 12).
   Conv2dGw8Problem wideStrided = layer(128, 192, 72, 3, 1);
   wideStrided.stride = 2;
-  EXPECT_EQ(chooseConv2dGw8Config(wideStrided).warpsQ, 1);
+  EXPECT_EQ(conv2dGw8RuleConfig(wideStrided).warpsQ, 1);
   wideStrided.pass = ConvPass::Dgrad;
-  Conv2dGw8Config wideDgrad = chooseConv2dGw8Config(wideStrided);
+  Conv2dGw8Config wideDgrad = conv2dGw8RuleConfig(wideStrided);
   EXPECT_EQ(wideDgrad.warpsQ, 2);
   EXPECT_EQ(wideDgrad.warpsG, 8);
   EXPECT_EQ(wideDgrad.rowsP, 24);
@@ -189,44 +189,44 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   Conv2dGw8Problem oddDgrad = layer(8, 64, 21, 3, 1);
   oddDgrad.stride = 2;
   oddDgrad.pass = ConvPass::Dgrad;
-  EXPECT_EQ(chooseConv2dGw8Config(oddDgrad).rowsP, 12);
+  EXPECT_EQ(conv2dGw8RuleConfig(oddDgrad).rowsP, 12);
   oddDgrad.h = oddDgrad.w = 27;
-  EXPECT_EQ(chooseConv2dGw8Config(oddDgrad).rowsP, 10);
+  EXPECT_EQ(conv2dGw8RuleConfig(oddDgrad).rowsP, 10);
   // Rows of 7: images side by side, 3 of 9 staged columns in 2 warps' 32
   // columns (21 used, which scores as 2 in 16 and makes a 16-warp block);
   // 8 warps go to groups; one block takes all 7 rows.
   Conv2dGw8Problem sevens = layer(128, 1024, 7, 3, 1);
-  Conv2dGw8Config narrow = chooseConv2dGw8Config(sevens);
+  Conv2dGw8Config narrow = conv2dGw8RuleConfig(sevens);
   EXPECT_EQ(narrow.warpsQ, 2);
   EXPECT_EQ(narrow.warpsG, 8);
   EXPECT_EQ(narrow.rowsP, 7);
   // Rows of 8: 5 images of 10 staged columns fill 3 warps' 48 columns; one
   // column tile a group tile, one band of 5 images a block along y.
   Conv2dGw8Problem eights = layer(128, 1248, 8, 3, 1);
-  Conv2dGw8Config eight = chooseConv2dGw8Config(eights);
+  Conv2dGw8Config eight = conv2dGw8RuleConfig(eights);
   EXPECT_EQ(eight.warpsQ, 3);
   EXPECT_EQ(eight.warpsG, 8);
   EXPECT_EQ(conv2dGw8LaunchShape(eights, eight).gridX, 20);
   EXPECT_EQ(conv2dGw8LaunchShape(eights, eight).gridY, 26);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 1392, 9, 3, 1)).rowsP, 9);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 1392, 9, 3, 1)).rowsP, 9);
   // 5x5 kernels: blocks of up to 28 rows (4 halo rows each), as few
   // rounded up as can be: 40 rows as 2 of 20, 36 as 2 of 18, 56 as 2 of 28.
-  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 336, 40, 5, 2)).rowsP, 20);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 288, 36, 5, 2)).rowsP, 18);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 576, 18, 5, 2)).rowsP, 18);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(320, 160, 28, 5, 2)).rowsP, 28);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(320, 80, 56, 5, 2)).rowsP, 28);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(64, 336, 40, 5, 2)).rowsP, 20);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 288, 36, 5, 2)).rowsP, 18);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 576, 18, 5, 2)).rowsP, 18);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(320, 160, 28, 5, 2)).rowsP, 28);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(320, 80, 56, 5, 2)).rowsP, 28);
   // Flattened rows of 22 pixels: 10 rows keep a warp near 14 fragments and
   // tile 20 rows exactly; 18 rows of 20 pixels go as 2 blocks of 9.
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 64, 20, 3, 1)).rowsP, 10);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 576, 18, 3, 1)).rowsP, 9);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 64, 20, 3, 1)).rowsP, 10);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 576, 18, 3, 1)).rowsP, 9);
   // Stride 2 stages two input columns per output column and about two rows
   // per output row: fprop holds them as a ring of 11 rows (3 + 2 for each
   // of 4 output rows ahead), so 14 output rows (29 staged) fit as 2 x 8
   // warps.
   Conv2dGw8Problem strided = layer(2, 64, 56, 3, 1);
   strided.stride = 2;
-  Conv2dGw8Config fitted = chooseConv2dGw8Config(strided);
+  Conv2dGw8Config fitted = conv2dGw8RuleConfig(strided);
   EXPECT_EQ(fitted.warpsQ, 2);
   EXPECT_EQ(fitted.rowsP, 14);
   // R = 7 at stride 2: 2 x 8 warps take the tallest block that fits (16
@@ -237,21 +237,21 @@ TEST(Conv2dGw8, ConfigFitsTheRowAndTheGroups) {
   tall.r = 7;
   tall.padH = 3;
   tall.stride = 2;
-  Conv2dGw8Config tallConfig = chooseConv2dGw8Config(tall);
+  Conv2dGw8Config tallConfig = conv2dGw8RuleConfig(tall);
   EXPECT_EQ(tallConfig.warpsQ, 2);
   EXPECT_EQ(tallConfig.warpsG, 8);
   EXPECT_EQ(tallConfig.rowsP, 16);
   // One group: no warps on groups that do not exist.
-  EXPECT_EQ(chooseConv2dGw8Config(layer(1, 8, 5, 3, 1)).warpsG, 1);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(1, 8, 5, 3, 1)).warpsG, 1);
   for (auto p : {layer(128, 64, 64, 3, 1), layer(128, 192, 72, 3, 1), layer(256, 32, 112, 3, 1),
                  layer(128, 1024, 7, 3, 1), layer(1, 8, 5, 3, 1), strided, tall})
-    EXPECT_EQ(checkConv2dGw8(p, chooseConv2dGw8Config(p)), "");
+    EXPECT_EQ(checkConv2dGw8(p, conv2dGw8RuleConfig(p)), "");
 }
 
 TEST(Conv2dGw8, GridCoversEveryOutput) {
   Conv2dGw8Problem p = layer(3, 24, 17, 5, 2);
   p.w = 29;
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   LaunchShape s = conv2dGw8LaunchShape(p, c);
   int64_t qTiles = (p.outW() + 16 * c.warpsQ - 1) / (16 * c.warpsQ);
   int64_t gTiles = (p.groups() + c.warpsG - 1) / c.warpsG;
@@ -276,7 +276,7 @@ TEST(Conv2dGw8, HeavyKernelsLayImagesSideBySideGapless) {
   // band rounds 28 columns up to 32 (conv2d-gw8-tiling.test: the A
   // fragments gather their rows).
   Conv2dGw8Problem p = layer(320, 160, 28, 5, 2);
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   ASSERT_EQ(c.warpsQ, 2);
   LaunchShape s = conv2dGw8LaunchShape(p, c);
   int64_t groupTiles = p.groups() / c.warpsG;
@@ -289,10 +289,10 @@ TEST(Conv2dGw8, OddGroupTilesStageUnswizzled) {
   // staging is unswizzled at an odd pitch).
   Conv2dGw8Problem p = layer(2, 24, 20, 3, 1);
   p.w = 64;
-  EXPECT_EQ(chooseConv2dGw8Config(p).warpsG, 3);
+  EXPECT_EQ(conv2dGw8RuleConfig(p).warpsG, 3);
   Conv2dGw8Problem strided = layer(2, 24, 40, 3, 1);
   strided.stride = 2;
-  EXPECT_EQ(chooseConv2dGw8Config(strided).warpsG, 3);
+  EXPECT_EQ(conv2dGw8RuleConfig(strided).warpsG, 3);
 }
 
 TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
@@ -308,20 +308,20 @@ TEST(Conv2dGw8, SixGroupsTakeWholeRowsPaddedToAnOddPitch) {
   // Stride-2 fprop: output rows of up to 32 columns (64x64 in; 80x80's 40
   // keep 2 groups).
   expectChosen(as(layer(256, 48, 64, 3, 1), ConvPass::Fprop, 2), 2, 6, 16);
-  EXPECT_EQ(chooseConv2dGw8Config(as(layer(256, 48, 80, 3, 1), ConvPass::Fprop, 2)).warpsG, 2);
+  EXPECT_EQ(conv2dGw8RuleConfig(as(layer(256, 48, 80, 3, 1), ConvPass::Fprop, 2)).warpsG, 2);
   // Wider rows: tiles of 5 warps where they round at most a tenth of the
   // columns up, in the tallest block that fits (224: 3 tiles, 240 columns,
   // 16 rows); 112 columns (2 tiles, 160) keep 2 groups, and so do
   // stride-2 dgrad's rows wider than 64. 6 groups of more (C96) keep 4.
   expectChosen(layer(32, 48, 224, 3, 1), 5, 6, 16);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(32, 48, 112, 3, 1)).warpsG, 2);
-  EXPECT_EQ(chooseConv2dGw8Config(as(layer(32, 48, 160, 3, 1), ConvPass::Dgrad, 2)).warpsG, 2);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(256, 96, 32, 3, 1)).warpsG, 4);
-  EXPECT_NE(chooseConv2dGw8Config(as(layer(256, 48, 64, 3, 1), ConvPass::Wgrad)).warpsG, 6);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(32, 48, 112, 3, 1)).warpsG, 2);
+  EXPECT_EQ(conv2dGw8RuleConfig(as(layer(32, 48, 160, 3, 1), ConvPass::Dgrad, 2)).warpsG, 2);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(256, 96, 32, 3, 1)).warpsG, 4);
+  EXPECT_NE(conv2dGw8RuleConfig(as(layer(256, 48, 64, 3, 1), ConvPass::Wgrad)).warpsG, 6);
   // 7 groups, and 6 at stride 2, may be configured (conv2d-gw8-tiling.test:
   // their staged pitches).
   auto expectTaken = [](const Conv2dGw8Problem &p, int64_t warpsG) {
-    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    Conv2dGw8Config c = conv2dGw8RuleConfig(p);
     c.warpsG = warpsG;
     EXPECT_EQ(checkConv2dGw8(p, c), "");
   };
@@ -336,7 +336,7 @@ TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   p.bias = true;
   // One block (grid x) per group tile: no column tiles; grid y splits the
   // bands of rows (here one per image) into chunks, each a loop.
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridX, (p.groups() + c.warpsG - 1) / c.warpsG);
   EXPECT_EQ(c.rowsP, 7);
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 1);
@@ -345,7 +345,7 @@ TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   // 320 bands, 7 bands a block.
   Conv2dGw8Problem tall = layer(1, 640, 7, 5, 2);
   tall.h = 320 * 20;
-  Conv2dGw8Config tallC = chooseConv2dGw8Config(tall);
+  Conv2dGw8Config tallC = conv2dGw8RuleConfig(tall);
   EXPECT_EQ(tallC.rowsP, 20);
   EXPECT_EQ(conv2dGw8LaunchShape(tall, tallC).gridX, 10);
   EXPECT_EQ(conv2dGw8LaunchShape(tall, tallC).gridY, 46);
@@ -355,7 +355,7 @@ TEST(Conv2dGw8, NarrowImagesFlattenRowsIntoPixels) {
   // of 256 bands of 24 rows (15 a block), 540 blocks for a target of 528.
   Conv2dGw8Problem wideGroups = layer(1, 1920, 7, 3, 1);
   wideGroups.h = 256 * 24;
-  Conv2dGw8Config wideC = chooseConv2dGw8Config(wideGroups);
+  Conv2dGw8Config wideC = conv2dGw8RuleConfig(wideGroups);
   EXPECT_EQ(wideC.rowsP, 24);
   EXPECT_EQ(conv2dGw8LaunchShape(wideGroups, wideC).gridY, 18);
 }
@@ -368,7 +368,7 @@ TEST(Conv2dGw8, DgradRunsTheKernelOnDyWithFlippedTaps) {
   EXPECT_EQ(p.kernelOutW(), 10);
   EXPECT_EQ(p.kernelPadH(), 2);
   p.bias = true;
-  EXPECT_NE(checkConv2dGw8(p, chooseConv2dGw8Config(p)).find("no bias"), std::string::npos);
+  EXPECT_NE(checkConv2dGw8(p, conv2dGw8RuleConfig(p)).find("no bias"), std::string::npos);
 }
 
 TEST(Conv2dGw8, WgradBiasBlocksFollowTheChannelsAndPixels) {
@@ -387,7 +387,7 @@ TEST(Conv2dGw8, WgradBiasBlocksFollowTheChannelsAndPixels) {
         Case{layer(1, 64, 1, 1, 0), 1, 1 + 32 + 1 + 5},
         Case{as(layer(32, 96, 57, 5, 2), ConvPass::Wgrad, 2), 161, 8 + 21 + 6 + 5}}) {
     p.pass = ConvPass::Wgrad;
-    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    Conv2dGw8Config c = conv2dGw8RuleConfig(p);
     int64_t dwBytes = conv2dGw8WorkspaceBytes(p, c);
     p.bias = true;
     EXPECT_EQ(checkConv2dGw8(p, c), "");
@@ -404,7 +404,7 @@ TEST(Conv2dGw8, WgradBiasBlocksFollowTheChannelsAndPixels) {
 TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   Conv2dGw8Problem p = layer(32, 64, 56, 3, 1);
   p.pass = ConvPass::Wgrad;
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   EXPECT_EQ(checkConv2dGw8(p, c), "");
   // One group tile of 8 warps, one along Q, one block a multiprocessor:
   // 32 images x 7 bands of 8 rows x 4 tiles of 16 columns = 896 bands; the
@@ -439,8 +439,8 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   Conv2dGw8Problem eighteen = layer(8, 64, 18, 3, 1), seventyTwo = layer(8, 64, 72, 3, 1);
   eighteen.w = 40;
   eighteen.pass = seventyTwo.pass = ConvPass::Wgrad;
-  EXPECT_EQ(chooseConv2dGw8Config(eighteen).rowsP, 9);
-  EXPECT_EQ(chooseConv2dGw8Config(seventyTwo).rowsP, 8);
+  EXPECT_EQ(conv2dGw8RuleConfig(eighteen).rowsP, 9);
+  EXPECT_EQ(conv2dGw8RuleConfig(seventyTwo).rowsP, 8);
   c.chunks = 1000; // more chunks than bands: one band each
   EXPECT_EQ(conv2dGw8LaunchShape(p, c).gridY, 896);
   c.chunks = 3; // 299 bands each, the last chunk takes 298
@@ -473,7 +473,7 @@ TEST(Conv2dGw8, WgradReduceBlocksOfWholeChannelsWhereTheyDiscard) {
   // elements, or, discarding, of 3 whole channels (216; 40 lanes idle).
   Conv2dGw8Problem p = layer(32, 64, 56, 3, 1);
   p.pass = ConvPass::Wgrad;
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   c.chunks = 3;
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 64 * 72 / 256);
   p.wgradDiscard = WgradDiscard::Always;
@@ -484,7 +484,7 @@ TEST(Conv2dGw8, WgradReduceBlocksOfWholeChannelsWhereTheyDiscard) {
   Conv2dGw8Problem wide = layer(32, 64, 28, 5, 2);
   wide.pass = ConvPass::Wgrad;
   wide.wgradDiscard = WgradDiscard::Always;
-  Conv2dGw8Config wideConfig = chooseConv2dGw8Config(wide);
+  Conv2dGw8Config wideConfig = conv2dGw8RuleConfig(wide);
   wideConfig.chunks = 3;
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(wide, wideConfig).gridX, 64);
   wide.r = wide.s = 7;
@@ -504,11 +504,11 @@ TEST(Conv2dGw8, NarrowGroupsRunOnTheSameBlocks) {
   // staged tiles and grid); a 5x5 wgrad's reduce adds at most a group's
   // channels a lane, since a lane's elements are stored together.
   Conv2dGw8Problem p = as(layer(320, 320, 14, 5, 2), ConvPass::Wgrad);
-  Conv2dGw8Config wide = chooseConv2dGw8Config(p);
+  Conv2dGw8Config wide = conv2dGw8RuleConfig(p);
   for (int64_t width : {1, 2, 4}) {
     Conv2dGw8Problem narrow = p;
     narrow.groupWidth = width;
-    Conv2dGw8Config c = chooseConv2dGw8Config(narrow);
+    Conv2dGw8Config c = conv2dGw8RuleConfig(narrow);
     EXPECT_EQ(checkConv2dGw8(narrow, c), "");
     EXPECT_EQ(conv2dGw8WgradPartials(narrow, c), conv2dGw8WgradPartials(p, wide));
     for (const Conv2dGw8Config &candidate : conv2dGw8Candidates(narrow))
@@ -520,8 +520,8 @@ TEST(Conv2dGw8, NarrowGroupsRunOnTheSameBlocks) {
     Conv2dGw8Problem fprop = as(layer(8, 96, 56, 3, 1), pass);
     Conv2dGw8Problem depthwise = fprop;
     depthwise.groupWidth = 1;
-    EXPECT_EQ(conv2dGw8LaunchShape(depthwise, chooseConv2dGw8Config(depthwise)).gridX,
-              conv2dGw8LaunchShape(fprop, chooseConv2dGw8Config(fprop)).gridX);
+    EXPECT_EQ(conv2dGw8LaunchShape(depthwise, conv2dGw8RuleConfig(depthwise)).gridX,
+              conv2dGw8LaunchShape(fprop, conv2dGw8RuleConfig(fprop)).gridX);
   }
   Conv2dGw8Problem three = layer(2, 64, 56, 3, 1);
   three.groupWidth = 3;
@@ -534,7 +534,7 @@ TEST(Conv2dGw8, Wgrad5x5ReduceAddsFourChannelsALaneWhereItsGridFills) {
   // hold 2 whole channels of 200 (400 elements) and discard them: 160
   // blocks. One a lane, a channel would span blocks of 128: no discard.
   Conv2dGw8Problem p = as(layer(320, 320, 14, 5, 2), ConvPass::Wgrad);
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   EXPECT_EQ(conv2dGw8WgradPartials(p, c), 38);
   EXPECT_TRUE(conv2dGw8WgradDiscards(p, c));
   EXPECT_EQ(conv2dGw8WgradReduceLaunchShape(p, c).gridX, 320 * 200 / 400);
@@ -543,7 +543,7 @@ TEST(Conv2dGw8, Wgrad5x5ReduceAddsFourChannelsALaneWhereItsGridFills) {
   // partials: 512 elements a block); 3, fprop and the cluster's one kernel
   // are refused.
   Conv2dGw8Problem two = as(layer(32, 64, 56, 3, 1), ConvPass::Wgrad);
-  Conv2dGw8Config twoConfig = chooseConv2dGw8Config(two);
+  Conv2dGw8Config twoConfig = conv2dGw8RuleConfig(two);
   twoConfig.chunks = 3;
   twoConfig.reduceLaneElements = 2;
   EXPECT_EQ(checkConv2dGw8(two, twoConfig), "");
@@ -555,7 +555,7 @@ TEST(Conv2dGw8, Wgrad5x5ReduceAddsFourChannelsALaneWhereItsGridFills) {
   EXPECT_NE(checkConv2dGw8(two, twoConfig).find("only wgrad's reduce kernel"), std::string::npos);
   two.wgradClusterReduce = false;
   two.pass = ConvPass::Fprop;
-  Conv2dGw8Config fpropConfig = chooseConv2dGw8Config(two);
+  Conv2dGw8Config fpropConfig = conv2dGw8RuleConfig(two);
   fpropConfig.reduceLaneElements = 2;
   EXPECT_NE(checkConv2dGw8(two, fpropConfig).find("only wgrad's reduce kernel"),
             std::string::npos);
@@ -565,16 +565,16 @@ TEST(Conv2dGw8, WgradDiscardsByDefaultWhereItsBytesOutgrowTheL2) {
   // N128 C1248 8x8 3x3: 41 MB of x, dy and dw and 13 partials of 4.7 MB,
   // over 3/4 of 50 MiB; C768's 25 + 4.9 MB are not.
   Conv2dGw8Problem large = as(layer(128, 1248, 8, 3, 1), ConvPass::Wgrad);
-  Conv2dGw8Config c = chooseConv2dGw8Config(large);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(large);
   ASSERT_EQ(conv2dGw8WgradPartials(large, c), 13);
   EXPECT_TRUE(conv2dGw8WgradDiscards(large, c));
   Conv2dGw8Problem small = as(layer(128, 768, 8, 3, 1), ConvPass::Wgrad);
-  EXPECT_FALSE(conv2dGw8WgradDiscards(small, chooseConv2dGw8Config(small)));
+  EXPECT_FALSE(conv2dGw8WgradDiscards(small, conv2dGw8RuleConfig(small)));
   // The target's L2 moves the line; Never and the cluster reduce keep them.
   large.l2Bytes = int64_t(64) << 20;
   EXPECT_FALSE(conv2dGw8WgradDiscards(large, c));
   small.wgradDiscard = WgradDiscard::Always;
-  EXPECT_TRUE(conv2dGw8WgradDiscards(small, chooseConv2dGw8Config(small)));
+  EXPECT_TRUE(conv2dGw8WgradDiscards(small, conv2dGw8RuleConfig(small)));
   large.l2Bytes = spio::kDefaultL2Bytes;
   large.wgradDiscard = WgradDiscard::Never;
   EXPECT_FALSE(conv2dGw8WgradDiscards(large, c));
@@ -590,7 +590,7 @@ TEST(Conv2dGw8, WgradAddsUpToEightPartialsInACluster) {
   Conv2dGw8Problem p = layer(128, 2112, 8, 3, 1);
   p.pass = ConvPass::Wgrad;
   p.wgradClusterReduce = true;
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   int64_t parts = conv2dGw8WgradPartials(p, c);
   ASSERT_LE(parts, kMaxClusterBlocks);
   EXPECT_EQ(checkConv2dGw8(p, c), "");
@@ -602,7 +602,7 @@ TEST(Conv2dGw8, WgradAddsUpToEightPartialsInACluster) {
   EXPECT_NE(checkConv2dGw8(p, c).find("cluster of at most 8 blocks, but the grid takes 9"),
             std::string::npos);
   p.pass = ConvPass::Fprop;
-  c = chooseConv2dGw8Config(p);
+  c = conv2dGw8RuleConfig(p);
   EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad adds partial sums in a cluster"),
             std::string::npos);
 }
@@ -624,7 +624,7 @@ TEST(Conv2dGw8, WgradBlocksAddTheirWarpsSums) {
   // round's writes after the last round's reads (a barrier between).
   Conv2dGw8Problem wide = layer(2, 8, 512, 5, 2);
   wide.pass = ConvPass::Wgrad;
-  Conv2dGw8Config w = chooseConv2dGw8Config(wide);
+  Conv2dGw8Config w = conv2dGw8RuleConfig(wide);
   w.warpsQ = 32;
   w.warpsG = 1;
   w.rowsP = 2;
@@ -667,7 +667,7 @@ TEST(Conv2dGw8, WgradRowRingTakesStrideOneRowsOfFragments) {
   // its column tile: wgrad on rows of fragments, stride 1, kernels of 2
   // rows or more.
   auto ring = [](const Conv2dGw8Problem &p) {
-    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    Conv2dGw8Config c = conv2dGw8RuleConfig(p);
     c.rowRing = true;
     return checkConv2dGw8(p, c);
   };
@@ -682,7 +682,7 @@ TEST(Conv2dGw8, WgradRowRingTakesStrideOneRowsOfFragments) {
 }
 
 TEST(Conv2dGw8, Wgrad5x5ColumnTilesOfTwoBandsTakeARowRing) {
-  auto chosenRing = [](const Conv2dGw8Problem &p) { return chooseConv2dGw8Config(p).rowRing; };
+  auto chosenRing = [](const Conv2dGw8Problem &p) { return conv2dGw8RuleConfig(p).rowRing; };
   // Two bands a column tile: 14x14 and 16x16 in 7- and 8-row bands, 18x18
   // and 20x20 (images side by side) in 9 and 10.
   EXPECT_TRUE(chosenRing(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad)));
@@ -703,7 +703,7 @@ TEST(Conv2dGw8, Wgrad5x5ColumnTilesOfTwoBandsTakeARowRing) {
   // Every ring the chooser takes passes the check.
   for (int64_t hw : {14, 16, 17, 18, 20, 24}) {
     Conv2dGw8Problem p = as(layer(64, 320, hw, 5, 2), ConvPass::Wgrad);
-    EXPECT_EQ(checkConv2dGw8(p, chooseConv2dGw8Config(p)), "") << hw;
+    EXPECT_EQ(checkConv2dGw8(p, conv2dGw8RuleConfig(p)), "") << hw;
   }
 }
 
@@ -727,7 +727,7 @@ TEST(Conv2dGw8, WgradBlocksOfTheBandLoopDepthCases) {
   expectChosen(as(layer(128, 1248, 8, 3, 1), ConvPass::Wgrad), 1, 8, 8);
   expectChosen(as(layer(128, 32, 128, 3, 1), ConvPass::Wgrad), 2, 4, 8);
   expectChosen(as(layer(256, 480, 14, 5, 2), ConvPass::Wgrad), 1, 4, 7);
-  EXPECT_EQ(chooseConv2dGw8Config(as(layer(64, 128, 56, 7, 3), ConvPass::Wgrad)).warpsQ, 1);
+  EXPECT_EQ(conv2dGw8RuleConfig(as(layer(64, 128, 56, 7, 3), ConvPass::Wgrad)).warpsQ, 1);
 }
 
 TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
@@ -737,7 +737,7 @@ TEST(Conv2dGw8, WgradBandsRoundFewestRowsUp) {
   auto rows = [](int64_t hw, int64_t rs) {
     Conv2dGw8Problem p = layer(64, 256, hw, rs, rs / 2);
     p.pass = ConvPass::Wgrad;
-    return chooseConv2dGw8Config(p).rowsP;
+    return conv2dGw8RuleConfig(p).rowsP;
   };
   EXPECT_EQ(rows(14, 5), 7);
   EXPECT_EQ(rows(28, 5), 7);
@@ -772,7 +772,7 @@ TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
     p.padH = r / 2;
     p.stride = 2;
     p.pass = ConvPass::Wgrad;
-    return chooseConv2dGw8Config(p);
+    return conv2dGw8RuleConfig(p);
   };
   Conv2dGw8Config wide = config(128, 192, 72, 3);
   EXPECT_EQ(wide.warpsQ, 1);
@@ -804,7 +804,7 @@ TEST(Conv2dGw8, StridedRowPairedWgradTakesTwoRowsWhereFourFitOnce) {
     Conv2dGw8Problem p = layer(n, c, hw, 5, 2);
     p.stride = 2;
     p.pass = ConvPass::Wgrad;
-    return chooseConv2dGw8Config(p);
+    return conv2dGw8RuleConfig(p);
   };
   Conv2dGw8Config wide = config(32, 768, 28);
   EXPECT_EQ(wide.warpsQ, 1);
@@ -826,7 +826,7 @@ TEST(Conv2dGw8, BandsPastTheGridsYLimitLoopInBlocks) {
   for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
     Conv2dGw8Problem p = layer(70000, 16, 112, 3, 1);
     p.pass = pass;
-    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    Conv2dGw8Config c = conv2dGw8RuleConfig(p);
     EXPECT_EQ(c.chunks, 65535);
     EXPECT_EQ(checkConv2dGw8(p, c), "");
     EXPECT_LE(conv2dGw8LaunchShape(p, c).gridY, 65535);
@@ -837,18 +837,18 @@ TEST(Conv2dGw8, BandsPastTheGridsYLimitLoopInBlocks) {
   // in a row: 75000 bands); 9000 images (63000 bands) keep one band a
   // block.
   Conv2dGw8Problem heavy = layer(300000, 80, 56, 5, 2);
-  Conv2dGw8Config ringed = chooseConv2dGw8Config(heavy);
+  Conv2dGw8Config ringed = conv2dGw8RuleConfig(heavy);
   EXPECT_EQ(ringed.chunks, 65535);
   EXPECT_EQ(checkConv2dGw8(heavy, ringed), "");
-  EXPECT_EQ(chooseConv2dGw8Config(layer(9000, 16, 112, 3, 1)).chunks, 0);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(9000, 16, 112, 3, 1)).chunks, 0);
   // Stride-2 7x7 fprop's 14-row blocks (the tallest that fit one) would
   // not fit twice: 7 rows.
   Conv2dGw8Problem strided = layer(300000, 64, 112, 7, 3);
   strided.stride = 2;
   strided.n = 8;
-  EXPECT_EQ(chooseConv2dGw8Config(strided).rowsP, 28);
+  EXPECT_EQ(conv2dGw8RuleConfig(strided).rowsP, 28);
   strided.n = 300000;
-  Conv2dGw8Config shorter = chooseConv2dGw8Config(strided);
+  Conv2dGw8Config shorter = conv2dGw8RuleConfig(strided);
   EXPECT_EQ(shorter.rowsP, 7);
   EXPECT_EQ(shorter.chunks, 65535);
   EXPECT_EQ(checkConv2dGw8(strided, shorter), "");
@@ -862,7 +862,7 @@ TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
   // registers.
   Conv2dGw8Problem p = layer(32, 64, 32, 5, 2);
   p.pass = ConvPass::Wgrad;
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   EXPECT_EQ(c.rowsP, 8);
   EXPECT_EQ(c.warpsQ, 1);
   EXPECT_EQ(c.warpsG, 4);
@@ -877,16 +877,16 @@ TEST(Conv2dGw8, WgradPairsTheLastTapsRowsOfWideKernels) {
   Conv2dGw8Problem tall = layer(8, 288, 36, 7, 3), tall5 = layer(8, 288, 36, 5, 2);
   Conv2dGw8Problem nine = layer(8, 1392, 9, 7, 3);
   tall.pass = tall5.pass = nine.pass = ConvPass::Wgrad;
-  EXPECT_EQ(chooseConv2dGw8Config(nine).rowsP, 9);
-  EXPECT_EQ(chooseConv2dGw8Config(tall).warpsG, 8);
-  EXPECT_EQ(chooseConv2dGw8Config(tall).rowsP, 9);
-  EXPECT_EQ(chooseConv2dGw8Config(tall5).warpsG, 4);
-  EXPECT_EQ(chooseConv2dGw8Config(tall5).rowsP, 9);
+  EXPECT_EQ(conv2dGw8RuleConfig(nine).rowsP, 9);
+  EXPECT_EQ(conv2dGw8RuleConfig(tall).warpsG, 8);
+  EXPECT_EQ(conv2dGw8RuleConfig(tall).rowsP, 9);
+  EXPECT_EQ(conv2dGw8RuleConfig(tall5).warpsG, 4);
+  EXPECT_EQ(conv2dGw8RuleConfig(tall5).rowsP, 9);
   // Stride 2 keeps blocks of 8 warps (4 ran slower).
   Conv2dGw8Problem strided = layer(8, 64, 28, 5, 2);
   strided.pass = ConvPass::Wgrad;
   strided.stride = 2;
-  EXPECT_EQ(chooseConv2dGw8Config(strided).warpsG, 8);
+  EXPECT_EQ(conv2dGw8RuleConfig(strided).warpsG, 8);
 }
 
 TEST(Conv2dGw8, ConfigsOverSharedMemoryAreRefused) {
@@ -905,7 +905,7 @@ TEST(Conv2dGw8, ConfigsOverSharedMemoryAreRefused) {
   EXPECT_EQ(checkConv2dGw8(p, c), "");
   // fprop's rows: 64 rows of a band ring of 8 groups stage 66 rows twice.
   Conv2dGw8Problem f = layer(2, 64, 64, 3, 1);
-  Conv2dGw8Config tall = chooseConv2dGw8Config(f);
+  Conv2dGw8Config tall = conv2dGw8RuleConfig(f);
   EXPECT_EQ(checkConv2dGw8(f, tall), "");
   tall.rowsP = 64;
   tall.chunks = 1;
@@ -928,7 +928,7 @@ TEST(Conv2dGw8, ChosenBlocksFitTheTargetsSharedMemory) {
         q.sharedBytesPerMultiprocessor = spio::sharedMemoryOf("sm_86").perMultiprocessor;
         if (!checkConv2dGw8Problem(q).empty())
           continue;
-        Conv2dGw8Config c = chooseConv2dGw8Config(q);
+        Conv2dGw8Config c = conv2dGw8RuleConfig(q);
         EXPECT_EQ(checkConv2dGw8(q, c), "")
             << q.c << " channels " << q.h << "^2 " << q.r << "x" << q.s << " stride " << stride;
       }
@@ -944,7 +944,7 @@ TEST(Conv2dGw8, WgradFlattensNarrowImages) {
   // fragments would take 2 bands of 8 rows x 16.
   Conv2dGw8Problem p = layer(64, 1632, 10, 3, 1);
   p.pass = ConvPass::Wgrad;
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   EXPECT_EQ(checkConv2dGw8(p, c), "");
   EXPECT_EQ(c.warpsQ, 1);
   EXPECT_EQ(c.warpsG, 8);
@@ -958,7 +958,7 @@ TEST(Conv2dGw8, WgradFlattensNarrowImages) {
 
 TEST(Conv2dGw8, CopyWarpsAreForStrideOneRowsOfFragments) {
   Conv2dGw8Problem p = layer(32, 160, 28, 5, 2);
-  Conv2dGw8Config c = chooseConv2dGw8Config(p);
+  Conv2dGw8Config c = conv2dGw8RuleConfig(p);
   c.copyWarps = 2;
   c.chunks = 4;
   EXPECT_EQ(checkConv2dGw8(p, c), "");
@@ -994,7 +994,7 @@ TEST(Conv2dGw8, WgradAutotuneCandidatesKeepTheChosenBlocks) {
   // at 2 and 4 lanes, each naming the chosen chunks, stages and lanes.
   // Every one's partial sums are the chosen's blocks.
   Conv2dGw8Problem wide = as(layer(128, 192, 72, 3, 1), ConvPass::Wgrad);
-  std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(wide);
+  std::vector<Conv2dGw8Config> candidates = conv2dGw8RuleCandidates(wide);
   EXPECT_EQ(names(candidates),
             (std::vector<std::string>{"1x8 rows 8 chunks 0 stages 0 reduce 0",
                                       "1x8 rows 8 chunks 44 stages 2 reduce 1",
@@ -1005,11 +1005,11 @@ TEST(Conv2dGw8, WgradAutotuneCandidatesKeepTheChosenBlocks) {
     EXPECT_EQ(conv2dGw8WgradPartials(wide, c), 44) << describe(c);
     EXPECT_EQ(conv2dGw8LaunchShape(wide, c).gridX, conv2dGw8LaunchShape(wide, candidates[0]).gridX);
   }
-  EXPECT_EQ(conv2dGw8Candidates(wide, 2).size(), 2u);
+  EXPECT_EQ(conv2dGw8RuleCandidates(wide, 2).size(), 2u);
   // 14x14 C320 5x5: one column tile, so the ring (the chooser's: two bands
   // a column tile) is toggled too; the reduce's default there is 4 lanes.
   std::vector<std::string> ringed =
-      names(conv2dGw8Candidates(as(layer(320, 320, 14, 5, 2), ConvPass::Wgrad)));
+      names(conv2dGw8RuleCandidates(as(layer(320, 320, 14, 5, 2), ConvPass::Wgrad)));
   EXPECT_EQ(ringed, (std::vector<std::string>{"1x4 rows 7 chunks 0 stages 0 ring reduce 0",
                                               "1x4 rows 7 chunks 38 stages 3 ring reduce 4",
                                               "1x4 rows 7 chunks 38 stages 2 reduce 4",
@@ -1018,7 +1018,7 @@ TEST(Conv2dGw8, WgradAutotuneCandidatesKeepTheChosenBlocks) {
   // Partial sums added in a cluster: no reduce kernel, so no lanes to vary.
   Conv2dGw8Problem cluster = as(layer(32, 1824, 14, 3, 1), ConvPass::Wgrad);
   cluster.wgradClusterReduce = true;
-  for (const Conv2dGw8Config &c : conv2dGw8Candidates(cluster))
+  for (const Conv2dGw8Config &c : conv2dGw8RuleCandidates(cluster))
     EXPECT_EQ(c.reduceLaneElements, 0) << describe(c);
 }
 
@@ -1043,7 +1043,7 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   // and 1 x 8, in the rows the chooser gives them), and the 16 warps over
   // 4 groups.
   Conv2dGw8Problem wide = layer(128, 192, 72, 3, 1);
-  std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(wide);
+  std::vector<Conv2dGw8Config> candidates = conv2dGw8RuleCandidates(wide);
   EXPECT_EQ(names(candidates),
             (std::vector<std::string>{"2x8 rows 12", "2x8 rows 12 chunks 14",
                                       "2x8 rows 12 chunks 29", "2x8 rows 12 chunks 29 copy 2",
@@ -1052,32 +1052,32 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
                                       "3x8 rows 12", "1x8 rows 24", "4x4 rows 12"}));
   for (const Conv2dGw8Config &c : candidates)
     EXPECT_EQ(checkConv2dGw8(wide, c), "") << warps(c);
-  EXPECT_EQ(conv2dGw8Candidates(wide, 3).size(), 3u);
+  EXPECT_EQ(conv2dGw8RuleCandidates(wide, 3).size(), 3u);
   // 5x5 (compute heavy): blocks of at most 8 warps. One 16x16 image (no
   // others to lay beside it): no warp along Q past its 16 columns.
-  for (const Conv2dGw8Config &c : conv2dGw8Candidates(layer(320, 160, 28, 5, 2)))
+  for (const Conv2dGw8Config &c : conv2dGw8RuleCandidates(layer(320, 160, 28, 5, 2)))
     EXPECT_LE(c.warpsQ * c.warpsG, 8) << warps(c);
   // One band a block: no copy warps (nothing to stream).
-  std::vector<Conv2dGw8Config> narrow = conv2dGw8Candidates(layer(1, 720, 16, 5, 2));
+  std::vector<Conv2dGw8Config> narrow = conv2dGw8RuleCandidates(layer(1, 720, 16, 5, 2));
   EXPECT_EQ(names(narrow), (std::vector<std::string>{"1x8 rows 16", "1x8 rows 8"}));
   // 5x5 stride 1: the chosen warps and rows with two copy warps, in as
   // many blocks as run at once (2 a multiprocessor, 264 over 35 tiles
   // along x: 7 column tiles of 8 gapless images by 5 group tiles) and in
   // four times as many.
-  std::vector<std::string> streamed = names(conv2dGw8Candidates(layer(320, 160, 28, 5, 2)));
+  std::vector<std::string> streamed = names(conv2dGw8RuleCandidates(layer(320, 160, 28, 5, 2)));
   EXPECT_NE(std::find(streamed.begin(), streamed.end(), "2x4 rows 28 chunks 7 copy 2"),
             streamed.end());
   EXPECT_NE(std::find(streamed.begin(), streamed.end(), "2x4 rows 28 chunks 28 copy 2"),
             streamed.end());
   // Not for stride 2.
-  for (const Conv2dGw8Config &c : conv2dGw8Candidates(as(layer(320, 160, 28, 5, 2),
-                                                         ConvPass::Fprop, 2)))
+  for (const Conv2dGw8Config &c :
+       conv2dGw8RuleCandidates(as(layer(320, 160, 28, 5, 2), ConvPass::Fprop, 2)))
     EXPECT_EQ(c.copyWarps, 0) << warps(c);
   // 5x5 on 16x16 images in blocks of 8 groups: the chooser takes the band
   // ring (one of its blocks a multiprocessor: 11 blocks along the 128
   // bands for each of 12 group tiles, 132 in all), so its first neighbour
   // is one band a block, which says so in its chunks, as the others do.
-  std::vector<Conv2dGw8Config> ringed = conv2dGw8Candidates(layer(128, 720, 16, 5, 2));
+  std::vector<Conv2dGw8Config> ringed = conv2dGw8RuleCandidates(layer(128, 720, 16, 5, 2));
   ASSERT_GE(ringed.size(), 3u);
   EXPECT_EQ(warps(ringed[0]), "1x8 rows 16 chunks 11");
   EXPECT_EQ(warps(ringed[1]), "1x8 rows 16 chunks 128");
@@ -1087,9 +1087,9 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   // the multiprocessors hold (20x20 C960 N32: 90 tiles, 1 a
   // multiprocessor), keep one band a block. N64 lays 8 images gaplessly
   // in 5 column tiles: 150 tiles, a ring of one chunk each.
-  EXPECT_EQ(chooseConv2dGw8Config(layer(128, 576, 18, 5, 2)).chunks, 0);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(32, 960, 20, 5, 2)).chunks, 0);
-  EXPECT_EQ(chooseConv2dGw8Config(layer(64, 960, 20, 5, 2)).chunks, 1);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(128, 576, 18, 5, 2)).chunks, 0);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(32, 960, 20, 5, 2)).chunks, 0);
+  EXPECT_EQ(conv2dGw8RuleConfig(layer(64, 960, 20, 5, 2)).chunks, 1);
   // Every ring the chooser takes fits (its two staged tiles): fprop and
   // dgrad over image sizes, channels and batches that take it.
   int64_t rings = 0;
@@ -1098,18 +1098,18 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
       for (int64_t c = 64; c <= 4096; c *= 2)
         for (int64_t n : {32, 96, 256, 1024}) {
           Conv2dGw8Problem p = as(layer(n, c + 32, hw, 5, 2), pass);
-          Conv2dGw8Config chosen = chooseConv2dGw8Config(p);
+          Conv2dGw8Config chosen = conv2dGw8RuleConfig(p);
           rings += chosen.chunks > 0;
           EXPECT_EQ(checkConv2dGw8(p, chosen), "") << n << " " << c + 32 << " " << hw;
         }
   EXPECT_GT(rings, 50);
   // Flattened rows (one small image) and problems the check refuses: the
   // chosen alone.
-  EXPECT_EQ(conv2dGw8Candidates(layer(1, 32, 7, 3, 1)).size(), 1u);
-  EXPECT_EQ(conv2dGw8Candidates(layer(1, 30, 7, 3, 1)).size(), 1u);
+  EXPECT_EQ(conv2dGw8RuleCandidates(layer(1, 32, 7, 3, 1)).size(), 1u);
+  EXPECT_EQ(conv2dGw8RuleCandidates(layer(1, 30, 7, 3, 1)).size(), 1u);
   // dgrad and stride 2 have neighbours too.
-  EXPECT_GT(conv2dGw8Candidates(as(wide, ConvPass::Dgrad, 2)).size(), 1u);
-  EXPECT_GT(conv2dGw8Candidates(as(wide, ConvPass::Fprop, 2)).size(), 1u);
+  EXPECT_GT(conv2dGw8RuleCandidates(as(wide, ConvPass::Dgrad, 2)).size(), 1u);
+  EXPECT_GT(conv2dGw8RuleCandidates(as(wide, ConvPass::Fprop, 2)).size(), 1u);
 }
 
 } // namespace

@@ -26,6 +26,7 @@
 
 #include "spio/Kernels/ConvPass.h"
 #include "spio/Kernels/Gemm.h"
+#include "spio/Kernels/TreeEnsemble.h"
 #include "spio/Target/Chip.h"
 #include "spio/Target/SharedMemory.h"
 
@@ -159,39 +160,63 @@ struct Conv2dGw8Config {
   int64_t threads() const { return 32 * (computeWarps() + copyWarps); }
 };
 
-/// A configuration for the problem (Spio's heuristic, from sweeps on an
-/// H200): fprop and dgrad take up to 8 groups a block (64-byte or wider
+/// The hand rules' configuration for the problem (from sweeps on an H200),
+/// the seed of the candidates: fprop and dgrad take up to 8 groups a block (64-byte or wider
 /// pixels coalesce; 3 or 5 only as an image's whole pixel), the warps
 /// along Q that round the fewest columns up, and a row count that divides
 /// the height; wgrad takes up to 4 warps along Q (one set of partial sums
 /// each), bands of 8 or 9 rows (4 with stride 2) and at most two blocks a
 /// multiprocessor in all. A problem checkConv2dGw8Problem refuses gets the
 /// default configuration, which checkConv2dGw8 then refuses with the reason.
+Conv2dGw8Config conv2dGw8RuleConfig(const Conv2dGw8Problem &problem);
+
+/// The configuration Spio runs: fprop's and dgrad's, of conv2dGw8Candidates
+/// the one the performance model (conv2dGw8Model) predicts fastest on the
+/// problem's target; wgrad's, the rules'. All candidates write the same
+/// bits, so the model changes speed, never results.
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 
+/// conv2d-gw8's performance model: regression trees over
+/// conv2dGw8Features predicting an fprop or dgrad candidate's log time
+/// (less its layer's mean), trained by benchmarks/model/train.py on
+/// measured sweeps.
+const TreeEnsemble &conv2dGw8Model();
+
 /// Configurations worth timing on the device for the problem (autotuning,
-/// as cudnn.benchmark does): the chooser's first, then those of its
-/// neighbours that checkConv2dGw8 takes, at most `most`: the chosen
+/// as cudnn.benchmark does): conv2dGw8RuleCandidates with the chosen one
+/// (chooseConv2dGw8Config, the model's pick) moved to the front.
+std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
+                                                 int64_t most = 10);
+
+/// The rules' configuration (conv2dGw8RuleConfig) first, then those of its
+/// neighbours that checkConv2dGw8 takes, at most `most` in all: the rules'
 /// configuration as a band ring in as many blocks as run at once (of the
-/// ring, and of one band a block), or where the chooser takes a ring, one
+/// ring, and of one band a block), or where the rules take a ring, one
 /// band a block; at stride 1, two copy warps streaming the bands in as
 /// many blocks as run at once (and for 5 or more columns four times as
-/// many), where a block gets two or more bands; the chosen warps in blocks
-/// of about half and twice the
-/// rows; one column tile spanning the output row (in the chosen group
-/// tiles and in 4); a warp more or
-/// fewer along the columns; the same warps over 8 or 4 groups where that
+/// many), where a block gets two or more bands; the rules' warps in
+/// blocks of about half and twice the rows; one column tile spanning the
+/// output row (in the rules' group tiles and in 4); a warp more or fewer
+/// along the columns; the same warps over 8 or 4 groups where that
 /// leaves no more groups idle; none with a warp along the columns past
 /// the row. fprop and dgrad on rows of fragments only: every
 /// configuration adds each output's taps in the same order, so all write
 /// the same bits; flattened rows (single small images) are few and keep
-/// the chooser's alone. wgrad's partial sums follow its blocks (other
+/// the rules' alone. wgrad's partial sums follow its blocks (other
 /// warps, rows or chunks would round differently), so its candidates keep
-/// the chosen blocks and vary what leaves the sums as they are: the other
+/// the rules' blocks and vary what leaves the sums as they are: the other
 /// of 2 or 3 stages, the row ring toggled where a band spans the output
 /// row, and the reduce's other lane widths.
-std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
-                                                 int64_t most = 10);
+std::vector<Conv2dGw8Config> conv2dGw8RuleCandidates(const Conv2dGw8Problem &problem,
+                                                     int64_t most = 10);
+
+/// What the performance model reads of a problem and configuration on its
+/// target (sizes, the configuration's fields, and what follows from them:
+/// blocks, waves, blocks a multiprocessor holds, shared bytes, the share
+/// of columns, groups and rows that are not rounding), by name.
+const std::vector<std::string> &conv2dGw8FeatureNames();
+std::vector<double> conv2dGw8Features(const Conv2dGw8Problem &problem,
+                                      const Conv2dGw8Config &config);
 
 /// Empty when the problem is one the kernels take (sizes, channels, kernel
 /// size, stride, padding, a non-empty output, bias and dtypes), else what

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Trains conv2d-gw8's performance model on sweep.py's data and writes it as
+the C++ table the chooser reads (lib/Kernels/Conv2dGw8Model.inc).
+
+The model: gradient-boosted regression trees (xgboost, Debian's
+python3-xgboost) predicting a candidate's log time less the mean log time
+of its layer's candidates, from the library's features of the layer, the
+configuration and the target, trained on every pass. The chooser takes
+the fprop or dgrad candidate of the lowest prediction (wgrad runs the
+rules' choice: conv2dGw8Candidates). Only the "table" and "train" sets
+are read here (never "held-out" or "confirm");
+--folds reports a cross-validation over the training layers (grouped by
+layer) before the final fit:
+
+  SPIO_LIBRARY=build/lib/libspio_capi.so PYTHONPATH=python \\
+      python3 benchmarks/model/train.py benchmarks/model/data/h200.jsonl --folds 5
+"""
+
+import argparse
+import math
+import os
+import sys
+
+import numpy
+import xgboost
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import features as model_features  # noqa: E402
+
+ROOT = os.path.join(HERE, "..", "..")
+PARAMETERS = dict(max_depth=5, eta=0.08, subsample=0.8, colsample_bytree=0.8,
+                  min_child_weight=2, objective="reg:squarederror", seed=54, nthread=1,
+                  tree_method="exact")
+ROUNDS = 250
+
+
+def rows(records):
+    """(features, target, layer index, measured ms) of every candidate."""
+    x, y, layer, ms = [], [], [], []
+    for index, record in enumerate(records):
+        prob = model_features.problem(record)
+        times = [c["ms"] for c in record["candidates"]]
+        mean = sum(math.log(t) for t in times) / len(times)
+        for candidate in record["candidates"]:
+            x.append(model_features.features(prob, candidate["config"]))
+            y.append(math.log(candidate["ms"]) - mean)
+            layer.append(index)
+            ms.append(candidate["ms"])
+    return numpy.array(x, dtype=numpy.float32), numpy.array(y), numpy.array(layer), ms
+
+
+def fit(x, y):
+    return xgboost.train(PARAMETERS, xgboost.DMatrix(x, label=y), ROUNDS)
+
+
+def chosen_over_best(booster, x, layer, ms, layers):
+    """For each layer, the time of the predicted best over the best."""
+    predicted = booster.predict(xgboost.DMatrix(x))
+    ratios = []
+    for index in layers:
+        rows_of = numpy.flatnonzero(layer == index)
+        pick = rows_of[numpy.argmin(predicted[rows_of])]
+        ratios.append(ms[pick] / min(ms[i] for i in rows_of))
+    return ratios
+
+
+def summary(ratios):
+    gm = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    within = sum(r <= 1.05 for r in ratios) / len(ratios)
+    return f"within 5% of the best {within:.0%}, geometric mean {gm:.3f}, worst {max(ratios):.2f}"
+
+
+def cross_validate(x, y, layer, ms, folds):
+    layers = sorted(set(layer.tolist()))
+    ratios = []
+    for fold in range(folds):
+        test = [i for n, i in enumerate(layers) if n % folds == fold]
+        train = ~numpy.isin(layer, test)
+        ratios += chosen_over_best(fit(x[train], y[train]), x, layer, ms, test)
+    return ratios
+
+
+def tree_nodes(booster, names):
+    """(nodes, roots, base): the trees as flat lists of C initializers."""
+    import json
+    model = json.loads(booster.save_raw("json"))
+    learner = model["learner"]
+    base = float(learner["learner_model_param"]["base_score"])
+    nodes, roots = [], []
+    for tree in learner["gradient_booster"]["model"]["trees"]:
+        offset = len(nodes)
+        roots.append(offset)
+        for i, left in enumerate(tree["left_children"]):
+            if left == -1:  # a leaf's value is its split_conditions entry
+                nodes.append((-1, 0.0, 0, 0, tree["split_conditions"][i]))
+            else:
+                nodes.append((tree["split_indices"][i], tree["split_conditions"][i],
+                              offset + left, offset + tree["right_children"][i], 0.0))
+    return nodes, roots, base
+
+
+def flat_predict(nodes, roots, base, row):
+    """The prediction of the flattened trees, as the C++ evaluator walks them."""
+    total = base
+    for root in roots:
+        node = nodes[root]
+        while node[0] >= 0:
+            node = nodes[node[2] if numpy.float32(row[node[0]]) < numpy.float32(node[1])
+                         else node[3]]
+        total += node[4]
+    return total
+
+
+def write_table(path, booster, names, sources, x):
+    """The trees, and a few rows of x with the booster's predictions, which
+    a unit test checks the C++ evaluator against."""
+    nodes, roots, base = tree_nodes(booster, names)
+    checks = x[::max(1, len(x) // 8)][:8]
+    expected = booster.predict(xgboost.DMatrix(checks))
+    for row, value in zip(checks, expected):
+        flat = flat_predict(nodes, roots, base, row)
+        if abs(flat - value) > 1e-4:
+            sys.exit(f"train.py: the flattened trees predict {flat}, xgboost {value}")
+    with open(path, "w") as out:
+        out.write("// conv2d-gw8's performance model: generated by benchmarks/model/train.py\n"
+                  f"// from {', '.join(sources)}; do not edit.\n\n")
+        out.write("static const char *const kModelFeatureNames[] = {\n")
+        out.write("".join(f'    "{n}",\n' for n in names))
+        out.write("};\n\nstatic const TreeNode kModelNodes[] = {\n")
+        for feature, threshold, below, above, value in nodes:
+            out.write(f"    {{{feature}, {threshold!r}f, {below}, {above}, {value!r}f}},\n")
+        out.write("};\n\nstatic const int32_t kModelRoots[] = {\n")
+        for i in range(0, len(roots), 12):
+            out.write("    " + ", ".join(map(str, roots[i:i + 12])) + ",\n")
+        out.write(f"}};\n\nstatic constexpr float kModelBase = {base!r}f;\n")
+        out.write("\n// Rows of the training data and xgboost's predictions of them.\n"
+                  "static const float kModelCheckFeatures[][%d] = {\n" % len(names))
+        for row in checks:
+            out.write("    {" + ", ".join(f"{float(v)!r}f" for v in row) + "},\n")
+        out.write("};\nstatic const float kModelCheckPredictions[] = {\n")
+        out.write("".join(f"    {float(v)!r}f,\n" for v in expected) + "};\n")
+    print(f"wrote {path}: {len(roots)} trees, {len(nodes)} nodes", file=sys.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="+", help="sweep.py's JSON lines")
+    parser.add_argument("--folds", type=int, default=0,
+                        help="report a grouped cross-validation over the training layers")
+    parser.add_argument("--out", default=os.path.join(ROOT, "lib", "Kernels",
+                                                      "Conv2dGw8Model.inc"))
+    args = parser.parse_args()
+    records = [r for r in model_features.load(args.data) if r["set"] in ("table", "train")]
+    names = model_features.feature_names()
+    x, y, layer, ms = rows(records)
+    print(f"{len(records)} layers and passes, {len(y)} candidates, {len(names)} features",
+          file=sys.stderr)
+    if args.folds:
+        print(f"cross-validated: {summary(cross_validate(x, y, layer, ms, args.folds))}",
+              file=sys.stderr)
+        first = [min(numpy.flatnonzero(layer == i)) for i in sorted(set(layer.tolist()))]
+        print("the rules' choice: " + summary(
+            [ms[i] / min(ms[j] for j in numpy.flatnonzero(layer == layer[i])) for i in first]),
+            file=sys.stderr)
+    booster = fit(x, y)
+    sources = sorted(os.path.relpath(p, ROOT) for p in args.data)
+    write_table(args.out, booster, names, sources, x)
+
+
+if __name__ == "__main__":
+    main()
