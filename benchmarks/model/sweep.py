@@ -14,7 +14,7 @@ pass is appended to --out as it is measured, with the device, its driver
 and its multiprocessors and L2 bytes:
 
   sweep.py --sets table --out data/h200.jsonl
-  sweep.py --sets train,held-out --count 160 --out data/h200.jsonl --deadline 540
+  sweep.py --sets train,held-out --count 209 --out data/h200.jsonl --deadline 540
   sweep.py --sets confirm --out data/h200.jsonl
 
 Cases already in --out are skipped, so a sweep cut short by --deadline
@@ -145,7 +145,7 @@ def device_facts():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="table,train,held-out")
-    parser.add_argument("--count", type=int, default=160, help="layers drawn (train and held-out)")
+    parser.add_argument("--count", type=int, default=209, help="layers drawn (train and held-out)")
     parser.add_argument("--confirm-count", type=int, default=40,
                         help="layers of the confirm set")
     parser.add_argument("--passes", default=",".join(PASSES))
