@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 7
+#define SPIO_ABI_VERSION 8
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
