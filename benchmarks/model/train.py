@@ -125,9 +125,24 @@ def flat_predict(nodes, roots, base, row):
     return total
 
 
-def write_table(path, booster, names, sources, x):
-    """The trees, and a few rows of x with the booster's predictions, which
-    a unit test checks the C++ evaluator against."""
+# The shared memory of the H200 the first sweeps ran on, which did not
+# record it.
+SWEPT_SHARED_BYTES = (227 * 1024, 228 * 1024)
+
+
+def targets(records):
+    """The targets the data was measured on: (multiprocessors, shared bytes
+    a block, a multiprocessor), on which the chooser trusts the model."""
+    return sorted({(r["multiprocessors"],
+                    r.get("shared_bytes_per_block") or SWEPT_SHARED_BYTES[0],
+                    r.get("shared_bytes_per_multiprocessor") or SWEPT_SHARED_BYTES[1])
+                   for r in records})
+
+
+def write_table(path, booster, names, sources, x, measured_on):
+    """The trees, the targets measured on, and a few rows of x with the
+    booster's predictions, which a unit test checks the C++ evaluator
+    against."""
     nodes, roots, base = tree_nodes(booster, names)
     checks = x[::max(1, len(x) // 8)][:8]
     expected = booster.predict(xgboost.DMatrix(checks))
@@ -147,6 +162,9 @@ def write_table(path, booster, names, sources, x):
         for i in range(0, len(roots), 12):
             out.write("    " + ", ".join(map(str, roots[i:i + 12])) + ",\n")
         out.write(f"}};\n\nstatic constexpr float kModelBase = {base!r}f;\n")
+        out.write("\n// The targets the data was measured on: multiprocessors, shared bytes\n"
+                  "// a block and a multiprocessor.\nstatic const ModelTarget kModelTargets[] = {\n")
+        out.write("".join(f"    {{{m}, {b}, {sm}}},\n" for m, b, sm in measured_on) + "};\n")
         out.write("\n// Rows of the training data and xgboost's predictions of them.\n"
                   "static const float kModelCheckFeatures[][%d] = {\n" % len(names))
         for row in checks:
@@ -177,7 +195,7 @@ def main():
             [rules_over_best(r) for r in records if r["pass"] != "wgrad"]), file=sys.stderr)
     booster = fit(x, y)
     sources = sorted(os.path.relpath(p, ROOT) for p in args.data)
-    write_table(args.out, booster, names, sources, x)
+    write_table(args.out, booster, names, sources, x, targets(records))
 
 
 if __name__ == "__main__":

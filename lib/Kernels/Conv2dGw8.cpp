@@ -1275,12 +1275,20 @@ const TreeEnsemble &conv2dGw8Model() {
   return model;
 }
 
+bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &p) {
+  return std::any_of(std::begin(kModelTargets), std::end(kModelTargets), [&](const ModelTarget &t) {
+    return t.multiprocessors == p.multiprocessors &&
+           t.sharedBytesPerBlock == p.sharedBytesPerBlock &&
+           t.sharedBytesPerMultiprocessor == p.sharedBytesPerMultiprocessor;
+  });
+}
+
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
   std::vector<Conv2dGw8Config> candidates = conv2dGw8RuleCandidates(p, most);
   // wgrad's candidates differ only in stages, row ring and reduce lanes,
   // within a few percent, where the rules chose better than the model on
   // layers neither had seen (benchmarks/model/RESULTS.md).
-  if (candidates.size() < 2 || p.pass == ConvPass::Wgrad)
+  if (candidates.size() < 2 || p.pass == ConvPass::Wgrad || !conv2dGw8ModelKnowsTarget(p))
     return candidates;
   size_t fastest = 0;
   double fastestPrediction = 0;

@@ -12,6 +12,7 @@
 using namespace spio::kernels;
 
 namespace generated {
+using spio::kernels::ModelTarget;
 using spio::kernels::TreeNode;
 #include "Conv2dGw8Model.inc"
 } // namespace generated
@@ -103,6 +104,29 @@ TEST(Conv2dGw8Model, ChoosesTheCandidateItPredictsFastest) {
     for (const Conv2dGw8Config &c : rules)
       EXPECT_LE(chosenTime, predict(conv2dGw8Model(), conv2dGw8Features(p, c))) << describe(c);
   }
+}
+
+TEST(Conv2dGw8Model, TheRulesChooseOnTargetsTheDataDoesNotCover) {
+  Conv2dGw8Problem p = problem(ConvPass::Fprop, 128, 192, 72, 3, 1);
+  EXPECT_TRUE(conv2dGw8ModelKnowsTarget(p));
+  // An sm_80 part: other multiprocessors and shared memory.
+  Conv2dGw8Problem ampere = p;
+  ampere.multiprocessors = 108;
+  ampere.sharedBytesPerBlock = 163 * 1024;
+  ampere.sharedBytesPerMultiprocessor = 164 * 1024;
+  EXPECT_FALSE(conv2dGw8ModelKnowsTarget(ampere));
+  std::vector<std::string> names, ruleNames;
+  for (const Conv2dGw8Config &c : conv2dGw8Candidates(ampere))
+    names.push_back(describe(c));
+  for (const Conv2dGw8Config &c : conv2dGw8RuleCandidates(ampere))
+    ruleNames.push_back(describe(c));
+  EXPECT_EQ(names, ruleNames);
+  EXPECT_EQ(describe(chooseConv2dGw8Config(ampere)), describe(conv2dGw8RuleConfig(ampere)));
+  // The same sizes with Hopper's multiprocessors but less shared memory.
+  Conv2dGw8Problem lessShared = p;
+  lessShared.sharedBytesPerBlock = 99 * 1024;
+  lessShared.sharedBytesPerMultiprocessor = 100 * 1024;
+  EXPECT_FALSE(conv2dGw8ModelKnowsTarget(lessShared));
 }
 
 TEST(Conv2dGw8Model, FeaturesFollowTheConfigurationAndTheTarget) {

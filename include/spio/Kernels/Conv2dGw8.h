@@ -172,8 +172,10 @@ Conv2dGw8Config conv2dGw8RuleConfig(const Conv2dGw8Problem &problem);
 
 /// The configuration Spio runs: fprop's and dgrad's, of conv2dGw8Candidates
 /// the one the performance model (conv2dGw8Model) predicts fastest on the
-/// problem's target; wgrad's, the rules'. All candidates write the same
-/// bits, so the model changes speed, never results.
+/// problem's target, where the model's data was measured on such a target
+/// (conv2dGw8ModelKnowsTarget); else, and for wgrad, the rules'. All
+/// candidates write the same bits, so the model changes speed, never
+/// results.
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 
 /// conv2d-gw8's performance model: regression trees over
@@ -181,6 +183,11 @@ Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 /// (less its layer's mean), trained by benchmarks/model/train.py on
 /// measured sweeps.
 const TreeEnsemble &conv2dGw8Model();
+
+/// Whether the model's data was measured on a GPU of the problem's
+/// multiprocessors and shared memory: elsewhere the model would
+/// extrapolate, and the rules choose.
+bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &problem);
 
 /// Configurations worth timing on the device for the problem (autotuning,
 /// as cudnn.benchmark does): conv2dGw8RuleCandidates with the chosen one

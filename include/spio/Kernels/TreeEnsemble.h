@@ -36,6 +36,12 @@ struct TreeEnsemble {
   float base;
 };
 
+/// A GPU a model's data was measured on, as its chooser compares targets:
+/// a model trusted elsewhere would extrapolate.
+struct ModelTarget {
+  int64_t multiprocessors, sharedBytesPerBlock, sharedBytesPerMultiprocessor;
+};
+
 /// The ensemble's prediction: `base` plus each tree's leaf. Features are
 /// compared as float, as the trainer (xgboost) compares them.
 double predict(const TreeEnsemble &model, const std::vector<double> &features);
