@@ -7,8 +7,8 @@ Three sets, fixed before any model is trained:
   channels, image size, kernel size 1-7, stride 1-2, padding and group
   width; every fourth drawn layer is held out. The held-out layers are
   never read by train.py: evaluate.py reports on them;
-- "confirm": more layers drawn alike from another seed, swept after the
-  model was trained (by the build that ships it), never trained on.
+- "confirm": more layers drawn alike from another seed, swept after a
+  first model was built, never trained on.
 """
 
 import os
