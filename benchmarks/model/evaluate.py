@@ -24,13 +24,6 @@ import features as model_features  # noqa: E402
 from spio import _capi  # noqa: E402
 
 
-def tile(config):
-    values = [getattr(config, name) for name in model_features.FIELDS]
-    while len(values) > 3 and not values[-1]:
-        values.pop()
-    return values
-
-
 def geometric_mean(values):
     return math.exp(sum(map(math.log, values)) / len(values))
 
@@ -44,7 +37,8 @@ def main():
     for record in model_features.load(args.data):
         times = {tuple(c["config"]): c["ms"] for c in record["candidates"]}
         prob = model_features.problem(record)
-        chosen = tuple(tile(_capi.lib.spio_conv2d_gw8_choose_config(prob)))
+        layer = model_features.arguments(record["shape"], record["pass"])
+        chosen = tuple(model_features.tile(layer, _capi.lib.spio_conv2d_gw8_choose_config(prob)))
         rules = tuple(record["candidates"][0]["config"] if "rules" not in record
                       else record["rules"])
         if chosen not in times:

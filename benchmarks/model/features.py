@@ -18,14 +18,28 @@ def feature_names():
     return names
 
 
+def arguments(sh, pass_):
+    """A layer of shapes.py as the Python package's arguments (f16; fprop
+    alone adds a bias)."""
+    return kernels.Conv2dGw8Arguments(sh["n"], sh["c"], sh["h"], sh["w"], sh["r"], sh["s"],
+                                      sh["ph"], sh["pw"], sh["stride"], pass_,
+                                      sh["bias"] and pass_ == "fprop", "f16",
+                                      group_width=sh["g"])
+
+
 def problem(record):
-    sh = record["shape"]
-    return _capi.Conv2dGw8Problem(
-        _capi.PASSES[record["pass"]], sh["n"], sh["c"], sh["h"], sh["w"], sh["r"], sh["s"],
-        sh["ph"], sh["pw"], sh["stride"], sh["g"], int(sh["bias"] and record["pass"] == "fprop"),
-        kernels._dtype_code("f16", ("f16", "bf16")), 0, record["multiprocessors"],
-        record["l2_bytes"], record.get("shared_bytes_per_block", 0),
-        record.get("shared_bytes_per_multiprocessor", 0))
+    """The C problem of a sweep record on the target it was measured on
+    (0: the library's default, for records that did not say)."""
+    target = (record["multiprocessors"], record["l2_bytes"],
+              record.get("shared_bytes_per_block", 0),
+              record.get("shared_bytes_per_multiprocessor", 0))
+    return kernels.Conv2dGw8Family._problem(arguments(record["shape"], record["pass"]),
+                                            record["pass"], target)
+
+
+def tile(args, c_config):
+    """A C configuration as the Python package's tile (trailing zeros off)."""
+    return list(kernels.Conv2dGw8Family()._instance(args, c_config)[2])
 
 
 def config(tile):

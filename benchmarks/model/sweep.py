@@ -36,18 +36,11 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "conv2d_gw8"))
 import shapes  # noqa: E402
+from features import arguments  # noqa: E402
 from bench import cudnn_ms  # noqa: E402
 from harness import time_ms  # noqa: E402
 
 PASSES = ("fprop", "dgrad", "wgrad")
-
-
-def arguments(sh, pass_):
-    import spio.kernels as kernels
-    return kernels.Conv2dGw8Arguments(sh["n"], sh["c"], sh["h"], sh["w"], sh["r"], sh["s"],
-                                      sh["ph"], sh["pw"], sh["stride"], pass_,
-                                      sh["bias"] and pass_ == "fprop", "f16",
-                                      group_width=sh["g"])
 
 
 def case_key(set_name, sh, pass_):
@@ -206,8 +199,9 @@ def main():
             ms, k = time_candidates(sh, pass_, configs, args.rounds, args.check_bits)
             vendor = cudnn_ms(sh, pass_, 3, 10, "queued")
             torch.cuda.empty_cache()
-            rules = family._instance(arguments(sh, pass_), _capi.lib.spio_conv2d_gw8_rule_config(
-                family._checked_problem(arguments(sh, pass_))))
+            args = arguments(sh, pass_)
+            rules = family._instance(args, _capi.lib.spio_conv2d_gw8_rule_config(
+                family._checked_problem(args)))
             record = dict(facts, set=set_name, shape=sh, name=shapes.shape_name(sh), **{
                 "pass": pass_, "chosen": list(configs[0][2]), "rules": list(rules[2]),
                 "candidates": [dict(config=list(c[2]), ms=t) for c, t in zip(configs, ms)],

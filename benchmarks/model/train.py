@@ -94,7 +94,7 @@ def cross_validate(x, y, layer, ms, folds, records):
     return ratios
 
 
-def tree_nodes(booster, names):
+def tree_nodes(booster):
     """(nodes, roots, base): the trees as flat lists of C initializers."""
     import json
     model = json.loads(booster.save_raw("json"))
@@ -143,7 +143,7 @@ def write_table(path, booster, names, sources, x, measured_on):
     """The trees, the targets measured on, and a few rows of x with the
     booster's predictions, which a unit test checks the C++ evaluator
     against."""
-    nodes, roots, base = tree_nodes(booster, names)
+    nodes, roots, base = tree_nodes(booster)
     checks = x[::max(1, len(x) // 8)][:8]
     expected = booster.predict(xgboost.DMatrix(checks))
     for row, value in zip(checks, expected):

@@ -844,14 +844,16 @@ class Conv2dGw8Family(KernelFamily):
                               for o in operands), 16, tile, 1)
 
     @staticmethod
-    def _problem(args, pass_):
+    def _problem(args, pass_, target=None):
+        """The C problem on `target` (multiprocessors, L2 bytes, shared bytes
+        a block and a multiprocessor; None: device 0's)."""
         dw = args.dw_dtype or args.dtype
         if dw not in (args.dtype, "f32"):
             raise SpioError(f"dw is written as the input dtype or f32, not {dw}")
         return _capi.Conv2dGw8Problem(
             _capi.PASSES[pass_], args.n, args.c, args.h, args.w, args.r, args.s, args.pad_h,
             args.pad_w, args.stride, args.group_width, int(args.bias), _dtype_code(args.dtype, ("f16", "bf16")),
-            int(dw == "f32" and pass_ == "wgrad"), *_target_sizes())
+            int(dw == "f32" and pass_ == "wgrad"), *(target or _target_sizes()))
 
     def _structs(self, args, config):
         pass_, _, tile = config
