@@ -28,11 +28,13 @@ def arguments(sh, pass_):
 
 
 def problem(record):
-    """The C problem of a sweep record on the target it was measured on
-    (0: the library's default, for records that did not say)."""
-    target = (record["multiprocessors"], record["l2_bytes"],
-              record.get("shared_bytes_per_block", 0),
-              record.get("shared_bytes_per_multiprocessor", 0))
+    """The C problem of a sweep record on the target it was measured on:
+    its chip's reference part with the facts the record has (the first
+    records did not say their shared memory, an H200's as sm_90's)."""
+    facts = ("multiprocessors", "l2_bytes", "shared_bytes_per_block",
+             "shared_bytes_per_multiprocessor")
+    target = kernels.target(record.get("chip", "sm_90"),
+                            **{name: record[name] for name in facts if name in record})
     return kernels.Conv2dGw8Family._problem(arguments(record["shape"], record["pass"]),
                                             record["pass"], target)
 

@@ -21,13 +21,29 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 8
+#define SPIO_ABI_VERSION 9
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
  * version and the fingerprint of the sources that decide what a kernel
  * compiles to (the PTX cache's key). A static string; do not free it. */
 const char *spio_version(void);
+
+/* The GPU kernels are chosen and sized for (spio/Target/Target.h): the chip
+ * compiled for (e.g. "sm_90a"), the part's multiprocessors, L2 bytes, the
+ * shared memory a block may take and a multiprocessor holds, and its DRAM
+ * bytes a second. spio_device_target reads a device's (below);
+ * spio_chip_target gives a chip's reference part's, for choosing kernels
+ * without the device (sm_90/sm_90a: an H100 SXM; sm_80: an A100 SXM; sm_86:
+ * an A10; sm_89: an L40S). Return 0 on success, else nonzero with *error
+ * set (free it). The choosers and checks below take one; a NULL target or
+ * one without these facts is refused by the checks. */
+typedef struct {
+  char chip[16];
+  int64_t multiprocessors, l2_bytes, shared_bytes_per_block, shared_bytes_per_multiprocessor;
+  double memory_bytes_per_second;
+} spio_target;
+int32_t spio_chip_target(const char *chip, spio_target *target, char **error);
 
 /* Element types. */
 enum { SPIO_F16 = 0, SPIO_BF16 = 1, SPIO_F32 = 2 };
@@ -125,16 +141,16 @@ typedef struct {
   int64_t k_ranges;
 } spio_gemm_config;
 
-/* NULL when the kernel can be built, else what is wrong (free it). */
-char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config);
-/* The configuration spio-jit would choose on a GPU of `multiprocessors` SMs
- * and compute capability `compute_capability` (90 for 9.0): wgmma on Hopper
- * where it reads A and B in place (K-, M- or N-major f16/bf16) or they are
- * packed (where packing is faster than mma.sync; then set pack_layouts),
- * else mma.sync. */
+/* NULL when the kernel can be built for `target`, else what is wrong (free
+ * it). */
+char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config,
+                      const spio_target *target);
+/* The configuration spio-jit would choose on `target`: wgmma on Hopper
+ * (sm_90) where it reads A and B in place (K-, M- or N-major f16/bf16) or
+ * they are packed (where packing is faster than mma.sync; then set
+ * pack_layouts), else mma.sync. */
 spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
-                                         int64_t multiprocessors,
-                                         int32_t compute_capability);
+                                         const spio_target *target);
 /* The workload in the spio dialect: gpu.func @gemm_pack_a and @gemm_pack_b
  * where the operands are packed, then gpu.func @gemm(A, B, C, D, alpha, beta),
  * then the bias and the scale where the epilogue reads them, then with
@@ -175,14 +191,16 @@ typedef struct {
   int64_t parts;
 } spio_conv2d_problem;
 
-/* NULL when the kernel can be built, else what is wrong (free it). */
-char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_config *config);
+/* NULL when the kernel can be built for `target`, else what is wrong (free
+ * it). */
+char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_config *config,
+                        const spio_target *target);
 spio_gemm_config spio_conv2d_choose_config(const spio_conv2d_problem *problem,
-                                           int64_t multiprocessors);
-/* wgrad: the parts for `config`'s grid to fill `multiprocessors` (0: 132,
- * an H100 SXM's or an H200's; 1 for the other passes). */
+                                           const spio_target *target);
+/* wgrad: the parts for `config`'s grid to fill the target's
+ * multiprocessors (1 for the other passes). */
 int64_t spio_conv2d_wgrad_parts(const spio_conv2d_problem *problem, const spio_gemm_config *config,
-                                int64_t multiprocessors);
+                                const spio_target *target);
 /* wgrad in parts: the workspace of their sums (0 for one part) and the
  * reduce kernel's launch, after the conv2d kernel's. */
 int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem);
@@ -203,16 +221,10 @@ typedef struct {
   int64_t group_width;
   /* fprop adds a bias; wgrad also writes its gradient, db. */
   int32_t bias, dtype, wgrad_f32;
-  /* The target GPU's SMs, which wgrad's grid is sized to (0: 132, an H100
-   * SXM's or an H200's). */
-  int64_t multiprocessors;
-  /* The target GPU's L2 bytes, against which wgrad weighs discarding its
-   * partial sums (0: 50 MiB, an H100's or an H200's). */
-  int64_t l2_bytes;
-  /* The shared memory a block of the target GPU may take and one of its
-   * SMs holds, which the chosen blocks fit (0: 227 and 228 KB, an H100's
-   * or an H200's; spio_device_info has the device's). */
-  int64_t shared_bytes_per_block, shared_bytes_per_multiprocessor;
+  /* The GPU the kernels are sized for: grids aim for whole waves on its
+   * multiprocessors, wgrad weighs discarding its partial sums against its
+   * L2, blocks fit its shared memory. */
+  spio_target target;
 } spio_conv2d_gw8_problem;
 
 typedef struct {
@@ -292,6 +304,7 @@ typedef struct {
   int64_t shared_bytes_per_multiprocessor;
 } spio_device_info;
 int32_t spio_device(int32_t device, spio_device_info *info, char **error);
+int32_t spio_device_target(int32_t device, spio_target *target, char **error);
 
 /* PTX loaded on a device; unloads when destroyed. */
 typedef struct spio_loaded spio_loaded;

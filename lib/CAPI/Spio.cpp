@@ -166,6 +166,31 @@ spio_gemm_config gemmConfig(const kernels::GemmConfig &c) {
           c.persistent, c.cluster, c.swapAB, c.splitK, c.pingpong, c.promote, c.kRanges};
 }
 
+/// The C target as the kernel families take it (empty for NULL: the
+/// checks refuse it).
+::spio::Target target(const spio_target *t) {
+  ::spio::Target g;
+  if (!t)
+    return g;
+  g.chip = std::string(t->chip, strnlen(t->chip, sizeof(t->chip)));
+  g.multiprocessors = t->multiprocessors;
+  g.l2Bytes = t->l2_bytes;
+  g.sharedBytesPerBlock = t->shared_bytes_per_block;
+  g.sharedBytesPerMultiprocessor = t->shared_bytes_per_multiprocessor;
+  g.memoryBytesPerSecond = t->memory_bytes_per_second;
+  return g;
+}
+
+void writeTarget(const ::spio::Target &g, spio_target *t) {
+  std::memset(t, 0, sizeof(*t));
+  std::strncpy(t->chip, g.chip.c_str(), sizeof(t->chip) - 1);
+  t->multiprocessors = g.multiprocessors;
+  t->l2_bytes = g.l2Bytes;
+  t->shared_bytes_per_block = g.sharedBytesPerBlock;
+  t->shared_bytes_per_multiprocessor = g.sharedBytesPerMultiprocessor;
+  t->memory_bytes_per_second = g.memoryBytesPerSecond;
+}
+
 kernels::Conv2dGw8Problem convProblem(const spio_conv2d_gw8_problem &p) {
   kernels::Conv2dGw8Problem g;
   g.pass = p.pass == SPIO_DGRAD   ? kernels::ConvPass::Dgrad
@@ -185,14 +210,7 @@ kernels::Conv2dGw8Problem convProblem(const spio_conv2d_gw8_problem &p) {
   g.bias = p.bias != 0;
   g.dtype = dtype(p.dtype);
   g.wgradF32 = p.wgrad_f32 != 0;
-  if (p.multiprocessors != 0)
-    g.multiprocessors = p.multiprocessors;
-  if (p.l2_bytes != 0)
-    g.l2Bytes = p.l2_bytes;
-  if (p.shared_bytes_per_block != 0)
-    g.sharedBytesPerBlock = p.shared_bytes_per_block;
-  if (p.shared_bytes_per_multiprocessor != 0)
-    g.sharedBytesPerMultiprocessor = p.shared_bytes_per_multiprocessor;
+  g.target = target(&p.target);
   return g;
 }
 
@@ -228,7 +246,8 @@ const char *spio_version(void) { return mlir::spio::versionString(); }
 
 int32_t spio_abi_version(void) { return SPIO_ABI_VERSION; }
 
-char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config) {
+char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *config,
+                      const spio_target *target) {
   std::string err = enumError("input dtype", problem->input_dtype, SPIO_F32) +
                     enumError("output dtype", problem->output_dtype, SPIO_F32) +
                     enumError("bias dtype", problem->bias_dtype, SPIO_F32) +
@@ -239,20 +258,23 @@ char *spio_gemm_check(const spio_gemm_problem *problem, const spio_gemm_config *
                               SPIO_GEMM_MAX_EPILOGUE_STEPS);
   if (!err.empty())
     return copyOrNull(err);
-  return copyOrNull(kernels::checkGemm(gemmProblem(*problem), gemmConfig(*config)));
+  ::spio::Target t = ::target(target);
+  if (std::string why = ::spio::checkTarget(t); !why.empty())
+    return copyOrNull(why);
+  return copyOrNull(kernels::checkGemm(gemmProblem(*problem), gemmConfig(*config), t));
 }
 
 spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
-                                         int64_t multiprocessors,
-                                         int32_t compute_capability) {
+                                         const spio_target *target) {
   kernels::GemmProblem p = gemmProblem(*problem);
-  bool wgmma = compute_capability == 90 && kernels::gemmPrefersWgmma(p);
+  ::spio::Target t = ::target(target);
+  bool wgmma = ::spio::hasWarpgroupMma(t.chip) && kernels::gemmPrefersWgmma(p, t);
   p.packLayouts = wgmma;
-  return gemmConfig(wgmma ? kernels::chooseWgmmaGemmConfig(p, multiprocessors)
-                          : kernels::chooseGemmConfig(p, multiprocessors));
+  return gemmConfig(wgmma ? kernels::chooseWgmmaGemmConfig(p, t) : kernels::chooseGemmConfig(p, t));
 }
 
-char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_config *config) {
+char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_config *config,
+                        const spio_target *target) {
   std::string err =
       enumError("input dtype", problem->input_dtype, SPIO_F32) +
       enumError("output dtype", problem->output_dtype, SPIO_F32) +
@@ -264,19 +286,20 @@ char *spio_conv2d_check(const spio_conv2d_problem *problem, const spio_gemm_conf
     err = enumError("epilogue step", problem->epilogue[i], SPIO_EPILOGUE_SILU);
   if (!err.empty())
     return copyOrNull(err);
-  return copyOrNull(kernels::checkConv2d(conv2dProblem(*problem), gemmConfig(*config)));
+  ::spio::Target t = ::target(target);
+  if (std::string why = ::spio::checkTarget(t); !why.empty())
+    return copyOrNull(why);
+  return copyOrNull(kernels::checkConv2d(conv2dProblem(*problem), gemmConfig(*config), t));
 }
 
 spio_gemm_config spio_conv2d_choose_config(const spio_conv2d_problem *problem,
-                                           int64_t multiprocessors) {
-  return gemmConfig(kernels::chooseConv2dConfig(conv2dProblem(*problem), multiprocessors));
+                                           const spio_target *target) {
+  return gemmConfig(kernels::chooseConv2dConfig(conv2dProblem(*problem), ::target(target)));
 }
 
 int64_t spio_conv2d_wgrad_parts(const spio_conv2d_problem *problem, const spio_gemm_config *config,
-                                int64_t multiprocessors) {
-  return kernels::conv2dWgradParts(conv2dProblem(*problem), gemmConfig(*config),
-                                   multiprocessors > 0 ? multiprocessors
-                                                       : spio::kDefaultMultiprocessors);
+                                const spio_target *target) {
+  return kernels::conv2dWgradParts(conv2dProblem(*problem), gemmConfig(*config), ::target(target));
 }
 
 int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem) {
@@ -476,6 +499,22 @@ int32_t spio_device(int32_t device, spio_device_info *info, char **error) {
   return 0;
 }
 
+int32_t spio_device_target(int32_t device, spio_target *target, char **error) {
+  auto cuda = cudaDevice(device);
+  if (!cuda)
+    return fail(error, cuda.error().message);
+  writeTarget((*cuda)->target(), target);
+  return 0;
+}
+
+int32_t spio_chip_target(const char *chip, spio_target *target, char **error) {
+  std::optional<::spio::Target> reference = ::spio::referenceTarget(chip ? chip : "");
+  if (!reference)
+    return fail(error, ::spio::checkChip(chip ? chip : ""));
+  writeTarget(*reference, target);
+  return 0;
+}
+
 spio_loaded *spio_load(int32_t device, const char *ptx, char **error) {
   auto cuda = cudaDevice(device);
   if (!cuda) {
@@ -548,13 +587,14 @@ spio_loaded *spio_load_compiled(int32_t device, const spio_compiled *compiled, c
 static spio_launcher *makeLauncher(char *invalid,
                                    const std::function<kernels::LaunchPlan()> &planOf,
                                    spio_loaded *loaded, char **error) {
+  if (!loaded) {
+    std::free(invalid);
+    fail(error, "no loaded kernels (spio_load_compiled gives them)");
+    return nullptr;
+  }
   if (invalid) {
     fail(error, invalid);
     std::free(invalid);
-    return nullptr;
-  }
-  if (!loaded) {
-    fail(error, "no loaded kernels (spio_load_compiled gives them)");
     return nullptr;
   }
   auto launcher = kernels::Launcher::create(planOf(), *loaded->cuda, loaded->module,
@@ -566,20 +606,31 @@ static spio_launcher *makeLauncher(char *invalid,
   return new spio_launcher{std::move(*launcher)};
 }
 
+/// The device `loaded` is on, as a target (zeros without one, which the
+/// checks refuse).
+static spio_target loadedTarget(const spio_loaded *loaded) {
+  spio_target target{};
+  if (loaded)
+    writeTarget(loaded->cuda->target(), &target);
+  return target;
+}
+
 spio_launcher *spio_gemm_launcher(const spio_gemm_problem *problem,
                                   const spio_gemm_config *config, spio_loaded *loaded,
                                   char **error) {
+  spio_target target = loadedTarget(loaded);
   return makeLauncher(
-      spio_gemm_check(problem, config),
-      [&] { return kernels::gemmLaunchPlan(gemmProblem(*problem), gemmConfig(*config)); },
-      loaded, error);
+      spio_gemm_check(problem, config, &target),
+      [&] { return kernels::gemmLaunchPlan(gemmProblem(*problem), gemmConfig(*config)); }, loaded,
+      error);
 }
 
 spio_launcher *spio_conv2d_launcher(const spio_conv2d_problem *problem,
                                     const spio_gemm_config *config, spio_loaded *loaded,
                                     char **error) {
+  spio_target target = loadedTarget(loaded);
   return makeLauncher(
-      spio_conv2d_check(problem, config),
+      spio_conv2d_check(problem, config, &target),
       [&] { return kernels::conv2dLaunchPlan(conv2dProblem(*problem), gemmConfig(*config)); },
       loaded, error);
 }

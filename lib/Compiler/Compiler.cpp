@@ -5,7 +5,7 @@
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Pipelines/Pipelines.h"
 #include "spio/Target/Chip.h"
-#include "spio/Target/SharedMemory.h"
+#include "spio/Target/Target.h"
 #include "spio/Tools/Registration.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

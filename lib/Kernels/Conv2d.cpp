@@ -3,7 +3,7 @@
 #include "spio/Kernels/Conv2d.h"
 
 #include "spio/Layout/Layout.h"
-#include "spio/Target/SharedMemory.h"
+#include "spio/Target/Target.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -117,7 +117,7 @@ GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
   return g;
 }
 
-std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
+std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Target &target) {
   if (p.n < 1 || p.h < 1 || p.w < 1 || p.c < 1 || p.k < 1 || p.r < 1 || p.s < 1)
     return "conv2d sizes must be positive, got N=" + std::to_string(p.n) +
            " H=" + std::to_string(p.h) + " W=" + std::to_string(p.w) + " C=" + std::to_string(p.c) +
@@ -209,7 +209,7 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
   // The weights' rows are R * S * C long, the tensor map's K.
   if (p.r * p.s * p.c > (int64_t(1) << 31) - 1)
     return "R * S * C is over the 2^31 - 1 elements TMA addresses";
-  return checkGemm(g, c);
+  return checkGemm(g, c, target);
 }
 
 /// wgrad: few tiles (dw's K x R * S * C) over a long reduction (every
@@ -222,26 +222,27 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c) {
 /// multiprocessors in one part instead: the parts' workspace and reduce
 /// cost more than the narrower tile (7x7 1x1 layers ran 1.3x as fast).
 static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProblem &g,
-                                          int64_t numSMs) {
+                                          const Target &target) {
   GemmConfig c;
   c.wgmma = true;
   c.blockM = g.m <= 64 ? 64 : 128;
   c.blockN = g.n <= 64 ? 64 : 128;
   c.blockK = kChannelTile;
-  if (c.blockM == 128 && conv2dWgradParts(p, c, numSMs) == 2)
+  if (c.blockM == 128 && conv2dWgradParts(p, c, target) == 2)
     c.blockM = 64;
   c.warpsM = c.blockM / 16;
   c.warpsN = 1;
   int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * 2;
-  c.stages = 8 * stageBytes + gemmStagingBytes(g, c) <= kHopperSharedBytesPerBlock ? 8 : 4;
+  c.stages = 8 * stageBytes + gemmStagingBytes(g, c) <= target.sharedBytesPerBlock ? 8 : 4;
   return c;
 }
 
-GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
+GemmConfig chooseConv2dConfig(const Conv2dProblem &p, const Target &target) {
   GemmProblem g = conv2dGemmProblem(p);
   if (p.pass == ConvPass::Wgrad)
-    return chooseConv2dWgradConfig(p, g, numSMs);
-  GemmConfig c = chooseWgmmaGemmConfig(g, numSMs);
+    return chooseConv2dWgradConfig(p, g, target);
+  GemmConfig c = chooseWgmmaGemmConfig(g, target);
+  int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
   if (c.swapAB) {
     // Few output positions (64 or fewer): one warpgroup of 64 rows, 64
     // columns, and the reduction split among up to 8 blocks of a cluster
@@ -291,12 +292,13 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &p, int64_t numSMs) {
   int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * 2;
   if (c.stages == 4 && 4 * stageBytes < 4 * 256 * c.blockK * 2 &&
       8 * stageBytes + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) + gemmStagingBytes(g, c) <=
-          kHopperSharedBytesPerBlock)
+          target.sharedBytesPerBlock)
     c.stages = 8;
   return c;
 }
 
-int64_t conv2dWgradParts(const Conv2dProblem &p, const GemmConfig &c, int64_t multiprocessors) {
+int64_t conv2dWgradParts(const Conv2dProblem &p, const GemmConfig &c, const Target &target) {
+  int64_t multiprocessors = std::max<int64_t>(1, target.multiprocessors);
   if (p.pass != ConvPass::Wgrad)
     return 1;
   GemmProblem g = conv2dGemmProblem(p);

@@ -2,7 +2,7 @@
 
 #include "Conv2dGw8Tiling.h"
 #include "spio/Layout/Layout.h"
-#include "spio/Target/SharedMemory.h"
+#include "spio/Target/Target.h"
 
 #include <algorithm>
 #include <cassert>
@@ -291,9 +291,9 @@ BandGrid bandGrid(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // more. Flattened fprop and dgrad round up (TUNING.md, "Grids").
   int64_t want = c.chunks;
   if (!want) {
-    int64_t target = (p.pass == ConvPass::Wgrad ? wgradResidentBlocks(p, c)
-                                                : kFlatBlocksPerMultiprocessor) *
-                     p.multiprocessors;
+    int64_t target =
+        (p.pass == ConvPass::Wgrad ? wgradResidentBlocks(p, c) : kFlatBlocksPerMultiprocessor) *
+        p.target.multiprocessors;
     want = p.pass == ConvPass::Wgrad ? std::max<int64_t>(1, target / g.groupTiles)
                                      : ceilDiv(target, g.groupTiles);
   }
@@ -410,7 +410,7 @@ static int64_t rowsSharedBytes(const Conv2dGw8Problem &p, const Conv2dGw8Config 
 /// Blocks of `bytes` of shared memory a multiprocessor of the target holds,
 /// 1 KB of it reserved per block.
 static int64_t blocksBySharedMemory(const Conv2dGw8Problem &p, int64_t bytes) {
-  return p.sharedBytesPerMultiprocessor / (bytes + 1024);
+  return p.target.sharedBytesPerMultiprocessor / (bytes + 1024);
 }
 
 /// fprop and dgrad on rows of fragments: the blocks a multiprocessor holds
@@ -506,7 +506,8 @@ static int64_t wgradSumsPerRound(const Conv2dGw8Problem &p, const Conv2dGw8Confi
   if (c.warpsQ == 1)
     return 0;
   int64_t sums = wgradSums(p).size();
-  int64_t spare = p.sharedBytesPerMultiprocessor / wgradResidentBlocks(p, c) - 1024 - tileBytes;
+  int64_t spare =
+      p.target.sharedBytesPerMultiprocessor / wgradResidentBlocks(p, c) - 1024 - tileBytes;
   return std::clamp<int64_t>(spare / wgradSumScratchBytes(c), 1, sums);
 }
 
@@ -562,9 +563,9 @@ static bool wgradOneDeepBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &
     return false;
   int64_t groupTiles = ceilDiv(p.groups(), c.warpsG);
   Conv2dGw8Config one = c;
-  one.chunks = std::max<int64_t>(1, p.multiprocessors / groupTiles);
+  one.chunks = std::max<int64_t>(1, p.target.multiprocessors / groupTiles);
   int64_t blocks = bandGrid(p, one).chunks * groupTiles;
-  return 4 * p.groups() >= 3 * c.warpsG * groupTiles && 10 * blocks >= 9 * p.multiprocessors;
+  return 4 * p.groups() >= 3 * c.warpsG * groupTiles && 10 * blocks >= 9 * p.target.multiprocessors;
 }
 
 /// wgrad blocks a multiprocessor holds: two of 256 threads at up to 128
@@ -593,8 +594,8 @@ WgradBiasTiling wgradBiasTiling(const Conv2dGw8Problem &p) {
   while (vectors % lanes)
     --lanes;
   int64_t slots = kReduceThreads / lanes;
-  int64_t blocks = std::clamp<int64_t>(
-      ceilDiv(pixels, slots * kWgradBiasMinPixelsPerThread), 1, 2 * p.multiprocessors);
+  int64_t blocks = std::clamp<int64_t>(ceilDiv(pixels, slots * kWgradBiasMinPixelsPerThread), 1,
+                                       2 * p.target.multiprocessors);
   int64_t pixelsPerBlock = ceilDiv(pixels, blocks);
   // No block without pixels.
   return {lanes, slots, pixelsPerBlock, ceilDiv(pixels, pixelsPerBlock)};
@@ -609,16 +610,17 @@ int64_t wgradBiasPartialsOffset(const Conv2dGw8Problem &p, const Conv2dGw8Config
 std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
   if (p.n <= 0 || p.c <= 0 || p.h <= 0 || p.w <= 0)
     return "conv2d sizes must be positive";
-  if (p.multiprocessors <= 0)
+  if (p.target.multiprocessors <= 0)
     return "the target GPU's multiprocessor count must be positive, got " +
-           std::to_string(p.multiprocessors);
-  if (p.l2Bytes <= 0)
-    return "the target GPU's L2 bytes must be positive, got " + std::to_string(p.l2Bytes);
-  if (p.sharedBytesPerBlock <= 0 || p.sharedBytesPerMultiprocessor < p.sharedBytesPerBlock)
+           std::to_string(p.target.multiprocessors);
+  if (p.target.l2Bytes <= 0)
+    return "the target GPU's L2 bytes must be positive, got " + std::to_string(p.target.l2Bytes);
+  if (p.target.sharedBytesPerBlock <= 0 ||
+      p.target.sharedBytesPerMultiprocessor < p.target.sharedBytesPerBlock)
     return "the target GPU's shared memory must be positive, a multiprocessor's at least a "
            "block's, got " +
-           std::to_string(p.sharedBytesPerBlock) + " and " +
-           std::to_string(p.sharedBytesPerMultiprocessor);
+           std::to_string(p.target.sharedBytesPerBlock) + " and " +
+           std::to_string(p.target.sharedBytesPerMultiprocessor);
   if (p.groupWidth != 1 && p.groupWidth != 2 && p.groupWidth != 4 && p.groupWidth != 8)
     return "conv2d-gw8 takes groups of 1, 2, 4 or 8 channels, got " + std::to_string(p.groupWidth);
   if (p.c % 8 != 0)
@@ -710,9 +712,9 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   // (the compiler says so too, per chip; saying it here keeps such configs
   // out of the instances a caller may pick).
   int64_t shared = blockSharedBytes(p, c);
-  if (shared > p.sharedBytesPerBlock)
+  if (shared > p.target.sharedBytesPerBlock)
     return "a block's tiles need about " + std::to_string(shared) +
-           " bytes of shared memory, over the " + std::to_string(p.sharedBytesPerBlock) +
+           " bytes of shared memory, over the " + std::to_string(p.target.sharedBytesPerBlock) +
            " the target's block may use: take fewer rows or warps";
   // A block's rows are unrolled: rows past the output's add code and no
   // work (an upsampling dgrad takes its rows in pairs).
@@ -797,7 +799,7 @@ static int64_t blocksAtOnce(const Conv2dGw8Problem &p, const Conv2dGw8Config &c,
   // Any chunks that give a block two or more bands make it a ring.
   resident.chunks = ring ? std::max<int64_t>(1, bandGrid(p, c).bands / 2) : 0;
   return rowsResidentBlocks(p, resident, outputRowsPerBarrier(p, resident)) *
-         p.multiprocessors;
+         p.target.multiprocessors;
 }
 
 /// The chunks that make `c` a band ring in as many blocks as run at once
@@ -952,7 +954,7 @@ Conv2dGw8Config conv2dGw8RuleConfig(const Conv2dGw8Problem &p) {
   }
   // The rules above were tuned on Hopper's 227 KB a block: on a target
   // whose blocks take less, shorter blocks and (wgrad) two stages.
-  while (blockSharedBytes(p, c) > p.sharedBytesPerBlock) {
+  while (blockSharedBytes(p, c) > p.target.sharedBytesPerBlock) {
     if (wgrad && wgradStages(p, c) > 2)
       c.stages = 2;
     else if (c.rowsP > 1)
@@ -1086,7 +1088,7 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
   constexpr int64_t kStagedBudget = 144 * 1024;
   bool blockLimit = (p.pass == ConvPass::Fprop && p.stride == 2) || c.warpsG == 6;
   auto fits = [&] {
-    return blockSharedBytes(p, c) <= p.sharedBytesPerBlock &&
+    return blockSharedBytes(p, c) <= p.target.sharedBytesPerBlock &&
            (blockLimit || stagedInput(p, c).bytes(c.warpsG) <= kStagedBudget);
   };
   int64_t fitting = c.rowsP;
@@ -1109,7 +1111,7 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
   // staged tiles would not fit.
   if (bandGrid(p, c).bands > kMaxGridY) {
     c.chunks = kMaxGridY;
-    while (c.rowsP > 1 && blockSharedBytes(p, c) > p.sharedBytesPerBlock)
+    while (c.rowsP > 1 && blockSharedBytes(p, c) > p.target.sharedBytesPerBlock)
       --c.rowsP;
   }
   return c;
@@ -1277,9 +1279,9 @@ const TreeEnsemble &conv2dGw8Model() {
 
 bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &p) {
   return std::any_of(std::begin(kModelTargets), std::end(kModelTargets), [&](const ModelTarget &t) {
-    return t.multiprocessors == p.multiprocessors &&
-           t.sharedBytesPerBlock == p.sharedBytesPerBlock &&
-           t.sharedBytesPerMultiprocessor == p.sharedBytesPerMultiprocessor;
+    return t.multiprocessors == p.target.multiprocessors &&
+           t.sharedBytesPerBlock == p.target.sharedBytesPerBlock &&
+           t.sharedBytesPerMultiprocessor == p.target.sharedBytesPerMultiprocessor;
   });
 }
 
@@ -1378,7 +1380,7 @@ std::vector<double> conv2dGw8Features(const Conv2dGw8Problem &p, const Conv2dGw8
     resident = rowsResidentBlocks(p, c, outputRowsPerBarrier(p, c));
   resident = std::max<int64_t>(1, std::min({resident, 2048 / c.threads(), int64_t(32)}));
   double blocks = double(launch.gridX) * launch.gridY * launch.gridZ;
-  double waves = blocks / double(resident * p.multiprocessors);
+  double waves = blocks / double(resident * p.target.multiprocessors);
   double lastWave = waves - std::floor(waves);
   int64_t stride = p.pass == ConvPass::Dgrad ? 1 : p.stride;
   std::vector<double> f = {
@@ -1420,8 +1422,8 @@ std::vector<double> conv2dGw8Features(const Conv2dGw8Problem &p, const Conv2dGw8
       double(outH) / double(ceilDiv(outH, c.rowsP) * c.rowsP),
       double(c.rowsP * stride + p.r - stride) / double(c.rowsP * stride),
       log2(bytes / blocks),
-      double(p.multiprocessors),
-      bytes / double(p.l2Bytes)};
+      double(p.target.multiprocessors),
+      bytes / double(p.target.l2Bytes)};
   assert(f.size() == std::size(kFeatureNames) && "a feature without its name");
   return f;
 }
@@ -1459,7 +1461,7 @@ static bool reduceDiscards(const Conv2dGw8Problem &p, const Conv2dGw8Config &c, 
   int64_t weights = p.c * p.r * p.s * 8;
   int64_t bytes = (p.n * p.h * p.w * p.c + p.n * p.outH() * p.outW() * p.c) * 2 +
                   weights * (p.wgradF32 ? 4 : 2) + conv2dGw8WgradPartials(p, c) * weights * 4;
-  return 4 * bytes > 3 * p.l2Bytes;
+  return 4 * bytes > 3 * p.target.l2Bytes;
 }
 
 /// The dw elements a reduce block adds at `vector` a lane, as whole
@@ -1480,7 +1482,9 @@ int64_t gw8::wgradReduceVector(const Conv2dGw8Problem &p, const Conv2dGw8Config 
     return c.reduceLaneElements;
   int64_t blocks = ceilDiv(p.c * p.r * p.s * 8, reduceElementsPerBlock(p, c, 4));
   // A lane's elements lie in one group.
-  return p.r == 5 && p.s == 5 && 4 * blocks >= 3 * p.multiprocessors && p.groupWidth >= 4 ? 4 : 1;
+  return p.r == 5 && p.s == 5 && 4 * blocks >= 3 * p.target.multiprocessors && p.groupWidth >= 4
+             ? 4
+             : 1;
 }
 
 int64_t gw8::wgradReduceElementsPerBlock(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {

@@ -8,7 +8,7 @@
 #include "spio/Kernels/Gemm.h"
 #include "spio/Layout/Layout.h"
 #include "spio/Target/Chip.h"
-#include "spio/Target/SharedMemory.h"
+#include "spio/Target/Target.h"
 
 #include <algorithm>
 #include <tuple>
@@ -228,7 +228,7 @@ int64_t gemmWorkspaceBytes(const GemmProblem &p) {
   return gemmPackedBytes(p, 'a') + gemmPackedBytes(p, 'b');
 }
 
-std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
+std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &target) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0)
     return "GEMM sizes must be positive, got M=" + std::to_string(p.m) +
            " N=" + std::to_string(p.n) + " K=" + std::to_string(p.k);
@@ -277,7 +277,7 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     if (!layout::withinExtent({p.batch, p.m, k}) || !layout::withinExtent({p.batch, p.n, k}))
       return "A and B packed into " + std::to_string(gemmPackSegments(p)) +
              " segments of K are over the 2^40 elements a spio tensor spans";
-    return checkGemm(gemmPackedProblem(p), c);
+    return checkGemm(gemmPackedProblem(p), c, target);
   }
   if (c.warpsM < 1 || c.warpsN < 1)
     return "warp counts must be positive, got " + std::to_string(c.warpsM) + "x" +
@@ -385,19 +385,18 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
     return "the tile's 16-byte vectors do not divide evenly among " +
            std::to_string(threads) + " threads";
   // spio-pipeline keeps `stages` of A's and B's tiles (whole swizzle
-  // periods) in shared memory, which an H100's or H200's block caps; the
-  // compiler says so per chip too (saying it here keeps such configs out of
-  // the instances a caller may pick).
+  // periods) in shared memory, which the target's block caps (saying it
+  // here keeps such configs out of the instances a caller may pick).
   // A split reduction adds the blocks' f32 partial tiles from shared memory.
   int64_t shared = sharedBytes(p, c);
-  if (shared > kHopperSharedBytesPerBlock)
+  if (shared > target.sharedBytesPerBlock)
     return std::to_string(c.stages) + " stages of " + std::to_string(c.blockM) + "x" +
            std::to_string(c.blockN) + "x" + std::to_string(c.blockK) + " tiles" +
            (c.splitK > 1 ? " and the partial sums" : "") +
            (gemmStagingBytes(p, c) ? " and the staging of D" : "") + " need " +
            std::to_string(shared) + " bytes of shared memory, over the " +
-           std::to_string(kHopperSharedBytesPerBlock) +
-           " an H100 or H200 block may use: take fewer stages or a smaller tile";
+           std::to_string(target.sharedBytesPerBlock) + " a block of " + target.chip +
+           " may use: take fewer stages or a smaller tile";
   // Block rows go along the grid's y, block columns (times the blocks
   // splitting each tile's reduction) along its x.
   if (ceilDiv(p.n, c.blockN) > kMaxGridX / c.splitK)
@@ -413,7 +412,8 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c) {
   return {};
 }
 
-GemmConfig chooseGemmConfig(const GemmProblem &p, int64_t numSMs) {
+GemmConfig chooseGemmConfig(const GemmProblem &p, const Target &target) {
+  int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
   // 128 x 128 x 32 tiles over 2 x 2 warps (64 x 64 each) and 4 stages were
   // the fastest of the tiles swept at 4096^3 and 8192^3; rasters of 8 block
   // rows share B tiles in L2 (benchmarks/gemm/RESULTS.md).
@@ -452,11 +452,13 @@ bool wgmmaSupports(const GemmProblem &problem) {
 // each launch about 3 us of the stream.
 constexpr double kHopperWgmmaFlopsPerSecond = 650e12;
 constexpr double kHopperMmaSyncFlopsPerSecond = 325e12;
-constexpr double kHopperTransposeBytesPerSecond = 1.5e12;
-constexpr double kHopperL2TransposeBytesPerSecond = 3e12;
+// The transposes' rates (1.5 and 3 TB/s on an H200) as shares of its
+// DRAM bandwidth.
+constexpr double kTransposeBandwidthShare = 0.31;
+constexpr double kL2TransposeBandwidthShare = 0.62;
 constexpr double kPackLaunchSeconds = 3e-6;
 
-bool gemmPrefersPackedLayouts(const GemmProblem &problem) {
+bool gemmPrefersPackedLayouts(const GemmProblem &problem, const Target &target) {
   GemmProblem p = problem;
   p.packLayouts = false;
   if (p.input == DType::F32 || p.groups > 0 || gemmPacksOperands(p) || wgmmaSupports(p))
@@ -473,15 +475,15 @@ bool gemmPrefersPackedLayouts(const GemmProblem &problem) {
     bool batched = which == 'a' ? p.batchA : p.batchB;
     double rows = double(which == 'a' ? p.m : p.n) * double(batched ? p.batch : 1);
     double bytes = 2.0 * 2.0 * rows * double(p.k);
-    packSeconds += bytes / (bytes <= double(kDefaultL2Bytes) ? kHopperL2TransposeBytesPerSecond
-                                                             : kHopperTransposeBytesPerSecond) +
-                   kPackLaunchSeconds;
+    double share =
+        bytes <= double(target.l2Bytes) ? kL2TransposeBandwidthShare : kTransposeBandwidthShare;
+    packSeconds += bytes / (share * target.memoryBytesPerSecond) + kPackLaunchSeconds;
   }
   return packSeconds < saved;
 }
 
-bool gemmPrefersWgmma(const GemmProblem &problem) {
-  return wgmmaSupports(problem) || gemmPrefersPackedLayouts(problem);
+bool gemmPrefersWgmma(const GemmProblem &problem, const Target &target) {
+  return wgmmaSupports(problem) || gemmPrefersPackedLayouts(problem, target);
 }
 
 /// Groups of up to 8 tile rows (a count that divides `rows`, the grid's),
@@ -495,7 +497,8 @@ static int64_t rasterRows(int64_t rows) {
   return 1;
 }
 
-GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
+GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &target) {
+  int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
   GemmProblem p = gemmPackedProblem(problem);
   GemmConfig c;
   c.wgmma = true;
@@ -543,10 +546,10 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
     s.blockN = count(64) >= 3 * numSMs ? 128 : 64;
     s.warpsM = s.blockN / 16;
     s.stages = 8;
-    while (sharedBytes(p, s) > kHopperSharedBytesPerBlock)
+    while (sharedBytes(p, s) > target.sharedBytesPerBlock)
       --s.stages;
-    int64_t resident = numSMs * std::max<int64_t>(1, kHopperSharedBytesPerMultiprocessor /
-                                                         sharedBytes(p, s));
+    int64_t resident =
+        numSMs * std::max<int64_t>(1, target.sharedBytesPerMultiprocessor / sharedBytes(p, s));
     if (split > 0)
       s.splitK = split;
     while (split == 0 && s.splitK < 3 && 10 * count(s.blockN) * s.splitK < 9 * numSMs &&
@@ -554,7 +557,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs) {
       ++s.splitK;
     s.splitK = std::min(s.splitK, ceilDiv(p.k, s.blockK));
     // The partial sums take their place.
-    while (sharedBytes(p, s) > kHopperSharedBytesPerBlock)
+    while (sharedBytes(p, s) > target.sharedBytesPerBlock)
       --s.stages;
     return s;
   };

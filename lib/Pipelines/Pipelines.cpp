@@ -28,7 +28,9 @@
 using namespace mlir;
 
 void mlir::spio::buildSpioLoweringPipeline(OpPassManager &pm, const SpioToPTXOptions &options) {
-  pm.addPass(createSpioTile());
+  SpioTileOptions tile;
+  tile.chip = options.chip;
+  pm.addPass(createSpioTile(tile));
   pm.addPass(createSpioPipeline());
   ConvertSpioToGPUOptions toGPU;
   toGPU.dependentGrids = ::spio::hasDependentGrids(options.chip.getValue());

@@ -19,6 +19,8 @@ using CUevent = void *;
 using CUstream = void *;
 constexpr int kAttrMultiprocessors = 16;
 constexpr int kAttrL2Bytes = 38;
+constexpr int kAttrMemoryClockKHz = 36;
+constexpr int kAttrMemoryBusBits = 37;
 constexpr int kAttrComputeMajor = 75;
 constexpr int kAttrComputeMinor = 76;
 constexpr int kAttrMaxSharedOptIn = 97;
@@ -256,6 +258,12 @@ Result<Cuda *> Cuda::get(int device) {
     SPIO_CHECK(
         cu, cuDeviceGetAttribute(&sharedPerMultiprocessor, kAttrSharedPerMultiprocessor, handle));
     SPIO_CHECK(cu, cuDeviceGetAttribute(&l2, kAttrL2Bytes, handle));
+    // Drivers may drop these attributes (CUDA 13's runtime did): then the
+    // bandwidth is the chip's reference part's (Cuda::target).
+    int clockKHz = 0, busBits = 0;
+    if (cu->cuDeviceGetAttribute(&clockKHz, kAttrMemoryClockKHz, handle) == 0 &&
+        cu->cuDeviceGetAttribute(&busBits, kAttrMemoryBusBits, handle) == 0)
+      cuda->info.memoryBytesPerSecond = 2.0 * clockKHz * 1e3 * busBits / 8;
     SPIO_CHECK(cu, cuDriverGetVersion(&cuda->info.driverVersion));
     cuda->info.maxSharedBytesPerBlock = shared;
     cuda->info.sharedBytesPerMultiprocessor = sharedPerMultiprocessor;
@@ -264,6 +272,22 @@ Result<Cuda *> Cuda::get(int device) {
   };
   instance = init();
   return *instance;
+}
+
+Target Cuda::target() const {
+  int version = 10 * info.computeMajor + info.computeMinor;
+  Target t;
+  t.chip = "sm_" + std::to_string(version);
+  t.part = info.name;
+  t.multiprocessors = info.multiprocessors;
+  t.l2Bytes = info.l2Bytes;
+  t.sharedBytesPerBlock = info.maxSharedBytesPerBlock;
+  t.sharedBytesPerMultiprocessor = info.sharedBytesPerMultiprocessor;
+  t.memoryBytesPerSecond = info.memoryBytesPerSecond;
+  if (std::optional<Target> reference = referenceTarget(t.chip);
+      reference && t.memoryBytesPerSecond <= 0)
+    t.memoryBytesPerSecond = reference->memoryBytesPerSecond;
+  return t;
 }
 
 Result<Module> Cuda::loadPTX(const std::string &ptx) const {

@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 8
+ABI_VERSION = 9
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -91,14 +91,20 @@ class Conv2dProblem(ctypes.Structure):
          ("pass_", ctypes.c_int32), ("parts", ctypes.c_int64)]
 
 
+class Target(ctypes.Structure):
+    """The GPU kernels are chosen and sized for (spio_target)."""
+    _fields_ = [("chip", ctypes.c_char * 16), ("multiprocessors", ctypes.c_int64),
+                ("l2_bytes", ctypes.c_int64), ("shared_bytes_per_block", ctypes.c_int64),
+                ("shared_bytes_per_multiprocessor", ctypes.c_int64),
+                ("memory_bytes_per_second", ctypes.c_double)]
+
+
 class Conv2dGw8Problem(ctypes.Structure):
     _fields_ = [("pass_", ctypes.c_int32)] + \
         [(name, ctypes.c_int64) for name in
          ("n", "c", "h", "w", "r", "s", "pad_h", "pad_w", "stride", "group_width")] + \
         [("bias", ctypes.c_int32), ("dtype", ctypes.c_int32), ("wgrad_f32", ctypes.c_int32),
-         ("multiprocessors", ctypes.c_int64), ("l2_bytes", ctypes.c_int64),
-         ("shared_bytes_per_block", ctypes.c_int64),
-         ("shared_bytes_per_multiprocessor", ctypes.c_int64)]
+         ("target", Target)]
 
 
 class Conv2dGw8Config(ctypes.Structure):
@@ -124,8 +130,9 @@ _owned = ctypes.c_void_p  # malloc'ed char *, released with spio_free
 _SIGNATURES = {
     "spio_free": (None, [ctypes.c_void_p]),
     "spio_version": (ctypes.c_char_p, []),
-    "spio_gemm_check": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
-    "spio_gemm_choose_config": (GemmConfig, [_P(GemmProblem), ctypes.c_int64, ctypes.c_int32]),
+    "spio_chip_target": (ctypes.c_int32, [ctypes.c_char_p, _P(Target), _P(ctypes.c_void_p)]),
+    "spio_gemm_check": (_owned, [_P(GemmProblem), _P(GemmConfig), _P(Target)]),
+    "spio_gemm_choose_config": (GemmConfig, [_P(GemmProblem), _P(Target)]),
     "spio_gemm_source": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_launch_shape": (LaunchShape, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_pack_launch_shape": (LaunchShape, [_P(GemmProblem), ctypes.c_int32]),
@@ -133,10 +140,10 @@ _SIGNATURES = {
     "spio_gemm_tensor_maps": (ctypes.c_int32, [_P(GemmProblem), _P(GemmConfig), ctypes.c_uint64,
                                                ctypes.c_uint64, ctypes.c_void_p,
                                                _P(ctypes.c_void_p)]),
-    "spio_conv2d_check": (_owned, [_P(Conv2dProblem), _P(GemmConfig)]),
-    "spio_conv2d_choose_config": (GemmConfig, [_P(Conv2dProblem), ctypes.c_int64]),
+    "spio_conv2d_check": (_owned, [_P(Conv2dProblem), _P(GemmConfig), _P(Target)]),
+    "spio_conv2d_choose_config": (GemmConfig, [_P(Conv2dProblem), _P(Target)]),
     "spio_conv2d_wgrad_parts": (ctypes.c_int64, [_P(Conv2dProblem), _P(GemmConfig),
-                                                 ctypes.c_int64]),
+                                                 _P(Target)]),
     "spio_conv2d_workspace_bytes": (ctypes.c_int64, [_P(Conv2dProblem)]),
     "spio_conv2d_wgrad_reduce_launch_shape": (LaunchShape, [_P(Conv2dProblem)]),
     "spio_conv2d_source": (_owned, [_P(Conv2dProblem), _P(GemmConfig)]),
@@ -169,6 +176,7 @@ _SIGNATURES = {
     "spio_compiled_kernel_block_size": (ctypes.c_int64, [ctypes.c_void_p, ctypes.c_int32]),
     "spio_cache_directory": (_owned, []),
     "spio_device": (ctypes.c_int32, [ctypes.c_int32, _P(DeviceInfo), _P(ctypes.c_void_p)]),
+    "spio_device_target": (ctypes.c_int32, [ctypes.c_int32, _P(Target), _P(ctypes.c_void_p)]),
     "spio_loaded_destroy": (None, [ctypes.c_void_p]),
     "spio_launch": (ctypes.c_int32, [ctypes.c_void_p, ctypes.c_char_p, LaunchShape,
                                      ctypes.c_int64, ctypes.c_void_p,
@@ -257,6 +265,23 @@ def device(index=0):
     if lib.spio_device(index, ctypes.byref(info), ctypes.byref(error)) != 0:
         raise SpioError(take_string(error))
     return info
+
+
+def device_target(index=0):
+    """Device `index` as a Target, or SpioError saying why there is none."""
+    target, error = Target(), ctypes.c_void_p()
+    if lib.spio_device_target(index, ctypes.byref(target), ctypes.byref(error)) != 0:
+        raise SpioError(take_string(error))
+    return target
+
+
+def chip_target(chip):
+    """`chip`'s reference part as a Target (choosing without the device),
+    or SpioError for a chip Spio does not compile for."""
+    target, error = Target(), ctypes.c_void_p()
+    if lib.spio_chip_target(chip.encode(), ctypes.byref(target), ctypes.byref(error)) != 0:
+        raise SpioError(take_string(error))
+    return target
 
 
 class Loaded:

@@ -58,12 +58,10 @@ def _kernel(args, device):
     (as spio-jit does), or SpioError with the family's reason."""
     if isinstance(args, _kernels.GemmArguments):
         family = _kernels.GemmFamily()
-        facts = _capi.device(device)
-        config = family.chosen(args, facts.multiprocessors,
-                               (facts.compute_major, facts.compute_minor))
+        config = family.chosen(args, _capi.device_target(device))
     elif isinstance(args, _kernels.Conv2dArguments):
         family = _kernels.Conv2dFamily()
-        config = family.chosen(args, _capi.device(device).multiprocessors)
+        config = family.chosen(args, _capi.device_target(device))
     else:
         family = _kernels.Conv2dGw8Family()
         config = family.chosen(args)

@@ -45,18 +45,31 @@ def _check_sizes(args, names):
                             f"int64, got {value!r}")
 
 
+# The chip kernels compile for where none is given (Kernel.compile).
+DEFAULT_CHIP = "sm_90"
+
+
 @functools.lru_cache(maxsize=None)
-def _target_sizes():
-    """Device 0's SMs, which conv2d-gw8's wgrad grid is sized to, its L2
-    bytes, against which wgrad weighs discarding its partial sums, and the
-    shared memory of a block and of an SM, which the chosen blocks fit;
-    zeros (the library's defaults, an H100's or H200's) without a GPU."""
+def _default_target():
     try:
-        device = _capi.device()
-        return (device.multiprocessors, device.l2_bytes, device.max_shared_bytes_per_block,
-                device.shared_bytes_per_multiprocessor)
+        return _capi.device_target(0)
     except SpioError:
-        return 0, 0, 0, 0
+        return _capi.chip_target(DEFAULT_CHIP)
+
+
+def target(chip=None, **facts):
+    """The GPU (a _capi.Target) kernels are chosen and sized for: device 0's
+    where `chip` is None and there is a GPU, else `chip`'s reference part
+    (DEFAULT_CHIP's, an H100 SXM, without either); `facts` (multiprocessors,
+    l2_bytes, shared_bytes_per_block, shared_bytes_per_multiprocessor,
+    memory_bytes_per_second) override its own."""
+    chosen = _default_target() if chip is None else _capi.chip_target(chip)
+    result = _capi.Target.from_buffer_copy(chosen)
+    for name, value in facts.items():
+        if name not in dict(_capi.Target._fields_) or name == "chip":
+            raise SpioError(f"a target has no fact {name!r}")
+        setattr(result, name, value)
+    return result
 
 
 # The GEMM epilogue's steps, in the C API's numbering.
@@ -663,16 +676,14 @@ class GemmFamily(KernelFamily):
         _, _, _, _, tile, stages = config
         return self._problem(args, tile[5:6] == ("wgmma",)), _gemm_config(tile, stages)
 
-    def chosen(self, args, multiprocessors, compute_capability=None):
-        """The instance spio-jit would choose for `args` on a GPU of
-        `multiprocessors` SMs and compute capability (major, minor): wgmma on
-        Hopper where it reads A and B in place or they are packed (a batched
-        M- or N-major operand whose K is not a multiple of 64, where packing
-        it is faster), else mma.sync; large tiles, smaller ones when large
-        ones leave SMs idle."""
-        major, minor = compute_capability or (0, 0)
-        c = _capi.lib.spio_gemm_choose_config(self._problem(args), multiprocessors,
-                                              10 * major + minor)
+    def chosen(self, args, on=None):
+        """The instance spio-jit would choose for `args` on target `on`
+        (target(); None: the default): wgmma on Hopper where it reads A and
+        B in place or they are packed (a batched M- or N-major operand whose
+        K is not a multiple of 64, where packing it is faster), else
+        mma.sync; large tiles, smaller ones when large ones leave SMs
+        idle."""
+        c = _capi.lib.spio_gemm_choose_config(self._problem(args), on or _default_target())
         return (args.dtype, args.output_dtype, args.a_layout, args.b_layout, _gemm_tile(c),
                 c.stages)
 
@@ -684,7 +695,7 @@ class GemmFamily(KernelFamily):
             if got != want:
                 return f"{what} is {got}, this kernel takes {want}"
         problem, cfg = self._structs(args, config)
-        return _capi.take_string(_capi.lib.spio_gemm_check(problem, cfg))
+        return _capi.take_string(_capi.lib.spio_gemm_check(problem, cfg, _default_target()))
 
     def source(self, args, config):
         return _capi.take_string(_capi.lib.spio_gemm_source(*self._structs(args, config)))
@@ -758,13 +769,13 @@ class Conv2dFamily(KernelFamily):
         problem, gemm = self._problem(args), _gemm_config(tile, stages)
         # wgrad's reduction in as many parts as fill the device's SMs.
         if args.pass_ == "wgrad":
-            problem.parts = _capi.lib.spio_conv2d_wgrad_parts(problem, gemm, _target_sizes()[0])
+            problem.parts = _capi.lib.spio_conv2d_wgrad_parts(problem, gemm, _default_target())
         return problem, gemm
 
-    def chosen(self, args, multiprocessors):
-        """The instance spio-jit would choose for `args` on a GPU of
-        `multiprocessors` SMs."""
-        c = _capi.lib.spio_conv2d_choose_config(self._problem(args), multiprocessors)
+    def chosen(self, args, on=None):
+        """The instance spio-jit would choose for `args` on target `on`
+        (target(); None: the default)."""
+        c = _capi.lib.spio_conv2d_choose_config(self._problem(args), on or _default_target())
         return (args.dtype, args.output_dtype, _gemm_tile(c), c.stages)
 
     def check(self, args, config):
@@ -773,7 +784,8 @@ class Conv2dFamily(KernelFamily):
                                 ("output dtype", args.output_dtype, out)):
             if got != want:
                 return f"{what} is {got}, this kernel takes {want}"
-        return _capi.take_string(_capi.lib.spio_conv2d_check(*self._structs(args, config)))
+        return _capi.take_string(_capi.lib.spio_conv2d_check(*self._structs(args, config),
+                                                               _default_target()))
 
     def source(self, args, config):
         return _capi.take_string(_capi.lib.spio_conv2d_source(*self._structs(args, config)))
@@ -813,7 +825,7 @@ class Conv2dFamily(KernelFamily):
                                    tuple(padding), tuple(dilation), dtype)
         except SpioError as error:
             return Support(False, str(error))
-        return Kernel(self, self.chosen(args, 132)).supports(args)
+        return Kernel(self, self.chosen(args)).supports(args)
 
 
 class Conv2dGw8Family(KernelFamily):
@@ -844,16 +856,15 @@ class Conv2dGw8Family(KernelFamily):
                               for o in operands), 16, tile, 1)
 
     @staticmethod
-    def _problem(args, pass_, target=None):
-        """The C problem on `target` (multiprocessors, L2 bytes, shared bytes
-        a block and a multiprocessor; None: device 0's)."""
+    def _problem(args, pass_, on=None):
+        """The C problem on target `on` (target(); None: the default)."""
         dw = args.dw_dtype or args.dtype
         if dw not in (args.dtype, "f32"):
             raise SpioError(f"dw is written as the input dtype or f32, not {dw}")
         return _capi.Conv2dGw8Problem(
             _capi.PASSES[pass_], args.n, args.c, args.h, args.w, args.r, args.s, args.pad_h,
             args.pad_w, args.stride, args.group_width, int(args.bias), _dtype_code(args.dtype, ("f16", "bf16")),
-            int(dw == "f32" and pass_ == "wgrad"), *(target or _target_sizes()))
+            int(dw == "f32" and pass_ == "wgrad"), on or _default_target())
 
     def _structs(self, args, config):
         pass_, _, tile = config

@@ -13,6 +13,10 @@ from pathlib import Path
 import spio
 from spio import _capi
 
+# An sm_80 part with an H100's 132 multiprocessors: where the GEMM chooses
+# mma.sync, as its rules were written for.
+MMA_SYNC_132 = spio.kernels.target("sm_80", multiprocessors=132)
+
 GEMM = spio.GemmArguments(1000, 1000, 1000, "bf16")
 WGRAD = spio.Conv2dGw8Arguments(8, 64, 56, 56, pass_="wgrad")
 
@@ -93,7 +97,7 @@ def test_unaligned_and_f32_operands_are_packed_first():
     family = spio.kernels.GemmFamily()
     for precision, promoted in (("highest", True), ("high", False)):
         args = spio.GemmArguments(2048, 2048, 2048, "f32", precision=precision)
-        config = family.chosen(args, 132, (9, 0))
+        config = family.chosen(args, spio.kernels.target("sm_90"))
         assert ("promote" in config[4]) == promoted
         assert family.check(args, config) is None
 
@@ -170,10 +174,10 @@ def test_conv_discovery_per_pass_and_workspace():
 
 
 def test_wgrad_discards_partial_sums_where_the_layer_outgrows_the_l2():
-    # Against the device's L2 (without a GPU, 50 MiB, an H100's): at N128 8x8 a
+    # Against the device's L2 (without a GPU, an H100 SXM's 50 MiB): at N128 8x8 a
     # channel of x and dy takes 32 KiB, so C channels of an L2's bytes outgrow 3/4 of
     # it and half as many do not.
-    l2 = spio.kernels._target_sizes()[1] or 50 << 20
+    l2 = spio.kernels.target().l2_bytes
     channels = l2 // (128 * 8 * 8 * 2 * 2)
     for c, discards in ((channels // 8 * 8 + 8, True), (channels // 16 * 8, False)):
         args = spio.Conv2dGw8Arguments(128, c, 8, 8, pass_="wgrad")
@@ -182,18 +186,18 @@ def test_wgrad_discards_partial_sums_where_the_layer_outgrows_the_l2():
 
 
 def test_conv2d_gw8_blocks_fit_the_targets_shared_memory():
-    # The device's facts (zeros without a GPU: the library's, an H100's or
-    # H200's), which the chosen blocks fit; a smaller block's (an RTX
-    # 4090's 99 KB) gives blocks that fit it.
-    sms, l2, block, multiprocessor = spio.kernels._target_sizes()
-    assert (block == 0) == (multiprocessor == 0) and multiprocessor >= block
+    # The default target's facts (the device's, or without a GPU an H100
+    # SXM's), which the chosen blocks fit; an sm_89 part's (99 KB a block)
+    # give blocks that fit it.
+    default = spio.kernels.target()
+    assert 0 < default.shared_bytes_per_block <= default.shared_bytes_per_multiprocessor
     args = spio.Conv2dGw8Arguments(128, 64, 64, 64, pass_="wgrad")
     family = spio.Conv2dGw8Family()
-    problem = family._problem(args, "wgrad")
-    problem.shared_bytes_per_block, problem.shared_bytes_per_multiprocessor = 99 << 10, 100 << 10
+    problem = family._problem(args, "wgrad", spio.kernels.target("sm_89"))
+    assert problem.target.shared_bytes_per_block == 99 << 10
     config = _capi.lib.spio_conv2d_gw8_choose_config(problem)
     assert _capi.take_string(_capi.lib.spio_conv2d_gw8_check(problem, config)) is None
-    problem.shared_bytes_per_block = -1
+    problem.target.shared_bytes_per_block = -1
     assert "shared memory must be positive" in \
         _capi.take_string(_capi.lib.spio_conv2d_gw8_check(problem, config))
 
@@ -362,25 +366,26 @@ def test_the_c_api_names_its_version_and_compiler_sources():
 
 
 def test_enumerators_out_of_range_are_refused_by_the_c_api():
+    hopper = spio.kernels.target("sm_90")
     problem = _capi.GemmProblem(64, 64, 64, 7, 0, 0, 1, 0)
     config = _capi.GemmConfig(64, 64, 32, 2, 2, 2, 1)
-    assert _capi.take_string(_capi.lib.spio_gemm_check(problem, config)) == \
+    assert _capi.take_string(_capi.lib.spio_gemm_check(problem, config, hopper)) == \
         "unknown input dtype 7"
     problem = _capi.GemmProblem(64, 64, 64, 0, 0, 0, 1, 0, 9)
-    assert _capi.take_string(_capi.lib.spio_gemm_check(problem, config)) == \
+    assert _capi.take_string(_capi.lib.spio_gemm_check(problem, config, hopper)) == \
         "unknown epilogue step count 9"
     problem = _capi.GemmProblem(64, 64, 64, 0, 0, 0, 1, 0, 1, (ctypes.c_int32 * 8)(7))
     assert "epilogue step 7 is not one of" in \
-        _capi.take_string(_capi.lib.spio_gemm_check(problem, config))
+        _capi.take_string(_capi.lib.spio_gemm_check(problem, config, hopper))
     conv = _capi.Conv2dProblem(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, pass_=5)
-    assert _capi.take_string(_capi.lib.spio_conv2d_check(conv, config)) == "unknown pass 5"
+    assert _capi.take_string(_capi.lib.spio_conv2d_check(conv, config, hopper)) == "unknown pass 5"
     # wgrad, on the wgmma kernel alone; its parts at most its k-tiles.
     conv.pass_ = 2
-    assert "runs on the wgmma kernel" in _capi.take_string(_capi.lib.spio_conv2d_check(conv, config))
-    wgmma = _capi.lib.spio_conv2d_choose_config(conv, 132)
-    assert _capi.take_string(_capi.lib.spio_conv2d_check(conv, wgmma)) is None
+    assert "runs on the wgmma kernel" in _capi.take_string(_capi.lib.spio_conv2d_check(conv, config, hopper))
+    wgmma = _capi.lib.spio_conv2d_choose_config(conv, hopper)
+    assert _capi.take_string(_capi.lib.spio_conv2d_check(conv, wgmma, hopper)) is None
     conv.parts = 9
-    assert "takes 1 to 1 parts" in _capi.take_string(_capi.lib.spio_conv2d_check(conv, wgmma))
+    assert "takes 1 to 1 parts" in _capi.take_string(_capi.lib.spio_conv2d_check(conv, wgmma, hopper))
 
 
 def test_cache_directory_follows_the_environment():
@@ -480,14 +485,14 @@ def test_run_without_a_gpu_says_so():
 def test_chosen_instances_follow_spio_jit():
     gemm = spio.GemmFamily()
     large = spio.GemmArguments(4096, 4096, 4096, "bf16")
-    config = gemm.chosen(large, 132)
+    config = gemm.chosen(large, MMA_SYNC_132)
     assert config[4] == (128, 128, 32, 2, 2) and config[5] == 4
     assert spio.Kernel(gemm, config).supports(large)
     # 4 blocks of 128 x 128 would leave SMs idle: smaller tiles.
-    assert gemm.chosen(spio.GemmArguments(256, 256, 4096, "bf16"), 132)[4] == (64, 64, 64, 2, 2)
+    assert gemm.chosen(spio.GemmArguments(256, 256, 4096, "bf16"), MMA_SYNC_132)[4] == (64, 64, 64, 2, 2)
     # On Hopper, K-major operands run wgmma: 128 x 256 blocks in three waves or more,
     # and the kernel compiles for sm_90a.
-    config = gemm.chosen(large, 132, (9, 0))
+    config = gemm.chosen(large, spio.kernels.target("sm_90"))
     assert config[4] == (128, 256, 64, 8, 1, "wgmma", "persistent=132") and config[5] == 4
     kernel = spio.Kernel(gemm, config)
     assert kernel.supports(large) and kernel.metadata.instruction == "wgmma"
@@ -495,11 +500,11 @@ def test_chosen_instances_follow_spio_jit():
     assert ".target sm_90a" in ptx and "wgmma.mma_async" in ptx
     # Short reductions: the compute warpgroups take whole tiles in turn.
     short = spio.GemmArguments(2048, 3072, 768, "bf16")
-    assert gemm.chosen(short, 132, (9, 0))[4] == (128, 128, 64, 8, 1, "wgmma", "persistent=132",
+    assert gemm.chosen(short, spio.kernels.target("sm_90"))[4] == (128, 128, 64, 8, 1, "wgmma", "persistent=132",
                                                   "pingpong")
     # Decoding: M along wgmma's N, and blocks splitting K to fill the SMs.
     decode = spio.GemmArguments(1, 4096, 4096, "bf16")
-    config = gemm.chosen(decode, 132, (9, 0))
+    config = gemm.chosen(decode, spio.kernels.target("sm_90"))
     assert config[4] == (8, 64, 64, 4, 1, "wgmma", "swap", "split_k=2")
     assert spio.Kernel(gemm, config).supports(decode)
     misspelt = spio.Kernel(gemm, ("bf16", "bf16", "row", "col",
@@ -508,7 +513,7 @@ def test_chosen_instances_follow_spio_jit():
     # An M-major A and an N-major B: wgmma reads them in place (transposed),
     # one launch, no workspace.
     transposed = spio.GemmArguments(1024, 1024, 1024, "bf16", a_layout="col", b_layout="row")
-    config = gemm.chosen(transposed, 132, (9, 0))
+    config = gemm.chosen(transposed, spio.kernels.target("sm_90"))
     assert config[4][5:6] == ("wgmma",)
     kernel = spio.Kernel(gemm, config)
     assert kernel.supports(transposed) and gemm.workspace_size(transposed, config) == 0
@@ -519,14 +524,14 @@ def test_chosen_instances_follow_spio_jit():
     # where that beats mma.sync reading it in place (4 x 2048^2 x 1000), not
     # where the packing would cost more (2 x 256^2 x 1000).
     batched = spio.GemmArguments(2048, 2048, 1000, "bf16", a_layout="col", batch=4)
-    config = gemm.chosen(batched, 132, (9, 0))
+    config = gemm.chosen(batched, spio.kernels.target("sm_90"))
     assert config[4][5:6] == ("wgmma",)
     assert gemm.workspace_size(batched, config) > 0
     # A's packing kernel, then the GEMM; B, K-major, is read in place.
     assert len(gemm.launch_shapes(batched, config)) == 2
     small = spio.GemmArguments(256, 256, 1000, "bf16", a_layout="col", batch=2)
-    assert gemm.chosen(small, 132, (9, 0))[4][5:6] == ()
-    assert gemm.workspace_size(small, gemm.chosen(small, 132, (9, 0))) == 0
+    assert gemm.chosen(small, spio.kernels.target("sm_90"))[4][5:6] == ()
+    assert gemm.workspace_size(small, gemm.chosen(small, spio.kernels.target("sm_90"))) == 0
     conv = spio.Conv2dGw8Family()
     narrow = spio.Conv2dGw8Arguments(128, 1024, 7, 7, pass_="dgrad")
     # 7x7 images side by side, 3 in 2 warps' 32 columns, 8 groups a block
@@ -614,7 +619,7 @@ def test_gemm_tensor_maps_refuse_what_tma_cannot_read():
     # a base address off 16 bytes is refused by name (the GPU tests run the maps).
     args = spio.GemmArguments(4096, 4096, 4096, "bf16")
     gemm = spio.kernels.GemmFamily()
-    problem, config = gemm._structs(args, gemm.chosen(args, 132, (9, 0)))
+    problem, config = gemm._structs(args, gemm.chosen(args, spio.kernels.target("sm_90")))
 
     def encode(a, b):
         maps, error = (ctypes.c_uint8 * 256)(), ctypes.c_void_p()
@@ -630,13 +635,22 @@ def test_gemm_tensor_maps_refuse_what_tma_cannot_read():
 def test_launchers_refuse_a_bad_problem_or_missing_kernels_without_a_gpu():
     gemm = spio.kernels.GemmFamily()
     args = spio.GemmArguments(256, 256, 256, "bf16")
-    problem, config = gemm._structs(args, gemm.chosen(args, 132))
+    problem, config = gemm._structs(args, gemm.chosen(args, MMA_SYNC_132))
     error = ctypes.c_void_p()
     assert not _capi.lib.spio_gemm_launcher(problem, config, None, ctypes.byref(error))
     assert "no loaded kernels" in _capi.take_string(error)
+    # A bad problem: refused by its check on a target, and by the launcher
+    # (kernels are loaded on a device, whose facts it checks against).
     problem.m = 0
+    assert "GEMM sizes must be positive" in _capi.take_string(
+        _capi.lib.spio_gemm_check(problem, config, spio.kernels.target("sm_90")))
+    assert "GEMM sizes must be positive" in _capi.take_string(
+        _capi.lib.spio_gemm_check(problem, config, MMA_SYNC_132))
     assert not _capi.lib.spio_gemm_launcher(problem, config, None, ctypes.byref(error))
-    assert "GEMM sizes must be positive" in _capi.take_string(error)
+    assert "no loaded kernels" in _capi.take_string(error)
+    # No target at all, or one without facts, is refused by the checks.
+    assert "unsupported target chip ''" in _capi.take_string(
+        _capi.lib.spio_gemm_check(problem, config, None))
     conv = spio.kernels.Conv2dGw8Family()
     wgrad = spio.Conv2dGw8Arguments(2, 64, 16, 16, pass_="wgrad")
     problem, config = conv._structs(wgrad, conv.chosen(wgrad))
@@ -650,7 +664,7 @@ CONV = spio.Conv2dArguments(8, 56, 56, 64, 128, stride=(2, 2), dilation=(1, 1))
 
 def test_dense_conv2d_discovery_compiles_the_implicit_gemm():
     family = spio.Conv2dFamily()
-    config = family.chosen(CONV, 132)
+    config = family.chosen(CONV, spio.kernels.target("sm_90"))
     kernel = spio.Kernel(family, config)
     assert kernel.supports(CONV)
     assert kernel.metadata.instruction == "wgmma"
@@ -669,7 +683,7 @@ def test_dense_conv2d_discovery_compiles_the_implicit_gemm():
 def test_dense_conv2d_dgrad_reads_the_weights_transposed():
     family = spio.Conv2dFamily()
     dgrad = spio.Conv2dArguments(8, 28, 28, 96, 128, pass_="dgrad")
-    config = family.chosen(dgrad, 132)
+    config = family.chosen(dgrad, spio.kernels.target("sm_90"))
     kernel = spio.Kernel(family, config)
     assert kernel.supports(dgrad)
     assert family.operands(dgrad, config) == (("dy", "w", "dx"), ())
@@ -687,7 +701,7 @@ def test_dense_conv2d_dgrad_reads_the_weights_transposed():
 def test_dense_conv2d_wgrad_reduces_in_parts_through_the_workspace():
     family = spio.Conv2dFamily()
     wgrad = spio.Conv2dArguments(32, 56, 56, 64, 64, 1, 1, padding=(0, 0), pass_="wgrad")
-    config = family.chosen(wgrad, 132)
+    config = family.chosen(wgrad, spio.kernels.target("sm_90"))
     kernel = spio.Kernel(family, config)
     assert kernel.supports(wgrad)
     assert family.operands(wgrad, config) == (("x", "dy", "dw"), ())
@@ -706,7 +720,7 @@ def test_dense_conv2d_wgrad_reduces_in_parts_through_the_workspace():
 def test_dense_conv2d_says_why_not():
     family = spio.Conv2dFamily()
     rgb = spio.Conv2dArguments(1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 3))
-    support = spio.Kernel(family, family.chosen(CONV, 132)).supports(rgb)
+    support = spio.Kernel(family, family.chosen(CONV, spio.kernels.target("sm_90"))).supports(rgb)
     assert not support and "multiple of 8 input channels" in support.reason
     assert not family.layer_support(64, 64, (3, 3), (1, 1), (200, 200), (1, 1))
     assert family.layer_support(64, 64, (3, 3), (2, 2), (2, 2), (2, 2))

@@ -214,7 +214,7 @@ def test_launchers_refuse_operands_the_kernels_cannot_take():
     """A launcher (the library's launch plan, as PyTorch's operators launch)
     checks every address before it launches anything."""
     args = spio.GemmArguments(256, 256, 256, "bf16")
-    kernel = spio.Kernel(spio.GemmFamily(), spio.GemmFamily().chosen(args, 132, (9, 0)))
+    kernel = spio.Kernel(spio.GemmFamily(), spio.GemmFamily().chosen(args, spio.kernels.target("sm_90")))
     launcher = kernel.launcher(args)
     assert launcher.operands == ("A", "B", "C", "D", "bias", "scale", "groups")
     assert launcher.optional == {"C", "bias", "scale", "groups"}

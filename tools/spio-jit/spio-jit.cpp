@@ -18,7 +18,7 @@
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Kernels/Launcher.h"
 #include "spio/Runtime/Cuda.h"
-#include "spio/Target/Chip.h"
+#include "spio/Target/Target.h"
 #include "spio/Testing/Reference.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -72,7 +72,9 @@ static cl::opt<std::string> outDtype("out-dtype", cl::cat(workloadOptions),
                                               "dw as f32); default: the input's"),
                                      cl::init(""));
 static cl::opt<std::string> chip("chip", cl::cat(workloadOptions),
-                                 cl::desc("Target SM without a GPU"), cl::init("sm_90"));
+                                 cl::desc("The chip to compile for (default: the GPU's, "
+                                          "else sm_90)"),
+                                 cl::init("sm_90"));
 static cl::opt<bool> emitPTX("emit-ptx", cl::cat(workloadOptions),
                              cl::desc("Print the PTX and stop"), cl::init(false));
 static cl::opt<bool> emitSpio("emit-spio", cl::cat(workloadOptions),
@@ -243,13 +245,14 @@ static cl::opt<bool>
     convAutotune("autotune", cl::cat(convOptions),
                  cl::desc("Time the chosen configuration and its neighbours; run the fastest"),
                  cl::init(false));
-static cl::opt<int64_t>
-    convMultiprocessors("multiprocessors", cl::cat(convOptions),
-                        cl::desc("The target's multiprocessors (0: the device's, else 132)"),
-                        cl::init(0));
-static cl::opt<int64_t>
-    convL2Bytes("l2-bytes", cl::cat(convOptions),
-                cl::desc("The target's L2 bytes (0: the device's, else 50 MiB)"), cl::init(0));
+static cl::opt<int64_t> targetMultiprocessors(
+    "multiprocessors", cl::cat(workloadOptions),
+    cl::desc("The target's multiprocessors (0: the GPU's, else the chip's reference part's)"),
+    cl::init(0));
+static cl::opt<int64_t> targetL2Bytes(
+    "l2-bytes", cl::cat(workloadOptions),
+    cl::desc("The target's L2 bytes (0: the GPU's, else the chip's reference part's)"),
+    cl::init(0));
 
 static cl::opt<bool> convDependentLaunch(
     "dependent-launch", cl::cat(wgradOptions),
@@ -399,6 +402,39 @@ llvm::json::Object &report() {
   return object;
 }
 
+/// What kernels are chosen and sized for: the GPU where there is one (its
+/// shared memory the chip's where --chip names another), else --chip's
+/// reference part; --multiprocessors and --l2-bytes over either.
+const Target &target() {
+  static const Target chosen = [] {
+    Result<Cuda *> cuda = Cuda::get();
+    Target t = cuda ? (*cuda)->target() : *referenceTarget(chip);
+    if (chip.getNumOccurrences() && t.chip != chip) {
+      t.chip = chip;
+      SharedMemory shared = sharedMemoryOf(chip);
+      t.sharedBytesPerBlock = std::min(t.sharedBytesPerBlock, shared.perBlock);
+      t.sharedBytesPerMultiprocessor =
+          std::min(t.sharedBytesPerMultiprocessor, shared.perMultiprocessor);
+    }
+    if (targetMultiprocessors)
+      t.multiprocessors = targetMultiprocessors;
+    if (targetL2Bytes)
+      t.l2Bytes = targetL2Bytes;
+    return t;
+  }();
+  return chosen;
+}
+
+/// "No GPU found (why): <what was done>; chosen for sm_90's reference part,
+/// an H100 SXM (132 multiprocessors, 50 MiB L2)."
+void reportNoGpu(const std::string &why, const std::string &done) {
+  const Target &t = target();
+  text() << "No GPU found (" << why << "): " << done << "; chosen for " << t.chip
+         << "'s reference part, an " << t.part << " (" << t.multiprocessors << " multiprocessors, "
+         << (t.l2Bytes >> 20) << " MiB L2).\n";
+  report()["no_gpu"] = why;
+}
+
 /// The device and the (first) kernel's resources, for --json.
 void reportDevice(const Cuda &gpu, int registers, int spilled, int64_t sharedBytes) {
   report()["device"] = llvm::json::Object{
@@ -458,7 +494,7 @@ std::optional<CompiledWorkload> compileWorkload(const std::string &source, const
     return std::nullopt;
   }
   mlir::spio::CompileOptions options;
-  options.chip = chip;
+  options.chip = target().chip;
   options.printIRAfterAll = printIRAfterAll;
   CompiledWorkload result;
   std::string error;
@@ -801,7 +837,7 @@ int runFile() {
   if (!buffer)
     fail("cannot read " + inputFile + ": " + buffer.getError().message());
   mlir::spio::CompileOptions options;
-  options.chip = chip;
+  options.chip = target().chip;
   options.printIRAfterAll = printIRAfterAll;
   mlir::spio::CompiledModule compiled;
   std::string error;
@@ -814,10 +850,9 @@ int runFile() {
   }
   Result<Cuda *> cuda = Cuda::get();
   if (!cuda) {
-    text() << "No GPU found (" << cuda.error().message << "): compiled "
-                 << compiled.kernels.size() << " kernel(s) to " << compiled.ptx.size()
-                 << " bytes of PTX; nothing was run.\n";
-    report()["no_gpu"] = cuda.error().message;
+    reportNoGpu(cuda.error().message, "compiled " + std::to_string(compiled.kernels.size()) +
+                                          " kernel(s) to " + std::to_string(compiled.ptx.size()) +
+                                          " bytes of PTX; nothing was run");
     return 0;
   }
   Module module = orFail((*cuda)->loadPTX(compiled.ptx), "loading PTX");
@@ -879,20 +914,19 @@ int runGemm() {
   }
 
   Result<Cuda *> cuda = Cuda::get();
-  int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : kDefaultMultiprocessors;
-  bool hopper = hasWarpgroupMma(chip);
+  bool hopper = hasWarpgroupMma(target().chip);
   bool wgmma = gemmWgmma == cl::BOU_TRUE ||
-               (gemmWgmma == cl::BOU_UNSET && hopper && gemmPrefersWgmma(problem));
+               (gemmWgmma == cl::BOU_UNSET && hopper && gemmPrefersWgmma(problem, target()));
   // wgmma reads M- and N-major operands packed K-major.
   problem.packLayouts = wgmma;
-  GemmConfig config = wgmma ? chooseWgmmaGemmConfig(problem, multiprocessors)
-                            : chooseGemmConfig(problem, multiprocessors);
+  GemmConfig config =
+      wgmma ? chooseWgmmaGemmConfig(problem, target()) : chooseGemmConfig(problem, target());
   applyTileOptions(config);
-  if (std::string err = checkGemm(problem, config); !err.empty())
+  if (std::string err = checkGemm(problem, config, target()); !err.empty())
     fail(err);
 
   if (config.wgmma && !hopper)
-    fail("--wgmma needs a Hopper target (sm_90), not " + chip);
+    fail("--wgmma needs a Hopper target (sm_90), not " + target().chip);
   std::optional<CompiledWorkload> built =
       compileWorkload(mlir::spio::gemmSource(problem, config), "gemm");
   if (!built)
@@ -956,9 +990,7 @@ int runGemm() {
   report()["compile"] = llvm::json::Object{{"ms", compileMs},
                                            {"cache", mlir::spio::describe(outcome)}};
   if (!cuda) {
-    text() << "No GPU found (" << cuda.error().message
-                 << "): compiled to PTX only; nothing was run.\n";
-    report()["no_gpu"] = cuda.error().message;
+    reportNoGpu(cuda.error().message, "compiled to PTX only; nothing was run");
     return 0;
   }
   mlir::spio::GemmWorkload workload{problem, config, gemmParameters(problem, config)};
@@ -991,18 +1023,16 @@ int runConv2d() {
   problem.epilogue = parseEpilogue(epilogue);
   problem.biasType = problem.output;
   problem.scaleType = DType::F32;
-  if (!hasWarpgroupMma(chip))
+  if (!hasWarpgroupMma(target().chip))
     fail("--workload conv2d runs on the wgmma kernel: it needs a Hopper target (sm_90a), not " +
-         chip);
+         target().chip);
   Result<Cuda *> cuda = Cuda::get();
-  int64_t multiprocessors = cuda ? (*cuda)->device().multiprocessors : kDefaultMultiprocessors;
-  GemmConfig config = chooseConv2dConfig(problem, multiprocessors);
+  GemmConfig config = chooseConv2dConfig(problem, target());
   applyTileOptions(config);
   if (convParts && problem.pass != ConvPass::Wgrad)
     fail("--parts applies to conv2d's wgrad only");
-  problem.parts =
-      convParts ? int64_t(convParts) : conv2dWgradParts(problem, config, multiprocessors);
-  if (std::string err = checkConv2d(problem, config); !err.empty())
+  problem.parts = convParts ? int64_t(convParts) : conv2dWgradParts(problem, config, target());
+  if (std::string err = checkConv2d(problem, config, target()); !err.empty())
     fail(err);
   std::optional<CompiledWorkload> built =
       compileWorkload(mlir::spio::conv2dSource(problem, config), "conv2d");
@@ -1043,9 +1073,7 @@ int runConv2d() {
                          {"warps", llvm::json::Array{config.warpsM, config.warpsN}},
                          {"stages", config.stages}};
   if (!cuda) {
-    text() << "No GPU found (" << cuda.error().message
-           << "): compiled to PTX only; nothing was run.\n";
-    report()["no_gpu"] = cuda.error().message;
+    reportNoGpu(cuda.error().message, "compiled to PTX only; nothing was run");
     return 0;
   }
   return runConv2dKernel(**cuda, built->module, "conv2d",
@@ -1414,21 +1442,8 @@ int runConv() {
       fail("wgrad writes dw as the input dtype or f32, not " + outDtype);
     problem.wgradF32 = out == DType::F32;
   }
-  // Grids sized to the device's multiprocessors, and wgrad's discard to its
-  // L2, where there is one.
   Result<Cuda *> cuda = Cuda::get();
-  if (convMultiprocessors)
-    problem.multiprocessors = convMultiprocessors;
-  else if (cuda)
-    problem.multiprocessors = (*cuda)->device().multiprocessors;
-  if (convL2Bytes)
-    problem.l2Bytes = convL2Bytes;
-  else if (cuda && (*cuda)->device().l2Bytes > 0)
-    problem.l2Bytes = (*cuda)->device().l2Bytes;
-  // Blocks that fit the target chip's shared memory.
-  SharedMemory shared = sharedMemoryOf(chip);
-  problem.sharedBytesPerBlock = shared.perBlock;
-  problem.sharedBytesPerMultiprocessor = shared.perMultiprocessor;
+  problem.target = target();
   bool overridden = convChunks || convRowsP || warpsM || warpsN || convCopyWarps ||
                     wgradRowRing.getNumOccurrences() || wgradStagesOption ||
                     wgradReduceLaneElements;
@@ -1529,9 +1544,7 @@ int runConv() {
         text() << (i ? "; " : "") << describeConfig(candidates[i]);
       text() << "); without a GPU the chosen one stands\n";
     }
-    text() << "No GPU found (" << cuda.error().message
-                 << "): compiled to PTX only; nothing was run.\n";
-    report()["no_gpu"] = cuda.error().message;
+    reportNoGpu(cuda.error().message, "compiled to PTX only; nothing was run");
     return 0;
   }
   Cuda &gpu = **cuda;
@@ -1639,6 +1652,8 @@ int main(int argc, char **argv) {
                  << "): the on-disk PTX cache is neither read nor written\n";
   if (std::string why = checkChip(chip); !why.empty())
     fail("--chip: " + why);
+  if (std::string why = checkTarget(target()); !why.empty())
+    fail("--multiprocessors and --l2-bytes: " + why);
   for (const cl::opt<int> *count : {&bench, &warmup, &repeats})
     if (*count < 0)
       fail("--" + count->ArgStr.str() + " takes a count of 0 or more, got " +
@@ -1653,7 +1668,7 @@ int main(int argc, char **argv) {
       &convChunks,         &convDependentLaunch,     &convAutotune,
       &wgradClusterReduce, &wgradDiscardPartials,    &wgradEarlyLaunch,
       &wgradParts,         &wgradReduceLaneElements, &wgradRowRing,
-      &wgradStagesOption,  &convMultiprocessors,     &convL2Bytes};
+      &wgradStagesOption};
   const std::initializer_list<const cl::Option *> convShared = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convPass};
 

@@ -1,6 +1,7 @@
 //===- Conv2dGw8Test.cpp - The conv2d-gw8 family's rules and shapes -------===//
 
 #include "spio/Kernels/Conv2dGw8.h"
+#include "Targets.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@ namespace {
 
 Conv2dGw8Problem layer(int64_t n, int64_t c, int64_t hw, int64_t rs, int64_t pad) {
   Conv2dGw8Problem p;
+  p.target = hopper();
   p.n = n;
   p.c = c;
   p.h = p.w = hw;
@@ -427,11 +429,11 @@ TEST(Conv2dGw8, WgradChunksCoverEveryBandOnce) {
   // 114 chunks: 8 bands each, 112 of them. On 66, 66 chunks of 14 bands,
   // 64 of them.
   Conv2dGw8Problem smaller = p;
-  smaller.multiprocessors = 114;
+  smaller.target.multiprocessors = 114;
   EXPECT_EQ(conv2dGw8LaunchShape(smaller, c).gridY, 112);
-  smaller.multiprocessors = 66;
+  smaller.target.multiprocessors = 66;
   EXPECT_EQ(conv2dGw8LaunchShape(smaller, c).gridY, 64);
-  smaller.multiprocessors = 0;
+  smaller.target.multiprocessors = 0;
   EXPECT_NE(checkConv2dGw8(smaller, c).find("multiprocessor count must be positive"),
             std::string::npos);
   // Bands of 9 rows only where they round fewer up than 8 (images wide
@@ -571,11 +573,11 @@ TEST(Conv2dGw8, WgradDiscardsByDefaultWhereItsBytesOutgrowTheL2) {
   Conv2dGw8Problem small = as(layer(128, 768, 8, 3, 1), ConvPass::Wgrad);
   EXPECT_FALSE(conv2dGw8WgradDiscards(small, conv2dGw8RuleConfig(small)));
   // The target's L2 moves the line; Never and the cluster reduce keep them.
-  large.l2Bytes = int64_t(64) << 20;
+  large.target.l2Bytes = int64_t(64) << 20;
   EXPECT_FALSE(conv2dGw8WgradDiscards(large, c));
   small.wgradDiscard = WgradDiscard::Always;
   EXPECT_TRUE(conv2dGw8WgradDiscards(small, conv2dGw8RuleConfig(small)));
-  large.l2Bytes = spio::kDefaultL2Bytes;
+  large.target.l2Bytes = hopper().l2Bytes;
   large.wgradDiscard = WgradDiscard::Never;
   EXPECT_FALSE(conv2dGw8WgradDiscards(large, c));
   large.wgradDiscard = WgradDiscard::Auto;
@@ -924,8 +926,8 @@ TEST(Conv2dGw8, ChosenBlocksFitTheTargetsSharedMemory) {
     for (int64_t stride : {1, 2})
       for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad}) {
         Conv2dGw8Problem q = as(p, pass, stride);
-        q.sharedBytesPerBlock = spio::sharedMemoryOf("sm_86").perBlock;
-        q.sharedBytesPerMultiprocessor = spio::sharedMemoryOf("sm_86").perMultiprocessor;
+        q.target.sharedBytesPerBlock = spio::sharedMemoryOf("sm_86").perBlock;
+        q.target.sharedBytesPerMultiprocessor = spio::sharedMemoryOf("sm_86").perMultiprocessor;
         if (!checkConv2dGw8Problem(q).empty())
           continue;
         Conv2dGw8Config c = conv2dGw8RuleConfig(q);
@@ -933,7 +935,7 @@ TEST(Conv2dGw8, ChosenBlocksFitTheTargetsSharedMemory) {
             << q.c << " channels " << q.h << "^2 " << q.r << "x" << q.s << " stride " << stride;
       }
   Conv2dGw8Problem none = layer(1, 64, 8, 3, 1);
-  none.sharedBytesPerBlock = 0;
+  none.target.sharedBytesPerBlock = 0;
   EXPECT_NE(checkConv2dGw8Problem(none).find("shared memory must be positive"), std::string::npos);
 }
 

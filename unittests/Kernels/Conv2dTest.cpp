@@ -1,6 +1,7 @@
 //===- Conv2dTest.cpp - The dense conv2d's implicit GEMM ------------------===//
 
 #include "spio/Kernels/Conv2d.h"
+#include "Targets.h"
 #include "spio/Kernels/LaunchPlan.h"
 
 #include <gtest/gtest.h>
@@ -51,29 +52,29 @@ TEST(Conv2dTest, TheImplicitGemmTakesATapsChannelsAKTile) {
 
 TEST(Conv2dTest, ChecksSayWhatIsRefused) {
   Conv2dProblem p = resnetLayer();
-  GemmConfig c = chooseConv2dConfig(p, 132);
-  EXPECT_EQ(checkConv2d(p, c), "");
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
   Conv2dProblem rgb = p;
   rgb.c = 3;
-  EXPECT_NE(checkConv2d(rgb, c).find("multiple of 8 input channels"), std::string::npos);
+  EXPECT_NE(checkConv2d(rgb, c, hopper()).find("multiple of 8 input channels"), std::string::npos);
   Conv2dProblem f32 = p;
   f32.input = DType::F32;
-  EXPECT_NE(checkConv2d(f32, c).find("f16 or bf16"), std::string::npos);
+  EXPECT_NE(checkConv2d(f32, c, hopper()).find("f16 or bf16"), std::string::npos);
   Conv2dProblem large = p;
   large.h = large.w = 2;
   large.r = large.s = 7;
   large.padH = large.padW = 0;
-  EXPECT_NE(checkConv2d(large, c).find("does not fit"), std::string::npos);
+  EXPECT_NE(checkConv2d(large, c, hopper()).find("does not fit"), std::string::npos);
   Conv2dProblem padded = p;
   padded.padH = 200;
-  EXPECT_NE(checkConv2d(padded, c).find("at most 127"), std::string::npos);
+  EXPECT_NE(checkConv2d(padded, c, hopper()).find("at most 127"), std::string::npos);
   // A dilation whose extent would overflow the size arithmetic is refused
   // before it is used.
   Conv2dProblem dilated = p;
   dilated.dilationW = int64_t(1) << 62;
-  EXPECT_NE(checkConv2d(dilated, c).find("at most 127"), std::string::npos);
+  EXPECT_NE(checkConv2d(dilated, c, hopper()).find("at most 127"), std::string::npos);
   GemmConfig mmaSync;
-  EXPECT_NE(checkConv2d(p, mmaSync).find("wgmma"), std::string::npos);
+  EXPECT_NE(checkConv2d(p, mmaSync, hopper()).find("wgmma"), std::string::npos);
 }
 
 TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
@@ -85,10 +86,10 @@ TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
         p.n = n;
         p.h = p.w = hw;
         p.k = k;
-        GemmConfig c = chooseConv2dConfig(p, numSMs);
+        GemmConfig c = chooseConv2dConfig(p, hopperWith(numSMs));
         SCOPED_TRACE("N=" + std::to_string(n) + " HW=" + std::to_string(hw) +
                      " K=" + std::to_string(k));
-        EXPECT_EQ(checkConv2d(p, c), "");
+        EXPECT_EQ(checkConv2d(p, c, hopper()), "");
         EXPECT_FALSE(c.swapAB);
         // No tile is a 64-column step wider than the output channels need.
         EXPECT_LE(c.blockN, std::max<int64_t>(64, (k + 63) / 64 * 64));
@@ -100,7 +101,7 @@ TEST(Conv2dTest, NarrowTilesKeepMoreStagesInFlight) {
   p.n = 4;
   p.h = p.w = 256;
   p.c = 128;
-  GemmConfig c = chooseConv2dConfig(p, 132);
+  GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(c.blockN, 64);
   // Fewer bytes than 4 stages of 128 x 128 tiles: 8 stages of 128 x 64.
   EXPECT_EQ(c.stages, 8);
@@ -109,7 +110,7 @@ TEST(Conv2dTest, NarrowTilesKeepMoreStagesInFlight) {
 TEST(Conv2dTest, MapsDescribeTheWindowAndTheWeightMatrix) {
   Conv2dProblem p = resnetLayer();
   p.strideH = p.strideW = 2;
-  GemmConfig c = chooseConv2dConfig(p, 132);
+  GemmConfig c = chooseConv2dConfig(p, hopper());
   spio::runtime::Im2colMapShape x = conv2dInputMapShape(p, c);
   EXPECT_EQ(x.images, 32u);
   EXPECT_EQ(x.channels, 64u);
@@ -143,8 +144,8 @@ TEST(Conv2dTest, DgradIsTheForwardReadBackward) {
   EXPECT_EQ(g.n, 96);
   EXPECT_EQ(g.k, 25 * 4 * 64);
   EXPECT_EQ(g.b, Layout::RowMajor);
-  GemmConfig c = chooseConv2dConfig(p, 132);
-  EXPECT_EQ(checkConv2d(p, c), "");
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
   EXPECT_EQ(c.blockN % 64, 0);
   spio::runtime::Im2colMapShape dy = conv2dInputMapShape(p, c);
   EXPECT_EQ(dy.height, 54u);
@@ -160,16 +161,16 @@ TEST(Conv2dTest, DgradIsTheForwardReadBackward) {
   // Strides, padding past the filter, epilogues and odd K are refused.
   Conv2dProblem strided = p;
   strided.strideH = 2;
-  EXPECT_NE(checkConv2d(strided, c).find("dgrad runs at stride 1"), std::string::npos);
+  EXPECT_NE(checkConv2d(strided, c, hopper()).find("dgrad runs at stride 1"), std::string::npos);
   Conv2dProblem padded = p;
   padded.padW = 5;
-  EXPECT_NE(checkConv2d(padded, c).find("padding of at most"), std::string::npos);
+  EXPECT_NE(checkConv2d(padded, c, hopper()).find("padding of at most"), std::string::npos);
   Conv2dProblem fused = p;
   fused.epilogue = {EpilogueStep::Relu};
-  EXPECT_NE(checkConv2d(fused, c).find("no epilogue"), std::string::npos);
+  EXPECT_NE(checkConv2d(fused, c, hopper()).find("no epilogue"), std::string::npos);
   Conv2dProblem odd = p;
   odd.k = 60;
-  EXPECT_NE(checkConv2d(odd, c).find("K a multiple of 8"), std::string::npos);
+  EXPECT_NE(checkConv2d(odd, c, hopper()).find("K a multiple of 8"), std::string::npos);
 }
 
 TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
@@ -187,17 +188,17 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   // 5 tiles of 128 x 128 over 392 k-tiles: 26 parts, 130 blocks of 132,
   // no cluster; their f32 sums go through the workspace to a reduce
   // kernel. Split among a cluster's blocks, fewer parts fill the SMs.
-  GemmConfig c = chooseConv2dConfig(p, 132);
+  GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(c.blockM, 128);
   EXPECT_EQ(c.blockN, 128);
   EXPECT_EQ(c.splitK, 1);
   EXPECT_EQ(c.cluster, 1);
-  EXPECT_EQ(conv2dWgradParts(p, c, 132), 26);
+  EXPECT_EQ(conv2dWgradParts(p, c, hopper()), 26);
   GemmConfig split = c;
   split.splitK = 2;
-  EXPECT_EQ(conv2dWgradParts(p, split, 132), 13);
+  EXPECT_EQ(conv2dWgradParts(p, split, hopper()), 13);
   p.parts = 26;
-  EXPECT_EQ(checkConv2d(p, c), "");
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
   GemmProblem parts = conv2dGemmProblem(p);
   EXPECT_EQ(parts.batch, 26);
   EXPECT_EQ(parts.k, 16 * 64);
@@ -212,10 +213,10 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   wide.c = 512;
   wide.k = 2048;
   wide.parts = 1;
-  GemmConfig wideConfig = chooseConv2dConfig(wide, 132);
+  GemmConfig wideConfig = chooseConv2dConfig(wide, hopper());
   EXPECT_EQ(wideConfig.blockM, 128);
   EXPECT_EQ(wideConfig.blockN, 128);
-  EXPECT_EQ(conv2dWgradParts(wide, wideConfig, 132), 1);
+  EXPECT_EQ(conv2dWgradParts(wide, wideConfig, hopper()), 1);
   // 64 tiles of 128 x 128 would take 2 parts: 128 tiles of 64 rows take
   // the multiprocessors in one.
   Conv2dProblem bottleneck = wide;
@@ -223,10 +224,10 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   bottleneck.r = bottleneck.s = 1;
   bottleneck.padH = bottleneck.padW = 0;
   bottleneck.strideH = bottleneck.strideW = 1;
-  GemmConfig narrowRows = chooseConv2dConfig(bottleneck, 132);
+  GemmConfig narrowRows = chooseConv2dConfig(bottleneck, hopper());
   EXPECT_EQ(narrowRows.blockM, 64);
   EXPECT_EQ(narrowRows.stages, 8);
-  EXPECT_EQ(conv2dWgradParts(bottleneck, narrowRows, 132), 1);
+  EXPECT_EQ(conv2dWgradParts(bottleneck, narrowRows, hopper()), 1);
   // The maps: x's im2col boxes of a k-tile's positions, dy's rows the
   // output positions themselves (not padded to k-tiles).
   EXPECT_EQ(conv2dInputMapShape(p, c).pixels, 64u);
@@ -244,28 +245,28 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   EXPECT_EQ(plan.workspaceBytes, conv2dWgradWorkspaceBytes(p));
   Conv2dProblem tooMany = p;
   tooMany.parts = 400;
-  EXPECT_NE(checkConv2d(tooMany, c).find("1 to 392 parts"), std::string::npos);
+  EXPECT_NE(checkConv2d(tooMany, c, hopper()).find("1 to 392 parts"), std::string::npos);
   // C not a multiple of 64, K not of 8, an epilogue and a cluster are
   // refused.
   Conv2dProblem narrow = p;
   narrow.c = 40;
-  EXPECT_NE(checkConv2d(narrow, c).find("C a multiple of 64"), std::string::npos);
+  EXPECT_NE(checkConv2d(narrow, c, hopper()).find("C a multiple of 64"), std::string::npos);
   Conv2dProblem odd = p;
   odd.k = 60;
-  EXPECT_NE(checkConv2d(odd, c).find("K a multiple of 8"), std::string::npos);
+  EXPECT_NE(checkConv2d(odd, c, hopper()).find("K a multiple of 8"), std::string::npos);
   Conv2dProblem fused = p;
   fused.epilogue = {EpilogueStep::Relu};
-  EXPECT_NE(checkConv2d(fused, c).find("no epilogue"), std::string::npos);
+  EXPECT_NE(checkConv2d(fused, c, hopper()).find("no epilogue"), std::string::npos);
   GemmConfig clustered = wideConfig;
   clustered.persistent = 132;
   clustered.cluster = 2;
-  EXPECT_NE(checkConv2d(wide, clustered).find("not multicast"), std::string::npos);
+  EXPECT_NE(checkConv2d(wide, clustered, hopper()).find("not multicast"), std::string::npos);
 }
 
 TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {
   Conv2dProblem p = resnetLayer();
   p.epilogue = {EpilogueStep::Bias, EpilogueStep::Relu};
-  GemmConfig c = chooseConv2dConfig(p, 132);
+  GemmConfig c = chooseConv2dConfig(p, hopper());
   LaunchPlan plan = conv2dLaunchPlan(p, c);
   ASSERT_EQ(plan.operands.size(), 6u);
   EXPECT_EQ(plan.operands[0].name, "x");

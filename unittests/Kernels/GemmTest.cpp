@@ -1,6 +1,7 @@
 //===- GemmTest.cpp - The GEMM family's rules and configuration -----------===//
 
 #include "spio/Kernels/Gemm.h"
+#include "Targets.h"
 
 #include <gtest/gtest.h>
 
@@ -20,8 +21,8 @@ GemmProblem problem(int64_t m, int64_t n, int64_t k) {
 }
 
 TEST(GemmCheck, AcceptsRaggedShapesWithAlignedContiguousDimensions) {
-  EXPECT_EQ(checkGemm(problem(4097, 4095, 4096), GemmConfig()), "");
-  EXPECT_EQ(checkGemm(problem(1, 1, 8), GemmConfig()), "");
+  EXPECT_EQ(checkGemm(problem(4097, 4095, 4096), GemmConfig(), hopper()), "");
+  EXPECT_EQ(checkGemm(problem(1, 1, 8), GemmConfig(), hopper()), "");
 }
 
 TEST(GemmPacking, PacksUnalignedContiguousDimensionsOfEachLayout) {
@@ -32,7 +33,7 @@ TEST(GemmPacking, PacksUnalignedContiguousDimensionsOfEachLayout) {
   EXPECT_EQ(q.k, 1008);
   EXPECT_EQ(q.input, DType::BF16);
   EXPECT_FALSE(gemmPacksOperands(q));
-  EXPECT_EQ(checkGemm(p, GemmConfig()), "");
+  EXPECT_EQ(checkGemm(p, GemmConfig(), hopper()), "");
   p = problem(100, 64, 64);
   p.a = Layout::ColMajor;
   EXPECT_TRUE(gemmPacksOperands(p));
@@ -54,7 +55,7 @@ TEST(GemmPacking, SplitsF32IntoTheTermsOfItsPrecision) {
   p.input = DType::F32;
   p.output = DType::F32;
   EXPECT_TRUE(gemmPacksOperands(p));
-  EXPECT_EQ(checkGemm(p, GemmConfig()), "");
+  EXPECT_EQ(checkGemm(p, GemmConfig(), hopper()), "");
   // Highest: hi*hi, hi*mid, mid*hi, hi*lo, mid*mid, lo*hi.
   EXPECT_EQ(gemmPackTerms(p), 3);
   EXPECT_EQ(gemmPackSegments(p), 6);
@@ -75,11 +76,12 @@ TEST(GemmPacking, SplitsF32IntoTheTermsOfItsPrecision) {
   EXPECT_EQ(gemmPackTerms(p), 1);
   EXPECT_EQ(gemmPackSegments(p), 1);
   p.precision = F32Precision(7);
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("highest, high or medium"), std::string::npos);
+  EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("highest, high or medium"),
+            std::string::npos);
   // Six segments of K outgrow a tensor the unpacked operands fit.
   p = problem(1 << 20, 64, 1 << 19);
   p.input = DType::F32;
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("packed into 6 segments of K are over"),
+  EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("packed into 6 segments of K are over"),
             std::string::npos);
 }
 
@@ -100,47 +102,48 @@ TEST(GemmPacking, HighestPrecisionPromotesSumsOnTilesOf128Columns) {
                          std::tuple{128, 4096, 4096}, std::tuple{5, 4096, 4096}}) {
     GemmProblem p = problem(m, n, k);
     p.input = p.output = DType::F32;
-    GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+    GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
     EXPECT_TRUE(c.promote);
     EXPECT_FALSE(c.pingpong);
     EXPECT_LE(c.wgmmaN(), 128);
-    EXPECT_EQ(checkGemm(p, c), "");
+    EXPECT_EQ(checkGemm(p, c, hopper()), "");
     p.precision = F32Precision::High;
-    EXPECT_FALSE(chooseWgmmaGemmConfig(p, 132).promote);
+    EXPECT_FALSE(chooseWgmmaGemmConfig(p, hopper()).promote);
   }
   GemmProblem p = problem(1024, 1024, 1024);
-  GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+  GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
   c.promote = true;
   c.pingpong = true;
-  EXPECT_NE(checkGemm(p, c).find("not ping-pong"), std::string::npos);
+  EXPECT_NE(checkGemm(p, c, hopper()).find("not ping-pong"), std::string::npos);
   c = GemmConfig();
   c.promote = true;
-  EXPECT_NE(checkGemm(p, c).find("promoting sums are for wgmma"), std::string::npos);
+  EXPECT_NE(checkGemm(p, c, hopper()).find("promoting sums are for wgmma"), std::string::npos);
 }
 
 TEST(GemmGrouped, RunsOnAPersistentWgmmaGridOfItsGroupsTiles) {
   GemmProblem p = problem(8192, 4096, 4096);
   p.groups = 8;
-  GemmConfig c = chooseWgmmaGemmConfig(p, 132);
+  GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
   EXPECT_EQ(c.persistent, 132);
   EXPECT_EQ(c.cluster, 1);
   EXPECT_FALSE(c.swapAB);
   EXPECT_EQ(c.splitK, 1);
-  EXPECT_EQ(checkGemm(p, c), "");
+  EXPECT_EQ(checkGemm(p, c, hopper()), "");
   EXPECT_EQ(gemmParameters(p, c).groups, 6);
   // B's tensor map holds a matrix a group.
   EXPECT_EQ(gemmTensorMapShape(p, c, 'b').rows, 8u * 4096u);
   EXPECT_EQ(gemmTensorMapShape(p, c, 'a').rows, 8192u);
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("persistent wgmma grid"), std::string::npos);
+  EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("persistent wgmma grid"), std::string::npos);
   p.groups = -1;
-  EXPECT_NE(checkGemm(p, c).find("1 to 65535 groups"), std::string::npos);
+  EXPECT_NE(checkGemm(p, c, hopper()).find("1 to 65535 groups"), std::string::npos);
   p.groups = 8;
   p.batch = 2;
-  EXPECT_NE(checkGemm(p, c).find("not batched too"), std::string::npos);
+  EXPECT_NE(checkGemm(p, c, hopper()).find("not batched too"), std::string::npos);
   // B's matrices, one a group, outgrow a tensor.
   p = problem(1024, 1 << 16, 1 << 16);
   p.groups = 512;
-  EXPECT_NE(checkGemm(p, c).find("groups of N=65536 K=65536 are over"), std::string::npos);
+  EXPECT_NE(checkGemm(p, c, hopper()).find("groups of N=65536 K=65536 are over"),
+            std::string::npos);
 }
 
 TEST(GemmBatchInvariant, SplitsKTheSameWayForEveryM) {
@@ -152,8 +155,8 @@ TEST(GemmBatchInvariant, SplitsKTheSameWayForEveryM) {
     for (int64_t m : {1, 7, 16, 64, 65, 128, 300, 512, 2048, 8192}) {
       GemmProblem p = problem(m, n, k);
       p.batchInvariant = true;
-      GemmConfig c = chooseWgmmaGemmConfig(p, 132);
-      EXPECT_EQ(checkGemm(p, c), "") << m << "x" << n << "x" << k;
+      GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+      EXPECT_EQ(checkGemm(p, c, hopper()), "") << m << "x" << n << "x" << k;
       EXPECT_TRUE(c.splitK == 1 || c.kRanges == 1);
       splits.insert(std::max(c.splitK, c.kRanges));
     }
@@ -164,35 +167,36 @@ TEST(GemmBatchInvariant, SplitsKTheSameWayForEveryM) {
     GemmProblem p = problem(m, 4096, 4096);
     p.input = p.output = DType::F32;
     p.batchInvariant = true;
-    GemmConfig c = chooseWgmmaGemmConfig(p, 132);
-    EXPECT_EQ(checkGemm(p, c), "") << m;
+    GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+    EXPECT_EQ(checkGemm(p, c, hopper()), "") << m;
     EXPECT_TRUE(c.promote && c.splitK == 1 && c.kRanges == 1) << m;
   }
 }
 
 TEST(GemmCheck, RejectsEmptyProblems) {
-  EXPECT_NE(checkGemm(problem(0, 64, 64), GemmConfig()).find("must be positive"),
+  EXPECT_NE(checkGemm(problem(0, 64, 64), GemmConfig(), hopper()).find("must be positive"),
             std::string::npos);
 }
 
 TEST(GemmEpilogue, StepsMatchTheirVectorsAndC) {
   GemmProblem p = problem(64, 64, 64);
   p.epilogue = {EpilogueStep::Bias, EpilogueStep::GeluTanh};
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("needs a bias vector"), std::string::npos);
+  EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("needs a bias vector"), std::string::npos);
   p.bias = Along::Cols;
-  EXPECT_EQ(checkGemm(p, GemmConfig()), "");
+  EXPECT_EQ(checkGemm(p, GemmConfig(), hopper()), "");
   p.scale = Along::Rows;
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("a scale vector needs a scale epilogue step"),
+  EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("a scale vector needs a scale epilogue step"),
             std::string::npos);
   p.scale = Along::None;
   p.epilogue.push_back(EpilogueStep::GeluTanh);
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("gelu_tanh appears twice"), std::string::npos);
+  EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("gelu_tanh appears twice"),
+            std::string::npos);
   p.epilogue = {EpilogueStep::Bias, EpilogueStep::Residual};
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("needs C"), std::string::npos);
+  EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("needs C"), std::string::npos);
   p.readsC = true;
-  EXPECT_EQ(checkGemm(p, GemmConfig()), "");
+  EXPECT_EQ(checkGemm(p, GemmConfig(), hopper()), "");
   p.epilogue = {EpilogueStep::Bias, EpilogueStep(42)};
-  EXPECT_NE(checkGemm(p, GemmConfig()).find("epilogue step 42 is not one of"),
+  EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("epilogue step 42 is not one of"),
             std::string::npos);
 }
 
@@ -226,44 +230,46 @@ TEST(GemmBatch, ProblemsGoAlongZAndTensorMapsReadEveryBatchEntry) {
   GemmProblem p = problem(100, 60, 64);
   p.batch = 5;
   p.batchB = false;
-  GemmConfig c = chooseWgmmaGemmConfig(p, 132);
-  EXPECT_EQ(checkGemm(p, c), "");
+  GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+  EXPECT_EQ(checkGemm(p, c, hopper()), "");
   EXPECT_EQ(gemmLaunchShape(p, c).gridZ, c.persistent ? 1 : 5);
   EXPECT_EQ(gemmTensorMapShape(p, c, 'a').rows, 500u);
   EXPECT_EQ(gemmTensorMapShape(p, c, 'b').rows, 60u);
   p.batch = 65536;
-  EXPECT_NE(checkGemm(p, c).find("the batch must be 1 to 65535"), std::string::npos);
+  EXPECT_NE(checkGemm(p, c, hopper()).find("the batch must be 1 to 65535"), std::string::npos);
   p.batch = 0;
-  EXPECT_NE(checkGemm(p, c).find("the batch must be 1 to 65535"), std::string::npos);
+  EXPECT_NE(checkGemm(p, c, hopper()).find("the batch must be 1 to 65535"), std::string::npos);
 }
 
 TEST(GemmBatch, TheChooserCountsEveryProblemsTiles) {
   // One 128 x 4096 problem leaves SMs idle and splits K; 3 of them fill
   // the GPU without.
   GemmProblem p = problem(128, 4096, 4096);
-  EXPECT_GT(chooseWgmmaGemmConfig(p, 132).splitK, 1);
+  EXPECT_GT(chooseWgmmaGemmConfig(p, hopper()).splitK, 1);
   p.batch = 3;
-  EXPECT_EQ(chooseWgmmaGemmConfig(p, 132).splitK, 1);
+  EXPECT_EQ(chooseWgmmaGemmConfig(p, hopper()).splitK, 1);
 }
 
 TEST(GemmCheck, RejectsTilesThatDoNotDivide) {
   GemmConfig c;
   c.blockM = 96; // not a power of two
-  EXPECT_NE(checkGemm(problem(256, 256, 256), c).find("does not divide"), std::string::npos);
+  EXPECT_NE(checkGemm(problem(256, 256, 256), c, hopper()).find("does not divide"),
+            std::string::npos);
   c = GemmConfig();
   c.blockK = 8; // below one k16 step
-  EXPECT_NE(checkGemm(problem(256, 256, 256), c), "");
+  EXPECT_NE(checkGemm(problem(256, 256, 256), c, hopper()), "");
   c = GemmConfig();
   c.stages = 0;
-  EXPECT_NE(checkGemm(problem(256, 256, 256), c).find("stage"), std::string::npos);
+  EXPECT_NE(checkGemm(problem(256, 256, 256), c, hopper()).find("stage"), std::string::npos);
 }
 
 TEST(GemmCheck, RejectsMoreBlockRowsThanAGridHolds) {
   // 128-row blocks: 65535 block rows hold M up to 8388480.
   GemmConfig c;
   c.blockM = 128;
-  EXPECT_EQ(checkGemm(problem(8388480, 64, 64), c), "");
-  EXPECT_NE(checkGemm(problem(8388481, 64, 64), c).find("65536 block rows of 128, over the 65535"),
+  EXPECT_EQ(checkGemm(problem(8388480, 64, 64), c, hopper()), "");
+  EXPECT_NE(checkGemm(problem(8388481, 64, 64), c, hopper())
+                .find("65536 block rows of 128, over the 65535"),
             std::string::npos);
 }
 
@@ -275,55 +281,60 @@ TEST(GemmCheck, RejectsTilesOverSharedMemoryAndSizesPastATensor) {
   c.blockN = 128;
   c.blockK = 64;
   c.stages = 4;
-  EXPECT_EQ(checkGemm(problem(4096, 4096, 4096), c), "");
+  EXPECT_EQ(checkGemm(problem(4096, 4096, 4096), c, hopper()), "");
   c.stages = 5;
-  EXPECT_NE(checkGemm(problem(4096, 4096, 4096), c).find("need 245760 bytes of shared memory"),
-            std::string::npos);
+  EXPECT_NE(
+      checkGemm(problem(4096, 4096, 4096), c, hopper()).find("need 245760 bytes of shared memory"),
+      std::string::npos);
   // M = 2^63 - 1 would overflow the block-row count.
-  EXPECT_NE(checkGemm(problem(INT64_MAX, 64, 64), GemmConfig()).find("over the 2^40 elements"),
-            std::string::npos);
+  EXPECT_NE(
+      checkGemm(problem(INT64_MAX, 64, 64), GemmConfig(), hopper()).find("over the 2^40 elements"),
+      std::string::npos);
   // N = 2^37 within 2^40 elements (K = 8), in 16-column tiles: 2^33 block
   // columns, over the 2^31 - 1 a grid holds along x; 128-column tiles fit.
   GemmConfig narrow;
   narrow.blockM = narrow.blockN = 16;
   narrow.blockK = 32;
   narrow.warpsM = narrow.warpsN = 1;
-  EXPECT_NE(checkGemm(problem(8, int64_t(1) << 37, 8), narrow).find("along x: split N"),
+  EXPECT_NE(checkGemm(problem(8, int64_t(1) << 37, 8), narrow, hopper()).find("along x: split N"),
             std::string::npos);
-  EXPECT_EQ(checkGemm(problem(8, int64_t(1) << 37, 8), GemmConfig()), "");
+  EXPECT_EQ(checkGemm(problem(8, int64_t(1) << 37, 8), GemmConfig(), hopper()), "");
 }
 
 TEST(GemmCheck, RejectsNonPositiveWarpsAndRaster) {
   GemmConfig c;
   c.warpsM = 0; // would divide by zero in the tile check
-  EXPECT_EQ(checkGemm(problem(256, 256, 256), c), "warp counts must be positive, got 0x2");
+  EXPECT_EQ(checkGemm(problem(256, 256, 256), c, hopper()),
+            "warp counts must be positive, got 0x2");
   c = GemmConfig();
   c.warpsN = -2;
-  EXPECT_EQ(checkGemm(problem(256, 256, 256), c), "warp counts must be positive, got 2x-2");
+  EXPECT_EQ(checkGemm(problem(256, 256, 256), c, hopper()),
+            "warp counts must be positive, got 2x-2");
   c = GemmConfig();
   c.raster = -1;
-  EXPECT_EQ(checkGemm(problem(256, 256, 256), c), "raster groups must be positive, got -1");
+  EXPECT_EQ(checkGemm(problem(256, 256, 256), c, hopper()),
+            "raster groups must be positive, got -1");
 }
 
 TEST(GemmConfigChoice, LargeTilesWhenTheyFillTheGpu) {
-  GemmConfig c = chooseGemmConfig(problem(4096, 4096, 4096), 132);
+  GemmConfig c = chooseGemmConfig(problem(4096, 4096, 4096), hopper());
   EXPECT_EQ(c.blockM, 128);
   EXPECT_EQ(c.blockN, 128);
   EXPECT_EQ(c.threads(), 128);
   EXPECT_EQ(c.raster, 8);
-  EXPECT_EQ(checkGemm(problem(4096, 4096, 4096), c), "");
+  EXPECT_EQ(checkGemm(problem(4096, 4096, 4096), c, hopper()), "");
 }
 
 TEST(GemmConfigChoice, SmallTilesWhenLargeOnesLeaveMultiprocessorsIdle) {
-  GemmConfig c = chooseGemmConfig(problem(128, 4096, 4096), 132);
+  GemmConfig c = chooseGemmConfig(problem(128, 4096, 4096), hopper());
   EXPECT_EQ(c.blockM, 64);
   EXPECT_EQ(c.blockN, 64);
-  EXPECT_EQ(checkGemm(problem(128, 4096, 4096), c), "");
+  EXPECT_EQ(checkGemm(problem(128, 4096, 4096), c, hopper()), "");
 }
 
 TEST(GemmConfigChoice, NoRasterWhenGroupsDoNotDivideTheRows) {
   // 4097 rows: 33 block rows, not a multiple of 8.
-  EXPECT_EQ(chooseGemmConfig(problem(4097, 4095, 4096), 132).raster, 1);
+  EXPECT_EQ(chooseGemmConfig(problem(4097, 4095, 4096), hopper()).raster, 1);
 }
 
 TEST(GemmLaunch, OneBlockPerOutputTile) {
@@ -345,37 +356,37 @@ TEST(GemmWgmma, ReadsMOrNMajorOperandsInPlaceOrPacked) {
   EXPECT_TRUE(wgmmaSupports(p));
   p.packLayouts = true;
   EXPECT_FALSE(gemmPacksOperands(p));
-  GemmConfig c = chooseWgmmaGemmConfig(p, 132);
-  EXPECT_EQ(checkGemm(p, c), "");
+  GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+  EXPECT_EQ(checkGemm(p, c, hopper()), "");
   EXPECT_EQ(gemmWorkspaceBytes(p), 0);
   GemmProblem decode = p;
   decode.m = 16;
-  GemmConfig swapped = chooseWgmmaGemmConfig(decode, 132);
+  GemmConfig swapped = chooseWgmmaGemmConfig(decode, hopper());
   EXPECT_TRUE(swapped.swapAB);
   EXPECT_EQ(swapped.blockM, 64);
-  EXPECT_EQ(checkGemm(decode, swapped), "");
+  EXPECT_EQ(checkGemm(decode, swapped, hopper()), "");
   swapped.blockM = 16;
-  EXPECT_NE(checkGemm(decode, swapped).find("an M-major A's wgmma tiles are 64 rows"),
+  EXPECT_NE(checkGemm(decode, swapped, hopper()).find("an M-major A's wgmma tiles are 64 rows"),
             std::string::npos);
   GemmProblem big = problem(8192, 8192, 8192);
   big.b = Layout::RowMajor;
-  GemmConfig pairs = chooseWgmmaGemmConfig(big, 132);
+  GemmConfig pairs = chooseWgmmaGemmConfig(big, hopper());
   EXPECT_EQ(pairs.cluster, 2);
-  EXPECT_EQ(checkGemm(big, pairs), "");
+  EXPECT_EQ(checkGemm(big, pairs, hopper()), "");
   pairs.blockN = 192;
-  EXPECT_NE(checkGemm(big, pairs).find("an N-major B's wgmma tiles"), std::string::npos);
+  EXPECT_NE(checkGemm(big, pairs, hopper()).find("an N-major B's wgmma tiles"), std::string::npos);
   // A batched one whose K leaves a partial k-tile would read the next batch
   // entry's rows: packed K-major (packLayouts), else not for wgmma.
   p = problem(256, 256, 200);
   p.batch = 2;
   p.a = Layout::ColMajor;
   EXPECT_FALSE(wgmmaSupports(p));
-  EXPECT_NE(checkGemm(p, c).find("packed K-major for wgmma first"), std::string::npos);
+  EXPECT_NE(checkGemm(p, c, hopper()).find("packed K-major for wgmma first"), std::string::npos);
   p.packLayouts = true;
   EXPECT_TRUE(gemmPacksOperand(p, 'a'));
   EXPECT_FALSE(gemmPacksOperand(p, 'b'));
   EXPECT_TRUE(wgmmaSupports(p));
-  EXPECT_EQ(checkGemm(p, chooseWgmmaGemmConfig(p, 132)), "");
+  EXPECT_EQ(checkGemm(p, chooseWgmmaGemmConfig(p, hopper()), hopper()), "");
   EXPECT_EQ(gemmWorkspaceBytes(p), 2 * 256 * 200 * 2);
   p.b = Layout::RowMajor;
   EXPECT_TRUE(gemmPacksOperand(p, 'b'));
@@ -389,10 +400,11 @@ TEST(GemmWgmma, ReadsMOrNMajorOperandsInPlaceOrPacked) {
   // A grouped GEMM's wgmma kernel reads K-major operands only.
   GemmProblem grouped = problem(4096, 1024, 512);
   grouped.groups = 8;
-  GemmConfig persistent = chooseWgmmaGemmConfig(grouped, 132);
-  EXPECT_EQ(checkGemm(grouped, persistent), "");
+  GemmConfig persistent = chooseWgmmaGemmConfig(grouped, hopper());
+  EXPECT_EQ(checkGemm(grouped, persistent, hopper()), "");
   grouped.a = Layout::ColMajor;
-  EXPECT_NE(checkGemm(grouped, persistent).find("a grouped GEMM's wgmma kernel takes A row major"),
+  EXPECT_NE(checkGemm(grouped, persistent, hopper())
+                .find("a grouped GEMM's wgmma kernel takes A row major"),
             std::string::npos);
   // Misaligned rows pack both operands, K-major or not.
   p = problem(256, 256, 250);
@@ -410,7 +422,7 @@ TEST(GemmWgmma, PacksMOrNMajorOperandsWhereThatBeatsMmaSync) {
     p.a = a;
     p.b = b;
     p.batch = batch;
-    return gemmPrefersPackedLayouts(p);
+    return gemmPrefersPackedLayouts(p, hopper());
   };
   Layout row = Layout::RowMajor, col = Layout::ColMajor;
   for (auto [a, b] : {std::pair{col, col}, std::pair{row, row}, std::pair{col, row}}) {
@@ -426,20 +438,20 @@ TEST(GemmWgmma, PacksMOrNMajorOperandsWhereThatBeatsMmaSync) {
   GemmProblem f32 = problem(4096, 4096, 4096);
   f32.input = DType::F32;
   f32.a = col;
-  EXPECT_FALSE(gemmPrefersPackedLayouts(f32));
+  EXPECT_FALSE(gemmPrefersPackedLayouts(f32, hopper()));
   // Hopper's default: wgmma where it reads A and B in place, they are
   // packed anyway (f32) or preferably packed; mma.sync where packing does
   // not pay.
-  EXPECT_TRUE(gemmPrefersWgmma(problem(1024, 1024, 1024)));
-  EXPECT_TRUE(gemmPrefersWgmma(f32));
+  EXPECT_TRUE(gemmPrefersWgmma(problem(1024, 1024, 1024), hopper()));
+  EXPECT_TRUE(gemmPrefersWgmma(f32, hopper()));
   GemmProblem transposed = problem(1024, 1024, 1024);
   transposed.a = col;
   transposed.b = row;
-  EXPECT_TRUE(gemmPrefersWgmma(transposed));
+  EXPECT_TRUE(gemmPrefersWgmma(transposed, hopper()));
   transposed.batch = 2;
   transposed.m = transposed.n = 256;
   transposed.k = 1000;
-  EXPECT_FALSE(gemmPrefersWgmma(transposed));
+  EXPECT_FALSE(gemmPrefersWgmma(transposed, hopper()));
 }
 
 // 128-row blocks on a persistent grid of a block an SM where their tiles
@@ -448,8 +460,8 @@ TEST(GemmWgmma, PacksMOrNMajorOperandsWhereThatBeatsMmaSync) {
 // the waves best.
 TEST(GemmWgmma, ChoosesPersistentBlocksThatKeepTheSMsBusy) {
   auto tile = [](int64_t m, int64_t n, int64_t sms) {
-    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, 4096), sms);
-    EXPECT_EQ(checkGemm(problem(m, n, 4096), c), "");
+    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, 4096), hopperWith(sms));
+    EXPECT_EQ(checkGemm(problem(m, n, 4096), c, hopper()), "");
     EXPECT_EQ(c.warpsM * 16, c.warpgroupRows());
     return std::pair{c.blockM, c.blockN};
   };
@@ -457,14 +469,14 @@ TEST(GemmWgmma, ChoosesPersistentBlocksThatKeepTheSMsBusy) {
   // 192 tiles of 128 x 256: 2 rounds, 73%; 256 of 128 x 192: 97%.
   EXPECT_EQ(tile(2048, 3072, 132), (std::pair<int64_t, int64_t>{128, 192}));
   EXPECT_EQ(tile(2048, 3072, 100), (std::pair<int64_t, int64_t>{128, 256}));  // 192: 96%
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(2048, 3072, 4096), 132).persistent, 132);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(2048, 3072, 4096), hopper()).persistent, 132);
   // 96 tiles of 128 x 256 fill one wave 73%, 128 of 128 x 192 97%.
   EXPECT_EQ(tile(512, 6144, 132), (std::pair<int64_t, int64_t>{128, 192}));
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(512, 6144, 4096), 132).persistent, 0);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(512, 6144, 4096), hopper()).persistent, 0);
   // 64 tiles of 128 x 256 fill 48% of a wave, 128 of 128 x 128 97%.
   EXPECT_EQ(tile(512, 4096, 132), (std::pair<int64_t, int64_t>{128, 128}));
   EXPECT_EQ(gemmLaunchShape(problem(4096, 4096, 4096),
-                            chooseWgmmaGemmConfig(problem(4096, 4096, 4096), 132))
+                            chooseWgmmaGemmConfig(problem(4096, 4096, 4096), hopper()))
                 .gridX,
             132);
 }
@@ -472,42 +484,43 @@ TEST(GemmWgmma, ChoosesPersistentBlocksThatKeepTheSMsBusy) {
 // Short reductions (16 k-tiles or fewer) on a persistent grid: 128 x 128
 // tiles that the compute warpgroups take in turn.
 TEST(GemmWgmma, TakesTilesInTurnOverShortReductions) {
-  GemmConfig c = chooseWgmmaGemmConfig(problem(2048, 3072, 768), 132);
-  EXPECT_EQ(checkGemm(problem(2048, 3072, 768), c), "");
+  GemmConfig c = chooseWgmmaGemmConfig(problem(2048, 3072, 768), hopper());
+  EXPECT_EQ(checkGemm(problem(2048, 3072, 768), c, hopper()), "");
   EXPECT_TRUE(c.pingpong);
   EXPECT_EQ(c.blockN, 128);
-  c = chooseWgmmaGemmConfig(problem(16384, 1024, 1024), 132);
+  c = chooseWgmmaGemmConfig(problem(16384, 1024, 1024), hopper());
   EXPECT_TRUE(c.pingpong);
   EXPECT_EQ(c.blockN, 128);  // not 128 x 256
-  EXPECT_FALSE(chooseWgmmaGemmConfig(problem(16384, 1024, 1088), 132).pingpong);  // 17 k-tiles
+  EXPECT_FALSE(chooseWgmmaGemmConfig(problem(16384, 1024, 1088), hopper()).pingpong); // 17 k-tiles
   c.blockN = 256;
-  EXPECT_NE(checkGemm(problem(16384, 1024, 1024), c).find("tiles of 128 x 128 or narrower"),
-            std::string::npos);
+  EXPECT_NE(
+      checkGemm(problem(16384, 1024, 1024), c, hopper()).find("tiles of 128 x 128 or narrower"),
+      std::string::npos);
 }
 
 // Under one wave of 128 x 128 tiles, up to 3 blocks of a cluster split each
 // tile's K while the grid fits the SMs; the grid's x counts them.
 TEST(GemmWgmma, SplitsKUnderOneWave) {
   auto split = [](int64_t m, int64_t n, int64_t k) {
-    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), 132);
-    EXPECT_EQ(checkGemm(problem(m, n, k), c), "");
+    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), hopper());
+    EXPECT_EQ(checkGemm(problem(m, n, k), c, hopper()), "");
     return c.splitK;
   };
   EXPECT_EQ(split(128, 4096, 4096), 3);   // 32 tiles: 96 blocks
   EXPECT_EQ(split(128, 6144, 4096), 2);   // 48 tiles: 96 blocks
   EXPECT_EQ(split(128, 10240, 8192), 1);  // 80 tiles: 160 blocks would not fit
   EXPECT_EQ(split(4096, 4096, 4096), 1);
-  GemmConfig c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132);
+  GemmConfig c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper());
   EXPECT_EQ(gemmLaunchShape(problem(128, 4096, 4096), c).gridX, 32 * 3);
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132).stages, 4);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper()).stages, 4);
   // The partial sums need shared memory too.
   c.stages = 6;
-  EXPECT_NE(checkGemm(problem(128, 4096, 4096), c)
+  EXPECT_NE(checkGemm(problem(128, 4096, 4096), c, hopper())
                 .find("and the partial sums and the staging of D need"),
             std::string::npos);
-  c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132);
+  c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper());
   c.persistent = 132;
-  EXPECT_NE(checkGemm(problem(128, 4096, 4096), c).find("not on a persistent grid"),
+  EXPECT_NE(checkGemm(problem(128, 4096, 4096), c, hopper()).find("not on a persistent grid"),
             std::string::npos);
 }
 
@@ -515,8 +528,8 @@ TEST(GemmWgmma, SplitsKUnderOneWave) {
 // tiles fill the SMs instead of a split.
 TEST(GemmWgmma, NarrowsTilesOverShortReductionsUnderOneWave) {
   auto tile = [](int64_t m, int64_t n, int64_t k) {
-    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), 132);
-    EXPECT_EQ(checkGemm(problem(m, n, k), c), "");
+    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), hopper());
+    EXPECT_EQ(checkGemm(problem(m, n, k), c, hopper()), "");
     EXPECT_EQ(c.splitK, 1);
     EXPECT_EQ(c.warpsM * 16, c.blockM);
     return std::pair{c.blockM, c.blockN};
@@ -526,7 +539,7 @@ TEST(GemmWgmma, NarrowsTilesOverShortReductionsUnderOneWave) {
   EXPECT_EQ(tile(512, 512, 512), (std::pair<int64_t, int64_t>{64, 64})); // 64 tiles
   EXPECT_EQ(tile(256, 256, 128), (std::pair<int64_t, int64_t>{64, 64}));
   // 17 k-tiles: split as before.
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(1024, 1024, 1088), 132).splitK, 2);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(1024, 1024, 1088), hopper()).splitK, 2);
 }
 
 // 128-row tiles of the 16-column width that does the most work a round
@@ -534,8 +547,8 @@ TEST(GemmWgmma, NarrowsTilesOverShortReductionsUnderOneWave) {
 // one round; large problems keep 256 columns.
 TEST(GemmWgmma, ChoosesWidthsOfSixteenColumnsThatFillTheSMs) {
   auto chosen = [](GemmProblem p) {
-    GemmConfig c = chooseWgmmaGemmConfig(p, 132);
-    EXPECT_EQ(checkGemm(p, c), "");
+    GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+    EXPECT_EQ(checkGemm(p, c, hopper()), "");
     return std::tuple{c.blockN, c.persistent, c.cluster};
   };
   // 256 tiles of 128 x 160: two rounds, 97%, pairs over 128 k-tiles.
@@ -560,14 +573,14 @@ TEST(GemmWgmma, ChoosesWidthsOfSixteenColumnsThatFillTheSMs) {
 // three blocks each; split K by the fewest blocks (up to 3) giving 90% of a
 // block an SM.
 TEST(GemmWgmma, SmallProblemsSplitK) {
-  EXPECT_GT(chooseWgmmaGemmConfig(problem(1, 4096, 4096), 132).splitK, 1);
-  EXPECT_GT(chooseWgmmaGemmConfig(problem(128, 4096, 4096), 132).splitK, 1);
+  EXPECT_GT(chooseWgmmaGemmConfig(problem(1, 4096, 4096), hopper()).splitK, 1);
+  EXPECT_GT(chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper()).splitK, 1);
 }
 
 TEST(GemmWgmma, SwapsSmallM) {
   auto chosen = [](int64_t m, int64_t n, int64_t k) {
-    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), 132);
-    EXPECT_EQ(checkGemm(problem(m, n, k), c), "");
+    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), hopper());
+    EXPECT_EQ(checkGemm(problem(m, n, k), c, hopper()), "");
     EXPECT_TRUE(c.swapAB);
     EXPECT_EQ(c.warpsM * 16, c.blockN);
     return std::tuple{c.blockM, c.blockN, c.splitK, c.stages};
@@ -578,53 +591,56 @@ TEST(GemmWgmma, SwapsSmallM) {
   EXPECT_EQ(chosen(16, 28672, 4096), std::make_tuple(16, 128, 1, 8)); // 448 of 64 rows
   EXPECT_EQ(chosen(33, 1000, 4096), std::make_tuple(64, 64, 3, 8));   // 16 tiles
   EXPECT_EQ(chosen(5, 24, 8), std::make_tuple(8, 64, 1, 8));          // one k-tile
-  GemmConfig c = chooseWgmmaGemmConfig(problem(1, 4096, 4096), 132);
+  GemmConfig c = chooseWgmmaGemmConfig(problem(1, 4096, 4096), hopper());
   EXPECT_EQ(gemmTensorMapShape(problem(1, 4096, 4096), c, 'a').boxRows, 8u);
   EXPECT_EQ(gemmTensorMapShape(problem(1, 4096, 4096), c, 'b').boxRows, 64u);
   EXPECT_EQ(gemmLaunchShape(problem(1, 4096, 4096), c).gridX, 64 * 2);
   c.splitK = 1;
   c.persistent = 132;
   c.cluster = 2;
-  EXPECT_NE(checkGemm(problem(1, 4096, 4096), c).find("only with A's rows along the warpgroups"),
+  EXPECT_NE(checkGemm(problem(1, 4096, 4096), c, hopper())
+                .find("only with A's rows along the warpgroups"),
             std::string::npos);
 }
 
 // Pairs of blocks share B tiles over long reductions where tile rows pair up.
 TEST(GemmWgmma, ClustersPairsOverLongReductions) {
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(8192, 8192, 8192), 132).cluster, 2);
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(4096, 4096, 4096), 132).cluster, 1);  // 64 k-tiles
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(4224, 8192, 8192), 132).cluster, 1);  // 33 tile rows
-  GemmConfig c = chooseWgmmaGemmConfig(problem(8192, 8192, 8192), 132);
-  EXPECT_EQ(checkGemm(problem(8192, 8192, 8192), c), "");
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(8192, 8192, 8192), hopper()).cluster, 2);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(4096, 4096, 4096), hopper()).cluster, 1); // 64 k-tiles
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(4224, 8192, 8192), hopper()).cluster, 1); // 33 tile rows
+  GemmConfig c = chooseWgmmaGemmConfig(problem(8192, 8192, 8192), hopper());
+  EXPECT_EQ(checkGemm(problem(8192, 8192, 8192), c, hopper()), "");
   EXPECT_EQ(gemmTensorMapShape(problem(8192, 8192, 8192), c, 'b').boxRows, 128u);
   c.persistent = 131;
-  EXPECT_NE(checkGemm(problem(8192, 8192, 8192), c).find("a cluster is 1 block, or 2"),
+  EXPECT_NE(checkGemm(problem(8192, 8192, 8192), c, hopper()).find("a cluster is 1 block, or 2"),
             std::string::npos);
 }
 
 TEST(GemmWgmma, RefusesExtentsPastTmaCoordinates) {
   GemmProblem p = problem(int64_t(1) << 32, 8, 8);
-  GemmConfig c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
-  EXPECT_NE(checkGemm(p, c).find("up to 2^31 - 1 elements"), std::string::npos);
+  GemmConfig c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), hopper());
+  EXPECT_NE(checkGemm(p, c, hopper()).find("up to 2^31 - 1 elements"), std::string::npos);
 }
 
 TEST(GemmWgmma, RefusesPersistentGridsOfOtherKernels) {
-  GemmConfig c = chooseGemmConfig(problem(1024, 1024, 1024), 132);
+  GemmConfig c = chooseGemmConfig(problem(1024, 1024, 1024), hopper());
   c.persistent = 132;
-  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("persistent grid"), std::string::npos);
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c, hopper()).find("persistent grid"),
+            std::string::npos);
 }
 
 TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
-  GemmConfig c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
+  GemmConfig c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), hopper());
   c.warpsM = 2;
-  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("a wgmma block is warpgroups"),
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c, hopper()).find("a wgmma block is warpgroups"),
             std::string::npos);
-  c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
+  c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), hopper());
   c.blockK = 32;
-  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("K tile is 64"), std::string::npos);
-  c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), 132);
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c, hopper()).find("K tile is 64"),
+            std::string::npos);
+  c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), hopper());
   c.blockN = 512;
-  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c).find("a multiple of 8 from 8 to 256"),
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c, hopper()).find("a multiple of 8 from 8 to 256"),
             std::string::npos);
 }
 

@@ -3,6 +3,7 @@
 // A plan names each gpu.func of the workload and gives it as many
 // parameters as the function takes.
 
+#include "Targets.h"
 #include "spio/Kernels/IR/Conv2dGw8Kernel.h"
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Kernels/LaunchPlan.h"
@@ -55,9 +56,9 @@ TEST_F(LaunchPlanIRTest, GemmPlanMatchesTheWorkload) {
   p.epilogue = {kernels::EpilogueStep::Scale, kernels::EpilogueStep::Bias};
   p.bias = kernels::Along::Cols;
   p.scale = kernels::Along::Rows;
-  for (kernels::GemmConfig c : {kernels::chooseGemmConfig(p, 132),
-                                kernels::chooseWgmmaGemmConfig(p, 132)}) {
-    ASSERT_EQ(kernels::checkGemm(p, c), "");
+  for (kernels::GemmConfig c :
+       {kernels::chooseGemmConfig(p, hopper()), kernels::chooseWgmmaGemmConfig(p, hopper())}) {
+    ASSERT_EQ(kernels::checkGemm(p, c, hopper()), "");
     OwningOpRef<ModuleOp> module = mlir::spio::buildGemmWorkload(&context, p, c);
     expectPlanMatches(*module, kernels::gemmLaunchPlan(p, c));
   }
@@ -81,17 +82,17 @@ TEST_F(LaunchPlanIRTest, PackedAndGroupedGemmPlansMatchTheWorkloads) {
   grouped.n = 1024;
   grouped.k = 512;
   grouped.groups = 8;
-  kernels::GemmConfig c = kernels::chooseWgmmaGemmConfig(grouped, 132);
-  ASSERT_EQ(kernels::checkGemm(grouped, c), "");
+  kernels::GemmConfig c = kernels::chooseWgmmaGemmConfig(grouped, hopper());
+  ASSERT_EQ(kernels::checkGemm(grouped, c, hopper()), "");
   OwningOpRef<ModuleOp> module = mlir::spio::buildGemmWorkload(&context, grouped, c);
   ASSERT_TRUE(succeeded(verify(*module)));
   kernels::LaunchPlan plan = kernels::gemmLaunchPlan(grouped, c);
   EXPECT_FALSE(plan.operands[6].optional);
   expectPlanMatches(*module, plan);
   for (const kernels::GemmProblem &p : {f32, unaligned})
-    for (kernels::GemmConfig c : {kernels::chooseGemmConfig(p, 132),
-                                  kernels::chooseWgmmaGemmConfig(p, 132)}) {
-      ASSERT_EQ(kernels::checkGemm(p, c), "");
+    for (kernels::GemmConfig c :
+         {kernels::chooseGemmConfig(p, hopper()), kernels::chooseWgmmaGemmConfig(p, hopper())}) {
+      ASSERT_EQ(kernels::checkGemm(p, c, hopper()), "");
       OwningOpRef<ModuleOp> module = mlir::spio::buildGemmWorkload(&context, p, c);
       ASSERT_TRUE(succeeded(verify(*module)));
       expectPlanMatches(*module, kernels::gemmLaunchPlan(p, c));
@@ -108,8 +109,8 @@ TEST_F(LaunchPlanIRTest, PackedAndGroupedGemmPlansMatchTheWorkloads) {
   layouts.packLayouts = true;
   for (kernels::Layout b : {kernels::Layout::ColMajor, kernels::Layout::RowMajor}) {
     layouts.b = b;
-    kernels::GemmConfig c = kernels::chooseWgmmaGemmConfig(layouts, 132);
-    ASSERT_EQ(kernels::checkGemm(layouts, c), "");
+    kernels::GemmConfig c = kernels::chooseWgmmaGemmConfig(layouts, hopper());
+    ASSERT_EQ(kernels::checkGemm(layouts, c, hopper()), "");
     OwningOpRef<ModuleOp> module = mlir::spio::buildGemmWorkload(&context, layouts, c);
     ASSERT_TRUE(succeeded(verify(*module)));
     kernels::LaunchPlan plan = kernels::gemmLaunchPlan(layouts, c);
@@ -118,8 +119,8 @@ TEST_F(LaunchPlanIRTest, PackedAndGroupedGemmPlansMatchTheWorkloads) {
   }
   // Read in place (unbatched): the GEMM alone.
   layouts.batch = 1;
-  kernels::GemmConfig inPlace = kernels::chooseWgmmaGemmConfig(layouts, 132);
-  ASSERT_EQ(kernels::checkGemm(layouts, inPlace), "");
+  kernels::GemmConfig inPlace = kernels::chooseWgmmaGemmConfig(layouts, hopper());
+  ASSERT_EQ(kernels::checkGemm(layouts, inPlace, hopper()), "");
   OwningOpRef<ModuleOp> transposed = mlir::spio::buildGemmWorkload(&context, layouts, inPlace);
   ASSERT_TRUE(succeeded(verify(*transposed)));
   kernels::LaunchPlan single = kernels::gemmLaunchPlan(layouts, inPlace);
@@ -133,6 +134,7 @@ TEST_F(LaunchPlanIRTest, ConvPlansMatchTheWorkloads) {
                             std::pair{kernels::ConvPass::Wgrad, false},
                             std::pair{kernels::ConvPass::Wgrad, true}}) {
     kernels::Conv2dGw8Problem p;
+    p.target = hopper();
     p.n = 2;
     p.c = 64;
     p.h = p.w = 16;

@@ -1,6 +1,7 @@
 //===- LaunchPlanTest.cpp - Kernel families' launch plans -----------------===//
 
 #include "spio/Kernels/LaunchPlan.h"
+#include "Targets.h"
 
 #include <gtest/gtest.h>
 
@@ -80,8 +81,8 @@ TEST(LaunchPlanTest, PackedGemmReadsItsOperandsAndTensorMapsFromTheWorkspace) {
   p.n = 200;
   p.k = 100;
   p.input = p.output = DType::F32;
-  GemmConfig c = chooseWgmmaGemmConfig(p, 132);
-  ASSERT_EQ(checkGemm(p, c), "");
+  GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+  ASSERT_EQ(checkGemm(p, c, hopper()), "");
   LaunchPlan plan = gemmLaunchPlan(p, c);
   EXPECT_EQ(plan.workspaceBytes, gemmWorkspaceBytes(p));
   ASSERT_EQ(plan.kernels.size(), 3u);
@@ -109,6 +110,7 @@ TEST(LaunchPlanTest, PackedGemmReadsItsOperandsAndTensorMapsFromTheWorkspace) {
 
 Conv2dGw8Problem conv(ConvPass pass, bool bias) {
   Conv2dGw8Problem p;
+  p.target = hopper();
   p.n = 2;
   p.c = 64;
   p.h = p.w = 16;

@@ -1,5 +1,6 @@
 //===- PerformanceModelTest.cpp - regression trees and conv2d-gw8's model -===//
 
+#include "Targets.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/TreeEnsemble.h"
 
@@ -57,6 +58,7 @@ TEST(Conv2dGw8Model, PredictsWhatXgboostPredicted) {
 Conv2dGw8Problem problem(ConvPass pass, int64_t n, int64_t c, int64_t hw, int64_t rs,
                          int64_t stride) {
   Conv2dGw8Problem p;
+  p.target = hopper();
   p.pass = pass;
   p.n = n;
   p.c = c;
@@ -111,9 +113,9 @@ TEST(Conv2dGw8Model, TheRulesChooseOnTargetsTheDataDoesNotCover) {
   EXPECT_TRUE(conv2dGw8ModelKnowsTarget(p));
   // An sm_80 part: other multiprocessors and shared memory.
   Conv2dGw8Problem ampere = p;
-  ampere.multiprocessors = 108;
-  ampere.sharedBytesPerBlock = 163 * 1024;
-  ampere.sharedBytesPerMultiprocessor = 164 * 1024;
+  ampere.target.multiprocessors = 108;
+  ampere.target.sharedBytesPerBlock = 163 * 1024;
+  ampere.target.sharedBytesPerMultiprocessor = 164 * 1024;
   EXPECT_FALSE(conv2dGw8ModelKnowsTarget(ampere));
   std::vector<std::string> names, ruleNames;
   for (const Conv2dGw8Config &c : conv2dGw8Candidates(ampere))
@@ -124,8 +126,8 @@ TEST(Conv2dGw8Model, TheRulesChooseOnTargetsTheDataDoesNotCover) {
   EXPECT_EQ(describe(chooseConv2dGw8Config(ampere)), describe(conv2dGw8RuleConfig(ampere)));
   // The same sizes with Hopper's multiprocessors but less shared memory.
   Conv2dGw8Problem lessShared = p;
-  lessShared.sharedBytesPerBlock = 99 * 1024;
-  lessShared.sharedBytesPerMultiprocessor = 100 * 1024;
+  lessShared.target.sharedBytesPerBlock = 99 * 1024;
+  lessShared.target.sharedBytesPerMultiprocessor = 100 * 1024;
   EXPECT_FALSE(conv2dGw8ModelKnowsTarget(lessShared));
 }
 
@@ -145,9 +147,9 @@ TEST(Conv2dGw8Model, FeaturesFollowTheConfigurationAndTheTarget) {
   EXPECT_EQ(feature(p, streamed, "threads"), double(c.threads() + 64));
   // Half the multiprocessors: twice the waves of the same blocks.
   Conv2dGw8Problem half = p;
-  half.multiprocessors = p.multiprocessors / 2;
+  half.target.multiprocessors = p.target.multiprocessors / 2;
   EXPECT_DOUBLE_EQ(feature(half, c, "waves"), 2 * feature(p, c, "waves"));
-  EXPECT_EQ(feature(half, c, "multiprocessors"), double(half.multiprocessors));
+  EXPECT_EQ(feature(half, c, "multiprocessors"), double(half.target.multiprocessors));
 }
 
 } // namespace

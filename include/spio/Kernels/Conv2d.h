@@ -84,19 +84,20 @@ Conv2dProblem conv2dGatheredProblem(const Conv2dProblem &problem);
 /// T: the k-tiles of one filter tap.
 int64_t conv2dChannelTiles(const Conv2dProblem &problem);
 
-/// Empty when the kernel can be built, else what is wrong.
-std::string checkConv2d(const Conv2dProblem &problem, const GemmConfig &config);
+/// Empty when the kernel can be built for `target`, else what is wrong.
+std::string checkConv2d(const Conv2dProblem &problem, const GemmConfig &config,
+                        const Target &target);
 
 /// The GEMM chooser's wgmma configuration for the implicit GEMM, on 64- or
 /// 128-row tiles (the im2col copy fills A's tile rows, never B's).
-GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, int64_t numSMs);
+GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target);
 
 /// wgrad: the parts its reduction takes for `config`'s grid to fill
-/// `multiprocessors`: as many as they hold of the tiles' blocks (each
+/// `target`'s multiprocessors: as many as they hold of the tiles' blocks (each
 /// split among a cluster's `splitK`), each part's blocks then reducing at
 /// least 4 k-tiles; 1 where the blocks are more than the multiprocessors.
 int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &config,
-                         int64_t multiprocessors);
+                         const Target &target);
 /// wgrad in parts: the workspace of their f32 sums, [part, k, r, s, c],
 /// and the reduce kernel's launch.
 int64_t conv2dWgradWorkspaceBytes(const Conv2dProblem &problem);

@@ -27,8 +27,6 @@
 #include "spio/Kernels/ConvPass.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Kernels/TreeEnsemble.h"
-#include "spio/Target/Chip.h"
-#include "spio/Target/SharedMemory.h"
 
 #include <cstdint>
 #include <string>
@@ -90,17 +88,11 @@ struct Conv2dGw8Problem {
   bool wgradEarlyLaunch = false;
   /// wgrad's band loop whole, or one part of it alone (WgradParts).
   WgradParts wgradParts = WgradParts::All;
-  /// The target GPU's multiprocessors: wgrad's grid, and that of fprop and
-  /// dgrad on flattened rows, aim for whole waves on them (an H100 SXM's or
-  /// an H200's 132 unless said).
-  int64_t multiprocessors = kDefaultMultiprocessors;
-  /// The target GPU's L2 cache bytes (wgrad's WgradDiscard::Auto).
-  int64_t l2Bytes = kDefaultL2Bytes;
-  /// The target GPU's shared memory a block may take and a multiprocessor
-  /// holds, which the chooser's blocks fit (an H100's or H200's unless
-  /// said; an RTX 4090's block takes 99 KB, not 227).
-  int64_t sharedBytesPerBlock = kHopperSharedBytesPerBlock;
-  int64_t sharedBytesPerMultiprocessor = kHopperSharedBytesPerMultiprocessor;
+  /// The GPU the kernels are chosen and sized for: wgrad's grid, and that
+  /// of fprop and dgrad on flattened rows, aim for whole waves on its
+  /// multiprocessors; wgrad's WgradDiscard::Auto weighs its L2; the blocks
+  /// fit its shared memory. checkConv2dGw8 refuses one without them.
+  Target target;
 
   /// The kernels' groups of 8 channels (a narrower group width's groups
   /// tile them).

@@ -17,6 +17,7 @@
 #define SPIO_KERNELS_GEMM_H
 
 #include "spio/Runtime/TensorMap.h"
+#include "spio/Target/Target.h"
 
 #include <cstdint>
 #include <string>
@@ -192,13 +193,13 @@ int64_t gemmPackedOffset(const GemmProblem &problem, char operand);
 /// The workspace A and B are packed into (0 where they are not).
 int64_t gemmWorkspaceBytes(const GemmProblem &problem);
 
-/// Empty when the kernel can be built, else what is wrong (dtypes, sizes,
-/// tile shapes).
-std::string checkGemm(const GemmProblem &problem, const GemmConfig &config);
+/// Empty when the kernel can be built for `target` (its shared memory a
+/// block), else what is wrong (dtypes, sizes, tile shapes).
+std::string checkGemm(const GemmProblem &problem, const GemmConfig &config, const Target &target);
 
-/// A tile configuration for the problem on a GPU with `numSMs`
-/// multiprocessors: large tiles, smaller ones when large ones leave SMs idle.
-GemmConfig chooseGemmConfig(const GemmProblem &problem, int64_t numSMs);
+/// A tile configuration for the problem on `target`: large tiles, smaller
+/// ones when large ones leave multiprocessors idle.
+GemmConfig chooseGemmConfig(const GemmProblem &problem, const Target &target);
 
 /// Whether a wgmma kernel (sm_90a) takes the problem: f16 or bf16 A and B
 /// (after packing), K-major, or M- and N-major read in place (wgmma's
@@ -212,26 +213,24 @@ bool wgmmaSupports(const GemmProblem &problem);
 /// K-major for wgmma (packLayouts): where the time the
 /// packing kernels take to transpose them (each read and written once,
 /// plus a launch each) is less than what wgmma saves over mma.sync, which
-/// runs at about half its rate on Hopper (rates measured on an H200). Never
-/// for grouped GEMMs (which take K-major operands only).
-bool gemmPrefersPackedLayouts(const GemmProblem &problem);
+/// runs at about half its rate on Hopper (rates measured on an H200; the
+/// transposes' scaled by `target`'s L2 and memory bandwidth). Never for
+/// grouped GEMMs (which take K-major operands only).
+bool gemmPrefersPackedLayouts(const GemmProblem &problem, const Target &target);
 
 /// Spio's default on Hopper: the wgmma kernel where it reads A and B in
 /// place or they are packed anyway, or gemmPrefersPackedLayouts; else
 /// mma.sync. The caller then sets packLayouts to it.
-bool gemmPrefersWgmma(const GemmProblem &problem);
+bool gemmPrefersWgmma(const GemmProblem &problem, const Target &target);
 
-/// A wgmma (sm_90a) configuration for the problem on a GPU with `numSMs`
-/// multiprocessors. M <= 64: A and B swapped (M along wgmma's N), K split
-/// by the fewest blocks (up to 3) giving 90% of a block an SM (never where
-/// the problem is batch invariant). Else 128 x
-/// 256 or 128 x 128 blocks on a persistent grid of a block an SM where
-/// their tiles keep the SMs busy (three rounds, or a last round 80% full),
-/// in clusters of 2 sharing B tiles where tile rows pair up and K is 128
-/// k-tiles or more; under one wave of 128 x 128 tiles, K split by up to 3
-/// blocks while the grid fits the SMs; else a block a tile of the width
-/// that fills the waves best. Raster groups of up to 8 tile rows.
-GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, int64_t numSMs);
+/// A wgmma (sm_90a) configuration for the problem on `target`. M <= 64: A and B swapped (M along
+/// wgmma's N), K split by the fewest blocks (up to 3) giving 90% of a block an SM (never where the
+/// problem is batch invariant). Else 128 x 256 or 128 x 128 blocks on a persistent grid of a block
+/// an SM where their tiles keep the SMs busy (three rounds, or a last round 80% full), in clusters
+/// of 2 sharing B tiles where tile rows pair up and K is 128 k-tiles or more; under one wave of 128
+/// x 128 tiles, K split by up to 3 blocks while the grid fits the SMs; else a block a tile of the
+/// width that fills the waves best. Raster groups of up to 8 tile rows.
+GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &target);
 
 /// The tensor map of operand 'a' or 'b' that a wgmma kernel takes: K-major,
 /// the operand's rows (M or N; of all its batch entries, one after the

@@ -15,6 +15,7 @@
 #define SPIO_RUNTIME_CUDA_H
 
 #include "spio/Runtime/TensorMap.h"
+#include "spio/Target/Target.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -58,6 +59,8 @@ struct DeviceInfo {
   int64_t l2Bytes = 0;
   int64_t maxSharedBytesPerBlock = 0; // with opt-in
   int64_t sharedBytesPerMultiprocessor = 0;
+  /// DRAM bytes a second: twice the memory clock times the bus width.
+  double memoryBytesPerSecond = 0;
   int driverVersion = 0;
 };
 
@@ -160,6 +163,9 @@ public:
   static Result<Cuda *> get(int device = 0);
 
   const DeviceInfo &device() const { return info; }
+  /// The device as the target kernels are chosen and compiled for: its
+  /// chip (sm_XY for compute capability X.Y) and facts.
+  Target target() const;
   /// Loads PTX; a JIT failure returns ptxas' error log.
   Result<Module> loadPTX(const std::string &ptx) const;
   Result<DeviceBuffer> allocate(size_t bytes) const;

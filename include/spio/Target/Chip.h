@@ -1,8 +1,7 @@
 //===- Chip.h - What the chips spio targets can do --------------*- C++ -*-===//
 //
-// Features that depend on the target chip's name (sm_90, sm_90a, ...), and
-// the default target's size, for the compiler and the kernel families. No
-// LLVM dependency.
+// Features that depend on the target chip's name (sm_90, sm_90a, ...), for
+// the compiler and the kernel families. No LLVM dependency.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,13 +14,6 @@
 #include <string_view>
 
 namespace spio {
-
-/// The multiprocessors of the GPU spio targets unless told otherwise (an
-/// H100 SXM's or an H200's), which conv2d-gw8's grids are sized to.
-constexpr int64_t kDefaultMultiprocessors = 132;
-/// Their L2 cache (50 MiB), against which conv2d-gw8 wgrad weighs whether
-/// its partial sums would leave L2 before the reduce has read them.
-constexpr int64_t kDefaultL2Bytes = int64_t(50) << 20;
 
 /// The compute capability in `chip` ("sm_90a": 90), 0 if it names none.
 inline int chipVersion(std::string_view chip) {

@@ -45,7 +45,8 @@ static_assert(int(WgradParts::Copies) + 1 == int(kernels::WgradParts::Copies) &&
                   int(kernels::WgradParts::CopiesWithoutRowHalo) &&
               int(WgradParts::Mma) + 1 == int(kernels::WgradParts::Mma));
 
-kernels::Conv2dGw8Problem mlir::spio::conv2dGw8Problem(Conv2dGw8Op op) {
+kernels::Conv2dGw8Problem mlir::spio::conv2dGw8Problem(Conv2dGw8Op op,
+                                                       const ::spio::Target &target) {
   kernels::Conv2dGw8Problem p;
   p.pass = kernels::ConvPass(int(op.getPass()));
   // The first input is the image the kernel stages, [n, h, w, channels/8];
@@ -66,7 +67,9 @@ kernels::Conv2dGw8Problem mlir::spio::conv2dGw8Problem(Conv2dGw8Op op) {
   p.bias = bool(op.getBias());
   Type scalar = cast<VectorType>(op.getA().getType().getElementType()).getElementType();
   p.dtype = scalar.isBF16() ? kernels::DType::BF16 : kernels::DType::F16;
-  p.multiprocessors = op.getConfig().getMultiprocessors();
+  p.target = target;
+  if (int64_t multiprocessors = op.getConfig().getMultiprocessors())
+    p.target.multiprocessors = multiprocessors;
   // wgrad into dw rather than partial sums adds them in a cluster.
   SpioTensorType out = op.getD().getType();
   p.wgradClusterReduce = p.pass == kernels::ConvPass::Wgrad && out.getDims().size() == 4;
@@ -2405,8 +2408,9 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dGw8Workload(MLIRContext *context,
     WgradPartsAttr parts;
     if (p.wgradParts != kernels::WgradParts::All)
       parts = WgradPartsAttr::get(context, WgradParts(int(p.wgradParts) - 1));
-    auto config = Conv2dGw8ConfigAttr::get(context, {c.warpsQ, c.warpsG}, c.rowsP, c.chunks,
-                                           c.copyWarps, p.multiprocessors, c.rowRing, c.stages);
+    auto config =
+        Conv2dGw8ConfigAttr::get(context, {c.warpsQ, c.warpsG}, c.rowsP, c.chunks, c.copyWarps,
+                                 p.target.multiprocessors, c.rowRing, c.stages);
     Conv2dGw8Op::create(builder, loc, ConvPass(int(p.pass)), args[0], args[1],
                         p.bias && !wgrad ? args[2] : Value(), args[wgrad ? 2 : 3],
                         ArrayRef<int64_t>{p.r, p.s}, ArrayRef<int64_t>{p.padH, p.padW},

@@ -80,19 +80,19 @@ func.func @wgrad_into_dw(%x: !X, %dy: !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] 
   return
 }
 
-// A GPU of 114 multiprocessors: the attribute keeps the count (132, the
-// default, is not printed).
+// A GPU of 114 multiprocessors: the attribute keeps the count (0, the
+// default, spio-tile's chip's reference part's, is not printed).
 // CHECK-LABEL: func.func @wgrad_114
 // CHECK: config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, multiprocessors = 114>
-// CHECK-LABEL: func.func @wgrad_132
+// CHECK-LABEL: func.func @wgrad_0
 // CHECK: config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>,
 func.func @wgrad_114(%x: !X, %dy: !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global>,
                      %ws: !spio.tensor<[part: 4, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>) {
   spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, multiprocessors = 114>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !X, !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global> -> !spio.tensor<[part: 4, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
   return
 }
-func.func @wgrad_132(%x: !X, %dy: !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global>,
+func.func @wgrad_0(%x: !X, %dy: !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global>,
                      %ws: !spio.tensor<[part: 4, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>) {
-  spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, multiprocessors = 132>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !X, !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global> -> !spio.tensor<[part: 4, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
+  spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, multiprocessors = 0>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 2} : !X, !spio.tensor<[n: 2, p: 10, q: 10, k/8: 4] x vector<8xf16>, global> -> !spio.tensor<[part: 4, k: 32, r: 3, sc/8: 4, sc: 8] x f32, global>
   return
 }

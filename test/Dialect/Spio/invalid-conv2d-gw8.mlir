@@ -151,8 +151,8 @@ func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], r
 
 // -----
 
-// expected-error @below {{conv2d_gw8_config multiprocessors must be 1 to 2^31 - 1, got 0}}
-func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, multiprocessors = 0>}
+// expected-error @below {{conv2d_gw8_config multiprocessors must be 0 to 2^31 - 1, got -1}}
+func.func private @f() attributes {c = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, multiprocessors = -1>}
 
 // -----
 

@@ -21,8 +21,9 @@
 namespace mlir::spio {
 
 /// The problem a verified spio.conv2d_gw8 computes, read off its operand
-/// types and attributes.
-::spio::kernels::Conv2dGw8Problem conv2dGw8Problem(Conv2dGw8Op op);
+/// types and attributes, on `target` (with the multiprocessors its config
+/// says, where it says any).
+::spio::kernels::Conv2dGw8Problem conv2dGw8Problem(Conv2dGw8Op op, const ::spio::Target &target);
 
 /// The tile configuration a #spio.conv2d_gw8_config describes.
 ::spio::kernels::Conv2dGw8Config conv2dGw8Config(Conv2dGw8ConfigAttr attr);

@@ -202,8 +202,7 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
 
 Attribute Conv2dGw8ConfigAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
-  int64_t warpsQ, warpsG, rows, chunks = 0, copyWarps = 0, stages = 0,
-          multiprocessors = ::spio::kDefaultMultiprocessors;
+  int64_t warpsQ, warpsG, rows, chunks = 0, copyWarps = 0, stages = 0, multiprocessors = 0;
   if (parser.parseLess() || parser.parseKeyword("warps") || parser.parseEqual() ||
       parser.parseLSquare() || parser.parseInteger(warpsQ) || parser.parseComma() ||
       parser.parseInteger(warpsG) || parser.parseRSquare() || parser.parseComma() ||
@@ -247,7 +246,7 @@ void Conv2dGw8ConfigAttr::print(AsmPrinter &printer) const {
     printer << ", chunks = " << getChunks();
   if (getCopyWarps())
     printer << ", copy_warps = " << getCopyWarps();
-  if (getMultiprocessors() != ::spio::kDefaultMultiprocessors)
+  if (getMultiprocessors())
     printer << ", multiprocessors = " << getMultiprocessors();
   if (getStages())
     printer << ", stages = " << getStages();
@@ -276,8 +275,8 @@ LogicalResult Conv2dGw8ConfigAttr::verify(function_ref<InFlightDiagnostic()> emi
   if (copyWarps < 0 || copyWarps > 32)
     return emitError() << "conv2d_gw8_config copy_warps must be 0 (none) to 32, got "
                        << copyWarps;
-  if (multiprocessors < 1 || multiprocessors > std::numeric_limits<int32_t>::max())
-    return emitError() << "conv2d_gw8_config multiprocessors must be 1 to 2^31 - 1, got "
+  if (multiprocessors < 0 || multiprocessors > std::numeric_limits<int32_t>::max())
+    return emitError() << "conv2d_gw8_config multiprocessors must be 0 to 2^31 - 1, got "
                        << multiprocessors;
   if (stages < 0)
     return emitError() << "conv2d_gw8_config stages must be 0 (choose) or positive, got "

@@ -60,7 +60,14 @@ LogicalResult tile(OpT op, const Problem &problem, const Config &config, Check c
 }
 
 struct SpioTile : mlir::spio::impl::SpioTileBase<SpioTile> {
+  using SpioTileBase::SpioTileBase;
+
   void runOnOperation() override {
+    std::optional<::spio::Target> target = ::spio::referenceTarget(chip);
+    if (!target) {
+      getOperation()->emitError() << ::spio::checkChip(chip);
+      return signalPassFailure();
+    }
     SmallVector<Operation *> workloads;
     getOperation()->walk([&](Operation *op) {
       if (isa<GemmOp, Conv2dOp, Conv2dGw8Op>(op))
@@ -69,17 +76,24 @@ struct SpioTile : mlir::spio::impl::SpioTileBase<SpioTile> {
     for (Operation *op : workloads) {
       LogicalResult tiled =
           TypeSwitch<Operation *, LogicalResult>(op)
-              .Case([](GemmOp gemm) {
-                return tile(gemm, gemmProblem(gemm), gemmConfig(gemm.getConfig()),
-                            kernels::checkGemm, buildGemmTile);
+              .Case([&](GemmOp gemm) {
+                auto check = [&](const kernels::GemmProblem &p, const kernels::GemmConfig &c) {
+                  return kernels::checkGemm(p, c, *target);
+                };
+                return tile(gemm, gemmProblem(gemm), gemmConfig(gemm.getConfig()), check,
+                            buildGemmTile);
               })
-              .Case([](Conv2dOp conv) {
-                return tile(conv, conv2dProblem(conv), gemmConfig(conv.getConfig()),
-                            kernels::checkConv2d, buildConv2dTile);
+              .Case([&](Conv2dOp conv) {
+                auto check = [&](const kernels::Conv2dProblem &p, const kernels::GemmConfig &c) {
+                  return kernels::checkConv2d(p, c, *target);
+                };
+                return tile(conv, conv2dProblem(conv), gemmConfig(conv.getConfig()), check,
+                            buildConv2dTile);
               })
-              .Case([](Conv2dGw8Op conv) {
-                return tile(conv, conv2dGw8Problem(conv), conv2dGw8Config(conv.getConfig()),
-                            kernels::checkConv2dGw8, buildConv2dGw8Tile);
+              .Case([&](Conv2dGw8Op conv) {
+                return tile(conv, conv2dGw8Problem(conv, *target),
+                            conv2dGw8Config(conv.getConfig()), kernels::checkConv2dGw8,
+                            buildConv2dGw8Tile);
               });
       if (failed(tiled))
         return signalPassFailure();

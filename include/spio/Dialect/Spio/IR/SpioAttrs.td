@@ -138,7 +138,7 @@ def Spio_Conv2dGw8ConfigAttr : Spio_Attr<"Conv2dGw8Config", "conv2d_gw8_config">
     staged rows in, each block streaming its bands through one staged
     tile. With `multiprocessors = N`,
     the chunks spio-tile chooses aim for whole waves on a GPU of N
-    multiprocessors (default 132, an H100 SXM's or an H200's). With
+    multiprocessors (0, the default: spio-tile's chip's reference part's). With
     `row_ring`, wgrad (stride 1, rows of fragments) walks each column tile
     down its row tiles, and a band that continues the one before it copies
     only its new rows of x: its first R - 1 rows are handed on from that
@@ -150,7 +150,7 @@ def Spio_Conv2dGw8ConfigAttr : Spio_Attr<"Conv2dGw8Config", "conv2d_gw8_config">
                         "int64_t":$rows,
                         DefaultValuedParameter<"int64_t", "0">:$chunks,
                         DefaultValuedParameter<"int64_t", "0">:$copyWarps,
-                        DefaultValuedParameter<"int64_t", "::spio::kDefaultMultiprocessors">:$multiprocessors,
+                        DefaultValuedParameter<"int64_t", "0">:$multiprocessors,
                         DefaultValuedParameter<"bool", "false">:$rowRing,
                         DefaultValuedParameter<"int64_t", "0">:$stages);
   // Custom: four optional `, key = value` entries and a `, row_ring`

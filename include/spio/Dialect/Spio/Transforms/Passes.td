@@ -42,7 +42,15 @@ def SpioTile : Pass<"spio-tile"> {
     ptxas and its `spio.offset_bits`; the GEMM reduction loop is single-stage
     (load, wait, barrier, compute, barrier) and carries `spio.stages` from
     the config for `spio-pipeline`.
+
+    The family's rules are checked for `chip`'s reference part
+    (`spio/Target/Target.h`: its shared memory a block and a
+    multiprocessor); a conv2d_gw8 config says its multiprocessors.
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "The chip the kernels are built for (sm_80, sm_86, sm_89, sm_90, sm_90a)">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
