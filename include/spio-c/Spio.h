@@ -366,6 +366,17 @@ int64_t spio_launcher_workspace_bytes(const spio_launcher *launcher);
  * the scalars (NULL: the defaults). Encodes TMA descriptors where the plan
  * takes them (again only for new addresses). Checks everything before the
  * first launch; nothing is synchronized. */
+/* Autotuning: times the `count` launchers (candidates of one problem,
+ * bound to the same operands and workspace as spio_launcher_run takes
+ * them, on one device) on the device's default stream: one untimed launch
+ * each, then 5 rounds timing 3 launches of every candidate in turn; writes
+ * the fastest's index to *fastest. With a `key` (the problem and its
+ * candidates as text; NULL: none), a result recorded for the key on this
+ * device beside the PTX cache ($SPIO_CACHE_DIR/autotune) is taken without
+ * timing, and a timed one is recorded. */
+int32_t spio_autotune(spio_launcher *const *launchers, int32_t count, const uint64_t *operands,
+                      int32_t num_operands, uint64_t workspace, const char *key, int32_t *fastest,
+                      char **error);
 int32_t spio_launcher_run(spio_launcher *launcher, void *stream, const uint64_t *operands,
                           int32_t num_operands, uint64_t workspace, const float *scalars,
                           char **error);

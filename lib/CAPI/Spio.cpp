@@ -2,9 +2,11 @@
 
 #include "spio-c/Spio.h"
 
+#include "spio/Compiler/AutotuneCache.h"
 #include "spio/Compiler/Cache.h"
 #include "spio/Compiler/Compiler.h"
 #include "spio/Compiler/Version.h"
+#include "spio/Kernels/Autotune.h"
 #include "spio/Kernels/Conv2d.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
@@ -672,6 +674,36 @@ float spio_launcher_scalar_default(const spio_launcher *launcher, int32_t index)
 
 int64_t spio_launcher_workspace_bytes(const spio_launcher *launcher) {
   return launcher->launcher.plan().workspaceBytes;
+}
+
+int32_t spio_autotune(spio_launcher *const *launchers, int32_t count, const uint64_t *operands,
+                      int32_t num_operands, uint64_t workspace, const char *key, int32_t *fastest,
+                      char **error) {
+  if (count < 1 || !launchers || !fastest)
+    return fail(error, "autotuning takes one launcher or more and where to write the fastest");
+  const ::spio::runtime::Cuda &cuda = launchers[0]->launcher.device();
+  for (int32_t i = 1; i < count; ++i)
+    if (&launchers[i]->launcher.device() != &cuda)
+      return fail(error, "autotuning takes launchers loaded on one device");
+  if (key)
+    if (std::optional<size_t> known =
+            mlir::spio::lookupAutotuned(cuda.device().name, key, size_t(count))) {
+      *fastest = int32_t(*known);
+      return 0;
+    }
+  kernels::LaunchBindings bindings;
+  bindings.operands.assign(operands, operands + std::max(num_operands, 0));
+  bindings.workspace = workspace;
+  std::vector<std::function<::spio::runtime::Status()>> launches;
+  for (int32_t i = 0; i < count; ++i)
+    launches.push_back([&, i] { return launchers[i]->launcher.run(bindings); });
+  auto times = kernels::timeCandidates(cuda, launches);
+  if (!times)
+    return fail(error, "autotuning: " + times.error().message);
+  *fastest = int32_t(kernels::fastestCandidate(*times));
+  if (key)
+    mlir::spio::storeAutotuned(cuda.device().name, key, size_t(count), size_t(*fastest));
+  return 0;
 }
 
 int32_t spio_launcher_run(spio_launcher *launcher, void *stream, const uint64_t *operands,

@@ -195,6 +195,9 @@ _SIGNATURES = {
     "spio_launcher_scalar_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int32]),
     "spio_launcher_scalar_default": (ctypes.c_float, [ctypes.c_void_p, ctypes.c_int32]),
     "spio_launcher_workspace_bytes": (ctypes.c_int64, [ctypes.c_void_p]),
+    "spio_autotune": (ctypes.c_int32, [_P(ctypes.c_void_p), ctypes.c_int32, _P(ctypes.c_uint64),
+                                       ctypes.c_int32, ctypes.c_uint64, ctypes.c_char_p,
+                                       _P(ctypes.c_int32), _P(ctypes.c_void_p)]),
 }
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _function = getattr(lib, _name)
@@ -356,3 +359,17 @@ class Launcher:
                          None if scalars is None else self._scalars(*scalars),
                          self._error_slot):
             raise SpioError(take_string(self._error))
+
+
+def autotune(launchers, addresses, workspace, key):
+    """The index of the fastest of `launchers` (candidates of one problem
+    on one device) on the operands at `addresses` and `workspace`, timed by
+    the library on the device's default stream, or recorded for `key` (the
+    candidates' sources) on this device beside the PTX cache."""
+    handles = (ctypes.c_void_p * len(launchers))(*(launcher.handle for launcher in launchers))
+    array = (ctypes.c_uint64 * len(addresses))(*addresses)
+    fastest, error = ctypes.c_int32(), ctypes.c_void_p()
+    if lib.spio_autotune(handles, len(launchers), array, len(addresses), workspace,
+                         key.encode(), ctypes.byref(fastest), ctypes.byref(error)) != 0:
+        raise SpioError(take_string(error))
+    return fastest.value

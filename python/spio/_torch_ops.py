@@ -126,38 +126,31 @@ def batch_invariant_enabled():
     return _batch_invariant
 
 
-def _tune(args, operands, stream, device):
-    """The fastest of conv2d_gw8's candidates for `args` on `operands`: one
-    untimed run each, then the median of 3 rounds that run every candidate
-    twice in turn (drift hits all alike)."""
+def _tune(args, operands, device):
+    """The launcher of the fastest of conv2d_gw8's candidates for `args` on
+    `operands` (the library's autotuner: timed on the device's default
+    stream, or the result recorded for these candidates on this device by
+    an earlier process, or spio-jit --autotune)."""
     family = _kernels.Conv2dGw8Family()
     candidates = [_kernels.Kernel(family, config) for config in family.candidates(args)]
     candidates = [c for c in candidates if c.supports(args)] or [_kernel(args, device)]
     launchers = [candidate.launcher(args, device) for candidate in candidates]
+    if len(launchers) == 1:
+        return launchers[0]
     size = max(launcher.workspace for launcher in launchers)
     scratch = operands[0].new_empty(size, dtype=torch.uint8) if size else None
-    workspace = 0 if scratch is None else scratch.data_ptr()
-    addresses = [0 if t is None else t.data_ptr() for t in operands]
-    for launcher in launchers:
-        launcher.run(stream, addresses, workspace)
-    times = [[] for _ in launchers]
-    for _ in range(3):
-        for launcher, measured in zip(launchers, times):
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            launcher.run(stream, addresses, workspace)
-            launcher.run(stream, addresses, workspace)
-            end.record()
-            end.synchronize()
-            measured.append(start.elapsed_time(end) / 2)
-    medians = [sorted(t)[len(t) // 2] for t in times]
-    _kernels.log.info("autotune %s: %s", args, ", ".join(
-        f"{c.config[2]} {ms:.4f} ms" for c, ms in zip(candidates, medians)))
-    return launchers[medians.index(min(medians))]
+    # The default stream's work must follow what the current stream queued.
+    torch.cuda.synchronize(operands[0].device)
+    key = "".join(family.source(args, c.config) + "\n" for c in candidates)
+    fastest = _capi.autotune(launchers, [0 if t is None else t.data_ptr() for t in operands],
+                             0 if scratch is None else scratch.data_ptr(), key)
+    torch.cuda.synchronize(operands[0].device)
+    _kernels.log.info("autotune %s: %s of %d candidates", args, candidates[fastest].config[2],
+                      len(candidates))
+    return launchers[fastest]
 
 
-def _conv_launcher(key, args, operands, stream):
+def _conv_launcher(key, args, operands):
     """The launcher of conv2d_gw8 `args` (looked up by `key`) on the
     operands' device: the one autotuning keeps (tuning first on `operands`,
     tensors in the launcher's order, where it is on, outside a CUDA graph
@@ -166,7 +159,7 @@ def _conv_launcher(key, args, operands, stream):
     if _autotune and torch.cuda.is_current_stream_capturing():
         return _launcher(args, device)  # tuned once a call outside a capture comes
     if _autotune:
-        launcher = _tune(args, operands, stream, device)
+        launcher = _tune(args, operands, device)
         _tuned.add(key)
     else:
         launcher = _launcher(args, device)
@@ -279,7 +272,7 @@ def _conv2d_gw8(x, weight, bias, stride, padding):
     if launcher is None:
         args = _conv_args(x.shape, c, r, s, stride, padding, "fprop", bias is not None,
                           _DTYPES[x.dtype], weight.shape[1])
-        launcher = _conv_launcher(key, args, operands, stream)
+        launcher = _conv_launcher(key, args, operands)
     _run(launcher, stream, operands)
     return y
 
@@ -317,7 +310,7 @@ def _conv2d_gw8_dgrad(dy, weight, input_size, stride, padding):
     if launcher is None:
         args = _conv_args(input_size, c, weight.shape[2], weight.shape[3], stride, padding,
                           "dgrad", False, _DTYPES[dy.dtype], weight.shape[1])
-        launcher = _conv_launcher(key, args, operands, stream)
+        launcher = _conv_launcher(key, args, operands)
     _run(launcher, stream, operands)
     return dx
 
@@ -353,7 +346,7 @@ def _wgrad(x, dy, kernel_size, stride, padding, group_width, bias):
     if launcher is None:
         args = _conv_args(x.shape, c, r, s, stride, padding, "wgrad", bias, _DTYPES[x.dtype],
                           group_width)
-        launcher = _conv_launcher(key, args, operands, stream)
+        launcher = _conv_launcher(key, args, operands)
     _run(launcher, stream, operands)
     return dw.permute(0, 3, 1, 2), db
 

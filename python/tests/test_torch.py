@@ -522,6 +522,39 @@ def test_bit_identical_training_steps():
 
 
 @gpu
+def test_autotune_records_the_fastest_beside_the_ptx_cache(tmp_path, monkeypatch):
+    """The library's autotuner keeps its result on disk, keyed by the device
+    and the candidates' sources: a later tuning of the same candidates reads
+    it (here an entry rewritten to name another candidate) without timing."""
+    from spio import _capi
+    monkeypatch.setenv("SPIO_CACHE_DIR", str(tmp_path))
+    args = spio.Conv2dGw8Arguments(2, 192, 72, 72)
+    family = spio.Conv2dGw8Family()
+    configs = family.candidates(args)
+    assert len(configs) > 1
+    launchers = [spio.Kernel(family, c).launcher(args, 0) for c in configs]
+    x, weight, bias = conv_inputs(n=2, c=192, h=72, w=72, seed=7)
+    y = torch.empty_like(x)
+    weight = weight.permute(0, 2, 3, 1).contiguous()  # KRSC
+    tensors = {"x": x, "w": weight, "y": y}
+    addresses = [tensors[name].data_ptr() if name in tensors else 0
+                 for name in launchers[0].operands]
+    key = "".join(family.source(args, c) + "\n" for c in configs)
+    torch.cuda.synchronize()
+    fastest = _capi.autotune(launchers, addresses, 0, key)
+    assert 0 <= fastest < len(configs)
+    (entry,) = (tmp_path / "autotune").glob("*.autotune")
+    other = (fastest + 1) % len(configs)
+    text = entry.read_text()
+    assert text.endswith(f"\n{len(configs)} {fastest}\n")
+    entry.write_text(text[:text.rindex("\n", 0, -1) + 1] + f"{len(configs)} {other}\n")
+    assert _capi.autotune(launchers, addresses, 0, key) == other
+    # Another candidate list is another key: timed again.
+    assert 0 <= _capi.autotune(launchers[:2], addresses, 0, key + "x") < 2
+    assert len(list((tmp_path / "autotune").glob("*.autotune"))) == 2
+
+
+@gpu
 def test_autotune_keeps_the_bits_of_the_chosen_kernel():
     """Autotuned fprop, dgrad (72x72 C192: 7 candidates) and wgrad (its
     stages and reduce lanes) against the heuristics' kernels: the same

@@ -10,8 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "spio/Compiler/AutotuneCache.h"
 #include "spio/Compiler/Cache.h"
 #include "spio/Compiler/Version.h"
+#include "spio/Kernels/Autotune.h"
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Kernels/IR/Conv2dGw8Kernel.h"
@@ -481,6 +483,7 @@ void reportKernel(const Cuda &gpu, const Launcher &launcher, size_t index) {
 
 /// A built-in workload's kernels, compiled through the cache.
 struct CompiledWorkload {
+  std::string source;
   mlir::spio::CompiledModule module;
   mlir::spio::CacheOutcome outcome;
   double ms;
@@ -497,6 +500,7 @@ std::optional<CompiledWorkload> compileWorkload(const std::string &source, const
   options.chip = target().chip;
   options.printIRAfterAll = printIRAfterAll;
   CompiledWorkload result;
+  result.source = source;
   std::string error;
   auto start = std::chrono::steady_clock::now();
   if (!mlir::spio::compileToPTXCached(source, options, result.module, error, result.outcome,
@@ -594,48 +598,26 @@ void reportBench(Cuda &gpu, const std::function<Status()> &launch, double flops)
                          {"runs", int(bench)},  {"timing", timingName()},  {"tflops", tflops}};
 }
 
-/// --autotune: each candidate's median milliseconds a launch, over rounds
-/// that take every candidate in turn (so that drift and the GPU's clocks
-/// hit all alike), after one untimed launch of each.
-std::vector<double> timeCandidates(Cuda &gpu,
-                                   const std::vector<std::function<Status()>> &launches) {
-  constexpr int kRounds = 5, kLaunchesTimed = 3;
-  for (const std::function<Status()> &launch : launches)
-    orFail(launch(), "launching an autotune candidate");
-  std::vector<std::vector<float>> times(launches.size());
-  for (int round = 0; round < kRounds; ++round)
-    for (size_t i = 0; i < launches.size(); ++i) {
-      auto body = [&]() -> Status {
-        for (int k = 0; k < kLaunchesTimed; ++k)
-          if (Status launched = launches[i](); !launched)
-            return launched;
-        return success();
-      };
-      times[i].push_back(orFail(gpu.timeMs(body, timing), "timing an autotune candidate") /
-                         kLaunchesTimed);
-    }
-  std::vector<double> medians;
-  for (std::vector<float> &t : times) {
-    std::sort(t.begin(), t.end());
-    medians.push_back(t[t.size() / 2]);
-  }
-  return medians;
-}
-
-/// --autotune: times the candidates, prints each one's time and returns
-/// the fastest's index (0, the chooser's, where there is one).
+/// --autotune: times the candidates (`builds`' kernels), prints each one's
+/// time, records the fastest in the autotune cache (keyed by the device and
+/// the candidates' sources, as the Python package's autotuning reads it)
+/// and returns its index (0, the chooser's, where there is one).
 size_t fastestCandidate(Cuda &gpu, const std::vector<std::function<Status()>> &launches,
-                        const std::vector<std::string> &names) {
+                        const std::vector<std::string> &names,
+                        const std::vector<CompiledWorkload> &builds) {
   if (launches.size() < 2)
     return 0;
-  std::vector<double> ms = timeCandidates(gpu, launches);
-  size_t fastest = 0;
-  for (size_t i = 0; i < launches.size(); ++i) {
+  std::vector<double> ms =
+      orFail(kernels::timeCandidates(gpu, launches, timing), "timing the autotune candidates");
+  for (size_t i = 0; i < launches.size(); ++i)
     text() << llvm::format("autotune: %-44s %.4f ms%s\n", names[i].c_str(), ms[i],
-                                 i == 0 ? " (the chooser's)" : "");
-    if (ms[i] < ms[fastest])
-      fastest = i;
-  }
+                           i == 0 ? " (the chooser's)" : "");
+  size_t fastest = kernels::fastestCandidate(ms);
+  std::string key;
+  for (const CompiledWorkload &build : builds)
+    key += build.source + "\n";
+  if (!noDiskCache)
+    mlir::spio::storeAutotuned(gpu.device().name, key, builds.size(), fastest);
   return fastest;
 }
 
@@ -1302,7 +1284,7 @@ int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
     launches.push_back([&, target = &kernels[i]]() { return launchBoth(*target); });
     poisonedLaunches.push_back(poisonedLaunchOf(kernels[i]));
   }
-  size_t chosen = fastestCandidate(gpu, launches, names);
+  size_t chosen = fastestCandidate(gpu, launches, names, builds);
   printHeader(chosen);
   const Conv2dGw8Config &config = candidates[chosen];
   LoadedPlan &run = kernels[chosen];
@@ -1586,7 +1568,7 @@ int runConv() {
   std::vector<std::string> names;
   for (const Conv2dGw8Config &candidate : candidates)
     names.push_back(describeConfig(candidate));
-  size_t chosen = fastestCandidate(gpu, launches, names);
+  size_t chosen = fastestCandidate(gpu, launches, names, builds);
   printHeader(chosen);
   config = candidates[chosen];
   const std::function<Status()> &launch = launches[chosen];

@@ -51,6 +51,8 @@ public:
          const std::set<std::string> &dependents);
 
   const LaunchPlan &plan() const { return launchPlan; }
+  /// The device the plan's kernels are loaded on.
+  const runtime::Cuda &device() const { return *cuda; }
   /// Checks `bindings` (an address for every operand that is not optional,
   /// each 16-byte aligned; the workspace where the plan needs one; as many
   /// scalars as the plan has, or none) and launches kernels [first, first
