@@ -27,8 +27,8 @@ using namespace spio::testing;
 
 namespace spio::jit {
 
-/// The request being run (run() sets it for its duration).
 namespace {
+/// The request being run (run() sets it for its duration).
 const Request *current = nullptr;
 } // namespace
 
@@ -104,11 +104,8 @@ llvm::json::Object &report() {
   return object;
 }
 
-/// What kernels are chosen and sized for: the GPU where there is one (its
-/// shared memory the chip's where --chip names another), else --chip's
-/// reference part; --multiprocessors and --l2-bytes over either.
-/// run() resets it: each request chooses its own.
 namespace {
+/// The request's target, once asked for (run() resets it).
 std::optional<Target> chosenTarget;
 } // namespace
 
