@@ -3,7 +3,8 @@
 (confirm, held-out, train, table) and pass, the configuration the library chooses
 (spio_conv2d_gw8_choose_config on the record's target: the performance
 model's pick) against the fastest measured candidate and against the hand
-rules' choice (conv2dGw8RuleConfig), and cuDNN's time over the chosen one's.
+rules' choice (conv2dGw8RuleConfig), and cuDNN's time over the chosen one's
+(where the sweep timed cuDNN: not spio-jit's autotune records).
 
   SPIO_LIBRARY=build/lib/libspio_capi.so PYTHONPATH=python \\
       python3 benchmarks/model/evaluate.py benchmarks/model/data/h200.jsonl
@@ -46,16 +47,20 @@ def main():
                      f"{record['pass']}, which the sweep did not time (another build's "
                      f"candidates?)")
         best = min(times.values())
+        vendor = record.get("cudnn_ms")
         rows[record["set"], record["pass"]].append(
-            (times[chosen] / best, times[rules] / best, record["cudnn_ms"] / times[chosen],
-             record["cudnn_ms"] / times[rules], record["name"], record["pass"]))
+            (times[chosen] / best, times[rules] / best, vendor and vendor / times[chosen],
+             vendor and vendor / times[rules], record["name"], record["pass"]))
     print(f"{model_features.load(args.data)[0]['device']}: the chosen configuration's time "
           "over the best candidate's, the model's pick (model) and the hand rules' (rules)\n")
     print("| set | pass | layers | model within 5% | rules within 5% | model / best | "
           "rules / best | model worst | rules worst | cuDNN / model | cuDNN / rules | "
           "model below cuDNN |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for set_name in ("confirm", "held-out", "train", "table"):
+    def vendor_mean(ratios):
+        return f"{geometric_mean(ratios):.2f}" if None not in ratios else "-"
+
+    for set_name in ("confirm", "held-out", "train", "table", "autotune"):
         for pass_ in ("fprop", "dgrad", "wgrad"):
             found = rows.get((set_name, pass_))
             if not found:
@@ -65,14 +70,16 @@ def main():
                   f"{sum(r <= 1.05 for r in model) / len(found):.0%} | "
                   f"{sum(r <= 1.05 for r in rule) / len(found):.0%} | "
                   f"{geometric_mean(model):.3f} | {geometric_mean(rule):.3f} | "
-                  f"{max(model):.2f} | {max(rule):.2f} | {geometric_mean(vendor_model):.2f} | "
-                  f"{geometric_mean(vendor_rule):.2f} | {sum(v < 1 for v in vendor_model)} |")
+                  f"{max(model):.2f} | {max(rule):.2f} | {vendor_mean(vendor_model)} | "
+                  f"{vendor_mean(vendor_rule)} | "
+                  f"{sum(v < 1 for v in vendor_model if v is not None)} |")
     if args.worst:
         every = [row + (set_name,) for (set_name, _), found in rows.items() for row in found]
         print(f"\nThe {args.worst} layers farthest from their best candidate (model's pick):\n")
-        for row in sorted(every, reverse=True)[:args.worst]:
+        for row in sorted(every, key=lambda row: row[:2], reverse=True)[:args.worst]:
+            vendor = "" if row[2] is None else f", cuDNN / model {row[2]:.2f}"
             print(f"- {row[6]} {row[4]} {row[5]}: model {row[0]:.2f}x the best, rules "
-                  f"{row[1]:.2f}x, cuDNN / model {row[2]:.2f}")
+                  f"{row[1]:.2f}x{vendor}")
 
 
 if __name__ == "__main__":

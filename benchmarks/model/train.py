@@ -8,7 +8,9 @@ of its layer's candidates, from the library's features of the layer, the
 configuration and the target, trained on every pass. The chooser takes
 the fprop or dgrad candidate of the lowest prediction (wgrad runs the
 rules' choice: conv2dGw8Candidates). Only the "table" and "train" sets
-are read here (never "held-out" or "confirm");
+and spio-jit's autotune measurements (from_autotune.py; but for layers of
+the held-out or confirm sets) are read here (never "held-out" or
+"confirm");
 --folds reports a cross-validation over the training layers (folds of
 layer shapes) before the final fit:
 
@@ -182,7 +184,10 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "lib", "Kernels",
                                                       "Conv2dGw8Model.inc"))
     args = parser.parse_args()
-    records = [r for r in model_features.load(args.data) if r["set"] in ("table", "train")]
+    loaded = model_features.load(args.data)
+    evaluated = {r["name"] for r in loaded if r["set"] in ("held-out", "confirm")}
+    records = [r for r in loaded if r["set"] in ("table", "train") or
+               (r["set"] == "autotune" and r["name"] not in evaluated)]
     names = model_features.feature_names()
     x, y, layer, ms = rows(records)
     print(f"{len(records)} layers and passes, {len(y)} candidates, {len(names)} features",

@@ -24,6 +24,20 @@ using namespace spio::testing;
 
 namespace spio::jit {
 
+/// Each candidate's configuration as the Python package's conv2d_gw8 tile
+/// (the C API's fields, trailing zeros off): how sweep records list them.
+static std::vector<llvm::json::Value> tilesOf(const std::vector<Conv2dGw8Config> &candidates) {
+  std::vector<llvm::json::Value> tiles;
+  for (const Conv2dGw8Config &c : candidates) {
+    std::vector<int64_t> fields = {c.warpsQ,    c.warpsG, c.rowsP,   c.chunks,
+                                   c.copyWarps, c.stages, c.rowRing, c.reduceLaneElements};
+    while (fields.size() > 3 && fields.back() == 0)
+      fields.pop_back();
+    tiles.push_back(llvm::json::Array(fields));
+  }
+  return tiles;
+}
+
 /// A conv2d-gw8 candidate's kernels loaded and planned: fprop's or dgrad's
 /// one; wgrad's partial sums and, unless the cluster adds the sums, the
 /// reduce (a dependent grid where its code waits for the sums and
@@ -105,7 +119,7 @@ static int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
     launches.push_back([&, target = &kernels[i]]() { return launchBoth(*target); });
     poisonedLaunches.push_back(poisonedLaunchOf(kernels[i]));
   }
-  size_t chosen = fastestCandidate(gpu, launches, names, builds);
+  size_t chosen = fastestCandidate(gpu, launches, names, tilesOf(candidates), builds);
   printHeader(chosen);
   const Conv2dGw8Config &config = candidates[chosen];
   LoadedPlan &run = kernels[chosen];
@@ -386,7 +400,7 @@ int runConv() {
   std::vector<std::string> names;
   for (const Conv2dGw8Config &candidate : candidates)
     names.push_back(describeConfig(candidate));
-  size_t chosen = fastestCandidate(gpu, launches, names, builds);
+  size_t chosen = fastestCandidate(gpu, launches, names, tilesOf(candidates), builds);
   printHeader(chosen);
   config = candidates[chosen];
   const std::function<Status()> &launch = launches[chosen];

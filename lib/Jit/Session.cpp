@@ -285,12 +285,12 @@ void reportBench(Cuda &gpu, const std::function<Status()> &launch, double flops)
                                          {"timing", timingName()}, {"tflops", tflops}};
 }
 
-/// --autotune: times the candidates (`builds`' kernels), prints each one's
-/// time, records the fastest in the autotune cache (keyed by the device and
-/// the candidates' sources, as the Python package's autotuning reads it)
-/// and returns its index (0, the chooser's, where there is one).
+/// The fastest is recorded keyed by the device and the candidates' sources,
+/// as the Python package's autotuning reads it; 0, the chooser's, where
+/// there is one candidate.
 size_t fastestCandidate(Cuda &gpu, const std::vector<std::function<Status()>> &launches,
                         const std::vector<std::string> &names,
+                        const std::vector<llvm::json::Value> &configs,
                         const std::vector<CompiledWorkload> &builds) {
   if (launches.size() < 2)
     return 0;
@@ -300,6 +300,11 @@ size_t fastestCandidate(Cuda &gpu, const std::vector<std::function<Status()>> &l
     text() << llvm::format("autotune: %-44s %.4f ms%s\n", names[i].c_str(), ms[i],
                            i == 0 ? " (the chooser's)" : "");
   size_t fastest = kernels::fastestCandidate(ms);
+  llvm::json::Array timed;
+  for (size_t i = 0; i < launches.size(); ++i)
+    timed.push_back(llvm::json::Object{{"name", names[i]}, {"config", configs[i]}, {"ms", ms[i]}});
+  report()["autotune"] = llvm::json::Object{
+      {"candidates", std::move(timed)}, {"fastest", int64_t(fastest)}, {"timing", timingName()}};
   std::string key;
   for (const CompiledWorkload &build : builds)
     key += build.source + "\n";
@@ -392,6 +397,15 @@ int run(const Request &request) {
       fail("--chip: " + why);
   if (std::string why = checkTarget(target()); !why.empty())
     fail("--multiprocessors and --l2-bytes: " + why);
+  const Target &t = target();
+  report()["target"] =
+      llvm::json::Object{{"chip", t.chip},
+                         {"part", t.part},
+                         {"multiprocessors", t.multiprocessors},
+                         {"l2_bytes", t.l2Bytes},
+                         {"shared_bytes_per_block", t.sharedBytesPerBlock},
+                         {"shared_bytes_per_multiprocessor", t.sharedBytesPerMultiprocessor},
+                         {"memory_bytes_per_second", t.memoryBytesPerSecond}};
   for (auto [name, count] : {std::pair{"bench", request.bench}, std::pair{"warmup", request.warmup},
                              std::pair{"repeats", request.repeats}})
     if (count < 0)

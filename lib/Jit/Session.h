@@ -98,10 +98,12 @@ void finishCheck(const testing::ReferenceCheck &reference, const char *what,
 /// as GB/s of `bytes`.
 void reportBench(runtime::Cuda &gpu, const Launch &launch, double flops);
 void reportBandwidth(runtime::Cuda &gpu, const Launch &launch, double bytes);
-/// --autotune: times the candidates, prints each one's time, records the
-/// fastest in the autotune cache and returns its index.
+/// --autotune: times the candidates, prints each one's time (`names`),
+/// reports them (--json: each one's name, `configs` entry and time),
+/// records the fastest in the autotune cache and returns its index.
 size_t fastestCandidate(runtime::Cuda &gpu, const std::vector<Launch> &launches,
                         const std::vector<std::string> &names,
+                        const std::vector<llvm::json::Value> &configs,
                         const std::vector<CompiledWorkload> &builds);
 /// --autotune --check: every candidate's output must be the chosen one's.
 void expectCandidatesBits(runtime::Cuda &gpu, runtime::DeviceBuffer &out,
