@@ -527,7 +527,7 @@ class Kernel:
         loaded = prepared.devices[device] = _Loaded(module, launcher, launches)
         return loaded
 
-    def compile(self, args, chip="sm_90"):
+    def compile(self, args, chip=DEFAULT_CHIP):
         """The instance specialized for `args`, compiled for `chip` (no GPU
         needed); SpioError with the reason when it does not support them."""
         compiled = self._compile(args, chip)
