@@ -2,6 +2,7 @@
 
 #include "spio/Compiler/Cache.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
@@ -11,6 +12,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -105,10 +107,10 @@ static bool deserialize(llvm::StringRef text, const std::string &key,
   return true;
 }
 
-bool mlir::spio::compileToPTXCached(const std::string &source, const CompileOptions &options,
-                                    CompiledModule &result, std::string &error,
-                                    CacheOutcome &outcome, bool useDisk,
-                                    const std::string &sourceName) {
+/// The cache around `compile`, which compiles `source` into `result`.
+static bool compileCached(const std::string &source, const CompileOptions &options,
+                          CompiledModule &result, CacheOutcome &outcome, bool useDisk,
+                          const std::function<bool()> &compile) {
   std::string keyText;
   llvm::raw_string_ostream keyStream(keyText);
   keyStream << "spio " << SPIO_SOURCE_FINGERPRINT << "\nLLVM " << LLVM_VERSION_STRING << "\nchip "
@@ -149,7 +151,7 @@ bool mlir::spio::compileToPTXCached(const std::string &source, const CompileOpti
     }
   }
 
-  if (!compileToPTX(source, options, result, error, sourceName))
+  if (!compile())
     return false;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -171,4 +173,24 @@ bool mlir::spio::compileToPTXCached(const std::string &source, const CompileOpti
     }
   }
   return true;
+}
+
+bool mlir::spio::compileToPTXCached(const std::string &source, const CompileOptions &options,
+                                    CompiledModule &result, std::string &error,
+                                    CacheOutcome &outcome, bool useDisk,
+                                    const std::string &sourceName) {
+  return compileCached(source, options, result, outcome, useDisk,
+                       [&] { return compileToPTX(source, options, result, error, sourceName); });
+}
+
+bool mlir::spio::compileModuleToPTXCached(ModuleOp module, const CompileOptions &options,
+                                          CompiledModule &result, std::string &error,
+                                          CacheOutcome &outcome, std::string &source, bool useDisk,
+                                          const std::string &sourceName) {
+  source.clear();
+  llvm::raw_string_ostream os(source);
+  module.print(os);
+  return compileCached(source, options, result, outcome, useDisk, [&] {
+    return compileModuleToPTX(module, options, result, error, sourceName);
+  });
 }

@@ -43,36 +43,32 @@ static void printLocation(llvm::raw_ostream &os, Location loc) {
   }
 }
 
-namespace mlir::spio {
-/// compileToPTX without the crash recovery.
-static bool compileUnguarded(const std::string &source, const CompileOptions &options,
-                             CompiledModule &result, std::string &error,
-                             const std::string &sourceName) {
-  if (std::string why = ::spio::checkChip(options.chip); !why.empty()) {
-    error = why;
-    return false;
+/// Appends `diag` and its notes to `errors`, each at its location.
+static LogicalResult appendDiagnostic(llvm::raw_ostream &errors, Diagnostic &diag) {
+  printLocation(errors, diag.getLocation());
+  errors << ": " << diag << "\n";
+  for (Diagnostic &note : diag.getNotes()) {
+    printLocation(errors, note.getLocation());
+    errors << ": note: " << note << "\n";
   }
+  return success();
+}
+
+std::unique_ptr<MLIRContext> mlir::spio::makeCompilerContext() {
   DialectRegistry registry;
   registerSpioCompiler(registry);
-  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-  llvm::raw_string_ostream errors(error);
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    printLocation(errors, diag.getLocation());
-    errors << ": " << diag << "\n";
-    for (Diagnostic &note : diag.getNotes()) {
-      printLocation(errors, note.getLocation());
-      errors << ": note: " << note << "\n";
-    }
-    return success();
-  });
+  return std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+}
 
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context, sourceName);
-  if (!module)
-    return false;
-
+namespace mlir::spio {
+/// Lowers `module` to PTX (diagnostics go to the context's handler; what
+/// is not a diagnostic to `errors`), without the crash recovery.
+static bool lowerUnguarded(ModuleOp module, const CompileOptions &options, CompiledModule &result,
+                           llvm::raw_ostream &errors) {
+  MLIRContext &context = *module.getContext();
   // Workload kernels: a spio.gemm on the kernel's own parameters.
   llvm::StringMap<GemmWorkload> workloads;
-  module->walk([&](GemmOp gemm) {
+  module.walk([&](GemmOp gemm) {
     auto kernel = gemm->getParentOfType<gpu::GPUFuncOp>();
     if (!kernel || gemm->getParentOp() != kernel)
       return;
@@ -108,7 +104,7 @@ static bool compileUnguarded(const std::string &source, const CompileOptions &op
 
   // Workload kernels: a spio.conv2d on the kernel's own parameters.
   llvm::StringMap<Conv2dWorkload> convolutions;
-  module->walk([&](Conv2dOp conv) {
+  module.walk([&](Conv2dOp conv) {
     auto kernel = conv->getParentOfType<gpu::GPUFuncOp>();
     if (!kernel || conv->getParentOp() != kernel)
       return;
@@ -149,12 +145,13 @@ static bool compileUnguarded(const std::string &source, const CompileOptions &op
   PassManager lower(&context);
   configure(lower);
   buildSpioLoweringPipeline(lower, ptxOptions);
-  if (failed(lower.run(*module)))
+  if (failed(lower.run(module)))
     return false;
   // wgmma exists only in Hopper's arch-specific target: a kernel that uses
   // it is compiled for sm_90a, which runs on the sm_90 chips it was asked for.
   if (ptxOptions.chip.getValue() == "sm_90") {
-    WalkResult wgmma = module->walk([](NVVM::WgmmaFenceAlignedOp) { return WalkResult::interrupt(); });
+    WalkResult wgmma =
+        module.walk([](NVVM::WgmmaFenceAlignedOp) { return WalkResult::interrupt(); });
     if (wgmma.wasInterrupted())
       ptxOptions.chip = "sm_90a";
   }
@@ -165,7 +162,7 @@ static bool compileUnguarded(const std::string &source, const CompileOptions &op
   result.kernels.clear();
   int64_t sharedLimit = ::spio::sharedMemoryOf(options.chip).perBlock;
   bool fits = true;
-  module->walk([&](gpu::GPUFuncOp func) {
+  module.walk([&](gpu::GPUFuncOp func) {
     if (!func.isKernel())
       return;
     CompiledKernel kernel;
@@ -192,11 +189,11 @@ static bool compileUnguarded(const std::string &source, const CompileOptions &op
   PassManager toPTX(&context);
   configure(toPTX);
   buildGPUToPTXPipeline(toPTX, ptxOptions);
-  if (failed(toPTX.run(*module)))
+  if (failed(toPTX.run(module)))
     return false;
 
   result.ptx.clear();
-  module->walk([&](gpu::BinaryOp binary) {
+  module.walk([&](gpu::BinaryOp binary) {
     for (Attribute object : binary.getObjects())
       result.ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
   });
@@ -205,6 +202,22 @@ static bool compileUnguarded(const std::string &source, const CompileOptions &op
     return false;
   }
   return true;
+}
+
+/// compileToPTX without the crash recovery.
+static bool compileUnguarded(const std::string &source, const CompileOptions &options,
+                             CompiledModule &result, std::string &error,
+                             const std::string &sourceName) {
+  if (std::string why = ::spio::checkChip(options.chip); !why.empty()) {
+    error = why;
+    return false;
+  }
+  std::unique_ptr<MLIRContext> context = makeCompilerContext();
+  llvm::raw_string_ostream errors(error);
+  ScopedDiagnosticHandler handler(context.get(),
+                                  [&](Diagnostic &diag) { return appendDiagnostic(errors, diag); });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, context.get(), sourceName);
+  return module && lowerUnguarded(*module, options, result, errors);
 }
 } // namespace mlir::spio
 
@@ -226,23 +239,47 @@ static std::string saveCrashInput(const std::string &source) {
   return std::string(path);
 }
 
-bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,
-                              CompiledModule &result, std::string &error,
-                              const std::string &sourceName) {
-  // The library runs inside Python and other hosts: a crash in LLVM or MLIR
-  // (a signal, or the abort of an LLVM ERROR) becomes this call's error
-  // rather than the process's end. Compilation is single-threaded, so the
-  // crash happens on this thread. What the crashed compilation held leaks.
+/// Runs `compile`. The library runs inside Python and other hosts: a crash
+/// in LLVM or MLIR (a signal, or the abort of an LLVM ERROR) becomes the
+/// call's error, naming where `input()` was saved, rather than the
+/// process's end. Compilation is single-threaded, so the crash happens on
+/// this thread. What the crashed compilation held leaks.
+static bool guarded(const std::function<bool()> &compile, const std::function<std::string()> &input,
+                    const std::string &sourceName, std::string &error) {
   static std::once_flag enabled;
   std::call_once(enabled, [] { llvm::CrashRecoveryContext::Enable(); });
   bool compiled = false;
   llvm::CrashRecoveryContext recovery;
-  if (recovery.RunSafely(
-          [&] { compiled = compileUnguarded(source, options, result, error, sourceName); }))
+  if (recovery.RunSafely([&] { compiled = compile(); }))
     return compiled;
-  std::string saved = saveCrashInput(source);
+  std::string saved = saveCrashInput(input());
   error += "the compiler crashed on " + sourceName +
            (saved.empty() ? std::string(" (its input could not be saved)")
                           : "; the input was saved to " + saved);
   return false;
+}
+
+bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &options,
+                              CompiledModule &result, std::string &error,
+                              const std::string &sourceName) {
+  return guarded([&] { return compileUnguarded(source, options, result, error, sourceName); },
+                 [&] { return source; }, sourceName, error);
+}
+
+bool mlir::spio::compileModuleToPTX(ModuleOp module, const CompileOptions &options,
+                                    CompiledModule &result, std::string &error,
+                                    const std::string &sourceName) {
+  if (std::string why = ::spio::checkChip(options.chip); !why.empty()) {
+    error = why;
+    return false;
+  }
+  llvm::raw_string_ostream errors(error);
+  ScopedDiagnosticHandler handler(module.getContext(),
+                                  [&](Diagnostic &diag) { return appendDiagnostic(errors, diag); });
+  // Printed before lowering: a crash may leave the module unprintable.
+  std::string input;
+  llvm::raw_string_ostream os(input);
+  module.print(os);
+  return guarded([&] { return lowerUnguarded(module, options, result, errors); },
+                 [&] { return input; }, sourceName, error);
 }

@@ -15,6 +15,7 @@
 #include <random>
 
 using namespace spio;
+using mlir::MLIRContext;
 using namespace spio::kernels;
 using namespace spio::runtime;
 using namespace spio::testing;
@@ -63,8 +64,11 @@ int runConv2d() {
       opt().convParts ? int64_t(opt().convParts) : conv2dWgradParts(problem, config, target());
   if (std::string err = checkConv2d(problem, config, target()); !err.empty())
     fail(err);
-  std::optional<CompiledWorkload> built =
-      compileWorkload(mlir::spio::conv2dSource(problem, config), "conv2d");
+  std::optional<CompiledWorkload> built = compileWorkload(
+      [&](MLIRContext *context) {
+        return mlir::spio::buildConv2dWorkload(context, problem, config);
+      },
+      "conv2d");
   if (!built)
     return 0;
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);

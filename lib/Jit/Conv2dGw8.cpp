@@ -18,6 +18,7 @@
 #include <random>
 
 using namespace spio;
+using mlir::MLIRContext;
 using namespace spio::kernels;
 using namespace spio::runtime;
 using namespace spio::testing;
@@ -294,8 +295,11 @@ int runConv() {
       opt().convAutotune ? conv2dGw8Candidates(problem) : std::vector<Conv2dGw8Config>{config};
   std::vector<CompiledWorkload> builds;
   for (const Conv2dGw8Config &candidate : candidates) {
-    std::optional<CompiledWorkload> built =
-        compileWorkload(mlir::spio::conv2dGw8Source(problem, candidate), "conv2d-gw8");
+    std::optional<CompiledWorkload> built = compileWorkload(
+        [&](MLIRContext *context) {
+          return mlir::spio::buildConv2dGw8Workload(context, problem, candidate);
+        },
+        "conv2d-gw8");
     if (!built)
       return 0;
     builds.push_back(std::move(*built));

@@ -18,6 +18,7 @@
 #include <random>
 
 using namespace spio;
+using mlir::MLIRContext;
 using namespace spio::kernels;
 using namespace spio::runtime;
 using namespace spio::testing;
@@ -233,8 +234,9 @@ int runGemm() {
 
   if (config.wgmma && !hopper)
     fail("--wgmma needs a Hopper target (sm_90), not " + target().chip);
-  std::optional<CompiledWorkload> built =
-      compileWorkload(mlir::spio::gemmSource(problem, config), "gemm");
+  std::optional<CompiledWorkload> built = compileWorkload(
+      [&](MLIRContext *context) { return mlir::spio::buildGemmWorkload(context, problem, config); },
+      "gemm");
   if (!built)
     return 0;
   const mlir::spio::CompiledModule &compiled = built->module;

@@ -10,6 +10,7 @@
 #include "spio/Compiler/AutotuneCache.h"
 #include "spio/Compiler/Version.h"
 #include "spio/Kernels/Autotune.h"
+#include "spio/Kernels/IR/GemmKernel.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -178,20 +179,23 @@ void reportKernel(const Cuda &gpu, const Launcher &launcher, size_t index) {
 
 /// Compiles a workload's spio source, or prints it (--emit-spio) or its PTX
 /// (--emit-ptx) and returns nothing: then there is nothing to run.
-std::optional<CompiledWorkload> compileWorkload(const std::string &source, const char *name) {
+std::optional<CompiledWorkload> compileWorkload(const BuildWorkload &build, const char *name) {
+  std::unique_ptr<mlir::MLIRContext> context = mlir::spio::makeCompilerContext();
+  mlir::spio::loadWorkloadDialects(context.get());
+  auto start = std::chrono::steady_clock::now();
+  mlir::OwningOpRef<mlir::ModuleOp> module = build(context.get());
   if (opt().emitSpio) {
-    llvm::outs() << source;
+    module->print(llvm::outs());
     return std::nullopt;
   }
   mlir::spio::CompileOptions options;
   options.chip = target().chip;
   options.printIRAfterAll = opt().printIRAfterAll;
   CompiledWorkload result;
-  result.source = source;
   std::string error;
-  auto start = std::chrono::steady_clock::now();
-  if (!mlir::spio::compileToPTXCached(source, options, result.module, error, result.outcome,
-                                      !opt().noDiskCache, std::string("spio-") + name + ".mlir"))
+  if (!mlir::spio::compileModuleToPTXCached(*module, options, result.module, error, result.outcome,
+                                            result.source, !opt().noDiskCache,
+                                            std::string("spio-") + name))
     fail(std::string("compiling the ") + name + " kernel:\n" + error);
   result.ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -19,6 +19,8 @@
 #include "spio/Kernels/Launcher.h"
 #include "spio/Testing/Reference.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -80,9 +82,12 @@ struct CompiledWorkload {
   mlir::spio::CacheOutcome outcome;
   double ms;
 };
-/// Compiles a workload's spio source, or prints it (--emit-spio) or its PTX
-/// (--emit-ptx) and returns nothing: then there is nothing to run.
-std::optional<CompiledWorkload> compileWorkload(const std::string &source, const char *name);
+/// A workload's module, built in the given context by its kernel family.
+using BuildWorkload = std::function<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext *)>;
+/// Compiles the workload `build` makes (through the PTX cache, lowered as
+/// built), or prints its module (--emit-spio) or its PTX (--emit-ptx) and
+/// returns nothing: then there is nothing to run.
+std::optional<CompiledWorkload> compileWorkload(const BuildWorkload &build, const char *name);
 
 using Launch = std::function<runtime::Status()>;
 /// Poisons `out`, runs `launch` once and returns what it wrote in `bytes`.

@@ -10,6 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 import spio
 from spio import _capi
 
@@ -630,6 +632,16 @@ def test_gemm_tensor_maps_refuse_what_tma_cannot_read():
         expect_error(lambda: encode(1 << 20, 1 << 21), "no GPU")
         return
     expect_error(lambda: encode((1 << 20) + 2, 1 << 21), "16-byte aligned address")
+
+
+def test_autotune_refuses_no_candidates():
+    error, fastest = ctypes.c_void_p(), ctypes.c_int32(-1)
+    assert _capi.lib.spio_autotune(None, 0, None, 0, 0, None, ctypes.byref(fastest),
+                                   ctypes.byref(error)) != 0
+    assert "one launcher or more" in _capi.take_string(error)
+    assert fastest.value == -1
+    with pytest.raises(spio.SpioError, match="one launcher or more"):
+        _capi.autotune([], [], 0, "key")
 
 
 def test_launchers_refuse_a_bad_problem_or_missing_kernels_without_a_gpu():

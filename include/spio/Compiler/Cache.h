@@ -39,6 +39,15 @@ bool compileToPTXCached(const std::string &source, const CompileOptions &options
                         CacheOutcome &outcome, bool useDisk = true,
                         const std::string &sourceName = "<source>");
 
+/// compileModuleToPTX through the same cache, keyed by the module as it
+/// prints (`source` gets that text: what compileToPTXCached takes for the
+/// same kernels, --emit-spio's output); on a miss the module is lowered as
+/// built, not parsed back.
+bool compileModuleToPTXCached(ModuleOp module, const CompileOptions &options,
+                              CompiledModule &result, std::string &error, CacheOutcome &outcome,
+                              std::string &source, bool useDisk = true,
+                              const std::string &sourceName = "<module>");
+
 } // namespace mlir::spio
 
 #endif // SPIO_COMPILER_CACHE_H

@@ -7,9 +7,15 @@
 #include "spio/Kernels/Gemm.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace mlir {
+class MLIRContext;
+class ModuleOp;
+} // namespace mlir
 
 namespace mlir::spio {
 
@@ -62,6 +68,16 @@ struct CompiledModule {
 bool compileToPTX(const std::string &source, const CompileOptions &options,
                   CompiledModule &result, std::string &error,
                   const std::string &sourceName = "<source>");
+
+/// A context with every dialect spio compiles loaded, single-threaded:
+/// where a kernel family builds the module compileModuleToPTX lowers.
+std::unique_ptr<MLIRContext> makeCompilerContext();
+
+/// compileToPTX of a module built in place (in a makeCompilerContext
+/// context), lowered as built, never printed and parsed back; `module` is
+/// lowered in place. Errors are located as the builder located its ops.
+bool compileModuleToPTX(ModuleOp module, const CompileOptions &options, CompiledModule &result,
+                        std::string &error, const std::string &sourceName = "<module>");
 
 } // namespace mlir::spio
 

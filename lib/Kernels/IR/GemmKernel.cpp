@@ -1488,11 +1488,15 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
   return module;
 }
 
+void mlir::spio::loadWorkloadDialects(MLIRContext *context) {
+  context->loadDialect<SpioDialect, gpu::GPUDialect, arith::ArithDialect, scf::SCFDialect,
+                       vector::VectorDialect>();
+}
+
 std::string
 mlir::spio::printedWorkload(function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> buildWorkload) {
   MLIRContext context(MLIRContext::Threading::DISABLED);
-  context.loadDialect<SpioDialect, gpu::GPUDialect, arith::ArithDialect, scf::SCFDialect,
-                      vector::VectorDialect>();
+  loadWorkloadDialects(&context);
   OwningOpRef<ModuleOp> module = buildWorkload(&context);
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -41,6 +41,10 @@ SpioTensorType gemmOperandType(MLIRContext *context, const ::spio::kernels::Gemm
 TensorMapType gemmTensorMapType(MLIRContext *context, const ::spio::kernels::GemmProblem &problem,
                                 const ::spio::kernels::GemmConfig &config, char operand);
 
+/// Loads the dialects every family's workload builder (buildGemmWorkload,
+/// buildConv2dWorkload, buildConv2dGw8Workload) creates ops of.
+void loadWorkloadDialects(MLIRContext *context);
+
 /// The workload: one gpu.module @spio_gemm holding gpu.func @gemm(A, B, C, D,
 /// alpha, beta, then the parameters gemmParameters() adds: the bias and scale
 /// vectors, A's and B's tensor maps) whose body is a `spio.gemm` with the
