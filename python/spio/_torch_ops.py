@@ -16,7 +16,9 @@ implementations and autograd:
 - spio::bmm (batched a @ b, transposed views read in place).
 - spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
   spio.matmul's too); dX and dW are GEMMs too, dW accumulated in f32 and
-  rounded once to the weight's dtype; db is dY summed in f32.
+  rounded once to the weight's dtype, or added in place to the weight's
+  f32 `main_grad` where it has one (spio::mm_dw_accumulate); db is dY
+  summed in f32.
 
 Kernels specialize on shapes at first call and come from the PTX cache
 after. The first call of a shape checks it, chooses a kernel and keeps
@@ -167,15 +169,16 @@ def _conv_launcher(key, args, operands):
     return launcher
 
 
-def _run(launcher, stream, operands):
-    """Launches with `operands` (tensors or None, in the launcher's order)
-    and scratch memory where it needs some."""
+def _run(launcher, stream, operands, scalars=None):
+    """Launches with `operands` (tensors or None, in the launcher's order),
+    `scalars` (in the launcher's order; None: their defaults) and scratch
+    memory where it needs some."""
     # Fresh scratch each call: memory kept across calls would escape the
     # pools of CUDA graph captures (torch.compile's cudagraph trees refuse it).
     workspace = operands[0].new_empty(launcher.workspace, dtype=torch.uint8) \
         if launcher.workspace else None
     launcher.run(stream, [0 if t is None else t.data_ptr() for t in operands],
-                 0 if workspace is None else workspace.data_ptr())
+                 0 if workspace is None else workspace.data_ptr(), scalars)
 
 
 # The current stream's handle; torch.cuda.current_stream() builds a Stream
@@ -644,13 +647,17 @@ def _aligned(t):
     return t.clone() if t.data_ptr() % _kernels.ALIGNMENT else t
 
 
-def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None):
+def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=None):
     """D (m x n) = A @ B (+ bias, one value a column, added in f32 before
-    the rounding to D) with A and B as stored (layouts as in GemmArguments)."""
+    the rounding to D) with A and B as stored (layouts as in GemmArguments).
+    With `accumulate` (a contiguous m x n tensor of `out_dtype`), D is that
+    tensor and the product is added to it in place (C = D, beta = 1: one
+    rounding of the f32 sum)."""
     precision = _f32_precision(a)
     key = ("gemm", a.dtype, b.dtype, a.get_device(), b.get_device(), out_dtype, a_layout,
            b_layout, m, n, k, _batch_invariant, precision,
-           None if bias is None else (bias.shape, bias.dtype, bias.get_device()))
+           None if bias is None else (bias.shape, bias.dtype, bias.get_device()),
+           None if accumulate is None else accumulate.get_device())
     launcher = _launchers.get(key)
     if launcher is None or not (a.is_contiguous() and b.is_contiguous()):
         for name, t in (("A", a), ("B", b)):
@@ -666,12 +673,14 @@ def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None):
             epilogue = {"epilogue": ("bias",), "bias_along": "col",
                         "bias_dtype": _DTYPES[bias.dtype]}
         args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
-                                      b_layout, batch_invariant=_batch_invariant,
-                                      precision=precision, **epilogue)
+                                      b_layout, reads_c=accumulate is not None,
+                                      batch_invariant=_batch_invariant, precision=precision,
+                                      **epilogue)
         launcher = _launchers[key] = _launcher(args, a.get_device())
-    d = a.new_empty((m, n), dtype=out_dtype)
-    _run(launcher, _stream(a), (_aligned(a), _aligned(b), None, d,
-                                None if bias is None else _aligned(bias.contiguous()), None, None))
+    d = a.new_empty((m, n), dtype=out_dtype) if accumulate is None else accumulate
+    _run(launcher, _stream(a), (_aligned(a), _aligned(b), accumulate, d,
+                                None if bias is None else _aligned(bias.contiguous()), None, None),
+         None if accumulate is None else (1.0, 1.0))
     return d
 
 
@@ -705,6 +714,36 @@ def _mm_dw(dy, x):
 
 mm_dw_op = _define("mm_dw(Tensor dy, Tensor x) -> Tensor", _mm_dw,
                    lambda dy, x: dy.new_empty((dy.shape[1], x.shape[1])))
+
+
+def _main_grad(weight):
+    """weight.main_grad, the f32 buffer a weight's gradients are added to in
+    place (Megatron-LM's convention for f32 master gradients), checked;
+    None where the weight has none."""
+    main_grad = getattr(weight, "main_grad", None)
+    if main_grad is None:
+        return None
+    if not isinstance(main_grad, torch.Tensor) or main_grad.dtype != torch.float32 or \
+            main_grad.shape != weight.shape or main_grad.device != weight.device or \
+            not main_grad.is_contiguous():
+        what = (f"a {main_grad.dtype} tensor of shape {tuple(main_grad.shape)} on "
+                f"{main_grad.device}" if isinstance(main_grad, torch.Tensor)
+                else type(main_grad).__name__)
+        raise SpioError(f"weight.main_grad must be a contiguous float32 tensor of the weight's "
+                        f"shape {tuple(weight.shape)} on {weight.device}, got {what}")
+    return main_grad
+
+
+def _mm_dw_accumulate(dy, x, main_grad):
+    """main_grad (N, K) f32 += dY.t() @ x: the weight gradient added to the
+    f32 master in the GEMM's epilogue, one rounding, no dW tensor."""
+    dy = dy.contiguous()
+    _gemm(dy, x, torch.float32, "col", "row", dy.shape[1], x.shape[1], dy.shape[0],
+          accumulate=main_grad)
+
+
+mm_dw_accumulate_op = _define("mm_dw_accumulate(Tensor dy, Tensor x, Tensor(a!) main_grad) -> ()",
+                              _mm_dw_accumulate, lambda dy, x, main_grad: None)
 
 
 linear_op = _define("linear(Tensor x, Tensor w, Tensor? b) -> Tensor", _mm,
@@ -752,16 +791,50 @@ class _LinearFunction(torch.autograd.Function):
         return _linear_gradients(ctx, dy, _mm_dx, _mm_dw)
 
 
+class _LinearMainGradFunction(torch.autograd.Function):
+    """linear whose weight gradient is added in place to the weight's f32
+    main_grad by the dW GEMM's epilogue (one rounding) rather than returned:
+    the weight gets no .grad, as with Megatron-LM's gradient accumulation
+    fusion. The registered operators under tracing, the implementations
+    in eager mode."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, main_grad):
+        ctx.save_for_backward(x, weight)
+        ctx.has_bias = bias is not None
+        # Not saved for backward: earlier backward calls add to it.
+        ctx.main_grad = main_grad
+        return linear_op(x, weight, bias) if torch.compiler.is_compiling() else \
+            _mm(x, weight, bias)
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, w = ctx.saved_tensors
+        tracing = torch.compiler.is_compiling()
+        dx = None
+        if ctx.needs_input_grad[0]:
+            dx = mm_dx_op(dy, w) if tracing else _mm_dx(dy, w)
+        if ctx.needs_input_grad[1]:
+            (mm_dw_accumulate_op if tracing else _mm_dw_accumulate)(dy, x, ctx.main_grad)
+        db = dy.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
+        return dx, None, db, None
+
+
 def linear(x, weight, bias=None):
     """x @ weight.t() (+ bias, added in the GEMM's epilogue) on Spio's GEMM;
     x (..., K) f16/bf16/f32 on a CUDA device (f32 as
-    torch.get_float32_matmul_precision() says)."""
+    torch.get_float32_matmul_precision() says). Where the weight has a
+    `main_grad` (a float32 tensor of its shape), the backward adds dW to it
+    in place instead of giving the weight a .grad."""
     x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
     x2 = x2.contiguous()
+    main_grad = _main_grad(weight)
     # Tracing (torch.compile, export) and tensor subclasses take the
     # registered operator; eager calls its implementation, through
     # autograd only where a gradient is wanted.
-    if type(x) is not torch.Tensor or torch.compiler.is_compiling():
+    if main_grad is not None and torch.is_grad_enabled() and weight.requires_grad:
+        y = _LinearMainGradFunction.apply(x2, weight, bias, main_grad)
+    elif type(x) is not torch.Tensor or torch.compiler.is_compiling():
         y = linear_op(x2, weight, bias)
     elif _needs_grad(x, weight, bias):
         y = _LinearFunction.apply(x2, weight, bias)

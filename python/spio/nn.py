@@ -133,13 +133,19 @@ def _hopper():
 
 class Linear(torch.nn.Module):
     """torch.nn.Linear on Spio's GEMM (dW accumulated in f32; f32 layers as
-    torch.get_float32_matmul_precision() says)."""
+    torch.get_float32_matmul_precision() says). With `main_grad`, the weight
+    carries a float32 `main_grad` of its shape, zeroed, to which every
+    backward adds dW in place (one rounding, in the GEMM's epilogue) instead
+    of setting weight.grad: f32 master gradients for f16/bf16 weights."""
 
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None,
+                 main_grad=False):
         super().__init__()
         reference = torch.nn.Linear(in_features, out_features, bias, device, dtype)
         self.weight = reference.weight
         self.bias = reference.bias
+        if main_grad:
+            self.weight.main_grad = torch.zeros_like(self.weight, dtype=torch.float32)
 
     @classmethod
     def from_torch(cls, linear):

@@ -161,6 +161,52 @@ def test_linear_and_matmul_with_gradients():
     close(spio.matmul(a, b), a.float() @ b.float(), 64)
 
 
+@gpu
+def test_linear_adds_dw_to_the_weights_f32_main_grad():
+    """With weight.main_grad, each backward adds dW to it in place, the f32
+    products and the running sum rounded once (within f32 accumulation of
+    a float64 sum, far inside bf16's rounding), and sets no weight.grad;
+    the same bits run to run and under torch.compile; the bias gradient
+    and dx as without it."""
+    generator = torch.Generator(device="cuda").manual_seed(5)
+    layer = spio.nn.Linear(320, 192, device="cuda", dtype=torch.bfloat16, main_grad=True)
+    assert layer.weight.main_grad.dtype == torch.float32
+    xs = [torch.randn(136, 320, device="cuda", dtype=torch.bfloat16, generator=generator)
+          for _ in range(3)]
+    dys = [torch.randn(136, 192, device="cuda", dtype=torch.bfloat16, generator=generator)
+           for _ in range(3)]
+
+    def accumulate(forward):
+        layer.weight.main_grad.zero_()
+        layer.bias.grad = None
+        dxs = []
+        for x, dy in zip(xs, dys):
+            x = x.clone().requires_grad_()
+            forward(x).backward(dy)
+            dxs.append(x.grad)
+        return layer.weight.main_grad.clone(), layer.bias.grad.clone(), dxs
+
+    main_grad, bias_grad, dxs = accumulate(layer)
+    assert layer.weight.grad is None
+    exact = sum(dy.double().t() @ x.double() for x, dy in zip(xs, dys))
+    magnitude = sum(dy.double().abs().t() @ x.double().abs() for x, dy in zip(xs, dys))
+    assert ((main_grad.double() - exact).abs() / magnitude).max().item() < 3e-5
+    want_db = sum(dy.float().sum(0) for dy in dys)
+    close(bias_grad, want_db, want_db.abs().max().item())
+    for dx, dy in zip(dxs, dys):
+        want = dy.float() @ layer.weight.detach().float()
+        close(dx, want, want.abs().max().item())
+    again = accumulate(layer)
+    assert torch.equal(again[0], main_grad) and torch.equal(again[1], bias_grad)
+    compiled = accumulate(torch.compile(layer))
+    assert torch.equal(compiled[0], main_grad)
+    assert layer.weight.grad is None
+    # A main_grad of the wrong kind is refused before any launch.
+    layer.weight.main_grad = torch.zeros_like(layer.weight)
+    with pytest.raises(spio.SpioError, match="main_grad must be a contiguous float32"):
+        layer(xs[0])
+
+
 def relative_error(got, a, b, bias=None):
     """The largest |got - exact| / sum|a*b| of a @ b.t() (+ bias), exact in
     float64."""
@@ -320,6 +366,9 @@ def test_opcheck():
     torch.library.opcheck(torch.ops.spio.linear.default, (a, w, None))
     torch.library.opcheck(torch.ops.spio.linear.default,
                           (a, w, torch.randn(32, device="cuda", dtype=torch.float16)))
+    dy = torch.randn(64, 32, device="cuda", dtype=torch.float16)
+    torch.library.opcheck(torch.ops.spio.mm_dw_accumulate.default,
+                          (dy, a, torch.randn(32, 128, device="cuda")))
 
 
 hopper = pytest.mark.skipif(
