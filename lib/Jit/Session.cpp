@@ -368,12 +368,14 @@ void applyTileOptions(GemmConfig &config) {
   if (opt().cluster)
     config.cluster = opt().cluster;
   // A tile given by hand is neither swapped, split nor ping-pong unless
-  // said so.
+  // said so, and has the default stages.
   if (opt().blockM || opt().blockN || opt().blockK || opt().warpsM || opt().warpsN ||
       opt().persistent || opt().cluster) {
     config.swapAB = false;
     config.splitK = 1;
     config.pingpong = false;
+    if (!opt().stages)
+      config.stages = GemmConfig().stages;
   }
   if (opt().swapAB)
     config.swapAB = *opt().swapAB;

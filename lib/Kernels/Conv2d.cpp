@@ -232,8 +232,9 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
     c.blockM = 64;
   c.warpsM = c.blockM / 16;
   c.warpsN = 1;
-  int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * 2;
-  c.stages = 8 * stageBytes + gemmStagingBytes(g, c) <= target.sharedBytesPerBlock ? 8 : 4;
+  c.stages = 8;
+  if (gemmSharedBytes(g, c) > target.sharedBytesPerBlock)
+    c.stages = 4;
   return c;
 }
 
@@ -289,10 +290,10 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &p, const Target &target) {
   // tiles, and shared memory holds them. A power of two: the ring's slot
   // and round are then a mask and a shift, not divisions (6 stages of
   // 128 x 64 tiles ran slower than 4 on an H200).
-  int64_t stageBytes = (c.blockM + c.blockN) * c.blockK * 2;
-  if (c.stages == 4 && 4 * stageBytes < 4 * 256 * c.blockK * 2 &&
-      8 * stageBytes + (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) + gemmStagingBytes(g, c) <=
-          target.sharedBytesPerBlock)
+  GemmConfig deeper = c;
+  deeper.stages = 8;
+  if (c.stages < 8 && c.blockM + c.blockN < 256 &&
+      gemmSharedBytes(g, deeper) <= target.sharedBytesPerBlock)
     c.stages = 8;
   return c;
 }

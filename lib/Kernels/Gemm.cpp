@@ -122,9 +122,7 @@ int64_t gemmStagingBytes(const GemmProblem &p, const GemmConfig &c) {
   return c.warpsM * kStagedRows * (kStagedColumns * dtypeBytes(p.output) + 16);
 }
 
-/// A block's shared memory: the ring's stages of A's and B's tiles, a split
-/// reduction's f32 partial tile, the staging tiles of D.
-static int64_t sharedBytes(const GemmProblem &p, const GemmConfig &c) {
+int64_t gemmSharedBytes(const GemmProblem &p, const GemmConfig &c) {
   return c.stages * (c.blockM + c.blockN) * c.blockK * dtypeBytes(p.input) +
          (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) + gemmStagingBytes(p, c);
 }
@@ -388,7 +386,7 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
   // periods) in shared memory, which the target's block caps (saying it
   // here keeps such configs out of the instances a caller may pick).
   // A split reduction adds the blocks' f32 partial tiles from shared memory.
-  int64_t shared = sharedBytes(p, c);
+  int64_t shared = gemmSharedBytes(p, c);
   if (shared > target.sharedBytesPerBlock)
     return std::to_string(c.stages) + " stages of " + std::to_string(c.blockM) + "x" +
            std::to_string(c.blockN) + "x" + std::to_string(c.blockK) + " tiles" +
@@ -546,10 +544,10 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     s.blockN = count(64) >= 3 * numSMs ? 128 : 64;
     s.warpsM = s.blockN / 16;
     s.stages = 8;
-    while (sharedBytes(p, s) > target.sharedBytesPerBlock)
+    while (gemmSharedBytes(p, s) > target.sharedBytesPerBlock)
       --s.stages;
     int64_t resident =
-        numSMs * std::max<int64_t>(1, target.sharedBytesPerMultiprocessor / sharedBytes(p, s));
+        numSMs * std::max<int64_t>(1, target.sharedBytesPerMultiprocessor / gemmSharedBytes(p, s));
     if (split > 0)
       s.splitK = split;
     while (split == 0 && s.splitK < 3 && 10 * count(s.blockN) * s.splitK < 9 * numSMs &&
@@ -557,7 +555,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
       ++s.splitK;
     s.splitK = std::min(s.splitK, ceilDiv(p.k, s.blockK));
     // The partial sums take their place.
-    while (sharedBytes(p, s) > target.sharedBytesPerBlock)
+    while (gemmSharedBytes(p, s) > target.sharedBytesPerBlock)
       --s.stages;
     return s;
   };
@@ -707,6 +705,17 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     while (!p.batchInvariant && c.splitK < 3 && tiles(128, 128) * (c.splitK + 1) <= numSMs &&
            c.splitK < ceilDiv(p.k, c.blockK))
       ++c.splitK;
+    // An unsplit block streaming a long reduction (64 k-tiles or more)
+    // alone on its SM runs at the bytes it keeps in flight: as many stages
+    // as shared memory holds (H200, 128 x 10240 x 8192: 352 TFLOP/s in 4
+    // stages, 431 in 6). Split blocks stream fewer k-tiles, and 6 stages
+    // (their partial sums in the ring's bytes) ran up to 25% slower there,
+    // GEMMs and convolutions alike (benchmarks/gemm/RESULTS.md).
+    GemmConfig deeper = c;
+    for (++deeper.stages; c.splitK == 1 && ceilDiv(p.k, c.blockK) >= 64 && deeper.stages <= 8 &&
+                          gemmSharedBytes(p, deeper) <= target.sharedBytesPerBlock;
+         ++deeper.stages)
+      c.stages = deeper.stages;
     return c;
   }
   // A wave or more: the widest tile (256, 192 or 128 columns) that fills

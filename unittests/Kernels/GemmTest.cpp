@@ -512,12 +512,16 @@ TEST(GemmWgmma, SplitsKUnderOneWave) {
   EXPECT_EQ(split(4096, 4096, 4096), 1);
   GemmConfig c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper());
   EXPECT_EQ(gemmLaunchShape(problem(128, 4096, 4096), c).gridX, 32 * 3);
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper()).stages, 4);
+  EXPECT_EQ(c.stages, 4);
   // The partial sums need shared memory too.
   c.stages = 6;
   EXPECT_NE(checkGemm(problem(128, 4096, 4096), c, hopper())
                 .find("and the partial sums and the staging of D need"),
             std::string::npos);
+  // Unsplit blocks streaming 64 k-tiles or more: as many stages as shared
+  // memory holds (6 of 128 x 128 x 64 tiles); shorter reductions keep 4.
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 10240, 8192), hopper()).stages, 6);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 10240, 4032), hopper()).stages, 4);
   c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper());
   c.persistent = 132;
   EXPECT_NE(checkGemm(problem(128, 4096, 4096), c, hopper()).find("not on a persistent grid"),

@@ -158,6 +158,10 @@ bool gemmStagesResults(const GemmProblem &problem, const GemmConfig &config);
 /// from the fragments.
 int64_t gemmStagingBytes(const GemmProblem &problem, const GemmConfig &config);
 
+/// A block's shared memory: the ring's stages of A's and B's tiles, a split
+/// reduction's f32 partial tile, the staging tiles of D.
+int64_t gemmSharedBytes(const GemmProblem &problem, const GemmConfig &config);
+
 /// Whether A or B is first packed, by a kernel each, into a workspace
 /// (gemmPacksOperand): where the inputs are f32, a contiguous dimension of
 /// A or B is not a multiple of 8 (16-byte vectors and TMA need 16-byte
@@ -228,7 +232,8 @@ bool gemmPrefersWgmma(const GemmProblem &problem, const Target &target);
 /// problem is batch invariant). Else 128 x 256 or 128 x 128 blocks on a persistent grid of a block
 /// an SM where their tiles keep the SMs busy (three rounds, or a last round 80% full), in clusters
 /// of 2 sharing B tiles where tile rows pair up and K is 128 k-tiles or more; under one wave of 128
-/// x 128 tiles, K split by up to 3 blocks while the grid fits the SMs; else a block a tile of the
+/// x 128 tiles, K split by up to 3 blocks while the grid fits the SMs (unsplit over 64 k-tiles or
+/// more: as many stages as shared memory holds); else a block a tile of the
 /// width that fills the waves best. Raster groups of up to 8 tile rows.
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &target);
 
