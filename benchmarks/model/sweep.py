@@ -199,9 +199,9 @@ def main():
             ms, k = time_candidates(sh, pass_, configs, args.rounds, args.check_bits)
             vendor = cudnn_ms(sh, pass_, 3, 10, "queued")
             torch.cuda.empty_cache()
-            args = arguments(sh, pass_)
-            rules = family._instance(args, _capi.lib.spio_conv2d_gw8_rule_config(
-                family._checked_problem(args)))
+            layer = arguments(sh, pass_)
+            rules = family._instance(layer, _capi.lib.spio_conv2d_gw8_rule_config(
+                family._checked_problem(layer)))
             record = dict(facts, set=set_name, shape=sh, name=shapes.shape_name(sh), **{
                 "pass": pass_, "chosen": list(configs[0][2]), "rules": list(rules[2]),
                 "candidates": [dict(config=list(c[2]), ms=t) for c, t in zip(configs, ms)],
