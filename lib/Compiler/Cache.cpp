@@ -191,6 +191,6 @@ bool mlir::spio::compileModuleToPTXCached(ModuleOp module, const CompileOptions 
   llvm::raw_string_ostream os(source);
   module.print(os);
   return compileCached(source, options, result, outcome, useDisk, [&] {
-    return compileModuleToPTX(module, options, result, error, sourceName);
+    return compileModuleToPTX(module, options, result, error, sourceName, source);
   });
 }

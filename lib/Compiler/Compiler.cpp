@@ -268,7 +268,7 @@ bool mlir::spio::compileToPTX(const std::string &source, const CompileOptions &o
 
 bool mlir::spio::compileModuleToPTX(ModuleOp module, const CompileOptions &options,
                                     CompiledModule &result, std::string &error,
-                                    const std::string &sourceName) {
+                                    const std::string &sourceName, const std::string &printed) {
   if (std::string why = ::spio::checkChip(options.chip); !why.empty()) {
     error = why;
     return false;
@@ -278,8 +278,10 @@ bool mlir::spio::compileModuleToPTX(ModuleOp module, const CompileOptions &optio
                                   [&](Diagnostic &diag) { return appendDiagnostic(errors, diag); });
   // Printed before lowering: a crash may leave the module unprintable.
   std::string input;
-  llvm::raw_string_ostream os(input);
-  module.print(os);
+  if (printed.empty()) {
+    llvm::raw_string_ostream os(input);
+    module.print(os);
+  }
   return guarded([&] { return lowerUnguarded(module, options, result, errors); },
-                 [&] { return input; }, sourceName, error);
+                 [&] { return printed.empty() ? input : printed; }, sourceName, error);
 }

@@ -182,8 +182,10 @@ static Field<int64_t>
             cl::desc("GEMM (wgmma): ranges of k-tiles a block sums apart and adds in order, as "
                      "--split-k splits them (default: the chooser's)"),
             cl::location(request.kRanges));
-static Field<int64_t> stages("stages", cl::cat(tileOptions), cl::desc("GEMM pipeline stages"),
-                             cl::location(request.stages));
+static Field<int64_t>
+    stages("stages", cl::cat(tileOptions),
+           cl::desc("GEMM pipeline stages (default: the chooser's, 4 with a tile given)"),
+           cl::location(request.stages));
 static cl::opt<cl::boolOrDefault>
     gemmWgmma("wgmma", cl::cat(tileOptions),
               cl::desc("GEMM on Hopper's warpgroup wgmma (default: on sm_90 where A and B are "

@@ -76,8 +76,11 @@ std::unique_ptr<MLIRContext> makeCompilerContext();
 /// compileToPTX of a module built in place (in a makeCompilerContext
 /// context), lowered as built, never printed and parsed back; `module` is
 /// lowered in place. Errors are located as the builder located its ops.
+/// `printed` is the module's text where the caller has printed it already
+/// (saved if the compiler crashes); empty, the module is printed here.
 bool compileModuleToPTX(ModuleOp module, const CompileOptions &options, CompiledModule &result,
-                        std::string &error, const std::string &sourceName = "<module>");
+                        std::string &error, const std::string &sourceName = "<module>",
+                        const std::string &printed = "");
 
 } // namespace mlir::spio
 

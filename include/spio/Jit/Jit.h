@@ -128,7 +128,7 @@ struct Request {
   /// GEMM (wgmma): ranges of k-tiles a block sums apart and adds in order, as --split-k splits them
   /// (default: the chooser's)
   int64_t kRanges = 0;
-  /// GEMM pipeline stages
+  /// GEMM pipeline stages (default: the chooser's, 4 with a tile given)
   int64_t stages = 0;
   /// Warps along M (conv2d-gw8: along Q)
   int64_t warpsM = 0;
