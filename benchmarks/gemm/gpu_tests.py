@@ -188,6 +188,22 @@ CASES = [
     (777, 384, 520, "--groups 1"),
     (2048, 768, 512, "--groups 16 --beta 0.5 --epilogue residual,bias,silu"),
     (100, 200, 64, "--groups 7 --wgmma --block-m 128 --block-n 128 --warps-m 8 --persistent 3"),
+    # B N-major (a (G, K, N) weight; a grouped GEMM's backward reads the
+    # forward's B so): ragged N, ping-pong and wide tiles.
+    (1000, 520, 256, "--groups 5 --b-layout row"),
+    (4096, 2048, 1024, "--groups 8 --b-layout row --dtype f16"),
+    (3000, 1000, 4096, "--groups 12 --b-layout row --beta 0.5 --out-dtype f32"),
+    (8192, 4096, 2048, "--groups 8 --b-layout row"),
+    # Groups splitting K (a grouped GEMM's weight gradient: each group's
+    # rows of K into its own matrix of D): random cuts, empty groups, the
+    # last k-tile of a group cut at its end, wide tiles, beta, f32 out.
+    (1024, 512, 3000, "--groups 5 --groups-along k --a-layout col --b-layout row"),
+    (1000, 520, 777, "--groups 3 --groups-along k --a-layout col --b-layout row --beta 0.5 "
+                     "--dtype f16"),
+    (200, 136, 100, "--groups 20 --groups-along k --a-layout col --b-layout row"),
+    (512, 256, 1000, "--groups 1 --groups-along k --a-layout col --b-layout row --out-dtype f32"),
+    (4096, 4096, 8192, "--groups 8 --groups-along k --a-layout col --b-layout row "
+                       "--out-dtype f32"),
     # Batches (grid z, or among a persistent grid's tiles): ragged problems,
     # A or B shared by the batch, every kernel kind, an epilogue, beta.
     (100, 60, 72, "--gemm-batch 3 --wgmma=false"),

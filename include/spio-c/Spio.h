@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 9
+#define SPIO_ABI_VERSION 10
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -112,6 +112,11 @@ typedef struct {
    * set it with a wgmma config (spio_gemm_choose_config picks wgmma for such
    * operands where packing them runs faster than mma.sync). */
   int32_t pack_layouts;
+  /* Non-zero, with `groups`: the groups split K instead (a grouped GEMM's
+   * weight gradient): A is column major (M contiguous), B row major (N
+   * contiguous), each group's rows of K one after the other, "groups" holds
+   * each group's end along K, and D (and C) hold a matrix a group. */
+  int32_t groups_along_k;
 } spio_gemm_problem;
 
 typedef struct {

@@ -112,6 +112,7 @@ kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
   g.precision = kernels::F32Precision(p.f32_precision);
   g.groups = p.groups;
   g.packLayouts = p.pack_layouts != 0;
+  g.groupedReduction = p.groups_along_k != 0;
   return g;
 }
 

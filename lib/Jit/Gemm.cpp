@@ -43,20 +43,26 @@ static int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig
   // A batch's matrices one after the other; A or B the batch shares once.
   size_t batches = size_t(problem.batch);
   size_t batchesA = problem.batchA ? batches : 1, batchesB = problem.batchB ? batches : 1;
-  // A grouped GEMM's groups: G - 1 random cuts of M's rows (empty groups
-  // too), each group's end row, and each row's group.
+  // A grouped GEMM's groups: G - 1 random cuts of M's rows (or of K where
+  // the groups split it; empty groups too), each group's end, and each
+  // row's group. Groups splitting K have a matrix of D (and C) each.
   std::vector<int32_t> ends;
   std::vector<size_t> groupOf(m, 0);
   if (problem.groups > 0) {
-    batchesB = size_t(problem.groups);
+    size_t cut = problem.groupedReduction ? k : m;
+    if (problem.groupedReduction)
+      batches = size_t(problem.groups);
+    else
+      batchesB = size_t(problem.groups);
     std::mt19937_64 cuts(opt().seed ^ 0x67726f757073ull);
     for (int64_t g = 0; g + 1 < problem.groups; ++g)
-      ends.push_back(int32_t(cuts() % (m + 1)));
-    ends.push_back(int32_t(m));
+      ends.push_back(int32_t(cuts() % (cut + 1)));
+    ends.push_back(int32_t(cut));
     std::sort(ends.begin(), ends.end());
-    for (size_t g = ends.size(); g-- > 0;)
-      for (size_t r = g ? size_t(ends[g - 1]) : 0; r < size_t(ends[g]); ++r)
-        groupOf[r] = g;
+    if (!problem.groupedReduction)
+      for (size_t g = ends.size(); g-- > 0;)
+        for (size_t r = g ? size_t(ends[g - 1]) : 0; r < size_t(ends[g]); ++r)
+          groupOf[r] = g;
   }
   HostMatrix a(problem.input, batchesA * m * k), b(problem.input, batchesB * k * n),
       c(problem.output, batches * m * n);
@@ -112,17 +118,27 @@ static int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig
     ReferenceCheck reference(problem.output, double(gemmPackedProblem(problem).k),
                              gemmProductError(problem));
     std::vector<EpilogueStep> steps = epilogueSteps(problem);
-    for (auto [bt, r, col] : gemmCheckedElements(problem, opt().seed)) {
+    // Groups splitting K: each group's matrix checked as a batch's.
+    GemmProblem checked = problem;
+    if (problem.groupedReduction)
+      checked.batch = problem.groups;
+    for (auto [bt, r, col] : gemmCheckedElements(checked, opt().seed)) {
       size_t inA = problem.batchA ? bt : 0, inB = problem.batchB ? bt : 0;
-      if (problem.groups > 0)
+      size_t kBegin = 0, kEnd = k;
+      if (problem.groupedReduction) {
+        inA = inB = 0;
+        kBegin = bt ? size_t(ends[bt - 1]) : 0;
+        kEnd = size_t(ends[bt]);
+      } else if (problem.groups > 0) {
         inB = groupOf[r];
+      }
       size_t element = (bt * m + r) * n + col;
       auto vectorAt = [&](const HostMatrix &v, Along along) {
         if (along == Along::None)
           return 0.0;
         return double(v.values[along == Along::Rows ? r : col]);
       };
-      ReferenceSum product = gemmReference(problem, a, b, inA, inB, r, col);
+      ReferenceSum product = gemmReference(problem, a, b, inA, inB, r, col, kBegin, kEnd);
       auto [ref, magnitude] = applyEpilogue(
           steps, {opt().alpha * product.sum, std::fabs(opt().alpha) * product.magnitude},
           vectorAt(scale, problem.scale), vectorAt(bias, problem.bias),
@@ -136,7 +152,9 @@ static int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig
   }
 
   if (opt().bench > 0) {
-    reportBench(gpu, launch, 2.0 * double(batches) * double(m) * double(n) * double(k));
+    // Groups splitting K share its k rows among them.
+    double problems = problem.groupedReduction ? 1.0 : double(batches);
+    reportBench(gpu, launch, 2.0 * problems * double(m) * double(n) * double(k));
   }
   return 0;
 }
@@ -205,6 +223,9 @@ int runGemm() {
   problem.batchInvariant = opt().batchInvariant;
   problem.batch = opt().batchCount;
   problem.groups = opt().groupCount;
+  if (opt().groupsAlong != "rows" && opt().groupsAlong != "k")
+    fail("--groups-along takes rows or k, not '" + opt().groupsAlong + "'");
+  problem.groupedReduction = opt().groupsAlong == "k";
   if (!opt().broadcast.empty() && opt().broadcast != "a" && opt().broadcast != "b")
     fail("--broadcast takes a or b, not '" + opt().broadcast + "'");
   problem.batchA = opt().broadcast != "a";
@@ -266,7 +287,8 @@ int runGemm() {
       kind += std::string(step == problem.epilogue.front() ? " " : ",") + epilogueStepName(step);
   }
   if (problem.groups > 0)
-    kind += ", " + std::to_string(problem.groups) + " groups";
+    kind += ", " + std::to_string(problem.groups) +
+            (problem.groupedReduction ? " groups of K" : " groups");
   if (problem.batch > 1)
     kind += ", batch " + std::to_string(problem.batch) +
             (problem.batchA ? problem.batchB ? "" : " (B shared)" : " (A shared)");

@@ -143,12 +143,14 @@ static bool mnMajor(const GemmProblem &p, char operand) {
 }
 
 /// Whether an M- or N-major operand is one the wgmma kernel cannot read in
-/// place: a batched one whose K leaves a partial k-tile, which its tensor
-/// map (the batch entries' K rows one after the other) would fill from the
-/// next entry's rows rather than with zeros.
+/// place: a batched one (or a grouped GEMM's B, a matrix a group) whose K
+/// leaves a partial k-tile, which its tensor map (the entries' K rows one
+/// after the other) would fill from the next entry's rows rather than with
+/// zeros.
 static bool wgmmaPacksMNMajor(const GemmProblem &p, char operand) {
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
-  return mnMajor(p, operand) && batched && p.k % kWgmmaBlockK != 0;
+  bool grouped = p.groups > 0 && !p.groupedReduction && operand == 'b';
+  return mnMajor(p, operand) && (batched || grouped) && p.k % kWgmmaBlockK != 0;
 }
 
 bool gemmPacksOperand(const GemmProblem &p, char operand) {
@@ -259,14 +261,33 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
   if (p.groups > 0) {
     if (p.batch != 1)
       return "a grouped GEMM is not batched too";
+    if (p.groupedReduction && (!mnMajor(p, 'a') || !mnMajor(p, 'b')))
+      return "a GEMM whose groups split K takes A column major (M contiguous) and B row major "
+             "(N contiguous), each group's rows of K one after the other";
     if (gemmPacksOperands(p))
-      return "a grouped GEMM takes f16 or bf16 A and B, K-major, K a multiple of 8";
-    if (!layout::withinExtent({p.groups, p.n, p.k}))
+      return "a grouped GEMM takes f16 or bf16 A and B, each read in place: contiguous "
+             "dimensions multiples of 8 (packing is not done for groups)";
+    if (!p.groupedReduction && !wgmmaSupports(p))
+      return "a grouped GEMM's wgmma kernel takes A row major (K contiguous) and B column "
+             "major, or row major where K is a multiple of 64";
+    if (!p.groupedReduction && !layout::withinExtent({p.groups, p.n, p.k}))
       return "B's " + std::to_string(p.groups) + " groups of N=" + std::to_string(p.n) +
              " K=" + std::to_string(p.k) + " are over the 2^40 elements a spio tensor spans";
+    if (p.groupedReduction && !layout::withinExtent({p.groups, p.m, p.n}))
+      return "D's " + std::to_string(p.groups) + " groups of M=" + std::to_string(p.m) +
+             " N=" + std::to_string(p.n) + " are over the 2^40 elements a spio tensor spans";
     if (!c.wgmma || c.persistent == 0 || c.cluster != 1 || c.swapAB || c.splitK != 1)
       return "a grouped GEMM runs on a persistent wgmma grid (sm_90), without clusters, "
              "swapped operands or split K";
+    // Each group's last k-tile is cut at the group's end by zeroing the
+    // rows past it in the stage, which both compute warpgroups read.
+    if (p.groupedReduction && (c.pingpong || c.promote || c.kRanges != 1))
+      return "a GEMM whose groups split K runs its compute warpgroups on the same tiles "
+             "(no pingpong), without promoted sums or k ranges";
+    if (p.groupedReduction && (p.bias != Along::None || p.scale != Along::None))
+      return "a GEMM whose groups split K takes no bias or scale vector";
+  } else if (p.groupedReduction) {
+    return "a GEMM whose groups split K needs the groups (their count and end table)";
   }
   if (gemmPacksOperands(p)) {
     // The packed operands' segments along K must fit a tensor too; the
@@ -296,12 +317,8 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
     // the reduction (K-major), or of A's rows or B's columns (M- or
     // N-major, wgmma's transposed operands).
     if (!wgmmaSupports(p))
-      return p.groups > 0
-                 ? "a grouped GEMM's wgmma kernel takes A row major and B column major (K "
-                   "contiguous in both)"
-                 : "a batched M- or N-major operand whose K is not a multiple of 64 is packed "
-                   "K-major for wgmma first (pack_layouts); use the mma.sync configuration "
-                   "otherwise";
+      return "a batched M- or N-major operand whose K is not a multiple of 64 is packed "
+             "K-major for wgmma first (pack_layouts); use the mma.sync configuration otherwise";
     // An M- or N-major tile comes in TMA boxes of 64 of its rows or columns
     // (a cluster's blocks load B's boxes in equal shares).
     if (mnMajor(p, 'a') && c.blockM % kWgmmaMNBox != 0)
@@ -437,8 +454,11 @@ GemmConfig chooseGemmConfig(const GemmProblem &p, const Target &target) {
 
 bool wgmmaSupports(const GemmProblem &problem) {
   GemmProblem p = gemmPackedProblem(problem);
+  // Groups splitting K read their rows of K from A and B, M- and N-major.
+  if (p.groupedReduction)
+    return p.input != DType::F32 && mnMajor(p, 'a') && mnMajor(p, 'b');
   return p.input != DType::F32 && !wgmmaPacksMNMajor(p, 'a') && !wgmmaPacksMNMajor(p, 'b') &&
-         (p.groups == 0 || (!mnMajor(p, 'a') && !mnMajor(p, 'b')));
+         (p.groups == 0 || !mnMajor(p, 'a'));
 }
 
 // Hopper (H200, bf16; benchmarks/gemm/layouts.py, RESULTS.md): the wgmma
@@ -519,6 +539,13 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     c.warpsM = 8;
     c.persistent = numSMs;
     c.stages = 4;
+    if (p.groupedReduction) {
+      // Each group's M x N tiles, whose k-tiles only the device knows: 256
+      // columns where all groups' tiles are three rounds or more.
+      c.blockN = tiles(128, 256) * p.groups >= 3 * numSMs ? 256 : 128;
+      c.raster = 1;
+      return c;
+    }
     int64_t rowTiles = ceilDiv(p.m, c.blockM) + p.groups;
     c.blockN = !shortK && rowTiles * ceilDiv(p.n, 256) >= 3 * numSMs ? 256 : 128;
     c.pingpong = shortK;

@@ -51,7 +51,7 @@ void HostMatrix::fillUniform(uint64_t seed, uint64_t stream) {
 
 ReferenceSum gemmReference(const kernels::GemmProblem &problem, const HostMatrix &a,
                            const HostMatrix &b, size_t entryA, size_t entryB, size_t row,
-                           size_t col) {
+                           size_t col, size_t kBegin, size_t kEnd) {
   size_t m = problem.m, n = problem.n, k = problem.k;
   // Element (r, c) of entry `entry` of a batch of rows x cols matrices.
   auto at = [](const HostMatrix &mat, kernels::Layout layout, size_t entry, size_t rows,
@@ -61,7 +61,7 @@ ReferenceSum gemmReference(const kernels::GemmProblem &problem, const HostMatrix
                                                : mat.values[first + c * rows + r];
   };
   ReferenceSum total;
-  for (size_t kk = 0; kk < k; ++kk) {
+  for (size_t kk = kBegin; kk < std::min(kEnd, k); ++kk) {
     double product = double(at(a, problem.a, entryA, m, k, row, kk)) *
                      double(at(b, problem.b, entryB, k, n, kk, col));
     total.sum += product;

@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 9
+ABI_VERSION = 10
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -71,7 +71,8 @@ class GemmProblem(ctypes.Structure):
                 ("scale_dtype", ctypes.c_int32), ("batch_invariant", ctypes.c_int32),
                 ("batch", ctypes.c_int64), ("a_shared", ctypes.c_int32),
                 ("b_shared", ctypes.c_int32), ("f32_precision", ctypes.c_int32),
-                ("groups", ctypes.c_int64), ("pack_layouts", ctypes.c_int32)]
+                ("groups", ctypes.c_int64), ("pack_layouts", ctypes.c_int32),
+                ("groups_along_k", ctypes.c_int32)]
 
 
 class GemmConfig(ctypes.Structure):

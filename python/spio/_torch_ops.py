@@ -884,6 +884,37 @@ def _bmm(a, b):
     return d
 
 
+def _grouped_gemm(a, a_layout, b, b_layout, offs, out_shape, m, n, k, groups, along="rows"):
+    """One grouped GEMM launch with A and B as stored (layouts as in
+    GemmArguments) and `offs` the groups' ends (along the rows, or along k);
+    D of `out_shape` in a's dtype."""
+    key = ("grouped_mm", a.dtype, a.get_device(), b.get_device(), offs.get_device(), a_layout,
+           b_layout, m, n, k, groups, along)
+    launcher = _launchers.get(key)
+    if launcher is None:
+        _check_tensor("a", a, device=a.get_device())
+        _check_tensor("b", b, device=a.get_device())
+        if offs.get_device() != a.get_device():
+            raise SpioError("offs must be on a's device")
+        args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[a.dtype], a_layout,
+                                      b_layout, groups=groups, groups_along=along)
+        launcher = _launchers[key] = _launcher(args, a.get_device())
+    d = a.new_empty(out_shape)
+    _run(launcher, _stream(a), (_aligned(a), _aligned(b), None, d, None, None, _aligned(offs)))
+    return d
+
+
+def _grouped_b(b, k):
+    """b (G, K, N) and its layout as the grouped kernel reads it: stored (G,
+    N, K) ("col"), or (G, K, N) ("row") where K is a multiple of 64; else a
+    (G, N, K) copy."""
+    if b.transpose(1, 2).is_contiguous():
+        return b, "col"
+    if b.is_contiguous() and k % 64 == 0:
+        return b, "row"
+    return b.transpose(1, 2).contiguous().transpose(1, 2), "col"
+
+
 def _grouped_mm(a, b, offs):
     """spio.grouped_mm's implementation (checks, launcher, launch)."""
     if (a.dim() != 2 or b.dim() != 3 or a.shape[1] != b.shape[1] or a.dtype != b.dtype or
@@ -893,44 +924,86 @@ def _grouped_mm(a, b, offs):
                         f"{b.dtype} and {tuple(offs.shape)} {offs.dtype}")
     m, k = a.shape
     groups, _, n = b.shape
-    if not b.transpose(1, 2).is_contiguous():
-        raise SpioError("b must be stored (G, N, K): b.transpose(1, 2) contiguous")
-    key = ("grouped_mm", a.dtype, a.get_device(), b.get_device(), offs.get_device(), m, n, k,
-           groups)
-    launcher = _launchers.get(key)
-    if launcher is None:
-        _check_tensor("a", a, device=a.get_device())
-        _check_tensor("b", b, device=a.get_device())
-        if offs.get_device() != a.get_device():
-            raise SpioError("offs must be on a's device")
-        if not a.is_contiguous():
-            raise SpioError("a must be contiguous")
-        args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[a.dtype], "row", "col",
-                                      groups=groups)
-        launcher = _launchers[key] = _launcher(args, a.get_device())
-    d = a.new_empty((m, n))
-    _run(launcher, _stream(a), (_aligned(a), _aligned(b), None, d, None, None, _aligned(offs)))
-    return d
+    b, layout = _grouped_b(b, k)
+    return _grouped_gemm(a.contiguous(), "row", b, layout, offs, (m, n), m, n, k, groups)
+
+
+def _grouped_mm_dx(dy, b, offs):
+    """dA (M, K) = each group's rows of dY times its b[g].t(): the grouped
+    kernel with b read transposed (its K the reduction)."""
+    m, n = dy.shape
+    groups, k, _ = b.shape
+    b, layout = _grouped_b(b, k)
+    # b stored (G, N, K) is b.t() stored (G, N, K) row major, read in place
+    # where N is a multiple of 64; stored (G, K, N) it is b.t() column major.
+    if layout == "col" and n % 64 != 0:
+        b, layout = b.contiguous(), "row"
+    transposed = "row" if layout == "col" else "col"
+    return _grouped_gemm(dy.contiguous(), "row", b, transposed, offs, (m, k), m, k, n, groups)
+
+
+def _stored_transposed(b):
+    """Whether b (G, K, N) is stored (G, N, K) (and not also (G, K, N))."""
+    return b.transpose(1, 2).is_contiguous() and not b.is_contiguous()
+
+
+def _grouped_mm_dw(a, dy, offs, b):
+    """dB (G, K, N), stored as b is: each group's a rows' transpose times its
+    dY rows, the groups splitting the reduction (one kernel, f32 sums, one
+    rounding)."""
+    m, k = a.shape
+    n = dy.shape[1]
+    groups = b.shape[0]
+    a, dy = a.contiguous(), dy.contiguous()
+    if _stored_transposed(b):
+        # dB.t() (G, N, K) = dY.t() a: dY is its A (N contiguous), a its B.
+        d = _grouped_gemm(dy, "col", a, "row", offs, (groups, n, k), n, k, m, groups, "k")
+        return d.transpose(1, 2)
+    return _grouped_gemm(a, "col", dy, "row", offs, (groups, k, n), k, n, m, groups, "k")
 
 
 grouped_mm_op = _define("grouped_mm(Tensor a, Tensor b, Tensor offs) -> Tensor", _grouped_mm,
                         lambda a, b, offs: a.new_empty((a.shape[0], b.shape[2])))
+grouped_mm_dx_op = _define("grouped_mm_dx(Tensor dy, Tensor b, Tensor offs) -> Tensor",
+                           _grouped_mm_dx,
+                           lambda dy, b, offs: dy.new_empty((dy.shape[0], b.shape[1])))
+grouped_mm_dw_op = _define(
+    "grouped_mm_dw(Tensor a, Tensor dy, Tensor offs, Tensor b) -> Tensor", _grouped_mm_dw,
+    lambda a, dy, offs, b: b.new_empty((b.shape[0], b.shape[2], b.shape[1])).transpose(1, 2)
+    if _stored_transposed(b) else b.new_empty(b.shape))
+
+
+def _grouped_mm_setup(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)
+
+
+def _grouped_mm_backward(ctx, dd):
+    a, b, offs = ctx.saved_tensors
+    da = grouped_mm_dx_op(dd, b, offs) if ctx.needs_input_grad[0] else None
+    db = grouped_mm_dw_op(a, dd, offs, b) if ctx.needs_input_grad[1] else None
+    return da, db, None
+
+
+torch.library.register_autograd("spio::grouped_mm", _grouped_mm_backward,
+                                setup_context=_grouped_mm_setup, lib=_lib)
 
 
 def grouped_mm(a, b, offs):
     """A grouped GEMM (a mixture of experts' layer), as torch._grouped_mm:
     a (M, K) holds G groups' rows one after the other, b (G, K, N) one
-    matrix a group, stored (G, N, K) (b.transpose(1, 2) contiguous, as a
-    linear layer's weights are), offs (G,) int32 on the device each group's
-    end row; returns (M, N) in a's dtype, group g's rows a's times b[g].
-    One launch, whatever the groups' sizes (read on the device: no host
-    synchronization). f16 or bf16, K a multiple of 8, Hopper (sm_90).
-    Forward only."""
-    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
-        raise SpioError("spio.grouped_mm has no backward yet; call it under torch.no_grad()")
-    # Tracing (torch.compile, export) and tensor subclasses take the
-    # registered operator; eager calls its implementation.
-    if type(a) is not torch.Tensor or torch.compiler.is_compiling():
+    matrix a group (stored (G, N, K), as linear layers' weights are, or (G,
+    K, N) where K is a multiple of 64; other strides are copied), offs
+    (G,) int32 on the device each group's end row; returns (M, N) in a's
+    dtype, group g's rows a's times b[g]. One launch, whatever the groups'
+    sizes (read on the device: no host synchronization). f16 or bf16, K
+    and N multiples of 8, Hopper (sm_90). Differentiable: dA is one
+    grouped launch over b transposed, dB one whose groups split the
+    reduction (each group's rows), summed in f32 and rounded once, stored
+    as b is."""
+    # Tracing (torch.compile, export), tensor subclasses and autograd take
+    # the registered operator; eager calls its implementation.
+    if type(a) is not torch.Tensor or torch.compiler.is_compiling() or \
+            (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad)):
         return grouped_mm_op(a, b, offs)
     return _grouped_mm(a, b, offs)
 

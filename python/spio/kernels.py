@@ -116,7 +116,12 @@ class GemmArguments:
     and D's m rows are G groups' one after the other, B holds G matrices
     (k x n each, stored n x k: b_layout "col"), and the operand "groups" is
     a device array of G int32, each group's end row (sizes known only on
-    the device; a persistent wgmma grid walks them, sm_90)."""
+    the device; a persistent wgmma grid walks them, sm_90). B may also be
+    stored k x n (b_layout "row") where k is a multiple of 64. With
+    `groups_along="k"` the groups split the reduction instead (a grouped
+    GEMM's weight gradient): A stored k x m (a_layout "col"), B k x n
+    (b_layout "row"), each group's rows of k one after the other, "groups"
+    each group's end along k, and D (and C) G matrices of m x n."""
     m: int
     n: int
     k: int
@@ -135,9 +140,12 @@ class GemmArguments:
     shared: Optional[str] = None
     precision: str = "highest"
     groups: int = 0
+    groups_along: str = "rows"
 
     def __post_init__(self):
         _check_sizes(self, ("m", "n", "k", "batch", "groups"))
+        if self.groups_along not in ("rows", "k"):
+            raise SpioError(f"groups_along is 'rows' or 'k', not {self.groups_along!r}")
         if self.precision not in F32_PRECISIONS:
             raise SpioError(f"precision is one of {', '.join(F32_PRECISIONS)}, not "
                             f"{self.precision!r}")
@@ -670,7 +678,7 @@ class GemmFamily(KernelFamily):
                                  int(args.batch_invariant), args.batch,
                                  int(args.shared == "a"), int(args.shared == "b"),
                                  F32_PRECISIONS.index(args.precision), args.groups,
-                                 int(pack_layouts))
+                                 int(pack_layouts), int(args.groups_along == "k"))
 
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config

@@ -121,6 +121,11 @@ static Field<int64_t>
                cl::desc("Grouped GEMM: G groups of random row counts adding up to M, B a "
                         "matrix a group"),
                cl::location(request.groupCount));
+static Field<std::string> groupsAlong(
+    "groups-along", cl::cat(gemmOptions),
+    cl::desc("What the groups split: rows (B a matrix a group) or k (random cuts of K, D a "
+             "matrix a group; A col, B row)"),
+    cl::location(request.groupsAlong));
 static Field<int64_t> batchCount("gemm-batch", cl::cat(gemmOptions),
                                  cl::desc("Problems in the batch"),
                                  cl::location(request.batchCount));
@@ -353,9 +358,9 @@ int main(int argc, char **argv) {
     if (std::string why = checkChip(request.chip); !why.empty())
       fail("--chip: " + why);
   const std::initializer_list<const cl::Option *> gemmOnly = {
-      &sizeM,    &sizeN,   &sizeK,   &aLayout,   &bLayout,    &alpha,    &beta,   &blockM,
-      &blockN,   &blockK,  &stages,  &raster,    &persistent, &cluster,  &swapAB, &splitK,
-      &pingpong, &promote, &kRanges, &precision, &groupCount, &gemmWgmma};
+      &sizeM,    &sizeN,   &sizeK,   &aLayout,   &bLayout,    &alpha,       &beta,     &blockM,
+      &blockN,   &blockK,  &stages,  &raster,    &persistent, &cluster,     &swapAB,   &splitK,
+      &pingpong, &promote, &kRanges, &precision, &groupCount, &groupsAlong, &gemmWgmma};
   // Options of the grouped conv alone, and of both convolutions.
   const std::initializer_list<const cl::Option *> gw8Only = {
       &convBias,           &convGroupWidth,          &convRowsP,
@@ -380,9 +385,10 @@ int main(int argc, char **argv) {
       rejectOptions("--workload gemm", options);
   } else if (request.workload == "conv2d") {
     rejectOptions("--workload conv2d", gw8Only);
-    rejectOptions("--workload conv2d", {&sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha, &beta,
-                                        &swapAB, &precision, &groupCount, &gemmWgmma, &batchCount,
-                                        &broadcast, &batchInvariant, &biasAlong, &scaleAlong});
+    rejectOptions("--workload conv2d",
+                  {&sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha, &beta, &swapAB, &precision,
+                   &groupCount, &groupsAlong, &gemmWgmma, &batchCount, &broadcast, &batchInvariant,
+                   &biasAlong, &scaleAlong});
   }
   auto given = [](const cl::opt<cl::boolOrDefault> &option) {
     return option == cl::BOU_UNSET ? std::nullopt : std::optional<bool>(option == cl::BOU_TRUE);

@@ -397,14 +397,41 @@ TEST(GemmWgmma, ReadsMOrNMajorOperandsInPlaceOrPacked) {
   p.k = 196;
   EXPECT_TRUE(gemmPacksOperand(p, 'a'));
   EXPECT_TRUE(gemmPacksOperand(p, 'b'));
-  // A grouped GEMM's wgmma kernel reads K-major operands only.
+  // A grouped GEMM's wgmma kernel reads A K-major, and B K-major or, where
+  // no k-tile runs into the next group's matrix, N-major.
   GemmProblem grouped = problem(4096, 1024, 512);
   grouped.groups = 8;
   GemmConfig persistent = chooseWgmmaGemmConfig(grouped, hopper());
   EXPECT_EQ(checkGemm(grouped, persistent, hopper()), "");
+  grouped.b = Layout::RowMajor;
+  EXPECT_EQ(checkGemm(grouped, persistent, hopper()), "");
+  EXPECT_FALSE(gemmPacksOperands(grouped));
+  grouped.k = 520;
+  EXPECT_NE(checkGemm(grouped, persistent, hopper()).find("or row major where K is a multiple"),
+            std::string::npos);
+  grouped.k = 512;
   grouped.a = Layout::ColMajor;
   EXPECT_NE(checkGemm(grouped, persistent, hopper())
                 .find("a grouped GEMM's wgmma kernel takes A row major"),
+            std::string::npos);
+  // Groups splitting K: A M-major and B N-major, their compute warpgroups
+  // on the same tiles; 256 columns once all groups' tiles fill three rounds.
+  GemmProblem reduction = problem(1024, 512, 3000);
+  reduction.groups = 5;
+  reduction.groupedReduction = true;
+  reduction.a = Layout::ColMajor;
+  reduction.b = Layout::RowMajor;
+  GemmConfig walk = chooseWgmmaGemmConfig(reduction, hopper());
+  EXPECT_EQ(checkGemm(reduction, walk, hopper()), "");
+  EXPECT_TRUE(walk.wgmma && walk.persistent > 0 && !walk.pingpong);
+  EXPECT_EQ(walk.blockN, 128);
+  reduction.m = reduction.n = 4096;
+  reduction.groups = 8;
+  EXPECT_EQ(chooseWgmmaGemmConfig(reduction, hopper()).blockN, 256);
+  walk.pingpong = true;
+  EXPECT_NE(checkGemm(reduction, walk, hopper()).find("no pingpong"), std::string::npos);
+  reduction.b = Layout::ColMajor;
+  EXPECT_NE(checkGemm(reduction, walk, hopper()).find("B row major (N contiguous)"),
             std::string::npos);
   // Misaligned rows pack both operands, K-major or not.
   p = problem(256, 256, 250);

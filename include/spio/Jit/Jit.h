@@ -85,6 +85,9 @@ struct Request {
   std::string epilogue;
   /// Grouped GEMM: G groups of random row counts adding up to M, B a matrix a group
   int64_t groupCount = 0;
+  /// What the groups split: rows (each group's rows of A and D, B a matrix a group) or k (each
+  /// group's rows of K of A and B, D a matrix a group)
+  std::string groupsAlong = "rows";
   /// Problems in the batch
   int64_t batchCount = 1;
   /// The operand (a or b) one matrix of serves the whole batch

@@ -87,6 +87,12 @@ struct GemmProblem {
   /// operand) holds each group's end row.
   int64_t groups = 0;
   std::string groupDim = "g";
+  /// With `groups`: the groups split the reduction instead of the rows
+  /// (the weight gradient of a grouped GEMM): group g sums A's columns and
+  /// B's rows of K from the previous group's end to its own (the table's
+  /// ends, each held to [0, K]) into its own M x N matrix of D (and C),
+  /// which lead with the groups' entry; A and B are one matrix each.
+  bool groupedReduction = false;
   /// For a wgmma kernel: an M- or N-major A or B it cannot read in place (a
   /// batched one whose K is not a multiple of 64) is packed K-major first
   /// even where its rows are 16-byte aligned (gemmPrefersPackedLayouts).
@@ -208,7 +214,8 @@ GemmConfig chooseGemmConfig(const GemmProblem &problem, const Target &target);
 /// Whether a wgmma kernel (sm_90a) takes the problem: f16 or bf16 A and B
 /// (after packing), K-major, or M- and N-major read in place (wgmma's
 /// transposed operands) unless batched with K not a multiple of 64; a
-/// grouped GEMM's K-major.
+/// grouped GEMM's A K-major and its B K-major, or N-major with K a multiple
+/// of 64.
 bool wgmmaSupports(const GemmProblem &problem);
 
 /// Whether a Hopper GPU runs the problem, whose f16/bf16 A or B is M- or
@@ -219,7 +226,7 @@ bool wgmmaSupports(const GemmProblem &problem);
 /// plus a launch each) is less than what wgmma saves over mma.sync, which
 /// runs at about half its rate on Hopper (rates measured on an H200; the
 /// transposes' scaled by `target`'s L2 and memory bandwidth). Never for
-/// grouped GEMMs (which take K-major operands only).
+/// grouped GEMMs (whose operands are read in place only).
 bool gemmPrefersPackedLayouts(const GemmProblem &problem, const Target &target);
 
 /// Spio's default on Hopper: the wgmma kernel where it reads A and B in

@@ -56,10 +56,11 @@ struct ReferenceSum {
 
 /// Element (`row`, `col`) of A @ B, A entry `entryA` and B entry `entryB`
 /// of a batch (a broadcast operand's 0, a grouped GEMM's B the row's
-/// group), each stored in the problem's layout.
+/// group), each stored in the problem's layout; summed over K's
+/// [`kBegin`, `kEnd`) (a group that splits K), all of it by default.
 ReferenceSum gemmReference(const kernels::GemmProblem &problem, const HostMatrix &a,
                            const HostMatrix &b, size_t entryA, size_t entryB, size_t row,
-                           size_t col);
+                           size_t col, size_t kBegin = 0, size_t kEnd = SIZE_MAX);
 
 /// The epilogue's `steps` on a float64 reference: `value.sum` becomes the
 /// output's value and `value.magnitude` bounds what rounding before each

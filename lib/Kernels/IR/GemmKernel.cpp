@@ -78,8 +78,14 @@ GemmProblem mlir::spio::gemmProblem(GemmOp op) {
   StringAttr rows = op.getRowDim(), cols = op.getColDim(), k = op.getReductionDim();
   ArrayRef<TensorDim> a = op.getA().getType().getDims(), b = op.getB().getType().getDims();
   ArrayRef<TensorDim> d = op.getD().getType().getDims();
-  // A batch entry comes first; the matrices' entries follow.
-  if (StringAttr batch = op.getBatchDim()) {
+  // Groups splitting K: D leads with the groups' entry, a matrix a group.
+  if (op.getGroups() && d.size() == 3) {
+    p.groups = d[0].size;
+    p.groupDim = d[0].dim.str();
+    p.groupedReduction = true;
+    d = d.drop_front();
+  } else if (StringAttr batch = op.getBatchDim()) {
+    // A batch entry comes first; the matrices' entries follow.
     p.batch = d[0].size;
     p.batchDim = batch.str();
     p.batchA = a.size() == 3;
@@ -205,7 +211,7 @@ Operand operandA(const GemmProblem &p, int64_t blockM) {
 
 Operand operandB(const GemmProblem &p, int64_t blockN) {
   return {p.batch > 1 && p.batchB,
-          p.groups > 0,
+          p.groups > 0 && !p.groupedReduction,
           p.colDim,
           p.reductionDim,
           p.b == kernels::Layout::ColMajor,
@@ -246,6 +252,8 @@ SpioTensorType outputType(KernelBuilder &b, const GemmProblem &p) {
   SmallVector<Extent> extents;
   if (p.batch > 1)
     extents.push_back({p.batchDim, 1, p.batch});
+  if (p.groupedReduction)
+    extents.push_back({p.groupDim, 1, p.groups});
   extents.append({{p.rowDim, 1, p.m}, {p.colDim, 1, p.n}});
   return b.tensorType(extents, typeOf(b.getContext(), p.output), MemorySpace::Global);
 }
@@ -372,6 +380,12 @@ private:
   /// many of the block's tiles (`first`, `first + stride`, ...) came before.
   void forEachGroupTile(const GemmValues &op, function_ref<void(Coord, Coord, Value, Value)> body,
                         Value first, Value stride, Value start, Value step);
+  /// The persistent walk of groups that split K: tile t is group
+  /// t / (tiles a group)'s, whose rows of K `body` finds in `reduction`
+  /// (with the tile's group as its batch coordinate).
+  void forEachReductionGroupTile(const GemmValues &op,
+                                 function_ref<void(Coord, Coord, Value, Value)> body, Value first,
+                                 Value stride, Value start, Value step);
   /// The tile of a grid of a block a tile: x runs along columns, y rows.
   std::pair<Coord, Coord> blockCoords();
   /// D = alpha * acc (+ beta * C) for the warp at `warp`, its accumulator
@@ -446,6 +460,12 @@ private:
   /// A grouped GEMM's tile: its group, and the group's end row (D's rows'
   /// bound); null otherwise.
   Coord group, groupEnd;
+  /// A tile of groups that split K: its rows of K [begin, end), its k-tiles
+  /// (the last cut at `end`) and the ring's stages the block's tiles before
+  /// it took; null otherwise (every tile takes the block's k-tiles).
+  struct Reduction {
+    Value begin, end, kTiles, stagesBefore;
+  } reduction;
   /// Each compute warp's staging tile of D (gemmStagesResults), as
   /// scalars and as 16-byte vectors; null where D is stored from fragments.
   Tensor staging, stagingVectors;
@@ -604,6 +624,44 @@ void GemmTile::forEachGroupTile(const GemmValues &op,
                 return SmallVector<Value>{};
               });
               return SmallVector<Value>{end, next};
+            });
+}
+
+void GemmTile::forEachReductionGroupTile(const GemmValues &op,
+                                         function_ref<void(Coord, Coord, Value, Value)> body,
+                                         Value first, Value stride, Value start, Value step) {
+  auto ends = cast<Tensor>(op.groups);
+  Type indexType = b.getOpBuilder().getIndexType();
+  int64_t tilesN = ceilDiv(p.n, c.blockN), groupTiles = ceilDiv(p.m, c.blockM) * tilesN;
+  // An end of the table, held to [0, K].
+  auto endAt = [&](Value g) {
+    Value end = b.create<arith::IndexCastOp>(
+        {}, indexType, b.load(ends, {b.fromIndex(g, b.coordType(p.groupDim))}));
+    return b.create<arith::MinSIOp>({}, b.create<arith::MaxSIOp>({}, end, b.index(0)),
+                                    b.index(p.k));
+  };
+  // Carried: the ring's stages of the block's tiles so far.
+  b.forLoop(start, b.index(p.groups * groupTiles), step, {b.index(0)},
+            [&](Value t, ValueRange carried) {
+              Value g = b.divui(t, b.index(groupTiles));
+              Value inGroup = b.remui(t, b.index(groupTiles));
+              // Group g's rows of K run from group g - 1's end (0 for the
+              // first) to its own, none where the ends are out of order.
+              Value isFirst = b.cmpi(arith::CmpIPredicate::eq, g, b.index(0));
+              Value previous = b.subi(b.create<arith::MaxUIOp>({}, g, b.index(1)), b.index(1));
+              Value begin = b.create<arith::SelectOp>({}, isFirst, b.index(0), endAt(previous));
+              Value end = b.create<arith::MaxSIOp>({}, endAt(g), begin);
+              Value kTiles =
+                  b.divui(b.addi(b.subi(end, begin), b.index(c.blockK - 1)), b.index(c.blockK));
+              batch = b.fromIndex(g, b.coordType(p.groupDim));
+              reduction = {begin, end, kTiles, carried[0]};
+              Value col = b.remui(inGroup, b.index(tilesN));
+              body(b.fromIndex(b.divui(inGroup, b.index(tilesN)), b.coordType(p.rowDim, c.blockM)),
+                   b.fromIndex(col, b.coordType(p.colDim, c.blockN)), col,
+                   b.divui(b.subi(t, first), stride));
+              batch = Coord();
+              reduction = {};
+              return SmallVector<Value>{b.addi(carried[0], kTiles)};
             });
 }
 
@@ -1017,6 +1075,8 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
     Value stride = b.index(c.persistent / cluster);
     Value start = skip ? b.addi(first, b.muli(skip, stride)) : first;
     Value step = every == 1 ? stride : b.index(every * (c.persistent / cluster));
+    if (p.groupedReduction)
+      return forEachReductionGroupTile(op, body, first, stride, start, step);
     if (p.groups > 0)
       return forEachGroupTile(op, body, first, stride, start, step);
     // A batch's problems' tiles one after the other.
@@ -1046,7 +1106,8 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
       b.setMaxRegisters(RegisterAction::Decrease, kCopyRegisters);
     b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
       forEachTile([&](Coord bi, Coord, Value col, Value done) {
-        Value before = b.muli(done, kCount);
+        Value before = reduction.kTiles ? reduction.stagesBefore : b.muli(done, kCount);
+        Value tileKTiles = reduction.kTiles ? reduction.kTiles : kCount;
         // This block's share of the B tile's boxes, by its rank.
         Value bRank = cluster > 1 ? rank : b.index(0);
         int64_t boxesOfBlock = boxesB / cluster;
@@ -1095,7 +1156,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
               b.tmaLoad(map, at, tiles, dst, full, slot);
           }
         };
-        b.forLoop(b.index(0), kCount, b.index(1), {}, [&](Value kt, ValueRange) {
+        b.forLoop(b.index(0), tileKTiles, b.index(1), {}, [&](Value kt, ValueRange) {
           Value step = b.addi(before, kt);
           Value slot = b.remui(step, stageCount);
           // Round r of a slot waits for the release of round r - 1; the
@@ -1104,7 +1165,11 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           b.barrierWait(empty, slot, parity);
           b.barrierExpectTx(full, slot, stageBytes);
           Value kIndex = b.addi(kFirst, kt);
-          Coord kTile = b.fromIndex(kIndex, b.coordType(K, c.blockK));
+          // Groups splitting K: the k-tile's rows from the group's first.
+          Coord kTile = reduction.kTiles
+                            ? b.fromIndex(b.addi(reduction.begin, b.muli(kt, b.index(c.blockK))),
+                                          b.coordType(K))
+                            : b.fromIndex(kIndex, b.coordType(K, c.blockK));
           Coord stage = b.fromIndex(slot, b.coordType(kStage));
           Coord shift;
           if (gathersA) {
@@ -1159,6 +1224,42 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           b.barrierArrive(empty, slot, b.index(block));
       });
     };
+    // Groups splitting K: rows of the group's last k-tile past its end hold
+    // the next group's (or TMA's zeros); the compute threads zero them in
+    // both tiles of the stage before wgmma reads it.
+    auto zeroRowsPastGroupEnd = [&](Value kt, Coord stage) {
+      Value left = b.subi(b.subi(reduction.end, reduction.begin), b.muli(kt, b.index(c.blockK)));
+      b.ifThen(b.cmpi(arith::CmpIPredicate::ult, left, b.index(c.blockK)), [&] {
+        int64_t threads = 128 * consumers;
+        Value self = b.subi(thread, b.index(128));
+        Value zero =
+            b.create<arith::ConstantOp>({}, b.getOpBuilder().getZeroAttr(b.vector8(input)));
+        for (auto [tiles, o, boxCount, fold] :
+             {std::tuple{tilesA, &a, boxesA, foldA}, std::tuple{tilesB, &bOp, boxesB, foldB}}) {
+          int64_t boxVectors = c.blockK * (kMNBox / 8);
+          b.forLoop(self, b.index(boxCount * boxVectors), b.index(threads), {},
+                    [&](Value v, ValueRange) {
+                      Value inBox = b.remui(v, b.index(boxVectors));
+                      Value row = b.divui(inBox, b.index(kMNBox / 8));
+                      b.ifThen(b.cmpi(arith::CmpIPredicate::uge, row, left), [&] {
+                        SmallVector<Coord> at{stage};
+                        if (boxCount > 1)
+                          at.push_back(b.fromIndex(b.divui(v, b.index(boxVectors)),
+                                                   b.coordType(o->rowDim, fold)));
+                        at.push_back(b.fromIndex(row, b.coordType(K)));
+                        at.push_back(b.fromIndex(b.remui(inBox, b.index(kMNBox / 8)),
+                                                 b.coordType(o->rowDim, 8)));
+                        b.store(zero, tiles, at);
+                      });
+                      return SmallVector<Value>{};
+                    });
+        }
+        // Written by these threads, read by the others' wgmma (the async
+        // proxy).
+        b.fenceProxyAsync();
+        b.create<NamedBarrierOp>({}, 1, threads);
+      });
+    };
     // A ping-pong warpgroup computes all of its tiles' 64-row halves;
     // otherwise the warpgroups split each tile's rows.
     int64_t halves = c.pingpong ? c.blockM / WarpgroupAccType::kRows : 1;
@@ -1171,140 +1272,148 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
       mine = b.subi(warpgroup, b.index(1));
       other = b.subi(b.index(1), mine);
     }
-    forEachTile([&](Coord bi, Coord bj, Value, Value done) {
-      Value before = b.muli(done, kCount);
-      if (c.pingpong) {
-        // This warpgroup's r-th tile waits for the other's main loop of the
-        // tile before it (the first's wait passes at once: parity 1 before
-        // phase 0).
-        Value round = b.divui(done, b.index(2));
-        b.barrierWait(order, mine, b.lowBit(b.subi(b.addi(round, b.index(2)), warpgroup)));
-      }
-      WarpgroupAccType accType = b.warpgroupAccType(c.wgmmaN(), rowDim, colDim);
-      // Promoted sums run on as the accumulator's C fragments, f32 vectors.
-      FragmentType fc = fragment(FragmentOperand::C, rowDim, colDim, Float32Type::get(ctx));
-      VectorType lane = VectorType::get({4}, Float32Type::get(ctx));
-      // k-tiles [lo, hi) multiplied into the carried accumulators, one
-      // k-tile's group in flight while the next is issued; with `promote`,
-      // each k-tile into a fresh one whose sums are added in f32 to the
-      // carried vectors.
-      auto accumulate = [&](Value lo, Value hi, SmallVector<Value> inits) {
-        return b.forLoop(lo, hi, b.index(1), inits, [&](Value kt, ValueRange carried) {
-          Value step = b.addi(before, kt);
-          Value slot = b.remui(step, stageCount);
-          b.barrierWait(full, slot, b.lowBit(b.divui(step, stageCount)));
-          Coord stage = b.fromIndex(slot, b.coordType(kStage));
-          Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
-          if (c.swapAB)
-            std::swap(tileA, tileB);
-          SmallVector<Value> acc(carried.begin(), carried.end());
-          if (c.promote)
-            acc.assign(1, b.warpgroupFill(b.f32(0.0), accType));
-          b.wgmmaFence();
-          for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
-            Coord kStep = b.constant(kk, b.coordType(K, 16));
-            for (int64_t h = 0; h < halves; ++h)
-              acc[h] = b.wgmma(tileA, {halfRows(h), kStep}, tileB, {kStep},
-                               cast<WarpgroupAcc>(acc[h]));
+    forEachTile(
+        [&](Coord bi, Coord bj, Value, Value done) {
+          Value before = reduction.kTiles ? reduction.stagesBefore : b.muli(done, kCount);
+          Value tileKTiles = reduction.kTiles ? reduction.kTiles : kCount;
+          if (c.pingpong) {
+            // This warpgroup's r-th tile waits for the other's main loop of the
+            // tile before it (the first's wait passes at once: parity 1 before
+            // phase 0).
+            Value round = b.divui(done, b.index(2));
+            b.barrierWait(order, mine, b.lowBit(b.subi(b.addi(round, b.index(2)), warpgroup)));
           }
-          b.wgmmaCommit();
-          if (c.promote) {
-            // This k-tile's sums, done, added to the running ones in f32;
-            // its stage is free.
+          WarpgroupAccType accType = b.warpgroupAccType(c.wgmmaN(), rowDim, colDim);
+          // Promoted sums run on as the accumulator's C fragments, f32 vectors.
+          FragmentType fc = fragment(FragmentOperand::C, rowDim, colDim, Float32Type::get(ctx));
+          VectorType lane = VectorType::get({4}, Float32Type::get(ctx));
+          // k-tiles [lo, hi) multiplied into the carried accumulators, one
+          // k-tile's group in flight while the next is issued; with `promote`,
+          // each k-tile into a fresh one whose sums are added in f32 to the
+          // carried vectors.
+          auto accumulate = [&](Value lo, Value hi, SmallVector<Value> inits) {
+            return b.forLoop(lo, hi, b.index(1), inits, [&](Value kt, ValueRange carried) {
+              Value step = b.addi(before, kt);
+              Value slot = b.remui(step, stageCount);
+              b.barrierWait(full, slot, b.lowBit(b.divui(step, stageCount)));
+              Coord stage = b.fromIndex(slot, b.coordType(kStage));
+              if (reduction.kTiles)
+                zeroRowsPastGroupEnd(kt, stage);
+              Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
+              if (c.swapAB)
+                std::swap(tileA, tileB);
+              SmallVector<Value> acc(carried.begin(), carried.end());
+              if (c.promote)
+                acc.assign(1, b.warpgroupFill(b.f32(0.0), accType));
+              b.wgmmaFence();
+              for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
+                Coord kStep = b.constant(kk, b.coordType(K, 16));
+                for (int64_t h = 0; h < halves; ++h)
+                  acc[h] = b.wgmma(tileA, {halfRows(h), kStep}, tileB, {kStep},
+                                   cast<WarpgroupAcc>(acc[h]));
+              }
+              b.wgmmaCommit();
+              if (c.promote) {
+                // This k-tile's sums, done, added to the running ones in f32;
+                // its stage is free.
+                b.wgmmaWait(0);
+                release(step);
+                SmallVector<Value> sums;
+                for (int64_t ni = 0; ni < fragments; ++ni)
+                  sums.push_back(b.addf(carried[ni], b.fragmentToVector(b.warpgroupFragment(
+                                                         cast<WarpgroupAcc>(acc[0]), ni))));
+                return sums;
+              }
+              b.wgmmaWait(1);
+              // The previous k-tile's group is done: its stage is free.
+              b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, lo),
+                       [&] { release(b.addi(step, b.index(stages - 1))); });
+              return acc;
+            });
+          };
+          // The last k-tile of [lo, hi) done and its stage free (a group that
+          // splits K may have none).
+          auto drain = [&](Value hi) {
             b.wgmmaWait(0);
-            release(step);
-            SmallVector<Value> sums;
-            for (int64_t ni = 0; ni < fragments; ++ni)
-              sums.push_back(b.addf(carried[ni], b.fragmentToVector(b.warpgroupFragment(
-                                                     cast<WarpgroupAcc>(acc[0]), ni))));
-            return sums;
+            if (!reduction.kTiles)
+              return release(b.subi(b.addi(before, hi), b.index(1)));
+            b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, hi, b.index(0)),
+                     [&] { release(b.subi(b.addi(before, hi), b.index(1))); });
+          };
+          scf::ForOp loop;
+          // Sums carried or added as the accumulator's C fragments, f32 vectors.
+          SmallVector<Value> sums;
+          if (c.kRanges > 1) {
+            // Range r of the k-tiles as split K's block r takes them, summed
+            // from zero; the ranges' sums added in order.
+            for (int64_t r = 0; r < c.kRanges; ++r) {
+              int64_t lo = r * kTiles / c.kRanges, hi = (r + 1) * kTiles / c.kRanges;
+              loop = accumulate(b.index(lo), b.index(hi), {b.warpgroupFill(b.f32(0.0), accType)});
+              drain(b.index(hi));
+              for (int64_t ni = 0; ni < fragments; ++ni) {
+                Value range = b.fragmentToVector(
+                    b.warpgroupFragment(cast<WarpgroupAcc>(loop.getResult(0)), ni));
+                if (r == 0)
+                  sums.push_back(range);
+                else
+                  sums[ni] = b.addf(sums[ni], range);
+              }
+            }
+          } else if (c.promote) {
+            loop = accumulate(b.index(0), tileKTiles,
+                              SmallVector<Value>(fragments, b.broadcast(b.f32(0.0), lane)));
+            sums.assign(loop.getResults().begin(), loop.getResults().end());
+          } else {
+            loop = accumulate(b.index(0), tileKTiles,
+                              SmallVector<Value>(halves, b.warpgroupFill(b.f32(0.0), accType)));
           }
-          b.wgmmaWait(1);
-          // The previous k-tile's group is done: its stage is free.
-          b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, lo),
-                   [&] { release(b.addi(step, b.index(stages - 1))); });
-          return acc;
-        });
-      };
-      // The last k-tile of [lo, hi) done and its stage free.
-      auto drain = [&](Value hi) {
-        b.wgmmaWait(0);
-        release(b.subi(b.addi(before, hi), b.index(1)));
-      };
-      scf::ForOp loop;
-      // Sums carried or added as the accumulator's C fragments, f32 vectors.
-      SmallVector<Value> sums;
-      if (c.kRanges > 1) {
-        // Range r of the k-tiles as split K's block r takes them, summed
-        // from zero; the ranges' sums added in order.
-        for (int64_t r = 0; r < c.kRanges; ++r) {
-          int64_t lo = r * kTiles / c.kRanges, hi = (r + 1) * kTiles / c.kRanges;
-          loop = accumulate(b.index(lo), b.index(hi),
-                            {b.warpgroupFill(b.f32(0.0), accType)});
-          drain(b.index(hi));
-          for (int64_t ni = 0; ni < fragments; ++ni) {
-            Value range = b.fragmentToVector(
-                b.warpgroupFragment(cast<WarpgroupAcc>(loop.getResult(0)), ni));
-            if (r == 0)
-              sums.push_back(range);
-            else
-              sums[ni] = b.addf(sums[ni], range);
+          if (c.pingpong)
+            b.ifThen(firstLane, [&] { b.barrierArrive(order, other); });
+          if (!c.promote && c.kRanges == 1)
+            drain(tileKTiles);
+          // Fragment `ni` of the tile's sums (of its first 64-row half).
+          auto accumulatedFragment = [&](int64_t ni) -> Fragment {
+            if (!sums.empty())
+              return b.vectorToFragment(sums[ni], fc);
+            return b.warpgroupFragment(cast<WarpgroupAcc>(loop.getResult(0)), ni);
+          };
+          if (c.pingpong) {
+            for (int64_t h = 0; h < halves; ++h) {
+              auto accumulated = cast<WarpgroupAcc>(loop.getResult(h));
+              warpgroupEpilogue(
+                  op, bi, bj, {halfRows(h), warp[1]}, rowDim,
+                  [&](int64_t ni) { return b.warpgroupFragment(accumulated, ni); }, 0, fragments);
+            }
+            return;
           }
-        }
-      } else if (c.promote) {
-        loop = accumulate(b.index(0), kCount,
-                          SmallVector<Value>(fragments, b.broadcast(b.f32(0.0), lane)));
-        sums.assign(loop.getResults().begin(), loop.getResults().end());
-      } else {
-        loop = accumulate(b.index(0), kCount,
-                          SmallVector<Value>(halves, b.warpgroupFill(b.f32(0.0), accType)));
-      }
-      if (c.pingpong)
-        b.ifThen(firstLane, [&] { b.barrierArrive(order, other); });
-      if (!c.promote && c.kRanges == 1)
-        drain(kCount);
-      // Fragment `ni` of the tile's sums (of its first 64-row half).
-      auto accumulatedFragment = [&](int64_t ni) -> Fragment {
-        if (!sums.empty())
-          return b.vectorToFragment(sums[ni], fc);
-        return b.warpgroupFragment(cast<WarpgroupAcc>(loop.getResult(0)), ni);
-      };
-      if (c.pingpong) {
-        for (int64_t h = 0; h < halves; ++h) {
-          auto accumulated = cast<WarpgroupAcc>(loop.getResult(h));
-          warpgroupEpilogue(op, bi, bj, {halfRows(h), warp[1]}, rowDim, [&](int64_t ni) {
-            return b.warpgroupFragment(accumulated, ni);
-          }, 0, fragments);
-        }
-        return;
-      }
-      if (splitK == 1)
-        return warpgroupEpilogue(op, bi, bj, warp, rowDim, accumulatedFragment, 0, fragments);
-      // The compute thread's place in `partials`.
-      Coord self = b.fromIndex(b.subi(thread, b.index(128)), b.coordType(kAccThread));
-      for (int64_t ni = 0; ni < fragments; ++ni)
-        b.store(b.fragmentToVector(accumulatedFragment(ni)), partials,
-                {b.constant(ni, b.coordType(kAccFragment)), self});
-      // Every block's partial sums are in place; block r adds the sums of
-      // its share of the fragments in rank order (the same order in every
-      // run) and stores them.
-      b.clusterBarrier();
-      auto sum = [&](int64_t ni) {
-        Coord at = b.constant(ni, b.coordType(kAccFragment));
-        Value total = b.loadRemote(partials, {at, self}, b.index(0));
-        for (int64_t block = 1; block < splitK; ++block)
-          total = b.addf(total, b.loadRemote(partials, {at, self}, b.index(block)));
-        return b.vectorToFragment(total, fc);
-      };
-      for (int64_t r = 0; r < splitK; ++r) {
-        int64_t first = r * fragments / splitK, last = (r + 1) * fragments / splitK;
-        if (first < last)
-          b.ifThen(b.cmpi(arith::CmpIPredicate::eq, rank, b.index(r)),
-                   [&] { warpgroupEpilogue(op, bi, bj, warp, rowDim, sum, first, last); });
-      }
-      // No block leaves while another may still read its partial sums.
-      b.clusterBarrier();
-    }, c.pingpong ? mine : Value(), c.pingpong ? 2 : 1);
+          if (splitK == 1)
+            return warpgroupEpilogue(op, bi, bj, warp, rowDim, accumulatedFragment, 0, fragments);
+          // The compute thread's place in `partials`.
+          Coord self = b.fromIndex(b.subi(thread, b.index(128)), b.coordType(kAccThread));
+          for (int64_t ni = 0; ni < fragments; ++ni)
+            b.store(b.fragmentToVector(accumulatedFragment(ni)), partials,
+                    {b.constant(ni, b.coordType(kAccFragment)), self});
+          // Every block's partial sums are in place; block r adds the sums of
+          // its share of the fragments in rank order (the same order in every
+          // run) and stores them.
+          b.clusterBarrier();
+          auto sum = [&](int64_t ni) {
+            Coord at = b.constant(ni, b.coordType(kAccFragment));
+            Value total = b.loadRemote(partials, {at, self}, b.index(0));
+            for (int64_t block = 1; block < splitK; ++block)
+              total = b.addf(total, b.loadRemote(partials, {at, self}, b.index(block)));
+            return b.vectorToFragment(total, fc);
+          };
+          for (int64_t r = 0; r < splitK; ++r) {
+            int64_t first = r * fragments / splitK, last = (r + 1) * fragments / splitK;
+            if (first < last)
+              b.ifThen(b.cmpi(arith::CmpIPredicate::eq, rank, b.index(r)),
+                       [&] { warpgroupEpilogue(op, bi, bj, warp, rowDim, sum, first, last); });
+          }
+          // No block leaves while another may still read its partial sums.
+          b.clusterBarrier();
+        },
+        c.pingpong ? mine : Value(), c.pingpong ? 2 : 1);
   });
   // No block leaves while another may still copy into it or arrive at its
   // barriers.

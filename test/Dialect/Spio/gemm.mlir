@@ -68,3 +68,17 @@ func.func @grouped(%a: !GA, %b: !GB, %d: !GD, %alpha: f32, %ends: !spio.tensor<[
   spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132>} : !GA, !GB -> !GD groups !spio.tensor<[g: 4] x i32, global> tma !GMapA, !GMapB
   return
 }
+
+// Groups that split the reduction: D leads with a matrix a group, A and B
+// hold the groups' rows of K one after the other.
+// CHECK-LABEL: func.func @grouped_reduction
+// CHECK: spio.gemm {{.*}} groups %{{.*}} tma {{.*}} : {{.*}} -> !spio.tensor<[g: 4, i: 256, j: 128] x f32, global> groups !spio.tensor<[g: 4] x i32, global> tma
+!KA = !spio.tensor<[k: 1000, i/8: 32] x vector<8xbf16>, global>
+!KB = !spio.tensor<[k: 1000, j/8: 16] x vector<8xbf16>, global>
+!KD = !spio.tensor<[g: 4, i: 256, j: 128] x f32, global>
+!KMapA = !spio.tensor_map<!KA, !spio.tensor<[k: 64, i/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!KMapB = !spio.tensor_map<!KB, !spio.tensor<[k: 64, j/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @grouped_reduction(%a: !KA, %b: !KB, %d: !KD, %alpha: f32, %ends: !spio.tensor<[g: 4] x i32, global>, %ma: !KMapA, %mb: !KMapB) {
+  spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132>} : !KA, !KB -> !KD groups !spio.tensor<[g: 4] x i32, global> tma !KMapA, !KMapB
+  return
+}

@@ -445,7 +445,7 @@ func.func @groups_of_i64(%a: !A, %b: !B, %d: !D, %alpha: f32, %ends: !spio.tenso
 }
 
 func.func @groups_not_b(%a: !A, %b: !B, %d: !D, %alpha: f32, %ends: !spio.tensor<[e: 4] x i32, global>, %ma: !MapA, %mb: !MapB) {
-  // expected-error @below {{'spio.gemm' op a grouped GEMM's B leads with the groups' entry 'e: 4' (a matrix a group), and A and D with none}}
+  // expected-error @below {{'spio.gemm' op a grouped GEMM's B leads with the groups' entry 'e: 4' (a matrix a group), and A and D with none (the groups' rows one after the other); or D leads with it and A and B have none (the groups' rows of K one after the other)}}
   spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132>} : !A, !B -> !D groups !spio.tensor<[e: 4] x i32, global> tma !MapA, !MapB
   return
 }
@@ -467,5 +467,19 @@ func.func @groups_a_block_a_tile(%a: !A, %b: !B, %d: !D, %alpha: f32, %ends: !sp
 func.func @m_major_map_box(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32, %ma: !MapA, %mb: !MapB) {
   // expected-error @below {{'spio.gemm' op a tensor map's global tensor is its operand's type (the rows of its batch entries one after the other) and its box the config's tile (64 rows)}}
   spio.gemm %a, %b into %d alpha %alpha tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>} : !A, !B -> !spio.tensor<[i: 256, j: 128] x f32, global> tma !MapA, !MapB
+  return
+}
+
+// -----
+
+!KA = !spio.tensor<[k: 1000, i/8: 32] x vector<8xbf16>, global>
+!KB = !spio.tensor<[k: 1000, j/8: 16] x vector<8xbf16>, global>
+!KD = !spio.tensor<[g: 3, i: 256, j: 128] x f32, global>
+!KMapA = !spio.tensor_map<!KA, !spio.tensor<[k: 64, i/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!KMapB = !spio.tensor_map<!KB, !spio.tensor<[k: 64, j/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+func.func @reduction_groups_not_d(%a: !KA, %b: !KB, %d: !KD, %alpha: f32, %ends: !spio.tensor<[g: 4] x i32, global>, %ma: !KMapA, %mb: !KMapB) {
+  // expected-error @below {{'spio.gemm' op a grouped GEMM's B leads with the groups' entry 'g: 4'}}
+  spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132>} : !KA, !KB -> !KD groups !spio.tensor<[g: 4] x i32, global> tma !KMapA, !KMapB
   return
 }

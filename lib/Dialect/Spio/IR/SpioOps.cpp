@@ -891,12 +891,19 @@ LogicalResult GemmOp::verify() {
       return emitOpError() << "groups must be a global [g: G] tensor of i32 (each group's end "
                               "row), got "
                            << type;
-    if (!b->batch || a->batch || d->batch || b->batch->dim != dims[0].dim ||
-        b->batch->size != dims[0].size)
+    auto isGroups = [&](const std::optional<TensorDim> &entry) {
+      return entry && entry->dim == dims[0].dim && entry->size == dims[0].size;
+    };
+    // The groups split the rows (B has a matrix a group) or, where D has a
+    // matrix a group, the reduction.
+    bool rows = isGroups(b->batch) && !a->batch && !d->batch;
+    bool reduction = isGroups(d->batch) && !a->batch && !b->batch;
+    if (!rows && !reduction)
       return emitOpError() << "a grouped GEMM's B leads with the groups' entry '"
                            << dims[0].dim.getValue() << ": " << dims[0].size
                            << "' (a matrix a group), and A and D with none (the groups' rows "
-                              "one after the other)";
+                              "one after the other); or D leads with it and A and B have none "
+                              "(the groups' rows of K one after the other)";
     if (!config.getWgmma() || config.getPersistent() == 0 || config.getCluster() != 1 ||
         config.getSwap() || config.getSplitK() != 1)
       return emitOpError() << "a grouped GEMM runs on a persistent wgmma grid, without clusters, "

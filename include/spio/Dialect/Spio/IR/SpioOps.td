@@ -745,7 +745,19 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
        groups !spio.tensor<[g: 8] x i32, global> tma ...
     ```
     It runs on a persistent wgmma grid (no cluster, swap or split K), whose
-    blocks read the row ends to walk the groups' tiles.
+    blocks read the row ends to walk the groups' tiles. Where D (and C)
+    lead with the groups' entry instead, and A and B have none, the groups
+    split the reduction (a grouped GEMM's weight gradient): `%ends` holds
+    each group's end along K, and group g's matrix of D sums A's and B's
+    rows of K from the previous group's end to its own. A is then M-major
+    and B N-major (both hold K along their rows):
+    ```
+    spio.gemm %dyT, %x into %dw alpha %alpha groups %ends tma %am, %bm {config = ...}
+        : !spio.tensor<[k: 4096, i/8: 128] x vector<8xbf16>, global>,
+          !spio.tensor<[k: 4096, j/8: 64] x vector<8xbf16>, global>
+       -> !spio.tensor<[g: 8, i: 1024, j: 512] x f32, global>
+       groups !spio.tensor<[g: 8] x i32, global> tma ...
+    ```
 
     A wgmma config (`wgmma = true`) loads A and B by TMA through the tensor
     maps after `tma`, kernel parameters whose global tensors are A's and B's
