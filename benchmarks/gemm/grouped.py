@@ -8,6 +8,11 @@ among them at random (seeded; some groups empty where M is small), bf16.
 Correctness first: spio's output against a float32 reference, group by
 group, and bit-identical over two runs. Times are CUDA-event medians of the
 whole call (spio's one launch; the loop's G launches), TFLOP/s of 2 M N K.
+
+`--backward` times the two gradients instead: dA = each group's dY rows
+times w[g] (spio's grouped kernel reading b transposed) and dB = each
+group's a rows transposed times its dY rows (spio's groups splitting the
+reduction), against the same loop and torch._grouped_mm's forms of them.
 """
 
 import os
@@ -45,6 +50,74 @@ def loop_mm(a, w, ends):
     return out
 
 
+def loop_dw(a, dy, ends, groups):
+    """Each group's a rows transposed times its dY rows, (G, N, K) as the
+    weights are stored."""
+    out = a.new_zeros(groups, dy.shape[1], a.shape[1])
+    begin = 0
+    for g, end in enumerate(ends.tolist()):
+        if end > begin:
+            torch.matmul(dy[begin:end].t(), a[begin:end], out=out[g])
+        begin = end
+    return out
+
+
+def check(got, want, label):
+    error = (got.float() - want).abs().max().item()
+    scale = want.abs().max().item()
+    assert error <= 2.0 ** -6 * scale, f"{label}: error {error}"
+
+
+def backward(args, timed):
+    """dA and dB of each case: spio against the loop and torch._grouped_mm."""
+    import spio
+
+    # The gradients' operators (torch.ops.spio.grouped_mm_dx, _dw), which
+    # the first use of spio's PyTorch operators registers.
+    assert spio.grouped_mm is not None
+    grouped_mm = getattr(torch, "_grouped_mm", None)
+    print("\n| tokens x experts x N x K | gradient | spio | torch loop | torch._grouped_mm | "
+          "vs loop | vs _grouped_mm |")
+    print("|---|---|---|---|---|---|---|")
+    vs_loop, vs_grouped = [], []
+    for m, groups, n, k in CASES:
+        a, w, ends = inputs(m, groups, n, k, seed=m + groups)
+        b = w.transpose(1, 2)
+        dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16,
+                         generator=torch.Generator(device="cuda").manual_seed(m)) / 16
+        flops = 2.0 * m * n * k / 1e9
+        runs = {
+            "dA": (lambda: torch.ops.spio.grouped_mm_dx(dy, b, ends),
+                   lambda: loop_mm(dy, w.transpose(1, 2), ends),
+                   lambda: grouped_mm(dy, w, offs=ends),
+                   lambda: loop_mm(dy.float(), w.transpose(1, 2).float(), ends)),
+            "dB": (lambda: torch.ops.spio.grouped_mm_dw(a, dy, ends, b).transpose(1, 2),
+                   lambda: loop_dw(a, dy, ends, groups),
+                   lambda: grouped_mm(dy.t(), a, offs=ends),
+                   lambda: loop_dw(a.float(), dy.float(), ends, groups)),
+        }
+        with torch.no_grad():
+            for name, (ours_fn, loop_fn, theirs_fn, reference) in runs.items():
+                got = ours_fn()
+                check(got, reference(), f"{m}x{groups}x{n}x{k} {name}")
+                assert torch.equal(got, ours_fn()), "not bit-identical"
+                ours = time_ms(ours_fn, *timed)
+                loop = time_ms(loop_fn, args.warmup, args.repeats, "launch")
+                theirs, ratio = "n/a", "n/a"
+                if grouped_mm is not None:
+                    try:
+                        grouped = time_ms(theirs_fn, *timed)
+                        theirs, ratio = f"{flops / grouped:.1f}", f"{grouped / ours:.2f}"
+                        vs_grouped.append(grouped / ours)
+                    except RuntimeError as error:
+                        theirs = f"n/a ({str(error).splitlines()[0][:40]})"
+                vs_loop.append(loop / ours)
+                print(f"| {m}x{groups}x{n}x{k} | {name} | {flops / ours:.1f} | "
+                      f"{flops / loop:.1f} | {theirs} | {loop / ours:.2f} | {ratio} |")
+    print(f"\ngeometric mean: {geometric_mean(vs_loop):.2f} against the loop"
+          + (f", {geometric_mean(vs_grouped):.2f} against torch._grouped_mm" if vs_grouped else ""))
+
+
 def main():
     import argparse
 
@@ -53,9 +126,15 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--backward", action="store_true",
+                        help="time the gradients dA and dB instead of the forward")
     add_timing_argument(parser)
     args = parser.parse_args()
     timed = (args.warmup, args.repeats, args.timing)
+    if args.backward:
+        print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+              f"{args.timing} timing")
+        return backward(args, timed)
     grouped_mm = getattr(torch, "_grouped_mm", None)
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"{args.timing} timing")

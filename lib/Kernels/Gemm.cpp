@@ -762,8 +762,10 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const Gem
   shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
                                         : runtime::TensorMapShape::Element::BF16;
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
-  // A grouped GEMM's B holds a matrix a group.
-  int64_t entries = batched ? p.batch : operand == 'b' && p.groups > 0 ? p.groups : 1;
+  // A grouped GEMM's B holds a matrix a group (where the groups split the
+  // rows; groups splitting K share one A and one B).
+  bool grouped = operand == 'b' && p.groups > 0 && !p.groupedReduction;
+  int64_t entries = batched ? p.batch : grouped ? p.groups : 1;
   int64_t rows = operand == 'a' ? p.m : p.n;
   if (mnMajor(p, operand)) {
     // K rows of M or N, boxes of a k-tile's rows by 64 of them.

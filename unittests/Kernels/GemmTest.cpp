@@ -428,6 +428,11 @@ TEST(GemmWgmma, ReadsMOrNMajorOperandsInPlaceOrPacked) {
   reduction.m = reduction.n = 4096;
   reduction.groups = 8;
   EXPECT_EQ(chooseWgmmaGemmConfig(reduction, hopper()).blockN, 256);
+  // Their tensor maps span K rows of A and of B (a grouped B's, K rows a
+  // group, N-major here), so TMA fills rows past K with zeros.
+  EXPECT_EQ(gemmTensorMapShape(reduction, walk, 'a').rows, 3000u);
+  EXPECT_EQ(gemmTensorMapShape(reduction, walk, 'b').rows, 3000u);
+  EXPECT_EQ(gemmTensorMapShape(grouped, persistent, 'b').rows, 8u * 512);
   walk.pingpong = true;
   EXPECT_NE(checkGemm(reduction, walk, hopper()).find("no pingpong"), std::string::npos);
   reduction.b = Layout::ColMajor;
