@@ -4,7 +4,11 @@ N, on transformer MLP shapes, in one run against
 
 - spio's plain GEMM (the epilogue's cost: the target is >= 0.95x),
 - torch eager, F.gelu(F.linear(x, w, b)) (cuBLAS, then a pointwise kernel),
-- torch.compile of the same function (Inductor's choice of fusion).
+- torch.compile of the same function (Inductor's choice of fusion),
+
+and spio's fused kernel through PyTorch, spio.linear(x, w, b,
+activation=...) without gradients (the same kernel, plus the call's host
+work).
 
 Fresh random inputs, CUDA events, the median of the timed repeats after
 warm-up; spio-jit checks its fused output against a float64 reference first.
@@ -48,19 +52,26 @@ def main():
     def mlp(x, w, b):
         return activation(F.linear(x, w, b))
 
+    import spio
+
     compiled = None if args.no_compile else torch.compile(mlp)
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"{args.timing} timing, {args.dtype}, epilogue {epilogue}")
     print("\n| shape (MxNxK) | spio plain | spio fused | fused / plain | torch eager | "
-          "torch.compile | fused vs eager | fused vs compile |")
-    print("|---|---|---|---|---|---|---|---|")
-    to_plain, to_eager, to_compiled = [], [], []
+          "torch.compile | fused vs eager | fused vs compile | spio.linear | "
+          "spio.linear vs eager |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    to_plain, to_eager, to_compiled, linear_to_eager = [], [], [], []
     for (m, n, k), (plain, fused) in zip(SHAPES, ours):
         x = torch.randn(m, k, device="cuda", dtype=dtype)
         w = torch.randn(n, k, device="cuda", dtype=dtype)
         b = torch.randn(n, device="cuda", dtype=dtype)
         eager = time_ms(lambda: mlp(x, w, b), *timed)
         inductor = time_ms(lambda: compiled(x, w, b), *timed) if compiled else float("nan")
+        with torch.no_grad():
+            through_torch = time_ms(
+                lambda: spio.linear(x, w, b, activation=args.activation), *timed)
+        linear_to_eager.append(eager / through_torch)
         tflops = lambda ms: 2.0 * m * n * k / (ms * 1e-3) / 1e12  # noqa: E731
         to_plain.append(plain / fused)
         to_eager.append(eager / fused)
@@ -68,10 +79,12 @@ def main():
             to_compiled.append(inductor / fused)
         print(f"| {m}x{n}x{k} | {tflops(plain):.1f} | {tflops(fused):.1f} | {plain / fused:.2f} | "
               f"{tflops(eager):.1f} | {tflops(inductor):.1f} | {eager / fused:.2f} | "
-              f"{inductor / fused:.2f} |")
+              f"{inductor / fused:.2f} | {tflops(through_torch):.1f} | "
+              f"{eager / through_torch:.2f} |")
     print(f"\nTFLOP/s; geometric means: fused / plain {geometric_mean(to_plain):.2f} (lowest "
           f"{min(to_plain):.2f}), fused vs eager {geometric_mean(to_eager):.2f}, fused vs compile "
-          f"{geometric_mean(to_compiled):.2f}")
+          f"{geometric_mean(to_compiled):.2f}; spio.linear vs eager "
+          f"{geometric_mean(linear_to_eager):.2f}")
 
 
 if __name__ == "__main__":

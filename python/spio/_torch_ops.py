@@ -647,17 +647,18 @@ def _aligned(t):
     return t.clone() if t.data_ptr() % _kernels.ALIGNMENT else t
 
 
-def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=None):
-    """D (m x n) = A @ B (+ bias, one value a column, added in f32 before
-    the rounding to D) with A and B as stored (layouts as in GemmArguments).
-    With `accumulate` (a contiguous m x n tensor of `out_dtype`), D is that
-    tensor and the product is added to it in place (C = D, beta = 1: one
-    rounding of the f32 sum)."""
+def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=None,
+          activation=None):
+    """D (m x n) = A @ B (+ bias, one value a column; then `activation`, an
+    epilogue step's name; both in f32 before the rounding to D) with A and B
+    as stored (layouts as in GemmArguments). With `accumulate` (a contiguous
+    m x n tensor of `out_dtype`), D is that tensor and the product is added
+    to it in place (C = D, beta = 1: one rounding of the f32 sum)."""
     precision = _f32_precision(a)
     key = ("gemm", a.dtype, b.dtype, a.get_device(), b.get_device(), out_dtype, a_layout,
            b_layout, m, n, k, _batch_invariant, precision,
            None if bias is None else (bias.shape, bias.dtype, bias.get_device()),
-           None if accumulate is None else accumulate.get_device())
+           None if accumulate is None else accumulate.get_device(), activation)
     launcher = _launchers.get(key)
     if launcher is None or not (a.is_contiguous() and b.is_contiguous()):
         for name, t in (("A", a), ("B", b)):
@@ -672,6 +673,8 @@ def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=No
                 raise SpioError(f"the bias must have shape ({n},), got {tuple(bias.shape)}")
             epilogue = {"epilogue": ("bias",), "bias_along": "col",
                         "bias_dtype": _DTYPES[bias.dtype]}
+        if activation is not None:
+            epilogue["epilogue"] = epilogue.get("epilogue", ()) + (activation,)
         args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
                                       b_layout, reads_c=accumulate is not None,
                                       batch_invariant=_batch_invariant, precision=precision,
@@ -684,15 +687,26 @@ def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=No
     return d
 
 
-def _mm(x, w, b=None):
-    """x (M, K) @ w.t() (+ b, in the GEMM's epilogue) with w (N, K): linear's
-    forward."""
+def _mm(x, w, b=None, activation=None):
+    """x (M, K) @ w.t() (+ b, then `activation`, in the GEMM's epilogue) with
+    w (N, K): linear's forward."""
     if x.dim() != 2 or w.dim() != 2 or x.shape[1] != w.shape[1] or x.dtype != w.dtype:
         raise SpioError(f"spio.mm takes x (M, K) and w (N, K) of one dtype, got "
                         f"{tuple(x.shape)} {x.dtype} and {tuple(w.shape)} {w.dtype}")
     if b is not None and b.dtype != x.dtype:
         raise SpioError(f"the bias must have the input's dtype {x.dtype}, got {b.dtype}")
-    return _gemm(x, w, x.dtype, "row", "col", x.shape[0], w.shape[0], x.shape[1], bias=b)
+    return _gemm(x, w, x.dtype, "row", "col", x.shape[0], w.shape[0], x.shape[1], bias=b,
+                 activation=activation)
+
+
+# spio.linear's activations: the GEMM epilogue's step and, for training, the
+# same function in torch (whose autograd saves the pre-activation).
+_ACTIVATIONS = {
+    "relu": torch.nn.functional.relu,
+    "gelu_tanh": functools.partial(torch.nn.functional.gelu, approximate="tanh"),
+    "gelu_erf": torch.nn.functional.gelu,
+    "silu": torch.nn.functional.silu,
+}
 
 
 def _mm_dx(dy, w):
@@ -748,6 +762,9 @@ mm_dw_accumulate_op = _define("mm_dw_accumulate(Tensor dy, Tensor x, Tensor(a!) 
 
 linear_op = _define("linear(Tensor x, Tensor w, Tensor? b) -> Tensor", _mm,
                     lambda x, w, b: x.new_empty((x.shape[0], w.shape[0])))
+linear_activation_op = _define(
+    "linear_activation(Tensor x, Tensor w, Tensor? b, str activation) -> Tensor", _mm,
+    lambda x, w, b, activation: x.new_empty((x.shape[0], w.shape[0])))
 
 
 def _linear_setup(ctx, inputs, output):
@@ -820,12 +837,30 @@ class _LinearMainGradFunction(torch.autograd.Function):
         return dx, None, db, None
 
 
-def linear(x, weight, bias=None):
+def linear(x, weight, bias=None, activation=None):
     """x @ weight.t() (+ bias, added in the GEMM's epilogue) on Spio's GEMM;
     x (..., K) f16/bf16/f32 on a CUDA device (f32 as
     torch.get_float32_matmul_precision() says). Where the weight has a
     `main_grad` (a float32 tensor of its shape), the backward adds dW to it
-    in place instead of giving the weight a .grad."""
+    in place instead of giving the weight a .grad.
+
+    `activation` ("relu", "gelu_tanh", "gelu_erf" or "silu") is applied to
+    the result: where no gradient is wanted, in the GEMM's epilogue on the
+    f32 sum before the one rounding; where one is, by torch's function on
+    the rounded linear output (which its autograd keeps for the backward),
+    so the two can differ in the last bit."""
+    if activation is not None:
+        if activation not in _ACTIVATIONS:
+            raise SpioError(f"activation is one of {', '.join(_ACTIVATIONS)}, not "
+                            f"{activation!r}")
+        if _needs_grad(x, weight, bias):
+            return _ACTIVATIONS[activation](linear(x, weight, bias))
+        x2 = (x if x.dim() == 2 else x.reshape(-1, x.shape[-1])).contiguous()
+        if type(x) is not torch.Tensor or torch.compiler.is_compiling():
+            y = linear_activation_op(x2, weight, bias, activation)
+        else:
+            y = _mm(x2, weight, bias, activation)
+        return y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
     x2 = x if x.dim() == 2 else x.reshape(-1, x.shape[-1])
     x2 = x2.contiguous()
     main_grad = _main_grad(weight)

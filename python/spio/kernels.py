@@ -584,20 +584,29 @@ def _epilogue_codes(epilogue):
     return [EPILOGUE_STEPS.index(step) for step in epilogue]
 
 
+def _default_raster(tile):
+    """The raster groups of a tile tuple that names none."""
+    return _RASTER if tile[0] == 128 or tile[5:6] == ("wgmma",) else 1
+
+
 def _gemm_config(tile, stages):
     """The C API's GEMM configuration of a tile (block M, N, K, warps M, N[,
-    "wgmma", options...]) and its stages."""
+    "wgmma", options...][, "raster=R"]) and its stages."""
     block_m, block_n, block_k, warps_m, warps_n = tile[:5]
     wgmma = tile[5:6] == ("wgmma",)
     options = dict(_WGMMA_OPTIONS)
-    for option in tile[6:] if wgmma else ():
+    raster = _default_raster(tile)
+    for option in tile[6:] if wgmma else tile[5:]:
         key, _, value = option.partition("=")
-        if key not in options:
-            raise SpioError(f"unknown wgmma tile option {option!r}: expected "
-                            "persistent=P, cluster=C, swap, split_k=S, pingpong, "
-                            "promote or k_ranges=R")
+        if key == "raster" and value.isdigit() and int(value) > 0:
+            raster = int(value)
+            continue
+        if key not in options or not wgmma:
+            raise SpioError(f"unknown {'wgmma ' if wgmma else ''}tile option {option!r}: "
+                            "expected raster=R" + (", persistent=P, cluster=C, swap, split_k=S, "
+                                                   "pingpong, promote or k_ranges=R"
+                                                   if wgmma else ""))
         options[key] = int(value) if value else 1
-    raster = _RASTER if block_m == 128 or wgmma else 1
     return _capi.GemmConfig(block_m, block_n, block_k, warps_m, warps_n, stages, raster,
                             int(wgmma), *options.values())
 
@@ -616,6 +625,10 @@ def _gemm_tile(c):
                                          ("promote", c.promote),
                                          (f"k_ranges={c.k_ranges}", c.k_ranges > 1))
             if given)
+    # The chooser's raster groups (bands of tile rows sharing B tiles in
+    # L2) where they are not the tuple's default.
+    if c.raster != _default_raster(tile):
+        tile += (f"raster={c.raster}",)
     return tile
 
 
@@ -628,7 +641,10 @@ class GemmFamily(KernelFamily):
     wgmma's N, for small M), "split_k=S" (blocks of a cluster splitting each
     tile's K), "pingpong" (compute warpgroups taking whole tiles in turn),
     "promote" (each k-tile's sums added to the running ones in f32) and
-    "k_ranges=R" (a block summing R ranges of K apart, as split_k=R would)."""
+    "k_ranges=R" (a block summing R ranges of K apart, as split_k=R would).
+    Any tile may end with "raster=R": blocks take tiles in bands of R tile
+    rows sharing B tiles in L2 (without it, 8 for wgmma tiles and 128-row
+    ones, else 1); chosen tiles name the chooser's where it differs."""
     name = "gemm"
     arguments_type = GemmArguments
     TILES = ((128, 128, 32, 2, 2), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2), (64, 64, 64, 2, 2),

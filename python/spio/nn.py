@@ -136,14 +136,18 @@ class Linear(torch.nn.Module):
     torch.get_float32_matmul_precision() says). With `main_grad`, the weight
     carries a float32 `main_grad` of its shape, zeroed, to which every
     backward adds dW in place (one rounding, in the GEMM's epilogue) instead
-    of setting weight.grad: f32 master gradients for f16/bf16 weights."""
+    of setting weight.grad: f32 master gradients for f16/bf16 weights.
+    `activation` ("relu", "gelu_tanh", "gelu_erf", "silu") follows the
+    product, fused into the GEMM's epilogue where no gradient is wanted (as
+    spio.linear's)."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None,
-                 main_grad=False):
+                 main_grad=False, activation=None):
         super().__init__()
         reference = torch.nn.Linear(in_features, out_features, bias, device, dtype)
         self.weight = reference.weight
         self.bias = reference.bias
+        self.activation = activation
         if main_grad:
             self.weight.main_grad = torch.zeros_like(self.weight, dtype=torch.float32)
 
@@ -157,10 +161,11 @@ class Linear(torch.nn.Module):
         torch.nn.Module.__init__(layer)
         layer.weight = linear.weight
         layer.bias = linear.bias
+        layer.activation = None
         return layer
 
     def forward(self, x):
-        return _torch_ops.linear(x, self.weight, self.bias)
+        return _torch_ops.linear(x, self.weight, self.bias, self.activation)
 
 
 def _replacement(module):

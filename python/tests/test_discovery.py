@@ -507,7 +507,13 @@ def test_chosen_instances_follow_spio_jit():
     # Decoding: M along wgmma's N, and blocks splitting K to fill the SMs.
     decode = spio.GemmArguments(1, 4096, 4096, "bf16")
     config = gemm.chosen(decode, spio.kernels.target("sm_90"))
-    assert config[4] == (8, 64, 64, 4, 1, "wgmma", "swap", "split_k=2")
+    assert config[4] == (8, 64, 64, 4, 1, "wgmma", "swap", "split_k=2", "raster=1")
+    # The chooser's bands of tile rows, where not the tuple's default of 8:
+    # 4 tile rows of 512 share B tiles in bands of 4.
+    rows512 = gemm.chosen(spio.GemmArguments(512, 11008, 4096, "bf16"),
+                          spio.kernels.target("sm_90"))
+    assert rows512[4][-1] == "raster=4"
+    assert spio.kernels._gemm_config(rows512[4], rows512[5]).raster == 4
     assert spio.Kernel(gemm, config).supports(decode)
     misspelt = spio.Kernel(gemm, ("bf16", "bf16", "row", "col",
                                   (8, 64, 64, 4, 1, "wgmma", "split=2"), 8)).supports(decode)

@@ -259,6 +259,45 @@ def test_unaligned_and_misaligned_operands_run():
 
 
 @gpu
+@pytest.mark.parametrize("activation", ["relu", "gelu_tanh", "gelu_erf", "silu"])
+def test_linear_fuses_its_activation_where_no_gradient_is_wanted(activation):
+    """The activation in the GEMM's epilogue (no grad) against float64, the
+    same bits again and under torch.compile; with gradients, torch's
+    activation on the linear output and the gradients through it."""
+    F = torch.nn.functional
+    generator = torch.Generator(device="cuda").manual_seed(13)
+    x = torch.randn(300, 256, device="cuda", dtype=torch.bfloat16, generator=generator)
+    w = torch.randn(520, 256, device="cuda", dtype=torch.bfloat16, generator=generator) / 16
+    b = torch.randn(520, device="cuda", dtype=torch.bfloat16, generator=generator)
+    function = {"relu": torch.relu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
+                "gelu_erf": F.gelu, "silu": F.silu}[activation]
+    want = function(x.double() @ w.double().t() + b.double())
+    with torch.no_grad():
+        y = spio.linear(x, w, b, activation=activation)
+        close(y, want, want.abs().max().item())
+        assert torch.equal(y, spio.linear(x, w, b, activation=activation))
+        compiled = torch.compile(lambda p, q, r: spio.linear(p, q, r, activation=activation),
+                                 fullgraph=True)
+        assert torch.equal(compiled(x, w, b), y)
+        torch.library.opcheck(torch.ops.spio.linear_activation.default, (x, w, b, activation),
+                              test_utils=("test_schema", "test_faketensor"))
+    layer = spio.nn.Linear(256, 520, device="cuda", dtype=torch.bfloat16, activation=activation)
+    with torch.no_grad():
+        layer.weight.copy_(w)
+        layer.bias.copy_(b)
+    xs = x.clone().requires_grad_()
+    x32 = x.float().requires_grad_()
+    w32 = w.float().requires_grad_()
+    b32 = b.float().requires_grad_()
+    y = layer(xs)
+    close(y, want, want.abs().max().item())
+    gradients_close(y, function(x32 @ w32.t() + b32),
+                    [(xs, x32), (layer.weight, w32), (layer.bias, b32)])
+    with pytest.raises(spio.SpioError, match="activation is one of"):
+        spio.linear(x, w, b, activation="tanh")
+
+
+@gpu
 @pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability() < (9, 0),
                     reason="grouped GEMMs run on Hopper")
 def test_grouped_mm_takes_each_groups_matrix_and_reads_the_sizes_on_the_device():
