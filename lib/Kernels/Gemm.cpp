@@ -264,12 +264,12 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
     if (p.groupedReduction && (!mnMajor(p, 'a') || !mnMajor(p, 'b')))
       return "a GEMM whose groups split K takes A column major (M contiguous) and B row major "
              "(N contiguous), each group's rows of K one after the other";
+    if (!p.groupedReduction && (mnMajor(p, 'a') || (mnMajor(p, 'b') && p.k % kWgmmaBlockK != 0)))
+      return "a grouped GEMM's wgmma kernel takes A row major (K contiguous) and B column "
+             "major, or row major where K is a multiple of 64";
     if (gemmPacksOperands(p))
       return "a grouped GEMM takes f16 or bf16 A and B, each read in place: contiguous "
              "dimensions multiples of 8 (packing is not done for groups)";
-    if (!p.groupedReduction && !wgmmaSupports(p))
-      return "a grouped GEMM's wgmma kernel takes A row major (K contiguous) and B column "
-             "major, or row major where K is a multiple of 64";
     if (!p.groupedReduction && !layout::withinExtent({p.groups, p.n, p.k}))
       return "B's " + std::to_string(p.groups) + " groups of N=" + std::to_string(p.n) +
              " K=" + std::to_string(p.k) + " are over the 2^40 elements a spio tensor spans";

@@ -559,6 +559,32 @@ def test_chosen_instances_follow_spio_jit():
                  "unknown pass")
 
 
+def test_grouped_gemm_forms_compile_and_say_why_not():
+    """A grouped GEMM's B stored k x n (K a multiple of 64), and groups
+    splitting K (A col, B row; the weight gradient): chosen, compiled for
+    sm_90a with the group ends among the operands; the wrong layouts and
+    an unknown grouping refused with the reason."""
+    gemm = spio.GemmFamily()
+    hopper = spio.kernels.target("sm_90")
+    for args in (spio.GemmArguments(1000, 520, 256, "bf16", b_layout="row", groups=5),
+                 spio.GemmArguments(1024, 512, 3000, "bf16", a_layout="col", b_layout="row",
+                                    groups=5, groups_along="k")):
+        config = gemm.chosen(args, hopper)
+        kernel = spio.Kernel(gemm, config)
+        assert kernel.supports(args), kernel.supports(args).reason
+        assert "groups" in gemm.operands(args, config)[0]
+        assert "wgmma.mma_async" in kernel.compile(args, "sm_90").ptx
+    ragged = spio.GemmArguments(1000, 520, 200, "bf16", b_layout="row", groups=5)
+    assert "row major where K is a multiple of 64" in \
+        gemm.check(ragged, gemm.chosen(spio.GemmArguments(1000, 520, 256, "bf16", b_layout="row",
+                                                          groups=5), hopper))
+    k_major = spio.GemmArguments(1024, 512, 3000, "bf16", groups=5, groups_along="k")
+    assert "A column major (M contiguous) and B row major" in \
+        gemm.check(k_major, gemm.chosen(k_major, hopper))
+    with pytest.raises(spio.SpioError, match="groups_along is 'rows' or 'k'"):
+        spio.GemmArguments(64, 64, 64, "bf16", groups=2, groups_along="m")
+
+
 def test_autotune_candidates_start_with_the_chosen():
     conv = spio.Conv2dGw8Family()
     wide = spio.Conv2dGw8Arguments(128, 192, 72, 72)
