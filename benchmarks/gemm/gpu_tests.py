@@ -160,6 +160,17 @@ CASES = [
                        "--persistent 132 --cluster 2 --epilogue bias,gelu_tanh,residual "
                        "--beta 0.5"),
     (8192, 8192, 8192, "--epilogue bias,gelu_tanh"),
+    # The pre-activation stored beside D (poisoned first): mma.sync, wgmma
+    # staged and ping-pong tiles, swapped, after scale/residual steps.
+    (1000, 1000, 1000, "--wgmma=false --epilogue bias,gelu_tanh --store-pre-activation"),
+    (1000, 1000, 1000, "--wgmma --epilogue bias,gelu_erf --bias-along row --out-dtype f32 "
+                       "--store-pre-activation"),
+    (777, 1500, 1032, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --stages 4 --pingpong "
+                      "--persistent 5 --epilogue scale,bias,silu --scale-along row "
+                      "--store-pre-activation"),
+    (37, 1000, 1032, "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --epilogue "
+                     "residual,relu --beta 0.5 --dtype f16 --store-pre-activation"),
+    (4096, 4096, 4096, "--epilogue bias,gelu_tanh --store-pre-activation"),
     (128, 4096, 4096, "--epilogue bias,silu"),
     # Operands packed first into a K-major workspace: a contiguous dimension
     # that is not a multiple of 8 (K, or M and N), on wgmma and mma.sync;

@@ -117,6 +117,10 @@ typedef struct {
    * contiguous), each group's rows of K one after the other, "groups" holds
    * each group's end along K, and D (and C) hold a matrix a group. */
   int32_t groups_along_k;
+  /* Non-zero, with an activation step in the epilogue: the value before the
+   * first activation is also stored, in D's dtype and shape, into the
+   * launcher's operand "pre" (its last). */
+  int32_t stores_pre_activation;
 } spio_gemm_problem;
 
 typedef struct {

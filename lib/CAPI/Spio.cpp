@@ -113,6 +113,7 @@ kernels::GemmProblem gemmProblem(const spio_gemm_problem &p) {
   g.groups = p.groups;
   g.packLayouts = p.pack_layouts != 0;
   g.groupedReduction = p.groups_along_k != 0;
+  g.storesPreActivation = p.stores_pre_activation != 0;
   return g;
 }
 

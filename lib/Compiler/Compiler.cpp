@@ -89,6 +89,7 @@ static bool lowerUnguarded(ModuleOp module, const CompileOptions &options, Compi
     at.bias = param(gemm.getBias());
     at.scale = param(gemm.getScale());
     at.groups = param(gemm.getGroups());
+    at.pre = param(gemm.getPre());
     at.aMap = param(gemm.getAMap());
     at.bMap = param(gemm.getBMap());
     at.count = int(kernel.getNumArguments());
@@ -97,7 +98,7 @@ static bool lowerUnguarded(ModuleOp module, const CompileOptions &options, Compi
     if (at.a >= 0 && at.b >= 0 && at.d >= 0 && at.alpha >= 0 && given(gemm.getC(), at.c) &&
         given(gemm.getBeta(), at.beta) && given(gemm.getBias(), at.bias) &&
         given(gemm.getScale(), at.scale) && given(gemm.getGroups(), at.groups) &&
-        given(gemm.getAMap(), at.aMap) &&
+        given(gemm.getPre(), at.pre) && given(gemm.getAMap(), at.aMap) &&
         given(gemm.getBMap(), at.bMap))
       workloads[kernel.getName()] = w;
   });

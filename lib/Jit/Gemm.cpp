@@ -102,16 +102,34 @@ static int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig
   DeviceBuffer workspace;
   if (int64_t bytes = launcher.plan().workspaceBytes)
     workspace = orFail(gpu.allocate(size_t(bytes)), "allocating the workspace");
+  // The value before the activation, where the kernel stores it: poisoned
+  // (all bits set: NaN) so that an element it leaves out fails the check.
+  DeviceBuffer dPre;
+  if (problem.storesPreActivation) {
+    dPre = orFail(gpu.allocate(c.bytes.size()), "allocating the pre-activation");
+    orFail(dPre.fill32(0xffffffffu), "poisoning the pre-activation");
+  }
   // The plan encodes wgmma kernels' tensor maps of A and B.
   LaunchBindings bindings{{dA.pointer(), dB.pointer(), dC.pointer(), dD.pointer(), dBias.pointer(),
                            dScale.pointer(), dGroups.pointer()},
                           workspace.pointer(),
                           {float(opt().alpha), problem.readsC ? float(opt().beta) : 0.0f}};
+  if (problem.storesPreActivation)
+    bindings.operands.push_back(dPre.pointer());
   auto launch = [&]() { return launcher.run(bindings); };
 
   if (opt().check) {
-    HostMatrix d(problem.output, batches * m * n);
+    HostMatrix d(problem.output, batches * m * n), pre(problem.output, 0);
     runPoisoned(gpu, dD, launch, d.bytes);
+    if (problem.storesPreActivation) {
+      pre = HostMatrix(problem.output, batches * m * n);
+      orFail(dPre.download(pre.bytes.data(), pre.bytes.size()), "downloading the pre-activation");
+    }
+    // The epilogue's steps before its first activation: what pre holds.
+    std::vector<EpilogueStep> preSteps = epilogueSteps(problem);
+    preSteps.erase(std::find_if(preSteps.begin(), preSteps.end(),
+                                [](EpilogueStep step) { return step >= EpilogueStep::Relu; }),
+                   preSteps.end());
     // Output rounding plus f32 accumulation error, which grows with depth
     // (the packed segments'), plus what splitting f32 inputs into bf16
     // terms leaves out of each product.
@@ -139,14 +157,21 @@ static int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig
         return double(v.values[along == Along::Rows ? r : col]);
       };
       ReferenceSum product = gemmReference(problem, a, b, inA, inB, r, col, kBegin, kEnd);
-      auto [ref, magnitude] = applyEpilogue(
-          steps, {opt().alpha * product.sum, std::fabs(opt().alpha) * product.magnitude},
-          vectorAt(scale, problem.scale), vectorAt(bias, problem.bias),
-          problem.readsC ? opt().beta * double(c.values[element]) : 0.0);
-      reference.add(d.read(element), ref, magnitude, [&] {
-        return "D[" + (batches > 1 ? std::to_string(bt) + ", " : std::string()) +
+      ReferenceSum scaled{opt().alpha * product.sum, std::fabs(opt().alpha) * product.magnitude};
+      double residual = problem.readsC ? opt().beta * double(c.values[element]) : 0.0;
+      auto [ref, magnitude] = applyEpilogue(steps, scaled, vectorAt(scale, problem.scale),
+                                            vectorAt(bias, problem.bias), residual);
+      auto where = [&](const char *name) {
+        return name + ("[" + (batches > 1 ? std::to_string(bt) + ", " : std::string())) +
                std::to_string(r) + ", " + std::to_string(col) + "]";
-      });
+      };
+      reference.add(d.read(element), ref, magnitude, [&] { return where("D"); });
+      if (problem.storesPreActivation) {
+        auto [preRef, preMagnitude] =
+            applyEpilogue(preSteps, scaled, vectorAt(scale, problem.scale),
+                          vectorAt(bias, problem.bias), residual);
+        reference.add(pre.read(element), preRef, preMagnitude, [&] { return where("pre"); });
+      }
     }
     finishCheck(reference, "elements", "sum|a*b|", gpu, dD, launch, d.bytes);
   }
@@ -226,6 +251,7 @@ int runGemm() {
   if (opt().groupsAlong != "rows" && opt().groupsAlong != "k")
     fail("--groups-along takes rows or k, not '" + opt().groupsAlong + "'");
   problem.groupedReduction = opt().groupsAlong == "k";
+  problem.storesPreActivation = opt().storesPreActivation;
   if (!opt().broadcast.empty() && opt().broadcast != "a" && opt().broadcast != "b")
     fail("--broadcast takes a or b, not '" + opt().broadcast + "'");
   problem.batchA = opt().broadcast != "a";

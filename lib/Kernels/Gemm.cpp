@@ -105,6 +105,8 @@ GemmParameters gemmParameters(const GemmProblem &p, const GemmConfig &c) {
     at.scale = at.count++;
   if (p.groups > 0)
     at.groups = at.count++;
+  if (p.storesPreActivation)
+    at.pre = at.count++;
   if (c.wgmma) {
     at.aMap = at.count++;
     at.bMap = at.count++;
@@ -255,6 +257,10 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
     return "a batch of " + std::to_string(p.batch) + " problems of M=" + std::to_string(p.m) +
            " N=" + std::to_string(p.n) + " K=" + std::to_string(p.k) +
            " is over the 2^40 elements a spio tensor spans";
+  if (p.storesPreActivation &&
+      !std::any_of(p.epilogue.begin(), p.epilogue.end(),
+                   [](EpilogueStep step) { return step >= EpilogueStep::Relu; }))
+    return "storing the value before the activation needs an activation step in the epilogue";
   if (p.groups < 0 || p.groups > kMaxGroups)
     return "a grouped GEMM has 1 to " + std::to_string(kMaxGroups) + " groups, got " +
            std::to_string(p.groups);

@@ -22,7 +22,7 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config) 
 
 LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
                           const GemmParameters &at, const std::string &name) {
-  enum { A, B, C, D, Bias, Scale, Groups };
+  enum { A, B, C, D, Bias, Scale, Groups, Pre };
   enum { Alpha, Beta };
   LaunchPlan plan;
   plan.operands = {{"A", false},
@@ -32,6 +32,10 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
                    {"bias", problem.bias == Along::None},
                    {"scale", problem.scale == Along::None},
                    {"groups", problem.groups == 0}};
+  // Only a kernel that stores the pre-activation takes it (the launchers
+  // of the others keep their operands).
+  if (problem.storesPreActivation)
+    plan.operands.push_back({"pre", false});
   plan.scalars = {{"alpha", 1.0f}, {"beta", 0.0f}};
   // Packed operands: each packing kernel writes its operand's packed form
   // into the workspace, which the GEMM reads.
@@ -66,6 +70,7 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
   place(at.bias, operand(Bias));
   place(at.scale, operand(Scale));
   place(at.groups, operand(Groups));
+  place(at.pre, operand(Pre));
   place(at.alpha, {Kind::Scalar, Alpha, {}});
   place(at.beta, {Kind::Scalar, Beta, {}});
   place(at.aMap, tensorMap(A, 'a'));

@@ -72,7 +72,7 @@ class GemmProblem(ctypes.Structure):
                 ("batch", ctypes.c_int64), ("a_shared", ctypes.c_int32),
                 ("b_shared", ctypes.c_int32), ("f32_precision", ctypes.c_int32),
                 ("groups", ctypes.c_int64), ("pack_layouts", ctypes.c_int32),
-                ("groups_along_k", ctypes.c_int32)]
+                ("groups_along_k", ctypes.c_int32), ("stores_pre_activation", ctypes.c_int32)]
 
 
 class GemmConfig(ctypes.Structure):

@@ -648,17 +648,19 @@ def _aligned(t):
 
 
 def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=None,
-          activation=None):
+          activation=None, pre=None):
     """D (m x n) = A @ B (+ bias, one value a column; then `activation`, an
     epilogue step's name; both in f32 before the rounding to D) with A and B
     as stored (layouts as in GemmArguments). With `accumulate` (a contiguous
     m x n tensor of `out_dtype`), D is that tensor and the product is added
-    to it in place (C = D, beta = 1: one rounding of the f32 sum)."""
+    to it in place (C = D, beta = 1: one rounding of the f32 sum). With
+    `pre` (an m x n tensor of `out_dtype`), the value before the activation
+    is stored there too."""
     precision = _f32_precision(a)
     key = ("gemm", a.dtype, b.dtype, a.get_device(), b.get_device(), out_dtype, a_layout,
            b_layout, m, n, k, _batch_invariant, precision,
            None if bias is None else (bias.shape, bias.dtype, bias.get_device()),
-           None if accumulate is None else accumulate.get_device(), activation)
+           None if accumulate is None else accumulate.get_device(), activation, pre is None)
     launcher = _launchers.get(key)
     if launcher is None or not (a.is_contiguous() and b.is_contiguous()):
         for name, t in (("A", a), ("B", b)):
@@ -678,11 +680,12 @@ def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=No
         args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
                                       b_layout, reads_c=accumulate is not None,
                                       batch_invariant=_batch_invariant, precision=precision,
-                                      **epilogue)
+                                      stores_pre_activation=pre is not None, **epilogue)
         launcher = _launchers[key] = _launcher(args, a.get_device())
     d = a.new_empty((m, n), dtype=out_dtype) if accumulate is None else accumulate
-    _run(launcher, _stream(a), (_aligned(a), _aligned(b), accumulate, d,
-                                None if bias is None else _aligned(bias.contiguous()), None, None),
+    operands = (_aligned(a), _aligned(b), accumulate, d,
+                None if bias is None else _aligned(bias.contiguous()), None, None)
+    _run(launcher, _stream(a), operands if pre is None else operands + (pre,),
          None if accumulate is None else (1.0, 1.0))
     return d
 
@@ -699,14 +702,34 @@ def _mm(x, w, b=None, activation=None):
                  activation=activation)
 
 
-# spio.linear's activations: the GEMM epilogue's step and, for training, the
-# same function in torch (whose autograd saves the pre-activation).
+# spio.linear's activations (the GEMM epilogue's steps): torch's function,
+# for a weight with a main_grad, and its gradient given the pre-activation.
 _ACTIVATIONS = {
     "relu": torch.nn.functional.relu,
     "gelu_tanh": functools.partial(torch.nn.functional.gelu, approximate="tanh"),
     "gelu_erf": torch.nn.functional.gelu,
     "silu": torch.nn.functional.silu,
 }
+_ACTIVATION_GRADIENTS = {
+    "relu": lambda dy, z: torch.ops.aten.threshold_backward(dy, z, 0),
+    "gelu_tanh": lambda dy, z: torch.ops.aten.gelu_backward(dy, z, approximate="tanh"),
+    "gelu_erf": lambda dy, z: torch.ops.aten.gelu_backward(dy, z),
+    "silu": lambda dy, z: torch.ops.aten.silu_backward(dy, z),
+}
+
+
+def _mm_pre(x, w, b, activation):
+    """linear's forward with its activation for training: (y, z), z the
+    pre-activation (x @ w.t() + b) the GEMM's epilogue stores beside y."""
+    if x.dim() != 2 or w.dim() != 2 or x.shape[1] != w.shape[1] or x.dtype != w.dtype:
+        raise SpioError(f"spio.mm takes x (M, K) and w (N, K) of one dtype, got "
+                        f"{tuple(x.shape)} {x.dtype} and {tuple(w.shape)} {w.dtype}")
+    if b is not None and b.dtype != x.dtype:
+        raise SpioError(f"the bias must have the input's dtype {x.dtype}, got {b.dtype}")
+    pre = x.new_empty((x.shape[0], w.shape[0]))
+    y = _gemm(x, w, x.dtype, "row", "col", x.shape[0], w.shape[0], x.shape[1], bias=b,
+              activation=activation, pre=pre)
+    return y, pre
 
 
 def _mm_dx(dy, w):
@@ -765,6 +788,33 @@ linear_op = _define("linear(Tensor x, Tensor w, Tensor? b) -> Tensor", _mm,
 linear_activation_op = _define(
     "linear_activation(Tensor x, Tensor w, Tensor? b, str activation) -> Tensor", _mm,
     lambda x, w, b, activation: x.new_empty((x.shape[0], w.shape[0])))
+linear_activation_pre_op = _define(
+    "linear_activation_pre(Tensor x, Tensor w, Tensor? b, str activation) -> (Tensor, Tensor)",
+    _mm_pre, lambda x, w, b, activation: (x.new_empty((x.shape[0], w.shape[0])),
+                                          x.new_empty((x.shape[0], w.shape[0]))))
+
+
+def _linear_activation_setup(ctx, inputs, output):
+    x, w, b, activation = inputs
+    ctx.save_for_backward(x, w, output[1])
+    ctx.has_bias = b is not None
+    ctx.activation = activation
+
+
+def _linear_activation_backward(ctx, dy, dpre):
+    x, w, pre = ctx.saved_tensors
+    # The gradient at the pre-activation (plus any the pre output got).
+    dz = _ACTIVATION_GRADIENTS[ctx.activation](dy, pre)
+    if dpre is not None:
+        dz = dz + dpre
+    dx = mm_dx_op(dz, w) if ctx.needs_input_grad[0] else None
+    dw = mm_dw_op(dz, x) if ctx.needs_input_grad[1] else None
+    db = dz.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
+    return dx, dw, db, None
+
+
+torch.library.register_autograd("spio::linear_activation_pre", _linear_activation_backward,
+                                setup_context=_linear_activation_setup, lib=_lib)
 
 
 def _linear_setup(ctx, inputs, output):
@@ -845,18 +895,22 @@ def linear(x, weight, bias=None, activation=None):
     in place instead of giving the weight a .grad.
 
     `activation` ("relu", "gelu_tanh", "gelu_erf" or "silu") is applied to
-    the result: where no gradient is wanted, in the GEMM's epilogue on the
-    f32 sum before the one rounding; where one is, by torch's function on
-    the rounded linear output (which its autograd keeps for the backward),
-    so the two can differ in the last bit."""
+    the result in the GEMM's epilogue, on the f32 sum before its one
+    rounding; where a gradient is wanted, the epilogue also stores the
+    pre-activation (x @ weight.t() + bias) for the backward, which applies
+    the activation's gradient (aten's) and runs dX and dW on it. A weight
+    with a `main_grad` takes torch's activation on the linear output
+    instead (which can differ in the last bit)."""
     if activation is not None:
         if activation not in _ACTIVATIONS:
             raise SpioError(f"activation is one of {', '.join(_ACTIVATIONS)}, not "
                             f"{activation!r}")
-        if _needs_grad(x, weight, bias):
+        if _needs_grad(x, weight, bias) and _main_grad(weight) is not None:
             return _ACTIVATIONS[activation](linear(x, weight, bias))
         x2 = (x if x.dim() == 2 else x.reshape(-1, x.shape[-1])).contiguous()
-        if type(x) is not torch.Tensor or torch.compiler.is_compiling():
+        if _needs_grad(x, weight, bias):
+            y = linear_activation_pre_op(x2, weight, bias, activation)[0]
+        elif type(x) is not torch.Tensor or torch.compiler.is_compiling():
             y = linear_activation_op(x2, weight, bias, activation)
         else:
             y = _mm(x2, weight, bias, activation)

@@ -121,7 +121,10 @@ class GemmArguments:
     `groups_along="k"` the groups split the reduction instead (a grouped
     GEMM's weight gradient): A stored k x m (a_layout "col"), B k x n
     (b_layout "row"), each group's rows of k one after the other, "groups"
-    each group's end along k, and D (and C) G matrices of m x n."""
+    each group's end along k, and D (and C) G matrices of m x n.
+    `stores_pre_activation` (with an activation in the epilogue) also
+    stores the value before the activation, D's shape and dtype, into the
+    last operand, "pre"."""
     m: int
     n: int
     k: int
@@ -141,6 +144,7 @@ class GemmArguments:
     precision: str = "highest"
     groups: int = 0
     groups_along: str = "rows"
+    stores_pre_activation: bool = False
 
     def __post_init__(self):
         _check_sizes(self, ("m", "n", "k", "batch", "groups"))
@@ -694,7 +698,8 @@ class GemmFamily(KernelFamily):
                                  int(args.batch_invariant), args.batch,
                                  int(args.shared == "a"), int(args.shared == "b"),
                                  F32_PRECISIONS.index(args.precision), args.groups,
-                                 int(pack_layouts), int(args.groups_along == "k"))
+                                 int(pack_layouts), int(args.groups_along == "k"),
+                                 int(args.stores_pre_activation))
 
     def _structs(self, args, config):
         _, _, _, _, tile, stages = config
@@ -737,7 +742,8 @@ class GemmFamily(KernelFamily):
     def operands(self, args, config):
         return ("A", "B", "D") + (("C",) if args.reads_c else ()) + tuple(
             vector for vector in ("bias", "scale") if vector in args.epilogue) + (
-            ("groups",) if args.groups else ()), ()
+            ("groups",) if args.groups else ()) + (
+            ("pre",) if args.stores_pre_activation else ()), ()
 
     def check_scalars(self, args, scalars):
         unknown = set(scalars) - {"alpha", "beta"}

@@ -261,9 +261,10 @@ def test_unaligned_and_misaligned_operands_run():
 @gpu
 @pytest.mark.parametrize("activation", ["relu", "gelu_tanh", "gelu_erf", "silu"])
 def test_linear_fuses_its_activation_where_no_gradient_is_wanted(activation):
-    """The activation in the GEMM's epilogue (no grad) against float64, the
-    same bits again and under torch.compile; with gradients, torch's
-    activation on the linear output and the gradients through it."""
+    """The activation in the GEMM's epilogue against float64, the same bits
+    again, under torch.compile and where gradients are wanted (the epilogue
+    then also stores the pre-activation, from which the backward's
+    gradients come, checked against f32)."""
     F = torch.nn.functional
     generator = torch.Generator(device="cuda").manual_seed(13)
     x = torch.randn(300, 256, device="cuda", dtype=torch.bfloat16, generator=generator)
@@ -281,6 +282,13 @@ def test_linear_fuses_its_activation_where_no_gradient_is_wanted(activation):
         assert torch.equal(compiled(x, w, b), y)
         torch.library.opcheck(torch.ops.spio.linear_activation.default, (x, w, b, activation),
                               test_utils=("test_schema", "test_faketensor"))
+        y_pre, pre = torch.ops.spio.linear_activation_pre(x, w, b, activation)
+        assert torch.equal(y_pre, y)
+        want_pre = x.double() @ w.double().t() + b.double()
+        close(pre, want_pre, want_pre.abs().max().item())
+    torch.library.opcheck(torch.ops.spio.linear_activation_pre.default, (x, w, b, activation),
+                          test_utils=("test_schema", "test_faketensor",
+                                      "test_autograd_registration"))
     layer = spio.nn.Linear(256, 520, device="cuda", dtype=torch.bfloat16, activation=activation)
     with torch.no_grad():
         layer.weight.copy_(w)
@@ -290,7 +298,8 @@ def test_linear_fuses_its_activation_where_no_gradient_is_wanted(activation):
     w32 = w.float().requires_grad_()
     b32 = b.float().requires_grad_()
     y = layer(xs)
-    close(y, want, want.abs().max().item())
+    with torch.no_grad():
+        assert torch.equal(y, spio.linear(x, w, b, activation=activation))
     gradients_close(y, function(x32 @ w32.t() + b32),
                     [(xs, x32), (layer.weight, w32), (layer.bias, b32)])
     with pytest.raises(spio.SpioError, match="activation is one of"):

@@ -126,6 +126,10 @@ static Field<std::string> groupsAlong(
     cl::desc("What the groups split: rows (B a matrix a group) or k (random cuts of K, D a "
              "matrix a group; A col, B row)"),
     cl::location(request.groupsAlong));
+static Field<bool> storesPreActivation(
+    "store-pre-activation", cl::cat(gemmOptions),
+    cl::desc("Also store the epilogue's value before its activation (checked like D)"),
+    cl::location(request.storesPreActivation));
 static Field<int64_t> batchCount("gemm-batch", cl::cat(gemmOptions),
                                  cl::desc("Problems in the batch"),
                                  cl::location(request.batchCount));
@@ -357,10 +361,30 @@ int main(int argc, char **argv) {
   if (chip.getNumOccurrences())
     if (std::string why = checkChip(request.chip); !why.empty())
       fail("--chip: " + why);
-  const std::initializer_list<const cl::Option *> gemmOnly = {
-      &sizeM,    &sizeN,   &sizeK,   &aLayout,   &bLayout,    &alpha,       &beta,     &blockM,
-      &blockN,   &blockK,  &stages,  &raster,    &persistent, &cluster,     &swapAB,   &splitK,
-      &pingpong, &promote, &kRanges, &precision, &groupCount, &groupsAlong, &gemmWgmma};
+  const std::initializer_list<const cl::Option *> gemmOnly = {&sizeM,
+                                                              &sizeN,
+                                                              &sizeK,
+                                                              &aLayout,
+                                                              &bLayout,
+                                                              &alpha,
+                                                              &beta,
+                                                              &blockM,
+                                                              &blockN,
+                                                              &blockK,
+                                                              &stages,
+                                                              &raster,
+                                                              &persistent,
+                                                              &cluster,
+                                                              &swapAB,
+                                                              &splitK,
+                                                              &pingpong,
+                                                              &promote,
+                                                              &kRanges,
+                                                              &precision,
+                                                              &groupCount,
+                                                              &groupsAlong,
+                                                              &storesPreActivation,
+                                                              &gemmWgmma};
   // Options of the grouped conv alone, and of both convolutions.
   const std::initializer_list<const cl::Option *> gw8Only = {
       &convBias,           &convGroupWidth,          &convRowsP,

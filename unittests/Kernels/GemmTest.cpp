@@ -2,6 +2,7 @@
 
 #include "spio/Kernels/Gemm.h"
 #include "Targets.h"
+#include "spio/Kernels/LaunchPlan.h"
 
 #include <gtest/gtest.h>
 
@@ -224,6 +225,29 @@ TEST(GemmEpilogue, VectorsAreParametersAfterBetaBeforeTheTensorMaps) {
   EXPECT_EQ(all.aMap, 8);
   EXPECT_EQ(all.bMap, 9);
   EXPECT_EQ(all.count, 10);
+}
+
+TEST(GemmEpilogue, ThePreActivationIsTheLastOperandAndNeedsAnActivation) {
+  GemmProblem p = problem(256, 256, 256);
+  p.epilogue = {EpilogueStep::Bias};
+  p.bias = Along::Cols;
+  p.storesPreActivation = true;
+  GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+  EXPECT_NE(checkGemm(p, c, hopper()).find("needs an activation step"), std::string::npos);
+  p.epilogue.push_back(EpilogueStep::GeluTanh);
+  EXPECT_EQ(checkGemm(p, c, hopper()), "");
+  // After the bias vector, before the tensor maps; the launcher's operand
+  // after the group ends, where only this kernel has it.
+  GemmParameters at = gemmParameters(p, c);
+  EXPECT_EQ(at.bias, 6);
+  EXPECT_EQ(at.pre, 7);
+  EXPECT_EQ(at.aMap, 8);
+  LaunchPlan plan = gemmLaunchPlan(p, c);
+  ASSERT_EQ(plan.operands.size(), 8u);
+  EXPECT_EQ(plan.operands.back().name, "pre");
+  EXPECT_EQ(plan.kernels.back().parameters[size_t(at.pre)].index, 7);
+  p.storesPreActivation = false;
+  EXPECT_EQ(gemmLaunchPlan(p, c).operands.size(), 7u);
 }
 
 TEST(GemmBatch, ProblemsGoAlongZAndTensorMapsReadEveryBatchEntry) {

@@ -88,6 +88,8 @@ struct Request {
   /// What the groups split: rows (each group's rows of A and D, B a matrix a group) or k (each
   /// group's rows of K of A and B, D a matrix a group)
   std::string groupsAlong = "rows";
+  /// Also store the epilogue's value before its activation (checked like D)
+  bool storesPreActivation = false;
   /// Problems in the batch
   int64_t batchCount = 1;
   /// The operand (a or b) one matrix of serves the whole batch

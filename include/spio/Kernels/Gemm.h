@@ -93,6 +93,10 @@ struct GemmProblem {
   /// ends, each held to [0, K]) into its own M x N matrix of D (and C),
   /// which lead with the groups' entry; A and B are one matrix each.
   bool groupedReduction = false;
+  /// The epilogue's value before its first activation step is also stored,
+  /// rounded to D's type, into operand "pre" (D's shape): the
+  /// pre-activation a training step keeps for the activation's gradient.
+  bool storesPreActivation = false;
   /// For a wgmma kernel: an M- or N-major A or B it cannot read in place (a
   /// batched one whose K is not a multiple of 64) is packed K-major first
   /// even where its rows are 16-byte aligned (gemmPrefersPackedLayouts).
@@ -257,7 +261,7 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const Gem
 /// under a wgmma config.
 struct GemmParameters {
   int a = 0, b = 1, c = 2, d = 3, alpha = 4, beta = 5;
-  int bias = -1, scale = -1, groups = -1, aMap = -1, bMap = -1;
+  int bias = -1, scale = -1, groups = -1, pre = -1, aMap = -1, bMap = -1;
   int count = 6;
 };
 GemmParameters gemmParameters(const GemmProblem &problem, const GemmConfig &config);

@@ -114,6 +114,7 @@ GemmProblem mlir::spio::gemmProblem(GemmOp op) {
   p.a = a[0].dim == rows ? kernels::Layout::RowMajor : kernels::Layout::ColMajor;
   p.b = b[0].dim == cols ? kernels::Layout::ColMajor : kernels::Layout::RowMajor;
   p.readsC = bool(op.getC());
+  p.storesPreActivation = bool(op.getPre());
   if (EpilogueAttr epilogue = op.getEpilogueAttr())
     for (EpilogueStep step : epilogue.getSteps())
       p.epilogue.push_back(kernels::EpilogueStep(int(step)));
@@ -311,7 +312,9 @@ constexpr int32_t kComputeRegisters = 232;
 /// op it replaces.
 struct GemmValues {
   Operation *op;
-  Value a, b, c, d, alpha, beta, bias, scale, groups, aMap, bMap;
+  /// `pre`: where the epilogue's value before its activation goes (null:
+  /// nowhere).
+  Value a, b, c, d, alpha, beta, bias, scale, groups, pre, aMap, bMap;
   /// An implicit-GEMM convolution: A's tiles are gathered from x through
   /// the im2col map `aMap`, a k-tile a filter tap's channels (wgrad: B's
   /// boxes through `bMap`, a k-tile 64 output positions).
@@ -319,8 +322,9 @@ struct GemmValues {
 };
 
 GemmValues gemmValues(GemmOp op) {
-  return {op,           op.getA(),    op.getB(),     op.getC(),      op.getD(),    op.getAlpha(),
-          op.getBeta(), op.getBias(), op.getScale(), op.getGroups(), op.getAMap(), op.getBMap()};
+  return {op,           op.getA(),    op.getB(),     op.getC(),      op.getD(),   op.getAlpha(),
+          op.getBeta(), op.getBias(), op.getScale(), op.getGroups(), op.getPre(), op.getAMap(),
+          op.getBMap()};
 }
 
 /// Builds one block's kernel code.
@@ -401,7 +405,7 @@ private:
   /// A warp's tile of D (and C) at `at`, the bounds of fragments whose rows
   /// run along `rows`, and alpha and beta a lane: built once an epilogue.
   struct TileStore {
-    Tensor d, c, bias, scale;
+    Tensor d, c, bias, scale, pre;
     Value alpha, beta;
     Bounds bounds;
   };
@@ -694,6 +698,7 @@ GemmTile::TileStore GemmTile::tileStore(const GemmValues &op, ArrayRef<Coord> wa
                  Tensor(),
                  Tensor(),
                  Tensor(),
+                 op.pre ? b.subscript(cast<Tensor>(op.pre), at) : Tensor(),
                  b.broadcast(op.alpha, lane),
                  Value(),
                  Bounds{bound(rows), bound(cols)}};
@@ -737,7 +742,14 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
       const Placed &f = group[i];
       auto [scale, bias, c] = reads[i];
       Value result = b.mulf(tile.alpha, b.fragmentToVector(f.acc));
+      bool preStored = !tile.pre;
       for (kernels::EpilogueStep step : epilogueSteps(p)) {
+        // The value the first activation takes, kept for its gradient.
+        if (!preStored && step >= kernels::EpilogueStep::Relu) {
+          b.storeFragment(b.vectorToFragment(result, f.acc.getType()), tile.pre, f.place,
+                          tile.bounds);
+          preStored = true;
+        }
         switch (step) {
         case kernels::EpilogueStep::Scale:
           result = b.mulf(result, scale);
@@ -1580,6 +1592,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
     params.push_back(gemmOperandType(context, p, 's'));
   if (at.groups >= 0)
     params.push_back(gemmOperandType(context, p, 'g'));
+  if (at.pre >= 0)
+    params.push_back(dType);
   if (c.wgmma)
     params.append({gemmTensorMapType(context, p, c, 'a'), gemmTensorMapType(context, p, c, 'b')});
   auto kernel =
@@ -1590,8 +1604,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
   auto arg = [&](int position) { return position >= 0 ? args[position] : Value(); };
   EpilogueAttr epilogue = epilogueAttr(context, p.epilogue);
   GemmOp::create(builder, loc, args[at.a], args[at.b], args[at.d], args[at.alpha],
-                 p.readsC ? args[at.beta] : Value(), p.readsC ? args[at.c] : Value(),
-                 arg(at.bias), arg(at.scale), arg(at.groups), arg(at.aMap), arg(at.bMap),
+                 p.readsC ? args[at.beta] : Value(), p.readsC ? args[at.c] : Value(), arg(at.bias),
+                 arg(at.scale), arg(at.groups), arg(at.pre), arg(at.aMap), arg(at.bMap),
                  gemmConfigAttr(context, c), epilogue);
   gpu::ReturnOp::create(builder, loc);
   return module;
@@ -1774,6 +1788,7 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
                     op.getResidual() ? one : Value(),
                     asVector(op.getBias()),
                     asVector(op.getScale()),
+                    Value(),
                     Value(),
                     wgrad ? Value(op.getWMap()) : Value(op.getXMap()),
                     wgrad ? Value(op.getXMap()) : Value(op.getWMap()),

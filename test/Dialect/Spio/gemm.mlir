@@ -82,3 +82,12 @@ func.func @grouped_reduction(%a: !KA, %b: !KB, %d: !KD, %alpha: f32, %ends: !spi
   spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132>} : !KA, !KB -> !KD groups !spio.tensor<[g: 4] x i32, global> tma !KMapA, !KMapB
   return
 }
+
+// The value before the activation also stored (a training step's
+// pre-activation), D's type.
+// CHECK-LABEL: func.func @pre_activation
+// CHECK: spio.gemm %{{.*}}, %{{.*}} into %{{.*}} alpha %{{.*}} bias %{{.*}} pre %{{.*}} {config = {{.*}}, epilogue = #spio.epilogue<bias, gelu_tanh>} : {{.*}} bias !spio.tensor<[j: 128] x f32, global> pre !spio.tensor<[i: 256, j: 128] x f32, global>
+func.func @pre_activation(%a: !A, %b: !B, %d: !D, %z: !D, %bias: !spio.tensor<[j: 128] x f32, global>, %alpha: f32) {
+  spio.gemm %a, %b into %d alpha %alpha bias %bias pre %z {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, epilogue = #spio.epilogue<bias, gelu_tanh>} : !A, !B -> !D bias !spio.tensor<[j: 128] x f32, global> pre !D
+  return
+}

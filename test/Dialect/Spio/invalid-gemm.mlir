@@ -142,7 +142,7 @@ func.func @d_integer(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x i32, gl
 // The custom form cannot separate beta from C; the generic form can.
 func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
   // expected-error @below {{'spio.gemm' op takes beta and C together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
   return
 }
 
@@ -217,7 +217,7 @@ func.func @box_not_the_tile(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %mb
 // The custom form cannot give one map alone; the generic form can.
 func.func @one_map(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA) {
   // expected-error @below {{'spio.gemm' op takes the tensor maps of A and B together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
   return
 }
 
@@ -481,5 +481,23 @@ func.func @m_major_map_box(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f
 func.func @reduction_groups_not_d(%a: !KA, %b: !KB, %d: !KD, %alpha: f32, %ends: !spio.tensor<[g: 4] x i32, global>, %ma: !KMapA, %mb: !KMapB) {
   // expected-error @below {{'spio.gemm' op a grouped GEMM's B leads with the groups' entry 'g: 4'}}
   spio.gemm %a, %b into %d alpha %alpha groups %ends tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132>} : !KA, !KB -> !KD groups !spio.tensor<[g: 4] x i32, global> tma !KMapA, !KMapB
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x bf16, global>
+
+func.func @pre_without_activation(%a: !A, %b: !B, %d: !D, %z: !D, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op stores the value before the activation (pre) but its epilogue has no activation step}}
+  spio.gemm %a, %b into %d alpha %alpha pre %z {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !D pre !D
+  return
+}
+
+func.func @pre_of_another_type(%a: !A, %b: !B, %d: !D, %z: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op pre (the value before the activation) must have D's type}}
+  spio.gemm %a, %b into %d alpha %alpha pre %z {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, epilogue = #spio.epilogue<relu>} : !A, !B -> !D pre !spio.tensor<[i: 256, j: 128] x f32, global>
   return
 }

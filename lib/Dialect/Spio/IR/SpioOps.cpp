@@ -838,6 +838,9 @@ static LogicalResult verifyEpilogueVector(Operation *op, Value vector, StringRef
                            << dims[0].dim.getValue() << "'";
 }
 
+/// Whether an epilogue step is an activation (relu and after).
+static bool isActivationStep(EpilogueStep step) { return step >= EpilogueStep::Relu; }
+
 LogicalResult GemmOp::verify() {
   SpioTensorType aType = getA().getType(), bType = getB().getType(), dType = getD().getType();
   FailureOr<GemmOperand> a = gemmOperand(*this, aType, "A", true);
@@ -917,6 +920,14 @@ LogicalResult GemmOp::verify() {
                            << ": " << operand->batch->size << "' must be D's"
                            << (d->batch ? "" : " (D has none)");
   SmallVector<EpilogueStep> steps = getEpilogueSteps();
+  if (Value pre = getPre()) {
+    if (pre.getType() != dType)
+      return emitOpError() << "pre (the value before the activation) must have D's type " << dType
+                           << ", got " << pre.getType();
+    if (!llvm::any_of(steps, isActivationStep))
+      return emitOpError() << "stores the value before the activation (pre) but its epilogue "
+                              "has no activation step";
+  }
   if (bool(getC()) != llvm::is_contained(steps, EpilogueStep::Residual))
     return emitOpError() << (getC() ? "reads C only in a 'residual' epilogue step"
                                     : "has a 'residual' epilogue step but no beta and C");

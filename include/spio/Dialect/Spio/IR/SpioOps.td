@@ -725,6 +725,9 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     spio.gemm %x, %w into %y alpha %alpha bias %b {config = ...,
         epilogue = #spio.epilogue<bias, gelu_tanh>} : ... bias !spio.tensor<[j: 4096] x bf16, global>
     ```
+    With `pre %z` (a tensor of D's type), the epilogue's value before its
+    first activation step is also rounded into %z: the pre-activation a
+    training step keeps for the activation's gradient.
     A batched GEMM puts a batch entry before the matrices' entries of D and
     C, and of A and B where each problem has its own (without it, one
     matrix serves the whole batch), e.g. `[h: 16, i: 512, k/8: 8]`;
@@ -775,17 +778,19 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$bias,
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$scale,
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$groups,
+                       Arg<Optional<Spio_Tensor>, "", [MemWrite]>:$pre,
                        Optional<Spio_TensorMap>:$aMap,
                        Optional<Spio_TensorMap>:$bMap,
                        Spio_GemmConfigAttr:$config,
                        OptionalAttr<Spio_EpilogueAttr>:$epilogue);
   let assemblyFormat = [{
     $a `,` $b `into` $d `alpha` $alpha (`beta` $beta^ `,` $c)? (`bias` $bias^)?
-    (`scale` $scale^)? (`groups` $groups^)? (`tma` $aMap^ `,` $bMap)?
+    (`scale` $scale^)? (`groups` $groups^)? (`pre` $pre^)? (`tma` $aMap^ `,` $bMap)?
     attr-dict `:`
     qualified(type($a)) `,` qualified(type($b)) `->` qualified(type($d))
     (`,` qualified(type($c))^)? (`bias` qualified(type($bias))^)?
     (`scale` qualified(type($scale))^)? (`groups` qualified(type($groups))^)?
+    (`pre` qualified(type($pre))^)?
     (`tma` qualified(type($aMap))^ `,` qualified(type($bMap)))?
   }];
   let hasVerifier = 1;
