@@ -690,14 +690,19 @@ def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=No
     return d
 
 
-def _mm(x, w, b=None, activation=None):
-    """x (M, K) @ w.t() (+ b, then `activation`, in the GEMM's epilogue) with
-    w (N, K): linear's forward."""
+def _check_mm(x, w, b):
+    """linear's operands: x (M, K) and w (N, K) of one dtype, b of it."""
     if x.dim() != 2 or w.dim() != 2 or x.shape[1] != w.shape[1] or x.dtype != w.dtype:
         raise SpioError(f"spio.mm takes x (M, K) and w (N, K) of one dtype, got "
                         f"{tuple(x.shape)} {x.dtype} and {tuple(w.shape)} {w.dtype}")
     if b is not None and b.dtype != x.dtype:
         raise SpioError(f"the bias must have the input's dtype {x.dtype}, got {b.dtype}")
+
+
+def _mm(x, w, b=None, activation=None):
+    """x (M, K) @ w.t() (+ b, then `activation`, in the GEMM's epilogue) with
+    w (N, K): linear's forward."""
+    _check_mm(x, w, b)
     return _gemm(x, w, x.dtype, "row", "col", x.shape[0], w.shape[0], x.shape[1], bias=b,
                  activation=activation)
 
@@ -721,11 +726,7 @@ _ACTIVATION_GRADIENTS = {
 def _mm_pre(x, w, b, activation):
     """linear's forward with its activation for training: (y, z), z the
     pre-activation (x @ w.t() + b) the GEMM's epilogue stores beside y."""
-    if x.dim() != 2 or w.dim() != 2 or x.shape[1] != w.shape[1] or x.dtype != w.dtype:
-        raise SpioError(f"spio.mm takes x (M, K) and w (N, K) of one dtype, got "
-                        f"{tuple(x.shape)} {x.dtype} and {tuple(w.shape)} {w.dtype}")
-    if b is not None and b.dtype != x.dtype:
-        raise SpioError(f"the bias must have the input's dtype {x.dtype}, got {b.dtype}")
+    _check_mm(x, w, b)
     pre = x.new_empty((x.shape[0], w.shape[0]))
     y = _gemm(x, w, x.dtype, "row", "col", x.shape[0], w.shape[0], x.shape[1], bias=b,
               activation=activation, pre=pre)
