@@ -68,60 +68,37 @@ def check(got, want, label):
     assert error <= 2.0 ** -6 * scale, f"{label}: error {error}"
 
 
-def backward(args, timed):
-    """dA and dB of each case: spio against the loop and torch._grouped_mm."""
+def runs(m, groups, n, k, backward):
+    """Each product a case times, by name: (spio, the loop, torch._grouped_mm,
+    a float32 reference): the forward Y, or the gradients dA and dB."""
     import spio
 
+    a, w, ends = inputs(m, groups, n, k, seed=m + groups)
+    b = w.transpose(1, 2)
+    grouped_mm = getattr(torch, "_grouped_mm", None)
+    if not backward:
+        return {"Y": (lambda: spio.grouped_mm(a, b, ends), lambda: loop_mm(a, w, ends),
+                      lambda: grouped_mm(a, b, offs=ends),
+                      lambda: loop_mm(a.float(), w.float(), ends))}
     # The gradients' operators (torch.ops.spio.grouped_mm_dx, _dw), which
     # the first use of spio's PyTorch operators registers.
     assert spio.grouped_mm is not None
-    grouped_mm = getattr(torch, "_grouped_mm", None)
-    print("\n| tokens x experts x N x K | gradient | spio | torch loop | torch._grouped_mm | "
-          "vs loop | vs _grouped_mm |")
-    print("|---|---|---|---|---|---|---|")
-    vs_loop, vs_grouped = [], []
-    for m, groups, n, k in CASES:
-        a, w, ends = inputs(m, groups, n, k, seed=m + groups)
-        b = w.transpose(1, 2)
-        dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16,
-                         generator=torch.Generator(device="cuda").manual_seed(m)) / 16
-        flops = 2.0 * m * n * k / 1e9
-        runs = {
-            "dA": (lambda: torch.ops.spio.grouped_mm_dx(dy, b, ends),
-                   lambda: loop_mm(dy, w.transpose(1, 2), ends),
-                   lambda: grouped_mm(dy, w, offs=ends),
-                   lambda: loop_mm(dy.float(), w.transpose(1, 2).float(), ends)),
-            "dB": (lambda: torch.ops.spio.grouped_mm_dw(a, dy, ends, b).transpose(1, 2),
-                   lambda: loop_dw(a, dy, ends, groups),
-                   lambda: grouped_mm(dy.t(), a, offs=ends),
-                   lambda: loop_dw(a.float(), dy.float(), ends, groups)),
-        }
-        with torch.no_grad():
-            for name, (ours_fn, loop_fn, theirs_fn, reference) in runs.items():
-                got = ours_fn()
-                check(got, reference(), f"{m}x{groups}x{n}x{k} {name}")
-                assert torch.equal(got, ours_fn()), "not bit-identical"
-                ours = time_ms(ours_fn, *timed)
-                loop = time_ms(loop_fn, args.warmup, args.repeats, "launch")
-                theirs, ratio = "n/a", "n/a"
-                if grouped_mm is not None:
-                    try:
-                        grouped = time_ms(theirs_fn, *timed)
-                        theirs, ratio = f"{flops / grouped:.1f}", f"{grouped / ours:.2f}"
-                        vs_grouped.append(grouped / ours)
-                    except RuntimeError as error:
-                        theirs = f"n/a ({str(error).splitlines()[0][:40]})"
-                vs_loop.append(loop / ours)
-                print(f"| {m}x{groups}x{n}x{k} | {name} | {flops / ours:.1f} | "
-                      f"{flops / loop:.1f} | {theirs} | {loop / ours:.2f} | {ratio} |")
-    print(f"\ngeometric mean: {geometric_mean(vs_loop):.2f} against the loop"
-          + (f", {geometric_mean(vs_grouped):.2f} against torch._grouped_mm" if vs_grouped else ""))
+    dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16,
+                     generator=torch.Generator(device="cuda").manual_seed(m)) / 16
+    return {
+        "dA": (lambda: torch.ops.spio.grouped_mm_dx(dy, b, ends),
+               lambda: loop_mm(dy, w.transpose(1, 2), ends),
+               lambda: grouped_mm(dy, w, offs=ends),
+               lambda: loop_mm(dy.float(), w.transpose(1, 2).float(), ends)),
+        "dB": (lambda: torch.ops.spio.grouped_mm_dw(a, dy, ends, b).transpose(1, 2),
+               lambda: loop_dw(a, dy, ends, groups),
+               lambda: grouped_mm(dy.t(), a, offs=ends),
+               lambda: loop_dw(a.float(), dy.float(), ends, groups)),
+    }
 
 
 def main():
     import argparse
-
-    import spio
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--warmup", type=int, default=3)
@@ -131,43 +108,38 @@ def main():
     add_timing_argument(parser)
     args = parser.parse_args()
     timed = (args.warmup, args.repeats, args.timing)
-    if args.backward:
-        print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
-              f"{args.timing} timing")
-        return backward(args, timed)
-    grouped_mm = getattr(torch, "_grouped_mm", None)
+    has_grouped_mm = hasattr(torch, "_grouped_mm")
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"{args.timing} timing")
-    print("\n| tokens x experts x N x K | spio | torch loop | torch._grouped_mm | vs loop | "
-          "vs _grouped_mm |")
-    print("|---|---|---|---|---|---|")
+    print("\n| tokens x experts x N x K | product | spio | torch loop | torch._grouped_mm | "
+          "vs loop | vs _grouped_mm |")
+    print("|---|---|---|---|---|---|---|")
     vs_loop, vs_grouped = [], []
     for m, groups, n, k in CASES:
-        a, w, ends = inputs(m, groups, n, k, seed=m + groups)
-        b = w.transpose(1, 2)
+        flops = 2.0 * m * n * k / 1e9
+        label = f"{m}x{groups}x{n}x{k}"
         with torch.no_grad():
-            got = spio.grouped_mm(a, b, ends)
-            want = loop_mm(a.float(), w.float(), ends)
-            error = (got.float() - want).abs().max().item()
-            scale = want.abs().max().item()
-            assert error <= 2.0 ** -6 * scale, f"{m}x{groups}x{n}x{k}: error {error}"
-            assert torch.equal(got, spio.grouped_mm(a, b, ends)), "not bit-identical"
-            flops = 2.0 * m * n * k / 1e9
-            ours = time_ms(lambda: spio.grouped_mm(a, b, ends), *timed)
-            # The loop reads the group ends on the host (a synchronization
-            # a real MoE layer pays too); timed with launch timing.
-            loop = time_ms(lambda: loop_mm(a, w, ends), args.warmup, args.repeats, "launch")
-            theirs, ratio = "n/a", "n/a"
-            if grouped_mm is not None:
-                try:
-                    grouped = time_ms(lambda: grouped_mm(a, b, offs=ends), *timed)
-                    theirs, ratio = f"{flops / grouped:.1f}", f"{grouped / ours:.2f}"
-                    vs_grouped.append(grouped / ours)
-                except RuntimeError as error:
-                    theirs = f"n/a ({str(error).splitlines()[0][:40]})"
-        vs_loop.append(loop / ours)
-        print(f"| {m}x{groups}x{n}x{k} | {flops / ours:.1f} | {flops / loop:.1f} | {theirs} | "
-              f"{loop / ours:.2f} | {ratio} |")
+            for name, (ours_fn, loop_fn, theirs_fn, reference) in \
+                    runs(m, groups, n, k, args.backward).items():
+                got = ours_fn()
+                check(got, reference(), f"{label} {name}")
+                assert torch.equal(got, ours_fn()), "not bit-identical"
+                ours = time_ms(ours_fn, *timed)
+                # The loop reads the group ends on the host (a
+                # synchronization a real MoE layer pays too); timed with
+                # launch timing.
+                loop = time_ms(loop_fn, args.warmup, args.repeats, "launch")
+                theirs, ratio = "n/a", "n/a"
+                if has_grouped_mm:
+                    try:
+                        grouped = time_ms(theirs_fn, *timed)
+                        theirs, ratio = f"{flops / grouped:.1f}", f"{grouped / ours:.2f}"
+                        vs_grouped.append(grouped / ours)
+                    except RuntimeError as error:
+                        theirs = f"n/a ({str(error).splitlines()[0][:40]})"
+                vs_loop.append(loop / ours)
+                print(f"| {label} | {name} | {flops / ours:.1f} | {flops / loop:.1f} | "
+                      f"{theirs} | {loop / ours:.2f} | {ratio} |")
     print(f"\ngeometric mean: {geometric_mean(vs_loop):.2f} against the loop"
           + (f", {geometric_mean(vs_grouped):.2f} against torch._grouped_mm" if vs_grouped else ""))
 

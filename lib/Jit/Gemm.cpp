@@ -119,23 +119,20 @@ static int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig
   auto launch = [&]() { return launcher.run(bindings); };
 
   if (opt().check) {
-    HostMatrix d(problem.output, batches * m * n), pre(problem.output, 0);
+    HostMatrix d(problem.output, batches * m * n),
+        pre(problem.output, problem.storesPreActivation ? batches * m * n : 0);
     runPoisoned(gpu, dD, launch, d.bytes);
-    if (problem.storesPreActivation) {
-      pre = HostMatrix(problem.output, batches * m * n);
+    if (problem.storesPreActivation)
       orFail(dPre.download(pre.bytes.data(), pre.bytes.size()), "downloading the pre-activation");
-    }
-    // The epilogue's steps before its first activation: what pre holds.
-    std::vector<EpilogueStep> preSteps = epilogueSteps(problem);
-    preSteps.erase(std::find_if(preSteps.begin(), preSteps.end(),
-                                [](EpilogueStep step) { return step >= EpilogueStep::Relu; }),
-                   preSteps.end());
     // Output rounding plus f32 accumulation error, which grows with depth
     // (the packed segments'), plus what splitting f32 inputs into bf16
     // terms leaves out of each product.
     ReferenceCheck reference(problem.output, double(gemmPackedProblem(problem).k),
                              gemmProductError(problem));
     std::vector<EpilogueStep> steps = epilogueSteps(problem);
+    // The steps before the first activation: what pre holds.
+    std::vector<EpilogueStep> preSteps(steps.begin(),
+                                       std::find_if(steps.begin(), steps.end(), isActivation));
     // Groups splitting K: each group's matrix checked as a batch's.
     GemmProblem checked = problem;
     if (problem.groupedReduction)

@@ -257,9 +257,7 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
     return "a batch of " + std::to_string(p.batch) + " problems of M=" + std::to_string(p.m) +
            " N=" + std::to_string(p.n) + " K=" + std::to_string(p.k) +
            " is over the 2^40 elements a spio tensor spans";
-  if (p.storesPreActivation &&
-      !std::any_of(p.epilogue.begin(), p.epilogue.end(),
-                   [](EpilogueStep step) { return step >= EpilogueStep::Relu; }))
+  if (p.storesPreActivation && std::none_of(p.epilogue.begin(), p.epilogue.end(), isActivation))
     return "storing the value before the activation needs an activation step in the epilogue";
   if (p.groups < 0 || p.groups > kMaxGroups)
     return "a grouped GEMM has 1 to " + std::to_string(kMaxGroups) + " groups, got " +
@@ -270,7 +268,7 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
     if (p.groupedReduction && (!mnMajor(p, 'a') || !mnMajor(p, 'b')))
       return "a GEMM whose groups split K takes A column major (M contiguous) and B row major "
              "(N contiguous), each group's rows of K one after the other";
-    if (!p.groupedReduction && (mnMajor(p, 'a') || (mnMajor(p, 'b') && p.k % kWgmmaBlockK != 0)))
+    if (!p.groupedReduction && (mnMajor(p, 'a') || wgmmaPacksMNMajor(p, 'b')))
       return "a grouped GEMM's wgmma kernel takes A row major (K contiguous) and B column "
              "major, or row major where K is a multiple of 64";
     if (gemmPacksOperands(p))

@@ -906,10 +906,11 @@ def linear(x, weight, bias=None, activation=None):
         if activation not in _ACTIVATIONS:
             raise SpioError(f"activation is one of {', '.join(_ACTIVATIONS)}, not "
                             f"{activation!r}")
-        if _needs_grad(x, weight, bias) and _main_grad(weight) is not None:
+        training = _needs_grad(x, weight, bias)
+        if training and _main_grad(weight) is not None:
             return _ACTIVATIONS[activation](linear(x, weight, bias))
         x2 = (x if x.dim() == 2 else x.reshape(-1, x.shape[-1])).contiguous()
-        if _needs_grad(x, weight, bias):
+        if training:
             y = linear_activation_pre_op(x2, weight, bias, activation)[0]
         elif type(x) is not torch.Tensor or torch.compiler.is_compiling():
             y = linear_activation_op(x2, weight, bias, activation)

@@ -52,6 +52,9 @@ enum class F32Precision { Highest, High, Medium };
 
 const char *epilogueStepName(EpilogueStep step);
 
+/// Whether `step` is an activation (relu, gelu_tanh, gelu_erf, silu).
+inline bool isActivation(EpilogueStep step) { return step >= EpilogueStep::Relu; }
+
 struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   DType input = DType::BF16;

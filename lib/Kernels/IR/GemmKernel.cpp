@@ -745,7 +745,7 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
       bool preStored = !tile.pre;
       for (kernels::EpilogueStep step : epilogueSteps(p)) {
         // The value the first activation takes, kept for its gradient.
-        if (!preStored && step >= kernels::EpilogueStep::Relu) {
+        if (!preStored && kernels::isActivation(step)) {
           b.storeFragment(b.vectorToFragment(result, f.acc.getType()), tile.pre, f.place,
                           tile.bounds);
           preStored = true;
