@@ -190,6 +190,19 @@ CASES = [
     (333, 130, 77, "--dtype f32 --gemm-batch 3 --broadcast b --beta -1"),
     (5, 4096, 4096, "--dtype f32"),
     (4096, 4096, 4096, "--dtype f32"),
+    # f32 on TF32 tensor cores: read in place (a partial k-tile), packed
+    # where K is not a multiple of 4 or an operand is M- or N-major, a batch
+    # sharing B, small M swapped, split K, an epilogue, each output dtype.
+    (1000, 1000, 1000, "--dtype f32 --precision tf32"),
+    (1001, 999, 1003, "--dtype f32 --precision tf32 --beta 0.5"),
+    (512, 300, 260, "--dtype f32 --precision tf32 --a-layout col --b-layout row "
+                    "--out-dtype bf16"),
+    (333, 130, 64, "--dtype f32 --precision tf32 --gemm-batch 3 --broadcast b --beta -1"),
+    (5, 4096, 4096, "--dtype f32 --precision tf32"),
+    (128, 4096, 4096, "--dtype f32 --precision tf32 --out-dtype f16"),
+    (4096, 4096, 4096, "--dtype f32 --precision tf32 --epilogue bias,gelu_tanh "
+                       "--bias-along col"),
+    (2048, 2048, 8192, "--dtype f32 --precision tf32"),
     # Grouped GEMMs: random group sizes (empty groups too) read on the
     # device, ragged groups, 1 and 64 groups, ping-pong (short K) and wide
     # tiles, an epilogue with a bias along columns, beta, f16 and f32 out.

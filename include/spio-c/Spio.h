@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 10
+#define SPIO_ABI_VERSION 11
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -74,8 +74,9 @@ enum { SPIO_ALONG_NONE = 0, SPIO_ALONG_ROWS = 1, SPIO_ALONG_COLS = 2 };
 #define SPIO_GEMM_MAX_EPILOGUE_STEPS 8
 /* How f32 inputs are multiplied (torch.set_float32_matmul_precision's
  * names): split into 3, 2 or 1 bf16 terms whose leading products are added
- * in f32 on bf16 tensor cores. */
-enum { SPIO_F32_HIGHEST = 0, SPIO_F32_HIGH = 1, SPIO_F32_MEDIUM = 2 };
+ * in f32 on bf16 tensor cores; or, SPIO_F32_TF32, as they are on TF32
+ * tensor cores (sm_90a only; what PyTorch's "high" runs on cuBLAS). */
+enum { SPIO_F32_HIGHEST = 0, SPIO_F32_HIGH = 1, SPIO_F32_MEDIUM = 2, SPIO_F32_TF32 = 3 };
 
 /* D (m x n) = epilogue(alpha * A @ B); A is m x k (column major: stored
  * k x m), B is k x n (column major: stored n x k). */

@@ -288,10 +288,11 @@ int runGemm() {
   double compileMs = built->ms;
   // The GEMM kernel follows the kernels packing its operands.
   const mlir::spio::CompiledKernel &info = compiled.kernels.back();
-  std::string kind = config.wgmma ? "wgmma" : "mma.sync";
+  bool tf32 = problem.input == DType::F32 && problem.precision == F32Precision::Tf32;
+  std::string kind = config.wgmma ? (tf32 ? "wgmma tf32" : "wgmma") : "mma.sync";
   if (gemmPacksOperands(problem))
     kind += std::string(", operands packed") +
-            (problem.input == DType::F32
+            (problem.input == DType::F32 && !tf32
                  ? std::string(" into ") + std::to_string(gemmPackTerms(problem)) + " bf16 terms"
                  : "");
   if (config.swapAB)

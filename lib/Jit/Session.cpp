@@ -85,7 +85,9 @@ F32Precision parsePrecision(const std::string &name) {
     return F32Precision::High;
   if (name == "medium")
     return F32Precision::Medium;
-  fail("--precision takes highest, high or medium, not '" + name + "'");
+  if (name == "tf32")
+    return F32Precision::Tf32;
+  fail("--precision takes highest, high, medium or tf32, not '" + name + "'");
 }
 
 Layout parseLayout(const std::string &name, const char *matrix) {

@@ -30,13 +30,17 @@ const char *dtypeName(DType dtype) {
 
 int64_t dtypeBytes(DType dtype) { return dtype == DType::F32 ? 4 : 2; }
 
+int64_t vectorElements(DType dtype) { return 16 / dtypeBytes(dtype); }
+
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-/// A wgmma k-tile: one 128-byte row of f16 or bf16. M- and N-major tiles
-/// come in boxes of as many of their rows or columns.
-constexpr int64_t kWgmmaBlockK = 64, kWgmmaMNBox = 64;
+/// A wgmma k-tile: one 128-byte row (64 of f16 or bf16, 32 of f32). M-
+/// and N-major tiles (16-bit only) come in boxes of 64 of their rows or
+/// columns.
+constexpr int64_t kWgmmaRowBytes = 128, kWgmmaMNBox = 64;
+static int64_t wgmmaBlockK(DType input) { return kWgmmaRowBytes / dtypeBytes(input); }
 
 const char *epilogueStepName(EpilogueStep step) {
   switch (step) {
@@ -129,14 +133,25 @@ int64_t gemmSharedBytes(const GemmProblem &p, const GemmConfig &c) {
          (c.splitK > 1 ? c.blockM * c.blockN * 4 : 0) + gemmStagingBytes(p, c);
 }
 
-/// Whether both operands are packed: f32 inputs, or a row that is not
-/// 16-byte aligned.
+/// Whether f32 inputs are multiplied as they are, on TF32 tensor cores.
+static bool tf32(const GemmProblem &p) {
+  return p.input == DType::F32 && p.precision == F32Precision::Tf32;
+}
+
+/// The dtype the tensor cores read: f32 inputs' bf16 terms, except TF32's.
+static DType tensorCoreInput(const GemmProblem &p) {
+  return p.input == DType::F32 && !tf32(p) ? DType::BF16 : p.input;
+}
+
+/// Whether both operands are packed: f32 inputs split into terms, or a row
+/// that is not 16-byte aligned.
 static bool packsBoth(const GemmProblem &p) {
-  if (p.input == DType::F32)
+  if (p.input == DType::F32 && !tf32(p))
     return true;
+  int64_t vector = vectorElements(p.input);
   int64_t contiguousA = p.a == Layout::RowMajor ? p.k : p.m;
   int64_t contiguousB = p.b == Layout::ColMajor ? p.k : p.n;
-  return contiguousA % 8 != 0 || contiguousB % 8 != 0;
+  return contiguousA % vector != 0 || contiguousB % vector != 0;
 }
 
 /// Whether operand 'a' or 'b' is M- or N-major: its rows run along K.
@@ -152,12 +167,15 @@ static bool mnMajor(const GemmProblem &p, char operand) {
 static bool wgmmaPacksMNMajor(const GemmProblem &p, char operand) {
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
   bool grouped = p.groups > 0 && !p.groupedReduction && operand == 'b';
-  return mnMajor(p, operand) && (batched || grouped) && p.k % kWgmmaBlockK != 0;
+  return mnMajor(p, operand) && (batched || grouped) && p.k % wgmmaBlockK(p.input) != 0;
 }
 
 bool gemmPacksOperand(const GemmProblem &p, char operand) {
   if (packsBoth(p))
     return true;
+  // TF32 wgmma reads K-major operands only.
+  if (tf32(p))
+    return mnMajor(p, operand);
   if (!p.packLayouts || !mnMajor(p, operand))
     return false;
   // Beside a packed partner (whose K is padded to a multiple of 8) an
@@ -171,7 +189,7 @@ bool gemmPacksOperands(const GemmProblem &p) {
 }
 
 int64_t gemmPackSegments(const GemmProblem &p) {
-  if (p.input != DType::F32)
+  if (p.input != DType::F32 || tf32(p))
     return 1;
   switch (p.precision) {
   case F32Precision::Highest:
@@ -179,13 +197,14 @@ int64_t gemmPackSegments(const GemmProblem &p) {
   case F32Precision::High:
     return 3;
   case F32Precision::Medium:
+  case F32Precision::Tf32:
     return 1;
   }
   return 1;
 }
 
 int64_t gemmPackTerms(const GemmProblem &p) {
-  if (p.input != DType::F32)
+  if (p.input != DType::F32 || tf32(p))
     return 1;
   return p.precision == F32Precision::Highest ? 3 : p.precision == F32Precision::High ? 2 : 1;
 }
@@ -198,14 +217,18 @@ int64_t gemmPackTerm(const GemmProblem &p, char operand, int64_t segment) {
   return operand == 'a' ? termsA[segment] : termsB[segment];
 }
 
-/// K of a packed operand's segment: zeros up to a multiple of 8.
-static int64_t packedK(const GemmProblem &p) { return ceilDiv(p.k, 8) * 8; }
+/// K of a packed operand's segment: zeros up to a multiple of its 16-byte
+/// vectors.
+static int64_t packedK(const GemmProblem &p) {
+  int64_t vector = vectorElements(tensorCoreInput(p));
+  return ceilDiv(p.k, vector) * vector;
+}
 
 GemmProblem gemmPackedProblem(const GemmProblem &p) {
   if (!gemmPacksOperands(p))
     return p;
   GemmProblem q = p;
-  q.input = p.input == DType::F32 ? DType::BF16 : p.input;
+  q.input = tensorCoreInput(p);
   if (gemmPacksOperand(p, 'a'))
     q.a = Layout::RowMajor;
   if (gemmPacksOperand(p, 'b'))
@@ -219,7 +242,8 @@ int64_t gemmPackedBytes(const GemmProblem &p, char operand) {
     return 0;
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
   int64_t rows = (operand == 'a' ? p.m : p.n) * (batched ? p.batch : 1);
-  return ceilDiv(rows * gemmPackedProblem(p).k * 2, 256) * 256;
+  GemmProblem packed = gemmPackedProblem(p);
+  return ceilDiv(rows * packed.k * dtypeBytes(packed.input), 256) * 256;
 }
 
 int64_t gemmPackedOffset(const GemmProblem &p, char operand) {
@@ -243,8 +267,12 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
   if (p.input != DType::F16 && p.input != DType::BF16 && p.input != DType::F32)
     return "GEMM inputs must be f16, bf16 or f32";
   if (p.input == DType::F32 && p.precision != F32Precision::Highest &&
-      p.precision != F32Precision::High && p.precision != F32Precision::Medium)
-    return "the f32 precision must be highest, high or medium";
+      p.precision != F32Precision::High && p.precision != F32Precision::Medium &&
+      p.precision != F32Precision::Tf32)
+    return "the f32 precision must be highest, high, medium or tf32";
+  if (tf32(p) && !c.wgmma)
+    return "f32 inputs at precision tf32 run on wgmma's TF32 tensor cores (sm_90a); elsewhere "
+           "take precision high (2 bf16 terms, more accurate than TF32)";
   if (std::string err = checkEpilogue(p); !err.empty())
     return err;
   if (p.batch < 1 || p.batch > kMaxGridY)
@@ -271,7 +299,7 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
     if (!p.groupedReduction && (mnMajor(p, 'a') || wgmmaPacksMNMajor(p, 'b')))
       return "a grouped GEMM's wgmma kernel takes A row major (K contiguous) and B column "
              "major, or row major where K is a multiple of 64";
-    if (gemmPacksOperands(p))
+    if (p.input == DType::F32 || gemmPacksOperands(p))
       return "a grouped GEMM takes f16 or bf16 A and B, each read in place: contiguous "
              "dimensions multiples of 8 (packing is not done for groups)";
     if (!p.groupedReduction && !layout::withinExtent({p.groups, p.n, p.k}))
@@ -317,9 +345,9 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
   if (!c.wgmma && (c.swapAB || c.splitK != 1 || c.promote || c.kRanges != 1))
     return "swapping A and B, splitting K and promoting sums are for wgmma kernels";
   if (c.wgmma) {
-    // A warpgroup's wgmma reads tiles of 128-byte rows: 64 f16 or bf16 of
-    // the reduction (K-major), or of A's rows or B's columns (M- or
-    // N-major, wgmma's transposed operands).
+    // A warpgroup's wgmma reads tiles of 128-byte rows: 64 f16 or bf16 (32
+    // f32) of the reduction (K-major), or of A's rows or B's columns (M- or
+    // N-major, wgmma's transposed operands, 16-bit only).
     if (!wgmmaSupports(p))
       return "a batched M- or N-major operand whose K is not a multiple of 64 is packed "
              "K-major for wgmma first (pack_layouts); use the mma.sync configuration otherwise";
@@ -338,9 +366,9 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
              ", 64 rows each: warps = [4 * G, 1] and block " + side + " = 64 * G, got warps " +
              std::to_string(c.warpsM) + "x" + std::to_string(c.warpsN) + " and block " + side +
              " " + std::to_string(c.warpgroupRows());
-    if (c.blockK != kWgmmaBlockK)
-      return "a wgmma block's K tile is 64 (one 128-byte row of f16 or bf16), got " +
-             std::to_string(c.blockK);
+    if (c.blockK != wgmmaBlockK(p.input))
+      return "a wgmma block's K tile is one 128-byte row: " + std::to_string(wgmmaBlockK(p.input)) +
+             " of " + dtypeName(p.input) + ", got " + std::to_string(c.blockK);
     // TMA takes a box's origin as 32-bit signed element coordinates.
     constexpr int64_t kMaxTmaExtent = (int64_t(1) << 31) - 1;
     // A batched operand's rows are those of all its batch entries.
@@ -461,8 +489,9 @@ bool wgmmaSupports(const GemmProblem &problem) {
   // Groups splitting K read their rows of K from A and B, M- and N-major.
   if (p.groupedReduction)
     return p.input != DType::F32 && mnMajor(p, 'a') && mnMajor(p, 'b');
-  return p.input != DType::F32 && !wgmmaPacksMNMajor(p, 'a') && !wgmmaPacksMNMajor(p, 'b') &&
-         (p.groups == 0 || !mnMajor(p, 'a'));
+  // Packed f32 inputs are bf16 terms; TF32's are f32, K-major.
+  return (p.input != DType::F32 || tf32(p)) && !wgmmaPacksMNMajor(p, 'a') &&
+         !wgmmaPacksMNMajor(p, 'b') && (p.groups == 0 || !mnMajor(p, 'a'));
 }
 
 // Hopper (H200, bf16; benchmarks/gemm/layouts.py, RESULTS.md): the wgmma
@@ -528,7 +557,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // own additions truncate), on tiles of 128 columns (192, which the
   // registers also hold, were 0-5% faster on H200; RESULTS.md).
   c.promote = problem.input == DType::F32 && problem.precision == F32Precision::Highest;
-  c.blockK = 64;
+  c.blockK = wgmmaBlockK(p.input);
   c.warpsN = 1;
   // The tiles of all the problems of a batch.
   auto tiles = [&](int64_t m, int64_t n) {
@@ -763,8 +792,9 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const Gem
                                            char operand) {
   GemmProblem p = gemmPackedProblem(problem);
   runtime::TensorMapShape shape;
-  shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
-                                        : runtime::TensorMapShape::Element::BF16;
+  shape.element = p.input == DType::F16   ? runtime::TensorMapShape::Element::F16
+                  : p.input == DType::F32 ? runtime::TensorMapShape::Element::F32
+                                          : runtime::TensorMapShape::Element::BF16;
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
   // A grouped GEMM's B holds a matrix a group (where the groups split the
   // rows; groups splitting K share one A and one B).
@@ -797,8 +827,8 @@ LaunchShape gemmPackLaunchShape(const GemmProblem &p, char operand) {
   // A batch the operand does not have is packed once.
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
   int64_t rows = operand == 'a' ? p.m : p.n;
-  return {ceilDiv(rows * (packedK(p) / 8), kPackThreads), 1, kPackThreads,
-          batched ? p.batch : 1};
+  return {ceilDiv(rows * (packedK(p) / vectorElements(tensorCoreInput(p))), kPackThreads), 1,
+          kPackThreads, batched ? p.batch : 1};
 }
 
 } // namespace spio::kernels

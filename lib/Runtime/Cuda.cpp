@@ -327,8 +327,24 @@ Result<DeviceBuffer> Cuda::allocate(size_t bytes) const {
 namespace {
 // cuda.h's CUtensorMapDataType, CUtensorMapSwizzle and
 // CUtensorMapL2promotion values.
-constexpr int kFloat16 = 6, kBFloat16 = 9, kSwizzle128B = 3, kL2Promotion128B = 2;
-constexpr uint64_t kElementBytes = 2, kSwizzleBytes = 128;
+constexpr int kFloat16 = 6, kFloat32 = 7, kBFloat16 = 9, kSwizzle128B = 3, kL2Promotion128B = 2;
+constexpr uint64_t kSwizzleBytes = 128;
+
+/// The driver's data type of an element, and its bytes.
+int elementType(TensorMapShape::Element element) {
+  switch (element) {
+  case TensorMapShape::Element::F16:
+    return kFloat16;
+  case TensorMapShape::Element::BF16:
+    return kBFloat16;
+  case TensorMapShape::Element::F32:
+    return kFloat32;
+  }
+  return kBFloat16;
+}
+uint64_t elementBytes(TensorMapShape::Element element) {
+  return element == TensorMapShape::Element::F32 ? 4 : 2;
+}
 } // namespace
 
 Result<TensorMap> Cuda::encodeTensorMap(const TensorMapShape &shape, DevicePtr base) const {
@@ -340,18 +356,19 @@ Result<TensorMap> Cuda::encodeTensorMap(const TensorMapShape &shape, DevicePtr b
   ContextScope scope(api, context);
   if (!scope.status)
     return scope.status.error();
-  if (base % 16 != 0 || (shape.cols * kElementBytes) % 16 != 0)
+  uint64_t elementSize = elementBytes(shape.element);
+  if (base % 16 != 0 || (shape.cols * elementSize) % 16 != 0)
     return Error{"a tensor map needs a 16-byte aligned address and rows of a multiple of 16 "
                  "bytes: " + what};
   if (shape.rows == 0 || shape.cols == 0 || shape.boxRows == 0 || shape.boxRows > 256 ||
-      shape.boxCols * kElementBytes != kSwizzleBytes)
+      shape.boxCols * elementSize != kSwizzleBytes)
     return Error{"a tensor map's box is 1 to 256 rows of 128 bytes: " + what};
   TensorMap map;
   uint64_t dims[2] = {shape.cols, shape.rows};
-  uint64_t strides[1] = {shape.cols * kElementBytes};
+  uint64_t strides[1] = {shape.cols * elementSize};
   uint32_t box[2] = {shape.boxCols, shape.boxRows};
   uint32_t elementStrides[2] = {1, 1};
-  int element = shape.element == TensorMapShape::Element::F16 ? kFloat16 : kBFloat16;
+  int element = elementType(shape.element);
   if (Status s = api->check(api->cuTensorMapEncodeTiled(
                                 map.bytes, element, 2, reinterpret_cast<void *>(base), dims,
                                 strides, box, elementStrides, /*interleave=*/0, kSwizzle128B,
@@ -372,7 +389,8 @@ Result<TensorMap> Cuda::encodeIm2colMap(const Im2colMapShape &shape, DevicePtr b
   ContextScope scope(api, context);
   if (!scope.status)
     return scope.status.error();
-  if (base % 16 != 0 || (shape.channels * kElementBytes) % 16 != 0)
+  uint64_t elementSize = elementBytes(shape.element);
+  if (base % 16 != 0 || (shape.channels * elementSize) % 16 != 0)
     return Error{"an im2col tensor map needs a 16-byte aligned address and a multiple of 8 "
                  "channels: " +
                  what};
@@ -387,18 +405,17 @@ Result<TensorMap> Cuda::encodeIm2colMap(const Im2colMapShape &shape, DevicePtr b
                  what};
   TensorMap map;
   uint64_t dims[4] = {shape.channels, shape.width, shape.height, shape.images};
-  uint64_t strides[3] = {shape.channels * kElementBytes,
-                         shape.channels * shape.width * kElementBytes,
-                         shape.channels * shape.width * shape.height * kElementBytes};
+  uint64_t strides[3] = {shape.channels * elementSize, shape.channels * shape.width * elementSize,
+                         shape.channels * shape.width * shape.height * elementSize};
   int lower[2] = {shape.lowerW, shape.lowerH}, upper[2] = {shape.upperW, shape.upperH};
   uint32_t elementStrides[4] = {1, shape.strideW, shape.strideH, 1};
-  int element = shape.element == TensorMapShape::Element::F16 ? kFloat16 : kBFloat16;
-  if (Status s = api->check(api->cuTensorMapEncodeIm2col(
-                                map.bytes, element, 4, reinterpret_cast<void *>(base), dims,
-                                strides, lower, upper, uint32_t(kSwizzleBytes / kElementBytes),
-                                shape.pixels, elementStrides, /*interleave=*/0, kSwizzle128B,
-                                kL2Promotion128B, /*oobFill=*/0),
-                            "cuTensorMapEncodeIm2col");
+  int element = elementType(shape.element);
+  if (Status s = api->check(
+          api->cuTensorMapEncodeIm2col(map.bytes, element, 4, reinterpret_cast<void *>(base), dims,
+                                       strides, lower, upper, uint32_t(kSwizzleBytes / elementSize),
+                                       shape.pixels, elementStrides, /*interleave=*/0, kSwizzle128B,
+                                       kL2Promotion128B, /*oobFill=*/0),
+          "cuTensorMapEncodeIm2col");
       !s)
     return Error{s.error().message + " (" + what + ")"};
   return map;

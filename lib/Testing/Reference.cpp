@@ -283,6 +283,11 @@ double gemmProductError(const kernels::GemmProblem &problem) {
     return 3 * u * u;
   case kernels::F32Precision::Medium:
     return 2 * u + u * u;
+  case kernels::F32Precision::Tf32: {
+    // The tensor cores use each f32's top 10 mantissa bits (truncated).
+    double t = std::ldexp(1.0, -10);
+    return 2 * t + t * t;
+  }
   }
   return 0;
 }

@@ -632,13 +632,26 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 # --- Matrix multiplication ----------------------------------------------------
 
-# GEMM inputs: f32 ones are multiplied as sums of bf16 terms, as many as
-# torch.get_float32_matmul_precision() asks for.
+# GEMM inputs: f32 ones are multiplied as torch.get_float32_matmul_precision()
+# asks: "highest" and "medium" as sums of 3 and 1 bf16 terms; "high" (TF32
+# allowed) as TF32 where the GPU's wgmma has it (sm_90), else 2 bf16 terms.
 _GEMM_DTYPES = ("f16", "bf16", "f32")
+
+# Whether each device (by index) runs wgmma's TF32.
+_tf32_devices = {}
 
 
 def _f32_precision(t):
-    return torch.get_float32_matmul_precision() if t.dtype == torch.float32 else "highest"
+    if t.dtype != torch.float32:
+        return "highest"
+    precision = torch.get_float32_matmul_precision()
+    if precision != "high":
+        return precision
+    device = t.get_device()
+    tf32 = _tf32_devices.get(device)
+    if tf32 is None:
+        tf32 = _tf32_devices[device] = _capi.device(device).compute_major == 9
+    return "tf32" if tf32 else "high"
 
 
 def _aligned(t):

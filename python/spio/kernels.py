@@ -76,7 +76,7 @@ def target(chip=None, **facts):
 EPILOGUE_STEPS = ("scale", "bias", "residual", "relu", "gelu_tanh", "gelu_erf", "silu")
 _ALONG = {None: 0, "row": 1, "col": 2}
 # How f32 inputs are multiplied, in the C API's numbering.
-F32_PRECISIONS = ("highest", "high", "medium")
+F32_PRECISIONS = ("highest", "high", "medium", "tf32")
 
 
 def _dtype_code(name, allowed):
@@ -109,8 +109,11 @@ class GemmArguments:
     f32 inputs are multiplied on bf16 tensor cores as sums of bf16 terms:
     `precision` "highest" (3 terms, about f32's accuracy), "high" (2, about
     16 bits) or "medium" (1), as torch.set_float32_matmul_precision names
-    them. Operands in f32, or whose contiguous dimension is not a multiple
-    of 8, are packed into the workspace by two more kernels first.
+    them; or, with "tf32" (sm_90 only), as they are on TF32 tensor cores
+    (10 mantissa bits; what torch's "high" runs on cuBLAS). Operands split
+    into terms, whose contiguous dimension is not a multiple of a 16-byte
+    vector or, under "tf32", M- or N-major are packed into the workspace
+    first, by a kernel each.
 
     With `groups` = G > 0 (a grouped GEMM, e.g. a mixture of experts), A's
     and D's m rows are G groups' one after the other, B holds G matrices

@@ -94,7 +94,7 @@ def test_unaligned_and_f32_operands_are_packed_first():
     assert len(kernel.family.launch_shapes(aligned, kernel.config)) == 1
     assert kernel.family.workspace_size(aligned, kernel.config) == 0
     expect_error(lambda: spio.GemmArguments(64, 64, 64, "f32", precision="low"),
-                 "precision is one of highest, high, medium")
+                 "precision is one of highest, high, medium, tf32")
     # The highest precision adds each k-tile's sums in f32 (promote).
     family = spio.kernels.GemmFamily()
     for precision, promoted in (("highest", True), ("high", False)):
@@ -102,6 +102,27 @@ def test_unaligned_and_f32_operands_are_packed_first():
         config = family.chosen(args, spio.kernels.target("sm_90"))
         assert ("promote" in config[4]) == promoted
         assert family.check(args, config) is None
+
+
+def test_tf32_reads_k_major_f32_in_place_on_sm_90():
+    """f32 at precision tf32: K-major operands straight into wgmma's TF32
+    tensor cores (no packing, no workspace); an M-major A packed into f32
+    first; other targets are refused with what to ask for instead."""
+    family = spio.kernels.GemmFamily()
+    args = spio.GemmArguments(1000, 1000, 1000, "f32", precision="tf32")
+    config = family.chosen(args, spio.kernels.target("sm_90"))
+    assert family.check(args, config) is None
+    assert len(family.launch_shapes(args, config)) == 1
+    assert family.workspace_size(args, config) == 0
+    source = family.source(args, config)
+    assert "vector<4xf32>" in source and "gemm_pack" not in source
+    col = spio.GemmArguments(1000, 1000, 1000, "f32", a_layout="col", precision="tf32")
+    config = family.chosen(col, spio.kernels.target("sm_90"))
+    assert len(family.launch_shapes(col, config)) == 2
+    assert family.workspace_size(col, config) == 1000 * 1000 * 4
+    assert "gpu.func @gemm_pack_a" in family.source(col, config)
+    config = family.chosen(args, spio.kernels.target("sm_80"))
+    assert "take precision high" in family.check(args, config)
 
 
 # Every step once, and one more.

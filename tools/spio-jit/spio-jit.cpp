@@ -142,7 +142,8 @@ static Field<bool> batchInvariant("batch-invariant", cl::cat(gemmOptions),
                                   cl::location(request.batchInvariant));
 static Field<std::string>
     precision("precision", cl::cat(gemmOptions),
-              cl::desc("f32 inputs: highest (3 bf16 terms), high (2) or medium (1)"),
+              cl::desc("f32 inputs: highest (3 bf16 terms), high (2), medium (1) or "
+                       "tf32 (TF32 tensor cores, sm_90a)"),
               cl::location(request.precision));
 static Field<std::string> biasAlong("bias-along", cl::cat(gemmOptions),
                                     cl::desc("The bias (D's dtype): one a row or col"),

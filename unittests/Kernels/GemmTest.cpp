@@ -77,12 +77,60 @@ TEST(GemmPacking, SplitsF32IntoTheTermsOfItsPrecision) {
   EXPECT_EQ(gemmPackTerms(p), 1);
   EXPECT_EQ(gemmPackSegments(p), 1);
   p.precision = F32Precision(7);
-  EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("highest, high or medium"),
+  EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("highest, high, medium or tf32"),
             std::string::npos);
   // Six segments of K outgrow a tensor the unpacked operands fit.
   p = problem(1 << 20, 64, 1 << 19);
   p.input = DType::F32;
   EXPECT_NE(checkGemm(p, GemmConfig(), hopper()).find("packed into 6 segments of K are over"),
+            std::string::npos);
+}
+
+TEST(GemmPacking, Tf32ReadsKMajorF32InPlaceAndPacksTheRest) {
+  GemmProblem p = problem(1000, 600, 1000);
+  p.input = p.output = DType::F32;
+  p.precision = F32Precision::Tf32;
+  // K-major rows of 16-byte multiples: read as they are, 32 a k-tile.
+  EXPECT_FALSE(gemmPacksOperands(p));
+  EXPECT_TRUE(wgmmaSupports(p));
+  GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+  EXPECT_EQ(c.blockK, 32);
+  EXPECT_FALSE(c.promote);
+  EXPECT_EQ(checkGemm(p, c, hopper()), "");
+  EXPECT_EQ(gemmTensorMapShape(p, c, 'a').element, spio::runtime::TensorMapShape::Element::F32);
+  EXPECT_EQ(gemmTensorMapShape(p, c, 'a').cols, 1000u);
+  c.blockK = 64;
+  EXPECT_NE(checkGemm(p, c, hopper()).find("32 of f32, got 64"), std::string::npos);
+  // Only wgmma multiplies TF32.
+  EXPECT_NE(checkGemm(p, chooseGemmConfig(p, hopper()), hopper()).find("precision high"),
+            std::string::npos);
+  // An M-major A is packed K-major, its values kept in f32; B stays.
+  p.a = Layout::ColMajor;
+  EXPECT_TRUE(gemmPacksOperand(p, 'a'));
+  EXPECT_FALSE(gemmPacksOperand(p, 'b'));
+  GemmProblem q = gemmPackedProblem(p);
+  EXPECT_EQ(q.input, DType::F32);
+  EXPECT_EQ(q.a, Layout::RowMajor);
+  EXPECT_EQ(q.k, 1000);
+  EXPECT_EQ(gemmPackTerms(p), 1);
+  EXPECT_EQ(gemmPackSegments(p), 1);
+  EXPECT_EQ(gemmPackedBytes(p, 'a'), 1000 * 1000 * 4);
+  // A thread a 16-byte vector: 1000 rows x 250 vectors.
+  EXPECT_EQ(gemmPackLaunchShape(p, 'a').gridX, (1000 * 250 + kPackThreads - 1) / kPackThreads);
+  // K not a multiple of 4: both packed, K padded to 1004.
+  p = problem(300, 200, 1003);
+  p.input = DType::F32;
+  p.precision = F32Precision::Tf32;
+  EXPECT_TRUE(gemmPacksOperand(p, 'a'));
+  EXPECT_TRUE(gemmPacksOperand(p, 'b'));
+  EXPECT_EQ(gemmPackedProblem(p).k, 1004);
+  EXPECT_EQ(checkGemm(p, chooseWgmmaGemmConfig(p, hopper()), hopper()), "");
+  // No grouped TF32.
+  p = problem(1000, 512, 256);
+  p.input = DType::F32;
+  p.precision = F32Precision::Tf32;
+  p.groups = 4;
+  EXPECT_NE(checkGemm(p, chooseWgmmaGemmConfig(p, hopper()), hopper()).find("f16 or bf16"),
             std::string::npos);
 }
 
@@ -696,7 +744,8 @@ TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
             std::string::npos);
   c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), hopper());
   c.blockK = 32;
-  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c, hopper()).find("K tile is 64"),
+  EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c, hopper())
+                .find("K tile is one 128-byte row: 64 of bf16, got 32"),
             std::string::npos);
   c = chooseWgmmaGemmConfig(problem(1024, 1024, 1024), hopper());
   c.blockN = 512;

@@ -1,9 +1,9 @@
 //===- Gemm.h - The tensor-core GEMM kernel family --------------*- C++ -*-===//
 //
 // D = epilogue(alpha * A @ B) on mma.sync or wgmma tensor cores, with f16 or
-// bf16 inputs (f32 ones and rows that are not 16-byte multiples packed
-// first), f32 accumulation and f16, bf16 or f32 output; the epilogue scales,
-// adds a bias, adds beta * C and applies an activation, in any order;
+// bf16 inputs, or f32 ones (as TF32 on wgmma, or packed into bf16 terms);
+// rows that are not 16-byte multiples are packed first; f32 accumulation and f16, bf16 or f32
+// output; the epilogue scales, adds a bias, adds beta * C and applies an activation, in any order;
 // batched and grouped problems. A kernel is specialized for one problem
 // (shapes, layouts, dtypes) and one tile configuration;
 // spio/Kernels/IR/GemmKernel.h builds it in the spio dialect (`spio-jit
@@ -33,6 +33,8 @@ enum class Layout { RowMajor, ColMajor };
 
 const char *dtypeName(DType dtype);
 int64_t dtypeBytes(DType dtype);
+/// The elements of a 16-byte vector: 8 of f16 or bf16, 4 of f32.
+int64_t vectorElements(DType dtype);
 
 /// One step a GEMM applies to each f32 element of alpha * A @ B, in the
 /// order given, before the store rounds it into D.
@@ -42,13 +44,16 @@ enum class EpilogueStep { Scale, Bias, Residual, Relu, GeluTanh, GeluErf, Silu }
 /// row: M values; one a column: N values).
 enum class Along { None, Rows, Cols };
 
-/// How f32 inputs are multiplied, by PyTorch's names
-/// (torch.set_float32_matmul_precision): each value is split into bf16
-/// terms (bf16 keeps f32's exponent range) and the products that matter
-/// are added in f32 on bf16 tensor cores. Highest: 3 terms, 6 products,
-/// about f32's 24 bits; High: 2 terms, 3 products, about 16 bits (more than
-/// TF32's 11); Medium: 1 term, 1 product (bf16).
-enum class F32Precision { Highest, High, Medium };
+/// How f32 inputs are multiplied. Highest, High and Medium are PyTorch's
+/// names (torch.set_float32_matmul_precision): each value is split into
+/// bf16 terms (bf16 keeps f32's exponent range) and the products that
+/// matter are added in f32 on bf16 tensor cores. Highest: 3 terms, 6
+/// products, about f32's 24 bits; High: 2 terms, 3 products, about 16 bits
+/// (more than TF32's 11); Medium: 1 term, 1 product (bf16). Tf32: the f32
+/// values as they are on wgmma's TF32 tensor cores (sm_90a; the low 13 bits
+/// of each mantissa unused), read in place where K-major, at half bf16's
+/// rate: what PyTorch's "high" runs on cuBLAS.
+enum class F32Precision { Highest, High, Medium, Tf32 };
 
 const char *epilogueStepName(EpilogueStep step);
 
@@ -176,28 +181,31 @@ int64_t gemmStagingBytes(const GemmProblem &problem, const GemmConfig &config);
 int64_t gemmSharedBytes(const GemmProblem &problem, const GemmConfig &config);
 
 /// Whether A or B is first packed, by a kernel each, into a workspace
-/// (gemmPacksOperand): where the inputs are f32, a contiguous dimension of
-/// A or B is not a multiple of 8 (16-byte vectors and TMA need 16-byte
-/// rows), or with packLayouts an operand is M- or N-major. A packed
-/// operand is K-major in the tensor cores' dtype (bf16 for f32 inputs), its
-/// rows' K padded with zeros to a multiple of 8 and repeated once a segment:
-/// f32 inputs' terms side by side along K, paired so that one GEMM over all
-/// segments adds the products the precision keeps.
+/// (gemmPacksOperand): where the inputs are f32 split into terms, a
+/// contiguous dimension of A or B is not a multiple of a 16-byte vector
+/// (16-byte vectors and TMA need 16-byte rows), an operand is M- or N-major
+/// under TF32 or, with packLayouts, an M- or N-major one wgmma cannot read.
+/// A packed operand is K-major in the tensor cores' dtype (bf16 for f32
+/// inputs split into terms, f32 for TF32), its rows' K padded with zeros
+/// to a multiple of a vector and repeated once a segment: f32 inputs' terms
+/// side by side along K, paired so that one GEMM over all segments adds the
+/// products the precision keeps.
 bool gemmPacksOperands(const GemmProblem &problem);
-/// Whether operand 'a' or 'b' is packed: both where the inputs are f32 or a
-/// row is not 16-byte aligned (K is then padded alike), else (packLayouts)
-/// only an M- or N-major one that the wgmma kernel cannot read in place
-/// (and its partner where K is not a multiple of 8).
+/// Whether operand 'a' or 'b' is packed: both where the inputs are f32
+/// split into terms or a row is not 16-byte aligned (K is then padded
+/// alike); under TF32 an M- or N-major one; else (packLayouts) only an M-
+/// or N-major one that the wgmma kernel cannot read in place (and its
+/// partner where K is not a multiple of 8).
 bool gemmPacksOperand(const GemmProblem &problem, char operand);
 /// The problem the tensor-core kernel computes: the packed operands' where
 /// gemmPacksOperands, else the problem itself. Configurations, tensor maps,
 /// parameters and launch shapes are the packed problem's.
 GemmProblem gemmPackedProblem(const GemmProblem &problem);
 /// Segments along a packed operand's K: 1, or 6 (Highest), 3 (High) or 1
-/// (Medium) for f32 inputs.
+/// (Medium, Tf32) for f32 inputs.
 int64_t gemmPackSegments(const GemmProblem &problem);
-/// The bf16 terms an f32 value is split into: 3 (Highest), 2 (High) or 1;
-/// 1 for other inputs (their values as they are).
+/// The bf16 terms an f32 value is split into: 3 (Highest), 2 (High) or 1
+/// (Medium); 1 for other inputs and TF32 (their values as they are).
 int64_t gemmPackTerms(const GemmProblem &problem);
 /// Which of an f32 value's bf16 terms (0 the largest) segment `segment` of
 /// operand 'a' or 'b' holds.
@@ -220,7 +228,8 @@ GemmConfig chooseGemmConfig(const GemmProblem &problem, const Target &target);
 
 /// Whether a wgmma kernel (sm_90a) takes the problem: f16 or bf16 A and B
 /// (after packing), K-major, or M- and N-major read in place (wgmma's
-/// transposed operands) unless batched with K not a multiple of 64; a
+/// transposed operands) unless batched with K not a multiple of 64; TF32's
+/// f32 A and B, K-major (after packing); a
 /// grouped GEMM's A K-major and its B K-major, or N-major with K a multiple
 /// of 64.
 bool wgmmaSupports(const GemmProblem &problem);

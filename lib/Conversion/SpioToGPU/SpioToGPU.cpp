@@ -866,11 +866,16 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     for (int64_t i = 0; i < count; ++i)
       inouts = LLVM::InsertValueOp::create(
           builder, loc, inouts, vector::ExtractOp::create(builder, loc, accVector, i), i);
-    auto a16 = cast<VectorType>(wgmma.getA().getType().getElementType()).getElementType();
-    NVVM::WGMMATypes inputType = a16.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    // One instruction reduces 32 bytes of each row: 16 f16 or bf16, or 8
+    // f32 read as TF32.
+    Type element = cast<VectorType>(wgmma.getA().getType().getElementType()).getElementType();
+    NVVM::WGMMATypes inputType = element.isF32()    ? NVVM::WGMMATypes::tf32
+                                 : element.isBF16() ? NVVM::WGMMATypes::bf16
+                                                    : NVVM::WGMMATypes::f16;
+    int64_t k = 32 / (element.getIntOrFloatBitWidth() / 8);
     Value d = NVVM::WgmmaMmaAsyncOp::create(
         builder, loc, structType, inouts, *a, *b,
-        NVVM::MMAShapeAttr::get(builder.getContext(), 64, accType.getN(), 16), inputType, inputType,
+        NVVM::MMAShapeAttr::get(builder.getContext(), 64, accType.getN(), k), inputType, inputType,
         NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
         NVVM::WGMMAScaleIn::one,
         // K-major A is row major and K-major B column major; MN-major

@@ -23,9 +23,11 @@
 //   groups' end rows from the device. With `promote` or `k_ranges`, a
 //   compute warpgroup sums each k-tile or each range of k-tiles from zero
 //   and adds the sums in f32.
-// Operands in f32, or whose rows are not 16-byte multiples (and, for wgmma,
-// batched M- or N-major ones whose K leaves a partial k-tile), are first
-// packed by a kernel each into K-major bf16/f16 (f32 values as bf16 terms).
+// f32 operands run on wgmma as TF32, read in place where K-major. Operands
+// whose rows are not 16-byte multiples (and, for wgmma, batched M- or
+// N-major ones whose K leaves a partial k-tile; under TF32 every M- or
+// N-major one; f32 ones split into bf16 terms) are first packed by a kernel
+// each into K-major bf16/f16 (f32 values as bf16 terms) or f32 (TF32).
 // Both end in the same epilogue: alpha * acc (+ beta * C) a C fragment at a
 // time, stores skipping elements past the edges. The reduction order is
 // fixed by the loop structure and there are no atomics, so results are
@@ -53,6 +55,9 @@ using kernels::GemmParameters;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// The 16-byte vector of `dtype` the tensor cores' operands are made of.
+static VectorType tensorCoreVector(MLIRContext *ctx, kernels::DType dtype);
+
 static kernels::DType dtypeOf(Type type) {
   if (type.isF16())
     return kernels::DType::F16;
@@ -71,6 +76,10 @@ static Type typeOf(MLIRContext *ctx, kernels::DType dtype) {
     return Float32Type::get(ctx);
   }
   llvm_unreachable("a GEMM dtype");
+}
+
+static VectorType tensorCoreVector(MLIRContext *ctx, kernels::DType dtype) {
+  return VectorType::get({kernels::vectorElements(dtype)}, typeOf(ctx, dtype));
 }
 
 GemmProblem mlir::spio::gemmProblem(GemmOp op) {
@@ -110,6 +119,9 @@ GemmProblem mlir::spio::gemmProblem(GemmOp op) {
   // The contiguous (inner) entry counts vectors of 8.
   p.k = a[0].dim == k ? a[0].size : a[1].size * a[1].fold;
   p.input = dtypeOf(cast<VectorType>(op.getA().getType().getElementType()).getElementType());
+  // The op's f32 vectors are the tensor cores' TF32 inputs.
+  if (p.input == kernels::DType::F32)
+    p.precision = kernels::F32Precision::Tf32;
   p.output = dtypeOf(op.getD().getType().getElementType());
   p.a = a[0].dim == rows ? kernels::Layout::RowMajor : kernels::Layout::ColMajor;
   p.b = b[0].dim == cols ? kernels::Layout::ColMajor : kernels::Layout::RowMajor;
@@ -178,7 +190,8 @@ GemmConfigAttr mlir::spio::gemmConfigAttr(MLIRContext *context, const GemmConfig
 namespace {
 
 /// One operand's global and shared layouts. The tile's rows run along
-/// `outer`, its 16-byte vectors along `inner` (whose size counts vectors).
+/// `outer`, its 16-byte vectors (of `lanes` elements) along `inner` (whose
+/// size counts vectors).
 struct Operand {
   bool batched;      // one matrix a problem of the batch (else one for all)
   bool grouped;      // a grouped GEMM's B: one matrix a group
@@ -189,11 +202,12 @@ struct Operand {
   int64_t k;          // K
   int64_t blockRows;  // BM or BN
   char name;          // 'a' or 'b'
+  int64_t lanes;      // elements of a 16-byte vector
 
   StringRef outerDim() const { return kContiguous ? rowDim : kDim; }
   StringRef innerDim() const { return kContiguous ? kDim : rowDim; }
   int64_t tileOuter(int64_t blockK) const { return kContiguous ? blockRows : blockK; }
-  int64_t tileVectors(int64_t blockK) const { return (kContiguous ? blockK : blockRows) / 8; }
+  int64_t tileVectors(int64_t blockK) const { return (kContiguous ? blockK : blockRows) / lanes; }
   int64_t outerExtent() const { return kContiguous ? rowsExtent : k; }
   int64_t innerExtent() const { return kContiguous ? k : rowsExtent; }
 };
@@ -207,7 +221,8 @@ Operand operandA(const GemmProblem &p, int64_t blockM) {
           p.m,
           p.k,
           blockM,
-          'a'};
+          'a',
+          kernels::vectorElements(p.input)};
 }
 
 Operand operandB(const GemmProblem &p, int64_t blockN) {
@@ -219,7 +234,8 @@ Operand operandB(const GemmProblem &p, int64_t blockN) {
           p.n,
           p.k,
           blockN,
-          'b'};
+          'b',
+          kernels::vectorElements(p.input)};
 }
 
 /// An operand's global tensor: its batch entry (if it has one), then its
@@ -236,8 +252,9 @@ SpioTensorType globalType(KernelBuilder &b, const GemmProblem &p, const Operand 
     extents.append({{o.outerDim(), 1, o.outerExtent()}, {o.innerDim(), 1, o.innerExtent()}});
     return b.tensorType(extents, element, MemorySpace::Global);
   }
-  extents.append({{o.outerDim(), 1, o.outerExtent()}, {o.innerDim(), 8, o.innerExtent() / 8}});
-  return b.tensorType(extents, b.vector8(element), MemorySpace::Global);
+  extents.append(
+      {{o.outerDim(), 1, o.outerExtent()}, {o.innerDim(), o.lanes, o.innerExtent() / o.lanes}});
+  return b.tensorType(extents, tensorCoreVector(b.getContext(), p.input), MemorySpace::Global);
 }
 
 /// The global tensor a (K-major) operand's tensor map reads: the rows of
@@ -245,8 +262,8 @@ SpioTensorType globalType(KernelBuilder &b, const GemmProblem &p, const Operand 
 SpioTensorType tmaGlobalType(KernelBuilder &b, const GemmProblem &p, const Operand &o) {
   int64_t entries = o.batched ? p.batch : o.grouped ? p.groups : 1;
   return b.tensorType({{o.outerDim(), 1, o.outerExtent() * entries},
-                       {o.innerDim(), 8, o.innerExtent() / 8}},
-                      b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
+                       {o.innerDim(), o.lanes, o.innerExtent() / o.lanes}},
+                      tensorCoreVector(b.getContext(), p.input), MemorySpace::Global);
 }
 
 SpioTensorType outputType(KernelBuilder &b, const GemmProblem &p) {
@@ -339,8 +356,9 @@ public:
   /// One stage of an operand's tiles in shared memory.
   SpioTensorType sharedType(const Operand &o) {
     int64_t vectors = o.tileVectors(c.blockK);
-    return b.tensorType({{o.outerDim(), 1, o.tileOuter(c.blockK)}, {o.innerDim(), 8, vectors}},
-                        b.vector8(input), MemorySpace::Shared, swizzleFor(b.getContext(), vectors));
+    return b.tensorType(
+        {{o.outerDim(), 1, o.tileOuter(c.blockK)}, {o.innerDim(), o.lanes, vectors}}, inputVector(),
+        MemorySpace::Shared, swizzleFor(b.getContext(), vectors));
   }
 
   /// The box one TMA copy moves into a stage of a wgmma operand's tiles:
@@ -350,9 +368,12 @@ public:
   SpioTensorType boxType(const Operand &o) {
     if (o.kContiguous)
       return sharedType(o);
-    return b.tensorType({{o.kDim, 1, c.blockK}, {o.rowDim, 8, kMNBox / 8}}, b.vector8(input),
+    return b.tensorType({{o.kDim, 1, c.blockK}, {o.rowDim, 8, kMNBox / 8}}, inputVector(),
                         MemorySpace::Shared, swizzleFor(b.getContext(), kMNBox / 8));
   }
+
+  /// The 16-byte vector of the tensor cores' input dtype.
+  VectorType inputVector() { return tensorCoreVector(b.getContext(), p.input); }
 
 private:
   /// mma.sync from ldmatrix fragments, tiles loaded by every thread's
@@ -1244,8 +1265,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
       b.ifThen(b.cmpi(arith::CmpIPredicate::ult, left, b.index(c.blockK)), [&] {
         int64_t threads = 128 * consumers;
         Value self = b.subi(thread, b.index(128));
-        Value zero =
-            b.create<arith::ConstantOp>({}, b.getOpBuilder().getZeroAttr(b.vector8(input)));
+        Value zero = b.create<arith::ConstantOp>({}, b.getOpBuilder().getZeroAttr(inputVector()));
         for (auto [tiles, o, boxCount, fold] :
              {std::tuple{tilesA, &a, boxesA, foldA}, std::tuple{tilesB, &bOp, boxesB, foldB}}) {
           int64_t boxVectors = c.blockK * (kMNBox / 8);
@@ -1318,8 +1338,11 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
               if (c.promote)
                 acc.assign(1, b.warpgroupFill(b.f32(0.0), accType));
               b.wgmmaFence();
-              for (int64_t kk = 0; kk < c.blockK / 16; ++kk) {
-                Coord kStep = b.constant(kk, b.coordType(K, 16));
+              // An instruction reduces 32 bytes of each row: 16 f16 or bf16,
+              // or 8 f32 as TF32.
+              int64_t wgmmaK = 2 * kernels::vectorElements(p.input);
+              for (int64_t kk = 0; kk < c.blockK / wgmmaK; ++kk) {
+                Coord kStep = b.constant(kk, b.coordType(K, wgmmaK));
                 for (int64_t h = 0; h < halves; ++h)
                   acc[h] = b.wgmma(tileA, {halfRows(h), kStep}, tileB, {kStep},
                                    cast<WarpgroupAcc>(acc[h]));
@@ -1434,8 +1457,9 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
 }
 
 /// The kernel packing operand 'a' or 'b' of `p` (gemmPacksOperand): a
-/// thread reads 8 consecutive values of K of one row (zero past K), splits
-/// f32 values into bf16 terms and stores each segment's term as one 16-byte
+/// thread reads a 16-byte vector's worth of consecutive values of K of one
+/// row (8, or 4 for TF32's f32; zero past K), splits f32 values into bf16
+/// terms (TF32 keeps them) and stores each segment's term as one 16-byte
 /// vector of the K-major packed operand. Where the source is K-major a warp's
 /// threads take consecutive vectors of a row; else consecutive rows, so that
 /// each read is coalesced.
@@ -1456,7 +1480,8 @@ void buildPackKernel(OpBuilder &builder, Location loc, const GemmProblem &p, cha
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(&kernel.getBody().front());
   auto src = cast<Tensor>(kernel.getArgument(0)), dst = cast<Tensor>(kernel.getArgument(1));
-  int64_t rows = source.rowsExtent, kVectors = ceilDiv(p.k, 8);
+  int64_t vectorLanes = kernels::vectorElements(packed.input);
+  int64_t rows = source.rowsExtent, kVectors = ceilDiv(p.k, vectorLanes);
   Value linear = b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kPackThreads)),
                         b.linearId(LinearId::Thread));
   Coord batch;
@@ -1468,12 +1493,13 @@ void buildPackKernel(OpBuilder &builder, Location loc, const GemmProblem &p, cha
     Value vector = source.kContiguous ? b.remui(linear, b.index(kVectors))
                                       : b.divui(linear, b.index(rows));
     Coord rowAt = b.fromIndex(row, b.coordType(source.rowDim));
-    // The 8 values of K; a k past K reads K - 1 and keeps zero.
+    // The vector's values of K; a k past K reads K - 1 and keeps zero.
     Type element = typeOf(ctx, p.input);
     Value zero = b.create<arith::ConstantOp>({}, builder.getZeroAttr(element));
-    Value first = b.muli(vector, b.index(8)), size = b.index(p.k), last = b.index(p.k - 1);
+    Value first = b.muli(vector, b.index(vectorLanes)), size = b.index(p.k),
+          last = b.index(p.k - 1);
     SmallVector<Value> values;
-    for (int64_t e = 0; e < 8; ++e) {
+    for (int64_t e = 0; e < vectorLanes; ++e) {
       Value k = b.addi(first, b.index(e));
       Value inside = b.cmpi(arith::CmpIPredicate::ult, k, size);
       Coord kAt = b.fromIndex(b.create<arith::MinUIOp>({}, k, last), b.coordType(source.kDim));
@@ -1490,7 +1516,7 @@ void buildPackKernel(OpBuilder &builder, Location loc, const GemmProblem &p, cha
     for (int64_t t = 0; t < kernels::gemmPackTerms(p); ++t) {
       SmallVector<Value> lanes;
       for (Value &value : values) {
-        if (p.input != kernels::DType::F32) {
+        if (value.getType() == packedType) {
           lanes.push_back(value);
           continue;
         }
@@ -1500,14 +1526,15 @@ void buildPackKernel(OpBuilder &builder, Location loc, const GemmProblem &p, cha
           value = b.create<arith::SubFOp>({}, value,
                                           b.create<arith::ExtFOp>({}, value.getType(), term));
       }
-      terms.push_back(b.create<vector::FromElementsOp>({}, b.vector8(packedType), lanes));
+      terms.push_back(
+          b.create<vector::FromElementsOp>({}, tensorCoreVector(ctx, packed.input), lanes));
     }
     SmallVector<Coord> at{rowAt, Coord()};
     if (batch)
       at.insert(at.begin(), batch);
     for (int64_t segment = 0; segment < kernels::gemmPackSegments(p); ++segment) {
       at.back() = b.fromIndex(b.addi(vector, b.index(segment * kVectors)),
-                              b.coordType(p.reductionDim, 8));
+                              b.coordType(p.reductionDim, vectorLanes));
       b.store(terms[kernels::gemmPackTerm(p, operand, segment)], dst, at);
     }
   });

@@ -74,3 +74,30 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+// f32 tiles are TF32 operands: 8 of the reduction (32 bytes of each row,
+// as 16 of bf16) an instruction.
+// CHECK-LABEL: gpu.func @wgmma_tf32
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+gpu.module @m {
+  gpu.func @wgmma_tf32(%out: !spio.tensor<[i: 16, j: 8] x f32, global>) kernel {
+    %a = spio.alloc : !SA
+    %b = spio.alloc : !SB
+    %zero = arith.constant 0.0 : f32
+    %acc = spio.warpgroup_fill %zero : !Acc
+    %kk = spio.constant 3 : !spio.coord<k/8>
+    spio.wgmma_fence
+    %d = spio.wgmma %a[%kk], %b[%kk], %acc : !SA[!spio.coord<k/8>], !SB[!spio.coord<k/8>], !Acc
+    spio.wgmma_commit
+    spio.wgmma_wait 0
+    %c = spio.warpgroup_fragment %d[0] : !Acc -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+    spio.store_fragment %c, %out[] : !spio.fragment<C, m16n8k16, f32, [i, j]>, !spio.tensor<[i: 16, j: 8] x f32, global>
+    gpu.return
+  }
+}

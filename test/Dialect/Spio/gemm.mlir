@@ -14,6 +14,18 @@ func.func @gemm(%a: !A, %b: !B, %c: !D, %d: !D, %alpha: f32, %beta: f32) {
   return
 }
 
+// f32 inputs for TF32 tensor cores: K-major vectors of 4, TMA maps of them.
+// CHECK-LABEL: func.func @tf32
+// CHECK: spio.gemm {{.*}} tma {{.*}} : !spio.tensor<[i: 256, k/4: 128] x vector<4xf32>, global>, !spio.tensor<[j: 128, k/4: 128] x vector<4xf32>, global> -> !spio.tensor<[i: 256, j: 128] x f32, global> tma !spio.tensor_map<!spio.tensor<[i: 256, k/4: 128] x vector<4xf32>, global>, !spio.tensor<[i: 128, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!FA = !spio.tensor<[i: 256, k/4: 128] x vector<4xf32>, global>
+!FB = !spio.tensor<[j: 128, k/4: 128] x vector<4xf32>, global>
+!FMapA = !spio.tensor_map<!FA, !spio.tensor<[i: 128, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!FMapB = !spio.tensor_map<!FB, !spio.tensor<[j: 128, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @tf32(%a: !FA, %b: !FB, %d: !D, %alpha: f32, %ma: !FMapA, %mb: !FMapB) {
+  spio.gemm %a, %b into %d alpha %alpha tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 32], warps = [8, 1], stages = 4, wgmma = true>} : !FA, !FB -> !D tma !FMapA, !FMapB
+  return
+}
+
 // Any dimension names, and the transposed layouts: A stored [k, m/8],
 // B stored [r, n/8] (vectors along the non-reduction dimension).
 // CHECK-LABEL: func.func @named

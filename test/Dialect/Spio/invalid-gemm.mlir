@@ -37,7 +37,19 @@ func.func @sizes(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f32, global
 !B = !spio.tensor<[j: 128, k/8: 64] x vector<8xf16>, global>
 
 func.func @dtypes(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32) {
-  // expected-error @below {{'spio.gemm' op A and B must hold the same vector<8xf16> or vector<8xbf16>, got 'vector<8xbf16>' and 'vector<8xf16>'}}
+  // expected-error @below {{'spio.gemm' op A and B must hold the same vector<8xf16>, vector<8xbf16> or vector<4xf32> (TF32), got 'vector<8xbf16>' and 'vector<8xf16>'}}
+  spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !spio.tensor<[i: 256, j: 128] x f32, global>
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/4: 128] x vector<4xf16>, global>
+!B = !spio.tensor<[j: 128, k/4: 128] x vector<4xf16>, global>
+
+// f16 comes in 16-byte vectors of 8; vectors of 4 are f32's.
+func.func @half_vectors(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32) {
+  // expected-error @below {{'spio.gemm' op A and B must hold the same vector<8xf16>, vector<8xbf16> or vector<4xf32> (TF32), got 'vector<4xf16>' and 'vector<4xf16>'}}
   spio.gemm %a, %b into %d alpha %alpha {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>} : !A, !B -> !spio.tensor<[i: 256, j: 128] x f32, global>
   return
 }

@@ -15,6 +15,17 @@ func.func private @dims(!spio.tensor_map<!spio.tensor<[i: 256, k/8: 8] x vector<
 
 // -----
 
+// f32's vectors hold 4 elements.
+// expected-error @below {{a tensor map's global tensor and box are both [rows, vectors/4] of the same two dimensions, vectors contiguous}}
+func.func private @f32_fold(!spio.tensor_map<!spio.tensor<[i: 256, k/8: 8] x vector<4xf32>, global>, !spio.tensor<[i: 128, k/8: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>>)
+
+// -----
+
+// expected-error @below {{a tensor map holds vector<8xf16> or vector<8xbf16> or vector<4xf32>, got 'vector<2xf32>'}}
+func.func private @short_vectors(!spio.tensor_map<!spio.tensor<[i: 256, k/2: 8] x vector<2xf32>, global>, !spio.tensor<[i: 128, k/2: 8] x vector<2xf32>, shared, #spio.xor_swizzle<3, 0, 3>>>)
+
+// -----
+
 // expected-error @below {{a tensor map's box is 1 to 256 rows of 8 vectors (128 bytes) in the 128-byte swizzle, #spio.xor_swizzle<3, 0, 3>}}
 func.func private @unswizzled(!spio.tensor_map<!spio.tensor<[i: 256, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared>>)
 

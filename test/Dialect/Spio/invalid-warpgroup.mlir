@@ -30,7 +30,7 @@ func.func @three_dims(%a: !spio.warpgroup_acc<m64n16, f32, [i, j, k]>) { return 
 !Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
 
 func.func @scalars(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
-  // expected-error @below {{'spio.wgmma' op A must hold vector<8xf16> or vector<8xbf16>, got 'f32'}}
+  // expected-error @below {{'spio.wgmma' op A must hold vector<8xf16>, vector<8xbf16> or vector<4xf32> (TF32), got 'f32'}}
   %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
   return %d : !Acc
 }
@@ -131,7 +131,7 @@ func.func @global(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
 !Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
 
 func.func @mixed(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
-  // expected-error @below {{'spio.wgmma' op B must hold 'vector<8xf16>', got 'vector<8xbf16>'}}
+  // expected-error @below {{'spio.wgmma' op B must hold A's 'vector<8xf16>', got 'vector<8xbf16>'}}
   %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
   return %d : !Acc
 }
@@ -182,4 +182,42 @@ func.func @wait() {
   // expected-error @below {{'spio.wgmma_wait' op attribute 'pending' failed to satisfy constraint}}
   spio.wgmma_wait 8
   return
+}
+
+// -----
+
+!SA = !spio.tensor<[k: 32, i/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+// wgmma reads TF32 operands K-major only.
+func.func @tf32_m_major(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op A of 'f32' must be K-major (wgmma transposes 16-bit operands only)}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+func.func @tf32_with_bf16(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op B must hold A's 'vector<4xf32>', got 'vector<8xbf16>'}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
+}
+
+// -----
+
+!SA = !spio.tensor<[i: 64, k/8: 4] x vector<8xf32>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 4] x vector<8xf32>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+// f32 comes in 16-byte vectors of 4.
+func.func @f32_vectors_of_8(%a: !SA, %b: !SB, %acc: !Acc) -> !Acc {
+  // expected-error @below {{'spio.wgmma' op A must hold vector<8xf16>, vector<8xbf16> or vector<4xf32> (TF32), got 'vector<8xf32>'}}
+  %d = spio.wgmma %a[], %b[], %acc : !SA, !SB, !Acc
+  return %d : !Acc
 }

@@ -42,6 +42,18 @@ func.func @mn_major(%a: !spio.tensor<[k: 64, i/8: 8] x vector<8xf16>, shared, #s
   return %d : !Acc
 }
 
+// f32 (TF32) operands: K-major tiles of vector<4xf32>, the reduction in
+// steps of 8.
+// CHECK-LABEL: func.func @tf32
+// CHECK: spio.wgmma %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}], %{{.*}} : !spio.tensor<[i: 128, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<i/64>, !spio.coord<k/8>], !spio.tensor<[j: 128, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<k/8>], !spio.warpgroup_acc<m64n128, f32, [i, j]>
+func.func @tf32(%a: !spio.tensor<[i: 128, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>,
+                %b: !spio.tensor<[j: 128, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>,
+                %wg: !spio.coord<i/64>, %acc: !Acc) -> !Acc {
+  %k3 = spio.constant 3 : !spio.coord<k/8>
+  %d = spio.wgmma %a[%wg, %k3], %b[%k3], %acc : !spio.tensor<[i: 128, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<i/64>, !spio.coord<k/8>], !spio.tensor<[j: 128, k/4: 8] x vector<4xf32>, shared, #spio.xor_swizzle<3, 0, 3>>[!spio.coord<k/8>], !Acc
+  return %d : !Acc
+}
+
 // The narrowest and widest accumulators.
 // CHECK-LABEL: func.func @shapes
 // CHECK-SAME: !spio.warpgroup_acc<m64n8, f32, [m, n]>

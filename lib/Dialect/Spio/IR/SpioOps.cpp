@@ -452,33 +452,45 @@ static SmallVector<TensorDim> entriesAlong(SpioTensorType type, StringAttr dim) 
   return entries;
 }
 
+/// A 16-byte vector the tensor cores multiply: 8 f16 or bf16, or 4 f32
+/// (as TF32).
+static bool isTensorCoreVector(VectorType vector) {
+  if (!vector || vector.getRank() != 1)
+    return false;
+  Type element = vector.getElementType();
+  if (vector.getNumElements() == 8)
+    return element.isF16() || element.isBF16();
+  return vector.getNumElements() == 4 && element.isF32();
+}
+
 /// A wgmma operand: a shared tile of 16-byte vectors in the 128-byte
 /// swizzle, K-major (vectors along `k`, rows along `rows` 128 bytes apart)
-/// or MN-major (vectors along `rows`, steps of `k` 128 bytes apart, blocks
-/// of 64 rows whole swizzle periods apart), the element at `coords` the
-/// tile's origin.
+/// or, for 16-bit elements, MN-major (vectors along `rows`, steps of `k`
+/// 128 bytes apart, blocks of 64 rows whole swizzle periods apart), the
+/// element at `coords` the tile's origin.
 static LogicalResult verifyWgmmaOperand(WgmmaOp op, SpioTensorType type, ValueRange coords,
                                         StringRef which, StringAttr rows, StringAttr k,
-                                        Type element) {
+                                        VectorType element) {
   auto fail = [&]() { return op.emitOpError() << which << " "; };
   if (type.getMemorySpace() != MemorySpace::Shared)
     return fail() << "must be in shared memory, not "
                   << stringifyMemorySpace(type.getMemorySpace());
-  auto vector = dyn_cast<VectorType>(type.getElementType());
-  if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
-      vector.getElementType() != element)
-    return fail() << "must hold " << VectorType::get({8}, element) << ", got "
-                  << type.getElementType();
+  if (type.getElementType() != element)
+    return fail() << "must hold A's " << element << ", got " << type.getElementType();
   if (!type.hasDim(rows.getValue()))
     return fail() << "has no dimension '" << rows.getValue() << "' of the accumulator";
   SmallVector<TensorDim> kEntries = entriesAlong(type, k), rowEntries = entriesAlong(type, rows);
   const TensorDim &kFinest = kEntries.front(), &rowFinest = rowEntries.front();
+  int64_t lanes = element.getNumElements();
   if (rowFinest.stride != 1) {
-    if (kFinest.fold != 8 || kFinest.size != 8 || kFinest.stride != 1 || rowFinest.fold != 1 ||
+    if (kFinest.fold != lanes || kFinest.size != 8 || kFinest.stride != 1 || rowFinest.fold != 1 ||
         rowFinest.stride != 8)
       return fail() << "must be K-major rows of 128 bytes: its finest entries '" << k.getValue()
-                    << "/8: 8' (stride 1) and '" << rows.getValue() << "' (stride 8)";
+                    << "/" << lanes << ": 8' (stride 1) and '" << rows.getValue() << "' (stride 8)";
   } else {
+    if (lanes != 8)
+      return fail() << "of " << element.getElementType()
+                    << " must be K-major (wgmma transposes 16-bit operands only)";
     // The blocks of 64 rows lie whole 1024-byte swizzle periods apart, an
     // offset the descriptor holds in 14 bits of 16 bytes.
     bool blocks = rowEntries.size() == 1 ||
@@ -536,12 +548,12 @@ LogicalResult WgmmaOp::verify() {
                             "accumulator's rows and columns, along which A's vectors run "
                             "(K-major) or its rows do (MN-major)";
   auto vector = dyn_cast<VectorType>(a.getElementType());
-  Type element = vector ? vector.getElementType() : Type();
-  if (!element || !(element.isF16() || element.isBF16()))
-    return emitOpError() << "A must hold vector<8xf16> or vector<8xbf16>, got "
+  if (!isTensorCoreVector(vector))
+    return emitOpError() << "A must hold vector<8xf16>, vector<8xbf16> or vector<4xf32> "
+                            "(TF32), got "
                          << a.getElementType();
-  if (failed(verifyWgmmaOperand(*this, a, getACoords(), "A", acc.getRowDim(), k, element)) ||
-      failed(verifyWgmmaOperand(*this, b, getBCoords(), "B", acc.getColDim(), k, element)))
+  if (failed(verifyWgmmaOperand(*this, a, getACoords(), "A", acc.getRowDim(), k, vector)) ||
+      failed(verifyWgmmaOperand(*this, b, getBCoords(), "B", acc.getColDim(), k, vector)))
     return failure();
   return success();
 }
@@ -727,8 +739,9 @@ LogicalResult StoreFragmentOp::verify() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// A GEMM operand as the verifier reads it: a row-major [outer, inner/8]
-/// tensor of 16-byte vectors, or, for D and C, [rows, cols] of scalars.
+/// A GEMM operand as the verifier reads it: a row-major [outer, inner/V]
+/// tensor of 16-byte vectors of V elements, or, for D and C, [rows, cols]
+/// of scalars.
 struct GemmOperand {
   StringAttr outer, inner;
   int64_t outerExtent = 0, innerExtent = 0;
@@ -755,13 +768,17 @@ static FailureOr<GemmOperand> gemmOperand(Operation *op, SpioTensorType type, St
     batch = dims[0];
     dims = dims.drop_front();
   }
+  int64_t lanes = 1;
+  if (vectors) {
+    auto vector = dyn_cast<VectorType>(type.getElementType());
+    lanes = vector ? vector.getNumElements() : 8;
+  }
   if (dims.size() != 2 || dims[0].dim == dims[1].dim || dims[1].stride != 1 ||
-      dims[0].stride != dims[1].size || dims[0].fold != 1 ||
-      dims[1].fold != (vectors ? 8 : 1) ||
+      dims[0].stride != dims[1].size || dims[0].fold != 1 || dims[1].fold != lanes ||
       (batch && (batch->fold != 1 || batch->stride != dims[0].size * dims[0].stride ||
                  batch->dim == dims[0].dim || batch->dim == dims[1].dim)))
-    return fail(vectors ? "must be a row-major [outer, inner/8] tensor of 16-byte vectors "
-                          "(after a batch entry, if any)"
+    return fail(vectors ? "must be a row-major [outer, inner/" + Twine(lanes) +
+                              "] tensor of 16-byte vectors (after a batch entry, if any)"
                         : "must be a row-major [rows, columns] tensor of scalars (after a "
                           "batch entry, if any)");
   return GemmOperand{dims[0].dim, dims[1].dim, dims[0].size, dims[1].size * dims[1].fold,
@@ -848,11 +865,10 @@ LogicalResult GemmOp::verify() {
   FailureOr<GemmOperand> d = gemmOperand(*this, dType, "D", false);
   if (failed(a) || failed(b) || failed(d))
     return failure();
-  auto aVector = cast<VectorType>(aType.getElementType());
   if (aType.getElementType() != bType.getElementType() ||
-      aVector.getNumElements() != 8 ||
-      !(aVector.getElementType().isF16() || aVector.getElementType().isBF16()))
-    return emitOpError() << "A and B must hold the same vector<8xf16> or vector<8xbf16>, got "
+      !isTensorCoreVector(dyn_cast<VectorType>(aType.getElementType())))
+    return emitOpError() << "A and B must hold the same vector<8xf16>, vector<8xbf16> or "
+                            "vector<4xf32> (TF32), got "
                          << aType.getElementType() << " and " << bType.getElementType();
   Type out = dType.getElementType();
   if (!out.isF16() && !out.isBF16() && !out.isF32())

@@ -401,9 +401,11 @@ bool mlir::spio::isSwizzle128B(SwizzleAttrInterface swizzle) {
 }
 
 /// What every TMA descriptor type joins: a global tensor and a shared box
-/// of the same 16-byte vectors of f16 or bf16. `what` names the type.
+/// of the same 16-byte vectors of f16 or bf16 (or, `f32`, of f32). `what`
+/// names the type.
 static LogicalResult verifyGlobalAndBox(function_ref<InFlightDiagnostic()> emitError,
-                                        StringRef what, SpioTensorType global, SpioTensorType box) {
+                                        StringRef what, SpioTensorType global, SpioTensorType box,
+                                        bool f32) {
   if (global.getMemorySpace() != MemorySpace::Global || box.getMemorySpace() != MemorySpace::Shared)
     return emitError() << what << " joins a global tensor and a shared box, got "
                        << stringifyMemorySpace(global.getMemorySpace()) << " and "
@@ -412,25 +414,29 @@ static LogicalResult verifyGlobalAndBox(function_ref<InFlightDiagnostic()> emitE
     return emitError() << "the box holds the global tensor's " << global.getElementType()
                        << ", got " << box.getElementType();
   auto vector = dyn_cast<VectorType>(global.getElementType());
-  if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
-      !(vector.getElementType().isF16() || vector.getElementType().isBF16()))
-    return emitError() << what << " holds vector<8xf16> or vector<8xbf16>, got "
-                       << global.getElementType();
+  bool halves = vector && vector.getRank() == 1 && vector.getNumElements() == 8 &&
+                (vector.getElementType().isF16() || vector.getElementType().isBF16());
+  bool singles = f32 && vector && vector.getRank() == 1 && vector.getNumElements() == 4 &&
+                 vector.getElementType().isF32();
+  if (!halves && !singles)
+    return emitError() << what << " holds vector<8xf16> or vector<8xbf16>"
+                       << (f32 ? " or vector<4xf32>" : "") << ", got " << global.getElementType();
   return success();
 }
 
 LogicalResult TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
                                     SpioTensorType global, SpioTensorType box) {
-  if (failed(verifyGlobalAndBox(emitError, "a tensor map", global, box)))
+  if (failed(verifyGlobalAndBox(emitError, "a tensor map", global, box, /*f32=*/true)))
     return failure();
   ArrayRef<TensorDim> g = global.getDims(), b = box.getDims();
-  auto rowsAndVectors = [](ArrayRef<TensorDim> dims) {
-    return dims.size() == 2 && dims[0].fold == 1 && dims[1].fold == 8 && dims[1].stride == 1 &&
+  int64_t lanes = cast<VectorType>(global.getElementType()).getNumElements();
+  auto rowsAndVectors = [&](ArrayRef<TensorDim> dims) {
+    return dims.size() == 2 && dims[0].fold == 1 && dims[1].fold == lanes && dims[1].stride == 1 &&
            dims[0].dim != dims[1].dim;
   };
   if (!rowsAndVectors(g) || !rowsAndVectors(b) || g[0].dim != b[0].dim || g[1].dim != b[1].dim)
-    return emitError() << "a tensor map's global tensor and box are both [rows, vectors/8] of "
-                          "the same two dimensions, vectors contiguous";
+    return emitError() << "a tensor map's global tensor and box are both [rows, vectors/" << lanes
+                       << "] of the same two dimensions, vectors contiguous";
   if (g[0].stride != g[1].size)
     return emitError() << "a tensor map's global rows are dense (stride " << g[1].size
                        << "), got stride " << g[0].stride;
@@ -447,7 +453,7 @@ int64_t TensorMapType::getBoxBytes() const {
 
 LogicalResult Im2colMapType::verify(function_ref<InFlightDiagnostic()> emitError,
                                     SpioTensorType global, SpioTensorType box) {
-  if (failed(verifyGlobalAndBox(emitError, "an im2col map", global, box)))
+  if (failed(verifyGlobalAndBox(emitError, "an im2col map", global, box, /*f32=*/false)))
     return failure();
   ArrayRef<TensorDim> g = global.getDims(), b = box.getDims();
   bool nhwc = g.size() == 4 && g[0].fold == 1 && g[1].fold == 1 && g[2].fold == 1 &&

@@ -497,7 +497,10 @@ def Spio_WgmmaOp : Spio_Op<"wgmma", [AttrSizedOperandSegments,
     accumulator: `D = A * B + acc` over the reduction dimension that A and
     B share. The coordinates select each tile's origin, which must fall on
     a row that is a multiple of 8 and on a 16-element step of the
-    reduction. Each operand is a tile of 16-byte vectors in the 128-byte
+    reduction. With f32 vectors (`vector<4xf32>`, K-major only) the step is
+    8 elements, multiplied as TF32 (each mantissa's top 10 bits): 32 bytes
+    of the reduction an instruction, as for f16 and bf16.
+    Each operand is a tile of 16-byte vectors in the 128-byte
     swizzle (`#spio.xor_swizzle<3, 0, 3>`), as TMA and `cp.async` fill
     them, in one of two layouts its type states:
     - K-major: 8 vectors of the reduction a row (`k/8: 8`, stride 1),
@@ -711,8 +714,10 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     dimension, the reduction; D is indexed by A's other dimension (rows) and
     B's (columns). A and B hold 16-byte vectors of f16 or bf16 running along
     their contiguous dimension (k for the usual layouts, the row or column
-    dimension for the transposed ones); D and C hold f16, bf16 or f32
-    scalars. With `beta`, C (same type as D) is read.
+    dimension for the transposed ones), or of f32 (`vector<4xf32>`, along k
+    only), which the tensor cores multiply as TF32 (wgmma tiles, sm_90a);
+    D and C hold f16, bf16 or f32 scalars. With `beta`, C (same type as D)
+    is read.
 
     `epilogue = #spio.epilogue<...>` lists what is applied, in order, to
     alpha * A @ B before it is rounded into D (without it: beta * C is added

@@ -148,7 +148,8 @@ def Spio_TensorMapType : Spio_Type<"TensorMap", "tensor_map"> {
     passes by value: `spio.tma_load` copies one box of the global tensor
     into a shared tile of the box's type, zero-filling what lies past the
     tensor's edges. Both are rank 2: rows (fold 1) and 16-byte vectors of
-    f16 or bf16 along the contiguous dimension (fold 8). The box is at most
+    f16 or bf16 (fold 8), or of f32 (fold 4), along the contiguous
+    dimension. The box is at most
     256 rows of 128 bytes (8 vectors) in the 128-byte swizzle, the layout
     `spio.wgmma` reads.
   }];
