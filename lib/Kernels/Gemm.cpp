@@ -793,7 +793,7 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const Gem
   GemmProblem p = gemmPackedProblem(problem);
   runtime::TensorMapShape shape;
   shape.element = p.input == DType::F16   ? runtime::TensorMapShape::Element::F16
-                  : p.input == DType::F32 ? runtime::TensorMapShape::Element::F32
+                  : p.input == DType::F32 ? runtime::TensorMapShape::Element::Tf32
                                           : runtime::TensorMapShape::Element::BF16;
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
   // A grouped GEMM's B holds a matrix a group (where the groups split the

@@ -327,7 +327,7 @@ Result<DeviceBuffer> Cuda::allocate(size_t bytes) const {
 namespace {
 // cuda.h's CUtensorMapDataType, CUtensorMapSwizzle and
 // CUtensorMapL2promotion values.
-constexpr int kFloat16 = 6, kFloat32 = 7, kBFloat16 = 9, kSwizzle128B = 3, kL2Promotion128B = 2;
+constexpr int kFloat16 = 6, kBFloat16 = 9, kTFloat32 = 11, kSwizzle128B = 3, kL2Promotion128B = 2;
 constexpr uint64_t kSwizzleBytes = 128;
 
 /// The driver's data type of an element, and its bytes.
@@ -337,13 +337,13 @@ int elementType(TensorMapShape::Element element) {
     return kFloat16;
   case TensorMapShape::Element::BF16:
     return kBFloat16;
-  case TensorMapShape::Element::F32:
-    return kFloat32;
+  case TensorMapShape::Element::Tf32:
+    return kTFloat32;
   }
   return kBFloat16;
 }
 uint64_t elementBytes(TensorMapShape::Element element) {
-  return element == TensorMapShape::Element::F32 ? 4 : 2;
+  return element == TensorMapShape::Element::Tf32 ? 4 : 2;
 }
 } // namespace
 

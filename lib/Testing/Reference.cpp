@@ -284,7 +284,8 @@ double gemmProductError(const kernels::GemmProblem &problem) {
   case kernels::F32Precision::Medium:
     return 2 * u + u * u;
   case kernels::F32Precision::Tf32: {
-    // The tensor cores use each f32's top 10 mantissa bits (truncated).
+    // Each f32 keeps 10 mantissa bits (TMA rounds to nearest; the bound
+    // holds for truncation too).
     double t = std::ldexp(1.0, -10);
     return 2 * t + t * t;
   }

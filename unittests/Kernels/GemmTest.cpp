@@ -97,7 +97,7 @@ TEST(GemmPacking, Tf32ReadsKMajorF32InPlaceAndPacksTheRest) {
   EXPECT_EQ(c.blockK, 32);
   EXPECT_FALSE(c.promote);
   EXPECT_EQ(checkGemm(p, c, hopper()), "");
-  EXPECT_EQ(gemmTensorMapShape(p, c, 'a').element, spio::runtime::TensorMapShape::Element::F32);
+  EXPECT_EQ(gemmTensorMapShape(p, c, 'a').element, spio::runtime::TensorMapShape::Element::Tf32);
   EXPECT_EQ(gemmTensorMapShape(p, c, 'a').cols, 1000u);
   c.blockK = 64;
   EXPECT_NE(checkGemm(p, c, hopper()).find("32 of f32, got 64"), std::string::npos);

@@ -50,9 +50,9 @@ enum class Along { None, Rows, Cols };
 /// matter are added in f32 on bf16 tensor cores. Highest: 3 terms, 6
 /// products, about f32's 24 bits; High: 2 terms, 3 products, about 16 bits
 /// (more than TF32's 11); Medium: 1 term, 1 product (bf16). Tf32: the f32
-/// values as they are on wgmma's TF32 tensor cores (sm_90a; the low 13 bits
-/// of each mantissa unused), read in place where K-major, at half bf16's
-/// rate: what PyTorch's "high" runs on cuBLAS.
+/// values on wgmma's TF32 tensor cores (sm_90a), rounded to TF32 by TMA as
+/// it loads them, read in place where K-major, at half bf16's rate: what
+/// PyTorch's "high" runs on cuBLAS, with the same errors.
 enum class F32Precision { Highest, High, Medium, Tf32 };
 
 const char *epilogueStepName(EpilogueStep step);

@@ -19,11 +19,12 @@ struct alignas(64) TensorMap {
 };
 
 /// What a 2-D tiled tensor map describes: a row-major matrix of 2-byte
-/// (f16, bf16) or 4-byte (f32) elements at a 16-byte aligned address, rows
-/// dense, and the box one copy moves (at most 256 rows of 128 bytes, in the
-/// 128-byte swizzle); reads past the matrix's edges give zeros.
+/// (f16, bf16) or 4-byte (f32, which TMA rounds to TF32 as it copies: Tf32)
+/// elements at a 16-byte aligned address, rows dense, and the box one copy
+/// moves (at most 256 rows of 128 bytes, in the 128-byte swizzle); reads
+/// past the matrix's edges give zeros.
 struct TensorMapShape {
-  enum class Element { F16, BF16, F32 } element = Element::BF16;
+  enum class Element { F16, BF16, Tf32 } element = Element::BF16;
   uint64_t rows = 0, cols = 0;
   uint32_t boxRows = 0, boxCols = 0;
 };

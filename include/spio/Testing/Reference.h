@@ -46,8 +46,8 @@ double unitRoundoff(kernels::DType dtype);
 /// The relative error of each product of a GEMM's inputs as its kernel
 /// forms it: 0 for f16 and bf16 (exact in f32), and for f32 inputs what
 /// their bf16 terms and the products left out miss (about 4 u^3, 3 u^2 and
-/// 2 u for Highest, High and Medium, u = 2^-8), or TF32's truncated
-/// mantissas (about 2^-9).
+/// 2 u for Highest, High and Medium, u = 2^-8), or TF32's 10-bit mantissas
+/// (at most about 2^-9).
 double gemmProductError(const kernels::GemmProblem &problem);
 
 /// A float64 sum and the sum of its terms' absolute values.

@@ -498,8 +498,9 @@ def Spio_WgmmaOp : Spio_Op<"wgmma", [AttrSizedOperandSegments,
     B share. The coordinates select each tile's origin, which must fall on
     a row that is a multiple of 8 and on a 16-element step of the
     reduction. With f32 vectors (`vector<4xf32>`, K-major only) the step is
-    8 elements, multiplied as TF32 (each mantissa's top 10 bits): 32 bytes
-    of the reduction an instruction, as for f16 and bf16.
+    8 elements, multiplied as TF32 (each mantissa's top 10 bits; the GEMM's
+    tensor maps round to them as they load): 32 bytes of the reduction an
+    instruction, as for f16 and bf16.
     Each operand is a tile of 16-byte vectors in the 128-byte
     swizzle (`#spio.xor_swizzle<3, 0, 3>`), as TMA and `cp.async` fill
     them, in one of two layouts its type states:
