@@ -827,8 +827,11 @@ LaunchShape gemmPackLaunchShape(const GemmProblem &p, char operand) {
   // A batch the operand does not have is packed once.
   bool batched = p.batch > 1 && (operand == 'a' ? p.batchA : p.batchB);
   int64_t rows = operand == 'a' ? p.m : p.n;
-  return {ceilDiv(rows * (packedK(p) / vectorElements(tensorCoreInput(p))), kPackThreads), 1,
-          kPackThreads, batched ? p.batch : 1};
+  int64_t vectors = packedK(p) / vectorElements(tensorCoreInput(p));
+  int64_t blocks = mnMajor(p, operand)
+                       ? ceilDiv(rows, kPackTileRows) * ceilDiv(vectors, kPackTileVectors)
+                       : ceilDiv(rows * vectors, kPackThreads);
+  return {blocks, 1, kPackThreads, batched ? p.batch : 1};
 }
 
 } // namespace spio::kernels

@@ -115,8 +115,9 @@ TEST(GemmPacking, Tf32ReadsKMajorF32InPlaceAndPacksTheRest) {
   EXPECT_EQ(gemmPackTerms(p), 1);
   EXPECT_EQ(gemmPackSegments(p), 1);
   EXPECT_EQ(gemmPackedBytes(p, 'a'), 1000 * 1000 * 4);
-  // A thread a 16-byte vector: 1000 rows x 250 vectors.
-  EXPECT_EQ(gemmPackLaunchShape(p, 'a').gridX, (1000 * 250 + kPackThreads - 1) / kPackThreads);
+  // Transposed through shared memory, a block a tile of 64 rows by 8
+  // vectors: 16 x 32 tiles of 1000 rows x 250 vectors.
+  EXPECT_EQ(gemmPackLaunchShape(p, 'a').gridX, 16 * 32);
   // K not a multiple of 4: both packed, K padded to 1004.
   p = problem(300, 200, 1003);
   p.input = DType::F32;
@@ -507,6 +508,14 @@ TEST(GemmWgmma, ReadsMOrNMajorOperandsInPlaceOrPacked) {
   EXPECT_EQ(gemmTensorMapShape(grouped, persistent, 'b').rows, 8u * 512);
   walk.pingpong = true;
   EXPECT_NE(checkGemm(reduction, walk, hopper()).find("no pingpong"), std::string::npos);
+  walk.pingpong = false;
+  // D's matrices, one a group, outgrow a tensor.
+  GemmProblem wide = reduction;
+  wide.m = wide.n = 1 << 18;
+  wide.k = 64;
+  wide.groups = 64;
+  EXPECT_NE(checkGemm(wide, walk, hopper()).find("D's 64 groups of M=262144 N=262144 are over"),
+            std::string::npos);
   reduction.b = Layout::ColMajor;
   EXPECT_NE(checkGemm(reduction, walk, hopper()).find("B row major (N contiguous)"),
             std::string::npos);

@@ -294,9 +294,14 @@ LaunchShape gemmLaunchShape(const GemmProblem &problem, const GemmConfig &config
 constexpr const char *kGemmPackA = "gemm_pack_a", *kGemmPackB = "gemm_pack_b";
 /// Threads a block of a packing kernel.
 constexpr int64_t kPackThreads = 256;
+/// The tile a block of a kernel packing an M- or N-major operand transposes
+/// through shared memory: this many of its rows by this many 16-byte
+/// vectors of K.
+constexpr int64_t kPackTileRows = 64, kPackTileVectors = 8;
 /// The launch geometry of the kernel packing operand 'a' or 'b' (which
 /// gemmPacksOperand): a thread a 16-byte vector of the packed operand's
-/// first segment (the batch along z).
+/// first segment where the operand is K-major, else a block a tile of
+/// kPackTileRows x kPackTileVectors of them (the batch along z).
 LaunchShape gemmPackLaunchShape(const GemmProblem &problem, char operand);
 
 } // namespace spio::kernels

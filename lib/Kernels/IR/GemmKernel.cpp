@@ -1456,13 +1456,17 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
     b.clusterBarrier();
 }
 
-/// The kernel packing operand 'a' or 'b' of `p` (gemmPacksOperand): a
-/// thread reads a 16-byte vector's worth of consecutive values of K of one
-/// row (8, or 4 for TF32's f32; zero past K), splits f32 values into bf16
-/// terms (TF32 keeps them) and stores each segment's term as one 16-byte
-/// vector of the K-major packed operand. Where the source is K-major a warp's
-/// threads take consecutive vectors of a row; else consecutive rows, so that
-/// each read is coalesced.
+/// The kernel packing operand 'a' or 'b' of `p` (gemmPacksOperand) into
+/// 16-byte vectors of the K-major packed operand, each from a vector's
+/// worth of consecutive values of K of one row (8, or 4 for TF32's f32;
+/// zero past K): f32 values split into bf16 terms (TF32 keeps them), each
+/// segment's term stored as one vector. Where the source is K-major a
+/// thread reads its values and a warp's threads take consecutive vectors of
+/// a row. Where it is M- or N-major a block transposes a tile of
+/// kPackTileRows rows by kPackTileVectors vectors of K through shared
+/// memory: it reads the tile's K steps one after the other, consecutive
+/// rows at a time, and writes each row's vectors side by side, so that
+/// reads and writes are both coalesced.
 void buildPackKernel(OpBuilder &builder, Location loc, const GemmProblem &p, char operand,
                      StringRef name) {
   MLIRContext *ctx = builder.getContext();
@@ -1482,36 +1486,26 @@ void buildPackKernel(OpBuilder &builder, Location loc, const GemmProblem &p, cha
   auto src = cast<Tensor>(kernel.getArgument(0)), dst = cast<Tensor>(kernel.getArgument(1));
   int64_t vectorLanes = kernels::vectorElements(packed.input);
   int64_t rows = source.rowsExtent, kVectors = ceilDiv(p.k, vectorLanes);
-  Value linear = b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kPackThreads)),
-                        b.linearId(LinearId::Thread));
   Coord batch;
   if (source.batched)
     batch = b.fromIndex(b.linearId(LinearId::BlockZ), b.coordType(p.batchDim));
-  b.ifThen(b.cmpi(arith::CmpIPredicate::ult, linear, b.index(rows * kVectors)), [&] {
-    Value row = source.kContiguous ? b.divui(linear, b.index(kVectors))
-                                   : b.remui(linear, b.index(rows));
-    Value vector = source.kContiguous ? b.remui(linear, b.index(kVectors))
-                                      : b.divui(linear, b.index(rows));
-    Coord rowAt = b.fromIndex(row, b.coordType(source.rowDim));
-    // The vector's values of K; a k past K reads K - 1 and keeps zero.
-    Type element = typeOf(ctx, p.input);
-    Value zero = b.create<arith::ConstantOp>({}, builder.getZeroAttr(element));
-    Value first = b.muli(vector, b.index(vectorLanes)), size = b.index(p.k),
-          last = b.index(p.k - 1);
-    SmallVector<Value> values;
-    for (int64_t e = 0; e < vectorLanes; ++e) {
-      Value k = b.addi(first, b.index(e));
-      Value inside = b.cmpi(arith::CmpIPredicate::ult, k, size);
-      Coord kAt = b.fromIndex(b.create<arith::MinUIOp>({}, k, last), b.coordType(source.kDim));
-      SmallVector<Coord> at = source.kContiguous ? SmallVector<Coord>{rowAt, kAt}
-                                                 : SmallVector<Coord>{kAt, rowAt};
-      if (batch)
-        at.insert(at.begin(), batch);
-      values.push_back(b.create<arith::SelectOp>({}, inside, b.load(src, at), zero));
-    }
-    // An f32 value's terms: each the bf16 rounding of what the larger ones
-    // leave.
-    Type packedType = typeOf(ctx, packed.input);
+  Type element = typeOf(ctx, p.input);
+  Value zero = b.create<arith::ConstantOp>({}, builder.getZeroAttr(element));
+  Value size = b.index(p.k), last = b.index(p.k - 1);
+  // Source element (row, k), or zero past K (reading K - 1 instead).
+  auto read = [&](Coord rowAt, Value k) {
+    Value inside = b.cmpi(arith::CmpIPredicate::ult, k, size);
+    Coord kAt = b.fromIndex(b.create<arith::MinUIOp>({}, k, last), b.coordType(source.kDim));
+    SmallVector<Coord> at =
+        source.kContiguous ? SmallVector<Coord>{rowAt, kAt} : SmallVector<Coord>{kAt, rowAt};
+    if (batch)
+      at.insert(at.begin(), batch);
+    return b.create<arith::SelectOp>({}, inside, b.load(src, at), zero).getResult();
+  };
+  // The vector `vector` of K of row `row` from its values: an f32 value's
+  // terms are each the bf16 rounding of what the larger ones leave.
+  Type packedType = typeOf(ctx, packed.input);
+  auto storeVector = [&](Value row, Value vector, SmallVector<Value> values) {
     SmallVector<Value> terms;
     for (int64_t t = 0; t < kernels::gemmPackTerms(p); ++t) {
       SmallVector<Value> lanes;
@@ -1529,7 +1523,7 @@ void buildPackKernel(OpBuilder &builder, Location loc, const GemmProblem &p, cha
       terms.push_back(
           b.create<vector::FromElementsOp>({}, tensorCoreVector(ctx, packed.input), lanes));
     }
-    SmallVector<Coord> at{rowAt, Coord()};
+    SmallVector<Coord> at{b.fromIndex(row, b.coordType(source.rowDim)), Coord()};
     if (batch)
       at.insert(at.begin(), batch);
     for (int64_t segment = 0; segment < kernels::gemmPackSegments(p); ++segment) {
@@ -1537,7 +1531,67 @@ void buildPackKernel(OpBuilder &builder, Location loc, const GemmProblem &p, cha
                               b.coordType(p.reductionDim, vectorLanes));
       b.store(terms[kernels::gemmPackTerm(p, operand, segment)], dst, at);
     }
-  });
+  };
+  Value thread = b.linearId(LinearId::Thread);
+  if (source.kContiguous) {
+    Value linear =
+        b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kPackThreads)), thread);
+    b.ifThen(b.cmpi(arith::CmpIPredicate::ult, linear, b.index(rows * kVectors)), [&] {
+      Value row = b.divui(linear, b.index(kVectors));
+      Value vector = b.remui(linear, b.index(kVectors));
+      Coord rowAt = b.fromIndex(row, b.coordType(source.rowDim));
+      Value first = b.muli(vector, b.index(vectorLanes));
+      SmallVector<Value> values;
+      for (int64_t e = 0; e < vectorLanes; ++e)
+        values.push_back(read(rowAt, b.addi(first, b.index(e))));
+      storeVector(row, vector, values);
+    });
+    gpu::ReturnOp::create(builder, loc);
+    return;
+  }
+  // The block's tile: row tiles along x first, then K's.
+  constexpr int64_t tileRows = kernels::kPackTileRows, threads = kernels::kPackThreads;
+  int64_t tileK = kernels::kPackTileVectors * vectorLanes;
+  int64_t rowTiles = ceilDiv(rows, tileRows);
+  Value block = b.linearId(LinearId::BlockX);
+  Value firstRow = b.muli(b.remui(block, b.index(rowTiles)), b.index(tileRows));
+  Value firstVector = b.muli(b.divui(block, b.index(rowTiles)), b.index(kernels::kPackTileVectors));
+  // One padding column: the vectors a warp reads (8 of K's steps of 4 rows)
+  // then fall in distinct banks.
+  Tensor tile = b.alloc(b.tensorType({{source.kDim, 1, tileK}, {source.rowDim, 1, tileRows + 1}},
+                                     element, MemorySpace::Shared));
+  Value inTile = b.remui(thread, b.index(tileRows));
+  Coord rowInTile = b.fromIndex(inTile, b.coordType(source.rowDim));
+  Coord sourceRow =
+      b.fromIndex(b.create<arith::MinUIOp>({}, b.addi(firstRow, inTile), b.index(rows - 1)),
+                  b.coordType(source.rowDim));
+  Value firstK = b.muli(firstVector, b.index(vectorLanes));
+  for (int64_t pass = 0; pass < tileK * tileRows / threads; ++pass) {
+    Value k = b.addi(b.index(pass * (threads / tileRows)), b.divui(thread, b.index(tileRows)));
+    b.store(read(sourceRow, b.addi(firstK, k)), tile,
+            {b.fromIndex(k, b.coordType(source.kDim)), rowInTile});
+  }
+  b.barrier();
+  int64_t rowsPerPass = threads / kernels::kPackTileVectors;
+  Value vectorInTile = b.remui(thread, b.index(kernels::kPackTileVectors));
+  Value vector = b.addi(firstVector, vectorInTile);
+  for (int64_t pass = 0; pass < tileRows / rowsPerPass; ++pass) {
+    Value r =
+        b.addi(b.index(pass * rowsPerPass), b.divui(thread, b.index(kernels::kPackTileVectors)));
+    Value row = b.addi(firstRow, r);
+    Value inside =
+        b.create<arith::AndIOp>({}, b.cmpi(arith::CmpIPredicate::ult, row, b.index(rows)),
+                                b.cmpi(arith::CmpIPredicate::ult, vector, b.index(kVectors)));
+    b.ifThen(inside, [&] {
+      SmallVector<Value> values;
+      Coord rAt = b.fromIndex(r, b.coordType(source.rowDim));
+      for (int64_t e = 0; e < vectorLanes; ++e) {
+        Value k = b.addi(b.muli(vectorInTile, b.index(vectorLanes)), b.index(e));
+        values.push_back(b.load(tile, {b.fromIndex(k, b.coordType(source.kDim)), rAt}));
+      }
+      storeVector(row, vector, values);
+    });
+  }
   gpu::ReturnOp::create(builder, loc);
 }
 
