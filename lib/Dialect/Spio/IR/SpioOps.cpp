@@ -452,17 +452,6 @@ static SmallVector<TensorDim> entriesAlong(SpioTensorType type, StringAttr dim) 
   return entries;
 }
 
-/// A 16-byte vector the tensor cores multiply: 8 f16 or bf16, or 4 f32
-/// (as TF32).
-static bool isTensorCoreVector(VectorType vector) {
-  if (!vector || vector.getRank() != 1)
-    return false;
-  Type element = vector.getElementType();
-  if (vector.getNumElements() == 8)
-    return element.isF16() || element.isBF16();
-  return vector.getNumElements() == 4 && element.isF32();
-}
-
 /// A wgmma operand: a shared tile of 16-byte vectors in the 128-byte
 /// swizzle, K-major (vectors along `k`, rows along `rows` 128 bytes apart)
 /// or, for 16-bit elements, MN-major (vectors along `rows`, steps of `k`

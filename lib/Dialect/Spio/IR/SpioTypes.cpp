@@ -400,6 +400,15 @@ bool mlir::spio::isSwizzle128B(SwizzleAttrInterface swizzle) {
   return got.bits == xor128.bits && got.base == xor128.base && got.shift == xor128.shift;
 }
 
+bool mlir::spio::isTensorCoreVector(VectorType vector) {
+  if (!vector || vector.getRank() != 1)
+    return false;
+  Type element = vector.getElementType();
+  if (vector.getNumElements() == 8)
+    return element.isF16() || element.isBF16();
+  return vector.getNumElements() == 4 && element.isF32();
+}
+
 /// What every TMA descriptor type joins: a global tensor and a shared box
 /// of the same 16-byte vectors of f16 or bf16 (or, `f32`, of f32). `what`
 /// names the type.
@@ -414,11 +423,7 @@ static LogicalResult verifyGlobalAndBox(function_ref<InFlightDiagnostic()> emitE
     return emitError() << "the box holds the global tensor's " << global.getElementType()
                        << ", got " << box.getElementType();
   auto vector = dyn_cast<VectorType>(global.getElementType());
-  bool halves = vector && vector.getRank() == 1 && vector.getNumElements() == 8 &&
-                (vector.getElementType().isF16() || vector.getElementType().isBF16());
-  bool singles = f32 && vector && vector.getRank() == 1 && vector.getNumElements() == 4 &&
-                 vector.getElementType().isF32();
-  if (!halves && !singles)
+  if (!isTensorCoreVector(vector) || (!f32 && vector.getElementType().isF32()))
     return emitError() << what << " holds vector<8xf16> or vector<8xbf16>"
                        << (f32 ? " or vector<4xf32>" : "") << ", got " << global.getElementType();
   return success();

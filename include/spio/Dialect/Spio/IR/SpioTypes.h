@@ -30,6 +30,10 @@ inline llvm::hash_code hash_value(const TensorDim &d) {
 /// that wgmma reads and TMA writes.
 bool isSwizzle128B(SwizzleAttrInterface swizzle);
 
+/// Whether `vector` is a 16-byte vector the tensor cores multiply: 8 f16 or
+/// bf16, or 4 f32 (as TF32). Null is not.
+bool isTensorCoreVector(VectorType vector);
+
 } // namespace mlir::spio
 
 #define GET_TYPEDEF_CLASSES
