@@ -55,9 +55,6 @@ using kernels::GemmParameters;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// The 16-byte vector of `dtype` the tensor cores' operands are made of.
-static VectorType tensorCoreVector(MLIRContext *ctx, kernels::DType dtype);
-
 static kernels::DType dtypeOf(Type type) {
   if (type.isF16())
     return kernels::DType::F16;
@@ -78,6 +75,7 @@ static Type typeOf(MLIRContext *ctx, kernels::DType dtype) {
   llvm_unreachable("a GEMM dtype");
 }
 
+/// The 16-byte vector of `dtype` the tensor cores' operands are made of.
 static VectorType tensorCoreVector(MLIRContext *ctx, kernels::DType dtype) {
   return VectorType::get({kernels::vectorElements(dtype)}, typeOf(ctx, dtype));
 }
