@@ -207,6 +207,33 @@ def test_linear_adds_dw_to_the_weights_f32_main_grad():
         layer(xs[0])
 
 
+@gpu
+def test_linear_with_an_activation_adds_its_gradient_to_main_grad():
+    """An activation on a weight with main_grad: torch's activation on the
+    linear output, whose gradient (dY times the activation's derivative)
+    the backward's dW GEMM adds to main_grad in f32; no weight.grad; the
+    same bits again."""
+    F = torch.nn.functional
+    generator = torch.Generator(device="cuda").manual_seed(17)
+    layer = spio.nn.Linear(256, 136, device="cuda", dtype=torch.bfloat16, main_grad=True,
+                           activation="gelu_tanh")
+    x = torch.randn(200, 256, device="cuda", dtype=torch.bfloat16, generator=generator)
+    dy = torch.randn(200, 136, device="cuda", dtype=torch.bfloat16, generator=generator)
+
+    def step():
+        layer.weight.main_grad.zero_()
+        layer(x).backward(dy)
+        return layer.weight.main_grad.clone()
+
+    main_grad = step()
+    assert layer.weight.grad is None
+    w = layer.weight.detach().float().requires_grad_()
+    z = F.linear(x.float(), w, layer.bias.detach().float())
+    F.gelu(z, approximate="tanh").backward(dy.float())
+    close(main_grad, w.grad, w.grad.abs().max().item())
+    assert torch.equal(step(), main_grad)
+
+
 def relative_error(got, a, b, bias=None):
     """The largest |got - exact| / sum|a*b| of a @ b.t() (+ bias), exact in
     float64."""
