@@ -3,13 +3,16 @@
 one run: what a change to the kernels or the chooser did, shape by shape.
 
     benchmarks/gemm/compare_builds.py --old OLD/spio-jit --spio-jit NEW/spio-jit \\
-        [--sweep default|llm|other] [--shapes 1000x1000x1000,...] [--dtypes bf16]
+        [--sweep default|llm|other] [--shapes 1000x1000x1000,...] [--dtypes bf16] \\
+        [--old-options "..."] [--new-options "..."]
 
-Prints the TFLOP/s of both builds' default configurations, cuBLAS's, the
-ratios to cuBLAS and the geometric means.
+Prints the TFLOP/s of both builds' default configurations (or of one build
+under two sets of spio-jit options), cuBLAS's, the ratios to cuBLAS and the
+geometric means.
 """
 
 import os
+import shlex
 import sys
 
 import torch
@@ -33,6 +36,9 @@ def main():
     parser.add_argument("--dtypes", default="bf16")
     parser.add_argument("--sweep", choices=["default", "llm", "other"], default="default")
     parser.add_argument("--shapes", default="", help="MxNxK,... instead of a sweep")
+    for side in ("old", "new"):
+        parser.add_argument(f"--{side}-options", type=shlex.split, default=[],
+                            metavar="OPTIONS", help=f"spio-jit options of the {side} runs")
     args = parser.parse_args()
     shapes = ([tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
               if args.shapes else
@@ -40,8 +46,10 @@ def main():
     timed = (args.warmup, args.repeats, args.timing)
     cases = [(name, m, n, k) for name in args.dtypes.split(",") for m, n, k in shapes]
     # Both builds before this process opens a CUDA context (bench.py).
-    old = [spio_tflops(args.old, m, n, k, name, *timed) for name, m, n, k in cases]
-    new = [spio_tflops(args.spio_jit, m, n, k, name, *timed) for name, m, n, k in cases]
+    old = [spio_tflops(args.old, m, n, k, name, *timed, args.old_options)
+           for name, m, n, k in cases]
+    new = [spio_tflops(args.spio_jit, m, n, k, name, *timed, args.new_options)
+           for name, m, n, k in cases]
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"{args.timing} timing; TFLOP/s")
     print("\n| shape (MxNxK) | dtype | old | new | cuBLAS | old ratio | new ratio |")

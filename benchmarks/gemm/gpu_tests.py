@@ -260,6 +260,36 @@ CASES = [
      "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --split-k 5"),
     (2048, 4096, 4096, "--batch-invariant", "--wgmma --block-m 128 --block-n 128 --warps-m 8 "
                                             "--persistent -1 --split-k 2"),
+    # Stream-K: whole rounds of tiles then the last tiles' k-tiles shared,
+    # partial sums handed on through the workspace: under one round (tiles
+    # split between two blocks, or among four), ragged edges with rounds
+    # before, beta and f32 out, an epilogue with its pre-activation, a
+    # batch, M-major A, TF32, f16, two k-tiles a tile; clusters of two
+    # sharing B (an odd count of tile rows: the last cluster's second tile
+    # past M).
+    (1024, 1536, 8192, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --persistent 132 "
+                       "--stream-k"),
+    (256, 256, 4096, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --persistent 16 "
+                     "--stream-k"),
+    (1000, 1000, 1000, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --persistent 10 "
+                       "--stream-k --beta 0.5 --out-dtype f32"),
+    (777, 1500, 1032, "--wgmma --block-m 128 --block-n 256 --warps-m 8 --persistent 7 "
+                      "--stream-k --epilogue bias,gelu_tanh --bias-along col "
+                      "--store-pre-activation"),
+    (256, 384, 512, "--gemm-batch 3 --wgmma --block-m 128 --block-n 128 --warps-m 8 "
+                    "--persistent 5 --stream-k"),
+    (1000, 1000, 1000, "--a-layout col --wgmma --block-m 128 --block-n 128 --warps-m 8 "
+                       "--persistent 9 --stream-k"),
+    (500, 700, 900, "--dtype f32 --precision tf32 --wgmma --block-m 128 --block-n 128 "
+                    "--warps-m 8 --persistent 11 --stream-k"),
+    (4097, 4095, 4096, "--dtype f16 --wgmma --block-m 128 --block-n 256 --warps-m 8 "
+                       "--persistent 132 --stream-k"),
+    (1000, 1000, 100, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --persistent 60 "
+                      "--stream-k"),
+    (1024, 1536, 8192, "--wgmma --block-m 128 --block-n 256 --warps-m 8 --persistent 132 "
+                       "--cluster 2 --stream-k"),
+    (777, 1500, 1032, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --persistent 10 "
+                      "--cluster 2 --stream-k --beta 0.5 --out-dtype f32"),
 ]
 
 

@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 11
+#define SPIO_ABI_VERSION 12
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -149,6 +149,10 @@ typedef struct {
   /* wgmma: ranges of k-tiles a block sums apart and adds in order, as
    * split_k would split them among blocks (1 to 8; 0 means 1). */
   int64_t k_ranges;
+  /* Non-zero (persistent wgmma; no swap, ping-pong, promote or k_ranges):
+   * the clusters share the last tiles' k-tiles evenly, partial sums handed
+   * on through the workspace and added in a fixed order. */
+  int64_t stream_k;
 } spio_gemm_config;
 
 /* NULL when the kernel can be built for `target`, else what is wrong (free
@@ -176,7 +180,7 @@ spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
  * Requires spio_gemm_check to pass. */
 spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
                                               int32_t operand);
-int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem);
+int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem, const spio_gemm_config *config);
 
 /* Dense conv2d (groups = 1), NHWC x and y, KRSC w, f16 or bf16 in
  * (spio/Kernels/Conv2d.h): the implicit GEMM on the wgmma kernel (sm_90a),

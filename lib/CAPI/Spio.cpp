@@ -134,6 +134,7 @@ kernels::GemmConfig gemmConfig(const spio_gemm_config &c) {
   g.pingpong = c.pingpong != 0;
   g.promote = c.promote != 0;
   g.kRanges = c.k_ranges ? c.k_ranges : 1;
+  g.streamK = c.stream_k != 0;
   return g;
 }
 
@@ -166,8 +167,8 @@ kernels::Conv2dProblem conv2dProblem(const spio_conv2d_problem &p) {
 }
 
 spio_gemm_config gemmConfig(const kernels::GemmConfig &c) {
-  return {c.blockM,     c.blockN,  c.blockK, c.warpsM, c.warpsN,   c.stages,  c.raster, c.wgmma,
-          c.persistent, c.cluster, c.swapAB, c.splitK, c.pingpong, c.promote, c.kRanges};
+  return {c.blockM,     c.blockN,  c.blockK, c.warpsM, c.warpsN,   c.stages,  c.raster,  c.wgmma,
+          c.persistent, c.cluster, c.swapAB, c.splitK, c.pingpong, c.promote, c.kRanges, c.streamK};
 }
 
 /// The C target as the kernel families take it (empty for NULL: the
@@ -340,8 +341,8 @@ spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
   return launchShape(kernels::gemmPackLaunchShape(p, operand == 0 ? 'a' : 'b'));
 }
 
-int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem) {
-  return kernels::gemmWorkspaceBytes(gemmProblem(*problem));
+int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem, const spio_gemm_config *config) {
+  return kernels::gemmWorkspaceBytes(gemmProblem(*problem), gemmConfig(*config));
 }
 
 char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,

@@ -270,8 +270,9 @@ int runGemm() {
   bool wgmma = opt().gemmWgmma.value_or(hopper && gemmPrefersWgmma(problem, target()));
   // wgmma reads M- and N-major operands packed K-major.
   problem.packLayouts = wgmma;
-  GemmConfig config =
-      wgmma ? chooseWgmmaGemmConfig(problem, target()) : chooseGemmConfig(problem, target());
+  // --stream-k=false: the chooser's best configuration without stream-K.
+  GemmConfig config = wgmma ? chooseWgmmaGemmConfig(problem, target(), opt().streamK.value_or(true))
+                            : chooseGemmConfig(problem, target());
   applyTileOptions(config);
   if (std::string err = checkGemm(problem, config, target()); !err.empty())
     fail(err);
@@ -305,6 +306,8 @@ int runGemm() {
     kind += " promoted sums";
   if (config.kRanges > 1)
     kind += " " + std::to_string(config.kRanges) + " k-ranges";
+  if (config.streamK)
+    kind += " stream-K";
   if (!problem.epilogue.empty()) {
     kind += ", epilogue";
     for (EpilogueStep step : problem.epilogue)

@@ -376,6 +376,7 @@ void applyTileOptions(GemmConfig &config) {
     config.swapAB = false;
     config.splitK = 1;
     config.pingpong = false;
+    config.streamK = false;
     if (!opt().stages)
       config.stages = GemmConfig().stages;
   }
@@ -389,6 +390,8 @@ void applyTileOptions(GemmConfig &config) {
     config.promote = *opt().promote;
   if (opt().kRanges)
     config.kRanges = opt().kRanges;
+  if (opt().streamK)
+    config.streamK = *opt().streamK;
 }
 
 [[noreturn]] void fail(const std::string &message) {

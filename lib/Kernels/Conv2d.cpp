@@ -203,9 +203,9 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
   GemmProblem g = conv2dGemmProblem(p);
   if (!layout::withinExtent({g.m, g.n}))
     return "y is over the 2^40 elements a spio tensor spans";
-  if (!c.wgmma || c.swapAB)
+  if (!c.wgmma || c.swapAB || c.streamK)
     return "conv2d runs on the wgmma kernel (sm_90a) with the output positions along the "
-           "warpgroups (no swap)";
+           "warpgroups (no swap), each tile's reduction in one block (no stream_k)";
   // The weights' rows are R * S * C long, the tensor map's K.
   if (p.r * p.s * p.c > (int64_t(1) << 31) - 1)
     return "R * S * C is over the 2^31 - 1 elements TMA addresses";
@@ -242,7 +242,7 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &p, const Target &target) {
   GemmProblem g = conv2dGemmProblem(p);
   if (p.pass == ConvPass::Wgrad)
     return chooseConv2dWgradConfig(p, g, target);
-  GemmConfig c = chooseWgmmaGemmConfig(g, target);
+  GemmConfig c = chooseWgmmaGemmConfig(g, target, /*streamK=*/false);
   int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
   if (c.swapAB) {
     // Few output positions (64 or fewer): one warpgroup of 64 rows, 64

@@ -111,6 +111,10 @@ GemmParameters gemmParameters(const GemmProblem &p, const GemmConfig &c) {
     at.groups = at.count++;
   if (p.storesPreActivation)
     at.pre = at.count++;
+  if (c.streamK) {
+    at.partials = at.count++;
+    at.flags = at.count++;
+  }
   if (c.wgmma) {
     at.aMap = at.count++;
     at.bMap = at.count++;
@@ -250,8 +254,33 @@ int64_t gemmPackedOffset(const GemmProblem &p, char operand) {
   return operand == 'a' ? 0 : gemmPackedBytes(p, 'a');
 }
 
-int64_t gemmWorkspaceBytes(const GemmProblem &p) {
+int64_t gemmStreamKOffset(const GemmProblem &p) {
   return gemmPackedBytes(p, 'a') + gemmPackedBytes(p, 'b');
+}
+
+int64_t gemmStreamKPartialBytes(const GemmConfig &c) {
+  return c.streamK ? c.persistent * c.blockM * c.blockN * 4 : 0;
+}
+
+int64_t gemmStreamKFlagBytes(const GemmConfig &c) {
+  return c.streamK ? ceilDiv(c.persistent * 4, 256) * 256 : 0;
+}
+
+int64_t gemmWorkspaceBytes(const GemmProblem &p, const GemmConfig &c) {
+  return gemmStreamKOffset(p) + gemmStreamKPartialBytes(c) + gemmStreamKFlagBytes(c);
+}
+
+int64_t gemmStreamKTiles(const GemmProblem &problem, const GemmConfig &c) {
+  if (!c.streamK)
+    return 0;
+  GemmProblem p = gemmPackedProblem(problem);
+  // Clusters and their tiles (C consecutive tiles along M).
+  int64_t clusters = c.persistent / c.cluster;
+  int64_t tiles = ceilDiv(ceilDiv(p.m, c.blockM), c.cluster) * ceilDiv(p.n, c.blockN) * p.batch;
+  if (tiles < clusters)
+    return tiles;
+  int64_t partial = tiles % clusters;
+  return partial == 0 ? 0 : partial + clusters;
 }
 
 std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &target) {
@@ -410,6 +439,22 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
     if (c.pingpong && (c.persistent == 0 || c.warpsM != 8 || c.swapAB || c.blockN > 128))
       return "compute warpgroups take tiles in turn (pingpong) on a persistent grid, two of "
              "them, with tiles of 128 x 128 or narrower, not swapped";
+    if (c.streamK && (c.persistent == 0 || c.swapAB || c.pingpong || c.promote || c.kRanges != 1 ||
+                      p.groups > 0))
+      return "blocks share tiles' k-tiles (stream_k) on a persistent grid without swapped "
+             "operands, ping-pong, promoted sums, k ranges or groups";
+    // Its rows would depend on how many tiles M makes.
+    if (c.streamK && p.batchInvariant)
+      return "a batch-invariant GEMM cannot share k-tiles among blocks (stream_k): where a "
+             "row's tile is cut would depend on M";
+    // Every block takes at least one k-tile of the shared tiles, so that
+    // each block a finishing block waits for exists.
+    if (int64_t shared = gemmStreamKTiles(p, c);
+        shared > 0 && shared * kTiles < c.persistent / c.cluster)
+      return "stream_k shares " + std::to_string(shared * kTiles) + " k-tiles (" +
+             std::to_string(shared) + " tiles of " + std::to_string(kTiles) + "), fewer than the " +
+             std::to_string(c.persistent / c.cluster) +
+             " clusters (blocks) taking them: take fewer persistent blocks";
   } else if (c.blockK % 16 != 0 || c.blockM % (16 * c.warpsM) != 0 ||
              c.blockN % (8 * c.warpsN) != 0 || !isPowerOf2(c.blockM) ||
              !isPowerOf2(c.blockN) || !isPowerOf2(c.blockK)) {
@@ -444,6 +489,11 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
            std::to_string(shared) + " bytes of shared memory, over the " +
            std::to_string(target.sharedBytesPerBlock) + " a block of " + target.chip +
            " may use: take fewer stages or a smaller tile";
+  // A finishing block waits for blocks before it, which must have started.
+  if (c.streamK && c.persistent > target.multiprocessors)
+    return "stream_k's " + std::to_string(c.persistent) +
+           " persistent blocks must all run at once: at most the " +
+           std::to_string(target.multiprocessors) + " multiprocessors of " + target.chip;
   // Block rows go along the grid's y, block columns (times the blocks
   // splitting each tile's reduction) along its x.
   if (ceilDiv(p.n, c.blockN) > kMaxGridX / c.splitK)
@@ -548,7 +598,7 @@ static int64_t rasterRows(int64_t rows) {
   return 1;
 }
 
-GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &target) {
+GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &target, bool streamK) {
   int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
   GemmProblem p = gemmPackedProblem(problem);
   GemmConfig c;
@@ -785,6 +835,26 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   for (int64_t n : {192, 128})
     if (n < c.blockN && fill(128, n) > fill(128, c.blockN))
       c.blockN = n;
+  // Where no tile fills the SMs' rounds (else the rules above took it),
+  // clusters of two blocks sharing B share the last tiles' k-tiles
+  // (stream-K), where each cluster then takes half a tile's k-tiles or more:
+  // a tile's finishing block reads every other block's partial sums of it
+  // alone, which costs more than the idle SMs where a tile is cut among
+  // three or more (H200, 128 x 256 tiles: 3000 x 1000 x 6000 572 -> 609
+  // TFLOP/s, 3072 x 768 x 8192 602 -> 648, against 1024 x 1536 x 8192 591
+  // -> 547 with a tile among 2.75 clusters; RESULTS.md).
+  GemmConfig shares = c;
+  shares.blockN = 256;
+  shares.persistent = numSMs;
+  shares.cluster = numSMs % 2 == 0 ? 2 : 1;
+  shares.streamK = true;
+  shares.raster = 1;
+  int64_t kTiles = ceilDiv(p.k, c.blockK), clusters = numSMs / shares.cluster;
+  int64_t shared = gemmStreamKTiles(p, shares);
+  if (streamK && !c.promote && !p.batchInvariant && fill(128, c.blockN) < 0.8 && shared > 0 &&
+      2 * shared >= clusters && shared * kTiles >= 16 * clusters &&
+      (!mnMajor(p, 'b') || shares.blockN / shares.cluster % kWgmmaMNBox == 0))
+    return shares;
   return c;
 }
 

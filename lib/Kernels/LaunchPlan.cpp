@@ -39,7 +39,7 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
   plan.scalars = {{"alpha", 1.0f}, {"beta", 0.0f}};
   // Packed operands: each packing kernel writes its operand's packed form
   // into the workspace, which the GEMM reads.
-  plan.workspaceBytes = gemmWorkspaceBytes(problem);
+  plan.workspaceBytes = gemmWorkspaceBytes(problem, config);
   for (auto [index, which, kernelName] :
        {std::tuple{int(A), 'a', kGemmPackA}, std::tuple{int(B), 'b', kGemmPackB}})
     if (gemmPacksOperand(problem, which))
@@ -71,6 +71,15 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
   place(at.scale, operand(Scale));
   place(at.groups, operand(Groups));
   place(at.pre, operand(Pre));
+  // Stream-K's partial sums and flags follow the packed operands; the
+  // flags start cleared.
+  int64_t flagsOffset = gemmStreamKOffset(problem) + gemmStreamKPartialBytes(config);
+  place(at.partials, workspace(gemmStreamKOffset(problem)));
+  place(at.flags, workspace(flagsOffset));
+  if (config.streamK) {
+    kernel.zeroOffset = flagsOffset;
+    kernel.zeroBytes = gemmStreamKFlagBytes(config);
+  }
   place(at.alpha, {Kind::Scalar, Alpha, {}});
   place(at.beta, {Kind::Scalar, Beta, {}});
   place(at.aMap, tensorMap(A, 'a'));

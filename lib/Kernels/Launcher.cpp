@@ -114,6 +114,12 @@ Status Launcher::run(const LaunchBindings &bindings, void *stream, size_t first,
   for (size_t k = first; k < last; ++k) {
     const PlannedKernel &planned = plan.kernels[k];
     Ready &kernel = ready[k];
+    if (planned.zeroBytes > 0)
+      if (Status cleared =
+              cuda->zeroAsync(bindings.workspace + runtime::DevicePtr(planned.zeroOffset),
+                              size_t(planned.zeroBytes), stream);
+          !cleared)
+        return Error{"clearing the workspace of " + planned.name + ": " + cleared.error().message};
     Status launched = kernel.kernel.launch(
         unsigned(planned.shape.gridX), unsigned(planned.shape.gridY),
         unsigned(planned.shape.gridZ), unsigned(planned.shape.block),

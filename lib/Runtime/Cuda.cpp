@@ -75,6 +75,7 @@ struct CudaApi {
   CUresult (*cuMemcpyHtoD_v2)(DevicePtr, const void *, size_t);
   CUresult (*cuMemcpyDtoH_v2)(void *, DevicePtr, size_t);
   CUresult (*cuMemsetD32_v2)(DevicePtr, unsigned, size_t);
+  CUresult (*cuMemsetD32Async)(DevicePtr, unsigned, size_t, void *);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
@@ -181,6 +182,7 @@ Result<CudaApi *> loadApi() {
   SPIO_BIND(cuMemcpyHtoD_v2);
   SPIO_BIND(cuMemcpyDtoH_v2);
   SPIO_BIND(cuMemsetD32_v2);
+  SPIO_BIND(cuMemsetD32Async);
   SPIO_BIND(cuEventCreate);
   SPIO_BIND(cuEventRecord);
   SPIO_BIND(cuEventSynchronize);
@@ -451,6 +453,14 @@ $L_spin:
 
 // Longest hold tried before queued timing gives up on `body`.
 constexpr uint64_t kMaxHoldNs = 200'000'000;
+
+Status Cuda::zeroAsync(DevicePtr ptr, size_t bytes, void *stream) const {
+  ContextScope scope(api, context);
+  if (!scope.status)
+    return scope.status;
+  SPIO_CHECK(api, cuMemsetD32Async(ptr, 0, bytes / 4, stream));
+  return success();
+}
 
 Status Cuda::hold(uint64_t ns) const {
   if (!holdModule.module) {

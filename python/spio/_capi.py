@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 11
+ABI_VERSION = 12
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -79,7 +79,7 @@ class GemmConfig(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in
                 ("block_m", "block_n", "block_k", "warps_m", "warps_n", "stages", "raster",
                  "wgmma", "persistent", "cluster", "swap", "split_k", "pingpong",
-                  "promote", "k_ranges")]
+                  "promote", "k_ranges", "stream_k")]
 
 
 class Conv2dProblem(ctypes.Structure):
@@ -137,7 +137,7 @@ _SIGNATURES = {
     "spio_gemm_source": (_owned, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_launch_shape": (LaunchShape, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_pack_launch_shape": (LaunchShape, [_P(GemmProblem), ctypes.c_int32]),
-    "spio_gemm_workspace_size": (ctypes.c_int64, [_P(GemmProblem)]),
+    "spio_gemm_workspace_size": (ctypes.c_int64, [_P(GemmProblem), _P(GemmConfig)]),
     "spio_gemm_tensor_maps": (ctypes.c_int32, [_P(GemmProblem), _P(GemmConfig), ctypes.c_uint64,
                                                ctypes.c_uint64, ctypes.c_void_p,
                                                _P(ctypes.c_void_p)]),

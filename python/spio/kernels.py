@@ -581,7 +581,7 @@ def _shape(shape):
 # kernel ignores it where 8 does not divide the grid's rows).
 _RASTER = 8
 _WGMMA_OPTIONS = {"persistent": 0, "cluster": 1, "swap": 0, "split_k": 1, "pingpong": 0,
-                  "promote": 0, "k_ranges": 1}
+                  "promote": 0, "k_ranges": 1, "stream_k": 0}
 
 
 def _epilogue_codes(epilogue):
@@ -611,7 +611,7 @@ def _gemm_config(tile, stages):
         if key not in options or not wgmma:
             raise SpioError(f"unknown {'wgmma ' if wgmma else ''}tile option {option!r}: "
                             "expected raster=R" + (", persistent=P, cluster=C, swap, split_k=S, "
-                                                   "pingpong, promote or k_ranges=R"
+                                                   "pingpong, promote, k_ranges=R or stream_k"
                                                    if wgmma else ""))
         options[key] = int(value) if value else 1
     return _capi.GemmConfig(block_m, block_n, block_k, warps_m, warps_n, stages, raster,
@@ -630,7 +630,8 @@ def _gemm_tile(c):
                                                             c.split_k > 1),
                                          ("pingpong", c.pingpong),
                                          ("promote", c.promote),
-                                         (f"k_ranges={c.k_ranges}", c.k_ranges > 1))
+                                         (f"k_ranges={c.k_ranges}", c.k_ranges > 1),
+                                         ("stream_k", c.stream_k))
             if given)
     # The chooser's raster groups (bands of tile rows sharing B tiles in
     # L2) where they are not the tuple's default.
@@ -648,7 +649,8 @@ class GemmFamily(KernelFamily):
     wgmma's N, for small M), "split_k=S" (blocks of a cluster splitting each
     tile's K), "pingpong" (compute warpgroups taking whole tiles in turn),
     "promote" (each k-tile's sums added to the running ones in f32) and
-    "k_ranges=R" (a block summing R ranges of K apart, as split_k=R would).
+    "k_ranges=R" (a block summing R ranges of K apart, as split_k=R would)
+    and "stream_k" (a persistent grid sharing the last tiles' k-tiles).
     Any tile may end with "raster=R": blocks take tiles in bands of R tile
     rows sharing B tiles in L2 (without it, 8 for wgmma tiles and 128-row
     ones, else 1); chosen tiles name the chooser's where it differs."""
@@ -740,7 +742,7 @@ class GemmFamily(KernelFamily):
             [_shape(_capi.lib.spio_gemm_launch_shape(problem, cfg))]
 
     def workspace_size(self, args, config):
-        return _capi.lib.spio_gemm_workspace_size(self._structs(args, config)[0])
+        return _capi.lib.spio_gemm_workspace_size(*self._structs(args, config))
 
     def operands(self, args, config):
         return ("A", "B", "D") + (("C",) if args.reads_c else ()) + tuple(

@@ -162,6 +162,28 @@ def test_linear_and_matmul_with_gradients():
 
 
 @gpu
+def test_matmul_shares_k_tiles_where_tiles_leave_rounds_idle():
+    """A tall, narrow product whose 128 x 256 tiles fill under 80% of one
+    round: the chooser's stream-K kernel (the workspace holds its partial
+    sums and flags, the flags cleared before each launch), against float64
+    and bit-identical over reruns, with a fresh workspace each call."""
+    sm90 = torch.cuda.get_device_capability()[0] == 9
+    generator = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randn(3000, 6000, device="cuda", dtype=torch.bfloat16, generator=generator)
+    b = torch.randn(6000, 1000, device="cuda", dtype=torch.bfloat16, generator=generator)
+    chosen = spio.GemmFamily().chosen(spio.GemmArguments(3000, 1000, 6000, "bf16"),
+                                      spio.kernels.target())
+    assert ("stream_k" in chosen[4]) == sm90
+    y = spio.matmul(a, b)
+    want = a.double() @ b.double()
+    error = (y.double() - want).abs().max().item()
+    assert error <= 2.0 ** -7 * want.abs().max().item() + 1e-2, error
+    for _ in range(3):
+        torch.cuda.empty_cache()
+        assert torch.equal(spio.matmul(a, b), y)
+
+
+@gpu
 def test_linear_adds_dw_to_the_weights_f32_main_grad():
     """With weight.main_grad, each backward adds dW to it in place, the f32
     products and the running sum rounded once (within f32 accumulation of

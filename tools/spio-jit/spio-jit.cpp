@@ -192,6 +192,11 @@ static Field<int64_t>
             cl::desc("GEMM (wgmma): ranges of k-tiles a block sums apart and adds in order, as "
                      "--split-k splits them (default: the chooser's)"),
             cl::location(request.kRanges));
+static cl::opt<cl::boolOrDefault>
+    streamK("stream-k", cl::cat(tileOptions),
+            cl::desc("GEMM (persistent wgmma): blocks share the last tiles' k-tiles, partial "
+                     "sums added in a fixed order (default: the chooser's, off with a tile "
+                     "given; =false: the chooser's choice without it)"));
 static Field<int64_t>
     stages("stages", cl::cat(tileOptions),
            cl::desc("GEMM pipeline stages (default: the chooser's, 4 with a tile given)"),
@@ -362,30 +367,12 @@ int main(int argc, char **argv) {
   if (chip.getNumOccurrences())
     if (std::string why = checkChip(request.chip); !why.empty())
       fail("--chip: " + why);
-  const std::initializer_list<const cl::Option *> gemmOnly = {&sizeM,
-                                                              &sizeN,
-                                                              &sizeK,
-                                                              &aLayout,
-                                                              &bLayout,
-                                                              &alpha,
-                                                              &beta,
-                                                              &blockM,
-                                                              &blockN,
-                                                              &blockK,
-                                                              &stages,
-                                                              &raster,
-                                                              &persistent,
-                                                              &cluster,
-                                                              &swapAB,
-                                                              &splitK,
-                                                              &pingpong,
-                                                              &promote,
-                                                              &kRanges,
-                                                              &precision,
-                                                              &groupCount,
-                                                              &groupsAlong,
-                                                              &storesPreActivation,
-                                                              &gemmWgmma};
+  const std::initializer_list<const cl::Option *> gemmOnly = {
+      &sizeM,      &sizeN,   &sizeK,     &aLayout,    &bLayout,     &alpha,
+      &beta,       &blockM,  &blockN,    &blockK,     &stages,      &raster,
+      &persistent, &cluster, &swapAB,    &splitK,     &pingpong,    &promote,
+      &kRanges,    &streamK, &precision, &groupCount, &groupsAlong, &storesPreActivation,
+      &gemmWgmma};
   // Options of the grouped conv alone, and of both convolutions.
   const std::initializer_list<const cl::Option *> gw8Only = {
       &convBias,           &convGroupWidth,          &convRowsP,
@@ -420,6 +407,7 @@ int main(int argc, char **argv) {
   };
   request.swapAB = given(swapAB);
   request.promote = given(promote);
+  request.streamK = given(streamK);
   request.gemmWgmma = given(gemmWgmma);
   if (pingpong.getNumOccurrences())
     request.pingpong = pingpong;

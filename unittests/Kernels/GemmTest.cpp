@@ -48,7 +48,7 @@ TEST(GemmPacking, PacksUnalignedContiguousDimensionsOfEachLayout) {
   // B column major (N x K) only needs K aligned.
   p.b = Layout::ColMajor;
   EXPECT_FALSE(gemmPacksOperands(p));
-  EXPECT_EQ(gemmWorkspaceBytes(p), 0);
+  EXPECT_EQ(gemmWorkspaceBytes(p, GemmConfig()), 0);
 }
 
 TEST(GemmPacking, SplitsF32IntoTheTermsOfItsPrecision) {
@@ -69,7 +69,7 @@ TEST(GemmPacking, SplitsF32IntoTheTermsOfItsPrecision) {
   // A's 100 rows and B's 60 of 144 bf16, each rounded up to 256 bytes.
   EXPECT_EQ(gemmPackedBytes(p, 'a'), 28928);
   EXPECT_EQ(gemmPackedOffset(p, 'b'), 28928);
-  EXPECT_EQ(gemmWorkspaceBytes(p), 28928 + 17408);
+  EXPECT_EQ(gemmWorkspaceBytes(p, GemmConfig()), 28928 + 17408);
   p.precision = F32Precision::High;
   EXPECT_EQ(gemmPackTerms(p), 2);
   EXPECT_EQ(gemmPackSegments(p), 3);
@@ -431,7 +431,7 @@ TEST(GemmWgmma, ReadsMOrNMajorOperandsInPlaceOrPacked) {
   EXPECT_FALSE(gemmPacksOperands(p));
   GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
   EXPECT_EQ(checkGemm(p, c, hopper()), "");
-  EXPECT_EQ(gemmWorkspaceBytes(p), 0);
+  EXPECT_EQ(gemmWorkspaceBytes(p, GemmConfig()), 0);
   GemmProblem decode = p;
   decode.m = 16;
   GemmConfig swapped = chooseWgmmaGemmConfig(decode, hopper());
@@ -460,10 +460,10 @@ TEST(GemmWgmma, ReadsMOrNMajorOperandsInPlaceOrPacked) {
   EXPECT_FALSE(gemmPacksOperand(p, 'b'));
   EXPECT_TRUE(wgmmaSupports(p));
   EXPECT_EQ(checkGemm(p, chooseWgmmaGemmConfig(p, hopper()), hopper()), "");
-  EXPECT_EQ(gemmWorkspaceBytes(p), 2 * 256 * 200 * 2);
+  EXPECT_EQ(gemmWorkspaceBytes(p, GemmConfig()), 2 * 256 * 200 * 2);
   p.b = Layout::RowMajor;
   EXPECT_TRUE(gemmPacksOperand(p, 'b'));
-  EXPECT_EQ(gemmWorkspaceBytes(p), 2 * 2 * 256 * 200 * 2);
+  EXPECT_EQ(gemmWorkspaceBytes(p, GemmConfig()), 2 * 2 * 256 * 200 * 2);
   // Beside a packed partner whose K is padded to a multiple of 8, an
   // operand read in place otherwise is packed too.
   p.batchB = false;
@@ -730,6 +730,114 @@ TEST(GemmWgmma, ClustersPairsOverLongReductions) {
   EXPECT_EQ(gemmTensorMapShape(problem(8192, 8192, 8192), c, 'b').boxRows, 128u);
   c.persistent = 131;
   EXPECT_NE(checkGemm(problem(8192, 8192, 8192), c, hopper()).find("a cluster is 1 block, or 2"),
+            std::string::npos);
+}
+
+/// A persistent stream-K configuration of `blocks` blocks of 128 x `n`
+/// tiles, in clusters of `cluster`.
+GemmConfig streamK(int64_t n, int64_t blocks, int64_t cluster = 1) {
+  GemmConfig c;
+  c.wgmma = true;
+  c.blockM = 128;
+  c.blockN = n;
+  c.blockK = 64;
+  c.warpsM = 8;
+  c.warpsN = 1;
+  c.persistent = blocks;
+  c.cluster = cluster;
+  c.streamK = true;
+  return c;
+}
+
+TEST(GemmStreamK, SharesTheLastPartialRoundAndOneRoundBefore) {
+  // 8 x 12 tiles, fewer than the blocks: all shared.
+  EXPECT_EQ(gemmStreamKTiles(problem(1024, 1536, 8192), streamK(128, 132)), 96);
+  // 32 x 32 tiles: 1024 = 7 rounds of 132 and 100 more; 100 + 132 shared.
+  EXPECT_EQ(gemmStreamKTiles(problem(4096, 4096, 4096), streamK(128, 132)), 232);
+  // Whole rounds: none shared.
+  EXPECT_EQ(gemmStreamKTiles(problem(1536, 1408, 1536), streamK(128, 132)), 0);
+  // Clusters of two count cluster tiles (pairs along M, the last one past
+  // M) over 66 clusters: 4 x 6 of them.
+  EXPECT_EQ(gemmStreamKTiles(problem(1000, 1536, 8192), streamK(256, 132, 2)), 24);
+  // A batch's problems' tiles one after the other: 3 x 2 x 3.
+  GemmProblem batched = problem(256, 384, 512);
+  batched.batch = 3;
+  EXPECT_EQ(gemmStreamKTiles(batched, streamK(128, 5)), 18 % 5 + 5);
+  GemmConfig plain = streamK(128, 132);
+  plain.streamK = false;
+  EXPECT_EQ(gemmStreamKTiles(problem(1024, 1536, 8192), plain), 0);
+}
+
+TEST(GemmStreamK, PartialSumsAndFlagsFollowThePackedOperands) {
+  GemmConfig c = streamK(256, 132);
+  GemmProblem p = problem(1024, 1536, 8192);
+  EXPECT_EQ(gemmStreamKOffset(p), 0);
+  EXPECT_EQ(gemmStreamKPartialBytes(c), 132 * 128 * 256 * 4);
+  EXPECT_EQ(gemmStreamKFlagBytes(c), 768); // 132 flags, in 256-byte units
+  EXPECT_EQ(gemmWorkspaceBytes(p, c), 132 * 128 * 256 * 4 + 768);
+  // An unaligned K packs both operands first; the sums come after them.
+  GemmProblem packed = problem(1024, 1536, 8190);
+  EXPECT_EQ(gemmStreamKOffset(packed), gemmWorkspaceBytes(packed, GemmConfig()));
+  EXPECT_GT(gemmStreamKOffset(packed), 0);
+  // The plan passes both from the workspace and has the flags cleared
+  // before the kernel starts.
+  LaunchPlan plan = gemmLaunchPlan(p, c);
+  GemmParameters at = gemmParameters(p, c);
+  ASSERT_GE(at.partials, 0);
+  EXPECT_EQ(at.flags, at.partials + 1);
+  EXPECT_EQ(at.aMap, at.flags + 1);
+  const PlannedKernel &kernel = plan.kernels.back();
+  EXPECT_EQ(kernel.parameters[at.partials].kind, PlanParameter::Kind::Workspace);
+  EXPECT_EQ(kernel.parameters[at.partials].offset, 0);
+  EXPECT_EQ(kernel.parameters[at.flags].offset, gemmStreamKPartialBytes(c));
+  EXPECT_EQ(kernel.zeroOffset, gemmStreamKPartialBytes(c));
+  EXPECT_EQ(kernel.zeroBytes, 768);
+  EXPECT_EQ(plan.workspaceBytes, gemmWorkspaceBytes(p, c));
+  // Without stream-K nothing is cleared.
+  EXPECT_EQ(gemmLaunchPlan(p, GemmConfig()).kernels.back().zeroBytes, 0);
+}
+
+TEST(GemmStreamK, ChosenWhereTilesLeaveRoundsIdleAndEachClusterTakesHalfATile) {
+  // 24 x 4 tiles of 128 x 256 fill 73% of one round: 12 x 4 cluster tiles
+  // of 94 k-tiles over 66 clusters, 68 k-tiles each.
+  GemmConfig c = chooseWgmmaGemmConfig(problem(3000, 1000, 6000), hopper());
+  EXPECT_TRUE(c.streamK);
+  EXPECT_EQ(c.blockN, 256);
+  EXPECT_EQ(c.cluster, 2);
+  EXPECT_EQ(c.persistent, 132);
+  EXPECT_EQ(checkGemm(problem(3000, 1000, 6000), c, hopper()), "");
+  // 4 x 6 cluster tiles: each cut among 2.75 clusters, whose partial sums
+  // the finishing block would read alone.
+  EXPECT_FALSE(chooseWgmmaGemmConfig(problem(1024, 1536, 8192), hopper()).streamK);
+  // Tiles that fill the rounds, batch invariance, promoted sums, and a
+  // convolution's implicit GEMM: no stream-K.
+  EXPECT_FALSE(chooseWgmmaGemmConfig(problem(8192, 8192, 8192), hopper()).streamK);
+  GemmProblem invariant = problem(3000, 1000, 6000);
+  invariant.batchInvariant = true;
+  EXPECT_FALSE(chooseWgmmaGemmConfig(invariant, hopper()).streamK);
+  EXPECT_FALSE(chooseWgmmaGemmConfig(problem(3000, 1000, 6000), hopper(), false).streamK);
+  // An odd count of multiprocessors: clusters of one.
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(3000, 1000, 6000), hopperWith(131)).cluster, 1);
+}
+
+TEST(GemmStreamK, RefusesWhatItCannotRun) {
+  GemmProblem p = problem(1024, 1536, 8192);
+  EXPECT_EQ(checkGemm(p, streamK(128, 132), hopper()), "");
+  EXPECT_EQ(checkGemm(p, streamK(256, 132, 2), hopper()), "");
+  GemmConfig c = streamK(128, 132);
+  c.pingpong = true;
+  EXPECT_NE(checkGemm(p, c, hopper()).find("(stream_k) on a persistent grid without swapped"),
+            std::string::npos);
+  // Every block waits only for blocks that run at once.
+  EXPECT_NE(checkGemm(p, streamK(128, 264), hopper()).find("must all run at once"),
+            std::string::npos);
+  // Each cluster takes a k-tile at least.
+  EXPECT_NE(checkGemm(problem(128, 128, 64), streamK(128, 16), hopper())
+                .find("stream_k shares 1 k-tiles (1 tiles of 1), fewer than the 16 clusters"),
+            std::string::npos);
+  GemmProblem invariant = p;
+  invariant.batchInvariant = true;
+  EXPECT_NE(checkGemm(invariant, streamK(128, 132), hopper()).find("batch-invariant"),
             std::string::npos);
 }
 

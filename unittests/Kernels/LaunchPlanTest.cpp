@@ -84,7 +84,7 @@ TEST(LaunchPlanTest, PackedGemmReadsItsOperandsAndTensorMapsFromTheWorkspace) {
   GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
   ASSERT_EQ(checkGemm(p, c, hopper()), "");
   LaunchPlan plan = gemmLaunchPlan(p, c);
-  EXPECT_EQ(plan.workspaceBytes, gemmWorkspaceBytes(p));
+  EXPECT_EQ(plan.workspaceBytes, gemmWorkspaceBytes(p, GemmConfig()));
   ASSERT_EQ(plan.kernels.size(), 3u);
   for (auto [k, name, operand, which] :
        {std::tuple{0, kGemmPackA, 0, 'a'}, std::tuple{1, kGemmPackB, 1, 'b'}}) {

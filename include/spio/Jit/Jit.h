@@ -133,6 +133,9 @@ struct Request {
   /// GEMM (wgmma): ranges of k-tiles a block sums apart and adds in order, as --split-k splits them
   /// (default: the chooser's)
   int64_t kRanges = 0;
+  /// GEMM (persistent wgmma): blocks share the last tiles' k-tiles (default: the chooser's, off
+  /// with a tile given; false: the chooser's choice without it)
+  std::optional<bool> streamK;
   /// GEMM pipeline stages (default: the chooser's, 4 with a tile given)
   int64_t stages = 0;
   /// Warps along M (conv2d-gw8: along Q)

@@ -151,6 +151,13 @@ struct GemmConfig {
   /// them among blocks, sums each by wgmma from zero and adds the sums in
   /// order in f32: the split's bits, in one block.
   int64_t kRanges = 1;
+  /// Persistent wgmma (no swap, ping-pong, promote or k_ranges): the
+  /// clusters (blocks, without clusters) take whole cluster tiles in
+  /// rounds, then share the last ones' k-tiles evenly (gemmStreamKTiles), a
+  /// block handing the partial sums of a tile it does not finish, through
+  /// the workspace, to the block of its rank that takes the tile's last
+  /// k-tiles, which adds them in a fixed order.
+  bool streamK = false;
 
   /// The compute warps' threads, and the copy warpgroup's with wgmma.
   int64_t threads() const { return 32 * warpsM * warpsN + (wgmma ? 128 : 0); }
@@ -215,8 +222,22 @@ int64_t gemmPackTerm(const GemmProblem &problem, char operand, int64_t segment);
 /// or 'b' begins there.
 int64_t gemmPackedBytes(const GemmProblem &problem, char operand);
 int64_t gemmPackedOffset(const GemmProblem &problem, char operand);
-/// The workspace A and B are packed into (0 where they are not).
-int64_t gemmWorkspaceBytes(const GemmProblem &problem);
+/// The workspace: A and B packed (where they are), then a stream-K grid's
+/// partial sums and flags (gemmStreamKOffset).
+int64_t gemmWorkspaceBytes(const GemmProblem &problem, const GemmConfig &config);
+
+/// Stream-K: the cluster tiles (tiles, without clusters) whose k-tiles
+/// the clusters share, the last ones: all where they are fewer than the
+/// clusters, else the last partial round and one full round before it
+/// (each cluster then takes one to two tiles' k-tiles, a tile split among
+/// at most three); 0 where the tiles fill whole rounds.
+int64_t gemmStreamKTiles(const GemmProblem &problem, const GemmConfig &config);
+/// Stream-K's workspace, after the packed operands: each block's f32
+/// partial sums of one tile (every compute thread's accumulator fragments),
+/// then a 4-byte flag a block, which must be zero when the kernel starts.
+int64_t gemmStreamKOffset(const GemmProblem &problem);
+int64_t gemmStreamKPartialBytes(const GemmConfig &config);
+int64_t gemmStreamKFlagBytes(const GemmConfig &config);
 
 /// Empty when the kernel can be built for `target` (its shared memory a
 /// block), else what is wrong (dtypes, sizes, tile shapes).
@@ -257,8 +278,13 @@ bool gemmPrefersWgmma(const GemmProblem &problem, const Target &target);
 /// of 2 sharing B tiles where tile rows pair up and K is 128 k-tiles or more; under one wave of 128
 /// x 128 tiles, K split by up to 3 blocks while the grid fits the SMs (unsplit over 64 k-tiles or
 /// more: as many stages as shared memory holds); else a block a tile of the
-/// width that fills the waves best. Raster groups of up to 8 tile rows.
-GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &target);
+/// width that fills the waves best or, with `streamK` where its tiles would
+/// leave a fifth of the SMs' rounds idle, a persistent grid of clusters
+/// sharing the last tiles' k-tiles (each taking half a tile's or more).
+/// Raster groups of up to 8 tile rows. (A convolution's implicit GEMM takes
+/// no stream-K.)
+GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &target,
+                                 bool streamK = true);
 
 /// The tensor map of operand 'a' or 'b' that a wgmma kernel takes: K-major,
 /// the operand's rows (M or N; of all its batch entries, one after the
@@ -273,7 +299,7 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const Gem
 /// under a wgmma config.
 struct GemmParameters {
   int a = 0, b = 1, c = 2, d = 3, alpha = 4, beta = 5;
-  int bias = -1, scale = -1, groups = -1, pre = -1, aMap = -1, bMap = -1;
+  int bias = -1, scale = -1, groups = -1, pre = -1, partials = -1, flags = -1, aMap = -1, bMap = -1;
   int count = 6;
 };
 GemmParameters gemmParameters(const GemmProblem &problem, const GemmConfig &config);

@@ -71,6 +71,9 @@ struct PlannedKernel {
   /// does.
   bool dependent = false;
   std::vector<PlanParameter> parameters;
+  /// Bytes of the workspace from `zeroOffset` that must be zero when the
+  /// kernel starts (the launcher clears them on the stream first).
+  int64_t zeroOffset = 0, zeroBytes = 0;
 };
 
 struct LaunchPlan {

@@ -176,6 +176,9 @@ public:
   /// (cuTensorMapEncodeIm2col); fails, saying why, like encodeTensorMap.
   Result<TensorMap> encodeIm2colMap(const Im2colMapShape &shape, DevicePtr base) const;
   Status synchronize() const;
+  /// Sets `bytes` (a multiple of 4) at `ptr` to zero on `stream` (null: the
+  /// default stream), in order with the stream's launches.
+  Status zeroAsync(DevicePtr ptr, size_t bytes, void *stream) const;
   /// Milliseconds `body`'s launches take on the default stream, between
   /// two events. Queued timing fails if `body` waits for the GPU.
   Result<float> timeMs(const std::function<Status()> &body,

@@ -262,6 +262,13 @@ private:
   Value barrierPointer(Location loc, Value barriers, Value index);
   /// `byteOffset` bytes into the shared root `root`, as an LLVM pointer.
   Value sharedPointer(Location loc, Value root, Value byteOffset);
+  /// A global address (an index) as an LLVM pointer.
+  Value globalPointer(Location loc, Value address) {
+    Value address64 = arith::IndexCastUIOp::create(builder, loc, builder.getI64Type(), address);
+    auto global = LLVM::LLVMPointerType::get(builder.getContext(),
+                                             static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
+    return LLVM::IntToPtrOp::create(builder, loc, global, address64);
+  }
   /// The shared address of `coords` from a shared tensor's cursor.
   Value elementPointer(Location loc, SpioTensorType type, const Cursor &cursor,
                        ValueRange coords);
@@ -791,17 +798,49 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     {
       OpBuilder::InsertionGuard g(builder);
       builder.setInsertionPointToStart(guard.thenBlock());
-      Value address64 =
-          arith::IndexCastUIOp::create(builder, loc, builder.getI64Type(), address);
-      auto global = LLVM::LLVMPointerType::get(
-          builder.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
-      Value line = LLVM::IntToPtrOp::create(builder, loc, global, address64);
+      Value line = globalPointer(loc, address);
       Value size = arith::ConstantOp::create(builder, loc, builder.getI64IntegerAttr(kLineBytes));
       LLVM::CallIntrinsicOp::create(builder, loc,
                                     builder.getStringAttr("llvm.nvvm.discard.global.L2"),
                                     ValueRange{line, size});
     }
     discard.erase();
+    return success();
+  }
+
+  if (isa<SignalOp, WaitSignalOp>(op)) {
+    auto signal = dyn_cast<SignalOp>(op);
+    auto wait = dyn_cast<WaitSignalOp>(op);
+    Value tensor = signal ? signal.getTensor() : wait.getTensor();
+    ValueRange coords = signal ? signal.getCoords() : wait.getCoords();
+    Value value = signal ? signal.getValue() : wait.getValue();
+    FailureOr<Cursor> cursor = cursorOf(op, tensor);
+    if (failed(cursor))
+      return failure();
+    auto type = cast<SpioTensorType>(tensor.getType());
+    Value offset = elementOffset(loc, type, *cursor, coords, {});
+    Value bytes = arith::MulIOp::create(builder, loc, offset, index(loc, type.getElementBytes()));
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, rootBytes[cursor->root]);
+    Value flag = globalPointer(loc, arith::AddIOp::create(builder, loc, base, bytes));
+    constexpr unsigned kFlagBytes = 4;
+    if (signal) {
+      LLVM::StoreOp::create(builder, loc, value, flag, kFlagBytes, false, false, false,
+                            LLVM::AtomicOrdering::release, "device");
+    } else {
+      // Read until the flag holds the value.
+      Type i32 = builder.getI32Type();
+      auto loop = scf::WhileOp::create(builder, loc, TypeRange{}, ValueRange{});
+      OpBuilder::InsertionGuard g(builder);
+      builder.setInsertionPointToStart(builder.createBlock(&loop.getBefore()));
+      Value seen = LLVM::LoadOp::create(builder, loc, i32, flag, kFlagBytes, false, false, false,
+                                        false, LLVM::AtomicOrdering::acquire, "device");
+      Value unset = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, seen, value);
+      scf::ConditionOp::create(builder, loc, unset, ValueRange{});
+      builder.setInsertionPointToStart(builder.createBlock(&loop.getAfter()));
+      scf::YieldOp::create(builder, loc);
+    }
+    op->erase();
     return success();
   }
 
@@ -1162,10 +1201,10 @@ LogicalResult TensorResolver::run() {
     return failure();
   SmallVector<Operation *> accesses;
   func.getFunctionBody().walk([&](Operation *op) {
-    if (isa<LoadOp, LoadRemoteOp, StoreOp, DiscardOp, AsyncCopyOp, LdMatrixOp, LoadFragmentOp,
-            StoreFragmentOp, AsyncCommitOp, AsyncWaitOp, BarrierInitOp, BarrierArriveOp,
-            BarrierWaitOp, AsyncArriveOp, WgmmaOp, TmaLoadOp, TmaLoadIm2colOp, BarrierExpectTxOp>(
-            op))
+    if (isa<LoadOp, LoadRemoteOp, StoreOp, DiscardOp, SignalOp, WaitSignalOp, AsyncCopyOp,
+            LdMatrixOp, LoadFragmentOp, StoreFragmentOp, AsyncCommitOp, AsyncWaitOp, BarrierInitOp,
+            BarrierArriveOp, BarrierWaitOp, AsyncArriveOp, WgmmaOp, TmaLoadOp, TmaLoadIm2colOp,
+            BarrierExpectTxOp>(op))
       accesses.push_back(op);
   });
   for (Operation *op : accesses)

@@ -176,13 +176,14 @@ GemmConfig mlir::spio::gemmConfig(GemmConfigAttr attr) {
   c.pingpong = attr.getPingpong();
   c.promote = attr.getPromote();
   c.kRanges = attr.getKRanges();
+  c.streamK = attr.getStreamK();
   return c;
 }
 
 GemmConfigAttr mlir::spio::gemmConfigAttr(MLIRContext *context, const GemmConfig &c) {
   return GemmConfigAttr::get(context, {c.blockM, c.blockN, c.blockK}, {c.warpsM, c.warpsN},
                              c.stages, c.raster, c.wgmma, c.persistent, c.cluster, c.swapAB,
-                             c.splitK, c.pingpong, c.promote, c.kRanges);
+                             c.splitK, c.pingpong, c.promote, c.kRanges, c.streamK);
 }
 
 namespace {
@@ -314,6 +315,8 @@ constexpr int64_t kMNBox = 64;
 /// The dimensions of a split reduction's partial sums in shared memory: a
 /// warpgroup accumulator's C fragment, and the compute thread holding it.
 constexpr StringLiteral kAccFragment = "fragment", kAccThread = "thread";
+/// Stream-K's partial sums and flags: one of each a persistent block.
+constexpr StringLiteral kStreamKBlock = "sk";
 /// The dimension of the compute warps' staging tiles of D.
 constexpr StringLiteral kStagingWarp = "warp";
 /// setmaxnreg budgets: the copy warpgroup keeps what issuing TMA needs, the
@@ -328,8 +331,8 @@ constexpr int32_t kComputeRegisters = 232;
 struct GemmValues {
   Operation *op;
   /// `pre`: where the epilogue's value before its activation goes (null:
-  /// nowhere).
-  Value a, b, c, d, alpha, beta, bias, scale, groups, pre, aMap, bMap;
+  /// nowhere); `partials` and `flags`: stream-K's scratch (null without it).
+  Value a, b, c, d, alpha, beta, bias, scale, groups, pre, partials, flags, aMap, bMap;
   /// An implicit-GEMM convolution: A's tiles are gathered from x through
   /// the im2col map `aMap`, a k-tile a filter tap's channels (wgrad: B's
   /// boxes through `bMap`, a k-tile 64 output positions).
@@ -337,8 +340,20 @@ struct GemmValues {
 };
 
 GemmValues gemmValues(GemmOp op) {
-  return {op,           op.getA(),    op.getB(),     op.getC(),      op.getD(),   op.getAlpha(),
-          op.getBeta(), op.getBias(), op.getScale(), op.getGroups(), op.getPre(), op.getAMap(),
+  return {op,
+          op.getA(),
+          op.getB(),
+          op.getC(),
+          op.getD(),
+          op.getAlpha(),
+          op.getBeta(),
+          op.getBias(),
+          op.getScale(),
+          op.getGroups(),
+          op.getPre(),
+          op.getPartials(),
+          op.getFlags(),
+          op.getAMap(),
           op.getBMap()};
 }
 
@@ -409,6 +424,19 @@ private:
   void forEachReductionGroupTile(const GemmValues &op,
                                  function_ref<void(Coord, Coord, Value, Value)> body, Value first,
                                  Value stride, Value start, Value step);
+  /// Stream-K's walk: the block's whole tiles (rounds of the persistent
+  /// grid), then its even share of the last tiles' k-tiles, from its last
+  /// unit back to its first, so that the one unit of a tile it does not
+  /// finish comes first and the one it finishes (waiting for its
+  /// predecessors' partial sums, left in their first units) comes last.
+  /// `body` takes the tile's row and column coordinates, column index and
+  /// the unit's index, with `unit` set.
+  void forEachStreamKUnit(function_ref<void(Coord, Coord, Value, Value)> body);
+  /// A stream-K unit's end: where it finishes its tile, the partial sums of
+  /// the blocks before it added to its own in block order and the epilogue;
+  /// else its sums left in the block's partials and its flag set.
+  void streamKEpilogue(const GemmValues &op, Coord bi, Coord bj, ArrayRef<Coord> warp,
+                       function_ref<Fragment(int64_t)> accumulated);
   /// The tile of a grid of a block a tile: x runs along columns, y rows.
   std::pair<Coord, Coord> blockCoords();
   /// D = alpha * acc (+ beta * C) for the warp at `warp`, its accumulator
@@ -489,6 +517,26 @@ private:
   struct Reduction {
     Value begin, end, kTiles, stagesBefore;
   } reduction;
+  /// A stream-K unit of a tile: its k-tiles [kBegin, kBegin + kTiles), the
+  /// ring's stages the block's units before it took, whether it takes the
+  /// tile's last k-tile (and so finishes the tile) and, if it does, the
+  /// first cluster (block, without clusters) whose partial sums of the tile
+  /// it adds (the block of this one's rank in each cluster from it to this
+  /// block's cluster's predecessor), this block's cluster and its rank in
+  /// it; null without stream-K.
+  struct StreamKUnit {
+    Value kBegin, kTiles, stagesBefore, finishes, firstCluster, cluster, rank;
+  } unit;
+  /// The k-tile count and the ring's stages before it of the block's
+  /// `done`-th tile, each of whose tiles takes `kCount` k-tiles unless the
+  /// walk says otherwise (groups splitting K, stream-K).
+  std::pair<Value, Value> tileSteps(Value done, Value kCount) {
+    if (reduction.kTiles)
+      return {reduction.stagesBefore, reduction.kTiles};
+    if (unit.kTiles)
+      return {unit.stagesBefore, unit.kTiles};
+    return {b.muli(done, kCount), kCount};
+  }
   /// Each compute warp's staging tile of D (gemmStagesResults), as
   /// scalars and as 16-byte vectors; null where D is stored from fragments.
   Tensor staging, stagingVectors;
@@ -686,6 +734,117 @@ void GemmTile::forEachReductionGroupTile(const GemmValues &op,
               reduction = {};
               return SmallVector<Value>{b.addi(carried[0], kTiles)};
             });
+}
+
+void GemmTile::forEachStreamKUnit(function_ref<void(Coord, Coord, Value, Value)> body) {
+  // The walk's units are clusters and their tiles (C consecutive tiles
+  // along M), the blocks of a cluster taking the same k-tiles of its tiles
+  // (the rank's row) so that they share B's.
+  int64_t cluster = c.cluster, clusters = c.persistent / cluster;
+  int64_t kTiles = ceilDiv(p.k, c.blockK);
+  int64_t tilesM = ceilDiv(ceilDiv(p.m, c.blockM), cluster), tilesN = ceilDiv(p.n, c.blockN);
+  int64_t tilesPerProblem = tilesM * tilesN;
+  int64_t shared = kernels::gemmStreamKTiles(p, c);
+  int64_t whole = tilesPerProblem * p.batch - shared, wholeRounds = whole / clusters;
+  int64_t iterations = shared * kTiles;
+  Value block = b.linearId(LinearId::BlockX);
+  Value self = cluster > 1 ? b.divui(block, b.index(cluster)) : block;
+  Value rank = cluster > 1 ? b.linearId(LinearId::ClusterBlock) : b.index(0);
+  // The cluster's k-tiles [begin, end) of the shared tiles' (every
+  // cluster has one at least: checkGemm), tiles firstTile to lastTile.
+  Value begin = b.divui(b.muli(self, b.index(iterations)), b.index(clusters));
+  Value end = b.divui(b.muli(b.addi(self, b.index(1)), b.index(iterations)), b.index(clusters));
+  Value firstTile = b.divui(begin, b.index(kTiles));
+  Value lastTile = b.divui(b.subi(end, b.index(1)), b.index(kTiles));
+  Value units = b.index(wholeRounds);
+  if (shared > 0)
+    units = b.addi(units, b.addi(b.subi(lastTile, firstTile), b.index(1)));
+  auto min = [&](Value x, Value y) { return b.create<arith::MinUIOp>({}, x, y); };
+  auto max = [&](Value x, Value y) { return b.create<arith::MaxUIOp>({}, x, y); };
+  // Carried: the ring's stages of the block's units so far.
+  b.forLoop(b.index(0), units, b.index(1), {b.index(0)}, [&](Value u, ValueRange carried) {
+    Value isWhole = b.cmpi(arith::CmpIPredicate::ult, u, b.index(wholeRounds));
+    // Shared tile lastTile - j (j counts the shared units from 0): its
+    // k-tiles within [begin, end).
+    Value j = b.subi(max(u, b.index(wholeRounds)), b.index(wholeRounds));
+    Value sharedTile = b.subi(lastTile, min(j, lastTile));
+    Value tileBegin = b.muli(sharedTile, b.index(kTiles));
+    Value kBegin = b.subi(max(begin, tileBegin), tileBegin);
+    Value kEnd = b.subi(min(end, b.addi(tileBegin, b.index(kTiles))), tileBegin);
+    // The cluster holding the tile's first k-tile: the last whose begin,
+    // x * I / X, is at most the tile's first k-tile i: ((i + 1) X - 1) / I.
+    Value holder =
+        b.divui(b.subi(b.muli(b.addi(tileBegin, b.index(1)), b.index(clusters)), b.index(1)),
+                b.index(std::max<int64_t>(iterations, 1)));
+    Value tile = b.create<arith::SelectOp>({}, isWhole, b.addi(self, b.muli(u, b.index(clusters))),
+                                           b.addi(b.index(whole), sharedTile));
+    unit.kBegin = b.create<arith::SelectOp>({}, isWhole, b.index(0), kBegin);
+    unit.kTiles = b.create<arith::SelectOp>({}, isWhole, b.index(kTiles), b.subi(kEnd, kBegin));
+    unit.stagesBefore = carried[0];
+    unit.finishes = b.create<arith::OrIOp>({}, isWhole,
+                                           b.cmpi(arith::CmpIPredicate::eq, kEnd, b.index(kTiles)));
+    unit.firstCluster = b.create<arith::SelectOp>({}, isWhole, self, holder);
+    unit.cluster = self;
+    unit.rank = rank;
+    Value inProblem = tile;
+    if (p.batch > 1) {
+      batch = b.fromIndex(b.divui(tile, b.index(tilesPerProblem)), b.coordType(p.batchDim));
+      inProblem = b.remui(tile, b.index(tilesPerProblem));
+    }
+    auto [row, col] = tilePlace(inProblem, tilesM, tilesN);
+    body(b.fromIndex(b.addi(b.muli(row, b.index(cluster)), rank), b.coordType(p.rowDim, c.blockM)),
+         b.fromIndex(col, b.coordType(p.colDim, c.blockN)), col, u);
+    Value next = b.addi(carried[0], unit.kTiles);
+    unit = {};
+    batch = Coord();
+    return SmallVector<Value>{next};
+  });
+}
+
+void GemmTile::streamKEpilogue(const GemmValues &op, Coord bi, Coord bj, ArrayRef<Coord> warp,
+                               function_ref<Fragment(int64_t)> accumulated) {
+  MLIRContext *ctx = b.getContext();
+  auto partials = cast<Tensor>(op.partials), flags = cast<Tensor>(op.flags);
+  int64_t fragments = c.wgmmaN() / 8, threads = 32 * c.warpsM;
+  FragmentType fc = fragment(FragmentOperand::C, p.rowDim, p.colDim, Float32Type::get(ctx));
+  Value thread = b.linearId(LinearId::Thread);
+  // The compute threads follow the copy warpgroup's 128.
+  Coord self = b.fromIndex(b.subi(thread, b.index(128)), b.coordType(kAccThread));
+  Value block = b.linearId(LinearId::BlockX);
+  Value set = b.create<arith::ConstantIntOp>({}, 1, 32);
+  auto fragmentAt = [&](int64_t ni) { return b.constant(ni, b.coordType(kAccFragment)); };
+  b.ifThenElse(
+      unit.finishes,
+      [&] {
+        SmallVector<Value> own;
+        for (int64_t ni = 0; ni < fragments; ++ni)
+          own.push_back(b.fragmentToVector(accumulated(ni)));
+        // Each earlier cluster's block of this rank's sums once its flag is
+        // set, in cluster order: the same additions in every run.
+        scf::ForOp sums = b.forLoop(
+            unit.firstCluster, unit.cluster, b.index(1), own, [&](Value other, ValueRange carried) {
+              Value peer =
+                  c.cluster > 1 ? b.addi(b.muli(other, b.index(c.cluster)), unit.rank) : other;
+              Coord at = b.fromIndex(peer, b.coordType(kStreamKBlock));
+              b.waitSignal(set, flags, {at});
+              SmallVector<Value> added;
+              for (int64_t ni = 0; ni < fragments; ++ni)
+                added.push_back(b.addf(carried[ni], b.load(partials, {at, fragmentAt(ni), self})));
+              return added;
+            });
+        warpgroupEpilogue(
+            op, bi, bj, warp, p.rowDim,
+            [&](int64_t ni) { return b.vectorToFragment(sums.getResult(ni), fc); }, 0, fragments);
+      },
+      [&] {
+        Coord own = b.fromIndex(block, b.coordType(kStreamKBlock));
+        for (int64_t ni = 0; ni < fragments; ++ni)
+          b.store(b.fragmentToVector(accumulated(ni)), partials, {own, fragmentAt(ni), self});
+        // Every compute thread's sums are written before the flag says so.
+        b.create<NamedBarrierOp>({}, 1, threads);
+        b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(128)),
+                 [&] { b.signal(set, flags, {own}); });
+      });
 }
 
 std::pair<Coord, Coord> GemmTile::blockCoords() {
@@ -1108,6 +1267,8 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
     Value step = every == 1 ? stride : b.index(every * (c.persistent / cluster));
     if (p.groupedReduction)
       return forEachReductionGroupTile(op, body, first, stride, start, step);
+    if (c.streamK)
+      return forEachStreamKUnit(body);
     if (p.groups > 0)
       return forEachGroupTile(op, body, first, stride, start, step);
     // A batch's problems' tiles one after the other.
@@ -1137,8 +1298,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
       b.setMaxRegisters(RegisterAction::Decrease, kCopyRegisters);
     b.ifThen(b.cmpi(arith::CmpIPredicate::eq, thread, b.index(0)), [&] {
       forEachTile([&](Coord bi, Coord, Value col, Value done) {
-        Value before = reduction.kTiles ? reduction.stagesBefore : b.muli(done, kCount);
-        Value tileKTiles = reduction.kTiles ? reduction.kTiles : kCount;
+        auto [before, tileKTiles] = tileSteps(done, kCount);
         // This block's share of the B tile's boxes, by its rank.
         Value bRank = cluster > 1 ? rank : b.index(0);
         int64_t boxesOfBlock = boxesB / cluster;
@@ -1195,7 +1355,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           Value parity = b.lowBit(b.addi(b.divui(step, stageCount), b.index(1)));
           b.barrierWait(empty, slot, parity);
           b.barrierExpectTx(full, slot, stageBytes);
-          Value kIndex = b.addi(kFirst, kt);
+          Value kIndex = b.addi(unit.kBegin ? unit.kBegin : kFirst, kt);
           // Groups splitting K: the k-tile's rows from the group's first.
           Coord kTile = reduction.kTiles
                             ? b.fromIndex(b.addi(reduction.begin, b.muli(kt, b.index(c.blockK))),
@@ -1304,8 +1464,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
     }
     forEachTile(
         [&](Coord bi, Coord bj, Value, Value done) {
-          Value before = reduction.kTiles ? reduction.stagesBefore : b.muli(done, kCount);
-          Value tileKTiles = reduction.kTiles ? reduction.kTiles : kCount;
+          auto [before, tileKTiles] = tileSteps(done, kCount);
           if (c.pingpong) {
             // This warpgroup's r-th tile waits for the other's main loop of the
             // tile before it (the first's wait passes at once: parity 1 before
@@ -1419,6 +1578,8 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
             }
             return;
           }
+          if (c.streamK)
+            return streamKEpilogue(op, bi, bj, warp, accumulatedFragment);
           if (splitK == 1)
             return warpgroupEpilogue(op, bi, bj, warp, rowDim, accumulatedFragment, 0, fragments);
           // The compute thread's place in `partials`.
@@ -1622,6 +1783,19 @@ SpioTensorType mlir::spio::gemmOperandType(MLIRContext *context, const GemmProbl
   }
 }
 
+SpioTensorType mlir::spio::gemmStreamKType(MLIRContext *context, const GemmConfig &config,
+                                           char which) {
+  OpBuilder builder(context);
+  KernelBuilder b(builder, UnknownLoc::get(context));
+  if (which == 'f')
+    return b.tensorType({{kStreamKBlock, 1, config.persistent}}, IntegerType::get(context, 32),
+                        MemorySpace::Global);
+  return b.tensorType({{kStreamKBlock, 1, config.persistent},
+                       {kAccFragment, 1, config.blockN / 8},
+                       {kAccThread, 1, 32 * config.warpsM}},
+                      VectorType::get({4}, Float32Type::get(context)), MemorySpace::Global);
+}
+
 TensorMapType mlir::spio::gemmTensorMapType(MLIRContext *context, const GemmProblem &problem,
                                             const GemmConfig &config, char operand) {
   OpBuilder builder(context);
@@ -1673,6 +1847,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
     params.push_back(gemmOperandType(context, p, 'g'));
   if (at.pre >= 0)
     params.push_back(dType);
+  if (at.partials >= 0)
+    params.append({gemmStreamKType(context, c, 'p'), gemmStreamKType(context, c, 'f')});
   if (c.wgmma)
     params.append({gemmTensorMapType(context, p, c, 'a'), gemmTensorMapType(context, p, c, 'b')});
   auto kernel =
@@ -1684,8 +1860,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
   EpilogueAttr epilogue = epilogueAttr(context, p.epilogue);
   GemmOp::create(builder, loc, args[at.a], args[at.b], args[at.d], args[at.alpha],
                  p.readsC ? args[at.beta] : Value(), p.readsC ? args[at.c] : Value(), arg(at.bias),
-                 arg(at.scale), arg(at.groups), arg(at.pre), arg(at.aMap), arg(at.bMap),
-                 gemmConfigAttr(context, c), epilogue);
+                 arg(at.scale), arg(at.groups), arg(at.pre), arg(at.partials), arg(at.flags),
+                 arg(at.aMap), arg(at.bMap), gemmConfigAttr(context, c), epilogue);
   gpu::ReturnOp::create(builder, loc);
   return module;
 }
@@ -1867,6 +2043,8 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
                     op.getResidual() ? one : Value(),
                     asVector(op.getBias()),
                     asVector(op.getScale()),
+                    Value(),
+                    Value(),
                     Value(),
                     Value(),
                     wgrad ? Value(op.getWMap()) : Value(op.getXMap()),

@@ -57,6 +57,19 @@ func.func @configs() attributes {
   return
 }
 
+// Stream-K: the blocks' partial sums and flags after `stream_k`.
+// CHECK-LABEL: func.func @stream_k
+// CHECK: spio.gemm {{.*}} stream_k %arg4, %arg5 tma {{.*}} stream_k = true>} : {{.*}} stream_k !spio.tensor<[sk: 132, fragment: 16, thread: 256] x vector<4xf32>, global>, !spio.tensor<[sk: 132] x i32, global> tma
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!Partials = !spio.tensor<[sk: 132, fragment: 16, thread: 256] x vector<4xf32>, global>
+!Flags = !spio.tensor<[sk: 132] x i32, global>
+func.func @stream_k(%a: !A, %b: !B, %d: !D, %alpha: f32, %partials: !Partials, %flags: !Flags,
+                    %ma: !MapA, %mb: !MapB) {
+  spio.gemm %a, %b into %d alpha %alpha stream_k %partials, %flags tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, stream_k = true>} : !A, !B -> !D stream_k !Partials, !Flags tma !MapA, !MapB
+  return
+}
+
 // A batch: D's leading entry, which A has too and B, shared by the batch,
 // does not.
 // CHECK-LABEL: func.func @batched

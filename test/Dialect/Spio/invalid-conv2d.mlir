@@ -69,7 +69,7 @@ func.func @channels(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 func.func @mma_sync(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
-  // expected-error @below {{runs on the wgmma GEMM kernel with output positions along the warpgroups: its config needs wgmma = true and no swap}}
+  // expected-error @below {{runs on the wgmma GEMM kernel with output positions along the warpgroups, a tile's reduction in one block: its config needs wgmma = true, no swap and no stream_k}}
   spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>,
       config = #spio.gemm_config<block = [128, 64, 32], warps = [2, 2], stages = 4>}
@@ -249,7 +249,7 @@ func.func @wgrad_short_dy_map(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMa
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !DYMap = !spio.tensor_map<!spio.tensor<[npq: 128, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 func.func @wgrad_cluster(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMap) {
-  // expected-error @below {{its config needs wgmma = true, no swap and cluster 1}}
+  // expected-error @below {{its config needs wgmma = true, no swap, cluster 1 and no stream_k}}
   spio.conv2d wgrad %x, %dy into %dw tma %m, %dym {stride = array<i64: 1, 1>,
       padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
       config = #spio.gemm_config<block = [64, 128, 64], warps = [4, 1], stages = 4, wgmma = true, persistent = 132, cluster = 2>}

@@ -154,20 +154,20 @@ func.func @d_integer(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x i32, gl
 // The custom form cannot separate beta from C; the generic form can.
 func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
   // expected-error @below {{'spio.gemm' op takes beta and C together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
   return
 }
 
 // -----
 
-// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k', 'pingpong', 'promote' or 'k_ranges' (each at most once), got 'swizzle'}}
+// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k', 'pingpong', 'promote', 'k_ranges' or 'stream_k' (each at most once), got 'swizzle'}}
 func.func @config_key() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, swizzle = 1>} {
   return
 }
 
 // -----
 
-// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k', 'pingpong', 'promote' or 'k_ranges' (each at most once), got 'raster'}}
+// expected-error @below {{expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', 'split_k', 'pingpong', 'promote', 'k_ranges' or 'stream_k' (each at most once), got 'raster'}}
 func.func @config_twice() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, raster = 2, raster = 4>} {
   return
 }
@@ -229,7 +229,7 @@ func.func @box_not_the_tile(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %mb
 // The custom form cannot give one map alone; the generic form can.
 func.func @one_map(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA) {
   // expected-error @below {{'spio.gemm' op takes the tensor maps of A and B together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
   return
 }
 
@@ -511,5 +511,74 @@ func.func @pre_without_activation(%a: !A, %b: !B, %d: !D, %z: !D, %alpha: f32) {
 func.func @pre_of_another_type(%a: !A, %b: !B, %d: !D, %z: !spio.tensor<[i: 256, j: 128] x f32, global>, %alpha: f32) {
   // expected-error @below {{'spio.gemm' op pre (the value before the activation) must have D's type}}
   spio.gemm %a, %b into %d alpha %alpha pre %z {config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, epilogue = #spio.epilogue<relu>} : !A, !B -> !D pre !spio.tensor<[i: 256, j: 128] x f32, global>
+  return
+}
+
+// -----
+
+func.func @stream_k_ping_pong() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, pingpong = true, stream_k = true>} {
+  // expected-error @above {{gemm_config shares tiles' k-tiles among the blocks (stream_k) on a persistent grid without swap, ping-pong, promote or k_ranges}}
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x f32, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+func.func @stream_k_without_scratch(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op with a stream_k config needs the blocks' partial sums and flags (stream_k %partials, %flags)}}
+  spio.gemm %a, %b into %d alpha %alpha tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, stream_k = true>} : !A, !B -> !D tma !MapA, !MapB
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x f32, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!Partials = !spio.tensor<[sk: 66, fragment: 16, thread: 256] x vector<4xf32>, global>
+!Flags = !spio.tensor<[sk: 132] x i32, global>
+
+func.func @stream_k_partials_of_half_the_blocks(%a: !A, %b: !B, %d: !D, %alpha: f32, %p: !Partials, %f: !Flags, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op stream_k's partial sums must be a dense global [block: 132, fragment: 16, thread: 256] tensor of vector<4xf32>, got '!spio.tensor<[sk: 66, fragment: 16, thread: 256] x vector<4xf32>, global>'}}
+  spio.gemm %a, %b into %d alpha %alpha stream_k %p, %f tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, stream_k = true>} : !A, !B -> !D stream_k !Partials, !Flags tma !MapA, !MapB
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x f32, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!Partials = !spio.tensor<[sk: 132, fragment: 16, thread: 256] x vector<4xf32>, global>
+!Flags = !spio.tensor<[sk: 132] x i64, global>
+
+func.func @stream_k_flags_of_i64(%a: !A, %b: !B, %d: !D, %alpha: f32, %p: !Partials, %f: !Flags, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op stream_k's flags must be a dense global [block: 132] tensor of i32, got '!spio.tensor<[sk: 132] x i64, global>'}}
+  spio.gemm %a, %b into %d alpha %alpha stream_k %p, %f tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, stream_k = true>} : !A, !B -> !D stream_k !Partials, !Flags tma !MapA, !MapB
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x f32, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!Partials = !spio.tensor<[sk: 132, fragment: 16, thread: 256] x vector<4xf32>, global>
+!Flags = !spio.tensor<[sk: 132] x i32, global>
+
+func.func @scratch_without_stream_k(%a: !A, %b: !B, %d: !D, %alpha: f32, %p: !Partials, %f: !Flags, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op takes partial sums and flags (stream_k) only with a stream_k config}}
+  spio.gemm %a, %b into %d alpha %alpha stream_k %p, %f tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132>} : !A, !B -> !D stream_k !Partials, !Flags tma !MapA, !MapB
   return
 }

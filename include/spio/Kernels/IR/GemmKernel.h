@@ -41,6 +41,12 @@ SpioTensorType gemmOperandType(MLIRContext *context, const ::spio::kernels::Gemm
 TensorMapType gemmTensorMapType(MLIRContext *context, const ::spio::kernels::GemmProblem &problem,
                                 const ::spio::kernels::GemmConfig &config, char operand);
 
+/// Stream-K's scratch under a stream_k config: the blocks' partial sums
+/// ('p', [sk, fragment, thread] x vector<4xf32>) or their flags ('f',
+/// [sk] x i32).
+SpioTensorType gemmStreamKType(MLIRContext *context, const ::spio::kernels::GemmConfig &config,
+                               char which);
+
 /// Loads the dialects every family's workload builder (buildGemmWorkload,
 /// buildConv2dWorkload, buildConv2dGw8Workload) creates ops of.
 void loadWorkloadDialects(MLIRContext *context);

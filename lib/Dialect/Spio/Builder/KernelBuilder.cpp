@@ -200,6 +200,14 @@ void KernelBuilder::store(Value value, Tensor tensor, ArrayRef<Coord> coords, He
   create<StoreOp>(here, value, tensor, values(coords));
 }
 
+void KernelBuilder::signal(Value value, Tensor tensor, ArrayRef<Coord> coords, Here here) {
+  create<SignalOp>(here, value, tensor, values(coords));
+}
+
+void KernelBuilder::waitSignal(Value value, Tensor tensor, ArrayRef<Coord> coords, Here here) {
+  create<WaitSignalOp>(here, value, tensor, values(coords));
+}
+
 Value KernelBuilder::loadRemote(Tensor tensor, ArrayRef<Coord> coords, Value block, Here here) {
   return create<LoadRemoteOp>(here, tensor.getType().getElementType(), tensor, values(coords),
                               block)

@@ -64,7 +64,7 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t, 3> block;
   SmallVector<int64_t, 2> warps;
   int64_t stages = 0, raster = 1, persistent = 0, cluster = 1, splitK = 1, kRanges = 1;
-  bool wgmma = false, swap = false, pingpong = false, promote = false;
+  bool wgmma = false, swap = false, pingpong = false, promote = false, streamK = false;
   auto parseSizes = [&](SmallVectorImpl<int64_t> &sizes) {
     return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
       return parser.parseInteger(sizes.emplace_back());
@@ -83,7 +83,8 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   llvm::StringMap<std::pair<bool *, bool>> flags = {{"wgmma", {&wgmma, false}},
                                                     {"swap", {&swap, false}},
                                                     {"pingpong", {&pingpong, false}},
-                                                    {"promote", {&promote, false}}};
+                                                    {"promote", {&promote, false}},
+                                                    {"stream_k", {&streamK, false}}};
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc keyLoc = parser.getCurrentLocation();
     StringRef key;
@@ -107,9 +108,11 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
       }
       *flag->second.first = value == "true";
     } else {
-      parser.emitError(keyLoc, "expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', "
-                               "'split_k', 'pingpong', 'promote' or 'k_ranges' (each at most once), "
-                               "got '")
+      parser.emitError(keyLoc,
+                       "expected 'raster', 'wgmma', 'persistent', 'cluster', 'swap', "
+                       "'split_k', 'pingpong', 'promote', 'k_ranges' or 'stream_k' (each at "
+                       "most once), "
+                       "got '")
           << key << "'";
       return {};
     }
@@ -117,8 +120,8 @@ Attribute GemmConfigAttr::parse(AsmParser &parser, Type) {
   if (parser.parseGreater())
     return {};
   return GemmConfigAttr::getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                                    block, warps, stages, raster, wgmma, persistent, cluster,
-                                    swap, splitK, pingpong, promote, kRanges);
+                                    block, warps, stages, raster, wgmma, persistent, cluster, swap,
+                                    splitK, pingpong, promote, kRanges, streamK);
 }
 
 void GemmConfigAttr::print(AsmPrinter &printer) const {
@@ -145,15 +148,16 @@ void GemmConfigAttr::print(AsmPrinter &printer) const {
     printer << ", promote = true";
   if (getKRanges() != 1)
     printer << ", k_ranges = " << getKRanges();
+  if (getStreamK())
+    printer << ", stream_k = true";
   printer << ">";
 }
 
 LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                      ArrayRef<int64_t> block, ArrayRef<int64_t> warps,
-                                     int64_t stages, int64_t raster, bool wgmma,
-                                     int64_t persistent, int64_t cluster, bool swap,
-                                     int64_t splitK, bool pingpong, bool promote,
-                                     int64_t kRanges) {
+                                     int64_t stages, int64_t raster, bool wgmma, int64_t persistent,
+                                     int64_t cluster, bool swap, int64_t splitK, bool pingpong,
+                                     bool promote, int64_t kRanges, bool streamK) {
   // Bounds a block can meet (1024 threads, a CUDA grid's extents), which
   // also keep every size computed from them far from overflow.
   constexpr int64_t kMaxBlockExtent = 4096, kMaxWarps = 32, kMaxStages = 32;
@@ -197,6 +201,9 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
     return emitError() << "gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with "
                           "wgmma, not ping-pong, promoted or split, wgmma's N at most 192, got "
                        << kRanges;
+  if (streamK && (persistent == 0 || swap || pingpong || promote || kRanges != 1))
+    return emitError() << "gemm_config shares tiles' k-tiles among the blocks (stream_k) on a "
+                          "persistent grid without swap, ping-pong, promote or k_ranges";
   return success();
 }
 

@@ -410,6 +410,26 @@ LogicalResult DiscardOp::verify() {
   return verifySubscript(*this, tensor, getCoords(), "discard");
 }
 
+/// A flag of spio.signal or spio.wait_signal: an i32 of a global tensor.
+static LogicalResult verifyFlag(Operation *op, SpioTensorType tensor, ValueRange coords,
+                                StringRef name) {
+  if (tensor.getMemorySpace() != MemorySpace::Global)
+    return op->emitOpError() << "flags blocks of the grid through global memory, but the tensor "
+                                "is in "
+                             << stringifyMemorySpace(tensor.getMemorySpace()) << " memory";
+  if (!tensor.getElementType().isInteger(32))
+    return op->emitOpError() << "flags are i32, but the tensor holds " << tensor.getElementType();
+  return verifySubscript(op, tensor, coords, name);
+}
+
+LogicalResult SignalOp::verify() {
+  return verifyFlag(*this, getTensor().getType(), getCoords(), "signal");
+}
+
+LogicalResult WaitSignalOp::verify() {
+  return verifyFlag(*this, getTensor().getType(), getCoords(), "wait_signal");
+}
+
 LogicalResult LoadRemoteOp::verify() {
   SpioTensorType tensor = getTensor().getType();
   if (tensor.getMemorySpace() != MemorySpace::Shared)
@@ -847,6 +867,55 @@ static LogicalResult verifyEpilogueVector(Operation *op, Value vector, StringRef
 /// Whether an epilogue step is an activation (relu and after).
 static bool isActivationStep(EpilogueStep step) { return step >= EpilogueStep::Relu; }
 
+/// Whether `type` is a dense row-major tensor in global memory: each
+/// entry's stride the extent of those after it, the last one contiguous.
+static bool isDenseGlobal(SpioTensorType type) {
+  if (type.getMemorySpace() != MemorySpace::Global)
+    return false;
+  int64_t stride = 1;
+  for (const TensorDim &dim : llvm::reverse(type.getDims())) {
+    if (dim.stride != stride)
+      return false;
+    stride *= dim.size;
+  }
+  return true;
+}
+
+LogicalResult GemmOp::verifyStreamK() {
+  GemmConfigAttr config = getConfig();
+  Value partials = getPartials(), flags = getFlags();
+  if (!config.getStreamK()) {
+    if (partials)
+      return emitOpError() << "takes partial sums and flags (stream_k) only with a stream_k "
+                              "config";
+    return success();
+  }
+  if (!partials)
+    return emitOpError() << "with a stream_k config needs the blocks' partial sums and flags "
+                            "(stream_k %partials, %flags)";
+  // Dense [block, fragment, thread] x vector<4xf32>: every compute
+  // thread's accumulator fragments (wgmma's N / 8), 128 threads a
+  // warpgroup; and an i32 flag a block.
+  int64_t blocks = config.getPersistent();
+  int64_t fragments = config.getBlock()[1] / 8, threads = 32 * config.getWarps()[0];
+  auto partialsType = cast<SpioTensorType>(partials.getType());
+  ArrayRef<TensorDim> pd = partialsType.getDims();
+  Type lane = VectorType::get({4}, Float32Type::get(getContext()));
+  if (!isDenseGlobal(partialsType) || partialsType.getElementType() != lane || pd.size() != 3 ||
+      llvm::any_of(pd, [](const TensorDim &d) { return d.fold != 1; }) || pd[0].size != blocks ||
+      pd[1].size != fragments || pd[2].size != threads)
+    return emitOpError() << "stream_k's partial sums must be a dense global [block: " << blocks
+                         << ", fragment: " << fragments << ", thread: " << threads
+                         << "] tensor of vector<4xf32>, got " << partialsType;
+  auto flagsType = cast<SpioTensorType>(flags.getType());
+  ArrayRef<TensorDim> fd = flagsType.getDims();
+  if (!isDenseGlobal(flagsType) || !flagsType.getElementType().isInteger(32) || fd.size() != 1 ||
+      fd[0].fold != 1 || fd[0].size != blocks)
+    return emitOpError() << "stream_k's flags must be a dense global [block: " << blocks
+                         << "] tensor of i32, got " << flagsType;
+  return success();
+}
+
 LogicalResult GemmOp::verify() {
   SpioTensorType aType = getA().getType(), bType = getB().getType(), dType = getD().getType();
   FailureOr<GemmOperand> a = gemmOperand(*this, aType, "A", true);
@@ -941,6 +1010,8 @@ LogicalResult GemmOp::verify() {
       failed(verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps,
                                   matrixDims(getD()))))
     return failure();
+  if (failed(verifyStreamK()))
+    return failure();
   if (bool(getAMap()) != bool(getBMap()))
     return emitOpError() << "takes the tensor maps of A and B together";
   if (config.getWgmma() != bool(getAMap()))
@@ -972,20 +1043,6 @@ LogicalResult GemmOp::verify() {
                            << rows << " rows), got " << type;
   }
   return success();
-}
-
-/// Whether `type` is a dense row-major tensor in global memory: each
-/// entry's stride the extent of those after it, the last one contiguous.
-static bool isDenseGlobal(SpioTensorType type) {
-  if (type.getMemorySpace() != MemorySpace::Global)
-    return false;
-  int64_t stride = 1;
-  for (const TensorDim &dim : llvm::reverse(type.getDims())) {
-    if (dim.stride != stride)
-      return false;
-    stride *= dim.size;
-  }
-  return true;
 }
 
 SmallVector<EpilogueStep> Conv2dOp::getEpilogueSteps() {
@@ -1085,9 +1142,10 @@ LogicalResult Conv2dOp::verify() {
           verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps, channels)))
     return failure();
   GemmConfigAttr config = getConfig();
-  if (!config.getWgmma() || config.getSwap())
+  if (!config.getWgmma() || config.getSwap() || config.getStreamK())
     return emitOpError() << "runs on the wgmma GEMM kernel with output positions along the "
-                            "warpgroups: its config needs wgmma = true and no swap";
+                            "warpgroups, a tile's reduction in one block: its config needs "
+                            "wgmma = true, no swap and no stream_k";
   // The maps: x's im2col boxes of the config's rows, and w as a K x (R * S
   // * C) matrix in boxes of the block's share of the config's columns, the
   // boxes' reductions one dimension.
@@ -1150,10 +1208,10 @@ LogicalResult Conv2dOp::verifyWgrad() {
   if (!getEpilogueSteps().empty() || getBias() || getScale() || getResidual())
     return emitOpError() << "computes wgrad without an epilogue";
   GemmConfigAttr config = getConfig();
-  if (!config.getWgmma() || config.getSwap() || config.getCluster() != 1)
+  if (!config.getWgmma() || config.getSwap() || config.getCluster() != 1 || config.getStreamK())
     return emitOpError() << "runs wgrad on the wgmma GEMM kernel with dw's rows along the "
                             "warpgroups and no cluster multicast: its config needs wgmma = true, "
-                            "no swap and cluster 1";
+                            "no swap, cluster 1 and no stream_k";
   // The maps: dy read as an (N * P * Q) x K matrix in boxes of a k-tile's
   // positions by 64 channels (an M-major A), and x's im2col boxes of a
   // k-tile's positions by one tap's 64 channels (an N-major B).

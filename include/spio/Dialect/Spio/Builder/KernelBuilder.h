@@ -109,6 +109,10 @@ public:
   void store(Value value, Tensor tensor, ArrayRef<Coord> coords, Here here = {});
   /// The element of block `block` of the cluster's copy of shared `tensor`.
   Value loadRemote(Tensor tensor, ArrayRef<Coord> coords, Value block, Here here = {});
+  /// Sets the i32 flag of a global `tensor` to `value` (release, GPU scope).
+  void signal(Value value, Tensor tensor, ArrayRef<Coord> coords, Here here = {});
+  /// Waits until the i32 flag holds `value` (acquire, GPU scope).
+  void waitSignal(Value value, Tensor tensor, ArrayRef<Coord> coords, Here here = {});
 
   //===--- Fragments and tensor cores -----------------------------------===//
   Fragment ldmatrix(Tensor tensor, ArrayRef<Coord> coords, FragmentType type, bool transpose,

@@ -88,6 +88,14 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     split it among R blocks, sums each range by wgmma from zero and adds the
     sums in order in f32: the same bits as the split, in one block (a
     batch-invariant GEMM's rows then do not depend on which it took).
+    With `stream_k = true` (persistent, no swap, ping-pong, promote or
+    k_ranges), the grid's P / C clusters (blocks, with C = 1) first take
+    whole cluster tiles in rounds, then share the last ones' k-tiles evenly
+    (the last partial round and one full round before it, or all where they
+    are fewer than the clusters): a block hands the partial sums of a tile
+    it does not finish to the block of its rank in the cluster that takes
+    the tile's last k-tiles, which adds them in a fixed order (spio.gemm's
+    `stream_k` partial sums and flags).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$block,
                         ArrayRefParameter<"int64_t">:$warps,
@@ -100,9 +108,10 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
                         DefaultValuedParameter<"int64_t", "1">:$splitK,
                         DefaultValuedParameter<"bool", "false">:$pingpong,
                         DefaultValuedParameter<"bool", "false">:$promote,
-                        DefaultValuedParameter<"int64_t", "1">:$kRanges);
+                        DefaultValuedParameter<"int64_t", "1">:$kRanges,
+                        DefaultValuedParameter<"bool", "false">:$streamK);
   // Custom: optional `, key = value` entries (raster, wgmma, persistent,
-  // cluster, swap, split_k, pingpong, promote, k_ranges), which generated
+  // cluster, swap, split_k, pingpong, promote, k_ranges, stream_k), which generated
   // optional groups cannot tell apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

@@ -768,6 +768,12 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
        groups !spio.tensor<[g: 8] x i32, global> tma ...
     ```
 
+    A config with `stream_k = true` takes two global tensors of scratch
+    after `stream_k`: the blocks' partial sums, `[sk: P, f: N / 8, t: T] x
+    vector<4xf32>` (P persistent blocks, the tile's N, T the compute
+    threads, 128 a warpgroup: each thread's accumulator fragments), and
+    their flags, `[sk: P] x i32`, which must be zero when the kernel starts.
+
     A wgmma config (`wgmma = true`) loads A and B by TMA through the tensor
     maps after `tma`, kernel parameters whose global tensors are A's and B's
     matrices (a batched operand's rows of all its batch entries, one after
@@ -785,18 +791,22 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$scale,
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$groups,
                        Arg<Optional<Spio_Tensor>, "", [MemWrite]>:$pre,
+                       Arg<Optional<Spio_Tensor>, "", [MemRead, MemWrite]>:$partials,
+                       Arg<Optional<Spio_Tensor>, "", [MemRead, MemWrite]>:$flags,
                        Optional<Spio_TensorMap>:$aMap,
                        Optional<Spio_TensorMap>:$bMap,
                        Spio_GemmConfigAttr:$config,
                        OptionalAttr<Spio_EpilogueAttr>:$epilogue);
   let assemblyFormat = [{
     $a `,` $b `into` $d `alpha` $alpha (`beta` $beta^ `,` $c)? (`bias` $bias^)?
-    (`scale` $scale^)? (`groups` $groups^)? (`pre` $pre^)? (`tma` $aMap^ `,` $bMap)?
+    (`scale` $scale^)? (`groups` $groups^)? (`pre` $pre^)?
+    (`stream_k` $partials^ `,` $flags)? (`tma` $aMap^ `,` $bMap)?
     attr-dict `:`
     qualified(type($a)) `,` qualified(type($b)) `->` qualified(type($d))
     (`,` qualified(type($c))^)? (`bias` qualified(type($bias))^)?
     (`scale` qualified(type($scale))^)? (`groups` qualified(type($groups))^)?
     (`pre` qualified(type($pre))^)?
+    (`stream_k` qualified(type($partials))^ `,` qualified(type($flags)))?
     (`tma` qualified(type($aMap))^ `,` qualified(type($bMap)))?
   }];
   let hasVerifier = 1;
@@ -811,6 +821,8 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     /// The epilogue's steps: the attribute's, else [residual] where C is
     /// read, else none.
     ::llvm::SmallVector<EpilogueStep> getEpilogueSteps();
+    /// The partial sums and flags a stream_k config needs, and only it.
+    ::mlir::LogicalResult verifyStreamK();
   }];
 }
 
@@ -1186,6 +1198,53 @@ def Spio_LoadRemoteOp : Spio_Op<"load_remote", [
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
     $tensor `[` $coords `]` `block` $block attr-dict `:` qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Flags between blocks of a grid
+//===----------------------------------------------------------------------===//
+
+def Spio_SignalOp : Spio_Op<"signal"> {
+  let summary = "set a flag in global memory for another block (release, GPU scope)";
+  let description = [{
+    ```
+    spio.signal %one, %flags[%block]
+        : !spio.tensor<[sk: 132] x i32, global>[!spio.coord<sk>]
+    ```
+    Stores the i32 into the global tensor's element as a release at GPU
+    scope (`st.release.gpu`): this thread's writes before it, and those of
+    the block's threads ordered before it by a barrier, are visible to any
+    thread whose `spio.wait_signal` on the element has seen the value. The
+    flags of a grid's blocks: e.g. a stream-K GEMM's blocks handing their
+    partial sums of a tile to the block that finishes it.
+  }];
+  let arguments = (ins I32:$value, Arg<Spio_Tensor, "", [MemWrite]>:$tensor,
+                       Variadic<Spio_Coord>:$coords);
+  let assemblyFormat = [{
+    $value `,` $tensor `[` $coords `]` attr-dict `:` qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Spio_WaitSignalOp : Spio_Op<"wait_signal"> {
+  let summary = "wait until a flag in global memory holds a value (acquire, GPU scope)";
+  let description = [{
+    ```
+    spio.wait_signal %one, %flags[%block]
+        : !spio.tensor<[sk: 132] x i32, global>[!spio.coord<sk>]
+    ```
+    Reads the global tensor's i32 element as an acquire at GPU scope
+    (`ld.acquire.gpu`) until it equals the value; what the signalling
+    thread's `spio.signal` released is then visible to this thread. The
+    block that signals must be able to run: one that started before this
+    one (a grid that all fits the GPU at once), or the wait never ends.
+  }];
+  let arguments = (ins I32:$value, Arg<Spio_Tensor, "", [MemRead]>:$tensor,
+                       Variadic<Spio_Coord>:$coords);
+  let assemblyFormat = [{
+    $value `,` $tensor `[` $coords `]` attr-dict `:` qualified(type($tensor)) (`[` qualified(type($coords))^ `]`)?
   }];
   let hasVerifier = 1;
 }
