@@ -840,8 +840,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // (stream-K), where each cluster then takes half a tile's k-tiles or more:
   // a tile's finishing block reads every other block's partial sums of it
   // alone, which costs more than the idle SMs where a tile is cut among
-  // three or more (H200, 128 x 256 tiles: 3000 x 1000 x 6000 572 -> 609
-  // TFLOP/s, 3072 x 768 x 8192 602 -> 648, against 1024 x 1536 x 8192 591
+  // three or more (H200, 128 x 256 tiles: 3000 x 1000 x 6000 571 -> 611
+  // TFLOP/s, 3072 x 768 x 8192 612 -> 651, against 1024 x 1536 x 8192 591
   // -> 547 with a tile among 2.75 clusters; RESULTS.md).
   GemmConfig shares = c;
   shares.blockN = 256;
@@ -852,8 +852,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   int64_t kTiles = ceilDiv(p.k, c.blockK), clusters = numSMs / shares.cluster;
   int64_t shared = gemmStreamKTiles(p, shares);
   if (streamK && !c.promote && !p.batchInvariant && fill(128, c.blockN) < 0.8 && shared > 0 &&
-      2 * shared >= clusters && shared * kTiles >= 16 * clusters &&
-      (!mnMajor(p, 'b') || shares.blockN / shares.cluster % kWgmmaMNBox == 0))
+      2 * shared >= clusters && shared * kTiles >= 16 * clusters)
     return shares;
   return c;
 }

@@ -22,7 +22,10 @@
 //   A grouped GEMM's persistent blocks walk its groups' tiles, reading the
 //   groups' end rows from the device. With `promote` or `k_ranges`, a
 //   compute warpgroup sums each k-tile or each range of k-tiles from zero
-//   and adds the sums in f32.
+//   and adds the sums in f32. With `stream_k`, persistent clusters share
+//   the last tiles' k-tiles: a tile's finishing block waits for the flags
+//   of the blocks before it (which set them after storing their partial
+//   sums) and adds their sums in block order.
 // f32 operands run on wgmma as TF32, read in place where K-major. Operands
 // whose rows are not 16-byte multiples (and, for wgmma, batched M- or
 // N-major ones whose K leaves a partial k-tile; under TF32 every M- or
@@ -424,13 +427,14 @@ private:
   void forEachReductionGroupTile(const GemmValues &op,
                                  function_ref<void(Coord, Coord, Value, Value)> body, Value first,
                                  Value stride, Value start, Value step);
-  /// Stream-K's walk: the block's whole tiles (rounds of the persistent
-  /// grid), then its even share of the last tiles' k-tiles, from its last
-  /// unit back to its first, so that the one unit of a tile it does not
-  /// finish comes first and the one it finishes (waiting for its
-  /// predecessors' partial sums, left in their first units) comes last.
-  /// `body` takes the tile's row and column coordinates, column index and
-  /// the unit's index, with `unit` set.
+  /// Stream-K's walk: the cluster's whole cluster tiles (rounds of the
+  /// persistent grid), then its even share of the last ones' k-tiles, from
+  /// its last unit back to its first, so that the one unit of a tile it
+  /// does not finish comes first and the one it finishes (waiting for the
+  /// partial sums of clusters before it, left in their first units) comes
+  /// last; a block only ever waits for blocks that started before it.
+  /// `body` takes the block's tile's row and column coordinates, column
+  /// index and the unit's index, with `unit` set.
   void forEachStreamKUnit(function_ref<void(Coord, Coord, Value, Value)> body);
   /// A stream-K unit's end: where it finishes its tile, the partial sums of
   /// the blocks before it added to its own in block order and the epilogue;

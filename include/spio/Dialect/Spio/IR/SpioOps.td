@@ -769,10 +769,11 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     ```
 
     A config with `stream_k = true` takes two global tensors of scratch
-    after `stream_k`: the blocks' partial sums, `[sk: P, f: N / 8, t: T] x
-    vector<4xf32>` (P persistent blocks, the tile's N, T the compute
-    threads, 128 a warpgroup: each thread's accumulator fragments), and
-    their flags, `[sk: P] x i32`, which must be zero when the kernel starts.
+    after `stream_k`: the blocks' partial sums, `[sk: P, fragment: N / 8,
+    thread: T] x vector<4xf32>` (P persistent blocks, N the tile's columns,
+    T the compute threads, 128 a warpgroup: each thread's accumulator
+    fragments), and their flags, `[sk: P] x i32`, which must be zero when
+    the kernel starts (any dimension names).
 
     A wgmma config (`wgmma = true`) loads A and B by TMA through the tensor
     maps after `tma`, kernel parameters whose global tensors are A's and B's
