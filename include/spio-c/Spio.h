@@ -44,6 +44,9 @@ typedef struct {
   double memory_bytes_per_second;
 } spio_target;
 int32_t spio_chip_target(const char *chip, spio_target *target, char **error);
+/* Non-zero where kernels for `chip` run Hopper's warpgroup wgmma (sm_90,
+ * sm_90a): the GEMM's TMA + wgmma kernels, and f32 on TF32 tensor cores. */
+int32_t spio_chip_has_wgmma(const char *chip);
 
 /* Element types. */
 enum { SPIO_F16 = 0, SPIO_BF16 = 1, SPIO_F32 = 2 };

@@ -520,6 +520,10 @@ int32_t spio_chip_target(const char *chip, spio_target *target, char **error) {
   return 0;
 }
 
+int32_t spio_chip_has_wgmma(const char *chip) {
+  return ::spio::hasWarpgroupMma(chip ? chip : "") ? 1 : 0;
+}
+
 spio_loaded *spio_load(int32_t device, const char *ptx, char **error) {
   auto cuda = cudaDevice(device);
   if (!cuda) {

@@ -132,6 +132,7 @@ _SIGNATURES = {
     "spio_free": (None, [ctypes.c_void_p]),
     "spio_version": (ctypes.c_char_p, []),
     "spio_chip_target": (ctypes.c_int32, [ctypes.c_char_p, _P(Target), _P(ctypes.c_void_p)]),
+    "spio_chip_has_wgmma": (ctypes.c_int32, [ctypes.c_char_p]),
     "spio_gemm_check": (_owned, [_P(GemmProblem), _P(GemmConfig), _P(Target)]),
     "spio_gemm_choose_config": (GemmConfig, [_P(GemmProblem), _P(Target)]),
     "spio_gemm_source": (_owned, [_P(GemmProblem), _P(GemmConfig)]),

@@ -650,7 +650,8 @@ def _f32_precision(t):
     device = t.get_device()
     tf32 = _tf32_devices.get(device)
     if tf32 is None:
-        tf32 = _tf32_devices[device] = _capi.device(device).compute_major == 9
+        chip = _capi.device_target(device).chip
+        tf32 = _tf32_devices[device] = _capi.lib.spio_chip_has_wgmma(chip) != 0
     return "tf32" if tf32 else "high"
 
 

@@ -123,6 +123,11 @@ def test_tf32_reads_k_major_f32_in_place_on_sm_90():
     assert "gpu.func @gemm_pack_a" in family.source(col, config)
     config = family.chosen(args, spio.kernels.target("sm_80"))
     assert "take precision high" in family.check(args, config)
+    # Which chips run wgmma (and so TF32, where torch allows it): the
+    # library says, for spio.linear's "high" to follow.
+    assert [_capi.lib.spio_chip_has_wgmma(chip) for chip in
+            (b"sm_90", b"sm_90a", b"sm_80", b"sm_89", b"sm_100", b"gfx90a", None)] == \
+        [1, 1, 0, 0, 0, 0, 0]
 
 
 # Every step once, and one more.
