@@ -178,9 +178,9 @@ spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
                                          const spio_gemm_config *config);
 /* Where the problem's operands are packed first: the grid of the kernel
  * packing A (operand 0) or B (1), which launch before the GEMM (a zero grid
- * for one that is read in place), and the workspace they pack into
- * (bytes); a zero grid and 0 bytes where none is packed.
- * Requires spio_gemm_check to pass. */
+ * for one that is read in place). The workspace (bytes): the packed
+ * operands, then under stream_k the blocks' partial sums and flags; 0
+ * where there is neither. Requires spio_gemm_check to pass. */
 spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
                                               int32_t operand);
 int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem, const spio_gemm_config *config);
