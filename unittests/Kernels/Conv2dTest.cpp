@@ -75,6 +75,11 @@ TEST(Conv2dTest, ChecksSayWhatIsRefused) {
   EXPECT_NE(checkConv2d(dilated, c, hopper()).find("at most 127"), std::string::npos);
   GemmConfig mmaSync;
   EXPECT_NE(checkConv2d(p, mmaSync, hopper()).find("wgmma"), std::string::npos);
+  // The implicit GEMM keeps each tile's reduction in one block.
+  GemmConfig shared = c;
+  shared.persistent = 132;
+  shared.streamK = true;
+  EXPECT_NE(checkConv2d(p, shared, hopper()).find("(no stream_k)"), std::string::npos);
 }
 
 TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
@@ -91,6 +96,7 @@ TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
                      " K=" + std::to_string(k));
         EXPECT_EQ(checkConv2d(p, c, hopper()), "");
         EXPECT_FALSE(c.swapAB);
+        EXPECT_FALSE(c.streamK);
         // No tile is a 64-column step wider than the output channels need.
         EXPECT_LE(c.blockN, std::max<int64_t>(64, (k + 63) / 64 * 64));
       }

@@ -262,6 +262,16 @@ private:
   Value barrierPointer(Location loc, Value barriers, Value index);
   /// `byteOffset` bytes into the shared root `root`, as an LLVM pointer.
   Value sharedPointer(Location loc, Value root, Value byteOffset);
+  /// The byte offset of `coords` in a global tensor's root and the
+  /// element's address, as indices.
+  std::pair<Value, Value> globalElementAddress(Location loc, SpioTensorType type,
+                                               const Cursor &cursor, ValueRange coords) {
+    Value offset = elementOffset(loc, type, cursor, coords, {});
+    Value bytes = arith::MulIOp::create(builder, loc, offset, index(loc, type.getElementBytes()));
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, rootBytes[cursor.root]);
+    return {bytes, arith::AddIOp::create(builder, loc, base, bytes)};
+  }
   /// A global address (an index) as an LLVM pointer.
   Value globalPointer(Location loc, Value address) {
     Value address64 = arith::IndexCastUIOp::create(builder, loc, builder.getI64Type(), address);
@@ -783,11 +793,7 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
       discard.erase();
       return success();
     }
-    Value offset = elementOffset(loc, type, *cursor, discard.getCoords(), {});
-    Value bytes = arith::MulIOp::create(builder, loc, offset, index(loc, type.getElementBytes()));
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc,
-                                                                rootBytes[cursor->root]);
-    Value address = arith::AddIOp::create(builder, loc, base, bytes);
+    auto [bytes, address] = globalElementAddress(loc, type, *cursor, discard.getCoords());
     Value misaligned = arith::AndIOp::create(builder, loc, address, index(loc, kLineBytes - 1));
     Value aligned = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, misaligned,
                                           index(loc, 0));
@@ -818,11 +824,7 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     if (failed(cursor))
       return failure();
     auto type = cast<SpioTensorType>(tensor.getType());
-    Value offset = elementOffset(loc, type, *cursor, coords, {});
-    Value bytes = arith::MulIOp::create(builder, loc, offset, index(loc, type.getElementBytes()));
-    Value base =
-        memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, rootBytes[cursor->root]);
-    Value flag = globalPointer(loc, arith::AddIOp::create(builder, loc, base, bytes));
+    Value flag = globalPointer(loc, globalElementAddress(loc, type, *cursor, coords).second);
     constexpr unsigned kFlagBytes = 4;
     if (signal) {
       LLVM::StoreOp::create(builder, loc, value, flag, kFlagBytes, false, false, false,

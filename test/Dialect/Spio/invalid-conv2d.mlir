@@ -84,6 +84,22 @@ func.func @mma_sync(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
 !Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @stream_k(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{a tile's reduction in one block: its config needs wgmma = true, no swap and no stream_k}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, stream_k = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 func.func @bias_without_step(%x: !X, %w: !W, %y: !Y, %b: !spio.tensor<[k: 64] x f32, global>, %xm: !XMap, %wm: !WMap) {
   // expected-error @below {{takes a bias only with a 'bias' epilogue step}}
   spio.conv2d %x, %w into %y bias %b tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
