@@ -290,6 +290,11 @@ CASES = [
                        "--cluster 2 --stream-k"),
     (777, 1500, 1032, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --persistent 10 "
                       "--cluster 2 --stream-k --beta 0.5 --out-dtype f32"),
+    # Tiles narrower than 256 where those pad fewer columns: the chooser's
+    # 128 x 160 at N = 640, and 240 columns in pairs with an epilogue.
+    (3500, 640, 8192, ""),
+    (1300, 900, 3000, "--wgmma --block-m 128 --block-n 240 --warps-m 8 --persistent 20 "
+                      "--cluster 2 --stream-k --epilogue bias,relu --bias-along col"),
 ]
 
 

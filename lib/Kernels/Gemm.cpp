@@ -843,10 +843,23 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // three or more (H200, 128 x 256 tiles: 3000 x 1000 x 6000 571 -> 611
   // TFLOP/s, 3072 x 768 x 8192 612 -> 651, against 1024 x 1536 x 8192 591
   // -> 547 with a tile among 2.75 clusters; RESULTS.md).
+  // Its tiles are as wide as the least padded columns allow (within 2%):
+  // sharing k-tiles fills the SMs whatever the count of tiles, so columns
+  // past N are its only idle work, and pairs multicasting B keep narrower
+  // tiles fed (3500 x 640 x 8192: 539 TFLOP/s in 128 x 256 tiles, 631 in
+  // 128 x 160).
   GemmConfig shares = c;
-  shares.blockN = 256;
   shares.persistent = numSMs;
   shares.cluster = numSMs % 2 == 0 ? 2 : 1;
+  // A cluster's blocks load an N-major B in boxes of 64 columns each.
+  int64_t step = mnMajor(p, 'b') ? shares.cluster * kWgmmaMNBox : 16;
+  auto columnsFilled = [&](int64_t n) { return double(p.n) / double(ceilDiv(p.n, n) * n); };
+  double leastPadded = 0;
+  for (int64_t n = 256; n >= 128; n -= step)
+    leastPadded = std::max(leastPadded, columnsFilled(n));
+  shares.blockN = 256;
+  while (columnsFilled(shares.blockN) < 0.98 * leastPadded)
+    shares.blockN -= step;
   shares.streamK = true;
   shares.raster = 1;
   int64_t kTiles = ceilDiv(p.k, c.blockK), clusters = numSMs / shares.cluster;

@@ -820,6 +820,25 @@ TEST(GemmStreamK, ChosenWhereTilesLeaveRoundsIdleAndEachClusterTakesHalfATile) {
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(3000, 1000, 6000), hopperWith(131)).cluster, 1);
 }
 
+TEST(GemmStreamK, TilesAsWideAsTheLeastPaddedColumnsAllow) {
+  // N = 640: 128 x 160 tiles pad nothing where 128 x 256 ones idle a sixth.
+  GemmConfig c = chooseWgmmaGemmConfig(problem(3500, 640, 8192), hopper());
+  EXPECT_TRUE(c.streamK);
+  EXPECT_EQ(c.blockN, 160);
+  EXPECT_EQ(checkGemm(problem(3500, 640, 8192), c, hopper()), "");
+  // N = 900: 240, 192 and 160 all pad to 960 columns; the widest.
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(2500, 900, 7000), hopper()).blockN, 240);
+  // N = 1000: 256 pads 2.4%, within 2% of 144's 0.8%: the wider.
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(3000, 1000, 6000), hopper()).blockN, 256);
+  // An N-major B's pairs load boxes of 64 columns each: widths of 128.
+  GemmProblem nMajor = problem(3500, 640, 8192);
+  nMajor.b = Layout::RowMajor;
+  GemmConfig n = chooseWgmmaGemmConfig(nMajor, hopper());
+  EXPECT_TRUE(n.streamK);
+  EXPECT_EQ(n.blockN, 128);
+  EXPECT_EQ(checkGemm(nMajor, n, hopper()), "");
+}
+
 TEST(GemmStreamK, RefusesWhatItCannotRun) {
   GemmProblem p = problem(1024, 1536, 8192);
   EXPECT_EQ(checkGemm(p, streamK(128, 132), hopper()), "");
