@@ -68,9 +68,7 @@ void mlir::spio::buildGPUToPTXPipeline(OpPassManager &pm, const SpioToPTXOptions
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createSpioModuleToPTX());
 }
 
 void mlir::spio::buildSpioToPTXPipeline(OpPassManager &pm, const SpioToPTXOptions &options) {

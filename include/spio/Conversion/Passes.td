@@ -90,4 +90,27 @@ def SpioGridConstantParams : Pass<"spio-grid-constant-params"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
+def SpioModuleToPTX : Pass<"spio-module-to-ptx", "::mlir::ModuleOp"> {
+  let summary = "Compile each gpu.module with an NVVM target to PTX in a gpu.binary";
+  let description = [{
+    As `gpu-module-to-binary` with `format=isa` (LLVM's O pipeline of the
+    target's O level, then NVPTX code generation), except for a module
+    whose every kernel multiplies on wgmma: there LLVM's function
+    simplification (SROA, early CSE, instruction combining, CFG
+    simplification, loop-invariant code motion, full unrolling of
+    constant-trip loops, GVN) replaces the O pipeline. Such kernels' loops
+    wait on mbarriers and their accumulators are structs of up to 128
+    floats: the O pipeline's loop rotation and vectorizers find nothing to
+    gain there and cost most of a cold compile. `O = 0` skips the IR passes.
+
+    Needs: `gpu.module`s in the LLVM and NVVM dialects with one
+    `#nvvm.target`.
+
+    Guarantees: each such `gpu.module` is replaced by a `gpu.binary` of the
+    same name holding one `#gpu.object` of the target, in assembly format
+    (PTX text).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // SPIO_CONVERSION_PASSES_TD
