@@ -846,7 +846,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // Its tiles are as wide as the least padded columns allow (within 2%):
   // sharing k-tiles fills the SMs whatever the count of tiles, so columns
   // past N are its only idle work, and pairs multicasting B keep narrower
-  // tiles fed (3500 x 640 x 8192: 539 TFLOP/s in 128 x 256 tiles, 631 in
+  // tiles fed (3500 x 640 x 8192: 528 TFLOP/s in 128 x 256 tiles, 634 in
   // 128 x 160).
   GemmConfig shares = c;
   shares.persistent = numSMs;

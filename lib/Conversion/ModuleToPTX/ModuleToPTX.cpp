@@ -21,7 +21,7 @@ using namespace mlir;
 /// accumulators are structs of up to 128 floats, whose copies through a
 /// rotated loop's extra blocks cost NVPTX's instruction selection more than
 /// O3's passes gain (H200: wgmma GEMMs and convolutions ran within 1% of
-/// O3's PTX, a 4096^3 GEMM's cold compile 358 -> 193 ms). Other kernels
+/// O3's PTX, a 4096^3 GEMM's cold compile 358 -> 184 ms). Other kernels
 /// keep O3: loop rotation, runtime unrolling and jump threading made
 /// mma.sync GEMMs and CUDA-core reductions 4-8% faster.
 static constexpr const char *kWgmmaPipeline =
