@@ -28,7 +28,9 @@ static constexpr const char *kWgmmaPipeline =
     "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm),"
     "loop(loop-unroll-full),gvn,instcombine<no-verify-fixpoint>,simplifycfg)";
 
-/// Whether `function` multiplies on wgmma (in its inline PTX).
+/// Whether `function` multiplies on wgmma, which NVVM lowers to inline PTX
+/// (were it an intrinsic, the module would keep O3: as fast, slower to
+/// compile).
 static bool issuesWgmma(const llvm::Function &function) {
   for (const llvm::Instruction &instruction : llvm::instructions(function))
     if (auto *call = dyn_cast<llvm::CallBase>(&instruction))
