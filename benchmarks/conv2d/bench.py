@@ -5,8 +5,7 @@ bf16 in and out: the forward pass (torch.nn.functional.conv2d) or, with
 --pass dgrad, the input gradient (aten.convolution_backward for dx alone),
 with --pass wgrad the weight gradient (dw alone).
 
-Layers spio-jit refuses (the RGB stems; for dgrad, strided layers) are
-listed with its reason. Prints a table of milliseconds, TFLOP/s and the
+Layers spio-jit refuses (the RGB stems) are listed with its reason. Prints a table of milliseconds, TFLOP/s and the
 ratio, and the geometric mean per model.
 """
 

@@ -77,6 +77,24 @@ CASES = [
     (8, 28, 28, 128, 128, 3, 3, 1, 1,
      "--pass dgrad --block-m 128 --warps-m 8 --block-n 128 --persistent 12 --pingpong"),
     (1, 7, 7, 512, 512, 3, 3, 1, 1, "--pass dgrad"),
+    # Padding past the filter: dy's window starts inside it.
+    (2, 9, 9, 64, 64, 1, 1, 1, 1, "--pass dgrad"),
+    (2, 9, 9, 64, 64, 3, 3, 1, 3, "--pass dgrad"),
+    # Strided dgrad: a kernel a phase of dx (odd and even sizes, phases of
+    # 1 to 4 taps, padding 0 to 3, dilation sharing the stride's factor,
+    # stride 3, 1x1 layers whose other phases a kernel zeroes, f32 dx), and
+    # ResNet-50's strided layers.
+    (3, 13, 11, 40, 72, 3, 3, 2, 1, "--pass dgrad"),
+    (2, 8, 8, 64, 64, 3, 3, 2, 0, "--pass dgrad"),
+    (2, 20, 20, 16, 32, 7, 7, 2, 3, "--pass dgrad"),
+    (2, 17, 9, 24, 48, 5, 3, 2, 2, "--pass dgrad --dilation 2"),
+    (2, 15, 16, 32, 64, 3, 3, 3, 1, "--pass dgrad"),
+    (4, 28, 28, 256, 128, 1, 1, 2, 0, "--pass dgrad"),
+    (2, 15, 15, 64, 96, 1, 1, 2, 0, "--pass dgrad --dtype f16 --out-dtype f32"),
+    (8, 56, 56, 128, 128, 3, 3, 2, 1, "--pass dgrad"),
+    (8, 56, 56, 256, 512, 1, 1, 2, 0, "--pass dgrad"),
+    (8, 14, 14, 1024, 2048, 1, 1, 2, 0, "--pass dgrad"),
+    (1, 14, 14, 512, 512, 3, 3, 2, 1, "--pass dgrad"),
     # wgrad: dy read M-major, x gathered by im2col boxes of 64 positions by
     # a tap's 64 channels, the positions split among a cluster's blocks:
     # strides, padding, dilation, 1x1 and 7x7, K short of a tile (72, 200,

@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 12
+#define SPIO_ABI_VERSION 13
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -218,16 +218,20 @@ spio_gemm_config spio_conv2d_choose_config(const spio_conv2d_problem *problem,
  * multiprocessors (1 for the other passes). */
 int64_t spio_conv2d_wgrad_parts(const spio_conv2d_problem *problem, const spio_gemm_config *config,
                                 const spio_target *target);
-/* wgrad in parts: the workspace of their sums (0 for one part) and the
- * reduce kernel's launch, after the conv2d kernel's. */
+/* wgrad in parts: the workspace of their sums (0 for one part). */
 int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem);
-spio_launch_shape spio_conv2d_wgrad_reduce_launch_shape(const spio_conv2d_problem *problem);
 /* The workload: gpu.func @conv2d(x, w, y, then C, the bias and the scale
- * where the epilogue reads them, then x's im2col map and w's tensor map).
- * Requires spio_conv2d_check to pass. */
+ * where the epilogue reads them, then x's im2col map and w's tensor map),
+ * and wgrad's reduce kernel in parts; a strided dgrad's kernels are
+ * @conv2d_dgrad_zero (where some of dx is read by no tap) and
+ * @conv2d_dgrad_phase_<a>_<b>, one a phase of dx. Requires
+ * spio_conv2d_check to pass. */
 char *spio_conv2d_source(const spio_conv2d_problem *problem, const spio_gemm_config *config);
-spio_launch_shape spio_conv2d_launch_shape(const spio_conv2d_problem *problem,
-                                           const spio_gemm_config *config);
+/* The grids of the kernels the launcher runs, in order: how many there are,
+ * of which the first `capacity` are written to `shapes`. */
+int64_t spio_conv2d_launch_shapes(const spio_conv2d_problem *problem,
+                                  const spio_gemm_config *config, spio_launch_shape *shapes,
+                                  int64_t capacity);
 
 /* Grouped conv2d, groups of 8 channels (or 1, 2, 4 on the same kernels), NHWC
  * (spio/Kernels/Conv2dGw8.h). */

@@ -311,17 +311,18 @@ int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem) {
   return kernels::conv2dWgradWorkspaceBytes(conv2dProblem(*problem));
 }
 
-spio_launch_shape spio_conv2d_wgrad_reduce_launch_shape(const spio_conv2d_problem *problem) {
-  return launchShape(kernels::conv2dWgradReduceLaunchShape(conv2dProblem(*problem)));
-}
-
 char *spio_conv2d_source(const spio_conv2d_problem *problem, const spio_gemm_config *config) {
   return copyOrNull(mlir::spio::conv2dSource(conv2dProblem(*problem), gemmConfig(*config)));
 }
 
-spio_launch_shape spio_conv2d_launch_shape(const spio_conv2d_problem *problem,
-                                           const spio_gemm_config *config) {
-  return launchShape(kernels::conv2dLaunchShape(conv2dProblem(*problem), gemmConfig(*config)));
+int64_t spio_conv2d_launch_shapes(const spio_conv2d_problem *problem,
+                                  const spio_gemm_config *config, spio_launch_shape *shapes,
+                                  int64_t capacity) {
+  kernels::LaunchPlan plan =
+      kernels::conv2dLaunchPlan(conv2dProblem(*problem), gemmConfig(*config));
+  for (int64_t i = 0; i < capacity && i < int64_t(plan.kernels.size()); ++i)
+    shapes[i] = launchShape(plan.kernels[i].shape);
+  return int64_t(plan.kernels.size());
 }
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {

@@ -25,6 +25,8 @@ namespace spio::jit {
 /// conv2d's wgrad through `launcher` on fresh random x and dy: --check
 /// against a float64 reference, --bench.
 static int runConv2dWgrad(Cuda &gpu, Launcher &launcher, const Conv2dProblem &problem);
+static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
+                         const LaunchPlan &plan, const Conv2dProblem &problem, bool phaseOnly);
 
 /// --workload conv2d: a dense conv2d (NHWC x, KRSC w, NHWC y) by implicit
 /// GEMM on the wgmma kernel, checked against a float64 reference and timed.
@@ -109,19 +111,26 @@ int runConv2d() {
     reportNoGpu(cuda.error().message, "compiled to PTX only; nothing was run");
     return 0;
   }
-  return runConv2dKernel(**cuda, built->module, "conv2d",
-                         {problem, config, conv2dParameters(problem)});
+  return runConv2dPlan(**cuda, built->module, conv2dLaunchPlan(problem, config), problem, false);
 }
 
-/// Runs the compiled conv2d kernel `name` of `workload` on fresh random
-/// inputs: --check against a float64 reference, --bench.
 int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled, const std::string &name,
                     const mlir::spio::Conv2dWorkload &workload) {
-  const Conv2dProblem &problem = workload.problem;
-  LoadedPlan loaded =
-      loadPlan(gpu, compiled, conv2dLaunchPlan(problem, workload.config, workload.params, name));
+  const Conv2dProblem &p = workload.problem;
+  bool phase = p.pass == ConvPass::Dgrad && (p.strideH > 1 || p.strideW > 1);
+  return runConv2dPlan(gpu, compiled, conv2dLaunchPlan(p, workload.config, workload.params, name),
+                       p, phase);
+}
+
+/// Runs `plan` of the compiled conv2d workload on fresh random inputs:
+/// --check against a float64 reference (of the problem's phase of dx
+/// alone where `phaseOnly`), --bench.
+static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
+                         const LaunchPlan &plan, const Conv2dProblem &problem, bool phaseOnly) {
+  LoadedPlan loaded = loadPlan(gpu, compiled, plan);
   Launcher &launcher = loaded.launcher;
-  reportKernel(gpu, launcher, 0);
+  // The implicit GEMM's kernel (after dgrad's zeroing one).
+  reportKernel(gpu, launcher, plan.kernels.front().name == kConv2dDgradZero ? 1 : 0);
 
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   size_t n = problem.n, h = problem.h, w = problem.w, c = problem.c, k = problem.k;
@@ -181,6 +190,9 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled, const
     ReferenceCheck reference(problem.output, double(depth));
     for (size_t m : positions) {
       size_t img = m / (rows * cols), row = m / cols % rows, col = m % cols;
+      if (phaseOnly && (int64_t(row) % problem.strideH != problem.phaseH ||
+                        int64_t(col) % problem.strideW != problem.phaseW))
+        continue;
       for (size_t out = 0; out < channels; ++out) {
         size_t element = m * channels + out;
         auto [sum, magnitude] = applyEpilogue(
@@ -199,7 +211,9 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled, const
   }
 
   if (opt().bench > 0)
-    reportBench(gpu, launch, 2.0 * double(n * rows * cols) * double(channels * depth));
+    // The forward's multiply-adds, whichever pass (a strided dgrad's
+    // phases reach no more).
+    reportBench(gpu, launch, 2.0 * double(n * p * q) * double(k * r * sz * c));
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 
 namespace spio::kernels {
 
@@ -44,23 +45,114 @@ int64_t conv2dOutputWidth(const Conv2dProblem &p) {
   return outputSize(p.w, p.s, p.strideW, p.padW, p.dilationW);
 }
 
-Conv2dProblem conv2dGatheredProblem(const Conv2dProblem &p) {
+Conv2dPhaseSide conv2dPhaseSide(int64_t in, int64_t filterTaps, int64_t stride, int64_t pad,
+                                int64_t dilation, int64_t phase) {
+  Conv2dPhaseSide side;
+  side.positions = phase < in ? (in - phase + stride - 1) / stride : 0;
+  // Tap r reads dy at i + (phase + pad - r * dilation) / stride for dx's
+  // position phase + stride * i, where the stride divides that.
+  int64_t first = 0;
+  while (first < filterTaps && ((phase + pad - first * dilation) % stride + stride) % stride != 0)
+    ++first;
+  if (first == filterTaps)
+    return side;
+  int64_t common = std::gcd(stride, dilation);
+  side.tapStep = stride / common;
+  side.taps = (filterTaps - 1 - first) / side.tapStep + 1;
+  side.lastTap = first + (side.taps - 1) * side.tapStep;
+  side.dilation = dilation / common;
+  // Flipped, gathered tap 0 is the last, which reads dy at i - pad.
+  side.pad = (side.lastTap * dilation - phase - pad) / stride;
+  return side;
+}
+
+namespace {
+
+Conv2dPhaseSide phaseRows(const Conv2dProblem &p) {
+  return conv2dPhaseSide(p.h, p.r, p.strideH, p.padH, p.dilationH, p.phaseH);
+}
+
+Conv2dPhaseSide phaseColumns(const Conv2dProblem &p) {
+  return conv2dPhaseSide(p.w, p.s, p.strideW, p.padW, p.dilationW, p.phaseW);
+}
+
+bool isStridedDgrad(const Conv2dProblem &p) {
+  return p.pass == ConvPass::Dgrad && (p.strideH > 1 || p.strideW > 1);
+}
+
+/// dx's phases that hold positions, rows first, and whether taps read each.
+std::vector<std::pair<Conv2dProblem, bool>> phasesWithPositions(const Conv2dProblem &p) {
+  std::vector<std::pair<Conv2dProblem, bool>> phases;
+  for (int64_t a = 0; a < p.strideH; ++a)
+    for (int64_t b = 0; b < p.strideW; ++b) {
+      Conv2dProblem phase = p;
+      phase.phaseH = a;
+      phase.phaseW = b;
+      Conv2dPhaseSide rows = phaseRows(phase), cols = phaseColumns(phase);
+      if (rows.positions > 0 && cols.positions > 0)
+        phases.push_back({phase, rows.taps > 0 && cols.taps > 0});
+    }
+  return phases;
+}
+
+} // namespace
+
+std::vector<Conv2dProblem> conv2dDgradPhases(const Conv2dProblem &p) {
+  std::vector<Conv2dProblem> phases;
+  for (auto [phase, read] : phasesWithPositions(p))
+    if (read)
+      phases.push_back(phase);
+  return phases;
+}
+
+bool conv2dDgradZeroes(const Conv2dProblem &p) {
+  for (auto [phase, read] : phasesWithPositions(p))
+    if (!read)
+      return true;
+  return false;
+}
+
+Conv2dGathered conv2dGathered(const Conv2dProblem &p) {
   if (p.pass != ConvPass::Dgrad)
-    return p;
+    return {p, conv2dOutputHeight(p), conv2dOutputWidth(p)};
+  Conv2dPhaseSide rows = phaseRows(p), cols = phaseColumns(p);
   Conv2dProblem q = p;
   q.pass = ConvPass::Fprop;
   q.h = conv2dOutputHeight(p);
   q.w = conv2dOutputWidth(p);
   q.c = p.k;
   q.k = p.c;
+  q.r = rows.taps;
+  q.s = cols.taps;
   q.strideH = q.strideW = 1;
-  q.padH = p.dilationH * (p.r - 1) - p.padH;
-  q.padW = p.dilationW * (p.s - 1) - p.padW;
-  return q;
+  q.padH = rows.pad;
+  q.padW = cols.pad;
+  q.dilationH = rows.dilation;
+  q.dilationW = cols.dilation;
+  q.phaseH = q.phaseW = 0;
+  return {q,           rows.positions, cols.positions, rows.lastTap, rows.tapStep, cols.lastTap,
+          cols.tapStep};
 }
 
 int64_t conv2dChannelTiles(const Conv2dProblem &p) {
-  return ceilDiv(conv2dGatheredProblem(p).c, kChannelTile);
+  return ceilDiv(conv2dGathered(p).conv.c, kChannelTile);
+}
+
+int64_t conv2dPhaseOffsetBytes(const Conv2dProblem &p) {
+  if (p.pass != ConvPass::Dgrad)
+    return 0;
+  return (p.phaseH * p.w + p.phaseW) * p.c * dtypeBytes(p.output);
+}
+
+std::string conv2dKernelName(const Conv2dProblem &p) {
+  if (!isStridedDgrad(p))
+    return "conv2d";
+  return "conv2d_dgrad_phase_" + std::to_string(p.phaseH) + "_" + std::to_string(p.phaseW);
+}
+
+LaunchShape conv2dDgradZeroLaunchShape(const Conv2dProblem &p) {
+  int64_t vectors = p.n * p.h * p.w * p.c / (16 / dtypeBytes(p.output));
+  return {ceilDiv(vectors, kConv2dReduceThreads), 1, kConv2dReduceThreads};
 }
 
 int64_t conv2dOutputPositions(const Conv2dProblem &p) {
@@ -91,10 +183,11 @@ GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
     g.reductionDim = "npq";
     return g;
   }
-  Conv2dProblem q = conv2dGatheredProblem(p);
+  Conv2dGathered gathered = conv2dGathered(p);
+  const Conv2dProblem &q = gathered.conv;
   bool dgrad = p.pass == ConvPass::Dgrad;
   GemmProblem g;
-  g.m = q.n * conv2dOutputHeight(q) * conv2dOutputWidth(q);
+  g.m = q.n * gathered.outH * gathered.outW;
   g.n = q.k;
   g.k = q.r * q.s * conv2dChannelTiles(p) * kChannelTile;
   g.input = p.input;
@@ -180,36 +273,52 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     return "only conv2d's wgrad reduces in parts";
   }
   if (p.pass == ConvPass::Dgrad) {
-    if (p.strideH != 1 || p.strideW != 1)
-      return "conv2d's dgrad runs at stride 1, got " + std::to_string(p.strideH) + "x" +
-             std::to_string(p.strideW);
-    if (p.padH > p.dilationH * (p.r - 1) || p.padW > p.dilationW * (p.s - 1))
-      return "conv2d's dgrad takes padding of at most the filter's dilated extent less one (" +
-             std::to_string(p.dilationH * (p.r - 1)) + "x" +
-             std::to_string(p.dilationW * (p.s - 1)) + "), got " + std::to_string(p.padH) + "x" +
-             std::to_string(p.padW);
     if (p.k % 8 != 0)
       return "conv2d's dgrad reads dy's K channels as 16-byte pixels: K a multiple of 8, got " +
              std::to_string(p.k);
     if (!p.epilogue.empty())
       return "conv2d's dgrad takes no epilogue";
   }
-  // The window of the convolution A gathers (dy's for dgrad).
-  Conv2dProblem q = conv2dGatheredProblem(p);
-  if (q.padH > kMaxWindowOffset || q.padW > kMaxWindowOffset ||
-      std::abs(upperCorner(q.h, conv2dOutputHeight(q), q.strideH, q.padH)) > kMaxWindowOffset ||
-      std::abs(upperCorner(q.w, conv2dOutputWidth(q), q.strideW, q.padW)) > kMaxWindowOffset)
-    return window;
-  GemmProblem g = conv2dGemmProblem(p);
-  if (!layout::withinExtent({g.m, g.n}))
-    return "y is over the 2^40 elements a spio tensor spans";
   if (!c.wgmma || c.swapAB || c.streamK)
     return "conv2d runs on the wgmma kernel (sm_90a) with the output positions along the "
            "warpgroups (no swap), each tile's reduction in one block (no stream_k)";
   // The weights' rows are R * S * C long, the tensor map's K.
   if (p.r * p.s * p.c > (int64_t(1) << 31) - 1)
     return "R * S * C is over the 2^31 - 1 elements TMA addresses";
-  return checkGemm(g, c, target);
+  // Each kernel: one of dgrad's phases, else the problem's.
+  auto checkKernel = [&](const Conv2dProblem &kernel) -> std::string {
+    // The window of the convolution A gathers (dy's for dgrad), which
+    // starts inside dy where the padding is past the dilated filter.
+    Conv2dGathered q = conv2dGathered(kernel);
+    const Conv2dProblem &conv = q.conv;
+    if (std::abs(conv.padH) > kMaxWindowOffset || std::abs(conv.padW) > kMaxWindowOffset ||
+        std::abs(upperCorner(conv.h, q.outH, conv.strideH, conv.padH)) > kMaxWindowOffset ||
+        std::abs(upperCorner(conv.w, q.outW, conv.strideW, conv.padW)) > kMaxWindowOffset)
+      return window;
+    GemmProblem g = conv2dGemmProblem(kernel);
+    if (!layout::withinExtent({g.m, g.n}))
+      return "y is over the 2^40 elements a spio tensor spans";
+    return checkGemm(g, conv2dPhaseConfig(kernel, c), target);
+  };
+  if (p.pass != ConvPass::Dgrad)
+    return checkKernel(p);
+  if (!layout::withinExtent({p.n * p.h * p.w, p.c}))
+    return "dx is over the 2^40 elements a spio tensor spans";
+  for (const Conv2dProblem &phase : conv2dDgradPhases(p))
+    if (std::string error = checkKernel(phase); !error.empty())
+      return isStridedDgrad(p)
+                 ? "phase (" + std::to_string(phase.phaseH) + ", " + std::to_string(phase.phaseW) +
+                       ") of the strided dgrad: " + error
+                 : error;
+  return "";
+}
+
+GemmConfig conv2dPhaseConfig(const Conv2dProblem &p, const GemmConfig &config) {
+  GemmConfig c = config;
+  if (p.pass == ConvPass::Dgrad)
+    c.splitK = std::max<int64_t>(
+        1, std::min(c.splitK, ceilDiv(conv2dGemmProblem(p).k, std::max<int64_t>(1, c.blockK))));
+  return c;
 }
 
 /// wgrad: few tiles (dw's K x R * S * C) over a long reduction (every
@@ -238,12 +347,49 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
   return c;
 }
 
-GemmConfig chooseConv2dConfig(const Conv2dProblem &p, const Target &target) {
+GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target) {
+  // A strided dgrad's kernels share the config of its phase of the most
+  // taps (the others split their reductions no further than they reach).
+  Conv2dProblem p = problem;
+  bool strided = isStridedDgrad(problem);
+  if (strided) {
+    int64_t most = 0;
+    for (const Conv2dProblem &phase : conv2dDgradPhases(problem)) {
+      Conv2dGathered q = conv2dGathered(phase);
+      if (q.conv.r * q.conv.s > most) {
+        most = q.conv.r * q.conv.s;
+        p = phase;
+      }
+    }
+  }
   GemmProblem g = conv2dGemmProblem(p);
   if (p.pass == ConvPass::Wgrad)
     return chooseConv2dWgradConfig(p, g, target);
   GemmConfig c = chooseWgmmaGemmConfig(g, target, /*streamK=*/false);
   int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
+  // The GEMM's 64 x 64 tiles for short reductions under a wave gather A's
+  // im2col boxes again for every 64 columns: 128 x 128 (H200, 14x14 dgrad
+  // of 1024 -> 256 channels: 15.5 us in 64 x 64 tiles, 9.9 in 128 x 128,
+  // 10.2 in 64 x 128).
+  if (!c.swapAB && c.blockM == 64 && c.blockN == 64) {
+    c.blockM = c.blockN = 128;
+    c.warpsM = 8;
+    c.stages = 4;
+  }
+  if (strided) {
+    // A phase's reduction is a few taps, its rows a stride's square fewer
+    // than dx's: 128 x 128 tiles where they take half the SMs or more,
+    // else 64 x 128 (on an H200, 3x3 stride-2 ResNet layers ran 1.1-2x as
+    // fast as under the GEMM chooser's tiles for the phase alone).
+    c = GemmConfig();
+    c.wgmma = true;
+    c.blockK = kChannelTile;
+    c.blockN = 128;
+    c.blockM = 2 * ceilDiv(g.m, 128) * ceilDiv(g.n, 128) >= numSMs ? 128 : 64;
+    c.warpsM = c.blockM / 16;
+    c.warpsN = 1;
+    c.stages = 4;
+  }
   if (c.swapAB) {
     // Few output positions (64 or fewer): one warpgroup of 64 rows, 64
     // columns, and the reduction split among up to 8 blocks of a cluster
@@ -317,7 +463,8 @@ LaunchShape conv2dWgradReduceLaunchShape(const Conv2dProblem &p) {
 }
 
 runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const GemmConfig &c) {
-  Conv2dProblem p = conv2dGatheredProblem(problem);
+  Conv2dGathered gathered = conv2dGathered(problem);
+  const Conv2dProblem &p = gathered.conv;
   runtime::Im2colMapShape shape;
   shape.element = p.input == DType::F16 ? runtime::TensorMapShape::Element::F16
                                         : runtime::TensorMapShape::Element::BF16;
@@ -330,8 +477,8 @@ runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const 
   // ...); a copy's tap offsets shift the window.
   shape.lowerH = int32_t(-p.padH);
   shape.lowerW = int32_t(-p.padW);
-  shape.upperH = int32_t(upperCorner(p.h, conv2dOutputHeight(p), p.strideH, p.padH));
-  shape.upperW = int32_t(upperCorner(p.w, conv2dOutputWidth(p), p.strideW, p.padW));
+  shape.upperH = int32_t(upperCorner(p.h, gathered.outH, p.strideH, p.padH));
+  shape.upperW = int32_t(upperCorner(p.w, gathered.outW, p.strideW, p.padW));
   shape.strideH = uint32_t(p.strideH);
   shape.strideW = uint32_t(p.strideW);
   // A copy is the tile's output positions (wgrad: a k-tile's).
@@ -372,7 +519,7 @@ Conv2dParameters conv2dParameters(const Conv2dProblem &p) {
 }
 
 LaunchShape conv2dLaunchShape(const Conv2dProblem &p, const GemmConfig &c) {
-  return gemmLaunchShape(conv2dGemmProblem(p), c);
+  return gemmLaunchShape(conv2dGemmProblem(p), conv2dPhaseConfig(p, c));
 }
 
 } // namespace spio::kernels

@@ -10,7 +10,7 @@ namespace {
 
 using Kind = PlanParameter::Kind;
 
-PlanParameter operand(int index) { return {Kind::Operand, index, {}}; }
+PlanParameter operand(int index, int64_t offset = 0) { return {Kind::Operand, index, {}, offset}; }
 PlanParameter null() { return {Kind::Null, -1, {}}; }
 PlanParameter workspace(int64_t offset = 0) { return {Kind::Workspace, -1, {}, offset}; }
 
@@ -88,13 +88,12 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
   return plan;
 }
 
-LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config) {
-  return conv2dLaunchPlan(problem, config, conv2dParameters(problem), "conv2d");
-}
+namespace {
 
-LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config,
-                            const Conv2dParameters &at, const std::string &name) {
-  enum { X, W, Y, C, Bias, Scale };
+enum { X, W, Y, C, Bias, Scale };
+
+/// The operands of a conv2d plan.
+LaunchPlan conv2dOperands(const Conv2dProblem &problem) {
   GemmProblem gemm = conv2dGemmProblem(problem);
   LaunchPlan plan;
   // wgrad reads x and dy and writes dw.
@@ -105,24 +104,59 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
                    {"C", !gemm.readsC},
                    {"bias", gemm.bias == Along::None},
                    {"scale", gemm.scale == Along::None}};
+  return plan;
+}
+
+/// The implicit-GEMM kernel of `problem` (a strided dgrad's phase: y at
+/// the phase's first position).
+PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &config,
+                           const Conv2dParameters &at, const std::string &name) {
   PlannedKernel kernel{name, conv2dLaunchShape(problem, config), false,
                        std::vector<PlanParameter>(at.count)};
   kernel.parameters[at.x] = operand(X);
   kernel.parameters[at.w] = operand(W);
   // wgrad in parts writes its sums into the workspace, which the reduce
   // kernel adds into dw.
-  bool parts = wgrad && problem.parts > 1;
-  kernel.parameters[at.y] = parts ? workspace() : operand(Y);
+  bool parts = problem.pass == ConvPass::Wgrad && problem.parts > 1;
+  kernel.parameters[at.y] = parts ? workspace() : operand(Y, conv2dPhaseOffsetBytes(problem));
   for (auto [position, index] :
        {std::pair{at.c, int(C)}, std::pair{at.bias, int(Bias)}, std::pair{at.scale, int(Scale)}})
     if (position >= 0)
       kernel.parameters[position] = operand(index);
+  GemmConfig phaseConfig = conv2dPhaseConfig(problem, config);
   PlanParameter inputMap{Kind::Im2colMap, X, {}};
-  inputMap.im2col = conv2dInputMapShape(problem, config);
+  inputMap.im2col = conv2dInputMapShape(problem, phaseConfig);
   kernel.parameters[at.xMap] = inputMap;
-  kernel.parameters[at.wMap] = {Kind::TensorMap, W, conv2dWeightMapShape(problem, config)};
-  plan.kernels.push_back(std::move(kernel));
-  if (parts) {
+  kernel.parameters[at.wMap] = {Kind::TensorMap, W, conv2dWeightMapShape(problem, phaseConfig)};
+  return kernel;
+}
+
+} // namespace
+
+LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config) {
+  if (problem.pass != ConvPass::Dgrad)
+    return conv2dLaunchPlan(problem, config, conv2dParameters(problem), "conv2d");
+  // dgrad: positions no tap reads zeroed, then a kernel a phase (one at
+  // stride 1).
+  LaunchPlan plan = conv2dOperands(problem);
+  if (conv2dDgradZeroes(problem))
+    plan.kernels.push_back(
+        {kConv2dDgradZero, conv2dDgradZeroLaunchShape(problem), false, {operand(Y)}});
+  for (const Conv2dProblem &phase : conv2dDgradPhases(problem))
+    plan.kernels.push_back(
+        conv2dKernel(phase, config, conv2dParameters(phase), conv2dKernelName(phase)));
+  // A strided dgrad's kernels overlap, each waiting for the one before it
+  // only as it ends (their positions of dx are disjoint).
+  for (size_t i = 1; i < plan.kernels.size(); ++i)
+    plan.kernels[i].dependent = true;
+  return plan;
+}
+
+LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config,
+                            const Conv2dParameters &at, const std::string &name) {
+  LaunchPlan plan = conv2dOperands(problem);
+  plan.kernels.push_back(conv2dKernel(problem, config, at, name));
+  if (problem.pass == ConvPass::Wgrad && problem.parts > 1) {
     plan.workspaceBytes = conv2dWgradWorkspaceBytes(problem);
     plan.kernels.push_back({name + "_wgrad_reduce",
                             conv2dWgradReduceLaunchShape(problem),

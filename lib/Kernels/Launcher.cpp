@@ -74,7 +74,10 @@ Status Launcher::run(const LaunchBindings &bindings, void *stream, size_t first,
       void *argument = &addresses[k][i];
       switch (parameter.kind) {
       case Kind::Operand:
-        addresses[k][i] = bindings.operands[parameter.index];
+        addresses[k][i] =
+            bindings.operands[parameter.index]
+                ? bindings.operands[parameter.index] + runtime::DevicePtr(parameter.offset)
+                : 0;
         break;
       case Kind::Null:
         break;

@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 12
+ABI_VERSION = 13
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -147,9 +147,9 @@ _SIGNATURES = {
     "spio_conv2d_wgrad_parts": (ctypes.c_int64, [_P(Conv2dProblem), _P(GemmConfig),
                                                  _P(Target)]),
     "spio_conv2d_workspace_bytes": (ctypes.c_int64, [_P(Conv2dProblem)]),
-    "spio_conv2d_wgrad_reduce_launch_shape": (LaunchShape, [_P(Conv2dProblem)]),
     "spio_conv2d_source": (_owned, [_P(Conv2dProblem), _P(GemmConfig)]),
-    "spio_conv2d_launch_shape": (LaunchShape, [_P(Conv2dProblem), _P(GemmConfig)]),
+    "spio_conv2d_launch_shapes": (ctypes.c_int64, [_P(Conv2dProblem), _P(GemmConfig),
+                                                   _P(LaunchShape), ctypes.c_int64]),
     "spio_conv2d_launcher": (ctypes.c_void_p, [_P(Conv2dProblem), _P(GemmConfig),
                                                ctypes.c_void_p, _P(ctypes.c_void_p)]),
     "spio_conv2d_gw8_check": (_owned, [_P(Conv2dGw8Problem), _P(Conv2dGw8Config)]),

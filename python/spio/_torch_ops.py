@@ -10,9 +10,9 @@ implementations and autograd:
   tensors; the backward uses dgrad and the deterministic wgrad (dw, and db
   with it, reduced in f32).
 - spio::conv2d: dense conv2d (groups = 1), forward on the implicit GEMM
-  (Hopper); the backward's dx on Spio's dgrad kernel at stride 1, dw on
-  its wgrad kernel where C is a multiple of 64, the rest on cuDNN
-  (aten.convolution_backward).
+  (Hopper); the backward's dx on Spio's dgrad kernel where the taps read
+  one phase of dx, dw on its wgrad kernel where C is a multiple of 64, the
+  rest on cuDNN (aten.convolution_backward).
 - spio::bmm (batched a @ b, transposed views read in place).
 - spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
   spio.matmul's too); dX and dW are GEMMs too, dW accumulated in f32 and
@@ -549,10 +549,23 @@ def _dense_gradient_launcher(pass_, dy, x, weight, stride, padding, dilation):
     return _launchers[key]
 
 
+def _dgrad_phases(kernel_size, stride, padding, dilation):
+    """The phases of dx (positions h % stride, w % stride) the layer's taps
+    read: Spio's dgrad runs a kernel each."""
+    count = 1
+    for taps, step, pad, dil in zip(kernel_size, stride, padding, dilation):
+        count *= len({(r * dil - pad) % step for r in range(taps)})
+    return count
+
+
 def _conv2d_dgrad(dy, x, weight, stride, padding, dilation):
-    """dx (channels_last) from dy and w on Spio's dgrad kernel, or None where
-    it does not take the layer (strided, padding past the filter, channels
-    not multiples of 8)."""
+    """dx (channels_last) from dy and w on Spio's dgrad kernels, or None where
+    they do not take the layer (channels not multiples of 8) or need more
+    than one kernel: several phases of dx, one kernel each, ran at 0.75-0.83x
+    cuDNN on an H200 (3x3 stride-2 ResNet layers; benchmarks/conv2d), so
+    cuDNN computes those."""
+    if _dgrad_phases(weight.shape[2:], stride, padding, dilation) > 1:
+        return None
     launcher = _dense_gradient_launcher("dgrad", dy, x, weight, stride, padding, dilation)
     if launcher is None:
         return None
@@ -579,9 +592,10 @@ def _conv2d_wgrad(dy, x, weight, stride, padding, dilation):
 
 
 def _dense_backward(ctx, dy):
-    """dx on Spio's dgrad kernel where it takes the layer (stride 1) and dw
-    on its wgrad kernel where it takes the layer (C a multiple of 64), each
-    else on cuDNN; dbias on cuDNN (aten.convolution_backward)."""
+    """dx on Spio's dgrad kernel and dw on its wgrad kernel where they take
+    the layer (dgrad: one phase of dx read, as at stride 1 or by a 1x1
+    stride-2 layer; wgrad: C a multiple of 64), each else on cuDNN; dbias
+    on cuDNN (aten.convolution_backward)."""
     x, weight = ctx.saved_tensors
     needs = ctx.needs_input_grad
     dx = dw = None
@@ -607,8 +621,10 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv2d on Spio's kernels, f16/bf16 on a CUDA
     device: dense layers (groups = 1; Hopper, any kernel size, stride,
     padding and dilation, input channels a multiple of 8) as an implicit
-    GEMM whose backward takes dx from Spio's dgrad at stride 1, dw from its
-    wgrad where C is a multiple of 64, and the rest from cuDNN, and groups
+    GEMM whose backward takes dx from Spio's dgrad where one kernel computes
+    it (the taps read one phase of dx: stride 1, or 1x1 downsampling), dw
+    from its wgrad where C is a multiple of 64, and the rest from cuDNN,
+    and groups
     of 8, 4, 2 or 1 (depthwise) channels (C in = C out a multiple of 8,
     dilation 1) on conv2d_gw8's kernels, forward and backward.
     SpioError says why a layer is not taken. The output is channels_last."""

@@ -187,8 +187,9 @@ class Conv2dArguments:
     y's), "residual" (adds operand C, of y's shape) and the activations
     "relu", "gelu_tanh", "gelu_erf" and "silu". It runs on Hopper (sm_90a)
     as an implicit GEMM: TMA gathers each filter tap's channels of x.
-    `pass_="dgrad"` (stride 1, no epilogue) computes dx (n, h, w, c) from
-    dy (n, p, q, k) and w instead, the sizes the forward's; `pass_="wgrad"`
+    `pass_="dgrad"` (no epilogue) computes dx (n, h, w, c) from dy (n, p,
+    q, k) and w instead, the sizes the forward's (at a stride over 1 a
+    kernel a phase of dx, after one zeroing the positions no tap reads); `pass_="wgrad"`
     (C a multiple of 64, no epilogue) dw (k, r, s, c) from x and dy (its
     output dtype dw's), its reduction over the output positions split
     among a thread-block cluster's blocks (a fixed order: the same bits
@@ -827,10 +828,10 @@ class Conv2dFamily(KernelFamily):
 
     def launch_shapes(self, args, config):
         problem, gemm = self._structs(args, config)
-        shapes = [_shape(_capi.lib.spio_conv2d_launch_shape(problem, gemm))]
-        if problem.parts > 1:
-            shapes.append(_shape(_capi.lib.spio_conv2d_wgrad_reduce_launch_shape(problem)))
-        return shapes
+        count = _capi.lib.spio_conv2d_launch_shapes(problem, gemm, None, 0)
+        shapes = (_capi.LaunchShape * count)()
+        _capi.lib.spio_conv2d_launch_shapes(problem, gemm, shapes, count)
+        return [_shape(shape) for shape in shapes]
 
     def workspace_size(self, args, config):
         return _capi.lib.spio_conv2d_workspace_bytes(self._structs(args, config)[0])

@@ -80,8 +80,9 @@ class Conv2dGw8(torch.nn.Module):
 
 class Conv2d(torch.nn.Module):
     """A dense torch.nn.Conv2d (groups = 1) on Spio's implicit GEMM (Hopper,
-    sm_90): the forward on Spio, the backward's dx on Spio at stride 1, dw
-    and the rest on cuDNN; input channels a
+    sm_90): the forward on Spio, the backward's dx on Spio where its taps
+    read one phase of dx (stride 1, 1x1 downsampling), dw on Spio where C
+    is a multiple of 64, the rest on cuDNN; input channels a
     multiple of 8, any kernel size, stride, zero padding and dilation the
     kernel's TMA copies take."""
 

@@ -773,9 +773,22 @@ def test_dense_conv2d_dgrad_reads_the_weights_transposed():
     # dy gathered by im2col copies, w an N-major B: wgmma's B transposed.
     assert "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in ptx
     assert ", 1,  1, 0,  1;" in ptx
+    # Stride 2: a kernel a phase of dx, each with its grid.
     strided = spio.Conv2dArguments(8, 28, 28, 96, 128, stride=(2, 2), pass_="dgrad")
-    support = kernel.supports(strided)
-    assert not support and "dgrad runs at stride 1" in support.reason
+    config = family.chosen(strided, spio.kernels.target("sm_90"))
+    compiled = spio.Kernel(family, config).compile(strided)
+    assert [name for name, _, _ in compiled.kernels] == [
+        f"conv2d_dgrad_phase_{a}_{b}" for a in (0, 1) for b in (0, 1)]
+    assert len(compiled.launch_shapes) == 4
+    # 1x1 at stride 2: the positions of the odd rows and columns are zeroed
+    # first, a thread a 16-byte vector.
+    downsample = spio.Conv2dArguments(8, 28, 28, 96, 128, 1, 1, stride=(2, 2), padding=(0, 0),
+                                      pass_="dgrad")
+    config = family.chosen(downsample, spio.kernels.target("sm_90"))
+    compiled = spio.Kernel(family, config).compile(downsample)
+    assert [name for name, _, _ in compiled.kernels] == ["conv2d_dgrad_zero",
+                                                        "conv2d_dgrad_phase_0_0"]
+    assert compiled.launch_shapes[0][0] == 8 * 28 * 28 * 96 // 8 // 256
     expect_error(lambda: spio.Conv2dArguments(1, 8, 8, 64, 64, pass_="bprop"),
                  "a dense conv2d pass is 'fprop', 'dgrad' or 'wgrad'")
 

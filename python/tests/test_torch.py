@@ -554,9 +554,10 @@ def test_dense_conv2d_forward_and_gradients(c, k, hw, rs, stride, padding, dilat
     y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, padding, dilation)
     assert y.shape == y32.shape
     close(y, y32, y32.abs().max().item() * (4 if dtype == torch.bfloat16 else 1))
-    # dx on Spio's dgrad kernel at stride 1 (padding within the filter), dw
-    # on its wgrad kernel where C is a multiple of 64, else on cuDNN; dbias
-    # on cuDNN, in the inputs' dtype.
+    # dx on Spio's dgrad kernel where the taps read one phase of dx (at
+    # stride 1, and the 5x3 stride-2 dilation-2 and 1x1 stride-2 layers,
+    # whose other phases it zeroes), dw on its wgrad kernel where C is a
+    # multiple of 64, else on cuDNN; dbias on cuDNN, in the inputs' dtype.
     dy = torch.randn_like(y)
     y.backward(dy)
     y32.backward(dy.float())
@@ -567,7 +568,11 @@ def test_dense_conv2d_forward_and_gradients(c, k, hw, rs, stride, padding, dilat
         return [launcher for key, launcher in spio._torch_ops._launchers.items()
                 if key[0] == kind and key[2] == x.shape and key[3] == weight.shape]
     dgrad, wgrad = launchers("dense_dgrad"), launchers("dense_wgrad")
-    assert len(dgrad) == 1 and (dgrad[0] is not None) == (stride == 1)
+    pair = spio._torch_ops._pair
+    one_phase = spio._torch_ops._dgrad_phases(rs, pair(stride, "stride"),
+                                              pair(padding, "padding"),
+                                              pair(dilation, "dilation")) == 1
+    assert len(dgrad) == int(one_phase) and all(launcher is not None for launcher in dgrad)
     assert len(wgrad) == 1 and (wgrad[0] is not None) == (c % 64 == 0)
     # dw has the same bits every run.
     first = weight.grad.clone()

@@ -140,11 +140,14 @@ TEST(Conv2dTest, DgradIsTheForwardReadBackward) {
   p.k = 200;
   p.r = p.s = 5;
   p.padH = p.padW = 1;
-  Conv2dProblem gathered = conv2dGatheredProblem(p);
-  EXPECT_EQ(gathered.h, 54);
-  EXPECT_EQ(gathered.c, 200);
-  EXPECT_EQ(gathered.k, 96);
-  EXPECT_EQ(gathered.padH, 3);
+  Conv2dGathered gathered = conv2dGathered(p);
+  EXPECT_EQ(gathered.conv.h, 54);
+  EXPECT_EQ(gathered.conv.c, 200);
+  EXPECT_EQ(gathered.conv.k, 96);
+  EXPECT_EQ(gathered.conv.padH, 3);
+  EXPECT_EQ(gathered.outH, 56);
+  EXPECT_EQ(gathered.lastR, 4);
+  EXPECT_EQ(gathered.stepR, 1);
   GemmProblem g = conv2dGemmProblem(p);
   EXPECT_EQ(g.m, 32 * 56 * 56);
   EXPECT_EQ(g.n, 96);
@@ -164,13 +167,12 @@ TEST(Conv2dTest, DgradIsTheForwardReadBackward) {
   EXPECT_EQ(w.cols, 25u * 96u);
   EXPECT_EQ(w.boxRows, 64u);
   EXPECT_EQ(w.boxCols, 64u);
-  // Strides, padding past the filter, epilogues and odd K are refused.
-  Conv2dProblem strided = p;
-  strided.strideH = 2;
-  EXPECT_NE(checkConv2d(strided, c, hopper()).find("dgrad runs at stride 1"), std::string::npos);
+  // Padding past the filter starts dy's window inside it.
   Conv2dProblem padded = p;
   padded.padW = 5;
-  EXPECT_NE(checkConv2d(padded, c, hopper()).find("padding of at most"), std::string::npos);
+  EXPECT_EQ(checkConv2d(padded, c, hopper()), "");
+  EXPECT_EQ(conv2dInputMapShape(padded, c).lowerW, 1);
+  // Epilogues and odd K are refused.
   Conv2dProblem fused = p;
   fused.epilogue = {EpilogueStep::Relu};
   EXPECT_NE(checkConv2d(fused, c, hopper()).find("no epilogue"), std::string::npos);
@@ -267,6 +269,101 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   clustered.persistent = 132;
   clustered.cluster = 2;
   EXPECT_NE(checkConv2d(wide, clustered, hopper()).find("not multicast"), std::string::npos);
+}
+
+TEST(Conv2dTest, ShortReductionsUnderAWaveKeep128ColumnTiles) {
+  // 6272 x 256 x 1024: the GEMM chooser's 64 x 64 tiles would fill the
+  // SMs' rounds, but re-gather A's im2col boxes for every 64 columns.
+  Conv2dProblem p = resnetLayer();
+  p.pass = ConvPass::Dgrad;
+  p.h = p.w = 14;
+  p.c = 256;
+  p.k = 1024;
+  p.r = p.s = 1;
+  p.padH = p.padW = 0;
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(c.blockM, 128);
+  EXPECT_EQ(c.blockN, 128);
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
+}
+
+TEST(Conv2dTest, StridedDgradIsAConvolutionAPhase) {
+  // 3x3, stride 2, padding 1: dx's even rows are read by tap 1 alone (dy
+  // row i), its odd rows by taps 2 and 0 (dy rows i and i + 1).
+  Conv2dPhaseSide even = conv2dPhaseSide(56, 3, 2, 1, 1, 0);
+  EXPECT_EQ(even.positions, 28);
+  EXPECT_EQ(even.taps, 1);
+  EXPECT_EQ(even.lastTap, 1);
+  EXPECT_EQ(even.pad, 0);
+  Conv2dPhaseSide odd = conv2dPhaseSide(56, 3, 2, 1, 1, 1);
+  EXPECT_EQ(odd.taps, 2);
+  EXPECT_EQ(odd.lastTap, 2);
+  EXPECT_EQ(odd.tapStep, 2);
+  EXPECT_EQ(odd.dilation, 1);
+  EXPECT_EQ(odd.pad, 0);
+  // 1x1, stride 2: odd rows are read by no tap; 7 rows: 4 even ones.
+  EXPECT_EQ(conv2dPhaseSide(56, 1, 2, 0, 1, 1).taps, 0);
+  EXPECT_EQ(conv2dPhaseSide(7, 1, 2, 0, 1, 0).positions, 4);
+  // Dilation 2 at stride 2, padding 2: tap r reads dy at i + 1 - r, so
+  // even rows take every tap, one dy position apart, and odd rows none.
+  Conv2dPhaseSide dilated = conv2dPhaseSide(32, 3, 2, 2, 2, 0);
+  EXPECT_EQ(dilated.taps, 3);
+  EXPECT_EQ(dilated.tapStep, 1);
+  EXPECT_EQ(dilated.dilation, 1);
+  EXPECT_EQ(dilated.pad, 1);
+  EXPECT_EQ(conv2dPhaseSide(32, 3, 2, 2, 2, 1).taps, 0);
+
+  Conv2dProblem p = resnetLayer();
+  p.pass = ConvPass::Dgrad;
+  p.c = 128;
+  p.k = 256;
+  p.strideH = p.strideW = 2;
+  std::vector<Conv2dProblem> phases = conv2dDgradPhases(p);
+  ASSERT_EQ(phases.size(), 4u);
+  EXPECT_FALSE(conv2dDgradZeroes(p));
+  EXPECT_EQ(phases[3].phaseH, 1);
+  EXPECT_EQ(phases[3].phaseW, 1);
+  Conv2dGathered corner = conv2dGathered(phases[3]);
+  EXPECT_EQ(corner.conv.r * corner.conv.s, 4);
+  EXPECT_EQ(conv2dGemmProblem(phases[3]).m, 32 * 28 * 28);
+  EXPECT_EQ(conv2dGemmProblem(phases[3]).k, 4 * 4 * 64);
+  EXPECT_EQ(conv2dGemmProblem(phases[0]).k, 1 * 4 * 64);
+  // Gathered tap (0, 0) of phase (1, 1) is w's last, (2, 2).
+  EXPECT_EQ(corner.lastR, 2);
+  EXPECT_EQ(corner.lastS, 2);
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
+  // 128 x 128 tiles where a phase's take half the SMs, else 64 rows.
+  EXPECT_EQ(c.blockM, 128);
+  Conv2dProblem deep = p;
+  deep.h = deep.w = 14;
+  deep.c = deep.k = 512;
+  EXPECT_EQ(chooseConv2dConfig(deep, hopper()).blockM, 64);
+  EXPECT_EQ(checkConv2d(deep, chooseConv2dConfig(deep, hopper()), hopper()), "");
+  // dx's phase (1, 1) starts at row 1, column 1.
+  EXPECT_EQ(conv2dPhaseOffsetBytes(phases[3]), (56 + 1) * 128 * 2);
+  LaunchPlan plan = conv2dLaunchPlan(p, c);
+  ASSERT_EQ(plan.kernels.size(), 4u);
+  EXPECT_EQ(plan.kernels[3].name, "conv2d_dgrad_phase_1_1");
+  // Each kernel after the first may start as the one before it ends.
+  EXPECT_FALSE(plan.kernels[0].dependent);
+  EXPECT_TRUE(plan.kernels[3].dependent);
+  Conv2dParameters at = conv2dParameters(phases[3]);
+  EXPECT_EQ(plan.kernels[3].parameters[at.y].offset, (56 + 1) * 128 * 2);
+  EXPECT_EQ(plan.kernels[3].parameters[at.xMap].im2col.height, 28u);
+
+  // 1x1 stride 2: one phase runs, a kernel zeroes the rest first.
+  p.r = p.s = 1;
+  p.padH = p.padW = 0;
+  phases = conv2dDgradPhases(p);
+  ASSERT_EQ(phases.size(), 1u);
+  EXPECT_TRUE(conv2dDgradZeroes(p));
+  c = chooseConv2dConfig(p, hopper());
+  plan = conv2dLaunchPlan(p, c);
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[0].name, kConv2dDgradZero);
+  EXPECT_EQ(plan.kernels[0].shape.gridX, 32 * 56 * 56 * 128 / 8 / kConv2dReduceThreads);
+  EXPECT_EQ(plan.kernels[1].name, "conv2d_dgrad_phase_0_0");
 }
 
 TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {

@@ -14,7 +14,11 @@
 // backward, a convolution of dy (padded by dilation * (R - 1) - pad) with
 // the taps flipped, D = dx as an (N * H * W) x C matrix, A dy's im2col
 // matrix and B = w read as K rows of R * S * C, N-major (wgmma's
-// transposed operand).
+// transposed operand). At a stride over 1 each phase of dx (its positions
+// h = a + strideH * i, w = b + strideW * j) is read by its own taps only
+// (those with (a + padH - r * dilationH) % strideH = 0), so each phase is a
+// stride-1 convolution of dy with those taps flipped, one kernel a phase;
+// the positions of phases no tap reads are zeroed by a kernel of their own.
 //
 // wgrad computes dw[k, r, s, c] = sum_{n, p, q} dy[n, p, q, k] * x[n, p *
 // strideH - padH + r * dilationH, q * strideW - padW + s * dilationW, c],
@@ -60,7 +64,31 @@ struct Conv2dProblem {
   /// than one, each writes its f32 sums into a workspace and a reduce
   /// kernel adds the parts in order into dw (conv2dWgradParts chooses).
   int64_t parts = 1;
+  /// dgrad at a stride over 1: the phase (h % strideH, w % strideW) of dx
+  /// that one kernel computes, what the functions of one kernel describe
+  /// (the GEMM, its maps and launch shape). checkConv2d, the chooser, the
+  /// launch plan and the workload cover every phase whatever it holds.
+  int64_t phaseH = 0, phaseW = 0;
 };
+
+/// One side of a dgrad phase: dx's positions phase, phase + stride, ...
+/// (`positions` of them), read by w's taps last, last - step, ... (`taps`
+/// of them; none: the phase is zero), which read dy `dilation` apart: as a
+/// stride-1 convolution of dy with those taps flipped, its window starts
+/// `pad` positions before dy's first (negative: inside).
+struct Conv2dPhaseSide {
+  int64_t positions = 0, taps = 0, lastTap = 0, tapStep = 1, dilation = 1, pad = 0;
+};
+/// Along one side of size `in` with `filterTaps` taps: phase `phase` of
+/// dgrad at `stride`, `pad` and `dilation`.
+Conv2dPhaseSide conv2dPhaseSide(int64_t in, int64_t filterTaps, int64_t stride, int64_t pad,
+                                int64_t dilation, int64_t phase);
+/// dgrad: the phases (phaseH, phaseW) whose kernels run (positions and taps
+/// on both sides), rows first; one, (0, 0), at stride 1.
+std::vector<Conv2dProblem> conv2dDgradPhases(const Conv2dProblem &problem);
+/// dgrad: whether some of dx's positions are read by no tap (the zeroing
+/// kernel runs).
+bool conv2dDgradZeroes(const Conv2dProblem &problem);
 
 /// Output rows P and columns Q (0 or less where the filter does not fit),
 /// and the N * P * Q output positions.
@@ -77,20 +105,34 @@ int64_t conv2dOutputPositions(const Conv2dProblem &problem);
 /// positions padded to whole k-tiles; A = dy M-major, B = x's im2col
 /// matrix N-major.
 GemmProblem conv2dGemmProblem(const Conv2dProblem &problem);
-/// The convolution whose im2col matrix is A: the problem for fprop; for
-/// dgrad the one over dy (P x Q images of K channels, K outputs C, stride
-/// 1, padding dilation * (R - 1) - pad), whose output is x's H x W.
-Conv2dProblem conv2dGatheredProblem(const Conv2dProblem &problem);
+/// The convolution whose im2col matrix is A, as the kernel gathers it.
+struct Conv2dGathered {
+  /// fprop: the problem. dgrad: the one over dy (P x Q images of K
+  /// channels, K outputs C, stride 1), its taps the phase's flipped, their
+  /// dilation and the window's lower padding (negative: inside) the
+  /// phase's.
+  Conv2dProblem conv;
+  /// Its output rows and columns: y's P x Q, dgrad's phase of dx.
+  int64_t outH = 0, outW = 0;
+  /// dgrad: gathered tap (i, j) is w's (lastR - i * stepR, lastS - j *
+  /// stepS).
+  int64_t lastR = 0, stepR = 1, lastS = 0, stepS = 1;
+};
+Conv2dGathered conv2dGathered(const Conv2dProblem &problem);
 /// T: the k-tiles of one filter tap.
 int64_t conv2dChannelTiles(const Conv2dProblem &problem);
 
-/// Empty when the kernel can be built for `target`, else what is wrong.
+/// Empty when the kernels can be built for `target`, else what is wrong.
 std::string checkConv2d(const Conv2dProblem &problem, const GemmConfig &config,
                         const Target &target);
 
 /// The GEMM chooser's wgmma configuration for the implicit GEMM, on 64- or
-/// 128-row tiles (the im2col copy fills A's tile rows, never B's).
+/// 128-row tiles (the im2col copy fills A's tile rows, never B's); for a
+/// strided dgrad, that of its phase of the most taps.
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target);
+/// `config` as the kernel of `problem`'s phase runs it: a split reduction
+/// cut into no more parts than the phase has k-tiles.
+GemmConfig conv2dPhaseConfig(const Conv2dProblem &problem, const GemmConfig &config);
 
 /// wgrad: the parts its reduction takes for `config`'s grid to fill
 /// `target`'s multiprocessors: as many as they hold of the tiles' blocks (each
@@ -102,8 +144,17 @@ int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &config,
 /// and the reduce kernel's launch.
 int64_t conv2dWgradWorkspaceBytes(const Conv2dProblem &problem);
 LaunchShape conv2dWgradReduceLaunchShape(const Conv2dProblem &problem);
-/// The reduce kernel's threads a block.
+/// The reduce kernel's threads a block (and the dgrad zeroing kernel's).
 constexpr int64_t kConv2dReduceThreads = 256;
+/// dgrad's zeroing kernel: a thread a 16-byte vector of dx.
+LaunchShape conv2dDgradZeroLaunchShape(const Conv2dProblem &problem);
+/// The kernel computing `problem` (its phase for a strided dgrad):
+/// `conv2d`, or `conv2d_dgrad_phase_<a>_<b>`.
+std::string conv2dKernelName(const Conv2dProblem &problem);
+/// The zeroing kernel's name.
+constexpr const char *kConv2dDgradZero = "conv2d_dgrad_zero";
+/// Bytes from dx's first element to its phase's first (0 at stride 1).
+int64_t conv2dPhaseOffsetBytes(const Conv2dProblem &problem);
 /// x's (dgrad: dy's) im2col tensor map: a copy is a tile's output
 /// positions by one tap's 64 channels.
 runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const GemmConfig &config);

@@ -38,7 +38,8 @@ struct PlanScalar {
 /// What one kernel parameter holds.
 struct PlanParameter {
   enum class Kind {
-    /// The address of operand `index` (null where it is optional and absent).
+    /// The address of operand `index` plus `offset` bytes (null where it
+    /// is optional and absent).
     Operand,
     /// A null address (a parameter this problem does not use).
     Null,
@@ -96,10 +97,13 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
                           const GemmParameters &at, const std::string &kernel);
 LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config);
 /// Requires checkConv2d to pass: operands x, w, y, C, bias, scale (the last
-/// three where the epilogue reads them); the kernel `conv2d`.
+/// three where the epilogue reads them); the kernel `conv2d`, or dgrad's
+/// (the zeroing kernel where it runs, then a kernel a phase: see
+/// conv2dKernelName).
 LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config);
-/// The same for a kernel named `kernel` taking its parameters where `at`
-/// says (a workload written by hand: as its gpu.func does).
+/// One kernel, `problem`'s (a strided dgrad's phase), named `kernel` and
+/// taking its parameters where `at` says (a workload written by hand: as
+/// its gpu.func does).
 LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config,
                             const Conv2dParameters &at, const std::string &kernel);
 LaunchPlan conv2dGw8LaunchPlan(const Conv2dGw8Problem &problem, const Conv2dGw8Config &config);

@@ -575,8 +575,9 @@ GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Va
                                               Tensor tiles, Coord stage, Barriers full,
                                               Value slot) {
   // The convolution whose im2col matrix A is: dgrad's over dy.
-  kernels::Conv2dProblem conv = kernels::conv2dGatheredProblem(*op.conv);
-  int64_t outH = kernels::conv2dOutputHeight(conv), outW = kernels::conv2dOutputWidth(conv);
+  kernels::Conv2dGathered gathered = kernels::conv2dGathered(*op.conv);
+  const kernels::Conv2dProblem &conv = gathered.conv;
+  int64_t outH = gathered.outH, outW = gathered.outW;
   int64_t channelTiles = kernels::conv2dChannelTiles(conv);
   // k-tile -> filter tap (r, s) and its 64 channels from `channel`.
   Value tap = b.divui(kIndex, b.index(channelTiles));
@@ -595,10 +596,15 @@ GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Va
                   b.muli(r, b.index(conv.dilationH)), b.muli(s, b.index(conv.dilationW)), tiles,
                   {stage}, full, slot);
   if (op.conv->pass == kernels::ConvPass::Dgrad) {
-    // Tap (r, s) of dy's window is w's tap (R - 1 - r, S - 1 - s): its K
-    // rows from `channel`, its C input channels R * S - 1 - tap taps along
-    // w's rows.
-    Value flipped = b.subi(b.index(conv.r * conv.s - 1), tap);
+    // Tap (r, s) of dy's window is w's tap (lastR - r * stepR, lastS - s *
+    // stepS) (at stride 1: (R - 1 - r, S - 1 - s)): its K rows from
+    // `channel`, its C input channels that many taps along w's rows.
+    int64_t taps = op.conv->s;
+    bool everyTap = conv.r == op.conv->r && conv.s == op.conv->s;
+    Value flipped = everyTap ? b.subi(b.index(conv.r * conv.s - 1), tap)
+                             : b.subi(b.index(gathered.lastR * taps + gathered.lastS),
+                                      b.addi(b.muli(r, b.index(gathered.stepR * taps)),
+                                             b.muli(s, b.index(gathered.stepS))));
     return {b.fromIndex(channel, b.coordType(p.reductionDim)),
             b.fromIndex(b.muli(flipped, b.index(op.conv->c / 8)), b.coordType(p.colDim, 8))};
   }
@@ -1932,6 +1938,15 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
   case 's':
     return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.scaleType), MemorySpace::Global);
   default:
+    if (dgrad && (p.strideH > 1 || p.strideW > 1)) {
+      // The phase's positions of dx: rows strideH apart, columns strideW.
+      kernels::Conv2dGathered phase = kernels::conv2dGathered(p);
+      return b.tensorType({{"n", 1, p.n, p.h * p.w * p.c},
+                           {"h", 1, phase.outH, p.strideH * p.w * p.c},
+                           {"w", 1, phase.outW, p.strideW * p.c},
+                           {"c", 1, p.c, 1}},
+                          typeOf(b.getContext(), p.output), MemorySpace::Global);
+    }
     if (dgrad)
       return b.tensorType({{"n", 1, p.n}, {"h", 1, p.h}, {"w", 1, p.w}, {"c", 1, p.c}},
                           typeOf(b.getContext(), p.output), MemorySpace::Global);
@@ -1996,6 +2011,15 @@ kernels::Conv2dProblem mlir::spio::conv2dProblem(Conv2dOp op) {
   p.padW = op.getPadding()[1];
   p.dilationH = op.getDilation()[0];
   p.dilationW = op.getDilation()[1];
+  if (std::optional<ArrayRef<int64_t>> phase = op.getPhase(); phase && dgrad) {
+    // %y is the phase's view of dx, whose strides say dx's rows and columns.
+    p.phaseH = (*phase)[0];
+    p.phaseW = (*phase)[1];
+    if (p.strideH > 1 || p.strideW > 1) {
+      p.w = x[1].stride / (p.strideH * p.c);
+      p.h = x[0].stride / (p.w * p.c);
+    }
+  }
   p.input = dtypeOf(cast<VectorType>(op.getX().getType().getElementType()).getElementType());
   p.output = dtypeOf(op.getY().getType().getElementType());
   for (EpilogueStep step : op.getEpilogueSteps())
@@ -2022,6 +2046,16 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
       return Value();
     auto type = cast<SpioTensorType>(tensor.getType());
     SmallVector<Extent> extents{{g.rowDim, 1, g.m}, {g.colDim, 1, g.n}};
+    if (problem.pass == kernels::ConvPass::Dgrad && (problem.strideH > 1 || problem.strideW > 1)) {
+      // A phase's rows (n, i, j) are dx's positions (n, a + sH * i, b + sW
+      // * j): the row dimension's entries keep dx's strides.
+      ArrayRef<TensorDim> dx = type.getDims();
+      int64_t rows = dx[1].size, cols = dx[2].size;
+      extents = {{g.rowDim, rows * cols, dx[0].size, dx[0].stride},
+                 {g.rowDim, cols, rows, dx[1].stride},
+                 {g.rowDim, 1, cols, dx[2].stride},
+                 {g.colDim, 1, g.n, 1}};
+    }
     if (g.batch > 1)
       extents.insert(extents.begin(), {g.batchDim, 1, g.batch});
     return b.view(cast<Tensor>(tensor),
@@ -2100,17 +2134,26 @@ static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProble
   gpu::ReturnOp::create(builder, b.loc());
 }
 
-OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
-                                                      const kernels::Conv2dProblem &p,
-                                                      const GemmConfig &c) {
-  Location loc = NameLoc::get(StringAttr::get(context, "spio_conv2d"));
-  OpBuilder builder(context);
-  KernelBuilder b(builder, loc);
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), builder.getUnitAttr());
-  builder.setInsertionPointToEnd(module->getBody());
-  auto kernels = gpu::GPUModuleOp::create(builder, loc, "spio_conv2d");
-  builder.setInsertionPointToStart(kernels.getBody());
+/// A strided dgrad's kernels write disjoint positions of dx from what the
+/// grids before them wrote: each lets the next start once all its blocks
+/// have (`spio.launch_dependents` first) and ends only after the one
+/// before it (`spio.wait_prerequisites` last), so that the kernels overlap
+/// and the last one's end is the whole dgrad's.
+static void overlapWithNeighbours(OpBuilder &builder, Location loc, Operation *work) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(work);
+  LaunchDependentsOp::create(builder, loc);
+  builder.setInsertionPointAfter(work);
+  WaitPrerequisitesOp::create(builder, loc);
+}
+
+/// The implicit-GEMM kernel `name` computing `p` (a strided dgrad's phase).
+static gpu::GPUFuncOp buildConv2dKernel(KernelBuilder &b, const kernels::Conv2dProblem &p,
+                                        const GemmConfig &c, StringRef name) {
+  OpBuilder &builder = b.getOpBuilder();
+  MLIRContext *context = b.getContext();
+  Location loc = b.loc();
+  OpBuilder::InsertionGuard guard(builder);
   kernels::Conv2dParameters at = kernels::conv2dParameters(p);
   SpioTensorType x = conv2dOperandType(b, p, 'x'), y = conv2dOperandType(b, p, 'y');
   SmallVector<Type> params{x, conv2dOperandType(b, p, 'w'), y};
@@ -2122,23 +2165,108 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
     params.push_back(conv2dOperandType(b, p, 's'));
   auto [xMap, wMap] = conv2dMapTypes(b, p, c, x);
   params.append({xMap, wMap});
-  auto kernel = gpu::GPUFuncOp::create(builder, loc, "conv2d", builder.getFunctionType(params, {}));
+  auto kernel = gpu::GPUFuncOp::create(builder, loc, name, builder.getFunctionType(params, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   builder.setInsertionPointToStart(&kernel.getBody().front());
   ValueRange args = kernel.getArguments();
   auto arg = [&](int position) { return position >= 0 ? args[position] : Value(); };
   EpilogueAttr epilogue = epilogueAttr(context, p.epilogue);
-  Conv2dOp::create(builder, loc, args[at.x], args[at.w], args[at.y], arg(at.c), arg(at.bias),
-                   arg(at.scale), args[at.xMap], args[at.wMap],
-                   builder.getDenseI64ArrayAttr({p.strideH, p.strideW}),
-                   builder.getDenseI64ArrayAttr({p.padH, p.padW}),
-                   builder.getDenseI64ArrayAttr({p.dilationH, p.dilationW}),
-                   gemmConfigAttr(context, c), epilogue, ConvPass(int(p.pass)));
+  bool strided = p.pass == kernels::ConvPass::Dgrad && (p.strideH > 1 || p.strideW > 1);
+  auto conv = Conv2dOp::create(
+      builder, loc, args[at.x], args[at.w], args[at.y], arg(at.c), arg(at.bias), arg(at.scale),
+      args[at.xMap], args[at.wMap], builder.getDenseI64ArrayAttr({p.strideH, p.strideW}),
+      builder.getDenseI64ArrayAttr({p.padH, p.padW}),
+      builder.getDenseI64ArrayAttr({p.dilationH, p.dilationW}), gemmConfigAttr(context, c),
+      epilogue, ConvPass(int(p.pass)),
+      strided ? builder.getDenseI64ArrayAttr({p.phaseH, p.phaseW}) : DenseI64ArrayAttr());
   gpu::ReturnOp::create(builder, loc);
-  if (p.pass == kernels::ConvPass::Wgrad && p.parts > 1) {
-    builder.setInsertionPointAfter(kernel);
-    buildConv2dWgradReduce(b, p, y);
+  if (strided)
+    overlapWithNeighbours(builder, loc, conv);
+  return kernel;
+}
+
+/// Strided dgrad: zeroes dx's positions that no tap reads (rows or
+/// columns of phases without taps), a thread a 16-byte vector.
+static void buildConv2dDgradZero(KernelBuilder &b, const kernels::Conv2dProblem &p) {
+  OpBuilder &builder = b.getOpBuilder();
+  MLIRContext *ctx = b.getContext();
+  Type element = typeOf(ctx, p.output);
+  int64_t lanes = 16 / kernels::dtypeBytes(p.output), perPixel = p.c / lanes;
+  int64_t vectors = p.n * p.h * p.w * perPixel;
+  auto kernel = gpu::GPUFuncOp::create(
+      builder, b.loc(), kernels::kConv2dDgradZero,
+      builder.getFunctionType(
+          {b.tensorType({{"n", 1, p.n}, {"h", 1, p.h}, {"w", 1, p.w}, {"c", 1, p.c}}, element,
+                        MemorySpace::Global)},
+          {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      DenseI32ArrayAttr::get(ctx, {int32_t(kernels::kConv2dReduceThreads), 1, 1}));
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&kernel.getBody().front());
+  LaunchDependentsOp::create(builder, b.loc());
+  VectorType vector = VectorType::get({lanes}, element);
+  Tensor out = b.view(cast<Tensor>(kernel.getArgument(0)),
+                      b.tensorType({{"e", 1, vectors}}, vector, MemorySpace::Global));
+  // Bit a of a mask: whether phase a along that side has no taps.
+  auto tapless = [&](int64_t in, int64_t taps, int64_t stride, int64_t pad, int64_t dilation) {
+    int64_t mask = 0;
+    for (int64_t phase = 0; phase < stride; ++phase)
+      if (kernels::conv2dPhaseSide(in, taps, stride, pad, dilation, phase).taps == 0)
+        mask |= int64_t(1) << phase;
+    return mask;
+  };
+  int64_t rowMask = tapless(p.h, p.r, p.strideH, p.padH, p.dilationH);
+  int64_t colMask = tapless(p.w, p.s, p.strideW, p.padW, p.dilationW);
+  Value element0 =
+      b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kConv2dReduceThreads)),
+             b.linearId(LinearId::Thread));
+  Value pixel = b.divui(element0, b.index(perPixel));
+  Value row = b.remui(b.divui(pixel, b.index(p.w)), b.index(p.h));
+  Value col = b.remui(pixel, b.index(p.w));
+  auto bit = [&](int64_t mask, Value position, int64_t stride) {
+    Value phase = b.remui(position, b.index(stride));
+    Value shifted = b.create<arith::ShRUIOp>({}, b.index(mask), phase);
+    return b.cmpi(arith::CmpIPredicate::ne, b.andi(shifted, b.index(1)), b.index(0));
+  };
+  Value zeroed =
+      b.create<arith::OrIOp>({}, bit(rowMask, row, p.strideH), bit(colMask, col, p.strideW));
+  Value inside = b.cmpi(arith::CmpIPredicate::ult, element0, b.index(vectors));
+  b.ifThen(b.andi(inside, zeroed), [&] {
+    Value zero = b.create<arith::ConstantOp>({}, cast<TypedAttr>(builder.getZeroAttr(vector)));
+    b.store(zero, out, {b.fromIndex(element0, b.coordType("e"))});
+  });
+  // It overlaps the phases' kernels after it (overlapWithNeighbours).
+  WaitPrerequisitesOp::create(builder, b.loc());
+  gpu::ReturnOp::create(builder, b.loc());
+}
+
+OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
+                                                      const kernels::Conv2dProblem &problem,
+                                                      const GemmConfig &config) {
+  Location loc = NameLoc::get(StringAttr::get(context, "spio_conv2d"));
+  OpBuilder builder(context);
+  KernelBuilder b(builder, loc);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  (*module)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), builder.getUnitAttr());
+  builder.setInsertionPointToEnd(module->getBody());
+  auto kernels = gpu::GPUModuleOp::create(builder, loc, "spio_conv2d");
+  builder.setInsertionPointToStart(kernels.getBody());
+  if (problem.pass != kernels::ConvPass::Dgrad) {
+    gpu::GPUFuncOp kernel = buildConv2dKernel(b, problem, config, "conv2d");
+    if (problem.pass == kernels::ConvPass::Wgrad && problem.parts > 1) {
+      builder.setInsertionPointAfter(kernel);
+      buildConv2dWgradReduce(b, problem, conv2dOperandType(b, problem, 'y'));
+    }
+    return module;
   }
+  // dgrad: the zeroing kernel where some positions have no taps, then a
+  // kernel a phase (one at stride 1).
+  if (kernels::conv2dDgradZeroes(problem))
+    buildConv2dDgradZero(b, problem);
+  for (const kernels::Conv2dProblem &phase : kernels::conv2dDgradPhases(problem))
+    builder.setInsertionPointAfter(buildConv2dKernel(
+        b, phase, kernels::conv2dPhaseConfig(phase, config), kernels::conv2dKernelName(phase)));
   return module;
 }
 

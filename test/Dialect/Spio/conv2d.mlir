@@ -69,6 +69,22 @@ func.func @dgrad(%dy: !DY, %w: !W, %dx: !DX, %dym: !DYMap, %wm: !WTMap) {
   return
 }
 
+// A strided dgrad's phase (1, 0): dx's odd rows and even columns, a
+// strided view of dx [n: 8, h: 56, w: 56, c: 64] from its (1, 0).
+!SDY = !spio.tensor<[n: 8, p: 28, q: 28, k/8: 16] x vector<8xbf16>, global>
+!SDX = !spio.tensor<[n: 8:200704, h: 28:7168, w: 28:128, c: 64] x bf16, global>
+!SDYMap = !spio.im2col_map<!SDY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+// CHECK-LABEL: func.func @dgrad_phase
+// CHECK: spio.conv2d dgrad %{{.*}}, %{{.*}} into %{{.*}} tma %{{.*}}, %{{.*}} {config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>, dilation = array<i64: 1, 1>, padding = array<i64: 1, 1>, phase = array<i64: 1, 0>, stride = array<i64: 2, 2>}
+// CHECK-SAME: -> !spio.tensor<[n: 8:200704, h: 28:7168, w: 28:128, c: 64] x bf16, global>
+func.func @dgrad_phase(%dy: !SDY, %w: !W, %dx: !SDX, %dym: !SDYMap, %wm: !WTMap) {
+  spio.conv2d dgrad %dy, %w into %dx tma %dym, %wm {stride = array<i64: 2, 2>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, phase = array<i64: 1, 0>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !SDY, !W -> !SDX tma !SDYMap, !WTMap
+  return
+}
+
 // wgrad: dw from x and dy, dy read as positions x K (an M-major A) and x
 // gathered by its im2col map in boxes of a k-tile's positions by one
 // tap's 64 channels (an N-major B).

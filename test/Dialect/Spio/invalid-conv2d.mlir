@@ -326,3 +326,67 @@ func.func @wgrad_parts_not_f32(%x: !X, %dy: !DY, %parts: !Parts, %m: !XMap, %dym
       : !X, !DY -> !Parts tma !XMap, !DYMap
   return
 }
+
+// -----
+
+!DY = !spio.tensor<[n: 2, p: 4, q: 4, k/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 2, h: 8, w: 8, c: 64] x bf16, global>
+!PX = !spio.tensor<[n: 2:4096, h: 4:1024, w: 4:128, c: 64] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[rsk: 64, c/8: 72] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+// A strided dgrad computes one phase of dx.
+func.func @dgrad_strided_without_phase(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
+  // expected-error @below {{computes one phase of a strided dgrad: phase = [a, b] with 0 <= a < 2 and 0 <= b < 2}}
+  spio.conv2d dgrad %dy, %w into %dx tma %m, %wm {stride = array<i64: 2, 2>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !DX tma !DYMap, !WMap
+  return
+}
+
+// The phase's dx is its strided view, not dx.
+func.func @dgrad_phase_of_dense_dx(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
+  // expected-error @below {{dx (y) must be phase [0, 1] of dx: [n: N : H*W*C, h: ceil((H - 0) / 2) : 2*W*C, w: ceil((W - 1) / 2) : 2*C, c: C] in global memory}}
+  spio.conv2d dgrad %dy, %w into %dx tma %m, %wm {stride = array<i64: 2, 2>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, phase = array<i64: 0, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !DX tma !DYMap, !WMap
+  return
+}
+
+func.func @dgrad_phase_out_of_range(%dy: !DY, %w: !W, %dx: !PX, %m: !DYMap, %wm: !WMap) {
+  // expected-error @below {{computes one phase of a strided dgrad}}
+  spio.conv2d dgrad %dy, %w into %dx tma %m, %wm {stride = array<i64: 2, 2>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, phase = array<i64: 2, 0>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !PX tma !DYMap, !WMap
+  return
+}
+
+func.func @fprop_phase(%x: !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>, %w: !W, %y: !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>, %m: !spio.im2col_map<!spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>, %wm: !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>) {
+  // expected-error @below {{takes a phase only in dgrad}}
+  spio.conv2d %x, %w into %y tma %m, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, phase = array<i64: 0, 0>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>, !W -> !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global> tma !spio.im2col_map<!spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>, !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+  return
+}
+
+// -----
+
+// 1x1 at stride 2: dx's odd rows are read by no tap (zero, no kernel's).
+!DY = !spio.tensor<[n: 2, p: 4, q: 4, k/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 1, s: 1, c/8: 8] x vector<8xbf16>, global>
+!PX = !spio.tensor<[n: 2:4096, h: 4:1024, w: 4:128, c: 64] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @dgrad_phase_without_taps(%dy: !DY, %w: !W, %dx: !PX, %m: !DYMap, %wm: !WMap) {
+  // expected-error @below {{phase [1, 0] is read by no tap: it is zero, computed by no conv2d}}
+  spio.conv2d dgrad %dy, %w into %dx tma %m, %wm {stride = array<i64: 2, 2>,
+      padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, phase = array<i64: 1, 0>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !PX tma !DYMap, !WMap
+  return
+}

@@ -1089,11 +1089,23 @@ LogicalResult Conv2dOp::verify() {
                          << ", got " << x;
   if (!isConvOperand(w, 8))
     return emitOpError() << "w must be a dense global [k, r, s, c/8] tensor (KRSC), got " << w;
-  if (!isConvOperand(y, 1))
-    return emitOpError() << (dgrad ? "dx (y) must be a dense global [n, h, w, c] tensor (NHWC)"
-                                   : "y must be a dense global [n, p, q, k] tensor (NHWC)")
-                         << ", got " << y;
+  if (getPhase() && !dgrad)
+    return emitOpError() << "takes a phase only in dgrad";
+  // The forward's input rows and columns: x's, or dgrad's dx's.
+  int64_t inputSize[2];
+  if (dgrad) {
+    FailureOr<std::pair<int64_t, int64_t>> dx = verifyDgradOutput();
+    if (failed(dx))
+      return failure();
+    std::tie(inputSize[0], inputSize[1]) = *dx;
+  } else if (!isConvOperand(y, 1)) {
+    return emitOpError() << "y must be a dense global [n, p, q, k] tensor (NHWC), got " << y;
+  }
   ArrayRef<TensorDim> xd = x.getDims(), wd = w.getDims(), yd = y.getDims();
+  if (!dgrad) {
+    inputSize[0] = xd[1].size;
+    inputSize[1] = xd[2].size;
+  }
   // The forward's input (x, or dgrad's dx) and output (y, or dy) channels.
   StringAttr inputs = dgrad ? yd[3].dim : xd[3].dim, outputs = dgrad ? xd[3].dim : yd[3].dim;
   int64_t inputCount = dgrad ? yd[3].size : xd[3].size * 8;
@@ -1115,10 +1127,9 @@ LogicalResult Conv2dOp::verify() {
     if (padding[side] > kMaxSpan ||
         (wd[1 + side].size > 1 && dilation[side] > kMaxSpan / (wd[1 + side].size - 1)))
       return emitOpError() << "padding and the dilated filter span at most 2^40 positions";
-  ArrayRef<TensorDim> forwardIn = dgrad ? yd : xd, forwardOut = dgrad ? xd : yd;
+  ArrayRef<TensorDim> forwardOut = dgrad ? xd : yd;
   for (int side = 0; side < 2; ++side) {
-    int64_t span =
-        forwardIn[1 + side].size + 2 * padding[side] - dilation[side] * (wd[1 + side].size - 1);
+    int64_t span = inputSize[side] + 2 * padding[side] - dilation[side] * (wd[1 + side].size - 1);
     int64_t expected = span <= 0 ? 0 : (span - 1) / stride[side] + 1;
     if (forwardOut[1 + side].size != expected)
       return emitOpError() << (dgrad ? "dy has " : "y has ") << forwardOut[1 + side].size
@@ -1169,6 +1180,65 @@ LogicalResult Conv2dOp::verify() {
                          << (dgrad ? config.getBlock()[2] : columns) << " rows, reducing along "
                          << (dgrad ? "its rows" : "the im2col box's dimension") << ", got " << wMap;
   return success();
+}
+
+/// A failed result for an error (reported as its diagnostic is destroyed).
+static FailureOr<std::pair<int64_t, int64_t>> reported(InFlightDiagnostic &&) { return failure(); }
+
+FailureOr<std::pair<int64_t, int64_t>> Conv2dOp::verifyDgradOutput() {
+  ArrayRef<int64_t> stride = getStride(), padding = getPadding(), dilation = getDilation();
+  SpioTensorType y = getY().getType();
+  ArrayRef<TensorDim> yd = y.getDims();
+  std::optional<ArrayRef<int64_t>> phase = getPhase();
+  if (stride[0] == 1 && stride[1] == 1) {
+    if (phase && (phase->size() != 2 || (*phase)[0] != 0 || (*phase)[1] != 0))
+      return reported(emitOpError() << "at stride 1 dx is one phase, [0, 0]");
+    if (!isConvOperand(y, 1))
+      return reported(emitOpError()
+                      << "dx (y) must be a dense global [n, h, w, c] tensor (NHWC), got " << y);
+    return std::pair{yd[1].size, yd[2].size};
+  }
+  if (!phase || phase->size() != 2 || (*phase)[0] < 0 || (*phase)[0] >= stride[0] ||
+      (*phase)[1] < 0 || (*phase)[1] >= stride[1])
+    return reported(
+        emitOpError() << "computes one phase of a strided dgrad: phase = [a, b] with 0 <= a < "
+                      << stride[0] << " and 0 <= b < " << stride[1]);
+  // dx's phase: rows sH apart and columns sW apart of [n, h, w, c].
+  auto malformed = [&] {
+    return emitOpError() << "dx (y) must be phase [" << (*phase)[0] << ", " << (*phase)[1]
+                         << "] of dx: [n: N : H*W*C, h: ceil((H - " << (*phase)[0] << ") / "
+                         << stride[0] << ") : " << stride[0] << "*W*C, w: ceil((W - " << (*phase)[1]
+                         << ") / " << stride[1] << ") : " << stride[1]
+                         << "*C, c: C] in global memory, got " << y;
+  };
+  if (y.getMemorySpace() != MemorySpace::Global || y.getSwizzle() || yd.size() != 4 ||
+      llvm::any_of(yd, [](const TensorDim &d) { return d.fold != 1; }) || yd[3].stride != 1)
+    return reported(malformed());
+  int64_t c = yd[3].size;
+  if (yd[2].stride != stride[1] * c || yd[1].stride % (stride[0] * c) != 0)
+    return reported(malformed());
+  int64_t width = yd[1].stride / (stride[0] * c);
+  if (width < 1 || yd[0].stride % (width * c) != 0)
+    return reported(malformed());
+  int64_t height = yd[0].stride / (width * c);
+  int64_t size[2] = {height, width};
+  for (int side = 0; side < 2; ++side) {
+    int64_t at = (*phase)[side];
+    if (at >= size[side] ||
+        yd[1 + side].size != (size[side] - at + stride[side] - 1) / stride[side])
+      return reported(malformed());
+    // Some tap must read the phase: r with stride | at + pad - r * dilation.
+    int64_t taps = getW().getType().getDims()[1 + side].size;
+    bool read = false;
+    for (int64_t r = 0; r < taps && !read; ++r)
+      read = ((at + padding[side] - r * dilation[side]) % stride[side] + stride[side]) %
+                 stride[side] ==
+             0;
+    if (!read)
+      return reported(emitOpError() << "phase [" << (*phase)[0] << ", " << (*phase)[1]
+                                    << "] is read by no tap: it is zero, computed by no conv2d");
+  }
+  return std::pair{height, width};
 }
 
 LogicalResult Conv2dOp::verifyWgrad() {

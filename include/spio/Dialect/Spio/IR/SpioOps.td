@@ -870,6 +870,16 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     N-major B (wgmma's transposed operand). The stride, padding and
     dilation are the forward's.
 
+    At a stride over 1, each dgrad op computes one phase of dx, `phase =
+    array<i64: a, b>`: its positions (a + sH * i, b + sW * j), which only
+    the taps (r, s) with sH dividing a + pH - r * dH (and sW b + pW - s *
+    dW) read, so that the phase is a stride-1 convolution of dy with those
+    taps flipped. %y is then the phase as a strided view of dx: `[n: N :
+    H * W * C, h: ceil((H - a) / sH) : sH * W * C, w: ceil((W - b) / sW) :
+    sW * C, c: C]` (dx's H and W follow from the strides), its first
+    element dx's position (a, b). A phase no tap reads is zero and has no
+    op.
+
     `spio.conv2d wgrad %x, %dy into %dw` computes the gradient of w: %w is
     dy ([n, p, q, k/8]) and %y is dw ([k, r, s, c], f16, bf16 or f32), no
     epilogue. dw[k, r, s, c] = sum over the output positions (n, p, q) of
@@ -897,7 +907,8 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
                        DenseI64ArrayAttr:$dilation,
                        Spio_GemmConfigAttr:$config,
                        OptionalAttr<Spio_EpilogueAttr>:$epilogue,
-                       DefaultValuedAttr<Spio_ConvPass, "ConvPass::Fprop">:$pass);
+                       DefaultValuedAttr<Spio_ConvPass, "ConvPass::Fprop">:$pass,
+                       OptionalAttr<DenseI64ArrayAttr>:$phase);
   let assemblyFormat = [{
     ($pass^)? $x `,` $w `into` $y (`residual` $residual^)? (`bias` $bias^)? (`scale` $scale^)?
     `tma` $xMap `,` $wMap attr-dict `:`
@@ -912,6 +923,9 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     ::llvm::SmallVector<EpilogueStep> getEpilogueSteps();
     /// The verifier of `wgrad`, whose operands are x, dy and dw.
     ::mlir::LogicalResult verifyWgrad();
+    /// dgrad: dx's rows and columns, from %y (a phase's strided view at a
+    /// stride over 1); failure, reported, where %y is not dx or its phase.
+    ::mlir::FailureOr<std::pair<int64_t, int64_t>> verifyDgradOutput();
   }];
 }
 
