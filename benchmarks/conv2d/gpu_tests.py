@@ -95,6 +95,8 @@ CASES = [
     (8, 56, 56, 256, 512, 1, 1, 2, 0, "--pass dgrad"),
     (8, 14, 14, 1024, 2048, 1, 1, 2, 0, "--pass dgrad"),
     (1, 14, 14, 512, 512, 3, 3, 2, 1, "--pass dgrad"),
+    # One row no tap reads: dx is zero, the zeroing kernel alone runs.
+    (2, 1, 8, 64, 64, 1, 1, 2, 1, "--pass dgrad"),
     # wgrad: dy read M-major, x gathered by im2col boxes of 64 positions by
     # a tap's 64 channels, the positions split among a cluster's blocks:
     # strides, padding, dilation, 1x1 and 7x7, K short of a tile (72, 200,

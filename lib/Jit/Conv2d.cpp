@@ -129,8 +129,9 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
                          const LaunchPlan &plan, const Conv2dProblem &problem, bool phaseOnly) {
   LoadedPlan loaded = loadPlan(gpu, compiled, plan);
   Launcher &launcher = loaded.launcher;
-  // The implicit GEMM's kernel (after dgrad's zeroing one).
-  reportKernel(gpu, launcher, plan.kernels.front().name == kConv2dDgradZero ? 1 : 0);
+  // The implicit GEMM's kernel (after dgrad's zeroing one, where any runs).
+  reportKernel(gpu, launcher,
+               plan.kernels.size() > 1 && plan.kernels.front().name == kConv2dDgradZero ? 1 : 0);
 
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   size_t n = problem.n, h = problem.h, w = problem.w, c = problem.c, k = problem.k;
