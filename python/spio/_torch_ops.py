@@ -561,7 +561,7 @@ def _dgrad_phases(kernel_size, stride, padding, dilation):
 def _conv2d_dgrad(dy, x, weight, stride, padding, dilation):
     """dx (channels_last) from dy and w on Spio's dgrad kernels, or None where
     they do not take the layer (channels not multiples of 8) or need more
-    than one kernel: several phases of dx, one kernel each, ran at 0.75-0.83x
+    than one kernel: several phases of dx, one kernel each, ran at 0.76-0.81x
     cuDNN on an H200 (3x3 stride-2 ResNet layers; benchmarks/conv2d), so
     cuDNN computes those."""
     if _dgrad_phases(weight.shape[2:], stride, padding, dilation) > 1:
@@ -623,10 +623,9 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     padding and dilation, input channels a multiple of 8) as an implicit
     GEMM whose backward takes dx from Spio's dgrad where one kernel computes
     it (the taps read one phase of dx: stride 1, or 1x1 downsampling), dw
-    from its wgrad where C is a multiple of 64, and the rest from cuDNN,
-    and groups
-    of 8, 4, 2 or 1 (depthwise) channels (C in = C out a multiple of 8,
-    dilation 1) on conv2d_gw8's kernels, forward and backward.
+    from its wgrad where C is a multiple of 64, and the rest from cuDNN, and
+    groups of 8, 4, 2 or 1 (depthwise) channels (C in = C out a multiple of
+    8, dilation 1) on conv2d_gw8's kernels, forward and backward.
     SpioError says why a layer is not taken. The output is channels_last."""
     stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
     dilation = _pair(dilation, "dilation")

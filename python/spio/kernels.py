@@ -189,11 +189,11 @@ class Conv2dArguments:
     as an implicit GEMM: TMA gathers each filter tap's channels of x.
     `pass_="dgrad"` (no epilogue) computes dx (n, h, w, c) from dy (n, p,
     q, k) and w instead, the sizes the forward's (at a stride over 1 a
-    kernel a phase of dx, after one zeroing the positions no tap reads); `pass_="wgrad"`
-    (C a multiple of 64, no epilogue) dw (k, r, s, c) from x and dy (its
-    output dtype dw's), its reduction over the output positions split
-    among a thread-block cluster's blocks (a fixed order: the same bits
-    every run)."""
+    kernel a phase of dx, after one zeroing the positions no tap reads);
+    `pass_="wgrad"` (C a multiple of 64, no epilogue) dw (k, r, s, c) from
+    x and dy (its output dtype dw's), its reduction over the output
+    positions split among a thread-block cluster's blocks (a fixed order:
+    the same bits every run)."""
     n: int
     h: int
     w: int
