@@ -117,9 +117,8 @@ int runConv2d() {
 int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled, const std::string &name,
                     const mlir::spio::Conv2dWorkload &workload) {
   const Conv2dProblem &p = workload.problem;
-  bool phase = p.pass == ConvPass::Dgrad && (p.strideH > 1 || p.strideW > 1);
   return runConv2dPlan(gpu, compiled, conv2dLaunchPlan(p, workload.config, workload.params, name),
-                       p, phase);
+                       p, conv2dStridedDgrad(p));
 }
 
 /// Runs `plan` of the compiled conv2d workload on fresh random inputs:

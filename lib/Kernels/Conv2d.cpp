@@ -76,10 +76,6 @@ Conv2dPhaseSide phaseColumns(const Conv2dProblem &p) {
   return conv2dPhaseSide(p.w, p.s, p.strideW, p.padW, p.dilationW, p.phaseW);
 }
 
-bool isStridedDgrad(const Conv2dProblem &p) {
-  return p.pass == ConvPass::Dgrad && (p.strideH > 1 || p.strideW > 1);
-}
-
 /// dx's phases that hold positions, rows first, and whether taps read each.
 std::vector<std::pair<Conv2dProblem, bool>> phasesWithPositions(const Conv2dProblem &p) {
   std::vector<std::pair<Conv2dProblem, bool>> phases;
@@ -96,6 +92,10 @@ std::vector<std::pair<Conv2dProblem, bool>> phasesWithPositions(const Conv2dProb
 }
 
 } // namespace
+
+bool conv2dStridedDgrad(const Conv2dProblem &p) {
+  return p.pass == ConvPass::Dgrad && (p.strideH > 1 || p.strideW > 1);
+}
 
 std::vector<Conv2dProblem> conv2dDgradPhases(const Conv2dProblem &p) {
   std::vector<Conv2dProblem> phases;
@@ -145,7 +145,7 @@ int64_t conv2dPhaseOffsetBytes(const Conv2dProblem &p) {
 }
 
 std::string conv2dKernelName(const Conv2dProblem &p) {
-  if (!isStridedDgrad(p))
+  if (!conv2dStridedDgrad(p))
     return "conv2d";
   return "conv2d_dgrad_phase_" + std::to_string(p.phaseH) + "_" + std::to_string(p.phaseW);
 }
@@ -302,11 +302,9 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
   };
   if (p.pass != ConvPass::Dgrad)
     return checkKernel(p);
-  if (!layout::withinExtent({p.n * p.h * p.w, p.c}))
-    return "dx is over the 2^40 elements a spio tensor spans";
   for (const Conv2dProblem &phase : conv2dDgradPhases(p))
     if (std::string error = checkKernel(phase); !error.empty())
-      return isStridedDgrad(p)
+      return conv2dStridedDgrad(p)
                  ? "phase (" + std::to_string(phase.phaseH) + ", " + std::to_string(phase.phaseW) +
                        ") of the strided dgrad: " + error
                  : error;
@@ -351,7 +349,7 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
   // A strided dgrad's kernels share the config of its phase of the most
   // taps (the others split their reductions no further than they reach).
   Conv2dProblem p = problem;
-  bool strided = isStridedDgrad(problem);
+  bool strided = conv2dStridedDgrad(problem);
   if (strided) {
     int64_t most = 0;
     for (const Conv2dProblem &phase : conv2dDgradPhases(problem)) {
@@ -365,23 +363,13 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
   GemmProblem g = conv2dGemmProblem(p);
   if (p.pass == ConvPass::Wgrad)
     return chooseConv2dWgradConfig(p, g, target);
-  GemmConfig c = chooseWgmmaGemmConfig(g, target, /*streamK=*/false);
   int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
-  // The GEMM's 64 x 64 tiles for short reductions under a wave gather A's
-  // im2col boxes again for every 64 columns: 128 x 128 (H200, 14x14 dgrad
-  // of 1024 -> 256 channels: 15.5 us in 64 x 64 tiles, 9.9 in 128 x 128,
-  // 10.2 in 64 x 128).
-  if (!c.swapAB && c.blockM == 64 && c.blockN == 64) {
-    c.blockM = c.blockN = 128;
-    c.warpsM = 8;
-    c.stages = 4;
-  }
+  GemmConfig c;
   if (strided) {
     // A phase's reduction is a few taps, its rows a stride's square fewer
     // than dx's: 128 x 128 tiles where they take half the SMs or more,
     // else 64 x 128 (on an H200, 3x3 stride-2 ResNet layers ran 1.1-2x as
     // fast as under the GEMM chooser's tiles for the phase alone).
-    c = GemmConfig();
     c.wgmma = true;
     c.blockK = kChannelTile;
     c.blockN = 128;
@@ -389,6 +377,17 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
     c.warpsM = c.blockM / 16;
     c.warpsN = 1;
     c.stages = 4;
+  } else {
+    c = chooseWgmmaGemmConfig(g, target, /*streamK=*/false);
+    // The GEMM's 64 x 64 tiles for short reductions under a wave gather
+    // A's im2col boxes again for every 64 columns: 128 x 128 (H200, 14x14
+    // dgrad of 1024 -> 256 channels: 15.5 us in 64 x 64 tiles, 9.9 in
+    // 128 x 128, 10.2 in 64 x 128).
+    if (!c.swapAB && c.blockM == 64 && c.blockN == 64) {
+      c.blockM = c.blockN = 128;
+      c.warpsM = 8;
+      c.stages = 4;
+    }
   }
   if (c.swapAB) {
     // Few output positions (64 or fewer): one warpgroup of 64 rows, 64

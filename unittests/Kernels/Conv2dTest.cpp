@@ -340,6 +340,13 @@ TEST(Conv2dTest, StridedDgradIsAConvolutionAPhase) {
   deep.c = deep.k = 512;
   EXPECT_EQ(chooseConv2dConfig(deep, hopper()).blockM, 64);
   EXPECT_EQ(checkConv2d(deep, chooseConv2dConfig(deep, hopper()), hopper()), "");
+  // A config no phase's kernel takes is refused naming the phase: a split
+  // reduction on the chooser's persistent grid.
+  GemmConfig split = c;
+  split.splitK = 2;
+  std::string refused = checkConv2d(p, split, hopper());
+  EXPECT_EQ(refused, "phase (0, 0) of the strided dgrad: blocks split K on a grid of a block a "
+                     "tile, not on a persistent grid or in clusters sharing B");
   // dx's phase (1, 1) starts at row 1, column 1.
   EXPECT_EQ(conv2dPhaseOffsetBytes(phases[3]), (56 + 1) * 128 * 2);
   LaunchPlan plan = conv2dLaunchPlan(p, c);

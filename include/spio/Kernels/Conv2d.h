@@ -83,6 +83,8 @@ struct Conv2dPhaseSide {
 /// dgrad at `stride`, `pad` and `dilation`.
 Conv2dPhaseSide conv2dPhaseSide(int64_t in, int64_t filterTaps, int64_t stride, int64_t pad,
                                 int64_t dilation, int64_t phase);
+/// dgrad at a stride over 1: a kernel a phase of dx.
+bool conv2dStridedDgrad(const Conv2dProblem &problem);
 /// dgrad: the phases (phaseH, phaseW) whose kernels run (positions and taps
 /// on both sides), rows first; one, (0, 0), at stride 1.
 std::vector<Conv2dProblem> conv2dDgradPhases(const Conv2dProblem &problem);

@@ -1938,7 +1938,7 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
   case 's':
     return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.scaleType), MemorySpace::Global);
   default:
-    if (dgrad && (p.strideH > 1 || p.strideW > 1)) {
+    if (kernels::conv2dStridedDgrad(p)) {
       // The phase's positions of dx: rows strideH apart, columns strideW.
       kernels::Conv2dGathered phase = kernels::conv2dGathered(p);
       return b.tensorType({{"n", 1, p.n, p.h * p.w * p.c},
@@ -2015,7 +2015,7 @@ kernels::Conv2dProblem mlir::spio::conv2dProblem(Conv2dOp op) {
     // %y is the phase's view of dx, whose strides say dx's rows and columns.
     p.phaseH = (*phase)[0];
     p.phaseW = (*phase)[1];
-    if (p.strideH > 1 || p.strideW > 1) {
+    if (kernels::conv2dStridedDgrad(p)) {
       p.w = x[1].stride / (p.strideH * p.c);
       p.h = x[0].stride / (p.w * p.c);
     }
@@ -2046,7 +2046,7 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
       return Value();
     auto type = cast<SpioTensorType>(tensor.getType());
     SmallVector<Extent> extents{{g.rowDim, 1, g.m}, {g.colDim, 1, g.n}};
-    if (problem.pass == kernels::ConvPass::Dgrad && (problem.strideH > 1 || problem.strideW > 1)) {
+    if (kernels::conv2dStridedDgrad(problem)) {
       // A phase's rows (n, i, j) are dx's positions (n, a + sH * i, b + sW
       // * j): the row dimension's entries keep dx's strides.
       ArrayRef<TensorDim> dx = type.getDims();
@@ -2171,7 +2171,7 @@ static gpu::GPUFuncOp buildConv2dKernel(KernelBuilder &b, const kernels::Conv2dP
   ValueRange args = kernel.getArguments();
   auto arg = [&](int position) { return position >= 0 ? args[position] : Value(); };
   EpilogueAttr epilogue = epilogueAttr(context, p.epilogue);
-  bool strided = p.pass == kernels::ConvPass::Dgrad && (p.strideH > 1 || p.strideW > 1);
+  bool strided = kernels::conv2dStridedDgrad(p);
   auto conv = Conv2dOp::create(
       builder, loc, args[at.x], args[at.w], args[at.y], arg(at.c), arg(at.bias), arg(at.scale),
       args[at.xMap], args[at.wMap], builder.getDenseI64ArrayAttr({p.strideH, p.strideW}),
