@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 
 using namespace spio;
 using mlir::MLIRContext;
@@ -126,7 +127,12 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled, const
 /// alone where `phaseOnly`), --bench.
 static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
                          const LaunchPlan &plan, const Conv2dProblem &problem, bool phaseOnly) {
-  LoadedPlan loaded = loadPlan(gpu, compiled, plan);
+  // A strided dgrad's phase kernels launch as dependent grids, as the C
+  // API launches them, so that each starts while the one before it runs.
+  std::set<std::string> dependents;
+  for (std::string &name : dependentKernels(compiled.ptx))
+    dependents.insert(std::move(name));
+  LoadedPlan loaded = loadPlan(gpu, compiled, plan, dependents);
   Launcher &launcher = loaded.launcher;
   // The implicit GEMM's kernel (after dgrad's zeroing one, where any runs).
   reportKernel(gpu, launcher,
