@@ -287,6 +287,30 @@ TEST(Conv2dTest, ShortReductionsUnderAWaveKeep128ColumnTiles) {
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
 }
 
+TEST(Conv2dTest, ShortSplitReductionsTake64RowTilesUnsplit) {
+  // 1568 x 512 x 2048 (7x7 2048 -> 512 1x1): the GEMM chooser splits the
+  // 32 k-tiles of its 52 tiles of 128 x 128 between two blocks; 64-row
+  // tiles make 100 blocks without the exchange.
+  Conv2dProblem p = resnetLayer();
+  p.h = p.w = 7;
+  p.c = 2048;
+  p.k = 512;
+  p.r = p.s = 1;
+  p.padH = p.padW = 0;
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(c.splitK, 1);
+  EXPECT_EQ(c.blockM, 64);
+  EXPECT_EQ(c.blockN, 128);
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
+  // Its 3x3 reduction (72 k-tiles) keeps the split.
+  p.c = p.k = 512;
+  p.r = p.s = 3;
+  p.padH = p.padW = 1;
+  c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(c.splitK, 2);
+  EXPECT_EQ(c.blockM, 128);
+}
+
 TEST(Conv2dTest, StridedDgradIsAConvolutionAPhase) {
   // 3x3, stride 2, padding 1: dx's even rows are read by tap 1 alone (dy
   // row i), its odd rows by taps 2 and 0 (dy rows i and i + 1).
