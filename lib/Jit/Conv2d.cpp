@@ -13,7 +13,6 @@
 
 #include <cmath>
 #include <random>
-#include <set>
 
 using namespace spio;
 using mlir::MLIRContext;
@@ -127,12 +126,9 @@ int runConv2dKernel(Cuda &gpu, const mlir::spio::CompiledModule &compiled, const
 /// alone where `phaseOnly`), --bench.
 static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
                          const LaunchPlan &plan, const Conv2dProblem &problem, bool phaseOnly) {
-  // A strided dgrad's phase kernels launch as dependent grids, as the C
-  // API launches them, so that each starts while the one before it runs.
-  std::set<std::string> dependents;
-  for (std::string &name : dependentKernels(compiled.ptx))
-    dependents.insert(std::move(name));
-  LoadedPlan loaded = loadPlan(gpu, compiled, plan, dependents);
+  // A strided dgrad's phase kernels launch as dependent grids, so that
+  // each starts while the one before it runs.
+  LoadedPlan loaded = loadPlan(gpu, compiled, plan, /*dependentLaunches=*/true);
   Launcher &launcher = loaded.launcher;
   // The implicit GEMM's kernel (after dgrad's zeroing one, where any runs).
   reportKernel(gpu, launcher,

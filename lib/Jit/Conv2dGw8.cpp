@@ -46,11 +46,7 @@ static std::vector<llvm::json::Value> tilesOf(const std::vector<Conv2dGw8Config>
 static LoadedPlan loadConv(Cuda &gpu, const Conv2dGw8Problem &problem,
                            const Conv2dGw8Config &config,
                            const mlir::spio::CompiledModule &compiled, bool dependentLaunches) {
-  std::set<std::string> dependents;
-  if (dependentLaunches)
-    for (std::string &name : dependentKernels(compiled.ptx))
-      dependents.insert(std::move(name));
-  return loadPlan(gpu, compiled, conv2dGw8LaunchPlan(problem, config), dependents);
+  return loadPlan(gpu, compiled, conv2dGw8LaunchPlan(problem, config), dependentLaunches);
 }
 
 /// The weight gradient: two kernels (per-warp partial sums, then their

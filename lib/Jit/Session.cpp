@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <set>
 
 using namespace spio;
 using namespace spio::kernels;
@@ -157,7 +158,11 @@ void reportDevice(const Cuda &gpu, int registers, int spilled, int64_t sharedByt
 }
 
 LoadedPlan loadPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled, LaunchPlan plan,
-                    const std::set<std::string> &dependents) {
+                    bool dependentLaunches) {
+  std::set<std::string> dependents;
+  if (dependentLaunches)
+    for (std::string &name : dependentKernels(compiled.ptx))
+      dependents.insert(std::move(name));
   Module module = orFail(gpu.loadPTX(compiled.ptx), "loading PTX");
   std::map<std::string, CompiledResources> resources;
   for (const mlir::spio::CompiledKernel &kernel : compiled.kernels)

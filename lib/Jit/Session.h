@@ -26,7 +26,6 @@
 
 #include <functional>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -69,8 +68,11 @@ struct LoadedPlan {
   runtime::Module module;
   kernels::Launcher launcher;
 };
+/// With `dependentLaunches`, the plan's dependent kernels whose PTX waits
+/// for their prerequisites launch as dependent grids (as the C API launches
+/// them); else each after the one before it has ended.
 LoadedPlan loadPlan(runtime::Cuda &gpu, const mlir::spio::CompiledModule &compiled,
-                    kernels::LaunchPlan plan, const std::set<std::string> &dependents = {});
+                    kernels::LaunchPlan plan, bool dependentLaunches = false);
 /// Prints and reports (--json) the device and the resources of the plan's
 /// kernel `index`.
 void reportKernel(const runtime::Cuda &gpu, const kernels::Launcher &launcher, size_t index);

@@ -18,6 +18,17 @@ Conv2dProblem resnetLayer() {
   return p;
 }
 
+/// A 1x1 layer of batch 32 on `size` x `size` images.
+Conv2dProblem pointwiseLayer(int64_t size, int64_t c, int64_t k) {
+  Conv2dProblem p = resnetLayer();
+  p.h = p.w = size;
+  p.c = c;
+  p.k = k;
+  p.r = p.s = 1;
+  p.padH = p.padW = 0;
+  return p;
+}
+
 TEST(Conv2dTest, OutputSizesFollowStridePaddingAndDilation) {
   Conv2dProblem p = resnetLayer();
   EXPECT_EQ(conv2dOutputHeight(p), 56);
@@ -274,13 +285,8 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
 TEST(Conv2dTest, ShortReductionsUnderAWaveKeep128ColumnTiles) {
   // 6272 x 256 x 1024: the GEMM chooser's 64 x 64 tiles would fill the
   // SMs' rounds, but re-gather A's im2col boxes for every 64 columns.
-  Conv2dProblem p = resnetLayer();
+  Conv2dProblem p = pointwiseLayer(14, 256, 1024);
   p.pass = ConvPass::Dgrad;
-  p.h = p.w = 14;
-  p.c = 256;
-  p.k = 1024;
-  p.r = p.s = 1;
-  p.padH = p.padW = 0;
   GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(c.blockM, 128);
   EXPECT_EQ(c.blockN, 128);
@@ -291,12 +297,7 @@ TEST(Conv2dTest, ShortSplitReductionsTake64RowTilesUnsplit) {
   // 1568 x 512 x 2048 (7x7 2048 -> 512 1x1): the GEMM chooser splits the
   // 32 k-tiles of its 52 tiles of 128 x 128 between two blocks; 64-row
   // tiles make 100 blocks without the exchange.
-  Conv2dProblem p = resnetLayer();
-  p.h = p.w = 7;
-  p.c = 2048;
-  p.k = 512;
-  p.r = p.s = 1;
-  p.padH = p.padW = 0;
+  Conv2dProblem p = pointwiseLayer(7, 2048, 512);
   GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(c.splitK, 1);
   EXPECT_EQ(c.blockM, 64);
