@@ -94,3 +94,28 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!A = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 32, k/8: 8] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 64, j: 32] x bf16, global>
+!Bias = !spio.tensor<[j: 32] x bf16, global>
+
+// A bias as the first step joins alpha's product in one fused multiply-add
+// (the multiply and the add marked contractible).
+// CHECK-LABEL: gpu.func @gemm_bias_first
+// CHECK-SAME: %[[ALPHA:[a-z0-9]+]]: f32
+// CHECK: %[[AV:.*]] = vector.broadcast %[[ALPHA]]
+// CHECK: %[[B:.*]] = spio.load_fragment {{.*}} : !spio.tensor<[i: 64:0, j: 32] x bf16, global>
+// CHECK: %[[BV:.*]] = spio.fragment_to_vector %[[B]]
+// CHECK: %[[ACC:.*]] = spio.fragment_to_vector %{{[0-9]+}}#0 : !spio.fragment<C, m16n8k16, f32, [i, j]>
+// CHECK: %[[X:.*]] = arith.mulf %[[AV]], %[[ACC]] fastmath<contract>
+// CHECK: %[[Y:.*]] = arith.addf %[[X]], %[[BV]] fastmath<contract>
+// CHECK: spio.activation relu %[[Y]]
+gpu.module @m {
+  gpu.func @gemm_bias_first(%a: !A, %b: !B, %d: !D, %alpha: f32, %bias: !Bias) kernel {
+    spio.gemm %a, %b into %d alpha %alpha bias %bias {config = #spio.gemm_config<block = [64, 32, 32], warps = [2, 2], stages = 2>, epilogue = #spio.epilogue<bias, relu>} : !A, !B -> !D bias !Bias
+    gpu.return
+  }
+}

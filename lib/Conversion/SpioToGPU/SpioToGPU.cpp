@@ -696,15 +696,15 @@ Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
   return arith::TruncFOp::create(b, loc, target, v);
 }
 
-/// Whether each lane's two adjacent fragment columns can be stored as one
-/// aligned pair, by the types alone: the column dimension is contiguous
+/// Whether each lane's two adjacent fragment columns can be loaded or stored
+/// as one aligned pair, by the types alone: the column dimension is contiguous
 /// (unit fold, stride 1, even size), every other stride is even, every
 /// column coordinate on the way counts in even steps (so the pair starts at
 /// an even offset), nothing was rebased or swizzled, and a column bound, if
 /// any, is an even constant (so a pair is in bounds when its first column
 /// is).
-static bool storesPairs(SpioTensorType type, FragmentType fragment, const Cursor &cursor,
-                        ValueRange coords, Value colBound) {
+static bool accessesPairs(SpioTensorType type, FragmentType fragment, const Cursor &cursor,
+                          ValueRange coords, Value colBound) {
   StringAttr col = fragment.getColDim();
   if (type.getSwizzle() || cursor.baseOffset)
     return false;
@@ -726,6 +726,15 @@ static bool storesPairs(SpioTensorType type, FragmentType fragment, const Cursor
       return false;
   }
   return true;
+}
+
+/// Whether `type` reads the same element at every row of `fragment`: all its
+/// dimensions along the fragment's rows have stride 0 (a vector broadcast
+/// along them, such as a bias along the columns).
+static bool ignoresRows(SpioTensorType type, FragmentType fragment) {
+  return llvm::all_of(type.getDims(), [&](const TensorDim &d) {
+    return d.dim != fragment.getRowDim() || d.stride == 0;
+  });
 }
 
 LogicalResult TensorResolver::lowerAccess(Operation *op) {
@@ -971,10 +980,12 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
   // per pair of them), at the tile position layout::fragmentElement gives
   // (row g + 8 * (e / 2), column 2 * t + e % 2 for lane 4 * g + t), skipped
   // beyond the bounds.
-  auto fragmentAccess = [&](FragmentType fragment, Value tensor, ValueRange coords,
-                            Value rowBound, Value colBound, int64_t step,
-                            function_ref<void(int64_t, Value, Value)> body)
-      -> LogicalResult {
+  // With `firstRowOnly`, only the elements of the lane's first row, bounded
+  // by the columns alone.
+  auto fragmentAccess = [&](FragmentType fragment, Value tensor, ValueRange coords, Value rowBound,
+                            Value colBound, int64_t step,
+                            function_ref<void(int64_t, Value, Value)> body,
+                            bool firstRowOnly = false) -> LogicalResult {
     FailureOr<Cursor> cursor = cursorOf(op, tensor);
     if (failed(cursor))
       return failure();
@@ -984,7 +995,8 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     Value pair = arith::MulIOp::create(builder, loc, floorMod(loc, laneId, 4), index(loc, 2));
     SmallVector<Value> all(cursor->allCoords);
     llvm::append_range(all, coords);
-    for (int64_t e = 0; e < fragment.getElementsPerLane(); e += step) {
+    int64_t elements = firstRowOnly ? 2 : fragment.getElementsPerLane();
+    for (int64_t e = 0; e < elements; e += step) {
       Value row = arith::AddIOp::create(builder, loc, group, index(loc, 8 * (e / 2)));
       Value col = arith::AddIOp::create(builder, loc, pair, index(loc, e % 2));
       Extra extras[] = {{fragment.getRowDim(), row}, {fragment.getColDim(), col}};
@@ -992,13 +1004,15 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
       Value inBounds;
       if (rowBound) {
         Type indexType = builder.getIndexType();
-        Value absRow = dimTotal(loc, fragment.getRowDim(), all, extras[0], indexType);
         Value absCol = dimTotal(loc, fragment.getColDim(), all, extras[1], indexType);
-        Value rowOk = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
-                                            absRow, baseValue(loc, rowBound, indexType));
-        Value colOk = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
-                                            absCol, baseValue(loc, colBound, indexType));
-        inBounds = arith::AndIOp::create(builder, loc, rowOk, colOk);
+        inBounds = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, absCol,
+                                         baseValue(loc, colBound, indexType));
+        if (!firstRowOnly) {
+          Value absRow = dimTotal(loc, fragment.getRowDim(), all, extras[0], indexType);
+          Value rowOk = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, absRow,
+                                              baseValue(loc, rowBound, indexType));
+          inBounds = arith::AndIOp::create(builder, loc, rowOk, inBounds);
+        }
       }
       body(e, offset, inBounds);
     }
@@ -1023,7 +1037,7 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     Type element = type.getElementType();
     Value values = FragmentToVectorOp::create(builder, loc, fragmentVectorType(fragment),
                                               store.getFragment());
-    if (storesPairs(type, fragment, *cursor, store.getCoords(), store.getColBound())) {
+    if (accessesPairs(type, fragment, *cursor, store.getCoords(), store.getColBound())) {
       // Each lane's two adjacent columns in one store.
       auto pairType = VectorType::get({2}, element);
       Value view = typedView(cursor->root, pairType, type.getCosize() / 2);
@@ -1061,33 +1075,72 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
   if (auto load = dyn_cast<LoadFragmentOp>(op)) {
     FragmentType fragment = load.getType();
     Type f32 = fragment.getElementType();
-    Value values = arith::ConstantOp::create(
-        builder, loc, DenseElementsAttr::get(fragmentVectorType(fragment),
-                                             builder.getZeroAttr(f32)));
     FailureOr<Cursor> cursor = cursorOf(op, load.getTensor());
     if (failed(cursor))
       return failure();
-    Value view = viewOf(*cursor, load.getTensor().getType().getElementType(), 1);
+    SpioTensorType type = load.getTensor().getType();
+    Type element = type.getElementType();
+    // A tensor the same at every row (a broadcast bias or scale) is read at
+    // the lane's first row only, its two adjacent columns in one load where
+    // the types allow (other tensors, C, element by element: their pairs
+    // cost the widest tiles registers).
+    bool firstRowOnly = ignoresRows(type, fragment) &&
+                        ignoresRows(cast<SpioTensorType>(cursor->root.getType()), fragment);
+    int64_t step =
+        firstRowOnly && accessesPairs(type, fragment, *cursor, load.getCoords(), load.getColBound())
+            ? 2
+            : 1;
+    Value view = step == 2
+                     ? typedView(cursor->root, VectorType::get({2}, element), type.getCosize() / 2)
+                     : viewOf(*cursor, element, 1);
+    // Each access's value, as f32 (vector<2xf32> for a pair).
+    Type resultType = step == 2 ? Type(VectorType::get({2}, f32)) : f32;
+    auto toF32 = [&](Value v) -> Value {
+      if (step == 1)
+        return convertFloat(builder, loc, v, f32);
+      if (element == f32)
+        return v;
+      if (element.getIntOrFloatBitWidth() > 32)
+        return arith::TruncFOp::create(builder, loc, resultType, v);
+      return arith::ExtFOp::create(builder, loc, resultType, v);
+    };
+    SmallVector<Value> loaded(fragment.getElementsPerLane());
     if (failed(fragmentAccess(
-            fragment, load.getTensor(), load.getCoords(), load.getRowBound(),
-            load.getColBound(), 1, [&](int64_t e, Value offset, Value inBounds) {
-              Value v;
+            fragment, load.getTensor(), load.getCoords(), load.getRowBound(), load.getColBound(),
+            step,
+            [&](int64_t e, Value offset, Value inBounds) {
+              if (step == 2)
+                offset = arith::DivUIOp::create(builder, loc, offset, index(loc, 2));
               if (!inBounds) {
-                v = memref::LoadOp::create(builder, loc, view, offset);
-                v = convertFloat(builder, loc, v, f32);
-              } else {
-                auto guard = scf::IfOp::create(builder, loc, TypeRange{f32}, inBounds, true);
-                OpBuilder::InsertionGuard g(builder);
-                builder.setInsertionPointToStart(guard.thenBlock());
-                Value loaded = memref::LoadOp::create(builder, loc, view, offset);
-                scf::YieldOp::create(builder, loc, convertFloat(builder, loc, loaded, f32));
-                builder.setInsertionPointToStart(guard.elseBlock());
-                scf::YieldOp::create(builder, loc, arith::ConstantOp::create(builder, loc, builder.getZeroAttr(f32)).getResult());
-                v = guard.getResult(0);
+                loaded[e] = toF32(memref::LoadOp::create(builder, loc, view, offset));
+                return;
               }
-              values = vector::InsertOp::create(builder, loc, v, values, e);
-            })))
+              auto guard = scf::IfOp::create(builder, loc, TypeRange{resultType}, inBounds, true);
+              OpBuilder::InsertionGuard g(builder);
+              builder.setInsertionPointToStart(guard.thenBlock());
+              scf::YieldOp::create(builder, loc,
+                                   toF32(memref::LoadOp::create(builder, loc, view, offset)));
+              builder.setInsertionPointToStart(guard.elseBlock());
+              scf::YieldOp::create(
+                  builder, loc,
+                  arith::ConstantOp::create(builder, loc, builder.getZeroAttr(resultType))
+                      .getResult());
+              loaded[e] = guard.getResult(0);
+            },
+            firstRowOnly)))
       return failure();
+    // Element e of the lane's fragment: from its own access, its pair's, or
+    // (rows ignored) the first row's.
+    SmallVector<Value> elements;
+    for (int64_t e = 0; e < fragment.getElementsPerLane(); ++e) {
+      int64_t source = firstRowOnly ? e % 2 : e;
+      Value v = loaded[source - source % step];
+      if (step == 2)
+        v = vector::ExtractOp::create(builder, loc, v, source % 2);
+      elements.push_back(v);
+    }
+    Value values =
+        vector::FromElementsOp::create(builder, loc, fragmentVectorType(fragment), elements);
     load.replaceAllUsesWith(VectorToFragmentOp::create(builder, loc, fragment, values).getResult());
     load.erase();
     return success();

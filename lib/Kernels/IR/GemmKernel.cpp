@@ -912,6 +912,7 @@ static_assert(kernels::kStagedColumns == 8 * kEpilogueReadBatch &&
 
 void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
                             function_ref<void(Fragment, size_t)> store) {
+  std::vector<kernels::EpilogueStep> steps = epilogueSteps(p);
   for (size_t begin = 0; begin < fragments.size(); begin += kEpilogueReadBatch) {
     ArrayRef<Placed> group =
         fragments.slice(begin, std::min(kEpilogueReadBatch, fragments.size() - begin));
@@ -929,9 +930,13 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
     for (size_t i = 0; i < group.size(); ++i) {
       const Placed &f = group[i];
       auto [scale, bias, c] = reads[i];
-      Value result = b.mulf(tile.alpha, b.fragmentToVector(f.acc));
+      Value acc = b.fragmentToVector(f.acc);
+      // alpha * acc + bias in one fused multiply-add where the bias comes
+      // first.
+      bool biasFirst = !steps.empty() && steps.front() == kernels::EpilogueStep::Bias;
+      Value result = biasFirst ? b.fmaf(tile.alpha, acc, bias) : b.mulf(tile.alpha, acc);
       bool preStored = !tile.pre;
-      for (kernels::EpilogueStep step : epilogueSteps(p)) {
+      for (kernels::EpilogueStep step : ArrayRef(steps).drop_front(biasFirst ? 1 : 0)) {
         // The value the first activation takes, kept for its gradient.
         if (!preStored && kernels::isActivation(step)) {
           b.storeFragment(b.vectorToFragment(result, f.acc.getType()), tile.pre, f.place,

@@ -16,13 +16,13 @@ gpu.module @m {
 
 // -----
 
-// silu is x / (1 + 2^(-x log2 e)): 2^y by the hardware's ex2.approx.f32 and
+// silu is x / (1 + 2^(-x log2 e)): 2^y by the hardware's ex2.approx.ftz.f32 and
 // the reciprocal by rcp.approx.ftz, element by element (no libdevice call).
 // CHECK-LABEL: gpu.func @silu
 // CHECK: %[[POWER:.*]] = arith.mulf %[[X:.*]], %{{.*}} : vector<4xf32>
 // CHECK: %[[P0:.*]] = vector.extract %[[POWER]][0]
-// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[P0]]) : (f32) -> f32
-// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[P0]]) : (f32) -> f32
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: %[[DEN:.*]] = arith.addf %{{.*}}, %{{.*}} : vector<4xf32>
 // CHECK: %[[D0:.*]] = vector.extract %[[DEN]][0]
 // CHECK: nvvm.rcp.approx.ftz.f %[[D0]] : f32
@@ -47,7 +47,7 @@ gpu.module @m {
 // CHECK-DAG: %[[C:.*]] = arith.constant -2.30220819 : f32
 // CHECK: %[[POLY:.*]] = llvm.intr.fma(%[[SQ]], %[[C3]], %[[C]])
 // CHECK: %[[POWER:.*]] = arith.mulf %[[X]], %[[POLY]] : f32
-// CHECK: %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[POWER]])
+// CHECK: %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[POWER]])
 // CHECK: %[[DEN:.*]] = arith.addf %{{.*}}, %[[E]] : f32
 // CHECK: %[[R:.*]] = nvvm.rcp.approx.ftz.f %[[DEN]] : f32
 // CHECK: arith.mulf %[[X]], %[[R]] : f32
@@ -65,7 +65,7 @@ gpu.module @m {
 // gelu_erf is 0.5 x (1 + erf(x / sqrt(2))), erf by a polynomial below
 // 0.9277 and 1 - e^p(|x|) above, chosen by a select.
 // CHECK-LABEL: gpu.func @gelu_erf
-// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: %[[BIG:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : f32
 // CHECK: %[[ERF:.*]] = arith.select %[[BIG]], %{{.*}}, %{{.*}} : f32
 // CHECK: arith.addf %[[ERF]], %{{.*}} : f32

@@ -163,6 +163,61 @@ func.func @store_fragment_odd_offset(%o: !O, %v: vector<4xf32>, %j: !spio.coord<
 
 // -----
 
+!O = !spio.tensor<[i: 20, j: 8] x bf16, global>
+
+// Fragment loads read a lane's elements one by one, zero beyond the bounds.
+// CHECK-LABEL: func.func @load_fragment_elements
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<160xbf16, #gpu.address_space<global>>
+// CHECK-NOT: memref.load
+// CHECK: return
+func.func @load_fragment_elements(%o: !O) -> !spio.fragment<C, m16n8k16, f32, [i, j]> {
+  %m = spio.constant 20 : !spio.coord<i>
+  %n = spio.constant 8 : !spio.coord<j>
+  %c = spio.load_fragment %o[] bounds %m, %n : !O bounds !spio.coord<i>, !spio.coord<j> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  return %c : !spio.fragment<C, m16n8k16, f32, [i, j]>
+}
+
+// -----
+
+!B = !spio.tensor<[i: 20:0, j: 8] x bf16, global>
+
+// A vector broadcast along the rows (stride 0, a bias along the columns):
+// the lane's two rows read the same pair, so it is loaded once, bounded by
+// the columns alone.
+// CHECK-LABEL: func.func @load_fragment_broadcast_rows
+// CHECK: memref.view %{{.*}} to memref<4xvector<2xbf16>, #gpu.address_space<global>>
+// CHECK: scf.if
+// CHECK: memref.load %{{.*}} : memref<4xvector<2xbf16>, #gpu.address_space<global>>
+// CHECK-NOT: scf.if
+// CHECK-NOT: memref.load
+// CHECK: vector.from_elements
+// CHECK: return
+func.func @load_fragment_broadcast_rows(%o: !B) -> !spio.fragment<C, m16n8k16, f32, [i, j]> {
+  %m = spio.constant 20 : !spio.coord<i>
+  %n = spio.constant 8 : !spio.coord<j>
+  %c = spio.load_fragment %o[] bounds %m, %n : !B bounds !spio.coord<i>, !spio.coord<j> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  return %c : !spio.fragment<C, m16n8k16, f32, [i, j]>
+}
+
+// -----
+
+!B = !spio.tensor<[i: 20:0, j: 7] x f16, global>
+
+// A broadcast of odd length (7): pairs could start at odd offsets, so the
+// first row's two elements are loaded one by one.
+// CHECK-LABEL: func.func @load_fragment_broadcast_odd
+// CHECK-COUNT-2: memref.load %{{.*}} : memref<7xf16, #gpu.address_space<global>>
+// CHECK-NOT: memref.load
+// CHECK: return
+func.func @load_fragment_broadcast_odd(%o: !B) -> !spio.fragment<C, m16n8k16, f32, [i, j]> {
+  %m = spio.constant 20 : !spio.coord<i>
+  %n = spio.constant 7 : !spio.coord<j>
+  %c = spio.load_fragment %o[] bounds %m, %n : !B bounds !spio.coord<i>, !spio.coord<j> -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+  return %c : !spio.fragment<C, m16n8k16, f32, [i, j]>
+}
+
+// -----
+
 !Y = !spio.tensor<[p: 4, k: 16] x f16, global>
 !YV = !spio.tensor<[p: 4, k/8: 2] x vector<8xf16>, global>
 !T = !spio.tensor<[q: 4, k: 16] x f16, shared>

@@ -377,6 +377,12 @@ Value KernelBuilder::mulf(Value lhs, Value rhs, Here here) {
   return create<arith::MulFOp>(here, lhs, rhs);
 }
 
+Value KernelBuilder::fmaf(Value lhs, Value rhs, Value addend, Here here) {
+  auto contract = arith::FastMathFlags::contract;
+  Value product = create<arith::MulFOp>(here, lhs, rhs, contract);
+  return create<arith::AddFOp>(here, product, addend, contract);
+}
+
 Value KernelBuilder::broadcast(Value scalar, VectorType type, Here here) {
   return create<vector::BroadcastOp>(here, type, scalar);
 }

@@ -189,6 +189,9 @@ public:
   Value lowBit(Value index, Here here = {});
   Value addf(Value lhs, Value rhs, Here here = {});
   Value mulf(Value lhs, Value rhs, Here here = {});
+  /// lhs * rhs + addend with one rounding: the multiply and add marked
+  /// contractible, which the backend fuses.
+  Value fmaf(Value lhs, Value rhs, Value addend, Here here = {});
   Value broadcast(Value scalar, VectorType type, Here here = {});
   /// `kind` applied to each element of an f32 scalar or vector.
   Value activation(Activation kind, Value input, Here here = {});
