@@ -467,9 +467,11 @@ private:
     Fragment acc;
   };
   /// Stores epilogue(alpha * acc) for each fragment: into D, or through
-  /// `store` (given the result and the fragment's index).
+  /// `store` (given the result and the fragment's index); the value before
+  /// the activation likewise into the tile's `pre`, or through `storePre`.
   void storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
-                    function_ref<void(Fragment, size_t)> store = {});
+                    function_ref<void(Fragment, size_t)> store = {},
+                    function_ref<void(Fragment, size_t)> storePre = {});
   /// A warp's fragments `nBegin` + `fragments` through its staging tile:
   /// 8 fragments at a time stored there, then copied out as 16-byte rows.
   void storeStaged(const GemmValues &op, const TileStore &tile, ArrayRef<Coord> at,
@@ -911,7 +913,8 @@ static_assert(kernels::kStagedColumns == 8 * kEpilogueReadBatch &&
               kernels::kStagedRows == 16);
 
 void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
-                            function_ref<void(Fragment, size_t)> store) {
+                            function_ref<void(Fragment, size_t)> store,
+                            function_ref<void(Fragment, size_t)> storePre) {
   std::vector<kernels::EpilogueStep> steps = epilogueSteps(p);
   for (size_t begin = 0; begin < fragments.size(); begin += kEpilogueReadBatch) {
     ArrayRef<Placed> group =
@@ -939,8 +942,11 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
       for (kernels::EpilogueStep step : ArrayRef(steps).drop_front(biasFirst ? 1 : 0)) {
         // The value the first activation takes, kept for its gradient.
         if (!preStored && kernels::isActivation(step)) {
-          b.storeFragment(b.vectorToFragment(result, f.acc.getType()), tile.pre, f.place,
-                          tile.bounds);
+          Fragment pre = b.vectorToFragment(result, f.acc.getType());
+          if (storePre)
+            storePre(pre, begin + i);
+          else
+            b.storeFragment(pre, tile.pre, f.place, tile.bounds);
           preStored = true;
         }
         switch (step) {
@@ -978,18 +984,22 @@ void GemmTile::storeStaged(const GemmValues &op, const TileStore &tile, ArrayRef
   Coord slab = b.fromIndex(b.subi(b.linearId(LinearId::Warp), b.index(4)),
                            b.coordType(kStagingWarp));
   Tensor mine = b.subscript(staging, {slab}), mineVectors = b.subscript(stagingVectors, {slab});
-  // D as 16-byte vectors along its rows, at the warp's tile.
-  auto d = cast<Tensor>(op.d);
-  SmallVector<TensorDim> dims(d.getType().getDims());
-  for (TensorDim &dim : dims)
-    dim.stride = dim.stride == 1 ? 1 : dim.stride / lanesVector;
-  dims.back().fold = lanesVector;
-  dims.back().size /= lanesVector;
-  Tensor out = b.subscript(
-      b.view(d, SpioTensorType::get(b.getContext(), dims,
-                                    VectorType::get({lanesVector}, d.getType().getElementType()),
-                                    MemorySpace::Global, SwizzleAttrInterface())),
-      withBatch(at));
+  // D (or the pre-activation, which has D's type) as 16-byte vectors along
+  // its rows, at the warp's tile.
+  auto vectorsAt = [&](Value tensor) {
+    auto t = cast<Tensor>(tensor);
+    SmallVector<TensorDim> dims(t.getType().getDims());
+    for (TensorDim &dim : dims)
+      dim.stride = dim.stride == 1 ? 1 : dim.stride / lanesVector;
+    dims.back().fold = lanesVector;
+    dims.back().size /= lanesVector;
+    return b.subscript(
+        b.view(t, SpioTensorType::get(b.getContext(), dims,
+                                      VectorType::get({lanesVector}, t.getType().getElementType()),
+                                      MemorySpace::Global, SwizzleAttrInterface())),
+        withBatch(at));
+  };
+  Tensor outD = vectorsAt(op.d), outPre = tile.pre ? vectorsAt(op.pre) : Tensor();
   // The warp's first row and the tile's first column, for the bounds.
   Coord rowOrigin, colOrigin;
   for (Coord c : at) {
@@ -999,17 +1009,15 @@ void GemmTile::storeStaged(const GemmValues &op, const TileStore &tile, ArrayRef
   }
   Coord rows = tile.bounds.rows, cols = tile.bounds.cols;
   Value lane = b.linearId(LinearId::Lane);
-  for (size_t first = 0; first < fragments.size(); first += kEpilogueReadBatch) {
-    ArrayRef<Placed> group =
-        fragments.slice(first, std::min(kEpilogueReadBatch, fragments.size() - first));
-    storeResults(tile, group, [&](Fragment result, size_t i) {
-      b.storeFragment(result, mine, {b.constant(int64_t(i), b.coordType(colDim, 8))},
-                      std::nullopt);
-    });
+  auto stage = [&](Fragment value, size_t i) {
+    b.storeFragment(value, mine, {b.constant(int64_t(i), b.coordType(colDim, 8))}, std::nullopt);
+  };
+  // The staging tile's `count` fragments (from column chunk `chunk` on)
+  // copied out to `out`, a lane copying vectors l, l + 32, ... of the 16
+  // rows.
+  auto copyOut = [&](Tensor out, int64_t count, Coord chunk) {
     b.warpSync();
-    // Lane l copies vectors l, l + 32, ... of the group's 16 rows.
-    int64_t perRow = int64_t(group.size()) * 8 / lanesVector, vectors = 16 * perRow;
-    Coord chunk = b.constant(nBegin + int64_t(first), b.coordType(colDim, 8));
+    int64_t perRow = count * 8 / lanesVector, vectors = 16 * perRow;
     for (int64_t v = 0; v < vectors; v += 32) {
       Value index = b.addi(lane, b.index(v));
       auto copy = [&] {
@@ -1029,6 +1037,20 @@ void GemmTile::storeStaged(const GemmValues &op, const TileStore &tile, ArrayRef
         b.ifThen(b.cmpi(arith::CmpIPredicate::ult, index, b.index(vectors)), copy);
     }
     b.warpSync();
+  };
+  for (size_t first = 0; first < fragments.size(); first += kEpilogueReadBatch) {
+    ArrayRef<Placed> group =
+        fragments.slice(first, std::min(kEpilogueReadBatch, fragments.size() - first));
+    Coord chunk = b.constant(nBegin + int64_t(first), b.coordType(colDim, 8));
+    // The pre-activations wait in registers while D has the staging tile.
+    SmallVector<Fragment> pres;
+    storeResults(tile, group, stage, [&](Fragment pre, size_t) { pres.push_back(pre); });
+    copyOut(outD, int64_t(group.size()), chunk);
+    if (pres.empty())
+      continue;
+    for (auto [i, pre] : llvm::enumerate(pres))
+      stage(pre, i);
+    copyOut(outPre, int64_t(group.size()), chunk);
   }
 }
 
