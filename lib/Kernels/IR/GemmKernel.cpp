@@ -916,6 +916,8 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
                             function_ref<void(Fragment, size_t)> store,
                             function_ref<void(Fragment, size_t)> storePre) {
   std::vector<kernels::EpilogueStep> steps = epilogueSteps(p);
+  // alpha * acc + bias in one fused multiply-add where the bias comes first.
+  bool biasFirst = !steps.empty() && steps.front() == kernels::EpilogueStep::Bias;
   for (size_t begin = 0; begin < fragments.size(); begin += kEpilogueReadBatch) {
     ArrayRef<Placed> group =
         fragments.slice(begin, std::min(kEpilogueReadBatch, fragments.size() - begin));
@@ -934,9 +936,6 @@ void GemmTile::storeResults(const TileStore &tile, ArrayRef<Placed> fragments,
       const Placed &f = group[i];
       auto [scale, bias, c] = reads[i];
       Value acc = b.fragmentToVector(f.acc);
-      // alpha * acc + bias in one fused multiply-add where the bias comes
-      // first.
-      bool biasFirst = !steps.empty() && steps.front() == kernels::EpilogueStep::Bias;
       Value result = biasFirst ? b.fmaf(tile.alpha, acc, bias) : b.mulf(tile.alpha, acc);
       bool preStored = !tile.pre;
       for (kernels::EpilogueStep step : ArrayRef(steps).drop_front(biasFirst ? 1 : 0)) {

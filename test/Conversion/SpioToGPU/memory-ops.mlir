@@ -181,9 +181,9 @@ func.func @load_fragment_elements(%o: !O) -> !spio.fragment<C, m16n8k16, f32, [i
 
 !B = !spio.tensor<[i: 20:0, j: 8] x bf16, global>
 
-// A vector broadcast along the rows (stride 0, a bias along the columns):
-// the lane's two rows read the same pair, so it is loaded once, bounded by
-// the columns alone.
+// A vector broadcast along the rows (stride 0, a bias along the columns)
+// has no row to bound: the lane's two rows read the same pair, loaded once,
+// bounded by the columns alone.
 // CHECK-LABEL: func.func @load_fragment_broadcast_rows
 // CHECK: memref.view %{{.*}} to memref<4xvector<2xbf16>, #gpu.address_space<global>>
 // CHECK: scf.if

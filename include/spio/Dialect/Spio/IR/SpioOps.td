@@ -433,7 +433,10 @@ def Spio_LoadFragmentOp : Spio_Op<"load_fragment", [AttrSizedOperandSegments]> {
     Each lane reads the elements of the 16 x 8 tile at the coordinates that
     its fragment holds, converted to f32. With `bounds`, elements whose row
     or column coordinate (summed over the whole subscript chain) is not below
-    the bound read as zero.
+    the bound read as zero. A tensor of stride 0 along the fragment's rows (a
+    vector broadcast across them, such as a bias along the columns) has no
+    row to bound: every row reads its column's value, zero past the column
+    bound only.
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$tensor,
                        Variadic<Spio_Coord>:$coords,
