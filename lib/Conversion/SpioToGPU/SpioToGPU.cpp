@@ -687,13 +687,14 @@ std::pair<Type, int64_t> scalarsOf(Type element) {
 }
 
 Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  auto from = cast<FloatType>(v.getType());
-  auto target = cast<FloatType>(to);
-  if (from == target)
+  if (v.getType() == to)
     return v;
+  // A float or a vector of floats, element by element.
+  auto from = cast<FloatType>(getElementTypeOrSelf(v.getType()));
+  auto target = cast<FloatType>(getElementTypeOrSelf(to));
   if (from.getWidth() < target.getWidth())
-    return arith::ExtFOp::create(b, loc, target, v);
-  return arith::TruncFOp::create(b, loc, target, v);
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
 }
 
 /// Whether each lane's two adjacent fragment columns can be loaded or stored
@@ -1095,15 +1096,7 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
                      : viewOf(*cursor, element, 1);
     // Each access's value, as f32 (vector<2xf32> for a pair).
     Type resultType = step == 2 ? Type(VectorType::get({2}, f32)) : f32;
-    auto toF32 = [&](Value v) -> Value {
-      if (step == 1)
-        return convertFloat(builder, loc, v, f32);
-      if (element == f32)
-        return v;
-      if (element.getIntOrFloatBitWidth() > 32)
-        return arith::TruncFOp::create(builder, loc, resultType, v);
-      return arith::ExtFOp::create(builder, loc, resultType, v);
-    };
+    auto toF32 = [&](Value v) { return convertFloat(builder, loc, v, resultType); };
     SmallVector<Value> loaded(fragment.getElementsPerLane());
     if (failed(fragmentAccess(
             fragment, load.getTensor(), load.getCoords(), load.getRowBound(), load.getColBound(),
