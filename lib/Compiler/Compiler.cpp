@@ -103,17 +103,17 @@ static bool lowerUnguarded(ModuleOp module, const CompileOptions &options, Compi
       workloads[kernel.getName()] = w;
   });
 
-  // Workload kernels: a spio.conv2d on the kernel's own parameters.
+  // Workload kernels: a dense spio.conv2d on the kernel's own parameters.
   llvm::StringMap<Conv2dWorkload> convolutions;
   module.walk([&](Conv2dOp conv) {
     auto kernel = conv->getParentOfType<gpu::GPUFuncOp>();
-    if (!kernel || conv->getParentOp() != kernel)
+    if (!kernel || conv->getParentOp() != kernel || conv.getGroups() != 1)
       return;
     auto param = [&](Value v) {
       auto arg = dyn_cast_if_present<BlockArgument>(v);
       return arg && arg.getOwner() == &kernel.getBody().front() ? int(arg.getArgNumber()) : -1;
     };
-    Conv2dWorkload w{conv2dProblem(conv), gemmConfig(conv.getConfig()), {}};
+    Conv2dWorkload w{conv2dProblem(conv), gemmConfig(conv.getGemmConfig()), {}};
     ::spio::kernels::Conv2dParameters &at = w.params;
     at.x = param(conv.getX());
     at.w = param(conv.getW());

@@ -202,3 +202,22 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 18, q: 18, k: 32] x f16, global>
+
+// A grouped spio.conv2d is tiled as the spio.conv2d_gw8 of its group
+// width, whose checks report at the op.
+gpu.module @m {
+  gpu.func @grouped_wrong_output(%x: !X, %w: !W, %y: !Y) kernel {
+    // expected-error @below {{'spio.conv2d_gw8' op y must be '!spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>' for this problem, got '!spio.tensor<[n: 2, p: 18, q: 18, k: 32] x f16, global>'}}
+    spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+        dilation = array<i64: 1, 1>, groups = 4,
+        config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}
+        : !X, !W -> !Y
+    gpu.return
+  }
+}

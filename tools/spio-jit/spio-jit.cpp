@@ -119,7 +119,8 @@ static Field<std::string>
 static Field<int64_t>
     groupCount("groups", cl::cat(gemmOptions),
                cl::desc("Grouped GEMM: G groups of random row counts adding up to M, B a "
-                        "matrix a group"),
+                        "matrix a group. conv2d: G groups of C / G = 1, 2, 4 or 8 channels "
+                        "(C = K), run by the grouped family as conv2d-gw8 (its options apply)"),
                cl::location(request.groupCount));
 static Field<std::string> groupsAlong(
     "groups-along", cl::cat(gemmOptions),
@@ -345,7 +346,7 @@ const std::string &llvmOptionsGiven() {
   return given;
 }
 
-void rejectOptions(const std::string &mode, std::initializer_list<const cl::Option *> options) {
+void rejectOptions(const std::string &mode, llvm::ArrayRef<const cl::Option *> options) {
   for (const cl::Option *option : options)
     if (option->getNumOccurrences())
       fail("--" + option->ArgStr.str() + " does not apply to " + mode);
@@ -389,6 +390,26 @@ int main(int argc, char **argv) {
         &outDtype, &warpsM,       &warpsN,    &emitSpio};
     for (const auto &options : {gemmOnly, convShared, gw8Only, fileFixes})
       rejectOptions("a kernel file", options);
+  } else if (request.workload == "conv2d" && request.groupCount > 1) {
+    // A grouped conv2d is the grouped family's workload of its group width.
+    int64_t c = request.convC, groups = request.groupCount;
+    llvm::SmallVector<const cl::Option *> gemmNotConv(gemmOnly);
+    llvm::erase(gemmNotConv, &groupCount);
+    rejectOptions("--workload conv2d --groups", gemmNotConv);
+    rejectOptions("--workload conv2d --groups", {&convParts, &convGroupWidth});
+    if (c % groups != 0 || !llvm::is_contained({1, 2, 4, 8}, c / groups))
+      fail("--groups must split the " + std::to_string(c) +
+           " channels into groups of 1, 2, 4 or 8, got " + std::to_string(groups));
+    if (request.convK != 0 && request.convK != c)
+      fail("--groups: a grouped conv2d has as many output channels as input channels (" +
+           std::to_string(c) + "), got --out-channels " + std::to_string(request.convK));
+    if (request.convDilation != 1)
+      fail("--groups: a grouped conv2d takes dilation 1");
+    request.workload = "conv2d-gw8";
+    request.convGroupWidth = c / groups;
+    request.groupCount = 0;
+    if (request.dtype.empty())
+      request.dtype = "bf16";
   } else if (request.workload == "conv2d-gw8") {
     rejectOptions("--workload conv2d-gw8", gemmOnly);
     rejectOptions("--workload conv2d-gw8", {&convParts});

@@ -114,3 +114,31 @@ func.func @wgrad_parts(%x: !WX, %dy: !WDY, %dw: !WParts, %xm: !WXMap, %dym: !WDY
       : !WX, !WDY -> !WParts tma !WXMap, !WDYMap
   return
 }
+
+// Grouped (groups > 1): the grouped family's config, no tensor maps.
+!GX = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 12] x vector<8xf16>, global>
+!GW = !spio.tensor<[k: 96, r: 7, s: 7, c: 1] x f16, global>
+!GY = !spio.tensor<[n: 8, p: 56, q: 56, k: 96] x f16, global>
+!GB = !spio.tensor<[k: 96] x f16, global>
+!GDW = !spio.tensor<[k: 96, r: 7, s: 7, c: 1] x f32, global>
+// CHECK-LABEL: func.func @grouped
+// CHECK: spio.conv2d %{{[a-z0-9]+}}, %{{[a-z0-9]+}} into %{{[a-z0-9]+}} bias %{{[a-z0-9]+}} {config = #spio.conv2d_gw8_config<warps = [1, 4], rows = 8>, dilation = array<i64: 1, 1>, epilogue = #spio.epilogue<bias>, groups = 96 : i64, padding = array<i64: 3, 3>, stride = array<i64: 1, 1>}
+// CHECK-SAME: -> !spio.tensor<[n: 8, p: 56, q: 56, k: 96] x f16, global> bias !spio.tensor<[k: 96] x f16, global>{{$}}
+// CHECK: spio.conv2d dgrad {{.*}} groups = 96 : i64
+// CHECK: spio.conv2d wgrad {{.*}} groups = 96 : i64
+// CHECK-SAME: -> !spio.tensor<[k: 96, r: 7, s: 7, c: 1] x f32, global>{{$}}
+func.func @grouped(%x: !GX, %w: !GW, %b: !GB, %y: !GY, %dy: !GX, %dx: !GY, %dw: !GDW) {
+  spio.conv2d %x, %w into %y bias %b {stride = array<i64: 1, 1>, padding = array<i64: 3, 3>,
+      dilation = array<i64: 1, 1>, groups = 96, epilogue = #spio.epilogue<bias>,
+      config = #spio.conv2d_gw8_config<warps = [1, 4], rows = 8>}
+      : !GX, !GW -> !GY bias !GB
+  spio.conv2d dgrad %dy, %w into %dx {stride = array<i64: 1, 1>, padding = array<i64: 3, 3>,
+      dilation = array<i64: 1, 1>, groups = 96,
+      config = #spio.conv2d_gw8_config<warps = [1, 4], rows = 8>}
+      : !GX, !GW -> !GY
+  spio.conv2d wgrad %x, %dy into %dw {stride = array<i64: 1, 1>, padding = array<i64: 3, 3>,
+      dilation = array<i64: 1, 1>, groups = 96,
+      config = #spio.conv2d_gw8_config<warps = [1, 4], rows = 8>}
+      : !GX, !GX -> !GDW
+  return
+}

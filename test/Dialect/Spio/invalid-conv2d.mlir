@@ -408,3 +408,152 @@ func.func @dgrad_stride1_phase(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMa
       : !DY, !W -> !DX tma !DYMap, !WMap
   return
 }
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 128, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 128] x bf16, global>
+func.func @dense_without_maps(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{'spio.conv2d' op a dense conv2d (groups = 1) reads x and w through tensor maps: it needs `tma %xMap, %wMap`}}
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 128, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 128] x bf16, global>
+func.func @dense_grouped_config(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{'spio.conv2d' op a dense conv2d (groups = 1) runs on the GEMM kernel: its config must be a #spio.gemm_config, got #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}}
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}
+      : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
+func.func @groups_zero(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{'spio.conv2d' op groups must be positive, got 0}}
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 0, config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}
+      : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
+func.func @grouped_gemm_config(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d (groups > 1) runs on the grouped family: its config must be a #spio.conv2d_gw8_config}}
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 8,
+      config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 9] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @grouped_maps(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d (groups > 1) reads no tensor maps}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 8, config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
+func.func @grouped_residual(%x: !X, %w: !W, %y: !Y, %c: !Y) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d (groups > 1) takes no residual, scale or phase}}
+  spio.conv2d %x, %w into %y residual %c {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 8, epilogue = #spio.epilogue<residual>,
+      config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}
+      : !X, !W -> !Y residual !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 54, q: 54, k: 64] x bf16, global>
+func.func @grouped_dilated(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d (groups > 1) takes equal strides and dilation 1, got stride [1, 1] and dilation [2, 2]}}
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 2, 2>, groups = 8, config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}
+      : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
+func.func @grouped_activation(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d (groups > 1) adds at most a bias: epilogue = #spio.epilogue<bias> with a bias operand, or neither}}
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 8, epilogue = #spio.epilogue<relu>,
+      config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}
+      : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c: 16] x bf16, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
+func.func @groups_of_16(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{'spio.conv2d' op groups must split the 64 channels into groups of 1, 2, 4 or 8, got groups = 4}}
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 4, config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}
+      : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!DY = !spio.tensor<[n: 8, p: 56, q: 56, k/8: 8] x vector<8xbf16>, global>
+!WS = !spio.tensor<[part: 6, k: 64, r: 3, sc/8: 4, sc: 8] x f32, global>
+func.func @grouped_wgrad_partials(%x: !X, %dy: !DY, %ws: !WS) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d's wgrad writes dw [k, r, s, c] (the family's partial sums are spio.conv2d_gw8's), got '!spio.tensor<[part: 6, k: 64, r: 3, sc/8: 4, sc: 8] x f32, global>'}}
+  spio.conv2d wgrad %x, %dy into %ws {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 8, config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}
+      : !X, !DY -> !WS
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 9, s: 9, c/8: 1] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
+func.func @grouped_kernel_9x9(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{'spio.conv2d' op kernel must be two sizes [R, S] from 1 to 7}}
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 4, 4>,
+      dilation = array<i64: 1, 1>, groups = 8, config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8>}
+      : !X, !W -> !Y
+  return
+}

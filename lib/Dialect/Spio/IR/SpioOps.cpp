@@ -1067,6 +1067,17 @@ LogicalResult Conv2dOp::verify() {
     return emitOpError() << "padding must be two values [pH, pW], neither negative";
   if (dilation.size() != 2 || dilation[0] < 1 || dilation[1] < 1)
     return emitOpError() << "dilation must be two positive values [dH, dW]";
+  if (getGroups() < 1)
+    return emitOpError() << "groups must be positive, got " << getGroups();
+  if (getGroups() > 1)
+    return verifyGrouped();
+  if (!getGemmConfig())
+    return emitOpError() << "a dense conv2d (groups = 1) runs on the GEMM kernel: its config "
+                            "must be a #spio.gemm_config, got "
+                         << getConfig();
+  if (!getXMap() || !getWMap())
+    return emitOpError() << "a dense conv2d (groups = 1) reads x and w through tensor maps: it "
+                            "needs `tma %xMap, %wMap`";
   SpioTensorType x = getX().getType(), w = getW().getType(), y = getY().getType();
   auto vector = dyn_cast<VectorType>(x.getElementType());
   if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
@@ -1152,7 +1163,7 @@ LogicalResult Conv2dOp::verify() {
       failed(
           verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps, channels)))
     return failure();
-  GemmConfigAttr config = getConfig();
+  GemmConfigAttr config = getGemmConfig();
   if (!config.getWgmma() || config.getSwap() || config.getStreamK())
     return emitOpError() << "runs on the wgmma GEMM kernel with output positions along the "
                             "warpgroups, a tile's reduction in one block: its config needs "
@@ -1277,7 +1288,7 @@ LogicalResult Conv2dOp::verifyWgrad() {
   }
   if (!getEpilogueSteps().empty() || getBias() || getScale() || getResidual())
     return emitOpError() << "computes wgrad without an epilogue";
-  GemmConfigAttr config = getConfig();
+  GemmConfigAttr config = getGemmConfig();
   if (!config.getWgmma() || config.getSwap() || config.getCluster() != 1 || config.getStreamK())
     return emitOpError() << "runs wgrad on the wgmma GEMM kernel with dw's rows along the "
                             "warpgroups and no cluster multicast: its config needs wgmma = true, "
@@ -1301,70 +1312,119 @@ LogicalResult Conv2dOp::verifyWgrad() {
   return success();
 }
 
-LogicalResult Conv2dGw8Op::verify() {
-  ArrayRef<int64_t> kernel = getKernel(), padding = getPadding();
+/// The operands of a grouped convolution of `groupWidth` channels a group
+/// (spio.conv2d_gw8's, and spio.conv2d's with groups > 1): `a` the image
+/// its kernel stages, `b` the other input, `d` the output.
+static LogicalResult verifyGroupedOperands(Operation *op, ConvPass pass, int64_t groupWidth,
+                                           ArrayRef<int64_t> kernel, int64_t stride,
+                                           SpioTensorType a, SpioTensorType b, Value bias,
+                                           SpioTensorType d) {
   if (kernel.size() != 2 || llvm::any_of(kernel, [](int64_t v) { return v < 1 || v > 7; }))
-    return emitOpError() << "kernel must be two sizes [R, S] from 1 to 7";
-  if (padding.size() != 2 || padding[0] < 0 || padding[1] < 0)
-    return emitOpError() << "padding must be two values [pH, pW], neither negative";
-  if (getStride() != 1 && getStride() != 2)
-    return emitOpError() << "stride must be 1 or 2, got " << getStride();
-  int64_t groupWidth = getGroupWidth();
+    return op->emitOpError() << "kernel must be two sizes [R, S] from 1 to 7";
+  if (stride != 1 && stride != 2)
+    return op->emitOpError() << "stride must be 1 or 2, got " << stride;
   if (groupWidth != 1 && groupWidth != 2 && groupWidth != 4 && groupWidth != 8)
-    return emitOpError() << "group_width must be 1, 2, 4 or 8, got " << groupWidth;
-  ConvPass pass = getPass();
-  if (getBias() && pass != ConvPass::Fprop)
-    return emitOpError() << "takes a bias in fprop only";
-  if (getParts() && pass != ConvPass::Wgrad)
-    return emitOpError() << "runs parts of wgrad's band loop only, not of "
-                         << stringifyConvPass(pass);
-  SpioTensorType a = getA().getType(), b = getB().getType(), d = getD().getType();
+    return op->emitOpError() << "group_width must be 1, 2, 4 or 8, got " << groupWidth;
+  if (bias && pass != ConvPass::Fprop)
+    return op->emitOpError() << "takes a bias in fprop only";
   StringRef names[] = {"first input", "second input", "output"};
   SpioTensorType types[] = {a, b, d};
   for (auto [name, type] : llvm::zip_equal(names, types))
     if (type.getMemorySpace() != MemorySpace::Global)
-      return emitOpError() << name << " must be in global memory";
+      return op->emitOpError() << name << " must be in global memory";
   auto vector = dyn_cast<VectorType>(a.getElementType());
   if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
       !(vector.getElementType().isF16() || vector.getElementType().isBF16()))
-    return emitOpError() << "first input must hold vector<8xf16> or vector<8xbf16> "
-                            "(8 channels of a group), got "
-                         << a.getElementType();
+    return op->emitOpError() << "first input must hold vector<8xf16> or vector<8xbf16> "
+                                "(8 channels of a group), got "
+                             << a.getElementType();
   Type scalar = vector.getElementType();
   // Narrow groups' weights are scalars, a group's channels a row.
   bool narrowWeights = pass != ConvPass::Wgrad && groupWidth != 8;
   if (narrowWeights && b.getElementType() != scalar)
-    return emitOpError() << "w of group width " << groupWidth << " must hold " << scalar
-                         << ", a group's channels a row, got " << b.getElementType();
+    return op->emitOpError() << "w of group width " << groupWidth << " must hold " << scalar
+                             << ", a group's channels a row, got " << b.getElementType();
   if (!narrowWeights && b.getElementType() != a.getElementType())
-    return emitOpError() << "inputs must hold the same element, got " << a.getElementType()
-                         << " and " << b.getElementType();
-  Type f32 = Float32Type::get(getContext());
+    return op->emitOpError() << "inputs must hold the same element, got " << a.getElementType()
+                             << " and " << b.getElementType();
+  Type f32 = Float32Type::get(op->getContext());
   // wgrad writes f32 partial sums [part, k, r, sc/8, sc], or dw [k, r, s,
   // c] itself (its blocks adding their sums in a cluster) as the input's
   // type or f32.
   bool wgradDw = pass == ConvPass::Wgrad && d.getDims().size() == 4;
   if (wgradDw) {
     if (d.getElementType() != scalar && d.getElementType() != f32)
-      return emitOpError() << "wgrad writes dw as " << scalar << " or f32, got "
-                           << d.getElementType();
+      return op->emitOpError() << "wgrad writes dw as " << scalar << " or f32, got "
+                               << d.getElementType();
   } else {
     Type expected = pass == ConvPass::Wgrad ? f32 : scalar;
     if (d.getElementType() != expected)
-      return emitOpError() << stringifyConvPass(pass) << " writes " << expected
-                           << (pass == ConvPass::Wgrad ? " partial sums" : "") << ", got "
-                           << d.getElementType();
+      return op->emitOpError() << stringifyConvPass(pass) << " writes " << expected
+                               << (pass == ConvPass::Wgrad ? " partial sums" : "") << ", got "
+                               << d.getElementType();
   }
-  if (getBias() && getBias().getType().getElementType() != scalar)
-    return emitOpError() << "bias must hold " << scalar << ", got "
-                         << getBias().getType().getElementType();
+  Type biasElement = bias ? cast<SpioTensorType>(bias.getType()).getElementType() : Type();
+  if (bias && biasElement != scalar)
+    return op->emitOpError() << "bias must hold " << scalar << ", got " << biasElement;
   size_t outRank = pass == ConvPass::Wgrad && !wgradDw ? 5 : 4;
   if (a.getDims().size() != 4 || b.getDims().size() != 4 || d.getDims().size() != outRank)
-    return emitOpError() << "takes 4-entry inputs and a "
-                         << (pass == ConvPass::Wgrad ? "4-entry (dw) or 5-entry (partial sums)"
-                                                     : "4-entry")
-                         << " output";
+    return op->emitOpError() << "takes 4-entry inputs and a "
+                             << (pass == ConvPass::Wgrad ? "4-entry (dw) or 5-entry (partial sums)"
+                                                         : "4-entry")
+                             << " output";
   return success();
+}
+
+LogicalResult Conv2dGw8Op::verify() {
+  ArrayRef<int64_t> padding = getPadding();
+  if (padding.size() != 2 || padding[0] < 0 || padding[1] < 0)
+    return emitOpError() << "padding must be two values [pH, pW], neither negative";
+  if (getParts() && getPass() != ConvPass::Wgrad)
+    return emitOpError() << "runs parts of wgrad's band loop only, not of "
+                         << stringifyConvPass(getPass());
+  return verifyGroupedOperands(*this, getPass(), getGroupWidth(), getKernel(), getStride(),
+                               getA().getType(), getB().getType(), getBias(), getD().getType());
+}
+
+LogicalResult Conv2dOp::verifyGrouped() {
+  if (!isa<Conv2dGw8ConfigAttr>(getConfig()))
+    return emitOpError() << "a grouped conv2d (groups > 1) runs on the grouped family: its "
+                            "config must be a #spio.conv2d_gw8_config, got "
+                         << getConfig();
+  if (getXMap() || getWMap())
+    return emitOpError() << "a grouped conv2d (groups > 1) reads no tensor maps";
+  if (getResidual() || getScale() || getPhase())
+    return emitOpError() << "a grouped conv2d (groups > 1) takes no residual, scale or phase";
+  ArrayRef<int64_t> stride = getStride(), dilation = getDilation();
+  if (stride[0] != stride[1] || dilation[0] != 1 || dilation[1] != 1)
+    return emitOpError() << "a grouped conv2d (groups > 1) takes equal strides and dilation 1, "
+                            "got stride ["
+                         << stride[0] << ", " << stride[1] << "] and dilation [" << dilation[0]
+                         << ", " << dilation[1] << "]";
+  SmallVector<EpilogueStep> steps = getEpilogueSteps();
+  bool biasStep = steps.size() == 1 && steps[0] == EpilogueStep::Bias;
+  if (!(steps.empty() || biasStep) || biasStep != bool(getBias()))
+    return emitOpError() << "a grouped conv2d (groups > 1) adds at most a bias: epilogue = "
+                            "#spio.epilogue<bias> with a bias operand, or neither";
+  SpioTensorType x = getX().getType(), w = getW().getType(), y = getY().getType();
+  // x (dgrad's dy) holds C = K channels, 8 a vector.
+  ArrayRef<TensorDim> xd = x.getDims();
+  int64_t channels = xd.empty() ? 0 : xd.back().size * 8;
+  int64_t groups = getGroups();
+  if (channels % groups != 0 || !llvm::is_contained({1, 2, 4, 8}, channels / groups))
+    return emitOpError() << "groups must split the " << channels
+                         << " channels into groups of 1, 2, 4 or 8, got groups = " << groups;
+  // The taps: w's [k, r, s, c], or wgrad's dw's.
+  bool wgrad = getPass() == ConvPass::Wgrad;
+  SpioTensorType taps = wgrad ? y : w;
+  if (taps.getDims().size() != 4)
+    return emitOpError() << (wgrad ? "a grouped conv2d's wgrad writes dw [k, r, s, c] (the "
+                                     "family's partial sums are spio.conv2d_gw8's), got "
+                                   : "w must be [k, r, s, c], got ")
+                         << taps;
+  int64_t kernel[] = {taps.getDims()[1].size, taps.getDims()[2].size};
+  return verifyGroupedOperands(*this, getPass(), channels / groups, kernel, stride[0], x, w,
+                               getBias(), y);
 }
 
 //===----------------------------------------------------------------------===//

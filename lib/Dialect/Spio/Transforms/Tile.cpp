@@ -59,6 +59,32 @@ LogicalResult tile(OpT op, const Problem &problem, const Config &config, Check c
   return success();
 }
 
+LogicalResult tileGw8(Conv2dGw8Op conv, const ::spio::Target &target) {
+  return tile(conv, conv2dGw8Problem(conv, target), conv2dGw8Config(conv.getConfig()),
+              kernels::checkConv2dGw8, buildConv2dGw8Tile);
+}
+
+/// A grouped spio.conv2d (groups > 1) is the grouped family's
+/// spio.conv2d_gw8 of its group width: rewritten into it, then tiled.
+LogicalResult tileGrouped(Conv2dOp conv, const ::spio::Target &target) {
+  bool wgrad = conv.getPass() == ConvPass::Wgrad;
+  // The verifier checked the taps' [k, r, s, c] (wgrad's dw) and x's C.
+  ArrayRef<TensorDim> taps = (wgrad ? conv.getY() : conv.getW()).getType().getDims();
+  int64_t channels = conv.getX().getType().getDims().back().size * 8;
+  OpBuilder builder(conv);
+  auto grouped = Conv2dGw8Op::create(
+      builder, conv.getLoc(), conv.getPass(), conv.getX(), conv.getW(), conv.getBias(), conv.getY(),
+      ArrayRef<int64_t>{taps[1].size, taps[2].size}, conv.getPadding(),
+      uint64_t(conv.getStride()[0]), cast<Conv2dGw8ConfigAttr>(conv.getConfig()), WgradPartsAttr(),
+      channels / conv.getGroups());
+  if (failed(tileGw8(grouped, target))) {
+    grouped->erase();
+    return failure();
+  }
+  conv->erase();
+  return success();
+}
+
 struct SpioTile : mlir::spio::impl::SpioTileBase<SpioTile> {
   using SpioTileBase::SpioTileBase;
 
@@ -84,17 +110,15 @@ struct SpioTile : mlir::spio::impl::SpioTileBase<SpioTile> {
                             buildGemmTile);
               })
               .Case([&](Conv2dOp conv) {
+                if (conv.getGroups() > 1)
+                  return tileGrouped(conv, *target);
                 auto check = [&](const kernels::Conv2dProblem &p, const kernels::GemmConfig &c) {
                   return kernels::checkConv2d(p, c, *target);
                 };
-                return tile(conv, conv2dProblem(conv), gemmConfig(conv.getConfig()), check,
+                return tile(conv, conv2dProblem(conv), gemmConfig(conv.getGemmConfig()), check,
                             buildConv2dTile);
               })
-              .Case([&](Conv2dGw8Op conv) {
-                return tile(conv, conv2dGw8Problem(conv, *target),
-                            conv2dGw8Config(conv.getConfig()), kernels::checkConv2dGw8,
-                            buildConv2dGw8Tile);
-              });
+              .Case([&](Conv2dGw8Op conv) { return tileGw8(conv, *target); });
       if (failed(tiled))
         return signalPassFailure();
     }

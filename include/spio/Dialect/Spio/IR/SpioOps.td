@@ -831,7 +831,7 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
 }
 
 def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
-  let summary = "y = epilogue(conv2d(x, w)), dense, computed by one implicit-GEMM kernel";
+  let summary = "y = epilogue(conv2d(x, w)), dense or grouped, computed by the family that fits";
   let description = [{
     ```
     spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>,
@@ -844,9 +844,9 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     ```
     The workload of a kernel: y[n, p, q, k] = sum over r, s, c of x[n, p *
     strideH - padH + r * dilationH, q * strideW - padW + s * dilationW, c] *
-    w[k, r, s, c] (dense: groups = 1; groups of 8 channels are
-    `spio.conv2d_gw8`), NHWC x and y, KRSC w, 16-byte vectors of f16 or
-    bf16 along the channels of x and w, f16, bf16 or f32 scalars in y. The
+    w[k, r, s, c] (dense: groups = 1; grouped below), NHWC x and y, KRSC
+    w, 16-byte vectors of f16 or bf16 along the channels of x and w, f16,
+    bf16 or f32 scalars in y. The
     types say the layout: x's batch and channel dimensions are y's batch
     and w's channel ones, w's output channels are y's last; y's rows and
     columns are the output's size for the stride, padding and dilation.
@@ -856,8 +856,9 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     vectors after `scale` and `bias` (one value an output channel, `[k:
     K]`), `residual` adds C (`residual %c`, y's type), and the activations.
 
-    It runs on the wgmma GEMM kernel (`config`, a `#spio.gemm_config` with
-    `wgmma = true` and no swap): the output positions are the GEMM's rows,
+    Dense, it runs on the wgmma GEMM kernel (`config`, a
+    `#spio.gemm_config` with `wgmma = true` and no swap): the output
+    positions are the GEMM's rows,
     the output channels its columns, and each k-tile one tap's 64 channels,
     which TMA gathers from x through the im2col map `%xm` (its box the
     config's rows) while `%wm` reads w as a K x (R * S * C) matrix (its box
@@ -896,6 +897,26 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     `[part: P, k, r, s, c] x f32` the reduction is cut into P parts of
     whole k-tiles, one a grid entry along z, each writing its f32 sums
     there, which a reduce kernel then adds in part order into dw.
+
+    `groups = G` (1 unless said) makes it a grouped convolution of C = K
+    channels in G groups of C / G (1, 2, 4 or 8) channels, which the
+    memory-bound grouped family runs: `config` is then a
+    `#spio.conv2d_gw8_config`, there are no tensor maps, and the operands
+    are `spio.conv2d_gw8`'s of that group width: w is `[k: C, r: R, s: S,
+    c: C / G]` (a `vector<8x...>` of 8 channels where C / G is 8), wgrad
+    writes dw or the family's f32 partial sums `[part, k, r, sc/8, sc]`;
+    stride sH = sW (1 or 2), dilation 1, and the epilogue at most `bias`
+    (fprop). `spio-tile` rewrites it into `spio.conv2d_gw8` and tiles that.
+    ```
+    spio.conv2d %x, %w into %y bias %b {stride = array<i64: 1, 1>,
+        padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 96,
+        epilogue = #spio.epilogue<bias>,
+        config = #spio.conv2d_gw8_config<warps = [4, 2], rows = 16>}
+        : !spio.tensor<[n: 8, h: 56, w: 56, c/8: 12] x vector<8xf16>, global>,
+          !spio.tensor<[k: 96, r: 3, s: 3, c: 1] x f16, global>
+       -> !spio.tensor<[n: 8, p: 56, q: 56, k: 96] x f16, global>
+       bias !spio.tensor<[k: 96] x f16, global>
+    ```
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$x,
                        Arg<Spio_Tensor, "", [MemRead]>:$w,
@@ -903,27 +924,35 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$residual,
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$bias,
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$scale,
-                       Spio_Im2colMap:$xMap,
-                       Spio_TensorMap:$wMap,
+                       Optional<Spio_Im2colMap>:$xMap,
+                       Optional<Spio_TensorMap>:$wMap,
                        DenseI64ArrayAttr:$stride,
                        DenseI64ArrayAttr:$padding,
                        DenseI64ArrayAttr:$dilation,
-                       Spio_GemmConfigAttr:$config,
+                       AnyAttrOf<[Spio_GemmConfigAttr, Spio_Conv2dGw8ConfigAttr]>:$config,
                        OptionalAttr<Spio_EpilogueAttr>:$epilogue,
                        DefaultValuedAttr<Spio_ConvPass, "ConvPass::Fprop">:$pass,
-                       OptionalAttr<DenseI64ArrayAttr>:$phase);
+                       OptionalAttr<DenseI64ArrayAttr>:$phase,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
   let assemblyFormat = [{
     ($pass^)? $x `,` $w `into` $y (`residual` $residual^)? (`bias` $bias^)? (`scale` $scale^)?
-    `tma` $xMap `,` $wMap attr-dict `:`
+    (`tma` $xMap^ `,` $wMap)? attr-dict `:`
     qualified(type($x)) `,` qualified(type($w)) `->` qualified(type($y))
     (`residual` qualified(type($residual))^)? (`bias` qualified(type($bias))^)?
     (`scale` qualified(type($scale))^)?
-    `tma` qualified(type($xMap)) `,` qualified(type($wMap))
+    (`tma` qualified(type($xMap))^ `,` qualified(type($wMap)))?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The epilogue's steps: the attribute's, else none.
     ::llvm::SmallVector<EpilogueStep> getEpilogueSteps();
+    /// The dense family's config (groups = 1), else null.
+    GemmConfigAttr getGemmConfig() {
+      return ::llvm::dyn_cast<GemmConfigAttr>(getConfig());
+    }
+    /// Checks a grouped convolution (groups > 1): the operands of
+    /// `spio.conv2d_gw8` of its group width.
+    ::mlir::LogicalResult verifyGrouped();
     /// The verifier of `wgrad`, whose operands are x, dy and dw.
     ::mlir::LogicalResult verifyWgrad();
     /// dgrad: dx's rows and columns, from %y (a phase's strided view at a
