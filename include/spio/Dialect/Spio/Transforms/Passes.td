@@ -23,7 +23,9 @@ def SpioTile : Pass<"spio-tile"> {
     `spio.conv2d` (a wgmma `#spio.gemm_config`): the GEMM's wgmma tile for
     the implicit GEMM, y and C viewed as output positions by channels and
     each k-tile of A one filter tap's channels, copied by
-    `spio.tma_load_im2col`.
+    `spio.tma_load_im2col`. A grouped `spio.conv2d` (groups > 1, a
+    `#spio.conv2d_gw8_config`) is first rewritten into the
+    `spio.conv2d_gw8` of its group width.
 
     `spio.conv2d_gw8` (`#spio.conv2d_gw8_config`): fprop and dgrad stage
     the input rows a block's output rows need (zero-filled halo) and the
