@@ -4,7 +4,7 @@ import torch
 
 from . import _capi, _torch_ops
 from ._capi import SpioError
-from .kernels import Conv2dFamily, Conv2dGw8Family, gpu_available
+from .kernels import Conv2dFamily, Conv2dGw8Family, Support, gpu_available
 
 
 def _channels_last(parameter):
@@ -17,29 +17,108 @@ def _channels_last(parameter):
     return parameter
 
 
-class Conv2dGw8(torch.nn.Module):
-    """torch.nn.Conv2d with groups = C / group_width (C in = C out), on Spio's
-    kernels: groups of 8 channels, or of 1 (depthwise), 2 or 4."""
+def _grouped_support(conv):
+    """Whether the grouped family runs the torch.nn.Conv2d `conv` (groups >
+    1), and if not, why."""
+    c = conv.in_channels
+    if conv.out_channels != c or c % 8 or c // conv.groups not in _torch_ops._GROUP_WIDTHS:
+        return Support(False, f"{conv} is not a conv2d with groups of 1, 2, 4 or 8 channels "
+                              f"(C in = C out, a multiple of 8)")
+    if conv.dilation != (1, 1) or conv.stride[0] != conv.stride[1] or \
+            conv.stride[0] not in (1, 2):
+        return Support(False, f"{conv}: Spio takes grouped layers of dilation 1 and equal "
+                              f"strides of 1 or 2")
+    support = Conv2dGw8Family().layer_support(c, conv.kernel_size, conv.stride[0], conv.padding,
+                                              conv.bias is not None, c // conv.groups)
+    return support if support else Support(False, f"{conv}: {support.reason}")
+
+
+def _layer_support(conv):
+    """Whether Spio's kernels run the torch.nn.Conv2d `conv`, and if not,
+    why (the input's own sizes are checked when the layer runs)."""
+    if not isinstance(conv, torch.nn.Conv2d):
+        return Support(False, f"{conv} is not a torch.nn.Conv2d")
+    if conv.padding_mode != "zeros" or isinstance(conv.padding, str):
+        return Support(False, f"{conv}: Spio takes zero padding given as numbers")
+    if conv.groups != 1:
+        return _grouped_support(conv)
+    support = Conv2dFamily().layer_support(conv.in_channels, conv.out_channels, conv.kernel_size,
+                                           conv.stride, conv.padding, conv.dilation)
+    return support if support else Support(False, f"{conv}: {support.reason}")
+
+
+class Conv2d(torch.nn.Module):
+    """torch.nn.Conv2d on Spio's kernels, forward and backward: dense layers
+    (groups = 1) on the implicit GEMM (Hopper, sm_90; input channels a
+    multiple of 8, any kernel size, stride, zero padding and dilation the
+    kernel's TMA copies take), the backward's dx on Spio where its taps read
+    one phase of dx (stride 1, 1x1 downsampling), dw on Spio where C is a
+    multiple of 64, the rest on cuDNN; grouped layers with groups of 1
+    (depthwise), 2, 4 or 8 channels (C in = C out, dilation 1, equal
+    strides of 1 or 2, kernels of 1 to 7) on the grouped family's kernels.
+    `spio.nn.supports(conv)` says whether a torch.nn.Conv2d is one, and why
+    not."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, device=None, dtype=None):
+        super().__init__()
+        reference = torch.nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding,
+                                    dilation, groups, bias, device=device, dtype=dtype)
+        support = _layer_support(reference)
+        if not support:
+            raise SpioError(support.reason)
+        self._take(reference, copy=True)
+
+    @classmethod
+    def from_torch(cls, conv):
+        """The same layer, sharing the parameters of `conv` (its weight made
+        channels_last in place); SpioError, with the reason, when Spio's
+        kernels do not run it."""
+        support = _layer_support(conv)
+        if not support:
+            raise SpioError(support.reason)
+        layer = cls.__new__(cls)
+        torch.nn.Module.__init__(layer)
+        layer._take(conv, copy=False)
+        return layer
+
+    def _take(self, conv, copy):
+        self.groups = conv.groups
+        self.padding, self.dilation = tuple(conv.padding), tuple(conv.dilation)
+        # The grouped kernels take one stride.
+        self.stride = conv.stride[0] if conv.groups != 1 else tuple(conv.stride)
+        # channels_last weights are the kernels' (K, R, S, C / groups)
+        # without a copy.
+        if copy:
+            self.weight = torch.nn.Parameter(
+                conv.weight.detach().contiguous(memory_format=torch.channels_last))
+        else:
+            self.weight = _channels_last(conv.weight)
+        self.bias = conv.bias
+
+    def forward(self, x):
+        """As torch.nn.Conv2d, for input in any memory format: one that is
+        not channels_last is copied into it first (as cuDNN does where the
+        formats differ), and the output is channels_last."""
+        if self.groups != 1:
+            x = x.contiguous(memory_format=torch.channels_last)
+            return _torch_ops.conv2d_gw8(x, self.weight, self.bias, self.stride, self.padding)
+        return _torch_ops.conv2d(x, self.weight, self.bias, self.stride, self.padding,
+                                 self.dilation)
+
+
+class Conv2dGw8(Conv2d):
+    """spio.nn.Conv2d of C channels in groups of `group_width` (8, or 1
+    (depthwise), 2 or 4): torch.nn.Conv2d(C, C, kernel_size, stride,
+    padding, groups=C / group_width)."""
 
     def __init__(self, channels, kernel_size=3, stride=1, padding=1, bias=True, device=None,
                  dtype=None, group_width=8):
-        super().__init__()
-        r, s = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
-        self.stride = stride
-        self.padding = (padding, padding) if isinstance(padding, int) else tuple(padding)
-        support = Conv2dGw8Family().layer_support(channels, (r, s), stride, self.padding, bias,
-                                                  group_width)
-        if not support:
-            raise SpioError(f"Spio cannot run Conv2dGw8({channels}, kernel_size={(r, s)}, "
-                            f"stride={stride}, padding={self.padding}, "
-                            f"group_width={group_width}): {support.reason}")
-        reference = torch.nn.Conv2d(channels, channels, (r, s), stride, self.padding,
-                                    groups=channels // group_width, bias=bias, device=device,
-                                    dtype=dtype)
-        # channels_last weights are the kernels' (C, R, S, g) without a copy.
-        self.weight = torch.nn.Parameter(
-            reference.weight.detach().contiguous(memory_format=torch.channels_last))
-        self.bias = reference.bias
+        if group_width not in _torch_ops._GROUP_WIDTHS or channels % group_width:
+            raise SpioError(f"Spio cannot run Conv2dGw8({channels}, group_width={group_width}): "
+                            f"its groups are 1, 2, 4 or 8 channels, dividing the channels")
+        super().__init__(channels, channels, kernel_size, stride, padding,
+                         groups=channels // group_width, bias=bias, device=device, dtype=dtype)
 
     @classmethod
     def from_torch(cls, conv):
@@ -47,81 +126,10 @@ class Conv2dGw8(torch.nn.Module):
         channels_last in place); SpioError when `conv` is not a grouped
         conv2d with groups of 1, 2, 4 or 8 channels Spio runs (C a multiple
         of 8; kernel sizes, padding and stride as its kernels check them)."""
-        c = conv.in_channels
-        if not isinstance(conv, torch.nn.Conv2d) or conv.out_channels != c or c % 8 or \
-                c % conv.groups or c // conv.groups not in (1, 2, 4, 8):
+        if not isinstance(conv, torch.nn.Conv2d) or conv.groups == 1:
             raise SpioError(f"{conv} is not a conv2d with groups of 1, 2, 4 or 8 channels (C in "
                             f"= C out, a multiple of 8)")
-        if conv.dilation != (1, 1) or conv.padding_mode != "zeros" or \
-                conv.stride[0] != conv.stride[1] or conv.stride[0] not in (1, 2) or \
-                isinstance(conv.padding, str):
-            raise SpioError(f"{conv}: Spio takes dilation 1, zero padding given as numbers, "
-                            f"and equal strides of 1 or 2")
-        support = Conv2dGw8Family().layer_support(c, conv.kernel_size, conv.stride[0],
-                                                  conv.padding, conv.bias is not None,
-                                                  c // conv.groups)
-        if not support:
-            raise SpioError(f"{conv}: {support.reason}")
-        layer = cls.__new__(cls)
-        torch.nn.Module.__init__(layer)
-        layer.stride = conv.stride[0]
-        layer.padding = tuple(conv.padding)
-        layer.weight = _channels_last(conv.weight)
-        layer.bias = conv.bias
-        return layer
-
-    def forward(self, x):
-        """As torch.nn.Conv2d, for input in any memory format: one that is
-        not channels_last is copied into it first (as cuDNN does where the
-        formats differ), and the output is channels_last."""
-        x = x.contiguous(memory_format=torch.channels_last)
-        return _torch_ops.conv2d_gw8(x, self.weight, self.bias, self.stride, self.padding)
-
-
-class Conv2d(torch.nn.Module):
-    """A dense torch.nn.Conv2d (groups = 1) on Spio's implicit GEMM (Hopper,
-    sm_90): the forward on Spio, the backward's dx on Spio where its taps
-    read one phase of dx (stride 1, 1x1 downsampling), dw on Spio where C
-    is a multiple of 64, the rest on cuDNN; input channels a
-    multiple of 8, any kernel size, stride, zero padding and dilation the
-    kernel's TMA copies take."""
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 bias=True, device=None, dtype=None):
-        super().__init__()
-        reference = torch.nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding,
-                                    dilation, bias=bias, device=device, dtype=dtype)
-        self._take(reference)
-
-    @classmethod
-    def from_torch(cls, conv):
-        """The same layer, sharing the parameters of `conv` (its weight made
-        channels_last in place); SpioError when `conv` is not a dense conv2d
-        Spio runs."""
-        if not isinstance(conv, torch.nn.Conv2d) or conv.groups != 1:
-            raise SpioError(f"{conv} is not a dense conv2d (groups = 1)")
-        layer = cls.__new__(cls)
-        torch.nn.Module.__init__(layer)
-        layer._take(conv)
-        return layer
-
-    def _take(self, conv):
-        if conv.padding_mode != "zeros" or isinstance(conv.padding, str):
-            raise SpioError(f"{conv}: Spio takes zero padding given as numbers")
-        support = Conv2dFamily().layer_support(conv.in_channels, conv.out_channels,
-                                               conv.kernel_size, conv.stride, conv.padding,
-                                               conv.dilation)
-        if not support:
-            raise SpioError(f"{conv}: {support.reason}")
-        self.stride, self.padding, self.dilation = conv.stride, conv.padding, conv.dilation
-        self.weight = _channels_last(conv.weight)
-        self.bias = conv.bias
-
-    def forward(self, x):
-        """As torch.nn.Conv2d; an input that is not channels_last is copied
-        into it first, and the output is channels_last."""
-        return _torch_ops.conv2d(x, self.weight, self.bias, self.stride, self.padding,
-                                 self.dilation)
+        return super().from_torch(conv)
 
 
 def _hopper():
@@ -169,28 +177,34 @@ class Linear(torch.nn.Module):
         return _torch_ops.linear(x, self.weight, self.bias, self.activation)
 
 
-def _replacement(module):
+def supports(module):
+    """A Support: whether spio.transform swaps `module` for a Spio layer on
+    device 0, and if not, why."""
     if type(module) is torch.nn.Linear:
-        layers = (Linear,)
-    elif type(module) is torch.nn.Conv2d:
-        # Dense layers run on Hopper's wgmma only.
-        layers = (Conv2dGw8,) + ((Conv2d,) if module.groups == 1 and _hopper() else ())
-    else:
+        return Support(True)
+    if type(module) is not torch.nn.Conv2d:
+        return Support(False, f"{type(module).__name__} has no Spio layer")
+    support = _layer_support(module)
+    if support and module.groups == 1 and not _hopper():
+        return Support(False, f"{module}: dense layers run on Hopper's wgmma (sm_90), and "
+                              f"device 0 is not a Hopper GPU")
+    return support
+
+
+def _replacement(module):
+    if not supports(module):
         return None
-    for layer in layers:
-        try:
-            return layer.from_torch(module)
-        except SpioError:
-            pass
-    return None
+    if type(module) is torch.nn.Linear:
+        return Linear.from_torch(module)
+    return (Conv2dGw8 if module.groups != 1 else Conv2d).from_torch(module)
 
 
 def transform(model):
-    """Replaces, in place, every torch.nn.Linear, every Conv2d with groups
-    of 1, 2, 4 or 8 channels whose kernel size, stride and padding Spio's
-    kernels run, and, where device 0 is a Hopper GPU, every dense Conv2d
-    Spio runs, by its Spio layer (sharing its parameters); leaves the rest;
-    returns the model."""
+    """Replaces, in place, every module `supports` takes (every
+    torch.nn.Linear; every Conv2d with groups of 1, 2, 4 or 8 channels
+    whose kernel size, stride and padding Spio's kernels run, and, where
+    device 0 is a Hopper GPU, every dense Conv2d Spio runs) by its Spio
+    layer (sharing its parameters); leaves the rest; returns the model."""
     for name, child in list(model.named_children()):
         replacement = _replacement(child)
         if replacement is not None:

@@ -3,6 +3,8 @@ gradients, torch.library.opcheck, torch.compile(fullgraph=True), module
 swapping, bit-identical repeats, errors before launch. Skipped without
 PyTorch; the GPU tests also without a GPU."""
 
+import re
+
 import pytest
 
 import spio
@@ -662,6 +664,53 @@ def test_transform_swaps_matching_modules():
     mixed = torch.nn.Sequential(torch.nn.Linear(64, 10), other)
     spio.transform(mixed)
     assert isinstance(mixed[0], spio.nn.Linear) and mixed[1] is other
+
+
+def test_supports_says_which_modules_transform_takes_and_why_not():
+    assert spio.nn.supports(torch.nn.Linear(10, 3))
+    assert spio.nn.supports(torch.nn.Conv2d(96, 96, 7, padding=3, groups=96))
+    assert spio.nn.supports(torch.nn.Conv2d(64, 64, 3, stride=2, padding=1, groups=16))
+    relu = spio.nn.supports(torch.nn.ReLU())
+    assert not relu and relu.reason == "ReLU has no Spio layer"
+    for conv, why in ((torch.nn.Conv2d(64, 64, 3, groups=4), "groups of 1, 2, 4 or 8 channels"),
+                      (torch.nn.Conv2d(64, 128, 3, groups=8), "C in = C out"),
+                      (torch.nn.Conv2d(64, 64, 3, dilation=2, groups=8), "dilation 1"),
+                      (torch.nn.Conv2d(64, 64, 9, groups=64), "1 to 7, got 9x9"),
+                      (torch.nn.Conv2d(64, 64, 3, padding="same", groups=8), "zero padding"),
+                      (torch.nn.Conv2d(3, 64, 7, stride=2, padding=3), "multiple of 8 input")):
+        support = spio.nn.supports(conv)
+        assert not support and re.search(why, support.reason), (conv, support.reason)
+        with pytest.raises(spio.SpioError, match=why):
+            spio.nn.Conv2d.from_torch(conv)
+
+
+def test_conv2d_layer_takes_groups():
+    # spio.nn.Conv2d mirrors torch.nn.Conv2d's arguments, groups included.
+    layer = spio.nn.Conv2d(64, 64, 5, stride=2, padding=2, groups=64, bias=False)
+    assert layer.groups == 64 and layer.stride == 2 and layer.bias is None
+    assert layer.weight.shape == (64, 1, 5, 5)
+    assert layer.weight.is_contiguous(memory_format=torch.channels_last)
+    grouped = spio.nn.Conv2dGw8(32, group_width=4)
+    assert isinstance(grouped, spio.nn.Conv2d) and grouped.groups == 8
+    with pytest.raises(spio.SpioError, match="groups of 1, 2, 4 or 8 channels"):
+        spio.nn.Conv2d(64, 64, 3, groups=2)
+    with pytest.raises(spio.SpioError, match="is not a conv2d with groups"):
+        spio.nn.Conv2dGw8.from_torch(torch.nn.Conv2d(64, 64, 3))
+
+
+@gpu
+def test_conv2d_layer_with_groups_runs_the_grouped_kernels():
+    torch.manual_seed(5)
+    conv = torch.nn.Conv2d(64, 64, 3, padding=1, groups=16).cuda().half()
+    layer = spio.nn.Conv2d.from_torch(conv)
+    x = conv_inputs(h=12, w=12, group_width=4)[0].requires_grad_()
+    y = layer(x)
+    assert torch.equal(y, spio.conv2d_gw8(x.detach(), conv.weight, conv.bias, 1, (1, 1)))
+    y32 = torch.nn.functional.conv2d(x.detach().float(), conv.weight.detach().float(),
+                                     conv.bias.detach().float(), padding=1, groups=16)
+    close(y, y32, y32.abs().max().item())
+    y.float().square().mean().backward()
+    assert x.grad is not None and conv.weight.grad is not None
 
 
 def test_layers_the_kernels_refuse_are_not_swapped():
