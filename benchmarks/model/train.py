@@ -3,8 +3,8 @@
 the C++ table the chooser reads (lib/Kernels/Conv2dGw8Model.inc).
 
 The model: gradient-boosted regression trees (xgboost, Debian's
-python3-xgboost) predicting a candidate's log time less the mean log time
-of its layer's candidates, from the library's features of the layer, the
+python3-xgboost) predicting a candidate's log time over its layer's
+fastest candidate's, from the library's features of the layer, the
 configuration and the target, trained on every pass. The chooser takes
 the fprop or dgrad candidate of the lowest prediction (wgrad runs the
 rules' choice: conv2dGw8Candidates). Only the "table" and "train" sets
@@ -31,7 +31,7 @@ sys.path.insert(0, HERE)
 import features as model_features  # noqa: E402
 
 ROOT = os.path.join(HERE, "..", "..")
-PARAMETERS = dict(max_depth=5, eta=0.08, subsample=0.8, colsample_bytree=0.8,
+PARAMETERS = dict(max_depth=7, eta=0.08, subsample=0.8, colsample_bytree=0.8,
                   min_child_weight=2, objective="reg:squarederror", seed=54, nthread=1,
                   tree_method="exact")
 ROUNDS = 250
@@ -42,11 +42,13 @@ def rows(records):
     x, y, layer, ms = [], [], [], []
     for index, record in enumerate(records):
         prob = model_features.problem(record)
-        times = [c["ms"] for c in record["candidates"]]
-        mean = sum(math.log(t) for t in times) / len(times)
+        # Over the fastest rather than the mean: the fit spends its trees on
+        # telling the near-fastest apart (5-fold CV: 77% of layers within 5%
+        # of the best, against 74% over the mean).
+        fastest = math.log(min(c["ms"] for c in record["candidates"]))
         for candidate in record["candidates"]:
             x.append(model_features.features(prob, candidate["config"]))
-            y.append(math.log(candidate["ms"]) - mean)
+            y.append(math.log(candidate["ms"]) - fastest)
             layer.append(index)
             ms.append(candidate["ms"])
     return numpy.array(x, dtype=numpy.float32), numpy.array(y), numpy.array(layer), ms

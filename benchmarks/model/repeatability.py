@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""How far two sweeps of the same layers agree: the noise floor of "within
+5% of the best candidate". For each layer and pass timed in both runs, the
+fastest candidate of each run is timed by the other, over that run's
+fastest; and the library's choice over the best of the two runs' mean
+times (a less noisy judge than either run).
+
+  SPIO_LIBRARY=build/lib/libspio_capi.so PYTHONPATH=python \\
+      python3 benchmarks/model/repeatability.py FIRST.jsonl SECOND.jsonl
+
+Prints a markdown table, a row a set and pass.
+"""
+
+import argparse
+import collections
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import features as model_features  # noqa: E402
+from spio import _capi  # noqa: E402
+
+
+def times(record):
+    return {tuple(c["config"]): c["ms"] for c in record["candidates"]}
+
+
+def key(record):
+    return (record["set"], record["name"], record["pass"])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("first")
+    parser.add_argument("second")
+    args = parser.parse_args()
+    second = {key(r): r for r in model_features.load([args.second])}
+    rows = collections.defaultdict(list)
+    for record in model_features.load([args.first]):
+        other = second.get(key(record))
+        if other is None:
+            continue
+        a, b = times(record), times(other)
+        shared = a.keys() & b.keys()
+        if len(shared) < 2:
+            continue
+        best_a = min(shared, key=a.get)
+        best_b = min(shared, key=b.get)
+        mean = {c: math.sqrt(a[c] * b[c]) for c in shared}
+        layer = model_features.arguments(record["shape"], record["pass"])
+        prob = model_features.problem(record)
+        chosen = tuple(model_features.tile(layer, _capi.lib.spio_conv2d_gw8_choose_config(prob)))
+        if chosen not in shared:
+            sys.exit(f"repeatability.py: the library chooses {list(chosen)} for "
+                     f"{record['name']} {record['pass']}, which a run did not time")
+        rows[record["set"], record["pass"]].append(
+            (b[best_a] / b[best_b], a[best_b] / a[best_a], mean[chosen] / min(mean.values())))
+    print("| set | pass | layers | first's best within 5% in the second | second's best "
+          "within 5% in the first | chosen within 5% (mean of both) | chosen / best (mean) |")
+    print("|---|---|---|---|---|---|---|")
+    for (set_name, pass_), found in sorted(rows.items()):
+        ab, ba, chosen = zip(*found)
+        within = [f"{sum(r <= 1.05 for r in column) / len(found):.0%}"
+                  for column in (ab, ba, chosen)]
+        mean = math.exp(sum(map(math.log, chosen)) / len(chosen))
+        print(f"| {set_name} | {pass_} | {len(found)} | {' | '.join(within)} | {mean:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
