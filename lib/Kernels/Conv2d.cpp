@@ -342,6 +342,22 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
   c.stages = 8;
   if (gemmSharedBytes(g, c) > target.sharedBytesPerBlock)
     c.stages = 4;
+  // Tiles past a round of the multiprocessors leave its second round
+  // short; half as many 128 x 256 tiles take no more rounds of as much
+  // work where each still takes the whole reduction (no parts), and reuse
+  // each k-tile's rows over twice the columns (H200, 3x3 layers of 512 ->
+  // 512 channels, 144 tiles: 1.03-1.15x as fast).
+  int64_t multiprocessors = std::max<int64_t>(1, target.multiprocessors);
+  GemmConfig wide = c;
+  wide.blockN = 256;
+  wide.stages = 4;
+  int64_t tiles = ceilDiv(g.m, c.blockM) * ceilDiv(g.n, c.blockN);
+  int64_t wideTiles = ceilDiv(g.m, wide.blockM) * ceilDiv(g.n, wide.blockN);
+  if (c.blockM == 128 && c.blockN == 128 && g.n > 128 && tiles > multiprocessors &&
+      conv2dWgradParts(p, wide, target) == 1 &&
+      2 * ceilDiv(wideTiles, multiprocessors) <= ceilDiv(tiles, multiprocessors) &&
+      gemmSharedBytes(g, wide) <= target.sharedBytesPerBlock)
+    return wide;
   return c;
 }
 

@@ -282,6 +282,34 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   EXPECT_NE(checkConv2d(wide, clustered, hopper()).find("not multicast"), std::string::npos);
 }
 
+TEST(Conv2dTest, WgradTakesWideTilesWhereASecondRoundWouldBeShort) {
+  // dw of 512 x (3 * 3 * 512): 144 tiles of 128 x 128 are a round of 132
+  // multiprocessors and 12 tiles; 72 of 128 x 256 are one round of as much
+  // work a multiprocessor, each taking the whole reduction.
+  Conv2dProblem p = resnetLayer();
+  p.pass = ConvPass::Wgrad;
+  p.h = p.w = 7;
+  p.c = p.k = 512;
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(c.blockM, 128);
+  EXPECT_EQ(c.blockN, 256);
+  EXPECT_EQ(c.stages, 4);
+  EXPECT_EQ(conv2dWgradParts(p, c, hopper()), 1);
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
+  // 288 tiles (1024 output channels) take 3 rounds; 144 wide tiles would
+  // take 2 of twice the work: 128 x 128.
+  Conv2dProblem more = p;
+  more.k = 1024;
+  EXPECT_EQ(chooseConv2dConfig(more, hopper()).blockN, 128);
+  // Under a round the tiles take parts, whose workspace wider tiles would
+  // double: 128 x 128.
+  Conv2dProblem fewer = p;
+  fewer.k = 256;
+  EXPECT_EQ(chooseConv2dConfig(fewer, hopper()).blockN, 128);
+  // On a GPU of 160 multiprocessors 144 tiles are one round.
+  EXPECT_EQ(chooseConv2dConfig(p, hopperWith(160)).blockN, 128);
+}
+
 TEST(Conv2dTest, ShortReductionsUnderAWaveKeep128ColumnTiles) {
   // 6272 x 256 x 1024: the GEMM chooser's 64 x 64 tiles would fill the
   // SMs' rounds, but re-gather A's im2col boxes for every 64 columns.
