@@ -903,8 +903,9 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     memory-bound grouped family runs: `config` is then a
     `#spio.conv2d_gw8_config`, there are no tensor maps, and the operands
     are `spio.conv2d_gw8`'s of that group width: w is `[k: C, r: R, s: S,
-    c: C / G]` (a `vector<8x...>` of 8 channels where C / G is 8), wgrad
-    writes dw or the family's f32 partial sums `[part, k, r, sc/8, sc]`;
+    c: C / G]` (a `vector<8x...>` of 8 channels where C / G is 8), and
+    wgrad writes dw `[k, r, s, c]` (its blocks adding their sums in a
+    cluster; the family's f32 partial sums are `spio.conv2d_gw8`'s alone);
     stride sH = sW (1 or 2), dilation 1, and the epilogue at most `bias`
     (fprop). `spio-tile` rewrites it into `spio.conv2d_gw8` and tiles that.
     ```
