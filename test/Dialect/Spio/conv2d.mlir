@@ -127,6 +127,8 @@ func.func @wgrad_parts(%x: !WX, %dy: !WDY, %dw: !WParts, %xm: !WXMap, %dym: !WDY
 // CHECK: spio.conv2d dgrad {{.*}} groups = 96 : i64
 // CHECK: spio.conv2d wgrad {{.*}} groups = 96 : i64
 // CHECK-SAME: -> !spio.tensor<[k: 96, r: 7, s: 7, c: 1] x f32, global>{{$}}
+// Without a config (spio-tile takes the family's chooser's).
+// CHECK: spio.conv2d %{{[a-z0-9]+}}, %{{[a-z0-9]+}} into %{{[a-z0-9]+}} {dilation = array<i64: 1, 1>, groups = 96 : i64, padding = array<i64: 3, 3>, stride = array<i64: 1, 1>} :
 func.func @grouped(%x: !GX, %w: !GW, %b: !GB, %y: !GY, %dy: !GX, %dx: !GY, %dw: !GDW) {
   spio.conv2d %x, %w into %y bias %b {stride = array<i64: 1, 1>, padding = array<i64: 3, 3>,
       dilation = array<i64: 1, 1>, groups = 96, epilogue = #spio.epilogue<bias>,
@@ -140,5 +142,7 @@ func.func @grouped(%x: !GX, %w: !GW, %b: !GB, %y: !GY, %dy: !GX, %dx: !GY, %dw: 
       dilation = array<i64: 1, 1>, groups = 96,
       config = #spio.conv2d_gw8_config<warps = [1, 4], rows = 8>}
       : !GX, !GX -> !GDW
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 3, 3>,
+      dilation = array<i64: 1, 1>, groups = 96} : !GX, !GW -> !GY
   return
 }

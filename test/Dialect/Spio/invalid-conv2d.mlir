@@ -557,3 +557,17 @@ func.func @grouped_kernel_9x9(%x: !X, %w: !W, %y: !Y) {
       : !X, !W -> !Y
   return
 }
+
+// -----
+
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 128, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 128] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 128, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @dense_without_config(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op a dense conv2d (groups = 1) takes its #spio.gemm_config: its tensor maps' boxes are the config's tile}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>} : !X, !W -> !Y tma !XMap, !WMap
+  return
+}

@@ -1071,10 +1071,13 @@ LogicalResult Conv2dOp::verify() {
     return emitOpError() << "groups must be positive, got " << getGroups();
   if (getGroups() > 1)
     return verifyGrouped();
+  if (!getConfigAttr())
+    return emitOpError() << "a dense conv2d (groups = 1) takes its #spio.gemm_config: its "
+                            "tensor maps' boxes are the config's tile";
   if (!getGemmConfig())
     return emitOpError() << "a dense conv2d (groups = 1) runs on the GEMM kernel: its config "
                             "must be a #spio.gemm_config, got "
-                         << getConfig();
+                         << getConfigAttr();
   if (!getXMap() || !getWMap())
     return emitOpError() << "a dense conv2d (groups = 1) reads x and w through tensor maps: it "
                             "needs `tma %xMap, %wMap`";
@@ -1387,10 +1390,11 @@ LogicalResult Conv2dGw8Op::verify() {
 }
 
 LogicalResult Conv2dOp::verifyGrouped() {
-  if (!isa<Conv2dGw8ConfigAttr>(getConfig()))
+  // No config: spio-tile takes the family's chooser's.
+  if (getConfigAttr() && !isa<Conv2dGw8ConfigAttr>(getConfigAttr()))
     return emitOpError() << "a grouped conv2d (groups > 1) runs on the grouped family: its "
                             "config must be a #spio.conv2d_gw8_config, got "
-                         << getConfig();
+                         << getConfigAttr();
   if (getXMap() || getWMap())
     return emitOpError() << "a grouped conv2d (groups > 1) reads no tensor maps";
   if (getResidual() || getScale() || getPhase())

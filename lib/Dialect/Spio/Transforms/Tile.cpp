@@ -65,18 +65,36 @@ LogicalResult tileGw8(Conv2dGw8Op conv, const ::spio::Target &target) {
 }
 
 /// A grouped spio.conv2d (groups > 1) is the grouped family's
-/// spio.conv2d_gw8 of its group width: rewritten into it, then tiled.
+/// spio.conv2d_gw8 of its group width: rewritten into it (with the
+/// family's chooser's config where the op gives none), then tiled.
 LogicalResult tileGrouped(Conv2dOp conv, const ::spio::Target &target) {
   bool wgrad = conv.getPass() == ConvPass::Wgrad;
   // The verifier checked the taps' [k, r, s, c] (wgrad's dw) and x's C.
   ArrayRef<TensorDim> taps = (wgrad ? conv.getY() : conv.getW()).getType().getDims();
   int64_t channels = conv.getX().getType().getDims().back().size * 8;
+  auto given = cast_if_present<Conv2dGw8ConfigAttr>(conv.getConfigAttr());
+  MLIRContext *context = conv.getContext();
   OpBuilder builder(conv);
+  // Without a given config the op is built with a placeholder, which its
+  // problem reads only for the multiprocessors (0: the target's), then
+  // takes the chooser's for that problem.
   auto grouped = Conv2dGw8Op::create(
       builder, conv.getLoc(), conv.getPass(), conv.getX(), conv.getW(), conv.getBias(), conv.getY(),
       ArrayRef<int64_t>{taps[1].size, taps[2].size}, conv.getPadding(),
-      uint64_t(conv.getStride()[0]), cast<Conv2dGw8ConfigAttr>(conv.getConfig()), WgradPartsAttr(),
+      uint64_t(conv.getStride()[0]),
+      given ? given : Conv2dGw8ConfigAttr::get(context, {1, 1}, 1, 0, 0, 0, 0, 0), WgradPartsAttr(),
       channels / conv.getGroups());
+  if (!given) {
+    kernels::Conv2dGw8Problem problem = conv2dGw8Problem(grouped, target);
+    if (std::string error = kernels::checkConv2dGw8Problem(problem); !error.empty()) {
+      grouped->erase();
+      return conv.emitOpError() << error;
+    }
+    kernels::Conv2dGw8Config c = kernels::chooseConv2dGw8Config(problem);
+    grouped.setConfigAttr(Conv2dGw8ConfigAttr::get(context, {c.warpsQ, c.warpsG}, c.rowsP, c.chunks,
+                                                   c.copyWarps, target.multiprocessors, c.rowRing,
+                                                   c.stages));
+  }
   if (failed(tileGw8(grouped, target))) {
     grouped->erase();
     return failure();

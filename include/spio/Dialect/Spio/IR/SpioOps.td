@@ -901,7 +901,9 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     `groups = G` (1 unless said) makes it a grouped convolution of C = K
     channels in G groups of C / G (1, 2, 4 or 8) channels, which the
     memory-bound grouped family runs: `config` is then a
-    `#spio.conv2d_gw8_config`, there are no tensor maps, and the operands
+    `#spio.conv2d_gw8_config`, or left out for `spio-tile` to choose (the
+    family's chooser, for the pass's chip), there are no tensor maps, and
+    the operands
     are `spio.conv2d_gw8`'s of that group width: w is `[k: C, r: R, s: S,
     c: C / G]` (a `vector<8x...>` of 8 channels where C / G is 8), and
     wgrad writes dw `[k, r, s, c]` (its blocks adding their sums in a
@@ -930,7 +932,8 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
                        DenseI64ArrayAttr:$stride,
                        DenseI64ArrayAttr:$padding,
                        DenseI64ArrayAttr:$dilation,
-                       AnyAttrOf<[Spio_GemmConfigAttr, Spio_Conv2dGw8ConfigAttr]>:$config,
+                       OptionalAttr<AnyAttrOf<[Spio_GemmConfigAttr,
+                                               Spio_Conv2dGw8ConfigAttr]>>:$config,
                        OptionalAttr<Spio_EpilogueAttr>:$epilogue,
                        DefaultValuedAttr<Spio_ConvPass, "ConvPass::Fprop">:$pass,
                        OptionalAttr<DenseI64ArrayAttr>:$phase,
@@ -949,7 +952,7 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     ::llvm::SmallVector<EpilogueStep> getEpilogueSteps();
     /// The dense family's config (groups = 1), else null.
     GemmConfigAttr getGemmConfig() {
-      return ::llvm::dyn_cast<GemmConfigAttr>(getConfig());
+      return ::llvm::dyn_cast_if_present<GemmConfigAttr>(getConfigAttr());
     }
     /// Checks a grouped convolution (groups > 1): the operands of
     /// `spio.conv2d_gw8` of its group width.
