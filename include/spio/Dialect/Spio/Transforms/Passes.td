@@ -24,8 +24,8 @@ def SpioTile : Pass<"spio-tile"> {
     the implicit GEMM, y and C viewed as output positions by channels and
     each k-tile of A one filter tap's channels, copied by
     `spio.tma_load_im2col`. A grouped `spio.conv2d` (groups > 1, a
-    `#spio.conv2d_gw8_config`) is first rewritten into the
-    `spio.conv2d_gw8` of its group width.
+    `#spio.conv2d_gw8_config`, or none: the family's chooser's for `chip`)
+    is first rewritten into the `spio.conv2d_gw8` of its group width.
 
     `spio.conv2d_gw8` (`#spio.conv2d_gw8_config`): fprop and dgrad stage
     the input rows a block's output rows need (zero-filled halo) and the
