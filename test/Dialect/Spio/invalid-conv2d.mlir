@@ -571,3 +571,21 @@ func.func @dense_without_config(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) 
       dilation = array<i64: 1, 1>} : !X, !W -> !Y tma !XMap, !WMap
   return
 }
+
+// -----
+
+// A stride past a tensor's extent is refused before any size arithmetic
+// (2^62 overflowed a strided dgrad's phase checks).
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 2, h: 8, w: 8, c: 64] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[rsk: 64, c/8: 72] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @huge_stride(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op stride must be two values [sH, sW] from 1 to 2^40}}
+  spio.conv2d dgrad %dy, %w into %dx tma %m, %wm {stride = array<i64: 4611686018427387904, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, phase = array<i64: 1, 0>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !DX tma !DYMap, !WMap
+  return
+}

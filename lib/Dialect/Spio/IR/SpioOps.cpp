@@ -1061,8 +1061,11 @@ static bool isConvOperand(SpioTensorType type, int64_t lastFold) {
 
 LogicalResult Conv2dOp::verify() {
   ArrayRef<int64_t> stride = getStride(), padding = getPadding(), dilation = getDilation();
-  if (stride.size() != 2 || stride[0] < 1 || stride[1] < 1)
-    return emitOpError() << "stride must be two positive values [sH, sW]";
+  // Strides past 2^40 (the extent of a tensor) are refused before the size
+  // arithmetic could overflow.
+  if (stride.size() != 2 || stride[0] < 1 || stride[1] < 1 || stride[0] > (int64_t(1) << 40) ||
+      stride[1] > (int64_t(1) << 40))
+    return emitOpError() << "stride must be two values [sH, sW] from 1 to 2^40";
   if (padding.size() != 2 || padding[0] < 0 || padding[1] < 0)
     return emitOpError() << "padding must be two values [pH, pW], neither negative";
   if (dilation.size() != 2 || dilation[0] < 1 || dilation[1] < 1)
@@ -1228,13 +1231,16 @@ FailureOr<std::pair<int64_t, int64_t>> Conv2dOp::verifyDgradOutput() {
   if (y.getMemorySpace() != MemorySpace::Global || y.getSwizzle() || yd.size() != 4 ||
       llvm::any_of(yd, [](const TensorDim &d) { return d.fold != 1; }) || yd[3].stride != 1)
     return reported(malformed());
-  int64_t c = yd[3].size;
-  if (yd[2].stride != stride[1] * c || yd[1].stride % (stride[0] * c) != 0)
+  // The strides' products are checked for overflow: a type's strides may
+  // be any int64.
+  int64_t c = yd[3].size, columnStep, rowStep, imageStep;
+  if (llvm::MulOverflow(stride[1], c, columnStep) || yd[2].stride != columnStep ||
+      llvm::MulOverflow(stride[0], c, rowStep) || rowStep == 0 || yd[1].stride % rowStep != 0)
     return reported(malformed());
-  int64_t width = yd[1].stride / (stride[0] * c);
-  if (width < 1 || yd[0].stride % (width * c) != 0)
+  int64_t width = yd[1].stride / rowStep;
+  if (width < 1 || llvm::MulOverflow(width, c, imageStep) || yd[0].stride % imageStep != 0)
     return reported(malformed());
-  int64_t height = yd[0].stride / (width * c);
+  int64_t height = yd[0].stride / imageStep;
   int64_t size[2] = {height, width};
   for (int side = 0; side < 2; ++side) {
     int64_t at = (*phase)[side];
