@@ -589,3 +589,22 @@ func.func @huge_stride(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMap) {
       : !DY, !W -> !DX tma !DYMap, !WMap
   return
 }
+
+// -----
+
+// A bias along anything but y's channels: the message names them alone
+// (it read a GEMM's columns entry past them, found by spio-fuzz).
+!X = !spio.tensor<[n: 8, h: 28, w: 28, c/8: 16] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 128, r: 3, s: 3, c/8: 16] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 28, q: 28, k: 128] x bf16, global>
+!V = !spio.tensor<[relu: 128] x f32, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 128, rsc/8: 144] x vector<8xbf16>, global>, !spio.tensor<[k: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @bias_along_other(%x: !X, %w: !W, %y: !Y, %shift: !V, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op bias must run along y's channels ('k'), got 'relu'}}
+  spio.conv2d %x, %w into %y bias %shift tma %xm, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, epilogue = #spio.epilogue<bias>,
+      config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y bias !V tma !XMap, !WMap
+  return
+}

@@ -859,9 +859,14 @@ static LogicalResult verifyEpilogueVector(Operation *op, Value vector, StringRef
                                  << dim.dim.getValue() << "', D " << dim.size;
       return success();
     }
-  return op->emitOpError() << name << " must run along D's rows ('" << d[0].dim.getValue()
-                           << "') or columns ('" << d[1].dim.getValue() << "'), got '"
-                           << dims[0].dim.getValue() << "'";
+  // A convolution's vectors run along y's channels alone.
+  InFlightDiagnostic error = op->emitOpError() << name << " must run along ";
+  if (d.size() == 1)
+    error << "y's channels ('" << d[0].dim.getValue() << "')";
+  else
+    error << "D's rows ('" << d[0].dim.getValue() << "') or columns ('" << d[1].dim.getValue()
+          << "')";
+  return error << ", got '" << dims[0].dim.getValue() << "'";
 }
 
 /// Whether an epilogue step is an activation (relu and after).
