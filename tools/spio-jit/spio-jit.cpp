@@ -417,11 +417,14 @@ int main(int argc, char **argv) {
     for (const auto &options : {convShared, gw8Only, {&convK, &convDilation, &convParts}})
       rejectOptions("--workload gemm", options);
   } else if (request.workload == "conv2d") {
+    // --groups 1: the dense conv2d, as without it.
+    if (groupCount.getNumOccurrences() && request.groupCount < 1)
+      fail("--groups must be positive, got " + std::to_string(request.groupCount));
+    request.groupCount = 0;
     rejectOptions("--workload conv2d", gw8Only);
-    rejectOptions("--workload conv2d",
-                  {&sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha, &beta, &swapAB, &precision,
-                   &groupCount, &groupsAlong, &gemmWgmma, &batchCount, &broadcast, &batchInvariant,
-                   &biasAlong, &scaleAlong});
+    rejectOptions("--workload conv2d", {&sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha, &beta,
+                                        &swapAB, &precision, &groupsAlong, &gemmWgmma, &batchCount,
+                                        &broadcast, &batchInvariant, &biasAlong, &scaleAlong});
   }
   auto given = [](const cl::opt<cl::boolOrDefault> &option) {
     return option == cl::BOU_UNSET ? std::nullopt : std::optional<bool>(option == cl::BOU_TRUE);
