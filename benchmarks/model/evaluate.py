@@ -22,7 +22,6 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import features as model_features  # noqa: E402
-from spio import _capi  # noqa: E402
 
 
 def geometric_mean(values):
@@ -36,10 +35,8 @@ def main():
     args = parser.parse_args()
     rows = collections.defaultdict(list)
     for record in model_features.load(args.data):
-        times = {tuple(c["config"]): c["ms"] for c in record["candidates"]}
-        prob = model_features.problem(record)
-        layer = model_features.arguments(record["shape"], record["pass"])
-        chosen = tuple(model_features.tile(layer, _capi.lib.spio_conv2d_gw8_choose_config(prob)))
+        times = model_features.times(record)
+        chosen = model_features.chosen(record)
         rules = tuple(record["candidates"][0]["config"] if "rules" not in record
                       else record["rules"])
         if chosen not in times:

@@ -44,6 +44,18 @@ def tile(args, c_config):
     return list(kernels.Conv2dGw8Family()._instance(args, c_config)[2])
 
 
+def chosen(record):
+    """The tile the library chooses for a sweep record's layer and pass, on
+    the record's target (the model's pick for fprop and dgrad)."""
+    layer = arguments(record["shape"], record["pass"])
+    return tuple(tile(layer, _capi.lib.spio_conv2d_gw8_choose_config(problem(record))))
+
+
+def times(record):
+    """Each timed candidate's tile -> its median ms."""
+    return {tuple(c["config"]): c["ms"] for c in record["candidates"]}
+
+
 def config(tile):
     return _capi.Conv2dGw8Config(*(list(tile) + [0] * (len(FIELDS) - len(tile))))
 

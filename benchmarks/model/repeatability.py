@@ -20,11 +20,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import features as model_features  # noqa: E402
-from spio import _capi  # noqa: E402
-
-
-def times(record):
-    return {tuple(c["config"]): c["ms"] for c in record["candidates"]}
+from evaluate import geometric_mean  # noqa: E402
 
 
 def key(record):
@@ -42,16 +38,14 @@ def main():
         other = second.get(key(record))
         if other is None:
             continue
-        a, b = times(record), times(other)
+        a, b = model_features.times(record), model_features.times(other)
         shared = a.keys() & b.keys()
-        if len(shared) < 2:
+        if not shared:
             continue
         best_a = min(shared, key=a.get)
         best_b = min(shared, key=b.get)
         mean = {c: math.sqrt(a[c] * b[c]) for c in shared}
-        layer = model_features.arguments(record["shape"], record["pass"])
-        prob = model_features.problem(record)
-        chosen = tuple(model_features.tile(layer, _capi.lib.spio_conv2d_gw8_choose_config(prob)))
+        chosen = model_features.chosen(record)
         if chosen not in shared:
             sys.exit(f"repeatability.py: the library chooses {list(chosen)} for "
                      f"{record['name']} {record['pass']}, which a run did not time")
@@ -64,8 +58,8 @@ def main():
         ab, ba, chosen = zip(*found)
         within = [f"{sum(r <= 1.05 for r in column) / len(found):.0%}"
                   for column in (ab, ba, chosen)]
-        mean = math.exp(sum(map(math.log, chosen)) / len(chosen))
-        print(f"| {set_name} | {pass_} | {len(found)} | {' | '.join(within)} | {mean:.3f} |")
+        print(f"| {set_name} | {pass_} | {len(found)} | {' | '.join(within)} | "
+              f"{geometric_mean(chosen):.3f} |")
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ def chosen_over_best(booster, x, layer, ms, layers):
 def rules_over_best(record):
     """The rules' configuration's time over the best candidate's (sweeps
     before the model listed the rules' first)."""
-    times = {tuple(c["config"]): c["ms"] for c in record["candidates"]}
+    times = model_features.times(record)
     rules = tuple(record.get("rules", record["candidates"][0]["config"]))
     return times[rules] / min(times.values())
 

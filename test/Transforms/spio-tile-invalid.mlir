@@ -221,3 +221,20 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 3, s: 3, c: 1] x f16, global>
+!Y = !spio.tensor<[n: 2, p: 20, q: 20, k: 32] x f16, global>
+
+// A grouped spio.conv2d without a config: a problem the family refuses is
+// reported at the op before any config is chosen.
+gpu.module @m {
+  gpu.func @grouped_unchosen(%x: !X, %w: !W, %y: !Y) kernel {
+    // expected-error @below {{'spio.conv2d' op padding must be 0 to 2^30, got 2147483648, 1}}
+    spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 2147483648, 1>,
+        dilation = array<i64: 1, 1>, groups = 32} : !X, !W -> !Y
+    gpu.return
+  }
+}

@@ -1422,14 +1422,11 @@ LogicalResult Conv2dOp::verifyGrouped() {
     return emitOpError() << "a grouped conv2d (groups > 1) adds at most a bias: epilogue = "
                             "#spio.epilogue<bias> with a bias operand, or neither";
   SpioTensorType x = getX().getType(), w = getW().getType(), y = getY().getType();
-  // x (dgrad's dy) holds C = K channels, 8 a vector.
-  ArrayRef<TensorDim> xd = x.getDims();
-  int64_t channels = xd.empty() ? 0 : xd.back().size * 8;
-  int64_t groups = getGroups();
+  // x (dgrad's dy) holds C = K channels.
+  int64_t channels = getInputChannels(), groups = getGroups();
   if (channels % groups != 0 || !llvm::is_contained({1, 2, 4, 8}, channels / groups))
     return emitOpError() << "groups must split the " << channels
                          << " channels into groups of 1, 2, 4 or 8, got groups = " << groups;
-  // The taps: w's [k, r, s, c], or wgrad's dw's.
   bool wgrad = getPass() == ConvPass::Wgrad;
   SpioTensorType taps = wgrad ? y : w;
   if (taps.getDims().size() != 4)
@@ -1437,9 +1434,18 @@ LogicalResult Conv2dOp::verifyGrouped() {
                                      "family's partial sums are spio.conv2d_gw8's), got "
                                    : "w must be [k, r, s, c], got ")
                          << taps;
-  int64_t kernel[] = {taps.getDims()[1].size, taps.getDims()[2].size};
-  return verifyGroupedOperands(*this, getPass(), channels / groups, kernel, stride[0], x, w,
+  return verifyGroupedOperands(*this, getPass(), channels / groups, getTaps(), stride[0], x, w,
                                getBias(), y);
+}
+
+int64_t Conv2dOp::getInputChannels() {
+  ArrayRef<TensorDim> dims = getX().getType().getDims();
+  return dims.empty() ? 0 : dims.back().size * 8;
+}
+
+std::array<int64_t, 2> Conv2dOp::getTaps() {
+  ArrayRef<TensorDim> dims = (getPass() == ConvPass::Wgrad ? getY() : getW()).getType().getDims();
+  return {dims[1].size, dims[2].size};
 }
 
 //===----------------------------------------------------------------------===//

@@ -68,10 +68,6 @@ LogicalResult tileGw8(Conv2dGw8Op conv, const ::spio::Target &target) {
 /// spio.conv2d_gw8 of its group width: rewritten into it (with the
 /// family's chooser's config where the op gives none), then tiled.
 LogicalResult tileGrouped(Conv2dOp conv, const ::spio::Target &target) {
-  bool wgrad = conv.getPass() == ConvPass::Wgrad;
-  // The verifier checked the taps' [k, r, s, c] (wgrad's dw) and x's C.
-  ArrayRef<TensorDim> taps = (wgrad ? conv.getY() : conv.getW()).getType().getDims();
-  int64_t channels = conv.getX().getType().getDims().back().size * 8;
   auto given = cast_if_present<Conv2dGw8ConfigAttr>(conv.getConfigAttr());
   MLIRContext *context = conv.getContext();
   OpBuilder builder(conv);
@@ -80,10 +76,9 @@ LogicalResult tileGrouped(Conv2dOp conv, const ::spio::Target &target) {
   // takes the chooser's for that problem.
   auto grouped = Conv2dGw8Op::create(
       builder, conv.getLoc(), conv.getPass(), conv.getX(), conv.getW(), conv.getBias(), conv.getY(),
-      ArrayRef<int64_t>{taps[1].size, taps[2].size}, conv.getPadding(),
-      uint64_t(conv.getStride()[0]),
+      conv.getTaps(), conv.getPadding(), uint64_t(conv.getStride()[0]),
       given ? given : Conv2dGw8ConfigAttr::get(context, {1, 1}, 1, 0, 0, 0, 0, 0), WgradPartsAttr(),
-      channels / conv.getGroups());
+      conv.getInputChannels() / conv.getGroups());
   if (!given) {
     kernels::Conv2dGw8Problem problem = conv2dGw8Problem(grouped, target);
     if (std::string error = kernels::checkConv2dGw8Problem(problem); !error.empty()) {

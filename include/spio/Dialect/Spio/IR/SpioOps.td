@@ -957,6 +957,11 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     /// Checks a grouped convolution (groups > 1): the operands of
     /// `spio.conv2d_gw8` of its group width.
     ::mlir::LogicalResult verifyGrouped();
+    /// x's (dgrad: dy's) channels, 8 a vector (the verifier checks x
+    /// holds 8-channel vectors).
+    int64_t getInputChannels();
+    /// The filter's taps [R, S]: w's, or wgrad's dw's (both [k, r, s, c]).
+    ::std::array<int64_t, 2> getTaps();
     /// The verifier of `wgrad`, whose operands are x, dy and dw.
     ::mlir::LogicalResult verifyWgrad();
     /// dgrad: dx's rows and columns, from %y (a phase's strided view at a
