@@ -9,7 +9,7 @@ channels that are not a multiple of the tile (or of 8), output positions
 that run across images and past the last tile, f16 and f32 outputs, the
 epilogue (folded batch norm, residual, activations), and the GEMM chooser's
 configurations: split K, persistent grids, clusters sharing weight tiles,
-ping-pong warpgroups.
+ping-pong warpgroups; grouped layers of 64 channels a group or more.
 """
 
 import os
@@ -118,6 +118,29 @@ CASES = [
     (1, 3, 3, 64, 64, 3, 3, 1, 1, "--pass wgrad"),
     (8, 28, 28, 128, 256, 3, 3, 2, 1,
      "--pass wgrad --block-m 128 --warps-m 8 --block-n 128 --stages 4 --split-k 3"),
+    # Groups of a multiple of 64 channels on the implicit GEMM (--groups):
+    # a tile's k-tiles gather its group's channels of x (dy) and w holds a
+    # group's; every pass, inputs and outputs of different group widths,
+    # strided dgrad's phases, dilation, the epilogue, clusters sharing w's
+    # boxes, wgrad in parts, and RegNet/ResNeXt-like layers.
+    (2, 14, 14, 256, 512, 3, 3, 1, 1, "--groups 2"),
+    (3, 13, 11, 256, 256, 3, 3, 2, 1, "--groups 4 --epilogue scale,bias,residual,relu"),
+    (2, 17, 9, 128, 256, 5, 3, 1, 2, "--groups 2 --dilation 2 --dtype f16 --out-dtype f32"),
+    (8, 28, 28, 1024, 1024, 3, 3, 1, 1, "--groups 8"),
+    (8, 14, 14, 512, 512, 3, 3, 2, 1, "--groups 8"),
+    (8, 28, 28, 512, 512, 3, 3, 1, 1,
+     "--groups 2 --block-m 128 --warps-m 8 --block-n 256 --stages 4 --persistent 10 "
+     "--cluster 2"),
+    (2, 14, 14, 256, 512, 3, 3, 1, 1, "--groups 2 --pass dgrad"),
+    (3, 13, 11, 256, 256, 3, 3, 2, 1, "--groups 4 --pass dgrad"),
+    (2, 17, 9, 128, 256, 5, 3, 2, 2, "--groups 2 --pass dgrad --dilation 2"),
+    (8, 28, 28, 1024, 1024, 3, 3, 1, 1, "--groups 8 --pass dgrad"),
+    (8, 14, 14, 512, 512, 3, 3, 2, 1, "--groups 8 --pass dgrad --dtype f16 --out-dtype f32"),
+    (2, 14, 14, 256, 512, 3, 3, 1, 1, "--groups 2 --pass wgrad"),
+    (3, 13, 11, 256, 256, 3, 3, 2, 1, "--groups 4 --pass wgrad --out-dtype f32"),
+    (2, 17, 9, 128, 256, 5, 3, 1, 2, "--groups 2 --pass wgrad --dilation 2"),
+    (8, 28, 28, 1024, 1024, 3, 3, 1, 1, "--groups 8 --pass wgrad"),
+    (8, 14, 14, 512, 512, 3, 3, 2, 1, "--groups 8 --pass wgrad --parts 3"),
 ]
 
 

@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 13
+#define SPIO_ABI_VERSION 14
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -185,7 +185,8 @@ spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
                                               int32_t operand);
 int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem, const spio_gemm_config *config);
 
-/* Dense conv2d (groups = 1), NHWC x and y, KRSC w, f16 or bf16 in
+/* conv2d on the implicit GEMM (dense, or groups of a multiple of 64 input
+ * and output channels, w then [k, r, s, c / groups]), NHWC x and y, KRSC w, f16 or bf16 in
  * (spio/Kernels/Conv2d.h): the implicit GEMM on the wgmma kernel (sm_90a),
  * whose configuration is a spio_gemm_config. The epilogue's scale and bias
  * vectors hold a value an output channel; its residual step adds C, a
@@ -206,6 +207,8 @@ typedef struct {
   /* wgrad: the reduction's parts, whose f32 sums a reduce kernel adds from
    * the launcher's workspace (0 or 1: one; spio_conv2d_wgrad_parts chooses). */
   int64_t parts;
+  /* Groups of c / groups inputs and k / groups outputs (0 or 1: dense). */
+  int64_t groups;
 } spio_conv2d_problem;
 
 /* NULL when the kernel can be built for `target`, else what is wrong (free

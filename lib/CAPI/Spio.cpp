@@ -163,6 +163,8 @@ kernels::Conv2dProblem conv2dProblem(const spio_conv2d_problem &p) {
                                   : kernels::ConvPass::Fprop;
   if (p.parts != 0)
     g.parts = p.parts;
+  if (p.groups != 0)
+    g.groups = p.groups;
   return g;
 }
 

@@ -49,6 +49,7 @@ int runConv2d() {
   problem.padH = opt().padH;
   problem.padW = opt().padW;
   problem.dilationH = problem.dilationW = opt().convDilation;
+  problem.groups = std::max<int64_t>(1, opt().groupCount);
   problem.input = parseDType(dtypeOr("bf16"), false);
   problem.output = opt().outDtype.empty() ? problem.input : parseDType(opt().outDtype, true);
   problem.epilogue = parseEpilogue(opt().epilogue);
@@ -75,11 +76,12 @@ int runConv2d() {
     return 0;
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   text() << llvm::format(
-      "conv2d %s N=%lld H=%lld W=%lld C=%lld K=%lld R=%lld S=%lld stride %lld pad %lldx%lld "
+      "conv2d %s N=%lld H=%lld W=%lld C=%lld K=%lld R=%lld S=%lld%s stride %lld pad %lldx%lld "
       "dilation %lld -> P=%lld Q=%lld %s->%s, wgmma tile %lldx%lldx%lld warps %lldx%lld "
       "stages %lld%s%s%s: %s in %.2f ms (%zu bytes PTX)\n",
       opt().convPass.c_str(), (long long)problem.n, (long long)problem.h, (long long)problem.w,
       (long long)problem.c, (long long)problem.k, (long long)problem.r, (long long)problem.s,
+      problem.groups > 1 ? (" groups " + std::to_string(problem.groups)).c_str() : "",
       (long long)problem.strideH, (long long)problem.padH, (long long)problem.padW,
       (long long)problem.dilationH, (long long)outH, (long long)outW, dtypeName(problem.input),
       dtypeName(problem.output), (long long)config.blockM, (long long)config.blockN,
@@ -101,6 +103,7 @@ int runConv2d() {
                                            {"pad_h", problem.padH},
                                            {"pad_w", problem.padW},
                                            {"dilation", problem.dilationH},
+                                           {"groups", problem.groups},
                                            {"dtype", dtypeName(problem.input)},
                                            {"out_dtype", dtypeName(problem.output)}};
   report()["config"] =
@@ -137,6 +140,8 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   size_t n = problem.n, h = problem.h, w = problem.w, c = problem.c, k = problem.k;
   size_t r = problem.r, sz = problem.s, p = outH, q = outW;
+  // w's channels: a group's (C, or dgrad's K over them, a group's).
+  size_t groupInputs = conv2dGroupInputs(problem), groupOutputs = conv2dGroupOutputs(problem);
   if (problem.pass == ConvPass::Wgrad)
     return runConv2dWgrad(gpu, launcher, problem);
   bool dgrad = problem.pass == ConvPass::Dgrad;
@@ -144,7 +149,7 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   size_t inputs = dgrad ? n * p * q * k : n * h * w * c;
   size_t outputs = dgrad ? n * h * w * c : n * p * q * k;
   GemmProblem gemm = conv2dGemmProblem(problem);
-  HostMatrix x(problem.input, inputs), wt(problem.input, k * r * sz * c),
+  HostMatrix x(problem.input, inputs), wt(problem.input, k * r * sz * groupInputs),
       residual(problem.output, gemm.readsC ? outputs : 0);
   HostMatrix bias(problem.biasType, gemm.bias == Along::None ? 0 : k);
   HostMatrix scale(problem.scaleType, gemm.scale == Along::None ? 0 : k);
@@ -170,7 +175,7 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
       {}};
   auto launch = [&]() { return launcher.run(bindings); };
   // Each output's sum: y over (r, s, c), dgrad's dx over (r, s, k).
-  size_t depth = r * sz * (dgrad ? k : c), channels = dgrad ? c : k;
+  size_t depth = r * sz * (dgrad ? groupOutputs : groupInputs), channels = dgrad ? c : k;
   size_t rows = dgrad ? h : p, cols = dgrad ? w : q;
 
   if (opt().check) {
@@ -215,14 +220,14 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   if (opt().bench > 0)
     // The forward's multiply-adds, whichever pass (a strided dgrad's
     // phases reach no more).
-    reportBench(gpu, launch, 2.0 * double(n * p * q) * double(k * r * sz * c));
+    reportBench(gpu, launch, 2.0 * double(n * p * q) * double(k * r * sz * groupInputs));
   return 0;
 }
 
 static int runConv2dWgrad(Cuda &gpu, Launcher &launcher, const Conv2dProblem &problem) {
   size_t positions = conv2dOutputPositions(problem);
-  size_t k = problem.k, r = problem.r, s = problem.s, c = problem.c;
-  HostMatrix x(problem.input, problem.n * problem.h * problem.w * c),
+  size_t k = problem.k, r = problem.r, s = problem.s, c = conv2dGroupInputs(problem);
+  HostMatrix x(problem.input, problem.n * problem.h * problem.w * problem.c),
       dy(problem.input, positions * k);
   x.fillUniform(opt().seed, 0);
   dy.fillUniform(opt().seed, 1);

@@ -37,6 +37,10 @@ int64_t upperCorner(int64_t in, int64_t out, int64_t stride, int64_t pad) {
 
 } // namespace
 
+int64_t conv2dGroupInputs(const Conv2dProblem &p) { return p.c / std::max<int64_t>(1, p.groups); }
+
+int64_t conv2dGroupOutputs(const Conv2dProblem &p) { return p.k / std::max<int64_t>(1, p.groups); }
+
 int64_t conv2dOutputHeight(const Conv2dProblem &p) {
   return outputSize(p.h, p.r, p.strideH, p.padH, p.dilationH);
 }
@@ -135,7 +139,7 @@ Conv2dGathered conv2dGathered(const Conv2dProblem &p) {
 }
 
 int64_t conv2dChannelTiles(const Conv2dProblem &p) {
-  return ceilDiv(conv2dGathered(p).conv.c, kChannelTile);
+  return ceilDiv(conv2dGroupInputs(conv2dGathered(p).conv), kChannelTile);
 }
 
 int64_t conv2dPhaseOffsetBytes(const Conv2dProblem &p) {
@@ -168,7 +172,7 @@ GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
     GemmProblem g;
     int64_t kTiles = ceilDiv(conv2dOutputPositions(p), kChannelTile);
     g.m = p.k;
-    g.n = p.r * p.s * p.c;
+    g.n = p.r * p.s * conv2dGroupInputs(p);
     g.k = ceilDiv(kTiles, p.parts) * kChannelTile;
     g.input = p.input;
     g.output = p.parts > 1 ? DType::F32 : p.output;
@@ -220,6 +224,16 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
   if (p.c % 8 != 0)
     return "conv2d takes a multiple of 8 input channels (16-byte pixels), got C=" +
            std::to_string(p.c);
+  if (p.groups < 1 || p.c % p.groups != 0 || p.k % p.groups != 0)
+    return "conv2d's groups must divide C=" + std::to_string(p.c) +
+           " and K=" + std::to_string(p.k) + ", got " + std::to_string(p.groups);
+  int64_t groupInputs = conv2dGroupInputs(p), groupOutputs = conv2dGroupOutputs(p);
+  // A k-tile is 64 of one group's channels; a tile's columns (wgrad: rows)
+  // one group's.
+  if (p.groups > 1 && (groupInputs % kChannelTile != 0 || groupOutputs % kChannelTile != 0))
+    return "a grouped conv2d on the implicit GEMM takes groups of a multiple of 64 input and "
+           "output channels, got " +
+           std::to_string(groupInputs) + " and " + std::to_string(groupOutputs);
   if (p.strideH < 1 || p.strideH > 8 || p.strideW < 1 || p.strideW > 8)
     return "conv2d strides are 1 to 8, got " + std::to_string(p.strideH) + "x" +
            std::to_string(p.strideW);
@@ -229,7 +243,8 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
   if (p.padH < 0 || p.padW < 0)
     return "conv2d padding must not be negative, got " + std::to_string(p.padH) + "x" +
            std::to_string(p.padW);
-  if (!layout::withinExtent({p.n, p.h, p.w, p.c}) || !layout::withinExtent({p.k, p.r, p.s, p.c}))
+  if (!layout::withinExtent({p.n, p.h, p.w, p.c}) ||
+      !layout::withinExtent({p.k, p.r, p.s, groupInputs}))
     return "x or w is over the 2^40 elements a spio tensor spans";
   // TMA's im2col window: the padding, the window's far side and the taps'
   // offsets within it are small signed numbers (checked by division first,
@@ -253,6 +268,10 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     if (p.c % kChannelTile != 0)
       return "conv2d's wgrad reads x in boxes of one tap's 64 channels: C a multiple of 64, got " +
              std::to_string(p.c);
+    if (p.groups > 1 && groupOutputs % c.blockM != 0)
+      return "a grouped conv2d's wgrad tiles take one group's rows of dw: the config's " +
+             std::to_string(c.blockM) + " rows must divide the group's " +
+             std::to_string(groupOutputs) + " output channels";
     if (p.k % 8 != 0)
       return "conv2d's wgrad reads dy's K channels as 16-byte pixels: K a multiple of 8, got " +
              std::to_string(p.k);
@@ -282,8 +301,16 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
   if (!c.wgmma || c.swapAB || c.streamK)
     return "conv2d runs on the wgmma kernel (sm_90a) with the output positions along the "
            "warpgroups (no swap), each tile's reduction in one block (no stream_k)";
-  // The weights' rows are R * S * C long, the tensor map's K.
-  if (p.r * p.s * p.c > (int64_t(1) << 31) - 1)
+  // A tile's columns are one group's outputs (dgrad: inputs).
+  int64_t groupColumns = p.pass == ConvPass::Dgrad ? groupInputs : groupOutputs;
+  if (p.pass != ConvPass::Wgrad && p.groups > 1 && groupColumns % c.blockN != 0)
+    return "a grouped conv2d's tiles take one group's columns: the config's " +
+           std::to_string(c.blockN) + " columns must divide the group's " +
+           std::to_string(groupColumns) + (p.pass == ConvPass::Dgrad ? " input" : " output") +
+           " channels";
+  // The weights' rows are R * S * C long (of a group's C), the tensor
+  // map's K.
+  if (p.r * p.s * groupInputs > (int64_t(1) << 31) - 1)
     return "R * S * C is over the 2^31 - 1 elements TMA addresses";
   // Each kernel: one of dgrad's phases, else the problem's.
   auto checkKernel = [&](const Conv2dProblem &kernel) -> std::string {
@@ -336,6 +363,9 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
   c.blockN = g.n <= 64 ? 64 : 128;
   c.blockK = kChannelTile;
   if (c.blockM == 128 && conv2dWgradParts(p, c, target) == 2)
+    c.blockM = 64;
+  // A grouped wgrad's tile rows are one group's outputs.
+  if (p.groups > 1 && conv2dGroupOutputs(p) % c.blockM != 0)
     c.blockM = 64;
   c.warpsM = c.blockM / 16;
   c.warpsN = 1;
@@ -453,6 +483,11 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
   int64_t columns = std::max<int64_t>(64, ceilDiv(g.n, 64) * 64);
   if (columns < c.blockN)
     c.blockN = columns;
+  // Grouped: the widest tile of 64-column steps within the chosen one
+  // that divides a group's columns (64 does where checkConv2d takes them).
+  int64_t groupColumns = p.pass == ConvPass::Dgrad ? conv2dGroupInputs(p) : conv2dGroupOutputs(p);
+  while (p.groups > 1 && groupColumns % 64 == 0 && groupColumns % c.blockN != 0)
+    c.blockN = (c.blockN - 1) / 64 * 64;
   // A cluster's blocks load equal shares of B: rows of 16 bytes, or
   // (N-major, dgrad) boxes of 64 columns.
   if (c.cluster > 1 && (c.blockN / c.cluster) % (g.b == Layout::ColMajor ? 8 : 64) != 0)
@@ -481,11 +516,12 @@ int64_t conv2dWgradParts(const Conv2dProblem &p, const GemmConfig &c, const Targ
 }
 
 int64_t conv2dWgradWorkspaceBytes(const Conv2dProblem &p) {
-  return p.parts > 1 ? p.parts * p.k * p.r * p.s * p.c * 4 : 0;
+  return p.parts > 1 ? p.parts * p.k * p.r * p.s * conv2dGroupInputs(p) * 4 : 0;
 }
 
 LaunchShape conv2dWgradReduceLaunchShape(const Conv2dProblem &p) {
-  return {ceilDiv(p.k * p.r * p.s * p.c, kConv2dReduceThreads), 1, kConv2dReduceThreads};
+  return {ceilDiv(p.k * p.r * p.s * conv2dGroupInputs(p), kConv2dReduceThreads), 1,
+          kConv2dReduceThreads};
 }
 
 runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const GemmConfig &c) {
@@ -526,7 +562,7 @@ runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &p, const GemmC
   // dgrad's boxes are 64 of w's K rows by 64 of a tap's input channels.
   if (p.pass == ConvPass::Dgrad)
     shape.rows = uint64_t(p.k);
-  shape.cols = uint64_t(p.r * p.s * p.c);
+  shape.cols = uint64_t(p.r * p.s * conv2dGroupInputs(p));
   return shape;
 }
 

@@ -142,6 +142,10 @@ ReferenceSum conv2dReference(const kernels::Conv2dProblem &p, const std::vector<
   size_t h = p.h, w = p.w, c = p.c, k = p.k, r = p.r, s = p.s;
   size_t outH = kernels::conv2dOutputHeight(p), outW = kernels::conv2dOutputWidth(p);
   bool dgrad = p.pass == kernels::ConvPass::Dgrad;
+  // w's rows hold a group's input channels; `channel`'s group (an output
+  // channel's, dgrad: an input channel's) reads its group's alone.
+  size_t groupInputs = kernels::conv2dGroupInputs(p), groupOutputs = kernels::conv2dGroupOutputs(p);
+  size_t group = channel / (dgrad ? groupInputs : groupOutputs);
   ReferenceSum total;
   auto add = [&](double product) {
     total.sum += product;
@@ -157,17 +161,18 @@ ReferenceSum conv2dReference(const kernels::Conv2dProblem &p, const std::vector<
             ph / p.strideH >= int64_t(outH) || pw / p.strideW >= int64_t(outW))
           continue;
         size_t at = ((image * outH + size_t(ph / p.strideH)) * outW + size_t(pw / p.strideW)) * k;
-        for (size_t o = 0; o < k; ++o)
-          add(double(input[at + o]) * double(weights[((o * r + fr) * s + fs) * c + channel]));
+        for (size_t o = group * groupOutputs; o < (group + 1) * groupOutputs; ++o)
+          add(double(input[at + o]) *
+              double(weights[((o * r + fr) * s + fs) * groupInputs + channel % groupInputs]));
         continue;
       }
       int64_t ih = int64_t(row * p.strideH + fr * p.dilationH) - p.padH;
       int64_t iw = int64_t(col * p.strideW + fs * p.dilationW) - p.padW;
       if (ih < 0 || ih >= int64_t(h) || iw < 0 || iw >= int64_t(w))
         continue;
-      size_t at = ((image * h + size_t(ih)) * w + size_t(iw)) * c;
-      size_t tap = ((channel * r + fr) * s + fs) * c;
-      for (size_t ch = 0; ch < c; ++ch)
+      size_t at = ((image * h + size_t(ih)) * w + size_t(iw)) * c + group * groupInputs;
+      size_t tap = ((channel * r + fr) * s + fs) * groupInputs;
+      for (size_t ch = 0; ch < groupInputs; ++ch)
         add(double(input[at + ch]) * double(weights[tap + ch]));
     }
   }
@@ -178,6 +183,8 @@ ReferenceSum conv2dWgradReference(const kernels::Conv2dProblem &p, const std::ve
                                   const std::vector<float> &dy, size_t k, size_t r, size_t s,
                                   size_t c) {
   size_t outH = kernels::conv2dOutputHeight(p), outW = kernels::conv2dOutputWidth(p);
+  // `c` is of k's group's input channels.
+  size_t channel = k / kernels::conv2dGroupOutputs(p) * kernels::conv2dGroupInputs(p) + c;
   ReferenceSum total;
   for (size_t image = 0; image < size_t(p.n); ++image)
     for (size_t row = 0; row < outH; ++row) {
@@ -189,7 +196,7 @@ ReferenceSum conv2dWgradReference(const kernels::Conv2dProblem &p, const std::ve
         if (iw < 0 || iw >= p.w)
           continue;
         double product = double(dy[((image * outH + row) * outW + col) * p.k + k]) *
-                         double(x[((image * p.h + size_t(ih)) * p.w + size_t(iw)) * p.c + c]);
+                         double(x[((image * p.h + size_t(ih)) * p.w + size_t(iw)) * p.c + channel]);
         total.sum += product;
         total.magnitude += std::fabs(product);
       }

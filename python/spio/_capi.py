@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 13
+ABI_VERSION = 14
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -89,7 +89,7 @@ class Conv2dProblem(ctypes.Structure):
         [("input_dtype", ctypes.c_int32), ("output_dtype", ctypes.c_int32),
          ("epilogue_steps", ctypes.c_int32), ("epilogue", ctypes.c_int32 * 8),
          ("bias_dtype", ctypes.c_int32), ("scale_dtype", ctypes.c_int32),
-         ("pass_", ctypes.c_int32), ("parts", ctypes.c_int64)]
+         ("pass_", ctypes.c_int32), ("parts", ctypes.c_int64), ("groups", ctypes.c_int64)]
 
 
 class Target(ctypes.Structure):

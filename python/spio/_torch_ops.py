@@ -9,8 +9,8 @@ implementations and autograd:
   with groups of 8, 4, 2 or 1 (depthwise) channels on channels_last
   tensors; the backward uses dgrad and the deterministic wgrad (dw, and db
   with it, reduced in f32).
-- spio::conv2d: dense conv2d (groups = 1), forward on the implicit GEMM
-  (Hopper); the backward's dx on Spio's dgrad kernel where the taps read
+- spio::conv2d: dense conv2d (groups = 1, or groups of a multiple of 64
+  channels), forward on the implicit GEMM (Hopper); the backward's dx on Spio's dgrad kernel where the taps read
   one phase of dx, dw on its wgrad kernel where C is a multiple of 64, the
   rest on cuDNN (aten.convolution_backward).
 - spio::bmm (batched a @ b, transposed views read in place).
@@ -196,6 +196,15 @@ def _stream(t):
 
 # Channels a group conv2d_gw8's kernels take.
 _GROUP_WIDTHS = (1, 2, 4, 8)
+
+
+def on_implicit_gemm(in_channels, out_channels, groups):
+    """Whether a conv2d of these channels and groups runs on the implicit
+    GEMM: dense, or groups of a multiple of 64 input and output channels
+    (narrower groups run on the grouped family)."""
+    return groups == 1 or (groups > 1 and in_channels % groups == 0 and
+                           out_channels % groups == 0 and in_channels // groups % 64 == 0 and
+                           out_channels // groups % 64 == 0)
 
 
 def _conv_args(x_shape, c, r, s, stride, padding, pass_, bias, dtype, group_width):
@@ -471,12 +480,12 @@ def _dense_out_hw(x_shape, w_shape, stride, padding, dilation):
                                                        padding, dilation))
 
 
-def _check_dense(x, weight, bias):
+def _check_dense(x, weight, bias, groups):
     if x.dim() != 4 or weight.dim() != 4:
-        raise SpioError("conv2d takes x (N, C, H, W) and weight (K, C, R, S)")
-    if weight.shape[1] != x.shape[1]:
-        raise SpioError(f"a dense conv2d's weight is (K, C, R, S) with x's C = {x.shape[1]}, "
-                        f"got {tuple(weight.shape)}")
+        raise SpioError("conv2d takes x (N, C, H, W) and weight (K, C / groups, R, S)")
+    if weight.shape[1] * groups != x.shape[1] or weight.shape[0] % groups:
+        raise SpioError(f"a conv2d's weight is (K, C / groups, R, S) with x's C = {x.shape[1]} "
+                        f"and groups = {groups}, got {tuple(weight.shape)}")
     if x.dtype != weight.dtype:
         raise SpioError(f"x is {x.dtype} but weight is {weight.dtype}")
     _check_tensor("x", x)
@@ -487,13 +496,13 @@ def _check_dense(x, weight, bias):
             raise SpioError(f"the bias must be ({weight.shape[0]},), got {tuple(bias.shape)}")
 
 
-def _conv2d(x, weight, bias, stride, padding, dilation):
+def _conv2d(x, weight, bias, stride, padding, dilation, groups=1):
     key = ("dense", x.shape, weight.shape, x.dtype, weight.dtype, x.get_device(),
-           weight.get_device(), *stride, *padding, *dilation,
+           weight.get_device(), *stride, *padding, *dilation, groups,
            None if bias is None else (bias.shape, bias.dtype, bias.get_device()))
     launcher = _launchers.get(key)
     if launcher is None:
-        _check_dense(x, weight, bias)
+        _check_dense(x, weight, bias, groups)
     # The kernel reads NHWC: another memory format is copied (as cuDNN does
     # where formats differ); y is channels_last.
     x = x.contiguous(memory_format=torch.channels_last)
@@ -507,13 +516,13 @@ def _conv2d(x, weight, bias, stride, padding, dilation):
             n, x.shape[2], x.shape[3], x.shape[1], k, weight.shape[2], weight.shape[3],
             stride, padding, dilation, _DTYPES[x.dtype],
             epilogue=("bias",) if bias is not None else (),
-            bias_dtype=None if bias is None else _DTYPES[bias.dtype])
+            bias_dtype=None if bias is None else _DTYPES[bias.dtype], groups=groups)
         launcher = _launchers[key] = _launcher(args, x.get_device())
     _run(launcher, _stream(x), operands)
     return y
 
 
-def _conv2d_fake(x, weight, bias, stride, padding, dilation):
+def _conv2d_fake(x, weight, bias, stride, padding, dilation, groups=1):
     p, q = _dense_out_hw(x.shape, weight.shape, stride, padding, dilation)
     return torch.empty((x.shape[0], weight.shape[0], p, q), device=x.device, dtype=x.dtype,
                        memory_format=torch.channels_last)
@@ -521,28 +530,29 @@ def _conv2d_fake(x, weight, bias, stride, padding, dilation):
 
 conv2d_op = _define(
     "conv2d(Tensor x, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
-    "int[] dilation) -> Tensor", _conv2d, _conv2d_fake)
+    "int[] dilation, int groups=1) -> Tensor", _conv2d, _conv2d_fake)
 
 
 def _dense_setup(ctx, inputs, output):
-    x, weight, bias, stride, padding, dilation = inputs
+    x, weight, bias, stride, padding, dilation = inputs[:6]
     ctx.save_for_backward(x, weight)
     ctx.has_bias = bias is not None
     ctx.stride, ctx.padding, ctx.dilation = stride, padding, dilation
+    ctx.groups = inputs[6] if len(inputs) > 6 else 1
 
 
-def _dense_gradient_launcher(pass_, dy, x, weight, stride, padding, dilation):
+def _dense_gradient_launcher(pass_, dy, x, weight, stride, padding, dilation, groups):
     """The launcher of Spio's dense `pass_` ("dgrad" or "wgrad") for the
     layer, or None where the kernel does not take it: the checks' verdict
     is kept with the launcher."""
     key = ("dense_" + pass_, dy.shape, x.shape, weight.shape, dy.dtype, weight.dtype,
-           dy.get_device(), *stride, *padding, *dilation)
+           dy.get_device(), *stride, *padding, *dilation, groups)
     if key not in _launchers:
         try:
             n, c, h, w = x.shape
             args = _kernels.Conv2dArguments(
                 n, h, w, c, weight.shape[0], weight.shape[2], weight.shape[3], stride, padding,
-                dilation, _DTYPES[dy.dtype], pass_=pass_)
+                dilation, _DTYPES[dy.dtype], pass_=pass_, groups=groups)
             _launchers[key] = _launcher(args, dy.get_device())
         except SpioError:
             _launchers[key] = None
@@ -558,7 +568,7 @@ def _dgrad_phases(kernel_size, stride, padding, dilation):
     return count
 
 
-def _conv2d_dgrad(dy, x, weight, stride, padding, dilation):
+def _conv2d_dgrad(dy, x, weight, stride, padding, dilation, groups):
     """dx (channels_last) from dy and w on Spio's dgrad kernels, or None where
     they do not take the layer (channels not multiples of 8) or need more
     than one kernel: several phases of dx, one kernel each, ran at 0.92-0.98x
@@ -566,7 +576,8 @@ def _conv2d_dgrad(dy, x, weight, stride, padding, dilation):
     cuDNN computes those."""
     if _dgrad_phases(weight.shape[2:], stride, padding, dilation) > 1:
         return None
-    launcher = _dense_gradient_launcher("dgrad", dy, x, weight, stride, padding, dilation)
+    launcher = _dense_gradient_launcher("dgrad", dy, x, weight, stride, padding, dilation,
+                                        groups)
     if launcher is None:
         return None
     dy = dy.contiguous(memory_format=torch.channels_last)
@@ -576,11 +587,12 @@ def _conv2d_dgrad(dy, x, weight, stride, padding, dilation):
     return dx
 
 
-def _conv2d_wgrad(dy, x, weight, stride, padding, dilation):
+def _conv2d_wgrad(dy, x, weight, stride, padding, dilation, groups):
     """dw (the weight's shape, channels_last storage) from x and dy on Spio's
     wgrad kernel, or None where it does not take the layer (C not a
     multiple of 64, K not of 8)."""
-    launcher = _dense_gradient_launcher("wgrad", dy, x, weight, stride, padding, dilation)
+    launcher = _dense_gradient_launcher("wgrad", dy, x, weight, stride, padding, dilation,
+                                        groups)
     if launcher is None:
         return None
     dy = dy.contiguous(memory_format=torch.channels_last)
@@ -600,17 +612,17 @@ def _dense_backward(ctx, dy):
     needs = ctx.needs_input_grad
     dx = dw = None
     if needs[0] and dy.dtype == weight.dtype:
-        dx = _conv2d_dgrad(dy, x, weight, ctx.stride, ctx.padding, ctx.dilation)
+        dx = _conv2d_dgrad(dy, x, weight, ctx.stride, ctx.padding, ctx.dilation, ctx.groups)
     if needs[1] and dy.dtype == weight.dtype == x.dtype:
-        dw = _conv2d_wgrad(dy, x, weight, ctx.stride, ctx.padding, ctx.dilation)
+        dw = _conv2d_wgrad(dy, x, weight, ctx.stride, ctx.padding, ctx.dilation, ctx.groups)
     wants = [needs[0] and dx is None, needs[1] and dw is None, ctx.has_bias and needs[2]]
     grads = (None, None, None)
     if any(wants):
         grads = torch.ops.aten.convolution_backward(
             dy, x, weight, [weight.shape[0]] if ctx.has_bias else None, ctx.stride,
-            ctx.padding, ctx.dilation, False, [0, 0], 1, wants)
+            ctx.padding, ctx.dilation, False, [0, 0], ctx.groups, wants)
     return (dx if dx is not None else grads[0], dw if dw is not None else grads[1], grads[2],
-            None, None, None)
+            None, None, None, None)
 
 
 torch.library.register_autograd("spio::conv2d", _dense_backward, setup_context=_dense_setup,
@@ -620,7 +632,8 @@ torch.library.register_autograd("spio::conv2d", _dense_backward, setup_context=_
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv2d on Spio's kernels, f16/bf16 on a CUDA
     device: dense layers (groups = 1; Hopper, any kernel size, stride,
-    padding and dilation, input channels a multiple of 8) as an implicit
+    padding and dilation, input channels a multiple of 8) and layers of
+    groups of a multiple of 64 input and output channels as an implicit
     GEMM whose backward takes dx from Spio's dgrad where one kernel computes
     it (the taps read one phase of dx: stride 1, or 1x1 downsampling), dw
     from its wgrad where C is a multiple of 64, and the rest from cuDNN, and
@@ -629,18 +642,20 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     SpioError says why a layer is not taken. The output is channels_last."""
     stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
     dilation = _pair(dilation, "dilation")
-    if groups == 1:
+    c = x.shape[1]
+    if on_implicit_gemm(c, weight.shape[0], groups):
         if type(x) is not torch.Tensor or torch.compiler.is_compiling() or \
                 _needs_grad(x, weight, bias):
-            return conv2d_op(x, weight, bias, list(stride), list(padding), list(dilation))
-        return _conv2d(x, weight, bias, stride, padding, dilation)
-    c = x.shape[1]
+            return conv2d_op(x, weight, bias, list(stride), list(padding), list(dilation),
+                             groups)
+        return _conv2d(x, weight, bias, stride, padding, dilation, groups)
     if groups > 0 and c % groups == 0 and c // groups in _GROUP_WIDTHS and \
             weight.shape[0] == c and dilation == (1, 1) and stride[0] == stride[1]:
         return conv2d_gw8(x.contiguous(memory_format=torch.channels_last), weight, bias,
                           stride[0], padding)
-    raise SpioError(f"Spio runs dense conv2d (groups = 1) and groups of 1, 2, 4 or 8 channels "
-                    f"(C in = C out, dilation 1, equal strides); got groups={groups} of "
+    raise SpioError(f"Spio runs dense conv2d (groups = 1), groups of a multiple of 64 input and "
+                    f"output channels, and groups of 1, 2, 4 or 8 channels (C in = C out, "
+                    f"dilation 1, equal strides); got groups={groups} of "
                     f"{tuple(x.shape)} by {tuple(weight.shape)}, dilation {dilation}, stride "
                     f"{stride}")
 

@@ -179,7 +179,7 @@ CONV_PASSES = ("fprop", "dgrad", "wgrad")
 
 @dataclasses.dataclass(frozen=True)
 class Conv2dArguments:
-    """Dense conv2d (groups = 1), forward: y (n, p, q, k) NHWC from x (n, h,
+    """Conv2d on the implicit GEMM, forward: y (n, p, q, k) NHWC from x (n, h,
     w, c) NHWC and w (k, r, s, c), f16 or bf16 in, f32 accumulation, f16,
     bf16 or f32 out (`out_dtype`, default the input's). `epilogue` lists
     the steps applied in order before the store: "scale" and "bias" (one
@@ -193,7 +193,9 @@ class Conv2dArguments:
     `pass_="wgrad"` (C a multiple of 64, no epilogue) dw (k, r, s, c) from
     x and dy (its output dtype dw's), its reduction over the output
     positions split among a thread-block cluster's blocks (a fixed order:
-    the same bits every run)."""
+    the same bits every run). `groups` = G > 1 makes it grouped, each group
+    of k / G outputs reading its c / G inputs (w and dw then (k, r, s,
+    c / G)), for groups of a multiple of 64 input and output channels."""
     n: int
     h: int
     w: int
@@ -210,9 +212,10 @@ class Conv2dArguments:
     bias_dtype: Optional[str] = None
     scale_dtype: str = "f32"
     pass_: str = "fprop"
+    groups: int = 1
 
     def __post_init__(self):
-        _check_sizes(self, ("n", "h", "w", "c", "k", "r", "s"))
+        _check_sizes(self, ("n", "h", "w", "c", "k", "r", "s", "groups"))
         if self.pass_ not in CONV_PASSES:
             raise SpioError(f"a dense conv2d pass is 'fprop', 'dgrad' or 'wgrad', got "
                             f"{self.pass_!r}")
@@ -765,7 +768,8 @@ class GemmFamily(KernelFamily):
 
 
 class Conv2dFamily(KernelFamily):
-    """Dense conv2d (groups = 1), fprop, dgrad and wgrad, as an implicit GEMM on
+    """Dense conv2d (groups = 1, or groups of a multiple of 64 channels),
+    fprop, dgrad and wgrad, as an implicit GEMM on
     the wgmma kernel (sm_90a): a config is (dtype, output dtype, tile,
     stages), the tile a wgmma GEMM tile (GemmFamily's, options included)
     whose rows are output positions and columns output channels."""
@@ -798,7 +802,7 @@ class Conv2dFamily(KernelFamily):
                                    (ctypes.c_int32 * 8)(*steps),
                                    _dtype_code(args.bias_dtype or args.output_dtype, scalars),
                                    _dtype_code(args.scale_dtype, scalars),
-                                   CONV_PASSES.index(args.pass_))
+                                   CONV_PASSES.index(args.pass_), 0, args.groups)
 
     def _structs(self, args, config):
         _, _, tile, stages = config
@@ -849,8 +853,8 @@ class Conv2dFamily(KernelFamily):
                                      *self._structs(args, config), loaded)
 
     def layer_support(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                      dtype="bf16"):
-        """A Support: whether the kernel runs dense layers of these settings,
+                      dtype="bf16", groups=1):
+        """A Support: whether the kernel runs layers of these settings,
         and if not, why: the chosen instance's check on one image just large
         enough for the dilated filter (the input's own size is checked when
         the layer runs)."""
@@ -858,7 +862,7 @@ class Conv2dFamily(KernelFamily):
         h, w = (max(16, dil * (taps - 1) + 1) for taps, dil in zip(kernel_size, dilation))
         try:
             args = Conv2dArguments(1, h, w, in_channels, out_channels, r, s, tuple(stride),
-                                   tuple(padding), tuple(dilation), dtype)
+                                   tuple(padding), tuple(dilation), dtype, groups=groups)
         except SpioError as error:
             return Support(False, str(error))
         return Kernel(self, self.chosen(args)).supports(args)

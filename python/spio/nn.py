@@ -17,13 +17,20 @@ def _channels_last(parameter):
     return parameter
 
 
+def _on_implicit_gemm(conv):
+    """Whether the torch.nn.Conv2d `conv` would run on the implicit GEMM
+    (dense, or groups of a multiple of 64 channels), not the grouped family."""
+    return _torch_ops.on_implicit_gemm(conv.in_channels, conv.out_channels, conv.groups)
+
+
 def _grouped_support(conv):
     """Whether the grouped family runs the torch.nn.Conv2d `conv` (groups >
     1), and if not, why."""
     c = conv.in_channels
     if conv.out_channels != c or c % 8 or c // conv.groups not in _torch_ops._GROUP_WIDTHS:
         return Support(False, f"{conv} is not a conv2d with groups of 1, 2, 4 or 8 channels "
-                              f"(C in = C out, a multiple of 8)")
+                              f"(C in = C out, a multiple of 8) or of a multiple of 64 input "
+                              f"and output channels")
     if conv.dilation != (1, 1) or conv.stride[0] != conv.stride[1] or \
             conv.stride[0] not in (1, 2):
         return Support(False, f"{conv}: Spio takes grouped layers of dilation 1 and equal "
@@ -40,16 +47,18 @@ def _layer_support(conv):
         return Support(False, f"{conv} is not a torch.nn.Conv2d")
     if conv.padding_mode != "zeros" or isinstance(conv.padding, str):
         return Support(False, f"{conv}: Spio takes zero padding given as numbers")
-    if conv.groups != 1:
+    if not _on_implicit_gemm(conv):
         return _grouped_support(conv)
     support = Conv2dFamily().layer_support(conv.in_channels, conv.out_channels, conv.kernel_size,
-                                           conv.stride, conv.padding, conv.dilation)
+                                           conv.stride, conv.padding, conv.dilation,
+                                           groups=conv.groups)
     return support if support else Support(False, f"{conv}: {support.reason}")
 
 
 class Conv2d(torch.nn.Module):
     """torch.nn.Conv2d on Spio's kernels, forward and backward: dense layers
-    (groups = 1) on the implicit GEMM (Hopper, sm_90; input channels a
+    (groups = 1) and those of groups of a multiple of 64 input and output
+    channels on the implicit GEMM (Hopper, sm_90; input channels a
     multiple of 8, any kernel size, stride, zero padding and dilation the
     kernel's TMA copies take), the backward's dx on Spio where its taps read
     one phase of dx (stride 1, 1x1 downsampling), dw on Spio where C is a
@@ -84,9 +93,10 @@ class Conv2d(torch.nn.Module):
 
     def _take(self, conv, copy):
         self.groups = conv.groups
+        self._grouped_family = not _on_implicit_gemm(conv)
         self.padding, self.dilation = tuple(conv.padding), tuple(conv.dilation)
-        # The grouped kernels take one stride.
-        self.stride = conv.stride[0] if conv.groups != 1 else tuple(conv.stride)
+        # The grouped family's kernels take one stride.
+        self.stride = conv.stride[0] if self._grouped_family else tuple(conv.stride)
         # channels_last weights are the kernels' (K, R, S, C / groups)
         # without a copy.
         if copy:
@@ -100,11 +110,11 @@ class Conv2d(torch.nn.Module):
         """As torch.nn.Conv2d, for input in any memory format: one that is
         not channels_last is copied into it first (as cuDNN does where the
         formats differ), and the output is channels_last."""
-        if self.groups != 1:
+        if self._grouped_family:
             x = x.contiguous(memory_format=torch.channels_last)
             return _torch_ops.conv2d_gw8(x, self.weight, self.bias, self.stride, self.padding)
         return _torch_ops.conv2d(x, self.weight, self.bias, self.stride, self.padding,
-                                 self.dilation)
+                                 self.dilation, self.groups)
 
 
 class Conv2dGw8(Conv2d):
@@ -126,7 +136,7 @@ class Conv2dGw8(Conv2d):
         channels_last in place); SpioError when `conv` is not a grouped
         conv2d with groups of 1, 2, 4 or 8 channels Spio runs (C a multiple
         of 8; kernel sizes, padding and stride as its kernels check them)."""
-        if not isinstance(conv, torch.nn.Conv2d) or conv.groups == 1:
+        if not isinstance(conv, torch.nn.Conv2d) or _on_implicit_gemm(conv):
             raise SpioError(f"{conv} is not a conv2d with groups of 1, 2, 4 or 8 channels (C in "
                             f"= C out, a multiple of 8)")
         return super().from_torch(conv)
@@ -185,9 +195,9 @@ def supports(module):
     if type(module) is not torch.nn.Conv2d:
         return Support(False, f"{type(module).__name__} has no Spio layer")
     support = _layer_support(module)
-    if support and module.groups == 1 and not _hopper():
-        return Support(False, f"{module}: dense layers run on Hopper's wgmma (sm_90), and "
-                              f"device 0 is not a Hopper GPU")
+    if support and _on_implicit_gemm(module) and not _hopper():
+        return Support(False, f"{module}: layers on the implicit GEMM run on Hopper's wgmma "
+                              f"(sm_90), and device 0 is not a Hopper GPU")
     return support
 
 
@@ -196,7 +206,7 @@ def _replacement(module):
         return None
     if type(module) is torch.nn.Linear:
         return Linear.from_torch(module)
-    return (Conv2dGw8 if module.groups != 1 else Conv2d).from_torch(module)
+    return (Conv2d if _on_implicit_gemm(module) else Conv2dGw8).from_torch(module)
 
 
 def transform(model):

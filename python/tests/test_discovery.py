@@ -812,6 +812,31 @@ def test_dense_conv2d_wgrad_reduces_in_parts_through_the_workspace():
     assert not support and "C a multiple of 64" in support.reason
 
 
+def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
+    family = spio.Conv2dFamily()
+    grouped = spio.Conv2dArguments(8, 14, 14, 256, 512, groups=2)
+    config = family.chosen(grouped, spio.kernels.target("sm_90"))
+    kernel = spio.Kernel(family, config)
+    assert kernel.supports(grouped)
+    # A tile's columns are one group's 256 outputs; w holds a group's 128
+    # channels a tap (its map 9 * 128 columns wide).
+    assert 256 % config[2][1] == 0
+    source = family.source(grouped, config)
+    assert "groups = 2" in source and "rsc/8: 144" in source
+    assert "cp.async.bulk.tensor.4d.shared::cluster.global.im2col" in kernel.compile(grouped).ptx
+    for pass_ in ("dgrad", "wgrad"):
+        args = spio.Conv2dArguments(8, 14, 14, 256, 512, pass_=pass_, groups=2)
+        assert spio.Kernel(family, family.chosen(args, spio.kernels.target("sm_90"))) \
+            .supports(args)
+    narrow = spio.Conv2dArguments(8, 14, 14, 256, 256, groups=8)
+    support = kernel.supports(narrow)
+    assert not support and "multiple of 64 input and output channels, got 32" in support.reason
+    assert not family.layer_support(256, 256, (3, 3), (1, 1), (1, 1), (1, 1), groups=8)
+    assert family.layer_support(256, 256, (3, 3), (1, 1), (1, 1), (1, 1), groups=4)
+    expect_error(lambda: spio.Conv2dArguments(1, 8, 8, 64, 64, groups=1.5),
+                 "groups must be an integer")
+
+
 def test_dense_conv2d_says_why_not():
     family = spio.Conv2dFamily()
     rgb = spio.Conv2dArguments(1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 3))

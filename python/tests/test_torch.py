@@ -531,10 +531,11 @@ hopper = pytest.mark.skipif(
     reason="needs a Hopper GPU (the dense conv2d runs on wgmma)")
 
 
-def dense_inputs(n, c, k, h, w, r, s, dtype=torch.bfloat16, seed=0):
+def dense_inputs(n, c, k, h, w, r, s, dtype=torch.bfloat16, seed=0, groups=1):
     generator = torch.Generator(device="cuda").manual_seed(seed)
     x = torch.randn(n, c, h, w, device="cuda", dtype=dtype, generator=generator)
-    weight = torch.randn(k, c, r, s, device="cuda", dtype=dtype, generator=generator) / (r * s)
+    weight = torch.randn(k, c // groups, r, s, device="cuda", dtype=dtype,
+                         generator=generator) / (r * s)
     bias = torch.randn(k, device="cuda", dtype=dtype, generator=generator)
     return x.to(memory_format=torch.channels_last), weight, bias
 
@@ -620,6 +621,59 @@ def test_dense_conv2d_layers_and_transform():
     close(got, want.float(), want.abs().max().item() * 4)
     with pytest.raises(spio.SpioError, match="multiple of 8 input channels"):
         spio.nn.Conv2d.from_torch(rgb)
+
+
+@hopper
+@pytest.mark.parametrize("c,k,groups,stride", [(256, 512, 2, 1), (512, 512, 8, 2),
+                                               (256, 256, 4, (2, 1))])
+def test_wide_groups_run_on_the_implicit_gemm(c, k, groups, stride):
+    # Groups of a multiple of 64 channels (RegNet's, ResNeXt's wide ones):
+    # forward, dx and dw on the implicit GEMM (dx where the taps read one
+    # phase of it), against float32 and with the same bits every run.
+    x, weight, bias = dense_inputs(2, c, k, 14, 14, 3, 3, groups=groups, seed=groups)
+    x.requires_grad_(), weight.requires_grad_(), bias.requires_grad_()
+    y = spio.conv2d(x, weight, bias, stride, 1, groups=groups)
+    x32, w32, b32 = (t.detach().float().requires_grad_() for t in (x, weight, bias))
+    y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, 1, groups=groups)
+    close(y, y32, y32.abs().max().item() * 4)
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    y32.backward(dy.float())
+    for t, t32 in ((x, x32), (weight, w32), (bias, b32)):
+        close(t.grad, t32.grad, t32.grad.abs().max().item() * 4)
+    kinds = {key[0] for key in spio._torch_ops._launchers
+             if key[0].startswith("dense") and groups in key and key[2] == x.shape}
+    assert "dense_wgrad" in kinds and ("dense_dgrad" in kinds) == (stride == 1)
+    first = (y.detach().clone(), x.grad.clone(), weight.grad.clone())
+    x.grad = weight.grad = bias.grad = None
+    again = spio.conv2d(x, weight, bias, stride, 1, groups=groups)
+    again.backward(dy)
+    assert torch.equal(again, first[0]) and torch.equal(x.grad, first[1]) and \
+        torch.equal(weight.grad, first[2])
+    torch.library.opcheck(torch.ops.spio.conv2d.default,
+                          (x.detach(), weight.detach(), bias.detach(), list(spio._torch_ops._pair(
+                              stride, "stride")), [1, 1], [1, 1], groups))
+
+
+@hopper
+def test_wide_group_layers_and_transform():
+    torch.manual_seed(9)
+    net = torch.nn.Sequential(torch.nn.Conv2d(128, 128, 3, padding=1, groups=2),
+                              torch.nn.Conv2d(128, 128, 3, padding=1, groups=4)
+                              ).cuda().to(torch.bfloat16)
+    x = torch.randn(2, 128, 16, 16, device="cuda", dtype=torch.bfloat16)
+    want = net(x)
+    narrow = net[1]
+    spio.transform(net)
+    # Groups of 64 channels on the implicit GEMM; of 32, neither family.
+    assert type(net[0]) is spio.nn.Conv2d and net[1] is narrow
+    assert net[0].stride == (1, 1)
+    got = net[1](net[0](x))
+    close(got, want.float(), want.abs().max().item() * 4)
+    with pytest.raises(spio.SpioError, match="or of a multiple of 64 input and output channels"):
+        spio.nn.Conv2d.from_torch(narrow)
+    with pytest.raises(spio.SpioError, match="is not a conv2d with groups"):
+        spio.nn.Conv2dGw8.from_torch(torch.nn.Conv2d(128, 128, 3, groups=2))
 
 
 @gpu

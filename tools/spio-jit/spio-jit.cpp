@@ -120,7 +120,8 @@ static Field<int64_t>
     groupCount("groups", cl::cat(gemmOptions),
                cl::desc("Grouped GEMM: G groups of random row counts adding up to M, B a "
                         "matrix a group. conv2d: G groups of C / G = 1, 2, 4 or 8 channels "
-                        "(C = K), run by the grouped family as conv2d-gw8 (its options apply)"),
+                        "(C = K), run by the grouped family as conv2d-gw8 (its options apply), "
+                        "or of C / G and K / G multiples of 64 on the implicit GEMM"),
                cl::location(request.groupCount));
 static Field<std::string> groupsAlong(
     "groups-along", cl::cat(gemmOptions),
@@ -390,8 +391,10 @@ int main(int argc, char **argv) {
         &outDtype, &warpsM,       &warpsN,    &emitSpio};
     for (const auto &options : {gemmOnly, convShared, gw8Only, fileFixes})
       rejectOptions("a kernel file", options);
-  } else if (request.workload == "conv2d" && request.groupCount > 1) {
-    // A grouped conv2d is the grouped family's workload of its group width.
+  } else if (request.workload == "conv2d" && request.groupCount > 1 &&
+             (request.convC % request.groupCount != 0 || request.convC / request.groupCount < 64)) {
+    // A grouped conv2d of narrow groups is the grouped family's workload of
+    // its group width (wider ones run on the implicit GEMM, below).
     int64_t c = request.convC, groups = request.groupCount;
     llvm::SmallVector<const cl::Option *> gemmNotConv(gemmOnly);
     llvm::erase(gemmNotConv, &groupCount);
@@ -399,7 +402,9 @@ int main(int argc, char **argv) {
     rejectOptions("--workload conv2d --groups", {&convParts, &convGroupWidth});
     if (c % groups != 0 || !llvm::is_contained({1, 2, 4, 8}, c / groups))
       fail("--groups must split the " + std::to_string(c) +
-           " channels into groups of 1, 2, 4 or 8, got " + std::to_string(groups));
+           " channels into groups of 1, 2, 4 or 8 (the grouped family) or of a multiple of 64 "
+           "(the implicit GEMM), got " +
+           std::to_string(groups));
     if (request.convK != 0 && request.convK != c)
       fail("--groups: a grouped conv2d has as many output channels as input channels (" +
            std::to_string(c) + "), got --out-channels " + std::to_string(request.convK));
@@ -417,10 +422,11 @@ int main(int argc, char **argv) {
     for (const auto &options : {convShared, gw8Only, {&convK, &convDilation, &convParts}})
       rejectOptions("--workload gemm", options);
   } else if (request.workload == "conv2d") {
-    // --groups 1: the dense conv2d, as without it.
+    // --groups 1 (or none): the dense conv2d; groups of 64 channels or
+    // more: the implicit GEMM a group at a time.
     if (groupCount.getNumOccurrences() && request.groupCount < 1)
       fail("--groups must be positive, got " + std::to_string(request.groupCount));
-    request.groupCount = 0;
+    request.groupCount = std::max<int64_t>(1, request.groupCount);
     rejectOptions("--workload conv2d", gw8Only);
     rejectOptions("--workload conv2d", {&sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha, &beta,
                                         &swapAB, &precision, &groupsAlong, &gemmWgmma, &batchCount,

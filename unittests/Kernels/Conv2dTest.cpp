@@ -93,6 +93,72 @@ TEST(Conv2dTest, ChecksSayWhatIsRefused) {
   EXPECT_NE(checkConv2d(p, shared, hopper()).find("(no stream_k)"), std::string::npos);
 }
 
+/// Grouped on the implicit GEMM: a k-tile is 64 of a group's channels, w's
+/// rows R * S taps of a group's channels, and the chooser's tiles keep
+/// their columns (wgrad: rows) within one group, whatever the layer.
+TEST(Conv2dTest, GroupsTakeOneGroupsChannelsATile) {
+  Conv2dProblem p = resnetLayer();
+  p.c = 256;
+  p.k = 512;
+  p.groups = 2;
+  GemmProblem g = conv2dGemmProblem(p);
+  EXPECT_EQ(conv2dGroupInputs(p), 128);
+  EXPECT_EQ(conv2dGroupOutputs(p), 256);
+  EXPECT_EQ(g.n, 512);
+  EXPECT_EQ(g.k, 9 * 128);
+  EXPECT_EQ(conv2dWeightMapShape(p, chooseConv2dConfig(p, hopper())).cols, uint64_t(9 * 128));
+  Conv2dProblem dgrad = p;
+  dgrad.pass = ConvPass::Dgrad;
+  // dgrad reduces over a group's 256 of dy's channels.
+  EXPECT_EQ(conv2dGemmProblem(dgrad).k, 9 * 256);
+  EXPECT_EQ(conv2dGemmProblem(dgrad).n, 256);
+  Conv2dProblem wgrad = p;
+  wgrad.pass = ConvPass::Wgrad;
+  EXPECT_EQ(conv2dGemmProblem(wgrad).m, 512);
+  EXPECT_EQ(conv2dGemmProblem(wgrad).n, 9 * 128);
+  for (int64_t channels : {256, 512, 1024, 2048})
+    for (int64_t groups : {2, 4, 8, 16})
+      for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad})
+        for (int64_t size : {7, 14, 28, 56}) {
+          Conv2dProblem q = resnetLayer();
+          q.c = q.k = channels;
+          q.groups = groups;
+          q.h = q.w = size;
+          q.pass = pass;
+          if (channels / groups % 64 != 0)
+            continue;
+          GemmConfig c = chooseConv2dConfig(q, hopper());
+          q.parts = conv2dWgradParts(q, c, hopper());
+          std::string where = "C " + std::to_string(channels) + " groups " +
+                              std::to_string(groups) + " size " + std::to_string(size) + " pass " +
+                              std::to_string(int(pass));
+          EXPECT_EQ(checkConv2d(q, c, hopper()), "") << where;
+          if (pass == ConvPass::Wgrad)
+            EXPECT_EQ(channels / groups % c.blockM, 0) << where;
+          else
+            EXPECT_EQ(channels / groups % c.blockN, 0) << where;
+        }
+  // Refused: groups that do not divide the channels, groups of fewer than
+  // (or not a multiple of) 64, tiles across groups.
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  Conv2dProblem uneven = p;
+  uneven.groups = 3;
+  EXPECT_NE(checkConv2d(uneven, c, hopper()).find("groups must divide C=256 and K=512"),
+            std::string::npos);
+  Conv2dProblem narrow = p;
+  narrow.groups = 8;
+  EXPECT_NE(checkConv2d(narrow, c, hopper())
+                .find("multiple of 64 input and output channels, "
+                      "got 32 and 64"),
+            std::string::npos);
+  GemmConfig wide = c;
+  wide.blockN = 256;
+  Conv2dProblem four = p;
+  four.groups = 4;
+  EXPECT_NE(checkConv2d(four, wide, hopper()).find("256 columns must divide the group's 128"),
+            std::string::npos);
+}
+
 TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
   int64_t numSMs = 132;
   for (int64_t n : {1, 2, 32})

@@ -218,6 +218,63 @@ TEST(Conv2dReferenceTest, GroupedIsDenseWithBlockDiagonalWeights) {
   }
 }
 
+/// The implicit GEMM's groups (C / G inputs and K / G outputs, w [k, r, s,
+/// C / G]): the dense conv2d whose weights are zero outside each output
+/// channel's group, for fprop, dgrad (stride 1 and 2) and wgrad.
+TEST(Conv2dReferenceTest, ImplicitGemmGroupsAreDenseWithBlockDiagonalWeights) {
+  for (auto [groups, stride] : {std::pair{3, 1}, std::pair{3, 2}, std::pair{1, 2}}) {
+    Conv2dProblem p;
+    p.n = 2;
+    p.h = 7;
+    p.w = 6;
+    p.c = 6;
+    p.k = 9;
+    p.r = 3;
+    p.s = 2;
+    p.strideH = p.strideW = stride;
+    p.groups = groups;
+    Conv2dProblem d = p;
+    d.groups = 1;
+    size_t outH = conv2dOutputHeight(p), outW = conv2dOutputWidth(p), c = p.c, k = p.k;
+    size_t gc = c / groups, gk = k / groups, taps = p.r * p.s;
+    HostMatrix x(DType::F32, p.n * p.h * p.w * c), w(DType::F32, k * taps * gc),
+        dy(DType::F32, p.n * outH * outW * k), dense(DType::F32, k * taps * c);
+    x.fillUniform(13, 0);
+    w.fillUniform(13, 1);
+    dy.fillUniform(13, 2);
+    for (size_t o = 0; o < k; ++o)
+      for (size_t tap = 0; tap < taps; ++tap)
+        for (size_t ch = 0; ch < c; ++ch)
+          if (ch / gc == o / gk)
+            dense.set((o * taps + tap) * c + ch, w.values[(o * taps + tap) * gc + ch % gc]);
+    std::string where = "groups " + std::to_string(groups) + " stride " + std::to_string(stride);
+    Conv2dProblem pd = p, dd = d;
+    pd.pass = dd.pass = ConvPass::Dgrad;
+    for (size_t i = 0; i < size_t(p.n); ++i) {
+      for (size_t row = 0; row < outH; ++row)
+        for (size_t col = 0; col < outW; ++col)
+          for (size_t o = 0; o < k; ++o)
+            EXPECT_NEAR(conv2dReference(p, x.values, w.values, i, row, col, o).sum,
+                        conv2dReference(d, x.values, dense.values, i, row, col, o).sum, 1e-12)
+                << where;
+      for (size_t row = 0; row < size_t(p.h); ++row)
+        for (size_t col = 0; col < size_t(p.w); ++col)
+          for (size_t ch = 0; ch < c; ++ch)
+            EXPECT_NEAR(conv2dReference(pd, dy.values, w.values, i, row, col, ch).sum,
+                        conv2dReference(dd, dy.values, dense.values, i, row, col, ch).sum, 1e-12)
+                << where;
+    }
+    for (size_t o = 0; o < k; ++o)
+      for (size_t fr = 0; fr < size_t(p.r); ++fr)
+        for (size_t fs = 0; fs < size_t(p.s); ++fs)
+          for (size_t j = 0; j < gc; ++j)
+            EXPECT_NEAR(
+                conv2dWgradReference(p, x.values, dy.values, o, fr, fs, j).sum,
+                conv2dWgradReference(d, x.values, dy.values, o, fr, fs, o / gk * gc + j).sum, 1e-12)
+                << where;
+  }
+}
+
 TEST(HostMatrixTest, ValuesAreRoundedToTheDtypeAndReadBackFromTheBytes) {
   HostMatrix bf16(DType::BF16, 2), f32(DType::F32, 1);
   bf16.set(0, 1.0f + std::ldexp(1.0f, -10)); // below bf16's resolution at 1

@@ -27,6 +27,12 @@
 // by TMA), the reduction every output position, split among a cluster's
 // blocks that add their sums in rank order.
 //
+// Grouped (groups = G > 1, C / G and K / G multiples of 64): each group's
+// K / G outputs read its C / G inputs only; a tile's columns are one
+// group's outputs (fprop; dgrad: inputs), so its k-tiles gather that
+// group's channels of x (dy) and w is K x R * S * (C / G); wgrad's rows are
+// one group's outputs, its columns the taps of that group's inputs.
+//
 // No LLVM dependency: problems, configs, checks and launch shapes only.
 //
 //===----------------------------------------------------------------------===//
@@ -54,6 +60,8 @@ struct Conv2dProblem {
   int64_t strideH = 1, strideW = 1;
   int64_t padH = 1, padW = 1;
   int64_t dilationH = 1, dilationW = 1;
+  /// Groups of C / G inputs and K / G outputs (1: dense).
+  int64_t groups = 1;
   DType input = DType::BF16, output = DType::BF16;
   /// The epilogue's steps in order: scale (a value an output channel, e.g.
   /// a folded batch norm), bias (one an output channel), residual (adds
@@ -92,6 +100,10 @@ std::vector<Conv2dProblem> conv2dDgradPhases(const Conv2dProblem &problem);
 /// kernel runs).
 bool conv2dDgradZeroes(const Conv2dProblem &problem);
 
+/// A group's input channels C / G and output channels K / G.
+int64_t conv2dGroupInputs(const Conv2dProblem &problem);
+int64_t conv2dGroupOutputs(const Conv2dProblem &problem);
+
 /// Output rows P and columns Q (0 or less where the filter does not fit),
 /// and the N * P * Q output positions.
 int64_t conv2dOutputHeight(const Conv2dProblem &problem);
@@ -101,7 +113,8 @@ int64_t conv2dOutputPositions(const Conv2dProblem &problem);
 /// The implicit GEMM: M = N * P * Q output positions (rows `npq`), N = K
 /// output channels (columns `k`), and a reduction (`rsc`) of R * S taps of
 /// C channels padded to the k-tile's 64, so that k-tile t is tap t / T's
-/// channels 64 * (t % T) on, T = ceil(C / 64). dgrad: M = N * H * W (`nhw`),
+/// channels 64 * (t % T) on, T = ceil(C / 64) (of a group's C / G where
+/// grouped: w's rows are then R * S * C / G long). dgrad: M = N * H * W (`nhw`),
 /// N = C (`c`), the reduction (`rsk`) R * S taps of K channels. wgrad: M =
 /// K (`k`), N = R * S * C (`rsc`), the reduction (`npq`) the output
 /// positions padded to whole k-tiles; A = dy M-major, B = x's im2col

@@ -77,16 +77,17 @@ ReferenceSum applyEpilogue(const std::vector<kernels::EpilogueStep> &steps, Refe
 std::vector<std::array<size_t, 3>> gemmCheckedElements(const kernels::GemmProblem &problem,
                                                        uint64_t seed);
 
-/// One output of a dense conv2d (`problem`'s sizes the forward's) at image
-/// `image`, position (`row`, `col`) and channel `channel`: fprop's y from x
-/// (NHWC) and w (KRSC), dgrad's dx from dy (N, P, Q, K) and w, any stride.
+/// One output of a conv2d on the implicit GEMM (`problem`'s sizes the
+/// forward's) at image `image`, position (`row`, `col`) and channel
+/// `channel`: fprop's y from x (NHWC) and w (KRSC, C a group's), dgrad's dx
+/// from dy (N, P, Q, K) and w, any stride and groups.
 ReferenceSum conv2dReference(const kernels::Conv2dProblem &problem, const std::vector<float> &input,
                              const std::vector<float> &weights, size_t image, size_t row,
                              size_t col, size_t channel);
 
-/// One weight gradient of a dense conv2d (`problem`'s sizes the forward's):
-/// dw[k, r, s, c] from x (NHWC) and dy (N, P, Q, K), a sum over every
-/// output position.
+/// One weight gradient of a conv2d on the implicit GEMM (`problem`'s sizes
+/// the forward's): dw[k, r, s, c] (c of k's group's channels) from x (NHWC)
+/// and dy (N, P, Q, K), a sum over every output position.
 ReferenceSum conv2dWgradReference(const kernels::Conv2dProblem &problem,
                                   const std::vector<float> &x, const std::vector<float> &dy,
                                   size_t k, size_t r, size_t s, size_t c);

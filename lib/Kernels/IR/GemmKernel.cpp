@@ -404,15 +404,17 @@ private:
   struct ConvWeights {
     Coord k, shift;
   };
-  /// A convolution's k-tile `kIndex` of the tile at rows `bi`: starts the
-  /// im2col copy of its tap's channels into `tiles` at `stage`, and returns
-  /// where the tap's weights are.
-  ConvWeights convLoadInput(const GemmValues &op, Coord bi, Value kIndex, Tensor tiles, Coord stage,
-                            Barriers full, Value slot);
+  /// A convolution's k-tile `kIndex` of the tile at rows `bi` and column
+  /// index `tileColumn`: starts the im2col copy of its tap's channels (of
+  /// the tile's group) into `tiles` at `stage`, and returns where the tap's
+  /// weights are.
+  ConvWeights convLoadInput(const GemmValues &op, Coord bi, Value tileColumn, Value kIndex,
+                            Tensor tiles, Coord stage, Barriers full, Value slot);
   /// wgrad's k-tile `kIndex` (64 output positions) of B's box of 64
-  /// columns from `column` (one tap's channels): starts its im2col copy of
-  /// x into `tiles` at `stage` (and `part`, the box's place in the stage).
-  void convLoadGatheredB(const GemmValues &op, Value column, Value kIndex, Tensor tiles,
+  /// columns from `column` (one tap's channels of the group of the tile at
+  /// rows `bi`): starts its im2col copy of x into `tiles` at `stage` (and
+  /// `part`, the box's place in the stage).
+  void convLoadGatheredB(const GemmValues &op, Coord bi, Value column, Value kIndex, Tensor tiles,
                          Coord stage, Coord part, Barriers full, Value slot);
   /// A grouped GEMM's persistent walk: the groups' tiles one group after
   /// the other (in bands of `raster` tile rows), read off the row ends; this block's are those
@@ -573,17 +575,25 @@ void GemmTile::copyTile(const Operand &o, Tensor global, Tensor shared, Coord bl
   }
 }
 
-GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Value kIndex,
-                                              Tensor tiles, Coord stage, Barriers full,
-                                              Value slot) {
+GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Value tileColumn,
+                                              Value kIndex, Tensor tiles, Coord stage,
+                                              Barriers full, Value slot) {
   // The convolution whose im2col matrix A is: dgrad's over dy.
   kernels::Conv2dGathered gathered = kernels::conv2dGathered(*op.conv);
   const kernels::Conv2dProblem &conv = gathered.conv;
   int64_t outH = gathered.outH, outW = gathered.outW;
   int64_t channelTiles = kernels::conv2dChannelTiles(conv);
-  // k-tile -> filter tap (r, s) and its 64 channels from `channel`.
+  int64_t groupInputs = kernels::conv2dGroupInputs(conv);
+  // k-tile -> filter tap (r, s) and its 64 channels from `channel` (of
+  // the tile's group, whose inputs start at `groupBase`).
   Value tap = b.divui(kIndex, b.index(channelTiles));
   Value channel = b.muli(b.remui(kIndex, b.index(channelTiles)), b.index(c.blockK));
+  Value group, groupBase = b.index(0);
+  if (conv.groups > 1) {
+    group =
+        b.divui(b.muli(tileColumn, b.index(c.blockN)), b.index(kernels::conv2dGroupOutputs(conv)));
+    groupBase = b.muli(group, b.index(groupInputs));
+  }
   Value r = b.divui(tap, b.index(conv.s)), s = b.remui(tap, b.index(conv.s));
   // The tile's first output position (n, p, q) and the input position its
   // first tap reads (negative in the padding).
@@ -594,34 +604,46 @@ GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Va
       b.subi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)), b.index(conv.padH));
   Value col =
       b.subi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)), b.index(conv.padW));
-  b.tmaLoadIm2col(cast<Im2colMap>(op.aMap), image, row, col, channel,
+  b.tmaLoadIm2col(cast<Im2colMap>(op.aMap), image, row, col, b.addi(groupBase, channel),
                   b.muli(r, b.index(conv.dilationH)), b.muli(s, b.index(conv.dilationW)), tiles,
                   {stage}, full, slot);
   if (op.conv->pass == kernels::ConvPass::Dgrad) {
     // Tap (r, s) of dy's window is w's tap (lastR - r * stepR, lastS - s *
     // stepS) (at stride 1: (R - 1 - r, S - 1 - s)): its K rows from
-    // `channel`, its C input channels that many taps along w's rows.
+    // `channel` (of the group's), its C input channels (a group's C / G)
+    // that many taps along w's rows; the tile's columns, dx's channels,
+    // are shifted back by the group's first.
     int64_t taps = op.conv->s;
+    int64_t dxGroupChannels = kernels::conv2dGroupInputs(*op.conv);
     bool everyTap = conv.r == op.conv->r && conv.s == op.conv->s;
     Value flipped = everyTap ? b.subi(b.index(conv.r * conv.s - 1), tap)
                              : b.subi(b.index(gathered.lastR * taps + gathered.lastS),
                                       b.addi(b.muli(r, b.index(gathered.stepR * taps)),
                                              b.muli(s, b.index(gathered.stepS))));
-    return {b.fromIndex(channel, b.coordType(p.reductionDim)),
-            b.fromIndex(b.muli(flipped, b.index(op.conv->c / 8)), b.coordType(p.colDim, 8))};
+    Value shift = b.muli(flipped, b.index(dxGroupChannels / 8));
+    if (group)
+      shift = b.subi(shift, b.muli(group, b.index(dxGroupChannels / 8)));
+    return {b.fromIndex(b.addi(groupBase, channel), b.coordType(p.reductionDim)),
+            b.fromIndex(shift, b.coordType(p.colDim, 8))};
   }
-  // w's row holds tap after tap of C channels.
-  Value weights = b.addi(b.muli(tap, b.index(conv.c)), channel);
+  // w's row holds tap after tap of C channels (a group's C / G).
+  Value weights = b.addi(b.muli(tap, b.index(groupInputs)), channel);
   return {b.fromIndex(b.divui(weights, b.index(8)), b.coordType(p.reductionDim, 8)), Coord()};
 }
 
-void GemmTile::convLoadGatheredB(const GemmValues &op, Value column, Value kIndex, Tensor tiles,
-                                 Coord stage, Coord part, Barriers full, Value slot) {
+void GemmTile::convLoadGatheredB(const GemmValues &op, Coord bi, Value column, Value kIndex,
+                                 Tensor tiles, Coord stage, Coord part, Barriers full, Value slot) {
   const kernels::Conv2dProblem &conv = *op.conv;
   int64_t outH = kernels::conv2dOutputHeight(conv), outW = kernels::conv2dOutputWidth(conv);
-  // Column n of dw's R * S * C is tap n / C's channel n % C.
-  Value tap = b.divui(column, b.index(conv.c));
-  Value channel = b.remui(column, b.index(conv.c));
+  // Column n of dw's R * S * C is tap n / C's channel n % C (C a group's,
+  // of the group of the tile's rows).
+  int64_t groupInputs = kernels::conv2dGroupInputs(conv);
+  Value tap = b.divui(column, b.index(groupInputs));
+  Value channel = b.remui(column, b.index(groupInputs));
+  if (conv.groups > 1) {
+    Value group = b.divui(b.toIndex(b.unfold(bi, 1)), b.index(kernels::conv2dGroupOutputs(conv)));
+    channel = b.addi(b.muli(group, b.index(groupInputs)), channel);
+  }
   Value r = b.divui(tap, b.index(conv.s)), s = b.remui(tap, b.index(conv.s));
   // The k-tile's first output position (n, p, q) (a part's k-tiles follow
   // the parts' before it) and the input position its first tap reads
@@ -1400,7 +1422,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           Coord stage = b.fromIndex(slot, b.coordType(kStage));
           Coord shift;
           if (gathersA) {
-            ConvWeights weights = convLoadInput(op, bi, kIndex, tilesA, stage, full, slot);
+            ConvWeights weights = convLoadInput(op, bi, col, kIndex, tilesA, stage, full, slot);
             kTile = weights.k;
             shift = weights.shift;
           } else {
@@ -1408,7 +1430,7 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           }
           if (gathersB) {
             for (const Box &box : ownB)
-              convLoadGatheredB(op, b.muli(b.toIndex(box.rows), b.index(foldB)), kIndex, tilesB,
+              convLoadGatheredB(op, bi, b.muli(b.toIndex(box.rows), b.index(foldB)), kIndex, tilesB,
                                 stage, box.part, full, slot);
           } else {
             loadBoxes(cast<TensorMap>(op.bMap), bOp, tilesB, ownB, kTile, stage, slot, cluster,
@@ -1942,7 +1964,8 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
                         b.vector8(input), MemorySpace::Global);
   if (p.pass == kernels::ConvPass::Wgrad && operand == 'y') {
     // In parts: their f32 sums, a dw a part.
-    SmallVector<Extent> extents{{"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 1, p.c}};
+    SmallVector<Extent> extents{
+        {"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 1, kernels::conv2dGroupInputs(p)}};
     if (p.parts > 1)
       extents.insert(extents.begin(), {"part", 1, p.parts});
     return b.tensorType(
@@ -1957,8 +1980,9 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
     return b.tensorType({{"n", 1, p.n}, {"h", 1, p.h}, {"w", 1, p.w}, {"c", 8, p.c / 8}},
                         b.vector8(input), MemorySpace::Global);
   case 'w':
-    return b.tensorType({{"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 8, p.c / 8}},
-                        b.vector8(input), MemorySpace::Global);
+    return b.tensorType(
+        {{"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 8, kernels::conv2dGroupInputs(p) / 8}},
+        b.vector8(input), MemorySpace::Global);
   case 'b':
     return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.biasType), MemorySpace::Global);
   case 's':
@@ -2004,7 +2028,7 @@ std::pair<Im2colMapType, TensorMapType> conv2dMapTypes(KernelBuilder &b,
   bool dgrad = p.pass == kernels::ConvPass::Dgrad;
   StringRef rows = dgrad ? g.reductionDim : g.colDim, cols = dgrad ? g.colDim : g.reductionDim;
   SpioTensorType weights =
-      b.tensorType({{rows, 1, p.k}, {cols, 8, p.r * p.s * p.c / 8}},
+      b.tensorType({{rows, 1, p.k}, {cols, 8, p.r * p.s * kernels::conv2dGroupInputs(p) / 8}},
                    b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
   return {b.im2colMapType(x, boxA), b.tensorMapType(weights, boxB)};
 }
@@ -2037,6 +2061,7 @@ kernels::Conv2dProblem mlir::spio::conv2dProblem(Conv2dOp op) {
   p.padW = op.getPadding()[1];
   p.dilationH = op.getDilation()[0];
   p.dilationW = op.getDilation()[1];
+  p.groups = int64_t(op.getGroups());
   if (std::optional<ArrayRef<int64_t>> phase = op.getPhase(); phase && dgrad) {
     // %y is the phase's view of dx, whose strides say dx's rows and columns.
     p.phaseH = (*phase)[0];
@@ -2125,7 +2150,7 @@ static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProble
                                    SpioTensorType partials) {
   OpBuilder &builder = b.getOpBuilder();
   MLIRContext *ctx = b.getContext();
-  int64_t elements = p.k * p.r * p.s * p.c;
+  int64_t elements = p.k * p.r * p.s * kernels::conv2dGroupInputs(p);
   kernels::Conv2dProblem whole = p;
   whole.parts = 1;
   SpioTensorType dw = conv2dOperandType(b, whole, 'y');
@@ -2204,7 +2229,8 @@ static gpu::GPUFuncOp buildConv2dKernel(KernelBuilder &b, const kernels::Conv2dP
       builder.getDenseI64ArrayAttr({p.padH, p.padW}),
       builder.getDenseI64ArrayAttr({p.dilationH, p.dilationW}), gemmConfigAttr(context, c),
       epilogue, ConvPass(int(p.pass)),
-      strided ? builder.getDenseI64ArrayAttr({p.phaseH, p.phaseW}) : DenseI64ArrayAttr());
+      strided ? builder.getDenseI64ArrayAttr({p.phaseH, p.phaseW}) : DenseI64ArrayAttr(),
+      uint64_t(p.groups));
   gpu::ReturnOp::create(builder, loc);
   if (strided)
     overlapWithNeighbours(builder, loc, conv);

@@ -146,3 +146,22 @@ func.func @grouped(%x: !GX, %w: !GW, %b: !GB, %y: !GY, %dy: !GX, %dx: !GY, %dw: 
       dilation = array<i64: 1, 1>, groups = 96} : !GX, !GW -> !GY
   return
 }
+
+// Grouped with a #spio.gemm_config: the implicit GEMM a group at a time,
+// for groups of a multiple of 64 channels (here 2 of 128 inputs and 256
+// outputs); w holds a group's channels, read as 512 x (3 * 3 * 128).
+!WGX = !spio.tensor<[n: 8, h: 28, w: 28, c/8: 32] x vector<8xbf16>, global>
+!WGW = !spio.tensor<[k: 512, r: 3, s: 3, c/8: 16] x vector<8xbf16>, global>
+!WGY = !spio.tensor<[n: 8, p: 28, q: 28, k: 512] x bf16, global>
+!WGXMap = !spio.im2col_map<!WGX, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WGWMap = !spio.tensor_map<!spio.tensor<[k: 512, rsc/8: 144] x vector<8xbf16>, global>, !spio.tensor<[k: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+// CHECK-LABEL: func.func @wide_groups
+// CHECK: spio.conv2d %{{.*}}, %{{.*}} into %{{.*}} tma %{{.*}}, %{{.*}} {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, dilation = array<i64: 1, 1>, groups = 2 : i64, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>}
+// CHECK-SAME: !spio.tensor<[k: 512, r: 3, s: 3, c/8: 16] x vector<8xbf16>, global>
+func.func @wide_groups(%x: !WGX, %w: !WGW, %y: !WGY, %xm: !WGXMap, %wm: !WGWMap) {
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 2,
+      config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !WGX, !WGW -> !WGY tma !WGXMap, !WGWMap
+  return
+}

@@ -455,11 +455,80 @@ func.func @groups_zero(%x: !X, %w: !W, %y: !Y) {
 !W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
 !Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
 func.func @grouped_gemm_config(%x: !X, %w: !W, %y: !Y) {
-  // expected-error @below {{'spio.conv2d' op a grouped conv2d (groups > 1) runs on the grouped family: its config must be a #spio.conv2d_gw8_config}}
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) reads x and w through tensor maps: it needs `tma %xMap, %wMap`}}
   spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>, groups = 8,
       config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}
       : !X, !W -> !Y
+  return
+}
+
+// -----
+
+// Groups of 8 channels on the implicit GEMM: its k-tiles are 64 of a
+// group's channels.
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 9] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @narrow_groups_on_gemm(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 64 input and output channels, got groups = 8 of 64 inputs and 64 outputs (groups of 1, 2, 4 or 8 channels run on the grouped family, without tensor maps)}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 8,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+// A tile's columns are one group's output channels (128 a group here).
+!X = !spio.tensor<[n: 8, h: 28, w: 28, c/8: 32] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 256, r: 3, s: 3, c/8: 16] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 28, q: 28, k: 256] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 256, rsc/8: 144] x vector<8xbf16>, global>, !spio.tensor<[k: 256, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @tile_across_groups(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d's tiles take one group's columns: the config's 256 columns must divide the group's 128 output channels}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 2,
+      config = #spio.gemm_config<block = [128, 256, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+// w holds a group's channels: 128 of x's 256 in 2 groups.
+!X = !spio.tensor<[n: 8, h: 28, w: 28, c/8: 32] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 256, r: 3, s: 3, c/8: 32] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 28, q: 28, k: 256] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 256, rsc/8: 288] x vector<8xbf16>, global>, !spio.tensor<[k: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @weights_of_every_channel(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op w's last entry must be x's channels of a group 'c/8: 16', got 'c/8: 32'}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 2,
+      config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+// wgrad's tile rows are one group's output channels (64 a group here).
+!X = !spio.tensor<[n: 8, h: 28, w: 28, c/8: 32] x vector<8xbf16>, global>
+!DY = !spio.tensor<[n: 8, p: 28, q: 28, k/8: 32] x vector<8xbf16>, global>
+!DW = !spio.tensor<[k: 256, r: 3, s: 3, c: 64] x f32, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 6272, k/8: 32] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @wgrad_tile_across_groups(%x: !X, %dy: !DY, %dw: !DW, %xm: !XMap, %dym: !DYMap) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d's tiles take one group's rows: the config's 128 rows must divide the group's 64 output channels}}
+  spio.conv2d wgrad %x, %dy into %dw tma %xm, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 4,
+      config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !DY -> !DW tma !XMap, !DYMap
   return
 }
 

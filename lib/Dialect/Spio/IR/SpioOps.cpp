@@ -1077,7 +1077,9 @@ LogicalResult Conv2dOp::verify() {
     return emitOpError() << "dilation must be two positive values [dH, dW]";
   if (getGroups() < 1)
     return emitOpError() << "groups must be positive, got " << getGroups();
-  if (getGroups() > 1)
+  // Grouped with a GEMM config: the implicit GEMM, a group's channels at
+  // a time; else the grouped family.
+  if (getGroups() > 1 && !getGemmConfig())
     return verifyGrouped();
   if (!getConfigAttr())
     return emitOpError() << "a dense conv2d (groups = 1) takes its #spio.gemm_config: its "
@@ -1087,8 +1089,10 @@ LogicalResult Conv2dOp::verify() {
                             "must be a #spio.gemm_config, got "
                          << getConfigAttr();
   if (!getXMap() || !getWMap())
-    return emitOpError() << "a dense conv2d (groups = 1) reads x and w through tensor maps: it "
-                            "needs `tma %xMap, %wMap`";
+    return emitOpError() << (getGroups() > 1 ? "a grouped conv2d on the implicit GEMM (a "
+                                               "#spio.gemm_config)"
+                                             : "a dense conv2d (groups = 1)")
+                         << " reads x and w through tensor maps: it needs `tma %xMap, %wMap`";
   SpioTensorType x = getX().getType(), w = getW().getType(), y = getY().getType();
   auto vector = dyn_cast<VectorType>(x.getElementType());
   if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
@@ -1132,10 +1136,16 @@ LogicalResult Conv2dOp::verify() {
   StringAttr inputs = dgrad ? yd[3].dim : xd[3].dim, outputs = dgrad ? xd[3].dim : yd[3].dim;
   int64_t inputCount = dgrad ? yd[3].size : xd[3].size * 8;
   int64_t outputCount = dgrad ? xd[3].size * 8 : yd[3].size;
-  if (wd[3].dim != inputs || wd[3].size * 8 != inputCount)
-    return emitOpError() << "w's last entry must be " << (dgrad ? "dx's" : "x's") << " channels '"
-                         << inputs.getValue() << "/8: " << inputCount / 8 << "', got '"
-                         << wd[3].dim.getValue() << "/8: " << wd[3].size << "'";
+  // A tile's columns: one group's outputs (dgrad: inputs).
+  if (failed(verifyGemmGroups(inputCount, outputCount, dgrad ? "input" : "output",
+                              getGemmConfig().getBlock()[1], "columns")))
+    return failure();
+  int64_t groups = getGroups();
+  if (wd[3].dim != inputs || wd[3].size * 8 * groups != inputCount)
+    return emitOpError() << "w's last entry must be " << (dgrad ? "dx's" : "x's") << " channels"
+                         << (groups > 1 ? " of a group" : "") << " '" << inputs.getValue()
+                         << "/8: " << inputCount / groups / 8 << "', got '" << wd[3].dim.getValue()
+                         << "/8: " << wd[3].size << "'";
   if (yd[0].dim != xd[0].dim || yd[0].size != xd[0].size || outputs != wd[0].dim ||
       outputCount != wd[0].size)
     return emitOpError() << (dgrad ? "dx must lead with dy's" : "y must lead with x's")
@@ -1286,11 +1296,17 @@ LogicalResult Conv2dOp::verifyWgrad() {
     return emitOpError() << "dw (y) must be a dense global [k, r, s, c] tensor (KRSC), got " << dw;
   }
   ArrayRef<TensorDim> xd = x.getDims(), dyd = dy.getDims();
+  // A tile's rows: one group's outputs.
+  int64_t groups = getGroups();
+  if (failed(verifyGemmGroups(xd[3].size * 8, dyd[3].size * 8, "output",
+                              getGemmConfig().getBlock()[0], "rows")))
+    return failure();
   if (dyd[0].dim != xd[0].dim || dyd[0].size != xd[0].size || dwd[0].dim != dyd[3].dim ||
-      dwd[0].size != dyd[3].size * 8 || dwd[3].dim != xd[3].dim || dwd[3].size != xd[3].size * 8)
+      dwd[0].size != dyd[3].size * 8 || dwd[3].dim != xd[3].dim ||
+      dwd[3].size * groups != xd[3].size * 8)
     return emitOpError() << "dy must lead with x's images and dw be [dy's channels, r, s, x's "
-                            "channels], got "
-                         << dy << " and " << dw;
+                         << (groups > 1 ? "channels of a group], got " : "channels], got ") << dy
+                         << " and " << dw;
   ArrayRef<int64_t> stride = getStride(), padding = getPadding(), dilation = getDilation();
   for (int side = 0; side < 2; ++side) {
     int64_t span =
@@ -1436,6 +1452,26 @@ LogicalResult Conv2dOp::verifyGrouped() {
                          << taps;
   return verifyGroupedOperands(*this, getPass(), channels / groups, getTaps(), stride[0], x, w,
                                getBias(), y);
+}
+
+LogicalResult Conv2dOp::verifyGemmGroups(int64_t inputs, int64_t outputs, StringRef tiled,
+                                         int64_t tile, StringRef along) {
+  int64_t groups = getGroups();
+  if (groups == 1)
+    return success();
+  if (inputs % groups != 0 || outputs % groups != 0 || inputs / groups % 64 != 0 ||
+      outputs / groups % 64 != 0)
+    return emitOpError() << "a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes "
+                            "groups of a multiple of 64 input and output channels, got groups = "
+                         << groups << " of " << inputs << " inputs and " << outputs
+                         << " outputs (groups of 1, 2, 4 or 8 channels run on the grouped "
+                            "family, without tensor maps)";
+  int64_t groupChannels = (tiled == "input" ? inputs : outputs) / groups;
+  if (groupChannels % tile != 0)
+    return emitOpError() << "a grouped conv2d's tiles take one group's " << along
+                         << ": the config's " << tile << " " << along << " must divide the group's "
+                         << groupChannels << " " << tiled << " channels";
+  return success();
 }
 
 int64_t Conv2dOp::getInputChannels() {

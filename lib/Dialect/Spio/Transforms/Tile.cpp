@@ -123,7 +123,8 @@ struct SpioTile : mlir::spio::impl::SpioTileBase<SpioTile> {
                             buildGemmTile);
               })
               .Case([&](Conv2dOp conv) {
-                if (conv.getGroups() > 1)
+                // Grouped without a GEMM config: the grouped family.
+                if (conv.getGroups() > 1 && !conv.getGemmConfig())
                   return tileGrouped(conv, *target);
                 auto check = [&](const kernels::Conv2dProblem &p, const kernels::GemmConfig &c) {
                   return kernels::checkConv2d(p, c, *target);

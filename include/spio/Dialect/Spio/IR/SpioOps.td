@@ -920,6 +920,16 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
        -> !spio.tensor<[n: 8, p: 56, q: 56, k: 96] x f16, global>
        bias !spio.tensor<[k: 96] x f16, global>
     ```
+
+    With a `#spio.gemm_config`, `groups = G` runs on the implicit GEMM
+    instead, for groups of a multiple of 64 input and output channels
+    (C / G and K / G; ResNeXt's and RegNet's wide groups): everything is
+    as for the dense form, except that w (wgrad: dw) is `[k: K, r: R, s:
+    S, c: C / G]`, `%wm` reads it as a K x (R * S * C / G) matrix, and each
+    tile's columns (fprop: output channels, dgrad: input channels; wgrad:
+    its rows, dw's output channels) are one group's, so the config's
+    columns (wgrad: rows) must divide the group's channels; a tile's k-tiles
+    then gather only its group's channels.
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$x,
                        Arg<Spio_Tensor, "", [MemRead]>:$w,
@@ -957,6 +967,14 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     /// Checks a grouped convolution (groups > 1): the operands of
     /// `spio.conv2d_gw8` of its group width.
     ::mlir::LogicalResult verifyGrouped();
+    /// Checks a grouped convolution on the implicit GEMM (groups > 1 with
+    /// a #spio.gemm_config): groups of a multiple of 64 of the forward's
+    /// `inputs` and `outputs`, and the config's `tile` (along its rows or
+    /// columns, `along`) within one group's `tiled` ("input" or "output")
+    /// channels. Success for a dense one.
+    ::mlir::LogicalResult verifyGemmGroups(int64_t inputs, int64_t outputs,
+                                           ::llvm::StringRef tiled, int64_t tile,
+                                           ::llvm::StringRef along);
     /// x's (dgrad: dy's) channels, 8 a vector (the verifier checks x
     /// holds 8-channel vectors).
     int64_t getInputChannels();
