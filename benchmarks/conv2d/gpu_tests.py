@@ -113,8 +113,10 @@ CASES = [
     (8, 28, 28, 128, 128, 3, 3, 1, 1, "--pass wgrad --out-dtype f32"),
     (8, 14, 14, 256, 256, 3, 3, 1, 1, "--pass wgrad"),
     (8, 7, 7, 512, 512, 3, 3, 1, 1, "--pass wgrad"),
-    # 128 x 256 tiles (tiles past a round of the SMs), K short of a tile.
+    # 128 x 192 tiles (tiles past a round of the SMs), K short of a tile,
+    # and 128 x 256 ones.
     (4, 9, 9, 512, 520, 3, 3, 1, 1, "--pass wgrad --out-dtype f32"),
+    (4, 9, 9, 512, 520, 3, 3, 1, 1, "--pass wgrad --block-n 256 --stages 4"),
     (1, 3, 3, 64, 64, 3, 3, 1, 1, "--pass wgrad"),
     (8, 28, 28, 128, 256, 3, 3, 2, 1,
      "--pass wgrad --block-m 128 --warps-m 8 --block-n 128 --stages 4 --split-k 3"),

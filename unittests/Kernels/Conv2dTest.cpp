@@ -300,7 +300,8 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   wide.parts = 1;
   GemmConfig wideConfig = chooseConv2dConfig(wide, hopper());
   EXPECT_EQ(wideConfig.blockM, 128);
-  EXPECT_EQ(wideConfig.blockN, 128);
+  // 384 tiles of 192 columns take 3 rounds, 576 of 128 would take 5.
+  EXPECT_EQ(wideConfig.blockN, 192);
   EXPECT_EQ(conv2dWgradParts(wide, wideConfig, hopper()), 1);
   // 64 tiles of 128 x 128 would take 2 parts: 128 tiles of 64 rows take
   // the multiprocessors in one.
@@ -348,25 +349,36 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   EXPECT_NE(checkConv2d(wide, clustered, hopper()).find("not multicast"), std::string::npos);
 }
 
-TEST(Conv2dTest, WgradTakesWideTilesWhereASecondRoundWouldBeShort) {
+TEST(Conv2dTest, WgradTakesTheWidthOfTheFewestRoundsOfWork) {
   // dw of 512 x (3 * 3 * 512): 144 tiles of 128 x 128 are a round of 132
-  // multiprocessors and 12 tiles; 72 of 128 x 256 are one round of as much
-  // work a multiprocessor, each taking the whole reduction.
+  // multiprocessors and 12 tiles; 96 of 128 x 192 are one round of 1.5x
+  // the work a multiprocessor (72 of 128 x 256 one of 2x), each taking the
+  // whole reduction.
   Conv2dProblem p = resnetLayer();
   p.pass = ConvPass::Wgrad;
   p.h = p.w = 7;
   p.c = p.k = 512;
   GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(c.blockM, 128);
-  EXPECT_EQ(c.blockN, 256);
+  EXPECT_EQ(c.blockN, 192);
   EXPECT_EQ(c.stages, 4);
   EXPECT_EQ(conv2dWgradParts(p, c, hopper()), 1);
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
-  // 288 tiles (1024 output channels) take 3 rounds; 144 wide tiles would
-  // take 2 of twice the work: 128 x 128.
+  // 288 tiles (1024 output channels) take 3 rounds, 192 of 192 columns 2
+  // of 1.5x the work (as much: the fewer tiles), 144 of 256 columns 2 of
+  // twice the work.
   Conv2dProblem more = p;
   more.k = 1024;
-  EXPECT_EQ(chooseConv2dConfig(more, hopper()).blockN, 128);
+  EXPECT_EQ(chooseConv2dConfig(more, hopper()).blockN, 192);
+  // Grouped (32 groups of 64 channels): 160 tiles of 64 x 128, or 96 of
+  // 64 x 192 in one round.
+  Conv2dProblem grouped = p;
+  grouped.c = grouped.k = 2048;
+  grouped.groups = 32;
+  GemmConfig groupedConfig = chooseConv2dConfig(grouped, hopper());
+  EXPECT_EQ(groupedConfig.blockM, 64);
+  EXPECT_EQ(groupedConfig.blockN, 192);
+  EXPECT_EQ(checkConv2d(grouped, groupedConfig, hopper()), "");
   // Under a round the tiles take parts, whose workspace wider tiles would
   // double: 128 x 128.
   Conv2dProblem fewer = p;
