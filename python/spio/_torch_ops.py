@@ -28,6 +28,7 @@ and, where no gradient is wanted, autograd.
 """
 
 import functools
+import weakref
 
 import torch
 
@@ -198,13 +199,73 @@ def _stream(t):
 _GROUP_WIDTHS = (1, 2, 4, 8)
 
 
+# Groups this narrow (C in = C out a multiple of 64) run on the implicit
+# GEMM as groups of 64 channels whose weights are block-diagonal.
+_BLOCK_DIAGONAL_WIDTHS = (16, 32)
+
+
+def implicit_gemm_groups(in_channels, out_channels, groups):
+    """The implicit GEMM's groups for a conv2d of these channels and groups,
+    or None where it runs elsewhere (the grouped family) or nowhere: the
+    groups themselves where dense or of a multiple of 64 input and output
+    channels; C / 64 blocks of 64 channels where the groups are 16 or 32
+    channels (C in = C out a multiple of 64), whose weights
+    _block_diagonal expands."""
+    if groups == 1:
+        return 1
+    if groups < 1 or in_channels % groups or out_channels % groups:
+        return None
+    if in_channels // groups % 64 == 0 and out_channels // groups % 64 == 0:
+        return groups
+    if in_channels == out_channels and in_channels % 64 == 0 and \
+            in_channels // groups in _BLOCK_DIAGONAL_WIDTHS:
+        return in_channels // 64
+    return None
+
+
 def on_implicit_gemm(in_channels, out_channels, groups):
     """Whether a conv2d of these channels and groups runs on the implicit
-    GEMM: dense, or groups of a multiple of 64 input and output channels
-    (narrower groups run on the grouped family)."""
-    return groups == 1 or (groups > 1 and in_channels % groups == 0 and
-                           out_channels % groups == 0 and in_channels // groups % 64 == 0 and
-                           out_channels // groups % 64 == 0)
+    GEMM (implicit_gemm_groups), not the grouped family."""
+    return implicit_gemm_groups(in_channels, out_channels, groups) is not None
+
+
+# Block-diagonal weights of tensors no gradient is taken through, by the
+# tensor's id: (a weak reference to it, its version, the expansion).
+_expanded = {}
+
+
+def _block_diagonal_weights(weight):
+    """_block_diagonal(weight), kept for a weight no gradient is taken
+    through (inference) until its next change."""
+    if torch.is_grad_enabled() and weight.requires_grad or \
+            type(weight) not in (torch.Tensor, torch.nn.Parameter) or \
+            torch.compiler.is_compiling():
+        return _block_diagonal(weight)
+    kept = _expanded.get(id(weight))
+    if kept is not None and kept[0]() is weight and kept[1] == weight._version:
+        return kept[2]
+    if kept is None or kept[0]() is not weight:
+        # Dropped with the weight.
+        weakref.finalize(weight, _expanded.pop, id(weight), None)
+    expanded = _block_diagonal(weight)
+    _expanded[id(weight)] = (weakref.ref(weight), weight._version, expanded)
+    return expanded
+
+
+def _block_diagonal(weight):
+    """`weight` (K, w, R, S) of groups of w = 16 or 32 channels (C in = C
+    out = K) as the same convolution's (K, 64, R, S) weights of K / 64
+    groups of 64: each output channel's w weights at its group's place among
+    its block's 64 input channels, zeros elsewhere; channels_last. Made by
+    torch.diag_embed, so that autograd takes the gradient's diagonal blocks
+    back (exactly: no sums of products)."""
+    k, w, r, s = weight.shape
+    m = 64 // w
+    # (block b, group j in it, output t, r, s, input u), as (b, t, r, s, u, j).
+    blocks = weight.permute(0, 2, 3, 1).reshape(k // 64, m, w, r, s, w).permute(0, 2, 3, 4, 5, 1)
+    # (b, t, r, s, u, j, l): nonzero where l = j; to (b, j, t, r, s, l, u).
+    expanded = torch.diag_embed(blocks).permute(0, 5, 1, 2, 3, 6, 4)
+    return expanded.reshape(k, r, s, 64).permute(0, 3, 1, 2)
 
 
 def _conv_args(x_shape, c, r, s, stride, padding, pass_, bias, dtype, group_width):
@@ -570,11 +631,12 @@ def _dgrad_phases(kernel_size, stride, padding, dilation):
 
 def _conv2d_dgrad(dy, x, weight, stride, padding, dilation, groups):
     """dx (channels_last) from dy and w on Spio's dgrad kernels, or None where
-    they do not take the layer (channels not multiples of 8) or need more
-    than one kernel: several phases of dx, one kernel each, ran at 0.92-0.98x
-    cuDNN on an H200 (3x3 stride-2 ResNet layers; benchmarks/conv2d), so
-    cuDNN computes those."""
-    if _dgrad_phases(weight.shape[2:], stride, padding, dilation) > 1:
+    they do not take the layer (channels not multiples of 8) or, dense, need
+    more than one kernel: several phases of dx, one kernel each, ran at
+    0.92-0.98x cuDNN on an H200 (3x3 stride-2 ResNet layers;
+    benchmarks/conv2d), so cuDNN computes those; grouped, Spio's phases ran
+    at 1.8-3.4x cuDNN's grouped dgrad (RegNet layers)."""
+    if groups == 1 and _dgrad_phases(weight.shape[2:], stride, padding, dilation) > 1:
         return None
     launcher = _dense_gradient_launcher("dgrad", dy, x, weight, stride, padding, dilation,
                                         groups)
@@ -632,9 +694,11 @@ torch.library.register_autograd("spio::conv2d", _dense_backward, setup_context=_
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv2d on Spio's kernels, f16/bf16 on a CUDA
     device: dense layers (groups = 1; Hopper, any kernel size, stride,
-    padding and dilation, input channels a multiple of 8) and layers of
-    groups of a multiple of 64 input and output channels as an implicit
-    GEMM whose backward takes dx from Spio's dgrad where one kernel computes
+    padding and dilation, input channels a multiple of 8), layers of
+    groups of a multiple of 64 input and output channels, and layers of
+    groups of 16 or 32 channels (C in = C out a multiple of 64, run as
+    groups of 64 with block-diagonal weights, whose gradient autograd takes
+    back) as an implicit GEMM whose backward takes dx from Spio's dgrad where one kernel computes
     it (the taps read one phase of dx: stride 1, or 1x1 downsampling), dw
     from its wgrad where C is a multiple of 64, and the rest from cuDNN, and
     groups of 8, 4, 2 or 1 (depthwise) channels (C in = C out a multiple of
@@ -643,7 +707,13 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
     dilation = _pair(dilation, "dilation")
     c = x.shape[1]
-    if on_implicit_gemm(c, weight.shape[0], groups):
+    gemm_groups = implicit_gemm_groups(c, weight.shape[0], groups)
+    if gemm_groups is not None and gemm_groups != groups:
+        if weight.dim() != 4 or weight.shape[1] * groups != c:
+            raise SpioError(f"a conv2d's weight is (K, C / groups, R, S) with x's C = {c} and "
+                            f"groups = {groups}, got {tuple(weight.shape)}")
+        weight, groups = _block_diagonal_weights(weight), gemm_groups
+    if gemm_groups is not None:
         if type(x) is not torch.Tensor or torch.compiler.is_compiling() or \
                 _needs_grad(x, weight, bias):
             return conv2d_op(x, weight, bias, list(stride), list(padding), list(dilation),
@@ -654,8 +724,9 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         return conv2d_gw8(x.contiguous(memory_format=torch.channels_last), weight, bias,
                           stride[0], padding)
     raise SpioError(f"Spio runs dense conv2d (groups = 1), groups of a multiple of 64 input and "
-                    f"output channels, and groups of 1, 2, 4 or 8 channels (C in = C out, "
-                    f"dilation 1, equal strides); got groups={groups} of "
+                    f"output channels, groups of 16 or 32 channels (C in = C out a multiple of "
+                    f"64), and groups of 1, 2, 4 or 8 channels (C in = C out, dilation 1, equal "
+                    f"strides); got groups={groups} of "
                     f"{tuple(x.shape)} by {tuple(weight.shape)}, dilation {dilation}, stride "
                     f"{stride}")
 

@@ -19,7 +19,7 @@ def _channels_last(parameter):
 
 def _on_implicit_gemm(conv):
     """Whether the torch.nn.Conv2d `conv` would run on the implicit GEMM
-    (dense, or groups of a multiple of 64 channels), not the grouped family."""
+    (_torch_ops.implicit_gemm_groups), not the grouped family."""
     return _torch_ops.on_implicit_gemm(conv.in_channels, conv.out_channels, conv.groups)
 
 
@@ -29,8 +29,9 @@ def _grouped_support(conv):
     c = conv.in_channels
     if conv.out_channels != c or c % 8 or c // conv.groups not in _torch_ops._GROUP_WIDTHS:
         return Support(False, f"{conv} is not a conv2d with groups of 1, 2, 4 or 8 channels "
-                              f"(C in = C out, a multiple of 8) or of a multiple of 64 input "
-                              f"and output channels")
+                              f"(C in = C out, a multiple of 8), of 16 or 32 (C in = C out, a "
+                              f"multiple of 64) or of a multiple of 64 input and output "
+                              f"channels")
     if conv.dilation != (1, 1) or conv.stride[0] != conv.stride[1] or \
             conv.stride[0] not in (1, 2):
         return Support(False, f"{conv}: Spio takes grouped layers of dilation 1 and equal "
@@ -49,16 +50,19 @@ def _layer_support(conv):
         return Support(False, f"{conv}: Spio takes zero padding given as numbers")
     if not _on_implicit_gemm(conv):
         return _grouped_support(conv)
+    groups = _torch_ops.implicit_gemm_groups(conv.in_channels, conv.out_channels, conv.groups)
     support = Conv2dFamily().layer_support(conv.in_channels, conv.out_channels, conv.kernel_size,
                                            conv.stride, conv.padding, conv.dilation,
-                                           groups=conv.groups)
+                                           groups=groups)
     return support if support else Support(False, f"{conv}: {support.reason}")
 
 
 class Conv2d(torch.nn.Module):
     """torch.nn.Conv2d on Spio's kernels, forward and backward: dense layers
-    (groups = 1) and those of groups of a multiple of 64 input and output
-    channels on the implicit GEMM (Hopper, sm_90; input channels a
+    (groups = 1), those of groups of a multiple of 64 input and output
+    channels, and those of groups of 16 or 32 channels (C in = C out a
+    multiple of 64, as groups of 64 with block-diagonal weights) on the
+    implicit GEMM (Hopper, sm_90; input channels a
     multiple of 8, any kernel size, stride, zero padding and dilation the
     kernel's TMA copies take), the backward's dx on Spio where its taps read
     one phase of dx (stride 1, 1x1 downsampling), dw on Spio where C is a

@@ -628,8 +628,8 @@ def test_dense_conv2d_layers_and_transform():
                                                (256, 256, 4, (2, 1))])
 def test_wide_groups_run_on_the_implicit_gemm(c, k, groups, stride):
     # Groups of a multiple of 64 channels (RegNet's, ResNeXt's wide ones):
-    # forward, dx and dw on the implicit GEMM (dx where the taps read one
-    # phase of it), against float32 and with the same bits every run.
+    # forward, dx and dw on the implicit GEMM, against float32 and with the
+    # same bits every run.
     x, weight, bias = dense_inputs(2, c, k, 14, 14, 3, 3, groups=groups, seed=groups)
     x.requires_grad_(), weight.requires_grad_(), bias.requires_grad_()
     y = spio.conv2d(x, weight, bias, stride, 1, groups=groups)
@@ -643,7 +643,8 @@ def test_wide_groups_run_on_the_implicit_gemm(c, k, groups, stride):
         close(t.grad, t32.grad, t32.grad.abs().max().item() * 4)
     kinds = {key[0] for key in spio._torch_ops._launchers
              if key[0].startswith("dense") and groups in key and key[2] == x.shape}
-    assert "dense_wgrad" in kinds and ("dense_dgrad" in kinds) == (stride == 1)
+    # Grouped, dx is Spio's at any stride (a kernel a phase of dx).
+    assert {"dense_dgrad", "dense_wgrad"} <= kinds
     first = (y.detach().clone(), x.grad.clone(), weight.grad.clone())
     x.grad = weight.grad = bias.grad = None
     again = spio.conv2d(x, weight, bias, stride, 1, groups=groups)
@@ -659,15 +660,17 @@ def test_wide_groups_run_on_the_implicit_gemm(c, k, groups, stride):
 def test_wide_group_layers_and_transform():
     torch.manual_seed(9)
     net = torch.nn.Sequential(torch.nn.Conv2d(128, 128, 3, padding=1, groups=2),
-                              torch.nn.Conv2d(128, 128, 3, padding=1, groups=4)
+                              torch.nn.Conv2d(128, 128, 3, padding=1, groups=4),
+                              torch.nn.Conv2d(96, 96, 3, padding=1, groups=4)
                               ).cuda().to(torch.bfloat16)
     x = torch.randn(2, 128, 16, 16, device="cuda", dtype=torch.bfloat16)
-    want = net(x)
-    narrow = net[1]
+    want = net[1](net[0](x))
+    narrow = net[2]
     spio.transform(net)
-    # Groups of 64 channels on the implicit GEMM; of 32, neither family.
-    assert type(net[0]) is spio.nn.Conv2d and net[1] is narrow
-    assert net[0].stride == (1, 1)
+    # Groups of 64 and of 32 channels on the implicit GEMM; of 24, neither
+    # family.
+    assert type(net[0]) is spio.nn.Conv2d and type(net[1]) is spio.nn.Conv2d
+    assert net[2] is narrow and net[0].stride == (1, 1)
     got = net[1](net[0](x))
     close(got, want.float(), want.abs().max().item() * 4)
     with pytest.raises(spio.SpioError, match="or of a multiple of 64 input and output channels"):
@@ -676,15 +679,64 @@ def test_wide_group_layers_and_transform():
         spio.nn.Conv2dGw8.from_torch(torch.nn.Conv2d(128, 128, 3, groups=2))
 
 
+@hopper
+@pytest.mark.parametrize("c,groups,stride", [(512, 32, 1), (256, 8, 2), (128, 4, 1)])
+def test_groups_of_16_and_32_channels_run_as_block_diagonal_groups_of_64(c, groups, stride):
+    # ResNeXt's groups of 16 and 32 channels: the implicit GEMM on blocks of
+    # 64 channels whose weights are block-diagonal, the gradients through
+    # autograd (dw the blocks' diagonal), against float32, the same bits
+    # every run.
+    x, weight, bias = dense_inputs(2, c, c, 14, 14, 3, 3, groups=groups, seed=c)
+    x.requires_grad_(), weight.requires_grad_(), bias.requires_grad_()
+    y = spio.conv2d(x, weight, bias, stride, 1, groups=groups)
+    x32, w32, b32 = (t.detach().float().requires_grad_() for t in (x, weight, bias))
+    y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, 1, groups=groups)
+    close(y, y32, y32.abs().max().item() * 4)
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    y32.backward(dy.float())
+    for t, t32 in ((x, x32), (weight, w32), (bias, b32)):
+        close(t.grad, t32.grad, t32.grad.abs().max().item() * 4)
+    assert weight.grad.shape == weight.shape
+    first = (y.detach().clone(), x.grad.clone(), weight.grad.clone())
+    x.grad = weight.grad = bias.grad = None
+    again = spio.conv2d(x, weight, bias, stride, 1, groups=groups)
+    again.backward(dy)
+    assert torch.equal(again, first[0]) and torch.equal(x.grad, first[1]) and \
+        torch.equal(weight.grad, first[2])
+    # The expanded weights' convolution is the grouped one: blocks of 64.
+    expanded = spio._torch_ops._block_diagonal(weight.detach())
+    assert expanded.shape == (c, 64, 3, 3)
+    assert expanded.is_contiguous(memory_format=torch.channels_last)
+    grouped = torch.nn.functional.conv2d(x32.detach(), weight.detach().float(), None, stride, 1,
+                                         groups=groups)
+    close(torch.nn.functional.conv2d(x32.detach(), expanded.float(), None, stride, 1,
+                                     groups=c // 64), grouped, grouped.abs().max().item() / 64)
+    compiled = torch.compile(lambda x: spio.conv2d(x, weight.detach(), bias.detach(), stride, 1,
+                                                   groups=groups), fullgraph=True)
+    with torch.no_grad():
+        assert torch.equal(compiled(x.detach()), first[0])
+    # Inference keeps a weight's expansion until the weight changes.
+    frozen = weight.detach().clone()
+    with torch.no_grad():
+        kept = spio._torch_ops._block_diagonal_weights(frozen)
+        assert spio._torch_ops._block_diagonal_weights(frozen) is kept
+        assert torch.equal(spio.conv2d(x.detach(), frozen, bias.detach(), stride, 1,
+                                       groups=groups), first[0])
+        frozen.mul_(2)
+        doubled = spio._torch_ops._block_diagonal_weights(frozen)
+        assert doubled is not kept and torch.equal(doubled, kept * 2)
+
+
 @gpu
 def test_conv2d_routes_by_groups_and_says_why_not():
     x, weight, bias = conv_inputs()
     # Groups of 8 channels: conv2d_gw8's kernels, the same bits.
     assert torch.equal(spio.conv2d(x, weight, bias, 1, 1, groups=8),
                        spio.conv2d_gw8(x, weight, bias, 1, (1, 1)))
-    with pytest.raises(spio.SpioError, match="got groups=4"):
-        spio.conv2d(x, torch.randn(64, 16, 3, 3, device="cuda", dtype=x.dtype), None, 1, 1,
-                    groups=4)
+    with pytest.raises(spio.SpioError, match="got groups=3"):
+        spio.conv2d(x, torch.randn(63, 21, 3, 3, device="cuda", dtype=x.dtype), None, 1, 1,
+                    groups=3)
     rgb = torch.randn(1, 3, 16, 16, device="cuda", dtype=torch.float16)
     with pytest.raises(spio.SpioError, match="multiple of 8 input channels|compute capability"):
         spio.conv2d(rgb, torch.randn(8, 3, 3, 3, device="cuda", dtype=torch.float16))
@@ -709,7 +761,7 @@ def test_transform_swaps_matching_modules():
     depthwise = spio.transform(torch.nn.Sequential(torch.nn.Conv2d(96, 96, 5, 2, 2, groups=96)))
     assert isinstance(depthwise[0], spio.nn.Conv2dGw8) and depthwise[0].weight.shape[1] == 1
     assert isinstance(net.head, spio.nn.Linear)
-    other = torch.nn.Conv2d(64, 64, 3, groups=4)
+    other = torch.nn.Conv2d(48, 48, 3, groups=3)
     with pytest.raises(spio.SpioError, match="groups of 1, 2, 4 or 8 channels"):
         spio.nn.Conv2dGw8.from_torch(other)
     with pytest.raises(spio.SpioError, match="is not a torch.nn.Linear"):
@@ -726,7 +778,7 @@ def test_supports_says_which_modules_transform_takes_and_why_not():
     assert spio.nn.supports(torch.nn.Conv2d(64, 64, 3, stride=2, padding=1, groups=16))
     relu = spio.nn.supports(torch.nn.ReLU())
     assert not relu and relu.reason == "ReLU has no Spio layer"
-    for conv, why in ((torch.nn.Conv2d(64, 64, 3, groups=4), "groups of 1, 2, 4 or 8 channels"),
+    for conv, why in ((torch.nn.Conv2d(48, 48, 3, groups=3), "groups of 1, 2, 4 or 8 channels"),
                       (torch.nn.Conv2d(64, 128, 3, groups=8), "C in = C out"),
                       (torch.nn.Conv2d(64, 64, 3, dilation=2, groups=8), "dilation 1"),
                       (torch.nn.Conv2d(64, 64, 9, groups=64), "1 to 7, got 9x9"),
@@ -747,7 +799,7 @@ def test_conv2d_layer_takes_groups():
     grouped = spio.nn.Conv2dGw8(32, group_width=4)
     assert isinstance(grouped, spio.nn.Conv2d) and grouped.groups == 8
     with pytest.raises(spio.SpioError, match="groups of 1, 2, 4 or 8 channels"):
-        spio.nn.Conv2d(64, 64, 3, groups=2)
+        spio.nn.Conv2d(96, 96, 3, groups=2)
     with pytest.raises(spio.SpioError, match="is not a conv2d with groups"):
         spio.nn.Conv2dGw8.from_torch(torch.nn.Conv2d(64, 64, 3))
 
