@@ -6,8 +6,8 @@
 #include "spio/Target/Target.h"
 
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 
 namespace spio::kernels {
@@ -385,7 +385,8 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
   if (c.blockN != 128 || conv2dWgradParts(p, c, target) != 1)
     return c;
   GemmConfig chosen = c;
-  std::pair<int64_t, int64_t> best{INT64_MAX, INT64_MAX};
+  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
+  std::pair<int64_t, int64_t> best{kMost, kMost};
   for (int64_t width : {128, 192, 256}) {
     GemmConfig candidate = c;
     candidate.blockN = width;

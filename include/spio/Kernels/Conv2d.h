@@ -114,8 +114,8 @@ int64_t conv2dOutputPositions(const Conv2dProblem &problem);
 /// output channels (columns `k`), and a reduction (`rsc`) of R * S taps of
 /// C channels padded to the k-tile's 64, so that k-tile t is tap t / T's
 /// channels 64 * (t % T) on, T = ceil(C / 64) (of a group's C / G where
-/// grouped: w's rows are then R * S * C / G long). dgrad: M = N * H * W (`nhw`),
-/// N = C (`c`), the reduction (`rsk`) R * S taps of K channels. wgrad: M =
+/// grouped: w's rows are then R * S * C / G long). dgrad: M = N * H * W
+/// (`nhw`), N = C (`c`), the reduction (`rsk`) R * S taps of K channels. wgrad: M =
 /// K (`k`), N = R * S * C (`rsc`), the reduction (`npq`) the output
 /// positions padded to whole k-tiles; A = dy M-major, B = x's im2col
 /// matrix N-major.
