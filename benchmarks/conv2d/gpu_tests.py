@@ -143,6 +143,16 @@ CASES = [
     (2, 17, 9, 128, 256, 5, 3, 1, 2, "--groups 2 --pass wgrad --dilation 2"),
     (8, 28, 28, 1024, 1024, 3, 3, 1, 1, "--groups 8 --pass wgrad"),
     (8, 14, 14, 512, 512, 3, 3, 2, 1, "--groups 8 --pass wgrad --parts 3"),
+    # Groups of 16 and 32 channels: groups of 64 with block-diagonal weights
+    # (expanded into the workspace; wgrad's diagonal blocks reduced into dw).
+    (2, 14, 14, 512, 512, 3, 3, 1, 1, "--groups 32"),
+    (3, 13, 11, 256, 256, 3, 3, 2, 1, "--groups 8 --epilogue bias,relu"),
+    (8, 14, 14, 1024, 1024, 3, 3, 1, 1, "--groups 32"),
+    (2, 14, 14, 512, 512, 3, 3, 1, 1, "--groups 32 --pass dgrad"),
+    (3, 13, 11, 256, 256, 3, 3, 2, 1, "--groups 8 --pass dgrad"),
+    (2, 14, 14, 512, 512, 3, 3, 1, 1, "--groups 32 --pass wgrad"),
+    (3, 13, 11, 256, 256, 3, 3, 2, 1, "--groups 8 --pass wgrad --out-dtype f32"),
+    (8, 14, 14, 1024, 1024, 3, 3, 1, 1, "--groups 32 --pass wgrad --parts 3"),
 ]
 
 

@@ -310,7 +310,7 @@ int64_t spio_conv2d_wgrad_parts(const spio_conv2d_problem *problem, const spio_g
 }
 
 int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem) {
-  return kernels::conv2dWgradWorkspaceBytes(conv2dProblem(*problem));
+  return kernels::conv2dWorkspaceBytes(conv2dProblem(*problem));
 }
 
 char *spio_conv2d_source(const spio_conv2d_problem *problem, const spio_gemm_config *config) {

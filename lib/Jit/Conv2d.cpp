@@ -133,9 +133,13 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   // each starts while the one before it runs.
   LoadedPlan loaded = loadPlan(gpu, compiled, plan, /*dependentLaunches=*/true);
   Launcher &launcher = loaded.launcher;
-  // The implicit GEMM's kernel (after dgrad's zeroing one, where any runs).
-  reportKernel(gpu, launcher,
-               plan.kernels.size() > 1 && plan.kernels.front().name == kConv2dDgradZero ? 1 : 0);
+  // The implicit GEMM's kernel (after the weights' expansion and dgrad's
+  // zeroing kernel, where they run).
+  size_t first = 0;
+  while (first + 1 < plan.kernels.size() && (plan.kernels[first].name == kConv2dDgradZero ||
+                                             plan.kernels[first].name == kConv2dExpandWeights))
+    ++first;
+  reportKernel(gpu, launcher, first);
 
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   size_t n = problem.n, h = problem.h, w = problem.w, c = problem.c, k = problem.k;
@@ -169,9 +173,13 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   DeviceBuffer dScale = upload(scale, "uploading the scale");
   DeviceBuffer dY = orFail(gpu.allocate(outputs * dtypeBytes(problem.output)),
                            dgrad ? "allocating dx" : "allocating y");
+  // Block-diagonal groups: w expanded into the workspace.
+  DeviceBuffer workspace;
+  if (int64_t bytes = launcher.plan().workspaceBytes)
+    workspace = orFail(gpu.allocate(bytes), "allocating the expanded weights");
   LaunchBindings bindings{
       {dX.pointer(), dW.pointer(), dY.pointer(), dC.pointer(), dBias.pointer(), dScale.pointer()},
-      0,
+      workspace.pointer(),
       {}};
   auto launch = [&]() { return launcher.run(bindings); };
   // Each output's sum: y over (r, s, c), dgrad's dx over (r, s, k).

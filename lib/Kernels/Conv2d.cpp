@@ -42,6 +42,23 @@ int64_t conv2dGroupInputs(const Conv2dProblem &p) { return p.c / std::max<int64_
 
 int64_t conv2dGroupOutputs(const Conv2dProblem &p) { return p.k / std::max<int64_t>(1, p.groups); }
 
+bool conv2dBlockDiagonal(const Conv2dProblem &p) {
+  int64_t width = conv2dGroupInputs(p);
+  return p.groups > 1 && p.c == p.k && p.c % p.groups == 0 && p.c % kChannelTile == 0 &&
+         (width == 16 || width == 32);
+}
+
+Conv2dProblem conv2dKernelProblem(const Conv2dProblem &p) {
+  Conv2dProblem kernel = p;
+  if (conv2dBlockDiagonal(p))
+    kernel.groups = p.c / kChannelTile;
+  return kernel;
+}
+
+LaunchShape conv2dExpandWeightsLaunchShape(const Conv2dProblem &p) {
+  return {ceilDiv(p.k * p.r * p.s * kChannelTile, kConv2dReduceThreads), 1, kConv2dReduceThreads};
+}
+
 int64_t conv2dOutputHeight(const Conv2dProblem &p) {
   return outputSize(p.h, p.r, p.strideH, p.padH, p.dilationH);
 }
@@ -228,12 +245,16 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
   if (p.groups < 1 || p.c % p.groups != 0 || p.k % p.groups != 0)
     return "conv2d's groups must divide C=" + std::to_string(p.c) +
            " and K=" + std::to_string(p.k) + ", got " + std::to_string(p.groups);
+  // Groups of 16 or 32: the kernels' groups of 64.
+  if (conv2dBlockDiagonal(p))
+    return checkConv2d(conv2dKernelProblem(p), c, target);
   int64_t groupInputs = conv2dGroupInputs(p), groupOutputs = conv2dGroupOutputs(p);
   // A k-tile is 64 of one group's channels; a tile's columns (wgrad: rows)
   // one group's.
   if (p.groups > 1 && (groupInputs % kChannelTile != 0 || groupOutputs % kChannelTile != 0))
     return "a grouped conv2d on the implicit GEMM takes groups of a multiple of 64 input and "
-           "output channels, got " +
+           "output channels, or of 16 or 32 channels with as many outputs as inputs (a multiple "
+           "of 64), got " +
            std::to_string(groupInputs) + " and " + std::to_string(groupOutputs);
   if (p.strideH < 1 || p.strideH > 8 || p.strideW < 1 || p.strideW > 8)
     return "conv2d strides are 1 to 8, got " + std::to_string(p.strideH) + "x" +
@@ -404,6 +425,8 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
 }
 
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target) {
+  if (conv2dBlockDiagonal(problem))
+    return chooseConv2dConfig(conv2dKernelProblem(problem), target);
   // A strided dgrad's kernels share the config of its phase of the most
   // taps (the others split their reductions no further than they reach).
   Conv2dProblem p = problem;
@@ -517,7 +540,8 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
   return c;
 }
 
-int64_t conv2dWgradParts(const Conv2dProblem &p, const GemmConfig &c, const Target &target) {
+int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &c, const Target &target) {
+  Conv2dProblem p = conv2dKernelProblem(problem);
   int64_t multiprocessors = std::max<int64_t>(1, target.multiprocessors);
   if (p.pass != ConvPass::Wgrad)
     return 1;
@@ -527,8 +551,17 @@ int64_t conv2dWgradParts(const Conv2dProblem &p, const GemmConfig &c, const Targ
   return std::max<int64_t>(1, std::min(multiprocessors / blocks, kTiles / (4 * c.splitK)));
 }
 
-int64_t conv2dWgradWorkspaceBytes(const Conv2dProblem &p) {
-  return p.parts > 1 ? p.parts * p.k * p.r * p.s * conv2dGroupInputs(p) * 4 : 0;
+int64_t conv2dWorkspaceBytes(const Conv2dProblem &p) {
+  int64_t blockWeights = p.k * p.r * p.s * kChannelTile;
+  if (p.pass != ConvPass::Wgrad)
+    return conv2dBlockDiagonal(p) ? blockWeights * dtypeBytes(p.input) : 0;
+  if (p.parts > 1)
+    return p.parts * p.k * p.r * p.s * conv2dGroupInputs(conv2dKernelProblem(p)) * 4;
+  return conv2dBlockDiagonal(p) ? blockWeights * dtypeBytes(p.output) : 0;
+}
+
+bool conv2dWgradReduces(const Conv2dProblem &p) {
+  return p.pass == ConvPass::Wgrad && (p.parts > 1 || conv2dBlockDiagonal(p));
 }
 
 LaunchShape conv2dWgradReduceLaunchShape(const Conv2dProblem &p) {

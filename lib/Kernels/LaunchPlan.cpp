@@ -107,18 +107,18 @@ LaunchPlan conv2dOperands(const Conv2dProblem &problem) {
   return plan;
 }
 
-/// The implicit-GEMM kernel of `problem` (a strided dgrad's phase: y at
-/// the phase's first position).
+/// The implicit-GEMM kernel of `problem` (a kernel problem: a strided
+/// dgrad's phase, y at the phase's first position), reading w from the
+/// workspace where it is expanded there (`expanded`), and wgrad writing
+/// its sums there for the reduce kernel (`reduced`).
 PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &config,
-                           const Conv2dParameters &at, const std::string &name) {
+                           const Conv2dParameters &at, const std::string &name,
+                           bool expanded = false, bool reduced = false) {
   PlannedKernel kernel{name, conv2dLaunchShape(problem, config), false,
                        std::vector<PlanParameter>(at.count)};
   kernel.parameters[at.x] = operand(X);
-  kernel.parameters[at.w] = operand(W);
-  // wgrad in parts writes its sums into the workspace, which the reduce
-  // kernel adds into dw.
-  bool parts = problem.pass == ConvPass::Wgrad && problem.parts > 1;
-  kernel.parameters[at.y] = parts ? workspace() : operand(Y, conv2dPhaseOffsetBytes(problem));
+  kernel.parameters[at.w] = expanded ? workspace() : operand(W);
+  kernel.parameters[at.y] = reduced ? workspace() : operand(Y, conv2dPhaseOffsetBytes(problem));
   for (auto [position, index] :
        {std::pair{at.c, int(C)}, std::pair{at.bias, int(Bias)}, std::pair{at.scale, int(Scale)}})
     if (position >= 0)
@@ -127,27 +127,54 @@ PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &confi
   PlanParameter inputMap{Kind::Im2colMap, X, {}};
   inputMap.im2col = conv2dInputMapShape(problem, phaseConfig);
   kernel.parameters[at.xMap] = inputMap;
-  kernel.parameters[at.wMap] = {Kind::TensorMap, W, conv2dWeightMapShape(problem, phaseConfig)};
+  runtime::TensorMapShape weights = conv2dWeightMapShape(problem, phaseConfig);
+  kernel.parameters[at.wMap] = expanded ? PlanParameter{Kind::WorkspaceTensorMap, -1, weights, 0}
+                                        : PlanParameter{Kind::TensorMap, W, weights};
   return kernel;
 }
 
 } // namespace
 
 LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config) {
-  if (problem.pass != ConvPass::Dgrad)
+  Conv2dProblem kernels = conv2dKernelProblem(problem);
+  if (problem.pass != ConvPass::Dgrad && !conv2dBlockDiagonal(problem))
     return conv2dLaunchPlan(problem, config, conv2dParameters(problem), "conv2d");
+  LaunchPlan plan = conv2dOperands(problem);
+  plan.workspaceBytes = conv2dWorkspaceBytes(problem);
+  if (problem.pass == ConvPass::Wgrad) {
+    // Block-diagonal: the blocks' sums, then their diagonal into dw.
+    plan.kernels.push_back(
+        conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", false, true));
+    plan.kernels.push_back({"conv2d_wgrad_reduce",
+                            conv2dWgradReduceLaunchShape(problem),
+                            false,
+                            {workspace(), operand(Y)}});
+    return plan;
+  }
+  // Block-diagonal fprop and dgrad read w expanded.
+  bool expanded = conv2dBlockDiagonal(problem);
+  if (expanded)
+    plan.kernels.push_back({kConv2dExpandWeights,
+                            conv2dExpandWeightsLaunchShape(problem),
+                            false,
+                            {operand(W), workspace()}});
+  if (problem.pass == ConvPass::Fprop) {
+    plan.kernels.push_back(
+        conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", true));
+    return plan;
+  }
   // dgrad: positions no tap reads zeroed, then a kernel a phase (one at
   // stride 1).
-  LaunchPlan plan = conv2dOperands(problem);
-  if (conv2dDgradZeroes(problem))
+  size_t first = plan.kernels.size();
+  if (conv2dDgradZeroes(kernels))
     plan.kernels.push_back(
-        {kConv2dDgradZero, conv2dDgradZeroLaunchShape(problem), false, {operand(Y)}});
-  for (const Conv2dProblem &phase : conv2dDgradPhases(problem))
+        {kConv2dDgradZero, conv2dDgradZeroLaunchShape(kernels), false, {operand(Y)}});
+  for (const Conv2dProblem &phase : conv2dDgradPhases(kernels))
     plan.kernels.push_back(
-        conv2dKernel(phase, config, conv2dParameters(phase), conv2dKernelName(phase)));
+        conv2dKernel(phase, config, conv2dParameters(phase), conv2dKernelName(phase), expanded));
   // A strided dgrad's kernels overlap, each waiting for the one before it
   // only as it ends (their positions of dx are disjoint).
-  for (size_t i = 1; i < plan.kernels.size(); ++i)
+  for (size_t i = first + 1; i < plan.kernels.size(); ++i)
     plan.kernels[i].dependent = true;
   return plan;
 }
@@ -155,9 +182,10 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
 LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config,
                             const Conv2dParameters &at, const std::string &name) {
   LaunchPlan plan = conv2dOperands(problem);
-  plan.kernels.push_back(conv2dKernel(problem, config, at, name));
-  if (problem.pass == ConvPass::Wgrad && problem.parts > 1) {
-    plan.workspaceBytes = conv2dWgradWorkspaceBytes(problem);
+  bool reduced = conv2dWgradReduces(problem);
+  plan.kernels.push_back(conv2dKernel(problem, config, at, name, false, reduced));
+  if (reduced) {
+    plan.workspaceBytes = conv2dWorkspaceBytes(problem);
     plan.kernels.push_back({name + "_wgrad_reduce",
                             conv2dWgradReduceLaunchShape(problem),
                             false,

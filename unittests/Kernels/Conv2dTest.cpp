@@ -147,16 +147,75 @@ TEST(Conv2dTest, GroupsTakeOneGroupsChannelsATile) {
             std::string::npos);
   Conv2dProblem narrow = p;
   narrow.groups = 8;
-  EXPECT_NE(checkConv2d(narrow, c, hopper())
-                .find("multiple of 64 input and output channels, "
-                      "got 32 and 64"),
-            std::string::npos);
+  EXPECT_NE(checkConv2d(narrow, c, hopper()).find("got 32 and 64"), std::string::npos);
   GemmConfig wide = c;
   wide.blockN = 256;
   Conv2dProblem four = p;
   four.groups = 4;
   EXPECT_NE(checkConv2d(four, wide, hopper()).find("256 columns must divide the group's 128"),
             std::string::npos);
+}
+
+/// Groups of 16 or 32 channels (C = K a multiple of 64): the kernels' C /
+/// 64 groups of 64, whose weights fprop and dgrad expand into the workspace
+/// first and whose wgrad sums the reduce kernel takes the diagonal of.
+TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
+  Conv2dProblem p = resnetLayer();
+  p.h = p.w = 14;
+  p.c = p.k = 512;
+  p.groups = 32;
+  ASSERT_TRUE(conv2dBlockDiagonal(p));
+  EXPECT_EQ(conv2dKernelProblem(p).groups, 8);
+  Conv2dProblem uneven = p;
+  uneven.k = 1024;
+  EXPECT_FALSE(conv2dBlockDiagonal(uneven));
+  // Channels not a multiple of 64 (48 groups of 16): refused.
+  Conv2dProblem ragged = p;
+  ragged.c = ragged.k = 48 * 16 + 16;
+  ragged.groups = 49;
+  EXPECT_FALSE(conv2dBlockDiagonal(ragged));
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
+  EXPECT_EQ(64 % c.blockN, 0);
+  EXPECT_NE(checkConv2d(ragged, c, hopper()).find("or of 16 or 32 channels"), std::string::npos);
+  // fprop: the expansion (w to the workspace), then the kernel reading it.
+  EXPECT_EQ(conv2dWorkspaceBytes(p), 512 * 9 * 64 * 2);
+  LaunchPlan plan = conv2dLaunchPlan(p, c);
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[0].name, kConv2dExpandWeights);
+  EXPECT_EQ(plan.kernels[0].shape.gridX, 512 * 9 * 64 / 256);
+  EXPECT_EQ(plan.kernels[0].parameters[0].kind, PlanParameter::Kind::Operand);
+  EXPECT_EQ(plan.kernels[0].parameters[1].kind, PlanParameter::Kind::Workspace);
+  Conv2dParameters at = conv2dParameters(conv2dKernelProblem(p));
+  EXPECT_EQ(plan.kernels[1].parameters[at.w].kind, PlanParameter::Kind::Workspace);
+  EXPECT_EQ(plan.kernels[1].parameters[at.wMap].kind, PlanParameter::Kind::WorkspaceTensorMap);
+  EXPECT_EQ(plan.kernels[1].parameters[at.wMap].map.cols, uint64_t(9 * 64));
+  // dgrad at stride 2: the expansion, then a kernel a phase, the first of
+  // them after the expansion ends.
+  Conv2dProblem dgrad = p;
+  dgrad.pass = ConvPass::Dgrad;
+  dgrad.strideH = dgrad.strideW = 2;
+  plan = conv2dLaunchPlan(dgrad, chooseConv2dConfig(dgrad, hopper()));
+  ASSERT_EQ(plan.kernels.size(), 5u);
+  EXPECT_EQ(plan.kernels[0].name, kConv2dExpandWeights);
+  EXPECT_FALSE(plan.kernels[1].dependent);
+  EXPECT_TRUE(plan.kernels[4].dependent);
+  // wgrad: the blocks' sums to the workspace (in dw's dtype in one part),
+  // then their diagonal into dw (512 x 9 x 16).
+  Conv2dProblem wgrad = p;
+  wgrad.pass = ConvPass::Wgrad;
+  GemmConfig wc = chooseConv2dConfig(wgrad, hopper());
+  wgrad.parts = conv2dWgradParts(wgrad, wc, hopper());
+  EXPECT_TRUE(conv2dWgradReduces(wgrad));
+  EXPECT_EQ(checkConv2d(wgrad, wc, hopper()), "");
+  EXPECT_EQ(conv2dWorkspaceBytes(wgrad),
+            wgrad.parts > 1 ? wgrad.parts * 512 * 9 * 64 * 4 : 512 * 9 * 64 * 2);
+  plan = conv2dLaunchPlan(wgrad, wc);
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[1].name, "conv2d_wgrad_reduce");
+  EXPECT_EQ(plan.kernels[1].shape.gridX, 512 * 9 * 16 / 256);
+  EXPECT_EQ(plan.kernels[0].parameters[conv2dParameters(conv2dKernelProblem(wgrad)).y].kind,
+            PlanParameter::Kind::Workspace);
 }
 
 TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
@@ -291,7 +350,7 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   LaunchShape shape = conv2dLaunchShape(p, c);
   EXPECT_EQ(shape.gridX, 5);
   EXPECT_EQ(shape.gridZ, 26);
-  EXPECT_EQ(conv2dWgradWorkspaceBytes(p), 26 * 72 * 576 * 4);
+  EXPECT_EQ(conv2dWorkspaceBytes(p), 26 * 72 * 576 * 4);
   EXPECT_EQ(conv2dWgradReduceLaunchShape(p).gridX, (72 * 576 + 255) / 256);
   // Many tiles take no parts.
   Conv2dProblem wide = p;
@@ -328,7 +387,7 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   ASSERT_EQ(plan.kernels.size(), 2u);
   EXPECT_EQ(plan.kernels[0].parameters[conv2dParameters(p).y].kind, PlanParameter::Kind::Workspace);
   EXPECT_EQ(plan.kernels[1].name, "conv2d_wgrad_reduce");
-  EXPECT_EQ(plan.workspaceBytes, conv2dWgradWorkspaceBytes(p));
+  EXPECT_EQ(plan.workspaceBytes, conv2dWorkspaceBytes(p));
   Conv2dProblem tooMany = p;
   tooMany.parts = 400;
   EXPECT_NE(checkConv2d(tooMany, c, hopper()).find("1 to 392 parts"), std::string::npos);

@@ -32,6 +32,11 @@
 // group's outputs (fprop; dgrad: inputs), so its k-tiles gather that
 // group's channels of x (dy) and w is K x R * S * (C / G); wgrad's rows are
 // one group's outputs, its columns the taps of that group's inputs.
+// Groups of 16 or 32 channels (C = K a multiple of 64) run as C / 64
+// groups of 64 whose weights are block-diagonal: a kernel expands w into
+// the workspace ([K, R, S, 64], zeros off each output channel's group)
+// before fprop and dgrad, and wgrad's sums of those blocks go to the
+// workspace, whose diagonal blocks the reduce kernel adds into dw.
 //
 // No LLVM dependency: problems, configs, checks and launch shapes only.
 //
@@ -103,6 +108,17 @@ bool conv2dDgradZeroes(const Conv2dProblem &problem);
 /// A group's input channels C / G and output channels K / G.
 int64_t conv2dGroupInputs(const Conv2dProblem &problem);
 int64_t conv2dGroupOutputs(const Conv2dProblem &problem);
+/// Groups of 16 or 32 channels, C = K a multiple of 64: run as groups of
+/// 64 with block-diagonal weights.
+bool conv2dBlockDiagonal(const Conv2dProblem &problem);
+/// The problem the implicit-GEMM kernels compute: `problem`, or where it is
+/// block-diagonal the same convolution in C / 64 groups of 64 (w then
+/// the expanded [K, R, S, 64]).
+Conv2dProblem conv2dKernelProblem(const Conv2dProblem &problem);
+/// Block-diagonal fprop and dgrad: the kernel that expands w into the
+/// workspace, a thread an element of [K, R, S, 64].
+constexpr const char *kConv2dExpandWeights = "conv2d_expand_weights";
+LaunchShape conv2dExpandWeightsLaunchShape(const Conv2dProblem &problem);
 
 /// Output rows P and columns Q (0 or less where the filter does not fit),
 /// and the N * P * Q output positions.
@@ -155,9 +171,13 @@ GemmConfig conv2dPhaseConfig(const Conv2dProblem &problem, const GemmConfig &con
 /// least 4 k-tiles; 1 where the blocks are more than the multiprocessors.
 int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &config,
                          const Target &target);
-/// wgrad in parts: the workspace of their f32 sums, [part, k, r, s, c],
-/// and the reduce kernel's launch.
-int64_t conv2dWgradWorkspaceBytes(const Conv2dProblem &problem);
+/// The workspace: wgrad's parts' f32 sums, [part, k, r, s, c] (block-
+/// diagonal: of the blocks' 64 channels, in dw's dtype in one part), or
+/// block-diagonal fprop's and dgrad's expanded w; 0 for none.
+int64_t conv2dWorkspaceBytes(const Conv2dProblem &problem);
+/// wgrad: whether the reduce kernel adds the workspace's sums into dw (in
+/// parts, or block-diagonal), and its launch, a thread an element of dw.
+bool conv2dWgradReduces(const Conv2dProblem &problem);
 LaunchShape conv2dWgradReduceLaunchShape(const Conv2dProblem &problem);
 /// The reduce kernel's threads a block (and the dgrad zeroing kernel's).
 constexpr int64_t kConv2dReduceThreads = 256;

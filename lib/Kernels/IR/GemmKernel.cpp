@@ -2145,15 +2145,20 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
 
 /// wgrad in parts: dw[e] = the parts' sums of element e added in part
 /// order from zero in f32 and rounded once (the same bits every run), a
-/// thread an element.
+/// thread an element. Block-diagonal, the sums (`partials`, the kernel
+/// problem's) are of 64 channels a row, of which dw's element reads its
+/// group's.
 static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProblem &p,
                                    SpioTensorType partials) {
   OpBuilder &builder = b.getOpBuilder();
   MLIRContext *ctx = b.getContext();
-  int64_t elements = p.k * p.r * p.s * kernels::conv2dGroupInputs(p);
+  int64_t width = kernels::conv2dGroupInputs(p);
+  int64_t elements = p.k * p.r * p.s * width;
   kernels::Conv2dProblem whole = p;
   whole.parts = 1;
   SpioTensorType dw = conv2dOperandType(b, whole, 'y');
+  bool blocked = kernels::conv2dBlockDiagonal(p);
+  int64_t rowLength = blocked ? 64 : width;
   auto kernel = gpu::GPUFuncOp::create(builder, b.loc(), "conv2d_wgrad_reduce",
                                        builder.getFunctionType({partials, dw}, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
@@ -2162,9 +2167,10 @@ static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProble
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(&kernel.getBody().front());
   Type f32 = Float32Type::get(ctx);
-  Tensor sums =
-      b.view(cast<Tensor>(kernel.getArgument(0)),
-             b.tensorType({{"part", 1, p.parts}, {"e", 1, elements}}, f32, MemorySpace::Global));
+  int64_t sources = p.k * p.r * p.s * rowLength;
+  Tensor sums = b.view(cast<Tensor>(kernel.getArgument(0)),
+                       b.tensorType({{"part", 1, p.parts}, {"e", 1, sources}},
+                                    partials.getElementType(), MemorySpace::Global));
   Tensor out = b.view(cast<Tensor>(kernel.getArgument(1)),
                       b.tensorType({{"e", 1, elements}}, dw.getElementType(), MemorySpace::Global));
   Value element =
@@ -2172,10 +2178,23 @@ static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProble
              b.linearId(LinearId::Thread));
   b.ifThen(b.cmpi(arith::CmpIPredicate::ult, element, b.index(elements)), [&] {
     Coord at = b.fromIndex(element, b.coordType("e"));
+    // Block-diagonal: dw[k, tap, u] is the block's [k, tap, j * width + u],
+    // j k's group within its block of 64.
+    Value source = element;
+    if (blocked) {
+      Value row = b.divui(element, b.index(width)), u = b.remui(element, b.index(width));
+      Value k = b.divui(row, b.index(p.r * p.s));
+      Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
+      source = b.addi(b.muli(row, b.index(64)), b.addi(b.muli(group, b.index(width)), u));
+    }
+    Coord from = b.fromIndex(source, b.coordType("e"));
     scf::ForOp loop = b.forLoop(
         b.index(0), b.index(p.parts), b.index(1), {b.f32(0.0)}, [&](Value part, ValueRange sum) {
           Coord partAt = b.fromIndex(part, b.coordType("part"));
-          return SmallVector<Value>{b.addf(sum[0], b.load(sums, {partAt, at}))};
+          Value term = b.load(sums, {partAt, from});
+          if (term.getType() != f32)
+            term = b.create<arith::ExtFOp>({}, f32, term);
+          return SmallVector<Value>{b.addf(sum[0], term)};
         });
     Value sum = loop.getResult(0);
     if (dw.getElementType() != f32)
@@ -2293,8 +2312,49 @@ static void buildConv2dDgradZero(KernelBuilder &b, const kernels::Conv2dProblem 
   gpu::ReturnOp::create(builder, b.loc());
 }
 
+/// Block-diagonal fprop and dgrad: w [K, R, S, width] expanded into the
+/// kernel problem's [K, R, S, 64], each output channel's weights at its
+/// group's place among its block's 64 input channels and zeros elsewhere,
+/// a thread an element.
+static void buildConv2dExpandWeights(KernelBuilder &b, const kernels::Conv2dProblem &p) {
+  OpBuilder &builder = b.getOpBuilder();
+  MLIRContext *ctx = b.getContext();
+  Type element = typeOf(ctx, p.input);
+  int64_t width = kernels::conv2dGroupInputs(p), taps = p.r * p.s;
+  int64_t elements = p.k * taps * 64;
+  SpioTensorType natural =
+      b.tensorType({{"e", 1, p.k * taps * width}}, element, MemorySpace::Global);
+  SpioTensorType expanded = b.tensorType({{"e", 1, elements}}, element, MemorySpace::Global);
+  auto kernel = gpu::GPUFuncOp::create(builder, b.loc(), kernels::kConv2dExpandWeights,
+                                       builder.getFunctionType({natural, expanded}, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      DenseI32ArrayAttr::get(ctx, {int32_t(kernels::kConv2dReduceThreads), 1, 1}));
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&kernel.getBody().front());
+  Tensor in = cast<Tensor>(kernel.getArgument(0)), out = cast<Tensor>(kernel.getArgument(1));
+  Value index = b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kConv2dReduceThreads)),
+                       b.linearId(LinearId::Thread));
+  b.ifThen(b.cmpi(arith::CmpIPredicate::ult, index, b.index(elements)), [&] {
+    // Element (row = k * R * S + tap, i) of the block's 64: k's group j
+    // within its block holds inputs j * width to (j + 1) * width.
+    Value row = b.divui(index, b.index(64)), i = b.remui(index, b.index(64));
+    Value k = b.divui(row, b.index(taps));
+    Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
+    Value inGroup = b.cmpi(arith::CmpIPredicate::eq, b.divui(i, b.index(width)), group);
+    Value source = b.addi(b.muli(row, b.index(width)), b.remui(i, b.index(width)));
+    // Elements off the group read the row's first weight, then drop it.
+    Value read = b.create<arith::SelectOp>({}, inGroup, source, b.muli(row, b.index(width)));
+    Value weight = b.load(in, {b.fromIndex(read, b.coordType("e"))});
+    Value zero = b.create<arith::ConstantOp>({}, cast<TypedAttr>(builder.getZeroAttr(element)));
+    b.store(b.create<arith::SelectOp>({}, inGroup, weight, zero), out,
+            {b.fromIndex(index, b.coordType("e"))});
+  });
+  gpu::ReturnOp::create(builder, b.loc());
+}
+
 OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
-                                                      const kernels::Conv2dProblem &problem,
+                                                      const kernels::Conv2dProblem &original,
                                                       const GemmConfig &config) {
   Location loc = NameLoc::get(StringAttr::get(context, "spio_conv2d"));
   OpBuilder builder(context);
@@ -2304,11 +2364,16 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
   builder.setInsertionPointToEnd(module->getBody());
   auto kernels = gpu::GPUModuleOp::create(builder, loc, "spio_conv2d");
   builder.setInsertionPointToStart(kernels.getBody());
+  // The implicit GEMM's problem: block-diagonal groups of 16 or 32 channels
+  // as groups of 64, whose weights fprop and dgrad expand first.
+  kernels::Conv2dProblem problem = kernels::conv2dKernelProblem(original);
+  if (kernels::conv2dBlockDiagonal(original) && original.pass != kernels::ConvPass::Wgrad)
+    buildConv2dExpandWeights(b, original);
   if (problem.pass != kernels::ConvPass::Dgrad) {
     gpu::GPUFuncOp kernel = buildConv2dKernel(b, problem, config, "conv2d");
-    if (problem.pass == kernels::ConvPass::Wgrad && problem.parts > 1) {
+    if (kernels::conv2dWgradReduces(original)) {
       builder.setInsertionPointAfter(kernel);
-      buildConv2dWgradReduce(b, problem, conv2dOperandType(b, problem, 'y'));
+      buildConv2dWgradReduce(b, original, conv2dOperandType(b, problem, 'y'));
     }
     return module;
   }

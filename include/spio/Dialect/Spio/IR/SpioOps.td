@@ -929,7 +929,9 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     tile's columns (fprop: output channels, dgrad: input channels; wgrad:
     its rows, dw's output channels) are one group's, so the config's
     columns (wgrad: rows) must divide the group's channels; a tile's k-tiles
-    then gather only its group's channels.
+    then gather only its group's channels. (Groups of 16 or 32 channels are
+    this op's C / 64 groups of 64 on block-diagonal weights, which the
+    conv2d workload expands first.)
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$x,
                        Arg<Spio_Tensor, "", [MemRead]>:$w,
