@@ -828,10 +828,18 @@ def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
         args = spio.Conv2dArguments(8, 14, 14, 256, 512, pass_=pass_, groups=2)
         assert spio.Kernel(family, family.chosen(args, spio.kernels.target("sm_90"))) \
             .supports(args)
-    narrow = spio.Conv2dArguments(8, 14, 14, 256, 256, groups=8)
+    # Groups of 16 or 32 channels (C = K): groups of 64 whose weights a
+    # first kernel expands into the workspace.
+    blocked = spio.Conv2dArguments(8, 14, 14, 256, 256, groups=8)
+    config = family.chosen(blocked, spio.kernels.target("sm_90"))
+    assert spio.Kernel(family, config).supports(blocked)
+    assert family.workspace_size(blocked, config) == 256 * 9 * 64 * 2
+    compiled = spio.Kernel(family, config).compile(blocked)
+    assert [name for name, _, _ in compiled.kernels] == ["conv2d_expand_weights", "conv2d"]
+    narrow = spio.Conv2dArguments(8, 14, 14, 256, 512, groups=8)
     support = kernel.supports(narrow)
-    assert not support and "multiple of 64 input and output channels, got 32" in support.reason
-    assert not family.layer_support(256, 256, (3, 3), (1, 1), (1, 1), (1, 1), groups=8)
+    assert not support and "got 32 and 64" in support.reason
+    assert not family.layer_support(256, 512, (3, 3), (1, 1), (1, 1), (1, 1), groups=8)
     assert family.layer_support(256, 256, (3, 3), (1, 1), (1, 1), (1, 1), groups=4)
     expect_error(lambda: spio.Conv2dArguments(1, 8, 8, 64, 64, groups=1.5),
                  "groups must be an integer")
