@@ -473,7 +473,7 @@ func.func @grouped_gemm_config(%x: !X, %w: !W, %y: !Y) {
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 9] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 func.func @narrow_groups_on_gemm(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
-  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 64 input and output channels, got groups = 8 of 64 inputs and 64 outputs (groups of 1, 2, 4 or 8 channels run on the grouped family, without tensor maps)}}
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 64 input and output channels, got groups = 8 of 64 inputs and 64 outputs (groups of 1, 2, 4 or 8 channels run on the grouped family, without tensor maps; groups of 16 or 32 as C / 64 groups of 64 on block-diagonal weights)}}
   spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>, groups = 8,
       config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}

@@ -1465,7 +1465,8 @@ LogicalResult Conv2dOp::verifyGemmGroups(int64_t inputs, int64_t outputs, String
                             "groups of a multiple of 64 input and output channels, got groups = "
                          << groups << " of " << inputs << " inputs and " << outputs
                          << " outputs (groups of 1, 2, 4 or 8 channels run on the grouped "
-                            "family, without tensor maps)";
+                            "family, without tensor maps; groups of 16 or 32 as C / 64 groups of "
+                            "64 on block-diagonal weights)";
   int64_t groupChannels = (tiled == "input" ? inputs : outputs) / groups;
   if (groupChannels % tile != 0)
     return emitOpError() << "a grouped conv2d's tiles take one group's " << along
