@@ -56,7 +56,9 @@ Conv2dProblem conv2dKernelProblem(const Conv2dProblem &p) {
 }
 
 LaunchShape conv2dExpandWeightsLaunchShape(const Conv2dProblem &p) {
-  return {ceilDiv(p.k * p.r * p.s * kChannelTile, kConv2dReduceThreads), 1, kConv2dReduceThreads};
+  // A thread a vector of 8 channels.
+  return {ceilDiv(p.k * p.r * p.s * kChannelTile / 8, kConv2dReduceThreads), 1,
+          kConv2dReduceThreads};
 }
 
 int64_t conv2dOutputHeight(const Conv2dProblem &p) {

@@ -183,7 +183,7 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   LaunchPlan plan = conv2dLaunchPlan(p, c);
   ASSERT_EQ(plan.kernels.size(), 2u);
   EXPECT_EQ(plan.kernels[0].name, kConv2dExpandWeights);
-  EXPECT_EQ(plan.kernels[0].shape.gridX, 512 * 9 * 64 / 256);
+  EXPECT_EQ(plan.kernels[0].shape.gridX, 512 * 9 * 64 / 8 / 256);
   EXPECT_EQ(plan.kernels[0].parameters[0].kind, PlanParameter::Kind::Operand);
   EXPECT_EQ(plan.kernels[0].parameters[1].kind, PlanParameter::Kind::Workspace);
   Conv2dParameters at = conv2dParameters(conv2dKernelProblem(p));

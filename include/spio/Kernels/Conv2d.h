@@ -116,7 +116,7 @@ bool conv2dBlockDiagonal(const Conv2dProblem &problem);
 /// the expanded [K, R, S, 64]).
 Conv2dProblem conv2dKernelProblem(const Conv2dProblem &problem);
 /// Block-diagonal fprop and dgrad: the kernel that expands w into the
-/// workspace, a thread an element of [K, R, S, 64].
+/// workspace, a thread a 16-byte vector of [K, R, S, 64].
 constexpr const char *kConv2dExpandWeights = "conv2d_expand_weights";
 LaunchShape conv2dExpandWeightsLaunchShape(const Conv2dProblem &problem);
 

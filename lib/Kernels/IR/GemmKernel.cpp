@@ -2315,16 +2315,16 @@ static void buildConv2dDgradZero(KernelBuilder &b, const kernels::Conv2dProblem 
 /// Block-diagonal fprop and dgrad: w [K, R, S, width] expanded into the
 /// kernel problem's [K, R, S, 64], each output channel's weights at its
 /// group's place among its block's 64 input channels and zeros elsewhere,
-/// a thread an element.
+/// a thread a 16-byte vector of 8 channels (all of one group: the widths
+/// are multiples of 8).
 static void buildConv2dExpandWeights(KernelBuilder &b, const kernels::Conv2dProblem &p) {
   OpBuilder &builder = b.getOpBuilder();
   MLIRContext *ctx = b.getContext();
-  Type element = typeOf(ctx, p.input);
-  int64_t width = kernels::conv2dGroupInputs(p), taps = p.r * p.s;
-  int64_t elements = p.k * taps * 64;
-  SpioTensorType natural =
-      b.tensorType({{"e", 1, p.k * taps * width}}, element, MemorySpace::Global);
-  SpioTensorType expanded = b.tensorType({{"e", 1, elements}}, element, MemorySpace::Global);
+  VectorType vector = b.vector8(typeOf(ctx, p.input));
+  int64_t width = kernels::conv2dGroupInputs(p), rows = p.k * p.r * p.s;
+  int64_t vectors = rows * 64 / 8;
+  SpioTensorType natural = b.tensorType({{"e", 1, rows * width / 8}}, vector, MemorySpace::Global);
+  SpioTensorType expanded = b.tensorType({{"e", 1, vectors}}, vector, MemorySpace::Global);
   auto kernel = gpu::GPUFuncOp::create(builder, b.loc(), kernels::kConv2dExpandWeights,
                                        builder.getFunctionType({natural, expanded}, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
@@ -2335,19 +2335,22 @@ static void buildConv2dExpandWeights(KernelBuilder &b, const kernels::Conv2dProb
   Tensor in = cast<Tensor>(kernel.getArgument(0)), out = cast<Tensor>(kernel.getArgument(1));
   Value index = b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kConv2dReduceThreads)),
                        b.linearId(LinearId::Thread));
-  b.ifThen(b.cmpi(arith::CmpIPredicate::ult, index, b.index(elements)), [&] {
-    // Element (row = k * R * S + tap, i) of the block's 64: k's group j
-    // within its block holds inputs j * width to (j + 1) * width.
-    Value row = b.divui(index, b.index(64)), i = b.remui(index, b.index(64));
-    Value k = b.divui(row, b.index(taps));
+  b.ifThen(b.cmpi(arith::CmpIPredicate::ult, index, b.index(vectors)), [&] {
+    // Vector (row = k * R * S + tap, channels i to i + 7) of the block's
+    // 64: k's group j within its block holds inputs j * width to (j + 1)
+    // * width.
+    Value row = b.divui(index, b.index(8));
+    Value i = b.muli(b.remui(index, b.index(8)), b.index(8));
+    Value k = b.divui(row, b.index(p.r * p.s));
     Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
     Value inGroup = b.cmpi(arith::CmpIPredicate::eq, b.divui(i, b.index(width)), group);
-    Value source = b.addi(b.muli(row, b.index(width)), b.remui(i, b.index(width)));
-    // Elements off the group read the row's first weight, then drop it.
-    Value read = b.create<arith::SelectOp>({}, inGroup, source, b.muli(row, b.index(width)));
-    Value weight = b.load(in, {b.fromIndex(read, b.coordType("e"))});
-    Value zero = b.create<arith::ConstantOp>({}, cast<TypedAttr>(builder.getZeroAttr(element)));
-    b.store(b.create<arith::SelectOp>({}, inGroup, weight, zero), out,
+    Value first = b.muli(row, b.index(width / 8));
+    Value source = b.addi(first, b.divui(b.remui(i, b.index(width)), b.index(8)));
+    // Vectors off the group read the row's first, then drop it.
+    Value read = b.create<arith::SelectOp>({}, inGroup, source, first);
+    Value weights = b.load(in, {b.fromIndex(read, b.coordType("e"))});
+    Value zero = b.create<arith::ConstantOp>({}, cast<TypedAttr>(builder.getZeroAttr(vector)));
+    b.store(b.create<arith::SelectOp>({}, inGroup, weights, zero), out,
             {b.fromIndex(index, b.coordType("e"))});
   });
   gpu::ReturnOp::create(builder, b.loc());
