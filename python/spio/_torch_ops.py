@@ -232,7 +232,8 @@ def on_implicit_gemm(in_channels, out_channels, groups):
 
 
 # Block-diagonal weights of tensors no gradient is taken through, by the
-# tensor's id: (a weak reference to it, its version, the expansion).
+# tensor's id: (a weak reference to it, its version and storage address,
+# the expansion).
 _expanded = {}
 
 
@@ -244,13 +245,14 @@ def _block_diagonal_weights(weight):
             torch.compiler.is_compiling():
         return _block_diagonal(weight)
     kept = _expanded.get(id(weight))
-    if kept is not None and kept[0]() is weight and kept[1] == weight._version:
+    state = (weight._version, weight.data_ptr())
+    if kept is not None and kept[0]() is weight and kept[1] == state:
         return kept[2]
     if kept is None or kept[0]() is not weight:
         # Dropped with the weight.
         weakref.finalize(weight, _expanded.pop, id(weight), None)
     expanded = _block_diagonal(weight)
-    _expanded[id(weight)] = (weakref.ref(weight), weight._version, expanded)
+    _expanded[id(weight)] = (weakref.ref(weight), state, expanded)
     return expanded
 
 

@@ -726,6 +726,9 @@ def test_groups_of_16_and_32_channels_run_as_block_diagonal_groups_of_64(c, grou
         frozen.mul_(2)
         doubled = spio._torch_ops._block_diagonal_weights(frozen)
         assert doubled is not kept and torch.equal(doubled, kept * 2)
+        # New storage under the same tensor: expanded again.
+        frozen.data = weight.detach().clone()
+        assert torch.equal(spio._torch_ops._block_diagonal_weights(frozen), kept)
 
 
 @gpu
