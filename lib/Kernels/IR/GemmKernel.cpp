@@ -2143,6 +2143,25 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
   return success(b.succeeded());
 }
 
+/// A kernel `name` over arguments of `types` in blocks of
+/// kConv2dReduceThreads threads, a thread an index below `count`: `body`
+/// takes the kernel's arguments and the thread's index.
+static void buildThreadPerElementKernel(KernelBuilder &b, StringRef name, TypeRange types,
+                                        int64_t count, function_ref<void(ValueRange, Value)> body) {
+  OpBuilder &builder = b.getOpBuilder();
+  auto kernel = gpu::GPUFuncOp::create(builder, b.loc(), name, builder.getFunctionType(types, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(
+      DenseI32ArrayAttr::get(b.getContext(), {int32_t(kernels::kConv2dReduceThreads), 1, 1}));
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&kernel.getBody().front());
+  Value index = b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kConv2dReduceThreads)),
+                       b.linearId(LinearId::Thread));
+  b.ifThen(b.cmpi(arith::CmpIPredicate::ult, index, b.index(count)),
+           [&] { body(kernel.getArguments(), index); });
+  gpu::ReturnOp::create(builder, b.loc());
+}
+
 /// wgrad in parts: dw[e] = the parts' sums of element e added in part
 /// order from zero in f32 and rounded once (the same bits every run), a
 /// thread an element. Block-diagonal, the sums (`partials`, the kernel
@@ -2150,58 +2169,46 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
 /// group's.
 static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProblem &p,
                                    SpioTensorType partials) {
-  OpBuilder &builder = b.getOpBuilder();
-  MLIRContext *ctx = b.getContext();
   int64_t width = kernels::conv2dGroupInputs(p);
   int64_t elements = p.k * p.r * p.s * width;
   kernels::Conv2dProblem whole = p;
   whole.parts = 1;
   SpioTensorType dw = conv2dOperandType(b, whole, 'y');
   bool blocked = kernels::conv2dBlockDiagonal(p);
-  int64_t rowLength = blocked ? 64 : width;
-  auto kernel = gpu::GPUFuncOp::create(builder, b.loc(), "conv2d_wgrad_reduce",
-                                       builder.getFunctionType({partials, dw}, {}));
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
-  kernel.setKnownBlockSizeAttr(
-      DenseI32ArrayAttr::get(ctx, {int32_t(kernels::kConv2dReduceThreads), 1, 1}));
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(&kernel.getBody().front());
-  Type f32 = Float32Type::get(ctx);
-  int64_t sources = p.k * p.r * p.s * rowLength;
-  Tensor sums = b.view(cast<Tensor>(kernel.getArgument(0)),
-                       b.tensorType({{"part", 1, p.parts}, {"e", 1, sources}},
-                                    partials.getElementType(), MemorySpace::Global));
-  Tensor out = b.view(cast<Tensor>(kernel.getArgument(1)),
-                      b.tensorType({{"e", 1, elements}}, dw.getElementType(), MemorySpace::Global));
-  Value element =
-      b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kConv2dReduceThreads)),
-             b.linearId(LinearId::Thread));
-  b.ifThen(b.cmpi(arith::CmpIPredicate::ult, element, b.index(elements)), [&] {
-    Coord at = b.fromIndex(element, b.coordType("e"));
-    // Block-diagonal: dw[k, tap, u] is the block's [k, tap, j * width + u],
-    // j k's group within its block of 64.
-    Value source = element;
-    if (blocked) {
-      Value row = b.divui(element, b.index(width)), u = b.remui(element, b.index(width));
-      Value k = b.divui(row, b.index(p.r * p.s));
-      Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
-      source = b.addi(b.muli(row, b.index(64)), b.addi(b.muli(group, b.index(width)), u));
-    }
-    Coord from = b.fromIndex(source, b.coordType("e"));
-    scf::ForOp loop = b.forLoop(
-        b.index(0), b.index(p.parts), b.index(1), {b.f32(0.0)}, [&](Value part, ValueRange sum) {
-          Coord partAt = b.fromIndex(part, b.coordType("part"));
-          Value term = b.load(sums, {partAt, from});
-          if (term.getType() != f32)
-            term = b.create<arith::ExtFOp>({}, f32, term);
-          return SmallVector<Value>{b.addf(sum[0], term)};
-        });
-    Value sum = loop.getResult(0);
-    if (dw.getElementType() != f32)
-      sum = b.create<arith::TruncFOp>({}, dw.getElementType(), sum);
-    b.store(sum, out, {at});
-  });
-  gpu::ReturnOp::create(builder, b.loc());
+  int64_t sources = p.k * p.r * p.s * (blocked ? 64 : width);
+  Type f32 = Float32Type::get(b.getContext());
+  buildThreadPerElementKernel(
+      b, "conv2d_wgrad_reduce", {partials, dw}, elements, [&](ValueRange args, Value element) {
+        Tensor sums = b.view(cast<Tensor>(args[0]),
+                             b.tensorType({{"part", 1, p.parts}, {"e", 1, sources}},
+                                          partials.getElementType(), MemorySpace::Global));
+        Tensor out =
+            b.view(cast<Tensor>(args[1]),
+                   b.tensorType({{"e", 1, elements}}, dw.getElementType(), MemorySpace::Global));
+        Coord at = b.fromIndex(element, b.coordType("e"));
+        // Block-diagonal: dw[k, tap, u] is the block's [k, tap, j * width + u],
+        // j k's group within its block of 64.
+        Value source = element;
+        if (blocked) {
+          Value row = b.divui(element, b.index(width)), u = b.remui(element, b.index(width));
+          Value k = b.divui(row, b.index(p.r * p.s));
+          Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
+          source = b.addi(b.muli(row, b.index(64)), b.addi(b.muli(group, b.index(width)), u));
+        }
+        Coord from = b.fromIndex(source, b.coordType("e"));
+        scf::ForOp loop = b.forLoop(b.index(0), b.index(p.parts), b.index(1), {b.f32(0.0)},
+                                    [&](Value part, ValueRange sum) {
+                                      Coord partAt = b.fromIndex(part, b.coordType("part"));
+                                      Value term = b.load(sums, {partAt, from});
+                                      if (term.getType() != f32)
+                                        term = b.create<arith::ExtFOp>({}, f32, term);
+                                      return SmallVector<Value>{b.addf(sum[0], term)};
+                                    });
+        Value sum = loop.getResult(0);
+        if (dw.getElementType() != f32)
+          sum = b.create<arith::TruncFOp>({}, dw.getElementType(), sum);
+        b.store(sum, out, {at});
+      });
 }
 
 /// A strided dgrad's kernels write disjoint positions of dx from what the
@@ -2318,42 +2325,32 @@ static void buildConv2dDgradZero(KernelBuilder &b, const kernels::Conv2dProblem 
 /// a thread a 16-byte vector of 8 channels (all of one group: the widths
 /// are multiples of 8).
 static void buildConv2dExpandWeights(KernelBuilder &b, const kernels::Conv2dProblem &p) {
-  OpBuilder &builder = b.getOpBuilder();
-  MLIRContext *ctx = b.getContext();
-  VectorType vector = b.vector8(typeOf(ctx, p.input));
+  VectorType vector = b.vector8(typeOf(b.getContext(), p.input));
   int64_t width = kernels::conv2dGroupInputs(p), rows = p.k * p.r * p.s;
   int64_t vectors = rows * 64 / 8;
   SpioTensorType natural = b.tensorType({{"e", 1, rows * width / 8}}, vector, MemorySpace::Global);
   SpioTensorType expanded = b.tensorType({{"e", 1, vectors}}, vector, MemorySpace::Global);
-  auto kernel = gpu::GPUFuncOp::create(builder, b.loc(), kernels::kConv2dExpandWeights,
-                                       builder.getFunctionType({natural, expanded}, {}));
-  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
-  kernel.setKnownBlockSizeAttr(
-      DenseI32ArrayAttr::get(ctx, {int32_t(kernels::kConv2dReduceThreads), 1, 1}));
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(&kernel.getBody().front());
-  Tensor in = cast<Tensor>(kernel.getArgument(0)), out = cast<Tensor>(kernel.getArgument(1));
-  Value index = b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kConv2dReduceThreads)),
-                       b.linearId(LinearId::Thread));
-  b.ifThen(b.cmpi(arith::CmpIPredicate::ult, index, b.index(vectors)), [&] {
-    // Vector (row = k * R * S + tap, channels i to i + 7) of the block's
-    // 64: k's group j within its block holds inputs j * width to (j + 1)
-    // * width.
-    Value row = b.divui(index, b.index(8));
-    Value i = b.muli(b.remui(index, b.index(8)), b.index(8));
-    Value k = b.divui(row, b.index(p.r * p.s));
-    Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
-    Value inGroup = b.cmpi(arith::CmpIPredicate::eq, b.divui(i, b.index(width)), group);
-    Value first = b.muli(row, b.index(width / 8));
-    Value source = b.addi(first, b.divui(b.remui(i, b.index(width)), b.index(8)));
-    // Vectors off the group read the row's first, then drop it.
-    Value read = b.create<arith::SelectOp>({}, inGroup, source, first);
-    Value weights = b.load(in, {b.fromIndex(read, b.coordType("e"))});
-    Value zero = b.create<arith::ConstantOp>({}, cast<TypedAttr>(builder.getZeroAttr(vector)));
-    b.store(b.create<arith::SelectOp>({}, inGroup, weights, zero), out,
-            {b.fromIndex(index, b.coordType("e"))});
-  });
-  gpu::ReturnOp::create(builder, b.loc());
+  buildThreadPerElementKernel(
+      b, kernels::kConv2dExpandWeights, {natural, expanded}, vectors,
+      [&](ValueRange args, Value index) {
+        // Vector (row = k * R * S + tap, channels i to i + 7) of the block's
+        // 64: k's group j within its block holds inputs j * width to (j + 1)
+        // * width.
+        Value row = b.divui(index, b.index(8));
+        Value i = b.muli(b.remui(index, b.index(8)), b.index(8));
+        Value k = b.divui(row, b.index(p.r * p.s));
+        Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
+        Value inGroup = b.cmpi(arith::CmpIPredicate::eq, b.divui(i, b.index(width)), group);
+        Value first = b.muli(row, b.index(width / 8));
+        Value source = b.addi(first, b.divui(b.remui(i, b.index(width)), b.index(8)));
+        // Vectors off the group read the row's first, then drop it.
+        Value read = b.create<arith::SelectOp>({}, inGroup, source, first);
+        Value weights = b.load(cast<Tensor>(args[0]), {b.fromIndex(read, b.coordType("e"))});
+        Value zero =
+            b.create<arith::ConstantOp>({}, cast<TypedAttr>(b.getOpBuilder().getZeroAttr(vector)));
+        b.store(b.create<arith::SelectOp>({}, inGroup, weights, zero), cast<Tensor>(args[1]),
+                {b.fromIndex(index, b.coordType("e"))});
+      });
 }
 
 OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
