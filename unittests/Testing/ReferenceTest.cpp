@@ -150,6 +150,21 @@ TEST(Conv2dReferenceTest, DgradAndWgradAreTheAdjointsOfFprop) {
   }
 }
 
+/// Grouped weights [k, taps, c / groups] of `k` outputs in groups of
+/// `groupOutputs` reading `groupInputs` of `c` channels each, as the dense
+/// convolution's [k, taps, c]: zero outside each output channel's group.
+HostMatrix blockDiagonal(const HostMatrix &w, size_t k, size_t taps, size_t c, size_t groupInputs,
+                         size_t groupOutputs) {
+  HostMatrix dense(DType::F32, k * taps * c);
+  for (size_t o = 0; o < k; ++o)
+    for (size_t tap = 0; tap < taps; ++tap)
+      for (size_t ch = 0; ch < c; ++ch)
+        if (ch / groupInputs == o / groupOutputs)
+          dense.set((o * taps + tap) * c + ch,
+                    w.values[(o * taps + tap) * groupInputs + ch % groupInputs]);
+  return dense;
+}
+
 /// A grouped conv2d (groups of g channels) is the dense one whose weights
 /// are zero outside each output channel's group: fprop, dgrad (stride 1
 /// and 2, kernel padding negative too) and wgrad, for g = 1, 2, 4, 8.
@@ -179,15 +194,11 @@ TEST(Conv2dReferenceTest, GroupedIsDenseWithBlockDiagonalWeights) {
     ASSERT_EQ(outH, size_t(conv2dOutputHeight(d)));
     ASSERT_EQ(outW, size_t(conv2dOutputWidth(d)));
     HostMatrix x(DType::F32, p.n * p.h * p.w * c), w(DType::F32, c * p.r * p.s * g),
-        dy(DType::F32, p.n * outH * outW * c), dense(DType::F32, c * p.r * p.s * c);
+        dy(DType::F32, p.n * outH * outW * c);
     x.fillUniform(11, 0);
     w.fillUniform(11, 1);
     dy.fillUniform(11, 2);
-    for (size_t k = 0; k < c; ++k)
-      for (size_t tap = 0; tap < size_t(p.r * p.s); ++tap)
-        for (size_t ch = 0; ch < c; ++ch)
-          if (ch / g == k / g)
-            dense.set((k * p.r * p.s + tap) * c + ch, w.values[(k * p.r * p.s + tap) * g + ch % g]);
+    HostMatrix dense = blockDiagonal(w, c, p.r * p.s, c, g, g);
     std::string where = "g " + std::to_string(g) + " stride " + std::to_string(stride) + " pad " +
                         std::to_string(pad);
     for (size_t i = 0; i < size_t(p.n); ++i)
@@ -238,15 +249,11 @@ TEST(Conv2dReferenceTest, ImplicitGemmGroupsAreDenseWithBlockDiagonalWeights) {
     size_t outH = conv2dOutputHeight(p), outW = conv2dOutputWidth(p), c = p.c, k = p.k;
     size_t gc = c / groups, gk = k / groups, taps = p.r * p.s;
     HostMatrix x(DType::F32, p.n * p.h * p.w * c), w(DType::F32, k * taps * gc),
-        dy(DType::F32, p.n * outH * outW * k), dense(DType::F32, k * taps * c);
+        dy(DType::F32, p.n * outH * outW * k);
     x.fillUniform(13, 0);
     w.fillUniform(13, 1);
     dy.fillUniform(13, 2);
-    for (size_t o = 0; o < k; ++o)
-      for (size_t tap = 0; tap < taps; ++tap)
-        for (size_t ch = 0; ch < c; ++ch)
-          if (ch / gc == o / gk)
-            dense.set((o * taps + tap) * c + ch, w.values[(o * taps + tap) * gc + ch % gc]);
+    HostMatrix dense = blockDiagonal(w, k, taps, c, gc, gk);
     std::string where = "groups " + std::to_string(groups) + " stride " + std::to_string(stride);
     Conv2dProblem pd = p, dd = d;
     pd.pass = dd.pass = ConvPass::Dgrad;
