@@ -290,6 +290,16 @@ CASES = [
                        "--cluster 2 --stream-k"),
     (777, 1500, 1032, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --persistent 10 "
                       "--cluster 2 --stream-k --beta 0.5 --out-dtype f32"),
+    # The chooser's pairs sharing B where B's rows lie off the L2's sectors
+    # (K = 3000, 1000): 47 tile rows (the last pair's second tile past M),
+    # ping-pong over a short reduction with beta and f32 out, f16; and its
+    # deeper rings for blocks of one round (6 stages of 128 x 128, 5 of
+    # 128 x 176).
+    (6000, 2000, 3000, ""),
+    (3000, 3000, 1000, "--beta 0.5 --out-dtype f32"),
+    (1200, 5000, 3000, "--dtype f16"),
+    (384, 5120, 5120, ""),
+    (256, 11008, 4096, ""),
     # Tiles narrower than 256 where those pad fewer columns: the chooser's
     # 128 x 160 at N = 640, and 240 columns in pairs with an epilogue.
     (3500, 640, 8192, ""),

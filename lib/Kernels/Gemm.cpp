@@ -163,6 +163,16 @@ static bool mnMajor(const GemmProblem &p, char operand) {
   return operand == 'a' ? p.a != Layout::RowMajor : p.b != Layout::ColMajor;
 }
 
+/// Whether an operand's rows start off the L2's 32-byte sectors (their
+/// length is not a multiple of 32 bytes): each 128-byte row of a TMA box
+/// then spans five sectors of two lines, and the L2 serves three times the
+/// requests (H200, 6000 x 2000 x 3000: 18.0 M against 5.6 M at K = 3008,
+/// the kernel bound by the L2 at 547 TFLOP/s against 706).
+static bool rowsOffSectors(const GemmProblem &p, char operand) {
+  int64_t contiguous = !mnMajor(p, operand) ? p.k : operand == 'a' ? p.m : p.n;
+  return contiguous * dtypeBytes(p.input) % 32 != 0;
+}
+
 /// Whether an M- or N-major operand is one the wgmma kernel cannot read in
 /// place: a batched one (or a grouped GEMM's B, a matrix a group) whose K
 /// leaves a partial k-tile, which its tensor map (the entries' K rows one
@@ -669,12 +679,33 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
       --s.stages;
     return s;
   };
+  // A block of a grid of one round, unsplit and streaming a long reduction
+  // (64 k-tiles or more) alone on its SM, runs at the bytes it keeps in
+  // flight: as many stages as shared memory holds (H200, 128 x 10240 x
+  // 8192: 352 TFLOP/s in 4 stages, 431 in 6; 512 x 4096 x 14336 673 ->
+  // 745). Split blocks stream fewer k-tiles, and 6 stages (their partial
+  // sums in the ring's bytes) ran up to 25% slower there, GEMMs and
+  // convolutions alike; persistent blocks, whose next tile's loads overlap
+  // the last one's epilogue, ran 5-7% slower (benchmarks/gemm/RESULTS.md).
+  auto deepenLoneRing = [&](GemmConfig &t) {
+    GemmConfig deeper = t;
+    for (++deeper.stages;
+         t.splitK == 1 && t.persistent == 0 && ceilDiv(p.k, t.blockK) >= 64 && deeper.stages <= 8 &&
+         gemmSharedBytes(p, deeper) <= target.sharedBytesPerBlock;
+         ++deeper.stages)
+      t.stages = deeper.stages;
+  };
   // Pairs of blocks sharing B tiles halve B's L2 reads, which pays for
-  // their coupling over long reductions only (benchmarks/gemm/RESULTS.md);
-  // an odd count of tile rows would leave half a pair idle, and an N-major
-  // B's boxes of 64 columns must split evenly between the two.
+  // their coupling over long reductions (benchmarks/gemm/RESULTS.md), and
+  // wherever B's rows lie off the L2's sectors; an odd count of tile rows
+  // leaves half of the last pair idle, a cost only among few rows, and an
+  // N-major B's boxes of 64 columns must split evenly between the two.
+  auto pairsFit = [&](const GemmConfig &t) {
+    int64_t rows = ceilDiv(p.m, t.blockM);
+    return numSMs % 2 == 0 && (rows % 2 == 0 || rows >= 16);
+  };
   auto pairsShareB = [&](const GemmConfig &t) {
-    return ceilDiv(p.m, t.blockM) % 2 == 0 && numSMs % 2 == 0 && ceilDiv(p.k, t.blockK) >= 128 &&
+    return pairsFit(t) && (ceilDiv(p.k, t.blockK) >= 128 || rowsOffSectors(p, 'b')) &&
            (!mnMajor(p, 'b') || t.blockN % (2 * kWgmmaMNBox) == 0);
   };
   // A batch-invariant problem splits K the same way whatever M: as a
@@ -710,7 +741,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
       c.persistent = numSMs;
       if (pairsShareB(c))
         c.cluster = 2;
-      c.raster = rasterRows(ceilDiv(p.m, c.blockM) / c.cluster);
+      c.raster = rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
     }
     return c;
   }
@@ -749,8 +780,10 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
         c.persistent = numSMs;
         if (pairsShareB(c))
           c.cluster = 2;
+      } else {
+        deepenLoneRing(c);
       }
-      c.raster = rasterRows(ceilDiv(p.m, c.blockM) / c.cluster);
+      c.raster = rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
       return c;
     }
   }
@@ -780,7 +813,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     if (pairsShareB(c))
       c.cluster = 2;
     // A cluster's grid counts pairs of tile rows.
-    c.raster = rasterRows(ceilDiv(p.m, c.blockM) / c.cluster);
+    c.raster = rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
     return c;
   }
   c.stages = 4;
@@ -815,17 +848,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     while (!p.batchInvariant && c.splitK < 3 && tiles(128, 128) * (c.splitK + 1) <= numSMs &&
            c.splitK < ceilDiv(p.k, c.blockK))
       ++c.splitK;
-    // An unsplit block streaming a long reduction (64 k-tiles or more)
-    // alone on its SM runs at the bytes it keeps in flight: as many stages
-    // as shared memory holds (H200, 128 x 10240 x 8192: 352 TFLOP/s in 4
-    // stages, 431 in 6). Split blocks stream fewer k-tiles, and 6 stages
-    // (their partial sums in the ring's bytes) ran up to 25% slower there,
-    // GEMMs and convolutions alike (benchmarks/gemm/RESULTS.md).
-    GemmConfig deeper = c;
-    for (++deeper.stages; c.splitK == 1 && ceilDiv(p.k, c.blockK) >= 64 && deeper.stages <= 8 &&
-                          gemmSharedBytes(p, deeper) <= target.sharedBytesPerBlock;
-         ++deeper.stages)
-      c.stages = deeper.stages;
+    deepenLoneRing(c);
     return c;
   }
   // A wave or more: the widest tile (256, 192 or 128 columns) that fills
@@ -850,7 +873,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // 128 x 160).
   GemmConfig shares = c;
   shares.persistent = numSMs;
-  shares.cluster = numSMs % 2 == 0 ? 2 : 1;
+  shares.cluster = pairsFit(c) ? 2 : 1;
   // A cluster's blocks load an N-major B in boxes of 64 columns each.
   int64_t step = mnMajor(p, 'b') ? shares.cluster * kWgmmaMNBox : 16;
   auto columnsFilled = [&](int64_t n) { return double(p.n) / double(ceilDiv(p.n, n) * n); };

@@ -724,13 +724,51 @@ TEST(GemmWgmma, SwapsSmallM) {
 TEST(GemmWgmma, ClustersPairsOverLongReductions) {
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(8192, 8192, 8192), hopper()).cluster, 2);
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(4096, 4096, 4096), hopper()).cluster, 1); // 64 k-tiles
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(4224, 8192, 8192), hopper()).cluster, 1); // 33 tile rows
+  // An odd count of tile rows idles half of the last pair: paired from 16
+  // rows (33 here), not among 11.
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(4224, 8192, 8192), hopper()).cluster, 2);
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(1408, 8192, 8192), hopper()).cluster, 1);
   GemmConfig c = chooseWgmmaGemmConfig(problem(8192, 8192, 8192), hopper());
   EXPECT_EQ(checkGemm(problem(8192, 8192, 8192), c, hopper()), "");
   EXPECT_EQ(gemmTensorMapShape(problem(8192, 8192, 8192), c, 'b').boxRows, 128u);
   c.persistent = 131;
   EXPECT_NE(checkGemm(problem(8192, 8192, 8192), c, hopper()).find("a cluster is 1 block, or 2"),
             std::string::npos);
+}
+
+// Rows off the L2's 32-byte sectors (K = 3000 or 1000 of bf16) triple the
+// L2's requests: pairs share B however short the reduction, ping-pong
+// included; the raster counts the pairs (47 tile rows: 24).
+TEST(GemmWgmma, PairsShareBWhereItsRowsLieOffTheSectors) {
+  auto chosen = [](GemmProblem p) {
+    GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+    EXPECT_EQ(checkGemm(p, c, hopper()), "");
+    return std::tuple{c.persistent, c.cluster, c.raster, c.pingpong};
+  };
+  EXPECT_EQ(chosen(problem(6000, 2000, 3000)), std::make_tuple(132, 2, 8, false));
+  EXPECT_EQ(chosen(problem(6000, 2000, 3008)), std::make_tuple(132, 1, 1, false));
+  EXPECT_EQ(chosen(problem(3000, 3000, 1000)), std::make_tuple(132, 2, 6, true));
+  // An N-major B's rows are N long.
+  GemmProblem nMajor = problem(6000, 2000, 3008);
+  nMajor.b = Layout::RowMajor;
+  EXPECT_EQ(std::get<1>(chosen(nMajor)), 1);
+  nMajor.n = 2008;
+  EXPECT_EQ(std::get<1>(chosen(nMajor)), 2);
+}
+
+// Blocks of one round streaming 64 k-tiles or more alone on their SMs take
+// as many stages as shared memory holds; persistent blocks and shorter
+// reductions keep 4.
+TEST(GemmWgmma, DeepensTheRingOfBlocksOfOneRound) {
+  auto tile = [](int64_t m, int64_t n, int64_t k) {
+    GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), hopper());
+    EXPECT_EQ(checkGemm(problem(m, n, k), c, hopper()), "");
+    return std::tuple{c.blockN, c.persistent, c.stages};
+  };
+  EXPECT_EQ(tile(512, 4096, 14336), std::make_tuple(128, 0, 6));
+  EXPECT_EQ(tile(256, 11008, 4096), std::make_tuple(176, 0, 5));
+  EXPECT_EQ(tile(512, 4096, 4032), std::make_tuple(128, 0, 4)); // 63 k-tiles
+  EXPECT_EQ(tile(2048, 6144, 4096), std::make_tuple(256, 132, 4));
 }
 
 /// A persistent stream-K configuration of `blocks` blocks of 128 x `n`
