@@ -763,15 +763,32 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // 128 x 160 tiles against 632 in 128 x 192; 512 x 8192 x 28672 799 in one
   // round of 128 x 256 against 660 in two of 128 x 128; 8192 x 6144 x 4096
   // 748 in 128 x 176 tiles, which fill 99.5%, against 778 in 128 x 256,
-  // which fill 97%; RESULTS.md).
-  if (!shortK && !c.promote && !p.batchInvariant) {
+  // which fill 97%; RESULTS.md). Short reductions too where B's rows lie
+  // off the L2's sectors: there pairs sharing B in wide tiles beat
+  // ping-pong's 128 x 128 (H200, 8000 x 8000 x 1000: 627 TFLOP/s in 128 x
+  // 256 pairs against 536; 3000 x 3000 x 1000: 529 in 128 x 192 against
+  // 436).
+  if ((!shortK || rowsOffSectors(p, 'b')) && !c.promote && !p.batchInvariant) {
     int64_t step = mnMajor(p, 'b') ? kWgmmaMNBox : 16;
-    auto work = [&](int64_t n) { return fill(128, n) * double(n) / double(128 + n); };
+    // Persistent pairs sharing B take the tile rows two at a time: their
+    // rounds count pairs, and half of an odd count's last pair idles.
+    auto fillOf = [&](int64_t n) {
+      GemmConfig t = c;
+      t.blockM = 128;
+      t.blockN = n;
+      if (tiles(128, n) <= numSMs || !pairsShareB(t))
+        return fill(128, n);
+      int64_t rows = ceilDiv(p.m, 128), pairs = ceilDiv(rows, 2);
+      int64_t count = pairs * ceilDiv(p.n, n) * p.batch, slots = numSMs / 2;
+      return double(count) / double(ceilDiv(count, slots) * slots) * double(rows) /
+             double(2 * pairs) * double(p.n) / double(ceilDiv(p.n, n) * n);
+    };
+    auto work = [&](int64_t n) { return fillOf(n) * double(n) / double(128 + n); };
     int64_t width = 256;
     for (int64_t n = 256 - step; n >= 128; n -= step)
       if (work(n) > work(width))
         width = n;
-    if (fill(128, width) >= 0.9) {
+    if (fillOf(width) >= 0.9) {
       c.blockM = 128;
       c.blockN = width;
       c.warpsM = 8;

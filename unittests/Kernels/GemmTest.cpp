@@ -737,23 +737,30 @@ TEST(GemmWgmma, ClustersPairsOverLongReductions) {
 }
 
 // Rows off the L2's 32-byte sectors (K = 3000 or 1000 of bf16) triple the
-// L2's requests: pairs share B however short the reduction, ping-pong
-// included; the raster counts the pairs (47 tile rows: 24).
+// L2's requests: pairs share B however short the reduction, in the width
+// whose rounds of pairs do the most work rather than ping-pong's 128
+// columns; the raster counts the pairs (47 tile rows: 24).
 TEST(GemmWgmma, PairsShareBWhereItsRowsLieOffTheSectors) {
   auto chosen = [](GemmProblem p) {
     GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
     EXPECT_EQ(checkGemm(p, c, hopper()), "");
-    return std::tuple{c.persistent, c.cluster, c.raster, c.pingpong};
+    return std::tuple{c.blockN, c.persistent, c.cluster, c.raster, c.pingpong};
   };
-  EXPECT_EQ(chosen(problem(6000, 2000, 3000)), std::make_tuple(132, 2, 8, false));
-  EXPECT_EQ(chosen(problem(6000, 2000, 3008)), std::make_tuple(132, 1, 1, false));
-  EXPECT_EQ(chosen(problem(3000, 3000, 1000)), std::make_tuple(132, 2, 6, true));
+  EXPECT_EQ(chosen(problem(6000, 2000, 3000)), std::make_tuple(256, 132, 2, 8, false));
+  EXPECT_EQ(chosen(problem(6000, 2000, 3008)), std::make_tuple(256, 132, 1, 1, false));
+  EXPECT_EQ(chosen(problem(8000, 8000, 1000)), std::make_tuple(256, 132, 2, 8, false));
+  // 12 pairs by 16 tiles of 192 fill 97% of 3 rounds; 12 of 256, 73% of 3.
+  EXPECT_EQ(chosen(problem(3000, 3000, 1000)), std::make_tuple(192, 132, 2, 6, false));
+  // 28 pairs (55 rows) by 14 tiles of 224: 6 rounds, 99% full.
+  EXPECT_EQ(chosen(problem(7000, 3000, 1000)), std::make_tuple(224, 132, 2, 7, false));
+  // On the sectors, short reductions stay ping-pong, unpaired.
+  EXPECT_EQ(chosen(problem(8000, 8000, 1008)), std::make_tuple(128, 132, 1, 7, true));
   // An N-major B's rows are N long.
   GemmProblem nMajor = problem(6000, 2000, 3008);
   nMajor.b = Layout::RowMajor;
-  EXPECT_EQ(std::get<1>(chosen(nMajor)), 1);
+  EXPECT_EQ(std::get<2>(chosen(nMajor)), 1);
   nMajor.n = 2008;
-  EXPECT_EQ(std::get<1>(chosen(nMajor)), 2);
+  EXPECT_EQ(std::get<2>(chosen(nMajor)), 2);
 }
 
 // Blocks of one round streaming 64 k-tiles or more alone on their SMs take
