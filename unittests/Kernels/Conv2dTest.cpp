@@ -238,6 +238,20 @@ TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
       }
 }
 
+// dgrad reads w N-major, rows of C channels: where they lie off the L2's
+// 32-byte sectors (C = 72 of bf16), pairs of blocks share w's tiles.
+TEST(Conv2dTest, DgradPairsShareWWhereItsRowsLieOffTheSectors) {
+  Conv2dProblem p = resnetLayer();
+  p.pass = ConvPass::Dgrad;
+  p.n = 16;
+  p.c = p.k = 72;
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
+  EXPECT_EQ(c.cluster, 2);
+  p.c = p.k = 64;
+  EXPECT_EQ(chooseConv2dConfig(p, hopper()).cluster, 1);
+}
+
 TEST(Conv2dTest, NarrowTilesKeepMoreStagesInFlight) {
   Conv2dProblem p = resnetLayer();
   p.n = 4;
