@@ -623,14 +623,10 @@ def test_dense_conv2d_layers_and_transform():
         spio.nn.Conv2d.from_torch(rgb)
 
 
-@hopper
-@pytest.mark.parametrize("c,k,groups,stride", [(256, 512, 2, 1), (512, 512, 8, 2),
-                                               (256, 256, 4, (2, 1))])
-def test_wide_groups_run_on_the_implicit_gemm(c, k, groups, stride):
-    # Groups of a multiple of 64 channels (RegNet's, ResNeXt's wide ones):
-    # forward, dx and dw on the implicit GEMM, against float32 and with the
-    # same bits every run.
-    x, weight, bias = dense_inputs(2, c, k, 14, 14, 3, 3, groups=groups, seed=groups)
+def grouped_conv2d_matches_float32_every_run(x, weight, bias, stride, groups):
+    """spio.conv2d of a grouped layer, its output and the gradients of x,
+    weight and bias against float32's, then the same bits on a second run;
+    returns the first run's (y, dx, dw) and the float32 input."""
     x.requires_grad_(), weight.requires_grad_(), bias.requires_grad_()
     y = spio.conv2d(x, weight, bias, stride, 1, groups=groups)
     x32, w32, b32 = (t.detach().float().requires_grad_() for t in (x, weight, bias))
@@ -641,16 +637,29 @@ def test_wide_groups_run_on_the_implicit_gemm(c, k, groups, stride):
     y32.backward(dy.float())
     for t, t32 in ((x, x32), (weight, w32), (bias, b32)):
         close(t.grad, t32.grad, t32.grad.abs().max().item() * 4)
-    kinds = {key[0] for key in spio._torch_ops._launchers
-             if key[0].startswith("dense") and groups in key and key[2] == x.shape}
-    # Grouped, dx is Spio's at any stride (a kernel a phase of dx).
-    assert {"dense_dgrad", "dense_wgrad"} <= kinds
+    assert weight.grad.shape == weight.shape
     first = (y.detach().clone(), x.grad.clone(), weight.grad.clone())
     x.grad = weight.grad = bias.grad = None
     again = spio.conv2d(x, weight, bias, stride, 1, groups=groups)
     again.backward(dy)
     assert torch.equal(again, first[0]) and torch.equal(x.grad, first[1]) and \
         torch.equal(weight.grad, first[2])
+    return first, x32.detach()
+
+
+@hopper
+@pytest.mark.parametrize("c,k,groups,stride", [(256, 512, 2, 1), (512, 512, 8, 2),
+                                               (256, 256, 4, (2, 1))])
+def test_wide_groups_run_on_the_implicit_gemm(c, k, groups, stride):
+    # Groups of a multiple of 64 channels (RegNet's, ResNeXt's wide ones):
+    # forward, dx and dw on the implicit GEMM, against float32 and with the
+    # same bits every run.
+    x, weight, bias = dense_inputs(2, c, k, 14, 14, 3, 3, groups=groups, seed=groups)
+    grouped_conv2d_matches_float32_every_run(x, weight, bias, stride, groups)
+    kinds = {key[0] for key in spio._torch_ops._launchers
+             if key[0].startswith("dense") and groups in key and key[2] == x.shape}
+    # Grouped, dx is Spio's at any stride (a kernel a phase of dx).
+    assert {"dense_dgrad", "dense_wgrad"} <= kinds
     torch.library.opcheck(torch.ops.spio.conv2d.default,
                           (x.detach(), weight.detach(), bias.detach(), list(spio._torch_ops._pair(
                               stride, "stride")), [1, 1], [1, 1], groups))
@@ -687,23 +696,11 @@ def test_groups_of_16_and_32_channels_run_as_block_diagonal_groups_of_64(c, grou
     # autograd (dw the blocks' diagonal), against float32, the same bits
     # every run.
     x, weight, bias = dense_inputs(2, c, c, 14, 14, 3, 3, groups=groups, seed=c)
-    x.requires_grad_(), weight.requires_grad_(), bias.requires_grad_()
-    y = spio.conv2d(x, weight, bias, stride, 1, groups=groups)
-    x32, w32, b32 = (t.detach().float().requires_grad_() for t in (x, weight, bias))
-    y32 = torch.nn.functional.conv2d(x32, w32, b32, stride, 1, groups=groups)
-    close(y, y32, y32.abs().max().item() * 4)
-    dy = torch.randn_like(y)
-    y.backward(dy)
-    y32.backward(dy.float())
-    for t, t32 in ((x, x32), (weight, w32), (bias, b32)):
-        close(t.grad, t32.grad, t32.grad.abs().max().item() * 4)
-    assert weight.grad.shape == weight.shape
-    first = (y.detach().clone(), x.grad.clone(), weight.grad.clone())
-    x.grad = weight.grad = bias.grad = None
-    again = spio.conv2d(x, weight, bias, stride, 1, groups=groups)
-    again.backward(dy)
-    assert torch.equal(again, first[0]) and torch.equal(x.grad, first[1]) and \
-        torch.equal(weight.grad, first[2])
+    first, x32 = grouped_conv2d_matches_float32_every_run(x, weight, bias, stride, groups)
+    # A weight of another group's width is refused before any launch.
+    with pytest.raises(spio.SpioError, match="a conv2d's weight is"):
+        spio.conv2d(x.detach(), weight.detach()[:, : c // groups // 2], None, stride, 1,
+                    groups=groups)
     # The expanded weights' convolution is the grouped one: blocks of 64.
     expanded = spio._torch_ops._block_diagonal(weight.detach())
     assert expanded.shape == (c, 64, 3, 3)
