@@ -292,11 +292,15 @@ CASES = [
                       "--cluster 2 --stream-k --beta 0.5 --out-dtype f32"),
     # The chooser's pairs sharing B where B's rows lie off the L2's sectors
     # (K = 3000, 1000): 47 tile rows (the last pair's second tile past M),
-    # ping-pong over a short reduction with beta and f32 out, f16; and its
+    # a short reduction in 128 x 192 tiles with beta and f32 out, f16, one
+    # round of pairs (128 x 240, 64 x 128, 128 x 256); and its
     # deeper rings for blocks of one round (6 stages of 128 x 128, 5 of
     # 128 x 176).
     (6000, 2000, 3000, ""),
     (3000, 3000, 1000, "--beta 0.5 --out-dtype f32"),
+    (1500, 2500, 3000, ""),
+    (1000, 1000, 1000, "--beta 0.5 --out-dtype f32"),
+    (2048, 2048, 1000, "--dtype f16"),
     (1200, 5000, 3000, "--dtype f16"),
     (384, 5120, 5120, ""),
     (256, 11008, 4096, ""),

@@ -370,21 +370,23 @@ void applyTileOptions(GemmConfig &config) {
     config.warpsN = opt().warpsN;
   if (opt().raster)
     config.raster = opt().raster;
-  if (opt().persistent)
-    config.persistent = std::max<int64_t>(int64_t(opt().persistent), 0);
-  if (opt().cluster)
-    config.cluster = opt().cluster;
-  // A tile given by hand is neither swapped, split nor ping-pong unless
-  // said so, and has the default stages.
+  // A tile given by hand is neither swapped, split, ping-pong, persistent
+  // nor paired unless said so, and has the default stages.
   if (opt().blockM || opt().blockN || opt().blockK || opt().warpsM || opt().warpsN ||
       opt().persistent || opt().cluster) {
     config.swapAB = false;
     config.splitK = 1;
     config.pingpong = false;
     config.streamK = false;
+    config.persistent = 0;
+    config.cluster = 1;
     if (!opt().stages)
       config.stages = GemmConfig().stages;
   }
+  if (opt().persistent)
+    config.persistent = std::max<int64_t>(int64_t(opt().persistent), 0);
+  if (opt().cluster)
+    config.cluster = opt().cluster;
   if (opt().swapAB)
     config.swapAB = *opt().swapAB;
   if (opt().splitK)

@@ -772,11 +772,14 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     int64_t step = mnMajor(p, 'b') ? kWgmmaMNBox : 16;
     // Persistent pairs sharing B take the tile rows two at a time: their
     // rounds count pairs, and half of an odd count's last pair idles.
-    auto fillOf = [&](int64_t n) {
+    auto paired = [&](int64_t n) {
       GemmConfig t = c;
       t.blockM = 128;
       t.blockN = n;
-      if (tiles(128, n) <= numSMs || !pairsShareB(t))
+      return pairsShareB(t) && (tiles(128, n) > numSMs || rowsOffSectors(p, 'b'));
+    };
+    auto fillOf = [&](int64_t n) {
+      if (!paired(n))
         return fill(128, n);
       int64_t rows = ceilDiv(p.m, 128), pairs = ceilDiv(rows, 2);
       int64_t count = pairs * ceilDiv(p.n, n) * p.batch, slots = numSMs / 2;
@@ -793,9 +796,12 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
       c.blockN = width;
       c.warpsM = 8;
       c.stages = 4;
-      if (tiles(128, width) > numSMs) {
+      // Rows off the sectors pair blocks on a grid of one round too (H200,
+      // 1500 x 2500 x 3000 in 128 x 240 tiles: 450 TFLOP/s unpaired, 538
+      // in pairs).
+      if (tiles(128, width) > numSMs || paired(width)) {
         c.persistent = numSMs;
-        if (pairsShareB(c))
+        if (paired(width))
           c.cluster = 2;
       } else {
         deepenLoneRing(c);
@@ -853,7 +859,14 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     c.blockM = rows;
     c.blockN = columns;
     c.warpsM = rows / 16;
-    c.raster = rasterRows(ceilDiv(p.m, c.blockM));
+    // Where B's rows lie off the sectors, pairs of blocks (a grid of one
+    // round) share B's tiles of 128 columns, each loading 64 rows (H200,
+    // 1000^3 in 64 x 128 tiles: 177 TFLOP/s unpaired, 195 in pairs).
+    if (columns == 128 && pairsShareB(c)) {
+      c.persistent = numSMs;
+      c.cluster = 2;
+    }
+    c.raster = rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
     return c;
   }
   if (tiles(128, 128) < numSMs) {

@@ -753,6 +753,10 @@ TEST(GemmWgmma, PairsShareBWhereItsRowsLieOffTheSectors) {
   EXPECT_EQ(chosen(problem(3000, 3000, 1000)), std::make_tuple(192, 132, 2, 6, false));
   // 28 pairs (55 rows) by 14 tiles of 224: 6 rounds, 99% full.
   EXPECT_EQ(chosen(problem(7000, 3000, 1000)), std::make_tuple(224, 132, 2, 7, false));
+  // One round of tiles is paired too: a persistent grid of a tile a block.
+  EXPECT_EQ(chosen(problem(1500, 2500, 3000)), std::make_tuple(240, 132, 2, 6, false));
+  EXPECT_EQ(chosen(problem(1000, 1000, 1000)), std::make_tuple(128, 132, 2, 8, false));
+  EXPECT_EQ(chosen(problem(1000, 1000, 1008)), std::make_tuple(128, 0, 1, 8, false));
   // On the sectors, short reductions stay ping-pong, unpaired.
   EXPECT_EQ(chosen(problem(8000, 8000, 1008)), std::make_tuple(128, 132, 1, 7, true));
   // An N-major B's rows are N long.
