@@ -3,7 +3,7 @@
 one run: what a change to the kernels or the chooser did, shape by shape.
 
     benchmarks/gemm/compare_builds.py --old OLD/spio-jit --spio-jit NEW/spio-jit \\
-        [--sweep default|llm|other] [--shapes 1000x1000x1000,...] [--dtypes bf16] \\
+        [--sweep default|llm|other|sectors] [--shapes 1000x1000x1000,...] [--dtypes bf16] \\
         [--old-options "..."] [--new-options "..."]
 
 Prints the TFLOP/s of both builds' default configurations (or of one build
@@ -29,12 +29,19 @@ OTHER_SHAPES = [(512, 512, 512), (768, 768, 768), (1024, 1024, 1024), (1536, 153
                 (640, 7168, 2048), (768, 3072, 12288), (2560, 2560, 2560), (320, 12288, 4096),
                 (3000, 1000, 6000), (256, 11008, 4096), (1536, 8960, 1536)]
 
+# Rows off the L2's 32-byte sectors (K of 16-bit elements not a multiple of
+# 16): long and short reductions, one round and many, odd tile rows.
+SECTOR_SHAPES = [(6000, 2000, 3000), (1200, 5000, 3000), (2000, 3000, 3000), (4000, 4000, 4008),
+                 (8000, 8000, 1000), (16384, 1024, 1000), (7000, 3000, 1000), (3000, 3000, 1000),
+                 (5000, 5000, 760), (2048, 2048, 1000), (1000, 1000, 1000), (1500, 2500, 3000)]
+
 
 def main():
     parser = benchmark_arguments(20)
     parser.add_argument("--old", required=True, help="the spio-jit built before the change")
     parser.add_argument("--dtypes", default="bf16")
-    parser.add_argument("--sweep", choices=["default", "llm", "other"], default="default")
+    parser.add_argument("--sweep", choices=["default", "llm", "other", "sectors"],
+                        default="default")
     parser.add_argument("--shapes", default="", help="MxNxK,... instead of a sweep")
     for side in ("old", "new"):
         parser.add_argument(f"--{side}-options", type=shlex.split, default=[],
@@ -42,7 +49,8 @@ def main():
     args = parser.parse_args()
     shapes = ([tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
               if args.shapes else
-              {"default": SHAPES, "llm": LLM_SHAPES, "other": OTHER_SHAPES}[args.sweep])
+              {"default": SHAPES, "llm": LLM_SHAPES, "other": OTHER_SHAPES,
+               "sectors": SECTOR_SHAPES}[args.sweep])
     timed = (args.warmup, args.repeats, args.timing)
     cases = [(name, m, n, k) for name in args.dtypes.split(",") for m, n, k in shapes]
     # Both builds before this process opens a CUDA context (bench.py).
