@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Random spio-jit problems, compiled to PTX: each must compile (and, with
---ptxas, assemble) or be refused by spio-jit's checks with a one-line
+--ptxas, assemble for sm_90a) or be refused by spio-jit's checks with a one-line
 `spio-jit: error:`; a crash, an error without that line, a problem the
 checks pass and the compiler refuses (a block over the chip's shared
 memory), or PTX ptxas rejects is a failure.
@@ -96,7 +96,9 @@ def outcome(jit, ptxas, options):
         return f"failed without a spio-jit error (status {run.returncode}): " \
                f"{run.stderr.strip()[-300:]}"
     if ptxas:
-        assembled = subprocess.run([ptxas, "-arch=sm_90", "-", "-o", "/dev/null"],
+        # The wgmma kernels' PTX targets sm_90a (its architecture-specific
+        # instructions); sm_90a's ptxas takes plain sm_90 PTX too.
+        assembled = subprocess.run([ptxas, "-arch=sm_90a", "-", "-o", "/dev/null"],
                                    input=run.stdout, capture_output=True, text=True)
         if assembled.returncode != 0:
             return f"ptxas rejected the PTX: {assembled.stderr.strip()[-300:]}"
@@ -106,7 +108,7 @@ def outcome(jit, ptxas, options):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spio-jit", required=True)
-    parser.add_argument("--ptxas", help="also assemble each PTX for sm_90")
+    parser.add_argument("--ptxas", help="also assemble each PTX for sm_90a")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--workload", choices=["conv2d-gw8", "gemm", "both"], default="both")
