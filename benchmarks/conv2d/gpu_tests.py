@@ -80,14 +80,14 @@ CASES = [
     # Padding past the filter: dy's window starts inside it.
     (2, 9, 9, 64, 64, 1, 1, 1, 1, "--pass dgrad"),
     (2, 9, 9, 64, 64, 3, 3, 1, 3, "--pass dgrad"),
-    # Strided dgrad: a kernel a phase of dx (odd and even sizes, phases of
-    # 1 to 4 taps, padding 0 to 3, dilation sharing the stride's factor,
-    # stride 3, 1x1 layers whose other phases a kernel zeroes, f32 dx), and
     # dx's rows (C of 72, 200, 104) off the L2's 32-byte sectors: the
     # chooser's pairs of blocks sharing w (ping-pong for the 1x1).
     (16, 56, 56, 72, 72, 3, 3, 1, 1, "--pass dgrad"),
     (32, 28, 28, 200, 136, 3, 3, 1, 1, "--pass dgrad"),
     (64, 28, 28, 104, 208, 1, 1, 1, 0, "--pass dgrad"),
+    # Strided dgrad: a kernel a phase of dx (odd and even sizes, phases of
+    # 1 to 4 taps, padding 0 to 3, dilation sharing the stride's factor,
+    # stride 3, 1x1 layers whose other phases a kernel zeroes, f32 dx), and
     # ResNet-50's strided layers.
     (3, 13, 11, 40, 72, 3, 3, 2, 1, "--pass dgrad"),
     (2, 8, 8, 64, 64, 3, 3, 2, 0, "--pass dgrad"),

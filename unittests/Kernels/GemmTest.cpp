@@ -739,7 +739,7 @@ TEST(GemmWgmma, ClustersPairsOverLongReductions) {
 // Rows off the L2's 32-byte sectors (K = 3000 or 1000 of bf16) triple the
 // L2's requests: pairs share B however short the reduction, in the width
 // whose rounds of pairs do the most work rather than ping-pong's 128
-// columns; the raster counts the pairs (47 tile rows: 24).
+// columns; the raster counts the pairs (47 tile rows: 24 pairs).
 TEST(GemmWgmma, PairsShareBWhereItsRowsLieOffTheSectors) {
   auto chosen = [](GemmProblem p) {
     GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
