@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <random>
+
 using namespace spio::kernels;
 
 namespace {
@@ -599,6 +602,67 @@ TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {
   EXPECT_EQ(kernel.parameters[at.wMap].kind, PlanParameter::Kind::TensorMap);
   EXPECT_EQ(kernel.parameters[at.wMap].index, 1);
   EXPECT_EQ(kernel.shape.block, c.threads());
+}
+
+// As spio-jit, the C API and Python do: choose for the layer and the
+// target (wgrad's parts too), then check. Over many random layers of every
+// pass, filter, stride, padding, dilation and group form, on Hopper parts
+// of several SM counts, no chosen configuration is refused.
+TEST(Conv2dTest, EveryChosenConfigurationPassesTheChecks) {
+  std::mt19937_64 rng(20261130);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  std::vector<spio::Target> targets{hopper(), hopperWith(114), hopperWith(131)};
+  for (int i = 0; i < 3000; ++i) {
+    const spio::Target &target = targets[i % targets.size()];
+    Conv2dProblem p;
+    p.pass = std::array<ConvPass, 3>{ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad}[pick(0, 2)];
+    p.n = std::array<int64_t, 4>{1, 2, 8, 32}[pick(0, 3)];
+    p.h = pick(1, 64);
+    p.w = pick(1, 64);
+    p.r = pick(1, 7);
+    p.s = pick(1, 7);
+    p.strideH = p.strideW = pick(1, 3);
+    p.dilationH = p.dilationW = pick(0, 3) == 0 ? 2 : 1;
+    p.padH = pick(0, p.r);
+    p.padW = pick(0, p.s);
+    // Channels: dense (wgrad reads x in boxes of a tap's 64 channels), wide
+    // groups of multiples of 64, or groups of 16 or 32 as block-diagonal
+    // groups of 64.
+    int64_t form = pick(0, 2);
+    int64_t unit = p.pass == ConvPass::Wgrad ? 64 : 8;
+    if (form == 0) {
+      p.c = unit * pick(1, 64 * 8 / unit);
+      p.k = 8 * pick(1, 64);
+    } else if (form == 1) {
+      p.groups = pick(2, 8);
+      p.c = p.groups * 64 * pick(1, 2);
+      p.k = p.groups * 64 * pick(1, 2);
+    } else {
+      p.c = p.k = 64 * pick(1, 8);
+      p.groups = p.c / std::array<int64_t, 2>{16, 32}[pick(0, 1)];
+    }
+    p.output = pick(0, 3) == 0 ? DType::F32 : DType::BF16;
+    if (p.pass == ConvPass::Fprop && pick(0, 2) == 0) {
+      p.epilogue = {EpilogueStep::Bias, EpilogueStep::Relu};
+      p.biasType = p.output;
+    }
+    // The layer's own refusals are not the chooser's: skip a layer whose
+    // output is empty.
+    if (conv2dOutputHeight(p) < 1 || conv2dOutputWidth(p) < 1)
+      continue;
+    GemmConfig c = chooseConv2dConfig(p, target);
+    p.parts = conv2dWgradParts(p, c, target);
+    SCOPED_TRACE(std::to_string(target.multiprocessors) + " SMs: pass " +
+                 std::to_string(int(p.pass)) + " N" + std::to_string(p.n) + " " +
+                 std::to_string(p.h) + "x" + std::to_string(p.w) + " C" + std::to_string(p.c) +
+                 " K" + std::to_string(p.k) + " " + std::to_string(p.r) + "x" +
+                 std::to_string(p.s) + " s" + std::to_string(p.strideH) + " p" +
+                 std::to_string(p.padH) + "," + std::to_string(p.padW) + " d" +
+                 std::to_string(p.dilationH) + " g" + std::to_string(p.groups));
+    EXPECT_EQ(checkConv2d(p, c, target), "");
+  }
 }
 
 } // namespace

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -936,6 +938,96 @@ TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
   c.blockN = 512;
   EXPECT_NE(checkGemm(problem(1024, 1024, 1024), c, hopper()).find("a multiple of 8 from 8 to 256"),
             std::string::npos);
+}
+
+// What every front end does (spio-jit, the C API, Python): choose for the
+// problem and the target, then check. A chooser's configuration the checks
+// refuse would fail a call that should run; over many random problems of
+// every layout, dtype, batch, group and reduction depth, on Hopper parts
+// of several SM counts and on sm_80, none is refused.
+TEST(GemmChooser, EveryChosenConfigurationPassesTheChecks) {
+  std::mt19937_64 rng(20261130);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  // Sizes spread over the decades from 1 to 40000, multiples of 8 and
+  // ragged ones alike.
+  auto size = [&] {
+    int64_t top = std::array<int64_t, 5>{8, 64, 1024, 8192, 40000}[pick(0, 4)];
+    int64_t s = pick(1, top);
+    return pick(0, 1) ? std::max<int64_t>(8, s / 8 * 8) : s;
+  };
+  std::vector<spio::Target> targets{hopper(), hopperWith(114), hopperWith(131),
+                                    *spio::referenceTarget("sm_80")};
+  int checked = 0;
+  for (int i = 0; i < 6000; ++i) {
+    const spio::Target &target = targets[i % targets.size()];
+    GemmProblem p = problem(size(), size(), size());
+    p.a = pick(0, 1) ? Layout::RowMajor : Layout::ColMajor;
+    p.b = pick(0, 1) ? Layout::RowMajor : Layout::ColMajor;
+    p.input = std::array<DType, 3>{DType::BF16, DType::F16, DType::F32}[pick(0, 2)];
+    p.output = std::array<DType, 3>{DType::BF16, DType::F16, DType::F32}[pick(0, 2)];
+    if (p.input == DType::F32)
+      p.precision =
+          std::array<F32Precision, 4>{F32Precision::Highest, F32Precision::High,
+                                      F32Precision::Medium, F32Precision::Tf32}[pick(0, 3)];
+    p.readsC = pick(0, 3) == 0;
+    p.batchInvariant = pick(0, 9) == 0;
+    if (pick(0, 4) == 0) {
+      p.batch = pick(2, 8);
+      p.batchA = pick(0, 3) != 0;
+      p.batchB = !p.batchA || pick(0, 1);
+    } else if (pick(0, 6) == 0 && p.input != DType::F32 && !p.batchInvariant &&
+               target.chip == "sm_90") {
+      // Groups (a Hopper kernel, operands read in place: contiguous sizes
+      // multiples of 8) of rows (MoE: A K-major, B K-major or N-major where
+      // K is a multiple of 64), or of K (their weight gradient: A and B
+      // hold K along their rows).
+      p.groups = pick(1, 16);
+      p.groupedReduction = pick(0, 1);
+      auto eights = [](int64_t v) { return std::max<int64_t>(8, v / 8 * 8); };
+      if (p.groupedReduction) {
+        p.a = Layout::ColMajor;
+        p.b = Layout::RowMajor;
+        p.m = eights(p.m);
+        p.n = eights(p.n);
+      } else {
+        p.a = Layout::RowMajor;
+        p.k = p.b == Layout::RowMajor ? std::max<int64_t>(64, p.k / 64 * 64) : eights(p.k);
+        if (p.b == Layout::RowMajor)
+          p.n = eights(p.n);
+      }
+    }
+    if (pick(0, 3) == 0 && !p.groupedReduction) {
+      p.bias = pick(0, 1) ? Along::Rows : Along::Cols;
+      p.epilogue = {EpilogueStep::Bias, std::array<EpilogueStep, 4>{
+                                            EpilogueStep::Relu, EpilogueStep::GeluTanh,
+                                            EpilogueStep::GeluErf, EpilogueStep::Silu}[pick(0, 3)]};
+      if (p.readsC)
+        p.epilogue.push_back(EpilogueStep::Residual);
+      p.storesPreActivation = pick(0, 2) == 0;
+    }
+    // The problem's own refusals (sizes, dtypes, precisions a target does
+    // not run) are not the chooser's: a configuration-independent one
+    // refuses the default configuration too.
+    bool hopperTarget = target.chip.rfind("sm_90", 0) == 0;
+    if (p.precision == F32Precision::Tf32 && !hopperTarget)
+      continue;
+    bool wgmma = hopperTarget && gemmPrefersWgmma(p, target);
+    p.packLayouts = wgmma;
+    GemmConfig c = wgmma ? chooseWgmmaGemmConfig(p, target) : chooseGemmConfig(p, target);
+    std::string refused = checkGemm(p, c, target);
+    SCOPED_TRACE(target.chip + " " + std::to_string(target.multiprocessors) +
+                 " SMs: " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                 std::to_string(p.k) + " " + dtypeName(p.input) + "->" + dtypeName(p.output) +
+                 " a " + (p.a == Layout::RowMajor ? "row" : "col") + " b " +
+                 (p.b == Layout::RowMajor ? "row" : "col") + " batch " + std::to_string(p.batch) +
+                 " groups " + std::to_string(p.groups) + (p.groupedReduction ? " of K" : "") +
+                 (p.batchInvariant ? " invariant" : "") + (p.epilogue.empty() ? "" : " epilogue"));
+    EXPECT_EQ(refused, "");
+    ++checked;
+  }
+  EXPECT_GT(checked, 5000);
 }
 
 } // namespace
