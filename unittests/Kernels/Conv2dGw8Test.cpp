@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <random>
 
 using namespace spio::kernels;
 
@@ -1112,6 +1114,47 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
   // dgrad and stride 2 have neighbours too.
   EXPECT_GT(conv2dGw8RuleCandidates(as(wide, ConvPass::Dgrad, 2)).size(), 1u);
   EXPECT_GT(conv2dGw8RuleCandidates(as(wide, ConvPass::Fprop, 2)).size(), 1u);
+}
+
+// As spio-jit, the C API and Python do: choose (the performance model, or
+// the rules where it does not know the target) for a layer the family
+// takes, then check. Over many random layers of every pass, group width,
+// kernel, padding, stride and size, no chosen configuration is refused.
+TEST(Conv2dGw8, EveryChosenConfigurationPassesTheChecks) {
+  std::mt19937_64 rng(20261130);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  int checked = 0;
+  for (int i = 0; i < 1500; ++i) {
+    Conv2dGw8Problem p;
+    p.target = i % 2 ? hopper() : hopperWith(114);
+    p.pass = std::array<ConvPass, 3>{ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad}[pick(0, 2)];
+    p.n = std::array<int64_t, 4>{1, 2, 8, 32}[pick(0, 3)];
+    p.c = 8 * pick(1, 96);
+    p.h = pick(1, 128);
+    p.w = pick(0, 1) ? p.h : pick(1, 128);
+    p.r = pick(1, 7);
+    p.s = pick(0, 1) ? p.r : pick(1, 7);
+    p.padH = pick(0, p.r - 1);
+    p.padW = pick(0, p.s - 1);
+    p.stride = pick(1, 2);
+    p.groupWidth = std::array<int64_t, 4>{1, 2, 4, 8}[pick(0, 3)];
+    p.bias = p.pass == ConvPass::Fprop && pick(0, 1);
+    p.dtype = pick(0, 1) ? DType::F16 : DType::BF16;
+    p.wgradF32 = p.pass == ConvPass::Wgrad && pick(0, 1);
+    if (!checkConv2dGw8Problem(p).empty())
+      continue;
+    Conv2dGw8Config c = chooseConv2dGw8Config(p);
+    SCOPED_TRACE("pass " + std::to_string(int(p.pass)) + " N" + std::to_string(p.n) + " C" +
+                 std::to_string(p.c) + " gw" + std::to_string(p.groupWidth) + " " +
+                 std::to_string(p.h) + "x" + std::to_string(p.w) + " " + std::to_string(p.r) + "x" +
+                 std::to_string(p.s) + " pad " + std::to_string(p.padH) + "," +
+                 std::to_string(p.padW) + " stride " + std::to_string(p.stride));
+    EXPECT_EQ(checkConv2dGw8(p, c), "");
+    ++checked;
+  }
+  EXPECT_GT(checked, 1000);
 }
 
 } // namespace
