@@ -6,15 +6,20 @@ checks pass and the compiler refuses (a block over the chip's shared
 memory), or PTX ptxas rejects is a failure.
 
     scripts/fuzz-spio-jit.py --spio-jit build/bin/spio-jit [--ptxas PTXAS]
-        [--seed 1] [--count 200] [--workload conv2d-gw8|gemm|both]
+        [--seed 1] [--count 200] [--workload conv2d-gw8|gemm|conv2d|both|all]
 
 conv2d-gw8: any pass, stride, dtype and bias; kernels of 1 to 7, padding
 mostly under the kernel size, else up to 3 times it (or negative, or past
 2^30); images of 1 to 300 rows and columns (kernels taller than the padded
 image included); now and then the chooser's warps, rows or chunks
 overridden, wgrad's partial sums discarded or kept, and its reduce launched
-early. gemm: sizes from 1 to 5000 and past 2^40, tiles and stages now and
-then.
+early. gemm: sizes from 1 to 5000 and past 2^40, every layout and dtype
+(f32 at each precision), batches, beta, epilogues, batch invariance, and
+now and then tiles, stages, persistent grids, clusters, ping-pong,
+stream-K, swaps and splits given by hand. conv2d: dense and grouped (wide
+groups, groups of 16 or 32, the grouped family's widths) layers of every
+pass, kernels of 1 to 7, stride 1 to 3, dilation, f32 out, bias, tiles
+now and then. both: conv2d-gw8 and gemm; all: the three.
 Deterministic for a seed; prints each failure's command, then the counts,
 and exits 1 where any failed. No GPU needed.
 """
@@ -68,12 +73,58 @@ def gemm_options(rng):
                            2**40, 2**63 - 1])
 
     options = ["--workload", "gemm", "-m", str(size()), "-n", str(size()), "-k", str(size()),
-               "--dtype", rng.choice(["f16", "bf16"])]
+               "--dtype", rng.choice(["f16", "bf16", "bf16", "f32"])]
+    if rng.random() < 0.3:
+        options += ["--a-layout", rng.choice(["row", "col"]),
+                    "--b-layout", rng.choice(["row", "col"])]
+    if rng.random() < 0.2:
+        options += ["--out-dtype", rng.choice(["f16", "bf16", "f32"])]
+    if rng.random() < 0.15:
+        options += ["--precision", rng.choice(["highest", "high", "medium", "tf32"])]
+    if rng.random() < 0.15:
+        options += ["--gemm-batch", str(rng.choice([2, 3, 8]))]
+    if rng.random() < 0.15:
+        options += ["--beta", "0.5"]
+    if rng.random() < 0.15:
+        options += ["--epilogue", rng.choice(["bias", "bias,relu", "bias,gelu_tanh", "silu"])]
+    if rng.random() < 0.1:
+        options.append("--batch-invariant")
     if rng.random() < 0.4:
         options += ["--block-m", str(rng.choice([0, 16, 32, 48, 64, 128, 256])),
                     "--block-n", str(rng.choice([0, 16, 24, 32, 64, 128, 256])),
                     "--block-k", str(rng.choice([0, 8, 16, 32, 64])),
                     "--stages", str(rng.choice([0, 2, 3, 4, 6, 8, 12]))]
+    if rng.random() < 0.2:
+        options += ["--warps-m", str(rng.choice([2, 4, 8, 12])),
+                    "--persistent", str(rng.choice([1, 7, 132, 133])),
+                    "--cluster", str(rng.choice([1, 2, 3]))]
+    if rng.random() < 0.1:
+        options.append(rng.choice(["--pingpong", "--stream-k", "--swap", "--split-k=2"]))
+    return options
+
+
+def conv2d_options(rng):
+    """The conv2d workload: dense, wide groups (multiples of 64 channels),
+    groups of 16 or 32, and the grouped family's widths."""
+    r, s = rng.randint(1, 7), rng.randint(1, 7)
+    c = rng.choice([3, 8, 24, 64, 72, 128, 256, 512])
+    k = rng.choice([c, 8, 64, 136, 256])
+    groups = rng.choice([1, 1, 2, 4, c // 8 or 1, c // 16 or 1, c // 32 or 1, c // 64 or 1])
+    options = ["--workload", "conv2d", "--pass", rng.choice(["fprop", "dgrad", "wgrad"]),
+               "--batch", str(rng.choice([1, 2, 5, 32])),
+               "--channels", str(c), "--out-channels", str(k), "--groups", str(groups),
+               "--height", str(rng.randint(1, 60)), "--width", str(rng.randint(1, 60)),
+               "--r", str(r), "--s", str(s),
+               "--pad-h", str(rng.randint(0, r)), "--pad-w", str(rng.randint(0, s)),
+               "--stride", str(rng.choice([1, 1, 2, 3])),
+               "--dilation", str(rng.choice([1, 1, 1, 2]))]
+    if rng.random() < 0.2:
+        options += ["--out-dtype", "f32"]
+    if rng.random() < 0.2:
+        options += ["--epilogue", rng.choice(["bias", "bias,relu"])]
+    if rng.random() < 0.15:
+        options += ["--block-m", str(rng.choice([64, 128])), "--warps-m",
+                    str(rng.choice([4, 8])), "--block-n", str(rng.choice([64, 128, 256]))]
     return options
 
 
@@ -111,12 +162,14 @@ def main():
     parser.add_argument("--ptxas", help="also assemble each PTX for sm_90a")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int, default=200)
-    parser.add_argument("--workload", choices=["conv2d-gw8", "gemm", "both"], default="both")
+    parser.add_argument("--workload", choices=["conv2d-gw8", "gemm", "conv2d", "both", "all"],
+                        default="both")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    makers = {"conv2d-gw8": [conv_options], "gemm": [gemm_options],
-              "both": [conv_options, conv_options, conv_options, gemm_options]}[args.workload]
+    makers = {"conv2d-gw8": [conv_options], "gemm": [gemm_options], "conv2d": [conv2d_options],
+              "both": [conv_options, conv_options, conv_options, gemm_options],
+              "all": [conv_options, gemm_options, conv2d_options]}[args.workload]
     cases = [rng.choice(makers)(rng) for _ in range(args.count)]
     counts = {"compiled": 0, "refused": 0, "failed": 0}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
