@@ -1,7 +1,9 @@
 //===- Conv2dGw8Test.cpp - The conv2d-gw8 family's rules and shapes -------===//
 
 #include "spio/Kernels/Conv2dGw8.h"
+#include "PlanChecks.h"
 #include "Targets.h"
+#include "spio/Kernels/LaunchPlan.h"
 
 #include <gtest/gtest.h>
 
@@ -1119,7 +1121,8 @@ TEST(Conv2dGw8, AutotuneCandidatesAreTheChosenAndItsNeighbours) {
 // As spio-jit, the C API and Python do: choose (the performance model, or
 // the rules where it does not know the target) for a layer the family
 // takes, then check. Over many random layers of every pass, group width,
-// kernel, padding, stride and size, no chosen configuration is refused.
+// kernel, padding, stride and size, no chosen configuration is refused, and
+// each launch plan fits CUDA's limits.
 TEST(Conv2dGw8, EveryChosenConfigurationPassesTheChecks) {
   std::mt19937_64 rng(20261130);
   auto pick = [&](int64_t lo, int64_t hi) {
@@ -1151,7 +1154,10 @@ TEST(Conv2dGw8, EveryChosenConfigurationPassesTheChecks) {
                  std::to_string(p.h) + "x" + std::to_string(p.w) + " " + std::to_string(p.r) + "x" +
                  std::to_string(p.s) + " pad " + std::to_string(p.padH) + "," +
                  std::to_string(p.padW) + " stride " + std::to_string(p.stride));
-    EXPECT_EQ(checkConv2dGw8(p, c), "");
+    std::string refused = checkConv2dGw8(p, c);
+    EXPECT_EQ(refused, "");
+    if (refused.empty())
+      expectPlanFitsCuda(conv2dGw8LaunchPlan(p, c));
     ++checked;
   }
   EXPECT_GT(checked, 1000);

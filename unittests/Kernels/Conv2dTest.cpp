@@ -1,6 +1,7 @@
 //===- Conv2dTest.cpp - The dense conv2d's implicit GEMM ------------------===//
 
 #include "spio/Kernels/Conv2d.h"
+#include "PlanChecks.h"
 #include "Targets.h"
 #include "spio/Kernels/LaunchPlan.h"
 
@@ -607,7 +608,8 @@ TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {
 // As spio-jit, the C API and Python do: choose for the layer and the
 // target (wgrad's parts too), then check. Over many random layers of every
 // pass, filter, stride, padding, dilation and group form, on Hopper parts
-// of several SM counts, no chosen configuration is refused.
+// of several SM counts, no chosen configuration is refused, and each launch
+// plan fits CUDA's limits.
 TEST(Conv2dTest, EveryChosenConfigurationPassesTheChecks) {
   std::mt19937_64 rng(20261130);
   auto pick = [&](int64_t lo, int64_t hi) {
@@ -661,7 +663,10 @@ TEST(Conv2dTest, EveryChosenConfigurationPassesTheChecks) {
                  std::to_string(p.s) + " s" + std::to_string(p.strideH) + " p" +
                  std::to_string(p.padH) + "," + std::to_string(p.padW) + " d" +
                  std::to_string(p.dilationH) + " g" + std::to_string(p.groups));
-    EXPECT_EQ(checkConv2d(p, c, target), "");
+    std::string refused = checkConv2d(p, c, target);
+    EXPECT_EQ(refused, "");
+    if (refused.empty())
+      expectPlanFitsCuda(conv2dLaunchPlan(p, c));
   }
 }
 

@@ -1,6 +1,7 @@
 //===- GemmTest.cpp - The GEMM family's rules and configuration -----------===//
 
 #include "spio/Kernels/Gemm.h"
+#include "PlanChecks.h"
 #include "Targets.h"
 #include "spio/Kernels/LaunchPlan.h"
 
@@ -944,7 +945,8 @@ TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
 // problem and the target, then check. A chooser's configuration the checks
 // refuse would fail a call that should run; over many random problems of
 // every layout, dtype, batch, group and reduction depth, on Hopper parts
-// of several SM counts and on sm_80, none is refused.
+// of several SM counts and on sm_80, none is refused, and each launch plan
+// fits CUDA's limits.
 TEST(GemmChooser, EveryChosenConfigurationPassesTheChecks) {
   std::mt19937_64 rng(20261130);
   auto pick = [&](int64_t lo, int64_t hi) {
@@ -1025,6 +1027,13 @@ TEST(GemmChooser, EveryChosenConfigurationPassesTheChecks) {
                  " groups " + std::to_string(p.groups) + (p.groupedReduction ? " of K" : "") +
                  (p.batchInvariant ? " invariant" : "") + (p.epilogue.empty() ? "" : " epilogue"));
     EXPECT_EQ(refused, "");
+    if (refused.empty()) {
+      LaunchPlan plan = gemmLaunchPlan(p, c);
+      expectPlanFitsCuda(plan);
+      // A cluster's blocks (pairs, or blocks splitting K) are consecutive
+      // along x: the GEMM's grid holds whole clusters.
+      EXPECT_EQ(plan.kernels.back().shape.gridX % (c.cluster * c.splitK), 0);
+    }
     ++checked;
   }
   EXPECT_GT(checked, 5000);
