@@ -270,6 +270,24 @@ int runGemm() {
   bool wgmma = opt().gemmWgmma.value_or(hopper && gemmPrefersWgmma(problem, target()));
   // wgmma reads M- and N-major operands packed K-major.
   problem.packLayouts = wgmma;
+  if (opt().listCandidates) {
+    if (!wgmma || !hopper)
+      fail("--list-candidates lists Hopper's wgmma configurations: it needs an sm_90 target and a "
+           "problem wgmma runs");
+    // Every field given, so that spio-jit with the line runs that
+    // configuration exactly.
+    for (const GemmConfig &c : gemmCandidates(problem, target()))
+      llvm::outs() << "--block-m " << c.blockM << " --block-n " << c.blockN << " --block-k "
+                   << c.blockK << " --warps-m " << c.warpsM << " --warps-n " << c.warpsN
+                   << " --stages " << c.stages << " --raster " << c.raster << " --persistent "
+                   << (c.persistent ? c.persistent : -1) << " --cluster " << c.cluster
+                   << " --split-k " << c.splitK << " --k-ranges " << c.kRanges
+                   << " --swap=" << (c.swapAB ? "true" : "false")
+                   << " --pingpong=" << (c.pingpong ? "true" : "false")
+                   << " --promote=" << (c.promote ? "true" : "false")
+                   << " --stream-k=" << (c.streamK ? "true" : "false") << "\n";
+    return 0;
+  }
   // --stream-k=false: the chooser's best configuration without stream-K.
   GemmConfig config = wgmma ? chooseWgmmaGemmConfig(problem, target(), opt().streamK.value_or(true))
                             : chooseGemmConfig(problem, target());

@@ -923,6 +923,84 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   return c;
 }
 
+std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target &target) {
+  GemmConfig chosen = chooseWgmmaGemmConfig(problem, target);
+  std::vector<GemmConfig> candidates{chosen};
+  if (chosen.swapAB || chosen.promote || problem.groups > 0 || problem.batchInvariant)
+    return candidates;
+  auto key = [](const GemmConfig &c) {
+    return std::make_tuple(c.blockM, c.blockN, c.warpsM, c.stages, c.raster, c.persistent,
+                           c.cluster, c.splitK, c.pingpong, c.kRanges, c.streamK);
+  };
+  auto add = [&](const GemmConfig &c) {
+    if (!checkGemm(problem, c, target).empty())
+      return;
+    for (const GemmConfig &seen : candidates)
+      if (key(seen) == key(c))
+        return;
+    candidates.push_back(c);
+  };
+  int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
+  GemmProblem p = gemmPackedProblem(problem);
+  int64_t step = mnMajor(p, 'b') ? kWgmmaMNBox : 16;
+  int64_t rows = ceilDiv(p.m, 128);
+  for (int64_t n = 256; n >= 128; n -= step) {
+    GemmConfig c = chosen;
+    c.blockM = 128;
+    c.warpsM = 8;
+    c.blockN = n;
+    c.stages = 4;
+    c.splitK = 1;
+    c.pingpong = false;
+    c.streamK = false;
+    c.kRanges = 1;
+    // A block a tile, then as deep a ring as shared memory holds.
+    c.persistent = 0;
+    c.cluster = 1;
+    c.raster = rasterRows(rows);
+    add(c);
+    GemmConfig deeper = c;
+    for (++deeper.stages; deeper.stages <= 8 && checkGemm(problem, deeper, target).empty();
+         ++deeper.stages)
+      c.stages = deeper.stages;
+    add(c);
+    // A persistent grid, alone and in pairs sharing B; stream-K on it.
+    c.stages = 4;
+    c.persistent = numSMs;
+    add(c);
+    GemmConfig pairs = c;
+    pairs.cluster = 2;
+    pairs.raster = rasterRows(ceilDiv(rows, 2));
+    add(pairs);
+    for (GemmConfig shares : {c, pairs}) {
+      shares.streamK = true;
+      shares.raster = 1;
+      add(shares);
+    }
+    if (n <= 128) {
+      c.pingpong = true;
+      add(c);
+    }
+  }
+  // K split among 2 or 3 blocks of a cluster on a grid of a block a tile.
+  for (int64_t n : {128, 256})
+    for (int64_t split : {2, 3}) {
+      GemmConfig c = chosen;
+      c.blockM = 128;
+      c.warpsM = 8;
+      c.blockN = n;
+      c.stages = 4;
+      c.persistent = 0;
+      c.cluster = 1;
+      c.pingpong = false;
+      c.streamK = false;
+      c.splitK = split;
+      c.raster = rasterRows(rows);
+      add(c);
+    }
+  return candidates;
+}
+
 runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const GemmConfig &c,
                                            char operand) {
   GemmProblem p = gemmPackedProblem(problem);

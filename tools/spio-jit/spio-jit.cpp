@@ -143,6 +143,11 @@ static Field<std::string>
 static Field<bool> batchInvariant("batch-invariant", cl::cat(gemmOptions),
                                   cl::desc("Rows whose bits do not depend on M (K split alike)"),
                                   cl::location(request.batchInvariant));
+static Field<bool> listCandidates(
+    "list-candidates", cl::cat(gemmOptions),
+    cl::desc("Print the GEMM's Hopper configurations worth timing (the chooser's first), one line "
+             "of spio-jit options each, and exit"),
+    cl::location(request.listCandidates));
 static Field<std::string>
     precision("precision", cl::cat(gemmOptions),
               cl::desc("f32 inputs: highest (3 bf16 terms), high (2), medium (1) or "
@@ -371,11 +376,11 @@ int main(int argc, char **argv) {
     if (std::string why = checkChip(request.chip); !why.empty())
       fail("--chip: " + why);
   const std::initializer_list<const cl::Option *> gemmOnly = {
-      &sizeM,      &sizeN,   &sizeK,     &aLayout,    &bLayout,     &alpha,
-      &beta,       &blockM,  &blockN,    &blockK,     &stages,      &raster,
-      &persistent, &cluster, &swapAB,    &splitK,     &pingpong,    &promote,
-      &kRanges,    &streamK, &precision, &groupCount, &groupsAlong, &storesPreActivation,
-      &gemmWgmma};
+      &sizeM,      &sizeN,         &sizeK,     &aLayout,    &bLayout,     &alpha,
+      &beta,       &blockM,        &blockN,    &blockK,     &stages,      &raster,
+      &persistent, &cluster,       &swapAB,    &splitK,     &pingpong,    &promote,
+      &kRanges,    &streamK,       &precision, &groupCount, &groupsAlong, &storesPreActivation,
+      &gemmWgmma,  &listCandidates};
   // Options of the grouped conv alone, and of both convolutions.
   const std::initializer_list<const cl::Option *> gw8Only = {
       &convBias,           &convGroupWidth,          &convRowsP,
@@ -430,9 +435,10 @@ int main(int argc, char **argv) {
       fail("--groups must be positive, got " + std::to_string(request.groupCount));
     request.groupCount = std::max<int64_t>(1, request.groupCount);
     rejectOptions("--workload conv2d", gw8Only);
-    rejectOptions("--workload conv2d", {&sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha, &beta,
-                                        &swapAB, &precision, &groupsAlong, &gemmWgmma, &batchCount,
-                                        &broadcast, &batchInvariant, &biasAlong, &scaleAlong});
+    rejectOptions("--workload conv2d",
+                  {&sizeM, &sizeN, &sizeK, &aLayout, &bLayout, &alpha, &beta, &swapAB, &precision,
+                   &groupsAlong, &gemmWgmma, &batchCount, &broadcast, &batchInvariant, &biasAlong,
+                   &scaleAlong, &listCandidates});
   }
   auto given = [](const cl::opt<cl::boolOrDefault> &option) {
     return option == cl::BOU_UNSET ? std::nullopt : std::optional<bool>(option == cl::BOU_TRUE);

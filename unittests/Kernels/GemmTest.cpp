@@ -941,6 +941,29 @@ TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
             std::string::npos);
 }
 
+// The configurations a sweep times: the chooser's first, then neighbours
+// the checks pass, each once; swapped problems keep the chooser's alone.
+TEST(GemmCandidates, StartWithTheChoiceAndPassTheChecks) {
+  for (GemmProblem p : {problem(3000, 1000, 3000), problem(128, 6144, 4096),
+                        problem(8192, 8192, 1000), problem(1000, 1000, 1000)}) {
+    std::vector<GemmConfig> candidates = gemmCandidates(p, hopper());
+    GemmConfig chosen = chooseWgmmaGemmConfig(p, hopper());
+    ASSERT_GT(candidates.size(), 10u);
+    EXPECT_EQ(candidates[0].blockN, chosen.blockN);
+    EXPECT_EQ(candidates[0].persistent, chosen.persistent);
+    EXPECT_EQ(candidates[0].cluster, chosen.cluster);
+    EXPECT_EQ(candidates[0].streamK, chosen.streamK);
+    std::set<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool, bool>> seen;
+    for (const GemmConfig &c : candidates) {
+      EXPECT_EQ(checkGemm(p, c, hopper()), "");
+      EXPECT_TRUE(seen.insert({c.blockN, c.stages, c.persistent, c.cluster, c.splitK, c.raster,
+                               c.pingpong, c.streamK})
+                      .second);
+    }
+  }
+  EXPECT_EQ(gemmCandidates(problem(16, 4096, 4096), hopper()).size(), 1u);
+}
+
 // What every front end does (spio-jit, the C API, Python): choose for the
 // problem and the target, then check. A chooser's configuration the checks
 // refuse would fail a call that should run; over many random problems of

@@ -96,6 +96,8 @@ struct Request {
   std::string broadcast;
   /// Rows whose bits do not depend on M (K split alike)
   bool batchInvariant = false;
+  /// Print the GEMM's configurations worth timing, a line of options each
+  bool listCandidates = false;
   /// f32 inputs: highest (3 bf16 terms), high (2) or medium (1)
   std::string precision = "highest";
   /// The bias (D's dtype): one a row or col

@@ -286,6 +286,17 @@ bool gemmPrefersWgmma(const GemmProblem &problem, const Target &target);
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &target,
                                  bool streamK = true);
 
+/// The Hopper configurations worth timing for `problem` (a sweep, an
+/// autotuner, a model's training data): the chooser's first, then its
+/// neighbours that pass checkGemm: other widths of 128-row tiles on a grid
+/// of a block a tile, a persistent grid, or one of pairs sharing B; the
+/// deepest ring; K split in a cluster; ping-pong; stream-K. Each runs
+/// bit-identical run to run; where K is split differently their sums may
+/// differ in the last bits. Swapped, grouped, batch-invariant and promoted
+/// problems have the chooser's alone (their order of additions is the
+/// chooser's to keep).
+std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target &target);
+
 /// The tensor map of operand 'a' or 'b' that a wgmma kernel takes: K-major,
 /// the operand's rows (M or N; of all its batch entries, one after the
 /// other) by K, boxes of the block's rows by 64 of K; M- or N-major, K
