@@ -943,11 +943,19 @@ std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target 
   int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
   GemmProblem p = gemmPackedProblem(problem);
   int64_t step = mnMajor(p, 'b') ? kWgmmaMNBox : 16;
-  int64_t rows = ceilDiv(p.m, 128);
-  for (int64_t n = 256; n >= 128; n -= step) {
+  // 128-row tiles of every width from 256 down to 48 (narrow tiles stream
+  // B on more SMs where M is small), then 64-row tiles of one compute
+  // warpgroup.
+  std::vector<std::pair<int64_t, int64_t>> tiles;
+  for (int64_t n = 256; n >= 48; n -= step)
+    tiles.push_back({128, n});
+  for (int64_t n = 256; n >= 64; n -= 64)
+    tiles.push_back({64, n});
+  for (auto [m, n] : tiles) {
+    int64_t rows = ceilDiv(p.m, m);
     GemmConfig c = chosen;
-    c.blockM = 128;
-    c.warpsM = 8;
+    c.blockM = m;
+    c.warpsM = m / 16;
     c.blockN = n;
     c.stages = 4;
     c.splitK = 1;
@@ -983,6 +991,7 @@ std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target 
     }
   }
   // K split among 2 or 3 blocks of a cluster on a grid of a block a tile.
+  int64_t rows = ceilDiv(p.m, 128);
   for (int64_t n : {128, 256})
     for (int64_t split : {2, 3}) {
       GemmConfig c = chosen;

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <random>
 #include <set>
@@ -953,13 +954,19 @@ TEST(GemmCandidates, StartWithTheChoiceAndPassTheChecks) {
     EXPECT_EQ(candidates[0].persistent, chosen.persistent);
     EXPECT_EQ(candidates[0].cluster, chosen.cluster);
     EXPECT_EQ(candidates[0].streamK, chosen.streamK);
-    std::set<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool, bool>> seen;
+    std::set<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool, bool>>
+        seen;
     for (const GemmConfig &c : candidates) {
       EXPECT_EQ(checkGemm(p, c, hopper()), "");
-      EXPECT_TRUE(seen.insert({c.blockN, c.stages, c.persistent, c.cluster, c.splitK, c.raster,
-                               c.pingpong, c.streamK})
+      EXPECT_TRUE(seen.insert({c.blockM, c.blockN, c.stages, c.persistent, c.cluster, c.splitK,
+                               c.raster, c.pingpong, c.streamK})
                       .second);
     }
+    // Narrow tiles and 64-row ones are among them.
+    EXPECT_TRUE(std::any_of(candidates.begin(), candidates.end(),
+                            [](const GemmConfig &c) { return c.blockN == 48; }));
+    EXPECT_TRUE(std::any_of(candidates.begin(), candidates.end(),
+                            [](const GemmConfig &c) { return c.blockM == 64; }));
   }
   EXPECT_EQ(gemmCandidates(problem(16, 4096, 4096), hopper()).size(), 1u);
 }

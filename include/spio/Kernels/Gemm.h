@@ -288,9 +288,10 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
 
 /// The Hopper configurations worth timing for `problem` (a sweep, an
 /// autotuner, a model's training data): the chooser's first, then its
-/// neighbours that pass checkGemm: other widths of 128-row tiles on a grid
-/// of a block a tile, a persistent grid, or one of pairs sharing B; the
-/// deepest ring; K split in a cluster; ping-pong; stream-K. Each runs
+/// neighbours that pass checkGemm: 128-row tiles of every width from 48 to
+/// 256 columns and 64-row ones, on a grid of a block a tile, a persistent
+/// grid, or one of pairs sharing B; the deepest ring; K split in a cluster;
+/// ping-pong; stream-K. Each runs
 /// bit-identical run to run; where K is split differently their sums may
 /// differ in the last bits. Swapped, grouped, batch-invariant and promoted
 /// problems have the chooser's alone (their order of additions is the
