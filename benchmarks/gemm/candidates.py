@@ -73,6 +73,8 @@ def main():
     parser.add_argument("--out", help="a JSON-lines file to append each shape's times to")
     parser.add_argument("--deadline", type=float, default=0,
                         help="stop starting shapes after this many seconds")
+    parser.add_argument("--no-cublas", action="store_true",
+                        help="time the candidates alone, not torch.matmul")
     args = parser.parse_args()
     shapes = ([tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
               if args.shapes else
@@ -108,12 +110,14 @@ def main():
     print("|---|---|---|---|---|---|---|")
     for m, n, k, options, times in measured:
         flops = 2.0 * m * n * k
-        vendor = torch_tflops(m, n, k, dtype, args.warmup, args.repeats, args.timing)
+        vendor = None if args.no_cublas else torch_tflops(m, n, k, dtype, args.warmup,
+                                                         args.repeats, args.timing)
         best = min(range(len(times)), key=times.__getitem__)
         chosen_tflops = flops / (times[0] * 1e-3) / 1e12
         best_tflops = flops / (times[best] * 1e-3) / 1e12
         print(f"| {m}x{n}x{k} | {len(times)} | {chosen_tflops:.1f} | {best_tflops:.1f} | "
-              f"{best_tflops / chosen_tflops:.2f} | {vendor:.1f} | {' '.join(options[best])} |")
+              f"{best_tflops / chosen_tflops:.2f} | "
+              f"{'-' if vendor is None else f'{vendor:.1f}'} | {' '.join(options[best])} |")
         if args.out:
             with open(args.out, "a") as f:
                 f.write(json.dumps(dict(facts, m=m, n=n, k=k, dtype=args.dtype,
