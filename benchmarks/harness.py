@@ -101,6 +101,17 @@ def spio_report(cmd):
     return report
 
 
+def driver_version(device=0):
+    """The NVIDIA driver's version as nvidia-smi reports it ("" without
+    nvidia-smi)."""
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
+                               "--format=csv,noheader", "-i", str(device)], capture_output=True,
+                              text=True).stdout.strip()
+    except OSError:
+        return ""
+
+
 TIMINGS = ("queued", "launch")
 
 

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
 from bench import LLM_SHAPES, SHAPES, spio_ms, torch_tflops  # noqa: E402
 from compare_builds import OTHER_SHAPES, SECTOR_SHAPES  # noqa: E402
-from harness import benchmark_arguments  # noqa: E402
+from harness import benchmark_arguments, driver_version  # noqa: E402
 
 
 def candidates(jit, m, n, k, dtype):
@@ -53,13 +53,7 @@ def compile_all(jit, m, n, k, dtype, options):
 def device_facts():
     import torch
     props = torch.cuda.get_device_properties(0)
-    try:
-        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
-                                 "--format=csv,noheader", "-i", "0"], capture_output=True,
-                                text=True).stdout.strip()
-    except OSError:
-        driver = ""
-    return dict(device=props.name, driver=driver, torch=torch.__version__,
+    return dict(device=props.name, driver=driver_version(), torch=torch.__version__,
                 multiprocessors=props.multi_processor_count,
                 l2_bytes=getattr(props, "L2_cache_size", 0))
 

@@ -27,7 +27,6 @@ import json
 import math
 import multiprocessing
 import os
-import subprocess
 import sys
 import time
 
@@ -38,7 +37,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "conv2d_gw8"))
 import shapes  # noqa: E402
 from features import arguments  # noqa: E402
 from bench import cudnn_ms  # noqa: E402
-from harness import time_ms  # noqa: E402
+from harness import driver_version, time_ms  # noqa: E402
 
 PASSES = ("fprop", "dgrad", "wgrad")
 
@@ -122,13 +121,8 @@ def device_facts():
     import torch
     import spio.kernels as kernels
     facts = kernels._capi.device(0)
-    try:
-        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
-                                 "--format=csv,noheader", "-i", "0"], capture_output=True,
-                                text=True).stdout.strip()
-    except OSError:
-        driver = ""
-    return dict(device=torch.cuda.get_device_name(0), driver=driver, torch=torch.__version__,
+    return dict(device=torch.cuda.get_device_name(0), driver=driver_version(),
+                torch=torch.__version__,
                 multiprocessors=facts.multiprocessors, l2_bytes=facts.l2_bytes,
                 shared_bytes_per_block=facts.max_shared_bytes_per_block,
                 shared_bytes_per_multiprocessor=facts.shared_bytes_per_multiprocessor,

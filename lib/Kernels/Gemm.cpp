@@ -597,6 +597,16 @@ bool gemmPrefersWgmma(const GemmProblem &problem, const Target &target) {
   return wgmmaSupports(problem) || gemmPrefersPackedLayouts(problem, target);
 }
 
+/// `c` with as many stages (up to 8) as a block's shared memory holds.
+static GemmConfig deepestRing(const GemmProblem &p, GemmConfig c, const Target &target) {
+  GemmConfig deeper = c;
+  for (++deeper.stages;
+       deeper.stages <= 8 && gemmSharedBytes(p, deeper) <= target.sharedBytesPerBlock;
+       ++deeper.stages)
+    c.stages = deeper.stages;
+  return c;
+}
+
 /// Groups of up to 8 tile rows (a count that divides `rows`, the grid's),
 /// taken column by column: the blocks running at once then read each B tile
 /// from DRAM once, which row by row they would read again for every row
@@ -688,12 +698,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // convolutions alike; persistent blocks, whose next tile's loads overlap
   // the last one's epilogue, ran 5-7% slower (benchmarks/gemm/RESULTS.md).
   auto deepenLoneRing = [&](GemmConfig &t) {
-    GemmConfig deeper = t;
-    for (++deeper.stages;
-         t.splitK == 1 && t.persistent == 0 && ceilDiv(p.k, t.blockK) >= 64 && deeper.stages <= 8 &&
-         gemmSharedBytes(p, deeper) <= target.sharedBytesPerBlock;
-         ++deeper.stages)
-      t.stages = deeper.stages;
+    if (t.splitK == 1 && t.persistent == 0 && ceilDiv(p.k, t.blockK) >= 64)
+      t = deepestRing(p, t, target);
   };
   // Pairs of blocks sharing B tiles halve B's L2 reads, which pays for
   // their coupling over long reductions (benchmarks/gemm/RESULTS.md), and
@@ -951,8 +957,8 @@ std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target 
     tiles.push_back({128, n});
   for (int64_t n = 256; n >= 64; n -= 64)
     tiles.push_back({64, n});
-  for (auto [m, n] : tiles) {
-    int64_t rows = ceilDiv(p.m, m);
+  // An m x n tile on a grid of a block a tile, 4 stages, K unsplit.
+  auto blockATile = [&](int64_t m, int64_t n) {
     GemmConfig c = chosen;
     c.blockM = m;
     c.warpsM = m / 16;
@@ -962,18 +968,18 @@ std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target 
     c.pingpong = false;
     c.streamK = false;
     c.kRanges = 1;
-    // A block a tile, then as deep a ring as shared memory holds.
     c.persistent = 0;
     c.cluster = 1;
-    c.raster = rasterRows(rows);
+    c.raster = rasterRows(ceilDiv(p.m, m));
+    return c;
+  };
+  for (auto [m, n] : tiles) {
+    int64_t rows = ceilDiv(p.m, m);
+    // A block a tile, then as deep a ring as shared memory holds.
+    GemmConfig c = blockATile(m, n);
     add(c);
-    GemmConfig deeper = c;
-    for (++deeper.stages; deeper.stages <= 8 && checkGemm(problem, deeper, target).empty();
-         ++deeper.stages)
-      c.stages = deeper.stages;
-    add(c);
+    add(deepestRing(p, c, target));
     // A persistent grid, alone and in pairs sharing B; stream-K on it.
-    c.stages = 4;
     c.persistent = numSMs;
     add(c);
     GemmConfig pairs = c;
@@ -991,20 +997,10 @@ std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target 
     }
   }
   // K split among 2 or 3 blocks of a cluster on a grid of a block a tile.
-  int64_t rows = ceilDiv(p.m, 128);
   for (int64_t n : {128, 256})
     for (int64_t split : {2, 3}) {
-      GemmConfig c = chosen;
-      c.blockM = 128;
-      c.warpsM = 8;
-      c.blockN = n;
-      c.stages = 4;
-      c.persistent = 0;
-      c.cluster = 1;
-      c.pingpong = false;
-      c.streamK = false;
+      GemmConfig c = blockATile(128, n);
       c.splitK = split;
-      c.raster = rasterRows(rows);
       add(c);
     }
   return candidates;
