@@ -761,8 +761,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   };
   // 128-row tiles of the width, a multiple of 16 from 128 to 256 (of 64
   // for an N-major B's boxes), that does the most work a round: how fully
-  // its tiles use the SMs times its share of MMA work in the bytes a k-tile
-  // loads (n / (128 + n): narrower tiles reload A more often); taken where
+  // its tiles use the SMs times the MMA work a k-tile does per byte it
+  // loads (m n / (m + n): narrower tiles reload A more often); taken where
   // its tiles fill 90% of the SMs (else the rules below split K or narrow
   // the tiles). One round: a block a tile; more: a persistent grid, pairs
   // sharing B over long reductions (H200: 512 x 10240 x 8192 706 TFLOP/s in
@@ -778,36 +778,71 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     int64_t step = mnMajor(p, 'b') ? kWgmmaMNBox : 16;
     // Persistent pairs sharing B take the tile rows two at a time: their
     // rounds count pairs, and half of an odd count's last pair idles.
-    auto paired = [&](int64_t n) {
+    auto paired = [&](int64_t m, int64_t n) {
       GemmConfig t = c;
-      t.blockM = 128;
+      t.blockM = m;
       t.blockN = n;
-      return pairsShareB(t) && (tiles(128, n) > numSMs || rowsOffSectors(p, 'b'));
+      return pairsShareB(t) && (tiles(m, n) > numSMs || rowsOffSectors(p, 'b'));
     };
-    auto fillOf = [&](int64_t n) {
-      if (!paired(n))
-        return fill(128, n);
-      int64_t rows = ceilDiv(p.m, 128), pairs = ceilDiv(rows, 2);
-      int64_t count = pairs * ceilDiv(p.n, n) * p.batch, slots = numSMs / 2;
-      return double(count) / double(ceilDiv(count, slots) * slots) * double(rows) /
-             double(2 * pairs) * double(p.n) / double(ceilDiv(p.n, n) * n);
+    // The grid's units (pairs where paired), the SMs' slots for them, and
+    // the tile rows they hold.
+    struct Units {
+      int64_t count, slots, rows, heldRows;
     };
-    auto work = [&](int64_t n) { return fillOf(n) * double(n) / double(128 + n); };
-    int64_t width = 256;
-    for (int64_t n = 256 - step; n >= 128; n -= step)
-      if (work(n) > work(width))
-        width = n;
-    if (fillOf(width) >= 0.9) {
-      c.blockM = 128;
+    auto unitsOf = [&](int64_t m, int64_t n) {
+      int64_t per = paired(m, n) ? 2 : 1, rows = ceilDiv(p.m, m), held = ceilDiv(rows, per);
+      return Units{held * ceilDiv(p.n, n) * p.batch, numSMs / per, rows, held * per};
+    };
+    auto fillOf = [&](int64_t m, int64_t n) {
+      Units u = unitsOf(m, n);
+      return double(u.count) / double(ceilDiv(u.count, u.slots) * u.slots) * double(u.rows) /
+             double(u.heldRows) * double(p.n) / double(ceilDiv(p.n, n) * n);
+    };
+    // Rows past M idle too; a k-tile's MMA work per byte it loads is
+    // m n / (m + n).
+    auto rowsFilled = [&](int64_t m) { return double(p.m) / double(ceilDiv(p.m, m) * m); };
+    auto work = [&](int64_t m, int64_t n) {
+      return fillOf(m, n) * rowsFilled(m) * double(m * n) / double(m + n);
+    };
+    auto widest = [&](int64_t m) {
+      int64_t width = 256;
+      for (int64_t n = 256 - step; n >= 128; n -= step)
+        if (work(m, n) > work(m, width))
+          width = n;
+      return width;
+    };
+    // A grid of one round takes 80%: under a round the other ways of
+    // filling the SMs (stream-K, split K) hand partial sums between blocks,
+    // which cost more than the idle fifth (H200: 3000 x 1000 x 3000 577
+    // TFLOP/s in one round of 128 x 208 pairs, 87% full, against 481 by
+    // stream-K; 3500 x 640 x 8192 669 in one of 128 x 160, 85%, against 636).
+    auto fills = [&](int64_t m, int64_t n) {
+      Units u = unitsOf(m, n);
+      return fillOf(m, n) >= (u.count <= u.slots ? 0.8 : 0.9);
+    };
+    // Where 128-row tiles leave an eighth of their rows or more past M,
+    // 64-row tiles (one compute warpgroup) where they do more work a round
+    // (H200: 192 x 6144 x 4096 464 TFLOP/s in 64 x 144 tiles, 364 in 128 x
+    // 128; 192 x 12288 x 4096 356 in 64 x 144, 509 in 128 x 192).
+    int64_t rows = 128, width = widest(128);
+    if (rowsFilled(128) < 0.875) {
+      int64_t width64 = widest(64);
+      if (fills(64, width64) && (!fills(128, width) || work(64, width64) > work(128, width))) {
+        rows = 64;
+        width = width64;
+      }
+    }
+    if (fills(rows, width)) {
+      c.blockM = rows;
       c.blockN = width;
-      c.warpsM = 8;
+      c.warpsM = rows / 16;
       c.stages = 4;
       // Rows off the sectors pair blocks on a grid of one round too (H200,
       // 1500 x 2500 x 3000 in 128 x 240 tiles: 450 TFLOP/s unpaired, 538
       // in pairs).
-      if (tiles(128, width) > numSMs || paired(width)) {
+      if (tiles(rows, width) > numSMs || paired(rows, width)) {
         c.persistent = numSMs;
-        if (paired(width))
+        if (paired(rows, width))
           c.cluster = 2;
       } else {
         deepenLoneRing(c);
@@ -849,16 +884,26 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   c.blockM = 128;
   c.warpsM = 8;
   c.raster = rasterRows(ceilDiv(p.m, c.blockM));
-  if (tiles(128, 128) < numSMs && shortK && !c.promote && !p.batchInvariant) {
+  // One row of 128-row tiles streaming a long reduction reads B's bytes
+  // more than it computes: where 64 x 128 tiles are a round at least half
+  // full, they stream B on twice the SMs, with deeper rings, rather than
+  // split K (fewer blocks keep too few of B's bytes in flight to gain).
+  bool streamsB = ceilDiv(p.m, 128) == 1 && ceilDiv(p.k, c.blockK) >= 64 &&
+                  2 * tiles(64, 128) >= numSMs && tiles(64, 128) <= numSMs;
+  if (tiles(128, 128) < numSMs && (shortK || streamsB) && !c.promote && !p.batchInvariant) {
     // Short reductions under a wave of 128 x 128 tiles: a split's cluster
     // barrier and exchange of partial sums cost more than its few k-tiles
     // save (H200, 1024^3: 214 TFLOP/s split in two, 231 unsplit, 276 in
     // 64 x 128 tiles); smaller tiles fill the SMs instead, 64 x 128 (one
     // compute warpgroup) or 64 x 64, the larger unless the smaller fills
-    // the waves more than 2% better.
+    // the waves more than 2% better. One row's long reductions take 64 x
+    // 128 tiles, each block in the deepest ring (H200: 128 x 6144 x 4096
+    // 327 TFLOP/s in 8 stages, 289 in 128 x 128 split in two; 96 x 5120 x
+    // 4096 225 against 138 split in three; 64 x 64 tiles ran slower than
+    // the split on every such shape).
     int64_t rows = 128, columns = 128;
     for (auto [m, n] : {std::pair<int64_t, int64_t>{64, 128}, {64, 64}})
-      if (fill(m, n) > 1.02 * fill(rows, columns)) {
+      if ((shortK || n == 128) && fill(m, n) > 1.02 * fill(rows, columns)) {
         rows = m;
         columns = n;
       }
@@ -868,10 +913,11 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     // Where B's rows lie off the sectors, pairs of blocks (a grid of one
     // round) share B's tiles of 128 columns, each loading 64 rows (H200,
     // 1000^3 in 64 x 128 tiles: 177 TFLOP/s unpaired, 195 in pairs).
-    if (columns == 128 && pairsShareB(c)) {
+    if (shortK && columns == 128 && pairsShareB(c)) {
       c.persistent = numSMs;
       c.cluster = 2;
     }
+    deepenLoneRing(c);
     c.raster = rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
     return c;
   }

@@ -541,17 +541,17 @@ def test_chosen_instances_follow_spio_jit():
     assert rows512[4][-1] == "raster=4"
     assert spio.kernels._gemm_config(rows512[4], rows512[5]).raster == 4
     assert spio.Kernel(gemm, config).supports(decode)
-    # Tiles that leave a fifth of the SMs' rounds idle: clusters sharing the
-    # last tiles' k-tiles (stream-K), whose partial sums and flags are in the
-    # workspace after the packed operands (none here).
-    tall = spio.GemmArguments(3000, 1000, 6000, "bf16")
+    # Tiles that leave over a fifth of one round idle, whatever their width:
+    # clusters sharing the last tiles' k-tiles (stream-K), whose partial sums
+    # and flags are in the workspace after the packed operands (none here).
+    tall = spio.GemmArguments(2328, 888, 8192, "bf16")
     config = gemm.chosen(tall, spio.kernels.target("sm_90"))
-    assert config[4] == (128, 256, 64, 8, 1, "wgmma", "persistent=132", "cluster=2", "stream_k",
+    assert config[4] == (128, 224, 64, 8, 1, "wgmma", "persistent=132", "cluster=2", "stream_k",
                          "raster=1")
     assert spio.kernels._gemm_config(config[4], config[5]).stream_k == 1
     kernel = spio.Kernel(gemm, config)
     assert kernel.supports(tall)
-    assert kernel.workspace_size(tall) == 132 * 128 * 256 * 4 + 768
+    assert kernel.workspace_size(tall) == 132 * 128 * 224 * 4 + 768
     assert "st.release.gpu" in kernel.compile(tall, "sm_90").ptx
     misspelt = spio.Kernel(gemm, ("bf16", "bf16", "row", "col",
                                   (8, 64, 64, 4, 1, "wgmma", "split=2"), 8)).supports(decode)

@@ -624,7 +624,7 @@ TEST(GemmWgmma, SplitsKUnderOneWave) {
     return c.splitK;
   };
   EXPECT_EQ(split(128, 4096, 4096), 3);   // 32 tiles: 96 blocks
-  EXPECT_EQ(split(128, 6144, 4096), 2);   // 48 tiles: 96 blocks
+  EXPECT_EQ(split(1024, 1024, 4096), 2);  // 64 tiles: 128 blocks
   EXPECT_EQ(split(128, 10240, 8192), 1);  // 80 tiles: 160 blocks would not fit
   EXPECT_EQ(split(4096, 4096, 4096), 1);
   GemmConfig c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper());
@@ -786,6 +786,60 @@ TEST(GemmWgmma, DeepensTheRingOfBlocksOfOneRound) {
   EXPECT_EQ(tile(2048, 6144, 4096), std::make_tuple(256, 132, 4));
 }
 
+/// The chooser's configuration of an m x n x k problem, which checkGemm
+/// accepts.
+GemmConfig chosen(int64_t m, int64_t n, int64_t k) {
+  GemmConfig c = chooseWgmmaGemmConfig(problem(m, n, k), hopper());
+  EXPECT_EQ(checkGemm(problem(m, n, k), c, hopper()), "");
+  return c;
+}
+
+// One row of 128-row tiles over a long reduction: 64 x 128 tiles in the
+// deepest ring where they are a round at least half full, else K split.
+TEST(GemmWgmma, StreamsBOnTwiceTheMultiprocessorsInOneRow) {
+  auto tile = [](int64_t m, int64_t n, int64_t k) {
+    GemmConfig c = chosen(m, n, k);
+    return std::tuple{c.blockM, c.blockN, c.warpsM, c.splitK, c.persistent, c.stages};
+  };
+  EXPECT_EQ(tile(128, 6144, 4096), std::make_tuple(64, 128, 4, 1, 0, 8)); // 96 tiles
+  EXPECT_EQ(tile(96, 5120, 4096), std::make_tuple(64, 128, 4, 1, 0, 8));  // 80 tiles
+  // 64 tiles, under half the SMs; 160 tiles, over a round.
+  EXPECT_EQ(tile(128, 4096, 4096), std::make_tuple(128, 128, 8, 3, 0, 4));
+  EXPECT_EQ(tile(128, 10240, 8192), std::make_tuple(128, 128, 8, 1, 0, 6));
+  // 63 k-tiles: the short rule's fill, 4 stages.
+  EXPECT_EQ(std::get<3>(tile(128, 6144, 4032)), 2);
+}
+
+// Where 128-row tiles leave an eighth of their rows past M, 64-row tiles
+// where they do more work a round counting those rows.
+TEST(GemmWgmma, TakesRowsOf64WhereRowsOf128PadM) {
+  auto tile = [](int64_t m, int64_t n, int64_t k) {
+    GemmConfig c = chosen(m, n, k);
+    return std::tuple{c.blockM, c.blockN, c.warpsM, c.persistent};
+  };
+  // 3 x 43 tiles of 64 x 144 against 2 x 48 of 128 x 128, a quarter idle.
+  EXPECT_EQ(tile(192, 6144, 4096), std::make_tuple(64, 144, 4, 0));
+  // 2 x 64 tiles of 128 x 192 fill a round: they do more.
+  EXPECT_EQ(tile(192, 12288, 4096), std::make_tuple(128, 192, 8, 0));
+  // M = 448 leaves exactly an eighth: 128 rows.
+  EXPECT_EQ(std::get<0>(tile(448, 6144, 4096)), 128);
+}
+
+// A grid of one round 80% full or more takes no partial sums (stream-K,
+// split K); more rounds need 90%.
+TEST(GemmWgmma, TakesOneRoundFourFifthsFull) {
+  auto tile = [](int64_t m, int64_t n, int64_t k) {
+    GemmConfig c = chosen(m, n, k);
+    return std::tuple{c.blockN, c.persistent, c.cluster, c.streamK};
+  };
+  // 28 x 4 tiles of 128 x 160: 85%.
+  EXPECT_EQ(tile(3500, 640, 8192), std::make_tuple(160, 0, 1, false));
+  // Rows off the sectors: 12 x 5 pairs of 128 x 208, 87% of a round.
+  EXPECT_EQ(tile(3000, 1000, 3000), std::make_tuple(208, 132, 2, false));
+  // 34 x 4 tiles of 128 x 160 are a round and 3% of another: stream-K.
+  EXPECT_TRUE(std::get<3>(tile(4300, 640, 8192)));
+}
+
 /// A persistent stream-K configuration of `blocks` blocks of 128 x `n`
 /// tiles, in clusters of `cluster`.
 GemmConfig streamK(int64_t n, int64_t blocks, int64_t cluster = 1) {
@@ -851,14 +905,20 @@ TEST(GemmStreamK, PartialSumsAndFlagsFollowThePackedOperands) {
 }
 
 TEST(GemmStreamK, ChosenWhereTilesLeaveRoundsIdleAndEachClusterTakesHalfATile) {
-  // 24 x 4 tiles of 128 x 256 fill 73% of one round: 12 x 4 cluster tiles
-  // of 94 k-tiles over 66 clusters, 68 k-tiles each.
-  GemmConfig c = chooseWgmmaGemmConfig(problem(3000, 1000, 6000), hopper());
+  // 19 x 4 tiles of 128 x 224 fill 58% of one round, and no width fills
+  // 80% of one: 10 x 4 cluster tiles of 128 k-tiles over 66 clusters, 77
+  // k-tiles each.
+  GemmConfig c = chooseWgmmaGemmConfig(problem(2328, 888, 8192), hopper());
   EXPECT_TRUE(c.streamK);
-  EXPECT_EQ(c.blockN, 256);
+  EXPECT_EQ(c.blockN, 224);
   EXPECT_EQ(c.cluster, 2);
   EXPECT_EQ(c.persistent, 132);
-  EXPECT_EQ(checkGemm(problem(3000, 1000, 6000), c, hopper()), "");
+  EXPECT_EQ(checkGemm(problem(2328, 888, 8192), c, hopper()), "");
+  // A round of 128 x 208 tiles 87% full: a block a tile, no k-tiles shared.
+  c = chooseWgmmaGemmConfig(problem(3000, 1000, 6000), hopper());
+  EXPECT_FALSE(c.streamK);
+  EXPECT_EQ(c.blockN, 208);
+  EXPECT_EQ(c.persistent, 0);
   // 4 x 6 cluster tiles: each cut among 2.75 clusters, whose partial sums
   // the finishing block would read alone.
   EXPECT_FALSE(chooseWgmmaGemmConfig(problem(1024, 1536, 8192), hopper()).streamK);
@@ -875,16 +935,14 @@ TEST(GemmStreamK, ChosenWhereTilesLeaveRoundsIdleAndEachClusterTakesHalfATile) {
 
 TEST(GemmStreamK, TilesAsWideAsTheLeastPaddedColumnsAllow) {
   // N = 640: 128 x 160 tiles pad nothing where 128 x 256 ones idle a sixth.
-  GemmConfig c = chooseWgmmaGemmConfig(problem(3500, 640, 8192), hopper());
+  GemmConfig c = chooseWgmmaGemmConfig(problem(4300, 640, 8192), hopper());
   EXPECT_TRUE(c.streamK);
   EXPECT_EQ(c.blockN, 160);
-  EXPECT_EQ(checkGemm(problem(3500, 640, 8192), c, hopper()), "");
-  // N = 900: 240, 192 and 160 all pad to 960 columns; the widest.
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(2500, 900, 7000), hopper()).blockN, 240);
-  // N = 1000: 256 pads 2.4%, within 2% of 144's 0.8%: the wider.
-  EXPECT_EQ(chooseWgmmaGemmConfig(problem(3000, 1000, 6000), hopper()).blockN, 256);
+  EXPECT_EQ(checkGemm(problem(4300, 640, 8192), c, hopper()), "");
+  // N = 888: 224 and 128 both pad to 896 columns; the wider.
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(2328, 888, 8192), hopper()).blockN, 224);
   // An N-major B's pairs load boxes of 64 columns each: widths of 128.
-  GemmProblem nMajor = problem(3500, 640, 8192);
+  GemmProblem nMajor = problem(4300, 640, 8192);
   nMajor.b = Layout::RowMajor;
   GemmConfig n = chooseWgmmaGemmConfig(nMajor, hopper());
   EXPECT_TRUE(n.streamK);
