@@ -310,13 +310,17 @@ CASES = [
     (1300, 900, 3000, "--wgmma --block-m 128 --block-n 240 --warps-m 8 --persistent 20 "
                       "--cluster 2 --stream-k --epilogue bias,relu --bias-along col"),
     # The chooser's 64 x 128 tiles in 8 stages for one row over long
-    # reductions (M = 96: the second tile row half past M), 64-row tiles
+    # reductions (M = 96: the second tile row half past M), swapped where
+    # those would fill under half the SMs (M = 100 along wgmma's N of 104,
+    # K split in 3; M = 96 with beta and f32 out), 64-row tiles
     # where 128-row ones pad M (64 x 144 in 8 stages; 64 x 176 pairs over a
     # short reduction off the sectors; ragged M, N and K), one round 80%
     # full instead of stream-K (128 x 208 pairs, a block a tile; 128 x 160
     # with beta), and stream-K where no round fills (128 x 224 pairs).
     (128, 6144, 4096, ""),
     (96, 5120, 4096, "--out-dtype f32"),
+    (100, 1000, 14336, ""),
+    (96, 2048, 8192, "--beta 0.5 --out-dtype f32"),
     (192, 6144, 4096, ""),
     (96, 11008, 1000, "--dtype f16"),
     (200, 6100, 4040, ""),

@@ -921,6 +921,15 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     c.raster = rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
     return c;
   }
+  // One row of tiles whose 64 x 128 tiles would fill under half a round,
+  // over 64 k-tiles or more: swapped as for decoding, M along wgmma's N (a
+  // multiple of 8) and K split among the fewest blocks that fill the SMs
+  // (H200: 128 x 4096 x 14336 396 TFLOP/s against 340 split in 128 x 128
+  // tiles, 96 x 2048 x 8192 226 against 168, 128 x 1000 x 14336 190
+  // against 130).
+  if (ceilDiv(p.m, 128) == 1 && 2 * tiles(64, 128) < numSMs && ceilDiv(p.k, c.blockK) >= 64 &&
+      !c.promote && !p.batchInvariant)
+    return swapped(ceilDiv(p.m, 8) * 8, 0);
   if (tiles(128, 128) < numSMs) {
     // Under one wave of 128 x 128 tiles (a block an SM): up to 3 blocks
     // split each tile's K while the grid still fits the SMs; clusters of 4

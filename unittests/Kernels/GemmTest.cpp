@@ -623,25 +623,25 @@ TEST(GemmWgmma, SplitsKUnderOneWave) {
     EXPECT_EQ(checkGemm(problem(m, n, k), c, hopper()), "");
     return c.splitK;
   };
-  EXPECT_EQ(split(128, 4096, 4096), 3);   // 32 tiles: 96 blocks
+  EXPECT_EQ(split(128, 4096, 2048), 3);   // 32 tiles: 96 blocks
   EXPECT_EQ(split(1024, 1024, 4096), 2);  // 64 tiles: 128 blocks
   EXPECT_EQ(split(128, 10240, 8192), 1);  // 80 tiles: 160 blocks would not fit
   EXPECT_EQ(split(4096, 4096, 4096), 1);
-  GemmConfig c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper());
-  EXPECT_EQ(gemmLaunchShape(problem(128, 4096, 4096), c).gridX, 32 * 3);
+  GemmConfig c = chooseWgmmaGemmConfig(problem(128, 4096, 2048), hopper());
+  EXPECT_EQ(gemmLaunchShape(problem(128, 4096, 2048), c).gridX, 32 * 3);
   EXPECT_EQ(c.stages, 4);
   // The partial sums need shared memory too.
   c.stages = 6;
-  EXPECT_NE(checkGemm(problem(128, 4096, 4096), c, hopper())
+  EXPECT_NE(checkGemm(problem(128, 4096, 2048), c, hopper())
                 .find("and the partial sums and the staging of D need"),
             std::string::npos);
   // Unsplit blocks streaming 64 k-tiles or more: as many stages as shared
   // memory holds (6 of 128 x 128 x 64 tiles); shorter reductions keep 4.
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 10240, 8192), hopper()).stages, 6);
   EXPECT_EQ(chooseWgmmaGemmConfig(problem(128, 10240, 4032), hopper()).stages, 4);
-  c = chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper());
+  c = chooseWgmmaGemmConfig(problem(128, 4096, 2048), hopper());
   c.persistent = 132;
-  EXPECT_NE(checkGemm(problem(128, 4096, 4096), c, hopper()).find("not on a persistent grid"),
+  EXPECT_NE(checkGemm(problem(128, 4096, 2048), c, hopper()).find("not on a persistent grid"),
             std::string::npos);
 }
 
@@ -795,19 +795,24 @@ GemmConfig chosen(int64_t m, int64_t n, int64_t k) {
 }
 
 // One row of 128-row tiles over a long reduction: 64 x 128 tiles in the
-// deepest ring where they are a round at least half full, else K split.
+// deepest ring where they are a round at least half full; under half,
+// swapped as for decoding (M along wgmma's N, K split); over a round, one
+// block a tile.
 TEST(GemmWgmma, StreamsBOnTwiceTheMultiprocessorsInOneRow) {
   auto tile = [](int64_t m, int64_t n, int64_t k) {
     GemmConfig c = chosen(m, n, k);
-    return std::tuple{c.blockM, c.blockN, c.warpsM, c.splitK, c.persistent, c.stages};
+    return std::tuple{c.swapAB, c.blockM, c.blockN, c.warpsM, c.splitK, c.persistent, c.stages};
   };
-  EXPECT_EQ(tile(128, 6144, 4096), std::make_tuple(64, 128, 4, 1, 0, 8)); // 96 tiles
-  EXPECT_EQ(tile(96, 5120, 4096), std::make_tuple(64, 128, 4, 1, 0, 8));  // 80 tiles
-  // 64 tiles, under half the SMs; 160 tiles, over a round.
-  EXPECT_EQ(tile(128, 4096, 4096), std::make_tuple(128, 128, 8, 3, 0, 4));
-  EXPECT_EQ(tile(128, 10240, 8192), std::make_tuple(128, 128, 8, 1, 0, 6));
+  EXPECT_EQ(tile(128, 6144, 4096), std::make_tuple(false, 64, 128, 4, 1, 0, 8)); // 96 tiles
+  EXPECT_EQ(tile(96, 5120, 4096), std::make_tuple(false, 64, 128, 4, 1, 0, 8));  // 80 tiles
+  // 64 tiles: 64 of N's by 2 blocks splitting K; 8 tiles: by 3.
+  EXPECT_EQ(tile(128, 4096, 4096), std::make_tuple(true, 128, 64, 4, 2, 0, 8));
+  EXPECT_EQ(tile(100, 1000, 14336), std::make_tuple(true, 104, 64, 4, 3, 0, 8));
+  // 160 tiles, over a round.
+  EXPECT_EQ(tile(128, 10240, 8192), std::make_tuple(false, 128, 128, 8, 1, 0, 6));
   // 63 k-tiles: the short rule's fill, 4 stages.
-  EXPECT_EQ(std::get<3>(tile(128, 6144, 4032)), 2);
+  EXPECT_EQ(std::get<4>(tile(128, 6144, 4032)), 2);
+  EXPECT_FALSE(std::get<0>(tile(128, 4096, 4032)));
 }
 
 // Where 128-row tiles leave an eighth of their rows past M, 64-row tiles
