@@ -133,11 +133,14 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   // each starts while the one before it runs.
   LoadedPlan loaded = loadPlan(gpu, compiled, plan, /*dependentLaunches=*/true);
   Launcher &launcher = loaded.launcher;
-  // The implicit GEMM's kernel (after the weights' expansion and dgrad's
-  // zeroing kernel, where they run).
+  // The implicit GEMM's kernel (after the weights' expansion, the
+  // unfolding of x and w and dgrad's zeroing kernel, where they run).
   size_t first = 0;
-  while (first + 1 < plan.kernels.size() && (plan.kernels[first].name == kConv2dDgradZero ||
-                                             plan.kernels[first].name == kConv2dExpandWeights))
+  auto prepares = [](const std::string &name) {
+    return name == kConv2dDgradZero || name == kConv2dExpandWeights || name == kConv2dUnfoldX ||
+           name == kConv2dUnfoldW;
+  };
+  while (first + 1 < plan.kernels.size() && prepares(plan.kernels[first].name))
     ++first;
   reportKernel(gpu, launcher, first);
 

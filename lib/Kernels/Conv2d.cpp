@@ -1,6 +1,7 @@
 //===- Conv2d.cpp - Dense conv2d as an implicit GEMM ----------------------===//
 
 #include "spio/Kernels/Conv2d.h"
+#include "spio/Kernels/Conv2dGw8.h"
 
 #include "spio/Layout/Layout.h"
 #include "spio/Target/Target.h"
@@ -48,11 +49,36 @@ bool conv2dBlockDiagonal(const Conv2dProblem &p) {
          (width == 16 || width == 32);
 }
 
+bool conv2dUnfoldsWidth(const Conv2dProblem &p) {
+  return p.pass == ConvPass::Fprop && p.groups == 1 && p.c % 8 != 0;
+}
+
 Conv2dProblem conv2dKernelProblem(const Conv2dProblem &p) {
   Conv2dProblem kernel = p;
   if (conv2dBlockDiagonal(p))
     kernel.groups = p.c / kChannelTile;
+  if (conv2dUnfoldsWidth(p)) {
+    // x' is N x H x Q pixels of the S taps' channels, read at stride 1.
+    kernel.w = conv2dOutputWidth(p);
+    kernel.c = ceilDiv(p.s * p.c, 8) * 8;
+    kernel.s = 1;
+    kernel.strideW = 1;
+    kernel.padW = 0;
+    kernel.dilationW = 1;
+  }
   return kernel;
+}
+
+LaunchShape conv2dUnfoldLaunchShape(const Conv2dProblem &p, char operand) {
+  Conv2dProblem kernel = conv2dKernelProblem(p);
+  int64_t rows = operand == 'x' ? kernel.n * kernel.h * kernel.w : kernel.k * kernel.r;
+  return {ceilDiv(rows * kernel.c / 8, kConv2dReduceThreads), 1, kConv2dReduceThreads};
+}
+
+int64_t conv2dUnfoldedWeightsOffset(const Conv2dProblem &p) {
+  Conv2dProblem kernel = conv2dKernelProblem(p);
+  // TMA reads w' from a 16-byte aligned start; 256 keeps it on L2 lines.
+  return ceilDiv(kernel.n * kernel.h * kernel.w * kernel.c * dtypeBytes(p.input), 256) * 256;
 }
 
 LaunchShape conv2dExpandWeightsLaunchShape(const Conv2dProblem &p) {
@@ -241,9 +267,11 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
            " K=" + std::to_string(p.k) + " R=" + std::to_string(p.r) + " S=" + std::to_string(p.s);
   if (p.input != DType::F16 && p.input != DType::BF16)
     return "conv2d inputs must be f16 or bf16";
-  if (p.c % 8 != 0)
-    return "conv2d takes a multiple of 8 input channels (16-byte pixels), got C=" +
-           std::to_string(p.c);
+  if (p.c % 8 != 0 && (p.pass != ConvPass::Fprop || p.groups != 1))
+    return "conv2d takes a multiple of 8 input channels (16-byte pixels), or any count in a "
+           "dense fprop (x unfolded along its width first), got C=" +
+           std::to_string(p.c) +
+           (p.groups != 1 ? " in groups" : std::string(" in ") + convPassName(p.pass));
   if (p.groups < 1 || p.c % p.groups != 0 || p.k % p.groups != 0)
     return "conv2d's groups must divide C=" + std::to_string(p.c) +
            " and K=" + std::to_string(p.k) + ", got " + std::to_string(p.groups);
@@ -286,6 +314,10 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
            std::to_string(p.dilationH) + "x" + std::to_string(p.dilationW) +
            ") does not fit the padded input (" + std::to_string(p.h) + "x" + std::to_string(p.w) +
            ", padding " + std::to_string(p.padH) + "x" + std::to_string(p.padW) + ")";
+  // The unfolded problem's checks (its window, tiles, shared memory) are
+  // the kernel's.
+  if (conv2dUnfoldsWidth(p))
+    return checkConv2d(conv2dKernelProblem(p), c, target);
   if (p.pass == ConvPass::Wgrad) {
     // Each of B's boxes is 64 channels of one tap; dy's rows are 16-byte
     // vectors of K.
@@ -427,7 +459,7 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
 }
 
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target) {
-  if (conv2dBlockDiagonal(problem))
+  if (conv2dBlockDiagonal(problem) || conv2dUnfoldsWidth(problem))
     return chooseConv2dConfig(conv2dKernelProblem(problem), target);
   // A strided dgrad's kernels share the config of its phase of the most
   // taps (the others split their reductions no further than they reach).
@@ -554,6 +586,10 @@ int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &c, cons
 }
 
 int64_t conv2dWorkspaceBytes(const Conv2dProblem &p) {
+  if (conv2dUnfoldsWidth(p)) {
+    Conv2dProblem kernel = conv2dKernelProblem(p);
+    return conv2dUnfoldedWeightsOffset(p) + kernel.k * kernel.r * kernel.c * dtypeBytes(p.input);
+  }
   int64_t blockWeights = p.k * p.r * p.s * kChannelTile;
   if (p.pass != ConvPass::Wgrad)
     return conv2dBlockDiagonal(p) ? blockWeights * dtypeBytes(p.input) : 0;

@@ -2,6 +2,7 @@
 
 #include "spio/Kernels/LaunchPlan.h"
 
+#include <optional>
 #include <tuple>
 
 namespace spio::kernels {
@@ -107,29 +108,37 @@ LaunchPlan conv2dOperands(const Conv2dProblem &problem) {
   return plan;
 }
 
+/// Where the implicit-GEMM kernel reads x and w: the operands, or (at
+/// these offsets) the workspace where they are unfolded or expanded there.
+struct Conv2dSources {
+  std::optional<int64_t> x, w;
+};
+
 /// The implicit-GEMM kernel of `problem` (a kernel problem: a strided
-/// dgrad's phase, y at the phase's first position), reading w from the
-/// workspace where it is expanded there (`expanded`), and wgrad writing
-/// its sums there for the reduce kernel (`reduced`).
+/// dgrad's phase, y at the phase's first position), reading x and w from
+/// `sources`, and wgrad writing its sums into the workspace for the reduce
+/// kernel (`reduced`).
 PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &config,
                            const Conv2dParameters &at, const std::string &name,
-                           bool expanded = false, bool reduced = false) {
+                           Conv2dSources sources = {}, bool reduced = false) {
   PlannedKernel kernel{name, conv2dLaunchShape(problem, config), false,
                        std::vector<PlanParameter>(at.count)};
-  kernel.parameters[at.x] = operand(X);
-  kernel.parameters[at.w] = expanded ? workspace() : operand(W);
+  kernel.parameters[at.x] = sources.x ? workspace(*sources.x) : operand(X);
+  kernel.parameters[at.w] = sources.w ? workspace(*sources.w) : operand(W);
   kernel.parameters[at.y] = reduced ? workspace() : operand(Y, conv2dPhaseOffsetBytes(problem));
   for (auto [position, index] :
        {std::pair{at.c, int(C)}, std::pair{at.bias, int(Bias)}, std::pair{at.scale, int(Scale)}})
     if (position >= 0)
       kernel.parameters[position] = operand(index);
   GemmConfig phaseConfig = conv2dPhaseConfig(problem, config);
-  PlanParameter inputMap{Kind::Im2colMap, X, {}};
+  PlanParameter inputMap = sources.x ? PlanParameter{Kind::WorkspaceIm2colMap, -1, {}, *sources.x}
+                                     : PlanParameter{Kind::Im2colMap, X, {}};
   inputMap.im2col = conv2dInputMapShape(problem, phaseConfig);
   kernel.parameters[at.xMap] = inputMap;
   runtime::TensorMapShape weights = conv2dWeightMapShape(problem, phaseConfig);
-  kernel.parameters[at.wMap] = expanded ? PlanParameter{Kind::WorkspaceTensorMap, -1, weights, 0}
-                                        : PlanParameter{Kind::TensorMap, W, weights};
+  kernel.parameters[at.wMap] =
+      sources.w ? PlanParameter{Kind::WorkspaceTensorMap, -1, weights, *sources.w}
+                : PlanParameter{Kind::TensorMap, W, weights};
   return kernel;
 }
 
@@ -137,14 +146,29 @@ PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &confi
 
 LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config) {
   Conv2dProblem kernels = conv2dKernelProblem(problem);
-  if (problem.pass != ConvPass::Dgrad && !conv2dBlockDiagonal(problem))
+  if (problem.pass != ConvPass::Dgrad && !conv2dBlockDiagonal(problem) &&
+      !conv2dUnfoldsWidth(problem))
     return conv2dLaunchPlan(problem, config, conv2dParameters(problem), "conv2d");
   LaunchPlan plan = conv2dOperands(problem);
   plan.workspaceBytes = conv2dWorkspaceBytes(problem);
+  if (conv2dUnfoldsWidth(problem)) {
+    // x and w unfolded along the width into the workspace, then the R x 1
+    // convolution of the two.
+    int64_t weights = conv2dUnfoldedWeightsOffset(problem);
+    plan.kernels.push_back(
+        {kConv2dUnfoldX, conv2dUnfoldLaunchShape(problem, 'x'), false, {operand(X), workspace()}});
+    plan.kernels.push_back({kConv2dUnfoldW,
+                            conv2dUnfoldLaunchShape(problem, 'w'),
+                            false,
+                            {operand(W), workspace(weights)}});
+    plan.kernels.push_back(conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d",
+                                        Conv2dSources{0, weights}));
+    return plan;
+  }
   if (problem.pass == ConvPass::Wgrad) {
     // Block-diagonal: the blocks' sums, then their diagonal into dw.
     plan.kernels.push_back(
-        conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", false, true));
+        conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", {}, true));
     plan.kernels.push_back({"conv2d_wgrad_reduce",
                             conv2dWgradReduceLaunchShape(problem),
                             false,
@@ -158,9 +182,12 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
                             conv2dExpandWeightsLaunchShape(problem),
                             false,
                             {operand(W), workspace()}});
+  Conv2dSources sources;
+  if (expanded)
+    sources.w = 0;
   if (problem.pass == ConvPass::Fprop) {
     plan.kernels.push_back(
-        conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", true));
+        conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", sources));
     return plan;
   }
   // dgrad: positions no tap reads zeroed, then a kernel a phase (one at
@@ -171,7 +198,7 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
         {kConv2dDgradZero, conv2dDgradZeroLaunchShape(kernels), false, {operand(Y)}});
   for (const Conv2dProblem &phase : conv2dDgradPhases(kernels))
     plan.kernels.push_back(
-        conv2dKernel(phase, config, conv2dParameters(phase), conv2dKernelName(phase), expanded));
+        conv2dKernel(phase, config, conv2dParameters(phase), conv2dKernelName(phase), sources));
   // A strided dgrad's kernels overlap, each waiting for the one before it
   // only as it ends (their positions of dx are disjoint).
   for (size_t i = first + 1; i < plan.kernels.size(); ++i)
@@ -183,7 +210,7 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
                             const Conv2dParameters &at, const std::string &name) {
   LaunchPlan plan = conv2dOperands(problem);
   bool reduced = conv2dWgradReduces(problem);
-  plan.kernels.push_back(conv2dKernel(problem, config, at, name, false, reduced));
+  plan.kernels.push_back(conv2dKernel(problem, config, at, name, {}, reduced));
   if (reduced) {
     plan.workspaceBytes = conv2dWorkspaceBytes(problem);
     plan.kernels.push_back({name + "_wgrad_reduce",

@@ -89,16 +89,20 @@ Status Launcher::run(const LaunchBindings &bindings, void *stream, size_t first,
         break;
       case Kind::TensorMap:
       case Kind::WorkspaceTensorMap:
-      case Kind::Im2colMap: {
-        bool inWorkspace = parameter.kind == Kind::WorkspaceTensorMap;
+      case Kind::Im2colMap:
+      case Kind::WorkspaceIm2colMap: {
+        bool inWorkspace = parameter.kind == Kind::WorkspaceTensorMap ||
+                           parameter.kind == Kind::WorkspaceIm2colMap;
+        bool im2col =
+            parameter.kind == Kind::Im2colMap || parameter.kind == Kind::WorkspaceIm2colMap;
         runtime::DevicePtr address =
             inWorkspace ? bindings.workspace + runtime::DevicePtr(parameter.offset)
                         : bindings.operands[parameter.index];
         auto &[encodedFor, map] = ready[k].maps[i];
         if (encodedFor != address) {
           Result<runtime::TensorMap> encoded =
-              parameter.kind == Kind::Im2colMap ? cuda->encodeIm2colMap(parameter.im2col, address)
-                                                : cuda->encodeTensorMap(parameter.map, address);
+              im2col ? cuda->encodeIm2colMap(parameter.im2col, address)
+                     : cuda->encodeTensorMap(parameter.map, address);
           if (!encoded)
             return Error{"encoding the tensor map of " +
                          (inWorkspace ? std::string("the workspace")

@@ -847,8 +847,17 @@ def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
 
 def test_dense_conv2d_says_why_not():
     family = spio.Conv2dFamily()
+    # 3 input channels: a forward unfolds x and w along the width into the
+    # workspace first; the backward passes are refused.
     rgb = spio.Conv2dArguments(1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 3))
-    support = spio.Kernel(family, family.chosen(CONV, spio.kernels.target("sm_90"))).supports(rgb)
+    config = family.chosen(rgb, spio.kernels.target("sm_90"))
+    assert spio.Kernel(family, config).supports(rgb)
+    assert family.workspace_size(rgb, config) == 224 * 112 * 24 * 2 + 64 * 7 * 24 * 2
+    compiled = spio.Kernel(family, config).compile(rgb)
+    assert [name for name, _, _ in compiled.kernels] == ["conv2d_unfold_x", "conv2d_unfold_w",
+                                                         "conv2d"]
+    dgrad = spio.Conv2dArguments(1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 3), pass_="dgrad")
+    support = spio.Kernel(family, family.chosen(CONV, spio.kernels.target("sm_90"))).supports(dgrad)
     assert not support and "multiple of 8 input channels" in support.reason
     assert not family.layer_support(64, 64, (3, 3), (1, 1), (200, 200), (1, 1))
     assert family.layer_support(64, 64, (3, 3), (2, 2), (2, 2), (2, 2))

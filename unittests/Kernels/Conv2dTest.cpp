@@ -9,6 +9,7 @@
 
 #include <array>
 #include <random>
+#include <tuple>
 
 using namespace spio::kernels;
 
@@ -65,12 +66,70 @@ TEST(Conv2dTest, TheImplicitGemmTakesATapsChannelsAKTile) {
   EXPECT_EQ(conv2dChannelTiles(p), 3);
 }
 
+// A dense fprop of 3 channels (ResNet's stem: 7x7, stride 2, padding 3)
+// unfolds x along its width: x' [N, H, Q, 24] of the 7 taps' 3 channels
+// (21, rounded up to 8), w' [K, 7, 1, 24], then the 7 x 1 convolution of
+// the two at stride (2, 1), no padding along the width.
+TEST(Conv2dUnfold, UnfoldsTheWidthOfFewChannels) {
+  Conv2dProblem p = resnetLayer();
+  p.h = p.w = 224;
+  p.c = 3;
+  p.r = p.s = 7;
+  p.strideH = p.strideW = 2;
+  p.padH = p.padW = 3;
+  ASSERT_TRUE(conv2dUnfoldsWidth(p));
+  Conv2dProblem q = conv2dKernelProblem(p);
+  EXPECT_EQ(std::tuple(q.h, q.w, q.c, q.r, q.s, q.strideH, q.strideW, q.padH, q.padW),
+            std::tuple(224, 112, 24, 7, 1, 2, 1, 3, 0));
+  EXPECT_EQ(conv2dOutputHeight(q), 112);
+  EXPECT_EQ(conv2dOutputWidth(q), 112);
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
+  // The workspace: x' (256-byte aligned), then w'.
+  int64_t xBytes = 32 * 224 * 112 * 24 * 2;
+  EXPECT_EQ(conv2dUnfoldedWeightsOffset(p), xBytes);
+  EXPECT_EQ(conv2dWorkspaceBytes(p), xBytes + 64 * 7 * 24 * 2);
+  LaunchPlan plan = conv2dLaunchPlan(p, c);
+  expectPlanFitsCuda(plan);
+  ASSERT_EQ(plan.kernels.size(), 3u);
+  EXPECT_EQ(plan.kernels[0].name, kConv2dUnfoldX);
+  EXPECT_EQ(plan.kernels[0].shape.gridX, 32 * 224 * 112 * 3 / 256);
+  EXPECT_EQ(plan.kernels[1].name, kConv2dUnfoldW);
+  EXPECT_EQ(plan.kernels[1].parameters[1].offset, xBytes);
+  Conv2dParameters at = conv2dParameters(q);
+  const PlannedKernel &kernel = plan.kernels[2];
+  EXPECT_EQ(kernel.parameters[at.x].kind, PlanParameter::Kind::Workspace);
+  EXPECT_EQ(kernel.parameters[at.xMap].kind, PlanParameter::Kind::WorkspaceIm2colMap);
+  EXPECT_EQ(kernel.parameters[at.xMap].offset, 0);
+  EXPECT_EQ(kernel.parameters[at.xMap].im2col.width, 112u);
+  EXPECT_EQ(kernel.parameters[at.xMap].im2col.channels, 24u);
+  EXPECT_EQ(kernel.parameters[at.w].offset, xBytes);
+  EXPECT_EQ(kernel.parameters[at.wMap].kind, PlanParameter::Kind::WorkspaceTensorMap);
+  EXPECT_EQ(kernel.parameters[at.wMap].map.cols, uint64_t(7 * 24));
+  // Channels a multiple of 8, groups, and the backward passes: not unfolded.
+  for (auto change :
+       {+[](Conv2dProblem &t) { t.c = 8; }, +[](Conv2dProblem &t) { t.pass = ConvPass::Dgrad; },
+        +[](Conv2dProblem &t) { t.pass = ConvPass::Wgrad; },
+        +[](Conv2dProblem &t) {
+          t.c = t.k = 6;
+          t.groups = 3;
+        }}) {
+    Conv2dProblem t = p;
+    change(t);
+    EXPECT_FALSE(conv2dUnfoldsWidth(t));
+  }
+}
+
 TEST(Conv2dTest, ChecksSayWhatIsRefused) {
   Conv2dProblem p = resnetLayer();
   GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
+  // 3 channels: a dense fprop unfolds x (Conv2dUnfold below); the others
+  // are refused.
   Conv2dProblem rgb = p;
   rgb.c = 3;
+  EXPECT_EQ(checkConv2d(rgb, chooseConv2dConfig(rgb, hopper()), hopper()), "");
+  rgb.pass = ConvPass::Dgrad;
   EXPECT_NE(checkConv2d(rgb, c, hopper()).find("multiple of 8 input channels"), std::string::npos);
   Conv2dProblem f32 = p;
   f32.input = DType::F32;

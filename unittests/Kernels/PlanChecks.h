@@ -42,6 +42,7 @@ inline void expectPlanFitsCuda(const spio::kernels::LaunchPlan &plan) {
         break;
       case PlanParameter::Kind::Workspace:
       case PlanParameter::Kind::WorkspaceTensorMap:
+      case PlanParameter::Kind::WorkspaceIm2colMap:
         EXPECT_GE(parameter.offset, 0);
         EXPECT_LT(parameter.offset, plan.workspaceBytes);
         break;

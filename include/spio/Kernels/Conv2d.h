@@ -111,10 +111,23 @@ int64_t conv2dGroupOutputs(const Conv2dProblem &problem);
 /// Groups of 16 or 32 channels, C = K a multiple of 64: run as groups of
 /// 64 with block-diagonal weights.
 bool conv2dBlockDiagonal(const Conv2dProblem &problem);
+/// A dense fprop whose C is not a multiple of 8 (RGB stems: 3 channels),
+/// whose pixels are not whole 16-byte vectors as TMA reads them: x is
+/// unfolded along its width first, x' [N, H, Q, C'] holding at output
+/// column q the C channels of each of the S columns its taps read (C' = S
+/// * C rounded up to 8, zeros past S * C and past x's sides), and w into
+/// w' [K, R, 1, C'] alike; the kernel then convolves x' with R x 1 taps.
+bool conv2dUnfoldsWidth(const Conv2dProblem &problem);
 /// The problem the implicit-GEMM kernels compute: `problem`, or where it is
 /// block-diagonal the same convolution in C / 64 groups of 64 (w then
-/// the expanded [K, R, S, 64]).
+/// the expanded [K, R, S, 64]), or where it unfolds x's width the R x 1
+/// convolution of x' and w'.
 Conv2dProblem conv2dKernelProblem(const Conv2dProblem &problem);
+/// The kernels unfolding x and w into the workspace (x' first, w' at
+/// conv2dUnfoldedWeightsOffset), a thread a 16-byte vector of x' or w'.
+constexpr const char *kConv2dUnfoldX = "conv2d_unfold_x", *kConv2dUnfoldW = "conv2d_unfold_w";
+LaunchShape conv2dUnfoldLaunchShape(const Conv2dProblem &problem, char operand);
+int64_t conv2dUnfoldedWeightsOffset(const Conv2dProblem &problem);
 /// Block-diagonal fprop and dgrad: the kernel that expands w into the
 /// workspace, a thread a 16-byte vector of [K, R, S, 64].
 constexpr const char *kConv2dExpandWeights = "conv2d_expand_weights";
@@ -172,8 +185,9 @@ GemmConfig conv2dPhaseConfig(const Conv2dProblem &problem, const GemmConfig &con
 int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &config,
                          const Target &target);
 /// The workspace: wgrad's parts' f32 sums, [part, k, r, s, c] (block-
-/// diagonal: of the blocks' 64 channels, in dw's dtype in one part), or
-/// block-diagonal fprop's and dgrad's expanded w; 0 for none.
+/// diagonal: of the blocks' 64 channels, in dw's dtype in one part),
+/// block-diagonal fprop's and dgrad's expanded w, or the unfolded x' and w';
+/// 0 for none.
 int64_t conv2dWorkspaceBytes(const Conv2dProblem &problem);
 /// wgrad: whether the reduce kernel adds the workspace's sums into dw (in
 /// parts, or block-diagonal), and its launch, a thread an element of dw.

@@ -55,6 +55,9 @@ struct PlanParameter {
     /// The 128-byte im2col TMA descriptor of operand `index`, shaped
     /// `im2col`.
     Im2colMap,
+    /// The 128-byte im2col TMA descriptor of what the workspace holds at
+    /// `offset` bytes, shaped `im2col`.
+    WorkspaceIm2colMap,
   };
   Kind kind = Kind::Null;
   int index = -1;

@@ -2353,6 +2353,60 @@ static void buildConv2dExpandWeights(KernelBuilder &b, const kernels::Conv2dProb
       });
 }
 
+/// x [N, H, W, C] unfolded along its width into x' [N, H, Q, C'] (or w
+/// [K, R, S, C] into w' [K, R, 1, C']; conv2dUnfoldsWidth): vector j of
+/// channels of x' at output column q holds x's channel c of column q *
+/// strideW - padW + s * dilationW for each of its lanes' s * C + c, zeros
+/// past S * C and off x's sides. A thread a 16-byte vector, its lanes read
+/// as single values (C is not a multiple of 8).
+static void buildConv2dUnfold(KernelBuilder &b, const kernels::Conv2dProblem &p, char operand) {
+  kernels::Conv2dProblem unfolded = kernels::conv2dKernelProblem(p);
+  Type element = typeOf(b.getContext(), p.input);
+  VectorType vector = b.vector8(element);
+  bool x = operand == 'x';
+  int64_t pixels = x ? p.n * p.h * p.w : p.k * p.r * p.s;
+  int64_t rows = x ? unfolded.n * unfolded.h * unfolded.w : unfolded.k * unfolded.r;
+  int64_t perRow = unfolded.c / 8, vectors = rows * perRow, taps = p.s * p.c;
+  SpioTensorType natural = b.tensorType({{"e", 1, pixels * p.c}}, element, MemorySpace::Global);
+  SpioTensorType packed = b.tensorType({{"e", 1, vectors}}, vector, MemorySpace::Global);
+  buildThreadPerElementKernel(
+      b, x ? kernels::kConv2dUnfoldX : kernels::kConv2dUnfoldW, {natural, packed}, vectors,
+      [&](ValueRange args, Value index) {
+        Value row = b.divui(index, b.index(perRow));
+        Value first = b.muli(b.remui(index, b.index(perRow)), b.index(8));
+        // x: row (image, h, q), whose column q reads x's columns from
+        // q * strideW - padW on (kept padW higher so that it is unsigned);
+        // w: row (k, r) of S * C consecutive weights.
+        Value pixelRow = x ? b.divui(row, b.index(unfolded.w)) : row;
+        Value q = x ? b.remui(row, b.index(unfolded.w)) : Value();
+        Value zero = b.create<arith::ConstantOp>({}, b.getOpBuilder().getZeroAttr(element));
+        SmallVector<Value> lanes;
+        for (int64_t lane = 0; lane < 8; ++lane) {
+          Value j = b.addi(first, b.index(lane));
+          Value tap = b.divui(j, b.index(p.c)), channel = b.remui(j, b.index(p.c));
+          Value inside = b.cmpi(arith::CmpIPredicate::ult, j, b.index(taps));
+          Value pixel;
+          if (x) {
+            Value shifted =
+                b.addi(b.muli(q, b.index(p.strideW)), b.muli(tap, b.index(p.dilationW)));
+            inside = b.andi(
+                inside, b.andi(b.cmpi(arith::CmpIPredicate::uge, shifted, b.index(p.padW)),
+                               b.cmpi(arith::CmpIPredicate::ult, shifted, b.index(p.w + p.padW))));
+            pixel = b.addi(b.muli(pixelRow, b.index(p.w)), b.subi(shifted, b.index(p.padW)));
+          } else {
+            pixel = b.addi(b.muli(pixelRow, b.index(p.s)), tap);
+          }
+          // Lanes off x read its first value, then drop it.
+          Value source = b.create<arith::SelectOp>(
+              {}, inside, b.addi(b.muli(pixel, b.index(p.c)), channel), b.index(0));
+          Value value = b.load(cast<Tensor>(args[0]), {b.fromIndex(source, b.coordType("e"))});
+          lanes.push_back(b.create<arith::SelectOp>({}, inside, value, zero));
+        }
+        b.store(b.create<vector::FromElementsOp>({}, vector, lanes), cast<Tensor>(args[1]),
+                {b.fromIndex(index, b.coordType("e"))});
+      });
+}
+
 OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
                                                       const kernels::Conv2dProblem &original,
                                                       const GemmConfig &config) {
@@ -2369,6 +2423,10 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
   kernels::Conv2dProblem problem = kernels::conv2dKernelProblem(original);
   if (kernels::conv2dBlockDiagonal(original) && original.pass != kernels::ConvPass::Wgrad)
     buildConv2dExpandWeights(b, original);
+  if (kernels::conv2dUnfoldsWidth(original)) {
+    buildConv2dUnfold(b, original, 'x');
+    buildConv2dUnfold(b, original, 'w');
+  }
   if (problem.pass != kernels::ConvPass::Dgrad) {
     gpu::GPUFuncOp kernel = buildConv2dKernel(b, problem, config, "conv2d");
     if (kernels::conv2dWgradReduces(original)) {
