@@ -10,7 +10,7 @@ that run across images and past the last tile, f16 and f32 outputs, the
 epilogue (folded batch norm, residual, activations), and the GEMM chooser's
 configurations: split K, persistent grids, clusters sharing weight tiles,
 ping-pong warpgroups; grouped layers of 64 channels a group or more; input
-channels that are not a multiple of 8 (x unfolded along its width).
+channels that are not a multiple of 8 (x unfolded first).
 """
 
 import os
@@ -34,14 +34,17 @@ CASES = [
     (2, 14, 14, 128, 128, 3, 3, 1, 1, "--dtype f16 --out-dtype f32"),
     (2, 14, 14, 128, 128, 3, 3, 1, 1, "--epilogue scale,bias,residual,relu"),
     (2, 14, 14, 128, 96, 3, 3, 1, 1, "--dtype f16 --epilogue bias,gelu_erf"),
-    # C not a multiple of 8: x and w unfolded along the width first (RGB
-    # stems: 7x7 stride 2, 3x3 stride 1 with an epilogue; 5 channels,
-    # dilation 2 and unequal padding through the extra flags; f16).
+    # C not a multiple of 8: x and w unfolded first (RGB stems: 7x7 stride
+    # 2, 3 filter rows a pixel of x'; 3x3 with an epilogue, all 27 taps in
+    # one; 5 channels, dilation 2 and unequal padding through the extra
+    # flags; 7 channels in f16; 12 channels of 7 taps, two k-tiles a filter
+    # row; stride 3).
     (4, 36, 40, 3, 64, 7, 7, 2, 3, ""),
     (2, 33, 30, 3, 64, 3, 3, 1, 1, "--epilogue bias,relu"),
     (3, 17, 19, 5, 24, 3, 5, 2, 2, "--dilation 2 --pad-w 1"),
     (2, 16, 16, 7, 40, 3, 3, 1, 1, "--dtype f16 --out-dtype f32"),
     (8, 224, 224, 3, 64, 7, 7, 2, 3, ""),
+    (2, 23, 21, 12, 40, 3, 7, 1, 3, "--stride 3 --pad-h 0"),
     # ResNet-50 layers at batch 8 (sampled check) under the chooser's
     # configurations, and the tile options.
     (8, 56, 56, 64, 64, 3, 3, 1, 1, ""),

@@ -49,21 +49,32 @@ bool conv2dBlockDiagonal(const Conv2dProblem &p) {
          (width == 16 || width == 32);
 }
 
-bool conv2dUnfoldsWidth(const Conv2dProblem &p) {
+bool conv2dUnfolds(const Conv2dProblem &p) {
   return p.pass == ConvPass::Fprop && p.groups == 1 && p.c % 8 != 0;
+}
+
+int64_t conv2dUnfoldedRows(const Conv2dProblem &p) {
+  int64_t row = p.s * p.c;
+  return row <= kChannelTile ? std::min(p.r, kChannelTile / row) : 1;
 }
 
 Conv2dProblem conv2dKernelProblem(const Conv2dProblem &p) {
   Conv2dProblem kernel = p;
   if (conv2dBlockDiagonal(p))
     kernel.groups = p.c / kChannelTile;
-  if (conv2dUnfoldsWidth(p)) {
-    // x' is N x H x Q pixels of the S taps' channels, read at stride 1.
+  if (conv2dUnfolds(p) && conv2dOutputHeight(p) > 0 && conv2dOutputWidth(p) > 0) {
+    // x' holds whole k-tiles of channels (an im2col copy of fewer channels
+    // than its box ran 2-3x slower on an H200), its rows and columns every
+    // position the R' x 1 taps read, padding included.
+    int64_t folded = conv2dUnfoldedRows(p), taps = ceilDiv(p.r, folded);
+    kernel.h = (conv2dOutputHeight(p) - 1) * p.strideH + (taps - 1) * folded * p.dilationH + 1;
     kernel.w = conv2dOutputWidth(p);
-    kernel.c = ceilDiv(p.s * p.c, 8) * 8;
+    kernel.c = ceilDiv(folded * p.s * p.c, kChannelTile) * kChannelTile;
+    kernel.r = taps;
     kernel.s = 1;
     kernel.strideW = 1;
-    kernel.padW = 0;
+    kernel.padH = kernel.padW = 0;
+    kernel.dilationH = folded * p.dilationH;
     kernel.dilationW = 1;
   }
   return kernel;
@@ -269,7 +280,7 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     return "conv2d inputs must be f16 or bf16";
   if (p.c % 8 != 0 && (p.pass != ConvPass::Fprop || p.groups != 1))
     return "conv2d takes a multiple of 8 input channels (16-byte pixels), or any count in a "
-           "dense fprop (x unfolded along its width first), got C=" +
+           "dense fprop (x unfolded first), got C=" +
            std::to_string(p.c) +
            (p.groups != 1 ? " in groups" : std::string(" in ") + convPassName(p.pass));
   if (p.groups < 1 || p.c % p.groups != 0 || p.k % p.groups != 0)
@@ -316,7 +327,7 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
            ", padding " + std::to_string(p.padH) + "x" + std::to_string(p.padW) + ")";
   // The unfolded problem's checks (its window, tiles, shared memory) are
   // the kernel's.
-  if (conv2dUnfoldsWidth(p))
+  if (conv2dUnfolds(p))
     return checkConv2d(conv2dKernelProblem(p), c, target);
   if (p.pass == ConvPass::Wgrad) {
     // Each of B's boxes is 64 channels of one tap; dy's rows are 16-byte
@@ -459,7 +470,7 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
 }
 
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target) {
-  if (conv2dBlockDiagonal(problem) || conv2dUnfoldsWidth(problem))
+  if (conv2dBlockDiagonal(problem) || conv2dUnfolds(problem))
     return chooseConv2dConfig(conv2dKernelProblem(problem), target);
   // A strided dgrad's kernels share the config of its phase of the most
   // taps (the others split their reductions no further than they reach).
@@ -586,7 +597,7 @@ int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &c, cons
 }
 
 int64_t conv2dWorkspaceBytes(const Conv2dProblem &p) {
-  if (conv2dUnfoldsWidth(p)) {
+  if (conv2dUnfolds(p)) {
     Conv2dProblem kernel = conv2dKernelProblem(p);
     return conv2dUnfoldedWeightsOffset(p) + kernel.k * kernel.r * kernel.c * dtypeBytes(p.input);
   }

@@ -146,14 +146,13 @@ PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &confi
 
 LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config) {
   Conv2dProblem kernels = conv2dKernelProblem(problem);
-  if (problem.pass != ConvPass::Dgrad && !conv2dBlockDiagonal(problem) &&
-      !conv2dUnfoldsWidth(problem))
+  if (problem.pass != ConvPass::Dgrad && !conv2dBlockDiagonal(problem) && !conv2dUnfolds(problem))
     return conv2dLaunchPlan(problem, config, conv2dParameters(problem), "conv2d");
   LaunchPlan plan = conv2dOperands(problem);
   plan.workspaceBytes = conv2dWorkspaceBytes(problem);
-  if (conv2dUnfoldsWidth(problem)) {
-    // x and w unfolded along the width into the workspace, then the R x 1
-    // convolution of the two.
+  if (conv2dUnfolds(problem)) {
+    // x and w unfolded into the workspace, then the R' x 1 convolution of
+    // the two.
     int64_t weights = conv2dUnfoldedWeightsOffset(problem);
     plan.kernels.push_back(
         {kConv2dUnfoldX, conv2dUnfoldLaunchShape(problem, 'x'), false, {operand(X), workspace()}});

@@ -847,12 +847,12 @@ def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
 
 def test_dense_conv2d_says_why_not():
     family = spio.Conv2dFamily()
-    # 3 input channels: a forward unfolds x and w along the width into the
+    # 3 input channels: a forward unfolds x and w into the
     # workspace first; the backward passes are refused.
     rgb = spio.Conv2dArguments(1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 3))
     config = family.chosen(rgb, spio.kernels.target("sm_90"))
     assert spio.Kernel(family, config).supports(rgb)
-    assert family.workspace_size(rgb, config) == 224 * 112 * 24 * 2 + 64 * 7 * 24 * 2
+    assert family.workspace_size(rgb, config) == 229 * 112 * 64 * 2 + 64 * 3 * 64 * 2
     compiled = spio.Kernel(family, config).compile(rgb)
     assert [name for name, _, _ in compiled.kernels] == ["conv2d_unfold_x", "conv2d_unfold_w",
                                                          "conv2d"]

@@ -67,33 +67,36 @@ TEST(Conv2dTest, TheImplicitGemmTakesATapsChannelsAKTile) {
 }
 
 // A dense fprop of 3 channels (ResNet's stem: 7x7, stride 2, padding 3)
-// unfolds x along its width: x' [N, H, Q, 24] of the 7 taps' 3 channels
-// (21, rounded up to 8), w' [K, 7, 1, 24], then the 7 x 1 convolution of
-// the two at stride (2, 1), no padding along the width.
-TEST(Conv2dUnfold, UnfoldsTheWidthOfFewChannels) {
+// unfolds x: each pixel of x' [N, 229, 112, 64] holds 3 filter rows of the
+// 7 taps' 3 channels (63 of its 64), its rows every one the taps read,
+// padding included; w' [K, 3, 1, 64]; then the 3 x 1 convolution of the
+// two at stride (2, 1), rows 3 apart, no padding.
+TEST(Conv2dUnfold, UnfoldsFewChannelsIntoWholeKTiles) {
   Conv2dProblem p = resnetLayer();
   p.h = p.w = 224;
   p.c = 3;
   p.r = p.s = 7;
   p.strideH = p.strideW = 2;
   p.padH = p.padW = 3;
-  ASSERT_TRUE(conv2dUnfoldsWidth(p));
+  ASSERT_TRUE(conv2dUnfolds(p));
+  EXPECT_EQ(conv2dUnfoldedRows(p), 3);
   Conv2dProblem q = conv2dKernelProblem(p);
-  EXPECT_EQ(std::tuple(q.h, q.w, q.c, q.r, q.s, q.strideH, q.strideW, q.padH, q.padW),
-            std::tuple(224, 112, 24, 7, 1, 2, 1, 3, 0));
+  EXPECT_EQ(std::tuple(q.h, q.w, q.c, q.r, q.s, q.strideH, q.strideW, q.padH, q.padW, q.dilationH,
+                       q.dilationW),
+            std::tuple(229, 112, 64, 3, 1, 2, 1, 0, 0, 3, 1));
   EXPECT_EQ(conv2dOutputHeight(q), 112);
   EXPECT_EQ(conv2dOutputWidth(q), 112);
   GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
   // The workspace: x' (256-byte aligned), then w'.
-  int64_t xBytes = 32 * 224 * 112 * 24 * 2;
+  int64_t xBytes = 32 * 229 * 112 * 64 * 2;
   EXPECT_EQ(conv2dUnfoldedWeightsOffset(p), xBytes);
-  EXPECT_EQ(conv2dWorkspaceBytes(p), xBytes + 64 * 7 * 24 * 2);
+  EXPECT_EQ(conv2dWorkspaceBytes(p), xBytes + 64 * 3 * 64 * 2);
   LaunchPlan plan = conv2dLaunchPlan(p, c);
   expectPlanFitsCuda(plan);
   ASSERT_EQ(plan.kernels.size(), 3u);
   EXPECT_EQ(plan.kernels[0].name, kConv2dUnfoldX);
-  EXPECT_EQ(plan.kernels[0].shape.gridX, 32 * 224 * 112 * 3 / 256);
+  EXPECT_EQ(plan.kernels[0].shape.gridX, 32 * 229 * 112 * 8 / 256);
   EXPECT_EQ(plan.kernels[1].name, kConv2dUnfoldW);
   EXPECT_EQ(plan.kernels[1].parameters[1].offset, xBytes);
   Conv2dParameters at = conv2dParameters(q);
@@ -101,11 +104,22 @@ TEST(Conv2dUnfold, UnfoldsTheWidthOfFewChannels) {
   EXPECT_EQ(kernel.parameters[at.x].kind, PlanParameter::Kind::Workspace);
   EXPECT_EQ(kernel.parameters[at.xMap].kind, PlanParameter::Kind::WorkspaceIm2colMap);
   EXPECT_EQ(kernel.parameters[at.xMap].offset, 0);
-  EXPECT_EQ(kernel.parameters[at.xMap].im2col.width, 112u);
-  EXPECT_EQ(kernel.parameters[at.xMap].im2col.channels, 24u);
+  EXPECT_EQ(kernel.parameters[at.xMap].im2col.height, 229u);
+  EXPECT_EQ(kernel.parameters[at.xMap].im2col.channels, 64u);
   EXPECT_EQ(kernel.parameters[at.w].offset, xBytes);
   EXPECT_EQ(kernel.parameters[at.wMap].kind, PlanParameter::Kind::WorkspaceTensorMap);
-  EXPECT_EQ(kernel.parameters[at.wMap].map.cols, uint64_t(7 * 24));
+  EXPECT_EQ(kernel.parameters[at.wMap].map.cols, uint64_t(3 * 64));
+  // UNet's stem (3x3, padding 1): all 27 taps in one pixel, a 1 x 1
+  // convolution; 12 channels of 7 taps (84) fill two k-tiles a filter row.
+  Conv2dProblem unet = resnetLayer();
+  unet.c = 3;
+  q = conv2dKernelProblem(unet);
+  EXPECT_EQ(std::tuple(q.h, q.w, q.c, q.r, q.s), std::tuple(56, 56, 64, 1, 1));
+  Conv2dProblem wide = p;
+  wide.c = 12;
+  EXPECT_EQ(conv2dUnfoldedRows(wide), 1);
+  q = conv2dKernelProblem(wide);
+  EXPECT_EQ(std::tuple(q.h, q.c, q.r, q.dilationH, q.padH), std::tuple(229, 128, 7, 1, 0));
   // Channels a multiple of 8, groups, and the backward passes: not unfolded.
   for (auto change :
        {+[](Conv2dProblem &t) { t.c = 8; }, +[](Conv2dProblem &t) { t.pass = ConvPass::Dgrad; },
@@ -116,7 +130,7 @@ TEST(Conv2dUnfold, UnfoldsTheWidthOfFewChannels) {
         }}) {
     Conv2dProblem t = p;
     change(t);
-    EXPECT_FALSE(conv2dUnfoldsWidth(t));
+    EXPECT_FALSE(conv2dUnfolds(t));
   }
 }
 

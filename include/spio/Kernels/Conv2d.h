@@ -113,14 +113,19 @@ int64_t conv2dGroupOutputs(const Conv2dProblem &problem);
 bool conv2dBlockDiagonal(const Conv2dProblem &problem);
 /// A dense fprop whose C is not a multiple of 8 (RGB stems: 3 channels),
 /// whose pixels are not whole 16-byte vectors as TMA reads them: x is
-/// unfolded along its width first, x' [N, H, Q, C'] holding at output
-/// column q the C channels of each of the S columns its taps read (C' = S
-/// * C rounded up to 8, zeros past S * C and past x's sides), and w into
-/// w' [K, R, 1, C'] alike; the kernel then convolves x' with R x 1 taps.
-bool conv2dUnfoldsWidth(const Conv2dProblem &problem);
+/// unfolded first into x' [N, H', Q, C'], whose pixel (h', q) holds the C
+/// channels of each of the S columns output column q reads from each of
+/// conv2dUnfoldedRows filter rows from row h' - padH on (C' = that count
+/// rounded up to the k-tile's 64, zeros past it and off x's sides), and w
+/// into w' [K, R', 1, C'] alike (R' = R over the rows folded, rounded up);
+/// the kernel then convolves x' with R' x 1 taps, no padding.
+bool conv2dUnfolds(const Conv2dProblem &problem);
+/// The filter rows each pixel of x' holds: as many as fill a k-tile's 64
+/// channels with S * C of each (at most R), else 1.
+int64_t conv2dUnfoldedRows(const Conv2dProblem &problem);
 /// The problem the implicit-GEMM kernels compute: `problem`, or where it is
 /// block-diagonal the same convolution in C / 64 groups of 64 (w then
-/// the expanded [K, R, S, 64]), or where it unfolds x's width the R x 1
+/// the expanded [K, R, S, 64]), or where it unfolds x the R' x 1
 /// convolution of x' and w'.
 Conv2dProblem conv2dKernelProblem(const Conv2dProblem &problem);
 /// The kernels unfolding x and w into the workspace (x' first, w' at
