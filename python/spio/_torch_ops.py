@@ -698,7 +698,8 @@ torch.library.register_autograd("spio::conv2d", _dense_backward, setup_context=_
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv2d on Spio's kernels, f16/bf16 on a CUDA
     device: dense layers (groups = 1; Hopper, any kernel size, stride,
-    padding and dilation, input channels a multiple of 8), layers of
+    padding and dilation; input channels not a multiple of 8, as RGB stems
+    have, in the forward alone, x unfolded into a workspace first), layers of
     groups of a multiple of 64 input and output channels, and layers of
     groups of 16 or 32 channels (C in = C out a multiple of 64, run as
     groups of 64 with block-diagonal weights, whose gradient autograd takes
