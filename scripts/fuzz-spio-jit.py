@@ -104,10 +104,11 @@ def gemm_options(rng):
 
 
 def conv2d_options(rng):
-    """The conv2d workload: dense, wide groups (multiples of 64 channels),
-    groups of 16 or 32, and the grouped family's widths."""
+    """The conv2d workload: dense (input channels of any count: 3, 5 and
+    12 unfolded first in the forward), wide groups (multiples of 64
+    channels), groups of 16 or 32, and the grouped family's widths."""
     r, s = rng.randint(1, 7), rng.randint(1, 7)
-    c = rng.choice([3, 8, 24, 64, 72, 128, 256, 512])
+    c = rng.choice([3, 5, 12, 8, 24, 64, 72, 128, 256, 512])
     k = rng.choice([c, 8, 64, 136, 256])
     groups = rng.choice([1, 1, 2, 4, c // 8 or 1, c // 16 or 1, c // 32 or 1, c // 64 or 1])
     options = ["--workload", "conv2d", "--pass", rng.choice(["fprop", "dgrad", "wgrad"]),
