@@ -987,11 +987,14 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
 std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target &target) {
   GemmConfig chosen = chooseWgmmaGemmConfig(problem, target);
   std::vector<GemmConfig> candidates{chosen};
-  if (chosen.swapAB || chosen.promote || problem.groups > 0 || problem.batchInvariant)
+  // Decoding's swapped tiles have no unswapped neighbours worth timing; a
+  // swapped row of 128-row tiles (M over 64) has.
+  if ((chosen.swapAB && problem.m <= 64) || chosen.promote || problem.groups > 0 ||
+      problem.batchInvariant)
     return candidates;
   auto key = [](const GemmConfig &c) {
     return std::make_tuple(c.blockM, c.blockN, c.warpsM, c.stages, c.raster, c.persistent,
-                           c.cluster, c.splitK, c.pingpong, c.kRanges, c.streamK);
+                           c.cluster, c.splitK, c.pingpong, c.kRanges, c.streamK, c.swapAB);
   };
   auto add = [&](const GemmConfig &c) {
     if (!checkGemm(problem, c, target).empty())
@@ -1015,6 +1018,7 @@ std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target 
   // An m x n tile on a grid of a block a tile, 4 stages, K unsplit.
   auto blockATile = [&](int64_t m, int64_t n) {
     GemmConfig c = chosen;
+    c.swapAB = false;
     c.blockM = m;
     c.warpsM = m / 16;
     c.blockN = n;

@@ -1006,10 +1006,12 @@ TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
 }
 
 // The configurations a sweep times: the chooser's first, then neighbours
-// the checks pass, each once; swapped problems keep the chooser's alone.
+// the checks pass, each once; decoding's swapped problems keep the
+// chooser's alone, a swapped row of 128-row tiles has unswapped neighbours.
 TEST(GemmCandidates, StartWithTheChoiceAndPassTheChecks) {
-  for (GemmProblem p : {problem(3000, 1000, 3000), problem(128, 6144, 4096),
-                        problem(8192, 8192, 1000), problem(1000, 1000, 1000)}) {
+  for (GemmProblem p :
+       {problem(3000, 1000, 3000), problem(128, 6144, 4096), problem(8192, 8192, 1000),
+        problem(1000, 1000, 1000), problem(128, 4096, 4096)}) {
     std::vector<GemmConfig> candidates = gemmCandidates(p, hopper());
     GemmConfig chosen = chooseWgmmaGemmConfig(p, hopper());
     ASSERT_GT(candidates.size(), 10u);
@@ -1017,14 +1019,20 @@ TEST(GemmCandidates, StartWithTheChoiceAndPassTheChecks) {
     EXPECT_EQ(candidates[0].persistent, chosen.persistent);
     EXPECT_EQ(candidates[0].cluster, chosen.cluster);
     EXPECT_EQ(candidates[0].streamK, chosen.streamK);
-    std::set<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool, bool>>
+    EXPECT_EQ(candidates[0].swapAB, chosen.swapAB);
+    std::set<
+        std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool, bool, bool>>
         seen;
     for (const GemmConfig &c : candidates) {
       EXPECT_EQ(checkGemm(p, c, hopper()), "");
       EXPECT_TRUE(seen.insert({c.blockM, c.blockN, c.stages, c.persistent, c.cluster, c.splitK,
-                               c.raster, c.pingpong, c.streamK})
+                               c.raster, c.pingpong, c.streamK, c.swapAB})
                       .second);
     }
+    // Only the chooser's is swapped.
+    EXPECT_EQ(std::count_if(candidates.begin(), candidates.end(),
+                            [](const GemmConfig &c) { return c.swapAB; }),
+              chosen.swapAB ? 1 : 0);
     // Narrow tiles and 64-row ones are among them.
     EXPECT_TRUE(std::any_of(candidates.begin(), candidates.end(),
                             [](const GemmConfig &c) { return c.blockN == 48; }));
