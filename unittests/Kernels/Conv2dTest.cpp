@@ -702,13 +702,17 @@ TEST(Conv2dTest, EveryChosenConfigurationPassesTheChecks) {
     p.dilationH = p.dilationW = pick(0, 3) == 0 ? 2 : 1;
     p.padH = pick(0, p.r);
     p.padW = pick(0, p.s);
-    // Channels: dense (wgrad reads x in boxes of a tap's 64 channels), wide
-    // groups of multiples of 64, or groups of 16 or 32 as block-diagonal
-    // groups of 64.
-    int64_t form = pick(0, 2);
+    // Channels: dense (wgrad reads x in boxes of a tap's 64 channels; a
+    // forward's of any count, x unfolded first), wide groups of multiples
+    // of 64, or groups of 16 or 32 as block-diagonal groups of 64.
+    int64_t form = pick(0, 3);
     int64_t unit = p.pass == ConvPass::Wgrad ? 64 : 8;
     if (form == 0) {
       p.c = unit * pick(1, 64 * 8 / unit);
+      p.k = 8 * pick(1, 64);
+    } else if (form == 3) {
+      p.pass = ConvPass::Fprop;
+      p.c = pick(1, 40);
       p.k = 8 * pick(1, 64);
     } else if (form == 1) {
       p.groups = pick(2, 8);
