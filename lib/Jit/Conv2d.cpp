@@ -176,10 +176,11 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   DeviceBuffer dScale = upload(scale, "uploading the scale");
   DeviceBuffer dY = orFail(gpu.allocate(outputs * dtypeBytes(problem.output)),
                            dgrad ? "allocating dx" : "allocating y");
-  // Block-diagonal groups: w expanded into the workspace.
+  // Block-diagonal groups: w expanded into the workspace; C not a multiple
+  // of 8: x and w unfolded there.
   DeviceBuffer workspace;
   if (int64_t bytes = launcher.plan().workspaceBytes)
-    workspace = orFail(gpu.allocate(bytes), "allocating the expanded weights");
+    workspace = orFail(gpu.allocate(bytes), "allocating the workspace");
   LaunchBindings bindings{
       {dX.pointer(), dW.pointer(), dY.pointer(), dC.pointer(), dBias.pointer(), dScale.pointer()},
       workspace.pointer(),
