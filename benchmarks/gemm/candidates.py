@@ -10,9 +10,13 @@ GEMM performance model).
 
 The candidates of a shape are compiled in parallel first (spio-jit's PTX
 cache), then timed one after the other (spio-jit --bench, queued timing,
-median). One JSON line a shape is appended to --out as it is measured,
-with the device, its driver, multiprocessors and L2 bytes; shapes already
-in --out are skipped, so a sweep cut short goes on where it stopped.
+median). Once every shape's candidates are timed, and cuBLAS after them
+(this process opens its CUDA context last: bench.py), one JSON line a
+shape is appended to --out, with the device, its driver, multiprocessors
+and L2 bytes; shapes already in --out are skipped, so a sweep stopped by
+--deadline (which stops starting shapes) goes on where it stopped. A run
+killed before its end writes nothing: keep --deadline well under the time
+a lent GPU allows (112 candidates took about 80 s a shape on an H200).
 Prints a table: the chooser's TFLOP/s, the best candidate's and its
 options, cuBLAS's.
 """
