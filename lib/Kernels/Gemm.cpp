@@ -618,6 +618,12 @@ static int64_t rasterRows(int64_t rows) {
   return 1;
 }
 
+/// rasterRows of `c`'s grid, whose rows are its clusters' (pairs of tile
+/// rows where blocks pair up).
+static int64_t gridRaster(const GemmProblem &p, const GemmConfig &c) {
+  return rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
+}
+
 GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &target, bool streamK) {
   int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
   GemmProblem p = gemmPackedProblem(problem);
@@ -729,7 +735,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     c.blockM = c.blockN = 128;
     c.warpsM = 8;
     c.stages = 4;
-    c.raster = rasterRows(ceilDiv(p.m, c.blockM));
+    c.raster = gridRaster(p, c);
     if (tiles(128, 128) * invariantSplit <= numSMs) {
       c.splitK = invariantSplit;
       return c;
@@ -747,7 +753,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
       c.persistent = numSMs;
       if (pairsShareB(c))
         c.cluster = 2;
-      c.raster = rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
+      c.raster = gridRaster(p, c);
     }
     return c;
   }
@@ -847,7 +853,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
       } else {
         deepenLoneRing(c);
       }
-      c.raster = rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
+      c.raster = gridRaster(p, c);
       return c;
     }
   }
@@ -877,19 +883,19 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     if (pairsShareB(c))
       c.cluster = 2;
     // A cluster's grid counts pairs of tile rows.
-    c.raster = rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
+    c.raster = gridRaster(p, c);
     return c;
   }
   c.stages = 4;
   c.blockM = 128;
   c.warpsM = 8;
-  c.raster = rasterRows(ceilDiv(p.m, c.blockM));
+  c.raster = gridRaster(p, c);
   // One row of 128-row tiles streaming a long reduction reads B's bytes
   // more than it computes: where 64 x 128 tiles are a round at least half
   // full, they stream B on twice the SMs, with deeper rings, rather than
   // split K (fewer blocks keep too few of B's bytes in flight to gain).
-  bool streamsB = ceilDiv(p.m, 128) == 1 && ceilDiv(p.k, c.blockK) >= 64 &&
-                  2 * tiles(64, 128) >= numSMs && tiles(64, 128) <= numSMs;
+  bool oneRowLongK = ceilDiv(p.m, 128) == 1 && ceilDiv(p.k, c.blockK) >= 64;
+  bool streamsB = oneRowLongK && 2 * tiles(64, 128) >= numSMs && tiles(64, 128) <= numSMs;
   if (tiles(128, 128) < numSMs && (shortK || streamsB) && !c.promote && !p.batchInvariant) {
     // Short reductions under a wave of 128 x 128 tiles: a split's cluster
     // barrier and exchange of partial sums cost more than its few k-tiles
@@ -918,7 +924,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
       c.cluster = 2;
     }
     deepenLoneRing(c);
-    c.raster = rasterRows(ceilDiv(ceilDiv(p.m, c.blockM), c.cluster));
+    c.raster = gridRaster(p, c);
     return c;
   }
   // One row of tiles whose 64 x 128 tiles would fill under half a round,
@@ -927,8 +933,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // (H200: 128 x 4096 x 14336 396 TFLOP/s against 340 split in 128 x 128
   // tiles, 96 x 2048 x 8192 226 against 168, 128 x 1000 x 14336 190
   // against 130).
-  if (ceilDiv(p.m, 128) == 1 && 2 * tiles(64, 128) < numSMs && ceilDiv(p.k, c.blockK) >= 64 &&
-      !c.promote && !p.batchInvariant)
+  if (oneRowLongK && 2 * tiles(64, 128) < numSMs && !c.promote && !p.batchInvariant)
     return swapped(ceilDiv(p.m, 8) * 8, 0);
   if (tiles(128, 128) < numSMs) {
     // Under one wave of 128 x 128 tiles (a block an SM): up to 3 blocks
@@ -1029,11 +1034,10 @@ std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target 
     c.kRanges = 1;
     c.persistent = 0;
     c.cluster = 1;
-    c.raster = rasterRows(ceilDiv(p.m, m));
+    c.raster = gridRaster(p, c);
     return c;
   };
   for (auto [m, n] : tiles) {
-    int64_t rows = ceilDiv(p.m, m);
     // A block a tile, then as deep a ring as shared memory holds.
     GemmConfig c = blockATile(m, n);
     add(c);
@@ -1043,7 +1047,7 @@ std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target 
     add(c);
     GemmConfig pairs = c;
     pairs.cluster = 2;
-    pairs.raster = rasterRows(ceilDiv(rows, 2));
+    pairs.raster = gridRaster(p, pairs);
     add(pairs);
     for (GemmConfig shares : {c, pairs}) {
       shares.streamK = true;

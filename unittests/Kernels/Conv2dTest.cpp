@@ -145,6 +145,12 @@ TEST(Conv2dTest, ChecksSayWhatIsRefused) {
   EXPECT_EQ(checkConv2d(rgb, chooseConv2dConfig(rgb, hopper()), hopper()), "");
   rgb.pass = ConvPass::Dgrad;
   EXPECT_NE(checkConv2d(rgb, c, hopper()).find("multiple of 8 input channels"), std::string::npos);
+  EXPECT_NE(checkConv2d(rgb, c, hopper()).find("got C=3 in dgrad"), std::string::npos);
+  Conv2dProblem grouped = rgb;
+  grouped.pass = ConvPass::Fprop;
+  grouped.c = grouped.k = 12;
+  grouped.groups = 4;
+  EXPECT_NE(checkConv2d(grouped, c, hopper()).find("got C=12 in groups"), std::string::npos);
   Conv2dProblem f32 = p;
   f32.input = DType::F32;
   EXPECT_NE(checkConv2d(f32, c, hopper()).find("f16 or bf16"), std::string::npos);

@@ -293,9 +293,11 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
 /// grid, or one of pairs sharing B; the deepest ring; K split in a cluster;
 /// ping-pong; stream-K. Each runs
 /// bit-identical run to run; where K is split differently their sums may
-/// differ in the last bits. Swapped, grouped, batch-invariant and promoted
-/// problems have the chooser's alone (their order of additions is the
-/// chooser's to keep).
+/// differ in the last bits. Decoding's swapped problems (M <= 64), grouped,
+/// batch-invariant and promoted ones have the chooser's alone (decoding
+/// has no unswapped neighbour worth timing; the others' order of additions
+/// is the chooser's to keep); a swapped row of 128-row tiles has its
+/// unswapped neighbours after it.
 std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target &target);
 
 /// The tensor map of operand 'a' or 'b' that a wgmma kernel takes: K-major,
