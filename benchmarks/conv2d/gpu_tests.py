@@ -38,13 +38,16 @@ CASES = [
     # 2, 3 filter rows a pixel of x'; 3x3 with an epilogue, all 27 taps in
     # one; 5 channels, dilation 2 and unequal padding through the extra
     # flags; 7 channels in f16; 12 channels of 7 taps, two k-tiles a filter
-    # row; stride 3).
+    # row; stride 3; 9 channels, 2 filter rows a pixel, dilation 3; a row of
+    # 2050 pixels unfolded in 3 runs of staged x).
     (4, 36, 40, 3, 64, 7, 7, 2, 3, ""),
     (2, 33, 30, 3, 64, 3, 3, 1, 1, "--epilogue bias,relu"),
     (3, 17, 19, 5, 24, 3, 5, 2, 2, "--dilation 2 --pad-w 1"),
     (2, 16, 16, 7, 40, 3, 3, 1, 1, "--dtype f16 --out-dtype f32"),
     (8, 224, 224, 3, 64, 7, 7, 2, 3, ""),
     (2, 23, 21, 12, 40, 3, 7, 1, 3, "--stride 3 --pad-h 0"),
+    (2, 11, 13, 9, 32, 5, 3, 1, 2, "--dilation 3"),
+    (1, 9, 2050, 3, 16, 3, 3, 1, 1, ""),
     # ResNet-50 layers at batch 8 (sampled check) under the chooser's
     # configurations, and the tile options.
     (8, 56, 56, 64, 64, 3, 3, 1, 1, ""),

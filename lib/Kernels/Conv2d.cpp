@@ -30,6 +30,8 @@ constexpr int64_t kChannelTile = 64;
 /// (cuTensorMapEncodeIm2col: corners of a 4-D map in [-128, 127]; the
 /// copy's offsets are taken here as at most 127 as well).
 constexpr int64_t kMaxWindowOffset = 127;
+/// Shared memory a kernel declares statically (without opting in to more).
+constexpr int64_t kMostStaticSharedBytes = 48 * 1024;
 
 /// The window's upper corner along one side: its last position (the
 /// first tap's) past the input's last.
@@ -82,8 +84,26 @@ Conv2dProblem conv2dKernelProblem(const Conv2dProblem &p) {
 
 LaunchShape conv2dUnfoldLaunchShape(const Conv2dProblem &p, char operand) {
   Conv2dProblem kernel = conv2dKernelProblem(p);
-  int64_t rows = operand == 'x' ? kernel.n * kernel.h * kernel.w : kernel.k * kernel.r;
-  return {ceilDiv(rows * kernel.c / 8, kConv2dReduceThreads), 1, kConv2dReduceThreads};
+  if (operand == 'x')
+    return {kernel.n * kernel.h * ceilDiv(kernel.w, conv2dUnfoldXPixels(p)), 1,
+            kConv2dReduceThreads};
+  return {ceilDiv(kernel.k * kernel.r * kernel.c / 8, kConv2dReduceThreads), 1,
+          kConv2dReduceThreads};
+}
+
+int64_t conv2dUnfoldXStagedValues(const Conv2dProblem &p, int64_t pixels) {
+  int64_t columns = (pixels - 1) * p.strideW + (p.s - 1) * p.dilationW + 1;
+  return conv2dUnfoldedRows(p) * columns * p.c;
+}
+
+int64_t conv2dUnfoldXPixels(const Conv2dProblem &p) {
+  // 16 KB a block lets 8 blocks of 256 threads share a multiprocessor.
+  constexpr int64_t kStagedBytes = 16 * 1024;
+  int64_t row = conv2dOutputWidth(p), bytes = dtypeBytes(p.input);
+  int64_t most = 1;
+  while (most < row && conv2dUnfoldXStagedValues(p, most + 1) * bytes <= kStagedBytes)
+    ++most;
+  return ceilDiv(row, ceilDiv(row, most));
 }
 
 int64_t conv2dUnfoldedWeightsOffset(const Conv2dProblem &p) {
@@ -326,9 +346,19 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
            ") does not fit the padded input (" + std::to_string(p.h) + "x" + std::to_string(p.w) +
            ", padding " + std::to_string(p.padH) + "x" + std::to_string(p.padW) + ")";
   // The unfolded problem's checks (its window, tiles, shared memory) are
-  // the kernel's.
-  if (conv2dUnfolds(p))
-    return checkConv2d(conv2dKernelProblem(p), c, target);
+  // the kernel's; x's unfolding stages one pixel's values at least in
+  // shared memory and writes a pixel with at most a block's threads.
+  if (conv2dUnfolds(p)) {
+    Conv2dProblem kernel = conv2dKernelProblem(p);
+    if (kernel.c / 8 > kConv2dReduceThreads ||
+        conv2dUnfoldXStagedValues(p, 1) * dtypeBytes(p.input) > kMostStaticSharedBytes)
+      return "conv2d unfolds x of C not a multiple of 8 into pixels of at most " +
+             std::to_string(kConv2dReduceThreads * 8) +
+             " channels whose taps read at most 48 KB of x, got S x C = " +
+             std::to_string(p.s * p.c) + " over " + std::to_string((p.s - 1) * p.dilationW + 1) +
+             " columns";
+    return checkConv2d(kernel, c, target);
+  }
   if (p.pass == ConvPass::Wgrad) {
     // Each of B's boxes is 64 channels of one tap; dy's rows are 16-byte
     // vectors of K.

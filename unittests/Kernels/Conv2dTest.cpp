@@ -96,7 +96,10 @@ TEST(Conv2dUnfold, UnfoldsFewChannelsIntoWholeKTiles) {
   expectPlanFitsCuda(plan);
   ASSERT_EQ(plan.kernels.size(), 3u);
   EXPECT_EQ(plan.kernels[0].name, kConv2dUnfoldX);
-  EXPECT_EQ(plan.kernels[0].shape.gridX, 32 * 229 * 112 * 8 / 256);
+  // x' a block a row: its 112 pixels read 3 filter rows of 229 columns.
+  EXPECT_EQ(conv2dUnfoldXPixels(p), 112);
+  EXPECT_EQ(conv2dUnfoldXStagedValues(p, 112), 3 * 229 * 3);
+  EXPECT_EQ(plan.kernels[0].shape.gridX, 32 * 229);
   EXPECT_EQ(plan.kernels[1].name, kConv2dUnfoldW);
   EXPECT_EQ(plan.kernels[1].parameters[1].offset, xBytes);
   Conv2dParameters at = conv2dParameters(q);
@@ -120,6 +123,29 @@ TEST(Conv2dUnfold, UnfoldsFewChannelsIntoWholeKTiles) {
   EXPECT_EQ(conv2dUnfoldedRows(wide), 1);
   q = conv2dKernelProblem(wide);
   EXPECT_EQ(std::tuple(q.h, q.c, q.r, q.dilationH, q.padH), std::tuple(229, 128, 7, 1, 0));
+  // A row wider than 16 KB of staged values runs in equal runs: 4096
+  // columns at stride 1 read 4102 of 3 x 3 values; 904 pixels fit (5448
+  // values), so 5 runs of 820.
+  Conv2dProblem wideRow = p;
+  wideRow.w = 4096;
+  wideRow.strideW = 1;
+  EXPECT_EQ(conv2dUnfoldXPixels(wideRow), 820);
+  EXPECT_LE(conv2dUnfoldXStagedValues(wideRow, 820) * 2, 16 * 1024);
+  EXPECT_EQ(conv2dUnfoldLaunchShape(wideRow, 'x').gridX, 32 * 229 * 5);
+  // Pixels of more than 2048 channels, or one pixel's taps reading more
+  // than 48 KB of x, are refused.
+  Conv2dProblem tooWide = p;
+  tooWide.c = 301;
+  EXPECT_NE(checkConv2d(tooWide, chooseConv2dConfig(tooWide, hopper()), hopper())
+                .find("pixels of at most 2048 channels whose taps read at most 48 KB of x, "
+                      "got S x C = 2107 over 7 columns"),
+            std::string::npos);
+  tooWide.c = 291;
+  EXPECT_EQ(checkConv2d(tooWide, chooseConv2dConfig(tooWide, hopper()), hopper()), "");
+  tooWide.dilationW = 14;
+  EXPECT_NE(
+      checkConv2d(tooWide, chooseConv2dConfig(tooWide, hopper()), hopper()).find("over 85 columns"),
+      std::string::npos);
   // Channels a multiple of 8, groups, and the backward passes: not unfolded.
   for (auto change :
        {+[](Conv2dProblem &t) { t.c = 8; }, +[](Conv2dProblem &t) { t.pass = ConvPass::Dgrad; },

@@ -129,9 +129,17 @@ int64_t conv2dUnfoldedRows(const Conv2dProblem &problem);
 /// convolution of x' and w'.
 Conv2dProblem conv2dKernelProblem(const Conv2dProblem &problem);
 /// The kernels unfolding x and w into the workspace (x' first, w' at
-/// conv2dUnfoldedWeightsOffset), a thread a 16-byte vector of x' or w'.
+/// conv2dUnfoldedWeightsOffset): x' a block a run of conv2dUnfoldXPixels
+/// pixels of one of its rows, w' a thread a 16-byte vector.
 constexpr const char *kConv2dUnfoldX = "conv2d_unfold_x", *kConv2dUnfoldW = "conv2d_unfold_w";
 LaunchShape conv2dUnfoldLaunchShape(const Conv2dProblem &problem, char operand);
+/// The pixels of a row of x' a block of x's unfolding writes: as many as
+/// keep the x values they read (conv2dUnfoldXStagedValues) within 16 KB of
+/// shared memory, the row's runs of equal length but the last; at least 1.
+int64_t conv2dUnfoldXPixels(const Conv2dProblem &problem);
+/// The x values a run of `pixels` pixels of x' reads: F filter rows of the
+/// columns the run's taps read, C channels each.
+int64_t conv2dUnfoldXStagedValues(const Conv2dProblem &problem, int64_t pixels);
 int64_t conv2dUnfoldedWeightsOffset(const Conv2dProblem &problem);
 /// Block-diagonal fprop and dgrad: the kernel that expands w into the
 /// workspace, a thread a 16-byte vector of [K, R, S, 64].

@@ -2144,10 +2144,9 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
 }
 
 /// A kernel `name` over arguments of `types` in blocks of
-/// kConv2dReduceThreads threads, a thread an index below `count`: `body`
-/// takes the kernel's arguments and the thread's index.
-static void buildThreadPerElementKernel(KernelBuilder &b, StringRef name, TypeRange types,
-                                        int64_t count, function_ref<void(ValueRange, Value)> body) {
+/// kConv2dReduceThreads threads: `body` takes the kernel's arguments.
+static void buildBlockKernel(KernelBuilder &b, StringRef name, TypeRange types,
+                             function_ref<void(ValueRange)> body) {
   OpBuilder &builder = b.getOpBuilder();
   auto kernel = gpu::GPUFuncOp::create(builder, b.loc(), name, builder.getFunctionType(types, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
@@ -2155,11 +2154,21 @@ static void buildThreadPerElementKernel(KernelBuilder &b, StringRef name, TypeRa
       DenseI32ArrayAttr::get(b.getContext(), {int32_t(kernels::kConv2dReduceThreads), 1, 1}));
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(&kernel.getBody().front());
-  Value index = b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kConv2dReduceThreads)),
-                       b.linearId(LinearId::Thread));
-  b.ifThen(b.cmpi(arith::CmpIPredicate::ult, index, b.index(count)),
-           [&] { body(kernel.getArguments(), index); });
+  body(kernel.getArguments());
   gpu::ReturnOp::create(builder, b.loc());
+}
+
+/// A kernel `name` over arguments of `types` in blocks of
+/// kConv2dReduceThreads threads, a thread an index below `count`: `body`
+/// takes the kernel's arguments and the thread's index.
+static void buildThreadPerElementKernel(KernelBuilder &b, StringRef name, TypeRange types,
+                                        int64_t count, function_ref<void(ValueRange, Value)> body) {
+  buildBlockKernel(b, name, types, [&](ValueRange args) {
+    Value index =
+        b.addi(b.muli(b.linearId(LinearId::BlockX), b.index(kernels::kConv2dReduceThreads)),
+               b.linearId(LinearId::Thread));
+    b.ifThen(b.cmpi(arith::CmpIPredicate::ult, index, b.index(count)), [&] { body(args, index); });
+  });
 }
 
 /// wgrad in parts: dw[e] = the parts' sums of element e added in part
@@ -2353,46 +2362,124 @@ static void buildConv2dExpandWeights(KernelBuilder &b, const kernels::Conv2dProb
       });
 }
 
-/// x [N, H, W, C] unfolded into x' [N, H', Q, C'] (or w [K, R, S, C] into
-/// w' [K, R', 1, C']; conv2dUnfolds): lane j = (f * S + s) * C + c of
-/// pixel (h', q) of x' holds x's channel c at row h' - padH + f *
-/// dilationH and column q * strideW - padW + s * dilationW (w': w[k, r' *
-/// F + f, s, c]), F = conv2dUnfoldedRows, zeros past F * S * C lanes and
-/// off x's sides (w's rows). A thread a 16-byte vector, so that a warp's
-/// stores are consecutive (a thread a whole pixel, each lane's place a
-/// constant, ran 15% slower on an H200): its first lane's (f, s, c) by
-/// division, the next lanes' by counting on (C is not a multiple of 8, so
-/// they are read as single values).
-static void buildConv2dUnfold(KernelBuilder &b, const kernels::Conv2dProblem &p, char operand) {
+/// x [N, H, W, C] unfolded into x' [N, H', Q, C'] (conv2dUnfolds): lane
+/// j = (f * S + s) * C + c of pixel (h', q) holds x's channel c at row
+/// h' - padH + f * dilationH and column q * strideW - padW + s *
+/// dilationW, zeros past F * S * C lanes and off x's sides (F =
+/// conv2dUnfoldedRows). A block a run of pixels of one row of x': it stages
+/// the x values the run reads in shared memory (each filter row's columns
+/// are consecutive values of x, read by consecutive threads), then writes
+/// the run a thread a 16-byte vector, each thread the same vector of every
+/// pixel it writes, so that its lanes' places among the staged values are
+/// computed once. (A thread a vector gathering its lanes from x ran at a
+/// quarter of the write bandwidth on an H200.)
+static void buildConv2dUnfoldX(KernelBuilder &b, const kernels::Conv2dProblem &p) {
   kernels::Conv2dProblem unfolded = kernels::conv2dKernelProblem(p);
   Type element = typeOf(b.getContext(), p.input);
   VectorType vector = b.vector8(element);
-  bool x = operand == 'x';
+  int64_t folded = kernels::conv2dUnfoldedRows(p), lanes = folded * p.s * p.c;
+  int64_t perPixel = unfolded.c / 8, row = unfolded.w;
+  int64_t runPixels = kernels::conv2dUnfoldXPixels(p), runs = ceilDiv(row, runPixels);
+  int64_t staged = kernels::conv2dUnfoldXStagedValues(p, runPixels), rowValues = staged / folded;
+  int64_t threads = kernels::kConv2dReduceThreads, pixelsAtOnce = threads / perPixel;
+  SpioTensorType natural =
+      b.tensorType({{"e", 1, p.n * p.h * p.w * p.c}}, element, MemorySpace::Global);
+  SpioTensorType packed = b.tensorType({{"e", 1, unfolded.n * unfolded.h * row * perPixel}}, vector,
+                                       MemorySpace::Global);
+  buildBlockKernel(b, kernels::kConv2dUnfoldX, {natural, packed}, [&](ValueRange args) {
+    auto x = cast<Tensor>(args[0]), out = cast<Tensor>(args[1]);
+    auto less = [&](Value v, int64_t bound) {
+      return b.cmpi(arith::CmpIPredicate::ult, v, b.index(bound));
+    };
+    auto atLeast = [&](Value v, int64_t bound) {
+      return b.cmpi(arith::CmpIPredicate::uge, v, b.index(bound));
+    };
+    auto at = [&](Value index) { return b.fromIndex(index, b.coordType("e")); };
+    Value block = b.linearId(LinearId::BlockX), thread = b.linearId(LinearId::Thread);
+    // Block (image, h', run).
+    Value xRow = b.divui(block, b.index(runs));
+    Value image = b.divui(xRow, b.index(unfolded.h)), top = b.remui(xRow, b.index(unfolded.h));
+    Value first = b.muli(b.remui(block, b.index(runs)), b.index(runPixels));
+    Value pixels = b.create<arith::MinUIOp>({}, b.index(runPixels), b.subi(b.index(row), first));
+    Value zero = b.create<arith::ConstantOp>({}, b.getOpBuilder().getZeroAttr(element));
+    Tensor shared = b.alloc(b.tensorType({{"e", 1, staged}}, element, MemorySpace::Shared));
+    // Value e of filter row f: x's row top - padH + f * dilationH, value
+    // first * strideW * C - padW * C + e of it (both kept padH and padW * C
+    // higher, so that they are unsigned); zeros off x.
+    b.forLoop(thread, b.index(staged), b.index(threads), {}, [&](Value e, ValueRange) {
+      Value f = b.divui(e, b.index(rowValues));
+      Value h = b.addi(top, b.muli(f, b.index(p.dilationH)));
+      Value column =
+          b.addi(b.muli(first, b.index(p.strideW * p.c)), b.remui(e, b.index(rowValues)));
+      Value inside =
+          b.andi(b.andi(atLeast(h, p.padH), less(h, p.h + p.padH)),
+                 b.andi(atLeast(column, p.padW * p.c), less(column, (p.w + p.padW) * p.c)));
+      Value source = b.addi(b.muli(b.addi(b.muli(image, b.index(p.h)), b.subi(h, b.index(p.padH))),
+                                   b.index(p.w * p.c)),
+                            b.subi(column, b.index(p.padW * p.c)));
+      // Values off x read its first, then drop it.
+      Value read = b.load(x, {at(b.create<arith::SelectOp>({}, inside, source, b.index(0)))});
+      b.store(b.create<arith::SelectOp>({}, inside, read, zero), shared, {at(e)});
+      return SmallVector<Value>{};
+    });
+    b.barrier();
+    b.ifThen(less(thread, pixelsAtOnce * perPixel), [&] {
+      // The thread's vector v of each pixel: lane j = 8 v + i at staged
+      // value f * rowValues + (s * dilationW) * C + c past the pixel's
+      // first column, zero past F * S * C lanes.
+      Value v = b.remui(thread, b.index(perPixel));
+      SmallVector<Value> places, inLanes;
+      for (int64_t i = 0; i < 8; ++i) {
+        Value j = b.addi(b.muli(v, b.index(8)), b.index(i));
+        Value f = b.divui(j, b.index(p.s * p.c));
+        Value s = b.remui(b.divui(j, b.index(p.c)), b.index(p.s));
+        Value place =
+            b.addi(b.addi(b.muli(f, b.index(rowValues)), b.muli(s, b.index(p.dilationW * p.c))),
+                   b.remui(j, b.index(p.c)));
+        inLanes.push_back(less(j, lanes));
+        places.push_back(b.create<arith::SelectOp>({}, inLanes.back(), place, b.index(0)));
+      }
+      Value firstVector =
+          b.addi(b.muli(b.addi(b.muli(xRow, b.index(row)), first), b.index(perPixel)), v);
+      b.forLoop(b.divui(thread, b.index(perPixel)), pixels, b.index(pixelsAtOnce), {},
+                [&](Value pixel, ValueRange) {
+                  Value column = b.muli(pixel, b.index(p.strideW * p.c));
+                  SmallVector<Value> values;
+                  for (int64_t i = 0; i < 8; ++i) {
+                    Value read = b.load(shared, {at(b.addi(column, places[i]))});
+                    values.push_back(b.create<arith::SelectOp>({}, inLanes[i], read, zero));
+                  }
+                  b.store(b.create<vector::FromElementsOp>({}, vector, values), out,
+                          {at(b.addi(firstVector, b.muli(pixel, b.index(perPixel))))});
+                  return SmallVector<Value>{};
+                });
+    });
+  });
+}
+
+/// w [K, R, S, C] unfolded into w' [K, R', 1, C'] (conv2dUnfolds): lane
+/// j = (f * S + s) * C + c of row (k, r') holds w[k, r' * F + f, s, c],
+/// zeros past F * S * C lanes and R rows. A thread a 16-byte vector: its
+/// first lane's (f, s, c) by division, the next lanes' by counting on (C
+/// is not a multiple of 8, so they are read as single values).
+static void buildConv2dUnfoldW(KernelBuilder &b, const kernels::Conv2dProblem &p) {
+  kernels::Conv2dProblem unfolded = kernels::conv2dKernelProblem(p);
+  Type element = typeOf(b.getContext(), p.input);
+  VectorType vector = b.vector8(element);
   int64_t folded = kernels::conv2dUnfoldedRows(p);
-  int64_t values = x ? p.n * p.h * p.w * p.c : p.k * p.r * p.s * p.c;
-  int64_t rows = x ? unfolded.n * unfolded.h * unfolded.w : unfolded.k * unfolded.r;
+  int64_t rows = unfolded.k * unfolded.r;
   int64_t perRow = unfolded.c / 8, vectors = rows * perRow, lanes = folded * p.s * p.c;
-  SpioTensorType natural = b.tensorType({{"e", 1, values}}, element, MemorySpace::Global);
+  SpioTensorType natural =
+      b.tensorType({{"e", 1, p.k * p.r * p.s * p.c}}, element, MemorySpace::Global);
   SpioTensorType packed = b.tensorType({{"e", 1, vectors}}, vector, MemorySpace::Global);
   buildThreadPerElementKernel(
-      b, x ? kernels::kConv2dUnfoldX : kernels::kConv2dUnfoldW, {natural, packed}, vectors,
-      [&](ValueRange args, Value index) {
+      b, kernels::kConv2dUnfoldW, {natural, packed}, vectors, [&](ValueRange args, Value index) {
         Value row = b.divui(index, b.index(perRow));
         Value j = b.muli(b.remui(index, b.index(perRow)), b.index(8));
         Value c = b.remui(j, b.index(p.c)), s = b.remui(b.divui(j, b.index(p.c)), b.index(p.s));
         Value f = b.divui(j, b.index(p.s * p.c));
-        // x: row (image, h', q); w: row (k, r').
-        Value outer = b.divui(row, b.index(x ? unfolded.h * unfolded.w : unfolded.r));
-        Value first = x ? b.remui(b.divui(row, b.index(unfolded.w)), b.index(unfolded.h))
-                        : b.remui(row, b.index(unfolded.r));
-        Value q = x ? b.remui(row, b.index(unfolded.w)) : Value();
+        Value k = b.divui(row, b.index(unfolded.r)), first = b.remui(row, b.index(unfolded.r));
         Value zero = b.create<arith::ConstantOp>({}, b.getOpBuilder().getZeroAttr(element));
-        auto less = [&](Value v, int64_t bound) {
-          return b.cmpi(arith::CmpIPredicate::ult, v, b.index(bound));
-        };
-        auto atLeast = [&](Value v, int64_t bound) {
-          return b.cmpi(arith::CmpIPredicate::uge, v, b.index(bound));
-        };
         SmallVector<Value> lanesRead;
         for (int64_t lane = 0; lane < 8; ++lane) {
           if (lane > 0) {
@@ -2406,28 +2493,14 @@ static void buildConv2dUnfold(KernelBuilder &b, const kernels::Conv2dProblem &p,
             f = b.create<arith::SelectOp>({}, wrapS, b.addi(f, b.index(1)), f);
             j = b.addi(j, b.index(1));
           }
-          Value inside = less(j, lanes), source;
-          if (x) {
-            // Row h' - padH + f * dilationH and its column, kept padH
-            // (padW) higher so that they are unsigned.
-            Value h = b.addi(first, b.muli(f, b.index(p.dilationH)));
-            Value w = b.addi(b.muli(q, b.index(p.strideW)), b.muli(s, b.index(p.dilationW)));
-            inside = b.andi(inside, b.andi(b.andi(atLeast(h, p.padH), less(h, p.h + p.padH)),
-                                           b.andi(atLeast(w, p.padW), less(w, p.w + p.padW))));
-            Value pixel =
-                b.addi(b.muli(b.addi(b.muli(outer, b.index(p.h)), b.subi(h, b.index(p.padH))),
-                              b.index(p.w)),
-                       b.subi(w, b.index(p.padW)));
-            source = b.addi(b.muli(pixel, b.index(p.c)), c);
-          } else {
-            Value r = b.addi(b.muli(first, b.index(folded)), f);
-            inside = b.andi(inside, less(r, p.r));
-            source = b.addi(
-                b.muli(b.addi(b.muli(b.addi(b.muli(outer, b.index(p.r)), r), b.index(p.s)), s),
-                       b.index(p.c)),
-                c);
-          }
-          // Lanes off x (w) read its first value, then drop it.
+          Value r = b.addi(b.muli(first, b.index(folded)), f);
+          Value inside = b.andi(b.cmpi(arith::CmpIPredicate::ult, j, b.index(lanes)),
+                                b.cmpi(arith::CmpIPredicate::ult, r, b.index(p.r)));
+          Value source =
+              b.addi(b.muli(b.addi(b.muli(b.addi(b.muli(k, b.index(p.r)), r), b.index(p.s)), s),
+                            b.index(p.c)),
+                     c);
+          // Lanes off w read its first value, then drop it.
           Value read =
               b.load(cast<Tensor>(args[0]),
                      {b.fromIndex(b.create<arith::SelectOp>({}, inside, source, b.index(0)),
@@ -2456,8 +2529,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
   if (kernels::conv2dBlockDiagonal(original) && original.pass != kernels::ConvPass::Wgrad)
     buildConv2dExpandWeights(b, original);
   if (kernels::conv2dUnfolds(original)) {
-    buildConv2dUnfold(b, original, 'x');
-    buildConv2dUnfold(b, original, 'w');
+    buildConv2dUnfoldX(b, original);
+    buildConv2dUnfoldW(b, original);
   }
   if (problem.pass != kernels::ConvPass::Dgrad) {
     gpu::GPUFuncOp kernel = buildConv2dKernel(b, problem, config, "conv2d");
