@@ -48,6 +48,16 @@ CASES = [
     (2, 23, 21, 12, 40, 3, 7, 1, 3, "--stride 3 --pad-h 0"),
     (2, 11, 13, 9, 32, 5, 3, 1, 2, "--dilation 3"),
     (1, 9, 2050, 3, 16, 3, 3, 1, 1, ""),
+    # Their wgrad: dw' of the unfolded convolution (in parts, or in one
+    # with --parts 1), folded back into dw by the reduce kernel.
+    (4, 36, 40, 3, 64, 7, 7, 2, 3, "--pass wgrad"),
+    (3, 17, 19, 5, 24, 3, 5, 2, 2, "--dilation 2 --pad-w 1 --pass wgrad"),
+    (2, 16, 16, 7, 40, 3, 3, 1, 1, "--dtype f16 --out-dtype f32 --pass wgrad"),
+    (2, 23, 21, 12, 40, 3, 7, 1, 3, "--stride 3 --pad-h 0 --pass wgrad"),
+    (2, 11, 13, 9, 32, 5, 3, 1, 2, "--dilation 3 --pass wgrad"),
+    (2, 16, 16, 3, 64, 3, 3, 1, 1, "--pass wgrad --parts 1"),
+    (4, 64, 64, 3, 64, 3, 3, 1, 1, "--pass wgrad"),
+    (8, 224, 224, 3, 64, 7, 7, 2, 3, "--pass wgrad"),
     # ResNet-50 layers at batch 8 (sampled check) under the chooser's
     # configurations, and the tile options.
     (8, 56, 56, 64, 64, 3, 3, 1, 1, ""),

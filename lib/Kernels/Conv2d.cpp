@@ -52,7 +52,7 @@ bool conv2dBlockDiagonal(const Conv2dProblem &p) {
 }
 
 bool conv2dUnfolds(const Conv2dProblem &p) {
-  return p.pass == ConvPass::Fprop && p.groups == 1 && p.c % 8 != 0;
+  return p.pass != ConvPass::Dgrad && p.groups == 1 && p.c % 8 != 0;
 }
 
 int64_t conv2dUnfoldedRows(const Conv2dProblem &p) {
@@ -106,7 +106,7 @@ int64_t conv2dUnfoldXPixels(const Conv2dProblem &p) {
   return ceilDiv(row, ceilDiv(row, most));
 }
 
-int64_t conv2dUnfoldedWeightsOffset(const Conv2dProblem &p) {
+int64_t conv2dUnfoldedXBytes(const Conv2dProblem &p) {
   Conv2dProblem kernel = conv2dKernelProblem(p);
   // TMA reads w' from a 16-byte aligned start; 256 keeps it on L2 lines.
   return ceilDiv(kernel.n * kernel.h * kernel.w * kernel.c * dtypeBytes(p.input), 256) * 256;
@@ -298,9 +298,9 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
            " K=" + std::to_string(p.k) + " R=" + std::to_string(p.r) + " S=" + std::to_string(p.s);
   if (p.input != DType::F16 && p.input != DType::BF16)
     return "conv2d inputs must be f16 or bf16";
-  if (p.c % 8 != 0 && (p.pass != ConvPass::Fprop || p.groups != 1))
+  if (p.c % 8 != 0 && !conv2dUnfolds(p))
     return "conv2d takes a multiple of 8 input channels (16-byte pixels), or any count in a "
-           "dense fprop (x unfolded first), got C=" +
+           "dense fprop or wgrad (x unfolded first), got C=" +
            std::to_string(p.c) +
            (p.groups != 1 ? " in groups" : std::string(" in ") + convPassName(p.pass));
   if (p.groups < 1 || p.c % p.groups != 0 || p.k % p.groups != 0)
@@ -627,20 +627,18 @@ int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &c, cons
 }
 
 int64_t conv2dWorkspaceBytes(const Conv2dProblem &p) {
-  if (conv2dUnfolds(p)) {
-    Conv2dProblem kernel = conv2dKernelProblem(p);
-    return conv2dUnfoldedWeightsOffset(p) + kernel.k * kernel.r * kernel.c * dtypeBytes(p.input);
-  }
-  int64_t blockWeights = p.k * p.r * p.s * kChannelTile;
-  if (p.pass != ConvPass::Wgrad)
-    return conv2dBlockDiagonal(p) ? blockWeights * dtypeBytes(p.input) : 0;
-  if (p.parts > 1)
-    return p.parts * p.k * p.r * p.s * conv2dGroupInputs(conv2dKernelProblem(p)) * 4;
-  return conv2dBlockDiagonal(p) ? blockWeights * dtypeBytes(p.output) : 0;
+  Conv2dProblem kernel = conv2dKernelProblem(p);
+  int64_t unfolded = conv2dUnfolds(p) ? conv2dUnfoldedXBytes(p) : 0;
+  int64_t weights = kernel.k * kernel.r * kernel.s * conv2dGroupInputs(kernel);
+  if (conv2dWgradReduces(p))
+    return unfolded + (p.parts > 1 ? p.parts * weights * 4 : weights * dtypeBytes(p.output));
+  if (p.pass == ConvPass::Wgrad)
+    return 0;
+  return conv2dUnfolds(p) || conv2dBlockDiagonal(p) ? unfolded + weights * dtypeBytes(p.input) : 0;
 }
 
 bool conv2dWgradReduces(const Conv2dProblem &p) {
-  return p.pass == ConvPass::Wgrad && (p.parts > 1 || conv2dBlockDiagonal(p));
+  return p.pass == ConvPass::Wgrad && (p.parts > 1 || conv2dBlockDiagonal(p) || conv2dUnfolds(p));
 }
 
 LaunchShape conv2dWgradReduceLaunchShape(const Conv2dProblem &p) {

@@ -116,16 +116,16 @@ struct Conv2dSources {
 
 /// The implicit-GEMM kernel of `problem` (a kernel problem: a strided
 /// dgrad's phase, y at the phase's first position), reading x and w from
-/// `sources`, and wgrad writing its sums into the workspace for the reduce
-/// kernel (`reduced`).
+/// `sources`, and wgrad writing its sums into the workspace at `sums` for
+/// the reduce kernel.
 PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &config,
                            const Conv2dParameters &at, const std::string &name,
-                           Conv2dSources sources = {}, bool reduced = false) {
+                           Conv2dSources sources = {}, std::optional<int64_t> sums = {}) {
   PlannedKernel kernel{name, conv2dLaunchShape(problem, config), false,
                        std::vector<PlanParameter>(at.count)};
   kernel.parameters[at.x] = sources.x ? workspace(*sources.x) : operand(X);
   kernel.parameters[at.w] = sources.w ? workspace(*sources.w) : operand(W);
-  kernel.parameters[at.y] = reduced ? workspace() : operand(Y, conv2dPhaseOffsetBytes(problem));
+  kernel.parameters[at.y] = sums ? workspace(*sums) : operand(Y, conv2dPhaseOffsetBytes(problem));
   for (auto [position, index] :
        {std::pair{at.c, int(C)}, std::pair{at.bias, int(Bias)}, std::pair{at.scale, int(Scale)}})
     if (position >= 0)
@@ -150,40 +150,45 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
     return conv2dLaunchPlan(problem, config, conv2dParameters(problem), "conv2d");
   LaunchPlan plan = conv2dOperands(problem);
   plan.workspaceBytes = conv2dWorkspaceBytes(problem);
+  Conv2dSources sources;
+  int64_t unfolded = 0;
   if (conv2dUnfolds(problem)) {
-    // x and w unfolded into the workspace, then the R' x 1 convolution of
-    // the two.
-    int64_t weights = conv2dUnfoldedWeightsOffset(problem);
+    // x and (fprop) w unfolded into the workspace first; the kernel then
+    // convolves the R' x 1 taps of the two.
+    unfolded = conv2dUnfoldedXBytes(problem);
     plan.kernels.push_back(
         {kConv2dUnfoldX, conv2dUnfoldLaunchShape(problem, 'x'), false, {operand(X), workspace()}});
-    plan.kernels.push_back({kConv2dUnfoldW,
-                            conv2dUnfoldLaunchShape(problem, 'w'),
-                            false,
-                            {operand(W), workspace(weights)}});
-    plan.kernels.push_back(conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d",
-                                        Conv2dSources{0, weights}));
-    return plan;
+    sources.x = 0;
+    if (problem.pass == ConvPass::Fprop) {
+      plan.kernels.push_back({kConv2dUnfoldW,
+                              conv2dUnfoldLaunchShape(problem, 'w'),
+                              false,
+                              {operand(W), workspace(unfolded)}});
+      sources.w = unfolded;
+      plan.kernels.push_back(
+          conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", sources));
+      return plan;
+    }
   }
   if (problem.pass == ConvPass::Wgrad) {
-    // Block-diagonal: the blocks' sums, then their diagonal into dw.
+    // The kernel's sums (in parts, of the blocks, or of dw'), then the
+    // reduce kernel adds them into dw.
     plan.kernels.push_back(
-        conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", {}, true));
+        conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", sources, unfolded));
     plan.kernels.push_back({"conv2d_wgrad_reduce",
                             conv2dWgradReduceLaunchShape(problem),
                             false,
-                            {workspace(), operand(Y)}});
+                            {workspace(unfolded), operand(Y)}});
     return plan;
   }
   // Block-diagonal fprop and dgrad read w expanded.
-  bool expanded = conv2dBlockDiagonal(problem);
-  if (expanded)
+  if (conv2dBlockDiagonal(problem)) {
     plan.kernels.push_back({kConv2dExpandWeights,
                             conv2dExpandWeightsLaunchShape(problem),
                             false,
                             {operand(W), workspace()}});
-  Conv2dSources sources;
-  if (expanded)
     sources.w = 0;
+  }
   if (problem.pass == ConvPass::Fprop) {
     plan.kernels.push_back(
         conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", sources));
@@ -209,7 +214,8 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
                             const Conv2dParameters &at, const std::string &name) {
   LaunchPlan plan = conv2dOperands(problem);
   bool reduced = conv2dWgradReduces(problem);
-  plan.kernels.push_back(conv2dKernel(problem, config, at, name, {}, reduced));
+  plan.kernels.push_back(conv2dKernel(problem, config, at, name, {},
+                                      reduced ? std::optional<int64_t>(0) : std::nullopt));
   if (reduced) {
     plan.workspaceBytes = conv2dWorkspaceBytes(problem);
     plan.kernels.push_back({name + "_wgrad_reduce",

@@ -14,7 +14,8 @@ implementations and autograd:
   block-diagonal weights), forward on the implicit GEMM (Hopper); the
   backward's dx on Spio's dgrad kernel where the taps read one phase of dx
   (grouped: any stride), dw on its wgrad kernel where C is a multiple of
-  64, the rest on cuDNN (aten.convolution_backward).
+  64 or, x unfolded first, not of 8, the rest on cuDNN
+  (aten.convolution_backward).
 - spio::bmm (batched a @ b, transposed views read in place).
 - spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
   spio.matmul's too); dX and dW are GEMMs too, dW accumulated in f32 and
@@ -655,8 +656,8 @@ def _conv2d_dgrad(dy, x, weight, stride, padding, dilation, groups):
 
 def _conv2d_wgrad(dy, x, weight, stride, padding, dilation, groups):
     """dw (the weight's shape, channels_last storage) from x and dy on Spio's
-    wgrad kernel, or None where it does not take the layer (C not a
-    multiple of 64, K not of 8)."""
+    wgrad kernel, or None where it does not take the layer (C a multiple of
+    8 but not of 64, K not of 8)."""
     launcher = _dense_gradient_launcher("wgrad", dy, x, weight, stride, padding, dilation,
                                         groups)
     if launcher is None:
@@ -672,8 +673,8 @@ def _conv2d_wgrad(dy, x, weight, stride, padding, dilation, groups):
 def _dense_backward(ctx, dy):
     """dx on Spio's dgrad kernel and dw on its wgrad kernel where they take
     the layer (dgrad: one phase of dx read, as at stride 1 or by a 1x1
-    stride-2 layer; wgrad: C a multiple of 64), each else on cuDNN; dbias
-    on cuDNN (aten.convolution_backward)."""
+    stride-2 layer; wgrad: C a multiple of 64 or not of 8), each else on
+    cuDNN; dbias on cuDNN (aten.convolution_backward)."""
     x, weight = ctx.saved_tensors
     needs = ctx.needs_input_grad
     dx = dw = None
@@ -699,13 +700,14 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv2d on Spio's kernels, f16/bf16 on a CUDA
     device: dense layers (groups = 1; Hopper, any kernel size, stride,
     padding and dilation; input channels not a multiple of 8, as RGB stems
-    have, in the forward alone, x unfolded into a workspace first), layers of
+    have, in the forward and dw, x unfolded into a workspace first), layers of
     groups of a multiple of 64 input and output channels, and layers of
     groups of 16 or 32 channels (C in = C out a multiple of 64, run as
     groups of 64 with block-diagonal weights, whose gradient autograd takes
     back) as an implicit GEMM whose backward takes dx from Spio's dgrad where one kernel computes
     it (the taps read one phase of dx: stride 1, or 1x1 downsampling), dw
-    from its wgrad where C is a multiple of 64, and the rest from cuDNN, and
+    from its wgrad where C is a multiple of 64 or not of 8, and the rest
+    from cuDNN, and
     groups of 8, 4, 2 or 1 (depthwise) channels (C in = C out a multiple of
     8, dilation 1) on conv2d_gw8's kernels, forward and backward.
     SpioError says why a layer is not taken. The output is channels_last."""

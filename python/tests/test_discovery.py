@@ -847,8 +847,9 @@ def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
 
 def test_dense_conv2d_says_why_not():
     family = spio.Conv2dFamily()
-    # 3 input channels: a forward unfolds x and w into the
-    # workspace first; the backward passes are refused.
+    # 3 input channels: a forward unfolds x and w into the workspace first,
+    # a wgrad x (its kernel's dw' in 49 parts after x', folded back into dw
+    # by the reduce kernel); dgrad is refused.
     rgb = spio.Conv2dArguments(1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 3))
     config = family.chosen(rgb, spio.kernels.target("sm_90"))
     assert spio.Kernel(family, config).supports(rgb)
@@ -856,6 +857,12 @@ def test_dense_conv2d_says_why_not():
     compiled = spio.Kernel(family, config).compile(rgb)
     assert [name for name, _, _ in compiled.kernels] == ["conv2d_unfold_x", "conv2d_unfold_w",
                                                          "conv2d"]
+    wgrad = spio.Conv2dArguments(1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 3), pass_="wgrad")
+    config = family.chosen(wgrad, spio.kernels.target("sm_90"))
+    assert family.workspace_size(wgrad, config) == 229 * 112 * 64 * 2 + 49 * 64 * 3 * 64 * 4
+    compiled = spio.Kernel(family, config).compile(wgrad)
+    assert [name for name, _, _ in compiled.kernels] == ["conv2d_unfold_x", "conv2d",
+                                                         "conv2d_wgrad_reduce"]
     dgrad = spio.Conv2dArguments(1, 224, 224, 3, 64, 7, 7, (2, 2), (3, 3), pass_="dgrad")
     support = spio.Kernel(family, family.chosen(CONV, spio.kernels.target("sm_90"))).supports(dgrad)
     assert not support and "multiple of 8 input channels" in support.reason

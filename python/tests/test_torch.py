@@ -620,8 +620,9 @@ def test_dense_conv2d_layers_and_transform():
     assert spio._torch_ops._krsc(weight) is weight
     got = net[2](net[1](net[0](x)))
     close(got, want.float(), want.abs().max().item() * 4)
-    # 3 input channels: the forward unfolds x into whole k-tiles first; the
-    # backward's dw comes from cuDNN.
+    # 3 input channels: the forward unfolds x into whole k-tiles first, and
+    # so does the backward's dw (Spio's wgrad of the unfolded convolution,
+    # folded back).
     assert isinstance(net[3], spio.nn.Conv2d)
     rgb = net[3](image)
     close(rgb, rgb_want.float(), rgb_want.abs().max().item() * 4)

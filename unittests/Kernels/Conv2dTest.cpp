@@ -90,7 +90,7 @@ TEST(Conv2dUnfold, UnfoldsFewChannelsIntoWholeKTiles) {
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
   // The workspace: x' (256-byte aligned), then w'.
   int64_t xBytes = 32 * 229 * 112 * 64 * 2;
-  EXPECT_EQ(conv2dUnfoldedWeightsOffset(p), xBytes);
+  EXPECT_EQ(conv2dUnfoldedXBytes(p), xBytes);
   EXPECT_EQ(conv2dWorkspaceBytes(p), xBytes + 64 * 3 * 64 * 2);
   LaunchPlan plan = conv2dLaunchPlan(p, c);
   expectPlanFitsCuda(plan);
@@ -146,10 +146,32 @@ TEST(Conv2dUnfold, UnfoldsFewChannelsIntoWholeKTiles) {
   EXPECT_NE(
       checkConv2d(tooWide, chooseConv2dConfig(tooWide, hopper()), hopper()).find("over 85 columns"),
       std::string::npos);
-  // Channels a multiple of 8, groups, and the backward passes: not unfolded.
+  // wgrad: x' and dy give dw' [K, 3, 1, 64] in parts after x' in the
+  // workspace, which the reduce kernel adds and folds back into dw.
+  Conv2dProblem wgrad = p;
+  wgrad.pass = ConvPass::Wgrad;
+  ASSERT_TRUE(conv2dUnfolds(wgrad));
+  GemmConfig wc = chooseConv2dConfig(wgrad, hopper());
+  wgrad.parts = conv2dWgradParts(wgrad, wc, hopper());
+  EXPECT_GT(wgrad.parts, 1);
+  EXPECT_EQ(checkConv2d(wgrad, wc, hopper()), "");
+  EXPECT_TRUE(conv2dWgradReduces(wgrad));
+  EXPECT_EQ(conv2dWorkspaceBytes(wgrad), xBytes + wgrad.parts * 64 * 3 * 64 * 4);
+  LaunchPlan wplan = conv2dLaunchPlan(wgrad, wc);
+  expectPlanFitsCuda(wplan);
+  ASSERT_EQ(wplan.kernels.size(), 3u);
+  EXPECT_EQ(wplan.kernels[0].name, kConv2dUnfoldX);
+  Conv2dParameters wat = conv2dParameters(conv2dKernelProblem(wgrad));
+  EXPECT_EQ(wplan.kernels[1].parameters[wat.x].kind, PlanParameter::Kind::Workspace);
+  EXPECT_EQ(wplan.kernels[1].parameters[wat.xMap].kind, PlanParameter::Kind::WorkspaceIm2colMap);
+  EXPECT_EQ(wplan.kernels[1].parameters[wat.y].kind, PlanParameter::Kind::Workspace);
+  EXPECT_EQ(wplan.kernels[1].parameters[wat.y].offset, xBytes);
+  EXPECT_EQ(wplan.kernels[2].name, "conv2d_wgrad_reduce");
+  EXPECT_EQ(wplan.kernels[2].parameters[0].offset, xBytes);
+  EXPECT_EQ(wplan.kernels[2].shape.gridX, 64 * 7 * 7 * 3 / 256 + 1);
+  // Channels a multiple of 8, groups, and dgrad: not unfolded.
   for (auto change :
        {+[](Conv2dProblem &t) { t.c = 8; }, +[](Conv2dProblem &t) { t.pass = ConvPass::Dgrad; },
-        +[](Conv2dProblem &t) { t.pass = ConvPass::Wgrad; },
         +[](Conv2dProblem &t) {
           t.c = t.k = 6;
           t.groups = 3;
@@ -164,8 +186,8 @@ TEST(Conv2dTest, ChecksSayWhatIsRefused) {
   Conv2dProblem p = resnetLayer();
   GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
-  // 3 channels: a dense fprop unfolds x (Conv2dUnfold below); the others
-  // are refused.
+  // 3 channels: a dense fprop or wgrad unfolds x (Conv2dUnfold below);
+  // dgrad and groups are refused.
   Conv2dProblem rgb = p;
   rgb.c = 3;
   EXPECT_EQ(checkConv2d(rgb, chooseConv2dConfig(rgb, hopper()), hopper()), "");

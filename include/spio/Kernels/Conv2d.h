@@ -111,14 +111,16 @@ int64_t conv2dGroupOutputs(const Conv2dProblem &problem);
 /// Groups of 16 or 32 channels, C = K a multiple of 64: run as groups of
 /// 64 with block-diagonal weights.
 bool conv2dBlockDiagonal(const Conv2dProblem &problem);
-/// A dense fprop whose C is not a multiple of 8 (RGB stems: 3 channels),
-/// whose pixels are not whole 16-byte vectors as TMA reads them: x is
-/// unfolded first into x' [N, H', Q, C'], whose pixel (h', q) holds the C
-/// channels of each of the S columns output column q reads from each of
-/// conv2dUnfoldedRows filter rows from row h' - padH on (C' = that count
-/// rounded up to the k-tile's 64, zeros past it and off x's sides), and w
-/// into w' [K, R', 1, C'] alike (R' = R over the rows folded, rounded up);
-/// the kernel then convolves x' with R' x 1 taps, no padding.
+/// A dense fprop or wgrad whose C is not a multiple of 8 (RGB stems: 3
+/// channels), whose pixels are not whole 16-byte vectors as TMA reads them:
+/// x is unfolded first into x' [N, H', Q, C'], whose pixel (h', q) holds
+/// the C channels of each of the S columns output column q reads from each
+/// of conv2dUnfoldedRows filter rows from row h' - padH on (C' = that count
+/// rounded up to the k-tile's 64, zeros past it and off x's sides); fprop
+/// unfolds w into w' [K, R', 1, C'] alike (R' = R over the rows folded,
+/// rounded up) and convolves x' with R' x 1 taps, no padding; wgrad's
+/// kernel computes that convolution's dw', which its reduce kernel folds
+/// back into dw.
 bool conv2dUnfolds(const Conv2dProblem &problem);
 /// The filter rows each pixel of x' holds: as many as fill a k-tile's 64
 /// channels with S * C of each (at most R), else 1.
@@ -128,8 +130,8 @@ int64_t conv2dUnfoldedRows(const Conv2dProblem &problem);
 /// the expanded [K, R, S, 64]), or where it unfolds x the R' x 1
 /// convolution of x' and w'.
 Conv2dProblem conv2dKernelProblem(const Conv2dProblem &problem);
-/// The kernels unfolding x and w into the workspace (x' first, w' at
-/// conv2dUnfoldedWeightsOffset): x' a block a run of conv2dUnfoldXPixels
+/// The kernels unfolding x and w into the workspace (x' first, then w' or
+/// wgrad's sums at conv2dUnfoldedXBytes): x' a block a run of conv2dUnfoldXPixels
 /// pixels of one of its rows, w' a thread a 16-byte vector.
 constexpr const char *kConv2dUnfoldX = "conv2d_unfold_x", *kConv2dUnfoldW = "conv2d_unfold_w";
 LaunchShape conv2dUnfoldLaunchShape(const Conv2dProblem &problem, char operand);
@@ -140,7 +142,8 @@ int64_t conv2dUnfoldXPixels(const Conv2dProblem &problem);
 /// The x values a run of `pixels` pixels of x' reads: F filter rows of the
 /// columns the run's taps read, C channels each.
 int64_t conv2dUnfoldXStagedValues(const Conv2dProblem &problem, int64_t pixels);
-int64_t conv2dUnfoldedWeightsOffset(const Conv2dProblem &problem);
+/// The workspace's bytes x' takes, rounded up to 256.
+int64_t conv2dUnfoldedXBytes(const Conv2dProblem &problem);
 /// Block-diagonal fprop and dgrad: the kernel that expands w into the
 /// workspace, a thread a 16-byte vector of [K, R, S, 64].
 constexpr const char *kConv2dExpandWeights = "conv2d_expand_weights";
@@ -197,13 +200,13 @@ GemmConfig conv2dPhaseConfig(const Conv2dProblem &problem, const GemmConfig &con
 /// least 4 k-tiles; 1 where the blocks are more than the multiprocessors.
 int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &config,
                          const Target &target);
-/// The workspace: wgrad's parts' f32 sums, [part, k, r, s, c] (block-
-/// diagonal: of the blocks' 64 channels, in dw's dtype in one part),
-/// block-diagonal fprop's and dgrad's expanded w, or the unfolded x' and w';
-/// 0 for none.
+/// The workspace: wgrad's parts' f32 sums, [part, k, r, s, c] of the
+/// kernel problem (block-diagonal: of the blocks' 64 channels; unfolded:
+/// after x', of dw'; in dw's dtype in one part), block-diagonal fprop's and
+/// dgrad's expanded w, or fprop's unfolded x' and w'; 0 for none.
 int64_t conv2dWorkspaceBytes(const Conv2dProblem &problem);
 /// wgrad: whether the reduce kernel adds the workspace's sums into dw (in
-/// parts, or block-diagonal), and its launch, a thread an element of dw.
+/// parts, block-diagonal or unfolded), and its launch, a thread an element of dw.
 bool conv2dWgradReduces(const Conv2dProblem &problem);
 LaunchShape conv2dWgradReduceLaunchShape(const Conv2dProblem &problem);
 /// The reduce kernel's threads a block (and the dgrad zeroing kernel's).

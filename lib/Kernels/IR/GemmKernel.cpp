@@ -2173,9 +2173,10 @@ static void buildThreadPerElementKernel(KernelBuilder &b, StringRef name, TypeRa
 
 /// wgrad in parts: dw[e] = the parts' sums of element e added in part
 /// order from zero in f32 and rounded once (the same bits every run), a
-/// thread an element. Block-diagonal, the sums (`partials`, the kernel
-/// problem's) are of 64 channels a row, of which dw's element reads its
-/// group's.
+/// thread an element. The sums (`partials`) are the kernel problem's:
+/// block-diagonal, of 64 channels a row, of which dw's element reads its
+/// group's; unfolded, dw' [K, R', 1, C'], whose lane (f * S + s) * C + c of
+/// row (k, r') is dw[k, r' * F + f, s, c].
 static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProblem &p,
                                    SpioTensorType partials) {
   int64_t width = kernels::conv2dGroupInputs(p);
@@ -2183,8 +2184,9 @@ static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProble
   kernels::Conv2dProblem whole = p;
   whole.parts = 1;
   SpioTensorType dw = conv2dOperandType(b, whole, 'y');
-  bool blocked = kernels::conv2dBlockDiagonal(p);
-  int64_t sources = p.k * p.r * p.s * (blocked ? 64 : width);
+  bool blocked = kernels::conv2dBlockDiagonal(p), unfolded = kernels::conv2dUnfolds(p);
+  kernels::Conv2dProblem kernel = kernels::conv2dKernelProblem(p);
+  int64_t sources = kernel.k * kernel.r * kernel.s * kernels::conv2dGroupInputs(kernel);
   Type f32 = Float32Type::get(b.getContext());
   buildThreadPerElementKernel(
       b, "conv2d_wgrad_reduce", {partials, dw}, elements, [&](ValueRange args, Value element) {
@@ -2203,6 +2205,15 @@ static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProble
           Value k = b.divui(row, b.index(p.r * p.s));
           Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
           source = b.addi(b.muli(row, b.index(64)), b.addi(b.muli(group, b.index(width)), u));
+        }
+        if (unfolded) {
+          int64_t folded = kernels::conv2dUnfoldedRows(p), filterRow = p.s * p.c;
+          Value k = b.divui(element, b.index(p.r * filterRow));
+          Value r = b.remui(b.divui(element, b.index(filterRow)), b.index(p.r));
+          Value lane = b.addi(b.muli(b.remui(r, b.index(folded)), b.index(filterRow)),
+                              b.remui(element, b.index(filterRow)));
+          Value row = b.addi(b.muli(k, b.index(kernel.r)), b.divui(r, b.index(folded)));
+          source = b.addi(b.muli(row, b.index(kernel.c)), lane);
         }
         Coord from = b.fromIndex(source, b.coordType("e"));
         scf::ForOp loop = b.forLoop(b.index(0), b.index(p.parts), b.index(1), {b.f32(0.0)},
@@ -2530,7 +2541,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
     buildConv2dExpandWeights(b, original);
   if (kernels::conv2dUnfolds(original)) {
     buildConv2dUnfoldX(b, original);
-    buildConv2dUnfoldW(b, original);
+    if (original.pass == kernels::ConvPass::Fprop)
+      buildConv2dUnfoldW(b, original);
   }
   if (problem.pass != kernels::ConvPass::Dgrad) {
     gpu::GPUFuncOp kernel = buildConv2dKernel(b, problem, config, "conv2d");
