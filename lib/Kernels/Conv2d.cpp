@@ -346,17 +346,24 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
            ") does not fit the padded input (" + std::to_string(p.h) + "x" + std::to_string(p.w) +
            ", padding " + std::to_string(p.padH) + "x" + std::to_string(p.padW) + ")";
   // The unfolded problem's checks (its window, tiles, shared memory) are
-  // the kernel's; x's unfolding stages one pixel's values at least in
-  // shared memory and writes a pixel with at most a block's threads.
+  // the kernel's; x's unfolding stages one pixel's values at least and a
+  // table of C' lanes' places (i32) in shared memory and writes a pixel
+  // with at most a block's threads.
   if (conv2dUnfolds(p)) {
     Conv2dProblem kernel = conv2dKernelProblem(p);
     if (kernel.c / 8 > kConv2dReduceThreads ||
-        conv2dUnfoldXStagedValues(p, 1) * dtypeBytes(p.input) > kMostStaticSharedBytes)
+        conv2dUnfoldXStagedValues(p, 1) * dtypeBytes(p.input) + kernel.c * 4 >
+            kMostStaticSharedBytes)
       return "conv2d unfolds x of C not a multiple of 8 into pixels of at most " +
              std::to_string(kConv2dReduceThreads * 8) +
              " channels whose taps read at most 48 KB of x, got S x C = " +
              std::to_string(p.s * p.c) + " over " + std::to_string((p.s - 1) * p.dilationW + 1) +
              " columns";
+    // The unfolding's arithmetic is on 32 bits.
+    constexpr int64_t kMost32 = (int64_t(1) << 31) - 1;
+    if ((p.w + 2 * p.padW) * p.c > kMost32 || p.h + 2 * p.padH > kMost32)
+      return "conv2d unfolds x of C not a multiple of 8 whose padded rows hold under 2^31 "
+             "values and whose padded height is under 2^31 rows";
     return checkConv2d(kernel, c, target);
   }
   if (p.pass == ConvPass::Wgrad) {

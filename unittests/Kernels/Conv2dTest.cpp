@@ -169,6 +169,11 @@ TEST(Conv2dUnfold, UnfoldsFewChannelsIntoWholeKTiles) {
   EXPECT_EQ(wplan.kernels[2].name, "conv2d_wgrad_reduce");
   EXPECT_EQ(wplan.kernels[2].parameters[0].offset, xBytes);
   EXPECT_EQ(wplan.kernels[2].shape.gridX, 64 * 7 * 7 * 3 / 256 + 1);
+  Conv2dProblem tall = p;
+  tall.n = tall.w = 1;
+  tall.h = int64_t(1) << 31;
+  EXPECT_NE(checkConv2d(tall, c, hopper()).find("padded height is under 2^31 rows"),
+            std::string::npos);
   // Channels a multiple of 8, groups, and dgrad: not unfolded.
   for (auto change :
        {+[](Conv2dProblem &t) { t.c = 8; }, +[](Conv2dProblem &t) { t.pass = ConvPass::Dgrad; },

@@ -2381,9 +2381,9 @@ static void buildConv2dExpandWeights(KernelBuilder &b, const kernels::Conv2dProb
 /// the x values the run reads in shared memory (each filter row's columns
 /// are consecutive values of x, read by consecutive threads), then writes
 /// the run a thread a 16-byte vector, each thread the same vector of every
-/// pixel it writes, so that its lanes' places among the staged values are
-/// computed once. (A thread a vector gathering its lanes from x ran at a
-/// quarter of the write bandwidth on an H200.)
+/// pixel it writes, its lanes' places among the staged values read once
+/// from a table of C' the block computes. (A thread a vector gathering its
+/// lanes from x ran at a quarter of the write bandwidth on an H200.)
 static void buildConv2dUnfoldX(KernelBuilder &b, const kernels::Conv2dProblem &p) {
   kernels::Conv2dProblem unfolded = kernels::conv2dKernelProblem(p);
   Type element = typeOf(b.getContext(), p.input);
@@ -2414,41 +2414,65 @@ static void buildConv2dUnfoldX(KernelBuilder &b, const kernels::Conv2dProblem &p
     Value pixels = b.create<arith::MinUIOp>({}, b.index(runPixels), b.subi(b.index(row), first));
     Value zero = b.create<arith::ConstantOp>({}, b.getOpBuilder().getZeroAttr(element));
     Tensor shared = b.alloc(b.tensorType({{"e", 1, staged}}, element, MemorySpace::Shared));
+    // The staging's and the places' arithmetic is on i32 (on index, 64-bit
+    // divisions and multiplies made the kernel bound by issuing them): a
+    // row of x and the staged values are well below 2^31 (checkConv2d).
+    Type i32 = b.getOpBuilder().getI32Type();
+    auto int32 = [&](int64_t value) { return b.create<arith::ConstantIntOp>({}, i32, value); };
+    auto narrow = [&](Value index) { return b.create<arith::IndexCastUIOp>({}, i32, index); };
+    auto widen = [&](Value value) {
+      return b.create<arith::IndexCastUIOp>({}, b.getOpBuilder().getIndexType(), value);
+    };
+    auto below = [&](Value v, int64_t bound) {
+      return b.cmpi(arith::CmpIPredicate::ult, v, int32(bound));
+    };
+    auto from = [&](Value v, int64_t bound) {
+      return b.cmpi(arith::CmpIPredicate::uge, v, int32(bound));
+    };
     // Value e of filter row f: x's row top - padH + f * dilationH, value
     // first * strideW * C - padW * C + e of it (both kept padH and padW * C
     // higher, so that they are unsigned); zeros off x.
+    Value top32 = narrow(top), firstColumn = b.muli(narrow(first), int32(p.strideW * p.c));
+    Value imageRows = b.muli(image, b.index(p.h));
     b.forLoop(thread, b.index(staged), b.index(threads), {}, [&](Value e, ValueRange) {
-      Value f = b.divui(e, b.index(rowValues));
-      Value h = b.addi(top, b.muli(f, b.index(p.dilationH)));
-      Value column =
-          b.addi(b.muli(first, b.index(p.strideW * p.c)), b.remui(e, b.index(rowValues)));
+      Value e32 = narrow(e);
+      Value f = b.divui(e32, int32(rowValues));
+      Value h = b.addi(top32, b.muli(f, int32(p.dilationH)));
+      Value column = b.addi(firstColumn, b.subi(e32, b.muli(f, int32(rowValues))));
       Value inside =
-          b.andi(b.andi(atLeast(h, p.padH), less(h, p.h + p.padH)),
-                 b.andi(atLeast(column, p.padW * p.c), less(column, (p.w + p.padW) * p.c)));
-      Value source = b.addi(b.muli(b.addi(b.muli(image, b.index(p.h)), b.subi(h, b.index(p.padH))),
-                                   b.index(p.w * p.c)),
-                            b.subi(column, b.index(p.padW * p.c)));
+          b.andi(b.andi(from(h, p.padH), below(h, p.h + p.padH)),
+                 b.andi(from(column, p.padW * p.c), below(column, (p.w + p.padW) * p.c)));
+      Value source =
+          b.addi(b.muli(b.addi(imageRows, widen(b.subi(h, int32(p.padH)))), b.index(p.w * p.c)),
+                 widen(b.subi(column, int32(p.padW * p.c))));
       // Values off x read its first, then drop it.
       Value read = b.load(x, {at(b.create<arith::SelectOp>({}, inside, source, b.index(0)))});
       b.store(b.create<arith::SelectOp>({}, inside, read, zero), shared, {at(e)});
       return SmallVector<Value>{};
     });
+    // Lane j = (f * S + s) * C + c of every pixel is staged value f *
+    // rowValues + s * dilationW * C + c past the pixel's first column, -1
+    // past F * S * C lanes: a table of C' places, one a thread.
+    Tensor placeTable = b.alloc(b.tensorType({{"e", 1, unfolded.c}}, i32, MemorySpace::Shared));
+    b.ifThen(less(thread, unfolded.c), [&] {
+      Value j = narrow(thread);
+      Value f = b.divui(j, int32(p.s * p.c)), tap = b.divui(j, int32(p.c));
+      Value place =
+          b.addi(b.addi(b.muli(f, int32(rowValues)),
+                        b.muli(b.subi(tap, b.muli(f, int32(p.s))), int32(p.dilationW * p.c))),
+                 b.subi(j, b.muli(tap, int32(p.c))));
+      b.store(b.create<arith::SelectOp>({}, below(j, lanes), place, int32(-1)), placeTable,
+              {at(thread)});
+    });
     b.barrier();
     b.ifThen(less(thread, pixelsAtOnce * perPixel), [&] {
-      // The thread's vector v of each pixel: lane j = 8 v + i at staged
-      // value f * rowValues + (s * dilationW) * C + c past the pixel's
-      // first column, zero past F * S * C lanes.
+      // The thread's vector v of each pixel: lanes 8 v to 8 v + 7.
       Value v = b.remui(thread, b.index(perPixel));
       SmallVector<Value> places, inLanes;
       for (int64_t i = 0; i < 8; ++i) {
-        Value j = b.addi(b.muli(v, b.index(8)), b.index(i));
-        Value f = b.divui(j, b.index(p.s * p.c));
-        Value s = b.remui(b.divui(j, b.index(p.c)), b.index(p.s));
-        Value place =
-            b.addi(b.addi(b.muli(f, b.index(rowValues)), b.muli(s, b.index(p.dilationW * p.c))),
-                   b.remui(j, b.index(p.c)));
-        inLanes.push_back(less(j, lanes));
-        places.push_back(b.create<arith::SelectOp>({}, inLanes.back(), place, b.index(0)));
+        Value place = b.load(placeTable, {at(b.addi(b.muli(v, b.index(8)), b.index(i)))});
+        inLanes.push_back(b.cmpi(arith::CmpIPredicate::sge, place, int32(0)));
+        places.push_back(widen(b.create<arith::SelectOp>({}, inLanes.back(), place, int32(0))));
       }
       Value firstVector =
           b.addi(b.muli(b.addi(b.muli(xRow, b.index(row)), first), b.index(perPixel)), v);
