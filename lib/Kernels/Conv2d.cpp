@@ -507,8 +507,11 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
 }
 
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target) {
-  if (conv2dBlockDiagonal(problem) || conv2dUnfolds(problem))
-    return chooseConv2dConfig(conv2dKernelProblem(problem), target);
+  // The kernel problem's (one whose filter does not fit x stays unfolding,
+  // and checkConv2d refuses it).
+  Conv2dProblem kernel = conv2dKernelProblem(problem);
+  if ((conv2dBlockDiagonal(problem) || conv2dUnfolds(problem)) && !conv2dUnfolds(kernel))
+    return chooseConv2dConfig(kernel, target);
   // A strided dgrad's kernels share the config of its phase of the most
   // taps (the others split their reductions no further than they reach).
   Conv2dProblem p = problem;

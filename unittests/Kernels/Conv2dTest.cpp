@@ -196,6 +196,14 @@ TEST(Conv2dTest, ChecksSayWhatIsRefused) {
   Conv2dProblem rgb = p;
   rgb.c = 3;
   EXPECT_EQ(checkConv2d(rgb, chooseConv2dConfig(rgb, hopper()), hopper()), "");
+  // A filter wider than the padded input: refused, not unfolded.
+  Conv2dProblem narrow = rgb;
+  narrow.w = 4;
+  narrow.s = 6;
+  narrow.padW = 0;
+  EXPECT_NE(checkConv2d(narrow, chooseConv2dConfig(narrow, hopper()), hopper())
+                .find("does not fit the padded input"),
+            std::string::npos);
   rgb.pass = ConvPass::Dgrad;
   EXPECT_NE(checkConv2d(rgb, c, hopper()).find("multiple of 8 input channels"), std::string::npos);
   EXPECT_NE(checkConv2d(rgb, c, hopper()).find("got C=3 in dgrad"), std::string::npos);
