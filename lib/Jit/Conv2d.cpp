@@ -133,16 +133,7 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   // each starts while the one before it runs.
   LoadedPlan loaded = loadPlan(gpu, compiled, plan, /*dependentLaunches=*/true);
   Launcher &launcher = loaded.launcher;
-  // The implicit GEMM's kernel (after the weights' expansion, the
-  // unfolding of x and w and dgrad's zeroing kernel, where they run).
-  size_t first = 0;
-  auto prepares = [](const std::string &name) {
-    return name == kConv2dDgradZero || name == kConv2dExpandWeights || name == kConv2dUnfoldX ||
-           name == kConv2dUnfoldW;
-  };
-  while (first + 1 < plan.kernels.size() && prepares(plan.kernels[first].name))
-    ++first;
-  reportKernel(gpu, launcher, first);
+  reportKernel(gpu, launcher, plan.mainKernel);
 
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   size_t n = problem.n, h = problem.h, w = problem.w, c = problem.c, k = problem.k;

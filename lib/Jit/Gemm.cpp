@@ -35,8 +35,7 @@ static int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig
   LoadedPlan loaded =
       loadPlan(gpu, compiled, gemmLaunchPlan(problem, config, params.params, info.name));
   Launcher &launcher = loaded.launcher;
-  // The GEMM is the plan's last kernel, after any packing its operands.
-  reportKernel(gpu, launcher, launcher.plan().kernels.size() - 1);
+  reportKernel(gpu, launcher, launcher.plan().mainKernel);
 
   // Fresh random inputs, rounded to the input type.
   size_t m = problem.m, n = problem.n, k = problem.k;

@@ -85,6 +85,7 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
   place(at.beta, {Kind::Scalar, Beta, {}});
   place(at.aMap, tensorMap(A, 'a'));
   place(at.bMap, tensorMap(B, 'b'));
+  plan.mainKernel = plan.kernels.size();
   plan.kernels.push_back(std::move(kernel));
   return plan;
 }
@@ -165,6 +166,7 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
                               false,
                               {operand(W), workspace(unfolded)}});
       sources.w = unfolded;
+      plan.mainKernel = plan.kernels.size();
       plan.kernels.push_back(
           conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", sources));
       return plan;
@@ -173,6 +175,7 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
   if (problem.pass == ConvPass::Wgrad) {
     // The kernel's sums (in parts, of the blocks, or of dw'), then the
     // reduce kernel adds them into dw.
+    plan.mainKernel = plan.kernels.size();
     plan.kernels.push_back(
         conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", sources, unfolded));
     plan.kernels.push_back({"conv2d_wgrad_reduce",
@@ -190,6 +193,7 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
     sources.w = 0;
   }
   if (problem.pass == ConvPass::Fprop) {
+    plan.mainKernel = plan.kernels.size();
     plan.kernels.push_back(
         conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", sources));
     return plan;
@@ -200,6 +204,7 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
   if (conv2dDgradZeroes(kernels))
     plan.kernels.push_back(
         {kConv2dDgradZero, conv2dDgradZeroLaunchShape(kernels), false, {operand(Y)}});
+  plan.mainKernel = plan.kernels.size();
   for (const Conv2dProblem &phase : conv2dDgradPhases(kernels))
     plan.kernels.push_back(
         conv2dKernel(phase, config, conv2dParameters(phase), conv2dKernelName(phase), sources));

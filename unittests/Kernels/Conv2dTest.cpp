@@ -101,6 +101,7 @@ TEST(Conv2dUnfold, UnfoldsFewChannelsIntoWholeKTiles) {
   EXPECT_EQ(conv2dUnfoldXStagedValues(p, 112), 3 * 229 * 3);
   EXPECT_EQ(plan.kernels[0].shape.gridX, 32 * 229);
   EXPECT_EQ(plan.kernels[1].name, kConv2dUnfoldW);
+  EXPECT_EQ(plan.mainKernel, 2u);
   EXPECT_EQ(plan.kernels[1].parameters[1].offset, xBytes);
   Conv2dParameters at = conv2dParameters(q);
   const PlannedKernel &kernel = plan.kernels[2];
@@ -167,6 +168,7 @@ TEST(Conv2dUnfold, UnfoldsFewChannelsIntoWholeKTiles) {
   EXPECT_EQ(wplan.kernels[1].parameters[wat.y].kind, PlanParameter::Kind::Workspace);
   EXPECT_EQ(wplan.kernels[1].parameters[wat.y].offset, xBytes);
   EXPECT_EQ(wplan.kernels[2].name, "conv2d_wgrad_reduce");
+  EXPECT_EQ(wplan.mainKernel, 1u);
   EXPECT_EQ(wplan.kernels[2].parameters[0].offset, xBytes);
   EXPECT_EQ(wplan.kernels[2].shape.gridX, 64 * 7 * 7 * 3 / 256 + 1);
   Conv2dProblem tall = p;
@@ -719,6 +721,7 @@ TEST(Conv2dTest, StridedDgradIsAConvolutionAPhase) {
   EXPECT_EQ(plan.kernels[0].name, kConv2dDgradZero);
   EXPECT_EQ(plan.kernels[0].shape.gridX, 32 * 56 * 56 * 128 / 8 / kConv2dReduceThreads);
   EXPECT_EQ(plan.kernels[1].name, "conv2d_dgrad_phase_0_0");
+  EXPECT_EQ(plan.mainKernel, 1u);
 }
 
 TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {

@@ -95,6 +95,7 @@ TEST(LaunchPlanTest, PackedGemmReadsItsOperandsAndTensorMapsFromTheWorkspace) {
     EXPECT_EQ(pack.parameters[1].offset, gemmPackedOffset(p, which));
     EXPECT_EQ(pack.shape.block, kPackThreads);
   }
+  EXPECT_EQ(plan.mainKernel, 2u);
   const PlannedKernel &gemm = plan.kernels[2];
   GemmParameters at = gemmParameters(p, c);
   EXPECT_EQ(gemm.parameters[size_t(at.a)].kind, Kind::Workspace);

@@ -87,6 +87,10 @@ struct LaunchPlan {
   /// operand.
   int64_t workspaceBytes = 0;
   std::vector<PlannedKernel> kernels;
+  /// The kernel doing the workload's multiply-adds (the GEMM's or the
+  /// implicit GEMM's, a strided dgrad's first phase), after those preparing
+  /// its operands: the one whose resources describe the plan.
+  size_t mainKernel = 0;
 };
 
 /// Device addresses the kernels take are 16-byte aligned (16-byte vector
