@@ -143,6 +143,11 @@ CASES = [
     (8, 28, 28, 128, 128, 3, 3, 1, 1, "--pass wgrad --out-dtype f32"),
     (8, 14, 14, 256, 256, 3, 3, 1, 1, "--pass wgrad"),
     (8, 7, 7, 512, 512, 3, 3, 1, 1, "--pass wgrad"),
+    # 1x1 at stride 1 without padding: x read as the matrix of positions by
+    # C by tiled copies (positions short of a k-tile, one part or three).
+    (8, 7, 7, 2048, 512, 1, 1, 1, 0, "--pass wgrad"),
+    (3, 5, 7, 64, 96, 1, 1, 1, 0, "--pass wgrad --parts 1"),
+    (2, 9, 11, 128, 64, 1, 1, 1, 0, "--pass wgrad --parts 3 --out-dtype f32"),
     # 128 x 192 tiles (tiles past a round of the SMs), K short of a tile,
     # and 128 x 256 ones.
     (4, 9, 9, 512, 520, 3, 3, 1, 1, "--pass wgrad --out-dtype f32"),

@@ -698,6 +698,19 @@ runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &p, const GemmC
   return shape;
 }
 
+bool conv2dWgradReadsXAsMatrix(const Conv2dProblem &p) {
+  return p.pass == ConvPass::Wgrad && p.r == 1 && p.s == 1 && p.strideH == 1 && p.strideW == 1 &&
+         p.padH == 0 && p.padW == 0 && p.groups == 1;
+}
+
+runtime::TensorMapShape conv2dInputMatrixMapShape(const Conv2dProblem &p, const GemmConfig &c) {
+  // The GEMM's N-major B, whose rows are the output positions, not the
+  // reduction padded to whole k-tiles.
+  runtime::TensorMapShape shape = gemmTensorMapShape(conv2dGemmProblem(p), c, 'b');
+  shape.rows = uint64_t(conv2dOutputPositions(p));
+  return shape;
+}
+
 Conv2dParameters conv2dParameters(const Conv2dProblem &p) {
   GemmProblem g = conv2dGemmProblem(p);
   Conv2dParameters at;

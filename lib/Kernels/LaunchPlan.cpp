@@ -132,9 +132,16 @@ PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &confi
     if (position >= 0)
       kernel.parameters[position] = operand(index);
   GemmConfig phaseConfig = conv2dPhaseConfig(problem, config);
-  PlanParameter inputMap = sources.x ? PlanParameter{Kind::WorkspaceIm2colMap, -1, {}, *sources.x}
-                                     : PlanParameter{Kind::Im2colMap, X, {}};
-  inputMap.im2col = conv2dInputMapShape(problem, phaseConfig);
+  PlanParameter inputMap;
+  if (conv2dWgradReadsXAsMatrix(problem)) {
+    runtime::TensorMapShape matrix = conv2dInputMatrixMapShape(problem, phaseConfig);
+    inputMap = sources.x ? PlanParameter{Kind::WorkspaceTensorMap, -1, matrix, *sources.x}
+                         : PlanParameter{Kind::TensorMap, X, matrix};
+  } else {
+    inputMap = sources.x ? PlanParameter{Kind::WorkspaceIm2colMap, -1, {}, *sources.x}
+                         : PlanParameter{Kind::Im2colMap, X, {}};
+    inputMap.im2col = conv2dInputMapShape(problem, phaseConfig);
+  }
   kernel.parameters[at.xMap] = inputMap;
   runtime::TensorMapShape weights = conv2dWeightMapShape(problem, phaseConfig);
   kernel.parameters[at.wMap] =

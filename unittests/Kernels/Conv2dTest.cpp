@@ -748,6 +748,47 @@ TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {
   EXPECT_EQ(kernel.shape.block, c.threads());
 }
 
+// A 1x1 wgrad at stride 1 without padding reads x as the matrix of
+// positions by C through a tensor map (tiled copies), its rows the
+// positions; any other filter, stride, padding or groups through x's
+// im2col map; an unfolded stem's 1x1 kernel problem reads x' so from the
+// workspace.
+TEST(Conv2dTest, WgradReadsAPointwiseXAsAMatrix) {
+  Conv2dProblem p = pointwiseLayer(7, 2048, 512);
+  p.pass = ConvPass::Wgrad;
+  ASSERT_TRUE(conv2dWgradReadsXAsMatrix(p));
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  p.parts = conv2dWgradParts(p, c, hopper());
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
+  LaunchPlan plan = conv2dLaunchPlan(p, c);
+  Conv2dParameters at = conv2dParameters(p);
+  const PlanParameter &x = plan.kernels[plan.mainKernel].parameters[at.xMap];
+  EXPECT_EQ(x.kind, PlanParameter::Kind::TensorMap);
+  EXPECT_EQ(x.index, 0);
+  EXPECT_EQ(x.map.rows, uint64_t(32 * 7 * 7));
+  EXPECT_EQ(x.map.cols, uint64_t(2048));
+  for (auto change :
+       {+[](Conv2dProblem &t) { t.r = t.s = 3; },
+        +[](Conv2dProblem &t) { t.strideH = t.strideW = 2; }, +[](Conv2dProblem &t) { t.padH = 1; },
+        +[](Conv2dProblem &t) { t.groups = 8; },
+        +[](Conv2dProblem &t) { t.pass = ConvPass::Fprop; }}) {
+    Conv2dProblem t = pointwiseLayer(7, 2048, 512);
+    t.pass = ConvPass::Wgrad;
+    change(t);
+    EXPECT_FALSE(conv2dWgradReadsXAsMatrix(t));
+  }
+  Conv2dProblem stem = resnetLayer();
+  stem.c = 3;
+  stem.pass = ConvPass::Wgrad;
+  ASSERT_TRUE(conv2dWgradReadsXAsMatrix(conv2dKernelProblem(stem)));
+  GemmConfig sc = chooseConv2dConfig(stem, hopper());
+  stem.parts = conv2dWgradParts(stem, sc, hopper());
+  LaunchPlan stemPlan = conv2dLaunchPlan(stem, sc);
+  Conv2dParameters kernelAt = conv2dParameters(conv2dKernelProblem(stem));
+  EXPECT_EQ(stemPlan.kernels[stemPlan.mainKernel].parameters[kernelAt.xMap].kind,
+            PlanParameter::Kind::WorkspaceTensorMap);
+}
+
 // As spio-jit, the C API and Python do: choose for the layer and the
 // target (wgrad's parts too), then check. Over many random layers of every
 // pass, filter, stride, padding, dilation and group form, on Hopper parts

@@ -1178,9 +1178,11 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
   StringRef colDim = c.swapAB ? p.rowDim : p.colDim;
   int64_t stages = c.stages, consumers = c.warpsM / 4, splitK = c.splitK;
   // The operands' tiles come by tiled copies or, for a convolution, one by
-  // im2col copies: fprop's and dgrad's A, wgrad's B.
-  bool gathersB = op.conv && op.conv->pass == kernels::ConvPass::Wgrad;
-  bool gathersA = op.conv && !gathersB;
+  // im2col copies: fprop's and dgrad's A, wgrad's B (where x is not read as
+  // a matrix).
+  bool gathersB =
+      op.conv && op.conv->pass == kernels::ConvPass::Wgrad && isa<Im2colMapType>(op.bMap.getType());
+  bool gathersA = op.conv && op.conv->pass != kernels::ConvPass::Wgrad;
   auto boxOf = [](Value map) {
     if (auto im2col = dyn_cast<Im2colMapType>(map.getType()))
       return im2col.getBox();
@@ -2008,20 +2010,24 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
 /// The implicit GEMM's tensor maps: x's (dgrad: dy's) im2col map (boxes of
 /// the tile's output positions by one tap's channels) and w's, w read as a
 /// K x (R * S * C) matrix (dgrad reduces along its rows).
-std::pair<Im2colMapType, TensorMapType> conv2dMapTypes(KernelBuilder &b,
-                                                       const kernels::Conv2dProblem &p,
-                                                       const kernels::GemmConfig &c,
-                                                       SpioTensorType x) {
+std::pair<Type, TensorMapType> conv2dMapTypes(KernelBuilder &b, const kernels::Conv2dProblem &p,
+                                              const kernels::GemmConfig &c, SpioTensorType x) {
   GemmProblem g = kernels::conv2dGemmProblem(p);
   GemmTile tile(b, g, c);
   if (p.pass == kernels::ConvPass::Wgrad) {
     // x's im2col boxes are B's (a k-tile's positions by one tap's 64
-    // channels); dy, read as positions x K, is A.
-    SpioTensorType dy = b.tensorType(
-        {{g.reductionDim, 1, kernels::conv2dOutputPositions(p)}, {g.rowDim, 8, p.k / 8}},
-        b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
-    return {b.im2colMapType(x, tile.boxType(operandB(g, c.blockN))),
-            b.tensorMapType(dy, tile.boxType(operandA(g, c.blockM)))};
+    // channels), or x read as the matrix of positions x C that it is
+    // (conv2dWgradReadsXAsMatrix); dy, read as positions x K, is A.
+    auto matrix = [&](StringRef columns, int64_t channels) {
+      return b.tensorType(
+          {{g.reductionDim, 1, kernels::conv2dOutputPositions(p)}, {columns, 8, channels / 8}},
+          b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
+    };
+    SpioTensorType boxB = tile.boxType(operandB(g, c.blockN));
+    Type xMap = kernels::conv2dWgradReadsXAsMatrix(p)
+                    ? Type(b.tensorMapType(matrix(g.colDim, p.c), boxB))
+                    : Type(b.im2colMapType(x, boxB));
+    return {xMap, b.tensorMapType(matrix(g.rowDim, p.k), tile.boxType(operandA(g, c.blockM)))};
   }
   SpioTensorType boxA = tile.sharedType(operandA(g, c.blockM));
   SpioTensorType boxB = tile.boxType(operandB(g, c.blockN / c.cluster));

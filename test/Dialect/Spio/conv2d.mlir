@@ -115,6 +115,21 @@ func.func @wgrad_parts(%x: !WX, %dy: !WDY, %dw: !WParts, %xm: !WXMap, %dym: !WDY
   return
 }
 
+// A 1x1 wgrad at stride 1 without padding: x is the matrix of positions by
+// C, read through a tensor map in boxes of a k-tile's positions.
+!MX = !spio.tensor<[n: 8, h: 14, w: 14, c/8: 8] x vector<8xbf16>, global>
+!MDW = !spio.tensor<[k: 128, r: 1, s: 1, c: 64] x bf16, global>
+!MXMap = !spio.tensor_map<!spio.tensor<[npq: 1568, rsc/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+// CHECK-LABEL: func.func @wgrad_matrix
+// CHECK: spio.conv2d wgrad {{.*}} tma !spio.tensor_map<!spio.tensor<[npq: 1568, rsc/8: 8] x vector<8xbf16>, global>
+func.func @wgrad_matrix(%x: !MX, %dy: !WDY, %dw: !MDW, %xm: !MXMap, %dym: !WDYMap) {
+  spio.conv2d wgrad %x, %dy into %dw tma %xm, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !MX, !WDY -> !MDW tma !MXMap, !WDYMap
+  return
+}
+
 // Grouped (groups > 1): the grouped family's config, no tensor maps.
 !GX = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 12] x vector<8xf16>, global>
 !GW = !spio.tensor<[k: 96, r: 7, s: 7, c: 1] x f16, global>

@@ -258,6 +258,58 @@ func.func @wgrad_short_dy_map(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMa
 
 // -----
 
+// wgrad reads x through a tensor map only where it is a matrix (1x1 at
+// stride 1, no padding): a 3x3 filter gathers it through an im2col map.
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!DW = !spio.tensor<[k: 64, r: 3, s: 3, c: 64] x f32, global>
+!XMap = !spio.tensor_map<!spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 128, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @wgrad_matrix_of_3x3(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMap) {
+  // expected-error @below {{reads x through a tensor map only as a matrix, with a 1x1 filter at stride 1, no padding and one group}}
+  spio.conv2d wgrad %x, %dy into %dw tma %m, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
+      : !X, !DY -> !DW tma !XMap, !DYMap
+  return
+}
+
+// -----
+
+// The matrix's rows are x's N * H * W = 128 positions.
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!DW = !spio.tensor<[k: 64, r: 1, s: 1, c: 64] x f32, global>
+!XMap = !spio.tensor_map<!spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 128, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @wgrad_short_matrix(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMap) {
+  // expected-error @below {{x's tensor map must read x as a 128 x 64 matrix in boxes of 64 rows}}
+  spio.conv2d wgrad %x, %dy into %dw tma %m, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
+      : !X, !DY -> !DW tma !XMap, !DYMap
+  return
+}
+
+// -----
+
+// The forward gathers x through an im2col map, never a tensor map.
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 1, s: 1, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
+!XMap = !spio.tensor_map<!spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @fprop_matrix(%x: !X, %w: !W, %y: !Y, %m: !XMap, %wm: !WMap) {
+  // expected-error @below {{gathers x's tiles through an im2col map, got}}
+  spio.conv2d %x, %w into %y tma %m, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
 // The im2col copies of wgrad's x are not multicast.
 !X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
 !DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>

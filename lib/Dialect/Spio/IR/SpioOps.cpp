@@ -1192,7 +1192,9 @@ LogicalResult Conv2dOp::verify() {
   // The maps: x's im2col boxes of the config's rows, and w as a K x (R * S
   // * C) matrix in boxes of the block's share of the config's columns, the
   // boxes' reductions one dimension.
-  Im2colMapType xMap = getXMap().getType();
+  auto xMap = dyn_cast<Im2colMapType>(getXMap().getType());
+  if (!xMap)
+    return emitOpError() << "gathers x's tiles through an im2col map, got " << getXMap().getType();
   TensorMapType wMap = getWMap().getType();
   ArrayRef<TensorDim> wGlobal = wMap.getGlobal().getDims();
   int64_t rows = config.getBlock()[0], columns = config.getBlock()[1] / config.getCluster();
@@ -1325,13 +1327,30 @@ LogicalResult Conv2dOp::verifyWgrad() {
                             "no swap, cluster 1 and no stream_k";
   // The maps: dy read as an (N * P * Q) x K matrix in boxes of a k-tile's
   // positions by 64 channels (an M-major A), and x's im2col boxes of a
-  // k-tile's positions by one tap's 64 channels (an N-major B).
-  Im2colMapType xMap = getXMap().getType();
+  // k-tile's positions by one tap's 64 channels (an N-major B); or, where
+  // x is that matrix (1x1 at stride 1, no padding, one group), x read as
+  // (N * H * W) x C in boxes of a k-tile's positions.
   TensorMapType dyMap = getWMap().getType();
   int64_t kTile = config.getBlock()[2];
-  if (xMap.getGlobal() != x || xMap.getBox().getDims()[0].size != kTile)
-    return emitOpError() << "x's im2col map must read x in boxes of the config's " << kTile
-                         << " positions, got " << xMap;
+  if (auto matrix = dyn_cast<TensorMapType>(getXMap().getType())) {
+    ArrayRef<TensorDim> global = matrix.getGlobal().getDims();
+    bool plain = dwd[1].size == 1 && dwd[2].size == 1 && stride[0] == 1 && stride[1] == 1 &&
+                 padding[0] == 0 && padding[1] == 0 && getGroups() == 1;
+    if (!plain)
+      return emitOpError() << "reads x through a tensor map only as a matrix, with a 1x1 filter "
+                              "at stride 1, no padding and one group; else through an im2col map";
+    if (matrix.getGlobal().getElementType() != x.getElementType() || global.size() != 2 ||
+        global[0].size != xd[0].size * xd[1].size * xd[2].size || global[1].size != xd[3].size ||
+        matrix.getBox().getDims()[0].size != kTile)
+      return emitOpError() << "x's tensor map must read x as a "
+                           << xd[0].size * xd[1].size * xd[2].size << " x " << xd[3].size * 8
+                           << " matrix in boxes of " << kTile << " rows, got " << matrix;
+  } else {
+    auto xMap = cast<Im2colMapType>(getXMap().getType());
+    if (xMap.getGlobal() != x || xMap.getBox().getDims()[0].size != kTile)
+      return emitOpError() << "x's im2col map must read x in boxes of the config's " << kTile
+                           << " positions, got " << xMap;
+  }
   ArrayRef<TensorDim> dyGlobal = dyMap.getGlobal().getDims();
   if (dyMap.getGlobal().getElementType() != dy.getElementType() || dyGlobal.size() != 2 ||
       dyGlobal[0].size != dyd[0].size * dyd[1].size * dyd[2].size ||

@@ -893,7 +893,11 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     as that many rows of K (an M-major A), and `%xm` gathers x's im2col
     boxes of a k-tile's positions by one tap's 64 channels (an N-major B);
     the config splits the long reduction among a cluster's blocks
-    (`split_k`), which add their sums in rank order. Where %y is
+    (`split_k`), which add their sums in rank order. With a 1x1 filter at
+    stride 1, no padding and one group, x is itself that matrix of the
+    positions by C, and `%xm` may be a tensor map reading it so, in boxes
+    of a k-tile's positions by 64 channels (tiled copies, faster than
+    im2col ones). Where %y is
     `[part: P, k, r, s, c] x f32` the reduction is cut into P parts of
     whole k-tiles, one a grid entry along z, each writing its f32 sums
     there, which a reduce kernel then adds in part order into dw.
@@ -939,7 +943,7 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$residual,
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$bias,
                        Arg<Optional<Spio_Tensor>, "", [MemRead]>:$scale,
-                       Optional<Spio_Im2colMap>:$xMap,
+                       Optional<AnyTypeOf<[Spio_Im2colMap, Spio_TensorMap]>>:$xMap,
                        Optional<Spio_TensorMap>:$wMap,
                        DenseI64ArrayAttr:$stride,
                        DenseI64ArrayAttr:$padding,
