@@ -30,8 +30,9 @@ constexpr int64_t kChannelTile = 64;
 /// (cuTensorMapEncodeIm2col: corners of a 4-D map in [-128, 127]; the
 /// copy's offsets are taken here as at most 127 as well).
 constexpr int64_t kMaxWindowOffset = 127;
-/// Shared memory a kernel declares statically (without opting in to more).
-constexpr int64_t kMostStaticSharedBytes = 48 * 1024;
+/// Shared memory every CUDA device grants a block without opting in to
+/// more: the unfolding kernel stays within it.
+constexpr int64_t kMostDefaultSharedBytes = 48 * 1024;
 
 /// The window's upper corner along one side: its last position (the
 /// first tap's) past the input's last.
@@ -353,7 +354,7 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     Conv2dProblem kernel = conv2dKernelProblem(p);
     if (kernel.c / 8 > kConv2dReduceThreads ||
         conv2dUnfoldXStagedValues(p, 1) * dtypeBytes(p.input) + kernel.c * 4 >
-            kMostStaticSharedBytes)
+            kMostDefaultSharedBytes)
       return "conv2d unfolds x of C not a multiple of 8 into pixels of at most " +
              std::to_string(kConv2dReduceThreads * 8) +
              " channels whose taps read at most 48 KB of x, got S x C = " +

@@ -266,9 +266,27 @@ func.func @wgrad_short_dy_map(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMa
 !XMap = !spio.tensor_map<!spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !DYMap = !spio.tensor_map<!spio.tensor<[npq: 128, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 func.func @wgrad_matrix_of_3x3(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMap) {
-  // expected-error @below {{reads x through a tensor map only as a matrix, with a 1x1 filter at stride 1, no padding and one group}}
+  // expected-error @below {{reads x through a tensor map as a matrix where the filter is 1x1 at stride 1 with no padding and one group, else through an im2col map}}
   spio.conv2d wgrad %x, %dy into %dw tma %m, %dym {stride = array<i64: 1, 1>,
       padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
+      : !X, !DY -> !DW tma !XMap, !DYMap
+  return
+}
+
+// -----
+
+// A 1x1 wgrad at stride 1 without padding reads x as a matrix, not
+// through an im2col map.
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!DW = !spio.tensor<[k: 64, r: 1, s: 1, c: 64] x f32, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 128, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @wgrad_pointwise_im2col(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMap) {
+  // expected-error @below {{else through an im2col map, got '!spio.im2col_map}}
+  spio.conv2d wgrad %x, %dy into %dw tma %m, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>,
       config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
       : !X, !DY -> !DW tma !XMap, !DYMap
   return

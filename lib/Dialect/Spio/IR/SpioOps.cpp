@@ -1332,13 +1332,17 @@ LogicalResult Conv2dOp::verifyWgrad() {
   // (N * H * W) x C in boxes of a k-tile's positions.
   TensorMapType dyMap = getWMap().getType();
   int64_t kTile = config.getBlock()[2];
+  // Each problem has one form, so that a launch plan knows the map from
+  // the problem alone.
+  bool plain = dwd[1].size == 1 && dwd[2].size == 1 && stride[0] == 1 && stride[1] == 1 &&
+               padding[0] == 0 && padding[1] == 0 && getGroups() == 1;
+  if (plain != isa<TensorMapType>(getXMap().getType()))
+    return emitOpError() << "reads x through a tensor map as a matrix where the filter is 1x1 at "
+                            "stride 1 with no padding and one group, else through an im2col map, "
+                            "got "
+                         << getXMap().getType();
   if (auto matrix = dyn_cast<TensorMapType>(getXMap().getType())) {
     ArrayRef<TensorDim> global = matrix.getGlobal().getDims();
-    bool plain = dwd[1].size == 1 && dwd[2].size == 1 && stride[0] == 1 && stride[1] == 1 &&
-                 padding[0] == 0 && padding[1] == 0 && getGroups() == 1;
-    if (!plain)
-      return emitOpError() << "reads x through a tensor map only as a matrix, with a 1x1 filter "
-                              "at stride 1, no padding and one group; else through an im2col map";
     if (matrix.getGlobal().getElementType() != x.getElementType() || global.size() != 2 ||
         global[0].size != xd[0].size * xd[1].size * xd[2].size || global[1].size != xd[3].size ||
         matrix.getBox().getDims()[0].size != kTile)
