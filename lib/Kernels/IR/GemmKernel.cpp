@@ -2008,8 +2008,9 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
 }
 
 /// The implicit GEMM's tensor maps: x's (dgrad: dy's) im2col map (boxes of
-/// the tile's output positions by one tap's channels) and w's, w read as a
-/// K x (R * S * C) matrix (dgrad reduces along its rows).
+/// the tile's output positions by one tap's channels; a wgrad's x that is a
+/// matrix, its tensor map) and w's, w read as a K x (R * S * C) matrix
+/// (dgrad reduces along its rows; wgrad's is dy's).
 std::pair<Type, TensorMapType> conv2dMapTypes(KernelBuilder &b, const kernels::Conv2dProblem &p,
                                               const kernels::GemmConfig &c, SpioTensorType x) {
   GemmProblem g = kernels::conv2dGemmProblem(p);
