@@ -11,6 +11,7 @@
 #include "spio/Kernels/Conv2dGw8.h"
 #include "spio/Kernels/Gemm.h"
 #include "spio/Kernels/IR/Conv2dGw8Kernel.h"
+#include "spio/Kernels/IR/Conv2dKernel.h"
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Kernels/Launcher.h"
 #include "spio/Runtime/Cuda.h"

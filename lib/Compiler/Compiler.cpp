@@ -2,6 +2,7 @@
 
 #include "spio/Compiler/Compiler.h"
 
+#include "spio/Kernels/IR/Conv2dKernel.h"
 #include "spio/Kernels/IR/GemmKernel.h"
 #include "spio/Pipelines/Pipelines.h"
 #include "spio/Target/Chip.h"

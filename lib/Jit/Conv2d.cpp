@@ -7,7 +7,7 @@
 
 #include "Session.h"
 
-#include "spio/Kernels/IR/GemmKernel.h"
+#include "spio/Kernels/IR/Conv2dKernel.h"
 
 #include "llvm/Support/Format.h"
 

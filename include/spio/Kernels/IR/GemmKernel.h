@@ -10,7 +10,6 @@
 #define SPIO_KERNELS_IR_GEMMKERNEL_H
 
 #include "spio/Dialect/Spio/Builder/KernelBuilder.h"
-#include "spio/Kernels/Conv2d.h"
 #include "spio/Kernels/Gemm.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -76,27 +75,6 @@ std::string gemmSource(const ::spio::kernels::GemmProblem &problem,
 LogicalResult buildGemmTile(build::KernelBuilder &b, GemmOp op,
                             const ::spio::kernels::GemmProblem &problem,
                             const ::spio::kernels::GemmConfig &config);
-
-/// The problem a verified spio.conv2d computes, read off its operand types
-/// and attributes.
-::spio::kernels::Conv2dProblem conv2dProblem(Conv2dOp op);
-
-/// The workload of a dense convolution: gpu.module @spio_conv2d holding
-/// gpu.func @conv2d(x, w, y, then the parameters conv2dParameters() adds)
-/// whose body is a `spio.conv2d` with the config and epilogue. Requires
-/// checkConv2d() to pass.
-OwningOpRef<ModuleOp> buildConv2dWorkload(MLIRContext *context,
-                                          const ::spio::kernels::Conv2dProblem &problem,
-                                          const ::spio::kernels::GemmConfig &config);
-std::string conv2dSource(const ::spio::kernels::Conv2dProblem &problem,
-                         const ::spio::kernels::GemmConfig &config);
-
-/// Builds what spio-tile expands `op` into: the wgmma GEMM tile of the
-/// implicit GEMM, A's tiles gathered by im2col copies. Fails where the
-/// operands' types are not the problem's (reported at the op).
-LogicalResult buildConv2dTile(build::KernelBuilder &b, Conv2dOp op,
-                              const ::spio::kernels::Conv2dProblem &problem,
-                              const ::spio::kernels::GemmConfig &config);
 
 } // namespace mlir::spio
 

@@ -9,6 +9,7 @@
 #include "spio/Dialect/Spio/Transforms/Passes.h"
 
 #include "spio/Kernels/IR/Conv2dGw8Kernel.h"
+#include "spio/Kernels/IR/Conv2dKernel.h"
 #include "spio/Kernels/IR/GemmKernel.h"
 
 #include "mlir/IR/BuiltinOps.h"
