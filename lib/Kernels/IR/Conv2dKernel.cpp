@@ -485,9 +485,6 @@ static void buildConv2dUnfoldX(KernelBuilder &b, const kernels::Conv2dProblem &p
     auto less = [&](Value v, int64_t bound) {
       return b.cmpi(arith::CmpIPredicate::ult, v, b.index(bound));
     };
-    auto atLeast = [&](Value v, int64_t bound) {
-      return b.cmpi(arith::CmpIPredicate::uge, v, b.index(bound));
-    };
     auto at = [&](Value index) { return b.fromIndex(index, b.coordType("e")); };
     Value block = b.linearId(LinearId::BlockX), thread = b.linearId(LinearId::Thread);
     // Block (image, h', run).
