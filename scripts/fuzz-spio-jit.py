@@ -105,8 +105,8 @@ def gemm_options(rng):
 
 def conv2d_options(rng):
     """The conv2d workload: dense (input channels of any count: 3, 5 and
-    12 unfolded first in the forward), wide groups (multiples of 64
-    channels), groups of 16 or 32, and the grouped family's widths."""
+    12 unfolded first in the forward and wgrad), wide groups (multiples of
+    64 channels), groups of 16 or 32, and the grouped family's widths."""
     r, s = rng.randint(1, 7), rng.randint(1, 7)
     c = rng.choice([3, 5, 12, 8, 24, 64, 72, 128, 256, 512])
     k = rng.choice([c, 8, 64, 136, 256])

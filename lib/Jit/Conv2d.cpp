@@ -167,8 +167,8 @@ static int runConv2dPlan(Cuda &gpu, const mlir::spio::CompiledModule &compiled,
   DeviceBuffer dScale = upload(scale, "uploading the scale");
   DeviceBuffer dY = orFail(gpu.allocate(outputs * dtypeBytes(problem.output)),
                            dgrad ? "allocating dx" : "allocating y");
-  // Block-diagonal groups: w expanded into the workspace; C not a multiple
-  // of 8: x and w unfolded there.
+  // The workspace: w expanded (block-diagonal groups), x and w unfolded (C
+  // not a multiple of 8), wgrad's partial sums.
   DeviceBuffer workspace;
   if (int64_t bytes = launcher.plan().workspaceBytes)
     workspace = orFail(gpu.allocate(bytes), "allocating the workspace");

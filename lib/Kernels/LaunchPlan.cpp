@@ -15,6 +15,26 @@ PlanParameter operand(int index, int64_t offset = 0) { return {Kind::Operand, in
 PlanParameter null() { return {Kind::Null, -1, {}}; }
 PlanParameter workspace(int64_t offset = 0) { return {Kind::Workspace, -1, {}, offset}; }
 
+/// Operand `index`, or what the workspace holds at `offset` where there is
+/// one (an operand packed, expanded or unfolded there).
+PlanParameter operandOr(std::optional<int64_t> offset, int index) {
+  return offset ? workspace(*offset) : operand(index);
+}
+
+/// The TMA descriptor shaped `map` of the same.
+PlanParameter tensorMapOf(std::optional<int64_t> offset, int index, runtime::TensorMapShape map) {
+  return offset ? PlanParameter{Kind::WorkspaceTensorMap, -1, map, *offset}
+                : PlanParameter{Kind::TensorMap, index, map};
+}
+
+/// The im2col TMA descriptor shaped `shape` of the same.
+PlanParameter im2colMapOf(std::optional<int64_t> offset, int index, runtime::Im2colMapShape shape) {
+  PlanParameter parameter = offset ? PlanParameter{Kind::WorkspaceIm2colMap, -1, {}, *offset}
+                                   : PlanParameter{Kind::Im2colMap, index, {}};
+  parameter.im2col = shape;
+  return parameter;
+}
+
 } // namespace
 
 LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config) {
@@ -54,16 +74,14 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
     if (position >= 0)
       kernel.parameters[position] = parameter;
   };
-  auto tensorMap = [&](int index, char which) -> PlanParameter {
-    runtime::TensorMapShape map = gemmTensorMapShape(problem, config, which);
-    if (gemmPacksOperand(problem, which))
-      return {Kind::WorkspaceTensorMap, -1, map, gemmPackedOffset(problem, which)};
-    return {Kind::TensorMap, index, map};
+  auto packed = [&](char which) {
+    return gemmPacksOperand(problem, which) ? std::optional(gemmPackedOffset(problem, which))
+                                            : std::nullopt;
   };
-  auto matrix = [&](int index, char which) {
-    return gemmPacksOperand(problem, which) ? workspace(gemmPackedOffset(problem, which))
-                                            : operand(index);
+  auto tensorMap = [&](int index, char which) {
+    return tensorMapOf(packed(which), index, gemmTensorMapShape(problem, config, which));
   };
+  auto matrix = [&](int index, char which) { return operandOr(packed(which), index); };
   place(at.a, matrix(A, 'a'));
   place(at.b, matrix(B, 'b'));
   place(at.c, operand(C));
@@ -124,29 +142,20 @@ PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &confi
                            Conv2dSources sources = {}, std::optional<int64_t> sums = {}) {
   PlannedKernel kernel{name, conv2dLaunchShape(problem, config), false,
                        std::vector<PlanParameter>(at.count)};
-  kernel.parameters[at.x] = sources.x ? workspace(*sources.x) : operand(X);
-  kernel.parameters[at.w] = sources.w ? workspace(*sources.w) : operand(W);
+  kernel.parameters[at.x] = operandOr(sources.x, X);
+  kernel.parameters[at.w] = operandOr(sources.w, W);
   kernel.parameters[at.y] = sums ? workspace(*sums) : operand(Y, conv2dPhaseOffsetBytes(problem));
   for (auto [position, index] :
        {std::pair{at.c, int(C)}, std::pair{at.bias, int(Bias)}, std::pair{at.scale, int(Scale)}})
     if (position >= 0)
       kernel.parameters[position] = operand(index);
   GemmConfig phaseConfig = conv2dPhaseConfig(problem, config);
-  PlanParameter inputMap;
-  if (conv2dWgradReadsXAsMatrix(problem)) {
-    runtime::TensorMapShape matrix = conv2dInputMatrixMapShape(problem, phaseConfig);
-    inputMap = sources.x ? PlanParameter{Kind::WorkspaceTensorMap, -1, matrix, *sources.x}
-                         : PlanParameter{Kind::TensorMap, X, matrix};
-  } else {
-    inputMap = sources.x ? PlanParameter{Kind::WorkspaceIm2colMap, -1, {}, *sources.x}
-                         : PlanParameter{Kind::Im2colMap, X, {}};
-    inputMap.im2col = conv2dInputMapShape(problem, phaseConfig);
-  }
-  kernel.parameters[at.xMap] = inputMap;
-  runtime::TensorMapShape weights = conv2dWeightMapShape(problem, phaseConfig);
+  kernel.parameters[at.xMap] =
+      conv2dWgradReadsXAsMatrix(problem)
+          ? tensorMapOf(sources.x, X, conv2dInputMatrixMapShape(problem, phaseConfig))
+          : im2colMapOf(sources.x, X, conv2dInputMapShape(problem, phaseConfig));
   kernel.parameters[at.wMap] =
-      sources.w ? PlanParameter{Kind::WorkspaceTensorMap, -1, weights, *sources.w}
-                : PlanParameter{Kind::TensorMap, W, weights};
+      tensorMapOf(sources.w, W, conv2dWeightMapShape(problem, phaseConfig));
   return kernel;
 }
 

@@ -700,15 +700,15 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv2d on Spio's kernels, f16/bf16 on a CUDA
     device: dense layers (groups = 1; Hopper, any kernel size, stride,
     padding and dilation; input channels not a multiple of 8, as RGB stems
-    have, in the forward and dw, x unfolded into a workspace first), layers of
-    groups of a multiple of 64 input and output channels, and layers of
+    have, in the forward and dw, x unfolded into a workspace first), layers
+    of groups of a multiple of 64 input and output channels, and layers of
     groups of 16 or 32 channels (C in = C out a multiple of 64, run as
     groups of 64 with block-diagonal weights, whose gradient autograd takes
-    back) as an implicit GEMM whose backward takes dx from Spio's dgrad where one kernel computes
-    it (the taps read one phase of dx: stride 1, or 1x1 downsampling), dw
-    from its wgrad where C is a multiple of 64 or not of 8, and the rest
-    from cuDNN, and
-    groups of 8, 4, 2 or 1 (depthwise) channels (C in = C out a multiple of
+    back) as an implicit GEMM whose backward takes dx from Spio's dgrad
+    where one kernel computes it (the taps read one phase of dx: stride 1,
+    or 1x1 downsampling), dw from its wgrad where C is a multiple of 64 or
+    not of 8, and the rest from cuDNN, and groups of 8, 4, 2 or 1
+    (depthwise) channels (C in = C out a multiple of
     8, dilation 1) on conv2d_gw8's kernels, forward and backward.
     SpioError says why a layer is not taken. The output is channels_last."""
     stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
