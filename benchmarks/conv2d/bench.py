@@ -28,7 +28,10 @@ from harness import benchmark_arguments, geometric_mean, spio_report, time_ms  #
 # RegNetX-16GF (of 128), each stage's strided first block and its others,
 # ResNeXt-50 32x4d's stages 3 and 4 (32 groups of 16 and 32: groups of 64
 # with block-diagonal weights) and ResNeXt-101 32x8d's last two stages (32
-# groups of 32 and 64) at batch 32.
+# groups of 32 and 64) at batch 32; the forward of RegNets whose groups
+# are not multiples of 64 channels (RegNetX-3.2GF: 48, RegNetY-1.6GF: 24,
+# RegNetY-8GF: 56, RegNetY-16GF: 112, RegNetY-800MF: 16 on 144 and 784
+# channels), each stage's strided first block and its others, batch 32.
 LAYERS = [
     ("resnet50", 32, 224, 224, 3, 64, 7, 7, 2, 3),
     ("resnet50", 32, 56, 56, 64, 64, 1, 1, 1, 0),
@@ -92,6 +95,42 @@ LAYERS = [
     ("resnext101_32x8d", 32, 14, 14, 1024, 1024, 3, 3, 1, 1, 32),
     ("resnext101_32x8d", 32, 14, 14, 2048, 2048, 3, 3, 2, 1, 32),
     ("resnext101_32x8d", 32, 7, 7, 2048, 2048, 3, 3, 1, 1, 32),
+    ("regnetx_3_2gf", 32, 112, 112, 96, 96, 3, 3, 2, 1, 2),
+    ("regnetx_3_2gf", 32, 56, 56, 96, 96, 3, 3, 1, 1, 2),
+    ("regnetx_3_2gf", 32, 56, 56, 192, 192, 3, 3, 2, 1, 4),
+    ("regnetx_3_2gf", 32, 28, 28, 192, 192, 3, 3, 1, 1, 4),
+    ("regnetx_3_2gf", 32, 28, 28, 432, 432, 3, 3, 2, 1, 9),
+    ("regnetx_3_2gf", 32, 14, 14, 432, 432, 3, 3, 1, 1, 9),
+    ("regnetx_3_2gf", 32, 14, 14, 1008, 1008, 3, 3, 2, 1, 21),
+    ("regnetx_3_2gf", 32, 7, 7, 1008, 1008, 3, 3, 1, 1, 21),
+    ("regnety_1_6gf", 32, 112, 112, 48, 48, 3, 3, 2, 1, 2),
+    ("regnety_1_6gf", 32, 56, 56, 48, 48, 3, 3, 1, 1, 2),
+    ("regnety_1_6gf", 32, 56, 56, 120, 120, 3, 3, 2, 1, 5),
+    ("regnety_1_6gf", 32, 28, 28, 120, 120, 3, 3, 1, 1, 5),
+    ("regnety_1_6gf", 32, 28, 28, 336, 336, 3, 3, 2, 1, 14),
+    ("regnety_1_6gf", 32, 14, 14, 336, 336, 3, 3, 1, 1, 14),
+    ("regnety_1_6gf", 32, 14, 14, 888, 888, 3, 3, 2, 1, 37),
+    ("regnety_1_6gf", 32, 7, 7, 888, 888, 3, 3, 1, 1, 37),
+    ("regnety_8gf", 32, 112, 112, 224, 224, 3, 3, 2, 1, 4),
+    ("regnety_8gf", 32, 56, 56, 224, 224, 3, 3, 1, 1, 4),
+    ("regnety_8gf", 32, 56, 56, 448, 448, 3, 3, 2, 1, 8),
+    ("regnety_8gf", 32, 28, 28, 448, 448, 3, 3, 1, 1, 8),
+    ("regnety_8gf", 32, 28, 28, 896, 896, 3, 3, 2, 1, 16),
+    ("regnety_8gf", 32, 14, 14, 896, 896, 3, 3, 1, 1, 16),
+    ("regnety_8gf", 32, 14, 14, 2016, 2016, 3, 3, 2, 1, 36),
+    ("regnety_8gf", 32, 7, 7, 2016, 2016, 3, 3, 1, 1, 36),
+    ("regnety_16gf", 32, 112, 112, 224, 224, 3, 3, 2, 1, 2),
+    ("regnety_16gf", 32, 56, 56, 224, 224, 3, 3, 1, 1, 2),
+    ("regnety_16gf", 32, 56, 56, 448, 448, 3, 3, 2, 1, 4),
+    ("regnety_16gf", 32, 28, 28, 448, 448, 3, 3, 1, 1, 4),
+    ("regnety_16gf", 32, 28, 28, 1232, 1232, 3, 3, 2, 1, 11),
+    ("regnety_16gf", 32, 14, 14, 1232, 1232, 3, 3, 1, 1, 11),
+    ("regnety_16gf", 32, 14, 14, 3024, 3024, 3, 3, 2, 1, 27),
+    ("regnety_16gf", 32, 7, 7, 3024, 3024, 3, 3, 1, 1, 27),
+    ("regnety_800mf", 32, 56, 56, 144, 144, 3, 3, 2, 1, 9),
+    ("regnety_800mf", 32, 28, 28, 144, 144, 3, 3, 1, 1, 9),
+    ("regnety_800mf", 32, 14, 14, 784, 784, 3, 3, 2, 1, 49),
+    ("regnety_800mf", 32, 7, 7, 784, 784, 3, 3, 1, 1, 49),
 ]
 
 

@@ -9,7 +9,8 @@ channels that are not a multiple of the tile (or of 8), output positions
 that run across images and past the last tile, f16 and f32 outputs, the
 epilogue (folded batch norm, residual, activations), and the GEMM chooser's
 configurations: split K, persistent grids, clusters sharing weight tiles,
-ping-pong warpgroups; grouped layers of 64 channels a group or more; input
+ping-pong warpgroups; grouped layers of 64 channels a group or more
+(fprop: of any multiple of 8); input
 channels that are not a multiple of 8 (x unfolded first).
 """
 
@@ -188,6 +189,20 @@ CASES = [
     (2, 14, 14, 512, 512, 3, 3, 1, 1, "--groups 32 --pass wgrad"),
     (3, 13, 11, 256, 256, 3, 3, 2, 1, "--groups 8 --pass wgrad --out-dtype f32"),
     (8, 14, 14, 1024, 1024, 3, 3, 1, 1, "--groups 32 --pass wgrad --parts 3"),
+    # fprop of groups of other multiples of 8 channels (RegNet's 24, 48, 56,
+    # 112, 232; 16 where C is not a multiple of 64; inputs and outputs of
+    # different widths): each tap of w padded to 64 channels in the
+    # workspace, k-tiles reading past the group into the next one's (past
+    # C, zeros), tiles of 8-column steps dividing the group's outputs.
+    (2, 14, 14, 96, 96, 3, 3, 1, 1, "--groups 2"),
+    (3, 13, 11, 432, 432, 3, 3, 2, 1, "--groups 9 --epilogue scale,bias,residual,relu"),
+    (2, 9, 9, 120, 120, 3, 3, 1, 1, "--groups 5 --dtype f16 --out-dtype f32"),
+    (4, 14, 14, 448, 448, 3, 3, 1, 1, "--groups 8"),
+    (2, 7, 7, 3024, 3024, 3, 3, 1, 1, "--groups 27"),
+    (2, 13, 13, 1392, 1392, 3, 3, 2, 1, "--groups 6 --epilogue bias"),
+    (2, 14, 14, 144, 144, 3, 3, 1, 1, "--groups 9"),
+    (2, 17, 9, 128, 96, 5, 3, 1, 2, "--groups 4 --dilation 2"),
+    (2, 14, 14, 64, 128, 1, 1, 1, 0, "--groups 8"),
 ]
 
 

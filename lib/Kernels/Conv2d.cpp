@@ -52,6 +52,19 @@ bool conv2dBlockDiagonal(const Conv2dProblem &p) {
          (width == 16 || width == 32);
 }
 
+bool conv2dPadsGroups(const Conv2dProblem &p) {
+  return p.groups > 1 && !conv2dBlockDiagonal(p) && conv2dGroupInputs(p) % kChannelTile != 0;
+}
+
+int64_t conv2dWeightTapChannels(const Conv2dProblem &p) {
+  int64_t width = conv2dGroupInputs(p);
+  return conv2dPadsGroups(p) ? ceilDiv(width, kChannelTile) * kChannelTile : width;
+}
+
+bool conv2dExpandsWeights(const Conv2dProblem &p) {
+  return p.pass != ConvPass::Wgrad && (conv2dBlockDiagonal(p) || conv2dPadsGroups(p));
+}
+
 bool conv2dUnfolds(const Conv2dProblem &p) {
   return p.pass != ConvPass::Dgrad && p.groups == 1 && p.c % 8 != 0;
 }
@@ -115,8 +128,9 @@ int64_t conv2dUnfoldedXBytes(const Conv2dProblem &p) {
 
 LaunchShape conv2dExpandWeightsLaunchShape(const Conv2dProblem &p) {
   // A thread a vector of 8 channels.
-  return {ceilDiv(p.k * p.r * p.s * kChannelTile / 8, kConv2dReduceThreads), 1,
-          kConv2dReduceThreads};
+  return {ceilDiv(p.k * p.r * p.s * conv2dWeightTapChannels(conv2dKernelProblem(p)) / 8,
+                  kConv2dReduceThreads),
+          1, kConv2dReduceThreads};
 }
 
 int64_t conv2dOutputHeight(const Conv2dProblem &p) {
@@ -311,12 +325,17 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
   if (conv2dBlockDiagonal(p))
     return checkConv2d(conv2dKernelProblem(p), c, target);
   int64_t groupInputs = conv2dGroupInputs(p), groupOutputs = conv2dGroupOutputs(p);
-  // A k-tile is 64 of one group's channels; a tile's columns (wgrad: rows)
-  // one group's.
-  if (p.groups > 1 && (groupInputs % kChannelTile != 0 || groupOutputs % kChannelTile != 0))
-    return "a grouped conv2d on the implicit GEMM takes groups of a multiple of 64 input and "
-           "output channels, or of 16 or 32 channels with as many outputs as inputs (a multiple "
-           "of 64), got " +
+  // A k-tile is 64 channels from one group's first; a tile's columns
+  // (wgrad: rows) one group's.
+  if (p.groups > 1 && (groupInputs % 8 != 0 || groupOutputs % 8 != 0))
+    return "a grouped conv2d on the implicit GEMM takes groups of a multiple of 8 input and "
+           "output channels, got " +
+           std::to_string(groupInputs) + " and " + std::to_string(groupOutputs);
+  if (p.groups > 1 && p.pass != ConvPass::Fprop &&
+      (groupInputs % kChannelTile != 0 || groupOutputs % kChannelTile != 0))
+    return std::string("a grouped conv2d's ") + convPassName(p.pass) +
+           " takes groups of a multiple of 64 input and output channels, or of 16 or 32 "
+           "channels with as many outputs as inputs (a multiple of 64), got " +
            std::to_string(groupInputs) + " and " + std::to_string(groupOutputs);
   if (p.strideH < 1 || p.strideH > 8 || p.strideW < 1 || p.strideW > 8)
     return "conv2d strides are 1 to 8, got " + std::to_string(p.strideH) + "x" +
@@ -413,9 +432,9 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
            std::to_string(c.blockN) + " columns must divide the group's " +
            std::to_string(groupColumns) + (p.pass == ConvPass::Dgrad ? " input" : " output") +
            " channels";
-  // The weights' rows are R * S * C long (of a group's C), the tensor
-  // map's K.
-  if (p.r * p.s * groupInputs > (int64_t(1) << 31) - 1)
+  // The weights' rows are R * S * C long (of a group's C, padded), the
+  // tensor map's K.
+  if (p.r * p.s * conv2dWeightTapChannels(p) > (int64_t(1) << 31) - 1)
     return "R * S * C is over the 2^31 - 1 elements TMA addresses";
   // Each kernel: one of dgrad's phases, else the problem's.
   auto checkKernel = [&](const Conv2dProblem &kernel) -> std::string {
@@ -449,6 +468,29 @@ GemmConfig conv2dPhaseConfig(const Conv2dProblem &p, const GemmConfig &config) {
     c.splitK = std::max<int64_t>(
         1, std::min(c.splitK, ceilDiv(conv2dGemmProblem(p).k, std::max<int64_t>(1, c.blockK))));
   return c;
+}
+
+/// A grouped conv2d's tile columns for a group of `groupColumns` and the
+/// chooser's `chosen` width: the widest tile of 64-column steps within the
+/// chosen one that divides the group's columns; else (groups not of a
+/// multiple of 64) the widest divisor of 8-column steps within it of 64
+/// columns or more, else the narrowest such up to wgmma's 256, else the
+/// widest divisor (a group of 48 outputs: one tile of 48; of 232: one of
+/// 232, not 29 of 8).
+static int64_t groupTileColumns(int64_t groupColumns, int64_t chosen) {
+  int64_t widest = 0, narrowWide = 0, widestDivisor = 0;
+  for (int64_t width = 8; width <= 256; width += 8) {
+    if (groupColumns % width != 0)
+      continue;
+    widestDivisor = width;
+    if (width <= chosen && (width % 64 == 0 || groupColumns % 64 != 0))
+      widest = width;
+    if (width >= 64 && !narrowWide)
+      narrowWide = width;
+  }
+  if (widest >= 64 || (widest > 0 && !narrowWide))
+    return widest;
+  return narrowWide ? narrowWide : widestDivisor;
 }
 
 /// wgrad: few tiles (dw's K x R * S * C) over a long reduction (every
@@ -604,11 +646,15 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
   int64_t columns = std::max<int64_t>(64, ceilDiv(g.n, 64) * 64);
   if (columns < c.blockN)
     c.blockN = columns;
-  // Grouped: the widest tile of 64-column steps within the chosen one
-  // that divides a group's columns (64 does where checkConv2d takes them).
-  int64_t groupColumns = p.pass == ConvPass::Dgrad ? conv2dGroupInputs(p) : conv2dGroupOutputs(p);
-  while (p.groups > 1 && groupColumns % 64 == 0 && groupColumns % c.blockN != 0)
-    c.blockN = (c.blockN - 1) / 64 * 64;
+  // Grouped: a tile's columns divide a group's.
+  if (p.groups > 1)
+    c.blockN = groupTileColumns(
+        p.pass == ConvPass::Dgrad ? conv2dGroupInputs(p) : conv2dGroupOutputs(p), c.blockN);
+  // Ping-pong warpgroups hold whole tiles of 128 columns at most.
+  if (c.pingpong && c.blockN > 128) {
+    c.pingpong = false;
+    c.persistent = 0;
+  }
   // A cluster's blocks load equal shares of B: rows of 16 bytes, or
   // (N-major, dgrad) boxes of 64 columns.
   if (c.cluster > 1 && (c.blockN / c.cluster) % (g.b == Layout::ColMajor ? 8 : 64) != 0)
@@ -623,6 +669,10 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
   if (c.stages < 8 && c.blockM + c.blockN < 256 &&
       gemmSharedBytes(g, deeper) <= target.sharedBytesPerBlock)
     c.stages = 8;
+  // A group's tile wider than the chooser's (up to 256 columns) with the
+  // epilogue's staging: as many stages as shared memory holds.
+  while (c.stages > 2 && gemmSharedBytes(g, c) > target.sharedBytesPerBlock)
+    c.stages /= 2;
   return c;
 }
 
@@ -640,12 +690,12 @@ int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &c, cons
 int64_t conv2dWorkspaceBytes(const Conv2dProblem &p) {
   Conv2dProblem kernel = conv2dKernelProblem(p);
   int64_t unfolded = conv2dUnfolds(p) ? conv2dUnfoldedXBytes(p) : 0;
-  int64_t weights = kernel.k * kernel.r * kernel.s * conv2dGroupInputs(kernel);
+  int64_t weights = kernel.k * kernel.r * kernel.s * conv2dWeightTapChannels(kernel);
   if (conv2dWgradReduces(p))
     return unfolded + (p.parts > 1 ? p.parts * weights * 4 : weights * dtypeBytes(p.output));
   if (p.pass == ConvPass::Wgrad)
     return 0;
-  return conv2dUnfolds(p) || conv2dBlockDiagonal(p) ? unfolded + weights * dtypeBytes(p.input) : 0;
+  return conv2dUnfolds(p) || conv2dExpandsWeights(p) ? unfolded + weights * dtypeBytes(p.input) : 0;
 }
 
 bool conv2dWgradReduces(const Conv2dProblem &p) {
@@ -695,7 +745,7 @@ runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &p, const GemmC
   // dgrad's boxes are 64 of w's K rows by 64 of a tap's input channels.
   if (p.pass == ConvPass::Dgrad)
     shape.rows = uint64_t(p.k);
-  shape.cols = uint64_t(p.r * p.s * conv2dGroupInputs(p));
+  shape.cols = uint64_t(p.r * p.s * conv2dWeightTapChannels(p));
   return shape;
 }
 

@@ -163,7 +163,8 @@ PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &confi
 
 LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &config) {
   Conv2dProblem kernels = conv2dKernelProblem(problem);
-  if (problem.pass != ConvPass::Dgrad && !conv2dBlockDiagonal(problem) && !conv2dUnfolds(problem))
+  if (problem.pass != ConvPass::Dgrad && !conv2dBlockDiagonal(problem) &&
+      !conv2dExpandsWeights(problem) && !conv2dUnfolds(problem))
     return conv2dLaunchPlan(problem, config, conv2dParameters(problem), "conv2d");
   LaunchPlan plan = conv2dOperands(problem);
   plan.workspaceBytes = conv2dWorkspaceBytes(problem);
@@ -200,8 +201,8 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
                             {workspace(unfolded), operand(Y)}});
     return plan;
   }
-  // Block-diagonal fprop and dgrad read w expanded.
-  if (conv2dBlockDiagonal(problem)) {
+  // Block-diagonal or padded groups: fprop and dgrad read w expanded.
+  if (conv2dExpandsWeights(problem)) {
     plan.kernels.push_back({kConv2dExpandWeights,
                             conv2dExpandWeightsLaunchShape(problem),
                             false,

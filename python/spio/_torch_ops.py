@@ -213,16 +213,27 @@ def implicit_gemm_groups(in_channels, out_channels, groups):
     groups themselves where dense or of a multiple of 64 input and output
     channels; C / 64 blocks of 64 channels where the groups are 16 or 32
     channels (C in = C out a multiple of 64), whose weights
-    _block_diagonal expands."""
+    _block_diagonal expands; the groups themselves where they are of
+    another multiple of 8 input channels and of 24 or more outputs, a
+    multiple of 8 (RegNet's 24, 48, 56, ...: the library pads each tap of
+    w to 64 channels in the forward; its backward takes them on cuDNN).
+    Fewer outputs make tiles of 16 columns or fewer, which ran at half
+    cuDNN's speed (an H200, RegNetY-800MF's groups of 16 on 144 and 784
+    channels): those stay cuDNN's, as do the grouped family's (C in = C
+    out in groups of 1, 2, 4 or 8)."""
     if groups == 1:
         return 1
     if groups < 1 or in_channels % groups or out_channels % groups:
         return None
-    if in_channels // groups % 64 == 0 and out_channels // groups % 64 == 0:
+    inputs, outputs = in_channels // groups, out_channels // groups
+    if inputs % 64 == 0 and outputs % 64 == 0:
         return groups
     if in_channels == out_channels and in_channels % 64 == 0 and \
-            in_channels // groups in _BLOCK_DIAGONAL_WIDTHS:
+            inputs in _BLOCK_DIAGONAL_WIDTHS:
         return in_channels // 64
+    if inputs % 8 == 0 and outputs % 8 == 0 and outputs >= 24 and \
+            not (in_channels == out_channels and inputs in _GROUP_WIDTHS):
+        return groups
     return None
 
 
@@ -701,10 +712,12 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     device: dense layers (groups = 1; Hopper, any kernel size, stride,
     padding and dilation; input channels not a multiple of 8, as RGB stems
     have, in the forward and dw, x unfolded into a workspace first), layers
-    of groups of a multiple of 64 input and output channels, and layers of
+    of groups of a multiple of 64 input and output channels, layers of
     groups of 16 or 32 channels (C in = C out a multiple of 64, run as
     groups of 64 with block-diagonal weights, whose gradient autograd takes
-    back) as an implicit GEMM whose backward takes dx from Spio's dgrad
+    back), and layers of groups of other multiples of 8 input and output
+    channels (RegNet's; the forward only, backward on cuDNN) as an
+    implicit GEMM whose backward takes dx from Spio's dgrad
     where one kernel computes it (the taps read one phase of dx: stride 1,
     or 1x1 downsampling), dw from its wgrad where C is a multiple of 64 or
     not of 8, and the rest from cuDNN, and groups of 8, 4, 2 or 1
@@ -730,10 +743,9 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             weight.shape[0] == c and dilation == (1, 1) and stride[0] == stride[1]:
         return conv2d_gw8(x.contiguous(memory_format=torch.channels_last), weight, bias,
                           stride[0], padding)
-    raise SpioError(f"Spio runs dense conv2d (groups = 1), groups of a multiple of 64 input and "
-                    f"output channels, groups of 16 or 32 channels (C in = C out a multiple of "
-                    f"64), and groups of 1, 2, 4 or 8 channels (C in = C out, dilation 1, equal "
-                    f"strides); got groups={groups} of "
+    raise SpioError(f"Spio runs dense conv2d (groups = 1), groups of a multiple of 8 input and "
+                    f"output channels, and groups of 1, 2, 4 or 8 channels (C in = C out, "
+                    f"dilation 1, equal strides); got groups={groups} of "
                     f"{tuple(x.shape)} by {tuple(weight.shape)}, dilation {dilation}, stride "
                     f"{stride}")
 

@@ -29,9 +29,8 @@ def _grouped_support(conv):
     c = conv.in_channels
     if conv.out_channels != c or c % 8 or c // conv.groups not in _torch_ops._GROUP_WIDTHS:
         return Support(False, f"{conv} is not a conv2d with groups of 1, 2, 4 or 8 channels "
-                              f"(C in = C out, a multiple of 8), of 16 or 32 (C in = C out, a "
-                              f"multiple of 64) or of a multiple of 64 input and output "
-                              f"channels")
+                              f"(C in = C out, a multiple of 8) or of a multiple of 8 input "
+                              f"and output channels (24 or more outputs)")
     if conv.dilation != (1, 1) or conv.stride[0] != conv.stride[1] or \
             conv.stride[0] not in (1, 2):
         return Support(False, f"{conv}: Spio takes grouped layers of dilation 1 and equal "
@@ -60,9 +59,10 @@ def _layer_support(conv):
 class Conv2d(torch.nn.Module):
     """torch.nn.Conv2d on Spio's kernels, forward and backward: dense layers
     (groups = 1), those of groups of a multiple of 64 input and output
-    channels, and those of groups of 16 or 32 channels (C in = C out a
-    multiple of 64, as groups of 64 with block-diagonal weights) on the
-    implicit GEMM (Hopper, sm_90; any input channels, those not a multiple
+    channels, those of groups of 16 or 32 channels (C in = C out a
+    multiple of 64, as groups of 64 with block-diagonal weights) and those
+    of groups of other multiples of 8 channels (RegNet's: forward only,
+    each tap of w padded to 64 channels) on the implicit GEMM (Hopper, sm_90; any input channels, those not a multiple
     of 8 (RGB stems) unfolded into a workspace first, any kernel size,
     stride, zero padding and dilation the kernel's TMA copies take), the
     backward's dx on Spio where its taps read one phase of dx (stride 1,

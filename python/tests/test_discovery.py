@@ -836,11 +836,26 @@ def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
     assert family.workspace_size(blocked, config) == 256 * 9 * 64 * 2
     compiled = spio.Kernel(family, config).compile(blocked)
     assert [name for name, _, _ in compiled.kernels] == ["conv2d_expand_weights", "conv2d"]
+    # Groups of other multiples of 8 channels (32 inputs, 64 outputs; 48
+    # a group): the forward pads each tap of w to 64 channels in the
+    # workspace, tiles of 8-column steps dividing a group's outputs; dgrad
+    # and wgrad refuse them.
     narrow = spio.Conv2dArguments(8, 14, 14, 256, 512, groups=8)
-    support = kernel.supports(narrow)
-    assert not support and "got 32 and 64" in support.reason
-    assert not family.layer_support(256, 512, (3, 3), (1, 1), (1, 1), (1, 1), groups=8)
+    config = family.chosen(narrow, spio.kernels.target("sm_90"))
+    assert spio.Kernel(family, config).supports(narrow)
+    assert family.workspace_size(narrow, config) == 512 * 9 * 64 * 2
+    regnet = spio.Conv2dArguments(8, 14, 14, 432, 432, groups=9)
+    config = family.chosen(regnet, spio.kernels.target("sm_90"))
+    assert config[2][1] == 48
+    compiled = spio.Kernel(family, config).compile(regnet)
+    assert [name for name, _, _ in compiled.kernels] == ["conv2d_expand_weights", "conv2d"]
+    dgrad = spio.Conv2dArguments(8, 14, 14, 256, 512, pass_="dgrad", groups=8)
+    support = spio.Kernel(family, family.chosen(dgrad, spio.kernels.target("sm_90"))) \
+        .supports(dgrad)
+    assert not support and "dgrad takes groups of a multiple of 64" in support.reason
+    assert family.layer_support(256, 512, (3, 3), (1, 1), (1, 1), (1, 1), groups=8)
     assert family.layer_support(256, 256, (3, 3), (1, 1), (1, 1), (1, 1), groups=4)
+    assert not family.layer_support(96, 96, (3, 3), (1, 1), (1, 1), (1, 1), groups=8)
     expect_error(lambda: spio.Conv2dArguments(1, 8, 8, 64, 64, groups=1.5),
                  "groups must be an integer")
 

@@ -677,22 +677,49 @@ def test_wide_group_layers_and_transform():
     torch.manual_seed(9)
     net = torch.nn.Sequential(torch.nn.Conv2d(128, 128, 3, padding=1, groups=2),
                               torch.nn.Conv2d(128, 128, 3, padding=1, groups=4),
-                              torch.nn.Conv2d(96, 96, 3, padding=1, groups=4)
+                              torch.nn.Conv2d(128, 96, 3, padding=1, groups=4),
+                              torch.nn.Conv2d(96, 96, 3, padding=1, groups=8)
                               ).cuda().to(torch.bfloat16)
     x = torch.randn(2, 128, 16, 16, device="cuda", dtype=torch.bfloat16)
-    want = net[1](net[0](x))
-    narrow = net[2]
+    want = net(x)
+    twelve = net[3]
     spio.transform(net)
-    # Groups of 64 and of 32 channels on the implicit GEMM; of 24, neither
-    # family.
-    assert type(net[0]) is spio.nn.Conv2d and type(net[1]) is spio.nn.Conv2d
-    assert net[2] is narrow and net[0].stride == (1, 1)
-    got = net[1](net[0](x))
+    # Groups of 64 and of 32 channels on the implicit GEMM, and of 32
+    # inputs and 24 outputs (w's taps padded to 64 channels); of 12,
+    # neither family.
+    assert all(type(net[i]) is spio.nn.Conv2d for i in range(3))
+    assert net[3] is twelve and net[0].stride == (1, 1)
+    got = net(x)
     close(got, want.float(), want.abs().max().item() * 4)
-    with pytest.raises(spio.SpioError, match="or of a multiple of 64 input and output channels"):
-        spio.nn.Conv2d.from_torch(narrow)
+    with pytest.raises(spio.SpioError, match="or of a multiple of 8 input and output channels"):
+        spio.nn.Conv2d.from_torch(twelve)
+    # Groups of 16 on 144 channels would take tiles of 16 columns: cuDNN's.
+    sixteen = torch.nn.Conv2d(144, 144, 3, padding=1, groups=9)
+    assert not spio.nn.supports(sixteen)
     with pytest.raises(spio.SpioError, match="is not a conv2d with groups"):
         spio.nn.Conv2dGw8.from_torch(torch.nn.Conv2d(128, 128, 3, groups=2))
+
+
+@hopper
+@pytest.mark.parametrize("c,k,groups,stride", [(432, 432, 9, 1), (240, 240, 10, 2),
+                                               (120, 120, 5, 1), (256, 192, 4, 1)])
+def test_groups_of_other_widths_run_forward_on_padded_weights(c, k, groups, stride):
+    # RegNet's groups of 48 and 24 channels, and 64 inputs to 48 outputs:
+    # the forward on the implicit GEMM (each
+    # tap of w padded to 64 channels in the workspace), the gradients on
+    # cuDNN where Spio's dgrad and wgrad refuse the groups; against float32
+    # and the same bits every run.
+    x, weight, bias = dense_inputs(2, c, k, 14, 14, 3, 3, groups=groups, seed=c + groups)
+    grouped_conv2d_matches_float32_every_run(x, weight, bias, stride, groups)
+    launchers = spio._torch_ops._launchers
+    assert any(key[:2] == ("dense", x.shape) and groups in key for key in launchers)
+    refused = {key[0] for key, launcher in launchers.items()
+               if key[0] in ("dense_dgrad", "dense_wgrad") and key[2] == x.shape and
+               groups in key and launcher is None}
+    assert refused == {"dense_dgrad", "dense_wgrad"}
+    torch.library.opcheck(torch.ops.spio.conv2d.default,
+                          (x.detach(), weight.detach(), bias.detach(), [stride, stride], [1, 1],
+                           [1, 1], groups))
 
 
 @hopper
@@ -805,7 +832,7 @@ def test_conv2d_layer_takes_groups():
     grouped = spio.nn.Conv2dGw8(32, group_width=4)
     assert isinstance(grouped, spio.nn.Conv2d) and grouped.groups == 8
     with pytest.raises(spio.SpioError, match="groups of 1, 2, 4 or 8 channels"):
-        spio.nn.Conv2d(96, 96, 3, groups=2)
+        spio.nn.Conv2d(96, 96, 3, groups=8)
     with pytest.raises(spio.SpioError, match="is not a conv2d with groups"):
         spio.nn.Conv2dGw8.from_torch(torch.nn.Conv2d(64, 64, 3))
 

@@ -122,7 +122,8 @@ static Field<int64_t>
                         "matrix a group. conv2d: G groups of C / G = 1, 2, 4 or 8 channels "
                         "(C = K), run by the grouped family as conv2d-gw8 (its options apply), "
                         "or of C / G and K / G multiples of 64 on the implicit GEMM (or 16 or "
-                        "32, C = K a multiple of 64, as block-diagonal groups of 64)"),
+                        "32, C = K a multiple of 64, as block-diagonal groups of 64; fprop: "
+                        "any multiples of 8, w's taps padded to 64 channels)"),
                cl::location(request.groupCount));
 static Field<std::string> groupsAlong(
     "groups-along", cl::cat(gemmOptions),
@@ -398,10 +399,12 @@ int main(int argc, char **argv) {
     for (const auto &options : {gemmOnly, convShared, gw8Only, fileFixes})
       rejectOptions("a kernel file", options);
   } else if (request.workload == "conv2d" && request.groupCount > 1 &&
-             (request.convC % request.groupCount != 0 || request.convC / request.groupCount < 16)) {
-    // A grouped conv2d of narrow groups is the grouped family's workload of
-    // its group width (groups of 16 channels or more run on the implicit
-    // GEMM, below).
+             (request.convC % request.groupCount != 0 ||
+              (request.convC / request.groupCount < 16 &&
+               (request.convK == 0 || request.convK == request.convC)))) {
+    // A grouped conv2d of narrow groups (as many outputs as inputs) is the
+    // grouped family's workload of its group width (groups of 16 channels
+    // or more, or of other outputs, run on the implicit GEMM, below).
     int64_t c = request.convC, groups = request.groupCount;
     llvm::SmallVector<const cl::Option *> gemmNotConv(gemmOnly);
     llvm::erase(gemmNotConv, &groupCount);
@@ -409,12 +412,9 @@ int main(int argc, char **argv) {
     rejectOptions("--workload conv2d --groups", {&convParts, &convGroupWidth});
     if (c % groups != 0 || !llvm::is_contained({1, 2, 4, 8}, c / groups))
       fail("--groups must split the " + std::to_string(c) +
-           " channels into groups of 1, 2, 4 or 8 (the grouped family), or of 16, 32 or a "
-           "multiple of 64 (the implicit GEMM), got " +
+           " channels into groups of 1, 2, 4 or 8 (the grouped family), or of a multiple of 8 "
+           "(the implicit GEMM), got " +
            std::to_string(groups));
-    if (request.convK != 0 && request.convK != c)
-      fail("--groups: a grouped conv2d has as many output channels as input channels (" +
-           std::to_string(c) + "), got --out-channels " + std::to_string(request.convK));
     if (request.convDilation != 1)
       fail("--groups: a grouped conv2d takes dilation 1");
     request.workload = "conv2d-gw8";

@@ -293,7 +293,14 @@ TEST(Conv2dTest, GroupsTakeOneGroupsChannelsATile) {
             std::string::npos);
   Conv2dProblem narrow = p;
   narrow.groups = 8;
-  EXPECT_NE(checkConv2d(narrow, c, hopper()).find("got 32 and 64"), std::string::npos);
+  narrow.pass = ConvPass::Dgrad;
+  EXPECT_NE(checkConv2d(narrow, c, hopper()).find("dgrad takes groups of a multiple of 64"),
+            std::string::npos);
+  Conv2dProblem odd = p;
+  odd.c = odd.k = 12 * 8;
+  odd.groups = 8;
+  EXPECT_NE(checkConv2d(odd, c, hopper()).find("multiple of 8 input and output channels, got 12"),
+            std::string::npos);
   GemmConfig wide = c;
   wide.blockN = 256;
   Conv2dProblem four = p;
@@ -315,7 +322,8 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   Conv2dProblem uneven = p;
   uneven.k = 1024;
   EXPECT_FALSE(conv2dBlockDiagonal(uneven));
-  // Channels not a multiple of 64 (48 groups of 16): refused.
+  // Channels not a multiple of 64 (49 groups of 16): not block-diagonal
+  // (the forward pads them; dgrad refuses them).
   Conv2dProblem ragged = p;
   ragged.c = ragged.k = 48 * 16 + 16;
   ragged.groups = 49;
@@ -323,6 +331,7 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
   EXPECT_EQ(64 % c.blockN, 0);
+  ragged.pass = ConvPass::Dgrad;
   EXPECT_NE(checkConv2d(ragged, c, hopper()).find("or of 16 or 32 channels"), std::string::npos);
   // fprop: the expansion (w to the workspace), then the kernel reading it.
   EXPECT_EQ(conv2dWorkspaceBytes(p), 512 * 9 * 64 * 2);
@@ -362,6 +371,72 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   EXPECT_EQ(plan.kernels[1].shape.gridX, 512 * 9 * 16 / 256);
   EXPECT_EQ(plan.kernels[0].parameters[conv2dParameters(conv2dKernelProblem(wgrad)).y].kind,
             PlanParameter::Kind::Workspace);
+}
+
+/// The forward of groups of another multiple of 8 channels (RegNet's):
+/// each tap of w padded with zeros to 64 channels in the workspace, tiles
+/// whose columns divide a group's outputs.
+TEST(Conv2dTest, ForwardPadsGroupsOfOtherWidthsToWholeKTiles) {
+  Conv2dProblem p = resnetLayer();
+  p.h = p.w = 28;
+  p.c = p.k = 432;
+  p.groups = 9;
+  ASSERT_TRUE(conv2dPadsGroups(p));
+  EXPECT_FALSE(conv2dBlockDiagonal(p));
+  EXPECT_TRUE(conv2dExpandsWeights(p));
+  EXPECT_EQ(conv2dWeightTapChannels(p), 64);
+  // A k-tile a tap (64 channels from the group's first).
+  EXPECT_EQ(conv2dGemmProblem(p).k, 9 * 64);
+  GemmConfig c = chooseConv2dConfig(p, hopper());
+  EXPECT_EQ(checkConv2d(p, c, hopper()), "");
+  EXPECT_EQ(c.blockN, 48);
+  EXPECT_EQ(conv2dWeightMapShape(p, c).cols, uint64_t(9 * 64));
+  EXPECT_EQ(conv2dWorkspaceBytes(p), 432 * 9 * 64 * 2);
+  LaunchPlan plan = conv2dLaunchPlan(p, c);
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[0].name, kConv2dExpandWeights);
+  EXPECT_EQ(plan.kernels[0].shape.gridX, (432 * 9 * 64 / 8 + 255) / 256);
+  Conv2dParameters at = conv2dParameters(p);
+  EXPECT_EQ(plan.kernels[1].parameters[at.w].kind, PlanParameter::Kind::Workspace);
+  EXPECT_EQ(plan.kernels[1].parameters[at.wMap].kind, PlanParameter::Kind::WorkspaceTensorMap);
+  // Group widths and their tiles: one tile a group where no divisor of 64
+  // columns or more is (24, 56), the widest within the chosen width (112;
+  // 144 within 256), one of 232 rather than 29 of 8; 112 inputs take two
+  // k-tiles a tap; inputs and outputs of different widths.
+  for (auto [c, k, groups, columns, tapChannels] :
+       std::vector<std::array<int64_t, 5>>{{120, 120, 5, 24, 64},
+                                           {448, 448, 8, 56, 64},
+                                           {3024, 3024, 27, 112, 128},
+                                           {1152, 1152, 8, 144, 192},
+                                           {1392, 1392, 6, 232, 256},
+                                           {144, 144, 9, 16, 64},
+                                           {128, 96, 4, 24, 64}}) {
+    Conv2dProblem q = p;
+    q.c = c;
+    q.k = k;
+    q.groups = groups;
+    SCOPED_TRACE("C " + std::to_string(c) + " K " + std::to_string(k) + " groups " +
+                 std::to_string(groups));
+    GemmConfig chosen = chooseConv2dConfig(q, hopper());
+    EXPECT_EQ(checkConv2d(q, chosen, hopper()), "");
+    EXPECT_EQ(chosen.blockN, columns);
+    EXPECT_EQ(conv2dWeightTapChannels(q), tapChannels);
+  }
+  // Groups of a multiple of 64 inputs are not padded, whatever their
+  // outputs (64 -> 48: tiles of 48 columns).
+  Conv2dProblem wideInputs = p;
+  wideInputs.c = 512;
+  wideInputs.k = 384;
+  wideInputs.groups = 8;
+  EXPECT_FALSE(conv2dPadsGroups(wideInputs));
+  EXPECT_EQ(chooseConv2dConfig(wideInputs, hopper()).blockN, 48);
+  // dgrad and wgrad of such groups are refused, saying so.
+  for (ConvPass pass : {ConvPass::Dgrad, ConvPass::Wgrad}) {
+    Conv2dProblem backward = p;
+    backward.pass = pass;
+    EXPECT_NE(checkConv2d(backward, c, hopper()).find("takes groups of a multiple of 64"),
+              std::string::npos);
+  }
 }
 
 TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
@@ -815,7 +890,8 @@ TEST(Conv2dTest, EveryChosenConfigurationPassesTheChecks) {
     p.padW = pick(0, p.s);
     // Channels: dense (wgrad reads x in boxes of a tap's 64 channels; a
     // forward's of any count, x unfolded first), wide groups of multiples
-    // of 64, or groups of 16 or 32 as block-diagonal groups of 64.
+    // of 64 (fprop: of 8, padded), or groups of 16 or 32 as block-diagonal
+    // groups of 64.
     int64_t form = pick(0, 3);
     int64_t unit = p.pass == ConvPass::Wgrad ? 64 : 8;
     if (form == 0) {
@@ -826,9 +902,11 @@ TEST(Conv2dTest, EveryChosenConfigurationPassesTheChecks) {
       p.c = pick(1, 40);
       p.k = 8 * pick(1, 64);
     } else if (form == 1) {
+      // Groups of multiples of 64, or (fprop) of 8.
+      int64_t width = p.pass == ConvPass::Fprop && pick(0, 1) == 0 ? 8 : 64;
       p.groups = pick(2, 8);
-      p.c = p.groups * 64 * pick(1, 2);
-      p.k = p.groups * 64 * pick(1, 2);
+      p.c = p.groups * width * pick(1, 64 * 2 / width);
+      p.k = p.groups * width * pick(1, 64 * 2 / width);
     } else {
       p.c = p.k = 64 * pick(1, 8);
       p.groups = p.c / std::array<int64_t, 2>{16, 32}[pick(0, 1)];

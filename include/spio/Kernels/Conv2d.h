@@ -36,7 +36,11 @@
 // groups of 64 whose weights are block-diagonal: a kernel expands w into
 // the workspace ([K, R, S, 64], zeros off each output channel's group)
 // before fprop and dgrad, and wgrad's sums of those blocks go to the
-// workspace, whose diagonal blocks the reduce kernel adds into dw.
+// workspace, whose diagonal blocks the reduce kernel adds into dw. Other
+// groups of a multiple of 8 channels (fprop) pad each tap of w with zeros
+// to a multiple of 64 channels in the workspace, since a k-tile gathers 64
+// channels from the group's first; a tile's columns divide the group's
+// outputs (any multiple of 8, up to wgmma's 256).
 //
 // No LLVM dependency: problems, configs, checks and launch shapes only.
 //
@@ -111,6 +115,19 @@ int64_t conv2dGroupOutputs(const Conv2dProblem &problem);
 /// Groups of 16 or 32 channels, C = K a multiple of 64: run as groups of
 /// 64 with block-diagonal weights.
 bool conv2dBlockDiagonal(const Conv2dProblem &problem);
+/// Groups of a multiple of 8 input channels that is not one of 64 (RegNet's
+/// 24, 48, 56, 112, ..., or 16 and 32 where C is not a multiple of 64),
+/// not block-diagonal: a k-tile gathers 64 channels from the group's first,
+/// past its own into the next group's (past C, zeros), so the weights the
+/// kernel reads hold each tap's channels padded with zeros to a multiple of
+/// 64 (conv2dWeightTapChannels), which a kernel expands w into first.
+bool conv2dPadsGroups(const Conv2dProblem &problem);
+/// The channels a tap of the weights the implicit GEMM reads: a group's C /
+/// G, rounded up to a multiple of 64 where the groups are padded.
+int64_t conv2dWeightTapChannels(const Conv2dProblem &problem);
+/// Whether fprop and dgrad read w expanded into the workspace
+/// (block-diagonal or padded groups).
+bool conv2dExpandsWeights(const Conv2dProblem &problem);
 /// A dense fprop or wgrad whose C is not a multiple of 8 (RGB stems: 3
 /// channels), whose pixels are not whole 16-byte vectors as TMA reads them:
 /// x is unfolded first into x' [N, H', Q, C'], whose pixel (h', q) holds
@@ -145,8 +162,9 @@ int64_t conv2dUnfoldXPixels(const Conv2dProblem &problem);
 int64_t conv2dUnfoldXStagedValues(const Conv2dProblem &problem, int64_t pixels);
 /// The workspace's bytes x' takes, rounded up to 256.
 int64_t conv2dUnfoldedXBytes(const Conv2dProblem &problem);
-/// Block-diagonal fprop and dgrad: the kernel that expands w into the
-/// workspace, a thread a 16-byte vector of [K, R, S, 64].
+/// Block-diagonal or padded groups: the kernel that expands w into the
+/// workspace, a thread a 16-byte vector of [K, R, S, conv2dWeightTapChannels]
+/// (block-diagonal: of the kernel problem's 64).
 constexpr const char *kConv2dExpandWeights = "conv2d_expand_weights";
 LaunchShape conv2dExpandWeightsLaunchShape(const Conv2dProblem &problem);
 

@@ -59,9 +59,11 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
     return b.tensorType({{"n", 1, p.n}, {"h", 1, p.h}, {"w", 1, p.w}, {"c", 8, p.c / 8}},
                         b.vector8(input), MemorySpace::Global);
   case 'w':
-    return b.tensorType(
-        {{"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 8, kernels::conv2dGroupInputs(p) / 8}},
-        b.vector8(input), MemorySpace::Global);
+    return b.tensorType({{"k", 1, p.k},
+                         {"r", 1, p.r},
+                         {"s", 1, p.s},
+                         {"c", 8, kernels::conv2dWeightTapChannels(p) / 8}},
+                        b.vector8(input), MemorySpace::Global);
   case 'b':
     return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.biasType), MemorySpace::Global);
   case 's':
@@ -111,7 +113,7 @@ std::pair<Type, TensorMapType> conv2dMapTypes(KernelBuilder &b, const kernels::C
   bool dgrad = p.pass == kernels::ConvPass::Dgrad;
   StringRef rows = dgrad ? g.reductionDim : g.colDim, cols = dgrad ? g.colDim : g.reductionDim;
   SpioTensorType weights =
-      b.tensorType({{rows, 1, p.k}, {cols, 8, p.r * p.s * kernels::conv2dGroupInputs(p) / 8}},
+      b.tensorType({{rows, 1, p.k}, {cols, 8, p.r * p.s * kernels::conv2dWeightTapChannels(p) / 8}},
                    b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
   return {b.im2colMapType(x, boxA), b.tensorMapType(weights, boxB)};
 }
@@ -422,28 +424,36 @@ static void buildConv2dDgradZero(KernelBuilder &b, const kernels::Conv2dProblem 
   gpu::ReturnOp::create(builder, b.loc());
 }
 
-/// Block-diagonal fprop and dgrad: w [K, R, S, width] expanded into the
-/// kernel problem's [K, R, S, 64], each output channel's weights at its
-/// group's place among its block's 64 input channels and zeros elsewhere,
-/// a thread a 16-byte vector of 8 channels (all of one group: the widths
-/// are multiples of 8).
+/// fprop and dgrad of block-diagonal or padded groups: w [K, R, S, width]
+/// expanded into the kernel problem's [K, R, S, channels], a thread a
+/// 16-byte vector of 8 channels (all of one group: the widths are
+/// multiples of 8). Block-diagonal (channels 64): each output channel's
+/// weights at its group's place among its block's 64 input channels;
+/// padded: each tap's width channels first; zeros elsewhere.
 static void buildConv2dExpandWeights(KernelBuilder &b, const kernels::Conv2dProblem &p) {
   VectorType vector = b.vector8(typeOf(b.getContext(), p.input));
+  bool blocked = kernels::conv2dBlockDiagonal(p);
   int64_t width = kernels::conv2dGroupInputs(p), rows = p.k * p.r * p.s;
-  int64_t vectors = rows * 64 / 8;
+  int64_t channels = kernels::conv2dWeightTapChannels(kernels::conv2dKernelProblem(p));
+  int64_t vectors = rows * channels / 8;
   SpioTensorType natural = b.tensorType({{"e", 1, rows * width / 8}}, vector, MemorySpace::Global);
   SpioTensorType expanded = b.tensorType({{"e", 1, vectors}}, vector, MemorySpace::Global);
   buildThreadPerElementKernel(
       b, kernels::kConv2dExpandWeights, {natural, expanded}, vectors,
       [&](ValueRange args, Value index) {
-        // Vector (row = k * R * S + tap, channels i to i + 7) of the block's
-        // 64: k's group j within its block holds inputs j * width to (j + 1)
-        // * width.
-        Value row = b.divui(index, b.index(8));
-        Value i = b.muli(b.remui(index, b.index(8)), b.index(8));
-        Value k = b.divui(row, b.index(p.r * p.s));
-        Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
-        Value inGroup = b.cmpi(arith::CmpIPredicate::eq, b.divui(i, b.index(width)), group);
+        // Vector (row = k * R * S + tap, channels i to i + 7): block-diagonal,
+        // k's group j within its block holds inputs j * width to (j + 1) *
+        // width; padded, the row holds inputs 0 to width.
+        Value row = b.divui(index, b.index(channels / 8));
+        Value i = b.muli(b.remui(index, b.index(channels / 8)), b.index(8));
+        Value inGroup;
+        if (blocked) {
+          Value k = b.divui(row, b.index(p.r * p.s));
+          Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
+          inGroup = b.cmpi(arith::CmpIPredicate::eq, b.divui(i, b.index(width)), group);
+        } else {
+          inGroup = b.cmpi(arith::CmpIPredicate::ult, i, b.index(width));
+        }
         Value first = b.muli(row, b.index(width / 8));
         Value source = b.addi(first, b.divui(b.remui(i, b.index(width)), b.index(8)));
         // Vectors off the group read the row's first, then drop it.
@@ -639,9 +649,10 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
   auto kernels = gpu::GPUModuleOp::create(builder, loc, "spio_conv2d");
   builder.setInsertionPointToStart(kernels.getBody());
   // The implicit GEMM's problem: block-diagonal groups of 16 or 32 channels
-  // as groups of 64, whose weights fprop and dgrad expand first.
+  // as groups of 64, whose weights fprop and dgrad expand first, as they
+  // pad those of groups not of a multiple of 64.
   kernels::Conv2dProblem problem = kernels::conv2dKernelProblem(original);
-  if (kernels::conv2dBlockDiagonal(original) && original.pass != kernels::ConvPass::Wgrad)
+  if (kernels::conv2dExpandsWeights(original))
     buildConv2dExpandWeights(b, original);
   if (kernels::conv2dUnfolds(original)) {
     buildConv2dUnfoldX(b, original);

@@ -613,8 +613,8 @@ GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Va
     return {b.fromIndex(b.addi(groupBase, channel), b.coordType(p.reductionDim)),
             b.fromIndex(shift, b.coordType(p.colDim, 8))};
   }
-  // w's row holds tap after tap of C channels (a group's C / G).
-  Value weights = b.addi(b.muli(tap, b.index(groupInputs)), channel);
+  // w's row holds tap after tap of C channels (a group's C / G, padded).
+  Value weights = b.addi(b.muli(tap, b.index(kernels::conv2dWeightTapChannels(conv))), channel);
   return {b.fromIndex(b.divui(weights, b.index(8)), b.coordType(p.reductionDim, 8)), Coord()};
 }
 

@@ -180,3 +180,22 @@ func.func @wide_groups(%x: !WGX, %w: !WGW, %y: !WGY, %xm: !WGXMap, %wm: !WGWMap)
       : !WGX, !WGW -> !WGY tma !WGXMap, !WGWMap
   return
 }
+
+// The forward of groups of 48 channels (RegNetX-3.2GF's 9 of 432): w holds
+// each tap's 48 padded to 64, read as 432 x (3 * 3 * 64); tiles of 48
+// columns, a group's outputs.
+!PGX = !spio.tensor<[n: 8, h: 28, w: 28, c/8: 54] x vector<8xbf16>, global>
+!PGW = !spio.tensor<[k: 432, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!PGY = !spio.tensor<[n: 8, p: 28, q: 28, k: 432] x bf16, global>
+!PGXMap = !spio.im2col_map<!PGX, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!PGWMap = !spio.tensor_map<!spio.tensor<[k: 432, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 48, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+// CHECK-LABEL: func.func @padded_groups
+// CHECK: spio.conv2d %{{.*}}, %{{.*}} into %{{.*}} tma %{{.*}}, %{{.*}} {config = #spio.gemm_config<block = [128, 48, 64], warps = [8, 1], stages = 8, wgmma = true>, dilation = array<i64: 1, 1>, groups = 9 : i64, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>}
+// CHECK-SAME: !spio.tensor<[k: 432, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+func.func @padded_groups(%x: !PGX, %w: !PGW, %y: !PGY, %xm: !PGXMap, %wm: !PGWMap) {
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 9,
+      config = #spio.gemm_config<block = [128, 48, 64], warps = [8, 1], stages = 8, wgmma = true>}
+      : !PGX, !PGW -> !PGY tma !PGXMap, !PGWMap
+  return
+}

@@ -535,18 +535,53 @@ func.func @grouped_gemm_config(%x: !X, %w: !W, %y: !Y) {
 
 // -----
 
-// Groups of 8 channels on the implicit GEMM: its k-tiles are 64 of a
-// group's channels.
-!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
+// dgrad of groups of 8 channels on the implicit GEMM: its k-tiles are 64
+// of a group's channels (the forward pads w's taps to 64).
+!DY = !spio.tensor<[n: 8, p: 56, q: 56, k/8: 8] x vector<8xbf16>, global>
 !W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
-!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
+!DX = !spio.tensor<[n: 8, h: 56, w: 56, c: 64] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[rsk: 64, c/8: 9] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @narrow_groups_dgrad_on_gemm(%dy: !DY, %w: !W, %dx: !DX, %dym: !DYMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 64 input and output channels in dgrad, got groups = 8 of 64 inputs and 64 outputs (groups of 1, 2, 4 or 8 channels run on the grouped family, without tensor maps; groups of 16 or 32 as C / 64 groups of 64 on block-diagonal weights)}}
+  spio.conv2d dgrad %dy, %w into %dx tma %dym, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 8,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !DY, !W -> !DX tma !DYMap, !WMap
+  return
+}
+
+// -----
+
+// The forward's groups are of a multiple of 8 channels (16-byte vectors):
+// 12 are not.
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 12] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 96, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 96] x bf16, global>
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
-!WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 9] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
-func.func @narrow_groups_on_gemm(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
-  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 64 input and output channels, got groups = 8 of 64 inputs and 64 outputs (groups of 1, 2, 4 or 8 channels run on the grouped family, without tensor maps; groups of 16 or 32 as C / 64 groups of 64 on block-diagonal weights)}}
+!WMap = !spio.tensor_map<!spio.tensor<[k: 96, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 24, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @groups_of_twelve(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 8 input and output channels in fprop, got groups = 8 of 96 inputs and 96 outputs}}
   spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>, groups = 8,
-      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      config = #spio.gemm_config<block = [128, 24, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+// Groups of 48 channels: w holds each tap's 48 padded to 64, not 48.
+!X = !spio.tensor<[n: 8, h: 28, w: 28, c/8: 54] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 432, r: 3, s: 3, c/8: 6] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 28, q: 28, k: 432] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 432, rsc/8: 54] x vector<8xbf16>, global>, !spio.tensor<[k: 48, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @unpadded_group_weights(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op w's last entry must be x's channels of a group (padded to a multiple of 64) 'c/8: 8', got 'c/8: 6'}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 9,
+      config = #spio.gemm_config<block = [128, 48, 64], warps = [8, 1], stages = 4, wgmma = true>}
       : !X, !W -> !Y tma !XMap, !WMap
   return
 }
@@ -577,7 +612,7 @@ func.func @tile_across_groups(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !WMap = !spio.tensor_map<!spio.tensor<[k: 256, rsc/8: 288] x vector<8xbf16>, global>, !spio.tensor<[k: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 func.func @weights_of_every_channel(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
-  // expected-error @below {{'spio.conv2d' op w's last entry must be x's channels of a group 'c/8: 16', got 'c/8: 32'}}
+  // expected-error @below {{'spio.conv2d' op w's last entry must be x's channels of a group (padded to a multiple of 64) 'c/8: 16', got 'c/8: 32'}}
   spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>, groups = 2,
       config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}

@@ -1140,12 +1140,15 @@ LogicalResult Conv2dOp::verify() {
   if (failed(verifyGemmGroups(inputCount, outputCount, dgrad ? "input" : "output",
                               getGemmConfig().getBlock()[1], "columns")))
     return failure();
-  int64_t groups = getGroups();
-  if (wd[3].dim != inputs || wd[3].size * 8 * groups != inputCount)
+  // A group's channels, padded to whole k-tiles of 64 where grouped.
+  int64_t groups = getGroups(), tapChannels = inputCount / groups;
+  if (groups > 1)
+    tapChannels = llvm::divideCeil(tapChannels, 64) * 64;
+  if (wd[3].dim != inputs || wd[3].size * 8 != tapChannels)
     return emitOpError() << "w's last entry must be " << (dgrad ? "dx's" : "x's") << " channels"
-                         << (groups > 1 ? " of a group" : "") << " '" << inputs.getValue()
-                         << "/8: " << inputCount / groups / 8 << "', got '" << wd[3].dim.getValue()
-                         << "/8: " << wd[3].size << "'";
+                         << (groups > 1 ? " of a group (padded to a multiple of 64)" : "") << " '"
+                         << inputs.getValue() << "/8: " << tapChannels / 8 << "', got '"
+                         << wd[3].dim.getValue() << "/8: " << wd[3].size << "'";
   if (yd[0].dim != xd[0].dim || yd[0].size != xd[0].size || outputs != wd[0].dim ||
       outputCount != wd[0].size)
     return emitOpError() << (dgrad ? "dx must lead with dy's" : "y must lead with x's")
@@ -1482,11 +1485,16 @@ LogicalResult Conv2dOp::verifyGemmGroups(int64_t inputs, int64_t outputs, String
   int64_t groups = getGroups();
   if (groups == 1)
     return success();
-  if (inputs % groups != 0 || outputs % groups != 0 || inputs / groups % 64 != 0 ||
-      outputs / groups % 64 != 0)
+  // fprop pads each tap of w to whole k-tiles; dgrad and wgrad tile whole
+  // groups of 64.
+  int64_t multiple = getPass() == ConvPass::Fprop ? 8 : 64;
+  if (inputs % groups != 0 || outputs % groups != 0 || inputs / groups % multiple != 0 ||
+      outputs / groups % multiple != 0)
     return emitOpError() << "a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes "
-                            "groups of a multiple of 64 input and output channels, got groups = "
-                         << groups << " of " << inputs << " inputs and " << outputs
+                            "groups of a multiple of "
+                         << multiple << " input and output channels in "
+                         << stringifyConvPass(getPass()) << ", got groups = " << groups << " of "
+                         << inputs << " inputs and " << outputs
                          << " outputs (groups of 1, 2, 4 or 8 channels run on the grouped "
                             "family, without tensor maps; groups of 16 or 32 as C / 64 groups of "
                             "64 on block-diagonal weights)";

@@ -933,9 +933,15 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     tile's columns (fprop: output channels, dgrad: input channels; wgrad:
     its rows, dw's output channels) are one group's, so the config's
     columns (wgrad: rows) must divide the group's channels; a tile's k-tiles
-    then gather only its group's channels. (Groups of 16 or 32 channels are
-    this op's C / 64 groups of 64 on block-diagonal weights, which the
-    conv2d workload expands first.)
+    then gather only its group's channels. fprop also takes groups of a
+    multiple of 8 channels that is not one of 64 (RegNet's 24, 48, 56,
+    ...): a k-tile's 64 channels then run past the group's into the next
+    group's, so w is `[k: K, r: R, s: S, c: C']`, each tap's C / G channels
+    padded with zeros to C', C / G rounded up to a multiple of 64 (which
+    the conv2d workload expands w into first), and the config's columns
+    any multiple of 8 that divides the group's outputs. (Groups of 16 or 32
+    channels with C = K a multiple of 64 are this op's C / 64 groups of 64
+    on block-diagonal weights, which the workload expands alike.)
   }];
   let arguments = (ins Arg<Spio_Tensor, "", [MemRead]>:$x,
                        Arg<Spio_Tensor, "", [MemRead]>:$w,
@@ -975,9 +981,9 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     ::mlir::LogicalResult verifyGrouped();
     /// Checks a grouped convolution on the implicit GEMM (groups > 1 with
     /// a #spio.gemm_config): groups of a multiple of 64 of the forward's
-    /// `inputs` and `outputs`, and the config's `tile` (along its rows or
-    /// columns, `along`) within one group's `tiled` ("input" or "output")
-    /// channels. Success for a dense one.
+    /// `inputs` and `outputs` (fprop: of 8), and the config's `tile` (along
+    /// its rows or columns, `along`) within one group's `tiled` ("input"
+    /// or "output") channels. Success for a dense one.
     ::mlir::LogicalResult verifyGemmGroups(int64_t inputs, int64_t outputs,
                                            ::llvm::StringRef tiled, int64_t tile,
                                            ::llvm::StringRef along);
