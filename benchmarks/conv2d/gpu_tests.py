@@ -189,7 +189,7 @@ CASES = [
     (2, 14, 14, 512, 512, 3, 3, 1, 1, "--groups 32 --pass wgrad"),
     (3, 13, 11, 256, 256, 3, 3, 2, 1, "--groups 8 --pass wgrad --out-dtype f32"),
     (8, 14, 14, 1024, 1024, 3, 3, 1, 1, "--groups 32 --pass wgrad --parts 3"),
-    # fprop of groups of other multiples of 8 channels (RegNet's 24, 48, 56,
+    # Groups of other multiples of 8 channels (RegNet's 24, 48, 56,
     # 112, 232; 16 where C is not a multiple of 64; inputs and outputs of
     # different widths): each tap of w padded to 64 channels in the
     # workspace, k-tiles reading past the group into the next one's (past
@@ -203,6 +203,15 @@ CASES = [
     (2, 14, 14, 144, 144, 3, 3, 1, 1, "--groups 9"),
     (2, 17, 9, 128, 96, 5, 3, 1, 2, "--groups 4 --dilation 2"),
     (2, 14, 14, 64, 128, 1, 1, 1, 0, "--groups 8"),
+    # Their dgrad: w transposed into [C, R, S, K'] (each tap's K / G padded
+    # to 64), read K-major; strided phases, dilation, the zeroing kernel.
+    (2, 14, 14, 96, 96, 3, 3, 1, 1, "--groups 2 --pass dgrad"),
+    (3, 13, 11, 432, 432, 3, 3, 2, 1, "--groups 9 --pass dgrad"),
+    (2, 9, 9, 120, 120, 3, 3, 1, 1, "--groups 5 --pass dgrad --dtype f16 --out-dtype f32"),
+    (2, 7, 7, 3024, 3024, 3, 3, 1, 1, "--groups 27 --pass dgrad"),
+    (2, 17, 9, 128, 96, 5, 3, 2, 2, "--groups 4 --pass dgrad --dilation 2"),
+    (2, 14, 14, 256, 192, 3, 3, 1, 1, "--groups 4 --pass dgrad"),
+    (2, 14, 14, 64, 128, 1, 1, 2, 0, "--groups 8 --pass dgrad"),
 ]
 
 

@@ -53,13 +53,26 @@ bool conv2dBlockDiagonal(const Conv2dProblem &p) {
 }
 
 bool conv2dPadsGroups(const Conv2dProblem &p) {
-  return p.groups > 1 && !conv2dBlockDiagonal(p) && conv2dGroupInputs(p) % kChannelTile != 0;
+  if (p.groups <= 1 || conv2dBlockDiagonal(p))
+    return false;
+  // fprop reduces over a group's inputs; dgrad over its outputs, and its
+  // N-major w would take tiles of 64 columns of its inputs.
+  return conv2dGroupInputs(p) % kChannelTile != 0 ||
+         (p.pass == ConvPass::Dgrad && conv2dGroupOutputs(p) % kChannelTile != 0);
+}
+
+bool conv2dTransposesWeights(const Conv2dProblem &p) {
+  return p.pass == ConvPass::Dgrad && conv2dPadsGroups(p);
 }
 
 int64_t conv2dWeightTapChannels(const Conv2dProblem &p) {
+  if (conv2dTransposesWeights(p))
+    return ceilDiv(conv2dGroupOutputs(p), kChannelTile) * kChannelTile;
   int64_t width = conv2dGroupInputs(p);
   return conv2dPadsGroups(p) ? ceilDiv(width, kChannelTile) * kChannelTile : width;
 }
+
+int64_t conv2dWeightRows(const Conv2dProblem &p) { return conv2dTransposesWeights(p) ? p.c : p.k; }
 
 bool conv2dExpandsWeights(const Conv2dProblem &p) {
   return p.pass != ConvPass::Wgrad && (conv2dBlockDiagonal(p) || conv2dPadsGroups(p));
@@ -128,7 +141,8 @@ int64_t conv2dUnfoldedXBytes(const Conv2dProblem &p) {
 
 LaunchShape conv2dExpandWeightsLaunchShape(const Conv2dProblem &p) {
   // A thread a vector of 8 channels.
-  return {ceilDiv(p.k * p.r * p.s * conv2dWeightTapChannels(conv2dKernelProblem(p)) / 8,
+  Conv2dProblem kernel = conv2dKernelProblem(p);
+  return {ceilDiv(conv2dWeightRows(kernel) * p.r * p.s * conv2dWeightTapChannels(kernel) / 8,
                   kConv2dReduceThreads),
           1, kConv2dReduceThreads};
 }
@@ -289,8 +303,9 @@ GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
   g.input = p.input;
   g.output = p.output;
   g.a = Layout::RowMajor;
-  // dgrad reads w's input channels along its rows: N-major.
-  g.b = dgrad ? Layout::RowMajor : Layout::ColMajor;
+  // dgrad reads w's input channels along its rows: N-major (transposed
+  // into the workspace where its groups are padded: K-major).
+  g.b = dgrad && !conv2dTransposesWeights(p) ? Layout::RowMajor : Layout::ColMajor;
   g.epilogue = p.epilogue;
   g.readsC = std::count(p.epilogue.begin(), p.epilogue.end(), EpilogueStep::Residual) > 0;
   auto reads = [&](EpilogueStep step) {
@@ -331,11 +346,11 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     return "a grouped conv2d on the implicit GEMM takes groups of a multiple of 8 input and "
            "output channels, got " +
            std::to_string(groupInputs) + " and " + std::to_string(groupOutputs);
-  if (p.groups > 1 && p.pass != ConvPass::Fprop &&
+  if (p.groups > 1 && p.pass == ConvPass::Wgrad &&
       (groupInputs % kChannelTile != 0 || groupOutputs % kChannelTile != 0))
-    return std::string("a grouped conv2d's ") + convPassName(p.pass) +
-           " takes groups of a multiple of 64 input and output channels, or of 16 or 32 "
-           "channels with as many outputs as inputs (a multiple of 64), got " +
+    return "a grouped conv2d's wgrad takes groups of a multiple of 64 input and output "
+           "channels, or of 16 or 32 channels with as many outputs as inputs (a multiple of "
+           "64), got " +
            std::to_string(groupInputs) + " and " + std::to_string(groupOutputs);
   if (p.strideH < 1 || p.strideH > 8 || p.strideW < 1 || p.strideW > 8)
     return "conv2d strides are 1 to 8, got " + std::to_string(p.strideH) + "x" +
@@ -690,7 +705,8 @@ int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &c, cons
 int64_t conv2dWorkspaceBytes(const Conv2dProblem &p) {
   Conv2dProblem kernel = conv2dKernelProblem(p);
   int64_t unfolded = conv2dUnfolds(p) ? conv2dUnfoldedXBytes(p) : 0;
-  int64_t weights = kernel.k * kernel.r * kernel.s * conv2dWeightTapChannels(kernel);
+  int64_t weights =
+      conv2dWeightRows(kernel) * kernel.r * kernel.s * conv2dWeightTapChannels(kernel);
   if (conv2dWgradReduces(p))
     return unfolded + (p.parts > 1 ? p.parts * weights * 4 : weights * dtypeBytes(p.output));
   if (p.pass == ConvPass::Wgrad)
@@ -739,12 +755,12 @@ runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &p, const GemmC
     shape.rows = uint64_t(conv2dOutputPositions(p));
     return shape;
   }
-  // The implicit GEMM's B, except that w's rows hold R * S * C channels,
-  // not the reduction padded to whole k-tiles.
+  // The implicit GEMM's B, except that w's rows hold R * S * C channels
+  // (padded: R * S * C'), not the reduction padded to whole k-tiles.
   runtime::TensorMapShape shape = gemmTensorMapShape(conv2dGemmProblem(p), c, 'b');
-  // dgrad's boxes are 64 of w's K rows by 64 of a tap's input channels.
-  if (p.pass == ConvPass::Dgrad)
-    shape.rows = uint64_t(p.k);
+  // dgrad's boxes are 64 of w's K rows by 64 of a tap's input channels
+  // (transposed: the tile's input channels by 64 of a tap's K).
+  shape.rows = uint64_t(conv2dWeightRows(p));
   shape.cols = uint64_t(p.r * p.s * conv2dWeightTapChannels(p));
   return shape;
 }

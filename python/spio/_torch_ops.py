@@ -216,7 +216,7 @@ def implicit_gemm_groups(in_channels, out_channels, groups):
     _block_diagonal expands; the groups themselves where they are of
     another multiple of 8 input channels and of 24 or more outputs, a
     multiple of 8 (RegNet's 24, 48, 56, ...: the library pads each tap of
-    w to 64 channels in the forward; its backward takes them on cuDNN).
+    w to 64 channels in the forward and dx; dw takes them on cuDNN).
     Fewer outputs make tiles of 16 columns or fewer, which ran at half
     cuDNN's speed (an H200, RegNetY-800MF's groups of 16 on 144 and 784
     channels): those stay cuDNN's, as do the grouped family's (C in = C
@@ -716,7 +716,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     groups of 16 or 32 channels (C in = C out a multiple of 64, run as
     groups of 64 with block-diagonal weights, whose gradient autograd takes
     back), and layers of groups of other multiples of 8 input and output
-    channels (RegNet's; the forward only, backward on cuDNN) as an
+    channels (RegNet's; dw on cuDNN) as an
     implicit GEMM whose backward takes dx from Spio's dgrad
     where one kernel computes it (the taps read one phase of dx: stride 1,
     or 1x1 downsampling), dw from its wgrad where C is a multiple of 64 or

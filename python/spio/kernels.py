@@ -195,8 +195,9 @@ class Conv2dArguments:
     positions split among a thread-block cluster's blocks (a fixed order:
     the same bits every run). `groups` = G > 1 makes it grouped, each group
     of k / G outputs reading its c / G inputs (w and dw then (k, r, s,
-    c / G)), for groups of a multiple of 64 input and output channels (the
-    forward: of 8, each tap of w padded to 64 channels in the workspace)."""
+    c / G)), for groups of a multiple of 64 input and output channels (fprop
+    and dgrad: of 8, each tap of w padded to 64 channels in the
+    workspace)."""
     n: int
     h: int
     w: int

@@ -61,7 +61,7 @@ class Conv2d(torch.nn.Module):
     (groups = 1), those of groups of a multiple of 64 input and output
     channels, those of groups of 16 or 32 channels (C in = C out a
     multiple of 64, as groups of 64 with block-diagonal weights) and those
-    of groups of other multiples of 8 channels (RegNet's: forward only,
+    of groups of other multiples of 8 channels (RegNet's: dw on cuDNN,
     each tap of w padded to 64 channels) on the implicit GEMM (Hopper, sm_90; any input channels, those not a multiple
     of 8 (RGB stems) unfolded into a workspace first, any kernel size,
     stride, zero padding and dilation the kernel's TMA copies take), the

@@ -839,7 +839,7 @@ def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
     # Groups of other multiples of 8 channels (32 inputs, 64 outputs; 48
     # a group): the forward pads each tap of w to 64 channels in the
     # workspace, tiles of 8-column steps dividing a group's outputs; dgrad
-    # and wgrad refuse them.
+    # transposes w there ([C, R, S, 64]); wgrad refuses them.
     narrow = spio.Conv2dArguments(8, 14, 14, 256, 512, groups=8)
     config = family.chosen(narrow, spio.kernels.target("sm_90"))
     assert spio.Kernel(family, config).supports(narrow)
@@ -850,9 +850,13 @@ def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
     compiled = spio.Kernel(family, config).compile(regnet)
     assert [name for name, _, _ in compiled.kernels] == ["conv2d_expand_weights", "conv2d"]
     dgrad = spio.Conv2dArguments(8, 14, 14, 256, 512, pass_="dgrad", groups=8)
-    support = spio.Kernel(family, family.chosen(dgrad, spio.kernels.target("sm_90"))) \
-        .supports(dgrad)
-    assert not support and "dgrad takes groups of a multiple of 64" in support.reason
+    config = family.chosen(dgrad, spio.kernels.target("sm_90"))
+    assert spio.Kernel(family, config).supports(dgrad)
+    assert family.workspace_size(dgrad, config) == 256 * 9 * 64 * 2
+    wgrad = spio.Conv2dArguments(8, 14, 14, 256, 512, pass_="wgrad", groups=8)
+    support = spio.Kernel(family, family.chosen(wgrad, spio.kernels.target("sm_90"))) \
+        .supports(wgrad)
+    assert not support and "wgrad takes groups of a multiple of 64" in support.reason
     assert family.layer_support(256, 512, (3, 3), (1, 1), (1, 1), (1, 1), groups=8)
     assert family.layer_support(256, 256, (3, 3), (1, 1), (1, 1), (1, 1), groups=4)
     assert not family.layer_support(96, 96, (3, 3), (1, 1), (1, 1), (1, 1), groups=8)

@@ -122,8 +122,8 @@ static Field<int64_t>
                         "matrix a group. conv2d: G groups of C / G = 1, 2, 4 or 8 channels "
                         "(C = K), run by the grouped family as conv2d-gw8 (its options apply), "
                         "or of C / G and K / G multiples of 64 on the implicit GEMM (or 16 or "
-                        "32, C = K a multiple of 64, as block-diagonal groups of 64; fprop: "
-                        "any multiples of 8, w's taps padded to 64 channels)"),
+                        "32, C = K a multiple of 64, as block-diagonal groups of 64; fprop and "
+                        "dgrad: any multiples of 8, w's taps padded to 64 channels)"),
                cl::location(request.groupCount));
 static Field<std::string> groupsAlong(
     "groups-along", cl::cat(gemmOptions),

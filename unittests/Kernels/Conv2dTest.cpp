@@ -293,8 +293,8 @@ TEST(Conv2dTest, GroupsTakeOneGroupsChannelsATile) {
             std::string::npos);
   Conv2dProblem narrow = p;
   narrow.groups = 8;
-  narrow.pass = ConvPass::Dgrad;
-  EXPECT_NE(checkConv2d(narrow, c, hopper()).find("dgrad takes groups of a multiple of 64"),
+  narrow.pass = ConvPass::Wgrad;
+  EXPECT_NE(checkConv2d(narrow, c, hopper()).find("wgrad takes groups of a multiple of 64"),
             std::string::npos);
   Conv2dProblem odd = p;
   odd.c = odd.k = 12 * 8;
@@ -323,7 +323,7 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   uneven.k = 1024;
   EXPECT_FALSE(conv2dBlockDiagonal(uneven));
   // Channels not a multiple of 64 (49 groups of 16): not block-diagonal
-  // (the forward pads them; dgrad refuses them).
+  // (fprop and dgrad pad them; wgrad refuses them).
   Conv2dProblem ragged = p;
   ragged.c = ragged.k = 48 * 16 + 16;
   ragged.groups = 49;
@@ -331,7 +331,7 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
   EXPECT_EQ(64 % c.blockN, 0);
-  ragged.pass = ConvPass::Dgrad;
+  ragged.pass = ConvPass::Wgrad;
   EXPECT_NE(checkConv2d(ragged, c, hopper()).find("or of 16 or 32 channels"), std::string::npos);
   // fprop: the expansion (w to the workspace), then the kernel reading it.
   EXPECT_EQ(conv2dWorkspaceBytes(p), 512 * 9 * 64 * 2);
@@ -430,13 +430,41 @@ TEST(Conv2dTest, ForwardPadsGroupsOfOtherWidthsToWholeKTiles) {
   wideInputs.groups = 8;
   EXPECT_FALSE(conv2dPadsGroups(wideInputs));
   EXPECT_EQ(chooseConv2dConfig(wideInputs, hopper()).blockN, 48);
-  // dgrad and wgrad of such groups are refused, saying so.
-  for (ConvPass pass : {ConvPass::Dgrad, ConvPass::Wgrad}) {
-    Conv2dProblem backward = p;
-    backward.pass = pass;
-    EXPECT_NE(checkConv2d(backward, c, hopper()).find("takes groups of a multiple of 64"),
-              std::string::npos);
-  }
+  // dgrad: w transposed into [C, R, S, K'] (K' the group's 48 outputs
+  // padded to 64) and read K-major, tiles of the group's 48 inputs; also
+  // where only the outputs are not a multiple of 64 (64 -> 48).
+  Conv2dProblem dgrad = p;
+  dgrad.pass = ConvPass::Dgrad;
+  ASSERT_TRUE(conv2dTransposesWeights(dgrad));
+  EXPECT_EQ(conv2dWeightRows(dgrad), 432);
+  EXPECT_EQ(conv2dWeightTapChannels(dgrad), 64);
+  EXPECT_EQ(conv2dGemmProblem(dgrad).b, Layout::ColMajor);
+  GemmConfig dc = chooseConv2dConfig(dgrad, hopper());
+  EXPECT_EQ(checkConv2d(dgrad, dc, hopper()), "");
+  EXPECT_EQ(dc.blockN, 48);
+  EXPECT_EQ(conv2dWorkspaceBytes(dgrad), 432 * 9 * 64 * 2);
+  plan = conv2dLaunchPlan(dgrad, dc);
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[0].name, kConv2dExpandWeights);
+  EXPECT_EQ(plan.kernels[1].parameters[at.wMap].map.rows, uint64_t(432));
+  EXPECT_EQ(plan.kernels[1].parameters[at.wMap].map.cols, uint64_t(9 * 64));
+  Conv2dProblem narrowOutputs = wideInputs;
+  narrowOutputs.pass = ConvPass::Dgrad;
+  EXPECT_TRUE(conv2dTransposesWeights(narrowOutputs));
+  EXPECT_EQ(conv2dWeightTapChannels(narrowOutputs), 64);
+  GemmConfig nc = chooseConv2dConfig(narrowOutputs, hopper());
+  EXPECT_EQ(checkConv2d(narrowOutputs, nc, hopper()), "");
+  EXPECT_EQ(nc.blockN, 64);
+  // Strided: the transposition, then a kernel a phase.
+  dgrad.strideH = dgrad.strideW = 2;
+  dc = chooseConv2dConfig(dgrad, hopper());
+  EXPECT_EQ(checkConv2d(dgrad, dc, hopper()), "");
+  EXPECT_EQ(conv2dLaunchPlan(dgrad, dc).kernels.size(), 5u);
+  // wgrad of such groups is refused, saying so.
+  Conv2dProblem wgrad = p;
+  wgrad.pass = ConvPass::Wgrad;
+  EXPECT_NE(checkConv2d(wgrad, c, hopper()).find("wgrad takes groups of a multiple of 64"),
+            std::string::npos);
 }
 
 TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
@@ -902,8 +930,8 @@ TEST(Conv2dTest, EveryChosenConfigurationPassesTheChecks) {
       p.c = pick(1, 40);
       p.k = 8 * pick(1, 64);
     } else if (form == 1) {
-      // Groups of multiples of 64, or (fprop) of 8.
-      int64_t width = p.pass == ConvPass::Fprop && pick(0, 1) == 0 ? 8 : 64;
+      // Groups of multiples of 64, or (fprop, dgrad) of 8.
+      int64_t width = p.pass != ConvPass::Wgrad && pick(0, 1) == 0 ? 8 : 64;
       p.groups = pick(2, 8);
       p.c = p.groups * width * pick(1, 64 * 2 / width);
       p.k = p.groups * width * pick(1, 64 * 2 / width);

@@ -37,10 +37,11 @@
 // the workspace ([K, R, S, 64], zeros off each output channel's group)
 // before fprop and dgrad, and wgrad's sums of those blocks go to the
 // workspace, whose diagonal blocks the reduce kernel adds into dw. Other
-// groups of a multiple of 8 channels (fprop) pad each tap of w with zeros
-// to a multiple of 64 channels in the workspace, since a k-tile gathers 64
-// channels from the group's first; a tile's columns divide the group's
-// outputs (any multiple of 8, up to wgmma's 256).
+// groups of a multiple of 8 channels (fprop and dgrad) pad each tap of w
+// with zeros to a multiple of 64 channels in the workspace (dgrad's
+// transposed, [C, R, S, K']), since a k-tile gathers 64 channels from the
+// group's first; a tile's columns divide the group's outputs (dgrad:
+// inputs), any multiple of 8 up to wgmma's 256.
 //
 // No LLVM dependency: problems, configs, checks and launch shapes only.
 //
@@ -115,16 +116,26 @@ int64_t conv2dGroupOutputs(const Conv2dProblem &problem);
 /// Groups of 16 or 32 channels, C = K a multiple of 64: run as groups of
 /// 64 with block-diagonal weights.
 bool conv2dBlockDiagonal(const Conv2dProblem &problem);
-/// Groups of a multiple of 8 input channels that is not one of 64 (RegNet's
-/// 24, 48, 56, 112, ..., or 16 and 32 where C is not a multiple of 64),
-/// not block-diagonal: a k-tile gathers 64 channels from the group's first,
-/// past its own into the next group's (past C, zeros), so the weights the
-/// kernel reads hold each tap's channels padded with zeros to a multiple of
-/// 64 (conv2dWeightTapChannels), which a kernel expands w into first.
+/// Groups whose reduction is not of a multiple of 64 channels (fprop: a
+/// group's inputs; dgrad: its outputs, or inputs, its tiles' columns),
+/// not block-diagonal (RegNet's 24, 48, 56, 112, ..., or 16 and 32 where C
+/// is not a multiple of 64): a k-tile gathers 64 channels from the group's
+/// first, past its own into the next group's (past C, zeros), so the
+/// weights the kernel reads hold each tap's channels padded with zeros to a
+/// multiple of 64 (conv2dWeightTapChannels), which a kernel expands w into
+/// first: fprop's [K, R, S, C'], dgrad's transposed [C, R, S, K'] (C' and
+/// K' a group's C / G and K / G rounded up to 64), which dgrad reads
+/// K-major (so that its tiles' columns, a group's inputs, may be any
+/// multiple of 8).
 bool conv2dPadsGroups(const Conv2dProblem &problem);
+/// dgrad of padded groups: w transposed into [C, R, S, K'].
+bool conv2dTransposesWeights(const Conv2dProblem &problem);
 /// The channels a tap of the weights the implicit GEMM reads: a group's C /
-/// G, rounded up to a multiple of 64 where the groups are padded.
+/// G, rounded up to a multiple of 64 where the groups are padded (dgrad's
+/// transposed weights: its K / G rounded up).
 int64_t conv2dWeightTapChannels(const Conv2dProblem &problem);
+/// The rows of the weights the implicit GEMM reads: K (transposed: C).
+int64_t conv2dWeightRows(const Conv2dProblem &problem);
 /// Whether fprop and dgrad read w expanded into the workspace
 /// (block-diagonal or padded groups).
 bool conv2dExpandsWeights(const Conv2dProblem &problem);
@@ -163,8 +174,8 @@ int64_t conv2dUnfoldXStagedValues(const Conv2dProblem &problem, int64_t pixels);
 /// The workspace's bytes x' takes, rounded up to 256.
 int64_t conv2dUnfoldedXBytes(const Conv2dProblem &problem);
 /// Block-diagonal or padded groups: the kernel that expands w into the
-/// workspace, a thread a 16-byte vector of [K, R, S, conv2dWeightTapChannels]
-/// (block-diagonal: of the kernel problem's 64).
+/// workspace, a thread a 16-byte vector of [conv2dWeightRows, R, S,
+/// conv2dWeightTapChannels] (block-diagonal: of the kernel problem's 64).
 constexpr const char *kConv2dExpandWeights = "conv2d_expand_weights";
 LaunchShape conv2dExpandWeightsLaunchShape(const Conv2dProblem &problem);
 

@@ -58,12 +58,15 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
                           b.vector8(input), MemorySpace::Global);
     return b.tensorType({{"n", 1, p.n}, {"h", 1, p.h}, {"w", 1, p.w}, {"c", 8, p.c / 8}},
                         b.vector8(input), MemorySpace::Global);
-  case 'w':
-    return b.tensorType({{"k", 1, p.k},
+  case 'w': {
+    // dgrad of padded groups reads w transposed, [c, r, s, k'].
+    bool transposed = kernels::conv2dTransposesWeights(p);
+    return b.tensorType({{transposed ? "c" : "k", 1, kernels::conv2dWeightRows(p)},
                          {"r", 1, p.r},
                          {"s", 1, p.s},
-                         {"c", 8, kernels::conv2dWeightTapChannels(p) / 8}},
+                         {transposed ? "k" : "c", 8, kernels::conv2dWeightTapChannels(p) / 8}},
                         b.vector8(input), MemorySpace::Global);
+  }
   case 'b':
     return b.tensorType({{"k", 1, p.k}}, typeOf(b.getContext(), p.biasType), MemorySpace::Global);
   case 's':
@@ -110,10 +113,12 @@ std::pair<Type, TensorMapType> conv2dMapTypes(KernelBuilder &b, const kernels::C
   }
   SpioTensorType boxA = gemmTileSharedType(b, g, c, 'a', c.blockM);
   SpioTensorType boxB = gemmTileBoxType(b, g, c, 'b', c.blockN / c.cluster);
-  bool dgrad = p.pass == kernels::ConvPass::Dgrad;
-  StringRef rows = dgrad ? g.reductionDim : g.colDim, cols = dgrad ? g.colDim : g.reductionDim;
+  // dgrad reads w N-major (along its K rows), unless transposed.
+  bool nMajor = p.pass == kernels::ConvPass::Dgrad && !kernels::conv2dTransposesWeights(p);
+  StringRef rows = nMajor ? g.reductionDim : g.colDim, cols = nMajor ? g.colDim : g.reductionDim;
   SpioTensorType weights =
-      b.tensorType({{rows, 1, p.k}, {cols, 8, p.r * p.s * kernels::conv2dWeightTapChannels(p) / 8}},
+      b.tensorType({{rows, 1, kernels::conv2dWeightRows(p)},
+                    {cols, 8, p.r * p.s * kernels::conv2dWeightTapChannels(p) / 8}},
                    b.vector8(typeOf(b.getContext(), p.input)), MemorySpace::Global);
   return {b.im2colMapType(x, boxA), b.tensorMapType(weights, boxB)};
 }
@@ -138,6 +143,11 @@ kernels::Conv2dProblem mlir::spio::conv2dProblem(Conv2dOp op) {
   p.w = x[2].size;
   p.c = x[3].size * x[3].fold;
   p.k = w[0].size;
+  // dgrad's w transposed ([c, r, s, k']): K is dy's.
+  if (dgrad && w[0].dim == x[3].dim) {
+    ArrayRef<TensorDim> dy = op.getX().getType().getDims();
+    p.k = dy[3].size * dy[3].fold;
+  }
   p.r = w[1].size;
   p.s = w[2].size;
   p.strideH = op.getStride()[0];
@@ -424,8 +434,55 @@ static void buildConv2dDgradZero(KernelBuilder &b, const kernels::Conv2dProblem 
   gpu::ReturnOp::create(builder, b.loc());
 }
 
-/// fprop and dgrad of block-diagonal or padded groups: w [K, R, S, width]
-/// expanded into the kernel problem's [K, R, S, channels], a thread a
+/// dgrad of padded groups: w [K, R, S, C / G] transposed into [C, R, S,
+/// K'], row (c, tap) holding the weights of c's group's K / G outputs at
+/// that tap, then zeros to K' (a multiple of 64), a thread a 16-byte
+/// vector of 8 outputs (read one by one: they are R * S * C / G apart).
+static void buildConv2dTransposeWeights(KernelBuilder &b, const kernels::Conv2dProblem &p) {
+  Type element = typeOf(b.getContext(), p.input);
+  VectorType vector = b.vector8(element);
+  int64_t inputs = kernels::conv2dGroupInputs(p), outputs = kernels::conv2dGroupOutputs(p);
+  int64_t taps = p.r * p.s, padded = kernels::conv2dWeightTapChannels(p);
+  int64_t vectors = p.c * taps * padded / 8;
+  SpioTensorType natural =
+      b.tensorType({{"e", 1, p.k * taps * inputs}}, element, MemorySpace::Global);
+  SpioTensorType transposed = b.tensorType({{"e", 1, vectors}}, vector, MemorySpace::Global);
+  buildThreadPerElementKernel(
+      b, kernels::kConv2dExpandWeights, {natural, transposed}, vectors,
+      [&](ValueRange args, Value index) {
+        // Vector (row = c * R * S + tap, outputs j to j + 7 of c's group).
+        Value row = b.divui(index, b.index(padded / 8));
+        Value j = b.muli(b.remui(index, b.index(padded / 8)), b.index(8));
+        Value c = b.divui(row, b.index(taps)), tap = b.remui(row, b.index(taps));
+        Value group = b.divui(c, b.index(inputs));
+        // w[group * K / G + j, tap, c % (C / G)] and the next outputs, each
+        // R * S * C / G on.
+        Value first = b.addi(
+            b.muli(b.addi(b.muli(b.addi(b.muli(group, b.index(outputs)), j), b.index(taps)), tap),
+                   b.index(inputs)),
+            b.remui(c, b.index(inputs)));
+        Value zero = b.create<arith::ConstantOp>({}, b.getOpBuilder().getZeroAttr(element));
+        SmallVector<Value> lanes;
+        for (int64_t lane = 0; lane < 8; ++lane) {
+          Value inGroup =
+              b.cmpi(arith::CmpIPredicate::ult, b.addi(j, b.index(lane)), b.index(outputs));
+          Value source = b.addi(first, b.index(lane * taps * inputs));
+          // Lanes past the group's outputs read w's first value, then drop
+          // it.
+          Value read =
+              b.load(cast<Tensor>(args[0]),
+                     {b.fromIndex(b.create<arith::SelectOp>({}, inGroup, source, b.index(0)),
+                                  b.coordType("e"))});
+          lanes.push_back(b.create<arith::SelectOp>({}, inGroup, read, zero));
+        }
+        b.store(b.create<vector::FromElementsOp>({}, vector, lanes), cast<Tensor>(args[1]),
+                {b.fromIndex(index, b.coordType("e"))});
+      });
+}
+
+/// fprop of block-diagonal or padded groups and dgrad of block-diagonal
+/// ones: w [K, R, S, width] expanded into the kernel problem's [K, R, S,
+/// channels], a thread a
 /// 16-byte vector of 8 channels (all of one group: the widths are
 /// multiples of 8). Block-diagonal (channels 64): each output channel's
 /// weights at its group's place among its block's 64 input channels;
@@ -652,7 +709,9 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
   // as groups of 64, whose weights fprop and dgrad expand first, as they
   // pad those of groups not of a multiple of 64.
   kernels::Conv2dProblem problem = kernels::conv2dKernelProblem(original);
-  if (kernels::conv2dExpandsWeights(original))
+  if (kernels::conv2dTransposesWeights(original))
+    buildConv2dTransposeWeights(b, original);
+  else if (kernels::conv2dExpandsWeights(original))
     buildConv2dExpandWeights(b, original);
   if (kernels::conv2dUnfolds(original)) {
     buildConv2dUnfoldX(b, original);

@@ -607,6 +607,13 @@ GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Va
                              : b.subi(b.index(gathered.lastR * taps + gathered.lastS),
                                       b.addi(b.muli(r, b.index(gathered.stepR * taps)),
                                              b.muli(s, b.index(gathered.stepS))));
+    if (kernels::conv2dTransposesWeights(*op.conv)) {
+      // w transposed, [C, R, S, K'] (K-major): the tap's K' channels of the
+      // tile's dx channels, from `channel`.
+      Value weights =
+          b.addi(b.muli(flipped, b.index(kernels::conv2dWeightTapChannels(*op.conv))), channel);
+      return {b.fromIndex(b.divui(weights, b.index(8)), b.coordType(p.reductionDim, 8)), Coord()};
+    }
     Value shift = b.muli(flipped, b.index(dxGroupChannels / 8));
     if (group)
       shift = b.subi(shift, b.muli(group, b.index(dxGroupChannels / 8)));

@@ -535,18 +535,36 @@ func.func @grouped_gemm_config(%x: !X, %w: !W, %y: !Y) {
 
 // -----
 
-// dgrad of groups of 8 channels on the implicit GEMM: its k-tiles are 64
-// of a group's channels (the forward pads w's taps to 64).
+// wgrad of groups of 8 channels on the implicit GEMM: its tiles' rows are
+// one group's outputs, 64 or more (fprop and dgrad pad w's taps to 64).
+!X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
 !DY = !spio.tensor<[n: 8, p: 56, q: 56, k/8: 8] x vector<8xbf16>, global>
-!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
-!DX = !spio.tensor<[n: 8, h: 56, w: 56, c: 64] x bf16, global>
-!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
-!WMap = !spio.tensor_map<!spio.tensor<[rsk: 64, c/8: 9] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
-func.func @narrow_groups_dgrad_on_gemm(%dy: !DY, %w: !W, %dx: !DX, %dym: !DYMap, %wm: !WMap) {
-  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 64 input and output channels in dgrad, got groups = 8 of 64 inputs and 64 outputs (groups of 1, 2, 4 or 8 channels run on the grouped family, without tensor maps; groups of 16 or 32 as C / 64 groups of 64 on block-diagonal weights)}}
-  spio.conv2d dgrad %dy, %w into %dx tma %dym, %wm {stride = array<i64: 1, 1>,
+!DW = !spio.tensor<[k: 64, r: 3, s: 3, c: 8] x f32, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 25088, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @narrow_groups_wgrad_on_gemm(%x: !X, %dy: !DY, %dw: !DW, %xm: !XMap, %dym: !DYMap) {
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 64 input and output channels in wgrad, got groups = 8 of 64 inputs and 64 outputs (groups of 1, 2, 4 or 8 channels run on the grouped family, without tensor maps; groups of 16 or 32 as C / 64 groups of 64 on block-diagonal weights)}}
+  spio.conv2d wgrad %x, %dy into %dw tma %xm, %dym {stride = array<i64: 1, 1>,
       padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 8,
-      config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
+      : !X, !DY -> !DW tma !XMap, !DYMap
+  return
+}
+
+// -----
+
+// dgrad of groups of 48 channels reads w transposed ([c, r, s, k'], each
+// tap's 48 outputs padded to 64), not as KRSC.
+!DY = !spio.tensor<[n: 8, p: 28, q: 28, k/8: 54] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 432, r: 3, s: 3, c/8: 6] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 8, h: 28, w: 28, c: 432] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[rsk: 432, c/8: 54] x vector<8xbf16>, global>, !spio.tensor<[rsk: 64, c/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @padded_dgrad_weights_not_transposed(%dy: !DY, %w: !W, %dx: !DX, %dym: !DYMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op dgrad of groups not of a multiple of 64 channels reads w transposed, each tap's K / G channels padded to a multiple of 64: w must be [c: 432, r, s, k/8: 8]}}
+  spio.conv2d dgrad %dy, %w into %dx tma %dym, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 9,
+      config = #spio.gemm_config<block = [128, 48, 64], warps = [8, 1], stages = 4, wgmma = true>}
       : !DY, !W -> !DX tma !DYMap, !WMap
   return
 }

@@ -1140,20 +1140,33 @@ LogicalResult Conv2dOp::verify() {
   if (failed(verifyGemmGroups(inputCount, outputCount, dgrad ? "input" : "output",
                               getGemmConfig().getBlock()[1], "columns")))
     return failure();
-  // A group's channels, padded to whole k-tiles of 64 where grouped.
+  // A group's channels, padded to whole k-tiles of 64 where grouped. dgrad
+  // of groups not of a multiple of 64 reads w transposed: [c, r, s, k'],
+  // each tap's K / G padded.
   int64_t groups = getGroups(), tapChannels = inputCount / groups;
+  auto padded = [](int64_t channels) { return llvm::divideCeil(channels, 64) * 64; };
+  bool transposed =
+      dgrad && groups > 1 && (inputCount / groups % 64 != 0 || outputCount / groups % 64 != 0);
   if (groups > 1)
-    tapChannels = llvm::divideCeil(tapChannels, 64) * 64;
-  if (wd[3].dim != inputs || wd[3].size * 8 != tapChannels)
+    tapChannels = padded(transposed ? outputCount / groups : tapChannels);
+  StringAttr rowsDim = transposed ? inputs : outputs, tapDim = transposed ? outputs : inputs;
+  if (yd[0].dim != xd[0].dim || yd[0].size != xd[0].size)
+    return emitOpError() << (dgrad ? "dx must lead with dy's" : "y must lead with x's")
+                         << " images '" << xd[0].dim.getValue() << ": " << xd[0].size << "'";
+  if (transposed && (wd[0].dim != inputs || wd[0].size != inputCount || wd[3].dim != outputs ||
+                     wd[3].size * 8 != tapChannels))
+    return emitOpError() << "dgrad of groups not of a multiple of 64 channels reads w "
+                            "transposed, each tap's K / G channels padded to a multiple of 64: "
+                            "w must be ["
+                         << inputs.getValue() << ": " << inputCount << ", r, s, "
+                         << outputs.getValue() << "/8: " << tapChannels / 8 << "], got " << w;
+  if (wd[3].dim != tapDim || wd[3].size * 8 != tapChannels)
     return emitOpError() << "w's last entry must be " << (dgrad ? "dx's" : "x's") << " channels"
                          << (groups > 1 ? " of a group (padded to a multiple of 64)" : "") << " '"
                          << inputs.getValue() << "/8: " << tapChannels / 8 << "', got '"
                          << wd[3].dim.getValue() << "/8: " << wd[3].size << "'";
-  if (yd[0].dim != xd[0].dim || yd[0].size != xd[0].size || outputs != wd[0].dim ||
-      outputCount != wd[0].size)
-    return emitOpError() << (dgrad ? "dx must lead with dy's" : "y must lead with x's")
-                         << " images '" << xd[0].dim.getValue() << ": " << xd[0].size << "' and "
-                         << (dgrad ? "dy " : "") << "end with w's output channels '"
+  if (rowsDim != wd[0].dim || (transposed ? inputCount : outputCount) != wd[0].size)
+    return emitOpError() << (dgrad ? "dy" : "y") << " must end with w's output channels '"
                          << wd[0].dim.getValue() << ": " << wd[0].size << "'";
   // Tensor extents are at most 2^40: padding and dilated filters past that
   // are refused before the size arithmetic could overflow.
@@ -1205,17 +1218,19 @@ LogicalResult Conv2dOp::verify() {
     return emitOpError() << "x's im2col map must read x in boxes of the config's " << rows
                          << " rows, got " << xMap;
   // dgrad reduces along w's rows, in boxes of a k-tile's rows by 64 of a
-  // tap's input channels.
+  // tap's input channels (transposed: along its columns, as fprop).
+  bool nMajor = dgrad && !transposed;
   ArrayRef<TensorDim> wBox = wMap.getBox().getDims();
   StringAttr reduction = xMap.getBox().getDims()[1].dim;
   if (wMap.getGlobal().getElementType() != w.getElementType() || wGlobal[0].size != wd[0].size ||
       wGlobal[1].size != wd[1].size * wd[2].size * wd[3].size ||
-      wBox[0].size != (dgrad ? config.getBlock()[2] : columns) ||
-      wBox[dgrad ? 0 : 1].dim != reduction)
+      wBox[0].size != (nMajor ? config.getBlock()[2] : columns) ||
+      wBox[nMajor ? 0 : 1].dim != reduction)
     return emitOpError() << "w's tensor map must read w as a " << wd[0].size << " x "
                          << wd[1].size * wd[2].size * wd[3].size * 8 << " matrix in boxes of "
-                         << (dgrad ? config.getBlock()[2] : columns) << " rows, reducing along "
-                         << (dgrad ? "its rows" : "the im2col box's dimension") << ", got " << wMap;
+                         << (nMajor ? config.getBlock()[2] : columns) << " rows, reducing along "
+                         << (nMajor ? "its rows" : "the im2col box's dimension") << ", got "
+                         << wMap;
   return success();
 }
 
@@ -1485,9 +1500,9 @@ LogicalResult Conv2dOp::verifyGemmGroups(int64_t inputs, int64_t outputs, String
   int64_t groups = getGroups();
   if (groups == 1)
     return success();
-  // fprop pads each tap of w to whole k-tiles; dgrad and wgrad tile whole
+  // fprop and dgrad pad each tap of w to whole k-tiles; wgrad tiles whole
   // groups of 64.
-  int64_t multiple = getPass() == ConvPass::Fprop ? 8 : 64;
+  int64_t multiple = getPass() == ConvPass::Wgrad ? 64 : 8;
   if (inputs % groups != 0 || outputs % groups != 0 || inputs / groups % multiple != 0 ||
       outputs / groups % multiple != 0)
     return emitOpError() << "a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes "

@@ -933,13 +933,15 @@ def Spio_Conv2dOp : Spio_Op<"conv2d", [AttrSizedOperandSegments]> {
     tile's columns (fprop: output channels, dgrad: input channels; wgrad:
     its rows, dw's output channels) are one group's, so the config's
     columns (wgrad: rows) must divide the group's channels; a tile's k-tiles
-    then gather only its group's channels. fprop also takes groups of a
-    multiple of 8 channels that is not one of 64 (RegNet's 24, 48, 56,
+    then gather only its group's channels. fprop and dgrad also take groups
+    of a multiple of 8 channels that is not one of 64 (RegNet's 24, 48, 56,
     ...): a k-tile's 64 channels then run past the group's into the next
     group's, so w is `[k: K, r: R, s: S, c: C']`, each tap's C / G channels
     padded with zeros to C', C / G rounded up to a multiple of 64 (which
-    the conv2d workload expands w into first), and the config's columns
-    any multiple of 8 that divides the group's outputs. (Groups of 16 or 32
+    the conv2d workload expands w into first); dgrad's is transposed, `[c:
+    C, r: R, s: S, k: K']` (K / G padded), read as fprop reads w, the tap
+    flipped; the config's columns are any multiple of 8 that divides the
+    group's outputs (dgrad: inputs). (Groups of 16 or 32
     channels with C = K a multiple of 64 are this op's C / 64 groups of 64
     on block-diagonal weights, which the workload expands alike.)
   }];
