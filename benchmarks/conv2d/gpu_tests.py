@@ -212,6 +212,21 @@ CASES = [
     (2, 17, 9, 128, 96, 5, 3, 2, 2, "--groups 4 --pass dgrad --dilation 2"),
     (2, 14, 14, 256, 192, 3, 3, 1, 1, "--groups 4 --pass dgrad"),
     (2, 14, 14, 64, 128, 1, 1, 2, 0, "--groups 8 --pass dgrad"),
+    # Their wgrad: dw' of each group's rows and each tap's columns padded
+    # to 64 in the workspace (in parts or not), the reduce kernel taking dw
+    # from it; a dense layer's of C not a multiple of 64 alike (an im2col
+    # and a matrix-read 1x1).
+    (2, 14, 14, 96, 96, 3, 3, 1, 1, "--groups 2 --pass wgrad"),
+    (3, 13, 11, 432, 432, 3, 3, 2, 1, "--groups 9 --pass wgrad --out-dtype f32"),
+    (2, 9, 9, 120, 120, 3, 3, 1, 1, "--groups 5 --pass wgrad --parts 3"),
+    (2, 7, 7, 3024, 3024, 3, 3, 1, 1, "--groups 27 --pass wgrad"),
+    (2, 17, 9, 128, 96, 5, 3, 1, 2, "--groups 4 --pass wgrad --dilation 2"),
+    (2, 14, 14, 256, 192, 3, 3, 1, 1, "--groups 4 --pass wgrad --parts 1"),
+    (4, 14, 14, 72, 128, 3, 3, 1, 1, "--pass wgrad"),
+    (8, 14, 14, 200, 64, 1, 1, 1, 0, "--pass wgrad"),
+    (2, 14, 14, 40, 40, 3, 3, 2, 1, "--pass wgrad --parts 1"),
+    (4, 14, 14, 1232, 1232, 3, 3, 1, 1,
+     "--groups 11 --pass wgrad --block-m 128 --warps-m 8 --block-n 128 --stages 4"),
 ]
 
 

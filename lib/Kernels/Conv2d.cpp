@@ -53,12 +53,24 @@ bool conv2dBlockDiagonal(const Conv2dProblem &p) {
 }
 
 bool conv2dPadsGroups(const Conv2dProblem &p) {
-  if (p.groups <= 1 || conv2dBlockDiagonal(p))
+  if (conv2dBlockDiagonal(p) || conv2dUnfolds(p))
     return false;
-  // fprop reduces over a group's inputs; dgrad over its outputs, and its
-  // N-major w would take tiles of 64 columns of its inputs.
-  return conv2dGroupInputs(p) % kChannelTile != 0 ||
-         (p.pass == ConvPass::Dgrad && conv2dGroupOutputs(p) % kChannelTile != 0);
+  bool inputs = conv2dGroupInputs(p) % kChannelTile != 0;
+  bool outputs = conv2dGroupOutputs(p) % kChannelTile != 0;
+  switch (p.pass) {
+  case ConvPass::Fprop:
+    // It reduces over a group's inputs.
+    return p.groups > 1 && inputs;
+  case ConvPass::Dgrad:
+    // It reduces over a group's outputs, and its N-major w would take
+    // tiles of 64 columns of its inputs.
+    return p.groups > 1 && (inputs || outputs);
+  case ConvPass::Wgrad:
+    // Its columns are taps of 64-channel boxes (a dense layer's too), its
+    // tiles' rows one group's outputs.
+    return inputs || (p.groups > 1 && outputs);
+  }
+  return false;
 }
 
 bool conv2dTransposesWeights(const Conv2dProblem &p) {
@@ -72,7 +84,11 @@ int64_t conv2dWeightTapChannels(const Conv2dProblem &p) {
   return conv2dPadsGroups(p) ? ceilDiv(width, kChannelTile) * kChannelTile : width;
 }
 
-int64_t conv2dWeightRows(const Conv2dProblem &p) { return conv2dTransposesWeights(p) ? p.c : p.k; }
+int64_t conv2dWeightRows(const Conv2dProblem &p) {
+  if (p.pass == ConvPass::Wgrad && p.groups > 1 && conv2dPadsGroups(p))
+    return p.groups * ceilDiv(conv2dGroupOutputs(p), kChannelTile) * kChannelTile;
+  return conv2dTransposesWeights(p) ? p.c : p.k;
+}
 
 bool conv2dExpandsWeights(const Conv2dProblem &p) {
   return p.pass != ConvPass::Wgrad && (conv2dBlockDiagonal(p) || conv2dPadsGroups(p));
@@ -277,8 +293,8 @@ GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
     // the other) into f32 sums.
     GemmProblem g;
     int64_t kTiles = ceilDiv(conv2dOutputPositions(p), kChannelTile);
-    g.m = p.k;
-    g.n = p.r * p.s * conv2dGroupInputs(p);
+    g.m = conv2dWeightRows(p);
+    g.n = p.r * p.s * conv2dWeightTapChannels(p);
     g.k = ceilDiv(kTiles, p.parts) * kChannelTile;
     g.input = p.input;
     g.output = p.parts > 1 ? DType::F32 : p.output;
@@ -346,12 +362,6 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     return "a grouped conv2d on the implicit GEMM takes groups of a multiple of 8 input and "
            "output channels, got " +
            std::to_string(groupInputs) + " and " + std::to_string(groupOutputs);
-  if (p.groups > 1 && p.pass == ConvPass::Wgrad &&
-      (groupInputs % kChannelTile != 0 || groupOutputs % kChannelTile != 0))
-    return "a grouped conv2d's wgrad takes groups of a multiple of 64 input and output "
-           "channels, or of 16 or 32 channels with as many outputs as inputs (a multiple of "
-           "64), got " +
-           std::to_string(groupInputs) + " and " + std::to_string(groupOutputs);
   if (p.strideH < 1 || p.strideH > 8 || p.strideW < 1 || p.strideW > 8)
     return "conv2d strides are 1 to 8, got " + std::to_string(p.strideH) + "x" +
            std::to_string(p.strideW);
@@ -402,15 +412,14 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     return checkConv2d(kernel, c, target);
   }
   if (p.pass == ConvPass::Wgrad) {
-    // Each of B's boxes is 64 channels of one tap; dy's rows are 16-byte
-    // vectors of K.
-    if (p.c % kChannelTile != 0)
-      return "conv2d's wgrad reads x in boxes of one tap's 64 channels: C a multiple of 64, got " +
-             std::to_string(p.c);
-    if (p.groups > 1 && groupOutputs % c.blockM != 0)
+    // Each of B's boxes is 64 channels of one tap (padded groups: of the
+    // tap's padded columns); dy's rows are 16-byte vectors of K.
+    int64_t groupRows = conv2dWeightRows(p) / p.groups;
+    if (p.groups > 1 && groupRows % c.blockM != 0)
       return "a grouped conv2d's wgrad tiles take one group's rows of dw: the config's " +
              std::to_string(c.blockM) + " rows must divide the group's " +
-             std::to_string(groupOutputs) + " output channels";
+             std::to_string(groupRows) + " output channels" +
+             (groupRows != groupOutputs ? " (padded)" : "");
     if (p.k % 8 != 0)
       return "conv2d's wgrad reads dy's K channels as 16-byte pixels: K a multiple of 8, got " +
              std::to_string(p.k);
@@ -526,8 +535,9 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
   c.blockK = kChannelTile;
   if (c.blockM == 128 && conv2dWgradParts(p, c, target) == 2)
     c.blockM = 64;
-  // A grouped wgrad's tile rows are one group's outputs.
-  if (p.groups > 1 && conv2dGroupOutputs(p) % c.blockM != 0)
+  // A grouped wgrad's tile rows are one group's outputs (padded groups:
+  // padded to a multiple of 64).
+  if (p.groups > 1 && conv2dWeightRows(p) / p.groups % c.blockM != 0)
     c.blockM = 64;
   c.warpsM = c.blockM / 16;
   c.warpsN = 1;
@@ -715,7 +725,8 @@ int64_t conv2dWorkspaceBytes(const Conv2dProblem &p) {
 }
 
 bool conv2dWgradReduces(const Conv2dProblem &p) {
-  return p.pass == ConvPass::Wgrad && (p.parts > 1 || conv2dBlockDiagonal(p) || conv2dUnfolds(p));
+  return p.pass == ConvPass::Wgrad &&
+         (p.parts > 1 || conv2dBlockDiagonal(p) || conv2dUnfolds(p) || conv2dPadsGroups(p));
 }
 
 LaunchShape conv2dWgradReduceLaunchShape(const Conv2dProblem &p) {
@@ -750,9 +761,11 @@ runtime::Im2colMapShape conv2dInputMapShape(const Conv2dProblem &problem, const 
 runtime::TensorMapShape conv2dWeightMapShape(const Conv2dProblem &p, const GemmConfig &c) {
   if (p.pass == ConvPass::Wgrad) {
     // dy, the GEMM's M-major A: its rows are the output positions, not
-    // the reduction padded to whole k-tiles.
+    // the reduction padded to whole k-tiles, its columns dy's K (not the
+    // padded groups' rows of dw).
     runtime::TensorMapShape shape = gemmTensorMapShape(conv2dGemmProblem(p), c, 'a');
     shape.rows = uint64_t(conv2dOutputPositions(p));
+    shape.cols = uint64_t(p.k);
     return shape;
   }
   // The implicit GEMM's B, except that w's rows hold R * S * C channels
@@ -775,6 +788,7 @@ runtime::TensorMapShape conv2dInputMatrixMapShape(const Conv2dProblem &p, const 
   // reduction padded to whole k-tiles.
   runtime::TensorMapShape shape = gemmTensorMapShape(conv2dGemmProblem(p), c, 'b');
   shape.rows = uint64_t(conv2dOutputPositions(p));
+  shape.cols = uint64_t(p.c);
   return shape;
 }
 

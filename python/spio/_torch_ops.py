@@ -216,7 +216,7 @@ def implicit_gemm_groups(in_channels, out_channels, groups):
     _block_diagonal expands; the groups themselves where they are of
     another multiple of 8 input channels and of 24 or more outputs, a
     multiple of 8 (RegNet's 24, 48, 56, ...: the library pads each tap of
-    w to 64 channels in the forward and dx; dw takes them on cuDNN).
+    w, and wgrad's dw, to 64 channels in the workspace).
     Fewer outputs make tiles of 16 columns or fewer, which ran at half
     cuDNN's speed (an H200, RegNetY-800MF's groups of 16 on 144 and 784
     channels): those stay cuDNN's, as do the grouped family's (C in = C
@@ -667,8 +667,8 @@ def _conv2d_dgrad(dy, x, weight, stride, padding, dilation, groups):
 
 def _conv2d_wgrad(dy, x, weight, stride, padding, dilation, groups):
     """dw (the weight's shape, channels_last storage) from x and dy on Spio's
-    wgrad kernel, or None where it does not take the layer (C a multiple of
-    8 but not of 64, K not of 8)."""
+    wgrad kernel, or None where it does not take the layer (K not a
+    multiple of 8)."""
     launcher = _dense_gradient_launcher("wgrad", dy, x, weight, stride, padding, dilation,
                                         groups)
     if launcher is None:
@@ -684,7 +684,7 @@ def _conv2d_wgrad(dy, x, weight, stride, padding, dilation, groups):
 def _dense_backward(ctx, dy):
     """dx on Spio's dgrad kernel and dw on its wgrad kernel where they take
     the layer (dgrad: one phase of dx read, as at stride 1 or by a 1x1
-    stride-2 layer; wgrad: C a multiple of 64 or not of 8), each else on
+    stride-2 layer; wgrad: any C), each else on
     cuDNN; dbias on cuDNN (aten.convolution_backward)."""
     x, weight = ctx.saved_tensors
     needs = ctx.needs_input_grad
@@ -716,11 +716,11 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     groups of 16 or 32 channels (C in = C out a multiple of 64, run as
     groups of 64 with block-diagonal weights, whose gradient autograd takes
     back), and layers of groups of other multiples of 8 input and output
-    channels (RegNet's; dw on cuDNN) as an
+    channels (RegNet's; each tap of w padded to 64 channels) as an
     implicit GEMM whose backward takes dx from Spio's dgrad
     where one kernel computes it (the taps read one phase of dx: stride 1,
-    or 1x1 downsampling), dw from its wgrad where C is a multiple of 64 or
-    not of 8, and the rest from cuDNN, and groups of 8, 4, 2 or 1
+    or 1x1 downsampling; grouped, at any stride), dw from its wgrad, and
+    the bias gradient from cuDNN, and groups of 8, 4, 2 or 1
     (depthwise) channels (C in = C out a multiple of
     8, dilation 1) on conv2d_gw8's kernels, forward and backward.
     SpioError says why a layer is not taken. The output is channels_last."""

@@ -190,14 +190,14 @@ class Conv2dArguments:
     `pass_="dgrad"` (no epilogue) computes dx (n, h, w, c) from dy (n, p,
     q, k) and w instead, the sizes the forward's (at a stride over 1 a
     kernel a phase of dx, after one zeroing the positions no tap reads);
-    `pass_="wgrad"` (C a multiple of 64, no epilogue) dw (k, r, s, c) from
+    `pass_="wgrad"` (no epilogue) dw (k, r, s, c) from
     x and dy (its output dtype dw's), its reduction over the output
     positions split among a thread-block cluster's blocks (a fixed order:
     the same bits every run). `groups` = G > 1 makes it grouped, each group
     of k / G outputs reading its c / G inputs (w and dw then (k, r, s,
-    c / G)), for groups of a multiple of 64 input and output channels (fprop
-    and dgrad: of 8, each tap of w padded to 64 channels in the
-    workspace)."""
+    c / G)), for groups of a multiple of 8 input and output channels (those
+    not of 64 with each tap of w, and wgrad's dw, padded to 64 channels in
+    the workspace)."""
     n: int
     h: int
     w: int

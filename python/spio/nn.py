@@ -61,13 +61,14 @@ class Conv2d(torch.nn.Module):
     (groups = 1), those of groups of a multiple of 64 input and output
     channels, those of groups of 16 or 32 channels (C in = C out a
     multiple of 64, as groups of 64 with block-diagonal weights) and those
-    of groups of other multiples of 8 channels (RegNet's: dw on cuDNN,
-    each tap of w padded to 64 channels) on the implicit GEMM (Hopper, sm_90; any input channels, those not a multiple
-    of 8 (RGB stems) unfolded into a workspace first, any kernel size,
-    stride, zero padding and dilation the kernel's TMA copies take), the
-    backward's dx on Spio where its taps read one phase of dx (stride 1,
-    1x1 downsampling), dw on Spio where C is a multiple of 64 or not of 8,
-    the rest on cuDNN; grouped layers with groups of 1
+    of groups of other multiples of 8 channels (RegNet's: each tap of w
+    padded to 64 channels) on the implicit GEMM (Hopper, sm_90; any input
+    channels, those not a multiple of 8 (RGB stems) unfolded into a
+    workspace first, any kernel size, stride, zero padding and dilation
+    the kernel's TMA copies take), the backward's dx on Spio where its
+    taps read one phase of dx (stride 1, 1x1 downsampling; grouped, any
+    stride), dw on Spio, the bias gradient on cuDNN; grouped layers with
+    groups of 1
     (depthwise), 2, 4 or 8 channels (C in = C out, dilation 1, equal
     strides of 1 or 2, kernels of 1 to 7) on the grouped family's kernels.
     `spio.nn.supports(conv)` says whether a torch.nn.Conv2d is one, and why

@@ -559,8 +559,9 @@ def test_dense_conv2d_forward_and_gradients(c, k, hw, rs, stride, padding, dilat
     close(y, y32, y32.abs().max().item() * (4 if dtype == torch.bfloat16 else 1))
     # dx on Spio's dgrad kernel where the taps read one phase of dx (at
     # stride 1, and the 5x3 stride-2 dilation-2 and 1x1 stride-2 layers,
-    # whose other phases it zeroes), dw on its wgrad kernel where C is a
-    # multiple of 64, else on cuDNN; dbias on cuDNN, in the inputs' dtype.
+    # whose other phases it zeroes), dw on its wgrad kernel (C not a
+    # multiple of 64: each tap's columns padded); dbias on cuDNN, in the
+    # inputs' dtype.
     dy = torch.randn_like(y)
     y.backward(dy)
     y32.backward(dy.float())
@@ -576,7 +577,7 @@ def test_dense_conv2d_forward_and_gradients(c, k, hw, rs, stride, padding, dilat
                                               pair(padding, "padding"),
                                               pair(dilation, "dilation")) == 1
     assert len(dgrad) == int(one_phase) and all(launcher is not None for launcher in dgrad)
-    assert len(wgrad) == 1 and (wgrad[0] is not None) == (c % 64 == 0)
+    assert len(wgrad) == 1 and wgrad[0] is not None
     # dw has the same bits every run.
     first = weight.grad.clone()
     weight.grad = None
@@ -705,17 +706,17 @@ def test_wide_group_layers_and_transform():
                                                (120, 120, 5, 1), (256, 192, 4, 1)])
 def test_groups_of_other_widths_run_forward_on_padded_weights(c, k, groups, stride):
     # RegNet's groups of 48 and 24 channels, and 64 inputs to 48 outputs:
-    # the forward and dx on the implicit GEMM (each tap of w padded to 64
-    # channels in the workspace; dgrad's transposed), dw on cuDNN where
-    # Spio's wgrad refuses the groups; against float32 and the same bits
-    # every run.
+    # forward, dx and dw on the implicit GEMM (each tap of w padded to 64
+    # channels in the workspace; dgrad's transposed; wgrad's dw' of groups'
+    # rows and taps padded, reduced into dw); against float32 and the same
+    # bits every run.
     x, weight, bias = dense_inputs(2, c, k, 14, 14, 3, 3, groups=groups, seed=c + groups)
     grouped_conv2d_matches_float32_every_run(x, weight, bias, stride, groups)
     launchers = spio._torch_ops._launchers
     assert any(key[:2] == ("dense", x.shape) and groups in key for key in launchers)
     taken = {key[0]: launcher is not None for key, launcher in launchers.items()
              if key[0] in ("dense_dgrad", "dense_wgrad") and key[2] == x.shape and groups in key}
-    assert taken == {"dense_dgrad": True, "dense_wgrad": False}
+    assert taken == {"dense_dgrad": True, "dense_wgrad": True}
     torch.library.opcheck(torch.ops.spio.conv2d.default,
                           (x.detach(), weight.detach(), bias.detach(), [stride, stride], [1, 1],
                            [1, 1], groups))

@@ -284,17 +284,12 @@ TEST(Conv2dTest, GroupsTakeOneGroupsChannelsATile) {
           else
             EXPECT_EQ(channels / groups % c.blockN, 0) << where;
         }
-  // Refused: groups that do not divide the channels, groups of fewer than
-  // (or not a multiple of) 64, tiles across groups.
+  // Refused: groups that do not divide the channels, groups not of a
+  // multiple of 8, tiles across groups.
   GemmConfig c = chooseConv2dConfig(p, hopper());
   Conv2dProblem uneven = p;
   uneven.groups = 3;
   EXPECT_NE(checkConv2d(uneven, c, hopper()).find("groups must divide C=256 and K=512"),
-            std::string::npos);
-  Conv2dProblem narrow = p;
-  narrow.groups = 8;
-  narrow.pass = ConvPass::Wgrad;
-  EXPECT_NE(checkConv2d(narrow, c, hopper()).find("wgrad takes groups of a multiple of 64"),
             std::string::npos);
   Conv2dProblem odd = p;
   odd.c = odd.k = 12 * 8;
@@ -322,8 +317,8 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   Conv2dProblem uneven = p;
   uneven.k = 1024;
   EXPECT_FALSE(conv2dBlockDiagonal(uneven));
-  // Channels not a multiple of 64 (49 groups of 16): not block-diagonal
-  // (fprop and dgrad pad them; wgrad refuses them).
+  // Channels not a multiple of 64 (49 groups of 16): not block-diagonal,
+  // padded.
   Conv2dProblem ragged = p;
   ragged.c = ragged.k = 48 * 16 + 16;
   ragged.groups = 49;
@@ -331,8 +326,7 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
   EXPECT_EQ(64 % c.blockN, 0);
-  ragged.pass = ConvPass::Wgrad;
-  EXPECT_NE(checkConv2d(ragged, c, hopper()).find("or of 16 or 32 channels"), std::string::npos);
+  EXPECT_TRUE(conv2dPadsGroups(ragged));
   // fprop: the expansion (w to the workspace), then the kernel reading it.
   EXPECT_EQ(conv2dWorkspaceBytes(p), 512 * 9 * 64 * 2);
   LaunchPlan plan = conv2dLaunchPlan(p, c);
@@ -460,11 +454,30 @@ TEST(Conv2dTest, ForwardPadsGroupsOfOtherWidthsToWholeKTiles) {
   dc = chooseConv2dConfig(dgrad, hopper());
   EXPECT_EQ(checkConv2d(dgrad, dc, hopper()), "");
   EXPECT_EQ(conv2dLaunchPlan(dgrad, dc).kernels.size(), 5u);
-  // wgrad of such groups is refused, saying so.
+  // wgrad: dw' [9 * 64, 3, 3, 64] (each group's 48 rows and each tap's 48
+  // columns padded to 64) in the workspace, the reduce kernel taking dw
+  // from it; tiles of 64 rows, one group's.
   Conv2dProblem wgrad = p;
   wgrad.pass = ConvPass::Wgrad;
-  EXPECT_NE(checkConv2d(wgrad, c, hopper()).find("wgrad takes groups of a multiple of 64"),
-            std::string::npos);
+  EXPECT_TRUE(conv2dPadsGroups(wgrad));
+  EXPECT_TRUE(conv2dWgradReduces(wgrad));
+  EXPECT_EQ(conv2dWeightRows(wgrad), 9 * 64);
+  EXPECT_EQ(conv2dWeightTapChannels(wgrad), 64);
+  GemmProblem wg = conv2dGemmProblem(wgrad);
+  EXPECT_EQ(wg.m, 9 * 64);
+  EXPECT_EQ(wg.n, 9 * 64);
+  GemmConfig wc = chooseConv2dConfig(wgrad, hopper());
+  wgrad.parts = conv2dWgradParts(wgrad, wc, hopper());
+  EXPECT_EQ(checkConv2d(wgrad, wc, hopper()), "");
+  EXPECT_EQ(wc.blockM, 64);
+  EXPECT_EQ(conv2dWorkspaceBytes(wgrad),
+            wgrad.parts > 1 ? wgrad.parts * 576 * 9 * 64 * 4 : 576 * 9 * 64 * 2);
+  // dy's map reads its 432 channels, not dw''s 576 rows.
+  EXPECT_EQ(conv2dWeightMapShape(wgrad, wc).cols, uint64_t(432));
+  plan = conv2dLaunchPlan(wgrad, wc);
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[1].name, "conv2d_wgrad_reduce");
+  EXPECT_EQ(plan.kernels[1].shape.gridX, (432 * 9 * 48 + 255) / 256);
 }
 
 TEST(Conv2dTest, ChooserKeepsOutputPositionsAlongTheWarpgroups) {
@@ -654,11 +667,15 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   Conv2dProblem tooMany = p;
   tooMany.parts = 400;
   EXPECT_NE(checkConv2d(tooMany, c, hopper()).find("1 to 392 parts"), std::string::npos);
-  // C not a multiple of 64, K not of 8, an epilogue and a cluster are
-  // refused.
+  // C not a multiple of 64: each tap's columns padded to 64 (dw' in the
+  // workspace, reduced into dw). K not a multiple of 8, an epilogue and a
+  // cluster are refused.
   Conv2dProblem narrow = p;
   narrow.c = 40;
-  EXPECT_NE(checkConv2d(narrow, c, hopper()).find("C a multiple of 64"), std::string::npos);
+  EXPECT_TRUE(conv2dPadsGroups(narrow));
+  EXPECT_EQ(conv2dWeightRows(narrow), narrow.k);
+  EXPECT_EQ(conv2dGemmProblem(narrow).n, narrow.r * narrow.s * 64);
+  EXPECT_EQ(checkConv2d(narrow, chooseConv2dConfig(narrow, hopper()), hopper()), "");
   Conv2dProblem odd = p;
   odd.k = 60;
   EXPECT_NE(checkConv2d(odd, c, hopper()).find("K a multiple of 8"), std::string::npos);
@@ -916,12 +933,11 @@ TEST(Conv2dTest, EveryChosenConfigurationPassesTheChecks) {
     p.dilationH = p.dilationW = pick(0, 3) == 0 ? 2 : 1;
     p.padH = pick(0, p.r);
     p.padW = pick(0, p.s);
-    // Channels: dense (wgrad reads x in boxes of a tap's 64 channels; a
-    // forward's of any count, x unfolded first), wide groups of multiples
-    // of 64 (fprop: of 8, padded), or groups of 16 or 32 as block-diagonal
-    // groups of 64.
+    // Channels: dense (a forward's of any count, x unfolded first), wide
+    // groups of multiples of 64 or of 8 (padded), or groups of 16 or 32 as
+    // block-diagonal groups of 64.
     int64_t form = pick(0, 3);
-    int64_t unit = p.pass == ConvPass::Wgrad ? 64 : 8;
+    int64_t unit = 8;
     if (form == 0) {
       p.c = unit * pick(1, 64 * 8 / unit);
       p.k = 8 * pick(1, 64);
@@ -930,8 +946,8 @@ TEST(Conv2dTest, EveryChosenConfigurationPassesTheChecks) {
       p.c = pick(1, 40);
       p.k = 8 * pick(1, 64);
     } else if (form == 1) {
-      // Groups of multiples of 64, or (fprop, dgrad) of 8.
-      int64_t width = p.pass != ConvPass::Wgrad && pick(0, 1) == 0 ? 8 : 64;
+      // Groups of multiples of 64, or of 8 (padded).
+      int64_t width = pick(0, 1) == 0 ? 8 : 64;
       p.groups = pick(2, 8);
       p.c = p.groups * width * pick(1, 64 * 2 / width);
       p.k = p.groups * width * pick(1, 64 * 2 / width);

@@ -42,9 +42,12 @@ SpioTensorType conv2dOperandType(KernelBuilder &b, const kernels::Conv2dProblem 
     return b.tensorType({{"n", 1, p.n}, {"p", 1, outH}, {"q", 1, outW}, {"k", 8, p.k / 8}},
                         b.vector8(input), MemorySpace::Global);
   if (p.pass == kernels::ConvPass::Wgrad && operand == 'y') {
-    // In parts: their f32 sums, a dw a part.
-    SmallVector<Extent> extents{
-        {"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 1, kernels::conv2dGroupInputs(p)}};
+    // In parts: their f32 sums, a dw a part (padded groups: of dw's rows
+    // and taps padded).
+    SmallVector<Extent> extents{{"k", 1, kernels::conv2dWeightRows(p)},
+                                {"r", 1, p.r},
+                                {"s", 1, p.s},
+                                {"c", 1, kernels::conv2dWeightTapChannels(p)}};
     if (p.parts > 1)
       extents.insert(extents.begin(), {"part", 1, p.parts});
     return b.tensorType(
@@ -143,9 +146,9 @@ kernels::Conv2dProblem mlir::spio::conv2dProblem(Conv2dOp op) {
   p.w = x[2].size;
   p.c = x[3].size * x[3].fold;
   p.k = w[0].size;
-  // dgrad's w transposed ([c, r, s, k']): K is dy's.
-  if (dgrad && w[0].dim == x[3].dim) {
-    ArrayRef<TensorDim> dy = op.getX().getType().getDims();
+  // dgrad's w transposed ([c, r, s, k']) and wgrad's padded dw: K is dy's.
+  if ((dgrad && w[0].dim == x[3].dim) || wgrad) {
+    ArrayRef<TensorDim> dy = (wgrad ? op.getW() : op.getX()).getType().getDims();
     p.k = dy[3].size * dy[3].fold;
   }
   p.r = w[1].size;
@@ -271,17 +274,19 @@ static void buildThreadPerElementKernel(KernelBuilder &b, StringRef name, TypeRa
 /// thread an element. The sums (`partials`) are the kernel problem's:
 /// block-diagonal, of 64 channels a row, of which dw's element reads its
 /// group's; unfolded, dw' [K, R', 1, C'], whose lane (f * S + s) * C + c of
-/// row (k, r') is dw[k, r' * F + f, s, c].
+/// row (k, r') is dw[k, r' * F + f, s, c]; padded groups, dw' [G * K', R,
+/// S, C'], whose group g's rows start at g * K' and whose taps are C' apart.
 static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProblem &p,
                                    SpioTensorType partials) {
   int64_t width = kernels::conv2dGroupInputs(p);
   int64_t elements = p.k * p.r * p.s * width;
-  kernels::Conv2dProblem whole = p;
-  whole.parts = 1;
-  SpioTensorType dw = conv2dOperandType(b, whole, 'y');
+  SpioTensorType dw = b.tensorType({{"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 1, width}},
+                                   typeOf(b.getContext(), p.output), MemorySpace::Global);
   bool blocked = kernels::conv2dBlockDiagonal(p), unfolded = kernels::conv2dUnfolds(p);
+  bool padded = kernels::conv2dPadsGroups(p);
   kernels::Conv2dProblem kernel = kernels::conv2dKernelProblem(p);
-  int64_t sources = kernel.k * kernel.r * kernel.s * kernels::conv2dGroupInputs(kernel);
+  int64_t sources = kernels::conv2dWeightRows(kernel) * kernel.r * kernel.s *
+                    kernels::conv2dWeightTapChannels(kernel);
   Type f32 = Float32Type::get(b.getContext());
   buildThreadPerElementKernel(
       b, "conv2d_wgrad_reduce", {partials, dw}, elements, [&](ValueRange args, Value element) {
@@ -309,6 +314,19 @@ static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProble
                               b.remui(element, b.index(filterRow)));
           Value row = b.addi(b.muli(k, b.index(kernel.r)), b.divui(r, b.index(folded)));
           source = b.addi(b.muli(row, b.index(kernel.c)), lane);
+        }
+        if (padded) {
+          // dw[k, tap, c] is dw'[g * K' + k % (K / G), tap, c], g = k / (K /
+          // G), the taps C' apart.
+          int64_t outputs = kernels::conv2dGroupOutputs(p), taps = p.r * p.s;
+          int64_t rows = kernels::conv2dWeightRows(p) / p.groups;
+          Value row = b.divui(element, b.index(width));
+          Value k = b.divui(row, b.index(taps)), tap = b.remui(row, b.index(taps));
+          Value paddedRow = b.addi(b.muli(b.divui(k, b.index(outputs)), b.index(rows)),
+                                   b.remui(k, b.index(outputs)));
+          source = b.addi(b.muli(b.addi(b.muli(paddedRow, b.index(taps)), tap),
+                                 b.index(kernels::conv2dWeightTapChannels(p))),
+                          b.remui(element, b.index(width)));
         }
         Coord from = b.fromIndex(source, b.coordType("e"));
         scf::ForOp loop = b.forLoop(b.index(0), b.index(p.parts), b.index(1), {b.f32(0.0)},

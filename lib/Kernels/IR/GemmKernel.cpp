@@ -397,6 +397,17 @@ private:
   /// weights are.
   ConvWeights convLoadInput(const GemmValues &op, Coord bi, Value tileColumn, Value kIndex,
                             Tensor tiles, Coord stage, Barriers full, Value slot);
+  /// wgrad of padded groups: the first of dy's channels that a box at rows
+  /// `rowsOfDw` of dw' (group g's rows from g * K') reads, g * K / G on
+  /// (past the group's, the next group's: rows of dw' left unreduced).
+  Coord convWgradDyRows(const kernels::Conv2dProblem &conv, Coord rowsOfDw) {
+    int64_t rows = kernels::conv2dWeightRows(conv) / conv.groups;
+    Value first = b.toIndex(b.unfold(rowsOfDw, 1));
+    Value group = b.divui(first, b.index(rows));
+    Value channel = b.addi(b.muli(group, b.index(kernels::conv2dGroupOutputs(conv))),
+                           b.subi(first, b.muli(group, b.index(rows))));
+    return b.fromIndex(b.divui(channel, b.index(8)), b.coordType(p.rowDim, 8));
+  }
   /// wgrad's k-tile `kIndex` (64 output positions) of B's box of 64
   /// columns from `column` (one tap's channels of the group of the tile at
   /// rows `bi`): starts its im2col copy of x into `tiles` at `stage` (and
@@ -630,12 +641,15 @@ void GemmTile::convLoadGatheredB(const GemmValues &op, Coord bi, Value column, V
   const kernels::Conv2dProblem &conv = *op.conv;
   int64_t outH = kernels::conv2dOutputHeight(conv), outW = kernels::conv2dOutputWidth(conv);
   // Column n of dw's R * S * C is tap n / C's channel n % C (C a group's,
-  // of the group of the tile's rows).
+  // of the group of the tile's rows; padded groups: C' columns a tap, rows
+  // K' a group, the channels past the group's read and left unreduced).
   int64_t groupInputs = kernels::conv2dGroupInputs(conv);
-  Value tap = b.divui(column, b.index(groupInputs));
-  Value channel = b.remui(column, b.index(groupInputs));
+  int64_t tapColumns = kernels::conv2dWeightTapChannels(conv);
+  Value tap = b.divui(column, b.index(tapColumns));
+  Value channel = b.remui(column, b.index(tapColumns));
   if (conv.groups > 1) {
-    Value group = b.divui(b.toIndex(b.unfold(bi, 1)), b.index(kernels::conv2dGroupOutputs(conv)));
+    Value group =
+        b.divui(b.toIndex(b.unfold(bi, 1)), b.index(kernels::conv2dWeightRows(conv) / conv.groups));
     channel = b.addi(b.muli(group, b.index(groupInputs)), channel);
   }
   Value r = b.divui(tap, b.index(conv.s)), s = b.remui(tap, b.index(conv.s));
@@ -1379,6 +1393,12 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
         SmallVector<Box> ownA{{bi, Coord()}};
         if (!gathersA && boxesA > 1)
           ownA = boxesOf(a, tilesA, boxA, b.toIndex(bi), c.blockM, foldA, b.index(0), boxesA);
+        // wgrad of padded groups: each box's rows of dw' read dy's channels
+        // of their group.
+        if (op.conv && op.conv->pass == kernels::ConvPass::Wgrad && op.conv->groups > 1 &&
+            kernels::conv2dPadsGroups(*op.conv))
+          for (Box &box : ownA)
+            box.rows = convWgradDyRows(*op.conv, box.rows);
         SmallVector<Box> ownB =
             boxesOf(bOp, tilesB, boxB, col, c.blockN, foldB,
                     boxesOfBlock == 1 ? bRank : b.muli(bRank, b.index(boxesOfBlock)), boxesOfBlock);

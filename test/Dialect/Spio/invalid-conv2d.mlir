@@ -535,15 +535,16 @@ func.func @grouped_gemm_config(%x: !X, %w: !W, %y: !Y) {
 
 // -----
 
-// wgrad of groups of 8 channels on the implicit GEMM: its tiles' rows are
-// one group's outputs, 64 or more (fprop and dgrad pad w's taps to 64).
+// wgrad of groups of 8 channels on the implicit GEMM computes dw' of each
+// group's rows and each tap's channels padded to 64 (the reduce kernel
+// takes dw from it), not dw.
 !X = !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>
 !DY = !spio.tensor<[n: 8, p: 56, q: 56, k/8: 8] x vector<8xbf16>, global>
 !DW = !spio.tensor<[k: 64, r: 3, s: 3, c: 8] x f32, global>
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !DYMap = !spio.tensor_map<!spio.tensor<[npq: 25088, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
-func.func @narrow_groups_wgrad_on_gemm(%x: !X, %dy: !DY, %dw: !DW, %xm: !XMap, %dym: !DYMap) {
-  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 64 input and output channels in wgrad, got groups = 8 of 64 inputs and 64 outputs (groups of 1, 2, 4 or 8 channels run on the grouped family, without tensor maps; groups of 16 or 32 as C / 64 groups of 64 on block-diagonal weights)}}
+func.func @unpadded_wgrad_of_narrow_groups(%x: !X, %dy: !DY, %dw: !DW, %xm: !XMap, %dym: !DYMap) {
+  // expected-error @below {{'spio.conv2d' op dy must lead with x's images and dw be [dy's channels of each group padded to 64, r, s, x's channels of a group padded to 64] = [512, r, s, 64], got}}
   spio.conv2d wgrad %x, %dy into %dw tma %xm, %dym {stride = array<i64: 1, 1>,
       padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 8,
       config = #spio.gemm_config<block = [64, 64, 64], warps = [4, 1], stages = 4, wgmma = true>}
@@ -579,7 +580,7 @@ func.func @padded_dgrad_weights_not_transposed(%dy: !DY, %w: !W, %dx: !DX, %dym:
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !WMap = !spio.tensor_map<!spio.tensor<[k: 96, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 24, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 func.func @groups_of_twelve(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
-  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 8 input and output channels in fprop, got groups = 8 of 96 inputs and 96 outputs}}
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes groups of a multiple of 8 input and output channels, got groups = 8 of 96 inputs and 96 outputs}}
   spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>, groups = 8,
       config = #spio.gemm_config<block = [128, 24, 64], warps = [8, 1], stages = 4, wgmma = true>}

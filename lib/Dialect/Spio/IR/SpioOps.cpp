@@ -1321,12 +1321,22 @@ LogicalResult Conv2dOp::verifyWgrad() {
   if (failed(verifyGemmGroups(xd[3].size * 8, dyd[3].size * 8, "output",
                               getGemmConfig().getBlock()[0], "rows")))
     return failure();
+  // Groups (a dense layer's one) whose channels are not multiples of 64:
+  // dw's taps are a group's C / G padded to a multiple of 64 (C'), and its
+  // rows, where grouped, G groups' K / G padded alike (its sums of the
+  // padding are left out of dw by the reduce kernel).
+  int64_t inputs = xd[3].size * 8 / groups, outputs = dyd[3].size * 8 / groups;
+  bool padded = inputs % 64 != 0 || (groups > 1 && outputs % 64 != 0);
+  int64_t rows =
+      padded && groups > 1 ? groups * llvm::divideCeil(outputs, 64) * 64 : dyd[3].size * 8;
+  int64_t taps = padded ? llvm::divideCeil(inputs, 64) * 64 : inputs;
   if (dyd[0].dim != xd[0].dim || dyd[0].size != xd[0].size || dwd[0].dim != dyd[3].dim ||
-      dwd[0].size != dyd[3].size * 8 || dwd[3].dim != xd[3].dim ||
-      dwd[3].size * groups != xd[3].size * 8)
-    return emitOpError() << "dy must lead with x's images and dw be [dy's channels, r, s, x's "
-                         << (groups > 1 ? "channels of a group], got " : "channels], got ") << dy
-                         << " and " << dw;
+      dwd[0].size != rows || dwd[3].dim != xd[3].dim || dwd[3].size != taps)
+    return emitOpError() << "dy must lead with x's images and dw be [dy's channels"
+                         << (rows != dyd[3].size * 8 ? " of each group padded to 64" : "")
+                         << ", r, s, x's channels" << (groups > 1 ? " of a group" : "")
+                         << (padded ? " padded to 64" : "") << "] = [" << rows << ", r, s, " << taps
+                         << "], got " << dy << " and " << dw;
   ArrayRef<int64_t> stride = getStride(), padding = getPadding(), dilation = getDilation();
   for (int side = 0; side < 2; ++side) {
     int64_t span =
@@ -1500,20 +1510,19 @@ LogicalResult Conv2dOp::verifyGemmGroups(int64_t inputs, int64_t outputs, String
   int64_t groups = getGroups();
   if (groups == 1)
     return success();
-  // fprop and dgrad pad each tap of w to whole k-tiles; wgrad tiles whole
-  // groups of 64.
-  int64_t multiple = getPass() == ConvPass::Wgrad ? 64 : 8;
-  if (inputs % groups != 0 || outputs % groups != 0 || inputs / groups % multiple != 0 ||
-      outputs / groups % multiple != 0)
+  // Groups not of a multiple of 64 channels pad each tap of w (wgrad: dw's
+  // taps and a group's rows) to whole k-tiles.
+  if (inputs % groups != 0 || outputs % groups != 0 || inputs / groups % 8 != 0 ||
+      outputs / groups % 8 != 0)
     return emitOpError() << "a grouped conv2d on the implicit GEMM (a #spio.gemm_config) takes "
-                            "groups of a multiple of "
-                         << multiple << " input and output channels in "
-                         << stringifyConvPass(getPass()) << ", got groups = " << groups << " of "
-                         << inputs << " inputs and " << outputs
+                            "groups of a multiple of 8 input and output channels, got groups = "
+                         << groups << " of " << inputs << " inputs and " << outputs
                          << " outputs (groups of 1, 2, 4 or 8 channels run on the grouped "
                             "family, without tensor maps; groups of 16 or 32 as C / 64 groups of "
                             "64 on block-diagonal weights)";
   int64_t groupChannels = (tiled == "input" ? inputs : outputs) / groups;
+  if (getPass() == ConvPass::Wgrad && (inputs / groups % 64 != 0 || outputs / groups % 64 != 0))
+    groupChannels = llvm::divideCeil(groupChannels, 64) * 64;
   if (groupChannels % tile != 0)
     return emitOpError() << "a grouped conv2d's tiles take one group's " << along
                          << ": the config's " << tile << " " << along << " must divide the group's "
