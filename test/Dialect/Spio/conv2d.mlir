@@ -199,3 +199,40 @@ func.func @padded_groups(%x: !PGX, %w: !PGW, %y: !PGY, %xm: !PGXMap, %wm: !PGWMa
       : !PGX, !PGW -> !PGY tma !PGXMap, !PGWMap
   return
 }
+
+// dgrad of groups of 48 channels: w transposed, [c: 432, r, s, k/8] of
+// each tap's 48 outputs of c's group padded to 64, read K-major as
+// 432 x (3 * 3 * 64) in boxes of the tile's 48 dx channels.
+!PDY = !spio.tensor<[n: 2, p: 14, q: 14, k/8: 54] x vector<8xbf16>, global>
+!PDW = !spio.tensor<[c: 432, r: 3, s: 3, k/8: 8] x vector<8xbf16>, global>
+!PDX = !spio.tensor<[n: 2, h: 14, w: 14, c: 432] x bf16, global>
+!PDYMap = !spio.im2col_map<!PDY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!PDWMap = !spio.tensor_map<!spio.tensor<[c: 432, rsk/8: 72] x vector<8xbf16>, global>, !spio.tensor<[c: 48, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+// CHECK-LABEL: func.func @padded_groups_dgrad
+// CHECK: spio.conv2d dgrad %{{.*}}, %{{.*}} into %{{.*}} tma %{{.*}}, %{{.*}} {{{.*}}groups = 9 : i64
+// CHECK-SAME: !spio.tensor<[c: 432, r: 3, s: 3, k/8: 8] x vector<8xbf16>, global>
+func.func @padded_groups_dgrad(%dy: !PDY, %w: !PDW, %dx: !PDX, %dym: !PDYMap, %wm: !PDWMap) {
+  spio.conv2d dgrad %dy, %w into %dx tma %dym, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 9,
+      config = #spio.gemm_config<block = [128, 48, 64], warps = [8, 1], stages = 8, wgmma = true>}
+      : !PDY, !PDW -> !PDX tma !PDYMap, !PDWMap
+  return
+}
+
+// wgrad of groups of 48 channels: dw' [k: 9 * 64, r, s, c: 64], each
+// group's 48 rows and each tap's 48 columns padded to 64.
+!PWX = !spio.tensor<[n: 2, h: 14, w: 14, c/8: 54] x vector<8xbf16>, global>
+!PWDY = !spio.tensor<[n: 2, p: 14, q: 14, k/8: 54] x vector<8xbf16>, global>
+!PWDW = !spio.tensor<[k: 576, r: 3, s: 3, c: 64] x bf16, global>
+!PWXMap = !spio.im2col_map<!PWX, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!PWDYMap = !spio.tensor_map<!spio.tensor<[npq: 392, k/8: 54] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+// CHECK-LABEL: func.func @padded_groups_wgrad
+// CHECK: spio.conv2d wgrad %{{.*}}, %{{.*}} into %{{.*}} tma %{{.*}}, %{{.*}} {{{.*}}groups = 9 : i64
+// CHECK-SAME: -> !spio.tensor<[k: 576, r: 3, s: 3, c: 64] x bf16, global>
+func.func @padded_groups_wgrad(%x: !PWX, %dy: !PWDY, %dw: !PWDW, %xm: !PWXMap, %dym: !PWDYMap) {
+  spio.conv2d wgrad %x, %dy into %dw tma %xm, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 9,
+      config = #spio.gemm_config<block = [64, 128, 64], warps = [4, 1], stages = 8, wgmma = true>}
+      : !PWX, !PWDY -> !PWDW tma !PWXMap, !PWDYMap
+  return
+}
