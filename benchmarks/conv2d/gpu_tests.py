@@ -227,6 +227,19 @@ CASES = [
     (2, 14, 14, 40, 40, 3, 3, 2, 1, "--pass wgrad --parts 1"),
     (4, 14, 14, 1232, 1232, 3, 3, 1, 1,
      "--groups 11 --pass wgrad --block-m 128 --warps-m 8 --block-n 128 --stages 4"),
+    # Narrow groups (C = K) gathered into blocks of block-diagonal weights
+    # that are not 64 channels: 9 groups of 16 in blocks of 48 (padded to
+    # 64; the forward's case is above), 49 in blocks of 112 (two k-tiles),
+    # 2 groups of 24 in one block of 48 (a dense kernel problem), every
+    # pass.
+    (2, 14, 14, 144, 144, 3, 3, 2, 1, "--groups 9 --pass dgrad"),
+    (2, 14, 14, 144, 144, 3, 3, 1, 1, "--groups 9 --pass wgrad"),
+    (2, 7, 7, 784, 784, 3, 3, 1, 1, "--groups 49 --epilogue bias"),
+    (2, 7, 7, 784, 784, 3, 3, 1, 1, "--groups 49 --pass dgrad"),
+    (2, 7, 7, 784, 784, 3, 3, 1, 1, "--groups 49 --pass wgrad --out-dtype f32"),
+    (2, 14, 14, 48, 48, 3, 3, 1, 1, "--groups 2"),
+    (2, 14, 14, 48, 48, 3, 3, 2, 1, "--groups 2 --pass dgrad"),
+    (2, 14, 14, 48, 48, 3, 3, 1, 1, "--groups 2 --pass wgrad"),
 ]
 
 

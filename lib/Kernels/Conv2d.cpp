@@ -46,11 +46,26 @@ int64_t conv2dGroupInputs(const Conv2dProblem &p) { return p.c / std::max<int64_
 
 int64_t conv2dGroupOutputs(const Conv2dProblem &p) { return p.k / std::max<int64_t>(1, p.groups); }
 
-bool conv2dBlockDiagonal(const Conv2dProblem &p) {
+int64_t conv2dBlockGroups(const Conv2dProblem &p) {
   int64_t width = conv2dGroupInputs(p);
-  return p.groups > 1 && p.c == p.k && p.c % p.groups == 0 && p.c % kChannelTile == 0 &&
-         (width == 16 || width == 32);
+  if (p.groups <= 1 || p.c != p.k || p.c % p.groups != 0 || width % 8 != 0 || width >= kChannelTile)
+    return 1;
+  // The most groups (dividing G) a block of one k-tile holds; where that
+  // block is under 32 channels, the most a block of two holds (a k-tile
+  // re-read for each tile of 16 columns cost more than twice the
+  // multiply-adds of 128-channel blocks).
+  auto most = [&](int64_t channels) {
+    int64_t best = 1;
+    for (int64_t m = 1; m <= p.groups && m * width <= channels; ++m)
+      if (p.groups % m == 0)
+        best = m;
+    return best;
+  };
+  int64_t m = most(kChannelTile);
+  return m * width < 32 ? most(2 * kChannelTile) : m;
 }
+
+bool conv2dBlockDiagonal(const Conv2dProblem &p) { return conv2dBlockGroups(p) > 1; }
 
 bool conv2dPadsGroups(const Conv2dProblem &p) {
   if (conv2dBlockDiagonal(p) || conv2dUnfolds(p))
@@ -106,7 +121,7 @@ int64_t conv2dUnfoldedRows(const Conv2dProblem &p) {
 Conv2dProblem conv2dKernelProblem(const Conv2dProblem &p) {
   Conv2dProblem kernel = p;
   if (conv2dBlockDiagonal(p))
-    kernel.groups = p.c / kChannelTile;
+    kernel.groups = p.groups / conv2dBlockGroups(p);
   if (conv2dUnfolds(p) && conv2dOutputHeight(p) > 0 && conv2dOutputWidth(p) > 0) {
     // x' holds whole k-tiles of channels (an im2col copy of fewer channels
     // than its box ran 2-3x slower on an H200), its rows and columns every

@@ -207,6 +207,21 @@ _GROUP_WIDTHS = (1, 2, 4, 8)
 _BLOCK_DIAGONAL_WIDTHS = (16, 32)
 
 
+def _block_groups(channels, groups):
+    """The groups a block of the library's block-diagonal weights holds for
+    C in = C out = `channels` (conv2dBlockGroups): the most (dividing
+    `groups`) whose channels fit a k-tile of 64, or two where that block is
+    under 32 channels; 1 for none."""
+    width = channels // groups
+    if groups <= 1 or width % 8 or width >= 64:
+        return 1
+
+    def most(limit):
+        return max(m for m in range(1, groups + 1) if groups % m == 0 and m * width <= limit)
+    fit = most(64)
+    return most(128) if fit * width < 32 else fit
+
+
 def implicit_gemm_groups(in_channels, out_channels, groups):
     """The implicit GEMM's groups for a conv2d of these channels and groups,
     or None where it runs elsewhere (the grouped family) or nowhere: the
@@ -214,13 +229,13 @@ def implicit_gemm_groups(in_channels, out_channels, groups):
     channels; C / 64 blocks of 64 channels where the groups are 16 or 32
     channels (C in = C out a multiple of 64), whose weights
     _block_diagonal expands; the groups themselves where they are of
-    another multiple of 8 input channels and of 24 or more outputs, a
-    multiple of 8 (RegNet's 24, 48, 56, ...: the library pads each tap of
-    w, and wgrad's dw, to 64 channels in the workspace).
-    Fewer outputs make tiles of 16 columns or fewer, which ran at half
-    cuDNN's speed (an H200, RegNetY-800MF's groups of 16 on 144 and 784
-    channels): those stay cuDNN's, as do the grouped family's (C in = C
-    out in groups of 1, 2, 4 or 8)."""
+    another multiple of 8 input and output channels (RegNet's 24, 48, 56,
+    ...: the library pads each tap of w, and wgrad's dw, to 64 channels in
+    the workspace, and gathers narrow groups of C in = C out into blocks of
+    block-diagonal weights) whose tiles are 24 columns or more (a group's
+    outputs, or a block's): tiles of 16 columns ran at half cuDNN's speed
+    (an H200, groups of 16). Those stay cuDNN's, as do the grouped
+    family's (C in = C out in groups of 1, 2, 4 or 8)."""
     if groups == 1:
         return 1
     if groups < 1 or in_channels % groups or out_channels % groups:
@@ -231,8 +246,10 @@ def implicit_gemm_groups(in_channels, out_channels, groups):
     if in_channels == out_channels and in_channels % 64 == 0 and \
             inputs in _BLOCK_DIAGONAL_WIDTHS:
         return in_channels // 64
-    if inputs % 8 == 0 and outputs % 8 == 0 and outputs >= 24 and \
-            not (in_channels == out_channels and inputs in _GROUP_WIDTHS):
+    same = in_channels == out_channels
+    columns = outputs * (_block_groups(in_channels, groups) if same else 1)
+    if inputs % 8 == 0 and outputs % 8 == 0 and columns >= 24 and \
+            not (same and inputs in _GROUP_WIDTHS):
         return groups
     return None
 

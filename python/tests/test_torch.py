@@ -694,18 +694,21 @@ def test_wide_group_layers_and_transform():
     close(got, want.float(), want.abs().max().item() * 4)
     with pytest.raises(spio.SpioError, match="or of a multiple of 8 input and output channels"):
         spio.nn.Conv2d.from_torch(twelve)
-    # Groups of 16 on 144 channels would take tiles of 16 columns: cuDNN's.
-    sixteen = torch.nn.Conv2d(144, 144, 3, padding=1, groups=9)
-    assert not spio.nn.supports(sixteen)
+    # Groups of 8 inputs and 16 outputs would take tiles of 16 columns:
+    # cuDNN's. Groups of 16 on 144 channels are blocks of 3 (48 columns).
+    assert not spio.nn.supports(torch.nn.Conv2d(64, 128, 3, padding=1, groups=8))
+    assert spio.nn.supports(torch.nn.Conv2d(144, 144, 3, padding=1, groups=9))
     with pytest.raises(spio.SpioError, match="is not a conv2d with groups"):
         spio.nn.Conv2dGw8.from_torch(torch.nn.Conv2d(128, 128, 3, groups=2))
 
 
 @hopper
 @pytest.mark.parametrize("c,k,groups,stride", [(432, 432, 9, 1), (240, 240, 10, 2),
-                                               (120, 120, 5, 1), (256, 192, 4, 1)])
+                                               (120, 120, 5, 1), (256, 192, 4, 1),
+                                               (144, 144, 9, 2)])
 def test_groups_of_other_widths_run_forward_on_padded_weights(c, k, groups, stride):
-    # RegNet's groups of 48 and 24 channels, and 64 inputs to 48 outputs:
+    # RegNet's groups of 48 and 24 channels, 64 inputs to 48 outputs, and
+    # 9 groups of 16 (blocks of 3 groups' block-diagonal weights):
     # forward, dx and dw on the implicit GEMM (each tap of w padded to 64
     # channels in the workspace; dgrad's transposed; wgrad's dw' of groups'
     # rows and taps padded, reduced into dw); against float32 and the same

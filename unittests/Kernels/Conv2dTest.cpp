@@ -317,16 +317,47 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   Conv2dProblem uneven = p;
   uneven.k = 1024;
   EXPECT_FALSE(conv2dBlockDiagonal(uneven));
-  // Channels not a multiple of 64 (49 groups of 16): not block-diagonal,
-  // padded.
+  // Channels not a multiple of 64: blocks of the most groups dividing G
+  // that fit 64 channels (9 groups of 16: 3 a block of 48, padded to 64),
+  // or 128 where those would be under 32 (49 groups of 16: 7 a block of
+  // 112; 11: none).
   Conv2dProblem ragged = p;
   ragged.c = ragged.k = 48 * 16 + 16;
   ragged.groups = 49;
-  EXPECT_FALSE(conv2dBlockDiagonal(ragged));
+  EXPECT_EQ(conv2dBlockGroups(ragged), 7);
+  EXPECT_EQ(conv2dKernelProblem(ragged).groups, 7);
+  EXPECT_TRUE(conv2dPadsGroups(conv2dKernelProblem(ragged)));
+  Conv2dProblem nine = p;
+  nine.c = nine.k = 144;
+  nine.groups = 9;
+  EXPECT_EQ(conv2dBlockGroups(nine), 3);
+  GemmConfig nc = chooseConv2dConfig(nine, hopper());
+  EXPECT_EQ(checkConv2d(nine, nc, hopper()), "");
+  EXPECT_EQ(nc.blockN, 48);
+  EXPECT_EQ(conv2dWorkspaceBytes(nine), 144 * 9 * 64 * 2);
+  // 5 groups of 24: one block of 120 (under 32 in a k-tile of 64).
+  Conv2dProblem five = p;
+  five.c = five.k = 120;
+  five.groups = 5;
+  EXPECT_EQ(conv2dBlockGroups(five), 5);
+  EXPECT_EQ(conv2dKernelProblem(five).groups, 1);
+  Conv2dProblem eleven = p;
+  eleven.c = eleven.k = 176;
+  eleven.groups = 11;
+  EXPECT_FALSE(conv2dBlockDiagonal(eleven));
+  EXPECT_TRUE(conv2dPadsGroups(eleven));
+  for (ConvPass pass : {ConvPass::Dgrad, ConvPass::Wgrad}) {
+    Conv2dProblem backward = nine;
+    backward.pass = pass;
+    GemmConfig bc = chooseConv2dConfig(backward, hopper());
+    backward.parts = conv2dWgradParts(backward, bc, hopper());
+    EXPECT_EQ(checkConv2d(backward, bc, hopper()), "");
+    EXPECT_EQ(conv2dLaunchPlan(backward, bc).kernels.size(), 2u);
+  }
   GemmConfig c = chooseConv2dConfig(p, hopper());
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
   EXPECT_EQ(64 % c.blockN, 0);
-  EXPECT_TRUE(conv2dPadsGroups(ragged));
+  EXPECT_EQ(checkConv2d(ragged, chooseConv2dConfig(ragged, hopper()), hopper()), "");
   // fprop: the expansion (w to the workspace), then the kernel reading it.
   EXPECT_EQ(conv2dWorkspaceBytes(p), 512 * 9 * 64 * 2);
   LaunchPlan plan = conv2dLaunchPlan(p, c);
@@ -394,16 +425,14 @@ TEST(Conv2dTest, ForwardPadsGroupsOfOtherWidthsToWholeKTiles) {
   EXPECT_EQ(plan.kernels[1].parameters[at.w].kind, PlanParameter::Kind::Workspace);
   EXPECT_EQ(plan.kernels[1].parameters[at.wMap].kind, PlanParameter::Kind::WorkspaceTensorMap);
   // Group widths and their tiles: one tile a group where no divisor of 64
-  // columns or more is (24, 56), the widest within the chosen width (112;
-  // 144 within 256), one of 232 rather than 29 of 8; 112 inputs take two
-  // k-tiles a tap; inputs and outputs of different widths.
+  // columns or more is (56; 24 of groups of 32 inputs), the widest within
+  // the chosen width (112; 144 within 256), one of 232 rather than 29 of
+  // 8; 112 inputs take two k-tiles a tap.
   for (auto [c, k, groups, columns, tapChannels] :
-       std::vector<std::array<int64_t, 5>>{{120, 120, 5, 24, 64},
-                                           {448, 448, 8, 56, 64},
+       std::vector<std::array<int64_t, 5>>{{448, 448, 8, 56, 64},
                                            {3024, 3024, 27, 112, 128},
                                            {1152, 1152, 8, 144, 192},
                                            {1392, 1392, 6, 232, 256},
-                                           {144, 144, 9, 16, 64},
                                            {128, 96, 4, 24, 64}}) {
     Conv2dProblem q = p;
     q.c = c;

@@ -113,8 +113,16 @@ bool conv2dDgradZeroes(const Conv2dProblem &problem);
 /// A group's input channels C / G and output channels K / G.
 int64_t conv2dGroupInputs(const Conv2dProblem &problem);
 int64_t conv2dGroupOutputs(const Conv2dProblem &problem);
-/// Groups of 16 or 32 channels, C = K a multiple of 64: run as groups of
-/// 64 with block-diagonal weights.
+/// Groups of fewer than 64 channels, a multiple of 8, C = K: the groups a
+/// block of block-diagonal weights holds, the most (dividing G) whose
+/// channels fit a k-tile of 64, or two k-tiles where that block is under 32
+/// channels (groups of 16 or 32 on a multiple of 64 channels: blocks of
+/// 64; RegNetY-800MF's 9 groups of 16: of 48, its 49: of 112); 1 for none.
+int64_t conv2dBlockGroups(const Conv2dProblem &problem);
+/// Blocks of more than one group (conv2dBlockGroups): the kernels compute
+/// the convolution of G / m groups of m * C / G channels whose weights are
+/// block-diagonal (their blocks padded as padded groups' where not a
+/// multiple of 64).
 bool conv2dBlockDiagonal(const Conv2dProblem &problem);
 /// Groups whose reduction is not of a multiple of 64 channels (fprop: a
 /// group's inputs; dgrad: its outputs, or inputs, its tiles' columns),
@@ -154,9 +162,9 @@ bool conv2dUnfolds(const Conv2dProblem &problem);
 /// channels with S * C of each (at most R), else 1.
 int64_t conv2dUnfoldedRows(const Conv2dProblem &problem);
 /// The problem the implicit-GEMM kernels compute: `problem`, or where it is
-/// block-diagonal the same convolution in C / 64 groups of 64 (w then
-/// the expanded [K, R, S, 64]), or where it unfolds x the R' x 1
-/// convolution of x' and w'.
+/// block-diagonal the same convolution in G / m groups of blocks (w then
+/// the expanded [K, R, S, m * C / G], padded to 64), or where it unfolds x
+/// the R' x 1 convolution of x' and w'.
 Conv2dProblem conv2dKernelProblem(const Conv2dProblem &problem);
 /// The kernels unfolding x and w into the workspace (x' first, then w' or
 /// wgrad's sums at conv2dUnfoldedXBytes): x' a block a run of

@@ -272,18 +272,21 @@ static void buildThreadPerElementKernel(KernelBuilder &b, StringRef name, TypeRa
 /// wgrad in parts: dw[e] = the parts' sums of element e added in part
 /// order from zero in f32 and rounded once (the same bits every run), a
 /// thread an element. The sums (`partials`) are the kernel problem's:
-/// block-diagonal, of 64 channels a row, of which dw's element reads its
-/// group's; unfolded, dw' [K, R', 1, C'], whose lane (f * S + s) * C + c of
-/// row (k, r') is dw[k, r' * F + f, s, c]; padded groups, dw' [G * K', R,
-/// S, C'], whose group g's rows start at g * K' and whose taps are C' apart.
+/// unfolded, dw' [K, R', 1, C'], whose lane (f * S + s) * C + c of row (k,
+/// r') is dw[k, r' * F + f, s, c]; block-diagonal or padded, dw' [G' * K',
+/// R, S, C'] of the kernel problem's G' groups (blocks of B = C / G'
+/// channels, K' = B, or K / G' outputs, padded to 64 where not a multiple
+/// of it; C' its taps' columns), whose block g's rows start at g * K' and
+/// whose row for dw's k holds k's group's C / G columns from j * C / G, j
+/// k's group within its block (0 where not blocks).
 static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProblem &p,
                                    SpioTensorType partials) {
   int64_t width = kernels::conv2dGroupInputs(p);
   int64_t elements = p.k * p.r * p.s * width;
   SpioTensorType dw = b.tensorType({{"k", 1, p.k}, {"r", 1, p.r}, {"s", 1, p.s}, {"c", 1, width}},
                                    typeOf(b.getContext(), p.output), MemorySpace::Global);
-  bool blocked = kernels::conv2dBlockDiagonal(p), unfolded = kernels::conv2dUnfolds(p);
-  bool padded = kernels::conv2dPadsGroups(p);
+  bool unfolded = kernels::conv2dUnfolds(p);
+  bool blocked = kernels::conv2dBlockDiagonal(p);
   kernels::Conv2dProblem kernel = kernels::conv2dKernelProblem(p);
   int64_t sources = kernels::conv2dWeightRows(kernel) * kernel.r * kernel.s *
                     kernels::conv2dWeightTapChannels(kernel);
@@ -297,15 +300,7 @@ static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProble
             b.view(cast<Tensor>(args[1]),
                    b.tensorType({{"e", 1, elements}}, dw.getElementType(), MemorySpace::Global));
         Coord at = b.fromIndex(element, b.coordType("e"));
-        // Block-diagonal: dw[k, tap, u] is the block's [k, tap, j * width + u],
-        // j k's group within its block of 64.
         Value source = element;
-        if (blocked) {
-          Value row = b.divui(element, b.index(width)), u = b.remui(element, b.index(width));
-          Value k = b.divui(row, b.index(p.r * p.s));
-          Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
-          source = b.addi(b.muli(row, b.index(64)), b.addi(b.muli(group, b.index(width)), u));
-        }
         if (unfolded) {
           int64_t folded = kernels::conv2dUnfoldedRows(p), filterRow = p.s * p.c;
           Value k = b.divui(element, b.index(p.r * filterRow));
@@ -315,18 +310,24 @@ static void buildConv2dWgradReduce(KernelBuilder &b, const kernels::Conv2dProble
           Value row = b.addi(b.muli(k, b.index(kernel.r)), b.divui(r, b.index(folded)));
           source = b.addi(b.muli(row, b.index(kernel.c)), lane);
         }
-        if (padded) {
-          // dw[k, tap, c] is dw'[g * K' + k % (K / G), tap, c], g = k / (K /
-          // G), the taps C' apart.
+        if (blocked || kernels::conv2dPadsGroups(kernel)) {
+          // dw[k, tap, u] is dw'[g * K' + k % B, tap, j * C / G + u], g = k /
+          // B (B the kernel problem's outputs a group), j = k % B / (K / G).
           int64_t outputs = kernels::conv2dGroupOutputs(p), taps = p.r * p.s;
-          int64_t rows = kernels::conv2dWeightRows(p) / p.groups;
-          Value row = b.divui(element, b.index(width));
+          int64_t block = kernels::conv2dGroupOutputs(kernel);
+          int64_t rows = kernels::conv2dWeightRows(kernel) / kernel.groups;
+          Value row = b.divui(element, b.index(width)), u = b.remui(element, b.index(width));
           Value k = b.divui(row, b.index(taps)), tap = b.remui(row, b.index(taps));
-          Value paddedRow = b.addi(b.muli(b.divui(k, b.index(outputs)), b.index(rows)),
-                                   b.remui(k, b.index(outputs)));
+          Value inBlock = b.remui(k, b.index(block));
+          Value paddedRow =
+              rows == block ? k
+                            : b.addi(b.muli(b.divui(k, b.index(block)), b.index(rows)), inBlock);
+          Value column = u;
+          if (blocked)
+            column = b.addi(b.muli(b.divui(inBlock, b.index(outputs)), b.index(width)), u);
           source = b.addi(b.muli(b.addi(b.muli(paddedRow, b.index(taps)), tap),
-                                 b.index(kernels::conv2dWeightTapChannels(p))),
-                          b.remui(element, b.index(width)));
+                                 b.index(kernels::conv2dWeightTapChannels(kernel))),
+                          column);
         }
         Coord from = b.fromIndex(source, b.coordType("e"));
         scf::ForOp loop = b.forLoop(b.index(0), b.index(p.parts), b.index(1), {b.f32(0.0)},
@@ -452,15 +453,21 @@ static void buildConv2dDgradZero(KernelBuilder &b, const kernels::Conv2dProblem 
   gpu::ReturnOp::create(builder, b.loc());
 }
 
-/// dgrad of padded groups: w [K, R, S, C / G] transposed into [C, R, S,
-/// K'], row (c, tap) holding the weights of c's group's K / G outputs at
+/// dgrad of padded groups (of the kernel problem: blocks of groups, where
+/// block-diagonal): w [K, R, S, C / G] transposed into [C, R, S, K'], row
+/// (c, tap) holding the weights of c's group's (block's) K / G' outputs at
 /// that tap, then zeros to K' (a multiple of 64), a thread a 16-byte
-/// vector of 8 outputs (read one by one: they are R * S * C / G apart).
+/// vector of 8 outputs (read one by one: they are R * S * C / G apart); in
+/// a block, the outputs of c's own group only.
 static void buildConv2dTransposeWeights(KernelBuilder &b, const kernels::Conv2dProblem &p) {
   Type element = typeOf(b.getContext(), p.input);
   VectorType vector = b.vector8(element);
-  int64_t inputs = kernels::conv2dGroupInputs(p), outputs = kernels::conv2dGroupOutputs(p);
-  int64_t taps = p.r * p.s, padded = kernels::conv2dWeightTapChannels(p);
+  kernels::Conv2dProblem kernel = kernels::conv2dKernelProblem(p);
+  bool blocked = kernels::conv2dBlockDiagonal(p);
+  int64_t inputs = kernels::conv2dGroupInputs(p), groupOutputs = kernels::conv2dGroupOutputs(p);
+  int64_t blockInputs = kernels::conv2dGroupInputs(kernel);
+  int64_t outputs = kernels::conv2dGroupOutputs(kernel);
+  int64_t taps = p.r * p.s, padded = kernels::conv2dWeightTapChannels(kernel);
   int64_t vectors = p.c * taps * padded / 8;
   SpioTensorType natural =
       b.tensorType({{"e", 1, p.k * taps * inputs}}, element, MemorySpace::Global);
@@ -472,18 +479,23 @@ static void buildConv2dTransposeWeights(KernelBuilder &b, const kernels::Conv2dP
         Value row = b.divui(index, b.index(padded / 8));
         Value j = b.muli(b.remui(index, b.index(padded / 8)), b.index(8));
         Value c = b.divui(row, b.index(taps)), tap = b.remui(row, b.index(taps));
-        Value group = b.divui(c, b.index(inputs));
-        // w[group * K / G + j, tap, c % (C / G)] and the next outputs, each
+        Value group = b.divui(c, b.index(blockInputs));
+        // w[group * K / G' + j, tap, c % (C / G)] and the next outputs, each
         // R * S * C / G on.
         Value first = b.addi(
             b.muli(b.addi(b.muli(b.addi(b.muli(group, b.index(outputs)), j), b.index(taps)), tap),
                    b.index(inputs)),
             b.remui(c, b.index(inputs)));
+        // In a block: c's group's outputs within it.
+        Value own = blocked ? b.divui(b.remui(c, b.index(blockInputs)), b.index(inputs)) : Value();
         Value zero = b.create<arith::ConstantOp>({}, b.getOpBuilder().getZeroAttr(element));
         SmallVector<Value> lanes;
         for (int64_t lane = 0; lane < 8; ++lane) {
-          Value inGroup =
-              b.cmpi(arith::CmpIPredicate::ult, b.addi(j, b.index(lane)), b.index(outputs));
+          Value output = b.addi(j, b.index(lane));
+          Value inGroup = b.cmpi(arith::CmpIPredicate::ult, output, b.index(outputs));
+          if (blocked)
+            inGroup = b.andi(inGroup, b.cmpi(arith::CmpIPredicate::eq,
+                                             b.divui(output, b.index(groupOutputs)), own));
           Value source = b.addi(first, b.index(lane * taps * inputs));
           // Lanes past the group's outputs read w's first value, then drop
           // it.
@@ -499,17 +511,19 @@ static void buildConv2dTransposeWeights(KernelBuilder &b, const kernels::Conv2dP
 }
 
 /// fprop of block-diagonal or padded groups and dgrad of block-diagonal
-/// ones: w [K, R, S, width] expanded into the kernel problem's [K, R, S,
-/// channels], a thread a
-/// 16-byte vector of 8 channels (all of one group: the widths are
-/// multiples of 8). Block-diagonal (channels 64): each output channel's
-/// weights at its group's place among its block's 64 input channels;
-/// padded: each tap's width channels first; zeros elsewhere.
+/// ones whose blocks are 64 channels: w [K, R, S, width] expanded into the
+/// kernel problem's [K, R, S, channels], a thread a 16-byte vector of 8
+/// channels (all of one group: the widths are multiples of 8).
+/// Block-diagonal: each output channel's weights at its group's place
+/// among its block's input channels; padded: each tap's width channels
+/// first; zeros elsewhere (and past a block, to channels).
 static void buildConv2dExpandWeights(KernelBuilder &b, const kernels::Conv2dProblem &p) {
   VectorType vector = b.vector8(typeOf(b.getContext(), p.input));
   bool blocked = kernels::conv2dBlockDiagonal(p);
+  kernels::Conv2dProblem kernel = kernels::conv2dKernelProblem(p);
   int64_t width = kernels::conv2dGroupInputs(p), rows = p.k * p.r * p.s;
-  int64_t channels = kernels::conv2dWeightTapChannels(kernels::conv2dKernelProblem(p));
+  int64_t block = kernels::conv2dGroupInputs(kernel);
+  int64_t channels = kernels::conv2dWeightTapChannels(kernel);
   int64_t vectors = rows * channels / 8;
   SpioTensorType natural = b.tensorType({{"e", 1, rows * width / 8}}, vector, MemorySpace::Global);
   SpioTensorType expanded = b.tensorType({{"e", 1, vectors}}, vector, MemorySpace::Global);
@@ -518,13 +532,14 @@ static void buildConv2dExpandWeights(KernelBuilder &b, const kernels::Conv2dProb
       [&](ValueRange args, Value index) {
         // Vector (row = k * R * S + tap, channels i to i + 7): block-diagonal,
         // k's group j within its block holds inputs j * width to (j + 1) *
-        // width; padded, the row holds inputs 0 to width.
+        // width (j below the block's groups: none past the block); padded,
+        // the row holds inputs 0 to width.
         Value row = b.divui(index, b.index(channels / 8));
         Value i = b.muli(b.remui(index, b.index(channels / 8)), b.index(8));
         Value inGroup;
         if (blocked) {
           Value k = b.divui(row, b.index(p.r * p.s));
-          Value group = b.divui(b.remui(k, b.index(64)), b.index(width));
+          Value group = b.divui(b.remui(k, b.index(block)), b.index(width));
           inGroup = b.cmpi(arith::CmpIPredicate::eq, b.divui(i, b.index(width)), group);
         } else {
           inGroup = b.cmpi(arith::CmpIPredicate::ult, i, b.index(width));
@@ -727,7 +742,7 @@ OwningOpRef<ModuleOp> mlir::spio::buildConv2dWorkload(MLIRContext *context,
   // as groups of 64, whose weights fprop and dgrad expand first, as they
   // pad those of groups not of a multiple of 64.
   kernels::Conv2dProblem problem = kernels::conv2dKernelProblem(original);
-  if (kernels::conv2dTransposesWeights(original))
+  if (kernels::conv2dTransposesWeights(problem))
     buildConv2dTransposeWeights(b, original);
   else if (kernels::conv2dExpandsWeights(original))
     buildConv2dExpandWeights(b, original);
