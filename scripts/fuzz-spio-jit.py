@@ -106,11 +106,13 @@ def gemm_options(rng):
 def conv2d_options(rng):
     """The conv2d workload: dense (input channels of any count: 3, 5 and
     12 unfolded first in the forward and wgrad), wide groups (multiples of
-    64 channels), groups of 16 or 32, and the grouped family's widths."""
+    64 channels), groups of other multiples of 8 (padded, or in blocks of
+    block-diagonal weights), and the grouped family's widths."""
     r, s = rng.randint(1, 7), rng.randint(1, 7)
-    c = rng.choice([3, 5, 12, 8, 24, 64, 72, 128, 256, 512])
-    k = rng.choice([c, 8, 64, 136, 256])
-    groups = rng.choice([1, 1, 2, 4, c // 8 or 1, c // 16 or 1, c // 32 or 1, c // 64 or 1])
+    c = rng.choice([3, 5, 12, 8, 24, 64, 72, 128, 144, 256, 432, 512, 784])
+    k = rng.choice([c, c, 8, 64, 136, 256])
+    groups = rng.choice([1, 1, 2, 3, 4, 9, c // 8 or 1, c // 16 or 1, c // 24 or 1, c // 32 or 1,
+                         c // 48 or 1, c // 64 or 1])
     options = ["--workload", "conv2d", "--pass", rng.choice(["fprop", "dgrad", "wgrad"]),
                "--batch", str(rng.choice([1, 2, 5, 32])),
                "--channels", str(c), "--out-channels", str(k), "--groups", str(groups),

@@ -68,7 +68,9 @@ int64_t conv2dBlockGroups(const Conv2dProblem &p) {
 bool conv2dBlockDiagonal(const Conv2dProblem &p) { return conv2dBlockGroups(p) > 1; }
 
 bool conv2dPadsGroups(const Conv2dProblem &p) {
-  if (conv2dBlockDiagonal(p) || conv2dUnfolds(p))
+  // Groups that do not divide the channels are checkConv2d's to refuse.
+  if (p.groups < 1 || p.c % p.groups != 0 || p.k % p.groups != 0 || conv2dBlockDiagonal(p) ||
+      conv2dUnfolds(p))
     return false;
   bool inputs = conv2dGroupInputs(p) % kChannelTile != 0;
   bool outputs = conv2dGroupOutputs(p) % kChannelTile != 0;

@@ -219,7 +219,8 @@ def transform(model):
     """Replaces, in place, every module `supports` takes (every
     torch.nn.Linear; every Conv2d with groups of 1, 2, 4 or 8 channels
     whose kernel size, stride and padding Spio's kernels run, and, where
-    device 0 is a Hopper GPU, every dense Conv2d Spio runs) by its Spio
+    device 0 is a Hopper GPU, every dense or otherwise grouped Conv2d the
+    implicit GEMM runs) by its Spio
     layer (sharing its parameters); leaves the rest; returns the model."""
     for name, child in list(model.named_children()):
         replacement = _replacement(child)

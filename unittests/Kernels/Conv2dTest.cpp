@@ -291,6 +291,17 @@ TEST(Conv2dTest, GroupsTakeOneGroupsChannelsATile) {
   uneven.groups = 3;
   EXPECT_NE(checkConv2d(uneven, c, hopper()).find("groups must divide C=256 and K=512"),
             std::string::npos);
+  // The chooser and the parts take such a problem too, for checkConv2d to
+  // refuse (a wgrad of 8 outputs in 32 groups: none a group).
+  Conv2dProblem unevenWgrad = p;
+  unevenWgrad.pass = ConvPass::Wgrad;
+  unevenWgrad.c = 512;
+  unevenWgrad.k = 8;
+  unevenWgrad.groups = 32;
+  GemmConfig uc = chooseConv2dConfig(unevenWgrad, hopper());
+  unevenWgrad.parts = conv2dWgradParts(unevenWgrad, uc, hopper());
+  EXPECT_NE(checkConv2d(unevenWgrad, uc, hopper()).find("groups must divide C=512 and K=8"),
+            std::string::npos);
   Conv2dProblem odd = p;
   odd.c = odd.k = 12 * 8;
   odd.groups = 8;
