@@ -221,10 +221,13 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
   if (conv2dDgradZeroes(kernels))
     plan.kernels.push_back(
         {kConv2dDgradZero, conv2dDgradZeroLaunchShape(kernels), false, {operand(Y)}});
+  // The first phase's kernel, or where no tap reads dx (a 1x1 stride-2
+  // layer over a row of height 1) the zeroing kernel, the plan's last.
   plan.mainKernel = plan.kernels.size();
   for (const Conv2dProblem &phase : conv2dDgradPhases(kernels))
     plan.kernels.push_back(
         conv2dKernel(phase, config, conv2dParameters(phase), conv2dKernelName(phase), sources));
+  plan.mainKernel = std::min(plan.mainKernel, plan.kernels.size() - 1);
   // A strided dgrad's kernels overlap, each waiting for the one before it
   // only as it ends (their positions of dx are disjoint).
   for (size_t i = first + 1; i < plan.kernels.size(); ++i)

@@ -882,6 +882,17 @@ TEST(Conv2dTest, StridedDgradIsAConvolutionAPhase) {
   EXPECT_EQ(plan.kernels[0].shape.gridX, 32 * 56 * 56 * 128 / 8 / kConv2dReduceThreads);
   EXPECT_EQ(plan.kernels[1].name, "conv2d_dgrad_phase_0_0");
   EXPECT_EQ(plan.mainKernel, 1u);
+
+  // 1x1 stride 2 padding 1 over one row: no tap reads dx, whose zeroing
+  // kernel is the plan (and its main kernel).
+  p.h = 1;
+  p.w = 8;
+  p.padH = p.padW = 1;
+  EXPECT_TRUE(conv2dDgradPhases(p).empty());
+  plan = conv2dLaunchPlan(p, chooseConv2dConfig(p, hopper()));
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].name, kConv2dDgradZero);
+  EXPECT_EQ(plan.mainKernel, 0u);
 }
 
 TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {

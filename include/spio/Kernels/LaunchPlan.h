@@ -88,8 +88,9 @@ struct LaunchPlan {
   int64_t workspaceBytes = 0;
   std::vector<PlannedKernel> kernels;
   /// The kernel doing the workload's multiply-adds (the GEMM's or the
-  /// implicit GEMM's, a strided dgrad's first phase), after those preparing
-  /// its operands: the one whose resources describe the plan.
+  /// implicit GEMM's, a strided dgrad's first phase; a dgrad no tap of
+  /// which reads dx, its zeroing kernel), after those preparing its
+  /// operands: the one whose resources describe the plan.
   size_t mainKernel = 0;
 };
 
