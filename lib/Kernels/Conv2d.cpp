@@ -51,9 +51,9 @@ int64_t conv2dBlockGroups(const Conv2dProblem &p) {
   if (p.groups <= 1 || p.c != p.k || p.c % p.groups != 0 || width % 8 != 0 || width >= kChannelTile)
     return 1;
   // The most groups (dividing G) a block of one k-tile holds; where that
-  // block is under 32 channels, the most a block of two holds (a k-tile
-  // re-read for each tile of 16 columns cost more than twice the
-  // multiply-adds of 128-channel blocks).
+  // block is under 32 channels, the most a block of two holds (on an
+  // H200, RegNetY-800MF's 49 groups of 16 ran 1.7x as fast in blocks of
+  // 112, twice the multiply-adds, as one by one in tiles of 16 columns).
   auto most = [&](int64_t channels) {
     int64_t best = 1;
     for (int64_t m = 1; m <= p.groups && m * width <= channels; ++m)

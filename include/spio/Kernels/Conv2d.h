@@ -125,16 +125,18 @@ int64_t conv2dBlockGroups(const Conv2dProblem &problem);
 /// multiple of 64).
 bool conv2dBlockDiagonal(const Conv2dProblem &problem);
 /// Groups whose reduction is not of a multiple of 64 channels (fprop: a
-/// group's inputs; dgrad: its outputs, or inputs, its tiles' columns),
-/// not block-diagonal (RegNet's 24, 48, 56, 112, ..., or 16 and 32 where C
-/// is not a multiple of 64): a k-tile gathers 64 channels from the group's
-/// first, past its own into the next group's (past C, zeros), so the
-/// weights the kernel reads hold each tap's channels padded with zeros to a
-/// multiple of 64 (conv2dWeightTapChannels), which a kernel expands w into
-/// first: fprop's [K, R, S, C'], dgrad's transposed [C, R, S, K'] (C' and
-/// K' a group's C / G and K / G rounded up to 64), which dgrad reads
-/// K-major (so that its tiles' columns, a group's inputs, may be any
-/// multiple of 8).
+/// group's inputs; dgrad: its outputs, or inputs, its tiles' columns;
+/// wgrad: its inputs, a dense layer's too, or outputs, its tiles' rows),
+/// not block-diagonal (RegNet's 24, 48, 56, 112, ...): a k-tile gathers 64
+/// channels from the group's first, past its own into the next group's
+/// (past C, zeros), so the weights the kernel reads hold each tap's
+/// channels padded with zeros to a multiple of 64 (conv2dWeightTapChannels),
+/// which a kernel expands w into first: fprop's [K, R, S, C'], dgrad's
+/// transposed [C, R, S, K'] (C' and K' a group's C / G and K / G rounded up
+/// to 64), which dgrad reads K-major (so that its tiles' columns, a
+/// group's inputs, may be any multiple of 8); wgrad computes dw' [G * K',
+/// R, S, C'] (a dense layer's [K, R, S, C']), which its reduce kernel
+/// takes dw from.
 bool conv2dPadsGroups(const Conv2dProblem &problem);
 /// dgrad of padded groups: w transposed into [C, R, S, K'].
 bool conv2dTransposesWeights(const Conv2dProblem &problem);
