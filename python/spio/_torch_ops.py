@@ -700,7 +700,7 @@ def _conv2d_wgrad(dy, x, weight, stride, padding, dilation, groups):
 def _dense_backward(ctx, dy):
     """dx on Spio's dgrad kernel and dw on its wgrad kernel where they take
     the layer (dgrad: one phase of dx read, as at stride 1 or by a 1x1
-    stride-2 layer; wgrad: any C), each else on
+    stride-2 layer; wgrad: K a multiple of 8), each else on
     cuDNN; dbias on cuDNN (aten.convolution_backward)."""
     x, weight = ctx.saved_tensors
     needs = ctx.needs_input_grad
@@ -760,8 +760,9 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         return conv2d_gw8(x.contiguous(memory_format=torch.channels_last), weight, bias,
                           stride[0], padding)
     raise SpioError(f"Spio runs dense conv2d (groups = 1), groups of a multiple of 8 input and "
-                    f"output channels, and groups of 1, 2, 4 or 8 channels (C in = C out, "
-                    f"dilation 1, equal strides); got groups={groups} of "
+                    f"output channels (24 or more outputs a group, or a block of groups), and "
+                    f"groups of 1, 2, 4 or 8 channels (C in = C out, dilation 1, equal "
+                    f"strides); got groups={groups} of "
                     f"{tuple(x.shape)} by {tuple(weight.shape)}, dilation {dilation}, stride "
                     f"{stride}")
 

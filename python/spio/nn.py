@@ -30,7 +30,8 @@ def _grouped_support(conv):
     if conv.out_channels != c or c % 8 or c // conv.groups not in _torch_ops._GROUP_WIDTHS:
         return Support(False, f"{conv} is not a conv2d with groups of 1, 2, 4 or 8 channels "
                               f"(C in = C out, a multiple of 8) or of a multiple of 8 input "
-                              f"and output channels (24 or more outputs)")
+                              f"and output channels (24 or more outputs a group, or a block "
+                              f"of groups)")
     if conv.dilation != (1, 1) or conv.stride[0] != conv.stride[1] or \
             conv.stride[0] not in (1, 2):
         return Support(False, f"{conv}: Spio takes grouped layers of dilation 1 and equal "
