@@ -673,6 +673,18 @@ def test_wide_groups_run_on_the_implicit_gemm(c, k, groups, stride):
                               stride, "stride")), [1, 1], [1, 1], groups))
 
 
+def test_routing_mirrors_the_librarys_blocks_of_narrow_groups():
+    # spio.conv2d's routing mirrors conv2dBlockGroups (its gtest's table):
+    # the most groups dividing G that fit 64 channels, or 128 where under
+    # 32; tiles of 16 columns (11 groups of 16, no block) stay cuDNN's.
+    for channels, groups, block in ((144, 9, 3), (784, 49, 7), (120, 5, 5), (512, 32, 4),
+                                    (336, 14, 2), (176, 11, 1), (432, 9, 1)):
+        assert spio._torch_ops._block_groups(channels, groups) == block
+    assert spio._torch_ops.implicit_gemm_groups(176, 176, 11) is None
+    assert spio._torch_ops.implicit_gemm_groups(144, 144, 9) == 9
+    assert spio._torch_ops.implicit_gemm_groups(64, 128, 8) is None
+
+
 @hopper
 def test_wide_group_layers_and_transform():
     torch.manual_seed(9)
