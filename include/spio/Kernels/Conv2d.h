@@ -140,11 +140,13 @@ bool conv2dBlockDiagonal(const Conv2dProblem &problem);
 bool conv2dPadsGroups(const Conv2dProblem &problem);
 /// dgrad of padded groups: w transposed into [C, R, S, K'].
 bool conv2dTransposesWeights(const Conv2dProblem &problem);
-/// The channels a tap of the weights the implicit GEMM reads: a group's C /
-/// G, rounded up to a multiple of 64 where the groups are padded (dgrad's
-/// transposed weights: its K / G rounded up).
+/// The channels a tap of the weights the implicit GEMM reads (wgrad:
+/// writes): a group's C / G, rounded up to a multiple of 64 where the
+/// groups are padded (dgrad's transposed weights: its K / G rounded up).
 int64_t conv2dWeightTapChannels(const Conv2dProblem &problem);
-/// The rows of the weights the implicit GEMM reads: K (transposed: C).
+/// The rows of the weights the implicit GEMM reads (fprop, dgrad) or
+/// writes (wgrad): K; dgrad's transposed weights' C; wgrad's dw' of padded
+/// groups G * K'.
 int64_t conv2dWeightRows(const Conv2dProblem &problem);
 /// Whether fprop and dgrad read w expanded into the workspace
 /// (block-diagonal or padded groups).
