@@ -206,11 +206,12 @@ _GROUP_WIDTHS = (1, 2, 4, 8)
 _BLOCK_DIAGONAL_WIDTHS = (16, 32)
 
 
+@functools.lru_cache(maxsize=None)
 def _block_groups(channels, groups):
     """The groups a block of the library's block-diagonal weights holds for
     C in = C out = `channels` (conv2dBlockGroups): the most (dividing
     `groups`) whose channels fit a k-tile of 64, or two where that block is
-    under 32 channels; 1 for none."""
+    under 32 channels; 1 for none. Kept: spio.conv2d asks it every call."""
     width = channels // groups
     if groups <= 1 or width % 8 or width >= 64:
         return 1
@@ -246,7 +247,7 @@ def implicit_gemm_groups(in_channels, out_channels, groups):
             inputs in _BLOCK_DIAGONAL_WIDTHS:
         return in_channels // 64
     same = in_channels == out_channels
-    columns = outputs * (_block_groups(in_channels, groups) if same else 1)
+    columns = outputs * (_block_groups(int(in_channels), int(groups)) if same else 1)
     if inputs % 8 == 0 and outputs % 8 == 0 and columns >= 24 and \
             not (same and inputs in _GROUP_WIDTHS):
         return groups
