@@ -510,6 +510,12 @@ TEST(Conv2dTest, ForwardPadsGroupsOfOtherWidthsToWholeKTiles) {
   wgrad.parts = conv2dWgradParts(wgrad, wc, hopper());
   EXPECT_EQ(checkConv2d(wgrad, wc, hopper()), "");
   EXPECT_EQ(wc.blockM, 64);
+  GemmConfig tall = wc;
+  tall.blockM = 128;
+  tall.warpsM = 8;
+  EXPECT_NE(checkConv2d(wgrad, tall, hopper())
+                .find("128 rows must divide the group's 64 output channels (padded)"),
+            std::string::npos);
   EXPECT_EQ(conv2dWorkspaceBytes(wgrad),
             wgrad.parts > 1 ? wgrad.parts * 576 * 9 * 64 * 4 : 576 * 9 * 64 * 2);
   // dy's map reads its 432 channels, not dw''s 576 rows.

@@ -241,6 +241,15 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
   return success(b.succeeded());
 }
 
+/// Element `index` of the flat tensor `flat` ([e: ...]) where `inside`,
+/// else `zero`: an index outside reads the tensor's first element, then
+/// drops it (so that the load needs no branch).
+static Value loadOrZero(KernelBuilder &b, Tensor flat, Value index, Value inside, Value zero) {
+  Value read = b.load(flat, {b.fromIndex(b.create<arith::SelectOp>({}, inside, index, b.index(0)),
+                                         b.coordType("e"))});
+  return b.create<arith::SelectOp>({}, inside, read, zero);
+}
+
 /// A kernel `name` over arguments of `types` in blocks of
 /// kConv2dReduceThreads threads: `body` takes the kernel's arguments.
 static void buildBlockKernel(KernelBuilder &b, StringRef name, TypeRange types,
@@ -497,13 +506,7 @@ static void buildConv2dTransposeWeights(KernelBuilder &b, const kernels::Conv2dP
             inGroup = b.andi(inGroup, b.cmpi(arith::CmpIPredicate::eq,
                                              b.divui(output, b.index(groupOutputs)), own));
           Value source = b.addi(first, b.index(lane * taps * inputs));
-          // Lanes past the group's outputs read w's first value, then drop
-          // it.
-          Value read =
-              b.load(cast<Tensor>(args[0]),
-                     {b.fromIndex(b.create<arith::SelectOp>({}, inGroup, source, b.index(0)),
-                                  b.coordType("e"))});
-          lanes.push_back(b.create<arith::SelectOp>({}, inGroup, read, zero));
+          lanes.push_back(loadOrZero(b, cast<Tensor>(args[0]), source, inGroup, zero));
         }
         b.store(b.create<vector::FromElementsOp>({}, vector, lanes), cast<Tensor>(args[1]),
                 {b.fromIndex(index, b.coordType("e"))});
@@ -625,9 +628,7 @@ static void buildConv2dUnfoldX(KernelBuilder &b, const kernels::Conv2dProblem &p
       Value source =
           b.addi(b.muli(b.addi(imageRows, widen(b.subi(h, int32(p.padH)))), b.index(p.w * p.c)),
                  widen(b.subi(column, int32(p.padW * p.c))));
-      // Values off x read its first, then drop it.
-      Value read = b.load(x, {at(b.create<arith::SelectOp>({}, inside, source, b.index(0)))});
-      b.store(b.create<arith::SelectOp>({}, inside, read, zero), shared, {at(e)});
+      b.store(loadOrZero(b, x, source, inside, zero), shared, {at(e)});
       return SmallVector<Value>{};
     });
     // Lane j = (f * S + s) * C + c of every pixel is staged value f *
@@ -715,12 +716,7 @@ static void buildConv2dUnfoldW(KernelBuilder &b, const kernels::Conv2dProblem &p
               b.addi(b.muli(b.addi(b.muli(b.addi(b.muli(k, b.index(p.r)), r), b.index(p.s)), s),
                             b.index(p.c)),
                      c);
-          // Lanes off w read its first value, then drop it.
-          Value read =
-              b.load(cast<Tensor>(args[0]),
-                     {b.fromIndex(b.create<arith::SelectOp>({}, inside, source, b.index(0)),
-                                  b.coordType("e"))});
-          lanesRead.push_back(b.create<arith::SelectOp>({}, inside, read, zero));
+          lanesRead.push_back(loadOrZero(b, cast<Tensor>(args[0]), source, inside, zero));
         }
         b.store(b.create<vector::FromElementsOp>({}, vector, lanesRead), cast<Tensor>(args[1]),
                 {b.fromIndex(index, b.coordType("e"))});

@@ -801,3 +801,37 @@ func.func @bias_along_other(%x: !X, %w: !W, %y: !Y, %shift: !V, %xm: !XMap, %wm:
       : !X, !W -> !Y bias !V tma !XMap, !WMap
   return
 }
+
+// -----
+
+// y's channels are w's rows: 432 outputs, not w's 216.
+!X = !spio.tensor<[n: 8, h: 28, w: 28, c/8: 54] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 216, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 8, p: 28, q: 28, k: 432] x bf16, global>
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[k: 216, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 48, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @outputs_not_w_rows(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op y must end with w's output channels 'k: 216'}}
+  spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 9,
+      config = #spio.gemm_config<block = [128, 48, 64], warps = [8, 1], stages = 4, wgmma = true>}
+      : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+// dgrad's transposed w pads each tap's 48 outputs to 64, not 96.
+!DY = !spio.tensor<[n: 2, p: 14, q: 14, k/8: 54] x vector<8xbf16>, global>
+!W = !spio.tensor<[c: 432, r: 3, s: 3, k/8: 12] x vector<8xbf16>, global>
+!DX = !spio.tensor<[n: 2, h: 14, w: 14, c: 432] x bf16, global>
+!DYMap = !spio.im2col_map<!DY, !spio.tensor<[nhw: 128, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!WMap = !spio.tensor_map<!spio.tensor<[c: 432, rsk/8: 108] x vector<8xbf16>, global>, !spio.tensor<[c: 48, rsk/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @transposed_weights_overpadded(%dy: !DY, %w: !W, %dx: !DX, %dym: !DYMap, %wm: !WMap) {
+  // expected-error @below {{'spio.conv2d' op dgrad of groups not of a multiple of 64 channels reads w transposed, each tap's K / G channels padded to a multiple of 64: w must be [c: 432, r, s, k/8: 8]}}
+  spio.conv2d dgrad %dy, %w into %dx tma %dym, %wm {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 9,
+      config = #spio.gemm_config<block = [128, 48, 64], warps = [8, 1], stages = 8, wgmma = true>}
+      : !DY, !W -> !DX tma !DYMap, !WMap
+  return
+}
