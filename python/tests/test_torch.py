@@ -677,12 +677,13 @@ def test_routing_mirrors_the_librarys_blocks_of_narrow_groups():
     # spio.conv2d's routing mirrors conv2dBlockGroups (its gtest's table):
     # the most groups dividing G that fit 64 channels, or 128 where under
     # 32; tiles of 16 columns (11 groups of 16, no block) stay cuDNN's.
+    from spio import _torch_ops
     for channels, groups, block in ((144, 9, 3), (784, 49, 7), (120, 5, 5), (512, 32, 4),
                                     (336, 14, 2), (176, 11, 1), (432, 9, 1)):
-        assert spio._torch_ops._block_groups(channels, groups) == block
-    assert spio._torch_ops.implicit_gemm_groups(176, 176, 11) is None
-    assert spio._torch_ops.implicit_gemm_groups(144, 144, 9) == 9
-    assert spio._torch_ops.implicit_gemm_groups(64, 128, 8) is None
+        assert _torch_ops._block_groups(channels, groups) == block
+    assert _torch_ops.implicit_gemm_groups(176, 176, 11) is None
+    assert _torch_ops.implicit_gemm_groups(144, 144, 9) == 9
+    assert _torch_ops.implicit_gemm_groups(64, 128, 8) is None
 
 
 @hopper
@@ -810,7 +811,8 @@ def test_transform_swaps_matching_modules():
     depthwise = spio.transform(torch.nn.Sequential(torch.nn.Conv2d(96, 96, 5, 2, 2, groups=96)))
     assert isinstance(depthwise[0], spio.nn.Conv2dGw8) and depthwise[0].weight.shape[1] == 1
     assert isinstance(net.head, spio.nn.Linear)
-    other = torch.nn.Conv2d(48, 48, 3, groups=3)
+    # Groups of 3 channels: no width of the grouped family, no multiple of 8.
+    other = torch.nn.Conv2d(24, 24, 3, groups=8)
     with pytest.raises(spio.SpioError, match="groups of 1, 2, 4 or 8 channels"):
         spio.nn.Conv2dGw8.from_torch(other)
     with pytest.raises(spio.SpioError, match="is not a torch.nn.Linear"):
@@ -825,9 +827,11 @@ def test_supports_says_which_modules_transform_takes_and_why_not():
     assert spio.nn.supports(torch.nn.Linear(10, 3))
     assert spio.nn.supports(torch.nn.Conv2d(96, 96, 7, padding=3, groups=96))
     assert spio.nn.supports(torch.nn.Conv2d(64, 64, 3, stride=2, padding=1, groups=16))
+    # 3 groups of 16 channels: one block of block-diagonal weights.
+    assert spio.nn.supports(torch.nn.Conv2d(48, 48, 3, groups=3))
     relu = spio.nn.supports(torch.nn.ReLU())
     assert not relu and relu.reason == "ReLU has no Spio layer"
-    for conv, why in ((torch.nn.Conv2d(48, 48, 3, groups=3), "groups of 1, 2, 4 or 8 channels"),
+    for conv, why in ((torch.nn.Conv2d(24, 24, 3, groups=8), "groups of 1, 2, 4 or 8 channels"),
                       (torch.nn.Conv2d(64, 128, 3, groups=8), "C in = C out"),
                       (torch.nn.Conv2d(64, 64, 3, dilation=2, groups=8), "dilation 1"),
                       (torch.nn.Conv2d(64, 64, 9, groups=64), "1 to 7, got 9x9"),
