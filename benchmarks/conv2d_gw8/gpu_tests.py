@@ -380,6 +380,11 @@ CASES = [
     (3, 72, 29, 31, 5, 5, 2, 2, "--group-width 1 --stride 2 --dtype bf16"),
     (3, 72, 29, 31, 5, 5, 2, 2, "--group-width 1 --stride 2 --pass dgrad --dtype bf16"),
     (3, 72, 29, 31, 5, 5, 2, 2, "--group-width 1 --stride 2 --pass wgrad --out-dtype f32"),
+    # 9 groups (C = 72: every other pixel starts inside a 32-byte sector),
+    # each pass.
+    (3, 72, 30, 30, 3, 3, 1, 1, "--group-width 1 --bias"),
+    (3, 72, 30, 30, 3, 3, 1, 1, "--group-width 1 --pass dgrad --dtype bf16"),
+    (3, 72, 30, 30, 3, 3, 1, 1, "--group-width 1 --pass wgrad"),
     (2, 96, 56, 56, 7, 7, 3, 3, "--group-width 1 --bias"),
     (2, 96, 56, 56, 7, 7, 3, 3, "--group-width 1 --pass dgrad"),
     (2, 96, 56, 56, 7, 7, 3, 3, "--group-width 1 --pass wgrad --bias"),
