@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 14
+#define SPIO_ABI_VERSION 15
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -223,6 +223,11 @@ int64_t spio_conv2d_wgrad_parts(const spio_conv2d_problem *problem, const spio_g
                                 const spio_target *target);
 /* wgrad in parts: the workspace of their sums (0 for one part). */
 int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem);
+/* Groups of fewer than 64 channels, a multiple of 8, C = K: the groups a
+ * block of block-diagonal weights holds (the most dividing the groups whose
+ * channels fit 64, or 128 where that block is under 32 channels); 1 for
+ * none. Reads c, k and groups. */
+int64_t spio_conv2d_block_groups(const spio_conv2d_problem *problem);
 /* The workload: gpu.func @conv2d(x, w, y, then C, the bias and the scale
  * where the epilogue reads them, then x's im2col map and w's tensor map),
  * and wgrad's reduce kernel in parts; a strided dgrad's kernels are

@@ -314,6 +314,10 @@ int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem) {
   return kernels::conv2dWorkspaceBytes(conv2dProblem(*problem));
 }
 
+int64_t spio_conv2d_block_groups(const spio_conv2d_problem *problem) {
+  return kernels::conv2dBlockGroups(conv2dProblem(*problem));
+}
+
 char *spio_conv2d_source(const spio_conv2d_problem *problem, const spio_gemm_config *config) {
   return copyOrNull(mlir::spio::conv2dSource(conv2dProblem(*problem), gemmConfig(*config)));
 }

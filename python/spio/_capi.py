@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 14
+ABI_VERSION = 15
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -147,6 +147,7 @@ _SIGNATURES = {
     "spio_conv2d_wgrad_parts": (ctypes.c_int64, [_P(Conv2dProblem), _P(GemmConfig),
                                                  _P(Target)]),
     "spio_conv2d_workspace_bytes": (ctypes.c_int64, [_P(Conv2dProblem)]),
+    "spio_conv2d_block_groups": (ctypes.c_int64, [_P(Conv2dProblem)]),
     "spio_conv2d_source": (_owned, [_P(Conv2dProblem), _P(GemmConfig)]),
     "spio_conv2d_launch_shapes": (ctypes.c_int64, [_P(Conv2dProblem), _P(GemmConfig),
                                                    _P(LaunchShape), ctypes.c_int64]),

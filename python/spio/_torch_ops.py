@@ -209,17 +209,10 @@ _BLOCK_DIAGONAL_WIDTHS = (16, 32)
 @functools.lru_cache(maxsize=None)
 def _block_groups(channels, groups):
     """The groups a block of the library's block-diagonal weights holds for
-    C in = C out = `channels` (conv2dBlockGroups): the most (dividing
-    `groups`) whose channels fit a k-tile of 64, or two where that block is
-    under 32 channels; 1 for none. Kept: spio.conv2d asks it every call."""
-    width = channels // groups
-    if groups <= 1 or width % 8 or width >= 64:
-        return 1
-
-    def most(limit):
-        return max(m for m in range(1, groups + 1) if groups % m == 0 and m * width <= limit)
-    fit = most(64)
-    return most(128) if fit * width < 32 else fit
+    C in = C out = `channels` (spio_conv2d_block_groups); 1 for none. Kept:
+    spio.conv2d asks it every call."""
+    problem = _capi.Conv2dProblem(c=channels, k=channels, groups=groups)
+    return int(_capi.lib.spio_conv2d_block_groups(problem))
 
 
 def implicit_gemm_groups(in_channels, out_channels, groups):

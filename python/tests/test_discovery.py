@@ -816,6 +816,19 @@ def test_dense_conv2d_wgrad_reduces_in_parts_through_the_workspace():
         ["conv2d", "conv2d_wgrad_reduce"]
 
 
+def test_blocks_of_narrow_groups_come_from_the_library():
+    # spio.conv2d's routing asks the library which groups a block of
+    # block-diagonal weights holds (conv2dBlockGroups; its gtest's table):
+    # the most dividing G that fit 64 channels, or 128 where under 32.
+    from spio import _capi
+    for channels, groups, block in ((144, 9, 3), (784, 49, 7), (120, 5, 5), (512, 32, 4),
+                                    (336, 14, 2), (176, 11, 1), (432, 9, 1), (64, 64, 1)):
+        problem = _capi.Conv2dProblem(c=channels, k=channels, groups=groups)
+        assert _capi.lib.spio_conv2d_block_groups(problem) == block, (channels, groups)
+    # C in != C out: no block.
+    assert _capi.lib.spio_conv2d_block_groups(_capi.Conv2dProblem(c=64, k=128, groups=4)) == 1
+
+
 def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
     family = spio.Conv2dFamily()
     grouped = spio.Conv2dArguments(8, 14, 14, 256, 512, groups=2)
