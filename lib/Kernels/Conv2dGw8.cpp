@@ -1285,23 +1285,53 @@ bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &p) {
   });
 }
 
+/// fprop and dgrad of an odd number of groups, over a block's 8: as many
+/// warps as the chosen or fewer over tiles of 4 and 8 groups, after the
+/// ranked candidates, for autotuning to time. Every other pixel starts 16 bytes into a 32-byte
+/// sector, where a tile of 2 groups touches 3 sectors for 2 it fills (N64
+/// C72 56x56 3x3 on an H200: tiles of 4 ran 1.41x as fast as the chosen
+/// 2); the rules do not take them (so taken, 22 of 59 other odd-group
+/// layers of the model's sweep ran slower, 13 faster), and the model has
+/// no data on them yet. They write the same bits as the others.
+static void addOddGroupTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8Config> &candidates,
+                             int64_t most) {
+  if (p.pass == ConvPass::Wgrad || flatRows(p) || p.groups() <= 8 || p.groups() % 2 == 0 ||
+      candidates.empty() || !checkConv2dGw8(p, candidates.front()).empty())
+    return;
+  Conv2dGw8Config chosen = candidates.front();
+  for (int64_t warpsG : {4, 8}) {
+    Conv2dGw8Config c;
+    c.warpsG = warpsG;
+    c.warpsQ = std::max<int64_t>(1, chosen.warpsQ * chosen.warpsG / warpsG);
+    if (int64_t(candidates.size()) >= most || c.warpsQ * warpsG > blockWarpLimit(p))
+      return;
+    c = chooseBlockRows(p, c);
+    bool known = std::any_of(candidates.begin(), candidates.end(), [&](const Conv2dGw8Config &k) {
+      return k.warpsQ == c.warpsQ && k.warpsG == c.warpsG && k.rowsP == c.rowsP;
+    });
+    if (!known && checkConv2dGw8(p, c).empty())
+      candidates.push_back(c);
+  }
+}
+
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
   std::vector<Conv2dGw8Config> candidates = conv2dGw8RuleCandidates(p, most);
   // wgrad's candidates differ only in stages, row ring and reduce lanes,
   // within a few percent, where the rules chose better than the model on
   // layers neither had seen (benchmarks/model/RESULTS.md).
-  if (candidates.size() < 2 || p.pass == ConvPass::Wgrad || !conv2dGw8ModelKnowsTarget(p))
-    return candidates;
-  size_t fastest = 0;
-  double fastestPrediction = 0;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    double predicted = predict(conv2dGw8Model(), conv2dGw8Features(p, candidates[i]));
-    if (i == 0 || predicted < fastestPrediction) {
-      fastest = i;
-      fastestPrediction = predicted;
+  if (candidates.size() >= 2 && p.pass != ConvPass::Wgrad && conv2dGw8ModelKnowsTarget(p)) {
+    size_t fastest = 0;
+    double fastestPrediction = 0;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      double predicted = predict(conv2dGw8Model(), conv2dGw8Features(p, candidates[i]));
+      if (i == 0 || predicted < fastestPrediction) {
+        fastest = i;
+        fastestPrediction = predicted;
+      }
     }
+    std::rotate(candidates.begin(), candidates.begin() + fastest, candidates.begin() + fastest + 1);
   }
-  std::rotate(candidates.begin(), candidates.begin() + fastest, candidates.begin() + fastest + 1);
+  addOddGroupTiles(p, candidates, most);
   return candidates;
 }
 

@@ -505,6 +505,33 @@ TEST(Conv2dGw8, WgradReduceBlocksOfWholeChannelsWhereTheyDiscard) {
   EXPECT_NE(checkConv2dGw8(p, c).find("only wgrad's reduce kernel discards"), std::string::npos);
 }
 
+TEST(Conv2dGw8, OddGroupsAutotuneTilesOfFourAndEightGroups) {
+  // 9 groups (C = 72): after the ranked candidates, as many warps or fewer
+  // over tiles of 4 and 8 groups, which autotuning times; the choice stays.
+  for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
+    Conv2dGw8Problem odd = as(layer(64, 72, 56, 3, 1), pass);
+    odd.groupWidth = 1;
+    std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(odd);
+    ASSERT_GE(candidates.size(), 3u);
+    Conv2dGw8Config chosen = chooseConv2dGw8Config(odd);
+    EXPECT_EQ(chosen.warpsG, 2);
+    EXPECT_EQ(candidates[candidates.size() - 2].warpsG, 4);
+    EXPECT_EQ(candidates.back().warpsG, 8);
+    EXPECT_LE(candidates[candidates.size() - 2].computeWarps(), chosen.computeWarps());
+    for (const Conv2dGw8Config &c : candidates)
+      EXPECT_EQ(checkConv2dGw8(odd, c), "");
+    // 18 groups start every pixel on a sector: the ranked candidates alone.
+    Conv2dGw8Problem even = odd;
+    even.c = 144;
+    EXPECT_EQ(conv2dGw8Candidates(even).size(), conv2dGw8RuleCandidates(even).size());
+  }
+  // wgrad's candidates keep the rules' blocks (its order of additions).
+  Conv2dGw8Problem wgrad = as(layer(64, 72, 56, 3, 1), ConvPass::Wgrad);
+  wgrad.groupWidth = 1;
+  for (const Conv2dGw8Config &c : conv2dGw8Candidates(wgrad))
+    EXPECT_EQ(c.warpsG, conv2dGw8RuleConfig(wgrad).warpsG);
+}
+
 TEST(Conv2dGw8, NarrowGroupsRunOnTheSameBlocks) {
   // Groups of 1, 2 or 4 channels take the blocks of width 8 (the same
   // staged tiles and grid); a 5x5 wgrad's reduce adds at most a group's

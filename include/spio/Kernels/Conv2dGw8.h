@@ -183,7 +183,10 @@ bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &problem);
 
 /// Configurations worth timing on the device for the problem (autotuning,
 /// as cudnn.benchmark does): conv2dGw8RuleCandidates with the chosen one
-/// (chooseConv2dGw8Config, the model's pick) moved to the front.
+/// (chooseConv2dGw8Config, the model's pick) moved to the front, then for
+/// fprop and dgrad of an odd number of groups over 8 tiles of 4 and 8
+/// groups, which neither the rules nor the model take yet (Conv2dGw8.cpp,
+/// addOddGroupTiles).
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
                                                  int64_t most = 10);
 
