@@ -1287,12 +1287,13 @@ bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &p) {
 
 /// fprop and dgrad of an odd number of groups, over a block's 8: as many
 /// warps as the chosen or fewer over tiles of 4 and 8 groups, after the
-/// ranked candidates, for autotuning to time. Every other pixel starts 16 bytes into a 32-byte
-/// sector, where a tile of 2 groups touches 3 sectors for 2 it fills (N64
-/// C72 56x56 3x3 on an H200: tiles of 4 ran 1.41x as fast as the chosen
-/// 2); the rules do not take them (so taken, 22 of 59 other odd-group
-/// layers of the model's sweep ran slower, 13 faster), and the model has
-/// no data on them yet. They write the same bits as the others.
+/// ranked candidates, for autotuning to time. Every other pixel starts 16
+/// bytes into a 32-byte sector, where a tile of 2 groups touches 3 sectors
+/// for 2 it fills (N64 C72 56x56 3x3 on an H200: tiles of 4 ran 1.41x as
+/// fast as the chosen 2); the rules do not take them (so taken, 22 of 59
+/// other odd-group layers of the model's sweep ran slower, 13 faster), and
+/// the model has no data on them yet. They write the same bits as the
+/// others.
 static void addOddGroupTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8Config> &candidates,
                              int64_t most) {
   if (p.pass == ConvPass::Wgrad || flatRows(p) || p.groups() <= 8 || p.groups() % 2 == 0 ||
