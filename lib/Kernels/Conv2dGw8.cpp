@@ -1315,7 +1315,8 @@ static void addOddGroupTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8Con
   }
 }
 
-std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
+/// conv2dGw8RuleCandidates with the model's pick moved to the front.
+static std::vector<Conv2dGw8Config> rankedCandidates(const Conv2dGw8Problem &p, int64_t most) {
   std::vector<Conv2dGw8Config> candidates = conv2dGw8RuleCandidates(p, most);
   // wgrad's candidates differ only in stages, row ring and reduce lanes,
   // within a few percent, where the rules chose better than the model on
@@ -1332,12 +1333,18 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
     }
     std::rotate(candidates.begin(), candidates.begin() + fastest, candidates.begin() + fastest + 1);
   }
+  return candidates;
+}
+
+std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
+  std::vector<Conv2dGw8Config> candidates = rankedCandidates(p, most);
   addOddGroupTiles(p, candidates, most);
   return candidates;
 }
 
+// The choice needs no tiles for autotuning alone (addOddGroupTiles).
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
-  return conv2dGw8Candidates(p).front();
+  return rankedCandidates(p, 10).front();
 }
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {

@@ -520,6 +520,11 @@ TEST(Conv2dGw8, OddGroupsAutotuneTilesOfFourAndEightGroups) {
     EXPECT_LE(candidates[candidates.size() - 2].computeWarps(), chosen.computeWarps());
     for (const Conv2dGw8Config &c : candidates)
       EXPECT_EQ(checkConv2dGw8(odd, c), "");
+    EXPECT_EQ(candidates.front().warpsG, chosen.warpsG);
+    EXPECT_EQ(candidates.front().warpsQ, chosen.warpsQ);
+    // At most `most` in all: none appended to a full list.
+    int64_t ranked = int64_t(candidates.size()) - 2;
+    EXPECT_EQ(int64_t(conv2dGw8Candidates(odd, ranked).size()), ranked);
     // 18 groups start every pixel on a sector: the ranked candidates alone.
     Conv2dGw8Problem even = odd;
     even.c = 144;

@@ -23,6 +23,13 @@ Conv2dProblem resnetLayer() {
   return p;
 }
 
+/// `p` with C = K = `channels` in `groups` groups.
+Conv2dProblem grouped(Conv2dProblem p, int64_t channels, int64_t groups) {
+  p.c = p.k = channels;
+  p.groups = groups;
+  return p;
+}
+
 /// A 1x1 layer of batch 32 on `size` x `size` images.
 Conv2dProblem pointwiseLayer(int64_t size, int64_t c, int64_t k) {
   Conv2dProblem p = resnetLayer();
@@ -319,10 +326,8 @@ TEST(Conv2dTest, GroupsTakeOneGroupsChannelsATile) {
 /// 64 groups of 64, whose weights fprop and dgrad expand into the workspace
 /// first and whose wgrad sums the reduce kernel takes the diagonal of.
 TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
-  Conv2dProblem p = resnetLayer();
+  Conv2dProblem p = grouped(resnetLayer(), 512, 32);
   p.h = p.w = 14;
-  p.c = p.k = 512;
-  p.groups = 32;
   ASSERT_TRUE(conv2dBlockDiagonal(p));
   EXPECT_EQ(conv2dKernelProblem(p).groups, 8);
   Conv2dProblem uneven = p;
@@ -332,29 +337,21 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   // that fit 64 channels (9 groups of 16: 3 a block of 48, padded to 64),
   // or 128 where those would be under 32 (49 groups of 16: 7 a block of
   // 112; 11: none).
-  Conv2dProblem ragged = p;
-  ragged.c = ragged.k = 48 * 16 + 16;
-  ragged.groups = 49;
+  Conv2dProblem ragged = grouped(p, 49 * 16, 49);
   EXPECT_EQ(conv2dBlockGroups(ragged), 7);
   EXPECT_EQ(conv2dKernelProblem(ragged).groups, 7);
   EXPECT_TRUE(conv2dPadsGroups(conv2dKernelProblem(ragged)));
-  Conv2dProblem nine = p;
-  nine.c = nine.k = 144;
-  nine.groups = 9;
+  Conv2dProblem nine = grouped(p, 144, 9);
   EXPECT_EQ(conv2dBlockGroups(nine), 3);
   GemmConfig nc = chooseConv2dConfig(nine, hopper());
   EXPECT_EQ(checkConv2d(nine, nc, hopper()), "");
   EXPECT_EQ(nc.blockN, 48);
   EXPECT_EQ(conv2dWorkspaceBytes(nine), 144 * 9 * 64 * 2);
   // 5 groups of 24: one block of 120 (under 32 in a k-tile of 64).
-  Conv2dProblem five = p;
-  five.c = five.k = 120;
-  five.groups = 5;
+  Conv2dProblem five = grouped(p, 120, 5);
   EXPECT_EQ(conv2dBlockGroups(five), 5);
   EXPECT_EQ(conv2dKernelProblem(five).groups, 1);
-  Conv2dProblem eleven = p;
-  eleven.c = eleven.k = 176;
-  eleven.groups = 11;
+  Conv2dProblem eleven = grouped(p, 176, 11);
   EXPECT_FALSE(conv2dBlockDiagonal(eleven));
   EXPECT_TRUE(conv2dPadsGroups(eleven));
   for (ConvPass pass : {ConvPass::Dgrad, ConvPass::Wgrad}) {
@@ -413,10 +410,8 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
 /// each tap of w padded with zeros to 64 channels in the workspace, tiles
 /// whose columns divide a group's outputs.
 TEST(Conv2dTest, ForwardPadsGroupsOfOtherWidthsToWholeKTiles) {
-  Conv2dProblem p = resnetLayer();
+  Conv2dProblem p = grouped(resnetLayer(), 432, 9);
   p.h = p.w = 28;
-  p.c = p.k = 432;
-  p.groups = 9;
   ASSERT_TRUE(conv2dPadsGroups(p));
   EXPECT_FALSE(conv2dBlockDiagonal(p));
   EXPECT_TRUE(conv2dExpandsWeights(p));
