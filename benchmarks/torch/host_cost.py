@@ -97,18 +97,25 @@ def breakdown(dtype, calls, repeats):
     spio.linear(x, w)
     launcher = next(v for k, v in _torch_ops._launchers.items() if k[0] == "gemm")
     d = x.new_empty((16, 64))
-    addresses = (x.data_ptr(), w.data_ptr(), 0, d.data_ptr(), 0, 0)
+    # A, B, C, D, then the optional operands (bias, scale, ...) absent.
+    addresses = (x.data_ptr(), w.data_ptr(), 0, d.data_ptr()) + (0,) * (launcher._count - 4)
     array = launcher._addresses(*addresses)
     stream = torch._C._cuda_getCurrentRawStream(0)
+    b = torch.randn(64, device="cuda", dtype=dtype)
     parts = [
         ("spio.linear", lambda: spio.linear(x, w)),
+        ("spio.linear with bias", lambda: spio.linear(x, w, b)),
+        ("_torch_ops._mm with bias", lambda: _torch_ops._mm(x, w, b)),
+        ("F.linear with bias", lambda: F.linear(x, w, b)),
         ("_torch_ops._mm", lambda: _torch_ops._mm(x, w)),
         ("x.new_empty((16, 64))", lambda: x.new_empty((16, 64))),
         ("torch.empty((16, 64), device, dtype)",
          lambda: torch.empty((16, 64), device=x.device, dtype=dtype)),
         ("Launcher.run", lambda: launcher.run(stream, addresses)),
-        ("the C call alone", lambda: _capi._run_launcher(launcher.handle, stream, array, 6, 0,
-                                                          None, launcher._error_slot)),
+        ("the addresses' ctypes array", lambda: launcher._addresses(*addresses)),
+        ("the C call alone", lambda: _capi._run_launcher(launcher.handle, stream, array,
+                                                          len(addresses), 0, None,
+                                                          launcher._error_slot)),
         ("three data_ptr()", lambda: (x.data_ptr(), w.data_ptr(), d.data_ptr())),
         ("x.get_device(), x.dtype", lambda: (x.get_device(), x.dtype)),
         ("torch.compiler.is_compiling()", torch.compiler.is_compiling),

@@ -628,18 +628,21 @@ def _dense_setup(ctx, inputs, output):
     ctx.groups = inputs[6] if len(inputs) > 6 else 1
 
 
-def _dense_gradient_launcher(pass_, dy, x, weight, stride, padding, dilation, groups):
-    """The launcher of Spio's dense `pass_` ("dgrad" or "wgrad") for the
-    layer, or None where the kernel does not take it: the checks' verdict
-    is kept with the launcher."""
-    key = ("dense_" + pass_, dy.shape, x.shape, weight.shape, dy.dtype, weight.dtype,
+def _dense_gradient_launcher(pass_, dy, x_shape, w_shape, stride, padding, dilation, groups):
+    """The launcher of Spio's dense `pass_` ("dgrad" or "wgrad", in dy's
+    dtype) for the layer of x and w of `x_shape` and `w_shape`, or None
+    where the kernel does not take it: the checks' verdict is kept with the
+    launcher. It needs shapes, dtypes and devices alone, so the backward
+    asks it while torch.compile traces (a symbolic size is specialized)."""
+    x_shape, w_shape = tuple(map(int, x_shape)), tuple(map(int, w_shape))
+    key = ("dense_" + pass_, tuple(map(int, dy.shape)), x_shape, w_shape, dy.dtype,
            dy.get_device(), *stride, *padding, *dilation, groups)
     if key not in _launchers:
         try:
-            n, c, h, w = x.shape
+            n, c, h, w = x_shape
             args = _kernels.Conv2dArguments(
-                n, h, w, c, weight.shape[0], weight.shape[2], weight.shape[3], stride, padding,
-                dilation, _DTYPES[dy.dtype], pass_=pass_, groups=groups)
+                n, h, w, c, w_shape[0], w_shape[2], w_shape[3], stride, padding, dilation,
+                _DTYPES[dy.dtype], pass_=pass_, groups=groups)
             _launchers[key] = _launcher(args, dy.get_device())
         except SpioError:
             _launchers[key] = None
@@ -655,54 +658,87 @@ def _dgrad_phases(kernel_size, stride, padding, dilation):
     return count
 
 
-def _conv2d_dgrad(dy, x, weight, stride, padding, dilation, groups):
-    """dx (channels_last) from dy and w on Spio's dgrad kernels, or None where
-    they do not take the layer (channels not multiples of 8) or, dense, need
-    more than one kernel: several phases of dx, one kernel each, ran at
+def _spio_takes_dgrad(dy, x_shape, weight, stride, padding, dilation, groups):
+    """Whether Spio's dgrad kernels compute the layer's dx: not where they do
+    not take the layer (channels not multiples of 8) or, dense, need more
+    than one kernel: several phases of dx, one kernel each, ran at
     0.92-0.98x cuDNN on an H200 (3x3 stride-2 ResNet layers;
     benchmarks/conv2d), so cuDNN computes those; grouped, Spio's phases ran
     at 1.8-3.4x cuDNN's grouped dgrad (RegNet layers)."""
     if groups == 1 and _dgrad_phases(weight.shape[2:], stride, padding, dilation) > 1:
-        return None
-    launcher = _dense_gradient_launcher("dgrad", dy, x, weight, stride, padding, dilation,
-                                        groups)
+        return False
+    return _dense_gradient_launcher("dgrad", dy, x_shape, weight.shape, stride, padding,
+                                    dilation, groups) is not None
+
+
+def _spio_takes_wgrad(dy, x_shape, weight, stride, padding, dilation, groups):
+    """Whether Spio's wgrad kernel computes the layer's dw (not where K is
+    not a multiple of 8)."""
+    return _dense_gradient_launcher("wgrad", dy, x_shape, weight.shape, stride, padding,
+                                    dilation, groups) is not None
+
+
+def _conv2d_dgrad(dy, weight, x_shape, stride, padding, dilation, groups):
+    """dx (channels_last) from dy and w on Spio's dgrad kernels, where
+    _spio_takes_dgrad says they take the layer."""
+    launcher = _dense_gradient_launcher("dgrad", dy, x_shape, weight.shape, stride, padding,
+                                        dilation, groups)
     if launcher is None:
-        return None
+        raise SpioError(f"Spio's dgrad does not take the conv2d of x {tuple(x_shape)} and "
+                        f"weight {tuple(weight.shape)}")
     dy = dy.contiguous(memory_format=torch.channels_last)
-    dx = torch.empty(x.shape, device=dy.device, dtype=dy.dtype,
+    dx = torch.empty(x_shape, device=dy.device, dtype=dy.dtype,
                      memory_format=torch.channels_last)
     _run(launcher, _stream(dy), (dy, _krsc(weight), dx, None, None, None))
     return dx
 
 
-def _conv2d_wgrad(dy, x, weight, stride, padding, dilation, groups):
-    """dw (the weight's shape, channels_last storage) from x and dy on Spio's
-    wgrad kernel, or None where it does not take the layer (K not a
-    multiple of 8)."""
-    launcher = _dense_gradient_launcher("wgrad", dy, x, weight, stride, padding, dilation,
-                                        groups)
+conv2d_dgrad_op = _define(
+    "conv2d_dgrad(Tensor dy, Tensor weight, int[] x_shape, int[] stride, int[] padding, "
+    "int[] dilation, int groups) -> Tensor", _conv2d_dgrad,
+    lambda dy, weight, x_shape, stride, padding, dilation, groups: torch.empty(
+        x_shape, device=dy.device, dtype=dy.dtype, memory_format=torch.channels_last))
+
+
+def _conv2d_wgrad(dy, x, weight_shape, stride, padding, dilation, groups):
+    """dw (of `weight_shape` and x's dtype, channels_last storage) from x and
+    dy on Spio's wgrad kernel, where _spio_takes_wgrad says it takes the
+    layer."""
+    launcher = _dense_gradient_launcher("wgrad", dy, x.shape, weight_shape, stride, padding,
+                                        dilation, groups)
     if launcher is None:
-        return None
+        raise SpioError(f"Spio's wgrad does not take the conv2d of x {tuple(x.shape)} and "
+                        f"weight {tuple(weight_shape)}")
     dy = dy.contiguous(memory_format=torch.channels_last)
     x = x.contiguous(memory_format=torch.channels_last)
-    dw = torch.empty(weight.shape, device=dy.device, dtype=weight.dtype,
+    dw = torch.empty(weight_shape, device=dy.device, dtype=x.dtype,
                      memory_format=torch.channels_last)
     _run(launcher, _stream(dy), (x, dy, dw, None, None, None))
     return dw
 
 
-def _dense_backward(ctx, dy):
+conv2d_wgrad_op = _define(
+    "conv2d_wgrad(Tensor dy, Tensor x, int[] weight_shape, int[] stride, int[] padding, "
+    "int[] dilation, int groups) -> Tensor", _conv2d_wgrad,
+    lambda dy, x, weight_shape, stride, padding, dilation, groups: torch.empty(
+        weight_shape, device=dy.device, dtype=x.dtype, memory_format=torch.channels_last))
+
+
+def _dense_gradients(ctx, dy, dgrad, wgrad):
     """dx on Spio's dgrad kernel and dw on its wgrad kernel where they take
-    the layer (dgrad: one phase of dx read, as at stride 1 or by a 1x1
-    stride-2 layer; wgrad: K a multiple of 8), each else on
-    cuDNN; dbias on cuDNN (aten.convolution_backward)."""
+    the layer, each else on cuDNN, and dbias on cuDNN
+    (aten.convolution_backward); `dgrad` and `wgrad` are the operators
+    (traced by torch.compile) or their implementations (eager)."""
     x, weight = ctx.saved_tensors
     needs = ctx.needs_input_grad
+    layer = (ctx.stride, ctx.padding, ctx.dilation, ctx.groups)
     dx = dw = None
-    if needs[0] and dy.dtype == weight.dtype:
-        dx = _conv2d_dgrad(dy, x, weight, ctx.stride, ctx.padding, ctx.dilation, ctx.groups)
-    if needs[1] and dy.dtype == weight.dtype == x.dtype:
-        dw = _conv2d_wgrad(dy, x, weight, ctx.stride, ctx.padding, ctx.dilation, ctx.groups)
+    if needs[0] and dy.dtype == weight.dtype and \
+            _spio_takes_dgrad(dy, x.shape, weight, *layer):
+        dx = dgrad(dy, weight, list(x.shape), *layer)
+    if needs[1] and dy.dtype == weight.dtype == x.dtype and \
+            _spio_takes_wgrad(dy, x.shape, weight, *layer):
+        dw = wgrad(dy, x, list(weight.shape), *layer)
     wants = [needs[0] and dx is None, needs[1] and dw is None, ctx.has_bias and needs[2]]
     grads = (None, None, None)
     if any(wants):
@@ -713,8 +749,30 @@ def _dense_backward(ctx, dy):
             None, None, None, None)
 
 
+def _dense_backward(ctx, dy):
+    return _dense_gradients(ctx, dy, conv2d_dgrad_op, conv2d_wgrad_op)
+
+
 torch.library.register_autograd("spio::conv2d", _dense_backward, setup_context=_dense_setup,
                                 lib=_lib)
+
+
+class _Conv2dFunction(torch.autograd.Function):
+    """conv2d's eager autograd straight over the implementations (as
+    _Conv2dGw8Function): torch.library's autograd wrapper and the
+    dispatcher cost about 0.7 ms of CPU a layer's backward on an H200 host
+    (its GeneratedBackward nodes), more than small layers' kernels run."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, stride, padding, dilation, groups):
+        y = _conv2d(x, weight, bias, stride, padding, dilation, groups)
+        _dense_setup(ctx, (x, weight, bias, stride, padding, dilation, groups), y)
+        return y
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, dy):
+        return _dense_gradients(ctx, dy, _conv2d_dgrad, _conv2d_wgrad)
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -744,10 +802,15 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                             f"groups = {groups}, got {tuple(weight.shape)}")
         weight, groups = _block_diagonal_weights(weight), gemm_groups
     if gemm_groups is not None:
-        if type(x) is not torch.Tensor or torch.compiler.is_compiling() or \
-                _needs_grad(x, weight, bias):
+        # Tracing and tensor subclasses take the registered operator; eager
+        # calls its implementation, through autograd only where a gradient
+        # is wanted.
+        if type(x) is not torch.Tensor or torch.compiler.is_compiling():
             return conv2d_op(x, weight, bias, list(stride), list(padding), list(dilation),
                              groups)
+        if _needs_grad(x, weight, bias):
+            return _Conv2dFunction.apply(x, weight, bias, list(stride), list(padding),
+                                         list(dilation), groups)
         return _conv2d(x, weight, bias, stride, padding, dilation, groups)
     if groups > 0 and c % groups == 0 and c // groups in _GROUP_WIDTHS and \
             weight.shape[0] == c and dilation == (1, 1) and stride[0] == stride[1]:
