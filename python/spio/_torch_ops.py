@@ -207,12 +207,19 @@ _BLOCK_DIAGONAL_WIDTHS = (16, 32)
 
 
 @functools.lru_cache(maxsize=None)
+def _library_block_groups(channels, groups):
+    problem = _capi.Conv2dProblem(c=channels, k=channels, groups=groups)
+    return int(_capi.lib.spio_conv2d_block_groups(problem))
+
+
+# A constant to torch.compile, which does not trace the C call (nor the
+# marking through functools' cache).
+@torch.compiler.assume_constant_result
 def _block_groups(channels, groups):
     """The groups a block of the library's block-diagonal weights holds for
     C in = C out = `channels` (spio_conv2d_block_groups); 1 for none. Kept:
     spio.conv2d asks it every call."""
-    problem = _capi.Conv2dProblem(c=channels, k=channels, groups=groups)
-    return int(_capi.lib.spio_conv2d_block_groups(problem))
+    return _library_block_groups(channels, groups)
 
 
 def implicit_gemm_groups(in_channels, out_channels, groups):
@@ -240,11 +247,10 @@ def implicit_gemm_groups(in_channels, out_channels, groups):
             inputs in _BLOCK_DIAGONAL_WIDTHS:
         return in_channels // 64
     same = in_channels == out_channels
+    if inputs % 8 or outputs % 8 or (same and inputs in _GROUP_WIDTHS):
+        return None
     columns = outputs * (_block_groups(int(in_channels), int(groups)) if same else 1)
-    if inputs % 8 == 0 and outputs % 8 == 0 and columns >= 24 and \
-            not (same and inputs in _GROUP_WIDTHS):
-        return groups
-    return None
+    return groups if columns >= 24 else None
 
 
 def on_implicit_gemm(in_channels, out_channels, groups):
@@ -552,6 +558,121 @@ def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
     return _conv2d_gw8(x, weight, bias, stride, padding)
 
 
+def _ceil_div(a, b):
+    return -(-a // b)
+
+
+def _phase_extents(size, taps, pad, dilation):
+    """Along one axis of a stride-1 convolution dilated by `dilation`: the
+    output's size, a phase's output size (every `dilation`-th output, the
+    longest phase's) and the phase image's size it is the unpadded
+    convolution of (`taps` - 1 more)."""
+    out = size + 2 * pad - dilation * (taps - 1)
+    out_phase = _ceil_div(out, dilation)
+    return out, out_phase, out_phase + taps - 1
+
+
+def _phase_copies(x_shape, padding, dilation, phase_size):
+    """For each phase (a, b) of a stride-1 convolution dilated by (dh, dw)
+    whose image holds part of x (N, H, W, C): (a, b), the window of the
+    phase image (rows j, columns l) that holds x, and x's window it holds
+    (rows dh * j + a - padH, columns dw * l + b - padW)."""
+    copies = []
+    windows = []
+    for size, pad, step, extent in zip(x_shape[1:3], padding, dilation, phase_size):
+        axis = []
+        for phase in range(step):
+            first = max(0, _ceil_div(pad - phase, step))
+            end = min(extent, _ceil_div(size + pad - phase, step))
+            start = step * first + phase - pad
+            if end > first:
+                axis.append((phase, slice(first, end),
+                             slice(start, start + step * (end - first - 1) + 1, step)))
+        windows.append(axis)
+    for a, rows, x_rows in windows[0]:
+        for b, columns, x_columns in windows[1]:
+            copies.append(((a, b), (slice(None), rows, columns),
+                           (slice(None), x_rows, x_columns)))
+    return copies
+
+
+class _PhaseImages(torch.autograd.Function):
+    """x's pixels (N, H, W, C) as the phase images (N, dh, dw, rows,
+    columns, C) of a dilated convolution, zeros where a phase image reaches
+    past x; the backward copies the phase images' gradients back (x's pixels
+    no phase image holds get zeros)."""
+
+    @staticmethod
+    def forward(ctx, pixels, padding, dilation, phase_size):
+        n, _, _, c = pixels.shape
+        ctx.copies = _phase_copies(pixels.shape, padding, dilation, phase_size)
+        ctx.x_shape = pixels.shape
+        phases = pixels.new_zeros((n, *dilation, *phase_size, c))
+        for (a, b), inside, source in ctx.copies:
+            phases[:, a, b][inside] = pixels[source]
+        return phases
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, dphases):
+        dpixels = dphases.new_zeros(ctx.x_shape)
+        for (a, b), inside, source in ctx.copies:
+            dpixels[source] = dphases[:, a, b][inside]
+        return dpixels, None, None, None
+
+
+class _Interleaved(torch.autograd.Function):
+    """The phases' outputs (N, dh, dw, rows, columns, C) interleaved into the
+    dilated convolution's output pixels (N, OH, OW, C): output (dh * i + a,
+    dw * k + b) is phase (a, b)'s (i, k); the backward takes each phase's
+    outputs' gradients back (zeros for the rows and columns past the
+    output, which the longest phase's extent gave the shorter ones)."""
+
+    @staticmethod
+    def forward(ctx, outputs, out_size):
+        n, dh, dw, _, _, c = outputs.shape
+        ctx.phases = [((a, b), (slice(None), slice(0, _ceil_div(out_size[0] - a, dh)),
+                                slice(0, _ceil_div(out_size[1] - b, dw))),
+                       (slice(None), slice(a, None, dh), slice(b, None, dw)))
+                      for a in range(dh) for b in range(dw)]
+        ctx.outputs_shape = outputs.shape
+        pixels = outputs.new_empty((n, *out_size, c))
+        for (a, b), phase, interleaved in ctx.phases:
+            pixels[interleaved] = outputs[:, a, b][phase]
+        return pixels
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, dpixels):
+        doutputs = dpixels.new_zeros(ctx.outputs_shape)
+        for (a, b), phase, interleaved in ctx.phases:
+            doutputs[:, a, b][phase] = dpixels[interleaved]
+        return doutputs, None
+
+
+def _dilated_grouped_conv2d(x, weight, bias, padding, dilation):
+    """A stride-1 conv2d of groups of 1, 2, 4 or 8 channels dilated by
+    (dh, dw) on conv2d_gw8's kernels: output (dh * i + a, dw * k + b) is the
+    undilated convolution of phase image (a, b) of x (its rows a - padH +
+    dh * j, columns b - padW + dw * l, zeros past x), so the dh * dw phase
+    images are copied side by side as images of the batch, convolved in one
+    run without padding, and their outputs copied back interleaved (torch's
+    copies); the gradients are conv2d_gw8's over the phases."""
+    n, c, h, w = x.shape
+    r, s = weight.shape[2], weight.shape[3]
+    oh, oh_phase, h_phase = _phase_extents(h, r, padding[0], dilation[0])
+    ow, ow_phase, w_phase = _phase_extents(w, s, padding[1], dilation[1])
+    if oh < 1 or ow < 1:
+        raise SpioError(f"the {r}x{s} kernel dilated by {tuple(dilation)} does not fit the "
+                        f"padded {h}x{w} input")
+    phases = _PhaseImages.apply(x.permute(0, 2, 3, 1), tuple(padding), tuple(dilation),
+                                (h_phase, w_phase))
+    images = phases.view(-1, h_phase, w_phase, c).permute(0, 3, 1, 2)
+    outputs = conv2d_gw8(images, weight, bias, 1, (0, 0)).permute(0, 2, 3, 1).reshape(
+        n, *dilation, oh_phase, ow_phase, c)
+    return _Interleaved.apply(outputs, (oh, ow)).permute(0, 3, 1, 2)
+
+
 # --- Dense convolution ----------------------------------------------------------
 
 def _pair(value, name):
@@ -790,7 +911,8 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     or 1x1 downsampling; grouped, at any stride), dw from its wgrad, and
     the bias gradient from cuDNN, and groups of 8, 4, 2 or 1
     (depthwise) channels (C in = C out a multiple of
-    8, dilation 1) on conv2d_gw8's kernels, forward and backward.
+    8, equal strides; dilated layers at stride 1 as the convolutions of x's
+    phase images) on conv2d_gw8's kernels, forward and backward.
     SpioError says why a layer is not taken. The output is channels_last."""
     stride, padding = _pair(stride, "stride"), _pair(padding, "padding")
     dilation = _pair(dilation, "dilation")
@@ -813,13 +935,16 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                                          list(dilation), groups)
         return _conv2d(x, weight, bias, stride, padding, dilation, groups)
     if groups > 0 and c % groups == 0 and c // groups in _GROUP_WIDTHS and \
-            weight.shape[0] == c and dilation == (1, 1) and stride[0] == stride[1]:
-        return conv2d_gw8(x.contiguous(memory_format=torch.channels_last), weight, bias,
-                          stride[0], padding)
+            weight.shape[0] == c and (dilation == (1, 1) or stride == (1, 1)) and \
+            stride[0] == stride[1]:
+        x = x.contiguous(memory_format=torch.channels_last)
+        if dilation != (1, 1):
+            return _dilated_grouped_conv2d(x, weight, bias, padding, dilation)
+        return conv2d_gw8(x, weight, bias, stride[0], padding)
     raise SpioError(f"Spio runs dense conv2d (groups = 1), groups of a multiple of 8 input and "
                     f"output channels (24 or more outputs a group, or a block of groups), and "
-                    f"groups of 1, 2, 4 or 8 channels (C in = C out, dilation 1, equal "
-                    f"strides); got groups={groups} of "
+                    f"groups of 1, 2, 4 or 8 channels (C in = C out, equal strides, dilated "
+                    f"at stride 1); got groups={groups} of "
                     f"{tuple(x.shape)} by {tuple(weight.shape)}, dilation {dilation}, stride "
                     f"{stride}")
 

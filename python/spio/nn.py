@@ -32,11 +32,14 @@ def _grouped_support(conv):
                               f"(C in = C out, a multiple of 8) or of a multiple of 8 input "
                               f"and output channels (24 or more outputs a group, or a block "
                               f"of groups)")
-    if conv.dilation != (1, 1) or conv.stride[0] != conv.stride[1] or \
-            conv.stride[0] not in (1, 2):
-        return Support(False, f"{conv}: Spio takes grouped layers of dilation 1 and equal "
-                              f"strides of 1 or 2")
-    support = Conv2dGw8Family().layer_support(c, conv.kernel_size, conv.stride[0], conv.padding,
+    dilated = conv.dilation != (1, 1)
+    if conv.stride[0] != conv.stride[1] or conv.stride[0] not in (1, 2) or \
+            (dilated and conv.stride[0] != 1):
+        return Support(False, f"{conv}: Spio takes grouped layers of equal strides of 1 or 2, "
+                              f"dilated ones at stride 1")
+    # A dilated layer runs as the unpadded convolutions of x's phase images.
+    support = Conv2dGw8Family().layer_support(c, conv.kernel_size, conv.stride[0],
+                                              (0, 0) if dilated else conv.padding,
                                               conv.bias is not None, c // conv.groups)
     return support if support else Support(False, f"{conv}: {support.reason}")
 
@@ -70,8 +73,9 @@ class Conv2d(torch.nn.Module):
     taps read one phase of dx (stride 1, 1x1 downsampling; grouped, any
     stride), dw on Spio, the bias gradient on cuDNN; grouped layers with
     groups of 1
-    (depthwise), 2, 4 or 8 channels (C in = C out, dilation 1, equal
-    strides of 1 or 2, kernels of 1 to 7) on the grouped family's kernels.
+    (depthwise), 2, 4 or 8 channels (C in = C out, equal strides of 1 or
+    2, kernels of 1 to 7; dilated at stride 1, as the convolutions of x's
+    phase images) on the grouped family's kernels.
     `spio.nn.supports(conv)` says whether a torch.nn.Conv2d is one, and why
     not."""
 
@@ -117,9 +121,12 @@ class Conv2d(torch.nn.Module):
         """As torch.nn.Conv2d, for input in any memory format: one that is
         not channels_last is copied into it first (as cuDNN does where the
         formats differ), and the output is channels_last."""
-        if self._grouped_family:
+        if self._grouped_family and self.dilation == (1, 1):
             x = x.contiguous(memory_format=torch.channels_last)
             return _torch_ops.conv2d_gw8(x, self.weight, self.bias, self.stride, self.padding)
+        if self._grouped_family:
+            return _torch_ops.conv2d(x, self.weight, self.bias, 1, self.padding, self.dilation,
+                                     self.groups)
         return _torch_ops.conv2d(x, self.weight, self.bias, self.stride, self.padding,
                                  self.dilation, self.groups)
 

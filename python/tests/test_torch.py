@@ -750,7 +750,7 @@ def test_wide_group_layers_and_transform():
 @hopper
 @pytest.mark.parametrize("c,k,groups,stride", [(432, 432, 9, 1), (240, 240, 10, 2),
                                                (120, 120, 5, 1), (256, 192, 4, 1),
-                                               (144, 144, 9, 2)])
+                                               (144, 144, 9, 2), (144, 144, 9, 1)])
 def test_groups_of_other_widths_run_forward_on_padded_weights(c, k, groups, stride):
     # RegNet's groups of 48 and 24 channels, 64 inputs to 48 outputs, and
     # 9 groups of 16 (blocks of 3 groups' block-diagonal weights):
@@ -759,7 +759,13 @@ def test_groups_of_other_widths_run_forward_on_padded_weights(c, k, groups, stri
     # rows and taps padded, reduced into dw); against float32 and the same
     # bits every run.
     x, weight, bias = dense_inputs(2, c, k, 14, 14, 3, 3, groups=groups, seed=c + groups)
-    grouped_conv2d_matches_float32_every_run(x, weight, bias, stride, groups)
+    first = grouped_conv2d_matches_float32_every_run(x, weight, bias, stride, groups)[0]
+    if c == 144 and stride == 1:
+        # The routing's block rule (a C call) is a constant to torch.compile.
+        compiled = torch.compile(lambda x: spio.conv2d(x, weight.detach(), bias.detach(), 1, 1,
+                                                       groups=groups), fullgraph=True)
+        with torch.no_grad():
+            assert torch.equal(compiled(x.detach()), first[0])
     launchers = spio._torch_ops._launchers
     assert any(key[:2] == ("dense", x.shape) and groups in key for key in launchers)
     taken = {key[0]: launcher is not None for key, launcher in launchers.items()
@@ -855,9 +861,60 @@ def test_transform_swaps_matching_modules():
     assert isinstance(mixed[0], spio.nn.Linear) and mixed[1] is other
 
 
+@gpu
+@pytest.mark.parametrize("c,group_width,hw,rs,padding,dilation", [
+    (64, 1, (20, 20), (3, 3), (2, 2), (2, 2)),
+    (96, 1, (17, 13), (5, 5), (4, 4), (2, 2)),
+    (64, 8, (15, 16), (3, 3), (1, 3), (2, 3)),
+    (48, 2, (14, 14), (3, 5), (0, 0), (2, 2)),
+    (32, 4, (13, 11), (3, 3), (4, 4), (4, 4)),
+    (64, 1, (9, 9), (7, 7), (6, 6), (2, 2)),
+])
+def test_dilated_narrow_groups_run_on_the_phase_images(c, group_width, hw, rs, padding,
+                                                       dilation):
+    # DeepLab's and LR-ASPP's dilated depthwise layers: each phase image of
+    # x convolved by conv2d_gw8's kernels (the phases as images of the
+    # batch), forward and backward, against float32, the same bits every
+    # run, and (one case: torch.compile is slow) the same bits compiled.
+    groups = c // group_width
+    x, weight, bias = dense_inputs(2, c, c, *hw, *rs, dtype=torch.float16, seed=c + rs[0],
+                                   groups=groups)
+    x, weight, bias = (t.detach().requires_grad_() for t in (x, weight, bias))
+    y = spio.conv2d(x, weight, bias, 1, padding, dilation, groups)
+    x32, w32, b32 = (t.detach().float().requires_grad_() for t in (x, weight, bias))
+    y32 = torch.nn.functional.conv2d(x32, w32, b32, 1, padding, dilation, groups)
+    assert y.shape == y32.shape and y.is_contiguous(memory_format=torch.channels_last)
+    close(y, y32, y32.abs().max().item())
+    gradients_close(y, y32, ((x, x32), (weight, w32), (bias, b32)))
+    dy = torch.randn_like(y)
+
+    def run():
+        leaves = [t.detach().clone().requires_grad_() for t in (x, weight, bias)]
+        out = spio.conv2d(*leaves, 1, padding, dilation, groups)
+        out.backward(dy)
+        return [out.detach()] + [t.grad for t in leaves]
+
+    for first, second in zip(run(), run()):
+        assert torch.equal(first, second)
+    if group_width == 8:
+        with torch.no_grad():
+            compiled = torch.compile(lambda x: spio.conv2d(x, weight, bias, 1, padding,
+                                                           dilation, groups), fullgraph=True)
+            assert torch.equal(compiled(x), y)
+    # The layer and spio.transform take it.
+    conv = torch.nn.Conv2d(c, c, rs, padding=padding, dilation=dilation, groups=groups).cuda()
+    conv = conv.half()
+    net = spio.transform(torch.nn.Sequential(conv))
+    assert isinstance(net[0], spio.nn.Conv2d)
+    with torch.no_grad():
+        assert torch.equal(net(x), spio.conv2d(x, conv.weight, conv.bias, 1, padding, dilation,
+                                               groups))
+
+
 def test_supports_says_which_modules_transform_takes_and_why_not():
     assert spio.nn.supports(torch.nn.Linear(10, 3))
     assert spio.nn.supports(torch.nn.Conv2d(96, 96, 7, padding=3, groups=96))
+    assert spio.nn.supports(torch.nn.Conv2d(96, 96, 3, padding=4, dilation=4, groups=96))
     assert spio.nn.supports(torch.nn.Conv2d(64, 64, 3, stride=2, padding=1, groups=16))
     # 3 groups of 16 channels: one block of block-diagonal weights.
     assert spio.nn.supports(torch.nn.Conv2d(48, 48, 3, groups=3))
@@ -865,7 +922,8 @@ def test_supports_says_which_modules_transform_takes_and_why_not():
     assert not relu and relu.reason == "ReLU has no Spio layer"
     for conv, why in ((torch.nn.Conv2d(24, 24, 3, groups=8), "groups of 1, 2, 4 or 8 channels"),
                       (torch.nn.Conv2d(64, 128, 3, groups=8), "C in = C out"),
-                      (torch.nn.Conv2d(64, 64, 3, dilation=2, groups=8), "dilation 1"),
+                      (torch.nn.Conv2d(64, 64, 3, stride=2, dilation=2, groups=8),
+                       "dilated ones at stride 1"),
                       (torch.nn.Conv2d(64, 64, 9, groups=64), "1 to 7, got 9x9"),
                       (torch.nn.Conv2d(64, 64, 3, padding="same", groups=8), "zero padding")):
         support = spio.nn.supports(conv)
