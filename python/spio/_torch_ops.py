@@ -613,7 +613,6 @@ class _PhaseImages(torch.autograd.Function):
         return phases
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
     def backward(ctx, dphases):
         dpixels = dphases.new_zeros(ctx.x_shape)
         for (a, b), inside, source in ctx.copies:
@@ -642,7 +641,6 @@ class _Interleaved(torch.autograd.Function):
         return pixels
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
     def backward(ctx, dpixels):
         doutputs = dpixels.new_zeros(ctx.outputs_shape)
         for (a, b), phase, interleaved in ctx.phases:

@@ -894,13 +894,23 @@ def test_dilated_narrow_groups_run_on_the_phase_images(c, group_width, hw, rs, p
         out.backward(dy)
         return [out.detach()] + [t.grad for t in leaves]
 
-    for first, second in zip(run(), run()):
+    eager = run()
+    for first, second in zip(eager, run()):
         assert torch.equal(first, second)
     if group_width == 8:
         with torch.no_grad():
             compiled = torch.compile(lambda x: spio.conv2d(x, weight, bias, 1, padding,
                                                            dilation, groups), fullgraph=True)
             assert torch.equal(compiled(x), y)
+        # A compiled training step: the phases' copies and their transposes
+        # traced, the kernels' operators opaque; the same bits.
+        step = torch.compile(lambda *t: spio.conv2d(*t, 1, padding, dilation, groups),
+                             fullgraph=True)
+        leaves = [t.detach().clone().requires_grad_() for t in (x, weight, bias)]
+        out = step(*leaves)
+        out.backward(dy)
+        for first, second in zip(eager, [out.detach()] + [t.grad for t in leaves]):
+            assert torch.equal(first, second)
     # The layer and spio.transform take it.
     conv = torch.nn.Conv2d(c, c, rs, padding=padding, dilation=dilation, groups=groups).cuda()
     conv = conv.half()
