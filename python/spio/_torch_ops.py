@@ -37,6 +37,7 @@ import torch
 from . import _capi
 from . import kernels as _kernels
 from ._capi import SpioError
+from ._phases import ceil_div, phase_copies, phase_extents
 
 _DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"}
 
@@ -558,44 +559,6 @@ def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
     return _conv2d_gw8(x, weight, bias, stride, padding)
 
 
-def _ceil_div(a, b):
-    return -(-a // b)
-
-
-def _phase_extents(size, taps, pad, dilation):
-    """Along one axis of a stride-1 convolution dilated by `dilation`: the
-    output's size, a phase's output size (every `dilation`-th output, the
-    longest phase's) and the phase image's size it is the unpadded
-    convolution of (`taps` - 1 more)."""
-    out = size + 2 * pad - dilation * (taps - 1)
-    out_phase = _ceil_div(out, dilation)
-    return out, out_phase, out_phase + taps - 1
-
-
-def _phase_copies(x_shape, padding, dilation, phase_size):
-    """For each phase (a, b) of a stride-1 convolution dilated by (dh, dw)
-    whose image holds part of x (N, H, W, C): (a, b), the window of the
-    phase image (rows j, columns l) that holds x, and x's window it holds
-    (rows dh * j + a - padH, columns dw * l + b - padW)."""
-    copies = []
-    windows = []
-    for size, pad, step, extent in zip(x_shape[1:3], padding, dilation, phase_size):
-        axis = []
-        for phase in range(step):
-            first = max(0, _ceil_div(pad - phase, step))
-            end = min(extent, _ceil_div(size + pad - phase, step))
-            start = step * first + phase - pad
-            if end > first:
-                axis.append((phase, slice(first, end),
-                             slice(start, start + step * (end - first - 1) + 1, step)))
-        windows.append(axis)
-    for a, rows, x_rows in windows[0]:
-        for b, columns, x_columns in windows[1]:
-            copies.append(((a, b), (slice(None), rows, columns),
-                           (slice(None), x_rows, x_columns)))
-    return copies
-
-
 class _PhaseImages(torch.autograd.Function):
     """x's pixels (N, H, W, C) as the phase images (N, dh, dw, rows,
     columns, C) of a dilated convolution, zeros where a phase image reaches
@@ -605,7 +568,7 @@ class _PhaseImages(torch.autograd.Function):
     @staticmethod
     def forward(ctx, pixels, padding, dilation, phase_size):
         n, _, _, c = pixels.shape
-        ctx.copies = _phase_copies(pixels.shape, padding, dilation, phase_size)
+        ctx.copies = phase_copies(pixels.shape, padding, dilation, phase_size)
         ctx.x_shape = pixels.shape
         phases = pixels.new_zeros((n, *dilation, *phase_size, c))
         for (a, b), inside, source in ctx.copies:
@@ -630,8 +593,8 @@ class _Interleaved(torch.autograd.Function):
     @staticmethod
     def forward(ctx, outputs, out_size):
         n, dh, dw, _, _, c = outputs.shape
-        ctx.phases = [((a, b), (slice(None), slice(0, _ceil_div(out_size[0] - a, dh)),
-                                slice(0, _ceil_div(out_size[1] - b, dw))),
+        ctx.phases = [((a, b), (slice(None), slice(0, ceil_div(out_size[0] - a, dh)),
+                                slice(0, ceil_div(out_size[1] - b, dw))),
                        (slice(None), slice(a, None, dh), slice(b, None, dw)))
                       for a in range(dh) for b in range(dw)]
         ctx.outputs_shape = outputs.shape
@@ -658,8 +621,8 @@ def _dilated_grouped_conv2d(x, weight, bias, padding, dilation):
     copies); the gradients are conv2d_gw8's over the phases."""
     n, c, h, w = x.shape
     r, s = weight.shape[2], weight.shape[3]
-    oh, oh_phase, h_phase = _phase_extents(h, r, padding[0], dilation[0])
-    ow, ow_phase, w_phase = _phase_extents(w, s, padding[1], dilation[1])
+    oh, oh_phase, h_phase = phase_extents(h, r, padding[0], dilation[0])
+    ow, ow_phase, w_phase = phase_extents(w, s, padding[1], dilation[1])
     if oh < 1 or ow < 1:
         raise SpioError(f"the {r}x{s} kernel dilated by {tuple(dilation)} does not fit the "
                         f"padded {h}x{w} input")

@@ -912,3 +912,50 @@ def test_dense_conv2d_says_why_not():
     f32 = spio.Conv2dArguments(1, 8, 8, 64, 64, dtype="f32")
     assert not spio.Kernel(family, ("bf16", "bf16", (128, 128, 64, 8, 1, "wgmma"), 4)) \
         .supports(f32)
+
+
+@pytest.mark.parametrize("hw,rs,padding,dilation", [
+    ((20, 20), (3, 3), (2, 2), (2, 2)), ((17, 13), (5, 5), (4, 4), (2, 2)),
+    ((15, 16), (3, 3), (1, 3), (2, 3)), ((14, 14), (3, 5), (0, 0), (2, 2)),
+    ((13, 11), (3, 3), (4, 4), (4, 4)), ((9, 9), (7, 7), (6, 6), (2, 2)),
+    ((10, 7), (3, 3), (5, 0), (3, 2)), ((6, 6), (1, 2), (0, 1), (3, 4))])
+def test_dilated_convolution_is_the_undilated_one_of_its_phase_images(hw, rs, padding, dilation):
+    # The geometry spio.conv2d runs dilated grouped layers by (spio._phases):
+    # each output (dh * i + a, dw * k + b) is phase image (a, b)'s undilated
+    # convolution at (i, k); the images copy each pixel of x at most once
+    # (the backward copies their gradients back without adding).
+    import random
+    from spio._phases import phase_copies, phase_extents
+    (h, w), (r, s), (dh, dw) = hw, rs, dilation
+    generator = random.Random(h * 97 + w)
+    x = [[generator.uniform(-1, 1) for _ in range(w)] for _ in range(h)]
+    taps = [[generator.uniform(-1, 1) for _ in range(s)] for _ in range(r)]
+    oh, oh_phase, h_phase = phase_extents(h, r, padding[0], dh)
+    ow, ow_phase, w_phase = phase_extents(w, s, padding[1], dw)
+    phases = {(a, b): [[0.0] * w_phase for _ in range(h_phase)]
+              for a in range(dh) for b in range(dw)}
+    copied = set()
+    for (a, b), (_, rows, columns), (_, x_rows, x_columns) in phase_copies(
+            (1, h, w, 1), padding, dilation, (h_phase, w_phase)):
+        x_row_list = list(range(h))[x_rows]
+        x_column_list = list(range(w))[x_columns]
+        assert len(x_row_list) == rows.stop - rows.start
+        assert len(x_column_list) == columns.stop - columns.start
+        for j, xj in zip(range(rows.start, rows.stop), x_row_list):
+            for l, xl in zip(range(columns.start, columns.stop), x_column_list):
+                assert (xj, xl) not in copied
+                copied.add((xj, xl))
+                phases[a, b][j][l] = x[xj][xl]
+
+    def x_at(i, j):
+        return x[i][j] if 0 <= i < h and 0 <= j < w else 0.0
+
+    for i in range(oh):
+        for k in range(ow):
+            direct = sum(taps[u][v] * x_at(i - padding[0] + dh * u, k - padding[1] + dw * v)
+                         for u in range(r) for v in range(s))
+            image = phases[i % dh, k % dw]
+            assert i // dh < oh_phase and k // dw < ow_phase
+            phased = sum(taps[u][v] * image[i // dh + u][k // dw + v]
+                         for u in range(r) for v in range(s))
+            assert abs(phased - direct) < 1e-9, (i, k)
