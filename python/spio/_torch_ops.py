@@ -619,6 +619,9 @@ def _dilated_grouped_conv2d(x, weight, bias, padding, dilation):
     images are copied side by side as images of the batch, convolved in one
     run without padding, and their outputs copied back interleaved (torch's
     copies); the gradients are conv2d_gw8's over the phases."""
+    if min(dilation) < 1 or min(padding) < 0:
+        raise SpioError(f"a dilated conv2d takes dilation >= 1 and padding >= 0, got dilation "
+                        f"{tuple(dilation)} and padding {tuple(padding)}")
     n, c, h, w = x.shape
     r, s = weight.shape[2], weight.shape[3]
     oh, oh_phase, h_phase = phase_extents(h, r, padding[0], dilation[0])

@@ -921,6 +921,18 @@ def test_dilated_narrow_groups_run_on_the_phase_images(c, group_width, hw, rs, p
                                                groups))
 
 
+def test_dilated_narrow_groups_refuse_what_no_convolution_means():
+    # Refused before any kernel is asked (CPU tensors do): dilation 0 would
+    # divide by zero in the phases' geometry, negative padding has no phase
+    # image, a kernel reaching past the padded input no output.
+    x = torch.zeros(1, 8, 6, 6, dtype=torch.float16)
+    w = torch.zeros(8, 1, 3, 3, dtype=torch.float16)
+    for dilation, padding, why in ((0, 1, "dilation >= 1"), ((2, -1), 1, "dilation >= 1"),
+                                   (2, -1, "padding >= 0"), (4, 0, "does not fit")):
+        with pytest.raises(spio.SpioError, match=why):
+            spio.conv2d(x, w, None, 1, padding, dilation, 8)
+
+
 def test_supports_says_which_modules_transform_takes_and_why_not():
     assert spio.nn.supports(torch.nn.Linear(10, 3))
     assert spio.nn.supports(torch.nn.Conv2d(96, 96, 7, padding=3, groups=96))
