@@ -115,12 +115,14 @@ def driver_version(device=0):
 TIMINGS = ("queued", "launch")
 
 
-def benchmark_arguments(repeats):
-    """A parser of what every benchmark takes: --spio-jit, --warmup,
-    --repeats (default `repeats`) and --timing."""
+def benchmark_arguments(repeats, warmup=5, spio_jit=True):
+    """A parser of what every benchmark takes: --spio-jit (unless
+    `spio_jit` is false: a benchmark timing the Python package alone),
+    --warmup, --repeats (defaults `warmup`, `repeats`) and --timing."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--spio-jit", required=True)
-    parser.add_argument("--warmup", type=int, default=5)
+    if spio_jit:
+        parser.add_argument("--spio-jit", required=True)
+    parser.add_argument("--warmup", type=int, default=warmup)
     parser.add_argument("--repeats", type=int, default=repeats)
     add_timing_argument(parser)
     return parser

@@ -11,14 +11,13 @@ gradient).
 Prints a table of milliseconds and the ratio, and the geometric means.
 """
 
-import argparse
 import os
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_timing_argument, geometric_mean, time_ms  # noqa: E402
+from harness import benchmark_arguments, geometric_mean, time_ms  # noqa: E402
 
 import spio  # noqa: E402
 
@@ -38,11 +37,7 @@ LAYERS = [
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=30)
-    add_timing_argument(parser)
-    args = parser.parse_args()
+    args = benchmark_arguments(30, spio_jit=False).parse_args()
     timed = (args.warmup, args.repeats, args.timing)
     torch.backends.cudnn.benchmark = True
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN "

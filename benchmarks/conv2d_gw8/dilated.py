@@ -12,7 +12,6 @@ of the forward + backward (dx and dw), bf16, channels_last.
     PYTHONPATH=python python3 benchmarks/conv2d_gw8/dilated.py [--repeats 20]
 """
 
-import argparse
 import os
 import sys
 
@@ -20,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_timing_argument, geometric_mean, time_ms  # noqa: E402
+from harness import benchmark_arguments, geometric_mean, time_ms  # noqa: E402
 
 import spio  # noqa: E402
 
@@ -73,11 +72,7 @@ def check(x, w, b, padding, dilation, groups):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--repeats", type=int, default=20)
-    add_timing_argument(parser)
-    args = parser.parse_args()
+    args = benchmark_arguments(20, warmup=3, spio_jit=False).parse_args()
     timed = (args.warmup, args.repeats, args.timing)
     torch.backends.cudnn.benchmark = True
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "

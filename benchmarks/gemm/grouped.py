@@ -21,7 +21,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import add_timing_argument, geometric_mean, time_ms  # noqa: E402
+from harness import benchmark_arguments, geometric_mean, time_ms  # noqa: E402
 
 # (tokens M, experts G, N, K): Mixtral-like (8 experts, 14336 x 4096 up,
 # 4096 x 14336 down), DeepSeek-like fine-grained experts (64-128 of 2048 x
@@ -98,14 +98,9 @@ def runs(m, groups, n, k, backward):
 
 
 def main():
-    import argparse
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--repeats", type=int, default=20)
+    parser = benchmark_arguments(20, warmup=3, spio_jit=False)
     parser.add_argument("--backward", action="store_true",
                         help="time the gradients dA and dB instead of the forward")
-    add_timing_argument(parser)
     args = parser.parse_args()
     timed = (args.warmup, args.repeats, args.timing)
     has_grouped_mm = hasattr(torch, "_grouped_mm")

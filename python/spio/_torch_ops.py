@@ -9,12 +9,14 @@ implementations and autograd:
   with groups of 8, 4, 2 or 1 (depthwise) channels on channels_last
   tensors; the backward uses dgrad and the deterministic wgrad (dw, and db
   with it, reduced in f32).
-- spio::conv2d: dense conv2d (groups = 1, or groups of a multiple of 8
-  channels; spio.conv2d gives it groups of 16 or 32 on a multiple of 64
-  channels as groups of 64 with block-diagonal weights), forward on the
-  implicit GEMM (Hopper); the backward's dx on Spio's dgrad kernel where
-  the taps read one phase of dx (grouped: any stride), dw on its wgrad
-  kernel, the bias gradient on cuDNN (aten.convolution_backward).
+- spio::conv2d, spio::conv2d_dgrad, spio::conv2d_wgrad: dense conv2d
+  (groups = 1, or groups of a multiple of 8 channels; spio.conv2d gives it
+  groups of 16 or 32 on a multiple of 64 channels as groups of 64 with
+  block-diagonal weights), forward on the implicit GEMM (Hopper); the
+  backward's dx on Spio's dgrad kernel where the taps read one phase of
+  dx (grouped: any stride), dw on its wgrad kernel, the bias gradient on
+  cuDNN (aten.convolution_backward). spio.conv2d runs dilated groups of 8,
+  4, 2 or 1 channels on spio::conv2d_gw8 over x's phase images.
 - spio::bmm (batched a @ b, transposed views read in place).
 - spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
   spio.matmul's too); dX and dW are GEMMs too, dW accumulated in f32 and

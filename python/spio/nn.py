@@ -72,10 +72,9 @@ class Conv2d(torch.nn.Module):
     the kernel's TMA copies take), the backward's dx on Spio where its
     taps read one phase of dx (stride 1, 1x1 downsampling; grouped, any
     stride), dw on Spio, the bias gradient on cuDNN; grouped layers with
-    groups of 1
-    (depthwise), 2, 4 or 8 channels (C in = C out, equal strides of 1 or
-    2, kernels of 1 to 7; dilated at stride 1, as the convolutions of x's
-    phase images) on the grouped family's kernels.
+    groups of 1 (depthwise), 2, 4 or 8 channels (C in = C out, equal
+    strides of 1 or 2, kernels of 1 to 7; dilated at stride 1, as the
+    convolutions of x's phase images) on the grouped family's kernels.
     `spio.nn.supports(conv)` says whether a torch.nn.Conv2d is one, and why
     not."""
 
@@ -124,9 +123,6 @@ class Conv2d(torch.nn.Module):
         if self._grouped_family and self.dilation == (1, 1):
             x = x.contiguous(memory_format=torch.channels_last)
             return _torch_ops.conv2d_gw8(x, self.weight, self.bias, self.stride, self.padding)
-        if self._grouped_family:
-            return _torch_ops.conv2d(x, self.weight, self.bias, 1, self.padding, self.dilation,
-                                     self.groups)
         return _torch_ops.conv2d(x, self.weight, self.bias, self.stride, self.padding,
                                  self.dilation, self.groups)
 
