@@ -18,7 +18,12 @@ and its multiprocessors and L2 bytes:
   sweep.py --sets confirm --out data/h200.jsonl
 
 Cases already in --out are skipped, so a sweep cut short by --deadline
-(or by the lent GPU's time limit) goes on where it stopped.
+(or by the lent GPU's time limit) goes on where it stopped. After a kernel
+change, --redo times the cases of --out that --sets, --passes and --strides
+select again, each new record replacing its old one in place:
+
+  sweep.py --sets train,held-out,confirm --passes fprop --strides 2 --redo \
+      --out data/h200.jsonl
 """
 
 import argparse
@@ -117,6 +122,21 @@ def time_candidates(sh, pass_, configs, rounds, check_bits=False):
     return [sorted(t)[len(t) // 2] for t in times], k
 
 
+def replace_record(out, key, device, record):
+    """Rewrites the open file `out` with `record` in place of the line of
+    the same case and device."""
+    out.seek(0)
+    lines = out.readlines()
+    for i, line in enumerate(lines):
+        old = json.loads(line)
+        if old["device"] == device and case_key(old["set"], old["shape"], old["pass"]) == key:
+            lines[i] = json.dumps(record) + "\n"
+    out.seek(0)
+    out.writelines(lines)
+    out.truncate()
+    out.flush()
+
+
 def device_facts():
     import torch
     import spio.kernels as kernels
@@ -136,6 +156,10 @@ def main():
     parser.add_argument("--confirm-count", type=int, default=40,
                         help="layers of the confirm set")
     parser.add_argument("--passes", default=",".join(PASSES))
+    parser.add_argument("--strides", default="1,2", help="the layers' strides swept")
+    parser.add_argument("--redo", action="store_true",
+                        help="time the selected cases already in --out again, each new record "
+                             "replacing the old (no new layers)")
     parser.add_argument("--out", required=True)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
@@ -152,21 +176,27 @@ def main():
         sys.exit("sweep.py: no GPU found (torch.cuda.is_available() is False)")
     facts = device_facts()
     wanted = args.sets.split(",")
-    layers = [("table", sh) for sh in shapes.table_shapes()] if "table" in wanted else []
-    layers += [(s, sh) for s, sh in shapes.drawn_shapes(args.count) if s in wanted]
-    if "confirm" in wanted:
-        layers += shapes.confirm_shapes(args.confirm_count)
-    done = set()
+    done = {}
     if os.path.exists(args.out):
         for line in open(args.out):
             record = json.loads(line)
             if record["device"] == facts["device"]:
-                done.add(case_key(record["set"], record["shape"], record["pass"]))
+                done[case_key(record["set"], record["shape"], record["pass"])] = record
+    if args.redo:
+        layers = list({case_key(r["set"], r["shape"], ""): (r["set"], r["shape"])
+                       for r in done.values() if r["set"] in wanted}.values())
+    else:
+        layers = [("table", sh) for sh in shapes.table_shapes()] if "table" in wanted else []
+        layers += [(s, sh) for s, sh in shapes.drawn_shapes(args.count) if s in wanted]
+        if "confirm" in wanted:
+            layers += shapes.confirm_shapes(args.confirm_count)
+    strides = {int(stride) for stride in args.strides.split(",")}
+    layers = [(s, sh) for s, sh in layers if sh["stride"] in strides]
     family = kernels.Conv2dGw8Family()
     cases = []
     for set_name, sh in layers:
         for pass_ in args.passes.split(","):
-            if case_key(set_name, sh, pass_) in done:
+            if (case_key(set_name, sh, pass_) in done) != args.redo:
                 continue
             try:
                 configs = family.candidates(arguments(sh, pass_))
@@ -181,7 +211,7 @@ def main():
     compiled = [pool.submit(compile_case, sh, pass_, configs, facts["chip"])
                 for _, sh, pass_, configs in cases]
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "a") as out:
+    with open(args.out, "r+" if args.redo else "a") as out:
         for (set_name, sh, pass_, configs), future in zip(cases, compiled):
             if time.time() - started > args.deadline:
                 print("deadline: stopping", file=sys.stderr)
@@ -200,8 +230,11 @@ def main():
                 "pass": pass_, "chosen": list(configs[0][2]), "rules": list(rules[2]),
                 "candidates": [dict(config=list(c[2]), ms=t) for c, t in zip(configs, ms)],
                 "launches_a_timing": k, "cudnn_ms": vendor})
-            out.write(json.dumps(record) + "\n")
-            out.flush()
+            if args.redo:
+                replace_record(out, case_key(set_name, sh, pass_), facts["device"], record)
+            else:
+                out.write(json.dumps(record) + "\n")
+                out.flush()
             best = min(ms)
             print(f"{set_name:8} {shapes.shape_name(sh):48} {pass_:5} {len(ms):2} candidates "
                   f"chosen/best {ms[0] / best:.3f} cuDNN/best {vendor / best:.2f}",

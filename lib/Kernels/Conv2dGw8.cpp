@@ -189,8 +189,8 @@ bool flatRows(const Conv2dGw8Problem &p) {
 /// stages dy's as zeros, which add nothing. Column tiles of 16 * warpsQ
 /// then run on across images instead of rounding each image's columns up
 /// (18 columns: 18 of 32 used; 3 images side by side, 54 of 64). Taken by
-/// stride-1 kernels (wgrad: those of wgradQuarterBlocks; not dgrad with
-/// padding of S or more, whose kernel padding is negative) where that uses
+/// fprop and stride-1 dgrad (not with padding of S or more, whose kernel
+/// padding is negative) and wgrad of wgradQuarterBlocks, where that uses
 /// at least 1.3x the columns (smaller gains do not pay for the dropped
 /// columns' copies): at most 8 images, for wgrad 3 in bands of 9 or 10
 /// rows (whose ninth row already costs registers); not wgrad's 3x3
@@ -198,8 +198,12 @@ bool flatRows(const Conv2dGw8Problem &p) {
 /// "Images side by side").
 constexpr int64_t kMaxPackedImages = 8;
 
-/// The staged columns of one image side by side with others.
-int64_t packedPitch(const Conv2dGw8Problem &p) { return p.kernelInW() + 2 * p.kernelPadW(); }
+/// The output columns one image takes side by side with others: its padded
+/// input columns, which stride-2 fprop stages in pairs (one output column's
+/// two parities).
+int64_t packedPitch(const Conv2dGw8Problem &p) {
+  return ceilDiv(p.kernelInW() + 2 * p.kernelPadW(), stagingStride(p));
+}
 
 /// The output columns a row of `images` images side by side spans.
 static int64_t packedColumns(const Conv2dGw8Problem &p, int64_t images) {
@@ -217,7 +221,7 @@ static double packedShare(const Conv2dGw8Problem &p, int64_t images, int64_t war
 static int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ,
                             bool wgradInFewWarps = false) {
   bool wgrad = p.pass == ConvPass::Wgrad;
-  bool takes = wgrad ? wgradQuarterBlocks(p) : p.stride == 1;
+  bool takes = wgrad ? wgradQuarterBlocks(p) : p.stride == 1 || p.pass == ConvPass::Fprop;
   if (!takes || flatRows(p) || p.kernelPadW() < 0)
     return 1;
   bool tallBands = wgrad && wgradBandRows(p, wgradInFewWarps) >= 9;

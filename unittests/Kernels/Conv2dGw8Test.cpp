@@ -825,9 +825,15 @@ TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
 
 TEST(Conv2dGw8, StridedFpropTakesTheTallestBlockThatFits) {
   // Stride-2 5x5 fprop on 28x28 in 8-warp blocks: the whole image's 14
-  // output rows in one block, which rings 13 of the 31 rows of x they read;
-  // 32x32's 16 rows fit as a ring of staged rows too.
-  expectChosen(as(layer(32, 768, 28, 5, 2), ConvPass::Fprop, 2), 1, 8, 14);
+  // output rows in one block, which rings 13 of the 31 rows of x they read,
+  // two images of 14 columns side by side in 2 x 4 warps; 32x32's 16 rows
+  // fit as a ring of staged rows too.
+  Conv2dGw8Problem pair = as(layer(32, 768, 28, 5, 2), ConvPass::Fprop, 2);
+  expectChosen(pair, 2, 4, 14);
+  const std::vector<std::string> &names = conv2dGw8FeatureNames();
+  size_t images = std::find(names.begin(), names.end(), "images") - names.begin();
+  ASSERT_LT(images, names.size());
+  EXPECT_EQ(conv2dGw8Features(pair, conv2dGw8RuleConfig(pair))[images], 2.0);
   expectChosen(as(layer(32, 768, 32, 5, 2), ConvPass::Fprop, 2), 1, 8, 16);
   // 3x3 on 224x224 C24 in 7 x 3 warps: 16 rows ring 11 staged rows just
   // over the 144 KB budget of other kernels; under it, 4 rows.

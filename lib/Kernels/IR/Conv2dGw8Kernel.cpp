@@ -645,7 +645,10 @@ void Gw8Kernel::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) {
   // A staged row's elements: (column, [input column's phase,] group).
   RowShape shape{coord("r"), {copiedQT, WG}, {Q, G8}};
   if (strided) {
-    shape.sizes.insert(shape.sizes.begin() + 1, 2);
+    // A kernel one column wide reads no odd input column (wgrad's paired
+    // tap there is a partial sum dw leaves out): x's odd columns stay in
+    // memory, half the bytes of the rows.
+    shape.sizes.insert(shape.sizes.begin() + 1, p.s == 1 ? 1 : 2);
     shape.types.insert(shape.types.begin() + 1, coord("wp"));
   }
   // What a copy's element of a row decides (its column and group): the
@@ -660,7 +663,7 @@ void Gw8Kernel::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) {
     // Input column w = stride * (q0 + q) + wp - padW.
     at = imageColumn(qq, copiedQT);
     if (strided) {
-      // Stride 2 stages one image a band (packedImages): at.column is q0 + q.
+      // Staged column q holds the image's input columns 2q and 2q + 1.
       Coord wq = reinterpret(at.column, WS);
       Coord wpw = b.cast(wp, "w");
       wCol = b.sub(b.add(wq, wpw), padW);
