@@ -122,6 +122,21 @@ def time_candidates(sh, pass_, configs, rounds, check_bits=False):
     return [sorted(t)[len(t) // 2] for t in times], k
 
 
+def swept_layers(wanted, strides, done, redo, count, confirm_count):
+    """(set, shape) of the layers of the sets `wanted` and of `strides`:
+    with `redo`, those of the records `done` (case_key -> record), else
+    shapes.py's."""
+    if redo:
+        layers = list({case_key(r["set"], r["shape"], ""): (r["set"], r["shape"])
+                       for r in done.values() if r["set"] in wanted}.values())
+    else:
+        layers = [("table", sh) for sh in shapes.table_shapes()] if "table" in wanted else []
+        layers += [(s, sh) for s, sh in shapes.drawn_shapes(count) if s in wanted]
+        if "confirm" in wanted:
+            layers += shapes.confirm_shapes(confirm_count)
+    return [(s, sh) for s, sh in layers if sh["stride"] in strides]
+
+
 def replace_record(out, key, device, record):
     """Rewrites the open file `out` with `record` in place of the line of
     the same case and device."""
@@ -182,16 +197,8 @@ def main():
             record = json.loads(line)
             if record["device"] == facts["device"]:
                 done[case_key(record["set"], record["shape"], record["pass"])] = record
-    if args.redo:
-        layers = list({case_key(r["set"], r["shape"], ""): (r["set"], r["shape"])
-                       for r in done.values() if r["set"] in wanted}.values())
-    else:
-        layers = [("table", sh) for sh in shapes.table_shapes()] if "table" in wanted else []
-        layers += [(s, sh) for s, sh in shapes.drawn_shapes(args.count) if s in wanted]
-        if "confirm" in wanted:
-            layers += shapes.confirm_shapes(args.confirm_count)
     strides = {int(stride) for stride in args.strides.split(",")}
-    layers = [(s, sh) for s, sh in layers if sh["stride"] in strides]
+    layers = swept_layers(wanted, strides, done, args.redo, args.count, args.confirm_count)
     family = kernels.Conv2dGw8Family()
     cases = []
     for set_name, sh in layers:
