@@ -174,17 +174,21 @@ CASES = [
     (2, 64, 32, 32, 5, 5, 2, 2, "--stride 2"),
     (2, 32, 56, 56, 7, 7, 3, 3, "--stride 2 --bias"),
     (3, 40, 45, 37, 5, 4, 2, 1, "--stride 2 --dtype bf16"),
-    # Stride-2 fprop of narrow images side by side (an image's padded
-    # input columns in pairs, odd and even widths, the last row of images
-    # short, bias, 7x1 and 2x4 kernels, bf16, group width 1), and stride-2
-    # kernels one column wide, which stage x's even columns alone (fprop
-    # and wgrad).
+    # Stride-2 fprop and wgrad of narrow images side by side (an image's
+    # padded input columns in pairs, odd and even widths, the last row of
+    # images short, bias, 7x1 and 2x4 kernels, bf16, group width 1, f32
+    # dw), and stride-2 kernels one column wide, which stage x's even
+    # columns alone (fprop and wgrad).
     (9, 64, 5, 5, 3, 3, 1, 1, "--stride 2 --bias"),
     (7, 40, 6, 11, 3, 3, 2, 2, "--stride 2"),
     (5, 24, 9, 7, 5, 5, 2, 2, "--stride 2 --dtype bf16 --bias"),
     (11, 16, 8, 6, 7, 1, 3, 0, "--stride 2"),
     (6, 32, 7, 9, 2, 4, 1, 1, "--stride 2"),
     (10, 64, 4, 4, 3, 3, 1, 1, "--stride 2 --group-width 1"),
+    (9, 64, 5, 5, 3, 3, 1, 1, "--pass wgrad --stride 2"),
+    (7, 40, 6, 11, 5, 5, 2, 2, "--pass wgrad --stride 2 --out-dtype f32"),
+    (11, 16, 8, 6, 7, 7, 3, 3, "--pass wgrad --stride 2 --dtype bf16"),
+    (10, 64, 4, 4, 3, 3, 1, 1, "--pass wgrad --stride 2 --group-width 1"),
     (3, 32, 17, 17, 7, 1, 3, 0, "--pass wgrad --stride 2"),
     (2, 48, 12, 14, 1, 1, 0, 0, "--pass wgrad --stride 2 --out-dtype f32"),
     (2, 64, 30, 34, 1, 1, 0, 0, "--stride 2 --bias"),

@@ -190,12 +190,12 @@ bool flatRows(const Conv2dGw8Problem &p) {
 /// then run on across images instead of rounding each image's columns up
 /// (18 columns: 18 of 32 used; 3 images side by side, 54 of 64). Taken by
 /// fprop and stride-1 dgrad (not with padding of S or more, whose kernel
-/// padding is negative) and wgrad of wgradQuarterBlocks, where that uses
-/// at least 1.3x the columns (smaller gains do not pay for the dropped
-/// columns' copies): at most 8 images, for wgrad 3 in bands of 9 or 10
-/// rows (whose ninth row already costs registers); not wgrad's 3x3
-/// kernels, whose copies' column arithmetic costs registers (TUNING.md,
-/// "Images side by side").
+/// padding is negative) and wgrad of wgradQuarterBlocks or stride 2, where
+/// that uses at least 1.3x the columns (smaller gains do not pay for the
+/// dropped columns' copies): at most 8 images, for wgrad 3 in bands of 9
+/// or 10 rows (whose ninth row already costs registers); not stride-1
+/// wgrad's 3x3 kernels, whose copies' column arithmetic costs registers
+/// (TUNING.md, "Images side by side").
 constexpr int64_t kMaxPackedImages = 8;
 
 /// The output columns one image takes side by side with others: its padded
@@ -221,7 +221,8 @@ static double packedShare(const Conv2dGw8Problem &p, int64_t images, int64_t war
 static int64_t packedImages(const Conv2dGw8Problem &p, int64_t warpsQ,
                             bool wgradInFewWarps = false) {
   bool wgrad = p.pass == ConvPass::Wgrad;
-  bool takes = wgrad ? wgradQuarterBlocks(p) : p.stride == 1 || p.pass == ConvPass::Fprop;
+  bool takes =
+      wgrad ? wgradQuarterBlocks(p) || p.stride == 2 : p.stride == 1 || p.pass == ConvPass::Fprop;
   if (!takes || flatRows(p) || p.kernelPadW() < 0)
     return 1;
   bool tallBands = wgrad && wgradBandRows(p, wgradInFewWarps) >= 9;
