@@ -6,8 +6,8 @@ The model: gradient-boosted regression trees (xgboost, Debian's
 python3-xgboost) predicting a candidate's log time over its layer's
 fastest candidate's, from the library's features of the layer, the
 configuration and the target, trained on every pass. The chooser takes
-the fprop or dgrad candidate of the lowest prediction (wgrad runs the
-rules' choice: conv2dGw8Candidates). Only the "table" and "train" sets
+the candidate of the lowest prediction (conv2dGw8Candidates). Only the
+"table" and "train" sets
 and spio-jit's autotune measurements (from_autotune.py; but for layers of
 the held-out or confirm sets) are read here (never "held-out" or
 "confirm");
@@ -84,17 +84,20 @@ def summary(ratios):
 
 
 def cross_validate(x, y, layer, ms, folds, records):
-    """The chosen over the best on each fold's fprop and dgrad layers, fit
-    without them; folds split layer shapes, so that no shape's other
-    passes are fit on (their times follow one another closely)."""
+    """The chosen over the best on each fold's layers, fit without them,
+    as {"fprop and dgrad": ratios, "wgrad": ratios}; folds split layer
+    shapes, so that no shape's other passes are fit on (their times
+    follow one another closely)."""
     shapes = sorted({record["name"] for record in records})
-    ratios = []
+    ratios = {"fprop and dgrad": [], "wgrad": []}
     for fold in range(folds):
         held = {name for n, name in enumerate(shapes) if n % folds == fold}
-        test = [i for i, record in enumerate(records)
-                if record["name"] in held and record["pass"] != "wgrad"]
-        train = ~numpy.isin(layer, [i for i, r in enumerate(records) if r["name"] in held])
-        ratios += chosen_over_best(fit(x[train], y[train]), x, layer, ms, test)
+        booster = fit(*(v[~numpy.isin(layer, [i for i, r in enumerate(records)
+                                              if r["name"] in held])] for v in (x, y)))
+        for passes, found in ratios.items():
+            test = [i for i, record in enumerate(records) if record["name"] in held and
+                    (record["pass"] == "wgrad") == (passes == "wgrad")]
+            found += chosen_over_best(booster, x, layer, ms, test)
     return ratios
 
 
@@ -195,11 +198,11 @@ def main():
     print(f"{len(records)} layers and passes, {len(y)} candidates, {len(names)} features",
           file=sys.stderr)
     if args.folds:
-        print(f"cross-validated, fprop and dgrad: "
-              f"{summary(cross_validate(x, y, layer, ms, args.folds, records))}",
-              file=sys.stderr)
-        print("the rules' choice, fprop and dgrad: " + summary(
-            [rules_over_best(r) for r in records if r["pass"] != "wgrad"]), file=sys.stderr)
+        for passes, ratios in cross_validate(x, y, layer, ms, args.folds, records).items():
+            rules = [rules_over_best(r) for r in records
+                     if (r["pass"] == "wgrad") == (passes == "wgrad")]
+            print(f"cross-validated, {passes}: {summary(ratios)}; the rules' choice: "
+                  f"{summary(rules)}", file=sys.stderr)
     booster = fit(x, y)
     sources = sorted(os.path.relpath(p, ROOT) for p in args.data)
     write_table(args.out, booster, names, sources, x, targets(records))

@@ -255,8 +255,8 @@ int runConv() {
   }
   Result<Cuda *> cuda = Cuda::get();
   problem.target = target();
-  bool overridden = opt().convChunks || opt().convRowsP || opt().warpsM || opt().warpsN ||
-                    opt().convCopyWarps || opt().wgradRowRing.has_value() ||
+  bool overridden = opt().convRules || opt().convChunks || opt().convRowsP || opt().warpsM ||
+                    opt().warpsN || opt().convCopyWarps || opt().wgradRowRing.has_value() ||
                     opt().wgradStagesOption || opt().wgradReduceLaneElements;
   // Options adjust the rules' configuration, whose fields follow from the
   // problem alone, not the model's pick among its neighbours.
@@ -282,7 +282,7 @@ int runConv() {
     fail(err);
   if (opt().convAutotune && overridden)
     fail("--autotune times the chosen configuration and its neighbours; it takes no "
-         "--warps-m, --warps-n, --rows-p, --chunks, --copy-warps, --wgrad-row-ring, "
+         "--rules, --warps-m, --warps-n, --rows-p, --chunks, --copy-warps, --wgrad-row-ring, "
          "--wgrad-stages or --wgrad-reduce-lane-elements");
   if (opt().convAutotune && (opt().emitSpio || opt().emitPTX))
     fail("--autotune times kernels on the device; --emit-spio and --emit-ptx print the "

@@ -1323,10 +1323,7 @@ static void addOddGroupTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8Con
 /// conv2dGw8RuleCandidates with the model's pick moved to the front.
 static std::vector<Conv2dGw8Config> rankedCandidates(const Conv2dGw8Problem &p, int64_t most) {
   std::vector<Conv2dGw8Config> candidates = conv2dGw8RuleCandidates(p, most);
-  // wgrad's candidates differ only in stages, row ring and reduce lanes,
-  // within a few percent, where the rules chose better than the model on
-  // layers neither had seen (benchmarks/model/RESULTS.md).
-  if (candidates.size() >= 2 && p.pass != ConvPass::Wgrad && conv2dGw8ModelKnowsTarget(p)) {
+  if (candidates.size() >= 2 && conv2dGw8ModelKnowsTarget(p)) {
     size_t fastest = 0;
     double fastestPrediction = 0;
     for (size_t i = 0; i < candidates.size(); ++i) {

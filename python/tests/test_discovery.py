@@ -648,15 +648,18 @@ def test_autotune_candidates_start_with_the_chosen():
     # wgrad: the chosen blocks (its partial sums' order; one a
     # multiprocessor, 3 stages), in 2 stages and with the reduce's other
     # lanes, as (warps, rows, chunks, copy warps, stages, ring, reduce
-    # lanes); the chosen 18x18 C576 5x5 takes the ring.
+    # lanes); the rules' 18x18 C576 5x5 takes the ring, which the model's
+    # pick among its stages and lanes keeps.
     wgrad = spio.Conv2dGw8Arguments(128, 192, 72, 72, pass_="wgrad")
     assert [c[2] for c in conv.candidates(wgrad)] == [(1, 8, 8), (1, 8, 8, 44, 0, 2, 0, 1),
                                                       (1, 8, 8, 44, 0, 3, 0, 2),
                                                       (1, 8, 8, 44, 0, 3, 0, 4)]
     assert all(spio.Kernel(conv, c).supports(wgrad) for c in conv.candidates(wgrad))
     ringed = spio.Conv2dGw8Arguments(128, 576, 18, 18, 5, 5, 2, 2, pass_="wgrad")
-    assert conv.chosen(ringed) == ("wgrad", "f16", (1, 4, 9, 0, 0, 0, 1))
-    assert "row_ring" in conv.source(ringed, conv.chosen(ringed))
+    rules = ("wgrad", "f16", (1, 4, 9, 0, 0, 0, 1))
+    assert rules in conv.candidates(ringed)
+    assert conv.chosen(ringed)[2][:3] == (1, 4, 9) and conv.chosen(ringed)[2][6] == 1
+    assert "row_ring" in conv.source(ringed, rules)
     # A tile names the C API's fields in order: too few or too many are
     # refused with the names.
     for tile in ((1, 8), (1, 4, 9, 0, 0, 0, 1, 4, 2)):

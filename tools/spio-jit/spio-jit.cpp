@@ -275,6 +275,10 @@ static Field<bool>
     convAutotune("autotune", cl::cat(convOptions),
                  cl::desc("Time the chosen configuration and its neighbours; run the fastest"),
                  cl::location(request.convAutotune));
+static Field<bool>
+    convRules("rules", cl::cat(convOptions),
+              cl::desc("The hand rules' configuration, not the performance model's pick"),
+              cl::location(request.convRules));
 static Field<int64_t> targetMultiprocessors(
     "multiprocessors", cl::cat(workloadOptions),
     cl::desc("The target's multiprocessors (0: the GPU's, else the chip's reference part's)"),
@@ -384,11 +388,11 @@ int main(int argc, char **argv) {
       &gemmWgmma,  &listCandidates};
   // Options of the grouped conv alone, and of both convolutions.
   const std::initializer_list<const cl::Option *> gw8Only = {
-      &convBias,           &convGroupWidth,          &convRowsP,
-      &convChunks,         &convDependentLaunch,     &convAutotune,
-      &wgradClusterReduce, &wgradDiscardPartials,    &wgradEarlyLaunch,
-      &wgradParts,         &wgradReduceLaneElements, &wgradRowRing,
-      &wgradStagesOption};
+      &convBias,         &convGroupWidth,      &convRowsP,
+      &convChunks,       &convDependentLaunch, &convAutotune,
+      &convRules,        &wgradClusterReduce,  &wgradDiscardPartials,
+      &wgradEarlyLaunch, &wgradParts,          &wgradReduceLaneElements,
+      &wgradRowRing,     &wgradStagesOption};
   const std::initializer_list<const cl::Option *> convShared = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convPass};
   if (!request.inputFile.empty()) {

@@ -183,6 +183,8 @@ struct Request {
   bool convBias = false;
   /// Time the chosen configuration and its neighbours; run the fastest
   bool convAutotune = false;
+  /// conv2d-gw8: the hand rules' configuration, not the performance model's pick
+  bool convRules = false;
   // conv2d-gw8 wgrad.
   /// Launch the reduce as a dependent grid (sm_90 and later)
   bool convDependentLaunch = true;

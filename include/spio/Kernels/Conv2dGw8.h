@@ -162,12 +162,11 @@ struct Conv2dGw8Config {
 /// default configuration, which checkConv2dGw8 then refuses with the reason.
 Conv2dGw8Config conv2dGw8RuleConfig(const Conv2dGw8Problem &problem);
 
-/// The configuration Spio runs: fprop's and dgrad's, of conv2dGw8Candidates
-/// the one the performance model (conv2dGw8Model) predicts fastest on the
-/// problem's target, where the model's data was measured on such a target
-/// (conv2dGw8ModelKnowsTarget); else, and for wgrad, the rules'. All
-/// candidates write the same bits, so the model changes speed, never
-/// results.
+/// The configuration Spio runs: of conv2dGw8Candidates the one the
+/// performance model (conv2dGw8Model) predicts fastest on the problem's
+/// target, where the model's data was measured on such a target
+/// (conv2dGw8ModelKnowsTarget); else the rules'. All candidates write the
+/// same bits, so the model changes speed, never results.
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &problem);
 
 /// conv2d-gw8's performance model: regression trees over
