@@ -7,10 +7,9 @@ python3-xgboost) predicting a candidate's log time over its layer's
 fastest candidate's, from the library's features of the layer, the
 configuration and the target, trained on every pass. The chooser takes
 the candidate of the lowest prediction (conv2dGw8Candidates). Only the
-"table" and "train" sets
-and spio-jit's autotune measurements (from_autotune.py; but for layers of
-the held-out or confirm sets) are read here (never "held-out" or
-"confirm");
+"table" and "train" sets and spio-jit's autotune measurements
+(from_autotune.py; but for layers of the held-out or confirm sets) are
+read here (never "held-out" or "confirm");
 --folds reports a cross-validation over the training layers (folds of
 layer shapes) before the final fit:
 
@@ -92,8 +91,8 @@ def cross_validate(x, y, layer, ms, folds, records):
     ratios = {"fprop and dgrad": [], "wgrad": []}
     for fold in range(folds):
         held = {name for n, name in enumerate(shapes) if n % folds == fold}
-        booster = fit(*(v[~numpy.isin(layer, [i for i, r in enumerate(records)
-                                              if r["name"] in held])] for v in (x, y)))
+        train = ~numpy.isin(layer, [i for i, r in enumerate(records) if r["name"] in held])
+        booster = fit(x[train], y[train])
         for passes, found in ratios.items():
             test = [i for i, record in enumerate(records) if record["name"] in held and
                     (record["pass"] == "wgrad") == (passes == "wgrad")]
