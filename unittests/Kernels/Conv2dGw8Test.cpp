@@ -823,6 +823,32 @@ TEST(Conv2dGw8, StridedWgradBandsFitTwoBlocks) {
   EXPECT_EQ(config(64, 128, 64, 5).rowsP, 4);
 }
 
+/// The images the configuration lays side by side in a row (the model's
+/// feature of that name).
+static double imagesSideBySide(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
+  const std::vector<std::string> &names = conv2dGw8FeatureNames();
+  size_t images = std::find(names.begin(), names.end(), "images") - names.begin();
+  EXPECT_LT(images, names.size());
+  return images < names.size() ? conv2dGw8Features(p, c)[images] : 0.0;
+}
+
+TEST(Conv2dGw8, StridedPassesLayNarrowImagesSideBySide) {
+  // Stride 2 on 5x5 images: 3 output columns, an image's 7 padded input
+  // columns in 4 staged ones, so 4 images fill 15 of 16 columns (fprop
+  // and wgrad); stride-2 dgrad stages dy upsampled and keeps one image.
+  Conv2dGw8Problem p = layer(64, 960, 5, 3, 1);
+  p.stride = 2;
+  Conv2dGw8Config oneWarp;
+  oneWarp.warpsQ = 1;
+  oneWarp.warpsG = 8;
+  oneWarp.rowsP = 3;
+  EXPECT_EQ(imagesSideBySide(as(p, ConvPass::Fprop, 2), oneWarp), 4.0);
+  EXPECT_EQ(imagesSideBySide(as(p, ConvPass::Wgrad, 2), oneWarp), 4.0);
+  EXPECT_EQ(imagesSideBySide(as(p, ConvPass::Dgrad, 2), oneWarp), 1.0);
+  // 56x56: 28 columns a tile of 32 already holds; nothing to gain.
+  EXPECT_EQ(imagesSideBySide(as(layer(64, 960, 56, 3, 1), ConvPass::Fprop, 2), oneWarp), 1.0);
+}
+
 TEST(Conv2dGw8, StridedFpropTakesTheTallestBlockThatFits) {
   // Stride-2 5x5 fprop on 28x28 in 8-warp blocks: the whole image's 14
   // output rows in one block, which rings 13 of the 31 rows of x they read,
@@ -830,10 +856,7 @@ TEST(Conv2dGw8, StridedFpropTakesTheTallestBlockThatFits) {
   // fit as a ring of staged rows too.
   Conv2dGw8Problem pair = as(layer(32, 768, 28, 5, 2), ConvPass::Fprop, 2);
   expectChosen(pair, 2, 4, 14);
-  const std::vector<std::string> &names = conv2dGw8FeatureNames();
-  size_t images = std::find(names.begin(), names.end(), "images") - names.begin();
-  ASSERT_LT(images, names.size());
-  EXPECT_EQ(conv2dGw8Features(pair, conv2dGw8RuleConfig(pair))[images], 2.0);
+  EXPECT_EQ(imagesSideBySide(pair, conv2dGw8RuleConfig(pair)), 2.0);
   expectChosen(as(layer(32, 768, 32, 5, 2), ConvPass::Fprop, 2), 1, 8, 16);
   // 3x3 on 224x224 C24 in 7 x 3 warps: 16 rows ring 11 staged rows just
   // over the 144 KB budget of other kernels; under it, 4 rows.
