@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 15
+#define SPIO_ABI_VERSION 16
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -308,8 +308,22 @@ spio_launch_shape spio_conv2d_gw8_bias_reduce_launch_shape(const spio_conv2d_gw8
  * failure returns NULL and sets *error to the diagnostics (free it). */
 typedef struct spio_compiled spio_compiled;
 spio_compiled *spio_compile(const char *source, const char *chip, char **error);
+/* A family's kernels for a problem and configuration that pass its check
+ * (as spio_*_source's must), built and compiled for `chip` as built: the
+ * PTX, kernels and cache entry of spio_compile(spio_*_source(...), chip),
+ * without printing the module and parsing it back. */
+spio_compiled *spio_gemm_compile(const spio_gemm_problem *problem, const spio_gemm_config *config,
+                                 const char *chip, char **error);
+spio_compiled *spio_conv2d_compile(const spio_conv2d_problem *problem,
+                                   const spio_gemm_config *config, const char *chip, char **error);
+spio_compiled *spio_conv2d_gw8_compile(const spio_conv2d_gw8_problem *problem,
+                                       const spio_conv2d_gw8_config *config, const char *chip,
+                                       char **error);
 void spio_compiled_destroy(spio_compiled *compiled);
 const char *spio_compiled_ptx(const spio_compiled *compiled);
+/* The spio-dialect text compiled: spio_compile's source, or the family's
+ * module as it prints (spio_*_source's text). */
+const char *spio_compiled_source(const spio_compiled *compiled);
 /* "miss", "memory hit" or "disk hit". */
 const char *spio_compiled_cache_outcome(const spio_compiled *compiled);
 int32_t spio_compiled_num_kernels(const spio_compiled *compiled);

@@ -29,6 +29,9 @@ namespace kernels = ::spio::kernels;
 struct spio_compiled {
   mlir::spio::CompiledModule module;
   mlir::spio::CacheOutcome outcome;
+  /// The spio-dialect text compiled (for a family's workload, the module
+  /// as it prints: the cache's key).
+  std::string source;
 };
 
 struct spio_loaded {
@@ -423,14 +426,18 @@ spio_launch_shape spio_conv2d_gw8_bias_reduce_launch_shape(const spio_conv2d_gw8
   return launchShape(kernels::conv2dGw8WgradBiasReduceLaunchShape(convProblem(*problem)));
 }
 
-spio_compiled *spio_compile(const char *source, const char *chip, char **error) {
+/// Runs `compile` (into the compiled's module and outcome, or an error
+/// message) for `chip`: the compiled, or NULL with *error set.
+static spio_compiled *compileWith(
+    const char *chip, char **error,
+    llvm::function_ref<bool(const mlir::spio::CompileOptions &, spio_compiled &, std::string &)>
+        compile) {
   mlir::spio::CompileOptions options;
   if (chip && *chip)
     options.chip = chip;
   auto *compiled = new spio_compiled;
   std::string message;
-  if (!mlir::spio::compileToPTXCached(source ? source : "", options, compiled->module, message,
-                                      compiled->outcome)) {
+  if (!compile(options, *compiled, message)) {
     delete compiled;
     if (error)
       *error = copyOrNull(message.empty() ? "compilation failed" : message);
@@ -438,6 +445,57 @@ spio_compiled *spio_compile(const char *source, const char *chip, char **error) 
   }
   return compiled;
 }
+
+spio_compiled *spio_compile(const char *source, const char *chip, char **error) {
+  return compileWith(chip, error,
+                     [&](const mlir::spio::CompileOptions &options, spio_compiled &compiled,
+                         std::string &message) {
+                       compiled.source = source ? source : "";
+                       return mlir::spio::compileToPTXCached(
+                           compiled.source, options, compiled.module, message, compiled.outcome);
+                     });
+}
+
+/// A family's workload built in a compiler context and compiled as built,
+/// through the cache keyed by its printed text.
+static spio_compiled *
+compileWorkload(const char *chip, char **error,
+                llvm::function_ref<mlir::OwningOpRef<mlir::ModuleOp>(mlir::MLIRContext *)> build) {
+  return compileWith(
+      chip, error,
+      [&](const mlir::spio::CompileOptions &options, spio_compiled &compiled,
+          std::string &message) {
+        std::unique_ptr<mlir::MLIRContext> context = mlir::spio::makeCompilerContext();
+        mlir::spio::loadWorkloadDialects(context.get());
+        mlir::OwningOpRef<mlir::ModuleOp> module = build(context.get());
+        return mlir::spio::compileModuleToPTXCached(*module, options, compiled.module, message,
+                                                    compiled.outcome, compiled.source);
+      });
+}
+
+spio_compiled *spio_gemm_compile(const spio_gemm_problem *problem, const spio_gemm_config *config,
+                                 const char *chip, char **error) {
+  return compileWorkload(chip, error, [&](mlir::MLIRContext *context) {
+    return mlir::spio::buildGemmWorkload(context, gemmProblem(*problem), gemmConfig(*config));
+  });
+}
+
+spio_compiled *spio_conv2d_compile(const spio_conv2d_problem *problem,
+                                   const spio_gemm_config *config, const char *chip, char **error) {
+  return compileWorkload(chip, error, [&](mlir::MLIRContext *context) {
+    return mlir::spio::buildConv2dWorkload(context, conv2dProblem(*problem), gemmConfig(*config));
+  });
+}
+
+spio_compiled *spio_conv2d_gw8_compile(const spio_conv2d_gw8_problem *problem,
+                                       const spio_conv2d_gw8_config *config, const char *chip,
+                                       char **error) {
+  return compileWorkload(chip, error, [&](mlir::MLIRContext *context) {
+    return mlir::spio::buildConv2dGw8Workload(context, convProblem(*problem), convConfig(*config));
+  });
+}
+
+const char *spio_compiled_source(const spio_compiled *compiled) { return compiled->source.c_str(); }
 
 void spio_compiled_destroy(spio_compiled *compiled) { delete compiled; }
 

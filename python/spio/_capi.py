@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 15
+ABI_VERSION = 16
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -170,6 +170,13 @@ _SIGNATURES = {
     "spio_conv2d_gw8_bias_launch_shape": (LaunchShape, [_P(Conv2dGw8Problem)]),
     "spio_conv2d_gw8_bias_reduce_launch_shape": (LaunchShape, [_P(Conv2dGw8Problem)]),
     "spio_compile": (ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_char_p, _P(ctypes.c_void_p)]),
+    "spio_gemm_compile": (ctypes.c_void_p, [_P(GemmProblem), _P(GemmConfig), ctypes.c_char_p,
+                                            _P(ctypes.c_void_p)]),
+    "spio_conv2d_compile": (ctypes.c_void_p, [_P(Conv2dProblem), _P(GemmConfig), ctypes.c_char_p,
+                                              _P(ctypes.c_void_p)]),
+    "spio_conv2d_gw8_compile": (ctypes.c_void_p, [_P(Conv2dGw8Problem), _P(Conv2dGw8Config),
+                                                  ctypes.c_char_p, _P(ctypes.c_void_p)]),
+    "spio_compiled_source": (ctypes.c_char_p, [ctypes.c_void_p]),
     "spio_compiled_destroy": (None, [ctypes.c_void_p]),
     "spio_compiled_ptx": (ctypes.c_char_p, [ctypes.c_void_p]),
     "spio_compiled_cache_outcome": (ctypes.c_char_p, [ctypes.c_void_p]),
@@ -225,19 +232,41 @@ def take_string(pointer):
         lib.spio_free(pointer)
 
 
+def _c_text(name, value):
+    """`value` encoded for C, whose strings end at the first NUL: text after
+    it would be dropped unseen."""
+    if not isinstance(value, str) or "\0" in value:
+        raise SpioError(f"{name} must be a str without NUL characters, got {value!r:.60}")
+    return value.encode()
+
+
 class Compiled:
-    """spio-dialect source compiled to PTX: `ptx`, `kernels` [(name, dynamic
-    shared bytes, block size)] and `cache` (where the PTX came from)."""
+    """spio-dialect source compiled to PTX: `source` (the text compiled),
+    `ptx`, `kernels` [(name, dynamic shared bytes, block size)] and `cache`
+    (where the PTX came from)."""
 
     def __init__(self, source, chip):
-        # C strings end at the first NUL: text after it would be dropped unseen.
-        for name, value in (("source", source), ("chip", chip)):
-            if not isinstance(value, str) or "\0" in value:
-                raise SpioError(f"{name} must be a str without NUL characters, got {value!r:.60}")
+        source, chip = _c_text("source", source), _c_text("chip", chip)
         error = ctypes.c_void_p()
-        self.handle = lib.spio_compile(source.encode(), chip.encode(), ctypes.byref(error))
+        self._take(lib.spio_compile(source, chip, ctypes.byref(error)), error)
+
+    @classmethod
+    def built(cls, compile_workload, structs, chip):
+        """A family's workload compiled as the library builds it
+        (`compile_workload`: spio_gemm_compile, spio_conv2d_compile or
+        spio_conv2d_gw8_compile, of the family's problem and config
+        `structs`), not printed and parsed back."""
+        compiled = cls.__new__(cls)
+        error = ctypes.c_void_p()
+        compiled._take(compile_workload(*structs, _c_text("chip", chip), ctypes.byref(error)),
+                       error)
+        return compiled
+
+    def _take(self, handle, error):
+        self.handle = handle
         if not self.handle:
             raise SpioError("compiling spio source failed:\n" + (take_string(error) or ""))
+        self.source = lib.spio_compiled_source(self.handle).decode()
         self.ptx = lib.spio_compiled_ptx(self.handle).decode()
         self.kernels = [(lib.spio_compiled_kernel_name(self.handle, i).decode(),
                          lib.spio_compiled_kernel_shared_bytes(self.handle, i),

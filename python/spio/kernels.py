@@ -340,6 +340,11 @@ class KernelFamily(abc.ABC):
     def source(self, args, config):
         """Spio-dialect source (a module with one gpu.module) for `args`."""
 
+    def compiled(self, args, config, chip):
+        """source(args, config) compiled for `chip` (a _capi.Compiled); the
+        library's families compile their modules as built instead."""
+        return _capi.Compiled(self.source(args, config), chip)
+
     @abc.abstractmethod
     def launch_shapes(self, args, config):
         """(grid x, grid y, block[, grid z]) of each kernel of the source, in
@@ -558,12 +563,10 @@ class Kernel:
 
     def _compile(self, args, chip):
         self._require(args)
-        source = self.family.source(args, self.config)
-        compiled = _capi.Compiled(source, chip)
-        compiled.source = source
+        compiled = self.family.compiled(args, self.config, chip)
         log.info("%s %s: %s (%d bytes of PTX)", self.family.name, args, compiled.cache,
                  len(compiled.ptx))
-        _dump(source, compiled.ptx)
+        _dump(compiled.source, compiled.ptx)
         return compiled
 
 
@@ -740,6 +743,9 @@ class GemmFamily(KernelFamily):
     def source(self, args, config):
         return _capi.take_string(_capi.lib.spio_gemm_source(*self._structs(args, config)))
 
+    def compiled(self, args, config, chip):
+        return _capi.Compiled.built(_capi.lib.spio_gemm_compile, self._structs(args, config), chip)
+
     def launch_shapes(self, args, config):
         problem, cfg = self._structs(args, config)
         # The kernels packing A and B (where they are packed) come first.
@@ -831,6 +837,9 @@ class Conv2dFamily(KernelFamily):
 
     def source(self, args, config):
         return _capi.take_string(_capi.lib.spio_conv2d_source(*self._structs(args, config)))
+
+    def compiled(self, args, config, chip):
+        return _capi.Compiled.built(_capi.lib.spio_conv2d_compile, self._structs(args, config), chip)
 
     def launch_shapes(self, args, config):
         problem, gemm = self._structs(args, config)
@@ -930,6 +939,9 @@ class Conv2dGw8Family(KernelFamily):
 
     def source(self, args, config):
         return _capi.take_string(_capi.lib.spio_conv2d_gw8_source(*self._structs(args, config)))
+
+    def compiled(self, args, config, chip):
+        return _capi.Compiled.built(_capi.lib.spio_conv2d_gw8_compile, self._structs(args, config), chip)
 
     def launch_shapes(self, args, config):
         problem, cfg = self._structs(args, config)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -182,6 +183,29 @@ def test_gemm_compiles_to_ptx_and_hits_the_cache():
     expect_error(lambda: kernel.compile(GEMM, chip="sm_75"), "unsupported target chip 'sm_75'")
     expect_error(lambda: kernel.compile(GEMM, chip="sm_90\0x"), "chip must be a str without NUL")
     expect_error(lambda: kernel.compile(GEMM, chip=None), "chip must be a str")
+
+
+def test_families_compile_their_modules_as_built():
+    # The library's families build their kernels and compile the module as
+    # built (spio_*_compile), not printed and parsed back: the text it
+    # prints is spio_*_source's, and its PTX and cache entry those of the
+    # text compiled (a fresh cache directory: the first compile misses).
+    # Layers no other test compiles (the memory cache spans the process).
+    cases = [(spio.GemmArguments(72, 200, 136, "bf16"), spio.GemmFamily()),
+             (spio.Conv2dArguments(2, 10, 12, 64, 64), spio.Conv2dFamily()),
+             (spio.Conv2dGw8Arguments(3, 40, 9, 7, 3, 3, 1, 1, 2), spio.Conv2dGw8Family()),
+             (spio.Conv2dGw8Arguments(5, 48, 13, 11, pass_="wgrad"), spio.Conv2dGw8Family())]
+    with tempfile.TemporaryDirectory() as cache, mock.patch.dict(os.environ,
+                                                                 {"SPIO_CACHE_DIR": cache}):
+        for args, family in cases:
+            config = family.chosen(args)
+            with mock.patch.object(type(family), "source", side_effect=AssertionError("printed")):
+                built = spio.Kernel(family, config).compile(args)
+            assert built.cache == "compiled", args
+            text = _capi.Compiled(family.source(args, config), spio.kernels.DEFAULT_CHIP)
+            assert built.source == text.source and built.ptx == text.ptx, args
+            assert "cache hit" in text.cache, args
+            assert [name for name, _, _ in built.kernels] == [k[0] for k in text.kernels]
 
 
 def test_conv_discovery_per_pass_and_workspace():
