@@ -128,6 +128,16 @@ def benchmark_arguments(repeats, warmup=5, spio_jit=True):
     return parser
 
 
+def cudnn_benchmark_header(timing, dtype):
+    """Turns cudnn.benchmark on (cuDNN then runs its fastest algorithm for
+    each layer, as the vendor figures assume) and returns the header line
+    naming the device, torch, cuDNN, `dtype` and the `timing`."""
+    import torch
+    torch.backends.cudnn.benchmark = True
+    return (f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+            f"cuDNN {torch.backends.cudnn.version()}, {dtype}, {timing} timing")
+
+
 def geometric_mean(values):
     """The geometric mean of positive `values` (NaN for none)."""
     values = list(values)

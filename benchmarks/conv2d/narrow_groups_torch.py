@@ -17,7 +17,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import benchmark_arguments, geometric_mean, time_ms  # noqa: E402
+from harness import (benchmark_arguments, cudnn_benchmark_header, geometric_mean,  # noqa: E402
+                     time_ms)
 
 import spio  # noqa: E402
 
@@ -39,9 +40,7 @@ LAYERS = [
 def main():
     args = benchmark_arguments(30, spio_jit=False).parse_args()
     timed = (args.warmup, args.repeats, args.timing)
-    torch.backends.cudnn.benchmark = True
-    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN "
-          f"{torch.backends.cudnn.version()}, {args.timing} timing, bf16")
+    print(cudnn_benchmark_header(args.timing, "bf16"))
     print("\n| model | N | HxW | C | stride | groups | fwd spio ms | fwd cuDNN ms | fwd ratio | "
           "fwd+bwd spio ms | fwd+bwd cuDNN ms | fwd+bwd ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")

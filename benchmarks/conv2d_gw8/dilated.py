@@ -19,7 +19,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import benchmark_arguments, geometric_mean, time_ms  # noqa: E402
+from harness import (benchmark_arguments, cudnn_benchmark_header, geometric_mean,  # noqa: E402
+                     time_ms)
 
 import spio  # noqa: E402
 
@@ -74,9 +75,7 @@ def check(x, w, b, padding, dilation, groups):
 def main():
     args = benchmark_arguments(20, warmup=3, spio_jit=False).parse_args()
     timed = (args.warmup, args.repeats, args.timing)
-    torch.backends.cudnn.benchmark = True
-    print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
-          f"cuDNN {torch.backends.cudnn.version()}, bf16, {args.timing} timing\n")
+    print(cudnn_benchmark_header(args.timing, "bf16") + "\n")
     print("| layer | N C HxW kernel dilation | forward spio (us) | cuDNN (us) | ratio | "
           "spio GB/s | fwd + bwd spio (us) | cuDNN (us) | ratio |")
     print("|---|---|---|---|---|---|---|---|---|")
