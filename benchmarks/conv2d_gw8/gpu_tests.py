@@ -192,6 +192,14 @@ CASES = [
     (3, 32, 17, 17, 7, 1, 3, 0, "--pass wgrad --stride 2"),
     (2, 48, 12, 14, 1, 1, 0, 0, "--pass wgrad --stride 2 --out-dtype f32"),
     (2, 64, 30, 34, 1, 1, 0, 0, "--stride 2 --bias"),
+    # Stride-2 kernels one row tall, which stage x's even rows alone (with
+    # padding 1, the odd rows of x): 1x1 and 1x5, fprop (14 rows in a ring
+    # of staged rows) and wgrad, group widths 8, 4 and 1.
+    (2, 64, 29, 30, 1, 1, 1, 1, "--stride 2"),
+    (4, 64, 56, 56, 1, 1, 0, 0, "--stride 2 --rows-p 14 --warps-m 2 --warps-n 8"),
+    (3, 40, 20, 37, 1, 5, 0, 2, "--stride 2 --bias --dtype bf16 --group-width 4"),
+    (2, 48, 29, 30, 1, 1, 1, 1, "--pass wgrad --stride 2"),
+    (3, 40, 20, 37, 1, 5, 0, 2, "--pass wgrad --stride 2 --group-width 1"),
     # Stride-2 fprop and wgrad in 3 and 5 groups a block: staged columns of
     # an odd pitch (7 and 11 vectors: two input columns and one unused).
     (2, 24, 21, 20, 3, 3, 1, 1, "--stride 2 --bias --warps-m 2 --warps-n 3"),

@@ -19,8 +19,8 @@ and its multiprocessors and L2 bytes:
 
 Cases already in --out are skipped, so a sweep cut short by --deadline
 (or by the lent GPU's time limit) goes on where it stopped. After a kernel
-change, --redo times the cases of --out that --sets, --passes and --strides
-select again, each new record replacing its old one in place:
+change, --redo times the cases of --out that --sets, --passes, --strides
+and --kernel-rows select again, each new record replacing its old one in place:
 
   sweep.py --sets train,held-out,confirm --passes fprop --strides 2 --redo \
       --out data/h200.jsonl
@@ -122,10 +122,10 @@ def time_candidates(sh, pass_, configs, rounds, check_bits=False):
     return [sorted(t)[len(t) // 2] for t in times], k
 
 
-def swept_layers(wanted, strides, done, redo, count, confirm_count):
-    """(set, shape) of the layers of the sets `wanted` and of `strides`:
-    with `redo`, those of the records `done` (case_key -> record), else
-    shapes.py's."""
+def swept_layers(wanted, strides, done, redo, count, confirm_count, kernel_rows=None):
+    """(set, shape) of the layers of the sets `wanted`, of `strides` and
+    (unless None) of kernels `kernel_rows` tall: with `redo`, those of the
+    records `done` (case_key -> record), else shapes.py's."""
     if redo:
         layers = list({case_key(r["set"], r["shape"], ""): (r["set"], r["shape"])
                        for r in done.values() if r["set"] in wanted}.values())
@@ -134,7 +134,8 @@ def swept_layers(wanted, strides, done, redo, count, confirm_count):
         layers += [(s, sh) for s, sh in shapes.drawn_shapes(count) if s in wanted]
         if "confirm" in wanted:
             layers += shapes.confirm_shapes(confirm_count)
-    return [(s, sh) for s, sh in layers if sh["stride"] in strides]
+    return [(s, sh) for s, sh in layers
+            if sh["stride"] in strides and (kernel_rows is None or sh["r"] in kernel_rows)]
 
 
 def replace_record(out, key, device, record):
@@ -172,6 +173,8 @@ def main():
                         help="layers of the confirm set")
     parser.add_argument("--passes", default=",".join(PASSES))
     parser.add_argument("--strides", default="1,2", help="the layers' strides swept")
+    parser.add_argument("--kernel-rows", default="",
+                        help="the layers' kernel heights R swept (default: all)")
     parser.add_argument("--redo", action="store_true",
                         help="time the selected cases already in --out again, each new record "
                              "replacing the old (no new layers)")
@@ -198,7 +201,9 @@ def main():
             if record["device"] == facts["device"]:
                 done[case_key(record["set"], record["shape"], record["pass"])] = record
     strides = {int(stride) for stride in args.strides.split(",")}
-    layers = swept_layers(wanted, strides, done, args.redo, args.count, args.confirm_count)
+    kernel_rows = {int(r) for r in args.kernel_rows.split(",")} if args.kernel_rows else None
+    layers = swept_layers(wanted, strides, done, args.redo, args.count, args.confirm_count,
+                          kernel_rows)
     family = kernels.Conv2dGw8Family()
     cases = []
     for set_name, sh in layers:

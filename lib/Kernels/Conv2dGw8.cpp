@@ -330,7 +330,8 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
     t.copiedColumns +=
         (reach - 1) * gaplessCrossings(p.kernelOutW(), t.columns, grid.images * p.kernelOutW());
   t.stagedColumns = ceilDiv(t.copiedColumns, 8) * 8;
-  t.rows = t.stride * (c.rowsP - 1) + p.r;
+  t.rowStride = p.r == 1 ? 1 : t.stride;
+  t.rows = t.rowStride * (c.rowsP - 1) + p.r;
   if (p.pass == ConvPass::Wgrad)
     t.gradientRows = c.rowsP;
   if (flatRows(p)) {
@@ -351,7 +352,7 @@ StagedInput stagedInput(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   // tile capped its blocks at 4 to 9 rows. Stride 1 and stride-2 dgrad
   // keep whole tiles, which the ring did not speed up (TUNING.md,
   // "Stride-2 fprop's ring").
-  int64_t ring = p.r + t.stride * kRingLookahead;
+  int64_t ring = p.r + t.rowStride * kRingLookahead;
   t.ring = p.pass == ConvPass::Fprop && p.stride == 2 && !flatRows(p) &&
            grid.bandsPerChunk == 1 && t.rows > 2 * ring;
   t.slots = t.ring ? ring : t.rows;
@@ -1423,6 +1424,9 @@ std::vector<double> conv2dGw8Features(const Conv2dGw8Problem &p, const Conv2dGw8
   double waves = blocks / double(resident * p.target.multiprocessors);
   double lastWave = waves - std::floor(waves);
   int64_t stride = p.pass == ConvPass::Dgrad ? 1 : p.stride;
+  // Staged rows over the input rows a band's outputs span: kernels one row
+  // tall at stride 2 stage every other one.
+  int64_t rowStride = p.r == 1 ? 1 : stride;
   std::vector<double> f = {
       double(int(p.pass)),
       log2(p.n),
@@ -1460,7 +1464,7 @@ std::vector<double> conv2dGw8Features(const Conv2dGw8Problem &p, const Conv2dGw8
       double(g.images * outW) / double(g.qTiles * 16 * c.warpsQ),
       groupShare(p, c.warpsG),
       double(outH) / double(ceilDiv(outH, c.rowsP) * c.rowsP),
-      double(c.rowsP * stride + p.r - stride) / double(c.rowsP * stride),
+      double(c.rowsP * rowStride + p.r - rowStride) / double(c.rowsP * stride),
       log2(bytes / blocks),
       double(p.target.multiprocessors),
       bytes / double(p.target.l2Bytes)};

@@ -89,6 +89,11 @@ struct StagedInput {
   bool ring;
   /// Input columns per staged column (2: stride-2 fprop and wgrad).
   int64_t stride;
+  /// Staged rows from an output row to the next: the stride, but 1 for a
+  /// kernel one row tall (R = 1) at stride 2, which stages only the even
+  /// input rows its outputs read (staged row i is input row 2 i of the
+  /// band's).
+  int64_t rowStride;
   /// 16-byte vectors between staged columns: `stride` input columns of
   /// `warpsG` groups, padded (conflictFreePitch).
   int64_t columnPitch(int64_t warpsG) const { return conflictFreePitch(stride * warpsG); }

@@ -233,6 +233,29 @@ gpu.module @m {
 
 // -----
 
+!X = !spio.tensor<[n: 2, h: 20, w: 20, c/8: 4] x vector<8xf16>, global>
+!W = !spio.tensor<[k: 32, r: 1, s: 1, c/8: 1] x vector<8xf16>, global>
+!Y = !spio.tensor<[n: 2, p: 10, q: 10, k: 32] x f16, global>
+
+// Stride 2, a kernel one row and one column wide: its 8 output rows read
+// the even input rows alone, so 8 rows are staged (not 15), staged row i
+// holding input row 2 (p0 + i), and of each staged column only the even
+// input column is copied.
+// CHECK-LABEL: gpu.func @fprop_stride2_one_row
+// CHECK: spio.alloc : !spio.tensor<[r: 8, q: 16, wp: 2, sc/8: 1, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+// CHECK: %[[P0:.*]] = spio.from_index %{{.*}} : !spio.coord<h/2>
+// CHECK: spio.decompose %{{.*}} [1, 16, 1, 4] : !spio.coord<r>, !spio.coord<q>, !spio.coord<wp>, !spio.coord<c/8>
+// CHECK: %[[ROW:.*]] = spio.from_index %{{.*}} : !spio.coord<h/2>
+// CHECK: spio.add %[[P0]], %[[ROW]] : !spio.coord<h/2>, !spio.coord<h/2>
+gpu.module @m {
+  gpu.func @fprop_stride2_one_row(%x: !X, %w: !W, %y: !Y) kernel {
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [1, 4], rows = 8>, kernel = array<i64: 1, 1>, padding = array<i64: 0, 0>, stride = 2} : !X, !W -> !Y
+    gpu.return
+  }
+}
+
+// -----
+
 !X = !spio.tensor<[n: 2, h: 20, w: 30, c/8: 6] x vector<8xf16>, global>
 !W = !spio.tensor<[k: 48, r: 3, s: 3, c/8: 1] x vector<8xf16>, global>
 !Y = !spio.tensor<[n: 2, p: 20, q: 30, k: 48] x f16, global>
@@ -335,6 +358,26 @@ gpu.module @m {
 gpu.module @m {
   gpu.func @wgrad(%x: !X, %dy: !DY, %ws: !WS) kernel {
     spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [2, 4], rows = 8, chunks = 3>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !DY -> !WS
+    gpu.return
+  }
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 16, w: 32, c/8: 4] x vector<8xf16>, global>
+!DY = !spio.tensor<[n: 2, p: 8, q: 16, k/8: 4] x vector<8xf16>, global>
+!WS = !spio.tensor<[part: 2, k: 32, r: 1, sc/8: 2, sc: 8] x f32, global>
+
+// Stride-2 wgrad of a 1x1 kernel: a band of 4 rows of dy stages x's 4
+// even rows it meets (not 7), each of their even columns alone.
+// CHECK-LABEL: gpu.func @wgrad_stride2_one_row
+// CHECK: spio.alloc : !spio.tensor<[r: 4:128, q: 16:8, wp: 2:4, sc/8: 2, c/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+// CHECK: spio.alloc : !spio.tensor<[p: 4, q: 16, k/8: 4] x vector<8xf16>, shared, #spio.xor_swizzle<2, 0, 3>>
+// CHECK: spio.decompose %{{.*}} [4, 16, 1, 4] : !spio.coord<r>, !spio.coord<q>, !spio.coord<wp>, !spio.coord<c/8>
+// CHECK: spio.add %{{.*}}, %{{.*}} : !spio.coord<h/2>, !spio.coord<h/2>
+gpu.module @m {
+  gpu.func @wgrad_stride2_one_row(%x: !X, %dy: !DY, %ws: !WS) kernel {
+    spio.conv2d_gw8 wgrad %x, %dy into %ws {config = #spio.conv2d_gw8_config<warps = [1, 4], rows = 4, chunks = 2>, kernel = array<i64: 1, 1>, padding = array<i64: 0, 0>, stride = 2} : !X, !DY -> !WS
     gpu.return
   }
 }

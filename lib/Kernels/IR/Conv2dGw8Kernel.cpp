@@ -139,6 +139,7 @@ public:
     flatPixels = staged.pixels;
     gradientRows = staged.gradientRows;
     st = staged.stride;
+    rowSt = staged.rowStride;
     perQ = staged.columnPitch(WG);
     pixelPitch = conflictFreePitch(WG);
     tapPairStride = staged.tapPairStride(WG);
@@ -454,10 +455,10 @@ private:
   /// The shared row of staged row i.
   int64_t slotOf(int64_t i) const { return skipZeroRows ? i / 2 : i % slots; }
   /// One past the last staged row of commit group g: group 0 holds rows
-  /// 0 .. R - 1, group g the stride * outputRows rows before groupEnd(g)
+  /// 0 .. R - 1, group g the rowSt * outputRows rows before groupEnd(g)
   /// (the last one those left).
-  int64_t groupEnd(int64_t g) const { return std::min(rows, p.r + st * outputRows * g); }
-  int64_t groupCount() const { return 1 + ceilDiv(rows - p.r, st * outputRows); }
+  int64_t groupEnd(int64_t g) const { return std::min(rows, p.r + rowSt * outputRows * g); }
+  int64_t groupCount() const { return 1 + ceilDiv(rows - p.r, rowSt * outputRows); }
   /// Output rows between two barriers (outputRowsPerBarrier).
   int64_t outputRows = 1;
   /// The stride of the staged input (1 for dgrad), the vectors between its
@@ -466,6 +467,8 @@ private:
   /// of a pair (StagedInput::tapPairStride); whether the staging upsamples
   /// dy (dgrad, stride 2).
   int64_t st, perQ, pixelPitch, tapPairStride;
+  /// Staged rows from an output row to the next (StagedInput::rowStride).
+  int64_t rowSt;
   bool upsample;
   /// skipsZeroRows: the zero rows (zeroRow) are neither staged nor
   /// multiplied, half the mma of the upsampled rows.
@@ -686,9 +689,10 @@ void Gw8Kernel::copyInputRows(int64_t firstRow, int64_t numRows, int64_t slot) {
       columnOk = b.andi(columnOk, at.exists);
   };
   auto copyRow = [&](Coord rl) {
-    // Input row h = stride * p0 + r - padH.
+    // Input row h = stride * p0 + r - padH; staged rows of even input rows
+    // alone (rowSt 1 at stride 2) step two input rows.
     Coord rr = b.add(first, rl);
-    Coord rh = b.cast(rr, "h");
+    Coord rh = rowSt == st ? b.cast(rr, "h") : reinterpret(rr, HS);
     Coord h = b.sub(b.add(ph, rh), padH);
     Value evenH;
     if (upsample) {
@@ -910,7 +914,7 @@ void Gw8Kernel::computeRows(const ComputeStart &start, bool awaitRows) {
   // staged row i's group if it has not been waited for; true if it did
   // (the block must sync next).
   auto awaitRow = [&](int64_t i) {
-    int64_t group = i < p.r ? 0 : (i - p.r) / (st * outputRows) + 1;
+    int64_t group = i < p.r ? 0 : (i - p.r) / (rowSt * outputRows) + 1;
     if (!awaitRows || group <= awaited)
       return false;
     assert(group < committedGroups && "a ring slot is refilled before its rows are awaited");
@@ -965,23 +969,23 @@ void Gw8Kernel::computeRows(const ComputeStart &start, bool awaitRows) {
       ahead = loadRow(i + 1);
     for (size_t step = 0; step < steps.size() && !zeroRow(i); ++step) {
       for (int64_t r = 0; r < p.r && r <= i; ++r) {
-        if ((i - r) % st != 0 || (i - r) / st >= c.rowsP)
+        if ((i - r) % rowSt != 0 || (i - r) / rowSt >= c.rowsP)
           continue;
-        Fragment &sum = acc[(i - r) / st];
+        Fragment &sum = acc[(i - r) / rowSt];
         if (!sum)
           sum = start.initial;
         sum = b.mma(a[step], start.weights[r * steps.size() + step], sum);
       }
     }
-    // Output row j is complete after staged row stride * j + R - 1. Its
+    // Output row j is complete after staged row rowSt * j + R - 1. Its
     // outputs go through a shared tile (2 * outputRows slots), so that
     // each pixel's channels leave as whole 16-byte vectors rather than as
     // 4-byte pieces of half-used sectors. One barrier covers the tile's
     // fragment stores of the last outputRows rows (or fewer) and the
     // copies of the staged rows after the next one loaded (of the next, in
     // a ring, whose A fragments then load before the rows' copies out).
-    if (i + 1 >= p.r && (i + 1 - p.r) % st == 0) {
-      int64_t row = (i + 1 - p.r) / st;
+    if (i + 1 >= p.r && (i + 1 - p.r) % rowSt == 0) {
+      int64_t row = (i + 1 - p.r) / rowSt;
       // Only zero rows feed it (stride-2 dgrad, R = 1, odd rows): zeros.
       if (!acc[row])
         acc[row] = start.initial;
@@ -1529,7 +1533,7 @@ void Gw8Kernel::computeWgrad(SmallVector<Fragment> &accs) {
   // dimension, 8 * s + c, of the staged x, whose `sc/8` entry steps one
   // tap: one staged column, or one parity with stride 2; or one staged row
   // for row pairs). An mma reduces over the warp's 16 columns of a row. dy
-  // row j meets staged x row stride * j + r at kernel row r: the kernel
+  // row j meets staged x row rowSt * j + r at kernel row r: the kernel
   // goes by staged rows, as fprop's rows do, loading a row's A fragments
   // once and multiplying them into every dy row they meet (up to R), so
   // that each lives for one staged row (by dy rows, the same loads merged
@@ -1542,9 +1546,9 @@ void Gw8Kernel::computeWgrad(SmallVector<Fragment> &accs) {
   std::vector<WgradSum> sums = wgradSums(p);
   SmallVector<Fragment> gradient(c.rowsP);
   for (int64_t i = 0; i < rows; ++i) {
-    // dy row j's B fragment loads at its first staged row, i = stride * j.
-    if (i % p.stride == 0 && i / p.stride < c.rowsP) {
-      int64_t row = i / p.stride;
+    // dy row j's B fragment loads at its first staged row, i = rowSt * j.
+    if (i % rowSt == 0 && i / rowSt < c.rowsP) {
+      int64_t row = i / rowSt;
       Coord rowP = constant(row, "p");
       gradient[row] = b.ldmatrix(sdy, {rowP, wq, zeroQ, wgk}, FB, true);
     }
@@ -1553,7 +1557,7 @@ void Gw8Kernel::computeWgrad(SmallVector<Fragment> &accs) {
     Coord stagedRow;
     for (size_t k = 0; k < sums.size(); ++k) {
       const WgradSum &sum = sums[k];
-      if (i < sum.r || (i - sum.r) % p.stride != 0 || (i - sum.r) / p.stride >= c.rowsP)
+      if (i < sum.r || (i - sum.r) % rowSt != 0 || (i - sum.r) / rowSt >= c.rowsP)
         continue;
       Fragment &fragment = a[{sum.s, sum.rowPair}];
       if (!fragment) {
@@ -1567,7 +1571,7 @@ void Gw8Kernel::computeWgrad(SmallVector<Fragment> &accs) {
         coords.push_back(wg);
         fragment = b.ldmatrix(sum.rowPair ? sxr : sx, coords, FA, true);
       }
-      accs[k] = b.mma(fragment, gradient[(i - sum.r) / p.stride], accs[k]);
+      accs[k] = b.mma(fragment, gradient[(i - sum.r) / rowSt], accs[k]);
     }
   }
 }

@@ -12,19 +12,22 @@ sys.path.insert(0, sys.argv[1])
 import sweep  # noqa: E402
 
 
-def record(device, set_name, stride, pass_, ms):
-    shape = dict(n=2, c=16, h=9, w=9, ph=1, pw=1, r=3, s=3, bias=False, stride=stride, g=8)
+def record(device, set_name, stride, pass_, ms, rows=3):
+    shape = dict(n=2, c=16, h=9, w=9, ph=1, pw=1, r=rows, s=3, bias=False, stride=stride, g=8)
     return dict(device=device, set=set_name, shape=shape, name=f"stride{stride}", **{
         "pass": pass_, "candidates": [dict(config=[1, 2, 3], ms=ms)]})
 
 
 records = [record("GPU A", "train", 2, "fprop", 1.0), record("GPU B", "train", 2, "fprop", 2.0),
            record("GPU A", "train", 1, "fprop", 3.0), record("GPU A", "held-out", 2, "dgrad", 4.0),
-           record("GPU A", "confirm", 2, "fprop", 5.0)]
+           record("GPU A", "confirm", 2, "fprop", 5.0),
+           record("GPU A", "held-out", 2, "wgrad", 6.0, rows=1)]
 done = {sweep.case_key(r["set"], r["shape"], r["pass"]): r for r in records
         if r["device"] == "GPU A"}
 for set_name, shape in sweep.swept_layers({"train", "held-out"}, {2}, done, True, 0, 0):
-    print("redo layer:", set_name, "stride", shape["stride"])
+    print("redo layer:", set_name, "stride", shape["stride"], "rows", shape["r"])
+for set_name, shape in sweep.swept_layers({"train", "held-out"}, {2}, done, True, 0, 0, {1}):
+    print("redo layer of one kernel row:", set_name, "stride", shape["stride"], "rows", shape["r"])
 with tempfile.TemporaryDirectory() as folder:
     path = os.path.join(folder, "sweep.jsonl")
     with open(path, "w") as out:
