@@ -1424,9 +1424,9 @@ std::vector<double> conv2dGw8Features(const Conv2dGw8Problem &p, const Conv2dGw8
   double waves = blocks / double(resident * p.target.multiprocessors);
   double lastWave = waves - std::floor(waves);
   int64_t stride = p.pass == ConvPass::Dgrad ? 1 : p.stride;
-  // Staged rows over the input rows a band's outputs span: kernels one row
-  // tall at stride 2 stage every other one.
-  int64_t rowStride = p.r == 1 ? 1 : stride;
+  // Staged rows over the input rows a band's outputs span (kernels one row
+  // tall at stride 2 stage every other one).
+  int64_t rowStride = stagedInput(p, c).rowStride;
   std::vector<double> f = {
       double(int(p.pass)),
       log2(p.n),
