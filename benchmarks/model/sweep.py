@@ -140,13 +140,16 @@ def swept_layers(wanted, strides, done, redo, count, confirm_count, kernel_rows=
 
 def replace_record(out, key, device, record):
     """Rewrites the open file `out` with `record` in place of the line of
-    the same case and device."""
+    the same case and device (which it must hold)."""
     out.seek(0)
     lines = out.readlines()
-    for i, line in enumerate(lines):
-        old = json.loads(line)
-        if old["device"] == device and case_key(old["set"], old["shape"], old["pass"]) == key:
-            lines[i] = json.dumps(record) + "\n"
+    found = [i for i, line in enumerate(lines)
+             if (old := json.loads(line))["device"] == device and
+             case_key(old["set"], old["shape"], old["pass"]) == key]
+    if not found:
+        raise ValueError(f"sweep.py: {out.name} holds no record of {key} on {device} to replace")
+    for i in found:
+        lines[i] = json.dumps(record) + "\n"
     out.seek(0)
     out.writelines(lines)
     out.truncate()

@@ -407,6 +407,23 @@ _loaded = {}
 
 
 @dataclasses.dataclass
+class _LibraryFamily(KernelFamily):
+    """A family the C library builds: its source is spio_<name>_source's
+    text, and it compiles its module as built (spio_<name>_compile) rather
+    than printed and parsed back; `_structs` gives both their C problem and
+    configuration, `_C_NAME` the functions' prefix."""
+
+    _C_NAME = None
+
+    def source(self, args, config):
+        function = getattr(_capi.lib, self._C_NAME + "_source")
+        return _capi.take_string(function(*self._structs(args, config)))
+
+    def compiled(self, args, config, chip):
+        return _capi.Compiled.built(getattr(_capi.lib, self._C_NAME + "_compile"),
+                                    self._structs(args, config), chip)
+
+
 class _Loaded:
     """An instance's kernels for some arguments, loaded on one device: the
     launcher (or, for families without one, each kernel's (name,
@@ -649,7 +666,7 @@ def _gemm_tile(c):
     return tile
 
 
-class GemmFamily(KernelFamily):
+class GemmFamily(_LibraryFamily):
     """GEMM on mma.sync or, on Hopper, wgmma (A and B of any layout, M- and
     N-major ones read as its transposed operands): f16/bf16/f32 in, f32 accumulation, f16/bf16/f32 out. A tile is
     (block M, N, K, warps M, N), and a wgmma tile adds "wgmma" and its
@@ -663,6 +680,8 @@ class GemmFamily(KernelFamily):
     Any tile may end with "raster=R": blocks take tiles in bands of R tile
     rows sharing B tiles in L2 (without it, 8 for wgmma tiles and 128-row
     ones, else 1); chosen tiles name the chooser's where it differs."""
+
+    _C_NAME = "spio_gemm"
     name = "gemm"
     arguments_type = GemmArguments
     TILES = ((128, 128, 32, 2, 2), (128, 64, 32, 2, 2), (64, 128, 32, 2, 2), (64, 64, 64, 2, 2),
@@ -740,12 +759,6 @@ class GemmFamily(KernelFamily):
         problem, cfg = self._structs(args, config)
         return _capi.take_string(_capi.lib.spio_gemm_check(problem, cfg, _default_target()))
 
-    def source(self, args, config):
-        return _capi.take_string(_capi.lib.spio_gemm_source(*self._structs(args, config)))
-
-    def compiled(self, args, config, chip):
-        return _capi.Compiled.built(_capi.lib.spio_gemm_compile, self._structs(args, config), chip)
-
     def launch_shapes(self, args, config):
         problem, cfg = self._structs(args, config)
         # The kernels packing A and B (where they are packed) come first.
@@ -775,12 +788,14 @@ class GemmFamily(KernelFamily):
                                      *self._structs(args, config), loaded)
 
 
-class Conv2dFamily(KernelFamily):
+class Conv2dFamily(_LibraryFamily):
     """Dense conv2d (groups = 1, or groups of a multiple of 64 channels),
     fprop, dgrad and wgrad, as an implicit GEMM on
     the wgmma kernel (sm_90a): a config is (dtype, output dtype, tile,
     stages), the tile a wgmma GEMM tile (GemmFamily's, options included)
     whose rows are output positions and columns output channels."""
+
+    _C_NAME = "spio_conv2d"
     name = "conv2d"
     arguments_type = Conv2dArguments
     TILES = ((128, 256, 64, 8, 1, "wgmma"), (128, 128, 64, 8, 1, "wgmma"),
@@ -835,12 +850,6 @@ class Conv2dFamily(KernelFamily):
         return _capi.take_string(_capi.lib.spio_conv2d_check(*self._structs(args, config),
                                                                _default_target()))
 
-    def source(self, args, config):
-        return _capi.take_string(_capi.lib.spio_conv2d_source(*self._structs(args, config)))
-
-    def compiled(self, args, config, chip):
-        return _capi.Compiled.built(_capi.lib.spio_conv2d_compile, self._structs(args, config), chip)
-
     def launch_shapes(self, args, config):
         problem, gemm = self._structs(args, config)
         count = _capi.lib.spio_conv2d_launch_shapes(problem, gemm, None, 0)
@@ -879,9 +888,11 @@ class Conv2dFamily(KernelFamily):
         return Kernel(self, self.chosen(args)).supports(args)
 
 
-class Conv2dGw8Family(KernelFamily):
+class Conv2dGw8Family(_LibraryFamily):
     """Grouped conv2d (group width 8, or 1, 2 and 4 on the same kernels),
     fprop/dgrad/wgrad, stride 1 and 2."""
+
+    _C_NAME = "spio_conv2d_gw8"
     name = "conv2d_gw8"
     arguments_type = Conv2dGw8Arguments
     # (warps along q, warps along groups, rows per block[, chunks[, copy
@@ -936,12 +947,6 @@ class Conv2dGw8Family(KernelFamily):
         if args.dw_dtype and args.dw_dtype != args.dtype and pass_ != "wgrad":
             return "only wgrad writes dw"
         return _capi.take_string(_capi.lib.spio_conv2d_gw8_check(*self._structs(args, config)))
-
-    def source(self, args, config):
-        return _capi.take_string(_capi.lib.spio_conv2d_gw8_source(*self._structs(args, config)))
-
-    def compiled(self, args, config, chip):
-        return _capi.Compiled.built(_capi.lib.spio_conv2d_gw8_compile, self._structs(args, config), chip)
 
     def launch_shapes(self, args, config):
         problem, cfg = self._structs(args, config)

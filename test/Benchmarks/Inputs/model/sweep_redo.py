@@ -1,7 +1,7 @@
 """sweep.py --redo's parts without a GPU: the layers it selects from the
 records of --out, and a new record written in place of the old one of the
 same case and device (the other device's record of that case, and every
-other line, left as they were)."""
+other line, left as they were), refused where there is none."""
 
 import json
 import os
@@ -35,6 +35,10 @@ with tempfile.TemporaryDirectory() as folder:
     new = record("GPU A", "train", 2, "fprop", 0.5)
     with open(path, "r+") as out:
         sweep.replace_record(out, sweep.case_key("train", new["shape"], "fprop"), "GPU A", new)
+        try:
+            sweep.replace_record(out, sweep.case_key("train", new["shape"], "dgrad"), "GPU A", new)
+        except ValueError as error:
+            print("missing:", str(error).replace(path, "OUT"))
     for line in open(path):
         r = json.loads(line)
         print("record:", r["device"], r["set"], "stride", r["shape"]["stride"], r["pass"],
