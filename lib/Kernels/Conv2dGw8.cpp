@@ -1347,7 +1347,7 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int6
 
 // The choice needs no tiles for autotuning alone (addOddGroupTiles).
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
-  return rankedCandidates(p, 10).front();
+  return rankedCandidates(p, kConv2dGw8Candidates).front();
 }
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {

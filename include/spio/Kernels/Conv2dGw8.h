@@ -180,6 +180,11 @@ const TreeEnsemble &conv2dGw8Model();
 /// extrapolate, and the rules choose.
 bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &problem);
 
+/// The most candidates a problem's list holds unless a caller asks for
+/// fewer (conv2dGw8Candidates, conv2dGw8RuleCandidates), and the list the
+/// chooser ranks.
+constexpr int64_t kConv2dGw8Candidates = 10;
+
 /// Configurations worth timing on the device for the problem (autotuning,
 /// as cudnn.benchmark does): conv2dGw8RuleCandidates with the chosen one
 /// (chooseConv2dGw8Config, the model's pick) moved to the front, then for
@@ -187,7 +192,7 @@ bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &problem);
 /// groups, which neither the rules nor the model take yet (Conv2dGw8.cpp,
 /// addOddGroupTiles).
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
-                                                 int64_t most = 10);
+                                                 int64_t most = kConv2dGw8Candidates);
 
 /// The rules' configuration (conv2dGw8RuleConfig) first, then those of its
 /// neighbours that checkConv2dGw8 takes, at most `most` in all: the rules'
@@ -209,7 +214,7 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem
 /// of 2 or 3 stages, the row ring toggled where a band spans the output
 /// row, and the reduce's other lane widths.
 std::vector<Conv2dGw8Config> conv2dGw8RuleCandidates(const Conv2dGw8Problem &problem,
-                                                     int64_t most = 10);
+                                                     int64_t most = kConv2dGw8Candidates);
 
 /// What the performance model reads of a problem and configuration on its
 /// target (sizes, the configuration's fields, and what follows from them:
