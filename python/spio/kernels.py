@@ -406,7 +406,6 @@ def _stream(stream):
 _loaded = {}
 
 
-@dataclasses.dataclass
 class _LibraryFamily(KernelFamily):
     """A family the C library builds: its source is spio_<name>_source's
     text, and it compiles its module as built (spio_<name>_compile) rather
@@ -424,6 +423,7 @@ class _LibraryFamily(KernelFamily):
                                     self._structs(args, config), chip)
 
 
+@dataclasses.dataclass
 class _Loaded:
     """An instance's kernels for some arguments, loaded on one device: the
     launcher (or, for families without one, each kernel's (name,

@@ -534,6 +534,22 @@ def test_run_without_a_gpu_says_so():
     expect_error(lambda: kernel.run(args, {"A": 4096, "B": 8192, "D": 12288}), "no GPU")
 
 
+def test_first_launch_on_a_device_loads_once_and_keeps_what_it_loaded():
+    # The device and the module load stubbed, so that the path every launch
+    # takes (compile, load, the family's launcher, the per-device record)
+    # runs without a GPU.
+    args = spio.GemmArguments(256, 256, 256, "bf16")
+    kernel = spio.get_kernels(args)[0]
+    facts = mock.Mock(compute_major=9, compute_minor=0)
+    module, launcher = object(), object()
+    with mock.patch.object(_capi, "device", return_value=facts), \
+            mock.patch.object(_capi.Compiled, "load", return_value=module) as load, \
+            mock.patch.object(type(kernel.family), "launcher", return_value=launcher):
+        assert kernel.launcher(args, 0) is launcher
+        assert kernel.launcher(args, 0) is launcher
+    assert load.call_count <= 1  # none where another test loaded the same PTX
+
+
 def test_chosen_instances_follow_spio_jit():
     gemm = spio.GemmFamily()
     large = spio.GemmArguments(4096, 4096, 4096, "bf16")
