@@ -247,6 +247,13 @@ CASES = [
     (2, 24, 9, 9, 3, 3, 1, 1, "--pass dgrad --stride 2 --warps-n 3"),
     (2, 72, 10, 10, 3, 3, 1, 1, "--pass wgrad --warps-n 3"),
     (2, 40, 12, 31, 3, 3, 1, 1, "--pass wgrad --warps-n 5"),
+    # Tiles of 4 and 8 groups over 9 and 25 (the last tile part-filled,
+    # every other pixel 16 bytes into a sector), as the model chooses for
+    # depthwise C72 (2 x 4 warps on this image).
+    (2, 72, 30, 30, 3, 3, 1, 1, "--group-width 1"),
+    (2, 72, 30, 30, 3, 3, 1, 1, "--group-width 1 --pass dgrad --dtype bf16"),
+    (3, 200, 14, 14, 3, 3, 1, 1, "--group-width 1 --warps-m 1 --warps-n 8 --bias"),
+    (3, 200, 14, 14, 3, 3, 1, 1, "--group-width 1 --pass dgrad --warps-m 2 --warps-n 4"),
     # 6 or 7 warps along groups (pitches padded to 7 and 13 vectors,
     # staged unswizzled): C48 rows as the chooser takes them, stride-2
     # staging, flattened rows, images side by side, 5x5, wgrad's tiles,

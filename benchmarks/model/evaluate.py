@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How the library's chooser does on sweep.py's measurements: for each set
-(confirm, held-out, train, table) and pass, the configuration the library chooses
+(confirm, held-out, train, table, narrow) and pass, the configuration the library chooses
 (spio_conv2d_gw8_choose_config on the record's target: the performance
 model's pick) against the fastest measured candidate and against the hand
 rules' choice (conv2dGw8RuleConfig), and cuDNN's time over the chosen one's
@@ -57,7 +57,7 @@ def main():
     def vendor_mean(ratios):
         return f"{geometric_mean(ratios):.2f}" if None not in ratios else "-"
 
-    for set_name in ("confirm", "held-out", "train", "table", "autotune"):
+    for set_name in ("confirm", "held-out", "train", "table", "narrow", "autotune"):
         for pass_ in ("fprop", "dgrad", "wgrad"):
             found = rows.get((set_name, pass_))
             if not found:

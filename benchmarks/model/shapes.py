@@ -1,8 +1,10 @@
 """The layer shapes the performance model is trained and judged on.
 
-Three sets, fixed before any model is trained:
+Four sets, fixed before any model is trained:
 - "table": the conv2d-gw8 benchmark's layers (layer-shapes.dat and the
   ConvFirst layer), on which the hand rules were fitted;
+- "narrow": the depthwise and narrow-group benchmark's layers
+  (narrow-shapes.dat: MobileNets, EfficientNet-B0, ConvNeXt-T);
 - "train" and "held-out": layers drawn at random (seeded) over batch,
   channels, image size, kernel size 1-7, stride 1-2, padding and group
   width; every fourth drawn layer is held out. The held-out layers are
@@ -27,6 +29,10 @@ HELD_OUT_EVERY = 4
 def table_shapes():
     shapes = [dict(n=128, c=64, h=64, w=64, ph=1, pw=1, r=3, s=3, bias=True, stride=1, g=8)]
     return shapes + load_shapes(os.path.join(HERE, "..", "conv2d_gw8", "layer-shapes.dat"))
+
+
+def narrow_shapes():
+    return load_shapes(os.path.join(HERE, "..", "conv2d_gw8", "narrow-shapes.dat"))
 
 
 def _draw(rng):

@@ -24,6 +24,9 @@ and --kernel-rows select again, each new record replacing its old one in place:
 
   sweep.py --sets train,held-out,confirm --passes fprop --strides 2 --redo \
       --out data/h200.jsonl
+
+and after the candidates change, --redo --untimed times again the cases
+for which the library lists a candidate their record lacks.
 """
 
 import argparse
@@ -131,11 +134,20 @@ def swept_layers(wanted, strides, done, redo, count, confirm_count, kernel_rows=
                        for r in done.values() if r["set"] in wanted}.values())
     else:
         layers = [("table", sh) for sh in shapes.table_shapes()] if "table" in wanted else []
+        layers += [("narrow", sh) for sh in shapes.narrow_shapes()] if "narrow" in wanted else []
         layers += [(s, sh) for s, sh in shapes.drawn_shapes(count) if s in wanted]
         if "confirm" in wanted:
             layers += shapes.confirm_shapes(confirm_count)
     return [(s, sh) for s, sh in layers
             if sh["stride"] in strides and (kernel_rows is None or sh["r"] in kernel_rows)]
+
+
+def untimed(record, configs):
+    """Whether the library lists a candidate (of `configs`, the family's
+    instances) that `record` did not time: after the candidates change,
+    evaluate.py needs the chosen one's time."""
+    timed = {tuple(c["config"]) for c in record["candidates"]}
+    return any(tuple(config[2]) not in timed for config in configs)
 
 
 def replace_record(out, key, device, record):
@@ -181,6 +193,9 @@ def main():
     parser.add_argument("--redo", action="store_true",
                         help="time the selected cases already in --out again, each new record "
                              "replacing the old (no new layers)")
+    parser.add_argument("--untimed", action="store_true",
+                        help="with --redo, only the cases whose candidates the library lists now "
+                             "include one the record did not time")
     parser.add_argument("--out", required=True)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
@@ -217,6 +232,8 @@ def main():
                 configs = family.candidates(arguments(sh, pass_))
             except kernels.SpioError as error:
                 print(f"skip {shapes.shape_name(sh)} {pass_}: {error}", file=sys.stderr)
+                continue
+            if args.untimed and not untimed(done[case_key(set_name, sh, pass_)], configs):
                 continue
             cases.append((set_name, sh, pass_, configs))
     print(f"{len(cases)} cases, {sum(len(c[3]) for c in cases)} candidates on "

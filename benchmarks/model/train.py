@@ -7,7 +7,7 @@ python3-xgboost) predicting a candidate's log time over its layer's
 fastest candidate's, from the library's features of the layer, the
 configuration and the target, trained on every pass. The chooser takes
 the candidate of the lowest prediction (conv2dGw8Candidates). Only the
-"table" and "train" sets and spio-jit's autotune measurements
+"table", "narrow" and "train" sets and spio-jit's autotune measurements
 (from_autotune.py; but for layers of the held-out or confirm sets) are
 read here (never "held-out" or "confirm");
 --folds reports a cross-validation over the training layers (folds of
@@ -194,7 +194,7 @@ def main():
     args = parser.parse_args()
     loaded = model_features.load(args.data)
     evaluated = {r["name"] for r in loaded if r["set"] in ("held-out", "confirm")}
-    records = [r for r in loaded if r["set"] in ("table", "train") or
+    records = [r for r in loaded if r["set"] in ("table", "narrow", "train") or
                (r["set"] == "autotune" and r["name"] not in evaluated)]
     names = model_features.feature_names()
     x, y, layer, ms = rows(records)

@@ -1292,14 +1292,13 @@ bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &p) {
 }
 
 /// fprop and dgrad of an odd number of groups, over a block's 8: as many
-/// warps as the chosen or fewer over tiles of 4 and 8 groups, after the
-/// ranked candidates, for autotuning to time. Every other pixel starts 16
-/// bytes into a 32-byte sector, where a tile of 2 groups touches 3 sectors
-/// for 2 it fills (N64 C72 56x56 3x3 on an H200: tiles of 4 ran 1.41x as
-/// fast as the chosen 2); the rules do not take them (so taken, 22 of 59
-/// other odd-group layers of the model's sweep ran slower, 13 faster), and
-/// the model has no data on them yet. They write the same bits as the
-/// others.
+/// warps as the rules' first or fewer over tiles of 4 and 8 groups, after
+/// the rules' candidates. Every other pixel starts 16 bytes into a 32-byte
+/// sector, where a tile of 2 groups touches 3 sectors for 2 it fills (N64
+/// C72 56x56 3x3 on an H200: tiles of 4 ran 1.27x as fast as the rules'
+/// 2); the rules do not take them (so taken, 22 of 59 other odd-group
+/// layers of the model's sweep ran slower, 13 faster), the model ranks
+/// them with the others. They write the same bits as the others.
 static void addOddGroupTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8Config> &candidates,
                              int64_t most) {
   if (p.pass == ConvPass::Wgrad || flatRows(p) || p.groups() <= 8 || p.groups() % 2 == 0 ||
@@ -1321,9 +1320,11 @@ static void addOddGroupTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8Con
   }
 }
 
-/// conv2dGw8RuleCandidates with the model's pick moved to the front.
-static std::vector<Conv2dGw8Config> rankedCandidates(const Conv2dGw8Problem &p, int64_t most) {
+/// conv2dGw8RuleCandidates and the odd-group tiles, the model's pick moved
+/// to the front; without a model of the target, the rules' first.
+std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
   std::vector<Conv2dGw8Config> candidates = conv2dGw8RuleCandidates(p, most);
+  addOddGroupTiles(p, candidates, most);
   if (candidates.size() >= 2 && conv2dGw8ModelKnowsTarget(p)) {
     size_t fastest = 0;
     double fastestPrediction = 0;
@@ -1339,15 +1340,8 @@ static std::vector<Conv2dGw8Config> rankedCandidates(const Conv2dGw8Problem &p, 
   return candidates;
 }
 
-std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
-  std::vector<Conv2dGw8Config> candidates = rankedCandidates(p, most);
-  addOddGroupTiles(p, candidates, most);
-  return candidates;
-}
-
-// The choice needs no tiles for autotuning alone (addOddGroupTiles).
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {
-  return rankedCandidates(p, kConv2dGw8Candidates).front();
+  return conv2dGw8Candidates(p, kConv2dGw8Candidates).front();
 }
 
 LaunchShape conv2dGw8LaunchShape(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
@@ -1396,7 +1390,8 @@ static const char *const kFeatureNames[] = {"pass",
                                             "staged_rows",
                                             "log2_bytes_a_block",
                                             "multiprocessors",
-                                            "bytes_over_l2"};
+                                            "bytes_over_l2",
+                                            "register_budget"};
 
 const std::vector<std::string> &conv2dGw8FeatureNames() {
   static const std::vector<std::string> names(std::begin(kFeatureNames), std::end(kFeatureNames));
@@ -1427,6 +1422,9 @@ std::vector<double> conv2dGw8Features(const Conv2dGw8Problem &p, const Conv2dGw8
   // Staged rows over the input rows a band's outputs span (kernels one row
   // tall at stride 2 stage every other one).
   int64_t rowStride = stagedInput(p, c).rowStride;
+  // The registers a thread its resident blocks leave (ptxas takes at most
+  // 255): where the kernel needs more, it spills.
+  double registerBudget = std::min(255.0, 65536.0 / double(resident * c.threads()));
   std::vector<double> f = {
       double(int(p.pass)),
       log2(p.n),
@@ -1467,7 +1465,8 @@ std::vector<double> conv2dGw8Features(const Conv2dGw8Problem &p, const Conv2dGw8
       double(c.rowsP * rowStride + p.r - rowStride) / double(c.rowsP * stride),
       log2(bytes / blocks),
       double(p.target.multiprocessors),
-      bytes / double(p.target.l2Bytes)};
+      bytes / double(p.target.l2Bytes),
+      registerBudget};
   assert(f.size() == std::size(kFeatureNames) && "a feature without its name");
   return f;
 }

@@ -186,11 +186,10 @@ bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &problem);
 constexpr int64_t kConv2dGw8Candidates = 10;
 
 /// Configurations worth timing on the device for the problem (autotuning,
-/// as cudnn.benchmark does): conv2dGw8RuleCandidates with the chosen one
-/// (chooseConv2dGw8Config, the model's pick) moved to the front, then for
-/// fprop and dgrad of an odd number of groups over 8 tiles of 4 and 8
-/// groups, which neither the rules nor the model take yet (Conv2dGw8.cpp,
-/// addOddGroupTiles).
+/// as cudnn.benchmark does): conv2dGw8RuleCandidates, then for fprop and
+/// dgrad of an odd number of groups over 8 tiles of 4 and 8 groups, which
+/// the rules never take (Conv2dGw8.cpp, addOddGroupTiles); the chosen one
+/// (chooseConv2dGw8Config, the model's pick among them all) first.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
                                                  int64_t most = kConv2dGw8Candidates);
 

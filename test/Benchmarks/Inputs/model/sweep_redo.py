@@ -1,5 +1,6 @@
 """sweep.py --redo's parts without a GPU: the layers it selects from the
-records of --out, and a new record written in place of the old one of the
+records of --out, whether a record lacks a listed candidate (--untimed),
+and a new record written in place of the old one of the
 same case and device (the other device's record of that case, and every
 other line, left as they were), refused where there is none."""
 
@@ -28,6 +29,10 @@ for set_name, shape in sweep.swept_layers({"train", "held-out"}, {2}, done, True
     print("redo layer:", set_name, "stride", shape["stride"], "rows", shape["r"])
 for set_name, shape in sweep.swept_layers({"train", "held-out"}, {2}, done, True, 0, 0, {1}):
     print("redo layer of one kernel row:", set_name, "stride", shape["stride"], "rows", shape["r"])
+# --untimed: a record lacking one of the instances the library lists.
+instance = ("fprop", "f16", (1, 2, 3))
+print("untimed:", sweep.untimed(records[0], [instance]),
+      sweep.untimed(records[0], [instance, ("fprop", "f16", (1, 2, 3, 4))]))
 with tempfile.TemporaryDirectory() as folder:
     path = os.path.join(folder, "sweep.jsonl")
     with open(path, "w") as out:
