@@ -145,6 +145,11 @@ TEST(Conv2dGw8Model, FeaturesFollowTheConfigurationAndTheTarget) {
   half.target.multiprocessors = p.target.multiprocessors / 2;
   EXPECT_DOUBLE_EQ(feature(half, c, "waves"), 2 * feature(p, c, "waves"));
   EXPECT_EQ(feature(half, c, "multiprocessors"), double(half.target.multiprocessors));
+  // The registers a thread the resident blocks leave (the copy warps'
+  // threads count), at most ptxas's 255.
+  for (const Conv2dGw8Config &k : {c, streamed})
+    EXPECT_EQ(feature(p, k, "register_budget"),
+              std::min(255.0, 65536.0 / (feature(p, k, "resident_blocks") * k.threads())));
 }
 
 } // namespace
