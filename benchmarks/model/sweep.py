@@ -204,6 +204,8 @@ def main():
     parser.add_argument("--deadline", type=float, default=float("inf"),
                         help="seconds after which no new layer is started")
     args = parser.parse_args()
+    if args.untimed and not args.redo:
+        parser.error("--untimed selects records to time again: it goes with --redo")
     started = time.time()
     import torch
     import spio.kernels as kernels
