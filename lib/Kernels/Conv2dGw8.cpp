@@ -127,6 +127,11 @@ bool upsamplesDy(const Conv2dGw8Problem &p) {
 /// to stay odd (conflictFreePitch).
 static bool oddGroupTile(int64_t warpsG) { return warpsG % 2 == 1 && warpsG > 1; }
 
+/// Problems of 7 or 9 groups, whose pixels (112 or 144 bytes) a block of
+/// as many warps along groups copies whole: more than the rules' 5, at
+/// most the 9 warps a column of them may take.
+static bool wholePixelTile(const Conv2dGw8Problem &p) { return p.groups() == 7 || p.groups() == 9; }
+
 /// Flattened rows' staged columns a row: the input's W columns, then padW
 /// zeros that are both this row's right padding and the next row's left (a
 /// tap past column W - 1 reads on into the next row's padding), not the Q +
@@ -675,7 +680,7 @@ std::string checkConv2dGw8Problem(const Conv2dGw8Problem &p) {
 std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) {
   if (std::string problem = checkConv2dGw8Problem(p); !problem.empty())
     return problem;
-  if (c.warpsG < 1 || c.warpsG > 8)
+  if (c.warpsG < 1 || c.warpsG > 9)
     return "warps along groups must be 1 to 8";
   if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0 || c.copyWarps < 0)
     return "bad warp, row or chunk counts";
@@ -1021,6 +1026,15 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
       c.warpsQ = 1;
       c.warpsG = 8;
     }
+    // Stride-1 kernels of up to 3x3 over 7 or 9 groups: one warp along Q
+    // over all of them (9 warps, one past wgrad's 8), whole pixels of 112
+    // or 144 bytes, so that a block's rows are contiguous runs (H200: 3x3
+    // 1.07-1.42x the rules' tiles of 2, 4 or 8 groups; 5x5 and stride 2,
+    // 0.58-0.80x; TUNING.md, "wgrad warps").
+    if (wholePixelTile(p) && p.stride == 1 && p.r <= 3 && p.s <= 3) {
+      c.warpsQ = 1;
+      c.warpsG = p.groups();
+    }
     // Row-paired kernels whose tiles do not fit wgradResidentBlocks: the
     // tallest band of at least 6 rows that divides the height and fits.
     // Shorter bands round rows up (TUNING.md, "wgrad bands").
@@ -1320,10 +1334,33 @@ static void addOddGroupTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8Con
   }
 }
 
+/// fprop and dgrad of 7 or 9 groups: tiles of all of them (whole pixels)
+/// in one or two warps along Q, after the rules' candidates (H200, 3x3 and
+/// 5x5: 1.08-1.36x the rules' tiles of 2, 4 or 8 groups on 7 of 9 layers;
+/// on 32x32 and 64x64 in blocks of one warp along Q, 0.81-0.85x). The
+/// rules do not take them; the model ranks them with the others, whose
+/// bits they write.
+static void addWholePixelTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8Config> &candidates,
+                               int64_t most) {
+  if (p.pass == ConvPass::Wgrad || flatRows(p) || !wholePixelTile(p) || candidates.empty() ||
+      !checkConv2dGw8(p, candidates.front()).empty())
+    return;
+  for (int64_t warpsQ : {1, 2}) {
+    Conv2dGw8Config c;
+    c.warpsQ = warpsQ;
+    c.warpsG = p.groups();
+    c = chooseBlockRows(p, c);
+    if (int64_t(candidates.size()) < most && checkConv2dGw8(p, c).empty())
+      candidates.push_back(c);
+  }
+}
+
 /// conv2dGw8RuleCandidates and the odd-group tiles, the model's pick moved
 /// to the front; without a model of the target, the rules' first.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
-  std::vector<Conv2dGw8Config> candidates = conv2dGw8RuleCandidates(p, most);
+  std::vector<Conv2dGw8Config> candidates =
+      conv2dGw8RuleCandidates(p, std::min(most, kConv2dGw8RuleCandidates));
+  addWholePixelTiles(p, candidates, most);
   addOddGroupTiles(p, candidates, most);
   if (candidates.size() >= 2 && conv2dGw8ModelKnowsTarget(p)) {
     size_t fastest = 0;

@@ -166,8 +166,8 @@ gpu.module @m {
 
 gpu.module @m {
   gpu.func @conv_bad_warps(%x: !X, %w: !W, %y: !Y) kernel {
-    // expected-error @below {{warps along groups must be 1 to 8}}
-    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [1, 9], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
+    // expected-error @below {{warps along groups must be 1 to 9}}
+    spio.conv2d_gw8 fprop %x, %w into %y {config = #spio.conv2d_gw8_config<warps = [1, 10], rows = 8>, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = 1} : !X, !W -> !Y
     gpu.return
   }
 }

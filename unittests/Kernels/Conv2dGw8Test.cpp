@@ -515,7 +515,8 @@ TEST(Conv2dGw8, OddGroupsAutotuneTilesOfFourAndEightGroups) {
     std::vector<Conv2dGw8Config> rules = conv2dGw8RuleCandidates(odd);
     EXPECT_EQ(rules.front().warpsG, 2);
     std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(odd);
-    ASSERT_EQ(candidates.size(), rules.size() + 2);
+    // And the two whole-pixel tiles of 9 groups (the next test).
+    ASSERT_EQ(candidates.size(), rules.size() + 4);
     Conv2dGw8Config chosen = chooseConv2dGw8Config(odd);
     EXPECT_EQ(candidates.front().warpsG, chosen.warpsG);
     EXPECT_EQ(candidates.front().warpsQ, chosen.warpsQ);
@@ -544,6 +545,47 @@ TEST(Conv2dGw8, OddGroupsAutotuneTilesOfFourAndEightGroups) {
   wgrad.groupWidth = 1;
   for (const Conv2dGw8Config &c : conv2dGw8Candidates(wgrad))
     EXPECT_EQ(c.warpsG, conv2dGw8RuleConfig(wgrad).warpsG);
+}
+
+TEST(Conv2dGw8, SevenOrNineGroupsTakeWholePixelTiles) {
+  for (int64_t channels : {56, 72}) {
+    int64_t groups = channels / 8;
+    // fprop and dgrad: tiles of all the groups in one and two warps along
+    // Q, which the rules never take, for the model to rank.
+    for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad}) {
+      Conv2dGw8Problem p = as(layer(64, channels, 56, 3, 1), pass);
+      p.groupWidth = 1;
+      EXPECT_NE(conv2dGw8RuleConfig(p).warpsG, groups);
+      std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(p);
+      for (int64_t warpsQ : {1, 2}) {
+        auto tile = std::find_if(candidates.begin(), candidates.end(), [&](const auto &c) {
+          return c.warpsG == groups && c.warpsQ == warpsQ;
+        });
+        ASSERT_NE(tile, candidates.end()) << channels << " channels, " << warpsQ << " warps";
+        EXPECT_EQ(checkConv2dGw8(p, *tile), "");
+      }
+      EXPECT_LE(int64_t(candidates.size()), kConv2dGw8Candidates);
+    }
+    // wgrad's rules take them for kernels of up to 3x3 at stride 1 (one
+    // warp along Q: 9 warps for 9 groups), not for 5x5 or stride 2.
+    Conv2dGw8Problem wgrad = as(layer(64, channels, 56, 3, 1), ConvPass::Wgrad);
+    Conv2dGw8Config c = conv2dGw8RuleConfig(wgrad);
+    EXPECT_EQ(c.warpsG, groups);
+    EXPECT_EQ(c.warpsQ, 1);
+    EXPECT_EQ(checkConv2dGw8(wgrad, c), "");
+    EXPECT_NE(conv2dGw8RuleConfig(as(layer(64, channels, 56, 5, 2), ConvPass::Wgrad)).warpsG,
+              groups);
+    EXPECT_NE(conv2dGw8RuleConfig(as(layer(64, channels, 56, 3, 1), ConvPass::Wgrad, 2)).warpsG,
+              groups);
+  }
+  // Other group counts keep the rules' candidates (and 4- and 8-group
+  // tiles where odd over 8): none of more than 8 groups.
+  Conv2dGw8Problem eleven = as(layer(64, 88, 56, 3, 1), ConvPass::Fprop);
+  for (const Conv2dGw8Config &c : conv2dGw8Candidates(eleven))
+    EXPECT_LE(c.warpsG, 8);
+  Conv2dGw8Config ten;
+  ten.warpsG = 10;
+  EXPECT_NE(checkConv2dGw8(eleven, ten).find("1 to 9"), std::string::npos);
 }
 
 TEST(Conv2dGw8, NarrowGroupsRunOnTheSameBlocks) {

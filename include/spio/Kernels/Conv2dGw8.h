@@ -180,15 +180,18 @@ const TreeEnsemble &conv2dGw8Model();
 /// extrapolate, and the rules choose.
 bool conv2dGw8ModelKnowsTarget(const Conv2dGw8Problem &problem);
 
-/// The most candidates a problem's list holds unless a caller asks for
-/// fewer (conv2dGw8Candidates, conv2dGw8RuleCandidates), and the list the
-/// chooser ranks.
-constexpr int64_t kConv2dGw8Candidates = 10;
+/// The most candidates the rules' list holds unless a caller asks for
+/// fewer (conv2dGw8RuleCandidates), and the most the chooser ranks: those
+/// and up to 4 tiles the rules never take (conv2dGw8Candidates).
+constexpr int64_t kConv2dGw8RuleCandidates = 10;
+constexpr int64_t kConv2dGw8Candidates = kConv2dGw8RuleCandidates + 4;
 
 /// Configurations worth timing on the device for the problem (autotuning,
-/// as cudnn.benchmark does): conv2dGw8RuleCandidates, then for fprop and
-/// dgrad of an odd number of groups over 8 tiles of 4 and 8 groups, which
-/// the rules never take (Conv2dGw8.cpp, addOddGroupTiles); the chosen one
+/// as cudnn.benchmark does), at most `most`: conv2dGw8RuleCandidates, then
+/// for fprop and dgrad of 7 or 9 groups tiles of all of them (whole
+/// pixels) in one and two warps along the columns, and of an odd number of
+/// groups over 8 tiles of 4 and 8 groups, which the rules never take
+/// (Conv2dGw8.cpp, addWholePixelTiles, addOddGroupTiles); the chosen one
 /// (chooseConv2dGw8Config, the model's pick among them all) first.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
                                                  int64_t most = kConv2dGw8Candidates);
@@ -213,7 +216,7 @@ std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem
 /// of 2 or 3 stages, the row ring toggled where a band spans the output
 /// row, and the reduce's other lane widths.
 std::vector<Conv2dGw8Config> conv2dGw8RuleCandidates(const Conv2dGw8Problem &problem,
-                                                     int64_t most = kConv2dGw8Candidates);
+                                                     int64_t most = kConv2dGw8RuleCandidates);
 
 /// What the performance model reads of a problem and configuration on its
 /// target (sizes, the configuration's fields, and what follows from them:
