@@ -681,7 +681,7 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
   if (std::string problem = checkConv2dGw8Problem(p); !problem.empty())
     return problem;
   if (c.warpsG < 1 || c.warpsG > 9)
-    return "warps along groups must be 1 to 8";
+    return "warps along groups must be 1 to 9";
   if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0 || c.copyWarps < 0)
     return "bad warp, row or chunk counts";
   int64_t laneElements = c.reduceLaneElements;
