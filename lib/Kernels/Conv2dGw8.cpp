@@ -1030,7 +1030,7 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
     // over all of them (9 warps, one past wgrad's 8), whole pixels of 112
     // or 144 bytes, so that a block's rows are contiguous runs (H200: 3x3
     // 1.07-1.42x the rules' tiles of 2, 4 or 8 groups; 5x5 and stride 2,
-    // 0.58-0.80x; TUNING.md, "wgrad warps").
+    // 0.58-0.80x).
     if (wholePixelTile(p) && p.stride == 1 && p.r <= 3 && p.s <= 3) {
       c.warpsQ = 1;
       c.warpsG = p.groups();
@@ -1355,7 +1355,7 @@ static void addWholePixelTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8C
   }
 }
 
-/// conv2dGw8RuleCandidates and the odd-group tiles, the model's pick moved
+/// conv2dGw8RuleCandidates, the whole-pixel and odd-group tiles, the model's pick moved
 /// to the front; without a model of the target, the rules' first.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
   std::vector<Conv2dGw8Config> candidates =
