@@ -155,18 +155,17 @@ static int runGemmKernel(Cuda &gpu, const GemmProblem &problem, const GemmConfig
       ReferenceSum product = gemmReference(problem, a, b, inA, inB, r, col, kBegin, kEnd);
       ReferenceSum scaled{opt().alpha * product.sum, std::fabs(opt().alpha) * product.magnitude};
       double residual = problem.readsC ? opt().beta * double(c.values[element]) : 0.0;
-      auto [ref, magnitude] = applyEpilogue(steps, scaled, vectorAt(scale, problem.scale),
+      EpilogueReference ref = applyEpilogue(steps, scaled, vectorAt(scale, problem.scale),
                                             vectorAt(bias, problem.bias), residual);
       auto where = [&](const char *name) {
         return name + ("[" + (batches > 1 ? std::to_string(bt) + ", " : std::string())) +
                std::to_string(r) + ", " + std::to_string(col) + "]";
       };
-      reference.add(d.read(element), ref, magnitude, [&] { return where("D"); });
+      reference.add(d.read(element), ref, [&] { return where("D"); });
       if (problem.storesPreActivation) {
-        auto [preRef, preMagnitude] =
-            applyEpilogue(preSteps, scaled, vectorAt(scale, problem.scale),
-                          vectorAt(bias, problem.bias), residual);
-        reference.add(pre.read(element), preRef, preMagnitude, [&] { return where("pre"); });
+        EpilogueReference preRef = applyEpilogue(preSteps, scaled, vectorAt(scale, problem.scale),
+                                                 vectorAt(bias, problem.bias), residual);
+        reference.add(pre.read(element), preRef, [&] { return where("pre"); });
       }
     }
     finishCheck(reference, "elements", "sum|a*b|", gpu, dD, launch, d.bytes);

@@ -58,6 +58,28 @@ def test_gemm(m, n, k, dtype, out):
     within(d, a.float() @ b.float().t(), a.float().abs() @ b.float().abs().t(), k, out)
 
 
+@pytest.mark.parametrize("activation", ["gelu_tanh", "gelu_erf", "silu"])
+def test_activation_error_on_exact_inputs(activation):
+    """Each activation of exact f32 inputs (bf16 x against the identity)
+    against float64: gelu_tanh within 2^-12 |x| (PTX bounds tanh.approx.f32
+    by 2^-11 of tanh, times x / 2), gelu_erf and silu within a few f32 ulp."""
+    m = k = 256
+    x = torch.linspace(-12, 12, m * k, device="cuda").to(torch.bfloat16).view(m, k)
+    identity = torch.eye(k, device="cuda", dtype=torch.bfloat16)
+    d = poisoned((m, k), torch.float32)
+    args = spio.GemmArguments(m, k, k, "bf16", out_dtype="f32", epilogue=[activation])
+    kernel = spio.get_kernels(args)[0]
+    run_twice_identical(lambda: kernel.run(args, {"A": x, "B": identity, "D": d},
+                                           stream=torch.cuda.current_stream()), d)
+    F = torch.nn.functional
+    want = {"gelu_tanh": lambda t: F.gelu(t, approximate="tanh"), "gelu_erf": F.gelu,
+            "silu": F.silu}[activation](x.double())
+    bound = {"gelu_tanh": 2.0 ** -12, "gelu_erf": 2.0 ** -21, "silu": 2.0 ** -21}[activation]
+    error = (d.double() - want).abs()
+    assert (error <= bound * x.double().abs() + 2.0 ** -24).all(), \
+        f"max error {error.max().item()} at x = {x.view(-1)[error.argmax()].item()}"
+
+
 @pytest.mark.parametrize("m,n,k,epilogue,bias_along,scale_along,out", [
     (1000, 1000, 1000, ("bias", "gelu_tanh"), "col", None, "bf16"),
     (300, 520, 200, ("scale", "bias", "gelu_erf", "residual"), "row", "col", "f32"),

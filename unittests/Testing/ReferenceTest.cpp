@@ -21,6 +21,7 @@ using spio::testing::conv2dGw8Reference;
 using spio::testing::conv2dGw8WgradReference;
 using spio::testing::conv2dReference;
 using spio::testing::conv2dWgradReference;
+using spio::testing::EpilogueReference;
 using spio::testing::gemmCheckedElements;
 using spio::testing::gemmProductError;
 using spio::testing::gemmReference;
@@ -60,15 +61,36 @@ TEST(GemmReferenceTest, ReadsEachLayoutAndBatchEntry) {
 }
 
 TEST(GemmReferenceTest, AppliesTheEpilogueInOrder) {
-  auto [value, magnitude] = applyEpilogue(
+  auto [value, magnitude, approximation] = applyEpilogue(
       {EpilogueStep::Scale, EpilogueStep::Bias, EpilogueStep::Relu}, {2.0, 3.0}, -1.5, 1.0, 0.0);
   EXPECT_DOUBLE_EQ(value, 0.0); // relu(2 * -1.5 + 1)
   EXPECT_DOUBLE_EQ(magnitude, 3.0 * 1.5 + 1.0);
+  EXPECT_EQ(approximation, 0.0);
   EXPECT_DOUBLE_EQ(
       applyEpilogue({EpilogueStep::Residual, EpilogueStep::Scale}, {1.0, 1.0}, 2.0, 0.0, 0.5).sum,
       3.0);
   EXPECT_NEAR(applyEpilogue({EpilogueStep::GeluErf}, {1.0, 1.0}, 0, 0, 0).sum, 0.8413447, 1e-6);
   EXPECT_NEAR(applyEpilogue({EpilogueStep::Silu}, {1.0, 1.0}, 0, 0, 0).sum, 0.7310586, 1e-6);
+}
+
+TEST(GemmReferenceTest, GeluTanhAllowsTheHardwareTanhsErrorScaledByLaterSteps) {
+  // tanh.approx.f32 errs by up to 2^-11 of tanh(u): 2^-12 |x| of 0.5 x (1 +
+  // tanh(u)); a later scale of -2 and a gelu's slope (1.13) scale it.
+  EpilogueReference gelu = applyEpilogue({EpilogueStep::GeluTanh}, {-3.0, 4.0}, 0, 0, 0);
+  EXPECT_NEAR(gelu.sum, -0.0036373, 1e-6);
+  EXPECT_DOUBLE_EQ(gelu.approximation, 3.0 / 4096);
+  EpilogueReference scaled = applyEpilogue(
+      {EpilogueStep::GeluTanh, EpilogueStep::Scale, EpilogueStep::Silu}, {-3.0, 4.0}, -2, 0, 0);
+  EXPECT_DOUBLE_EQ(scaled.approximation, 3.0 / 4096 * 2 * 1.1);
+  EXPECT_EQ(applyEpilogue({EpilogueStep::GeluErf}, {-3.0, 4.0}, 0, 0, 0).approximation, 0.0);
+  // The check's tolerance takes it in: an f32 output of a chain of 1.
+  ReferenceCheck check(DType::F32, 1);
+  double rest = std::ldexp(1.0, -24) * std::fabs(gelu.sum) +
+                2.0 * std::ldexp(1.0, -24) * gelu.magnitude + 1e-6;
+  check.add(gelu.sum + 0.99 * (gelu.approximation + rest), gelu, [] { return "d[0]"; });
+  EXPECT_EQ(check.wrong(), 0u);
+  check.add(gelu.sum + 1.01 * (gelu.approximation + rest), gelu, [] { return "d[1]"; });
+  EXPECT_EQ(check.wrong(), 1u);
 }
 
 /// Small problems check every element; large ones every column of sampled

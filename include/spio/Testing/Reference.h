@@ -63,12 +63,20 @@ ReferenceSum gemmReference(const kernels::GemmProblem &problem, const HostMatrix
                            const HostMatrix &b, size_t entryA, size_t entryB, size_t row,
                            size_t col, size_t kBegin = 0, size_t kEnd = SIZE_MAX);
 
+/// An output's float64 reference after the epilogue.
+struct EpilogueReference {
+  double sum = 0, magnitude = 0;
+  /// What the kernel's approximate functions may add to its error: gelu_tanh's
+  /// tanh.approx.f32 errs by up to 2^-11 of tanh, 2^-12 |x| of the output.
+  double approximation = 0;
+};
+
 /// The epilogue's `steps` on a float64 reference: `value.sum` becomes the
 /// output's value and `value.magnitude` bounds what rounding before each
 /// step can have moved it (activations' slopes are at most 1.13), with the
 /// element's scale, bias and residual (beta * C) values given.
-ReferenceSum applyEpilogue(const std::vector<kernels::EpilogueStep> &steps, ReferenceSum value,
-                           double scale, double bias, double residual);
+EpilogueReference applyEpilogue(const std::vector<kernels::EpilogueStep> &steps, ReferenceSum value,
+                                double scale, double bias, double residual);
 
 /// The elements of D a check compares, as {batch entry, row, column}: all
 /// of them for small problems; else every column of sampled rows and every
@@ -116,6 +124,9 @@ public:
 
   /// Checks one output; `where` names it among the first failures kept.
   void add(double got, double expected, double magnitude,
+           const std::function<std::string()> &where);
+  /// The same for an epilogue's output, within its approximations too.
+  void add(double got, const EpilogueReference &expected,
            const std::function<std::string()> &where);
 
   size_t checked() const { return count; }

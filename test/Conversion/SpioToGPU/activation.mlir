@@ -39,18 +39,18 @@ gpu.module @m {
 
 // -----
 
-// gelu_tanh is x / (1 + e^-2u), u = sqrt(2 / pi) (x + 0.044715 x^3), with
-// e^-2u = 2^(x (c + 0.044715 c x^2)), c = -2 sqrt(2 / pi) log2 e.
+// gelu_tanh is 0.5 x tanh(u) + 0.5 x, u = x (c + 0.044715 c x^2),
+// c = sqrt(2 / pi), tanh by llvm.tanh with afn (tanh.approx.f32).
 // CHECK-LABEL: gpu.func @gelu_tanh
-// CHECK-DAG: %[[C3:.*]] = arith.constant -0.102943242 : f32
+// CHECK-DAG: %[[C3:.*]] = arith.constant 0.0356774069 : f32
 // CHECK-DAG: %[[SQ:.*]] = arith.mulf %[[X:.*]], %[[X]] : f32
-// CHECK-DAG: %[[C:.*]] = arith.constant -2.30220819 : f32
+// CHECK-DAG: %[[C:.*]] = arith.constant 0.797884583 : f32
 // CHECK: %[[POLY:.*]] = llvm.intr.fma(%[[SQ]], %[[C3]], %[[C]])
-// CHECK: %[[POWER:.*]] = arith.mulf %[[X]], %[[POLY]] : f32
-// CHECK: %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[POWER]])
-// CHECK: %[[DEN:.*]] = arith.addf %{{.*}}, %[[E]] : f32
-// CHECK: %[[R:.*]] = nvvm.rcp.approx.ftz.f %[[DEN]] : f32
-// CHECK: arith.mulf %[[X]], %[[R]] : f32
+// CHECK: %[[U:.*]] = arith.mulf %[[X]], %[[POLY]] : f32
+// CHECK: %[[HALF:.*]] = arith.mulf %[[X]], %{{.*}} : f32
+// CHECK: %[[T:.*]] = llvm.intr.tanh(%[[U]]) {fastmathFlags = #llvm.fastmath<afn>} : (f32) -> f32
+// CHECK: llvm.intr.fma(%[[HALF]], %[[T]], %[[HALF]])
+// CHECK-NOT: ex2
 gpu.module @m {
   gpu.func @gelu_tanh(%x: f32, %out: memref<1xf32>) kernel {
     %y = spio.activation gelu_tanh %x : f32
