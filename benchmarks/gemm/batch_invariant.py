@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The cost of batch invariance: spio's GEMM in its default mode against
-`--batch-invariant` (no split K, so that row i of D has the same bits for
-every M) on the Llama-style projections of bench.py's LLM sweep, both timed
-by spio-jit (CUDA events, median) in one run. Only configurations the
-chooser would split differ; the others print a ratio of 1.00 within noise.
+`--batch-invariant` (K split as N and K alone say, so that row i of D has
+the same bits for every M) on the Llama-style projections of bench.py's LLM
+sweep, both timed by spio-jit (CUDA events, median) in one run. Only the
+shapes whose default split differs from that one run other kernels; the
+others print a ratio of 1.00 within noise.
 """
 
 import os

@@ -260,6 +260,10 @@ CASES = [
      "--wgmma --swap --block-m 64 --block-n 128 --warps-m 8 --split-k 5"),
     (2048, 4096, 4096, "--batch-invariant", "--wgmma --block-m 128 --block-n 128 --warps-m 8 "
                                             "--persistent -1 --split-k 2"),
+    (128, 4096, 4096, "--batch-invariant", "--wgmma --block-m 128 --block-n 128 --warps-m 8 "
+                                           "--split-k 2"),
+    (100, 6144, 4096, "--batch-invariant", "--wgmma --swap --block-m 104 --block-n 64 "
+                                           "--warps-m 4"),
     # Stream-K: whole rounds of tiles then the last tiles' k-tiles shared,
     # partial sums handed on through the workspace: under one round (tiles
     # split between two blocks, or among four), ragged edges with rounds

@@ -674,7 +674,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     GemmConfig s = c;
     s.swapAB = true;
     // An M-major A comes in boxes of 64 of M.
-    s.blockM = mnMajor(p, 'a') ? std::max(width, kWgmmaMNBox) : width;
+    s.blockM = mnMajor(p, 'a') ? ceilDiv(width, kWgmmaMNBox) * kWgmmaMNBox : width;
     // One row of tiles (M <= width): N's tiles alone.
     auto count = [&](int64_t n) { return ceilDiv(p.n, n) * p.batch; };
     s.blockN = count(64) >= 3 * numSMs ? 128 : 64;
@@ -724,6 +724,9 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // swapped tile of 64 columns of M would (N's tiles alone), in a cluster
   // where the blocks fit, else summing the ranges apart in each block (the
   // same bits). Promoted sums add tile by tile in one order: never split.
+  // Tile shapes, swapping and clusters sharing B leave each element's order
+  // of additions as it is, so the rules below that do not split K choose
+  // for it as for any problem where that split is 1.
   int64_t invariantSplit = p.batchInvariant && !c.promote ? swapped(64, 0).splitK : 1;
   if (p.m <= 64) {
     int64_t width = 8;
@@ -731,6 +734,12 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
       width *= 2;
     return swapped(width, p.batchInvariant ? invariantSplit : 0);
   }
+  // One row of 128-row tiles streaming a long reduction, whose 64 x 128
+  // tiles would fill under half a round: swapped as for decoding (below).
+  bool oneRowLongK = ceilDiv(p.m, 128) == 1 && ceilDiv(p.k, c.blockK) >= 64;
+  bool swapsOneRow = oneRowLongK && 2 * tiles(64, 128) < numSMs && !c.promote;
+  if (invariantSplit > 1 && swapsOneRow)
+    return swapped(ceilDiv(p.m, 8) * 8, invariantSplit);
   if (invariantSplit > 1) {
     c.blockM = c.blockN = 128;
     c.warpsM = 8;
@@ -780,7 +789,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // ping-pong's 128 x 128 (H200, 8000 x 8000 x 1000: 627 TFLOP/s in 128 x
   // 256 pairs against 536; 3000 x 3000 x 1000: 529 in 128 x 192 against
   // 436).
-  if ((!shortK || rowsOffSectors(p, 'b')) && !c.promote && !p.batchInvariant) {
+  if ((!shortK || rowsOffSectors(p, 'b')) && !c.promote) {
     int64_t step = mnMajor(p, 'b') ? kWgmmaMNBox : 16;
     // Persistent pairs sharing B take the tile rows two at a time: their
     // rounds count pairs, and half of an odd count's last pair idles.
@@ -894,9 +903,8 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // more than it computes: where 64 x 128 tiles are a round at least half
   // full, they stream B on twice the SMs, with deeper rings, rather than
   // split K (fewer blocks keep too few of B's bytes in flight to gain).
-  bool oneRowLongK = ceilDiv(p.m, 128) == 1 && ceilDiv(p.k, c.blockK) >= 64;
   bool streamsB = oneRowLongK && 2 * tiles(64, 128) >= numSMs && tiles(64, 128) <= numSMs;
-  if (tiles(128, 128) < numSMs && (shortK || streamsB) && !c.promote && !p.batchInvariant) {
+  if (tiles(128, 128) < numSMs && (shortK || streamsB) && !c.promote) {
     // Short reductions under a wave of 128 x 128 tiles: a split's cluster
     // barrier and exchange of partial sums cost more than its few k-tiles
     // save (H200, 1024^3: 214 TFLOP/s split in two, 231 unsplit, 276 in
@@ -932,9 +940,9 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // multiple of 8) and K split among the fewest blocks that fill the SMs
   // (H200: 128 x 4096 x 14336 396 TFLOP/s against 340 split in 128 x 128
   // tiles, 96 x 2048 x 8192 226 against 168, 128 x 1000 x 14336 190
-  // against 130).
-  if (oneRowLongK && 2 * tiles(64, 128) < numSMs && !c.promote && !p.batchInvariant)
-    return swapped(ceilDiv(p.m, 8) * 8, 0);
+  // against 130). A batch-invariant problem here splits K in 1.
+  if (swapsOneRow)
+    return swapped(ceilDiv(p.m, 8) * 8, p.batchInvariant ? 1 : 0);
   if (tiles(128, 128) < numSMs) {
     // Under one wave of 128 x 128 tiles (a block an SM): up to 3 blocks
     // split each tile's K while the grid still fits the SMs; clusters of 4

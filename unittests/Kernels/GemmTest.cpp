@@ -227,6 +227,37 @@ TEST(GemmBatchInvariant, SplitsKTheSameWayForEveryM) {
   }
 }
 
+TEST(GemmBatchInvariant, OneRowOfTilesRunsTheDefaultKernelWhereItsSplitIsTheInvariantOne) {
+  // M of 65 to 128 over a long reduction: the swapped kernel the default
+  // chooses (split as N and K alone say, for N = 4096) or unsplit 64 x 128
+  // tiles, not 128 x 128 tiles under a round.
+  for (auto [n, k] : {std::pair{4096, 4096}, std::pair{4096, 14336}, std::pair{6144, 4096},
+                      std::pair{8192, 28672}})
+    for (int64_t m : {100, 128}) {
+      GemmProblem p = problem(m, n, k);
+      GemmConfig chosen = chooseWgmmaGemmConfig(p, hopper());
+      p.batchInvariant = true;
+      GemmConfig invariant = chooseWgmmaGemmConfig(p, hopper());
+      std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+      EXPECT_EQ(invariant.swapAB, chosen.swapAB) << shape;
+      EXPECT_EQ(invariant.blockM, chosen.blockM) << shape;
+      EXPECT_EQ(invariant.blockN, chosen.blockN) << shape;
+      EXPECT_EQ(invariant.splitK, chosen.splitK) << shape;
+      EXPECT_EQ(invariant.kRanges, 1) << shape;
+    }
+}
+
+TEST(GemmChooser, SwappedMMajorATilesAreWholeBoxesOf64) {
+  // 112 rows of an M-major A, swapped: 128 (two boxes), not 112.
+  GemmProblem p = problem(112, 8, 7770);
+  p.a = Layout::ColMajor;
+  p.b = Layout::RowMajor;
+  GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+  EXPECT_TRUE(c.swapAB);
+  EXPECT_EQ(c.blockM, 128);
+  EXPECT_EQ(checkGemm(p, c, hopper()), "");
+}
+
 TEST(GemmCheck, RejectsEmptyProblems) {
   EXPECT_NE(checkGemm(problem(0, 64, 64), GemmConfig(), hopper()).find("must be positive"),
             std::string::npos);
