@@ -262,6 +262,9 @@ CASES = [
                                             "--persistent -1 --split-k 2"),
     (128, 4096, 4096, "--batch-invariant", "--wgmma --block-m 128 --block-n 128 --warps-m 8 "
                                            "--split-k 2"),
+    (1000, 3000, 1032, "--wgmma --block-m 128 --block-n 192 --warps-m 8 --persistent 8 "
+                       "--cluster 2 --k-ranges 2", "--wgmma --block-m 128 --block-n 192 "
+                       "--warps-m 8 --split-k 2 --stages 2"),
     (100, 6144, 4096, "--batch-invariant", "--wgmma --swap --block-m 104 --block-n 64 "
                                            "--warps-m 4"),
     # Stream-K: whole rounds of tiles then the last tiles' k-tiles shared,

@@ -760,7 +760,11 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
       };
       c.blockN = fill(128) > fill(192) || 10 * p.n < 9 * ceilDiv(p.n, 192) * 192 ? 128 : 192;
       c.persistent = numSMs;
-      if (pairsShareB(c))
+      // Tiles of 192 columns pair to share B over short reductions too
+      // (H200, 8192 x 4096 x 4096: 758 TFLOP/s in pairs against 739
+      // unpaired); 128-column ones ran 1-7% slower paired there (1024 x
+      // 4096 x 4096: 610 against 655).
+      if (pairsShareB(c) || (c.blockN == 192 && pairsFit(c) && !mnMajor(p, 'b')))
         c.cluster = 2;
       c.raster = gridRaster(p, c);
     }

@@ -247,6 +247,23 @@ TEST(GemmBatchInvariant, OneRowOfTilesRunsTheDefaultKernelWhereItsSplitIsTheInva
     }
 }
 
+TEST(GemmBatchInvariant, RangesIn192ColumnTilesPairToShareB) {
+  // Persistent blocks summing 2 ranges apart: 192-column tiles pair over a
+  // short reduction (64 k-tiles), 128-column ones only over a long one.
+  GemmProblem p = problem(8192, 4096, 4096);
+  p.batchInvariant = true;
+  GemmConfig wide = chooseWgmmaGemmConfig(p, hopper());
+  EXPECT_EQ(wide.kRanges, 2);
+  EXPECT_EQ(wide.blockN, 192);
+  EXPECT_EQ(wide.cluster, 2);
+  p.m = 1024;
+  GemmConfig narrow = chooseWgmmaGemmConfig(p, hopper());
+  EXPECT_EQ(narrow.blockN, 128);
+  EXPECT_EQ(narrow.cluster, 1);
+  p.k = 14336;
+  EXPECT_EQ(chooseWgmmaGemmConfig(p, hopper()).cluster, 2);
+}
+
 TEST(GemmChooser, SwappedMMajorATilesAreWholeBoxesOf64) {
   // 112 rows of an M-major A, swapped: 128 (two boxes), not 112.
   GemmProblem p = problem(112, 8, 7770);
