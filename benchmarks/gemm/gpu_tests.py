@@ -39,6 +39,8 @@ CASES = [
     (2048, 2048, 2048, "--a-layout col --b-layout row"),
     (4096, 1024, 2048, "--a-layout col --b-layout col --dtype f16"),
     (4096, 4096, 4096, "--a-layout col --b-layout row"),
+    # One row of tiles swapped, an M-major A in two boxes of 64 rows.
+    (112, 3000, 8192, "--a-layout col --b-layout row"),
     (1024, 1024, 8192, "--a-layout col --b-layout row --block-m 128 --warps-m 8 --block-n 256 "
                        "--stages 4 --persistent 8 --cluster 2"),
     (2048, 3072, 768, "--a-layout row --b-layout row"),
