@@ -227,6 +227,26 @@ TEST(GemmBatchInvariant, SplitsKTheSameWayForEveryM) {
   }
 }
 
+TEST(GemmBatchInvariant, EveryRowCountSplitsKAlikeAcrossShapes) {
+  // Whatever rule chooses for a row count (swapped, 64-row tiles, pairs,
+  // persistent grids), K's split is the one N and K give, never stream-K.
+  for (int64_t n : {256, 1000, 3000, 4096, 6144, 11008, 28672})
+    for (int64_t k : {520, 1032, 4096, 14336}) {
+      std::set<int64_t> splits;
+      for (int64_t m : {1, 8, 33, 64, 65, 100, 128, 129, 256, 512, 1000, 2048, 8192}) {
+        GemmProblem p = problem(m, n, k);
+        p.batchInvariant = true;
+        GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+        std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+        EXPECT_EQ(checkGemm(p, c, hopper()), "") << shape;
+        EXPECT_FALSE(c.streamK) << shape;
+        EXPECT_TRUE(c.splitK == 1 || c.kRanges == 1) << shape;
+        splits.insert(std::max(c.splitK, c.kRanges));
+      }
+      EXPECT_EQ(splits.size(), 1u) << n << "x" << k;
+    }
+}
+
 TEST(GemmBatchInvariant, OneRowOfTilesRunsTheDefaultKernelWhereItsSplitIsTheInvariantOne) {
   // M of 65 to 128 over a long reduction: the swapped kernel the default
   // chooses (split as N and K alone say, for N = 4096) or unsplit 64 x 128
