@@ -200,22 +200,30 @@ TEST(GemmGrouped, RunsOnAPersistentWgmmaGridOfItsGroupsTiles) {
             std::string::npos);
 }
 
+/// "MxNxK", naming a problem in a failure.
+static std::string shapeOf(const GemmProblem &p) {
+  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+}
+
 TEST(GemmBatchInvariant, SplitsKTheSameWayForEveryM) {
   // Split in a cluster or summed in ranges in one block: the same ranges
-  // whatever M, so the same bits for each row.
-  for (auto [n, k] : {std::pair{4096, 4096}, std::pair{6144, 4096}, std::pair{28672, 4096},
-                      std::pair{1000, 2056}}) {
-    std::set<int64_t> splits;
-    for (int64_t m : {1, 7, 16, 64, 65, 128, 300, 512, 2048, 8192}) {
-      GemmProblem p = problem(m, n, k);
-      p.batchInvariant = true;
-      GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
-      EXPECT_EQ(checkGemm(p, c, hopper()), "") << m << "x" << n << "x" << k;
-      EXPECT_TRUE(c.splitK == 1 || c.kRanges == 1);
-      splits.insert(std::max(c.splitK, c.kRanges));
+  // whatever M, so the same bits for each row, whatever rule chooses for a
+  // row count (swapped, 64-row tiles, pairs, persistent grids); never
+  // stream-K.
+  for (int64_t n : {256, 1000, 3000, 4096, 6144, 11008, 28672})
+    for (int64_t k : {520, 1032, 2056, 4096, 14336}) {
+      std::set<int64_t> splits;
+      for (int64_t m : {1, 7, 8, 16, 33, 64, 65, 100, 128, 129, 256, 300, 512, 1000, 2048, 8192}) {
+        GemmProblem p = problem(m, n, k);
+        p.batchInvariant = true;
+        GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
+        EXPECT_EQ(checkGemm(p, c, hopper()), "") << shapeOf(p);
+        EXPECT_FALSE(c.streamK) << shapeOf(p);
+        EXPECT_TRUE(c.splitK == 1 || c.kRanges == 1) << shapeOf(p);
+        splits.insert(std::max(c.splitK, c.kRanges));
+      }
+      EXPECT_EQ(splits.size(), 1u) << n << "x" << k;
     }
-    EXPECT_EQ(splits.size(), 1u) << n << "x" << k;
-  }
   // f32 at the highest precision promotes each k-tile's sums: never split.
   for (int64_t m : {1, 128, 8192}) {
     GemmProblem p = problem(m, 4096, 4096);
@@ -225,26 +233,6 @@ TEST(GemmBatchInvariant, SplitsKTheSameWayForEveryM) {
     EXPECT_EQ(checkGemm(p, c, hopper()), "") << m;
     EXPECT_TRUE(c.promote && c.splitK == 1 && c.kRanges == 1) << m;
   }
-}
-
-TEST(GemmBatchInvariant, EveryRowCountSplitsKAlikeAcrossShapes) {
-  // Whatever rule chooses for a row count (swapped, 64-row tiles, pairs,
-  // persistent grids), K's split is the one N and K give, never stream-K.
-  for (int64_t n : {256, 1000, 3000, 4096, 6144, 11008, 28672})
-    for (int64_t k : {520, 1032, 4096, 14336}) {
-      std::set<int64_t> splits;
-      for (int64_t m : {1, 8, 33, 64, 65, 100, 128, 129, 256, 512, 1000, 2048, 8192}) {
-        GemmProblem p = problem(m, n, k);
-        p.batchInvariant = true;
-        GemmConfig c = chooseWgmmaGemmConfig(p, hopper());
-        std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-        EXPECT_EQ(checkGemm(p, c, hopper()), "") << shape;
-        EXPECT_FALSE(c.streamK) << shape;
-        EXPECT_TRUE(c.splitK == 1 || c.kRanges == 1) << shape;
-        splits.insert(std::max(c.splitK, c.kRanges));
-      }
-      EXPECT_EQ(splits.size(), 1u) << n << "x" << k;
-    }
 }
 
 TEST(GemmBatchInvariant, OneRowOfTilesRunsTheDefaultKernelWhereItsSplitIsTheInvariantOne) {
@@ -258,7 +246,7 @@ TEST(GemmBatchInvariant, OneRowOfTilesRunsTheDefaultKernelWhereItsSplitIsTheInva
       GemmConfig chosen = chooseWgmmaGemmConfig(p, hopper());
       p.batchInvariant = true;
       GemmConfig invariant = chooseWgmmaGemmConfig(p, hopper());
-      std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+      std::string shape = shapeOf(p);
       EXPECT_EQ(invariant.swapAB, chosen.swapAB) << shape;
       EXPECT_EQ(invariant.blockM, chosen.blockM) << shape;
       EXPECT_EQ(invariant.blockN, chosen.blockN) << shape;
