@@ -1,10 +1,14 @@
 """Puts the built C API library (libspio_capi.so) inside the package: from
 $SPIO_LIBRARY, else the checkout's build/lib. The README's build makes it;
 scripts/pack-bundle.sh makes one with LLVM linked statically, for hosts
-without LLVM 22."""
+without LLVM 22. Where torch is importable (pip install
+--no-build-isolation), also builds spio._autograd (spio/csrc/autograd.cpp:
+spio.linear's autograd node in C++) against it; SPIO_NO_TORCH_EXTENSION=1
+leaves it out. In a checkout: cd python && python3 setup.py build_ext --inplace."""
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from setuptools import Distribution, setup
@@ -38,19 +42,47 @@ class BinaryDistribution(Distribution):
         return True
 
 
-commands = {"build_py": BuildWithLibrary}
+def torch_extension():
+    """spio._autograd's extension and its build command, where torch is
+    importable; else none (linear's autograd then runs in Python)."""
+    if os.environ.get("SPIO_NO_TORCH_EXTENSION") == "1":
+        return [], {}
+    try:
+        from torch.utils.cpp_extension import BuildExtension, CppExtension
+    except ImportError:
+        return [], {}
+
+    class OptionalBuild(BuildExtension):
+        """A failed build (no C++ compiler, no Python headers) leaves the
+        extension out rather than the package."""
+
+        def build_extension(self, ext):
+            try:
+                super().build_extension(ext)
+            except Exception as error:  # the compiler's or setuptools' own
+                print(f"spio: {ext.name} not built ({error}): spio.linear's and "
+                      f"spio.conv2d_gw8's autograd run in Python", file=sys.stderr)
+
+    return ([CppExtension("spio._autograd", ["spio/csrc/autograd.cpp"])],
+            {"build_ext": OptionalBuild})
+
+
+extensions, commands = torch_extension()
+commands["build_py"] = BuildWithLibrary
 try:
     from wheel.bdist_wheel import bdist_wheel
 
     class PlatformWheel(bdist_wheel):
         """py3-none-<platform>: the library is loaded through ctypes, so one
-        wheel serves every Python 3 of the platform."""
+        wheel serves every Python 3 of the platform (unless it holds the
+        torch extension, built for this Python)."""
 
         def get_tag(self):
-            return ("py3", "none", super().get_tag()[2])
+            tag = super().get_tag()
+            return tag if extensions else ("py3", "none", tag[2])
 
     commands["bdist_wheel"] = PlatformWheel
 except ImportError:
     pass  # no wheels to build without the wheel package
 
-setup(cmdclass=commands, distclass=BinaryDistribution)
+setup(cmdclass=commands, distclass=BinaryDistribution, ext_modules=extensions)

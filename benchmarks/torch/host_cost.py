@@ -121,6 +121,17 @@ def breakdown(dtype, calls, repeats):
         ("torch.compiler.is_compiling()", torch.compiler.is_compiling),
         ("F.linear", lambda: F.linear(x, w)),
     ]
+    # A gradient recorded by the Python node (_LinearFunction) and by the
+    # C++ one (spio._autograd, where it is built).
+    wg, bg = w.clone().requires_grad_(), b.clone().requires_grad_()
+    dy_linear = torch.randn(16, 64, device="cuda", dtype=dtype)
+    nodes = [("Python node", _torch_ops._LinearFunction.apply)]
+    if _torch_ops._native is not None:
+        nodes.insert(0, ("C++ node", spio.linear))
+    for node, linear in nodes:
+        parts += [(f"linear with grad, {node}", lambda linear=linear: linear(x, wg, bg)),
+                  (f"linear forward + backward, {node}",
+                   lambda linear=linear: linear(x, wg, bg).backward(dy_linear))]
     image = torch.randn(2, 64, 8, 8, device="cuda", dtype=dtype).to(
         memory_format=torch.channels_last)
     weight = torch.randn(64, 8, 3, 3, device="cuda", dtype=dtype).to(
@@ -158,8 +169,11 @@ def main():
     if options.breakdown:
         breakdown(dtype, options.calls, options.repeats)
         return
+    from spio import _torch_ops
+    node = "C++ (spio._autograd)" if _torch_ops._native is not None else "Python"
     print(f"device: {torch.cuda.get_device_name()}; torch {torch.__version__}; "
-          f"{options.dtype}; median of {options.repeats} x {options.calls} calls")
+          f"{options.dtype}; median of {options.repeats} x {options.calls} calls; "
+          f"spio.linear's autograd node: {node}")
     print("| call | spio (us) | torch (us) | spio / torch | target (us) |")
     print("|---|---|---|---|---|")
     public = host_us(lambda: torch.cuda.current_stream(0).cuda_stream, options.calls,

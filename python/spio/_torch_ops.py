@@ -31,6 +31,7 @@ launcher up and launch in one C call. Eager calls skip the dispatcher
 and, where no gradient is wanted, autograd.
 """
 
+import ctypes
 import functools
 import weakref
 
@@ -88,6 +89,28 @@ def _launcher(args, device):
 # options): an operator's call looks its launcher up and launches; the
 # checks and choices behind a launcher run on its first call.
 _launchers = {}
+
+# The autograd nodes of spio.linear and spio.conv2d_gw8 in C++
+# (csrc/autograd.cpp), where the package was built against the installed
+# torch (python/setup.py): a call that records a gradient then costs what
+# torch's C++ nodes cost, and the backward runs no Python. Else
+# _LinearFunction and _Conv2dGw8Function.
+try:
+    from . import _autograd as _native
+except ImportError as error:  # not built, or built against another torch
+    _native = None
+    _kernels.log.debug("spio._autograd not loaded (%s): autograd runs in Python", error)
+else:
+    _native.set_library(*(ctypes.cast(function, ctypes.c_void_p).value
+                          for function in (_capi.lib.spio_launcher_run, _capi.lib.spio_free)))
+
+
+def _plan_arguments(launchers):
+    """What the C++ plans take of each launcher: its handle, operand count
+    and workspace bytes."""
+    return [value for launcher in launchers
+            for value in (launcher.handle, len(launcher.operands), launcher.workspace)]
+
 
 _autotune = False
 # The keys of the launchers autotuning chose.
@@ -313,7 +336,7 @@ def _out_hw(h, w, r, s, stride, padding):
     return (h + 2 * padding[0] - r) // stride + 1, (w + 2 * padding[1] - s) // stride + 1
 
 
-def _check_conv(x, weight, stride, padding):
+def _check_conv(x, weight, stride, padding, bias=None):
     if x.dim() != 4 or weight.dim() != 4:
         raise SpioError("conv2d_gw8 takes x (N, C, H, W) and weight (C, g, R, S)")
     c = x.shape[1]
@@ -331,6 +354,11 @@ def _check_conv(x, weight, stride, padding):
                         f"{padding}")
     _check_tensor("x", x)
     _check_tensor("weight", weight, device=x.get_device())
+    if bias is not None:
+        _check_tensor("bias", bias, device=x.get_device())
+        if bias.dtype != x.dtype or bias.shape != (c,):
+            raise SpioError(f"the bias must be ({c},) {x.dtype}, got "
+                            f"{tuple(bias.shape)} {bias.dtype}")
 
 
 def _krsc(weight):
@@ -366,12 +394,7 @@ def _conv2d_gw8(x, weight, bias, stride, padding):
            None if bias is None else (bias.shape, bias.dtype, bias.get_device()))
     launcher = _launchers.get(key)
     if launcher is None or not x.is_contiguous(memory_format=torch.channels_last):
-        _check_conv(x, weight, stride, padding)
-        if bias is not None:
-            _check_tensor("bias", bias, device=x.get_device())
-            if bias.dtype != x.dtype or bias.shape != (c,):
-                raise SpioError(f"the bias must be ({c},) {x.dtype}, got "
-                                f"{tuple(bias.shape)} {bias.dtype}")
+        _check_conv(x, weight, stride, padding, bias)
     p, q = _out_hw(h, w, r, s, stride, padding)
     y = torch.empty((n, c, p, q), device=x.device, dtype=x.dtype,
                     memory_format=torch.channels_last)
@@ -557,8 +580,47 @@ def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
     if type(x) is not torch.Tensor or torch.compiler.is_compiling():
         return conv2d_gw8_op(x, weight, bias, stride, padding)
     if _needs_grad(x, weight, bias):
-        return _Conv2dGw8Function.apply(x, weight, bias, stride, padding)
+        return _conv2d_gw8_with_grad(x, weight, bias, stride, padding)
     return _conv2d_gw8(x, weight, bias, stride, padding)
+
+
+# The C++ node's plans by conv2d_gw8's shapes: each the address of the
+# fprop's, dgrad's and wgrad's launchers, with the launchers.
+_conv_plans = {}
+
+
+def _conv2d_gw8_plan(x, weight, bias, stride, padding):
+    """The plan of conv2d_gw8(x, weight, bias, stride, padding) recording a
+    gradient, built and checked at the shape's first call: the heuristics'
+    configurations (wgrad's with the bias's gradient where there is a
+    bias)."""
+    key = (x.shape, weight.shape, x.dtype, weight.dtype, x.get_device(), weight.get_device(),
+           stride, *padding, None if bias is None else (bias.shape, bias.dtype, bias.get_device()))
+    plan = _conv_plans.get(key)
+    if plan is None:
+        _check_conv(x, weight, stride, padding, bias)
+        n, c, h, w = x.shape
+        g, r, s = weight.shape[1:]
+        p, q = _out_hw(h, w, r, s, stride, padding)
+        launchers = [_launcher(_conv_args(x.shape, c, r, s, stride, padding, pass_, with_bias,
+                                          _DTYPES[x.dtype], g), x.get_device())
+                     for pass_, with_bias in (("fprop", bias is not None), ("dgrad", False),
+                                              ("wgrad", bias is not None))]
+        address = _native.conv2d_gw8_plan(*_plan_arguments(launchers), [n, c, p, q], [c, r, s, g])
+        plan = _conv_plans[key] = (address, launchers)
+    return plan[0]
+
+
+def _conv2d_gw8_with_grad(x, weight, bias, stride, padding):
+    """conv2d_gw8's eager call recording a gradient: through the C++ node
+    where it is built, else (and with autotuning on, an input not
+    channels_last, or a bias wanting no gradient where the weight wants
+    one) _Conv2dGw8Function."""
+    if (_native is None or _autotune or not x.is_contiguous(memory_format=torch.channels_last)
+            or (bias is not None and weight.requires_grad and not bias.requires_grad)):
+        return _Conv2dGw8Function.apply(x, weight, bias, stride, padding)
+    return _native.conv2d_gw8(_conv2d_gw8_plan(x, weight, bias, stride, padding), x, weight,
+                              bias)
 
 
 class _PhaseImages(torch.autograd.Function):
@@ -946,6 +1008,29 @@ def _aligned(t):
     return t.clone() if t.data_ptr() % _kernels.ALIGNMENT else t
 
 
+def _gemm_arguments(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=None,
+                    activation=None, pre=None):
+    """The checked GemmArguments of _gemm's call (its tensors as it takes
+    them)."""
+    for name, t in (("A", a), ("B", b)):
+        _check_tensor(name, t, _GEMM_DTYPES, a.get_device())
+        if not t.is_contiguous():
+            raise SpioError(f"{name} must be contiguous")
+    epilogue = {}
+    if bias is not None:
+        _check_tensor("bias", bias, ("f16", "bf16", "f32"), a.get_device())
+        if bias.shape != (n,):
+            raise SpioError(f"the bias must have shape ({n},), got {tuple(bias.shape)}")
+        epilogue = {"epilogue": ("bias",), "bias_along": "col",
+                    "bias_dtype": _DTYPES[bias.dtype]}
+    if activation is not None:
+        epilogue["epilogue"] = epilogue.get("epilogue", ()) + (activation,)
+    return _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
+                                  b_layout, reads_c=accumulate is not None,
+                                  batch_invariant=_batch_invariant, precision=_f32_precision(a),
+                                  stores_pre_activation=pre is not None, **epilogue)
+
+
 def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=None,
           activation=None, pre=None):
     """D (m x n) = A @ B (+ bias, one value a column; then `activation`, an
@@ -962,24 +1047,8 @@ def _gemm(a, b, out_dtype, a_layout, b_layout, m, n, k, bias=None, accumulate=No
            None if accumulate is None else accumulate.get_device(), activation, pre is None)
     launcher = _launchers.get(key)
     if launcher is None or not (a.is_contiguous() and b.is_contiguous()):
-        for name, t in (("A", a), ("B", b)):
-            _check_tensor(name, t, _GEMM_DTYPES, a.get_device())
-            if not t.is_contiguous():
-                raise SpioError(f"{name} must be contiguous")
-    if launcher is None:
-        epilogue = {}
-        if bias is not None:
-            _check_tensor("bias", bias, ("f16", "bf16", "f32"), a.get_device())
-            if bias.shape != (n,):
-                raise SpioError(f"the bias must have shape ({n},), got {tuple(bias.shape)}")
-            epilogue = {"epilogue": ("bias",), "bias_along": "col",
-                        "bias_dtype": _DTYPES[bias.dtype]}
-        if activation is not None:
-            epilogue["epilogue"] = epilogue.get("epilogue", ()) + (activation,)
-        args = _kernels.GemmArguments(m, n, k, _DTYPES[a.dtype], _DTYPES[out_dtype], a_layout,
-                                      b_layout, reads_c=accumulate is not None,
-                                      batch_invariant=_batch_invariant, precision=precision,
-                                      stores_pre_activation=pre is not None, **epilogue)
+        args = _gemm_arguments(a, b, out_dtype, a_layout, b_layout, m, n, k, bias, accumulate,
+                               activation, pre)
         launcher = _launchers[key] = _launcher(args, a.get_device())
     d = a.new_empty((m, n), dtype=out_dtype) if accumulate is None else accumulate
     operands = (_aligned(a), _aligned(b), accumulate, d,
@@ -1158,6 +1227,40 @@ class _LinearFunction(torch.autograd.Function):
         return _linear_gradients(ctx, dy, _mm_dx, _mm_dw)
 
 
+# The C++ node's plans by linear's shapes: each the address of the forward's
+# launcher and dX's and dW's, with the launchers (kept alive: a pending
+# backward may run them).
+_linear_plans = {}
+
+
+def _linear_plan(x, w, b):
+    """The plan of linear(x, w, b) recording a gradient, built and checked
+    at the shape's first call."""
+    key = (x.dtype, w.dtype, x.get_device(), w.get_device(), x.shape, w.shape,
+           None if b is None else (b.shape, b.dtype, b.get_device()), _batch_invariant,
+           _f32_precision(x))
+    plan = _linear_plans.get(key)
+    if plan is None:
+        _check_mm(x, w, b)
+        (m, k), n, device = x.shape, w.shape[0], x.get_device()
+        # dY has y's (x's) dtype and device: x stands for it in the checks.
+        launchers = [_launcher(args, device) for args in (
+            _gemm_arguments(x, w, x.dtype, "row", "col", m, n, k, bias=b),
+            _gemm_arguments(x, w, x.dtype, "row", "row", m, k, n),
+            _gemm_arguments(x, x, x.dtype, "col", "row", n, k, m))]
+        address = _native.linear_plan(*_plan_arguments(launchers))
+        plan = _linear_plans[key] = (address, launchers)
+    return plan[0]
+
+
+def _linear_with_grad(x, w, b):
+    """linear's eager call recording a gradient: through the C++ node where
+    it is built, else _LinearFunction."""
+    if _native is None or not w.is_contiguous():
+        return _LinearFunction.apply(x, w, b)
+    return _native.linear(_linear_plan(x, w, b), x, w, b)
+
+
 class _LinearMainGradFunction(torch.autograd.Function):
     """linear whose weight gradient is added in place to the weight's f32
     main_grad by the dW GEMM's epilogue (one rounding) rather than returned:
@@ -1227,7 +1330,7 @@ def linear(x, weight, bias=None, activation=None):
     elif type(x) is not torch.Tensor or torch.compiler.is_compiling():
         y = linear_op(x2, weight, bias)
     elif _needs_grad(x, weight, bias):
-        y = _LinearFunction.apply(x2, weight, bias)
+        y = _linear_with_grad(x2, weight, bias)
     else:
         y = _mm(x2, weight, bias)
     return y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])

@@ -10,6 +10,7 @@ import pytest
 import spio
 
 torch = pytest.importorskip("torch")
+from spio import _torch_ops  # noqa: E402  (needs torch)
 gpu = pytest.mark.skipif(not (spio.gpu_available() and torch.cuda.is_available()),
                          reason="needs a GPU and PyTorch with CUDA")
 
@@ -107,9 +108,10 @@ def test_conv2d_gw8_in_the_heuristics_band_ring():
 
 @gpu
 def test_eager_autograd_matches_the_registered_operator():
-    """spio.conv2d_gw8 runs eagerly through its own autograd.Function over
-    the operators' implementations; the registered operator (what
-    torch.compile traces) computes the same bits, forward and backward."""
+    """spio.conv2d_gw8 runs eagerly through its own autograd node (C++ where
+    spio._autograd is built, else an autograd.Function) over the operators'
+    launchers; the registered operator (what torch.compile traces) computes
+    the same bits, forward and backward."""
     x, weight, bias = conv_inputs(r=3, s=5, seed=5)
     dy = torch.randn(2, 64, 20, 18, device="cuda", dtype=torch.float16).to(
         memory_format=torch.channels_last)
@@ -121,7 +123,7 @@ def test_eager_autograd_matches_the_registered_operator():
         results.append(type(y.grad_fn).__name__)
         y.backward(dy)
         results.append([y.detach()] + [t.grad for t in leaves])
-    assert results[0].startswith("_Conv2dGw8Function"), results[0]
+    assert not results[0].startswith("GeneratedBackwardFor"), results[0]
     assert results[2].startswith("GeneratedBackwardFor_spio_conv2d_gw8"), results[2]
     for eager, operator in zip(results[1], results[3]):
         assert torch.equal(eager, operator)
@@ -161,6 +163,85 @@ def test_linear_and_matmul_with_gradients():
     gradients_close(y, y32, [(x, x32), (layer.weight, w32), (layer.bias, b32)])
     a, b = x.detach(), layer.weight.detach().t().contiguous()
     close(spio.matmul(a, b), a.float() @ b.float(), 64)
+
+
+@gpu
+@pytest.mark.skipif(_torch_ops._native is None,
+                    reason="spio._autograd is not built (python/setup.py build_ext)")
+@pytest.mark.parametrize("dtype,bias,offset", [(torch.bfloat16, True, 0),
+                                               (torch.float16, False, 0),
+                                               (torch.bfloat16, True, 3),
+                                               (torch.float32, True, 0)])
+def test_linear_autograd_node_in_cpp_gives_the_python_nodes_bits(dtype, bias, offset):
+    """spio.linear recording a gradient through the C++ node (spio._autograd)
+    and through the Python one (_LinearFunction): the same y, dx, dw and db,
+    bit for bit, for inputs starting off 16 bytes (`offset` elements into a
+    buffer) and a dY that is a broadcast view; a graph of the backward is
+    refused."""
+    generator = torch.Generator(device="cuda").manual_seed(7)
+    m, n, k = 72, 96, 136
+    x = torch.randn(m * k + offset, device="cuda", dtype=dtype, generator=generator)
+    x = x[offset:].view(m, k)
+    w = torch.randn(n, k, device="cuda", dtype=dtype, generator=generator) / 8
+    b = torch.randn(n, device="cuda", dtype=dtype, generator=generator) if bias else None
+    dy = torch.randn(1, n, device="cuda", dtype=dtype, generator=generator).expand(m, n)
+    results = []
+    for through in ("cpp", "python"):
+        leaves = [t.detach().clone().requires_grad_() if t is not None else None
+                  for t in (x, w, b)]
+        if through == "cpp":
+            y = spio.linear(*leaves)
+            assert "_LinearFunction" not in type(y.grad_fn).__name__
+        else:
+            y = _torch_ops._LinearFunction.apply(*leaves)
+        y.backward(dy)
+        results.append([y.detach()] + [t.grad for t in leaves if t is not None])
+    for ours, theirs in zip(*results):
+        assert torch.equal(ours, theirs)
+    want = x.double() @ w.double().t() + (b.double() if bias else 0)
+    error = (results[0][0].double() - want).abs().max().item()
+    assert error <= 2.0 ** -7 * want.abs().max().item() + 1e-3, error
+    leaves = [t.detach().clone().requires_grad_() for t in (x, w)]
+    y = spio.linear(*leaves)
+    with pytest.raises(RuntimeError, match="create_graph"):
+        torch.autograd.grad(y, leaves, dy, create_graph=True)
+
+
+@gpu
+@pytest.mark.skipif(_torch_ops._native is None,
+                    reason="spio._autograd is not built (python/setup.py build_ext)")
+@pytest.mark.parametrize("group_width,stride,bias,weight_channels_last",
+                         [(8, 1, True, True), (8, 2, False, False), (1, 1, True, False),
+                          (4, 2, True, True)])
+def test_conv2d_gw8_autograd_node_in_cpp_gives_the_python_nodes_bits(
+        group_width, stride, bias, weight_channels_last):
+    """spio.conv2d_gw8 recording a gradient through the C++ node and through
+    the Python one (_Conv2dGw8Function): the same y, dx, dw and db, bit for
+    bit, for weights stored either way and a dY not channels_last; a graph
+    of the backward is refused."""
+    x, w, b = conv_inputs(n=3, c=64, h=15, w=17, seed=8, group_width=group_width)
+    if weight_channels_last:
+        w = w.contiguous(memory_format=torch.channels_last)
+    results = []
+    for through in ("cpp", "python"):
+        leaves = [t.detach().clone().requires_grad_() if t is not None else None
+                  for t in (x, w, b if bias else None)]
+        if through == "cpp":
+            y = spio.conv2d_gw8(*leaves, stride, 1)
+            assert "_Conv2dGw8Function" not in type(y.grad_fn).__name__
+        else:
+            y = _torch_ops._Conv2dGw8Function.apply(*leaves, stride, [1, 1])
+        if not results:
+            dy = torch.randn(y.shape, device="cuda", dtype=y.dtype)  # NCHW-contiguous
+        y.backward(dy)
+        results.append([y.detach()] + [t.grad for t in leaves if t is not None])
+    for name, ours, theirs in zip(("y", "dx", "dw", "db"), *results):
+        assert ours.shape == theirs.shape and torch.equal(ours, theirs), \
+            (name, (ours.float() - theirs.float()).abs().max().item())
+    leaves = [t.detach().clone().requires_grad_() for t in (x, w)]
+    y = spio.conv2d_gw8(*leaves, None, stride, 1)
+    with pytest.raises(RuntimeError, match="create_graph"):
+        torch.autograd.grad(y, leaves, dy, create_graph=True)
 
 
 @gpu

@@ -1,0 +1,293 @@
+// spio._autograd: the autograd nodes of spio.linear and spio.conv2d_gw8 in
+// C++, built against the installed torch (python/setup.py). Their forwards
+// and backwards run launchers of Spio's C API that the Python side builds
+// once a shape (a plan), so that a call that records a gradient costs what
+// torch's own C++ nodes cost, and the backward runs no Python on the autograd
+// engine's thread. Needs no CUDA headers: the C API takes the stream as a
+// handle.
+
+#include <torch/extension.h>
+
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace {
+
+// spio_launcher_run and spio_free of libspio_capi.so (include/spio-c/Spio.h),
+// whose addresses the Python side hands over: the library it loaded is the
+// one these launchers belong to.
+using RunLauncher = int32_t (*)(void *launcher, void *stream, const uint64_t *operands,
+                                int32_t numOperands, uint64_t workspace, const float *scalars,
+                                char **error);
+using FreeText = void (*)(void *);
+RunLauncher runLauncher = nullptr;
+FreeText freeText = nullptr;
+
+// A spio_launcher and what its runs take: the count of operand addresses
+// and the scratch bytes.
+struct Launcher {
+  void *handle = nullptr;
+  int32_t operands = 0;
+  int64_t workspace = 0;
+};
+
+// A launcher's operand addresses in its order (GEMM: A, B, C, D, bias,
+// scale, ...; conv2d-gw8 fprop: x, w, bias, y; dgrad: dy, w, dx; wgrad: x,
+// dy, dw, db), 0 where absent.
+using Operands = std::array<uint64_t, 8>;
+
+// A shape's launchers. The autograd engine runs a device's backward nodes on
+// one thread, and the forward runs under the GIL; the mutex keeps the
+// backward's launchers (whose runs encode TMA descriptors for new addresses)
+// to one run at a time anyway.
+struct LinearPlan {
+  Launcher forward, dx, dw;
+  std::mutex backward;
+};
+struct Conv2dGw8Plan {
+  Launcher fprop, dgrad, wgrad;
+  // y's (N, C, P, Q) and the stored dw's (C, R, S, g).
+  std::vector<int64_t> ySizes, dwSizes;
+  std::mutex backward;
+};
+
+// c10::Stream's CUDA handle: native_handle() in torch up to 2.11,
+// stream_handle() after.
+template <typename S> auto streamHandle(const S &stream, int) -> decltype(stream.native_handle()) {
+  return stream.native_handle();
+}
+template <typename S> auto streamHandle(const S &stream, long) -> decltype(stream.stream_handle()) {
+  return stream.stream_handle();
+}
+
+uint64_t address(const at::Tensor &t) { return reinterpret_cast<uint64_t>(t.data_ptr()); }
+
+// The kernels read with 16-byte vectors: a view starting inside a row is
+// copied (as the Python path's _aligned does).
+at::Tensor aligned(const at::Tensor &t) { return address(t) % 16 ? t.clone() : t; }
+
+// Runs `launcher` on the current stream of `like`'s device, with scratch
+// memory from torch's allocator (stream-ordered, so freed at return).
+void run(const Launcher &launcher, const at::Tensor &like, const Operands &operands) {
+  TORCH_CHECK(runLauncher, "spio._autograd: set_library was not called");
+  TORCH_CHECK(launcher.operands <= int32_t(operands.size()), "spio._autograd: a launcher of ",
+              launcher.operands, " operands");
+  c10::Stream stream =
+      c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getStream(like.device());
+  at::Tensor workspace;
+  if (launcher.workspace > 0)
+    workspace = at::empty({launcher.workspace}, like.options().dtype(at::kByte));
+  char *error = nullptr;
+  if (runLauncher(launcher.handle, streamHandle(stream, 0), operands.data(), launcher.operands,
+                  workspace.defined() ? address(workspace) : 0, nullptr, &error)) {
+    std::string text = error ? error : "the launch failed";
+    if (error)
+      freeText(error);
+    TORCH_CHECK(false, "spio: ", text);
+  }
+}
+
+template <typename Plan> Plan &planAt(int64_t plan) { return *reinterpret_cast<Plan *>(plan); }
+
+class LinearFunction : public torch::autograd::Function<LinearFunction> {
+public:
+  static at::Tensor forward(torch::autograd::AutogradContext *ctx, const at::Tensor &x,
+                            const at::Tensor &w, const std::optional<at::Tensor> &b, int64_t plan) {
+    at::Tensor y = at::empty({x.size(0), w.size(0)}, x.options());
+    at::Tensor xa = aligned(x), wa = aligned(w);
+    at::Tensor ba = b ? aligned(b->contiguous()) : at::Tensor();
+    Operands operands{};
+    operands[0] = address(xa);
+    operands[1] = address(wa);
+    operands[3] = address(y);
+    operands[4] = ba.defined() ? address(ba) : 0;
+    run(planAt<LinearPlan>(plan).forward, x, operands);
+    ctx->save_for_backward({x, w});
+    ctx->saved_data["plan"] = plan;
+    ctx->saved_data["bias"] = b.has_value();
+    return y;
+  }
+
+  // dX = dY @ W, dW = dY^T @ X (each in f32, rounded once to dY's dtype),
+  // db = dY summed over the rows, as the inputs need them.
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                 torch::autograd::variable_list grads) {
+    // The launches are not recorded: a graph of the backward (create_graph)
+    // would miss them.
+    TORCH_CHECK(!at::GradMode::is_enabled(),
+                "spio.linear's backward cannot be differentiated (create_graph=True)");
+    LinearPlan &plan = planAt<LinearPlan>(ctx->saved_data["plan"].toInt());
+    auto saved = ctx->get_saved_variables();
+    const at::Tensor &x = saved[0], &w = saved[1];
+    at::Tensor dy = aligned(grads[0].contiguous());
+    at::Tensor dx, dw, db;
+    std::lock_guard<std::mutex> lock(plan.backward);
+    if (ctx->needs_input_grad(0)) {
+      dx = at::empty({dy.size(0), w.size(1)}, dy.options());
+      at::Tensor wa = aligned(w);
+      Operands operands{};
+      operands[0] = address(dy);
+      operands[1] = address(wa);
+      operands[3] = address(dx);
+      run(plan.dx, dy, operands);
+    }
+    if (ctx->needs_input_grad(1)) {
+      dw = at::empty({dy.size(1), x.size(1)}, dy.options());
+      at::Tensor xa = aligned(x);
+      Operands operands{};
+      operands[0] = address(dy);
+      operands[1] = address(xa);
+      operands[3] = address(dw);
+      run(plan.dw, dy, operands);
+    }
+    // A half or bfloat16 sum adds in f32 and rounds once; an f32 one adds
+    // in the order dY's strides give, as the Python node's does.
+    if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2))
+      db = grads[0].sum(0);
+    return {dx, dw, db, at::Tensor()};
+  }
+};
+
+// The weight (C, g, R, S) as the kernels read it, (C, R, S, g): a
+// channels_last weight itself, else a copy.
+at::Tensor krsc(const at::Tensor &weight) {
+  if (weight.is_contiguous(at::MemoryFormat::ChannelsLast))
+    return aligned(weight);
+  return weight.permute({0, 2, 3, 1}).contiguous();
+}
+
+at::Tensor channelsLast(const at::Tensor &t) {
+  return aligned(t.contiguous(at::MemoryFormat::ChannelsLast));
+}
+
+class Conv2dGw8Function : public torch::autograd::Function<Conv2dGw8Function> {
+public:
+  static at::Tensor forward(torch::autograd::AutogradContext *ctx, const at::Tensor &x,
+                            const at::Tensor &w, const std::optional<at::Tensor> &b, int64_t plan) {
+    Conv2dGw8Plan &p = planAt<Conv2dGw8Plan>(plan);
+    at::Tensor y = at::empty(p.ySizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+    at::Tensor xa = aligned(x), wa = krsc(w);
+    at::Tensor ba = b ? aligned(b->contiguous()) : at::Tensor();
+    Operands operands{};
+    operands[0] = address(xa);
+    operands[1] = address(wa);
+    operands[2] = ba.defined() ? address(ba) : 0;
+    operands[3] = address(y);
+    run(p.fprop, x, operands);
+    ctx->save_for_backward({x, w});
+    ctx->saved_data["plan"] = plan;
+    ctx->saved_data["bias"] = b.has_value();
+    return y;
+  }
+
+  // dx by dgrad; dw (and db, with a bias) by wgrad, whose kernels sum in f32
+  // in a fixed order and round once; db alone as dy summed.
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                 torch::autograd::variable_list grads) {
+    TORCH_CHECK(!at::GradMode::is_enabled(),
+                "spio.conv2d_gw8's backward cannot be differentiated (create_graph=True)");
+    Conv2dGw8Plan &plan = planAt<Conv2dGw8Plan>(ctx->saved_data["plan"].toInt());
+    auto saved = ctx->get_saved_variables();
+    const at::Tensor &x = saved[0], &w = saved[1];
+    bool bias = ctx->saved_data["bias"].toBool();
+    at::Tensor dy = channelsLast(grads[0]);
+    at::Tensor dx, dw, db;
+    std::lock_guard<std::mutex> lock(plan.backward);
+    if (ctx->needs_input_grad(0)) {
+      dx = at::empty(x.sizes(), dy.options().memory_format(at::MemoryFormat::ChannelsLast));
+      at::Tensor wa = krsc(w);
+      Operands operands{};
+      operands[0] = address(dy);
+      operands[1] = address(wa);
+      operands[2] = address(dx);
+      run(plan.dgrad, dy, operands);
+    }
+    if (ctx->needs_input_grad(1)) {
+      // The plan's wgrad sums the bias's gradient where the layer has a bias
+      // (the Python side takes the calls whose bias wants none).
+      at::Tensor stored = at::empty(plan.dwSizes, x.options());
+      if (bias)
+        db = at::empty({x.size(1)}, x.options());
+      at::Tensor xa = aligned(x);
+      Operands operands{};
+      operands[0] = address(xa);
+      operands[1] = address(dy);
+      operands[2] = address(stored);
+      operands[3] = bias ? address(db) : 0;
+      run(plan.wgrad, x, operands);
+      dw = stored.permute({0, 3, 1, 2});
+      // (The autograd edges count only the inputs given: with no bias there
+      // is no edge 2 to ask about.)
+      if (bias && !ctx->needs_input_grad(2))
+        db = at::Tensor();
+    } else if (bias && ctx->needs_input_grad(2)) {
+      // A half or bfloat16 sum adds in f32 and rounds once.
+      db = grads[0].sum({0, 2, 3});
+    }
+    return {dx, dw, db, at::Tensor()};
+  }
+};
+
+Launcher launcherOf(int64_t handle, int64_t operands, int64_t workspace) {
+  TORCH_CHECK(handle != 0, "spio._autograd: a null launcher");
+  return {reinterpret_cast<void *>(handle), int32_t(operands), workspace};
+}
+
+} // namespace
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.doc() = "spio.linear's and spio.conv2d_gw8's autograd nodes in C++ over Spio's C API "
+            "launchers";
+  m.def(
+      "set_library",
+      [](int64_t run, int64_t free) {
+        runLauncher = reinterpret_cast<RunLauncher>(run);
+        freeText = reinterpret_cast<FreeText>(free);
+      },
+      "The addresses of spio_launcher_run and spio_free in the loaded libspio_capi.so");
+  // Plans live as long as the process, as the Python side's launchers do:
+  // a pending backward may still run one.
+  m.def(
+      "linear_plan",
+      [](int64_t forward, int64_t forwardOperands, int64_t forwardWorkspace, int64_t dx,
+         int64_t dxOperands, int64_t dxWorkspace, int64_t dw, int64_t dwOperands,
+         int64_t dwWorkspace) {
+        auto *plan = new LinearPlan;
+        plan->forward = launcherOf(forward, forwardOperands, forwardWorkspace);
+        plan->dx = launcherOf(dx, dxOperands, dxWorkspace);
+        plan->dw = launcherOf(dw, dwOperands, dwWorkspace);
+        return reinterpret_cast<int64_t>(plan);
+      },
+      "A plan of a linear's launchers (handle, operand count, workspace bytes for the forward, dX "
+      "and dW); its address");
+  m.def(
+      "conv2d_gw8_plan",
+      [](int64_t fprop, int64_t fpropOperands, int64_t fpropWorkspace, int64_t dgrad,
+         int64_t dgradOperands, int64_t dgradWorkspace, int64_t wgrad, int64_t wgradOperands,
+         int64_t wgradWorkspace, std::vector<int64_t> ySizes, std::vector<int64_t> dwSizes) {
+        auto *plan = new Conv2dGw8Plan;
+        plan->fprop = launcherOf(fprop, fpropOperands, fpropWorkspace);
+        plan->dgrad = launcherOf(dgrad, dgradOperands, dgradWorkspace);
+        plan->wgrad = launcherOf(wgrad, wgradOperands, wgradWorkspace);
+        plan->ySizes = std::move(ySizes);
+        plan->dwSizes = std::move(dwSizes);
+        return reinterpret_cast<int64_t>(plan);
+      },
+      "A plan of a conv2d_gw8's launchers (fprop, dgrad and wgrad, each handle, operand count, "
+      "workspace bytes), y's sizes and the stored dw's (C, R, S, g); its address");
+  m.def(
+      "conv2d_gw8",
+      [](int64_t plan, const at::Tensor &x, const at::Tensor &w,
+         const std::optional<at::Tensor> &b) { return Conv2dGw8Function::apply(x, w, b, plan); },
+      "conv2d_gw8(x, w, b) on the plan's launchers, recording the C++ backward");
+  m.def(
+      "linear",
+      [](int64_t plan, const at::Tensor &x, const at::Tensor &w,
+         const std::optional<at::Tensor> &b) { return LinearFunction::apply(x, w, b, plan); },
+      "x @ w.t() (+ b) on the plan's launchers, recording the C++ backward");
+}
