@@ -3,7 +3,7 @@ $SPIO_LIBRARY, else the checkout's build/lib. The README's build makes it;
 scripts/pack-bundle.sh makes one with LLVM linked statically, for hosts
 without LLVM 22. Where torch is importable (pip install
 --no-build-isolation), also builds spio._autograd (spio/csrc/autograd.cpp:
-spio.linear's autograd node in C++) against it; SPIO_NO_TORCH_EXTENSION=1
+spio.linear's and spio.conv2d_gw8's autograd nodes in C++) against it; SPIO_NO_TORCH_EXTENSION=1
 leaves it out. In a checkout: cd python && python3 setup.py build_ext --inplace."""
 
 import os
@@ -44,7 +44,7 @@ class BinaryDistribution(Distribution):
 
 def torch_extension():
     """spio._autograd's extension and its build command, where torch is
-    importable; else none (linear's autograd then runs in Python)."""
+    importable; else none (the autograd nodes then run in Python)."""
     if os.environ.get("SPIO_NO_TORCH_EXTENSION") == "1":
         return [], {}
     try:

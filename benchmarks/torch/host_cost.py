@@ -173,7 +173,7 @@ def main():
     node = "C++ (spio._autograd)" if _torch_ops._native is not None else "Python"
     print(f"device: {torch.cuda.get_device_name()}; torch {torch.__version__}; "
           f"{options.dtype}; median of {options.repeats} x {options.calls} calls; "
-          f"spio.linear's autograd node: {node}")
+          f"spio's autograd nodes: {node}")
     print("| call | spio (us) | torch (us) | spio / torch | target (us) |")
     print("|---|---|---|---|---|")
     public = host_us(lambda: torch.cuda.current_stream(0).cuda_stream, options.calls,
