@@ -3,8 +3,8 @@ $SPIO_LIBRARY, else the checkout's build/lib. The README's build makes it;
 scripts/pack-bundle.sh makes one with LLVM linked statically, for hosts
 without LLVM 22. Where torch is importable (pip install
 --no-build-isolation), also builds spio._autograd (spio/csrc/autograd.cpp:
-spio.linear's and spio.conv2d_gw8's autograd nodes in C++) against it; SPIO_NO_TORCH_EXTENSION=1
-leaves it out. In a checkout: cd python && python3 setup.py build_ext --inplace."""
+spio.linear's and spio.conv2d_gw8's eager calls and autograd nodes in C++)
+against it; SPIO_NO_TORCH_EXTENSION=1 leaves it out. In a checkout: cd python && python3 setup.py build_ext --inplace."""
 
 import os
 import shutil
@@ -44,7 +44,7 @@ class BinaryDistribution(Distribution):
 
 def torch_extension():
     """spio._autograd's extension and its build command, where torch is
-    importable; else none (the autograd nodes then run in Python)."""
+    importable; else none (those calls then run in Python)."""
     if os.environ.get("SPIO_NO_TORCH_EXTENSION") == "1":
         return [], {}
     try:
@@ -61,7 +61,7 @@ def torch_extension():
                 super().build_extension(ext)
             except Exception as error:  # the compiler's or setuptools' own
                 print(f"spio: {ext.name} not built ({error}): spio.linear's and "
-                      f"spio.conv2d_gw8's autograd run in Python", file=sys.stderr)
+                      f"spio.conv2d_gw8's calls run in Python", file=sys.stderr)
 
     return ([CppExtension("spio._autograd", ["spio/csrc/autograd.cpp"])],
             {"build_ext": OptionalBuild})

@@ -90,11 +90,12 @@ def _launcher(args, device):
 # checks and choices behind a launcher run on its first call.
 _launchers = {}
 
-# The autograd nodes of spio.linear and spio.conv2d_gw8 in C++
-# (csrc/autograd.cpp), where the package was built against the installed
-# torch (python/setup.py): a call that records a gradient then costs what
-# torch's C++ nodes cost, and the backward runs no Python. Else
-# _LinearFunction and _Conv2dGw8Function.
+# spio.linear's and spio.conv2d_gw8's eager calls in C++ (csrc/autograd.cpp),
+# where the package was built against the installed torch (python/setup.py):
+# a call then costs a dict look-up and one C++ call, as torch's own do, a
+# call that records a gradient makes a C++ autograd node, and the backward
+# runs no Python. Else _mm, _conv2d_gw8, _LinearFunction and
+# _Conv2dGw8Function.
 try:
     from . import _autograd as _native
 except ImportError as error:  # not built, or built against another torch
@@ -107,9 +108,10 @@ else:
 
 def _plan_arguments(launchers):
     """What the C++ plans take of each launcher: its handle, operand count
-    and workspace bytes."""
+    and workspace bytes (zeros for None: a pass the plan does not run)."""
     return [value for launcher in launchers
-            for value in (launcher.handle, len(launcher.operands), launcher.workspace)]
+            for value in ((0, 0, 0) if launcher is None else
+                          (launcher.handle, len(launcher.operands), launcher.workspace))]
 
 
 _autotune = False
@@ -579,48 +581,53 @@ def conv2d_gw8(x, weight, bias=None, stride=1, padding=(1, 1)):
     # take the registered operator, which has a fake implementation.
     if type(x) is not torch.Tensor or torch.compiler.is_compiling():
         return conv2d_gw8_op(x, weight, bias, stride, padding)
+    # The C++ extension's calls where it is built; the Python ones (the same
+    # launchers) with autotuning on or an input not channels_last.
+    native = (_native is not None and not _autotune
+              and x.is_contiguous(memory_format=torch.channels_last))
     if _needs_grad(x, weight, bias):
-        return _conv2d_gw8_with_grad(x, weight, bias, stride, padding)
+        if not native:
+            return _Conv2dGw8Function.apply(x, weight, bias, stride, padding)
+        plan = _conv2d_gw8_plan(x, weight, bias, stride, padding,
+                                wgrad_bias=bias is not None and bias.requires_grad)
+        return _native.conv2d_gw8(plan, x, weight, bias)
+    if native:
+        plan = _conv2d_gw8_plan(x, weight, bias, stride, padding, wgrad_bias=None)
+        return _native.conv2d_gw8_forward(plan, x, weight, bias)
     return _conv2d_gw8(x, weight, bias, stride, padding)
 
 
-# The C++ node's plans by conv2d_gw8's shapes: each the address of the
-# fprop's, dgrad's and wgrad's launchers, with the launchers.
+# The C++ extension's plans by conv2d_gw8's shapes: each the address of the
+# fprop's launcher (and dgrad's and wgrad's, for a call recording a
+# gradient), with the launchers.
 _conv_plans = {}
 
 
-def _conv2d_gw8_plan(x, weight, bias, stride, padding):
-    """The plan of conv2d_gw8(x, weight, bias, stride, padding) recording a
-    gradient, built and checked at the shape's first call: the heuristics'
-    configurations (wgrad's with the bias's gradient where there is a
-    bias)."""
+def _conv2d_gw8_plan(x, weight, bias, stride, padding, wgrad_bias):
+    """The plan of conv2d_gw8(x, weight, bias, stride, padding), built and
+    checked at the shape's first call: the heuristics' configurations, the
+    fprop's alone where `wgrad_bias` is None, else with dgrad's and wgrad's
+    (summing the bias's gradient where `wgrad_bias`)."""
     key = (x.shape, weight.shape, x.dtype, weight.dtype, x.get_device(), weight.get_device(),
-           stride, *padding, None if bias is None else (bias.shape, bias.dtype, bias.get_device()))
+           stride, *padding, None if bias is None else (bias.shape, bias.dtype, bias.get_device()),
+           wgrad_bias)
     plan = _conv_plans.get(key)
     if plan is None:
         _check_conv(x, weight, stride, padding, bias)
         n, c, h, w = x.shape
         g, r, s = weight.shape[1:]
         p, q = _out_hw(h, w, r, s, stride, padding)
+        passes = [("fprop", bias is not None)]
+        if wgrad_bias is not None:
+            passes += [("dgrad", False), ("wgrad", wgrad_bias)]
         launchers = [_launcher(_conv_args(x.shape, c, r, s, stride, padding, pass_, with_bias,
                                           _DTYPES[x.dtype], g), x.get_device())
-                     for pass_, with_bias in (("fprop", bias is not None), ("dgrad", False),
-                                              ("wgrad", bias is not None))]
-        address = _native.conv2d_gw8_plan(*_plan_arguments(launchers), [n, c, p, q], [c, r, s, g])
+                     for pass_, with_bias in passes]
+        launchers += [None] * (3 - len(launchers))
+        address = _native.conv2d_gw8_plan(*_plan_arguments(launchers), [n, c, p, q], [c, r, s, g],
+                                          bool(wgrad_bias))
         plan = _conv_plans[key] = (address, launchers)
     return plan[0]
-
-
-def _conv2d_gw8_with_grad(x, weight, bias, stride, padding):
-    """conv2d_gw8's eager call recording a gradient: through the C++ node
-    where it is built, else (and with autotuning on, an input not
-    channels_last, or a bias wanting no gradient where the weight wants
-    one) _Conv2dGw8Function."""
-    if (_native is None or _autotune or not x.is_contiguous(memory_format=torch.channels_last)
-            or (bias is not None and weight.requires_grad and not bias.requires_grad)):
-        return _Conv2dGw8Function.apply(x, weight, bias, stride, padding)
-    return _native.conv2d_gw8(_conv2d_gw8_plan(x, weight, bias, stride, padding), x, weight,
-                              bias)
 
 
 class _PhaseImages(torch.autograd.Function):
@@ -1227,38 +1234,32 @@ class _LinearFunction(torch.autograd.Function):
         return _linear_gradients(ctx, dy, _mm_dx, _mm_dw)
 
 
-# The C++ node's plans by linear's shapes: each the address of the forward's
-# launcher and dX's and dW's, with the launchers (kept alive: a pending
-# backward may run them).
+# The C++ extension's plans by linear's shapes: each the address of the
+# forward's launcher (and dX's and dW's, for a call recording a gradient),
+# with the launchers (kept alive: a pending backward may run them).
 _linear_plans = {}
 
 
-def _linear_plan(x, w, b):
-    """The plan of linear(x, w, b) recording a gradient, built and checked
-    at the shape's first call."""
+def _linear_plan(x, w, b, training):
+    """The plan of linear(x, w, b), built and checked at the shape's first
+    call: the forward's launcher, and dX's and dW's where `training`."""
     key = (x.dtype, w.dtype, x.get_device(), w.get_device(), x.shape, w.shape,
            None if b is None else (b.shape, b.dtype, b.get_device()), _batch_invariant,
-           _f32_precision(x))
+           _f32_precision(x), training)
     plan = _linear_plans.get(key)
     if plan is None:
         _check_mm(x, w, b)
         (m, k), n, device = x.shape, w.shape[0], x.get_device()
         # dY has y's (x's) dtype and device: x stands for it in the checks.
-        launchers = [_launcher(args, device) for args in (
-            _gemm_arguments(x, w, x.dtype, "row", "col", m, n, k, bias=b),
-            _gemm_arguments(x, w, x.dtype, "row", "row", m, k, n),
-            _gemm_arguments(x, x, x.dtype, "col", "row", n, k, m))]
+        launchers = [_launcher(_gemm_arguments(x, w, x.dtype, "row", "col", m, n, k, bias=b),
+                               device), None, None]
+        if training:
+            launchers[1:] = [_launcher(args, device) for args in (
+                _gemm_arguments(x, w, x.dtype, "row", "row", m, k, n),
+                _gemm_arguments(x, x, x.dtype, "col", "row", n, k, m))]
         address = _native.linear_plan(*_plan_arguments(launchers))
         plan = _linear_plans[key] = (address, launchers)
     return plan[0]
-
-
-def _linear_with_grad(x, w, b):
-    """linear's eager call recording a gradient: through the C++ node where
-    it is built, else _LinearFunction."""
-    if _native is None or not w.is_contiguous():
-        return _LinearFunction.apply(x, w, b)
-    return _native.linear(_linear_plan(x, w, b), x, w, b)
 
 
 class _LinearMainGradFunction(torch.autograd.Function):
@@ -1329,10 +1330,14 @@ def linear(x, weight, bias=None, activation=None):
         y = _LinearMainGradFunction.apply(x2, weight, bias, main_grad)
     elif type(x) is not torch.Tensor or torch.compiler.is_compiling():
         y = linear_op(x2, weight, bias)
+    elif _native is None or not weight.is_contiguous():
+        # Without the C++ extension (or for a weight it does not take).
+        y = _LinearFunction.apply(x2, weight, bias) if _needs_grad(x, weight, bias) else \
+            _mm(x2, weight, bias)
     elif _needs_grad(x, weight, bias):
-        y = _linear_with_grad(x2, weight, bias)
+        y = _native.linear(_linear_plan(x2, weight, bias, True), x2, weight, bias)
     else:
-        y = _mm(x2, weight, bias)
+        y = _native.linear_forward(_linear_plan(x2, weight, bias, False), x2, weight, bias)
     return y if x.dim() == 2 else y.reshape(*x.shape[:-1], weight.shape[0])
 
 

@@ -3,6 +3,7 @@ gradients, torch.library.opcheck, torch.compile(fullgraph=True), module
 swapping, bit-identical repeats, errors before launch. Skipped without
 PyTorch; the GPU tests also without a GPU."""
 
+import contextlib
 import re
 
 import pytest
@@ -28,6 +29,23 @@ def conv_inputs(n=2, c=64, h=20, w=20, r=3, s=3, dtype=torch.float16, seed=0, gr
                          generator=generator) / group_width
     bias = torch.randn(c, device="cuda", dtype=dtype, generator=generator)
     return x.to(memory_format=torch.channels_last), weight, bias
+
+
+@contextlib.contextmanager
+def counting_calls(module, name):
+    """Counts the calls of module.name within the block (a list holding the
+    count)."""
+    function, calls = getattr(module, name), [0]
+
+    def counted(*args):
+        calls[0] += 1
+        return function(*args)
+
+    setattr(module, name, counted)
+    try:
+        yield calls
+    finally:
+        setattr(module, name, function)
 
 
 def close(got, want, scale):
@@ -177,7 +195,8 @@ def test_linear_autograd_node_in_cpp_gives_the_python_nodes_bits(dtype, bias, of
     and through the Python one (_LinearFunction): the same y, dx, dw and db,
     bit for bit, for inputs starting off 16 bytes (`offset` elements into a
     buffer) and a dY that is a broadcast view; a graph of the backward is
-    refused."""
+    refused. Without a gradient, the extension's forward gives the Python
+    forward's y."""
     generator = torch.Generator(device="cuda").manual_seed(7)
     m, n, k = 72, 96, 136
     x = torch.randn(m * k + offset, device="cuda", dtype=dtype, generator=generator)
@@ -205,6 +224,10 @@ def test_linear_autograd_node_in_cpp_gives_the_python_nodes_bits(dtype, bias, of
     y = spio.linear(*leaves)
     with pytest.raises(RuntimeError, match="create_graph"):
         torch.autograd.grad(y, leaves, dy, create_graph=True)
+    with torch.no_grad(), counting_calls(_torch_ops._native, "linear_forward") as calls:
+        y = spio.linear(x, w, b)
+    assert calls == [1]
+    assert y.grad_fn is None and torch.equal(y, _torch_ops._mm(x.contiguous(), w, b))
 
 
 @gpu
@@ -212,20 +235,22 @@ def test_linear_autograd_node_in_cpp_gives_the_python_nodes_bits(dtype, bias, of
                     reason="spio._autograd is not built (python/setup.py build_ext)")
 @pytest.mark.parametrize("group_width,stride,bias,weight_channels_last",
                          [(8, 1, True, True), (8, 2, False, False), (1, 1, True, False),
-                          (4, 2, True, True)])
+                          (4, 2, True, True), (8, 1, "frozen", False)])
 def test_conv2d_gw8_autograd_node_in_cpp_gives_the_python_nodes_bits(
         group_width, stride, bias, weight_channels_last):
     """spio.conv2d_gw8 recording a gradient through the C++ node and through
     the Python one (_Conv2dGw8Function): the same y, dx, dw and db, bit for
-    bit, for weights stored either way and a dY not channels_last; a graph
-    of the backward is refused."""
+    bit, for weights stored either way, a bias wanting a gradient or not
+    ("frozen") and a dY not channels_last; a graph of the backward is
+    refused. Without a gradient, the extension's forward gives the Python
+    forward's y."""
     x, w, b = conv_inputs(n=3, c=64, h=15, w=17, seed=8, group_width=group_width)
     if weight_channels_last:
         w = w.contiguous(memory_format=torch.channels_last)
     results = []
     for through in ("cpp", "python"):
-        leaves = [t.detach().clone().requires_grad_() if t is not None else None
-                  for t in (x, w, b if bias else None)]
+        leaves = [t.detach().clone().requires_grad_(t is not b or bias is True)
+                  if t is not None else None for t in (x, w, b if bias else None)]
         if through == "cpp":
             y = spio.conv2d_gw8(*leaves, stride, 1)
             assert "_Conv2dGw8Function" not in type(y.grad_fn).__name__
@@ -234,14 +259,21 @@ def test_conv2d_gw8_autograd_node_in_cpp_gives_the_python_nodes_bits(
         if not results:
             dy = torch.randn(y.shape, device="cuda", dtype=y.dtype)  # NCHW-contiguous
         y.backward(dy)
-        results.append([y.detach()] + [t.grad for t in leaves if t is not None])
+        results.append([y.detach()] + [t.grad for t in leaves
+                                       if t is not None and t.requires_grad])
     for name, ours, theirs in zip(("y", "dx", "dw", "db"), *results):
         assert ours.shape == theirs.shape and torch.equal(ours, theirs), \
             (name, (ours.float() - theirs.float()).abs().max().item())
+    assert len(results[0]) == (4 if bias is True else 3)
     leaves = [t.detach().clone().requires_grad_() for t in (x, w)]
     y = spio.conv2d_gw8(*leaves, None, stride, 1)
     with pytest.raises(RuntimeError, match="create_graph"):
         torch.autograd.grad(y, leaves, dy, create_graph=True)
+    b = b if bias else None
+    with torch.no_grad(), counting_calls(_torch_ops._native, "conv2d_gw8_forward") as calls:
+        y = spio.conv2d_gw8(x, w, b, stride, 1)
+    assert calls == [1]
+    assert y.grad_fn is None and torch.equal(y, _torch_ops._conv2d_gw8(x, w, b, stride, [1, 1]))
 
 
 @gpu

@@ -1,10 +1,10 @@
-// spio._autograd: the autograd nodes of spio.linear and spio.conv2d_gw8 in
-// C++, built against the installed torch (python/setup.py). Their forwards
-// and backwards run launchers of Spio's C API that the Python side builds
-// once a shape (a plan), so that a call that records a gradient costs what
-// torch's own C++ nodes cost, and the backward runs no Python on the autograd
-// engine's thread. Needs no CUDA headers: the C API takes the stream as a
-// handle.
+// spio._autograd: spio.linear's and spio.conv2d_gw8's eager calls and
+// autograd nodes in C++, built against the installed torch
+// (python/setup.py). Forwards and backwards run launchers of Spio's C API
+// that the Python side builds once a shape (a plan), so that a call costs
+// one C++ call, as torch's own do, and the backward runs no Python on the
+// autograd engine's thread. Needs no CUDA headers: the C API takes the
+// stream as a handle.
 
 #include <torch/extension.h>
 
@@ -53,6 +53,8 @@ struct Conv2dGw8Plan {
   Launcher fprop, dgrad, wgrad;
   // y's (N, C, P, Q) and the stored dw's (C, R, S, g).
   std::vector<int64_t> ySizes, dwSizes;
+  // Whether wgrad's launcher also sums the bias's gradient.
+  bool wgradSumsBias = false;
   std::mutex backward;
 };
 
@@ -75,6 +77,7 @@ at::Tensor aligned(const at::Tensor &t) { return address(t) % 16 ? t.clone() : t
 // memory from torch's allocator (stream-ordered, so freed at return).
 void run(const Launcher &launcher, const at::Tensor &like, const Operands &operands) {
   TORCH_CHECK(runLauncher, "spio._autograd: set_library was not called");
+  TORCH_CHECK(launcher.handle, "spio._autograd: the plan holds no launcher for this pass");
   TORCH_CHECK(launcher.operands <= int32_t(operands.size()), "spio._autograd: a launcher of ",
               launcher.operands, " operands");
   c10::Stream stream =
@@ -94,22 +97,53 @@ void run(const Launcher &launcher, const at::Tensor &like, const Operands &opera
 
 template <typename Plan> Plan &planAt(int64_t plan) { return *reinterpret_cast<Plan *>(plan); }
 
+// What a node's forward keeps for its backward.
+void keep(torch::autograd::AutogradContext *ctx, const at::Tensor &x, const at::Tensor &w,
+          const std::optional<at::Tensor> &b, int64_t plan) {
+  ctx->save_for_backward({x, w});
+  ctx->saved_data["plan"] = plan;
+  ctx->saved_data["bias"] = b.has_value();
+}
+
+// What a node's backward gets back of its forward: the plan, x, w and whether
+// there was a bias.
+template <typename Plan> struct Kept {
+  Plan &plan;
+  at::Tensor x, w;
+  bool bias;
+};
+
+template <typename Plan> Kept<Plan> restore(torch::autograd::AutogradContext *ctx, const char *op) {
+  // The launches are not recorded: a graph of the backward (create_graph)
+  // would miss them.
+  TORCH_CHECK(!at::GradMode::is_enabled(), op,
+              "'s backward cannot be differentiated (create_graph=True)");
+  auto saved = ctx->get_saved_variables();
+  return {planAt<Plan>(ctx->saved_data["plan"].toInt()), saved[0], saved[1],
+          ctx->saved_data["bias"].toBool()};
+}
+
+// x @ w^T (+ b) by the plan's forward launcher.
+at::Tensor linearForward(const LinearPlan &plan, const at::Tensor &x, const at::Tensor &w,
+                         const std::optional<at::Tensor> &b) {
+  at::Tensor y = at::empty({x.size(0), w.size(0)}, x.options());
+  at::Tensor xa = aligned(x), wa = aligned(w);
+  at::Tensor ba = b ? aligned(b->contiguous()) : at::Tensor();
+  Operands operands{};
+  operands[0] = address(xa);
+  operands[1] = address(wa);
+  operands[3] = address(y);
+  operands[4] = ba.defined() ? address(ba) : 0;
+  run(plan.forward, x, operands);
+  return y;
+}
+
 class LinearFunction : public torch::autograd::Function<LinearFunction> {
 public:
   static at::Tensor forward(torch::autograd::AutogradContext *ctx, const at::Tensor &x,
                             const at::Tensor &w, const std::optional<at::Tensor> &b, int64_t plan) {
-    at::Tensor y = at::empty({x.size(0), w.size(0)}, x.options());
-    at::Tensor xa = aligned(x), wa = aligned(w);
-    at::Tensor ba = b ? aligned(b->contiguous()) : at::Tensor();
-    Operands operands{};
-    operands[0] = address(xa);
-    operands[1] = address(wa);
-    operands[3] = address(y);
-    operands[4] = ba.defined() ? address(ba) : 0;
-    run(planAt<LinearPlan>(plan).forward, x, operands);
-    ctx->save_for_backward({x, w});
-    ctx->saved_data["plan"] = plan;
-    ctx->saved_data["bias"] = b.has_value();
+    at::Tensor y = linearForward(planAt<LinearPlan>(plan), x, w, b);
+    keep(ctx, x, w, b, plan);
     return y;
   }
 
@@ -117,13 +151,7 @@ public:
   // db = dY summed over the rows, as the inputs need them.
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
                                                  torch::autograd::variable_list grads) {
-    // The launches are not recorded: a graph of the backward (create_graph)
-    // would miss them.
-    TORCH_CHECK(!at::GradMode::is_enabled(),
-                "spio.linear's backward cannot be differentiated (create_graph=True)");
-    LinearPlan &plan = planAt<LinearPlan>(ctx->saved_data["plan"].toInt());
-    auto saved = ctx->get_saved_variables();
-    const at::Tensor &x = saved[0], &w = saved[1];
+    auto [plan, x, w, bias] = restore<LinearPlan>(ctx, "spio.linear");
     at::Tensor dy = aligned(grads[0].contiguous());
     at::Tensor dx, dw, db;
     std::lock_guard<std::mutex> lock(plan.backward);
@@ -147,7 +175,7 @@ public:
     }
     // A half or bfloat16 sum adds in f32 and rounds once; an f32 one adds
     // in the order dY's strides give, as the Python node's does.
-    if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2))
+    if (bias && ctx->needs_input_grad(2))
       db = grads[0].sum(0);
     return {dx, dw, db, at::Tensor()};
   }
@@ -165,36 +193,35 @@ at::Tensor channelsLast(const at::Tensor &t) {
   return aligned(t.contiguous(at::MemoryFormat::ChannelsLast));
 }
 
+// conv2d_gw8(x, w, b) by the plan's fprop launcher.
+at::Tensor conv2dGw8Forward(const Conv2dGw8Plan &plan, const at::Tensor &x, const at::Tensor &w,
+                            const std::optional<at::Tensor> &b) {
+  at::Tensor y = at::empty(plan.ySizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+  at::Tensor xa = aligned(x), wa = krsc(w);
+  at::Tensor ba = b ? aligned(b->contiguous()) : at::Tensor();
+  Operands operands{};
+  operands[0] = address(xa);
+  operands[1] = address(wa);
+  operands[2] = ba.defined() ? address(ba) : 0;
+  operands[3] = address(y);
+  run(plan.fprop, x, operands);
+  return y;
+}
+
 class Conv2dGw8Function : public torch::autograd::Function<Conv2dGw8Function> {
 public:
   static at::Tensor forward(torch::autograd::AutogradContext *ctx, const at::Tensor &x,
                             const at::Tensor &w, const std::optional<at::Tensor> &b, int64_t plan) {
-    Conv2dGw8Plan &p = planAt<Conv2dGw8Plan>(plan);
-    at::Tensor y = at::empty(p.ySizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
-    at::Tensor xa = aligned(x), wa = krsc(w);
-    at::Tensor ba = b ? aligned(b->contiguous()) : at::Tensor();
-    Operands operands{};
-    operands[0] = address(xa);
-    operands[1] = address(wa);
-    operands[2] = ba.defined() ? address(ba) : 0;
-    operands[3] = address(y);
-    run(p.fprop, x, operands);
-    ctx->save_for_backward({x, w});
-    ctx->saved_data["plan"] = plan;
-    ctx->saved_data["bias"] = b.has_value();
+    at::Tensor y = conv2dGw8Forward(planAt<Conv2dGw8Plan>(plan), x, w, b);
+    keep(ctx, x, w, b, plan);
     return y;
   }
 
-  // dx by dgrad; dw (and db, with a bias) by wgrad, whose kernels sum in f32
-  // in a fixed order and round once; db alone as dy summed.
+  // dx by dgrad; dw (and db, where the plan's wgrad sums it) by wgrad, whose
+  // kernels sum in f32 in a fixed order and round once; else db as dy summed.
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
                                                  torch::autograd::variable_list grads) {
-    TORCH_CHECK(!at::GradMode::is_enabled(),
-                "spio.conv2d_gw8's backward cannot be differentiated (create_graph=True)");
-    Conv2dGw8Plan &plan = planAt<Conv2dGw8Plan>(ctx->saved_data["plan"].toInt());
-    auto saved = ctx->get_saved_variables();
-    const at::Tensor &x = saved[0], &w = saved[1];
-    bool bias = ctx->saved_data["bias"].toBool();
+    auto [plan, x, w, bias] = restore<Conv2dGw8Plan>(ctx, "spio.conv2d_gw8");
     at::Tensor dy = channelsLast(grads[0]);
     at::Tensor dx, dw, db;
     std::lock_guard<std::mutex> lock(plan.backward);
@@ -207,25 +234,25 @@ public:
       operands[2] = address(dx);
       run(plan.dgrad, dy, operands);
     }
+    // (The autograd edges count only the inputs given: with no bias there is
+    // no edge 2 to ask about.)
+    bool needsDb = bias && ctx->needs_input_grad(2);
     if (ctx->needs_input_grad(1)) {
-      // The plan's wgrad sums the bias's gradient where the layer has a bias
-      // (the Python side takes the calls whose bias wants none).
       at::Tensor stored = at::empty(plan.dwSizes, x.options());
-      if (bias)
+      if (plan.wgradSumsBias)
         db = at::empty({x.size(1)}, x.options());
       at::Tensor xa = aligned(x);
       Operands operands{};
       operands[0] = address(xa);
       operands[1] = address(dy);
       operands[2] = address(stored);
-      operands[3] = bias ? address(db) : 0;
+      operands[3] = plan.wgradSumsBias ? address(db) : 0;
       run(plan.wgrad, x, operands);
       dw = stored.permute({0, 3, 1, 2});
-      // (The autograd edges count only the inputs given: with no bias there
-      // is no edge 2 to ask about.)
-      if (bias && !ctx->needs_input_grad(2))
+      if (!needsDb)
         db = at::Tensor();
-    } else if (bias && ctx->needs_input_grad(2)) {
+    }
+    if (needsDb && !db.defined()) {
       // A half or bfloat16 sum adds in f32 and rounds once.
       db = grads[0].sum({0, 2, 3});
     }
@@ -233,8 +260,8 @@ public:
   }
 };
 
+// A launcher of a plan: null where the plan runs only the forward.
 Launcher launcherOf(int64_t handle, int64_t operands, int64_t workspace) {
-  TORCH_CHECK(handle != 0, "spio._autograd: a null launcher");
   return {reinterpret_cast<void *>(handle), int32_t(operands), workspace};
 }
 
@@ -257,6 +284,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       [](int64_t forward, int64_t forwardOperands, int64_t forwardWorkspace, int64_t dx,
          int64_t dxOperands, int64_t dxWorkspace, int64_t dw, int64_t dwOperands,
          int64_t dwWorkspace) {
+        TORCH_CHECK(forward != 0, "spio._autograd: a plan without a forward launcher");
         auto *plan = new LinearPlan;
         plan->forward = launcherOf(forward, forwardOperands, forwardWorkspace);
         plan->dx = launcherOf(dx, dxOperands, dxWorkspace);
@@ -264,30 +292,48 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         return reinterpret_cast<int64_t>(plan);
       },
       "A plan of a linear's launchers (handle, operand count, workspace bytes for the forward, dX "
-      "and dW); its address");
+      "and dW; a null dX and dW for a plan of forwards only); its address");
   m.def(
       "conv2d_gw8_plan",
       [](int64_t fprop, int64_t fpropOperands, int64_t fpropWorkspace, int64_t dgrad,
          int64_t dgradOperands, int64_t dgradWorkspace, int64_t wgrad, int64_t wgradOperands,
-         int64_t wgradWorkspace, std::vector<int64_t> ySizes, std::vector<int64_t> dwSizes) {
+         int64_t wgradWorkspace, std::vector<int64_t> ySizes, std::vector<int64_t> dwSizes,
+         bool wgradSumsBias) {
+        TORCH_CHECK(fprop != 0, "spio._autograd: a plan without an fprop launcher");
         auto *plan = new Conv2dGw8Plan;
         plan->fprop = launcherOf(fprop, fpropOperands, fpropWorkspace);
         plan->dgrad = launcherOf(dgrad, dgradOperands, dgradWorkspace);
         plan->wgrad = launcherOf(wgrad, wgradOperands, wgradWorkspace);
         plan->ySizes = std::move(ySizes);
         plan->dwSizes = std::move(dwSizes);
+        plan->wgradSumsBias = wgradSumsBias;
         return reinterpret_cast<int64_t>(plan);
       },
       "A plan of a conv2d_gw8's launchers (fprop, dgrad and wgrad, each handle, operand count, "
-      "workspace bytes), y's sizes and the stored dw's (C, R, S, g); its address");
+      "workspace bytes; null dgrad and wgrad for a plan of forwards only), y's sizes, the stored "
+      "dw's (C, R, S, g) and whether wgrad's launcher sums the bias's gradient; its address");
   m.def(
       "conv2d_gw8",
       [](int64_t plan, const at::Tensor &x, const at::Tensor &w,
          const std::optional<at::Tensor> &b) { return Conv2dGw8Function::apply(x, w, b, plan); },
       "conv2d_gw8(x, w, b) on the plan's launchers, recording the C++ backward");
   m.def(
+      "conv2d_gw8_forward",
+      [](int64_t plan, const at::Tensor &x, const at::Tensor &w,
+         const std::optional<at::Tensor> &b) {
+        return conv2dGw8Forward(planAt<Conv2dGw8Plan>(plan), x, w, b);
+      },
+      "conv2d_gw8(x, w, b) on the plan's fprop launcher, recording no gradient");
+  m.def(
       "linear",
       [](int64_t plan, const at::Tensor &x, const at::Tensor &w,
          const std::optional<at::Tensor> &b) { return LinearFunction::apply(x, w, b, plan); },
       "x @ w.t() (+ b) on the plan's launchers, recording the C++ backward");
+  m.def(
+      "linear_forward",
+      [](int64_t plan, const at::Tensor &x, const at::Tensor &w,
+         const std::optional<at::Tensor> &b) {
+        return linearForward(planAt<LinearPlan>(plan), x, w, b);
+      },
+      "x @ w.t() (+ b) on the plan's forward launcher, recording no gradient");
 }
