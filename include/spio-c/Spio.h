@@ -21,7 +21,7 @@ void spio_free(void *pointer);
 /* The version of this interface: its functions, structs and enumerators.
  * It changes whenever any of them changes, so that a caller built against
  * one (python/spio checks it at import) refuses a library of another. */
-#define SPIO_ABI_VERSION 16
+#define SPIO_ABI_VERSION 17
 int32_t spio_abi_version(void);
 
 /* "Spio <version> (compiler sources <12 hex digits>)": the project's
@@ -31,8 +31,10 @@ const char *spio_version(void);
 
 /* The GPU kernels are chosen and sized for (spio/Target/Target.h): the chip
  * compiled for (e.g. "sm_90a"), the part's multiprocessors, L2 bytes, the
- * shared memory a block may take and a multiprocessor holds, and its DRAM
- * bytes a second. spio_device_target reads a device's (below);
+ * shared memory a block may take and a multiprocessor holds, its DRAM
+ * bytes a second, and how many clusters of 2, 3 and 4 blocks, each taking
+ * a multiprocessor's shared memory, run at once (0: unknown, then the
+ * multiprocessors over the size). spio_device_target reads a device's (below);
  * spio_chip_target gives a chip's reference part's, for choosing kernels
  * without the device (sm_90/sm_90a: an H100 SXM; sm_80: an A100 SXM; sm_86:
  * an A10; sm_89: an L40S). Return 0 on success, else nonzero with *error
@@ -42,6 +44,7 @@ typedef struct {
   char chip[16];
   int64_t multiprocessors, l2_bytes, shared_bytes_per_block, shared_bytes_per_multiprocessor;
   double memory_bytes_per_second;
+  int64_t clusters_at_once[3];
 } spio_target;
 int32_t spio_chip_target(const char *chip, spio_target *target, char **error);
 /* Non-zero where kernels for `chip` run Hopper's warpgroup wgmma (sm_90,

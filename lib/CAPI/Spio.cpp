@@ -189,6 +189,7 @@ spio_gemm_config gemmConfig(const kernels::GemmConfig &c) {
   g.sharedBytesPerBlock = t->shared_bytes_per_block;
   g.sharedBytesPerMultiprocessor = t->shared_bytes_per_multiprocessor;
   g.memoryBytesPerSecond = t->memory_bytes_per_second;
+  std::copy(std::begin(t->clusters_at_once), std::end(t->clusters_at_once), g.clustersAtOnce);
   return g;
 }
 
@@ -200,6 +201,7 @@ void writeTarget(const ::spio::Target &g, spio_target *t) {
   t->shared_bytes_per_block = g.sharedBytesPerBlock;
   t->shared_bytes_per_multiprocessor = g.sharedBytesPerMultiprocessor;
   t->memory_bytes_per_second = g.memoryBytesPerSecond;
+  std::copy(std::begin(g.clustersAtOnce), std::end(g.clustersAtOnce), t->clusters_at_once);
 }
 
 kernels::Conv2dGw8Problem convProblem(const spio_conv2d_gw8_problem &p) {

@@ -126,8 +126,12 @@ const Target &target() {
         t.sharedBytesPerMultiprocessor =
             std::min(t.sharedBytesPerMultiprocessor, shared.perMultiprocessor);
       }
-      if (opt().targetMultiprocessors)
+      // The part's clusters do not hold for another count of
+      // multiprocessors: unknown, as many as they hold.
+      if (opt().targetMultiprocessors) {
         t.multiprocessors = opt().targetMultiprocessors;
+        std::fill(std::begin(t.clustersAtOnce), std::end(t.clustersAtOnce), 0);
+      }
       if (opt().targetL2Bytes)
         t.l2Bytes = opt().targetL2Bytes;
       return t;
@@ -416,14 +420,15 @@ int run(const Request &request) {
   if (std::string why = checkTarget(target()); !why.empty())
     fail("--multiprocessors and --l2-bytes: " + why);
   const Target &t = target();
-  report()["target"] =
-      llvm::json::Object{{"chip", t.chip},
-                         {"part", t.part},
-                         {"multiprocessors", t.multiprocessors},
-                         {"l2_bytes", t.l2Bytes},
-                         {"shared_bytes_per_block", t.sharedBytesPerBlock},
-                         {"shared_bytes_per_multiprocessor", t.sharedBytesPerMultiprocessor},
-                         {"memory_bytes_per_second", t.memoryBytesPerSecond}};
+  report()["target"] = llvm::json::Object{
+      {"chip", t.chip},
+      {"part", t.part},
+      {"multiprocessors", t.multiprocessors},
+      {"l2_bytes", t.l2Bytes},
+      {"shared_bytes_per_block", t.sharedBytesPerBlock},
+      {"shared_bytes_per_multiprocessor", t.sharedBytesPerMultiprocessor},
+      {"memory_bytes_per_second", t.memoryBytesPerSecond},
+      {"clusters_at_once", llvm::json::Array{t.clusters(2), t.clusters(3), t.clusters(4)}}};
   for (auto [name, count] : {std::pair{"bench", request.bench}, std::pair{"warmup", request.warmup},
                              std::pair{"repeats", request.repeats}})
     if (count < 0)

@@ -669,7 +669,17 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // holds; 8 stages keep a block's loads of B in flight. K split by the
   // fewest blocks (up to 3) that give 90% of a block an SM, as many as the
   // SMs hold at once.
-  // `split` blocks, or (0) the chooser's count.
+  //
+  // Where those blocks would not all run at once a block an SM (two rounds,
+  // or two blocks on some SMs), decoding (M up to 64) takes 128-row tiles
+  // instead, split by the most blocks (up to 3) that do, where they fill
+  // half the SMs or more: each column's blocks then also read the tokens'
+  // tile half as often (H200, M = 16-64: 8-22% faster at N = 4608 split by
+  // 3, 2-34% at N = 6000-11008 split by 2 or 1; split by 3 past the 39
+  // clusters of 3 the part runs at once, 35% slower; where the 64-row
+  // tiles' blocks all ran at once, 128-row ones were up to 11% slower;
+  // benchmarks/gemm/RESULTS.md). `split` blocks, or (0) the chooser's
+  // count.
   auto swapped = [&](int64_t width, int64_t split) {
     GemmConfig s = c;
     s.swapAB = true;
@@ -677,11 +687,15 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     s.blockM = mnMajor(p, 'a') ? ceilDiv(width, kWgmmaMNBox) * kWgmmaMNBox : width;
     // One row of tiles (M <= width): N's tiles alone.
     auto count = [&](int64_t n) { return ceilDiv(p.n, n) * p.batch; };
-    s.blockN = count(64) >= 3 * numSMs ? 128 : 64;
-    s.warpsM = s.blockN / 16;
-    s.stages = 8;
-    while (gemmSharedBytes(p, s) > target.sharedBytesPerBlock)
-      --s.stages;
+    int64_t kTiles = ceilDiv(p.k, s.blockK);
+    auto rows = [&](int64_t n) {
+      s.blockN = n;
+      s.warpsM = n / 16;
+      s.stages = 8;
+      while (gemmSharedBytes(p, s) > target.sharedBytesPerBlock)
+        --s.stages;
+    };
+    rows(count(64) >= 3 * numSMs ? 128 : 64);
     int64_t resident =
         numSMs * std::max<int64_t>(1, target.sharedBytesPerMultiprocessor / gemmSharedBytes(p, s));
     if (split > 0)
@@ -689,7 +703,17 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     while (split == 0 && s.splitK < 3 && 10 * count(s.blockN) * s.splitK < 9 * numSMs &&
            count(s.blockN) * (s.splitK + 1) <= resident)
       ++s.splitK;
-    s.splitK = std::min(s.splitK, ceilDiv(p.k, s.blockK));
+    s.splitK = std::min(s.splitK, kTiles);
+    if (split == 0 && width <= 64 && !p.batchInvariant && count(s.blockN) * s.splitK > numSMs) {
+      int64_t wideSplit = 1;
+      while (wideSplit < 3 && wideSplit < kTiles && count(128) * (wideSplit + 1) <= numSMs &&
+             count(128) <= target.clusters(wideSplit + 1))
+        ++wideSplit;
+      if (count(128) * wideSplit <= numSMs && 2 * count(128) * wideSplit >= numSMs) {
+        rows(128);
+        s.splitK = wideSplit;
+      }
+    }
     // The partial sums take their place.
     while (gemmSharedBytes(p, s) > target.sharedBytesPerBlock)
       --s.stages;

@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <iterator>
 #include <mutex>
 #include <optional>
 
@@ -32,6 +34,7 @@ constexpr int kJitErrorLogBuffer = 5;
 constexpr int kJitErrorLogBufferSize = 6;
 constexpr CUresult kErrorNotReady = 600;
 constexpr int kLaunchAttrProgrammaticStreamSerialization = 6;
+constexpr int kLaunchAttrClusterDimension = 4;
 
 // cuLaunchKernelEx's configuration (CUDA 12 and later), as cuda.h lays it out.
 struct CUlaunchAttribute {
@@ -40,6 +43,9 @@ struct CUlaunchAttribute {
   union {
     char bytes[64];
     int programmaticStreamSerializationAllowed;
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
   } value;
 };
 struct CUlaunchConfig {
@@ -70,6 +76,8 @@ struct CudaApi {
                              unsigned, unsigned, CUstream, void **, void **);
   /// Null in drivers before CUDA 12, whose launches are never dependent.
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
+  /// Null in drivers before CUDA 12, which have no clusters.
+  CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
   CUresult (*cuMemAlloc_v2)(DevicePtr *, size_t);
   CUresult (*cuMemFree_v2)(DevicePtr);
   CUresult (*cuMemcpyHtoD_v2)(DevicePtr, const void *, size_t);
@@ -194,6 +202,8 @@ Result<CudaApi *> loadApi() {
 #undef SPIO_BIND
   api->cuLaunchKernelEx = reinterpret_cast<decltype(api->cuLaunchKernelEx)>(
       dlsym(api->library, "cuLaunchKernelEx"));
+  api->cuOccupancyMaxActiveClusters = reinterpret_cast<decltype(api->cuOccupancyMaxActiveClusters)>(
+      dlsym(api->library, "cuOccupancyMaxActiveClusters"));
   api->cuTensorMapEncodeTiled = reinterpret_cast<decltype(api->cuTensorMapEncodeTiled)>(
       dlsym(api->library, "cuTensorMapEncodeTiled"));
   api->cuTensorMapEncodeIm2col = reinterpret_cast<decltype(api->cuTensorMapEncodeIm2col)>(
@@ -270,6 +280,9 @@ Result<Cuda *> Cuda::get(int device) {
     cuda->info.maxSharedBytesPerBlock = shared;
     cuda->info.sharedBytesPerMultiprocessor = sharedPerMultiprocessor;
     cuda->info.l2Bytes = l2;
+    if (cuda->info.computeMajor >= 9)
+      if (Status s = cuda->measureClusters(); !s)
+        return s.error();
     return cuda;
   };
   instance = init();
@@ -286,6 +299,7 @@ Target Cuda::target() const {
   t.sharedBytesPerBlock = info.maxSharedBytesPerBlock;
   t.sharedBytesPerMultiprocessor = info.sharedBytesPerMultiprocessor;
   t.memoryBytesPerSecond = info.memoryBytesPerSecond;
+  std::copy(std::begin(info.clustersAtOnce), std::end(info.clustersAtOnce), t.clustersAtOnce);
   if (std::optional<Target> reference = referenceTarget(t.chip);
       reference && t.memoryBytesPerSecond <= 0)
     t.memoryBytesPerSecond = reference->memoryBytesPerSecond;
@@ -459,6 +473,34 @@ Status Cuda::zeroAsync(DevicePtr ptr, size_t bytes, void *stream) const {
   if (!scope.status)
     return scope.status;
   SPIO_CHECK(api, cuMemsetD32Async(ptr, 0, bytes / 4, stream));
+  return success();
+}
+
+Status Cuda::measureClusters() {
+  if (!api->cuOccupancyMaxActiveClusters)
+    return success();
+  // Any kernel does: the shared memory it asks for decides the occupancy.
+  Result<Module> module = loadPTX(kHoldPtx);
+  if (!module)
+    return module.error();
+  Result<Kernel> kernel = module->kernel("spio_hold");
+  if (!kernel)
+    return kernel.error();
+  SPIO_CHECK(api, cuFuncSetAttribute(kernel->function, kFuncMaxDynamicShared,
+                                     int(info.maxSharedBytesPerBlock)));
+  ContextScope scope(api, context);
+  if (!scope.status)
+    return scope.status;
+  for (unsigned size = 2; size <= 4; ++size) {
+    CUlaunchAttribute cluster = {};
+    cluster.id = kLaunchAttrClusterDimension;
+    cluster.value.clusterDim = {size, 1, 1};
+    CUlaunchConfig config = {size,    1,        1, 128, 1, 1, unsigned(info.maxSharedBytesPerBlock),
+                             nullptr, &cluster, 1};
+    int clusters = 0;
+    SPIO_CHECK(api, cuOccupancyMaxActiveClusters(&clusters, kernel->function, &config));
+    info.clustersAtOnce[size - 2] = clusters;
+  }
   return success();
 }
 

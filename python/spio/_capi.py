@@ -11,7 +11,7 @@ class SpioError(ValueError):
 
 # The C API's interface version (SPIO_ABI_VERSION in include/spio-c/Spio.h)
 # that these bindings are written against.
-ABI_VERSION = 16
+ABI_VERSION = 17
 
 _REBUILD = ("rebuild Spio (scripts/bootstrap.sh run) and reinstall the package "
             "(pip install --no-build-isolation ./python), or set SPIO_LIBRARY to a "
@@ -97,7 +97,8 @@ class Target(ctypes.Structure):
     _fields_ = [("chip", ctypes.c_char * 16), ("multiprocessors", ctypes.c_int64),
                 ("l2_bytes", ctypes.c_int64), ("shared_bytes_per_block", ctypes.c_int64),
                 ("shared_bytes_per_multiprocessor", ctypes.c_int64),
-                ("memory_bytes_per_second", ctypes.c_double)]
+                ("memory_bytes_per_second", ctypes.c_double),
+                ("clusters_at_once", ctypes.c_int64 * 3)]
 
 
 class Conv2dGw8Problem(ctypes.Structure):

@@ -62,9 +62,13 @@ def target(chip=None, **facts):
     where `chip` is None and there is a GPU, else `chip`'s reference part
     (DEFAULT_CHIP's, an H100 SXM, without either); `facts` (multiprocessors,
     l2_bytes, shared_bytes_per_block, shared_bytes_per_multiprocessor,
-    memory_bytes_per_second) override its own."""
+    memory_bytes_per_second, clusters_at_once: of 2, 3 and 4 blocks)
+    override its own. Another count of multiprocessors makes the part's
+    clusters unknown (as many as the multiprocessors hold) unless given."""
     chosen = _default_target() if chip is None else _capi.chip_target(chip)
     result = _capi.Target.from_buffer_copy(chosen)
+    if "multiprocessors" in facts:
+        result.clusters_at_once[:] = [0, 0, 0]
     for name, value in facts.items():
         if name not in dict(_capi.Target._fields_) or name == "chip":
             raise SpioError(f"a target has no fact {name!r}")

@@ -746,9 +746,10 @@ TEST(GemmWgmma, ChoosesWidthsOfSixteenColumnsThatFillTheSMs) {
 }
 
 // M <= 64: M along wgmma's N (a power of 2 from 8) and N along the
-// warpgroups, two of them where 64-row tiles would overfill the SMs'
-// three blocks each; split K by the fewest blocks (up to 3) giving 90% of a
-// block an SM.
+// warpgroups, two of them where 64-row tiles would overfill the SMs' three
+// blocks each; split K by the fewest blocks (up to 3) giving 90% of a block
+// an SM. Where those blocks would not all run at once, 128-row tiles split
+// by the most blocks whose clusters do.
 TEST(GemmWgmma, SmallProblemsSplitK) {
   EXPECT_GT(chooseWgmmaGemmConfig(problem(1, 4096, 4096), hopper()).splitK, 1);
   EXPECT_GT(chooseWgmmaGemmConfig(problem(128, 4096, 4096), hopper()).splitK, 1);
@@ -763,8 +764,9 @@ TEST(GemmWgmma, SwapsSmallM) {
     return std::tuple{c.blockM, c.blockN, c.splitK, c.stages};
   };
   EXPECT_EQ(chosen(1, 4096, 4096), std::make_tuple(8, 64, 2, 8));     // 64 tiles
-  EXPECT_EQ(chosen(1, 6144, 4096), std::make_tuple(8, 64, 2, 8));     // 96 tiles
-  EXPECT_EQ(chosen(16, 10240, 8192), std::make_tuple(16, 64, 1, 8));  // 160 tiles
+  EXPECT_EQ(chosen(1, 6144, 4096), std::make_tuple(8, 128, 2, 8));    // 48 tiles: 3 over 39
+  EXPECT_EQ(chosen(16, 10240, 8192), std::make_tuple(16, 128, 1, 8)); // 80 tiles
+  EXPECT_EQ(chosen(16, 2048, 8192), std::make_tuple(16, 64, 3, 8));   // 16 tiles of 128
   EXPECT_EQ(chosen(16, 28672, 4096), std::make_tuple(16, 128, 1, 8)); // 448 of 64 rows
   EXPECT_EQ(chosen(33, 1000, 4096), std::make_tuple(64, 64, 3, 8));   // 16 tiles
   EXPECT_EQ(chosen(5, 24, 8), std::make_tuple(8, 64, 1, 8));          // one k-tile
@@ -778,6 +780,26 @@ TEST(GemmWgmma, SwapsSmallM) {
   EXPECT_NE(checkGemm(problem(1, 4096, 4096), c, hopper())
                 .find("only with A's rows along the warpgroups"),
             std::string::npos);
+}
+
+// Where decoding's 64-row tiles' blocks would not all run at once, 128-row
+// tiles split by 3 where the part runs their clusters of 3 all at once,
+// else by 2.
+TEST(GemmWgmma, SplitsDecodingByClustersThePartRunsAtOnce) {
+  auto tile = [](int64_t n, int64_t clustersOf3) {
+    spio::Target target = hopper();
+    target.clustersAtOnce[1] = clustersOf3;
+    GemmConfig c = chooseWgmmaGemmConfig(problem(16, n, 4096), target);
+    EXPECT_EQ(checkGemm(problem(16, n, 4096), c, target), "");
+    return std::pair{c.blockN, c.splitK};
+  };
+  EXPECT_EQ(tile(4608, 39), std::pair(int64_t(128), int64_t(3))); // 36 clusters of 3
+  EXPECT_EQ(tile(4608, 30), std::pair(int64_t(128), int64_t(2)));
+  // 128 blocks of 64-row tiles, all at once.
+  EXPECT_EQ(tile(4096, 39), std::pair(int64_t(64), int64_t(2)));
+  // Unknown: as many as the multiprocessors hold (44).
+  EXPECT_EQ(tile(5120, 0), std::pair(int64_t(128), int64_t(3)));
+  EXPECT_EQ(tile(5120, 39), std::pair(int64_t(128), int64_t(2)));
 }
 
 // Pairs of blocks share B tiles over long reductions where tile rows pair up.

@@ -107,6 +107,21 @@ TEST(Cuda, Im2colMapsRefuseWhatTmaCannotRead) {
   }
 }
 
+// A Hopper device says how many clusters run at once, a block a
+// multiprocessor: some, and no more than its multiprocessors hold.
+TEST(Cuda, HopperDevicesCountTheClustersThatRunAtOnce) {
+  Result<Cuda *> cuda = Cuda::get();
+  if (!cuda.ok())
+    GTEST_SKIP() << cuda.error().message;
+  if ((*cuda)->device().computeMajor < 9)
+    GTEST_SKIP() << "clusters need compute capability 9.0";
+  spio::Target target = (*cuda)->target();
+  for (int64_t size : {2, 3, 4}) {
+    EXPECT_GT(target.clustersAtOnce[size - 2], 0) << size;
+    EXPECT_LE(target.clusters(size), target.multiprocessors / size) << size;
+  }
+}
+
 TEST(Cuda, BadPtxReturnsTheJitLog) {
   Result<Cuda *> cuda = Cuda::get();
   if (!cuda.ok())

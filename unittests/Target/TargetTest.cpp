@@ -21,6 +21,16 @@ TEST(Target, ReferencePartsOfTheChipsSpioCompilesFor) {
   EXPECT_EQ(hopper.multiprocessors, 132);
   EXPECT_EQ(hopper.l2Bytes, int64_t(50) << 20);
   EXPECT_EQ(hopper.sharedBytesPerBlock, 227 * 1024);
+  // Clusters of 3 and 4 leave some of the GPCs' multiprocessors idle.
+  EXPECT_EQ(hopper.clusters(2), 66);
+  EXPECT_EQ(hopper.clusters(3), 39);
+  EXPECT_EQ(hopper.clusters(4), 30);
+  EXPECT_EQ(hopper.clusters(1), 132);
+  // Unknown: as many as the multiprocessors hold.
+  spio::Target unknown = hopper;
+  unknown.clustersAtOnce[1] = 0;
+  EXPECT_EQ(unknown.clusters(3), 44);
+  EXPECT_EQ(spio::referenceTarget("sm_80")->clusters(2), 54);
   EXPECT_EQ(spio::referenceTarget("sm_80")->multiprocessors, 108);
   EXPECT_EQ(spio::referenceTarget("sm_86")->sharedBytesPerBlock, 99 * 1024);
   for (const char *chip : {"sm_75", "sm_100", "", "garbage"})

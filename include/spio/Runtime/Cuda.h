@@ -62,6 +62,10 @@ struct DeviceInfo {
   /// DRAM bytes a second: twice the memory clock times the bus width.
   double memoryBytesPerSecond = 0;
   int driverVersion = 0;
+  /// Clusters of 2, 3 and 4 blocks, each taking a multiprocessor's shared
+  /// memory, that run at once (Target::clustersAtOnce); 0 before sm_90 or
+  /// where the driver cannot say.
+  int64_t clustersAtOnce[3] = {0, 0, 0};
 };
 
 /// Opaque driver handles.
@@ -86,6 +90,7 @@ public:
   Result<std::pair<int, int>> resources() const;
 
 private:
+  friend class Cuda;
   friend class Module;
   const CudaApi *api = nullptr;
   /// The device whose context holds the function.
@@ -191,6 +196,8 @@ private:
   Cuda() = default;
   /// Launches the kernel that holds the default stream for `ns`.
   Status hold(uint64_t ns) const;
+  /// Sets info.clustersAtOnce from the driver's occupancy of clusters.
+  Status measureClusters();
   const CudaApi *api = nullptr;
   void *context = nullptr;
   DeviceInfo info;

@@ -14,6 +14,7 @@
 
 #include "spio/Target/Chip.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,11 +51,28 @@ struct Target {
   int64_t l2Bytes = 0;
   int64_t sharedBytesPerBlock = 0, sharedBytesPerMultiprocessor = 0;
   double memoryBytesPerSecond = 0;
+  /// Clusters of 2, 3 and 4 blocks that run at once where each block takes
+  /// a multiprocessor's shared memory (the driver's
+  /// cuOccupancyMaxActiveClusters): a cluster lies within one GPC, so a
+  /// size that does not divide the GPCs idles some multiprocessors (an
+  /// H200: 66, 39 and 30 of its 132). 0 where unknown.
+  int64_t clustersAtOnce[3] = {0, 0, 0};
+
+  /// Clusters of `size` blocks, a block a multiprocessor, that run at once:
+  /// the part's count, else (unknown, or a size past 4) as many as the
+  /// multiprocessors hold.
+  int64_t clusters(int64_t size) const {
+    if (size >= 2 && size <= 4 && clustersAtOnce[size - 2] > 0)
+      return clustersAtOnce[size - 2];
+    return multiprocessors / std::max<int64_t>(1, size);
+  }
 };
 
 /// `chip`'s reference part, which kernels compiled without a device (to
 /// PTX) are chosen for: sm_90/sm_90a an H100 SXM, sm_80 an A100 SXM, sm_86
-/// an A10, sm_89 an L40S. Nothing where spio does not compile for `chip`.
+/// an A10, sm_89 an L40S (the H100 SXM's clusters as an H200 of the same
+/// 132 multiprocessors runs them; earlier chips have none). Nothing where
+/// spio does not compile for `chip`.
 inline std::optional<Target> referenceTarget(std::string_view chip) {
   struct Part {
     const char *name;
@@ -73,13 +91,19 @@ inline std::optional<Target> referenceTarget(std::string_view chip) {
   if (!part)
     return std::nullopt;
   SharedMemory shared = sharedMemoryOf(chip);
-  return Target{std::string(chip),
+  Target target{std::string(chip),
                 part->name,
                 part->multiprocessors,
                 part->l2MiB << 20,
                 shared.perBlock,
                 shared.perMultiprocessor,
                 part->terabytesPerSecond * 1e12};
+  if (chip == "sm_90" || chip == "sm_90a") {
+    target.clustersAtOnce[0] = 66;
+    target.clustersAtOnce[1] = 39;
+    target.clustersAtOnce[2] = 30;
+  }
+  return target;
 }
 
 /// Empty where the choosers and checks can size kernels for `target`,
