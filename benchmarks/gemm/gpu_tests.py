@@ -110,6 +110,11 @@ CASES = [
                      "--beta 0.5 --out-dtype f32"),
     (128, 4096, 4096, "--wgmma --block-m 64 --block-n 128 --warps-m 4 --split-k 8"),
     (3, 50, 200, "--wgmma --swap --block-m 8 --block-n 64 --warps-m 4 --split-k 4"),
+    # The chooser's decoding picks of 128-row swapped tiles: split by 3, by 2
+    # (ragged N and K), unsplit.
+    (16, 4608, 4096, "--wgmma"),
+    (24, 6000, 3000, "--wgmma"),
+    (64, 9216, 4096, "--wgmma"),
     # Ping-pong compute warpgroups: blocks with an odd count of tiles, a
     # cluster of 2 sharing B, beta, f32 out, a ring of 2, the chooser's.
     (1000, 1000, 1000, "--wgmma --block-m 128 --block-n 128 --warps-m 8 --stages 4 --pingpong "
