@@ -14,7 +14,6 @@
 
 #include "spio/Target/Chip.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,7 +63,7 @@ struct Target {
   int64_t clusters(int64_t size) const {
     if (size >= 2 && size <= 4 && clustersAtOnce[size - 2] > 0)
       return clustersAtOnce[size - 2];
-    return multiprocessors / std::max<int64_t>(1, size);
+    return size > 0 ? multiprocessors / size : multiprocessors;
   }
 };
 
