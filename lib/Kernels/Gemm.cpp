@@ -671,15 +671,16 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // SMs hold at once.
   //
   // Where those blocks would not all run at once a block an SM (two rounds,
-  // or two blocks on some SMs), decoding (M up to 64) takes 128-row tiles
-  // instead, split by the most blocks (up to 3) that do, where they fill
-  // half the SMs or more: each column's blocks then also read the tokens'
-  // tile half as often (H200, M = 16-64: 8-22% faster at N = 4608 split by
-  // 3, 2-34% at N = 6000-11008 split by 2 or 1; split by 3 past the 39
-  // clusters of 3 the part runs at once, 35% slower; where the 64-row
-  // tiles' blocks all ran at once, 128-row ones were up to 11% slower;
-  // benchmarks/gemm/RESULTS.md). `split` blocks, or (0) the chooser's
-  // count.
+  // or two blocks on some SMs), or the SMs a block each cut the split
+  // short, decoding (M up to 64) takes 128-row tiles instead, split by the
+  // most blocks (up to 3) that run at once, where they fill half the SMs or
+  // more (and, split short, more SMs than the 64-row tiles): each column's
+  // blocks then also read the tokens' tile half as often (H200, M = 16-64:
+  // 8-22% faster at N = 4608 split by 3, 2-34% at N = 6000-11008 split by
+  // 2 or 1; split by 3 past the 39 clusters of 3 the part runs at once, 35%
+  // slower; where as many 64-row blocks ran at once, 128-row ones were 3%
+  // faster to 11% slower; benchmarks/gemm/RESULTS.md). `split` blocks, or
+  // (0) the chooser's count.
   auto swapped = [&](int64_t width, int64_t split) {
     GemmConfig s = c;
     s.swapAB = true;
@@ -700,16 +701,27 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
         numSMs * std::max<int64_t>(1, target.sharedBytesPerMultiprocessor / gemmSharedBytes(p, s));
     if (split > 0)
       s.splitK = split;
+    // Clusters of the split's blocks run at once only as many as the part
+    // holds (twice those where two blocks fit an SM).
+    auto clustersFit = [&](int64_t clusters, int64_t size) {
+      return clusters <= target.clusters(size) * (resident / numSMs);
+    };
     while (split == 0 && s.splitK < 3 && 10 * count(s.blockN) * s.splitK < 9 * numSMs &&
-           count(s.blockN) * (s.splitK + 1) <= resident)
+           count(s.blockN) * (s.splitK + 1) <= resident &&
+           clustersFit(count(s.blockN), s.splitK + 1))
       ++s.splitK;
     s.splitK = std::min(s.splitK, kTiles);
-    if (split == 0 && width <= 64 && !p.batchInvariant && count(s.blockN) * s.splitK > numSMs) {
+    int64_t blocks = count(s.blockN) * s.splitK;
+    // Under 90% of the SMs where residency or clusters cut the split short.
+    bool cutShort = 10 * blocks < 9 * numSMs && s.splitK < std::min<int64_t>(3, kTiles);
+    if (split == 0 && width <= 64 && !p.batchInvariant && (blocks > numSMs || cutShort)) {
       int64_t wideSplit = 1;
       while (wideSplit < 3 && wideSplit < kTiles && count(128) * (wideSplit + 1) <= numSMs &&
              count(128) <= target.clusters(wideSplit + 1))
         ++wideSplit;
-      if (count(128) * wideSplit <= numSMs && 2 * count(128) * wideSplit >= numSMs) {
+      int64_t wideBlocks = count(128) * wideSplit;
+      if (wideBlocks <= numSMs && 2 * wideBlocks >= numSMs &&
+          (blocks > numSMs || wideBlocks > blocks)) {
         rows(128);
         s.splitK = wideSplit;
       }

@@ -782,9 +782,10 @@ TEST(GemmWgmma, SwapsSmallM) {
             std::string::npos);
 }
 
-// Where decoding's 64-row tiles' blocks would not all run at once, 128-row
-// tiles split by 3 where the part runs their clusters of 3 all at once,
-// else by 2.
+// Decoding's splits count the clusters the part runs at once. Where the
+// 64-row tiles' blocks would not all run at once, or their split is cut
+// short, 128-row tiles split by 3 where the part runs their clusters of 3
+// all at once, else by 2.
 TEST(GemmWgmma, SplitsDecodingByClustersThePartRunsAtOnce) {
   auto tile = [](int64_t n, int64_t clustersOf3) {
     spio::Target target = hopper();
@@ -800,6 +801,22 @@ TEST(GemmWgmma, SplitsDecodingByClustersThePartRunsAtOnce) {
   // Unknown: as many as the multiprocessors hold (44).
   EXPECT_EQ(tile(5120, 0), std::pair(int64_t(128), int64_t(3)));
   EXPECT_EQ(tile(5120, 39), std::pair(int64_t(128), int64_t(2)));
+  // 64 tokens, a block an SM: 40 tiles of 64 rows split by 2, not by 3
+  // (40 clusters of 3 over the 39 that run at once; 44 where unknown).
+  auto tokens64 = [](int64_t n, int64_t k, int64_t clustersOf3) {
+    spio::Target target = hopper();
+    target.clustersAtOnce[1] = clustersOf3;
+    GemmConfig c = chooseWgmmaGemmConfig(problem(64, n, k), target);
+    EXPECT_EQ(checkGemm(problem(64, n, k), c, target), "");
+    return std::pair{c.blockN, c.splitK};
+  };
+  EXPECT_EQ(tokens64(2560, 8192, 39), std::pair(int64_t(64), int64_t(2)));
+  EXPECT_EQ(tokens64(2560, 8192, 0), std::pair(int64_t(64), int64_t(3)));
+  // 72 tiles of 64 rows cannot split on a block an SM; 36 of 128 rows split
+  // by 3 run on more SMs (108).
+  EXPECT_EQ(tokens64(4608, 4096, 39), std::pair(int64_t(128), int64_t(3)));
+  // 80 tiles of 64 rows: 128 rows split by 2 run on no more SMs.
+  EXPECT_EQ(tokens64(5120, 4096, 39), std::pair(int64_t(64), int64_t(1)));
 }
 
 // Pairs of blocks share B tiles over long reductions where tile rows pair up.
