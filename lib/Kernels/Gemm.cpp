@@ -1040,10 +1040,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
 std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target &target) {
   GemmConfig chosen = chooseWgmmaGemmConfig(problem, target);
   std::vector<GemmConfig> candidates{chosen};
-  // Decoding's swapped tiles have no unswapped neighbours worth timing; a
-  // swapped row of 128-row tiles (M over 64) has.
-  if ((chosen.swapAB && problem.m <= 64) || chosen.promote || problem.groups > 0 ||
-      problem.batchInvariant)
+  if (chosen.promote || problem.groups > 0 || problem.batchInvariant)
     return candidates;
   auto key = [](const GemmConfig &c) {
     return std::make_tuple(c.blockM, c.blockN, c.warpsM, c.stages, c.raster, c.persistent,
@@ -1057,8 +1054,26 @@ std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target 
         return;
     candidates.push_back(c);
   };
-  int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
   GemmProblem p = gemmPackedProblem(problem);
+  // Decoding's swapped tiles have no unswapped neighbours worth timing, but
+  // swapped ones of 64 or 128 rows of N, K split by 1-3 blocks, in as many
+  // of 8 stages as shared memory holds; a swapped row of 128-row tiles (M
+  // over 64) has unswapped neighbours.
+  if (chosen.swapAB && problem.m <= 64) {
+    for (int64_t rows : {64, 128})
+      for (int64_t split : {1, 2, 3}) {
+        GemmConfig c = chosen;
+        c.blockN = rows;
+        c.warpsM = rows / 16;
+        c.splitK = split;
+        c.stages = 8;
+        while (c.stages > 2 && gemmSharedBytes(p, c) > target.sharedBytesPerBlock)
+          --c.stages;
+        add(c);
+      }
+    return candidates;
+  }
+  int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
   int64_t step = mnMajor(p, 'b') ? kWgmmaMNBox : 16;
   // 128-row tiles of every width from 256 down to 48 (narrow tiles stream
   // B on more SMs where M is small), then 64-row tiles of one compute

@@ -1101,8 +1101,8 @@ TEST(GemmWgmma, RefusesBlocksThatAreNotWarpgroupTiles) {
 }
 
 // The configurations a sweep times: the chooser's first, then neighbours
-// the checks pass, each once; decoding's swapped problems keep the
-// chooser's alone, a swapped row of 128-row tiles has unswapped neighbours.
+// the checks pass, each once; decoding's swapped problems have swapped
+// neighbours alone, a swapped row of 128-row tiles has unswapped ones.
 TEST(GemmCandidates, StartWithTheChoiceAndPassTheChecks) {
   for (GemmProblem p :
        {problem(3000, 1000, 3000), problem(128, 6144, 4096), problem(8192, 8192, 1000),
@@ -1134,7 +1134,19 @@ TEST(GemmCandidates, StartWithTheChoiceAndPassTheChecks) {
     EXPECT_TRUE(std::any_of(candidates.begin(), candidates.end(),
                             [](const GemmConfig &c) { return c.blockM == 64; }));
   }
-  EXPECT_EQ(gemmCandidates(problem(16, 4096, 4096), hopper()).size(), 1u);
+  // Decoding: the chooser's (64 rows split by 2), then 64 or 128 rows of N
+  // split by 1-3, all swapped, each once.
+  std::vector<GemmConfig> decoding = gemmCandidates(problem(16, 4096, 4096), hopper());
+  EXPECT_EQ(decoding.size(), 6u);
+  std::set<std::pair<int64_t, int64_t>> variants;
+  for (const GemmConfig &c : decoding) {
+    EXPECT_EQ(checkGemm(problem(16, 4096, 4096), c, hopper()), "");
+    EXPECT_TRUE(c.swapAB);
+    EXPECT_EQ(c.blockM, 16);
+    variants.insert({c.blockN, c.splitK});
+  }
+  EXPECT_EQ(variants.size(), 6u);
+  EXPECT_EQ(*variants.rbegin(), std::pair(int64_t(128), int64_t(3)));
 }
 
 // What every front end does (spio-jit, the C API, Python): choose for the
