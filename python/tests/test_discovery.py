@@ -105,6 +105,23 @@ def test_unaligned_and_f32_operands_are_packed_first():
         assert family.check(args, config) is None
 
 
+def test_targets_say_how_many_clusters_run_at_once():
+    """sm_90's reference part runs 66, 39 and 30 clusters of 2, 3 and 4
+    blocks at once; another count of multiprocessors makes them unknown
+    (as many as the multiprocessors hold) unless given; decoding GEMMs
+    split K by clusters of 3 only where they all run at once."""
+    hopper = spio.kernels.target("sm_90")
+    assert list(hopper.clusters_at_once) == [66, 39, 30]
+    assert list(spio.kernels.target("sm_90", multiprocessors=100).clusters_at_once) == [0, 0, 0]
+    given = spio.kernels.target("sm_90", multiprocessors=100, clusters_at_once=(50, 30, 20))
+    assert list(given.clusters_at_once) == [50, 30, 20]
+    family = spio.kernels.GemmFamily()
+    args = spio.GemmArguments(16, 4608, 4096, "bf16")  # 36 tiles of 128 rows
+    assert "split_k=3" in family.chosen(args, hopper)[4]
+    fewer = spio.kernels.target("sm_90", clusters_at_once=(66, 30, 30))
+    assert "split_k=2" in family.chosen(args, fewer)[4]
+
+
 def test_tf32_reads_k_major_f32_in_place_on_sm_90():
     """f32 at precision tf32: K-major operands straight into wgmma's TF32
     tensor cores (no packing, no workspace); an M-major A packed into f32
