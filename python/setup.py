@@ -54,12 +54,19 @@ def torch_extension():
 
     class OptionalBuild(BuildExtension):
         """A failed build (no C++ compiler, no Python headers) leaves the
-        extension out rather than the package."""
+        extension out rather than the package: neither copied in place nor
+        installed."""
+
+        def build_extensions(self):
+            self.left_out = set()
+            super().build_extensions()
+            self.extensions = [e for e in self.extensions if e.name not in self.left_out]
 
         def build_extension(self, ext):
             try:
                 super().build_extension(ext)
             except Exception as error:  # the compiler's or setuptools' own
+                self.left_out.add(ext.name)
                 print(f"spio: {ext.name} not built ({error}): spio.linear's and "
                       f"spio.conv2d_gw8's calls run in Python", file=sys.stderr)
 
@@ -75,11 +82,12 @@ try:
     class PlatformWheel(bdist_wheel):
         """py3-none-<platform>: the library is loaded through ctypes, so one
         wheel serves every Python 3 of the platform (unless it holds the
-        torch extension, built for this Python)."""
+        torch extension, built for this Python: not where it failed)."""
 
         def get_tag(self):
             tag = super().get_tag()
-            return tag if extensions else ("py3", "none", tag[2])
+            built = self.get_finalized_command("build_ext").extensions
+            return tag if built else ("py3", "none", tag[2])
 
     commands["bdist_wheel"] = PlatformWheel
 except ImportError:
