@@ -639,6 +639,13 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   auto tiles = [&](int64_t m, int64_t n) {
     return ceilDiv(p.m, m) * ceilDiv(p.n, n) * p.batch;
   };
+  // Whether `clusters` clusters of `size` blocks, a block an SM, all run at
+  // once: a cluster lies within one GPC, and those past the part's count
+  // wait for a second round (H200: K split by 3 in 40 clusters, one over
+  // its 39, ran 35% slower than by 2; benchmarks/gemm/RESULTS.md).
+  auto clustersRun = [&](int64_t clusters, int64_t size) {
+    return clusters <= target.clusters(size);
+  };
   if (p.groups > 0) {
     // Groups of unknown sizes on a persistent grid of 128-row tiles: 256
     // columns where the tiles (each group's last one partial at worst)
@@ -701,14 +708,11 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
         numSMs * std::max<int64_t>(1, target.sharedBytesPerMultiprocessor / gemmSharedBytes(p, s));
     if (split > 0)
       s.splitK = split;
-    // Clusters of the split's blocks run at once only as many as the part
-    // holds (twice those where two blocks fit an SM).
-    auto clustersFit = [&](int64_t clusters, int64_t size) {
-      return clusters <= target.clusters(size) * (resident / numSMs);
-    };
+    // Where two blocks fit an SM, twice the clusters run at once.
+    int64_t perSM = resident / numSMs;
     while (split == 0 && s.splitK < 3 && 10 * count(s.blockN) * s.splitK < 9 * numSMs &&
            count(s.blockN) * (s.splitK + 1) <= resident &&
-           clustersFit(count(s.blockN), s.splitK + 1))
+           clustersRun(ceilDiv(count(s.blockN), perSM), s.splitK + 1))
       ++s.splitK;
     s.splitK = std::min(s.splitK, kTiles);
     int64_t blocks = count(s.blockN) * s.splitK;
@@ -717,7 +721,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     if (split == 0 && width <= 64 && !p.batchInvariant && (blocks > numSMs || cutShort)) {
       int64_t wideSplit = 1;
       while (wideSplit < 3 && wideSplit < kTiles && count(128) * (wideSplit + 1) <= numSMs &&
-             count(128) <= target.clusters(wideSplit + 1))
+             clustersRun(count(128), wideSplit + 1))
         ++wideSplit;
       int64_t wideBlocks = count(128) * wideSplit;
       if (wideBlocks <= numSMs && 2 * wideBlocks >= numSMs &&
@@ -985,12 +989,12 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     return swapped(ceilDiv(p.m, 8) * 8, p.batchInvariant ? 1 : 0);
   if (tiles(128, 128) < numSMs) {
     // Under one wave of 128 x 128 tiles (a block an SM): up to 3 blocks
-    // split each tile's K while the grid still fits the SMs; clusters of 4
-    // such blocks no longer all fit the SMs at once. (A batch-invariant
+    // split each tile's K while the grid and its clusters still all run at
+    // once; clusters of 4 such blocks no longer do. (A batch-invariant
     // problem took its split from N and K above.)
     c.blockN = 128;
     while (!p.batchInvariant && c.splitK < 3 && tiles(128, 128) * (c.splitK + 1) <= numSMs &&
-           c.splitK < ceilDiv(p.k, c.blockK))
+           clustersRun(tiles(128, 128), c.splitK + 1) && c.splitK < ceilDiv(p.k, c.blockK))
       ++c.splitK;
     deepenLoneRing(c);
     return c;

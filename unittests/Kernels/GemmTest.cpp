@@ -683,6 +683,12 @@ TEST(GemmWgmma, SplitsKUnderOneWave) {
   EXPECT_EQ(split(1024, 1024, 4096), 2);  // 64 tiles: 128 blocks
   EXPECT_EQ(split(128, 10240, 8192), 1);  // 80 tiles: 160 blocks would not fit
   EXPECT_EQ(split(4096, 4096, 4096), 1);
+  // 40 tiles: 40 clusters of 3 over the 39 the part runs at once, so 2; 3
+  // where the part's clusters are unknown (as many as 132 SMs hold, 44).
+  EXPECT_EQ(split(640, 1024, 8192), 2);
+  spio::Target unknown = hopper();
+  unknown.clustersAtOnce[1] = 0;
+  EXPECT_EQ(chooseWgmmaGemmConfig(problem(640, 1024, 8192), unknown).splitK, 3);
   GemmConfig c = chooseWgmmaGemmConfig(problem(128, 4096, 2048), hopper());
   EXPECT_EQ(gemmLaunchShape(problem(128, 4096, 2048), c).gridX, 32 * 3);
   EXPECT_EQ(c.stages, 4);
