@@ -480,10 +480,7 @@ Status Cuda::measureClusters() {
   if (!api->cuOccupancyMaxActiveClusters)
     return success();
   // Any kernel does: the shared memory it asks for decides the occupancy.
-  Result<Module> module = loadPTX(kHoldPtx);
-  if (!module)
-    return module.error();
-  Result<Kernel> kernel = module->kernel("spio_hold");
+  Result<Kernel> kernel = holdKernelLoaded();
   if (!kernel)
     return kernel.error();
   SPIO_CHECK(api, cuFuncSetAttribute(kernel->function, kFuncMaxDynamicShared,
@@ -504,7 +501,7 @@ Status Cuda::measureClusters() {
   return success();
 }
 
-Status Cuda::hold(uint64_t ns) const {
+Result<Kernel> Cuda::holdKernelLoaded() const {
   if (!holdModule.module) {
     Result<Module> module = loadPTX(kHoldPtx);
     if (!module)
@@ -515,7 +512,14 @@ Status Cuda::hold(uint64_t ns) const {
     holdModule = std::move(*module);
     holdKernel = *kernel;
   }
-  return holdKernel.launch(1, 1, 1, 1, 0, {&ns});
+  return holdKernel;
+}
+
+Status Cuda::hold(uint64_t ns) const {
+  Result<Kernel> kernel = holdKernelLoaded();
+  if (!kernel)
+    return kernel.error();
+  return kernel->launch(1, 1, 1, 1, 0, {&ns});
 }
 
 Result<float> Cuda::timeMs(const std::function<Status()> &body, Timing timing) const {

@@ -194,6 +194,8 @@ private:
   friend class Kernel;
   friend class Module;
   Cuda() = default;
+  /// The kernel that holds the default stream, loaded on first use.
+  Result<Kernel> holdKernelLoaded() const;
   /// Launches the kernel that holds the default stream for `ns`.
   Status hold(uint64_t ns) const;
   /// Sets info.clustersAtOnce from the driver's occupancy of clusters.
@@ -201,9 +203,9 @@ private:
   const CudaApi *api = nullptr;
   void *context = nullptr;
   DeviceInfo info;
-  /// The hold kernel (loaded on first queued timing) and the last hold
-  /// that outlasted the queueing of the timed launches, where the next
-  /// timing starts.
+  /// The hold kernel (loaded at device set-up, where clusters are
+  /// measured, or on first queued timing) and the last hold that outlasted
+  /// the queueing of the timed launches, where the next timing starts.
   mutable Module holdModule;
   mutable Kernel holdKernel;
   mutable uint64_t holdNs = 50'000;
