@@ -1675,8 +1675,19 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           for (int64_t r = 0; r < splitK; ++r) {
             int64_t first = r * fragments / splitK, last = (r + 1) * fragments / splitK;
             if (first < last)
-              b.ifThen(b.cmpi(arith::CmpIPredicate::eq, rank, b.index(r)),
-                       [&] { warpgroupEpilogue(op, bi, bj, warp, rowDim, sum, first, last); });
+              b.ifThen(b.cmpi(arith::CmpIPredicate::eq, rank, b.index(r)), [&] {
+                SmallVector<Fragment> sums;
+                for (int64_t ni = first; ni < last; ++ni)
+                  sums.push_back(sum(ni));
+                // Every remote read issued before the first store: the warp
+                // sync (which may touch memory) keeps LLVM from sinking each
+                // read into the branch of its edge-checked stores, where the
+                // reads' latencies would add up.
+                b.warpSync();
+                warpgroupEpilogue(
+                    op, bi, bj, warp, rowDim, [&](int64_t ni) { return sums[ni - first]; }, first,
+                    last);
+              });
           }
           // No block leaves while another may still read its partial sums.
           b.clusterBarrier();
