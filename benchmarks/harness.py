@@ -1,8 +1,10 @@
 """Helpers shared by the benchmark and GPU-test scripts under benchmarks/."""
 
 import argparse
+import concurrent.futures
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -10,13 +12,16 @@ import sys
 
 def check_arguments():
     """The GPU tests' arguments: the spio-jit to check, --only,
-    run_check_cases' selection, and --compile-only."""
+    run_check_cases' selection, --compile-only and --jobs."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--spio-jit", required=True)
     parser.add_argument("--only", help="the cases whose label matches this regex")
     parser.add_argument("--compile-only", action="store_true",
                         help="compile each case to PTX (--emit-ptx, no --autotune), no GPU "
                              "needed: every case's configuration still compiles")
+    parser.add_argument("--jobs", type=int, default=min(8, os.cpu_count() or 1),
+                        help="cases run at once, each its own spio-jit (default: the CPUs, "
+                             "up to 8)")
     return parser.parse_args()
 
 
@@ -40,13 +45,18 @@ def _digest(report):
     return ", ".join(digests) or None
 
 
-def run_check_cases(cases, only=None, compile_only=False):
+def run_check_cases(cases, only=None, compile_only=False, jobs=1):
     """Runs each (label, spio-jit --check command[, reference command]), or
-    those whose label matches the regex `only`, and prints a PASS/FAIL
-    table. A case with a reference command passes only where that command
-    passes its check too and both print the same output digest (the same
-    bits). With `compile_only`, each case passes where its kernels compile
-    to PTX (no GPU, no reference).
+    those whose label matches the regex `only`, `jobs` at once, and prints
+    a PASS/FAIL table in the cases' order. A case with a reference command
+    passes only where that command passes its check too and both print the
+    same output digest (the same bits). With `compile_only`, each case
+    passes where its kernels compile to PTX (no GPU, no reference).
+
+    Cases run at once share the GPU: a process's checks (a float64
+    reference, 10 runs compared bit for bit) do not depend on what else
+    runs, and most of a case's time is the host's (start-up, compiling,
+    the reference).
 
     Exits with status 1 when any case fails or `only` matches none; a
     failing case's full output goes to stderr.
@@ -55,9 +65,10 @@ def run_check_cases(cases, only=None, compile_only=False):
         cases = [case for case in cases if re.search(only, case[0])]
         if not cases:
             sys.exit(f"error: no case matches {only!r}")
-    passed = failed = 0
-    rows = []
-    for label, cmd, *reference in cases:
+
+    def run_case(case):
+        """(label, passed, detail, output to show where it failed)."""
+        label, cmd, *reference = case
         run = subprocess.run(_compile_only(cmd) if compile_only else cmd + ["--json"],
                              capture_output=True, text=True)
         last_error = (run.stderr.strip().splitlines() or ["?"])[-1]
@@ -70,6 +81,7 @@ def run_check_cases(cases, only=None, compile_only=False):
             # The text report (stderr under --json) says what was checked.
             detail = [l for l in run.stderr.splitlines() if l.startswith("check:")]
             detail = detail[0] if detail else last_error
+        shown = run.stderr if compile_only else run.stdout + run.stderr
         if ok and reference and not compile_only:
             other = subprocess.run(reference[0] + ["--json"], capture_output=True, text=True)
             mine, theirs = _digest(report), _digest(_report(other))
@@ -78,17 +90,20 @@ def run_check_cases(cases, only=None, compile_only=False):
             else:
                 ok = False
                 detail = f"output digest {mine}, the reference's {theirs}"
-                print(other.stdout + other.stderr, file=sys.stderr)
-        passed += ok
-        failed += not ok
-        rows.append((label, "PASS" if ok else "FAIL", detail))
+                shown += other.stdout + other.stderr
+        return label, ok, detail, shown
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        results = list(pool.map(run_case, cases))
+    passed = sum(ok for _, ok, _, _ in results)
+    for _, ok, _, shown in results:
         if not ok:
-            print(run.stderr if compile_only else run.stdout + run.stderr, file=sys.stderr)
+            print(shown, file=sys.stderr)
     print("\n| case | result | detail |\n|---|---|---|")
-    for case, result, detail in rows:
-        print(f"| {case} | {result} | {detail} |")
-    print(f"\n{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    for label, ok, detail, _ in results:
+        print(f"| {label} | {'PASS' if ok else 'FAIL'} | {detail} |")
+    print(f"\n{passed} passed, {len(results) - passed} failed")
+    sys.exit(1 if passed < len(results) else 0)
 
 
 def spio_report(cmd):

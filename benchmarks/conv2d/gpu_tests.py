@@ -255,7 +255,8 @@ def main():
     run_check_cases([
         (f"N{n} {h}x{w} C{c} K{k} {r}x{s} s{stride} p{pad} {extra}".strip(),
          command(n, h, w, c, k, r, s, stride, pad, extra))
-        for n, h, w, c, k, r, s, stride, pad, extra in CASES], args.only, args.compile_only)
+        for n, h, w, c, k, r, s, stride, pad, extra in CASES], args.only, args.compile_only,
+        args.jobs)
 
 
 if __name__ == "__main__":

@@ -458,7 +458,7 @@ def main():
         if any(flag in cmd for flag in SAME_BITS_WITHOUT):
             case += ([arg for arg in cmd if arg not in SAME_BITS_WITHOUT],)
         cases.append(case)
-    run_check_cases(cases, args.only, args.compile_only)
+    run_check_cases(cases, args.only, args.compile_only, args.jobs)
 
 
 if __name__ == "__main__":

@@ -355,7 +355,7 @@ def main():
     run_check_cases([
         (f"{m}x{n}x{k} {extra}".strip(), command(m, n, k, extra),
          *[command(m, n, k, reference) for reference in rest])
-        for m, n, k, extra, *rest in CASES], args.only, args.compile_only)
+        for m, n, k, extra, *rest in CASES], args.only, args.compile_only, args.jobs)
 
 
 if __name__ == "__main__":
