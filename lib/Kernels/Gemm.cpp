@@ -607,6 +607,18 @@ static GemmConfig deepestRing(const GemmProblem &p, GemmConfig c, const Target &
   return c;
 }
 
+/// `c` swapped onto tiles of `rows` rows of N (a compute warpgroup per 64),
+/// in as many of 8 stages as shared memory holds.
+static GemmConfig swappedRows(const GemmProblem &p, GemmConfig c, int64_t rows,
+                              const Target &target) {
+  c.blockN = rows;
+  c.warpsM = rows / 16;
+  c.stages = 8;
+  while (c.stages > 2 && gemmSharedBytes(p, c) > target.sharedBytesPerBlock)
+    --c.stages;
+  return c;
+}
+
 /// Groups of up to 8 tile rows (a count that divides `rows`, the grid's),
 /// taken column by column: the blocks running at once then read each B tile
 /// from DRAM once, which row by row they would read again for every row
@@ -696,14 +708,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     // One row of tiles (M <= width): N's tiles alone.
     auto count = [&](int64_t n) { return ceilDiv(p.n, n) * p.batch; };
     int64_t kTiles = ceilDiv(p.k, s.blockK);
-    auto rows = [&](int64_t n) {
-      s.blockN = n;
-      s.warpsM = n / 16;
-      s.stages = 8;
-      while (gemmSharedBytes(p, s) > target.sharedBytesPerBlock)
-        --s.stages;
-    };
-    rows(count(64) >= 3 * numSMs ? 128 : 64);
+    s = swappedRows(p, s, count(64) >= 3 * numSMs ? 128 : 64, target);
     int64_t resident =
         numSMs * std::max<int64_t>(1, target.sharedBytesPerMultiprocessor / gemmSharedBytes(p, s));
     if (split > 0)
@@ -726,7 +731,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
       int64_t wideBlocks = count(128) * wideSplit;
       if (wideBlocks <= numSMs && 2 * wideBlocks >= numSMs &&
           (blocks > numSMs || wideBlocks > blocks)) {
-        rows(128);
+        s = swappedRows(p, s, 128, target);
         s.splitK = wideSplit;
       }
     }
@@ -1067,13 +1072,8 @@ std::vector<GemmConfig> gemmCandidates(const GemmProblem &problem, const Target 
     for (int64_t rows : {64, 128})
       for (int64_t split : {1, 2, 3}) {
         GemmConfig c = chosen;
-        c.blockN = rows;
-        c.warpsM = rows / 16;
         c.splitK = split;
-        c.stages = 8;
-        while (c.stages > 2 && gemmSharedBytes(p, c) > target.sharedBytesPerBlock)
-          --c.stages;
-        add(c);
+        add(swappedRows(p, c, rows, target));
       }
     return candidates;
   }
