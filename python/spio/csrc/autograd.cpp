@@ -70,7 +70,9 @@ template <typename S> auto streamHandle(const S &stream, long) -> decltype(strea
 uint64_t address(const at::Tensor &t) { return reinterpret_cast<uint64_t>(t.data_ptr()); }
 
 // The kernels read with 16-byte vectors: a view starting inside a row is
-// copied (as the Python path's _aligned does).
+// copied (as the Python path's _aligned does). A copy made in a launch's
+// call lives until the launch is queued: torch's allocator then hands its
+// memory only to later work on the same stream.
 at::Tensor aligned(const at::Tensor &t) { return address(t) % 16 ? t.clone() : t; }
 
 // Runs `launcher` on the current stream of `like`'s device, with scratch
@@ -127,14 +129,9 @@ template <typename Plan> Kept<Plan> restore(torch::autograd::AutogradContext *ct
 at::Tensor linearForward(const LinearPlan &plan, const at::Tensor &x, const at::Tensor &w,
                          const std::optional<at::Tensor> &b) {
   at::Tensor y = at::empty({x.size(0), w.size(0)}, x.options());
-  at::Tensor xa = aligned(x), wa = aligned(w);
-  at::Tensor ba = b ? aligned(b->contiguous()) : at::Tensor();
-  Operands operands{};
-  operands[0] = address(xa);
-  operands[1] = address(wa);
-  operands[3] = address(y);
-  operands[4] = ba.defined() ? address(ba) : 0;
-  run(plan.forward, x, operands);
+  run(plan.forward, x,
+      {address(aligned(x)), address(aligned(w)), 0, address(y),
+       b ? address(aligned(b->contiguous())) : 0});
   return y;
 }
 
@@ -157,21 +154,11 @@ public:
     std::lock_guard<std::mutex> lock(plan.backward);
     if (ctx->needs_input_grad(0)) {
       dx = at::empty({dy.size(0), w.size(1)}, dy.options());
-      at::Tensor wa = aligned(w);
-      Operands operands{};
-      operands[0] = address(dy);
-      operands[1] = address(wa);
-      operands[3] = address(dx);
-      run(plan.dx, dy, operands);
+      run(plan.dx, dy, {address(dy), address(aligned(w)), 0, address(dx)});
     }
     if (ctx->needs_input_grad(1)) {
       dw = at::empty({dy.size(1), x.size(1)}, dy.options());
-      at::Tensor xa = aligned(x);
-      Operands operands{};
-      operands[0] = address(dy);
-      operands[1] = address(xa);
-      operands[3] = address(dw);
-      run(plan.dw, dy, operands);
+      run(plan.dw, dy, {address(dy), address(aligned(x)), 0, address(dw)});
     }
     // A half or bfloat16 sum adds in f32 and rounds once; an f32 one adds
     // in the order dY's strides give, as the Python node's does.
@@ -197,14 +184,9 @@ at::Tensor channelsLast(const at::Tensor &t) {
 at::Tensor conv2dGw8Forward(const Conv2dGw8Plan &plan, const at::Tensor &x, const at::Tensor &w,
                             const std::optional<at::Tensor> &b) {
   at::Tensor y = at::empty(plan.ySizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
-  at::Tensor xa = aligned(x), wa = krsc(w);
-  at::Tensor ba = b ? aligned(b->contiguous()) : at::Tensor();
-  Operands operands{};
-  operands[0] = address(xa);
-  operands[1] = address(wa);
-  operands[2] = ba.defined() ? address(ba) : 0;
-  operands[3] = address(y);
-  run(plan.fprop, x, operands);
+  run(plan.fprop, x,
+      {address(aligned(x)), address(krsc(w)), b ? address(aligned(b->contiguous())) : 0,
+       address(y)});
   return y;
 }
 
@@ -227,12 +209,7 @@ public:
     std::lock_guard<std::mutex> lock(plan.backward);
     if (ctx->needs_input_grad(0)) {
       dx = at::empty(x.sizes(), dy.options().memory_format(at::MemoryFormat::ChannelsLast));
-      at::Tensor wa = krsc(w);
-      Operands operands{};
-      operands[0] = address(dy);
-      operands[1] = address(wa);
-      operands[2] = address(dx);
-      run(plan.dgrad, dy, operands);
+      run(plan.dgrad, dy, {address(dy), address(krsc(w)), address(dx)});
     }
     // (The autograd edges count only the inputs given: with no bias there is
     // no edge 2 to ask about.)
@@ -241,13 +218,8 @@ public:
       at::Tensor stored = at::empty(plan.dwSizes, x.options());
       if (plan.wgradSumsBias)
         db = at::empty({x.size(1)}, x.options());
-      at::Tensor xa = aligned(x);
-      Operands operands{};
-      operands[0] = address(xa);
-      operands[1] = address(dy);
-      operands[2] = address(stored);
-      operands[3] = plan.wgradSumsBias ? address(db) : 0;
-      run(plan.wgrad, x, operands);
+      run(plan.wgrad, x,
+          {address(aligned(x)), address(dy), address(stored), db.defined() ? address(db) : 0});
       dw = stored.permute({0, 3, 1, 2});
       if (!needsDb)
         db = at::Tensor();
