@@ -51,6 +51,16 @@ def chosen(record):
     return tuple(tile(layer, _capi.lib.spio_conv2d_gw8_choose_config(problem(record))))
 
 
+def ranked(record):
+    """The library's candidates for a sweep record's layer and pass, on the
+    record's target, in the model's order (its pick first)."""
+    layer, prob = arguments(record["shape"], record["pass"]), problem(record)
+    count = _capi.lib.spio_conv2d_gw8_candidates(prob, None, 0)
+    configs = (_capi.Conv2dGw8Config * count)()
+    _capi.lib.spio_conv2d_gw8_candidates(prob, configs, count)
+    return [tuple(tile(layer, c)) for c in configs]
+
+
 def times(record):
     """Each timed candidate's tile -> its median ms."""
     return {tuple(c["config"]): c["ms"] for c in record["candidates"]}

@@ -10,12 +10,14 @@ that differ only in their seed (SEEDS), written as one forest. The chooser takes
 the candidate of the lowest prediction (conv2dGw8Candidates). Only the
 "table", "narrow" and "train" sets and spio-jit's autotune measurements
 (from_autotune.py; but for layers of the held-out or confirm sets) are
-read here (never "held-out" or "confirm");
+read here to fit (never "held-out" or "confirm");
 --folds reports a cross-validation over the training layers (folds of
-layer shapes) before the final fit:
+layer shapes) before the final fit, and --timed K also what timing the
+model's 2 to K best candidates would pick (and, after the fit, on the
+held-out and confirm sets):
 
   SPIO_LIBRARY=build/lib/libspio_capi.so PYTHONPATH=python \\
-      python3 benchmarks/model/train.py benchmarks/model/data/h200.jsonl --folds 5
+      python3 benchmarks/model/train.py benchmarks/model/data/h200.jsonl --folds 5 --timed 3
 """
 
 import argparse
@@ -74,14 +76,16 @@ def fit(x, y):
     return Ensemble([xgboost.train(dict(PARAMETERS, seed=seed), data, ROUNDS) for seed in SEEDS])
 
 
-def chosen_over_best(model, x, layer, ms, layers):
-    """For each layer, the time of the predicted best over the best."""
+def chosen_over_best(model, x, layer, ms, layers, timed=1):
+    """For each layer, the time of the predicted best over the best, or
+    with `timed` over 1, of the fastest of the `timed` predicted best (what
+    timing them on the device would pick)."""
     predicted = model.predict(xgboost.DMatrix(x))
     ratios = []
     for index in layers:
         rows_of = numpy.flatnonzero(layer == index)
-        pick = rows_of[numpy.argmin(predicted[rows_of])]
-        ratios.append(ms[pick] / min(ms[i] for i in rows_of))
+        picks = rows_of[numpy.argsort(predicted[rows_of], kind="stable")[:timed]]
+        ratios.append(min(ms[i] for i in picks) / min(ms[i] for i in rows_of))
     return ratios
 
 
@@ -104,20 +108,21 @@ def summary(ratios):
 PASS_GROUPS = {"fprop and dgrad": ("fprop", "dgrad"), "wgrad": ("wgrad",)}
 
 
-def cross_validate(x, y, layer, ms, folds, records):
+def cross_validate(x, y, layer, ms, folds, records, timed):
     """The chosen over the best on each fold's layers, fit without them,
-    by PASS_GROUPS; folds split layer shapes, so that no shape's other
-    passes are fit on (their times follow one another closely)."""
+    by PASS_GROUPS and by how many of the predicted best are timed (1 to
+    `timed`); folds split layer shapes, so that no shape's other passes are
+    fit on (their times follow one another closely)."""
     shapes = sorted({record["name"] for record in records})
-    ratios = {passes: [] for passes in PASS_GROUPS}
+    ratios = {(passes, k): [] for passes in PASS_GROUPS for k in range(1, timed + 1)}
     for fold in range(folds):
         held = {name for n, name in enumerate(shapes) if n % folds == fold}
         train = ~numpy.isin(layer, [i for i, r in enumerate(records) if r["name"] in held])
         model = fit(x[train], y[train])
-        for passes, found in ratios.items():
+        for (passes, k), found in ratios.items():
             test = [i for i, record in enumerate(records)
                     if record["name"] in held and record["pass"] in PASS_GROUPS[passes]]
-            found += chosen_over_best(model, x, layer, ms, test)
+            found += chosen_over_best(model, x, layer, ms, test, k)
     return ratios
 
 
@@ -209,6 +214,9 @@ def main():
     parser.add_argument("data", nargs="+", help="sweep.py's JSON lines")
     parser.add_argument("--folds", type=int, default=0,
                         help="report a grouped cross-validation over the training layers")
+    parser.add_argument("--timed", type=int, default=1,
+                        help="with --folds, also the fastest of the model's 2 to TIMED best "
+                             "candidates (what timing them on the device would pick)")
     parser.add_argument("--out", default=os.path.join(ROOT, "lib", "Kernels",
                                                       "Conv2dGw8Model.inc"))
     args = parser.parse_args()
@@ -221,11 +229,27 @@ def main():
     print(f"{len(records)} layers and passes, {len(y)} candidates, {len(names)} features",
           file=sys.stderr)
     if args.folds:
-        for passes, ratios in cross_validate(x, y, layer, ms, args.folds, records).items():
+        validated = cross_validate(x, y, layer, ms, args.folds, records, max(1, args.timed))
+        for (passes, timed), ratios in validated.items():
+            if timed > 1:
+                print(f"cross-validated, {passes}, the fastest of the model's {timed} best: "
+                      f"{summary(ratios)}", file=sys.stderr)
+                continue
             rules = [rules_over_best(r) for r in records if r["pass"] in PASS_GROUPS[passes]]
             print(f"cross-validated, {passes}: {summary(ratios)}; the rules' choice: "
                   f"{summary(rules)}", file=sys.stderr)
     ensemble = fit(x, y)
+    if args.timed > 1:
+        # The unseen sets, read for this report alone: the fit's best K
+        # among each record's timed candidates.
+        unseen = [r for r in loaded if r["set"] in ("held-out", "confirm")]
+        ux, _, ulayer, ums = rows(unseen)
+        for passes, members in PASS_GROUPS.items():
+            found = [i for i, r in enumerate(unseen) if r["pass"] in members]
+            for timed in range(1, args.timed + 1):
+                ratios = chosen_over_best(ensemble, ux, ulayer, ums, found, timed)
+                print(f"unseen ({len(found)}), {passes}, the fastest of the model's {timed} "
+                      f"best: {summary(ratios)}", file=sys.stderr)
     sources = sorted(os.path.relpath(p, ROOT) for p in args.data)
     write_table(args.out, ensemble, names, sources, x, targets(records))
 

@@ -275,8 +275,8 @@ char *spio_conv2d_gw8_check(const spio_conv2d_gw8_problem *problem,
  * candidates), and the hand rules' (the candidates' seed). */
 spio_conv2d_gw8_config spio_conv2d_gw8_choose_config(const spio_conv2d_gw8_problem *problem);
 spio_conv2d_gw8_config spio_conv2d_gw8_rule_config(const spio_conv2d_gw8_problem *problem);
-/* Configurations worth timing for the problem (autotuning): the chosen
- * first, then its neighbours (conv2dGw8Candidates in
+/* Configurations worth timing for the problem (autotuning), in the
+ * performance model's order, the chosen first (conv2dGw8Candidates in
  * spio/Kernels/Conv2dGw8.h; all of one problem's write the same bits).
  * Writes up to `capacity` of them to `configs` and returns how many there
  * are. */

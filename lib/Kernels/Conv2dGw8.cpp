@@ -1355,26 +1355,25 @@ static void addWholePixelTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8C
   }
 }
 
-/// conv2dGw8RuleCandidates, the whole-pixel and odd-group tiles, the model's pick moved
-/// to the front; without a model of the target, the rules' first.
+/// conv2dGw8RuleCandidates, the whole-pixel and odd-group tiles, in the
+/// model's order (ties in the rules'); without a model of the target, the
+/// rules' order.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
   std::vector<Conv2dGw8Config> candidates =
       conv2dGw8RuleCandidates(p, std::min(most, kConv2dGw8RuleCandidates));
   addWholePixelTiles(p, candidates, most);
   addOddGroupTiles(p, candidates, most);
-  if (candidates.size() >= 2 && conv2dGw8ModelKnowsTarget(p)) {
-    size_t fastest = 0;
-    double fastestPrediction = 0;
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      double predicted = predict(conv2dGw8Model(), conv2dGw8Features(p, candidates[i]));
-      if (i == 0 || predicted < fastestPrediction) {
-        fastest = i;
-        fastestPrediction = predicted;
-      }
-    }
-    std::rotate(candidates.begin(), candidates.begin() + fastest, candidates.begin() + fastest + 1);
-  }
-  return candidates;
+  if (candidates.size() < 2 || !conv2dGw8ModelKnowsTarget(p))
+    return candidates;
+  std::vector<std::pair<double, size_t>> ranked;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    ranked.push_back({predict(conv2dGw8Model(), conv2dGw8Features(p, candidates[i])), i});
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<Conv2dGw8Config> ordered;
+  for (const auto &[prediction, index] : ranked)
+    ordered.push_back(candidates[index]);
+  return ordered;
 }
 
 Conv2dGw8Config chooseConv2dGw8Config(const Conv2dGw8Problem &p) {

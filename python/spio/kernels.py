@@ -1000,9 +1000,9 @@ class Conv2dGw8Family(_LibraryFamily):
         return self._instance(args, c)
 
     def candidates(self, args):
-        """The instances worth timing for `args` (autotuning): the chosen
-        first, then its neighbours, all writing the same bits (wgrad's keep
-        the chosen blocks, its partial sums)."""
+        """The instances worth timing for `args` (autotuning), in the
+        performance model's order, the chosen first; all write the same
+        bits (wgrad's keep the chosen blocks, its partial sums)."""
         problem = self._checked_problem(args)
         count = _capi.lib.spio_conv2d_gw8_candidates(problem, None, 0)
         configs = (_capi.Conv2dGw8Config * count)()

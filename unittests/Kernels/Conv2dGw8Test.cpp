@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <random>
+#include <tuple>
 
 using namespace spio::kernels;
 
@@ -545,6 +546,33 @@ TEST(Conv2dGw8, OddGroupsAutotuneTilesOfFourAndEightGroups) {
   wgrad.groupWidth = 1;
   for (const Conv2dGw8Config &c : conv2dGw8Candidates(wgrad))
     EXPECT_EQ(c.warpsG, conv2dGw8RuleConfig(wgrad).warpsG);
+}
+
+static auto fields(const Conv2dGw8Config &c) {
+  return std::make_tuple(c.warpsQ, c.warpsG, c.rowsP, c.chunks, c.copyWarps, c.rowRing, c.stages,
+                         c.reduceLaneElements);
+}
+
+TEST(Conv2dGw8, CandidatesComeInTheModelsOrder) {
+  // On a target the model knows, every pass's candidates in the order of
+  // its predictions, its pick first; elsewhere the rules' order.
+  for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad})
+    for (int64_t channels : {72, 256}) {
+      Conv2dGw8Problem p = as(layer(64, channels, 56, 3, 1), pass);
+      p.groupWidth = channels == 72 ? 1 : 8;
+      ASSERT_TRUE(conv2dGw8ModelKnowsTarget(p));
+      std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(p);
+      ASSERT_GE(candidates.size(), 2u);
+      std::vector<double> predicted;
+      for (const Conv2dGw8Config &c : candidates)
+        predicted.push_back(predict(conv2dGw8Model(), conv2dGw8Features(p, c)));
+      EXPECT_TRUE(std::is_sorted(predicted.begin(), predicted.end()));
+      EXPECT_EQ(fields(candidates.front()), fields(chooseConv2dGw8Config(p)));
+      Conv2dGw8Problem unknown = p;
+      unknown.target.multiprocessors = 7;
+      ASSERT_FALSE(conv2dGw8ModelKnowsTarget(unknown));
+      EXPECT_EQ(fields(conv2dGw8Candidates(unknown).front()), fields(conv2dGw8RuleConfig(unknown)));
+    }
 }
 
 TEST(Conv2dGw8, SevenOrNineGroupsTakeWholePixelTiles) {

@@ -191,8 +191,10 @@ constexpr int64_t kConv2dGw8Candidates = kConv2dGw8RuleCandidates + 4;
 /// for fprop and dgrad of 7 or 9 groups tiles of all of them (whole
 /// pixels) in one and two warps along the columns, and of an odd number of
 /// groups over 8 tiles of 4 and 8 groups, which the rules never take
-/// (Conv2dGw8.cpp, addWholePixelTiles, addOddGroupTiles); the chosen one
-/// (chooseConv2dGw8Config, the model's pick among them all) first.
+/// (Conv2dGw8.cpp, addWholePixelTiles, addOddGroupTiles); in the order of
+/// the model's predictions where it knows the target, so the chosen one
+/// (chooseConv2dGw8Config, the model's pick among them all) first and the
+/// likeliest runners-up next; else in the rules' order.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &problem,
                                                  int64_t most = kConv2dGw8Candidates);
 
