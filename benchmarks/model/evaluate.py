@@ -69,14 +69,14 @@ def main():
                 continue
             model, rule, vendor_model, vendor_rule = (list(c) for c in list(zip(*found))[:4])
             two = [row[6] for row in found if row[6] is not None]
-            timed_two = f"{sum(r <= 1.05 for r in two) / len(two):.0%} ({len(two)})" if two else "-"
+            two_column = f"{sum(r <= 1.05 for r in two) / len(two):.0%} ({len(two)})" if two else "-"
             print(f"| {set_name} | {pass_} | {len(found)} | "
                   f"{sum(r <= 1.05 for r in model) / len(found):.0%} | "
                   f"{sum(r <= 1.05 for r in rule) / len(found):.0%} | "
                   f"{geometric_mean(model):.3f} | {geometric_mean(rule):.3f} | "
                   f"{max(model):.2f} | {max(rule):.2f} | {vendor_mean(vendor_model)} | "
                   f"{vendor_mean(vendor_rule)} | "
-                  f"{sum(v < 1 for v in vendor_model if v is not None)} | {timed_two} |")
+                  f"{sum(v < 1 for v in vendor_model if v is not None)} | {two_column} |")
     if args.worst:
         every = [row + (set_name,) for (set_name, _), found in rows.items() for row in found]
         print(f"\nThe {args.worst} layers farthest from their best candidate (model's pick):\n")

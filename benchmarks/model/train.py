@@ -215,8 +215,10 @@ def main():
     parser.add_argument("--folds", type=int, default=0,
                         help="report a grouped cross-validation over the training layers")
     parser.add_argument("--timed", type=int, default=1,
-                        help="with --folds, also the fastest of the model's 2 to TIMED best "
-                             "candidates (what timing them on the device would pick)")
+                        help="also report the fastest of the model's 2 to TIMED best "
+                             "candidates (what timing them on the device would pick): "
+                             "cross-validated with --folds, and on the held-out and confirm "
+                             "sets after the fit")
     parser.add_argument("--out", default=os.path.join(ROOT, "lib", "Kernels",
                                                       "Conv2dGw8Model.inc"))
     args = parser.parse_args()
