@@ -17,11 +17,12 @@
 #include "spio/Layout/Fragment.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/RegionKindInterface.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/MapVector.h"
@@ -1639,11 +1640,59 @@ void markGridConstantParams(FunctionOpInterface func) {
     func->setAttr(kGridConstantParamsAttr, builder.getDenseI64ArrayAttr(params));
 }
 
+/// An op of a graph region (where a value may be used before its definition)
+/// whose result reaches its own operands, or null: such a value has no
+/// lowering, and dialect conversion would chase it forever.
+static Operation *findDefinitionCycle(Operation *root) {
+  enum class Mark { Open, Done };
+  DenseMap<Operation *, Mark> marks;
+  Operation *cyclic = nullptr;
+  root->walk([&](Operation *op) {
+    for (Region &region : op->getRegions()) {
+      if (cyclic || !mayBeGraphRegion(region))
+        continue;
+      for (Block &block : region) {
+        // Depth first along the operands' definitions in the block.
+        for (Operation &start : block) {
+          if (cyclic || marks.count(&start))
+            continue;
+          SmallVector<std::pair<Operation *, unsigned>> path{{&start, 0}};
+          marks[&start] = Mark::Open;
+          while (!path.empty() && !cyclic) {
+            auto &[current, next] = path.back();
+            if (next == current->getNumOperands()) {
+              marks[current] = Mark::Done;
+              path.pop_back();
+              continue;
+            }
+            Operation *definition = current->getOperand(next++).getDefiningOp();
+            if (!definition || definition->getBlock() != &block)
+              continue;
+            auto mark = marks.find(definition);
+            if (mark == marks.end()) {
+              marks[definition] = Mark::Open;
+              path.push_back({definition, 0});
+            } else if (mark->second == Mark::Open) {
+              cyclic = definition;
+            }
+          }
+        }
+      }
+    }
+  });
+  return cyclic;
+}
+
 struct ConvertSpioToGPU : mlir::spio::impl::ConvertSpioToGPUBase<ConvertSpioToGPU> {
   using Base::Base;
 
   void runOnOperation() override {
     Operation *root = getOperation();
+    if (Operation *cyclic = findDefinitionCycle(root)) {
+      cyclic->emitOpError() << "uses its own result, directly or through other ops of a graph "
+                               "region; a kernel's values are defined before they are used";
+      return signalPassFailure();
+    }
     // Cluster barriers: barrier.cluster's arrive (release) and wait
     // (acquire). Dependent-grid control: griddepcontrol where the chip has
     // it; before sm_90 a stream's grids run one after the other, so there

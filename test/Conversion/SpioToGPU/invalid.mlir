@@ -38,3 +38,16 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A graph region (a module's body) lets an op use its own result; such a
+// value has no lowering.
+// expected-error @below {{'spio.mod' op uses its own result, directly or through other ops of a graph region; a kernel's values are defined before they are used}}
+%m = spio.mod %m, 9 : !spio.coord<k/8>
+
+// -----
+
+// expected-error @below {{'spio.unfold' op uses its own result, directly or through other ops of a graph region}}
+%p = spio.unfold %q : !spio.coord<k/2> to !spio.coord<k/2>
+%q = spio.unfold %p : !spio.coord<k/2> to !spio.coord<k/2>

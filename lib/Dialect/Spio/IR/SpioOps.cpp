@@ -63,6 +63,15 @@ static LogicalResult verifySubscript(Operation *op, SpioTensorType tensor,
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
 
+/// `value` as a folder's replacement for `op`'s result, or none where it is
+/// that result itself: a graph region lets an op use its own result, and
+/// the greedy driver would fold such an op again forever.
+static OpFoldResult unlessSelf(Operation *op, Value value) {
+  if (value.getDefiningOp() == op)
+    return {};
+  return value;
+}
+
 LogicalResult FoldOp::verify() {
   CoordType in = getInput().getType(), out = getType();
   if (in.getDim() != out.getDim())
@@ -80,14 +89,14 @@ LogicalResult FoldOp::verify() {
 OpFoldResult FoldOp::fold(FoldAdaptor adaptor) {
   CoordType in = getInput().getType(), out = getType();
   if (in == out)
-    return getInput();
+    return unlessSelf(*this, getInput());
   if (auto c = constantValue(adaptor.getInput()))
     return coordAttr(getContext(),
                      layout::floorDiv(*c, out.getFold() / in.getFold()));
   // fold(unfold(x)) is exact when it returns to x's fold.
   if (auto unfold = getInput().getDefiningOp<UnfoldOp>())
     if (unfold.getInput().getType() == out)
-      return unfold.getInput();
+      return unlessSelf(*this, unfold.getInput());
   return {};
 }
 
@@ -95,7 +104,7 @@ OpFoldResult FoldOp::fold(FoldAdaptor adaptor) {
 /// whichever is exact for the folds involved.
 static LogicalResult composeFold(FoldOp op, PatternRewriter &rewriter) {
   Operation *producer = op.getInput().getDefiningOp();
-  if (!isa_and_present<FoldOp, UnfoldOp>(producer))
+  if (!isa_and_present<FoldOp, UnfoldOp>(producer) || producer == op)
     return failure();
   Value source = producer->getOperand(0);
   int64_t sourceFold = coordType(source).getFold();
@@ -133,7 +142,7 @@ LogicalResult UnfoldOp::verify() {
 OpFoldResult UnfoldOp::fold(FoldAdaptor adaptor) {
   CoordType in = getInput().getType(), out = getType();
   if (in == out)
-    return getInput();
+    return unlessSelf(*this, getInput());
   int64_t result;
   if (auto c = constantValue(adaptor.getInput()))
     if (!llvm::MulOverflow(*c, in.getFold() / out.getFold(), result))
@@ -144,7 +153,7 @@ OpFoldResult UnfoldOp::fold(FoldAdaptor adaptor) {
 /// unfold(unfold(x)) -> unfold(x).
 static LogicalResult composeUnfold(UnfoldOp op, PatternRewriter &rewriter) {
   auto producer = op.getInput().getDefiningOp<UnfoldOp>();
-  if (!producer)
+  if (!producer || producer == op)
     return failure();
   rewriter.replaceOpWithNewOp<UnfoldOp>(op, op.getType(), producer.getInput());
   return success();
@@ -167,12 +176,12 @@ LogicalResult CastOp::verify() {
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
-    return getInput();
+    return unlessSelf(*this, getInput());
   if (auto c = constantValue(adaptor.getInput()))
     return coordAttr(getContext(), *c);
-  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+  if (auto inner = getInput().getDefiningOp<CastOp>(); inner && inner != *this) {
     if (inner.getInput().getType() == getType())
-      return inner.getInput();
+      return unlessSelf(*this, inner.getInput());
     getInputMutable().assign(inner.getInput());
     return getResult();
   }
@@ -230,9 +239,9 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
     if (!llvm::AddOverflow(base->first, base->second, sum))
       return coordAttr(getContext(), sum / fold);
   if (constantValue(adaptor.getRhs()) == 0 && getLhs().getType() == getType())
-    return getLhs();
+    return unlessSelf(*this, getLhs());
   if (constantValue(adaptor.getLhs()) == 0 && getRhs().getType() == getType())
-    return getRhs();
+    return unlessSelf(*this, getRhs());
   return {};
 }
 
@@ -243,7 +252,7 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
     if (!llvm::SubOverflow(base->first, base->second, difference))
       return coordAttr(getContext(), difference / fold);
   if (constantValue(adaptor.getRhs()) == 0 && getLhs().getType() == getType())
-    return getLhs();
+    return unlessSelf(*this, getLhs());
   if (getLhs() == getRhs())
     return coordAttr(getContext(), 0);
   return {};
@@ -263,7 +272,7 @@ OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
   if (auto c = constantValue(adaptor.getInput()))
     return coordAttr(getContext(), layout::floorMod(*c, modulus));
   // (x mod a) mod b == x mod b when b divides a.
-  if (auto inner = getInput().getDefiningOp<ModOp>()) {
+  if (auto inner = getInput().getDefiningOp<ModOp>(); inner && inner != *this) {
     if (inner.getModulus() % modulus == 0) {
       getInputMutable().assign(inner.getInput());
       return getResult();
@@ -309,7 +318,7 @@ OpFoldResult ToIndexOp::fold(FoldAdaptor adaptor) {
   if (auto c = constantValue(adaptor.getInput()))
     return IntegerAttr::get(IndexType::get(getContext()), *c);
   if (auto from = getInput().getDefiningOp<FromIndexOp>())
-    return from.getInput();
+    return unlessSelf(*this, from.getInput());
   return {};
 }
 
@@ -318,7 +327,7 @@ OpFoldResult FromIndexOp::fold(FoldAdaptor adaptor) {
     return coordAttr(getContext(), *c);
   if (auto to = getInput().getDefiningOp<ToIndexOp>())
     if (to.getInput().getType() == getType())
-      return to.getInput();
+      return unlessSelf(*this, to.getInput());
   return {};
 }
 
@@ -366,7 +375,7 @@ LogicalResult SubscriptOp::verify() {
 
 OpFoldResult SubscriptOp::fold(FoldAdaptor) {
   if (getCoords().empty())
-    return getTensor();
+    return unlessSelf(*this, getTensor());
   return {};
 }
 
