@@ -70,3 +70,10 @@
 // CHECK-NEXT: %[[X]] = spio.to_index %[[C]] : !spio.coord<k/8>
 %coord = spio.from_index %index : !spio.coord<k/8>
 %index = spio.to_index %coord : !spio.coord<k/8>
+
+// -----
+
+!T = !spio.tensor<[i: 16] x f32, shared>
+// CHECK-LABEL: module
+// CHECK-NEXT: %[[T:.*]] = spio.subscript %[[T]][] : !spio.tensor<[i: 16] x f32, shared>
+%t = spio.subscript %t[] : !T
