@@ -55,6 +55,10 @@ if cuda_device_present():
 if subprocess.run([config.python_executable, "-c", "import pytest"],
                   capture_output=True).returncode == 0:
     config.available_features.add("pytest")
+# benchmarks/model/train.py fits with xgboost (Debian: python3-xgboost).
+if subprocess.run([config.python_executable, "-c", "import numpy, xgboost"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("xgboost")
 # pip installs the package into a venv offline (Debian: python3-venv,
 # python3-setuptools, python3-wheel).
 if subprocess.run([config.python_executable, "-c", "import ensurepip, setuptools, wheel"],

@@ -27,16 +27,20 @@ def arguments(sh, pass_):
                                       group_width=sh["g"])
 
 
-def problem(record):
-    """The C problem of a sweep record on the target it was measured on:
-    its chip's reference part with the facts the record has (the first
-    records did not say their shared memory, an H200's as sm_90's)."""
+def target(record):
+    """The target a sweep record was measured on: its chip's reference part
+    with the facts the record has (the first records did not say their
+    shared memory, an H200's as sm_90's)."""
     facts = ("multiprocessors", "l2_bytes", "shared_bytes_per_block",
              "shared_bytes_per_multiprocessor")
-    target = kernels.target(record.get("chip", "sm_90"),
-                            **{name: record[name] for name in facts if name in record})
+    return kernels.target(record.get("chip", "sm_90"),
+                          **{name: record[name] for name in facts if name in record})
+
+
+def problem(record):
+    """The C problem of a sweep record on the target it was measured on."""
     return kernels.Conv2dGw8Family._problem(arguments(record["shape"], record["pass"]),
-                                            record["pass"], target)
+                                            record["pass"], target(record))
 
 
 def tile(args, c_config):
@@ -54,11 +58,9 @@ def chosen(record):
 def ranked(record):
     """The library's candidates for a sweep record's layer and pass, on the
     record's target, in the model's order (its pick first)."""
-    layer, prob = arguments(record["shape"], record["pass"]), problem(record)
-    count = _capi.lib.spio_conv2d_gw8_candidates(prob, None, 0)
-    configs = (_capi.Conv2dGw8Config * count)()
-    _capi.lib.spio_conv2d_gw8_candidates(prob, configs, count)
-    return [tuple(tile(layer, c)) for c in configs]
+    layer = arguments(record["shape"], record["pass"])
+    return [instance[2] for instance in
+            kernels.Conv2dGw8Family().candidates(layer, target(record))]
 
 
 def times(record):

@@ -98,6 +98,8 @@ def rules_over_best(record):
 
 
 def summary(ratios):
+    if not ratios:
+        return "no layers"
     gm = math.exp(sum(map(math.log, ratios)) / len(ratios))
     within = sum(r <= 1.05 for r in ratios) / len(ratios)
     return f"within 5% of the best {within:.0%}, geometric mean {gm:.3f}, worst {max(ratios):.2f}"

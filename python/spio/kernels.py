@@ -982,10 +982,10 @@ class Conv2dGw8Family(_LibraryFamily):
                 return support
         return Support(True)
 
-    def _checked_problem(self, args):
+    def _checked_problem(self, args, on=None):
         if args.pass_ not in _capi.PASSES:
             raise SpioError(f"unknown pass {args.pass_!r}; expected fprop, dgrad or wgrad")
-        return self._problem(args, args.pass_)
+        return self._problem(args, args.pass_, on)
 
     def _instance(self, args, c):
         tile = tuple(getattr(c, name) for name in self._TILE_FIELDS)
@@ -999,11 +999,12 @@ class Conv2dGw8Family(_LibraryFamily):
         c = _capi.lib.spio_conv2d_gw8_choose_config(self._checked_problem(args))
         return self._instance(args, c)
 
-    def candidates(self, args):
-        """The instances worth timing for `args` (autotuning), in the
-        performance model's order, the chosen first; all write the same
-        bits (wgrad's keep the chosen blocks, its partial sums)."""
-        problem = self._checked_problem(args)
+    def candidates(self, args, on=None):
+        """The instances worth timing for `args` on target `on` (target();
+        None: the default) (autotuning), in the performance model's order,
+        the chosen first; all write the same bits (wgrad's keep the chosen
+        blocks, its partial sums)."""
+        problem = self._checked_problem(args, on)
         count = _capi.lib.spio_conv2d_gw8_candidates(problem, None, 0)
         configs = (_capi.Conv2dGw8Config * count)()
         _capi.lib.spio_conv2d_gw8_candidates(problem, configs, count)
