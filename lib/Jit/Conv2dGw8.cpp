@@ -289,6 +289,9 @@ int runConv() {
          "chosen one without it");
   std::vector<Conv2dGw8Config> candidates =
       opt().convAutotune ? conv2dGw8Candidates(problem) : std::vector<Conv2dGw8Config>{config};
+  // The candidates come in the model's order: its N best are the first N.
+  if (opt().convAutotuneCandidates && size_t(opt().convAutotuneCandidates) < candidates.size())
+    candidates.resize(opt().convAutotuneCandidates);
   std::vector<CompiledWorkload> builds;
   for (const Conv2dGw8Config &candidate : candidates) {
     std::optional<CompiledWorkload> built = compileWorkload(

@@ -398,11 +398,13 @@ def autotune(launchers, addresses, workspace, key):
     """The index of the fastest of `launchers` (candidates of one problem
     on one device) on the operands at `addresses` and `workspace`, timed by
     the library on the device's default stream, or recorded for `key` (the
-    candidates' sources) on this device beside the PTX cache."""
+    candidates' sources) on this device beside the PTX cache (None: timed,
+    and not recorded)."""
     handles = (ctypes.c_void_p * len(launchers))(*(launcher.handle for launcher in launchers))
     array = (ctypes.c_uint64 * len(addresses))(*addresses)
     fastest, error = ctypes.c_int32(), ctypes.c_void_p()
     if lib.spio_autotune(handles, len(launchers), array, len(addresses), workspace,
-                         key.encode(), ctypes.byref(fastest), ctypes.byref(error)) != 0:
+                         None if key is None else key.encode(), ctypes.byref(fastest),
+                         ctypes.byref(error)) != 0:
         raise SpioError(take_string(error))
     return fastest.value

@@ -1232,6 +1232,36 @@ def test_autotune_keeps_the_bits_of_the_chosen_kernel():
 
 
 @gpu
+def test_autotune_of_the_models_best_candidates(monkeypatch):
+    """set_autotune(True, candidates=2) times the first two of the family's
+    candidates (the model's two best) and keeps the bits of the untuned
+    kernels; fewer than two is refused."""
+    from spio import _capi
+    timed = []
+    autotune = _capi.autotune
+
+    def recording(launchers, *rest):
+        timed.append(len(launchers))
+        return autotune(launchers, *rest)
+
+    monkeypatch.setattr(_capi, "autotune", recording)
+    x, weight, bias = conv_inputs(n=2, c=96, h=40, w=40, seed=9)
+    results = []
+    for tune in (False, True):
+        spio.set_autotune(tune, candidates=2 if tune else None)
+        try:
+            results.append(spio.conv2d_gw8(x, weight, bias))
+        finally:
+            spio.set_autotune(False)
+    assert timed == [2]
+    assert torch.equal(*results)
+    for wrong in (1, 0, True, 2.0):
+        with pytest.raises(ValueError, match="2 or more"):
+            spio.set_autotune(True, candidates=wrong)
+    assert spio.autotune_enabled() is False
+
+
+@gpu
 def test_errors_before_launch():
     x, weight, bias = conv_inputs()
     with pytest.raises(spio.SpioError, match="channels_last"):

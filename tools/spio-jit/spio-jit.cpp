@@ -275,6 +275,10 @@ static Field<bool>
     convAutotune("autotune", cl::cat(convOptions),
                  cl::desc("Time the chosen configuration and its neighbours; run the fastest"),
                  cl::location(request.convAutotune));
+static Field<int64_t> convAutotuneCandidates(
+    "autotune-candidates", cl::cat(convOptions),
+    cl::desc("Time only the performance model's N best candidates (implies --autotune)"),
+    cl::location(request.convAutotuneCandidates));
 static Field<bool>
     convRules("rules", cl::cat(convOptions),
               cl::desc("The hand rules' configuration, not the performance model's pick"),
@@ -387,12 +391,21 @@ int main(int argc, char **argv) {
       &kRanges,    &streamK,       &precision, &groupCount, &groupsAlong, &storesPreActivation,
       &gemmWgmma,  &listCandidates};
   // Options of the grouped conv alone, and of both convolutions.
-  const std::initializer_list<const cl::Option *> gw8Only = {
-      &convBias,         &convGroupWidth,      &convRowsP,
-      &convChunks,       &convDependentLaunch, &convAutotune,
-      &convRules,        &wgradClusterReduce,  &wgradDiscardPartials,
-      &wgradEarlyLaunch, &wgradParts,          &wgradReduceLaneElements,
-      &wgradRowRing,     &wgradStagesOption};
+  const std::initializer_list<const cl::Option *> gw8Only = {&convBias,
+                                                             &convGroupWidth,
+                                                             &convRowsP,
+                                                             &convChunks,
+                                                             &convDependentLaunch,
+                                                             &convAutotune,
+                                                             &convAutotuneCandidates,
+                                                             &convRules,
+                                                             &wgradClusterReduce,
+                                                             &wgradDiscardPartials,
+                                                             &wgradEarlyLaunch,
+                                                             &wgradParts,
+                                                             &wgradReduceLaneElements,
+                                                             &wgradRowRing,
+                                                             &wgradStagesOption};
   const std::initializer_list<const cl::Option *> convShared = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convPass};
   if (!request.inputFile.empty()) {
@@ -457,5 +470,11 @@ int main(int argc, char **argv) {
     request.wgradRowRing = wgradRowRing;
   if (wgradDiscardPartials.getNumOccurrences())
     request.wgradDiscardPartials = wgradDiscardPartials;
+  if (convAutotuneCandidates.getNumOccurrences()) {
+    if (request.convAutotuneCandidates < 2)
+      fail("--autotune-candidates times the model's N best candidates: N must be 2 or more, got " +
+           std::to_string(request.convAutotuneCandidates));
+    request.convAutotune = true;
+  }
   return jit::run(request);
 }

@@ -183,6 +183,8 @@ struct Request {
   bool convBias = false;
   /// Time the chosen configuration and its neighbours; run the fastest
   bool convAutotune = false;
+  /// Time only the performance model's N best candidates (implies --autotune)
+  int64_t convAutotuneCandidates = 0;
   /// conv2d-gw8: the hand rules' configuration, not the performance model's pick
   bool convRules = false;
   // conv2d-gw8 wgrad.
