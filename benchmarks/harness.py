@@ -26,8 +26,15 @@ def check_arguments():
 
 
 def _compile_only(cmd):
-    """A --check command as one that compiles the kernel to PTX instead."""
-    return ["--emit-ptx" if arg == "--check" else arg for arg in cmd if arg != "--autotune"]
+    """A --check command as one that compiles the kernel to PTX instead
+    (the chosen one: no autotuning)."""
+    kept = []
+    for arg in cmd:
+        if kept and kept[-1] == "--autotune-candidates":
+            kept.pop()
+        elif arg != "--autotune":
+            kept.append("--emit-ptx" if arg == "--check" else arg)
+    return kept
 
 
 def _report(run):

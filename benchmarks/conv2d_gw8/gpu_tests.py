@@ -358,6 +358,9 @@ CASES = [
     (2, 64, 33, 47, 3, 3, 1, 1, "--stride 2 --autotune --dtype bf16"),
     (2, 32, 20, 20, 5, 5, 2, 2, "--pass dgrad --stride 2 --autotune"),
     (2, 64, 20, 20, 3, 3, 1, 1, "--pass wgrad --autotune"),
+    # The model's two best alone timed.
+    (2, 96, 40, 40, 3, 3, 1, 1, "--autotune-candidates 2 --bias"),
+    (2, 96, 40, 40, 5, 5, 2, 2, "--pass wgrad --autotune-candidates 2"),
     # 3x3 wgrad in blocks of 8 groups, one a multiprocessor, in 3 stages
     # (6 blocks on 6 multiprocessors), alone and against its 2-stage
     # candidate.
