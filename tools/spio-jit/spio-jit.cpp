@@ -391,21 +391,12 @@ int main(int argc, char **argv) {
       &kRanges,    &streamK,       &precision, &groupCount, &groupsAlong, &storesPreActivation,
       &gemmWgmma,  &listCandidates};
   // Options of the grouped conv alone, and of both convolutions.
-  const std::initializer_list<const cl::Option *> gw8Only = {&convBias,
-                                                             &convGroupWidth,
-                                                             &convRowsP,
-                                                             &convChunks,
-                                                             &convDependentLaunch,
-                                                             &convAutotune,
-                                                             &convAutotuneCandidates,
-                                                             &convRules,
-                                                             &wgradClusterReduce,
-                                                             &wgradDiscardPartials,
-                                                             &wgradEarlyLaunch,
-                                                             &wgradParts,
-                                                             &wgradReduceLaneElements,
-                                                             &wgradRowRing,
-                                                             &wgradStagesOption};
+  const std::initializer_list<const cl::Option *> gw8Only = {
+      &convBias,         &convGroupWidth,      &convRowsP,
+      &convChunks,       &convDependentLaunch, &convAutotune,
+      &convRules,        &wgradClusterReduce,  &wgradDiscardPartials,
+      &wgradEarlyLaunch, &wgradParts,          &wgradReduceLaneElements,
+      &wgradRowRing,     &wgradStagesOption,   &convAutotuneCandidates};
   const std::initializer_list<const cl::Option *> convShared = {
       &convN, &convC, &convH, &convW, &convR, &convS, &padH, &padW, &convStride, &convPass};
   if (!request.inputFile.empty()) {
