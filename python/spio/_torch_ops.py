@@ -171,9 +171,9 @@ def batch_invariant_enabled():
 def _tune(args, operands, device):
     """The launcher of the fastest of conv2d_gw8's candidates for `args` (the
     model's N best where set_autotune names N) on `operands` (the library's
-    autotuner: timed on the device's default
-    stream, or the result recorded for these candidates on this device by
-    an earlier process, or spio-jit --autotune)."""
+    autotuner: timed on the device's default stream, or the result recorded
+    for these candidates on this device by an earlier process, or spio-jit
+    --autotune)."""
     family = _kernels.Conv2dGw8Family()
     candidates = [_kernels.Kernel(family, config) for config in family.candidates(args)]
     candidates = [c for c in candidates if c.supports(args)] or [_kernel(args, device)]
