@@ -10,7 +10,9 @@ and the hand rules' configuration (the library's, on that target).
       python3 benchmarks/model/from_autotune.py run.json --out data/autotune.jsonl
 
 Each input holds spio-jit's JSON objects (one a run, or one a line). Runs
-without autotune timings (one candidate, no GPU) are skipped and counted.
+without autotune timings (one candidate, no GPU) are skipped and counted,
+as are runs that timed part of the candidates (`--autotune-candidates N`:
+the model's best alone, whose fastest need not be the layer's).
 """
 
 import argparse
@@ -36,9 +38,13 @@ def reports(path):
 
 
 def record(report):
-    """The sweep record of one spio-jit report, or None without timings."""
+    """The sweep record of one spio-jit report; None without timings, "part"
+    where they cover part of the candidates the library listed."""
     if report.get("workload") != "conv2d-gw8" or "autotune" not in report:
         return None
+    timed = report["autotune"]["candidates"]
+    if report["autotune"].get("listed", len(timed)) > len(timed):
+        return "part"
     p, target = report["problem"], report["target"]
     shape = dict(n=p["n"], c=p["c"], h=p["h"], w=p["w"], ph=p["pad_h"], pw=p["pad_w"],
                  r=p["r"], s=p["s"], bias=p["bias"], stride=p["stride"], g=p["group_width"])
@@ -61,18 +67,21 @@ def main():
     parser.add_argument("reports", nargs="+", help="spio-jit --json outputs")
     parser.add_argument("--out", required=True, help="sweep records to append to")
     args = parser.parse_args()
-    written = skipped = 0
+    written = untimed = part = 0
     with open(args.out, "a") as out:
         for path in args.reports:
             for report in reports(path):
                 rec = record(report)
                 if rec is None:
-                    skipped += 1
-                    continue
-                out.write(json.dumps(rec) + "\n")
-                written += 1
-    print(f"{written} autotune records written to {args.out}, {skipped} runs without "
-          f"autotune timings skipped", file=sys.stderr)
+                    untimed += 1
+                elif rec == "part":
+                    part += 1
+                else:
+                    out.write(json.dumps(rec) + "\n")
+                    written += 1
+    print(f"{written} autotune records written to {args.out}, {untimed} runs without "
+          f"autotune timings skipped, {part} runs timing part of the candidates skipped",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

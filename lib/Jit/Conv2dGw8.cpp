@@ -62,7 +62,7 @@ static int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
                     const std::vector<Conv2dGw8Config> &candidates,
                     const std::vector<CompiledWorkload> &builds,
                     const std::function<std::string(const Conv2dGw8Config &)> &describeConfig,
-                    const std::function<void(size_t)> &printHeader) {
+                    const std::function<void(size_t)> &printHeader, size_t listed) {
   std::vector<LoadedPlan> kernels;
   kernels.reserve(candidates.size());
   int64_t workspaceBytes = 0;
@@ -116,7 +116,7 @@ static int runWgrad(Cuda &gpu, const Conv2dGw8Problem &problem,
     launches.push_back([&, target = &kernels[i]]() { return launchBoth(*target); });
     poisonedLaunches.push_back(poisonedLaunchOf(kernels[i]));
   }
-  size_t chosen = fastestCandidate(gpu, launches, names, tilesOf(candidates), builds);
+  size_t chosen = fastestCandidate(gpu, launches, names, tilesOf(candidates), builds, listed);
   printHeader(chosen);
   const Conv2dGw8Config &config = candidates[chosen];
   LoadedPlan &run = kernels[chosen];
@@ -290,7 +290,8 @@ int runConv() {
   std::vector<Conv2dGw8Config> candidates =
       opt().convAutotune ? conv2dGw8Candidates(problem) : std::vector<Conv2dGw8Config>{config};
   // The candidates come in the model's order: its N best are the first N.
-  if (opt().convAutotuneCandidates && size_t(opt().convAutotuneCandidates) < candidates.size())
+  size_t listed = candidates.size();
+  if (opt().convAutotuneCandidates && size_t(opt().convAutotuneCandidates) < listed)
     candidates.resize(opt().convAutotuneCandidates);
   std::vector<CompiledWorkload> builds;
   for (const Conv2dGw8Config &candidate : candidates) {
@@ -366,7 +367,7 @@ int runConv() {
   }
   Cuda &gpu = **cuda;
   if (problem.pass == ConvPass::Wgrad)
-    return runWgrad(gpu, problem, candidates, builds, describeConfig, printHeader);
+    return runWgrad(gpu, problem, candidates, builds, describeConfig, printHeader, listed);
 
   std::mt19937_64 rng(opt().seed);
   // The kernel reads `x` (x for fprop, dy for dgrad) and writes `y` (y, or dx).
@@ -403,7 +404,7 @@ int runConv() {
   std::vector<std::string> names;
   for (const Conv2dGw8Config &candidate : candidates)
     names.push_back(describeConfig(candidate));
-  size_t chosen = fastestCandidate(gpu, launches, names, tilesOf(candidates), builds);
+  size_t chosen = fastestCandidate(gpu, launches, names, tilesOf(candidates), builds, listed);
   printHeader(chosen);
   config = candidates[chosen];
   const std::function<Status()> &launch = launches[chosen];

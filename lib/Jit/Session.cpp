@@ -306,7 +306,7 @@ void reportBench(Cuda &gpu, const std::function<Status()> &launch, double flops)
 size_t fastestCandidate(Cuda &gpu, const std::vector<std::function<Status()>> &launches,
                         const std::vector<std::string> &names,
                         const std::vector<llvm::json::Value> &configs,
-                        const std::vector<CompiledWorkload> &builds) {
+                        const std::vector<CompiledWorkload> &builds, size_t listed) {
   if (launches.size() < 2)
     return 0;
   std::vector<double> ms = orFail(kernels::timeCandidates(gpu, launches, opt().timing),
@@ -318,8 +318,10 @@ size_t fastestCandidate(Cuda &gpu, const std::vector<std::function<Status()>> &l
   llvm::json::Array timed;
   for (size_t i = 0; i < launches.size(); ++i)
     timed.push_back(llvm::json::Object{{"name", names[i]}, {"config", configs[i]}, {"ms", ms[i]}});
-  report()["autotune"] = llvm::json::Object{
-      {"candidates", std::move(timed)}, {"fastest", int64_t(fastest)}, {"timing", timingName()}};
+  report()["autotune"] = llvm::json::Object{{"candidates", std::move(timed)},
+                                            {"listed", int64_t(listed)},
+                                            {"fastest", int64_t(fastest)},
+                                            {"timing", timingName()}};
   std::string key;
   for (const CompiledWorkload &build : builds)
     key += build.source + "\n";

@@ -106,12 +106,13 @@ void finishCheck(const testing::ReferenceCheck &reference, const char *what,
 void reportBench(runtime::Cuda &gpu, const Launch &launch, double flops);
 void reportBandwidth(runtime::Cuda &gpu, const Launch &launch, double bytes);
 /// --autotune: times the candidates, prints each one's time (`names`),
-/// reports them (--json: each one's name, `configs` entry and time),
+/// reports them (--json: each one's name, `configs` entry and time, and how
+/// many the library `listed`: more where only the model's best were timed),
 /// records the fastest in the autotune cache and returns its index.
 size_t fastestCandidate(runtime::Cuda &gpu, const std::vector<Launch> &launches,
                         const std::vector<std::string> &names,
                         const std::vector<llvm::json::Value> &configs,
-                        const std::vector<CompiledWorkload> &builds);
+                        const std::vector<CompiledWorkload> &builds, size_t listed);
 /// --autotune --check: every candidate's output must be the chosen one's.
 void expectCandidatesBits(runtime::Cuda &gpu, runtime::DeviceBuffer &out,
                           const std::vector<Launch> &launches,
