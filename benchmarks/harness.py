@@ -32,7 +32,7 @@ def _compile_only(cmd):
     for arg in cmd:
         if kept and kept[-1] == "--autotune-candidates":
             kept.pop()
-        elif arg != "--autotune":
+        elif arg != "--autotune" and not arg.startswith("--autotune-candidates="):
             kept.append("--emit-ptx" if arg == "--check" else arg)
     return kept
 
