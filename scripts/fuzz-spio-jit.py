@@ -19,7 +19,9 @@ now and then tiles, stages, persistent grids, clusters, ping-pong,
 stream-K, swaps and splits given by hand. conv2d: dense and grouped (wide
 groups, groups of 16 or 32, the grouped family's widths) layers of every
 pass, kernels of 1 to 7, stride 1 to 3, dilation, f32 out, bias, tiles
-now and then. both: conv2d-gw8 and gemm; all: the three.
+now and then. In one case in ten of each, one of the sizes, strides,
+kernel sides or dilations is 0 or negative. both: conv2d-gw8 and gemm;
+all: the three.
 Deterministic for a seed; prints each failure's command, then the counts,
 and exits 1 where any failed. No GPU needed.
 """
@@ -29,6 +31,15 @@ import concurrent.futures
 import random
 import subprocess
 import sys
+
+
+def out_of_range(rng, options, names):
+    """Now and then one of `names` (options given with a value) set to 0
+    or a negative value, which spio-jit must refuse, not divide by."""
+    given = [i for i, option in enumerate(options[:-1]) if option in names]
+    if given and rng.random() < 0.1:
+        options[rng.choice(given) + 1] = rng.choice(["0", "-1", "-7"])
+    return options
 
 
 def conv_options(rng):
@@ -64,7 +75,8 @@ def conv_options(rng):
         options.append("--wgrad-row-ring")
     if rng.random() < 0.15:
         options += ["--wgrad-reduce-lane-elements", str(rng.choice([1, 2, 3, 4]))]
-    return options
+    return out_of_range(rng, options, {"--batch", "--channels", "--height", "--width", "--r",
+                                       "--s", "--stride"})
 
 
 def gemm_options(rng):
@@ -100,7 +112,7 @@ def gemm_options(rng):
                     "--cluster", str(rng.choice([1, 2, 3]))]
     if rng.random() < 0.1:
         options.append(rng.choice(["--pingpong", "--stream-k", "--swap", "--split-k=2"]))
-    return options
+    return out_of_range(rng, options, {"-m", "-n", "-k", "--gemm-batch"})
 
 
 def conv2d_options(rng):
@@ -128,7 +140,9 @@ def conv2d_options(rng):
     if rng.random() < 0.15:
         options += ["--block-m", str(rng.choice([64, 128])), "--warps-m",
                     str(rng.choice([4, 8])), "--block-n", str(rng.choice([64, 128, 256]))]
-    return options
+    return out_of_range(rng, options, {"--batch", "--channels", "--out-channels", "--groups",
+                                       "--height", "--width", "--r", "--s", "--stride",
+                                       "--dilation"})
 
 
 def outcome(jit, ptxas, options):

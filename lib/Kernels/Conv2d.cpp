@@ -354,31 +354,23 @@ GemmProblem conv2dGemmProblem(const Conv2dProblem &p) {
   return g;
 }
 
-std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Target &target) {
+/// What the TMA im2col copies' window takes.
+static std::string windowLimits() {
+  return "conv2d's TMA im2col copies take padding, the filter's dilated extent and the "
+         "window's far side of at most " +
+         std::to_string(kMaxWindowOffset) + " positions";
+}
+
+std::string checkConv2dProblem(const Conv2dProblem &p) {
   if (p.n < 1 || p.h < 1 || p.w < 1 || p.c < 1 || p.k < 1 || p.r < 1 || p.s < 1)
     return "conv2d sizes must be positive, got N=" + std::to_string(p.n) +
            " H=" + std::to_string(p.h) + " W=" + std::to_string(p.w) + " C=" + std::to_string(p.c) +
            " K=" + std::to_string(p.k) + " R=" + std::to_string(p.r) + " S=" + std::to_string(p.s);
   if (p.input != DType::F16 && p.input != DType::BF16)
     return "conv2d inputs must be f16 or bf16";
-  if (p.c % 8 != 0 && !conv2dUnfolds(p))
-    return "conv2d takes a multiple of 8 input channels (16-byte pixels), or any count in a "
-           "dense fprop or wgrad (x unfolded first), got C=" +
-           std::to_string(p.c) +
-           (p.groups != 1 ? " in groups" : std::string(" in ") + convPassName(p.pass));
   if (p.groups < 1 || p.c % p.groups != 0 || p.k % p.groups != 0)
     return "conv2d's groups must divide C=" + std::to_string(p.c) +
            " and K=" + std::to_string(p.k) + ", got " + std::to_string(p.groups);
-  // Groups of 16 or 32: the kernels' groups of 64.
-  if (conv2dBlockDiagonal(p))
-    return checkConv2d(conv2dKernelProblem(p), c, target);
-  int64_t groupInputs = conv2dGroupInputs(p), groupOutputs = conv2dGroupOutputs(p);
-  // A k-tile is 64 channels from one group's first; a tile's columns
-  // (wgrad: rows) one group's.
-  if (p.groups > 1 && (groupInputs % 8 != 0 || groupOutputs % 8 != 0))
-    return "a grouped conv2d on the implicit GEMM takes groups of a multiple of 8 input and "
-           "output channels, got " +
-           std::to_string(groupInputs) + " and " + std::to_string(groupOutputs);
   if (p.strideH < 1 || p.strideH > 8 || p.strideW < 1 || p.strideW > 8)
     return "conv2d strides are 1 to 8, got " + std::to_string(p.strideH) + "x" +
            std::to_string(p.strideW);
@@ -389,24 +381,44 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     return "conv2d padding must not be negative, got " + std::to_string(p.padH) + "x" +
            std::to_string(p.padW);
   if (!layout::withinExtent({p.n, p.h, p.w, p.c}) ||
-      !layout::withinExtent({p.k, p.r, p.s, groupInputs}))
+      !layout::withinExtent({p.k, p.r, p.s, p.c / p.groups}))
     return "x or w is over the 2^40 elements a spio tensor spans";
   // TMA's im2col window: the padding, the window's far side and the taps'
   // offsets within it are small signed numbers (checked by division first,
   // so that no size arithmetic overflows).
-  std::string window = "conv2d's TMA im2col copies take padding, the filter's dilated extent "
-                       "and the window's far side of at most " +
-                       std::to_string(kMaxWindowOffset) + " positions";
   if (p.padH > kMaxWindowOffset || p.padW > kMaxWindowOffset ||
       (p.r > 1 && p.dilationH > kMaxWindowOffset / (p.r - 1)) ||
       (p.s > 1 && p.dilationW > kMaxWindowOffset / (p.s - 1)))
-    return window;
+    return windowLimits();
   int64_t outH = conv2dOutputHeight(p), outW = conv2dOutputWidth(p);
   if (outH < 1 || outW < 1)
     return "the filter (" + std::to_string(p.r) + "x" + std::to_string(p.s) + ", dilation " +
            std::to_string(p.dilationH) + "x" + std::to_string(p.dilationW) +
            ") does not fit the padded input (" + std::to_string(p.h) + "x" + std::to_string(p.w) +
            ", padding " + std::to_string(p.padH) + "x" + std::to_string(p.padW) + ")";
+  return {};
+}
+
+std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Target &target) {
+  if (std::string why = checkConv2dProblem(p); !why.empty())
+    return why;
+  if (p.c % 8 != 0 && !conv2dUnfolds(p))
+    return "conv2d takes a multiple of 8 input channels (16-byte pixels), or any count in a "
+           "dense fprop or wgrad (x unfolded first), got C=" +
+           std::to_string(p.c) +
+           (p.groups != 1 ? " in groups" : std::string(" in ") + convPassName(p.pass));
+  // Groups of 16 or 32: the kernels' groups of 64.
+  if (conv2dBlockDiagonal(p))
+    return checkConv2d(conv2dKernelProblem(p), c, target);
+  int64_t groupInputs = conv2dGroupInputs(p), groupOutputs = conv2dGroupOutputs(p);
+  // A k-tile is 64 channels from one group's first; a tile's columns
+  // (wgrad: rows) one group's.
+  if (p.groups > 1 && (groupInputs % 8 != 0 || groupOutputs % 8 != 0))
+    return "a grouped conv2d on the implicit GEMM takes groups of a multiple of 8 input and "
+           "output channels, got " +
+           std::to_string(groupInputs) + " and " + std::to_string(groupOutputs);
+  if (!layout::withinExtent({p.k, p.r, p.s, groupInputs}))
+    return "x or w is over the 2^40 elements a spio tensor spans";
   // The unfolded problem's checks (its window, tiles, shared memory) are
   // the kernel's; x's unfolding stages one pixel's values at least and a
   // table of C' lanes' places (i32) in shared memory and writes a pixel
@@ -486,7 +498,7 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     if (std::abs(conv.padH) > kMaxWindowOffset || std::abs(conv.padW) > kMaxWindowOffset ||
         std::abs(upperCorner(conv.h, q.outH, conv.strideH, conv.padH)) > kMaxWindowOffset ||
         std::abs(upperCorner(conv.w, q.outW, conv.strideW, conv.padW)) > kMaxWindowOffset)
-      return window;
+      return windowLimits();
     GemmProblem g = conv2dGemmProblem(kernel);
     if (!layout::withinExtent({g.m, g.n}))
       return "y is over the 2^40 elements a spio tensor spans";
@@ -592,6 +604,10 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
 }
 
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target) {
+  // Tiles are sized from the problem's outputs and strides: none for a
+  // problem that has none.
+  if (!checkConv2dProblem(problem).empty())
+    return GemmConfig();
   // The kernel problem's (one whose filter does not fit x stays unfolding,
   // and checkConv2d refuses it).
   Conv2dProblem kernel = conv2dKernelProblem(problem);
@@ -719,6 +735,8 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
 }
 
 int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &c, const Target &target) {
+  if (!checkConv2dProblem(problem).empty() || c.blockM < 1 || c.blockN < 1 || c.splitK < 1)
+    return 1;
   Conv2dProblem p = conv2dKernelProblem(problem);
   int64_t multiprocessors = std::max<int64_t>(1, target.multiprocessors);
   if (p.pass != ConvPass::Wgrad)

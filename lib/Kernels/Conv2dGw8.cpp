@@ -1359,6 +1359,10 @@ static void addWholePixelTiles(const Conv2dGw8Problem &p, std::vector<Conv2dGw8C
 /// model's order (ties in the rules'); without a model of the target, the
 /// rules' order.
 std::vector<Conv2dGw8Config> conv2dGw8Candidates(const Conv2dGw8Problem &p, int64_t most) {
+  // The tiles below are sized from the output and the stride: a problem the
+  // check refuses has the rules' default alone.
+  if (!checkConv2dGw8Problem(p).empty())
+    return {conv2dGw8RuleConfig(p)};
   std::vector<Conv2dGw8Config> candidates =
       conv2dGw8RuleCandidates(p, std::min(most, kConv2dGw8RuleCandidates));
   addWholePixelTiles(p, candidates, most);

@@ -891,6 +891,20 @@ def test_blocks_of_narrow_groups_come_from_the_library():
     assert _capi.lib.spio_conv2d_block_groups(_capi.Conv2dProblem(c=64, k=128, groups=4)) == 1
 
 
+def test_choosers_take_problems_their_checks_refuse():
+    """The convolutions' choosers size tiles from the output and the
+    stride: for a stride of 0 they return a configuration (the check then
+    says what is wrong) instead of dividing by zero in the library."""
+    family = spio.kernels.Conv2dFamily()
+    args = spio.kernels.Conv2dArguments(8, 64, 32, 32, 64, 3, 3, stride=(0, 0))
+    assert family.check(args, family.chosen(args)) == "conv2d strides are 1 to 8, got 0x0"
+    grouped = spio.Conv2dGw8Family()
+    for pass_ in ("fprop", "dgrad", "wgrad"):
+        unstrided = spio.Conv2dGw8Arguments(2, 64, 32, 32, 3, 3, 1, 1, 0, pass_, False, "f16")
+        (only,) = grouped.candidates(unstrided)
+        assert "stride 1 or 2, got 0" in grouped.check(unstrided, only)
+
+
 def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
     family = spio.Conv2dFamily()
     grouped = spio.Conv2dArguments(8, 14, 14, 256, 512, groups=2)

@@ -66,6 +66,25 @@ TEST(Conv2dGw8, OutputSizes) {
   EXPECT_EQ(tall.outH(), 1);
 }
 
+TEST(Conv2dGw8, CandidatesOfRefusedProblemsAreTheDefault) {
+  // The candidates' tiles are sized from the output and the stride: a
+  // problem without them (a stride or a size of 0, every pass) has the
+  // rules' default alone rather than a division by zero, and the check
+  // says what is wrong.
+  for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad}) {
+    Conv2dGw8Problem unstrided = layer(2, 64, 56, 3, 1), empty = layer(2, 64, 56, 3, 1);
+    unstrided.pass = empty.pass = pass;
+    unstrided.stride = 0;
+    empty.n = 0;
+    for (const Conv2dGw8Problem &refused : {unstrided, empty}) {
+      std::vector<Conv2dGw8Config> candidates = conv2dGw8Candidates(refused);
+      ASSERT_EQ(candidates.size(), 1u);
+      EXPECT_NE(checkConv2dGw8(refused, chooseConv2dGw8Config(refused)), "");
+    }
+    EXPECT_NE(checkConv2dGw8Problem(unstrided).find("stride 1 or 2, got 0"), std::string::npos);
+  }
+}
+
 TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {
   Conv2dGw8Config c;
   EXPECT_EQ(checkConv2dGw8(layer(2, 64, 56, 3, 1), c), "");

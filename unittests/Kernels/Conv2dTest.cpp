@@ -246,6 +246,41 @@ TEST(Conv2dTest, ChecksSayWhatIsRefused) {
   EXPECT_NE(checkConv2d(p, shared, hopper()).find("(no stream_k)"), std::string::npos);
 }
 
+TEST(Conv2dTest, ChooserTakesProblemsTheChecksRefuse) {
+  // The chooser sizes tiles from the outputs and strides: a problem without
+  // them (a stride, a filter side or a dilation of 0, a filter past the
+  // input, every pass and a strided dgrad among them) gets a configuration
+  // rather than a division by zero, and the check says what is wrong.
+  struct Refused {
+    Conv2dProblem problem;
+    const char *why;
+  };
+  std::vector<Refused> cases;
+  for (ConvPass pass : {ConvPass::Fprop, ConvPass::Dgrad, ConvPass::Wgrad}) {
+    Conv2dProblem p = resnetLayer();
+    p.pass = pass;
+    Conv2dProblem stride = p, side = p, dilation = p, groups = p, past = p;
+    stride.strideH = stride.strideW = 0;
+    side.r = 0;
+    dilation.dilationH = 0;
+    groups.groups = 0;
+    past.h = 1;
+    past.padH = 0;
+    cases.push_back({stride, "strides are 1 to 8"});
+    cases.push_back({side, "sizes must be positive"});
+    cases.push_back({dilation, "dilations must be positive"});
+    cases.push_back({groups, "groups must divide"});
+    cases.push_back({past, "does not fit the padded input"});
+  }
+  for (const Refused &refused : cases) {
+    EXPECT_NE(checkConv2dProblem(refused.problem).find(refused.why), std::string::npos);
+    GemmConfig c = chooseConv2dConfig(refused.problem, hopper());
+    EXPECT_NE(checkConv2d(refused.problem, c, hopper()).find(refused.why), std::string::npos);
+    EXPECT_EQ(conv2dWgradParts(refused.problem, c, hopper()), 1);
+  }
+  EXPECT_EQ(checkConv2dProblem(resnetLayer()), "");
+}
+
 /// Grouped on the implicit GEMM: a k-tile is 64 of a group's channels, w's
 /// rows R * S taps of a group's channels, and the chooser's tiles keep
 /// their columns (wgrad: rows) within one group, whatever the layer.

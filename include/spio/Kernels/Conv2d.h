@@ -227,10 +227,16 @@ int64_t conv2dChannelTiles(const Conv2dProblem &problem);
 /// Empty when the kernels can be built for `target`, else what is wrong.
 std::string checkConv2d(const Conv2dProblem &problem, const GemmConfig &config,
                         const Target &target);
+/// checkConv2d's checks of the problem alone (sizes, dtype, groups, strides,
+/// dilation, padding, the filter fitting the padded input): what the
+/// chooser needs to hold before it sizes tiles from the problem.
+std::string checkConv2dProblem(const Conv2dProblem &problem);
 
 /// The GEMM chooser's wgmma configuration for the implicit GEMM, on 64- or
 /// 128-row tiles (the im2col copy fills A's tile rows, never B's); for a
-/// strided dgrad, that of its phase of the most taps.
+/// strided dgrad, that of its phase of the most taps. A problem
+/// checkConv2dProblem refuses gets a default configuration (which
+/// checkConv2d then refuses with the problem's reason).
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target);
 /// `config` as the kernel of `problem`'s phase runs it: a split reduction
 /// cut into no more parts than the phase has k-tiles.
