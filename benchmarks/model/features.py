@@ -75,7 +75,8 @@ def config(tile):
 def features(prob, tile):
     count = len(feature_names())
     values = (ctypes.c_double * count)()
-    _capi.lib.spio_conv2d_gw8_features(prob, config(tile), values, count)
+    if _capi.lib.spio_conv2d_gw8_features(prob, config(tile), values, count) != count:
+        raise ValueError(f"the library refuses configuration {tile} of this problem")
     return list(values)
 
 

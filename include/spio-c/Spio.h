@@ -175,7 +175,9 @@ spio_gemm_config spio_gemm_choose_config(const spio_gemm_problem *problem,
  * where the operands are packed, then gpu.func @gemm(A, B, C, D, alpha, beta),
  * then the bias and the scale where the epilogue reads them, then with
  * wgmma A's and B's tensor maps (spio_gemm_tensor_maps), as
- * spio_gemm_launcher launches it. Requires spio_gemm_check to pass. */
+ * spio_gemm_launcher launches it. NULL for a problem and configuration
+ * spio_gemm_check refuses on every target (sizes, dtypes, the
+ * configuration's own ranges), and a zero launch shape and workspace. */
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config);
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
                                          const spio_gemm_config *config);
@@ -183,7 +185,8 @@ spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
  * packing A (operand 0) or B (1), which launch before the GEMM (a zero grid
  * for one that is read in place). The workspace (bytes): the packed
  * operands, then under stream_k the blocks' partial sums and flags; 0
- * where there is neither. Requires spio_gemm_check to pass. */
+ * where there is neither (and for what spio_gemm_check refuses on every
+ * target). */
 spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
                                               int32_t operand);
 int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem, const spio_gemm_config *config);
@@ -224,7 +227,8 @@ spio_gemm_config spio_conv2d_choose_config(const spio_conv2d_problem *problem,
  * multiprocessors (1 for the other passes). */
 int64_t spio_conv2d_wgrad_parts(const spio_conv2d_problem *problem, const spio_gemm_config *config,
                                 const spio_target *target);
-/* wgrad in parts: the workspace of their sums (0 for one part). */
+/* wgrad in parts: the workspace of their sums (0 for one part, and for a
+ * problem spio_conv2d_check refuses whatever the configuration). */
 int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem);
 /* Groups of fewer than 64 channels, a multiple of 8, C = K: the groups a
  * block of block-diagonal weights holds (the most dividing the groups whose
@@ -235,8 +239,9 @@ int64_t spio_conv2d_block_groups(const spio_conv2d_problem *problem);
  * where the epilogue reads them, then x's im2col map and w's tensor map),
  * and wgrad's reduce kernel in parts; a strided dgrad's kernels are
  * @conv2d_dgrad_zero (where some of dx is read by no tap) and
- * @conv2d_dgrad_phase_<a>_<b>, one a phase of dx. Requires
- * spio_conv2d_check to pass. */
+ * @conv2d_dgrad_phase_<a>_<b>, one a phase of dx. NULL, and no launch
+ * shapes, for a problem and configuration spio_conv2d_check refuses on
+ * every target. */
 char *spio_conv2d_source(const spio_conv2d_problem *problem, const spio_gemm_config *config);
 /* The grids of the kernels the launcher runs, in order: how many there are,
  * of which the first `capacity` are written to `shapes`. */
@@ -284,12 +289,16 @@ int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
                                    spio_conv2d_gw8_config *configs, int64_t capacity);
 /* The performance model's features of a problem and configuration
  * (conv2dGw8Features): writes up to `capacity` to `features` and returns
- * how many there are; spio_conv2d_gw8_feature_name(i) names the i-th
- * (NULL past the last). */
+ * how many there are (0, writing none, for a problem and configuration
+ * spio_conv2d_gw8_check refuses); spio_conv2d_gw8_feature_name(i) names
+ * the i-th (NULL past the last). */
 int64_t spio_conv2d_gw8_features(const spio_conv2d_gw8_problem *problem,
                                  const spio_conv2d_gw8_config *config, double *features,
                                  int64_t capacity);
 const char *spio_conv2d_gw8_feature_name(int64_t index);
+/* The workload, and the launches and workspace below: NULL and zeros for
+ * a problem and configuration spio_conv2d_gw8_check refuses (the bias's
+ * launches: a problem it refuses). */
 char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,
                              const spio_conv2d_gw8_config *config);
 spio_launch_shape spio_conv2d_gw8_launch_shape(const spio_conv2d_gw8_problem *problem,

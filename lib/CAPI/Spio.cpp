@@ -249,6 +249,45 @@ spio_launch_shape launchShape(const kernels::LaunchShape &s) {
   return {s.gridX, s.gridY, s.block, s.gridZ};
 }
 
+/// A Hopper without limits on shared memory or multiprocessors: what the
+/// checks refuse on it (dtypes, sizes, a configuration's own ranges) they
+/// refuse on every GPU. The sources, launch shapes and workspaces below
+/// are sized from the problem and configuration: they take only what that
+/// passes, and say nothing (NULL, zeros) of the rest.
+spio_target unboundedTarget() {
+  spio_target t{};
+  std::strncpy(t.chip, "sm_90a", sizeof(t.chip) - 1);
+  t.multiprocessors = t.l2_bytes = int64_t(1) << 40;
+  t.shared_bytes_per_block = t.shared_bytes_per_multiprocessor = int64_t(1) << 40;
+  t.memory_bytes_per_second = 1e15;
+  return t;
+}
+
+/// Whether a check's answer (freed here) found nothing wrong.
+bool passes(char *why) {
+  std::free(why);
+  return !why;
+}
+
+bool gemmWellFormed(const spio_gemm_problem &p, const spio_gemm_config &c) {
+  spio_target any = unboundedTarget();
+  return passes(spio_gemm_check(&p, &c, &any));
+}
+
+bool conv2dWellFormed(const spio_conv2d_problem &p, const spio_gemm_config &c) {
+  spio_target any = unboundedTarget();
+  return passes(spio_conv2d_check(&p, &c, &any));
+}
+
+bool conv2dGw8WellFormed(const spio_conv2d_gw8_problem &p, const spio_conv2d_gw8_config &c) {
+  return passes(spio_conv2d_gw8_check(&p, &c));
+}
+
+bool conv2dGw8ProblemWellFormed(const spio_conv2d_gw8_problem &p) {
+  return p.pass >= 0 && p.pass <= SPIO_WGRAD && p.dtype >= 0 && p.dtype <= SPIO_F32 &&
+         kernels::checkConv2dGw8Problem(convProblem(p)).empty();
+}
+
 } // namespace
 
 extern "C" {
@@ -316,6 +355,9 @@ int64_t spio_conv2d_wgrad_parts(const spio_conv2d_problem *problem, const spio_g
 }
 
 int64_t spio_conv2d_workspace_bytes(const spio_conv2d_problem *problem) {
+  if (problem->input_dtype < 0 || problem->input_dtype > SPIO_F32 ||
+      !kernels::checkConv2dProblem(conv2dProblem(*problem)).empty())
+    return 0;
   return kernels::conv2dWorkspaceBytes(conv2dProblem(*problem));
 }
 
@@ -324,12 +366,16 @@ int64_t spio_conv2d_block_groups(const spio_conv2d_problem *problem) {
 }
 
 char *spio_conv2d_source(const spio_conv2d_problem *problem, const spio_gemm_config *config) {
+  if (!conv2dWellFormed(*problem, *config))
+    return nullptr;
   return copyOrNull(mlir::spio::conv2dSource(conv2dProblem(*problem), gemmConfig(*config)));
 }
 
 int64_t spio_conv2d_launch_shapes(const spio_conv2d_problem *problem,
                                   const spio_gemm_config *config, spio_launch_shape *shapes,
                                   int64_t capacity) {
+  if (!conv2dWellFormed(*problem, *config))
+    return 0;
   kernels::LaunchPlan plan =
       kernels::conv2dLaunchPlan(conv2dProblem(*problem), gemmConfig(*config));
   for (int64_t i = 0; i < capacity && i < int64_t(plan.kernels.size()); ++i)
@@ -338,23 +384,30 @@ int64_t spio_conv2d_launch_shapes(const spio_conv2d_problem *problem,
 }
 
 char *spio_gemm_source(const spio_gemm_problem *problem, const spio_gemm_config *config) {
+  if (!gemmWellFormed(*problem, *config))
+    return nullptr;
   return copyOrNull(mlir::spio::gemmSource(gemmProblem(*problem), gemmConfig(*config)));
 }
 
 spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
                                          const spio_gemm_config *config) {
+  if (!gemmWellFormed(*problem, *config))
+    return {0, 0, 0, 0};
   return launchShape(kernels::gemmLaunchShape(gemmProblem(*problem), gemmConfig(*config)));
 }
 
 spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,
                                               int32_t operand) {
   kernels::GemmProblem p = gemmProblem(*problem);
-  if ((operand != 0 && operand != 1) || !kernels::gemmPacksOperand(p, operand == 0 ? 'a' : 'b'))
+  if ((operand != 0 && operand != 1) || p.m < 1 || p.n < 1 || p.k < 1 || p.batch < 1 ||
+      !kernels::gemmPacksOperand(p, operand == 0 ? 'a' : 'b'))
     return {0, 0, 0, 0};
   return launchShape(kernels::gemmPackLaunchShape(p, operand == 0 ? 'a' : 'b'));
 }
 
 int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem, const spio_gemm_config *config) {
+  if (!gemmWellFormed(*problem, *config))
+    return 0;
   return kernels::gemmWorkspaceBytes(gemmProblem(*problem), gemmConfig(*config));
 }
 
@@ -387,6 +440,8 @@ int64_t spio_conv2d_gw8_candidates(const spio_conv2d_gw8_problem *problem,
 int64_t spio_conv2d_gw8_features(const spio_conv2d_gw8_problem *problem,
                                  const spio_conv2d_gw8_config *config, double *features,
                                  int64_t capacity) {
+  if (!conv2dGw8WellFormed(*problem, *config))
+    return 0;
   std::vector<double> values =
       kernels::conv2dGw8Features(convProblem(*problem), convConfig(*config));
   for (int64_t i = 0; features && i < capacity && i < int64_t(values.size()); ++i)
@@ -401,30 +456,42 @@ const char *spio_conv2d_gw8_feature_name(int64_t index) {
 
 char *spio_conv2d_gw8_source(const spio_conv2d_gw8_problem *problem,
                              const spio_conv2d_gw8_config *config) {
+  if (!conv2dGw8WellFormed(*problem, *config))
+    return nullptr;
   return copyOrNull(mlir::spio::conv2dGw8Source(convProblem(*problem), convConfig(*config)));
 }
 
 spio_launch_shape spio_conv2d_gw8_launch_shape(const spio_conv2d_gw8_problem *problem,
                                                const spio_conv2d_gw8_config *config) {
+  if (!conv2dGw8WellFormed(*problem, *config))
+    return {0, 0, 0, 0};
   return launchShape(kernels::conv2dGw8LaunchShape(convProblem(*problem), convConfig(*config)));
 }
 
 int64_t spio_conv2d_gw8_workspace_bytes(const spio_conv2d_gw8_problem *problem,
                                         const spio_conv2d_gw8_config *config) {
+  if (!conv2dGw8WellFormed(*problem, *config))
+    return 0;
   return kernels::conv2dGw8WorkspaceBytes(convProblem(*problem), convConfig(*config));
 }
 
 spio_launch_shape spio_conv2d_gw8_reduce_launch_shape(const spio_conv2d_gw8_problem *problem,
                                                       const spio_conv2d_gw8_config *config) {
+  if (!conv2dGw8WellFormed(*problem, *config))
+    return {0, 0, 0, 0};
   return launchShape(
       kernels::conv2dGw8WgradReduceLaunchShape(convProblem(*problem), convConfig(*config)));
 }
 
 spio_launch_shape spio_conv2d_gw8_bias_launch_shape(const spio_conv2d_gw8_problem *problem) {
+  if (!conv2dGw8ProblemWellFormed(*problem))
+    return {0, 0, 0, 0};
   return launchShape(kernels::conv2dGw8WgradBiasLaunchShape(convProblem(*problem)));
 }
 
 spio_launch_shape spio_conv2d_gw8_bias_reduce_launch_shape(const spio_conv2d_gw8_problem *problem) {
+  if (!conv2dGw8ProblemWellFormed(*problem))
+    return {0, 0, 0, 0};
   return launchShape(kernels::conv2dGw8WgradBiasReduceLaunchShape(convProblem(*problem)));
 }
 

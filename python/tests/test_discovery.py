@@ -905,6 +905,47 @@ def test_choosers_take_problems_their_checks_refuse():
         assert "stride 1 or 2, got 0" in grouped.check(unstrided, only)
 
 
+def test_derived_sizes_of_refused_problems_are_empty():
+    """The C API's sources, launch shapes, workspaces and features are
+    sized from the problem and configuration: for ones the checks refuse on
+    any GPU (a tile of 0 rows, a stride or a batch of 0) they are NULL or
+    zeros, where the arithmetic divided by zero or sized vectors from
+    garbage before."""
+    lib = _capi.lib
+
+    def grid(shape):
+        return shape.grid_x, shape.grid_y, shape.block, shape.grid_z
+
+    problem = _capi.GemmProblem(m=256, n=256, k=256, batch=1)
+    empty = _capi.GemmConfig()
+    assert grid(lib.spio_gemm_launch_shape(problem, empty)) == (0, 0, 0, 0)
+    assert lib.spio_gemm_workspace_size(problem, empty) == 0
+    assert lib.spio_gemm_source(problem, empty) is None
+    conv = _capi.Conv2dProblem(n=2, h=8, w=8, c=64, k=64, r=3, s=3, stride_h=0, stride_w=0,
+                               dilation_h=1, dilation_w=1, groups=1)
+    assert lib.spio_conv2d_workspace_bytes(conv) == 0
+    assert lib.spio_conv2d_launch_shapes(conv, empty, None, 0) == 0
+    assert lib.spio_conv2d_source(conv, empty) is None
+    family = spio.Conv2dGw8Family()
+    args = spio.Conv2dGw8Arguments(2, 64, 32, 32, pass_="wgrad", bias=True)
+    gw8 = family._problem(args, "wgrad")
+    zeros = _capi.Conv2dGw8Config()
+    assert grid(lib.spio_conv2d_gw8_launch_shape(gw8, zeros)) == (0, 0, 0, 0)
+    assert lib.spio_conv2d_gw8_workspace_bytes(gw8, zeros) == 0
+    assert grid(lib.spio_conv2d_gw8_reduce_launch_shape(gw8, zeros)) == (0, 0, 0, 0)
+    features = (ctypes.c_double * 64)()
+    assert lib.spio_conv2d_gw8_features(gw8, zeros, features, 64) == 0
+    assert lib.spio_conv2d_gw8_source(gw8, zeros) is None
+    # The chooser's configuration of the same problem has all of them.
+    chosen = lib.spio_conv2d_gw8_choose_config(gw8)
+    assert lib.spio_conv2d_gw8_launch_shape(gw8, chosen).grid_x > 0
+    assert lib.spio_conv2d_gw8_features(gw8, chosen, features, 64) > 0
+    assert lib.spio_conv2d_gw8_bias_launch_shape(gw8).grid_x > 0
+    gw8.n = 0
+    assert grid(lib.spio_conv2d_gw8_bias_launch_shape(gw8)) == (0, 0, 0, 0)
+    assert grid(lib.spio_conv2d_gw8_bias_reduce_launch_shape(gw8)) == (0, 0, 0, 0)
+
+
 def test_conv2d_groups_of_64_channels_run_on_the_implicit_gemm():
     family = spio.Conv2dFamily()
     grouped = spio.Conv2dArguments(8, 14, 14, 256, 512, groups=2)
