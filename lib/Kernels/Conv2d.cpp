@@ -48,7 +48,8 @@ int64_t conv2dGroupOutputs(const Conv2dProblem &p) { return p.k / std::max<int64
 
 int64_t conv2dBlockGroups(const Conv2dProblem &p) {
   int64_t width = conv2dGroupInputs(p);
-  if (p.groups <= 1 || p.c != p.k || p.c % p.groups != 0 || width % 8 != 0 || width >= kChannelTile)
+  if (p.groups <= 1 || p.c != p.k || p.c % p.groups != 0 || width < 8 || width % 8 != 0 ||
+      width >= kChannelTile)
     return 1;
   // The most groups (dividing G) a block of one k-tile holds; where that
   // block is under 32 channels, the most a block of two holds (on an
@@ -735,7 +736,10 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
 }
 
 int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &c, const Target &target) {
-  if (!checkConv2dProblem(problem).empty() || c.blockM < 1 || c.blockN < 1 || c.splitK < 1)
+  // A configuration outside the wgmma kernel's ranges (tiles of 8 to 256, split
+  // 1 to 8) is one checkConv2d refuses: no parts to size its grid by.
+  if (!checkConv2dProblem(problem).empty() || c.blockM < 1 || c.blockM > 256 || c.blockN < 1 ||
+      c.blockN > 256 || c.splitK < 1 || c.splitK > 8)
     return 1;
   Conv2dProblem p = conv2dKernelProblem(problem);
   int64_t multiprocessors = std::max<int64_t>(1, target.multiprocessors);

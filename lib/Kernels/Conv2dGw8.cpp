@@ -682,7 +682,10 @@ std::string checkConv2dGw8(const Conv2dGw8Problem &p, const Conv2dGw8Config &c) 
     return problem;
   if (c.warpsG < 1 || c.warpsG > 9)
     return "warps along groups must be 1 to 9";
-  if (c.warpsQ < 1 || c.threads() > 1024 || c.rowsP < 1 || c.chunks < 0 || c.copyWarps < 0)
+  // Each count bounded before any product of them (threads(), the staged
+  // rows' bytes) could overflow.
+  if (c.warpsQ < 1 || c.warpsQ > 32 || c.copyWarps < 0 || c.copyWarps > 32 || c.threads() > 1024 ||
+      c.rowsP < 1 || c.rowsP > (int64_t(1) << 20) || c.chunks < 0 || c.chunks > (int64_t(1) << 30))
     return "bad warp, row or chunk counts";
   int64_t laneElements = c.reduceLaneElements;
   if (laneElements != 0 && laneElements != 1 && laneElements != 2 && laneElements != 4)
@@ -993,7 +996,9 @@ static Conv2dGw8Config chooseBlockRows(const Conv2dGw8Problem &p, Conv2dGw8Confi
       StagedInput staged = stagedInput(p, t);
       return staged.wgradBytes(c.warpsG) <= 48 * 1024 && staged.pixels <= 32 * 8 * c.warpsQ;
     };
-    int64_t most = P;
+    // A band's rows are pixels of its own: none over 32 * 8 * warpsQ fits
+    // (the bound keeps the search short on tall images).
+    int64_t most = std::min<int64_t>(P, 32 * 8 * c.warpsQ);
     while (most > 1 && !fits(most))
       --most;
     c.rowsP = chooseRows(P, (most + 1) / 2, most);
