@@ -25,16 +25,22 @@ def check_arguments():
     return parser.parse_args()
 
 
-def _compile_only(cmd):
-    """A --check command as one that compiles the kernel to PTX instead
-    (the chosen one: no autotuning)."""
+def without_autotune(args):
+    """spio-jit arguments without --autotune and --autotune-candidates N
+    (which time kernels on the device): those of the chosen kernel."""
     kept = []
-    for arg in cmd:
+    for arg in args:
         if kept and kept[-1] == "--autotune-candidates":
             kept.pop()
         elif arg != "--autotune" and not arg.startswith("--autotune-candidates="):
-            kept.append("--emit-ptx" if arg == "--check" else arg)
+            kept.append(arg)
     return kept
+
+
+def _compile_only(cmd):
+    """A --check command as one that compiles the chosen kernel to PTX
+    instead."""
+    return ["--emit-ptx" if arg == "--check" else arg for arg in without_autotune(cmd)]
 
 
 def _report(run):

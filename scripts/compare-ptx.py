@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "conv2d_gw8"))
+import harness  # noqa: E402
 
 
 def constant(path, name):
@@ -66,7 +67,7 @@ def conv_cases():
         options = ["--workload", "conv2d-gw8", "--batch", str(n), "--channels", str(c),
                    "--height", str(h), "--width", str(w), "--r", str(r), "--s", str(s),
                    "--pad-h", str(ph), "--pad-w", str(pw)]
-        options += [a for a in extra.split() if a != "--autotune"]
+        options += harness.without_autotune(extra.split())
         cases.append((f"conv test N{n} C{c} {h}x{w} {r}x{s} pad{ph},{pw} {extra}".strip(),
                        options))
     return cases
