@@ -265,8 +265,9 @@ spio_target unboundedTarget() {
 
 /// Whether a check's answer (freed here) found nothing wrong.
 bool passes(char *why) {
+  bool nothingWrong = !why;
   std::free(why);
-  return !why;
+  return nothingWrong;
 }
 
 bool gemmWellFormed(const spio_gemm_problem &p, const spio_gemm_config &c) {
