@@ -16,6 +16,7 @@ the model's best alone, whose fastest need not be the layer's).
 """
 
 import argparse
+import collections
 import json
 import os
 import sys
@@ -37,14 +38,18 @@ def reports(path):
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def record(report):
-    """The sweep record of one spio-jit report; None without timings, "part"
-    where they cover part of the candidates the library listed."""
+def skipped(report):
+    """Why a spio-jit report gives no record: "untimed" (no autotune
+    timings), "part" (timings of part of the candidates the library
+    listed), or None."""
     if report.get("workload") != "conv2d-gw8" or "autotune" not in report:
-        return None
+        return "untimed"
     timed = report["autotune"]["candidates"]
-    if report["autotune"].get("listed", len(timed)) > len(timed):
-        return "part"
+    return "part" if report["autotune"].get("listed", len(timed)) > len(timed) else None
+
+
+def record(report):
+    """The sweep record of a spio-jit report that skipped() takes."""
     p, target = report["problem"], report["target"]
     shape = dict(n=p["n"], c=p["c"], h=p["h"], w=p["w"], ph=p["pad_h"], pw=p["pad_w"],
                  r=p["r"], s=p["s"], bias=p["bias"], stride=p["stride"], g=p["group_width"])
@@ -67,21 +72,17 @@ def main():
     parser.add_argument("reports", nargs="+", help="spio-jit --json outputs")
     parser.add_argument("--out", required=True, help="sweep records to append to")
     args = parser.parse_args()
-    written = untimed = part = 0
+    counts = collections.Counter()
     with open(args.out, "a") as out:
         for path in args.reports:
             for report in reports(path):
-                rec = record(report)
-                if rec is None:
-                    untimed += 1
-                elif rec == "part":
-                    part += 1
-                else:
-                    out.write(json.dumps(rec) + "\n")
-                    written += 1
-    print(f"{written} autotune records written to {args.out}, {untimed} runs without "
-          f"autotune timings skipped, {part} runs timing part of the candidates skipped",
-          file=sys.stderr)
+                reason = skipped(report)
+                counts[reason or "written"] += 1
+                if reason is None:
+                    out.write(json.dumps(record(report)) + "\n")
+    print(f"{counts['written']} autotune records written to {args.out}, {counts['untimed']} "
+          f"runs without autotune timings skipped, {counts['part']} runs timing part of the "
+          f"candidates skipped", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -736,10 +736,11 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
 }
 
 int64_t conv2dWgradParts(const Conv2dProblem &problem, const GemmConfig &c, const Target &target) {
-  // A configuration outside the wgmma kernel's ranges (tiles of 8 to 256, split
-  // 1 to 8) is one checkConv2d refuses: no parts to size its grid by.
+  // A configuration outside the wgmma kernel's ranges (tiles of 8 to 256, a
+  // split among a cluster's blocks) is one checkConv2d refuses: no parts to
+  // size its grid by.
   if (!checkConv2dProblem(problem).empty() || c.blockM < 1 || c.blockM > 256 || c.blockN < 1 ||
-      c.blockN > 256 || c.splitK < 1 || c.splitK > 8)
+      c.blockN > 256 || c.splitK < 1 || c.splitK > kMaxClusterBlocks)
     return 1;
   Conv2dProblem p = conv2dKernelProblem(problem);
   int64_t multiprocessors = std::max<int64_t>(1, target.multiprocessors);

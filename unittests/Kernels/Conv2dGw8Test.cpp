@@ -83,6 +83,21 @@ TEST(Conv2dGw8, CandidatesOfRefusedProblemsAreTheDefault) {
     }
     EXPECT_NE(checkConv2dGw8Problem(unstrided).find("stride 1 or 2, got 0"), std::string::npos);
   }
+  // Counts whose product (the threads, the staged rows' bytes) would
+  // overflow are refused before it is taken.
+  Conv2dGw8Problem p = layer(2, 64, 56, 3, 1);
+  Conv2dGw8Config huge = chooseConv2dGw8Config(p);
+  for (int64_t Conv2dGw8Config::*count : {&Conv2dGw8Config::warpsQ, &Conv2dGw8Config::copyWarps,
+                                          &Conv2dGw8Config::rowsP, &Conv2dGw8Config::chunks}) {
+    Conv2dGw8Config c = huge;
+    c.*count = int64_t(1) << 62;
+    EXPECT_EQ(checkConv2dGw8(p, c), "bad warp, row or chunk counts");
+  }
+  // A flattened-rows wgrad of a very tall image chooses in moments.
+  Conv2dGw8Problem tall = layer(1, 8, 8, 3, 1);
+  tall.h = int64_t(1) << 31;
+  tall.pass = ConvPass::Wgrad;
+  EXPECT_EQ(checkConv2dGw8(tall, conv2dGw8RuleConfig(tall)), "");
 }
 
 TEST(Conv2dGw8, ChecksGroupsKernelsPaddingAndStride) {

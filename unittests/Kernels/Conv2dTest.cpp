@@ -279,6 +279,19 @@ TEST(Conv2dTest, ChooserTakesProblemsTheChecksRefuse) {
     EXPECT_EQ(conv2dWgradParts(refused.problem, c, hopper()), 1);
   }
   EXPECT_EQ(checkConv2dProblem(resnetLayer()), "");
+  // wgrad's parts of a configuration past the wgmma kernel's ranges (whose
+  // grid arithmetic would overflow): one.
+  Conv2dProblem wgrad = resnetLayer();
+  wgrad.pass = ConvPass::Wgrad;
+  GemmConfig split = chooseConv2dConfig(wgrad, hopper());
+  split.splitK = int64_t(1) << 62;
+  EXPECT_EQ(conv2dWgradParts(wgrad, split, hopper()), 1);
+  // No channels in 2^40 groups: no block of groups (which counted every
+  // group of the 2^40).
+  Conv2dProblem empty = resnetLayer();
+  empty.c = empty.k = 0;
+  empty.groups = int64_t(1) << 40;
+  EXPECT_EQ(conv2dBlockGroups(empty), 1);
 }
 
 /// Grouped on the implicit GEMM: a k-tile is 64 of a group's channels, w's
