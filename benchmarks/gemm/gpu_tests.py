@@ -274,6 +274,20 @@ CASES = [
                        "--warps-m 8 --split-k 2 --stages 2"),
     (100, 6144, 4096, "--batch-invariant", "--wgmma --swap --block-m 104 --block-n 64 "
                                            "--warps-m 4"),
+    # Tiles wider than 192 columns keep the sums of the ranges before the
+    # last in the workspace: pairs, ragged with beta and f32 out, four
+    # ranges with an epilogue, the batch-invariant chooser's at M = 2048.
+    (1000, 3000, 1032, "--wgmma --block-m 128 --block-n 256 --warps-m 8 --persistent 8 "
+                       "--cluster 2 --k-ranges 3", "--wgmma --block-m 128 --block-n 128 "
+                       "--warps-m 8 --split-k 3"),
+    (777, 1500, 1032, "--wgmma --block-m 128 --block-n 256 --warps-m 8 --persistent 5 "
+                      "--k-ranges 2 --beta 0.5 --out-dtype f32", "--wgmma --block-m 128 "
+                      "--block-n 128 --warps-m 8 --split-k 2 --beta 0.5 --out-dtype f32"),
+    (300, 700, 2000, "--wgmma --block-m 128 --block-n 240 --warps-m 8 --persistent 3 "
+                     "--k-ranges 4 --epilogue bias,gelu_tanh", "--wgmma --block-m 128 "
+                     "--block-n 128 --warps-m 8 --split-k 4 --epilogue bias,gelu_tanh"),
+    (2048, 4096, 14336, "--batch-invariant", "--wgmma --block-m 128 --block-n 128 --warps-m 8 "
+                                             "--persistent -1 --split-k 2"),
     # Stream-K: whole rounds of tiles then the last tiles' k-tiles shared,
     # partial sums handed on through the workspace: under one round (tiles
     # split between two blocks, or among four), ragged edges with rounds

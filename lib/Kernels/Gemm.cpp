@@ -115,6 +115,8 @@ GemmParameters gemmParameters(const GemmProblem &p, const GemmConfig &c) {
     at.partials = at.count++;
     at.flags = at.count++;
   }
+  if (gemmSpillsRangeSums(c))
+    at.rangeSums = at.count++;
   if (c.wgmma) {
     at.aMap = at.count++;
     at.bMap = at.count++;
@@ -264,12 +266,16 @@ int64_t gemmPackedOffset(const GemmProblem &p, char operand) {
   return operand == 'a' ? 0 : gemmPackedBytes(p, 'a');
 }
 
-int64_t gemmStreamKOffset(const GemmProblem &p) {
+bool gemmSpillsRangeSums(const GemmConfig &c) {
+  return c.wgmma && c.kRanges > 1 && c.wgmmaN() > 192;
+}
+
+int64_t gemmBlockSumsOffset(const GemmProblem &p) {
   return gemmPackedBytes(p, 'a') + gemmPackedBytes(p, 'b');
 }
 
-int64_t gemmStreamKPartialBytes(const GemmConfig &c) {
-  return c.streamK ? c.persistent * c.blockM * c.blockN * 4 : 0;
+int64_t gemmBlockSumsBytes(const GemmConfig &c) {
+  return c.streamK || gemmSpillsRangeSums(c) ? c.persistent * c.blockM * c.blockN * 4 : 0;
 }
 
 int64_t gemmStreamKFlagBytes(const GemmConfig &c) {
@@ -277,7 +283,7 @@ int64_t gemmStreamKFlagBytes(const GemmConfig &c) {
 }
 
 int64_t gemmWorkspaceBytes(const GemmProblem &p, const GemmConfig &c) {
-  return gemmStreamKOffset(p) + gemmStreamKPartialBytes(c) + gemmStreamKFlagBytes(c);
+  return gemmBlockSumsOffset(p) + gemmBlockSumsBytes(c) + gemmStreamKFlagBytes(c);
 }
 
 int64_t gemmStreamKTiles(const GemmProblem &problem, const GemmConfig &c) {
@@ -439,10 +445,14 @@ std::string checkGemm(const GemmProblem &p, const GemmConfig &c, const Target &t
     if (c.promote && (c.pingpong || c.wgmmaN() > 192))
       return "promoted sums (promote) need wgmma's N of at most 192, not ping-pong";
     if (c.kRanges < 1 || c.kRanges > 8 ||
-        (c.kRanges > 1 && (c.pingpong || c.promote || c.splitK != 1 || c.wgmmaN() > 192)))
-      return "a block sums 1 to 8 ranges of k-tiles (k_ranges) with wgmma's N of at most 192, "
-             "not ping-pong, promoted or split, got " +
+        (c.kRanges > 1 && (c.pingpong || c.promote || c.splitK != 1)))
+      return "a block sums 1 to 8 ranges of k-tiles (k_ranges), not ping-pong, promoted or "
+             "split, got " +
              std::to_string(c.kRanges);
+    if (gemmSpillsRangeSums(c) && (c.persistent == 0 || c.swapAB))
+      return "a block summing k ranges on wgmma's N over 192 keeps their sums in the "
+             "workspace, a slot a block of a persistent grid: make the grid persistent, not "
+             "swapped, or the tile at most 192 wide";
     if (c.kRanges > ceilDiv(p.k, c.blockK))
       return "K = " + std::to_string(p.k) + " has " + std::to_string(ceilDiv(p.k, c.blockK)) +
              " k-tiles, fewer than the " + std::to_string(c.kRanges) + " ranges summing it";
@@ -765,6 +775,44 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     return pairsFit(t) && (ceilDiv(p.k, t.blockK) >= 128 || rowsOffSectors(p, 'b')) &&
            (!mnMajor(p, 'b') || t.blockN % (2 * kWgmmaMNBox) == 0);
   };
+  // The width of `m`-row tiles, a multiple of 16 from 128 to 256 (of 64
+  // for an N-major B's boxes), that does the most work a round (`widest`,
+  // below). Persistent pairs sharing B take the tile rows two at a time:
+  // their rounds count pairs, and half of an odd count's last pair idles.
+  int64_t step = mnMajor(p, 'b') ? kWgmmaMNBox : 16;
+  auto paired = [&](int64_t m, int64_t n) {
+    GemmConfig t = c;
+    t.blockM = m;
+    t.blockN = n;
+    return pairsShareB(t) && (tiles(m, n) > numSMs || rowsOffSectors(p, 'b'));
+  };
+  // The grid's units (pairs where paired), the SMs' slots for them, and
+  // the tile rows they hold.
+  struct Units {
+    int64_t count, slots, rows, heldRows;
+  };
+  auto unitsOf = [&](int64_t m, int64_t n) {
+    int64_t per = paired(m, n) ? 2 : 1, rows = ceilDiv(p.m, m), held = ceilDiv(rows, per);
+    return Units{held * ceilDiv(p.n, n) * p.batch, numSMs / per, rows, held * per};
+  };
+  auto fillOf = [&](int64_t m, int64_t n) {
+    Units u = unitsOf(m, n);
+    return double(u.count) / double(ceilDiv(u.count, u.slots) * u.slots) * double(u.rows) /
+           double(u.heldRows) * double(p.n) / double(ceilDiv(p.n, n) * n);
+  };
+  // Rows past M idle too; a k-tile's MMA work per byte it loads is
+  // m n / (m + n).
+  auto rowsFilled = [&](int64_t m) { return double(p.m) / double(ceilDiv(p.m, m) * m); };
+  auto work = [&](int64_t m, int64_t n) {
+    return fillOf(m, n) * rowsFilled(m) * double(m * n) / double(m + n);
+  };
+  auto widest = [&](int64_t m) {
+    int64_t width = 256;
+    for (int64_t n = 256 - step; n >= 128; n -= step)
+      if (work(m, n) > work(m, width))
+        width = n;
+    return width;
+  };
   // A batch-invariant problem splits K the same way whatever M: as a
   // swapped tile of 64 columns of M would (N's tiles alone), in a cluster
   // where the blocks fit, else summing the ranges apart in each block (the
@@ -796,20 +844,32 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
     }
     c.kRanges = invariantSplit;
     if (tiles(128, 128) >= numSMs) {
-      // Persistent, 192 columns (what registers hold of the running sums
-      // and a range's beside them) unless 128 fill the waves better or a
-      // tenth of 192's columns lie past N.
-      auto fill = [&](int64_t n) {
-        int64_t count = tiles(128, n);
-        return double(count) / double(ceilDiv(count, numSMs) * numSMs);
+      // Persistent, in the tiles that do the most work a round (as the
+      // default's widest), paired where the default pairs them. Over 192
+      // columns the sums of the ranges before the last wait in the
+      // workspace: each range but the last writes, and reads back, m n f32
+      // of a tile whose A and B tiles bring (m + n / pair) K bf16. That
+      // cost weighs 1.6x its bytes, the ranges' drains with it (H200, 128 x
+      // 256 tiles against the default's: 0.89-0.90 at K = 4096, 0.965 paired
+      // at K = 14336; 192-column pairs ran 0.96 at 8192 x 4096 x 4096, 0.89
+      // at 2048 x 4096 x 14336).
+      auto invariantWork = [&](int64_t n) {
+        if (n <= 192)
+          return work(128, n);
+        double loaded = double(128 + n / (paired(128, n) ? 2 : 1)) * double(p.k) * 2.0;
+        double spilled = 2.0 * double(c.kRanges - 1) * 128.0 * double(n) * 4.0;
+        return work(128, n) * (1.0 - 1.6 * spilled / loaded);
       };
-      c.blockN = fill(128) > fill(192) || 10 * p.n < 9 * ceilDiv(p.n, 192) * 192 ? 128 : 192;
+      c.blockN = 256;
+      for (int64_t n = 256 - step; n >= 128; n -= step)
+        if (invariantWork(n) > invariantWork(c.blockN))
+          c.blockN = n;
       c.persistent = numSMs;
       // Tiles of 192 columns pair to share B over short reductions too
       // (H200, 8192 x 4096 x 4096: 758 TFLOP/s in pairs against 739
       // unpaired); 128-column ones ran 1-7% slower paired there (1024 x
       // 4096 x 4096: 610 against 655).
-      if (pairsShareB(c) || (c.blockN == 192 && pairsFit(c) && !mnMajor(p, 'b')))
+      if (paired(128, c.blockN) || (c.blockN == 192 && pairsFit(c) && !mnMajor(p, 'b')))
         c.cluster = 2;
       c.raster = gridRaster(p, c);
     }
@@ -839,42 +899,6 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   // 256 pairs against 536; 3000 x 3000 x 1000: 529 in 128 x 192 against
   // 436).
   if ((!shortK || rowsOffSectors(p, 'b')) && !c.promote) {
-    int64_t step = mnMajor(p, 'b') ? kWgmmaMNBox : 16;
-    // Persistent pairs sharing B take the tile rows two at a time: their
-    // rounds count pairs, and half of an odd count's last pair idles.
-    auto paired = [&](int64_t m, int64_t n) {
-      GemmConfig t = c;
-      t.blockM = m;
-      t.blockN = n;
-      return pairsShareB(t) && (tiles(m, n) > numSMs || rowsOffSectors(p, 'b'));
-    };
-    // The grid's units (pairs where paired), the SMs' slots for them, and
-    // the tile rows they hold.
-    struct Units {
-      int64_t count, slots, rows, heldRows;
-    };
-    auto unitsOf = [&](int64_t m, int64_t n) {
-      int64_t per = paired(m, n) ? 2 : 1, rows = ceilDiv(p.m, m), held = ceilDiv(rows, per);
-      return Units{held * ceilDiv(p.n, n) * p.batch, numSMs / per, rows, held * per};
-    };
-    auto fillOf = [&](int64_t m, int64_t n) {
-      Units u = unitsOf(m, n);
-      return double(u.count) / double(ceilDiv(u.count, u.slots) * u.slots) * double(u.rows) /
-             double(u.heldRows) * double(p.n) / double(ceilDiv(p.n, n) * n);
-    };
-    // Rows past M idle too; a k-tile's MMA work per byte it loads is
-    // m n / (m + n).
-    auto rowsFilled = [&](int64_t m) { return double(p.m) / double(ceilDiv(p.m, m) * m); };
-    auto work = [&](int64_t m, int64_t n) {
-      return fillOf(m, n) * rowsFilled(m) * double(m * n) / double(m + n);
-    };
-    auto widest = [&](int64_t m) {
-      int64_t width = 256;
-      for (int64_t n = 256 - step; n >= 128; n -= step)
-        if (work(m, n) > work(m, width))
-          width = n;
-      return width;
-    };
     // A grid of one round takes 80%: under a round the other ways of
     // filling the SMs (stream-K, split K) hand partial sums between blocks,
     // which cost more than the idle fifth (H200: 3000 x 1000 x 3000 577
@@ -1028,14 +1052,14 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   shares.persistent = numSMs;
   shares.cluster = pairsFit(c) ? 2 : 1;
   // A cluster's blocks load an N-major B in boxes of 64 columns each.
-  int64_t step = mnMajor(p, 'b') ? shares.cluster * kWgmmaMNBox : 16;
+  int64_t sharesStep = mnMajor(p, 'b') ? shares.cluster * kWgmmaMNBox : 16;
   auto columnsFilled = [&](int64_t n) { return double(p.n) / double(ceilDiv(p.n, n) * n); };
   double leastPadded = 0;
-  for (int64_t n = 256; n >= 128; n -= step)
+  for (int64_t n = 256; n >= 128; n -= sharesStep)
     leastPadded = std::max(leastPadded, columnsFilled(n));
   shares.blockN = 256;
   while (columnsFilled(shares.blockN) < 0.98 * leastPadded)
-    shares.blockN -= step;
+    shares.blockN -= sharesStep;
   shares.streamK = true;
   shares.raster = 1;
   int64_t kTiles = ceilDiv(p.k, c.blockK), clusters = numSMs / shares.cluster;

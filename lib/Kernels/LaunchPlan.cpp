@@ -90,10 +90,11 @@ LaunchPlan gemmLaunchPlan(const GemmProblem &problem, const GemmConfig &config,
   place(at.scale, operand(Scale));
   place(at.groups, operand(Groups));
   place(at.pre, operand(Pre));
-  // Stream-K's partial sums and flags follow the packed operands; the
-  // flags start cleared.
-  int64_t flagsOffset = gemmStreamKOffset(problem) + gemmStreamKPartialBytes(config);
-  place(at.partials, workspace(gemmStreamKOffset(problem)));
+  // Stream-K's partial sums and flags, or the spilled sums of k ranges,
+  // follow the packed operands; the flags start cleared.
+  int64_t flagsOffset = gemmBlockSumsOffset(problem) + gemmBlockSumsBytes(config);
+  place(at.partials, workspace(gemmBlockSumsOffset(problem)));
+  place(at.rangeSums, workspace(gemmBlockSumsOffset(problem)));
   place(at.flags, workspace(flagsOffset));
   if (config.streamK) {
     kernel.zeroOffset = flagsOffset;

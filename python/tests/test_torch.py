@@ -566,7 +566,7 @@ BATCH_INVARIANT_ROWS = (1, 2, 3, 7, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1
 
 @gpu
 @pytest.mark.parametrize("n,k,bias", [(4096, 4096, True), (1000, 2056, False),
-                                      (6144, 4096, False)])
+                                      (6144, 4096, False), (4096, 14336, False)])
 def test_batch_invariant_rows_have_the_same_bits_for_every_batch(n, k, bias):
     generator = torch.Generator(device="cuda").manual_seed(3)
     x = torch.randn(2048, k, device="cuda", dtype=torch.bfloat16, generator=generator)

@@ -257,19 +257,57 @@ TEST(GemmBatchInvariant, OneRowOfTilesRunsTheDefaultKernelWhereItsSplitIsTheInva
 
 TEST(GemmBatchInvariant, RangesIn192ColumnTilesPairToShareB) {
   // Persistent blocks summing 2 ranges apart: 192-column tiles pair over a
-  // short reduction (64 k-tiles), 128-column ones only over a long one.
+  // short reduction (64 k-tiles), where 256-column tiles would write and
+  // read back more of their sums against the bytes they load.
   GemmProblem p = problem(8192, 4096, 4096);
   p.batchInvariant = true;
   GemmConfig wide = chooseWgmmaGemmConfig(p, hopper());
   EXPECT_EQ(wide.kRanges, 2);
   EXPECT_EQ(wide.blockN, 192);
   EXPECT_EQ(wide.cluster, 2);
+  EXPECT_FALSE(gemmSpillsRangeSums(wide));
+  EXPECT_EQ(gemmWorkspaceBytes(p, wide), 0);
+}
+
+TEST(GemmBatchInvariant, WideRangesWaitInTheWorkspace) {
+  // Over a long reduction the default's 256-column pairs, the first range's
+  // sums in a slot a block of the workspace; under two rounds of 192-column
+  // tiles too (one round of 128 x 256 at M = 1024).
+  GemmProblem p = problem(2048, 4096, 14336);
+  GemmConfig chosen = chooseWgmmaGemmConfig(p, hopper());
+  p.batchInvariant = true;
+  GemmConfig invariant = chooseWgmmaGemmConfig(p, hopper());
+  EXPECT_EQ(invariant.blockN, chosen.blockN);
+  EXPECT_EQ(invariant.cluster, chosen.cluster);
+  EXPECT_EQ(invariant.blockN, 256);
+  EXPECT_EQ(invariant.cluster, 2);
+  EXPECT_EQ(invariant.kRanges, 2);
+  EXPECT_EQ(invariant.persistent, 132);
+  EXPECT_TRUE(gemmSpillsRangeSums(invariant));
+  EXPECT_EQ(checkGemm(p, invariant, hopper()), "");
+  EXPECT_EQ(gemmBlockSumsBytes(invariant), 132 * 128 * 256 * 4);
+  EXPECT_EQ(gemmWorkspaceBytes(p, invariant), 132 * 128 * 256 * 4);
+  GemmParameters at = gemmParameters(p, invariant);
+  EXPECT_EQ(at.partials, -1);
+  EXPECT_EQ(at.flags, -1);
+  ASSERT_GE(at.rangeSums, 0);
+  EXPECT_EQ(at.aMap, at.rangeSums + 1);
+  LaunchPlan plan = gemmLaunchPlan(p, invariant);
+  const PlannedKernel &kernel = plan.kernels.back();
+  EXPECT_EQ(kernel.parameters[at.rangeSums].kind, PlanParameter::Kind::Workspace);
+  EXPECT_EQ(kernel.parameters[at.rangeSums].offset, 0);
+  EXPECT_EQ(kernel.zeroBytes, 0);
   p.m = 1024;
-  GemmConfig narrow = chooseWgmmaGemmConfig(p, hopper());
-  EXPECT_EQ(narrow.blockN, 128);
-  EXPECT_EQ(narrow.cluster, 1);
-  p.k = 14336;
-  EXPECT_EQ(chooseWgmmaGemmConfig(p, hopper()).cluster, 2);
+  p.k = 4096;
+  GemmConfig oneRound = chooseWgmmaGemmConfig(p, hopper());
+  EXPECT_EQ(oneRound.blockN, 256);
+  EXPECT_EQ(oneRound.persistent, 132);
+  EXPECT_TRUE(gemmSpillsRangeSums(oneRound));
+  // A block a tile has no slot to keep them in.
+  GemmConfig lone = oneRound;
+  lone.persistent = 0;
+  EXPECT_NE(checkGemm(p, lone, hopper()).find("a slot a block of a persistent grid"),
+            std::string::npos);
 }
 
 TEST(GemmChooser, SwappedMMajorATilesAreWholeBoxesOf64) {
@@ -984,14 +1022,14 @@ TEST(GemmStreamK, SharesTheLastPartialRoundAndOneRoundBefore) {
 TEST(GemmStreamK, PartialSumsAndFlagsFollowThePackedOperands) {
   GemmConfig c = streamK(256, 132);
   GemmProblem p = problem(1024, 1536, 8192);
-  EXPECT_EQ(gemmStreamKOffset(p), 0);
-  EXPECT_EQ(gemmStreamKPartialBytes(c), 132 * 128 * 256 * 4);
+  EXPECT_EQ(gemmBlockSumsOffset(p), 0);
+  EXPECT_EQ(gemmBlockSumsBytes(c), 132 * 128 * 256 * 4);
   EXPECT_EQ(gemmStreamKFlagBytes(c), 768); // 132 flags, in 256-byte units
   EXPECT_EQ(gemmWorkspaceBytes(p, c), 132 * 128 * 256 * 4 + 768);
   // An unaligned K packs both operands first; the sums come after them.
   GemmProblem packed = problem(1024, 1536, 8190);
-  EXPECT_EQ(gemmStreamKOffset(packed), gemmWorkspaceBytes(packed, GemmConfig()));
-  EXPECT_GT(gemmStreamKOffset(packed), 0);
+  EXPECT_EQ(gemmBlockSumsOffset(packed), gemmWorkspaceBytes(packed, GemmConfig()));
+  EXPECT_GT(gemmBlockSumsOffset(packed), 0);
   // The plan passes both from the workspace and has the flags cleared
   // before the kernel starts.
   LaunchPlan plan = gemmLaunchPlan(p, c);
@@ -1002,8 +1040,8 @@ TEST(GemmStreamK, PartialSumsAndFlagsFollowThePackedOperands) {
   const PlannedKernel &kernel = plan.kernels.back();
   EXPECT_EQ(kernel.parameters[at.partials].kind, PlanParameter::Kind::Workspace);
   EXPECT_EQ(kernel.parameters[at.partials].offset, 0);
-  EXPECT_EQ(kernel.parameters[at.flags].offset, gemmStreamKPartialBytes(c));
-  EXPECT_EQ(kernel.zeroOffset, gemmStreamKPartialBytes(c));
+  EXPECT_EQ(kernel.parameters[at.flags].offset, gemmBlockSumsBytes(c));
+  EXPECT_EQ(kernel.zeroOffset, gemmBlockSumsBytes(c));
   EXPECT_EQ(kernel.zeroBytes, 768);
   EXPECT_EQ(plan.workspaceBytes, gemmWorkspaceBytes(p, c));
   // Without stream-K nothing is cleared.

@@ -146,10 +146,11 @@ struct GemmConfig {
   /// to the running sums. The tensor cores' additions truncate; over a long
   /// reduction that costs f32 outputs several bits.
   bool promote = false;
-  /// wgmma (not ping-pong, promoted or split, wgmma's N at most 192): each
-  /// block splits its k-tiles into this many ranges as splitK would split
-  /// them among blocks, sums each by wgmma from zero and adds the sums in
-  /// order in f32: the split's bits, in one block.
+  /// wgmma (not ping-pong, promoted or split): each block splits its
+  /// k-tiles into this many ranges as splitK would split them among blocks,
+  /// sums each by wgmma from zero and adds the sums in order in f32: the
+  /// split's bits, in one block. Where wgmma's N is over 192 the sums of the
+  /// ranges before the last wait in the workspace (gemmSpillsRangeSums).
   int64_t kRanges = 1;
   /// Persistent wgmma (no swap, ping-pong, promote or k_ranges): the
   /// clusters (blocks, without clusters) take whole cluster tiles in
@@ -223,7 +224,8 @@ int64_t gemmPackTerm(const GemmProblem &problem, char operand, int64_t segment);
 int64_t gemmPackedBytes(const GemmProblem &problem, char operand);
 int64_t gemmPackedOffset(const GemmProblem &problem, char operand);
 /// The workspace: A and B packed (where they are), then a stream-K grid's
-/// partial sums and flags (gemmStreamKOffset).
+/// partial sums and flags or the spilled sums of k ranges
+/// (gemmBlockSumsOffset).
 int64_t gemmWorkspaceBytes(const GemmProblem &problem, const GemmConfig &config);
 
 /// Stream-K: the cluster tiles (tiles, without clusters) whose k-tiles
@@ -232,11 +234,16 @@ int64_t gemmWorkspaceBytes(const GemmProblem &problem, const GemmConfig &config)
 /// (each cluster then takes one to two tiles' k-tiles, a tile split among
 /// at most three); 0 where the tiles fill whole rounds.
 int64_t gemmStreamKTiles(const GemmProblem &problem, const GemmConfig &config);
-/// Stream-K's workspace, after the packed operands: each block's f32
-/// partial sums of one tile (every compute thread's accumulator fragments),
-/// then a 4-byte flag a block, which must be zero when the kernel starts.
-int64_t gemmStreamKOffset(const GemmProblem &problem);
-int64_t gemmStreamKPartialBytes(const GemmConfig &config);
+/// Whether a block summing ranges of K apart (kRanges) keeps the sums of
+/// the ranges before the last in the workspace: registers hold one
+/// accumulator of wgmma's N over 192, not those sums beside it.
+bool gemmSpillsRangeSums(const GemmConfig &config);
+/// The workspace after the packed operands: each persistent block's f32
+/// sums of one tile (every compute thread's accumulator fragments), where
+/// stream-K hands on partial sums or k ranges spill theirs; then stream-K's
+/// 4-byte flag a block, which must be zero when the kernel starts.
+int64_t gemmBlockSumsOffset(const GemmProblem &problem);
+int64_t gemmBlockSumsBytes(const GemmConfig &config);
 int64_t gemmStreamKFlagBytes(const GemmConfig &config);
 
 /// Empty when the kernel can be built for `target` (its shared memory a
@@ -309,11 +316,13 @@ runtime::TensorMapShape gemmTensorMapShape(const GemmProblem &problem, const Gem
 
 /// Where each operand is among the kernel's parameters (-1: not one): A, B,
 /// C, D, alpha, beta; then the bias and the scale vectors where the epilogue
-/// reads them; then a grouped GEMM's row ends; then A's and B's tensor maps
-/// under a wgmma config.
+/// reads them; then a grouped GEMM's row ends; then the pre-activation,
+/// stream-K's partial sums and flags or the spilled range sums; then A's
+/// and B's tensor maps under a wgmma config.
 struct GemmParameters {
   int a = 0, b = 1, c = 2, d = 3, alpha = 4, beta = 5;
-  int bias = -1, scale = -1, groups = -1, pre = -1, partials = -1, flags = -1, aMap = -1, bMap = -1;
+  int bias = -1, scale = -1, groups = -1, pre = -1, partials = -1, flags = -1, rangeSums = -1;
+  int aMap = -1, bMap = -1;
   int count = 6;
 };
 GemmParameters gemmParameters(const GemmProblem &problem, const GemmConfig &config);

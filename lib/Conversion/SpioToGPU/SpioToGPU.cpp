@@ -928,8 +928,9 @@ LogicalResult TensorResolver::lowerAccess(Operation *op) {
     Value d = NVVM::WgmmaMmaAsyncOp::create(
         builder, loc, structType, inouts, *a, *b,
         NVVM::MMAShapeAttr::get(builder.getContext(), 64, accType.getN(), k), inputType, inputType,
-        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-        NVVM::WGMMAScaleIn::one,
+        NVVM::WGMMATypes::f32,
+        wgmma.getOverwrite() ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
         // K-major A is row major and K-major B column major; MN-major
         // operands are transposed.
         wgmma.isMNMajor(false) ? NVVM::MMALayout::col : NVVM::MMALayout::row,

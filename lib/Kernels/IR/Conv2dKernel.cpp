@@ -234,6 +234,7 @@ LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
                     Value(),
                     Value(),
                     Value(),
+                    Value(),
                     wgrad ? Value(op.getWMap()) : Value(op.getXMap()),
                     wgrad ? Value(op.getXMap()) : Value(op.getWMap()),
                     &problem};

@@ -343,6 +343,7 @@ GemmValues gemmValues(GemmOp op) {
           op.getPre(),
           op.getPartials(),
           op.getFlags(),
+          op.getRangeSums(),
           op.getAMap(),
           op.getBMap()};
 }
@@ -1550,51 +1551,57 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           // Promoted sums run on as the accumulator's C fragments, f32 vectors.
           FragmentType fc = fragment(FragmentOperand::C, rowDim, colDim, Float32Type::get(ctx));
           VectorType lane = VectorType::get({4}, Float32Type::get(ctx));
-          // k-tiles [lo, hi) multiplied into the carried accumulators, one
-          // k-tile's group in flight while the next is issued; with `promote`,
-          // each k-tile into a fresh one whose sums are added in f32 to the
-          // carried vectors.
+          // k-tile `kt` of those from `lo` multiplied into the carried
+          // accumulators, one k-tile's group in flight while the next is
+          // issued; with `promote`, into a fresh one whose sums are added in
+          // f32 to the carried vectors; with `overwrite`, into the carried
+          // accumulator's registers, whose values are not read.
+          auto multiplyKTile = [&](Value kt, Value lo, ValueRange carried,
+                                   bool overwrite) -> SmallVector<Value> {
+            Value step = b.addi(before, kt);
+            Value slot = b.remui(step, stageCount);
+            b.barrierWait(full, slot, b.lowBit(b.divui(step, stageCount)));
+            Coord stage = b.fromIndex(slot, b.coordType(kStage));
+            if (reduction.kTiles)
+              zeroRowsPastGroupEnd(kt, stage);
+            Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
+            if (c.swapAB)
+              std::swap(tileA, tileB);
+            SmallVector<Value> acc(carried.begin(), carried.end());
+            if (c.promote)
+              acc.assign(1, b.warpgroupFill(b.f32(0.0), accType));
+            b.wgmmaFence();
+            // An instruction reduces 32 bytes of each row: 16 f16 or bf16,
+            // or 8 f32 as TF32.
+            int64_t wgmmaK = 2 * kernels::vectorElements(p.input);
+            for (int64_t kk = 0; kk < c.blockK / wgmmaK; ++kk) {
+              Coord kStep = b.constant(kk, b.coordType(K, wgmmaK));
+              for (int64_t h = 0; h < halves; ++h)
+                acc[h] = b.wgmma(tileA, {halfRows(h), kStep}, tileB, {kStep},
+                                 cast<WarpgroupAcc>(acc[h]), overwrite && kk == 0);
+            }
+            b.wgmmaCommit();
+            if (c.promote) {
+              // This k-tile's sums, done, added to the running ones in f32;
+              // its stage is free.
+              b.wgmmaWait(0);
+              release(step);
+              SmallVector<Value> sums;
+              for (int64_t ni = 0; ni < fragments; ++ni)
+                sums.push_back(b.addf(carried[ni], b.fragmentToVector(b.warpgroupFragment(
+                                                       cast<WarpgroupAcc>(acc[0]), ni))));
+              return sums;
+            }
+            b.wgmmaWait(1);
+            // The previous k-tile's group is done: its stage is free.
+            b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, lo),
+                     [&] { release(b.addi(step, b.index(stages - 1))); });
+            return acc;
+          };
+          // k-tiles [lo, hi) multiplied into the carried accumulators.
           auto accumulate = [&](Value lo, Value hi, SmallVector<Value> inits) {
             return b.forLoop(lo, hi, b.index(1), inits, [&](Value kt, ValueRange carried) {
-              Value step = b.addi(before, kt);
-              Value slot = b.remui(step, stageCount);
-              b.barrierWait(full, slot, b.lowBit(b.divui(step, stageCount)));
-              Coord stage = b.fromIndex(slot, b.coordType(kStage));
-              if (reduction.kTiles)
-                zeroRowsPastGroupEnd(kt, stage);
-              Tensor tileA = b.subscript(tilesA, {stage}), tileB = b.subscript(tilesB, {stage});
-              if (c.swapAB)
-                std::swap(tileA, tileB);
-              SmallVector<Value> acc(carried.begin(), carried.end());
-              if (c.promote)
-                acc.assign(1, b.warpgroupFill(b.f32(0.0), accType));
-              b.wgmmaFence();
-              // An instruction reduces 32 bytes of each row: 16 f16 or bf16,
-              // or 8 f32 as TF32.
-              int64_t wgmmaK = 2 * kernels::vectorElements(p.input);
-              for (int64_t kk = 0; kk < c.blockK / wgmmaK; ++kk) {
-                Coord kStep = b.constant(kk, b.coordType(K, wgmmaK));
-                for (int64_t h = 0; h < halves; ++h)
-                  acc[h] = b.wgmma(tileA, {halfRows(h), kStep}, tileB, {kStep},
-                                   cast<WarpgroupAcc>(acc[h]));
-              }
-              b.wgmmaCommit();
-              if (c.promote) {
-                // This k-tile's sums, done, added to the running ones in f32;
-                // its stage is free.
-                b.wgmmaWait(0);
-                release(step);
-                SmallVector<Value> sums;
-                for (int64_t ni = 0; ni < fragments; ++ni)
-                  sums.push_back(b.addf(carried[ni], b.fragmentToVector(b.warpgroupFragment(
-                                                         cast<WarpgroupAcc>(acc[0]), ni))));
-                return sums;
-              }
-              b.wgmmaWait(1);
-              // The previous k-tile's group is done: its stage is free.
-              b.ifThen(b.cmpi(arith::CmpIPredicate::ugt, kt, lo),
-                       [&] { release(b.addi(step, b.index(stages - 1))); });
-              return acc;
+              return multiplyKTile(kt, lo, carried, false);
             });
           };
           // The last k-tile of [lo, hi) done and its stage free (a group that
@@ -1611,19 +1618,76 @@ void GemmTile::buildWarpSpecialized(const GemmValues &op) {
           SmallVector<Value> sums;
           if (c.kRanges > 1) {
             // Range r of the k-tiles as split K's block r takes them, summed
-            // from zero; the ranges' sums added in order.
+            // from zero; the ranges' sums added in order. Where registers
+            // hold one accumulator alone, the sums so far wait in the
+            // block's slot of the workspace, each thread's own fragments.
+            bool spills = kernels::gemmSpillsRangeSums(c);
+            Tensor waiting = spills ? cast<Tensor>(op.rangeSums) : Tensor();
+            Coord own, self;
+            if (spills) {
+              own = b.fromIndex(b.linearId(LinearId::BlockX), b.coordType(kStreamKBlock));
+              self = b.fromIndex(b.subi(thread, b.index(128)), b.coordType(kAccThread));
+            }
+            auto waitingAt = [&](int64_t ni) -> SmallVector<Coord> {
+              return {own, b.constant(ni, b.coordType(kAccFragment)), self};
+            };
+            // The waiting sums added to a range's, 16 fragments' loads at a
+            // time, the next group's issued before this one's additions: a
+            // warp sync (which may touch memory) between groups keeps LLVM
+            // from issuing every load at once, whose registers and the
+            // accumulator's would not fit.
+            auto addWaiting = [&](ArrayRef<Value> range) {
+              constexpr int64_t group = 16;
+              SmallVector<Value> loaded(fragments), totals(fragments);
+              auto load = [&](int64_t first) {
+                for (int64_t ni = first; ni < std::min(first + group, fragments); ++ni)
+                  loaded[ni] = b.load(waiting, waitingAt(ni));
+              };
+              load(0);
+              for (int64_t first = 0; first < fragments; first += group) {
+                b.warpSync();
+                if (first + group < fragments)
+                  load(first + group);
+                for (int64_t ni = first; ni < std::min(first + group, fragments); ++ni)
+                  totals[ni] = b.addf(loaded[ni], range[ni]);
+              }
+              return totals;
+            };
             for (int64_t r = 0; r < c.kRanges; ++r) {
               int64_t lo = r * kTiles / c.kRanges, hi = (r + 1) * kTiles / c.kRanges;
-              loop = accumulate(b.index(lo), b.index(hi), {b.warpgroupFill(b.f32(0.0), accType)});
-              drain(b.index(hi));
-              for (int64_t ni = 0; ni < fragments; ++ni) {
-                Value range = b.fragmentToVector(
-                    b.warpgroupFragment(cast<WarpgroupAcc>(loop.getResult(0)), ni));
-                if (r == 0)
-                  sums.push_back(range);
-                else
-                  sums[ni] = b.addf(sums[ni], range);
+              if (r == 0 || !spills) {
+                loop = accumulate(b.index(lo), b.index(hi), {b.warpgroupFill(b.f32(0.0), accType)});
+              } else {
+                // The range's first k-tile overwrites the last range's
+                // registers, stored: a zero accumulator beside them (which
+                // LLVM would set up before the first range) does not fit.
+                SmallVector<Value> first =
+                    multiplyKTile(b.index(lo), b.index(lo), loop.getResults(), true);
+                loop = b.forLoop(b.index(lo + 1), b.index(hi), b.index(1), first,
+                                 [&](Value kt, ValueRange carried) {
+                                   return multiplyKTile(kt, b.index(lo), carried, false);
+                                 });
               }
+              drain(b.index(hi));
+              SmallVector<Value> range;
+              for (int64_t ni = 0; ni < fragments; ++ni)
+                range.push_back(b.fragmentToVector(
+                    b.warpgroupFragment(cast<WarpgroupAcc>(loop.getResult(0)), ni)));
+              if (!spills) {
+                for (int64_t ni = 0; ni < fragments; ++ni)
+                  if (r == 0)
+                    sums.push_back(range[ni]);
+                  else
+                    sums[ni] = b.addf(sums[ni], range[ni]);
+                continue;
+              }
+              SmallVector<Value> totals = r == 0 ? range : addWaiting(range);
+              if (r + 1 == c.kRanges) {
+                sums = totals;
+                continue;
+              }
+              for (int64_t ni = 0; ni < fragments; ++ni)
+                b.store(totals[ni], waiting, waitingAt(ni));
             }
           } else if (c.promote) {
             loop = accumulate(b.index(0), tileKTiles,
@@ -1887,7 +1951,7 @@ SpioTensorType mlir::spio::gemmOperandType(MLIRContext *context, const GemmProbl
   }
 }
 
-SpioTensorType mlir::spio::gemmStreamKType(MLIRContext *context, const GemmConfig &config,
+SpioTensorType mlir::spio::gemmScratchType(MLIRContext *context, const GemmConfig &config,
                                            char which) {
   OpBuilder builder(context);
   KernelBuilder b(builder, UnknownLoc::get(context));
@@ -1951,7 +2015,9 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
   if (at.pre >= 0)
     params.push_back(dType);
   if (at.partials >= 0)
-    params.append({gemmStreamKType(context, c, 'p'), gemmStreamKType(context, c, 'f')});
+    params.append({gemmScratchType(context, c, 'p'), gemmScratchType(context, c, 'f')});
+  if (at.rangeSums >= 0)
+    params.push_back(gemmScratchType(context, c, 'p'));
   if (c.wgmma)
     params.append({gemmTensorMapType(context, p, c, 'a'), gemmTensorMapType(context, p, c, 'b')});
   auto kernel =
@@ -1964,7 +2030,8 @@ OwningOpRef<ModuleOp> mlir::spio::buildGemmWorkload(MLIRContext *context,
   GemmOp::create(builder, loc, args[at.a], args[at.b], args[at.d], args[at.alpha],
                  p.readsC ? args[at.beta] : Value(), p.readsC ? args[at.c] : Value(), arg(at.bias),
                  arg(at.scale), arg(at.groups), arg(at.pre), arg(at.partials), arg(at.flags),
-                 arg(at.aMap), arg(at.bMap), gemmConfigAttr(context, c), epilogue);
+                 arg(at.rangeSums), arg(at.aMap), arg(at.bMap), gemmConfigAttr(context, c),
+                 epilogue);
   gpu::ReturnOp::create(builder, loc);
   return module;
 }

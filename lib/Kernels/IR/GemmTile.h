@@ -21,8 +21,10 @@ namespace mlir::spio {
 struct GemmValues {
   Operation *op;
   /// `pre`: where the epilogue's value before its activation goes (null:
-  /// nowhere); `partials` and `flags`: stream-K's scratch (null without it).
-  Value a, b, c, d, alpha, beta, bias, scale, groups, pre, partials, flags, aMap, bMap;
+  /// nowhere); `partials` and `flags`: stream-K's scratch (null without it);
+  /// `rangeSums`: where k ranges wider than registers hold wait (null
+  /// without them).
+  Value a, b, c, d, alpha, beta, bias, scale, groups, pre, partials, flags, rangeSums, aMap, bMap;
   /// An implicit-GEMM convolution: A's tiles are gathered from x through
   /// the im2col map `aMap`, a k-tile a filter tap's channels (wgrad: B's
   /// boxes through `bMap`, a k-tile 64 output positions).

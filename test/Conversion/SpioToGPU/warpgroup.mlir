@@ -46,6 +46,36 @@ gpu.module @m {
 
 // -----
 
+!SA = !spio.tensor<[i: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!SB = !spio.tensor<[j: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
+!Acc = !spio.warpgroup_acc<m64n64, f32, [i, j]>
+
+// `overwrite` is wgmma's scale-d of zero: D = A * B, the accumulator's
+// registers written, not read; the next wgmma adds to them again.
+// CHECK-LABEL: gpu.func @wgmma_overwrite
+// CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+gpu.module @m {
+  gpu.func @wgmma_overwrite(%out: !spio.tensor<[i: 16, j: 8] x f32, global>) kernel {
+    %a = spio.alloc : !SA
+    %b = spio.alloc : !SB
+    %zero = arith.constant 0.0 : f32
+    %done = spio.warpgroup_fill %zero : !Acc
+    %k0 = spio.constant 0 : !spio.coord<k/16>
+    %k1 = spio.constant 1 : !spio.coord<k/16>
+    spio.wgmma_fence
+    %d0 = spio.wgmma %a[%k0], %b[%k0], %done overwrite : !SA[!spio.coord<k/16>], !SB[!spio.coord<k/16>], !Acc
+    %d1 = spio.wgmma %a[%k1], %b[%k1], %d0 : !SA[!spio.coord<k/16>], !SB[!spio.coord<k/16>], !Acc
+    spio.wgmma_commit
+    spio.wgmma_wait 0
+    %c = spio.warpgroup_fragment %d1[0] : !Acc -> !spio.fragment<C, m16n8k16, f32, [i, j]>
+    spio.store_fragment %c, %out[] : !spio.fragment<C, m16n8k16, f32, [i, j]>, !spio.tensor<[i: 16, j: 8] x f32, global>
+    gpu.return
+  }
+}
+
+// -----
+
 !SA = !spio.tensor<[k: 64, i/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
 !SB = !spio.tensor<[j/64: 2, k: 64, j/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>
 !Acc = !spio.warpgroup_acc<m64n128, f32, [i, j]>

@@ -70,6 +70,20 @@ func.func @stream_k(%a: !A, %b: !B, %d: !D, %alpha: f32, %partials: !Partials, %
   return
 }
 
+// k ranges over 256 columns: the sums of the ranges before the last wait
+// in the blocks' slots after `range_sums`.
+// CHECK-LABEL: func.func @range_sums
+// CHECK: spio.gemm {{.*}} range_sums %arg4 tma {{.*}} k_ranges = 2>} : {{.*}} range_sums !spio.tensor<[sk: 132, fragment: 32, thread: 256] x vector<4xf32>, global> tma
+!B256 = !spio.tensor<[j: 256, k/8: 64] x vector<8xbf16>, global>
+!D256 = !spio.tensor<[i: 256, j: 256] x f32, global>
+!MapB256 = !spio.tensor_map<!B256, !spio.tensor<[j: 256, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!RangeSums = !spio.tensor<[sk: 132, fragment: 32, thread: 256] x vector<4xf32>, global>
+func.func @range_sums(%a: !A, %b: !B256, %d: !D256, %alpha: f32, %sums: !RangeSums, %ma: !MapA,
+                      %mb: !MapB256) {
+  spio.gemm %a, %b into %d alpha %alpha range_sums %sums tma %ma, %mb {config = #spio.gemm_config<block = [128, 256, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, k_ranges = 2>} : !A, !B256 -> !D256 range_sums !RangeSums tma !MapA, !MapB256
+  return
+}
+
 // A batch: D's leading entry, which A has too and B, shared by the batch,
 // does not.
 // CHECK-LABEL: func.func @batched

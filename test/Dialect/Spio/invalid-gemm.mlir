@@ -154,7 +154,7 @@ func.func @d_integer(%a: !A, %b: !B, %d: !spio.tensor<[i: 256, j: 128] x i32, gl
 // The custom form cannot separate beta from C; the generic form can.
 func.func @beta_without_c(%a: !A, %b: !B, %d: !D, %alpha: f32) {
   // expected-error @below {{'spio.gemm' op takes beta and C together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %alpha) <{config = #spio.gemm_config<block = [128, 128, 32], warps = [2, 2], stages = 4>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : (!A, !B, !D, f32, f32) -> ()
   return
 }
 
@@ -229,7 +229,7 @@ func.func @box_not_the_tile(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %mb
 // The custom form cannot give one map alone; the generic form can.
 func.func @one_map(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA) {
   // expected-error @below {{'spio.gemm' op takes the tensor maps of A and B together}}
-  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
+  "spio.gemm"(%a, %b, %d, %alpha, %ma) <{config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0>}> : (!A, !B, !D, f32, !MapA) -> ()
   return
 }
 
@@ -291,15 +291,66 @@ func.func @promote_mma_sync() attributes {a = #spio.gemm_config<block = [128, 12
 
 // -----
 
-// expected-error @below {{gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with wgmma, not ping-pong, promoted or split, wgmma's N at most 192, got 2}}
+// expected-error @below {{gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with wgmma, not ping-pong, promoted or split, got 2}}
 func.func @k_ranges_split() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, split_k = 2, k_ranges = 2>} {
   return
 }
 
 // -----
 
-// expected-error @below {{gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with wgmma, not ping-pong, promoted or split, wgmma's N at most 192, got 9}}
+// expected-error @below {{gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with wgmma, not ping-pong, promoted or split, got 9}}
 func.func @k_ranges_nine() attributes {a = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, k_ranges = 9>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{gemm_config sums k ranges (k_ranges) on wgmma's N over 192 on a persistent grid, not swapped}}
+func.func @k_ranges_wide_not_persistent() attributes {a = #spio.gemm_config<block = [128, 256, 64], warps = [8, 1], stages = 4, wgmma = true, k_ranges = 2>} {
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 256, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 256] x f32, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 256, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+
+func.func @k_ranges_wide_without_range_sums(%a: !A, %b: !B, %d: !D, %alpha: f32, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op with k_ranges = 2 on wgmma's N of 256 needs the blocks' range sums (range_sums %sums)}}
+  spio.gemm %a, %b into %d alpha %alpha tma %ma, %mb {config = #spio.gemm_config<block = [128, 256, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, k_ranges = 2>} : !A, !B -> !D tma !MapA, !MapB
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 256, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 256] x f32, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 256, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!Sums = !spio.tensor<[sk: 132, fragment: 16, thread: 256] x vector<4xf32>, global>
+
+func.func @range_sums_of_half_the_columns(%a: !A, %b: !B, %d: !D, %alpha: f32, %s: !Sums, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op the range sums must be a dense global [block: 132, fragment: 32, thread: 256] tensor of vector<4xf32>, got '!spio.tensor<[sk: 132, fragment: 16, thread: 256] x vector<4xf32>, global>'}}
+  spio.gemm %a, %b into %d alpha %alpha range_sums %s tma %ma, %mb {config = #spio.gemm_config<block = [128, 256, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, k_ranges = 2>} : !A, !B -> !D range_sums !Sums tma !MapA, !MapB
+  return
+}
+
+// -----
+
+!A = !spio.tensor<[i: 256, k/8: 64] x vector<8xbf16>, global>
+!B = !spio.tensor<[j: 128, k/8: 64] x vector<8xbf16>, global>
+!D = !spio.tensor<[i: 256, j: 128] x f32, global>
+!MapA = !spio.tensor_map<!A, !spio.tensor<[i: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!MapB = !spio.tensor_map<!B, !spio.tensor<[j: 128, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!Sums = !spio.tensor<[sk: 132, fragment: 16, thread: 256] x vector<4xf32>, global>
+
+func.func @range_sums_in_registers(%a: !A, %b: !B, %d: !D, %alpha: f32, %s: !Sums, %ma: !MapA, %mb: !MapB) {
+  // expected-error @below {{'spio.gemm' op takes range sums only with k_ranges over 1 and wgmma's N over 192}}
+  spio.gemm %a, %b into %d alpha %alpha range_sums %s tma %ma, %mb {config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, k_ranges = 2>} : !A, !B -> !D range_sums !Sums tma !MapA, !MapB
   return
 }
 

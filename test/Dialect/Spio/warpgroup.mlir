@@ -42,6 +42,15 @@ func.func @mn_major(%a: !spio.tensor<[k: 64, i/8: 8] x vector<8xf16>, shared, #s
   return %d : !Acc
 }
 
+// `overwrite`: A * B into the accumulator's registers, its values not read.
+// CHECK-LABEL: func.func @overwrite
+// CHECK: spio.wgmma %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}], %{{.*}} overwrite :
+func.func @overwrite(%a: !SA, %b: !SB, %wg: !spio.coord<i/64>, %done: !Acc) -> !Acc {
+  %k0 = spio.constant 0 : !spio.coord<k/16>
+  %d = spio.wgmma %a[%wg, %k0], %b[%k0], %done overwrite : !SA[!spio.coord<i/64>, !spio.coord<k/16>], !SB[!spio.coord<k/16>], !Acc
+  return %d : !Acc
+}
+
 // f32 (TF32) operands: K-major tiles of vector<4xf32>, the reduction in
 // steps of 8.
 // CHECK-LABEL: func.func @tf32

@@ -40,10 +40,10 @@ SpioTensorType gemmOperandType(MLIRContext *context, const ::spio::kernels::Gemm
 TensorMapType gemmTensorMapType(MLIRContext *context, const ::spio::kernels::GemmProblem &problem,
                                 const ::spio::kernels::GemmConfig &config, char operand);
 
-/// Stream-K's scratch under a stream_k config: the blocks' partial sums
-/// ('p', [sk, fragment, thread] x vector<4xf32>) or their flags ('f',
-/// [sk] x i32).
-SpioTensorType gemmStreamKType(MLIRContext *context, const ::spio::kernels::GemmConfig &config,
+/// The persistent blocks' scratch: each block's sums of a tile ('p', [sk,
+/// fragment, thread] x vector<4xf32>: stream-K's partial sums, or the
+/// spilled sums of k ranges) or stream-K's flags ('f', [sk] x i32).
+SpioTensorType gemmScratchType(MLIRContext *context, const ::spio::kernels::GemmConfig &config,
                                char which);
 
 /// Loads the dialects every family's workload builder (buildGemmWorkload,

@@ -236,9 +236,10 @@ WarpgroupAcc KernelBuilder::warpgroupFill(Value value, WarpgroupAccType type, He
 }
 
 WarpgroupAcc KernelBuilder::wgmma(Tensor a, ArrayRef<Coord> aCoords, Tensor b,
-                                  ArrayRef<Coord> bCoords, WarpgroupAcc acc, Here here) {
+                                  ArrayRef<Coord> bCoords, WarpgroupAcc acc, bool overwrite,
+                                  Here here) {
   return llvm::cast<WarpgroupAcc>(
-      create<WgmmaOp>(here, acc.getType(), acc, a, values(aCoords), b, values(bCoords))
+      create<WgmmaOp>(here, acc.getType(), acc, a, values(aCoords), b, values(bCoords), overwrite)
           .getResult());
 }
 

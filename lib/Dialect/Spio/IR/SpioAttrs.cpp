@@ -195,12 +195,14 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
   if (promote && (!wgmma || pingpong || (swap ? block[0] : block[1]) > 192))
     return emitError() << "gemm_config promotes k-tiles' sums (promote) with wgmma, not "
                           "ping-pong, wgmma's N at most 192";
-  if (kRanges < 1 || kRanges > 8 ||
-      (kRanges > 1 && (!wgmma || pingpong || promote || splitK != 1 ||
-                       (swap ? block[0] : block[1]) > 192)))
+  if (kRanges < 1 || kRanges > 8 || (kRanges > 1 && (!wgmma || pingpong || promote || splitK != 1)))
     return emitError() << "gemm_config sums 1 to 8 ranges of k-tiles in a block (k_ranges) with "
-                          "wgmma, not ping-pong, promoted or split, wgmma's N at most 192, got "
+                          "wgmma, not ping-pong, promoted or split, got "
                        << kRanges;
+  // Over 192 columns the ranges' sums wait in a slot a persistent block.
+  if (kRanges > 1 && (swap ? block[0] : block[1]) > 192 && (persistent == 0 || swap))
+    return emitError() << "gemm_config sums k ranges (k_ranges) on wgmma's N over 192 on a "
+                          "persistent grid, not swapped";
   if (streamK && (persistent == 0 || swap || pingpong || promote || kRanges != 1))
     return emitError() << "gemm_config shares tiles' k-tiles among the blocks (stream_k) on a "
                           "persistent grid without swap, ping-pong, promote or k_ranges";

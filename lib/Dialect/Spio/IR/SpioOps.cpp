@@ -895,6 +895,25 @@ static bool isDenseGlobal(SpioTensorType type) {
   return true;
 }
 
+/// Dense [block, fragment, thread] x vector<4xf32>: every compute thread's
+/// accumulator fragments (wgmma's N / 8), 128 threads a warpgroup, a slot
+/// a persistent block.
+static LogicalResult verifyBlockSums(GemmOp op, Value sums, StringRef what) {
+  GemmConfigAttr config = op.getConfig();
+  int64_t blocks = config.getPersistent();
+  int64_t fragments = config.getBlock()[1] / 8, threads = 32 * config.getWarps()[0];
+  auto type = cast<SpioTensorType>(sums.getType());
+  ArrayRef<TensorDim> dims = type.getDims();
+  Type lane = VectorType::get({4}, Float32Type::get(op.getContext()));
+  if (!isDenseGlobal(type) || type.getElementType() != lane || dims.size() != 3 ||
+      llvm::any_of(dims, [](const TensorDim &d) { return d.fold != 1; }) ||
+      dims[0].size != blocks || dims[1].size != fragments || dims[2].size != threads)
+    return op.emitOpError() << what << " must be a dense global [block: " << blocks
+                            << ", fragment: " << fragments << ", thread: " << threads
+                            << "] tensor of vector<4xf32>, got " << type;
+  return success();
+}
+
 LogicalResult GemmOp::verifyStreamK() {
   GemmConfigAttr config = getConfig();
   Value partials = getPartials(), flags = getFlags();
@@ -907,20 +926,10 @@ LogicalResult GemmOp::verifyStreamK() {
   if (!partials)
     return emitOpError() << "with a stream_k config needs the blocks' partial sums and flags "
                             "(stream_k %partials, %flags)";
-  // Dense [block, fragment, thread] x vector<4xf32>: every compute
-  // thread's accumulator fragments (wgmma's N / 8), 128 threads a
-  // warpgroup; and an i32 flag a block.
+  if (failed(verifyBlockSums(*this, partials, "stream_k's partial sums")))
+    return failure();
+  // An i32 flag a block.
   int64_t blocks = config.getPersistent();
-  int64_t fragments = config.getBlock()[1] / 8, threads = 32 * config.getWarps()[0];
-  auto partialsType = cast<SpioTensorType>(partials.getType());
-  ArrayRef<TensorDim> pd = partialsType.getDims();
-  Type lane = VectorType::get({4}, Float32Type::get(getContext()));
-  if (!isDenseGlobal(partialsType) || partialsType.getElementType() != lane || pd.size() != 3 ||
-      llvm::any_of(pd, [](const TensorDim &d) { return d.fold != 1; }) || pd[0].size != blocks ||
-      pd[1].size != fragments || pd[2].size != threads)
-    return emitOpError() << "stream_k's partial sums must be a dense global [block: " << blocks
-                         << ", fragment: " << fragments << ", thread: " << threads
-                         << "] tensor of vector<4xf32>, got " << partialsType;
   auto flagsType = cast<SpioTensorType>(flags.getType());
   ArrayRef<TensorDim> fd = flagsType.getDims();
   if (!isDenseGlobal(flagsType) || !flagsType.getElementType().isInteger(32) || fd.size() != 1 ||
@@ -928,6 +937,23 @@ LogicalResult GemmOp::verifyStreamK() {
     return emitOpError() << "stream_k's flags must be a dense global [block: " << blocks
                          << "] tensor of i32, got " << flagsType;
   return success();
+}
+
+LogicalResult GemmOp::verifyRangeSums() {
+  GemmConfigAttr config = getConfig();
+  // Registers hold one accumulator of wgmma's N over 192, not the sums of
+  // the ranges before beside it.
+  int64_t wgmmaN = config.getSwap() ? config.getBlock()[0] : config.getBlock()[1];
+  bool spills = config.getWgmma() && config.getKRanges() > 1 && wgmmaN > 192;
+  if (!spills) {
+    if (getRangeSums())
+      return emitOpError() << "takes range sums only with k_ranges over 1 and wgmma's N over 192";
+    return success();
+  }
+  if (!getRangeSums())
+    return emitOpError() << "with k_ranges = " << config.getKRanges() << " on wgmma's N of "
+                         << wgmmaN << " needs the blocks' range sums (range_sums %sums)";
+  return verifyBlockSums(*this, getRangeSums(), "the range sums");
 }
 
 LogicalResult GemmOp::verify() {
@@ -1024,7 +1050,7 @@ LogicalResult GemmOp::verify() {
       failed(verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps,
                                   matrixDims(getD()))))
     return failure();
-  if (failed(verifyStreamK()))
+  if (failed(verifyStreamK()) || failed(verifyRangeSums()))
     return failure();
   if (bool(getAMap()) != bool(getBMap()))
     return emitOpError() << "takes the tensor maps of A and B together";

@@ -128,9 +128,10 @@ public:
 
   //===--- Warpgroup tensor cores (sm_90a) ------------------------------===//
   WarpgroupAcc warpgroupFill(Value value, WarpgroupAccType type, Here here = {});
-  /// acc + A * B from the shared K-major tiles at `aCoords` and `bCoords`.
+  /// acc + A * B from the shared K-major tiles at `aCoords` and `bCoords`
+  /// (with `overwrite`, A * B in acc's registers).
   WarpgroupAcc wgmma(Tensor a, ArrayRef<Coord> aCoords, Tensor b, ArrayRef<Coord> bCoords,
-                     WarpgroupAcc acc, Here here = {});
+                     WarpgroupAcc acc, bool overwrite = false, Here here = {});
   void wgmmaFence(Here here = {});
   void wgmmaCommit(Here here = {});
   void wgmmaWait(int32_t pending, Here here = {});

@@ -82,12 +82,14 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
     N at most 192), each k-tile's products are summed by wgmma into a fresh
     accumulator that f32 adds then add to the running sum: the tensor
     cores' own additions truncate, which over a long reduction costs f32
-    outputs several bits. With `k_ranges = R` (wgmma, a block a tile or
-    persistent, not ping-pong, wgmma's N at most 192), each block splits its
-    reduction into R consecutive ranges of k-tiles as `split_k = R` would
-    split it among R blocks, sums each range by wgmma from zero and adds the
-    sums in order in f32: the same bits as the split, in one block (a
-    batch-invariant GEMM's rows then do not depend on which it took).
+    outputs several bits. With `k_ranges = R` (wgmma, not ping-pong,
+    promoted or split), each block splits its reduction into R consecutive
+    ranges of k-tiles as `split_k = R` would split it among R blocks, sums
+    each range by wgmma from zero and adds the sums in order in f32: the
+    same bits as the split, in one block (a batch-invariant GEMM's rows
+    then do not depend on which it took). Over wgmma's N of 192 the sums of
+    the ranges before the last wait in spio.gemm's `range_sums`, a slot a
+    block of a persistent grid (not swapped).
     With `stream_k = true` (persistent, no swap, ping-pong, promote or
     k_ranges), the grid's P / C clusters (blocks, with C = 1) first take
     whole cluster tiles in rounds, then share the last ones' k-tiles evenly

@@ -528,11 +528,16 @@ def Spio_WgmmaOp : Spio_Op<"wgmma", [AttrSizedOperandSegments,
     the first of a batch (and after the accumulator was last written by
     other code), `spio.wgmma_commit` closes the batch and
     `spio.wgmma_wait` before the result or the tiles are used otherwise.
+    With `overwrite` the result is `A * B` alone: the accumulator's values
+    are not read (wgmma's scale-d of 0), so a sum starts from zero in the
+    registers of an accumulator whose values are done with, where a zero
+    accumulator beside it would not fit.
   }];
   // The accumulator first: the result's type is inferred from it.
   let arguments = (ins Spio_WarpgroupAcc:$acc,
                        Arg<Spio_Tensor, "", [MemRead]>:$a, Variadic<Spio_Coord>:$aCoords,
-                       Arg<Spio_Tensor, "", [MemRead]>:$b, Variadic<Spio_Coord>:$bCoords);
+                       Arg<Spio_Tensor, "", [MemRead]>:$b, Variadic<Spio_Coord>:$bCoords,
+                       UnitAttr:$overwrite);
   let results = (outs Spio_WarpgroupAcc:$result);
   let extraClassDeclaration = [{
     /// The reduction: the dimension A and B share beside the accumulator's.
@@ -545,7 +550,7 @@ def Spio_WgmmaOp : Spio_Op<"wgmma", [AttrSizedOperandSegments,
     int64_t getBlockBytes(bool operandB);
   }];
   let assemblyFormat = [{
-    $a `[` $aCoords `]` `,` $b `[` $bCoords `]` `,` $acc attr-dict `:`
+    $a `[` $aCoords `]` `,` $b `[` $bCoords `]` `,` $acc (`overwrite` $overwrite^)? attr-dict `:`
     qualified(type($a)) (`[` qualified(type($aCoords))^ `]`)? `,`
     qualified(type($b)) (`[` qualified(type($bCoords))^ `]`)? `,` qualified(type($acc))
   }];
@@ -778,6 +783,13 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     fragments), and their flags, `[sk: P] x i32`, which must be zero when
     the kernel starts (any dimension names).
 
+    A config summing ranges of K apart (`k_ranges = R > 1`) whose wgmma N
+    is over 192 (registers hold one such accumulator, not the sums beside
+    it) runs on a persistent grid and takes, after `range_sums`, the global
+    tensor where each block keeps the sums of its ranges before the last,
+    `[sk: P, fragment: N / 8, thread: T] x vector<4xf32>` as stream-K's
+    partial sums are laid out.
+
     A wgmma config (`wgmma = true`) loads A and B by TMA through the tensor
     maps after `tma`, kernel parameters whose global tensors are A's and B's
     matrices (a batched operand's rows of all its batch entries, one after
@@ -797,6 +809,7 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
                        Arg<Optional<Spio_Tensor>, "", [MemWrite]>:$pre,
                        Arg<Optional<Spio_Tensor>, "", [MemRead, MemWrite]>:$partials,
                        Arg<Optional<Spio_Tensor>, "", [MemRead, MemWrite]>:$flags,
+                       Arg<Optional<Spio_Tensor>, "", [MemRead, MemWrite]>:$rangeSums,
                        Optional<Spio_TensorMap>:$aMap,
                        Optional<Spio_TensorMap>:$bMap,
                        Spio_GemmConfigAttr:$config,
@@ -804,13 +817,14 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
   let assemblyFormat = [{
     $a `,` $b `into` $d `alpha` $alpha (`beta` $beta^ `,` $c)? (`bias` $bias^)?
     (`scale` $scale^)? (`groups` $groups^)? (`pre` $pre^)?
-    (`stream_k` $partials^ `,` $flags)? (`tma` $aMap^ `,` $bMap)?
-    attr-dict `:`
+    (`stream_k` $partials^ `,` $flags)? (`range_sums` $rangeSums^)?
+    (`tma` $aMap^ `,` $bMap)? attr-dict `:`
     qualified(type($a)) `,` qualified(type($b)) `->` qualified(type($d))
     (`,` qualified(type($c))^)? (`bias` qualified(type($bias))^)?
     (`scale` qualified(type($scale))^)? (`groups` qualified(type($groups))^)?
     (`pre` qualified(type($pre))^)?
     (`stream_k` qualified(type($partials))^ `,` qualified(type($flags)))?
+    (`range_sums` qualified(type($rangeSums))^)?
     (`tma` qualified(type($aMap))^ `,` qualified(type($bMap)))?
   }];
   let hasVerifier = 1;
@@ -825,8 +839,10 @@ def Spio_GemmOp : Spio_Op<"gemm", [AttrSizedOperandSegments]> {
     /// The epilogue's steps: the attribute's, else [residual] where C is
     /// read, else none.
     ::llvm::SmallVector<EpilogueStep> getEpilogueSteps();
-    /// The partial sums and flags a stream_k config needs, and only it.
+    /// The partial sums and flags a stream_k config needs, and only it;
+    /// the range sums a k_ranges config wider than 192 needs, and only it.
     ::mlir::LogicalResult verifyStreamK();
+    ::mlir::LogicalResult verifyRangeSums();
   }];
 }
 
