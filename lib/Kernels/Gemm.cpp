@@ -806,13 +806,15 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
   auto work = [&](int64_t m, int64_t n) {
     return fillOf(m, n) * rowsFilled(m) * double(m * n) / double(m + n);
   };
-  auto widest = [&](int64_t m) {
+  // The width from 256 down whose `score` is highest.
+  auto widestBy = [&](auto score) {
     int64_t width = 256;
     for (int64_t n = 256 - step; n >= 128; n -= step)
-      if (work(m, n) > work(m, width))
+      if (score(n) > score(width))
         width = n;
     return width;
   };
+  auto widest = [&](int64_t m) { return widestBy([&](int64_t n) { return work(m, n); }); };
   // A batch-invariant problem splits K the same way whatever M: as a
   // swapped tile of 64 columns of M would (N's tiles alone), in a cluster
   // where the blocks fit, else summing the ranges apart in each block (the
@@ -860,10 +862,7 @@ GemmConfig chooseWgmmaGemmConfig(const GemmProblem &problem, const Target &targe
         double spilled = 2.0 * double(c.kRanges - 1) * 128.0 * double(n) * 4.0;
         return work(128, n) * (1.0 - 1.6 * spilled / loaded);
       };
-      c.blockN = 256;
-      for (int64_t n = 256 - step; n >= 128; n -= step)
-        if (invariantWork(n) > invariantWork(c.blockN))
-          c.blockN = n;
+      c.blockN = widestBy(invariantWork);
       c.persistent = numSMs;
       // Tiles of 192 columns pair to share B over short reductions too
       // (H200, 8192 x 4096 x 4096: 758 TFLOP/s in pairs against 739
