@@ -153,7 +153,9 @@ typedef struct {
    * additions truncate). */
   int64_t promote;
   /* wgmma: ranges of k-tiles a block sums apart and adds in order, as
-   * split_k would split them among blocks (1 to 8; 0 means 1). */
+   * split_k would split them among blocks (1 to 8; 0 means 1). Over
+   * wgmma's N of 192 (persistent, not swapped) the running sums wait in
+   * the workspace. */
   int64_t k_ranges;
   /* Non-zero (persistent wgmma; no swap, ping-pong, promote or k_ranges):
    * the clusters share the last tiles' k-tiles evenly, partial sums handed
@@ -184,7 +186,8 @@ spio_launch_shape spio_gemm_launch_shape(const spio_gemm_problem *problem,
 /* Where the problem's operands are packed first: the grid of the kernel
  * packing A (operand 0) or B (1), which launch before the GEMM (a zero grid
  * for one that is read in place). The workspace (bytes): the packed
- * operands, then under stream_k the blocks' partial sums and flags; 0
+ * operands, then under stream_k the blocks' partial sums and flags, or
+ * each block's running sums of k ranges over wgmma's N of 192; 0
  * where there is neither (and for what spio_gemm_check refuses on every
  * target). */
 spio_launch_shape spio_gemm_pack_launch_shape(const spio_gemm_problem *problem,

@@ -192,7 +192,8 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
   if (pingpong && persistent == 0)
     return emitError() << "gemm_config takes tiles in turn (pingpong) only on a persistent grid";
   // The running sums and a k-tile's sums are both in registers.
-  if (promote && (!wgmma || pingpong || (swap ? block[0] : block[1]) > 192))
+  int64_t wgmmaN = swap ? block[0] : block[1];
+  if (promote && (!wgmma || pingpong || wgmmaN > 192))
     return emitError() << "gemm_config promotes k-tiles' sums (promote) with wgmma, not "
                           "ping-pong, wgmma's N at most 192";
   if (kRanges < 1 || kRanges > 8 || (kRanges > 1 && (!wgmma || pingpong || promote || splitK != 1)))
@@ -200,7 +201,7 @@ LogicalResult GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitErro
                           "wgmma, not ping-pong, promoted or split, got "
                        << kRanges;
   // Over 192 columns the ranges' sums wait in a slot a persistent block.
-  if (kRanges > 1 && (swap ? block[0] : block[1]) > 192 && (persistent == 0 || swap))
+  if (kRanges > 1 && wgmmaN > 192 && (persistent == 0 || swap))
     return emitError() << "gemm_config sums k ranges (k_ranges) on wgmma's N over 192 on a "
                           "persistent grid, not swapped";
   if (streamK && (persistent == 0 || swap || pingpong || promote || kRanges != 1))

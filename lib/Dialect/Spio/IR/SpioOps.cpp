@@ -943,7 +943,7 @@ LogicalResult GemmOp::verifyRangeSums() {
   GemmConfigAttr config = getConfig();
   // Registers hold one accumulator of wgmma's N over 192, not the sums of
   // the ranges before beside it.
-  int64_t wgmmaN = config.getSwap() ? config.getBlock()[0] : config.getBlock()[1];
+  int64_t wgmmaN = config.getWgmmaN();
   bool spills = config.getWgmma() && config.getKRanges() > 1 && wgmmaN > 192;
   if (!spills) {
     if (getRangeSums())

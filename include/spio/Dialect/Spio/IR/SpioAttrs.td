@@ -117,6 +117,10 @@ def Spio_GemmConfigAttr : Spio_Attr<"GemmConfig", "gemm_config"> {
   // optional groups cannot tell apart by their leading comma.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// wgmma's N: the block's columns, or its rows with A and B swapped.
+    int64_t getWgmmaN() const { return getSwap() ? getBlock()[0] : getBlock()[1]; }
+  }];
 }
 
 def Spio_EpilogueAttr : Spio_Attr<"Epilogue", "epilogue"> {
