@@ -148,16 +148,16 @@ def flops(n, h, w, c, k, r, s, stride, pad, groups):
         c // groups
 
 
-def spio_ms(jit, layer, timed, pass_):
-    """spio-jit's median milliseconds for the layer's pass, or (a string)
-    its reason for refusing the layer, as its checks give it before
-    compiling."""
+def spio_ms(jit, layer, timed, pass_, chip=None):
+    """spio-jit's median milliseconds for the layer's pass (its kernels
+    compiled for `chip`, else the GPU's), or (a string) its reason for
+    refusing the layer, as its checks give it before compiling."""
     _, n, h, w, c, k, r, s, stride, pad, groups = unpack(layer)
     warmup, repeats, timing = timed
     cmd = [jit, "--workload", "conv2d", "--pass", pass_, "--batch", str(n), "--height", str(h),
            "--width", str(w), "--channels", str(c), "--out-channels", str(k), "--r", str(r),
            "--s", str(s), "--stride", str(stride), "--pad-h", str(pad), "--pad-w", str(pad),
-           "--groups", str(groups)]
+           "--groups", str(groups)] + (["--chip", chip] if chip else [])
     checked = subprocess.run(cmd + ["--emit-spio"], capture_output=True, text=True)
     if checked.returncode != 0:
         return checked.stderr.strip().splitlines()[-1].split("error: ", 1)[-1]
@@ -187,6 +187,8 @@ def main():
     parser.add_argument("--batch", type=int, help="every layer's N (default: the model's)")
     parser.add_argument("--pass", dest="pass_", default="fprop", choices=["fprop", "dgrad", "wgrad"])
     models = sorted({layer[0] for layer in LAYERS})
+    parser.add_argument("--chip", help="compile spio's kernels for this chip (sm_80: the "
+                        "mma.sync kernel, whose PTX later GPUs run), not the GPU's")
     parser.add_argument("--models", default="resnet50,unet",
                         help=f"comma-separated, of {', '.join(models)} (default: the dense ones)")
     args = parser.parse_args()
@@ -198,13 +200,14 @@ def main():
     if args.batch:
         layers = [(layer[0], args.batch) + layer[2:] for layer in layers]
     # spio-jit first, before this process opens a CUDA context.
-    ours = [spio_ms(args.spio_jit, layer, timed, args.pass_) for layer in layers]
+    ours = [spio_ms(args.spio_jit, layer, timed, args.pass_, args.chip) for layer in layers]
     torch.backends.cudnn.benchmark = True
     # A throwaway measurement: the process's first one pays for cuDNN's and
     # the GPU's first use.
     cudnn_ms(layers[0], timed, args.pass_)
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN "
-          f"{torch.backends.cudnn.version()}, {args.timing} timing, bf16, {args.pass_}")
+          f"{torch.backends.cudnn.version()}, {args.timing} timing, bf16, {args.pass_}"
+          + (f", spio compiled for {args.chip}" if args.chip else ""))
     print("\n| model | N | HxW | C | K | RxS | stride | groups | spio ms | cuDNN ms | "
           "spio TFLOP/s | cuDNN TFLOP/s | spio / cuDNN |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""GPU tests of the dense conv2d (implicit GEMM on the wgmma kernel, sm_90a):
+"""GPU tests of the dense conv2d (implicit GEMM on the wgmma kernel, sm_90a,
+and on the mma.sync kernel, sm_80 to sm_89, for fprop and dgrad):
 every case runs spio-jit --workload conv2d --check (float64 CPU reference,
 poisoned output, 10 bit-identical runs) and must pass.
 
@@ -240,6 +241,32 @@ CASES = [
     (2, 14, 14, 48, 48, 3, 3, 1, 1, "--groups 2"),
     (2, 14, 14, 48, 48, 3, 3, 2, 1, "--groups 2 --pass dgrad"),
     (2, 14, 14, 48, 48, 3, 3, 1, 1, "--groups 2 --pass wgrad"),
+    # The mma.sync kernel (sm_80 to sm_89; PTX for sm_80 or sm_86 runs on
+    # later GPUs): every thread gathers A's rows with cp.async (zeros in the
+    # padding, past C and past the last position) and copies the tap's
+    # weights; fprop and dgrad, every border, strides, dilation, 1x1 to 7x7,
+    # C and K not multiples of 64, the epilogue, f16 -> f32, x unfolded
+    # (RGB), strided dgrad's phases and its zeroing kernel, 128 x 128 tiles
+    # over 4 stages (sm_80) and 3 (sm_86's shared memory).
+    (2, 8, 8, 64, 64, 3, 3, 1, 1, "--chip sm_80"),
+    (3, 13, 11, 40, 72, 3, 3, 1, 1, "--chip sm_80"),
+    (3, 13, 11, 40, 70, 3, 3, 2, 1, "--chip sm_86"),
+    (2, 17, 9, 24, 48, 5, 3, 2, 2, "--dilation 2 --chip sm_80"),
+    (2, 9, 9, 64, 64, 3, 3, 1, 4, "--chip sm_80"),
+    (2, 14, 14, 128, 96, 3, 3, 1, 1, "--dtype f16 --epilogue bias,gelu_erf --chip sm_80"),
+    (2, 14, 14, 128, 128, 3, 3, 1, 1,
+     "--dtype f16 --out-dtype f32 --epilogue scale,bias,residual,relu --chip sm_86"),
+    (4, 36, 40, 3, 64, 7, 7, 2, 3, "--chip sm_80"),
+    (8, 56, 56, 64, 256, 1, 1, 1, 0, "--chip sm_80"),
+    (8, 28, 28, 128, 128, 3, 3, 1, 1, "--chip sm_86"),
+    (3, 13, 11, 40, 72, 3, 3, 1, 1, "--pass dgrad --chip sm_80"),
+    (2, 9, 9, 64, 64, 3, 3, 1, 4, "--pass dgrad --chip sm_80"),
+    (2, 17, 9, 24, 48, 5, 3, 1, 2, "--dilation 2 --pass dgrad --chip sm_86"),
+    (2, 14, 14, 128, 128, 3, 3, 1, 1, "--dtype f16 --out-dtype f32 --pass dgrad --chip sm_80"),
+    (3, 13, 11, 40, 72, 3, 3, 2, 1, "--pass dgrad --chip sm_80"),
+    (2, 15, 16, 64, 96, 3, 3, 3, 2, "--pass dgrad --chip sm_80"),
+    (4, 28, 28, 256, 128, 1, 1, 2, 0, "--pass dgrad --chip sm_86"),
+    (8, 56, 56, 128, 128, 3, 3, 2, 1, "--pass dgrad --chip sm_80"),
 ]
 
 

@@ -196,7 +196,8 @@ int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem, const spio_ge
 
 /* conv2d on the implicit GEMM (dense, or `groups` of a multiple of 64
  * input and output channels, w then [k, r, s, c / groups]), NHWC x and y,
- * KRSC w, f16 or bf16 in (spio/Kernels/Conv2d.h): the implicit GEMM on the wgmma kernel (sm_90a),
+ * KRSC w, f16 or bf16 in (spio/Kernels/Conv2d.h): the implicit GEMM on the wgmma kernel (sm_90a;
+ * dense fprop and dgrad also on the mma.sync kernel, sm_80 to sm_89, that chip's default),
  * whose configuration is a spio_gemm_config. The epilogue's scale and bias
  * vectors hold a value an output channel; its residual step adds C, a
  * tensor of y's shape. The launcher's operands: x, w, y, C, bias, scale.

@@ -55,9 +55,6 @@ int runConv2d() {
   problem.epilogue = parseEpilogue(opt().epilogue);
   problem.biasType = problem.output;
   problem.scaleType = DType::F32;
-  if (!hasWarpgroupMma(target().chip))
-    fail("--workload conv2d runs on the wgmma kernel: it needs a Hopper target (sm_90a), not " +
-         target().chip);
   Result<Cuda *> cuda = Cuda::get();
   GemmConfig config = chooseConv2dConfig(problem, target());
   applyTileOptions(config);
@@ -77,16 +74,16 @@ int runConv2d() {
   int64_t outH = conv2dOutputHeight(problem), outW = conv2dOutputWidth(problem);
   text() << llvm::format(
       "conv2d %s N=%lld H=%lld W=%lld C=%lld K=%lld R=%lld S=%lld%s stride %lld pad %lldx%lld "
-      "dilation %lld -> P=%lld Q=%lld %s->%s, wgmma tile %lldx%lldx%lld warps %lldx%lld "
+      "dilation %lld -> P=%lld Q=%lld %s->%s, %s tile %lldx%lldx%lld warps %lldx%lld "
       "stages %lld%s%s%s: %s in %.2f ms (%zu bytes PTX)\n",
       opt().convPass.c_str(), (long long)problem.n, (long long)problem.h, (long long)problem.w,
       (long long)problem.c, (long long)problem.k, (long long)problem.r, (long long)problem.s,
       problem.groups > 1 ? (" groups " + std::to_string(problem.groups)).c_str() : "",
       (long long)problem.strideH, (long long)problem.padH, (long long)problem.padW,
       (long long)problem.dilationH, (long long)outH, (long long)outW, dtypeName(problem.input),
-      dtypeName(problem.output), (long long)config.blockM, (long long)config.blockN,
-      (long long)config.blockK, (long long)config.warpsM, (long long)config.warpsN,
-      (long long)config.stages, config.pingpong ? " ping-pong" : "",
+      dtypeName(problem.output), config.wgmma ? "wgmma" : "mma.sync", (long long)config.blockM,
+      (long long)config.blockN, (long long)config.blockK, (long long)config.warpsM,
+      (long long)config.warpsN, (long long)config.stages, config.pingpong ? " ping-pong" : "",
       config.splitK > 1 ? (" split-K " + std::to_string(config.splitK)).c_str() : "",
       problem.parts > 1 ? (" in " + std::to_string(problem.parts) + " parts").c_str() : "",
       mlir::spio::describe(built->outcome), built->ms, built->module.ptx.size());

@@ -442,6 +442,9 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     return checkConv2d(kernel, c, target);
   }
   if (p.pass == ConvPass::Wgrad) {
+    if (!c.wgmma)
+      return "conv2d's wgrad runs on the wgmma kernel (sm_90a); the mma.sync kernel (sm_80 to "
+             "sm_89) computes conv2d's fprop and dgrad";
     // Each of B's boxes is 64 channels of one tap (padded groups: of the
     // tap's padded columns); dy's rows are 16-byte vectors of K.
     int64_t groupRows = conv2dWeightRows(p) / p.groups;
@@ -476,9 +479,16 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     if (!p.epilogue.empty())
       return "conv2d's dgrad takes no epilogue";
   }
-  if (!c.wgmma || c.swapAB || c.streamK)
-    return "conv2d runs on the wgmma kernel (sm_90a) with the output positions along the "
-           "warpgroups (no swap), each tile's reduction in one block (no stream_k)";
+  if (c.wgmma && (c.swapAB || c.streamK))
+    return "conv2d runs on the wgmma kernel with the output positions along the warpgroups (no "
+           "swap), each tile's reduction in one block (no stream_k)";
+  if (!c.wgmma && p.groups > 1)
+    return "a grouped conv2d on the implicit GEMM runs on the wgmma kernel (sm_90a); the "
+           "mma.sync kernel (sm_80 to sm_89) takes groups = 1";
+  if (!c.wgmma && c.blockK != kChannelTile)
+    return "conv2d's k-tile is one tap's " + std::to_string(kChannelTile) +
+           " channels: the mma.sync config's block K must be " + std::to_string(kChannelTile) +
+           ", got " + std::to_string(c.blockK);
   // A tile's columns are one group's outputs (dgrad: inputs).
   int64_t groupColumns = p.pass == ConvPass::Dgrad ? groupInputs : groupOutputs;
   if (p.pass != ConvPass::Wgrad && p.groups > 1 && groupColumns % c.blockN != 0)
@@ -604,6 +614,45 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
   return chosen;
 }
 
+/// Chips without wgmma (sm_80 to sm_89): tiles of 128 x 128, 128 x 64 or
+/// 64 x 128 over 2 x 2 warps, a k-tile one tap's 64 channels; each with
+/// the most stages (up to 4) that keep two blocks on a multiprocessor (a
+/// 128 x 128 tile's accumulators allow no more than two), and the one whose
+/// busiest multiprocessor computes the fewest outputs (ties to the larger
+/// tile). On an H200 running this PTX, 4 stages of 128 x 128 (one block a
+/// multiprocessor) ran 1.2-1.4x slower than 3 (two), and 128 x 64 tiles
+/// 1.2x faster where 128 x 128 ones left most multiprocessors one.
+static GemmConfig chooseConv2dMmaSyncConfig(const GemmProblem &g, const Target &target) {
+  int64_t multiprocessors = std::max<int64_t>(1, target.multiprocessors);
+  GemmConfig best;
+  int64_t bestWork = std::numeric_limits<int64_t>::max();
+  for (auto [rows, columns] : {std::pair{128, 128}, std::pair{128, 64}, std::pair{64, 128}}) {
+    GemmConfig c;
+    c.blockM = rows;
+    c.blockN = columns;
+    c.blockK = kChannelTile;
+    c.warpsM = c.warpsN = 2;
+    c.raster = 1;
+    int64_t registerBlocks = rows * columns > 128 * 64 ? 2 : 4;
+    auto resident = [&](const GemmConfig &x) {
+      return std::min(registerBlocks,
+                      target.sharedBytesPerMultiprocessor / (gemmSharedBytes(g, x) + 1024));
+    };
+    for (c.stages = 4; c.stages > 2; --c.stages)
+      if (gemmSharedBytes(g, c) <= target.sharedBytesPerBlock && resident(c) >= 2)
+        break;
+    if (gemmSharedBytes(g, c) > target.sharedBytesPerBlock)
+      continue;
+    int64_t tiles = ceilDiv(g.m, rows) * ceilDiv(g.n, columns);
+    int64_t work = ceilDiv(tiles, multiprocessors) * rows * columns;
+    if (work < bestWork) {
+      bestWork = work;
+      best = c;
+    }
+  }
+  return best;
+}
+
 GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target) {
   // Tiles are sized from the problem's outputs and strides: none for a
   // problem that has none.
@@ -629,6 +678,8 @@ GemmConfig chooseConv2dConfig(const Conv2dProblem &problem, const Target &target
     }
   }
   GemmProblem g = conv2dGemmProblem(p);
+  if (!hasWarpgroupMma(target.chip))
+    return chooseConv2dMmaSyncConfig(g, target);
   if (p.pass == ConvPass::Wgrad)
     return chooseConv2dWgradConfig(p, g, target);
   int64_t numSMs = std::max<int64_t>(1, target.multiprocessors);
@@ -832,7 +883,7 @@ runtime::TensorMapShape conv2dInputMatrixMapShape(const Conv2dProblem &p, const 
   return shape;
 }
 
-Conv2dParameters conv2dParameters(const Conv2dProblem &p) {
+Conv2dParameters conv2dParameters(const Conv2dProblem &p, const GemmConfig &c) {
   GemmProblem g = conv2dGemmProblem(p);
   Conv2dParameters at;
   if (g.readsC)
@@ -841,8 +892,10 @@ Conv2dParameters conv2dParameters(const Conv2dProblem &p) {
     at.bias = at.count++;
   if (g.scale != Along::None)
     at.scale = at.count++;
-  at.xMap = at.count++;
-  at.wMap = at.count++;
+  if (c.wgmma) {
+    at.xMap = at.count++;
+    at.wMap = at.count++;
+  }
   return at;
 }
 

@@ -150,6 +150,8 @@ PlannedKernel conv2dKernel(const Conv2dProblem &problem, const GemmConfig &confi
        {std::pair{at.c, int(C)}, std::pair{at.bias, int(Bias)}, std::pair{at.scale, int(Scale)}})
     if (position >= 0)
       kernel.parameters[position] = operand(index);
+  if (!config.wgmma)
+    return kernel;
   GemmConfig phaseConfig = conv2dPhaseConfig(problem, config);
   kernel.parameters[at.xMap] =
       conv2dWgradReadsXAsMatrix(problem)
@@ -166,7 +168,7 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
   Conv2dProblem kernels = conv2dKernelProblem(problem);
   if (problem.pass != ConvPass::Dgrad && !conv2dBlockDiagonal(problem) &&
       !conv2dExpandsWeights(problem) && !conv2dUnfolds(problem))
-    return conv2dLaunchPlan(problem, config, conv2dParameters(problem), "conv2d");
+    return conv2dLaunchPlan(problem, config, conv2dParameters(problem, config), "conv2d");
   LaunchPlan plan = conv2dOperands(problem);
   plan.workspaceBytes = conv2dWorkspaceBytes(problem);
   Conv2dSources sources;
@@ -186,7 +188,7 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
       sources.w = unfolded;
       plan.mainKernel = plan.kernels.size();
       plan.kernels.push_back(
-          conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", sources));
+          conv2dKernel(kernels, config, conv2dParameters(kernels, config), "conv2d", sources));
       return plan;
     }
   }
@@ -194,8 +196,8 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
     // The kernel's sums (in parts, of the blocks, or of dw'), then the
     // reduce kernel adds them into dw.
     plan.mainKernel = plan.kernels.size();
-    plan.kernels.push_back(
-        conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", sources, unfolded));
+    plan.kernels.push_back(conv2dKernel(kernels, config, conv2dParameters(kernels, config),
+                                        "conv2d", sources, unfolded));
     plan.kernels.push_back({"conv2d_wgrad_reduce",
                             conv2dWgradReduceLaunchShape(problem),
                             false,
@@ -213,7 +215,7 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
   if (problem.pass == ConvPass::Fprop) {
     plan.mainKernel = plan.kernels.size();
     plan.kernels.push_back(
-        conv2dKernel(kernels, config, conv2dParameters(kernels), "conv2d", sources));
+        conv2dKernel(kernels, config, conv2dParameters(kernels, config), "conv2d", sources));
     return plan;
   }
   // dgrad: positions no tap reads zeroed, then a kernel a phase (one at
@@ -226,12 +228,13 @@ LaunchPlan conv2dLaunchPlan(const Conv2dProblem &problem, const GemmConfig &conf
   // layer over a row of height 1) the zeroing kernel, the plan's last.
   plan.mainKernel = plan.kernels.size();
   for (const Conv2dProblem &phase : conv2dDgradPhases(kernels))
-    plan.kernels.push_back(
-        conv2dKernel(phase, config, conv2dParameters(phase), conv2dKernelName(phase), sources));
+    plan.kernels.push_back(conv2dKernel(phase, config, conv2dParameters(phase, config),
+                                        conv2dKernelName(phase), sources));
   plan.mainKernel = std::min(plan.mainKernel, plan.kernels.size() - 1);
   // A strided dgrad's kernels overlap, each waiting for the one before it
-  // only as it ends (their positions of dx are disjoint).
-  for (size_t i = first + 1; i < plan.kernels.size(); ++i)
+  // only as it ends (their positions of dx are disjoint), where the chip
+  // has dependent grids (the wgmma kernel's, sm_90).
+  for (size_t i = first + 1; config.wgmma && i < plan.kernels.size(); ++i)
     plan.kernels[i].dependent = true;
   return plan;
 }

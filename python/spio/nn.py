@@ -66,7 +66,9 @@ class Conv2d(torch.nn.Module):
     channels, those of groups of 16 or 32 channels (C in = C out a
     multiple of 64, as groups of 64 with block-diagonal weights) and those
     of groups of other multiples of 8 channels (RegNet's: each tap of w
-    padded to 64 channels) on the implicit GEMM (Hopper, sm_90; any input
+    padded to 64 channels) on the implicit GEMM (Hopper, sm_90; dense
+    layers also on sm_80 to sm_89, whose mma.sync kernel computes the
+    forward and dx, cuDNN dw; any input
     channels, those not a multiple of 8 (RGB stems) unfolded into a
     workspace first, any kernel size, stride, zero padding and dilation
     the kernel's TMA copies take), the backward's dx on Spio where its
@@ -206,8 +208,10 @@ def supports(module):
         return Support(False, f"{type(module).__name__} has no Spio layer")
     support = _layer_support(module)
     if support and _on_implicit_gemm(module) and not _hopper():
-        return Support(False, f"{module}: layers on the implicit GEMM run on Hopper's wgmma "
-                              f"(sm_90), and device 0 is not a Hopper GPU")
+        return Support(False, f"{module}: device 0 is not a Hopper GPU, and spio.transform "
+                              f"takes layers on the implicit GEMM on Hopper's wgmma alone (on "
+                              f"sm_80 to sm_89 spio.nn.Conv2d runs dense ones on mma.sync, "
+                              f"not measured against cuDNN there)")
     return support
 
 

@@ -110,7 +110,7 @@ TEST(Conv2dUnfold, UnfoldsFewChannelsIntoWholeKTiles) {
   EXPECT_EQ(plan.kernels[1].name, kConv2dUnfoldW);
   EXPECT_EQ(plan.mainKernel, 2u);
   EXPECT_EQ(plan.kernels[1].parameters[1].offset, xBytes);
-  Conv2dParameters at = conv2dParameters(q);
+  Conv2dParameters at = conv2dParameters(q, c);
   const PlannedKernel &kernel = plan.kernels[2];
   EXPECT_EQ(kernel.parameters[at.x].kind, PlanParameter::Kind::Workspace);
   EXPECT_EQ(kernel.parameters[at.xMap].kind, PlanParameter::Kind::WorkspaceIm2colMap);
@@ -169,7 +169,7 @@ TEST(Conv2dUnfold, UnfoldsFewChannelsIntoWholeKTiles) {
   expectPlanFitsCuda(wplan);
   ASSERT_EQ(wplan.kernels.size(), 3u);
   EXPECT_EQ(wplan.kernels[0].name, kConv2dUnfoldX);
-  Conv2dParameters wat = conv2dParameters(conv2dKernelProblem(wgrad));
+  Conv2dParameters wat = conv2dParameters(conv2dKernelProblem(wgrad), wc);
   EXPECT_EQ(wplan.kernels[1].parameters[wat.x].kind, PlanParameter::Kind::Workspace);
   EXPECT_EQ(wplan.kernels[1].parameters[wat.xMap].kind, PlanParameter::Kind::WorkspaceIm2colMap);
   EXPECT_EQ(wplan.kernels[1].parameters[wat.y].kind, PlanParameter::Kind::Workspace);
@@ -237,8 +237,9 @@ TEST(Conv2dTest, ChecksSayWhatIsRefused) {
   Conv2dProblem dilated = p;
   dilated.dilationW = int64_t(1) << 62;
   EXPECT_NE(checkConv2d(dilated, c, hopper()).find("at most 127"), std::string::npos);
+  // The mma.sync kernel's k-tile is a tap's 64 channels too.
   GemmConfig mmaSync;
-  EXPECT_NE(checkConv2d(p, mmaSync, hopper()).find("wgmma"), std::string::npos);
+  EXPECT_NE(checkConv2d(p, mmaSync, hopper()).find("block K must be 64"), std::string::npos);
   // The implicit GEMM keeps each tile's reduction in one block.
   GemmConfig shared = c;
   shared.persistent = 132;
@@ -422,7 +423,7 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   EXPECT_EQ(plan.kernels[0].shape.gridX, 512 * 9 * 64 / 8 / 256);
   EXPECT_EQ(plan.kernels[0].parameters[0].kind, PlanParameter::Kind::Operand);
   EXPECT_EQ(plan.kernels[0].parameters[1].kind, PlanParameter::Kind::Workspace);
-  Conv2dParameters at = conv2dParameters(conv2dKernelProblem(p));
+  Conv2dParameters at = conv2dParameters(conv2dKernelProblem(p), c);
   EXPECT_EQ(plan.kernels[1].parameters[at.w].kind, PlanParameter::Kind::Workspace);
   EXPECT_EQ(plan.kernels[1].parameters[at.wMap].kind, PlanParameter::Kind::WorkspaceTensorMap);
   EXPECT_EQ(plan.kernels[1].parameters[at.wMap].map.cols, uint64_t(9 * 64));
@@ -450,7 +451,7 @@ TEST(Conv2dTest, GroupsOf16Or32RunAsBlockDiagonalGroupsOf64) {
   ASSERT_EQ(plan.kernels.size(), 2u);
   EXPECT_EQ(plan.kernels[1].name, "conv2d_wgrad_reduce");
   EXPECT_EQ(plan.kernels[1].shape.gridX, 512 * 9 * 16 / 256);
-  EXPECT_EQ(plan.kernels[0].parameters[conv2dParameters(conv2dKernelProblem(wgrad)).y].kind,
+  EXPECT_EQ(plan.kernels[0].parameters[conv2dParameters(conv2dKernelProblem(wgrad), wc).y].kind,
             PlanParameter::Kind::Workspace);
 }
 
@@ -475,7 +476,7 @@ TEST(Conv2dTest, ForwardPadsGroupsOfOtherWidthsToWholeKTiles) {
   ASSERT_EQ(plan.kernels.size(), 2u);
   EXPECT_EQ(plan.kernels[0].name, kConv2dExpandWeights);
   EXPECT_EQ(plan.kernels[0].shape.gridX, (432 * 9 * 64 / 8 + 255) / 256);
-  Conv2dParameters at = conv2dParameters(p);
+  Conv2dParameters at = conv2dParameters(p, c);
   EXPECT_EQ(plan.kernels[1].parameters[at.w].kind, PlanParameter::Kind::Workspace);
   EXPECT_EQ(plan.kernels[1].parameters[at.wMap].kind, PlanParameter::Kind::WorkspaceTensorMap);
   // Group widths and their tiles: one tile a group where no divisor of 64
@@ -750,7 +751,8 @@ TEST(Conv2dTest, WgradReducesOverTheOutputPositions) {
   EXPECT_EQ(plan.operands[1].name, "dy");
   EXPECT_EQ(plan.operands[2].name, "dw");
   ASSERT_EQ(plan.kernels.size(), 2u);
-  EXPECT_EQ(plan.kernels[0].parameters[conv2dParameters(p).y].kind, PlanParameter::Kind::Workspace);
+  EXPECT_EQ(plan.kernels[0].parameters[conv2dParameters(p, c).y].kind,
+            PlanParameter::Kind::Workspace);
   EXPECT_EQ(plan.kernels[1].name, "conv2d_wgrad_reduce");
   EXPECT_EQ(plan.workspaceBytes, conv2dWorkspaceBytes(p));
   Conv2dProblem tooMany = p;
@@ -914,7 +916,7 @@ TEST(Conv2dTest, StridedDgradIsAConvolutionAPhase) {
   // Each kernel after the first may start as the one before it ends.
   EXPECT_FALSE(plan.kernels[0].dependent);
   EXPECT_TRUE(plan.kernels[3].dependent);
-  Conv2dParameters at = conv2dParameters(phases[3]);
+  Conv2dParameters at = conv2dParameters(phases[3], c);
   EXPECT_EQ(plan.kernels[3].parameters[at.y].offset, (56 + 1) * 128 * 2);
   EXPECT_EQ(plan.kernels[3].parameters[at.xMap].im2col.height, 28u);
 
@@ -944,6 +946,77 @@ TEST(Conv2dTest, StridedDgradIsAConvolutionAPhase) {
   EXPECT_EQ(plan.mainKernel, 0u);
 }
 
+TEST(Conv2dTest, ChipsWithoutWgmmaRunFpropAndDgradOnMmaSync) {
+  // ResNet-50's 56x56 3x3 layer at batch 8.
+  Conv2dProblem p;
+  p.n = 8;
+  p.h = p.w = 56;
+  p.c = p.k = 64;
+  p.padH = p.padW = 1;
+  for (const char *chip : {"sm_80", "sm_86", "sm_89"}) {
+    SCOPED_TRACE(chip);
+    spio::Target target = *spio::referenceTarget(chip);
+    GemmConfig c = chooseConv2dConfig(p, target);
+    EXPECT_FALSE(c.wgmma);
+    // A k-tile is a tap's 64 channels; the output's 64 channels one tile's
+    // columns; the stages shared memory holds (3 of 128 x 64 on 99 KB).
+    EXPECT_EQ(c.blockK, 64);
+    EXPECT_EQ(c.blockN, 64);
+    EXPECT_EQ(std::tuple(c.warpsM, c.warpsN), std::tuple(2, 2));
+    EXPECT_LE(gemmSharedBytes(conv2dGemmProblem(p), c), target.sharedBytesPerBlock);
+    EXPECT_EQ(checkConv2d(p, c, target), "");
+    // No tensor maps: x, w and y are the kernel's parameters.
+    Conv2dParameters at = conv2dParameters(p, c);
+    EXPECT_EQ(at.count, 3);
+    EXPECT_EQ(std::tuple(at.xMap, at.wMap), std::tuple(-1, -1));
+    LaunchPlan plan = conv2dLaunchPlan(p, c);
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    EXPECT_EQ(plan.kernels[0].parameters.size(), 3u);
+    expectPlanFitsCuda(plan);
+  }
+  spio::Target ampere = *spio::referenceTarget("sm_80");
+  // 128 x 128 tiles where they leave no multiprocessor more outputs (216
+  // tiles, two rounds of an A100's 108), in 2 stages (64 KB: two blocks in
+  // its 164 KB); 128 x 64 tiles in 3.
+  Conv2dProblem wide = p;
+  wide.n = 6;
+  wide.h = wide.w = 48;
+  wide.c = wide.k = 256;
+  GemmConfig wc = chooseConv2dConfig(wide, ampere);
+  EXPECT_EQ(std::tuple(wc.blockM, wc.blockN, wc.stages), std::tuple(128, 128, 2));
+  GemmConfig nc = chooseConv2dConfig(p, ampere);
+  EXPECT_EQ(std::tuple(nc.blockM, nc.blockN, nc.stages), std::tuple(128, 64, 3));
+  // Strided dgrad: a kernel a phase, one after the other (dependent grids
+  // are sm_90's).
+  Conv2dProblem dgrad = p;
+  dgrad.pass = ConvPass::Dgrad;
+  dgrad.strideH = dgrad.strideW = 2;
+  GemmConfig dc = chooseConv2dConfig(dgrad, ampere);
+  EXPECT_FALSE(dc.wgmma);
+  EXPECT_EQ(checkConv2d(dgrad, dc, ampere), "");
+  LaunchPlan plan = conv2dLaunchPlan(dgrad, dc);
+  ASSERT_EQ(plan.kernels.size(), 4u);
+  for (const PlannedKernel &kernel : plan.kernels)
+    EXPECT_FALSE(kernel.dependent);
+  // wgrad and grouped layers stay on wgmma, and say so.
+  Conv2dProblem wgrad = p;
+  wgrad.pass = ConvPass::Wgrad;
+  EXPECT_EQ(checkConv2d(wgrad, chooseConv2dConfig(wgrad, ampere), ampere),
+            "conv2d's wgrad runs on the wgmma kernel (sm_90a); the mma.sync kernel (sm_80 to "
+            "sm_89) computes conv2d's fprop and dgrad");
+  Conv2dProblem grouped = p;
+  grouped.c = grouped.k = 128;
+  grouped.groups = 2;
+  EXPECT_EQ(checkConv2d(grouped, chooseConv2dConfig(grouped, ampere), ampere),
+            "a grouped conv2d on the implicit GEMM runs on the wgmma kernel (sm_90a); the "
+            "mma.sync kernel (sm_80 to sm_89) takes groups = 1");
+  GemmConfig narrowK = chooseConv2dConfig(p, ampere);
+  narrowK.blockK = 32;
+  EXPECT_EQ(checkConv2d(p, narrowK, ampere),
+            "conv2d's k-tile is one tap's 64 channels: the mma.sync config's block K must be 64, "
+            "got 32");
+}
+
 TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {
   Conv2dProblem p = resnetLayer();
   p.epilogue = {EpilogueStep::Bias, EpilogueStep::Relu};
@@ -956,7 +1029,7 @@ TEST(Conv2dTest, LaunchPlanEncodesTheIm2colMapOfX) {
   ASSERT_EQ(plan.kernels.size(), 1u);
   const PlannedKernel &kernel = plan.kernels[0];
   EXPECT_EQ(kernel.name, "conv2d");
-  Conv2dParameters at = conv2dParameters(p);
+  Conv2dParameters at = conv2dParameters(p, c);
   ASSERT_EQ(kernel.parameters.size(), size_t(at.count));
   EXPECT_EQ(at.c, -1);
   EXPECT_EQ(kernel.parameters[at.bias].kind, PlanParameter::Kind::Operand);
@@ -981,7 +1054,7 @@ TEST(Conv2dTest, WgradReadsAPointwiseXAsAMatrix) {
   p.parts = conv2dWgradParts(p, c, hopper());
   EXPECT_EQ(checkConv2d(p, c, hopper()), "");
   LaunchPlan plan = conv2dLaunchPlan(p, c);
-  Conv2dParameters at = conv2dParameters(p);
+  Conv2dParameters at = conv2dParameters(p, c);
   const PlanParameter &x = plan.kernels[plan.mainKernel].parameters[at.xMap];
   EXPECT_EQ(x.kind, PlanParameter::Kind::TensorMap);
   EXPECT_EQ(x.index, 0);
@@ -1004,7 +1077,7 @@ TEST(Conv2dTest, WgradReadsAPointwiseXAsAMatrix) {
   GemmConfig sc = chooseConv2dConfig(stem, hopper());
   stem.parts = conv2dWgradParts(stem, sc, hopper());
   LaunchPlan stemPlan = conv2dLaunchPlan(stem, sc);
-  Conv2dParameters kernelAt = conv2dParameters(conv2dKernelProblem(stem));
+  Conv2dParameters kernelAt = conv2dParameters(conv2dKernelProblem(stem), sc);
   EXPECT_EQ(stemPlan.kernels[stemPlan.mainKernel].parameters[kernelAt.xMap].kind,
             PlanParameter::Kind::WorkspaceTensorMap);
 }

@@ -288,12 +288,13 @@ runtime::TensorMapShape conv2dInputMatrixMapShape(const Conv2dProblem &problem,
 
 /// Where each operand is among the kernel's parameters (-1: not one): x, w,
 /// y, then C, the bias and the scale vectors where the epilogue reads them,
-/// then x's im2col map and w's tensor map.
+/// then, on the wgmma kernel, x's im2col map and w's tensor map (the
+/// mma.sync kernel gathers x with cp.async and reads no tensor maps).
 struct Conv2dParameters {
   int x = 0, w = 1, y = 2, c = -1, bias = -1, scale = -1, xMap = -1, wMap = -1;
   int count = 3;
 };
-Conv2dParameters conv2dParameters(const Conv2dProblem &problem);
+Conv2dParameters conv2dParameters(const Conv2dProblem &problem, const GemmConfig &config);
 
 LaunchShape conv2dLaunchShape(const Conv2dProblem &problem, const GemmConfig &config);
 

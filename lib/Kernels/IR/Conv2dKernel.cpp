@@ -183,10 +183,12 @@ kernels::Conv2dProblem mlir::spio::conv2dProblem(Conv2dOp op) {
 LogicalResult mlir::spio::buildConv2dTile(KernelBuilder &b, Conv2dOp op,
                                           const kernels::Conv2dProblem &problem,
                                           const GemmConfig &config) {
-  auto [xMap, wMap] = conv2dMapTypes(b, problem, config, op.getX().getType());
-  if (op.getXMap().getType() != xMap || op.getWMap().getType() != wMap)
-    return op.emitOpError() << "the tensor maps must be " << xMap << " and " << wMap
-                            << " for this problem and config";
+  if (config.wgmma) {
+    auto [xMap, wMap] = conv2dMapTypes(b, problem, config, op.getX().getType());
+    if (op.getXMap().getType() != xMap || op.getWMap().getType() != wMap)
+      return op.emitOpError() << "the tensor maps must be " << xMap << " and " << wMap
+                              << " for this problem and config";
+  }
   GemmProblem g = kernels::conv2dGemmProblem(problem);
   // y, C, the bias and the scale as the GEMM's D-shaped matrices and
   // vectors, under the GEMM's dimension names.
@@ -375,7 +377,7 @@ static gpu::GPUFuncOp buildConv2dKernel(KernelBuilder &b, const kernels::Conv2dP
   MLIRContext *context = b.getContext();
   Location loc = b.loc();
   OpBuilder::InsertionGuard guard(builder);
-  kernels::Conv2dParameters at = kernels::conv2dParameters(p);
+  kernels::Conv2dParameters at = kernels::conv2dParameters(p, c);
   SpioTensorType x = conv2dOperandType(b, p, 'x'), y = conv2dOperandType(b, p, 'y');
   SmallVector<Type> params{x, conv2dOperandType(b, p, 'w'), y};
   if (at.c >= 0)
@@ -384,8 +386,10 @@ static gpu::GPUFuncOp buildConv2dKernel(KernelBuilder &b, const kernels::Conv2dP
     params.push_back(conv2dOperandType(b, p, 'b'));
   if (at.scale >= 0)
     params.push_back(conv2dOperandType(b, p, 's'));
-  auto [xMap, wMap] = conv2dMapTypes(b, p, c, x);
-  params.append({xMap, wMap});
+  if (c.wgmma) {
+    auto [xMap, wMap] = conv2dMapTypes(b, p, c, x);
+    params.append({xMap, wMap});
+  }
   auto kernel = gpu::GPUFuncOp::create(builder, loc, name, builder.getFunctionType(params, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
   builder.setInsertionPointToStart(&kernel.getBody().front());
@@ -395,14 +399,15 @@ static gpu::GPUFuncOp buildConv2dKernel(KernelBuilder &b, const kernels::Conv2dP
   bool strided = kernels::conv2dStridedDgrad(p);
   auto conv = Conv2dOp::create(
       builder, loc, args[at.x], args[at.w], args[at.y], arg(at.c), arg(at.bias), arg(at.scale),
-      args[at.xMap], args[at.wMap], builder.getDenseI64ArrayAttr({p.strideH, p.strideW}),
+      arg(at.xMap), arg(at.wMap), builder.getDenseI64ArrayAttr({p.strideH, p.strideW}),
       builder.getDenseI64ArrayAttr({p.padH, p.padW}),
       builder.getDenseI64ArrayAttr({p.dilationH, p.dilationW}), gemmConfigAttr(context, c),
       epilogue, ConvPass(int(p.pass)),
       strided ? builder.getDenseI64ArrayAttr({p.phaseH, p.phaseW}) : DenseI64ArrayAttr(),
       uint64_t(p.groups));
   gpu::ReturnOp::create(builder, loc);
-  if (strided)
+  // Dependent grids are sm_90's, as wgmma is.
+  if (strided && c.wgmma)
     overlapWithNeighbours(builder, loc, conv);
   return kernel;
 }

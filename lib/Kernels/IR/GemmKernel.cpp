@@ -392,12 +392,41 @@ private:
   struct ConvWeights {
     Coord k, shift;
   };
+  /// A convolution's k-tile: the filter tap (its index, and (r, s)) of the
+  /// convolution A gathers, its 64 channels from `channel` of the tile's
+  /// group (null where not grouped), whose inputs start at `groupBase`.
+  struct ConvTap {
+    Value tap, r, s, channel, group, groupBase;
+  };
+  /// The k-tile `kIndex` of the tile at column index `tileColumn`.
+  ConvTap convTap(const GemmValues &op, Value tileColumn, Value kIndex);
+  /// Where the tap's weights are.
+  ConvWeights convWeights(const GemmValues &op, const ConvTap &tap);
   /// A convolution's k-tile `kIndex` of the tile at rows `bi` and column
   /// index `tileColumn`: starts the im2col copy of its tap's channels (of
   /// the tile's group) into `tiles` at `stage`, and returns where the tap's
   /// weights are.
   ConvWeights convLoadInput(const GemmValues &op, Coord bi, Value tileColumn, Value kIndex,
                             Tensor tiles, Coord stage, Barriers full, Value slot);
+  /// One of the rows of A a thread gathers on mma.sync (a pass of its
+  /// copies): whether the output position is inside the problem, its
+  /// image, and the input row and column its first tap reads (negative in
+  /// the padding).
+  struct ConvRow {
+    Value inside, image, h, w;
+  };
+  /// The rows the thread at `copyRow` of the tile at rows `bi` gathers,
+  /// computed once for every k-tile.
+  SmallVector<ConvRow> convRows(const GemmValues &op, Coord bi, Coord copyRow);
+  /// mma.sync: the thread's cp.async copies of the tap's channels of its
+  /// `rows` into A's `shared` tile (zeros in the padding and past the
+  /// group's channels).
+  void convGatherA(const GemmValues &op, ArrayRef<ConvRow> rows, const ConvTap &tap, Tensor shared,
+                   Coord copyRow, Coord copyVector);
+  /// mma.sync: the thread's cp.async copies of the tap's weights (at
+  /// `tap`) for the tile at columns `bj` into B's `shared` tile.
+  void convCopyWeights(const GemmValues &op, const ConvWeights &tap, Coord bj, Tensor shared,
+                       Coord copyOuter, Coord copyInner);
   /// wgrad of padded groups: the first of dy's channels that a box at rows
   /// `rowsOfDw` of dw' (group g's rows from g * K') reads, g * K / G on
   /// (past the group's, the next group's: rows of dw' left unreduced).
@@ -574,38 +603,30 @@ void GemmTile::copyTile(const Operand &o, Tensor global, Tensor shared, Coord bl
   }
 }
 
-GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Value tileColumn,
-                                              Value kIndex, Tensor tiles, Coord stage,
-                                              Barriers full, Value slot) {
+GemmTile::ConvTap GemmTile::convTap(const GemmValues &op, Value tileColumn, Value kIndex) {
   // The convolution whose im2col matrix A is: dgrad's over dy.
-  kernels::Conv2dGathered gathered = kernels::conv2dGathered(*op.conv);
-  const kernels::Conv2dProblem &conv = gathered.conv;
-  int64_t outH = gathered.outH, outW = gathered.outW;
+  const kernels::Conv2dProblem &conv = kernels::conv2dGathered(*op.conv).conv;
   int64_t channelTiles = kernels::conv2dChannelTiles(conv);
   int64_t groupInputs = kernels::conv2dGroupInputs(conv);
   // k-tile -> filter tap (r, s) and its 64 channels from `channel` (of
   // the tile's group, whose inputs start at `groupBase`).
-  Value tap = b.divui(kIndex, b.index(channelTiles));
-  Value channel = b.muli(b.remui(kIndex, b.index(channelTiles)), b.index(c.blockK));
-  Value group, groupBase = b.index(0);
+  ConvTap t;
+  t.tap = b.divui(kIndex, b.index(channelTiles));
+  t.channel = b.muli(b.remui(kIndex, b.index(channelTiles)), b.index(c.blockK));
+  t.groupBase = b.index(0);
   if (conv.groups > 1) {
-    group =
+    t.group =
         b.divui(b.muli(tileColumn, b.index(c.blockN)), b.index(kernels::conv2dGroupOutputs(conv)));
-    groupBase = b.muli(group, b.index(groupInputs));
+    t.groupBase = b.muli(t.group, b.index(groupInputs));
   }
-  Value r = b.divui(tap, b.index(conv.s)), s = b.remui(tap, b.index(conv.s));
-  // The tile's first output position (n, p, q) and the input position its
-  // first tap reads (negative in the padding).
-  Value first = b.toIndex(b.unfold(bi, 1));
-  Value image = b.divui(first, b.index(outH * outW));
-  Value inImage = b.remui(first, b.index(outH * outW));
-  Value row =
-      b.subi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)), b.index(conv.padH));
-  Value col =
-      b.subi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)), b.index(conv.padW));
-  b.tmaLoadIm2col(cast<Im2colMap>(op.aMap), image, row, col, b.addi(groupBase, channel),
-                  b.muli(r, b.index(conv.dilationH)), b.muli(s, b.index(conv.dilationW)), tiles,
-                  {stage}, full, slot);
+  t.r = b.divui(t.tap, b.index(conv.s));
+  t.s = b.remui(t.tap, b.index(conv.s));
+  return t;
+}
+
+GemmTile::ConvWeights GemmTile::convWeights(const GemmValues &op, const ConvTap &t) {
+  kernels::Conv2dGathered gathered = kernels::conv2dGathered(*op.conv);
+  const kernels::Conv2dProblem &conv = gathered.conv;
   if (op.conv->pass == kernels::ConvPass::Dgrad) {
     // Tap (r, s) of dy's window is w's tap (lastR - r * stepR, lastS - s *
     // stepS) (at stride 1: (R - 1 - r, S - 1 - s)): its K rows from
@@ -615,26 +636,142 @@ GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Va
     int64_t taps = op.conv->s;
     int64_t dxGroupChannels = kernels::conv2dGroupInputs(*op.conv);
     bool everyTap = conv.r == op.conv->r && conv.s == op.conv->s;
-    Value flipped = everyTap ? b.subi(b.index(conv.r * conv.s - 1), tap)
+    Value flipped = everyTap ? b.subi(b.index(conv.r * conv.s - 1), t.tap)
                              : b.subi(b.index(gathered.lastR * taps + gathered.lastS),
-                                      b.addi(b.muli(r, b.index(gathered.stepR * taps)),
-                                             b.muli(s, b.index(gathered.stepS))));
+                                      b.addi(b.muli(t.r, b.index(gathered.stepR * taps)),
+                                             b.muli(t.s, b.index(gathered.stepS))));
     if (kernels::conv2dTransposesWeights(*op.conv)) {
       // w transposed, [C, R, S, K'] (K-major): the tap's K' channels of the
       // tile's dx channels, from `channel`.
       Value weights =
-          b.addi(b.muli(flipped, b.index(kernels::conv2dWeightTapChannels(*op.conv))), channel);
+          b.addi(b.muli(flipped, b.index(kernels::conv2dWeightTapChannels(*op.conv))), t.channel);
       return {b.fromIndex(b.divui(weights, b.index(8)), b.coordType(p.reductionDim, 8)), Coord()};
     }
     Value shift = b.muli(flipped, b.index(dxGroupChannels / 8));
-    if (group)
-      shift = b.subi(shift, b.muli(group, b.index(dxGroupChannels / 8)));
-    return {b.fromIndex(b.addi(groupBase, channel), b.coordType(p.reductionDim)),
+    if (t.group)
+      shift = b.subi(shift, b.muli(t.group, b.index(dxGroupChannels / 8)));
+    return {b.fromIndex(b.addi(t.groupBase, t.channel), b.coordType(p.reductionDim)),
             b.fromIndex(shift, b.coordType(p.colDim, 8))};
   }
   // w's row holds tap after tap of C channels (a group's C / G, padded).
-  Value weights = b.addi(b.muli(tap, b.index(kernels::conv2dWeightTapChannels(conv))), channel);
+  Value weights = b.addi(b.muli(t.tap, b.index(kernels::conv2dWeightTapChannels(conv))), t.channel);
   return {b.fromIndex(b.divui(weights, b.index(8)), b.coordType(p.reductionDim, 8)), Coord()};
+}
+
+GemmTile::ConvWeights GemmTile::convLoadInput(const GemmValues &op, Coord bi, Value tileColumn,
+                                              Value kIndex, Tensor tiles, Coord stage,
+                                              Barriers full, Value slot) {
+  kernels::Conv2dGathered gathered = kernels::conv2dGathered(*op.conv);
+  const kernels::Conv2dProblem &conv = gathered.conv;
+  int64_t outH = gathered.outH, outW = gathered.outW;
+  ConvTap t = convTap(op, tileColumn, kIndex);
+  // The tile's first output position (n, p, q) and the input position its
+  // first tap reads (negative in the padding).
+  Value first = b.toIndex(b.unfold(bi, 1));
+  Value image = b.divui(first, b.index(outH * outW));
+  Value inImage = b.remui(first, b.index(outH * outW));
+  Value row =
+      b.subi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)), b.index(conv.padH));
+  Value col =
+      b.subi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)), b.index(conv.padW));
+  b.tmaLoadIm2col(cast<Im2colMap>(op.aMap), image, row, col, b.addi(t.groupBase, t.channel),
+                  b.muli(t.r, b.index(conv.dilationH)), b.muli(t.s, b.index(conv.dilationW)), tiles,
+                  {stage}, full, slot);
+  return convWeights(op, t);
+}
+
+SmallVector<GemmTile::ConvRow> GemmTile::convRows(const GemmValues &op, Coord bi, Coord copyRow) {
+  kernels::Conv2dGathered gathered = kernels::conv2dGathered(*op.conv);
+  const kernels::Conv2dProblem &conv = gathered.conv;
+  int64_t outH = gathered.outH, outW = gathered.outW;
+  int64_t rowsPerPass = c.threads() / a.tileVectors(c.blockK);
+  SmallVector<ConvRow> rows;
+  for (int64_t pass = 0; pass < c.blockM / rowsPerPass; ++pass) {
+    Value position =
+        b.addi(b.toIndex(b.add(b.unfold(bi, 1), copyRow)), b.index(pass * rowsPerPass));
+    Value inImage = b.remui(position, b.index(outH * outW));
+    rows.push_back(
+        {b.cmpi(arith::CmpIPredicate::ult, position, b.index(p.m)),
+         b.divui(position, b.index(outH * outW)),
+         b.subi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)), b.index(conv.padH)),
+         b.subi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)),
+                b.index(conv.padW))});
+  }
+  return rows;
+}
+
+void GemmTile::convGatherA(const GemmValues &op, ArrayRef<ConvRow> rows, const ConvTap &tap,
+                           Tensor shared, Coord copyRow, Coord copyVector) {
+  const kernels::Conv2dProblem &conv = kernels::conv2dGathered(*op.conv).conv;
+  int64_t rowsPerPass = c.threads() / a.tileVectors(c.blockK);
+  auto input = cast<Tensor>(op.a);
+  ArrayRef<TensorDim> dims = input.getType().getDims();
+  // The thread's 8 channels of the tap's 64, within the group's.
+  Value channel = b.addi(tap.channel, b.toIndex(b.unfold(copyVector, 1)));
+  Value channelOk =
+      b.cmpi(arith::CmpIPredicate::ult, channel, b.index(kernels::conv2dGroupInputs(conv)));
+  Value vector = b.divui(b.addi(tap.groupBase, channel), b.index(8));
+  Value rowOffset = b.muli(tap.r, b.index(conv.dilationH));
+  Value colOffset = b.muli(tap.s, b.index(conv.dilationW));
+  Value zero = b.index(0);
+  for (auto [pass, row] : llvm::enumerate(rows)) {
+    Value h = b.addi(row.h, rowOffset), w = b.addi(row.w, colOffset);
+    // Unsigned compares also take a row or column in the padding (negative).
+    Value ok = b.andi(b.andi(row.inside, channelOk),
+                      b.andi(b.cmpi(arith::CmpIPredicate::ult, h, b.index(conv.h)),
+                             b.cmpi(arith::CmpIPredicate::ult, w, b.index(conv.w))));
+    // A copy that writes zeros reads nothing; its source is x's first pixel.
+    auto at = [&](Value v, const TensorDim &dim) {
+      return b.fromIndex(b.create<arith::SelectOp>({}, ok, v, zero),
+                         b.coordType(dim.dim.getValue(), dim.fold));
+    };
+    Coord place = copyRow;
+    if (pass > 0)
+      place = b.add(place, b.constant(int64_t(pass) * rowsPerPass, place.getType()));
+    b.asyncCopy(input,
+                {at(row.image, dims[0]), at(h, dims[1]), at(w, dims[2]), at(vector, dims[3])},
+                shared, {place, copyVector}, ok);
+  }
+}
+
+void GemmTile::convCopyWeights(const GemmValues &op, const ConvWeights &tap, Coord bj,
+                               Tensor shared, Coord copyOuter, Coord copyInner) {
+  const kernels::Conv2dProblem &conv = *op.conv;
+  // w as the matrix of its rows (K, or transposed C) by its taps' channels.
+  int64_t rows = kernels::conv2dWeightRows(conv);
+  int64_t columns = conv.r * conv.s * kernels::conv2dWeightTapChannels(conv);
+  StringRef rowDim = bOp.kContiguous ? p.colDim : p.reductionDim;
+  StringRef colDim = bOp.kContiguous ? p.reductionDim : p.colDim;
+  Tensor weights =
+      b.view(cast<Tensor>(op.b), b.tensorType({{rowDim, 1, rows}, {colDim, 8, columns / 8}},
+                                              inputVector(), MemorySpace::Global));
+  int64_t rowsPerPass = c.threads() / bOp.tileVectors(c.blockK);
+  int64_t passes = bOp.tileOuter(c.blockK) / rowsPerPass;
+  // K-major (fprop): rows the tile's outputs, columns the tap's channels;
+  // N-major (dgrad): rows the tap's K channels, columns the tile's dx
+  // channels shifted to the tap's.
+  Coord rowOrigin = bOp.kContiguous ? b.unfold(bj, 1) : tap.k;
+  Coord colOrigin = bOp.kContiguous ? tap.k : b.add(b.unfold(bj, 8), tap.shift);
+  Coord col = b.add(colOrigin, copyInner);
+  // Past the matrix, or (N-major) past dx's channels, the copy writes
+  // zeros; A's zeros meet the rest (the next tap's weights).
+  Value colOk =
+      bOp.kContiguous
+          ? b.cmpi(arith::CmpIPredicate::ult, b.toIndex(b.unfold(col, 1)), b.index(columns))
+          : b.cmpi(arith::CmpIPredicate::ult,
+                   b.toIndex(b.add(b.unfold(bj, 1), b.unfold(copyInner, 1))), b.index(p.n));
+  int64_t rowLimit = bOp.kContiguous ? p.n : rows;
+  for (int64_t pass = 0; pass < passes; ++pass) {
+    Coord row = b.add(rowOrigin, copyOuter);
+    if (pass > 0)
+      row = b.add(row, b.constant(pass * rowsPerPass, copyOuter.getType()));
+    Value ok = b.andi(
+        colOk, b.cmpi(arith::CmpIPredicate::ult, b.toIndex(b.unfold(row, 1)), b.index(rowLimit)));
+    Coord place = copyOuter;
+    if (pass > 0)
+      place = b.add(place, b.constant(pass * rowsPerPass, copyOuter.getType()));
+    b.asyncCopy(weights, {row, col}, shared, {place, copyInner}, ok);
+  }
 }
 
 void GemmTile::convLoadGatheredB(const GemmValues &op, Coord bi, Value column, Value kIndex,
@@ -1137,6 +1274,11 @@ void GemmTile::buildMmaSync(const GemmValues &op) {
   }
   SmallVector<Value> inits(accs, b.fill(b.f32(0.0), fc));
   Value kTiles = b.index(ceilDiv(p.k, c.blockK));
+  // An implicit-GEMM convolution gathers A from x (dgrad: dy), its rows'
+  // positions worked out once, and reads B from the k-tile's tap of w.
+  SmallVector<ConvRow> convRowsA;
+  if (op.conv)
+    convRowsA = convRows(op, bi, copyA[0]);
 
   // The reduction loop, one k-tile per step, accumulators carried: load,
   // wait, then per 16-deep step the warp's A and B fragments by ldmatrix
@@ -1144,9 +1286,15 @@ void GemmTile::buildMmaSync(const GemmValues &op) {
   Tensor globalA = cast<Tensor>(op.a), globalB = cast<Tensor>(op.b);
   scf::ForOp loop =
       b.forLoop(b.index(0), kTiles, b.index(1), inits, [&](Value kt, ValueRange carried) {
-        Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
-        copyTile(a, globalA, sharedA, bi, kTile, copyA[0], copyA[1]);
-        copyTile(bOp, globalB, sharedB, bj, kTile, copyB[0], copyB[1]);
+        if (op.conv) {
+          ConvTap tap = convTap(op, b.toIndex(bj), kt);
+          convGatherA(op, convRowsA, tap, sharedA, copyA[0], copyA[1]);
+          convCopyWeights(op, convWeights(op, tap), bj, sharedB, copyB[0], copyB[1]);
+        } else {
+          Coord kTile = b.fromIndex(kt, b.coordType(K, c.blockK));
+          copyTile(a, globalA, sharedA, bi, kTile, copyA[0], copyA[1]);
+          copyTile(bOp, globalB, sharedB, bj, kTile, copyB[0], copyB[1]);
+        }
         b.asyncCommit();
         b.asyncWait(0);
         b.barrier();

@@ -21,6 +21,18 @@ func.func @conv(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
   return
 }
 
+// The same convolution on the mma.sync kernel (sm_80 to sm_89), which
+// gathers x and w itself: no tensor maps.
+// CHECK-LABEL: func.func @conv_mma_sync
+// CHECK: spio.conv2d %{{.*}}, %{{.*}} into %{{.*}} {config = #spio.gemm_config<block = [128, 128, 64], warps = [2, 2], stages = 4>, dilation = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : !spio.tensor<[n: 8, h: 56, w: 56, c/8: 8] x vector<8xbf16>, global>, !spio.tensor<[k: 128, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global> -> !spio.tensor<[n: 8, p: 56, q: 56, k: 128] x bf16, global>{{$}}
+func.func @conv_mma_sync(%x: !X, %w: !W, %y: !Y) {
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 128, 64], warps = [2, 2], stages = 4>}
+      : !X, !W -> !Y
+  return
+}
+
 // A strided, dilated convolution with a folded batch norm (scale, bias), a
 // residual and an activation: y has 28 x 28 positions.
 !Y2 = !spio.tensor<[n: 8, p: 27, q: 27, k: 128] x f32, global>

@@ -68,12 +68,54 @@ func.func @channels(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
 !Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
-func.func @mma_sync(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
-  // expected-error @below {{runs on the wgmma GEMM kernel with output positions along the warpgroups, a tile's reduction in one block: its config needs wgmma = true, no swap and no stream_k}}
+func.func @mma_sync_with_maps(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
+  // expected-error @below {{on the mma.sync kernel (wgmma = false) gathers x and w with cp.async: it takes no tensor maps}}
   spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>,
-      config = #spio.gemm_config<block = [128, 64, 32], warps = [2, 2], stages = 4>}
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [2, 2], stages = 4>}
       : !X, !W -> !Y tma !XMap, !WMap
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
+func.func @mma_sync_block_k(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{on the mma.sync kernel (wgmma = false) takes groups = 1 and a config whose block K is 64 (a tap's 64 channels), got groups = 1 and #spio.gemm_config<block = [128, 64, 32], warps = [2, 2], stages = 4>}}
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 32], warps = [2, 2], stages = 4>}
+      : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 16] x vector<8xbf16>, global>
+!W = !spio.tensor<[k: 128, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
+!Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 128] x bf16, global>
+func.func @mma_sync_grouped(%x: !X, %w: !W, %y: !Y) {
+  // expected-error @below {{on the mma.sync kernel (wgmma = false) takes groups = 1}}
+  spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>, groups = 2,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [2, 2], stages = 4>}
+      : !X, !W -> !Y
+  return
+}
+
+// -----
+
+!X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
+!DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
+!DW = !spio.tensor<[k: 64, r: 3, s: 3, c: 64] x bf16, global>
+func.func @mma_sync_wgrad(%x: !X, %dy: !DY, %dw: !DW) {
+  // expected-error @below {{runs wgrad on the wgmma GEMM kernel}}
+  spio.conv2d wgrad %x, %dy into %dw {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [64, 64, 64], warps = [2, 2], stages = 4>}
+      : !X, !DY -> !DW
   return
 }
 
@@ -85,7 +127,7 @@ func.func @mma_sync(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 128, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !WMap = !spio.tensor_map<!spio.tensor<[k: 64, rsc/8: 72] x vector<8xbf16>, global>, !spio.tensor<[k: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 func.func @stream_k(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
-  // expected-error @below {{a tile's reduction in one block: its config needs wgmma = true, no swap and no stream_k}}
+  // expected-error @below {{a tile's reduction in one block: its config needs no swap and no stream_k}}
   spio.conv2d %x, %w into %y tma %xm, %wm {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>,
       config = #spio.gemm_config<block = [128, 64, 64], warps = [8, 1], stages = 4, wgmma = true, persistent = 132, stream_k = true>}
@@ -485,7 +527,7 @@ func.func @dgrad_stride1_phase(%dy: !DY, %w: !W, %dx: !DX, %m: !DYMap, %wm: !WMa
 !W = !spio.tensor<[k: 128, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
 !Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 128] x bf16, global>
 func.func @dense_without_maps(%x: !X, %w: !W, %y: !Y) {
-  // expected-error @below {{'spio.conv2d' op a dense conv2d (groups = 1) reads x and w through tensor maps: it needs `tma %xMap, %wMap`}}
+  // expected-error @below {{'spio.conv2d' op a dense conv2d (groups = 1) on the wgmma kernel reads x and w through tensor maps: it needs `tma %xMap, %wMap`}}
   spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>,
       config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}
@@ -525,7 +567,7 @@ func.func @groups_zero(%x: !X, %w: !W, %y: !Y) {
 !W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 1] x vector<8xbf16>, global>
 !Y = !spio.tensor<[n: 8, p: 56, q: 56, k: 64] x bf16, global>
 func.func @grouped_gemm_config(%x: !X, %w: !W, %y: !Y) {
-  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) reads x and w through tensor maps: it needs `tma %xMap, %wMap`}}
+  // expected-error @below {{'spio.conv2d' op a grouped conv2d on the implicit GEMM (a #spio.gemm_config) on the wgmma kernel reads x and w through tensor maps: it needs `tma %xMap, %wMap`}}
   spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>, groups = 8,
       config = #spio.gemm_config<block = [128, 128, 64], warps = [8, 1], stages = 4, wgmma = true>}

@@ -1123,11 +1123,18 @@ LogicalResult Conv2dOp::verify() {
     return emitOpError() << "a dense conv2d (groups = 1) runs on the GEMM kernel: its config "
                             "must be a #spio.gemm_config, got "
                          << getConfigAttr();
-  if (!getXMap() || !getWMap())
+  // The wgmma kernel reads x and w by TMA; the mma.sync kernel gathers
+  // them with cp.async.
+  bool wgmma = getGemmConfig().getWgmma();
+  if (wgmma && (!getXMap() || !getWMap()))
     return emitOpError() << (getGroups() > 1 ? "a grouped conv2d on the implicit GEMM (a "
                                                "#spio.gemm_config)"
                                              : "a dense conv2d (groups = 1)")
-                         << " reads x and w through tensor maps: it needs `tma %xMap, %wMap`";
+                         << " on the wgmma kernel reads x and w through tensor maps: it needs "
+                            "`tma %xMap, %wMap`";
+  if (!wgmma && (getXMap() || getWMap()))
+    return emitOpError() << "on the mma.sync kernel (wgmma = false) gathers x and w with "
+                            "cp.async: it takes no tensor maps";
   SpioTensorType x = getX().getType(), w = getW().getType(), y = getY().getType();
   auto vector = dyn_cast<VectorType>(x.getElementType());
   if (!vector || vector.getRank() != 1 || vector.getNumElements() != 8 ||
@@ -1236,10 +1243,19 @@ LogicalResult Conv2dOp::verify() {
           verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps, channels)))
     return failure();
   GemmConfigAttr config = getGemmConfig();
-  if (!config.getWgmma() || config.getSwap() || config.getStreamK())
+  if (!wgmma) {
+    // A k-tile is one tap's 64 channels; a tile's columns are not one
+    // group's.
+    if (groups > 1 || config.getBlock()[2] != 64)
+      return emitOpError() << "on the mma.sync kernel (wgmma = false) takes groups = 1 and a "
+                              "config whose block K is 64 (a tap's 64 channels), got groups = "
+                           << groups << " and " << config;
+    return success();
+  }
+  if (config.getSwap() || config.getStreamK())
     return emitOpError() << "runs on the wgmma GEMM kernel with output positions along the "
                             "warpgroups, a tile's reduction in one block: its config needs "
-                            "wgmma = true, no swap and no stream_k";
+                            "no swap and no stream_k";
   // The maps: x's im2col boxes of the config's rows, and w as a K x (R * S
   // * C) matrix in boxes of the block's share of the config's columns, the
   // boxes' reductions one dimension.
