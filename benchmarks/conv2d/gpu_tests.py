@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """GPU tests of the dense conv2d (implicit GEMM on the wgmma kernel, sm_90a,
-and on the mma.sync kernel, sm_80 to sm_89, for fprop and dgrad):
+and on the mma.sync kernel, sm_80 to sm_89, for dense layers):
 every case runs spio-jit --workload conv2d --check (float64 CPU reference,
 poisoned output, 10 bit-identical runs) and must pass.
 
@@ -267,6 +267,18 @@ CASES = [
     (2, 15, 16, 64, 96, 3, 3, 3, 2, "--pass dgrad --chip sm_80"),
     (4, 28, 28, 256, 128, 1, 1, 2, 0, "--pass dgrad --chip sm_86"),
     (8, 56, 56, 128, 128, 3, 3, 2, 1, "--pass dgrad --chip sm_80"),
+    # wgrad on mma.sync: dy's rows copied as an M-major A, x gathered a
+    # k-tile's positions by each thread's column of dw (its tap worked out
+    # once); in parts, strides, padding, dilation, 1x1 and 7x7, K short of
+    # a tile, C not a multiple of 64 (dw's taps padded), f32 dw, x unfolded.
+    (3, 13, 11, 40, 72, 3, 3, 1, 1, "--pass wgrad --chip sm_80"),
+    (3, 13, 11, 64, 64, 3, 3, 2, 1, "--pass wgrad --chip sm_86 --out-dtype f32"),
+    (2, 17, 9, 24, 48, 5, 3, 1, 2, "--dilation 2 --pass wgrad --chip sm_80"),
+    (2, 9, 9, 64, 64, 3, 3, 1, 4, "--pass wgrad --chip sm_80 --parts 1"),
+    (2, 20, 20, 16, 32, 7, 7, 2, 3, "--pass wgrad --chip sm_80"),
+    (8, 14, 14, 256, 128, 1, 1, 1, 0, "--pass wgrad --chip sm_80"),
+    (8, 28, 28, 128, 128, 3, 3, 1, 1, "--pass wgrad --chip sm_80"),
+    (4, 36, 40, 3, 64, 7, 7, 2, 3, "--pass wgrad --chip sm_86"),
 ]
 
 

@@ -197,14 +197,13 @@ int64_t spio_gemm_workspace_size(const spio_gemm_problem *problem, const spio_ge
 /* conv2d on the implicit GEMM (dense, or `groups` of a multiple of 64
  * input and output channels, w then [k, r, s, c / groups]), NHWC x and y,
  * KRSC w, f16 or bf16 in (spio/Kernels/Conv2d.h): the implicit GEMM on the wgmma kernel (sm_90a;
- * dense fprop and dgrad also on the mma.sync kernel, sm_80 to sm_89, that chip's default),
+ * dense layers also on the mma.sync kernel, sm_80 to sm_89, those chips' default),
  * whose configuration is a spio_gemm_config. The epilogue's scale and bias
  * vectors hold a value an output channel; its residual step adds C, a
  * tensor of y's shape. The launcher's operands: x, w, y, C, bias, scale.
- * `pass` SPIO_DGRAD (stride 1, no epilogue) computes dx (n, h, w, c) from
- * dy (n, p, q, k) and w, the sizes the forward's: operands dy, w, dx;
- * SPIO_WGRAD (C a multiple of 64, no epilogue) dw (k, r, s, c) from x and
- * dy: operands x, dy, dw. */
+ * `pass` SPIO_DGRAD (no epilogue) computes dx (n, h, w, c) from dy (n, p,
+ * q, k) and w, the sizes the forward's: operands dy, w, dx; SPIO_WGRAD (no
+ * epilogue) dw (k, r, s, c) from x and dy: operands x, dy, dw. */
 typedef struct {
   int64_t n, h, w, c, k, r, s;
   int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;

@@ -442,9 +442,6 @@ std::string checkConv2d(const Conv2dProblem &p, const GemmConfig &c, const Targe
     return checkConv2d(kernel, c, target);
   }
   if (p.pass == ConvPass::Wgrad) {
-    if (!c.wgmma)
-      return "conv2d's wgrad runs on the wgmma kernel (sm_90a); the mma.sync kernel (sm_80 to "
-             "sm_89) computes conv2d's fprop and dgrad";
     // Each of B's boxes is 64 channels of one tap (padded groups: of the
     // tap's padded columns); dy's rows are 16-byte vectors of K.
     int64_t groupRows = conv2dWeightRows(p) / p.groups;
@@ -618,14 +615,17 @@ static GemmConfig chooseConv2dWgradConfig(const Conv2dProblem &p, const GemmProb
 /// 64 x 128 over 2 x 2 warps, a k-tile one tap's 64 channels; each with
 /// the most stages (up to 4) that keep two blocks on a multiprocessor (a
 /// 128 x 128 tile's accumulators allow no more than two), and the one whose
-/// busiest multiprocessor computes the fewest outputs (ties to the larger
-/// tile). On an H200 running this PTX, 4 stages of 128 x 128 (one block a
-/// multiprocessor) ran 1.2-1.4x slower than 3 (two), and 128 x 64 tiles
-/// 1.2x faster where 128 x 128 ones left most multiprocessors one.
+/// busiest multiprocessor takes the least time (its outputs, at half the
+/// rate where it runs one block alone; ties to the one of less padding,
+/// then the larger tile). On an H200 running this PTX, 4 stages of 128 x
+/// 128 (one block a multiprocessor) ran 1.2-1.4x slower than 3 (two), and
+/// 128 x 64 tiles 1.2x faster where 128 x 128 ones left most
+/// multiprocessors one.
 static GemmConfig chooseConv2dMmaSyncConfig(const GemmProblem &g, const Target &target) {
   int64_t multiprocessors = std::max<int64_t>(1, target.multiprocessors);
   GemmConfig best;
-  int64_t bestWork = std::numeric_limits<int64_t>::max();
+  // The busiest multiprocessor's outputs, then all tiles' (less padding).
+  std::pair<int64_t, int64_t> bestWork{std::numeric_limits<int64_t>::max(), 0};
   for (auto [rows, columns] : {std::pair{128, 128}, std::pair{128, 64}, std::pair{64, 128}}) {
     GemmConfig c;
     c.blockM = rows;
@@ -643,8 +643,13 @@ static GemmConfig chooseConv2dMmaSyncConfig(const GemmProblem &g, const Target &
         break;
     if (gemmSharedBytes(g, c) > target.sharedBytesPerBlock)
       continue;
+    // A multiprocessor running one block runs it at about half the rate of
+    // two (latency the other block's warps would hide).
     int64_t tiles = ceilDiv(g.m, rows) * ceilDiv(g.n, columns);
-    int64_t work = ceilDiv(tiles, multiprocessors) * rows * columns;
+    int64_t busiest = ceilDiv(tiles, multiprocessors);
+    int64_t together = std::min<int64_t>(2, std::min(busiest, resident(c)));
+    std::pair<int64_t, int64_t> work{busiest * rows * columns * 2 / together,
+                                     tiles * rows * columns};
     if (work < bestWork) {
       bestWork = work;
       best = c;

@@ -67,8 +67,7 @@ class Conv2d(torch.nn.Module):
     multiple of 64, as groups of 64 with block-diagonal weights) and those
     of groups of other multiples of 8 channels (RegNet's: each tap of w
     padded to 64 channels) on the implicit GEMM (Hopper, sm_90; dense
-    layers also on sm_80 to sm_89, whose mma.sync kernel computes the
-    forward and dx, cuDNN dw; any input
+    layers also on sm_80 to sm_89, on the mma.sync kernel; any input
     channels, those not a multiple of 8 (RGB stems) unfolded into a
     workspace first, any kernel size, stride, zero padding and dilation
     the kernel's TMA copies take), the backward's dx on Spio where its

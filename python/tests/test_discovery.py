@@ -448,9 +448,14 @@ def test_enumerators_out_of_range_are_refused_by_the_c_api():
         _capi.take_string(_capi.lib.spio_gemm_check(problem, config, hopper))
     conv = _capi.Conv2dProblem(1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, pass_=5)
     assert _capi.take_string(_capi.lib.spio_conv2d_check(conv, config, hopper)) == "unknown pass 5"
-    # wgrad, on the wgmma kernel alone; its parts at most its k-tiles.
+    # wgrad: a k-tile is 64 positions, on either kernel; its parts at most
+    # its k-tiles. An sm_80 part chooses the mma.sync kernel.
     conv.pass_ = 2
-    assert "runs on the wgmma kernel" in _capi.take_string(_capi.lib.spio_conv2d_check(conv, config, hopper))
+    assert "block K must be 64" in _capi.take_string(_capi.lib.spio_conv2d_check(conv, config, hopper))
+    ampere = _capi.chip_target("sm_80")
+    mma_sync = _capi.lib.spio_conv2d_choose_config(conv, ampere)
+    assert (mma_sync.wgmma, mma_sync.block_k) == (0, 64)
+    assert _capi.take_string(_capi.lib.spio_conv2d_check(conv, mma_sync, ampere)) is None
     wgmma = _capi.lib.spio_conv2d_choose_config(conv, hopper)
     assert _capi.take_string(_capi.lib.spio_conv2d_check(conv, wgmma, hopper)) is None
     conv.parts = 9

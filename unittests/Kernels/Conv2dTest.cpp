@@ -998,12 +998,20 @@ TEST(Conv2dTest, ChipsWithoutWgmmaRunFpropAndDgradOnMmaSync) {
   ASSERT_EQ(plan.kernels.size(), 4u);
   for (const PlannedKernel &kernel : plan.kernels)
     EXPECT_FALSE(kernel.dependent);
-  // wgrad and grouped layers stay on wgmma, and say so.
+  // wgrad: dw's few tiles take the reduction in parts, which the reduce
+  // kernel adds; no tensor maps either.
   Conv2dProblem wgrad = p;
   wgrad.pass = ConvPass::Wgrad;
-  EXPECT_EQ(checkConv2d(wgrad, chooseConv2dConfig(wgrad, ampere), ampere),
-            "conv2d's wgrad runs on the wgmma kernel (sm_90a); the mma.sync kernel (sm_80 to "
-            "sm_89) computes conv2d's fprop and dgrad");
+  GemmConfig wgradConfig = chooseConv2dConfig(wgrad, ampere);
+  EXPECT_EQ(checkConv2d(wgrad, wgradConfig, ampere), "");
+  wgrad.parts = conv2dWgradParts(wgrad, wgradConfig, ampere);
+  EXPECT_GT(wgrad.parts, 1);
+  EXPECT_EQ(checkConv2d(wgrad, wgradConfig, ampere), "");
+  plan = conv2dLaunchPlan(wgrad, wgradConfig);
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[0].parameters.size(), 3u);
+  EXPECT_EQ(plan.kernels[0].shape.gridZ, wgrad.parts);
+  // Grouped layers stay on wgmma, and say so.
   Conv2dProblem grouped = p;
   grouped.c = grouped.k = 128;
   grouped.groups = 2;

@@ -427,6 +427,27 @@ private:
   /// `tap`) for the tile at columns `bj` into B's `shared` tile.
   void convCopyWeights(const GemmValues &op, const ConvWeights &tap, Coord bj, Tensor shared,
                        Coord copyOuter, Coord copyInner);
+  /// The thread's cp.async copies of operand `o`'s tile from the matrix
+  /// `global`, rows from `rowOrigin` and vectors from `colOrigin`: zeros
+  /// where `colOk` is false and in rows at `rowLimit` or past.
+  void copyBounded(const Operand &o, Tensor global, Tensor shared, Coord rowOrigin, Coord colOrigin,
+                   Value colOk, int64_t rowLimit, Coord copyOuter, Coord copyInner);
+  /// mma.sync wgrad: the thread's copies of dy's k-tile `kIndex` (64
+  /// output positions) for the tile at rows `bi` (of K) into A's tile.
+  void convCopyDy(const GemmValues &op, Value kIndex, Coord bi, Tensor shared, Coord copyOuter,
+                  Coord copyInner);
+  /// mma.sync wgrad: the column of dw's R * S * C a thread gathers x for
+  /// (a k-tile's positions by its 8 channels): whether it is one (not past
+  /// N or a tap's C), its channels' vector in x, and the offsets of its tap
+  /// from an output position's input row and column (less the padding).
+  struct ConvColumn {
+    Value inside, vector, h, w;
+  };
+  ConvColumn convColumn(const GemmValues &op, Coord bj, Coord copyVector);
+  /// mma.sync wgrad: the thread's cp.async copies of x at the k-tile
+  /// `kIndex`'s positions for its `column` into B's tile.
+  void convGatherX(const GemmValues &op, const ConvColumn &column, Value kIndex, Tensor shared,
+                   Coord copyRow, Coord copyVector);
   /// wgrad of padded groups: the first of dy's channels that a box at rows
   /// `rowsOfDw` of dw' (group g's rows from g * K') reads, g * K / G on
   /// (past the group's, the next group's: rows of dw' left unreduced).
@@ -734,6 +755,23 @@ void GemmTile::convGatherA(const GemmValues &op, ArrayRef<ConvRow> rows, const C
   }
 }
 
+void GemmTile::copyBounded(const Operand &o, Tensor global, Tensor shared, Coord rowOrigin,
+                           Coord colOrigin, Value colOk, int64_t rowLimit, Coord copyOuter,
+                           Coord copyInner) {
+  int64_t rowsPerPass = c.threads() / o.tileVectors(c.blockK);
+  int64_t passes = o.tileOuter(c.blockK) / rowsPerPass;
+  Coord col = b.add(colOrigin, copyInner);
+  for (int64_t pass = 0; pass < passes; ++pass) {
+    Coord place = copyOuter;
+    if (pass > 0)
+      place = b.add(place, b.constant(pass * rowsPerPass, copyOuter.getType()));
+    Coord row = b.add(rowOrigin, place);
+    Value ok = b.andi(
+        colOk, b.cmpi(arith::CmpIPredicate::ult, b.toIndex(b.unfold(row, 1)), b.index(rowLimit)));
+    b.asyncCopy(global, {row, col}, shared, {place, copyInner}, ok);
+  }
+}
+
 void GemmTile::convCopyWeights(const GemmValues &op, const ConvWeights &tap, Coord bj,
                                Tensor shared, Coord copyOuter, Coord copyInner) {
   const kernels::Conv2dProblem &conv = *op.conv;
@@ -745,32 +783,84 @@ void GemmTile::convCopyWeights(const GemmValues &op, const ConvWeights &tap, Coo
   Tensor weights =
       b.view(cast<Tensor>(op.b), b.tensorType({{rowDim, 1, rows}, {colDim, 8, columns / 8}},
                                               inputVector(), MemorySpace::Global));
-  int64_t rowsPerPass = c.threads() / bOp.tileVectors(c.blockK);
-  int64_t passes = bOp.tileOuter(c.blockK) / rowsPerPass;
   // K-major (fprop): rows the tile's outputs, columns the tap's channels;
   // N-major (dgrad): rows the tap's K channels, columns the tile's dx
-  // channels shifted to the tap's.
+  // channels shifted to the tap's. Past the matrix, or (N-major) past dx's
+  // channels, the copy writes zeros; A's zeros meet the rest (the next
+  // tap's weights).
   Coord rowOrigin = bOp.kContiguous ? b.unfold(bj, 1) : tap.k;
   Coord colOrigin = bOp.kContiguous ? tap.k : b.add(b.unfold(bj, 8), tap.shift);
-  Coord col = b.add(colOrigin, copyInner);
-  // Past the matrix, or (N-major) past dx's channels, the copy writes
-  // zeros; A's zeros meet the rest (the next tap's weights).
   Value colOk =
       bOp.kContiguous
-          ? b.cmpi(arith::CmpIPredicate::ult, b.toIndex(b.unfold(col, 1)), b.index(columns))
+          ? b.cmpi(arith::CmpIPredicate::ult, b.toIndex(b.unfold(b.add(colOrigin, copyInner), 1)),
+                   b.index(columns))
           : b.cmpi(arith::CmpIPredicate::ult,
                    b.toIndex(b.add(b.unfold(bj, 1), b.unfold(copyInner, 1))), b.index(p.n));
-  int64_t rowLimit = bOp.kContiguous ? p.n : rows;
-  for (int64_t pass = 0; pass < passes; ++pass) {
-    Coord row = b.add(rowOrigin, copyOuter);
-    if (pass > 0)
-      row = b.add(row, b.constant(pass * rowsPerPass, copyOuter.getType()));
+  copyBounded(bOp, weights, shared, rowOrigin, colOrigin, colOk, bOp.kContiguous ? p.n : rows,
+              copyOuter, copyInner);
+}
+
+void GemmTile::convCopyDy(const GemmValues &op, Value kIndex, Coord bi, Tensor shared,
+                          Coord copyOuter, Coord copyInner) {
+  // dy as the matrix of the output positions by K, M-major: the k-tile's
+  // 64 positions by the tile's rows of dw (K).
+  int64_t positions = kernels::conv2dOutputPositions(*op.conv);
+  Tensor dy = b.view(cast<Tensor>(op.a),
+                     b.tensorType({{p.reductionDim, 1, positions}, {p.rowDim, 8, p.m / 8}},
+                                  inputVector(), MemorySpace::Global));
+  Coord rowOrigin = b.unfold(b.fromIndex(kIndex, b.coordType(p.reductionDim, c.blockK)), 1);
+  Value colOk = b.cmpi(arith::CmpIPredicate::ult,
+                       b.toIndex(b.add(b.unfold(bi, 1), b.unfold(copyInner, 1))), b.index(p.m));
+  copyBounded(a, dy, shared, rowOrigin, b.unfold(bi, 8), colOk, positions, copyOuter, copyInner);
+}
+
+GemmTile::ConvColumn GemmTile::convColumn(const GemmValues &op, Coord bj, Coord copyVector) {
+  const kernels::Conv2dProblem &conv = *op.conv;
+  int64_t tapColumns = kernels::conv2dWeightTapChannels(conv);
+  // Column n of dw's R * S * C' is tap n / C''s channel n % C' (C'
+  // padded to whole k-tiles: zeros past C).
+  Value column = b.toIndex(b.add(b.unfold(bj, 1), b.unfold(copyVector, 1)));
+  Value tap = b.divui(column, b.index(tapColumns));
+  Value channel = b.remui(column, b.index(tapColumns));
+  return {
+      b.andi(b.cmpi(arith::CmpIPredicate::ult, column, b.index(p.n)),
+             b.cmpi(arith::CmpIPredicate::ult, channel, b.index(conv.c))),
+      b.divui(channel, b.index(8)),
+      b.subi(b.muli(b.divui(tap, b.index(conv.s)), b.index(conv.dilationH)), b.index(conv.padH)),
+      b.subi(b.muli(b.remui(tap, b.index(conv.s)), b.index(conv.dilationW)), b.index(conv.padW))};
+}
+
+void GemmTile::convGatherX(const GemmValues &op, const ConvColumn &column, Value kIndex,
+                           Tensor shared, Coord copyRow, Coord copyVector) {
+  const kernels::Conv2dProblem &conv = *op.conv;
+  int64_t outH = kernels::conv2dOutputHeight(conv), outW = kernels::conv2dOutputWidth(conv);
+  int64_t positions = kernels::conv2dOutputPositions(conv);
+  int64_t rowsPerPass = c.threads() / bOp.tileVectors(c.blockK);
+  auto x = cast<Tensor>(op.b);
+  ArrayRef<TensorDim> dims = x.getType().getDims();
+  Value first = b.addi(b.muli(kIndex, b.index(c.blockK)), b.toIndex(b.unfold(copyRow, 1)));
+  Value zero = b.index(0);
+  for (int64_t pass = 0; pass < c.blockK / rowsPerPass; ++pass) {
+    // The output position (n, p, q) and the input position its tap reads.
+    Value position = pass ? b.addi(first, b.index(pass * rowsPerPass)) : first;
+    Value inImage = b.remui(position, b.index(outH * outW));
+    Value h = b.addi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)), column.h);
+    Value w = b.addi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)), column.w);
     Value ok = b.andi(
-        colOk, b.cmpi(arith::CmpIPredicate::ult, b.toIndex(b.unfold(row, 1)), b.index(rowLimit)));
-    Coord place = copyOuter;
+        b.andi(column.inside, b.cmpi(arith::CmpIPredicate::ult, position, b.index(positions))),
+        b.andi(b.cmpi(arith::CmpIPredicate::ult, h, b.index(conv.h)),
+               b.cmpi(arith::CmpIPredicate::ult, w, b.index(conv.w))));
+    auto at = [&](Value v, const TensorDim &dim) {
+      return b.fromIndex(b.create<arith::SelectOp>({}, ok, v, zero),
+                         b.coordType(dim.dim.getValue(), dim.fold));
+    };
+    Coord place = copyRow;
     if (pass > 0)
-      place = b.add(place, b.constant(pass * rowsPerPass, copyOuter.getType()));
-    b.asyncCopy(weights, {row, col}, shared, {place, copyInner}, ok);
+      place = b.add(place, b.constant(pass * rowsPerPass, copyRow.getType()));
+    b.asyncCopy(x,
+                {at(b.divui(position, b.index(outH * outW)), dims[0]), at(h, dims[1]),
+                 at(w, dims[2]), at(column.vector, dims[3])},
+                shared, {place, copyVector}, ok);
   }
 }
 
@@ -1275,9 +1365,15 @@ void GemmTile::buildMmaSync(const GemmValues &op) {
   SmallVector<Value> inits(accs, b.fill(b.f32(0.0), fc));
   Value kTiles = b.index(ceilDiv(p.k, c.blockK));
   // An implicit-GEMM convolution gathers A from x (dgrad: dy), its rows'
-  // positions worked out once, and reads B from the k-tile's tap of w.
+  // positions worked out once, and reads B from the k-tile's tap of w;
+  // wgrad reads dy as A and gathers B from x, each thread's column's tap
+  // worked out once.
+  bool wgrad = op.conv && op.conv->pass == kernels::ConvPass::Wgrad;
   SmallVector<ConvRow> convRowsA;
-  if (op.conv)
+  std::optional<ConvColumn> convColumnB;
+  if (wgrad)
+    convColumnB = convColumn(op, bj, copyB[1]);
+  else if (op.conv)
     convRowsA = convRows(op, bi, copyA[0]);
 
   // The reduction loop, one k-tile per step, accumulators carried: load,
@@ -1286,7 +1382,12 @@ void GemmTile::buildMmaSync(const GemmValues &op) {
   Tensor globalA = cast<Tensor>(op.a), globalB = cast<Tensor>(op.b);
   scf::ForOp loop =
       b.forLoop(b.index(0), kTiles, b.index(1), inits, [&](Value kt, ValueRange carried) {
-        if (op.conv) {
+        if (wgrad) {
+          // A part's k-tiles follow the parts' before it.
+          Value kIndex = batch ? b.addi(b.muli(b.toIndex(batch), kTiles), kt) : kt;
+          convCopyDy(op, kIndex, bi, sharedA, copyA[0], copyA[1]);
+          convGatherX(op, *convColumnB, kIndex, sharedB, copyB[0], copyB[1]);
+        } else if (op.conv) {
           ConvTap tap = convTap(op, b.toIndex(bj), kt);
           convGatherA(op, convRowsA, tap, sharedA, copyA[0], copyA[1]);
           convCopyWeights(op, convWeights(op, tap), bj, sharedB, copyB[0], copyB[1]);

@@ -115,6 +115,17 @@ func.func @wgrad(%x: !WX, %dy: !WDY, %dw: !WDW, %xm: !WXMap, %dym: !WDYMap) {
   return
 }
 
+// wgrad on the mma.sync kernel: no tensor maps.
+// CHECK-LABEL: func.func @wgrad_mma_sync
+// CHECK: spio.conv2d wgrad %{{.*}}, %{{.*}} into %{{.*}} {config = #spio.gemm_config<block = [128, 64, 64], warps = [2, 2], stages = 3>, dilation = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : {{.*}} -> !spio.tensor<[k: 128, r: 3, s: 3, c: 64] x f32, global>{{$}}
+func.func @wgrad_mma_sync(%x: !WX, %dy: !WDY, %dw: !WDW) {
+  spio.conv2d wgrad %x, %dy into %dw {stride = array<i64: 2, 2>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
+      config = #spio.gemm_config<block = [128, 64, 64], warps = [2, 2], stages = 3>}
+      : !WX, !WDY -> !WDW
+  return
+}
+
 // wgrad in parts: their f32 sums, [part, k, r, s, c].
 !WParts = !spio.tensor<[part: 3, k: 128, r: 3, s: 3, c: 64] x f32, global>
 // CHECK-LABEL: func.func @wgrad_parts

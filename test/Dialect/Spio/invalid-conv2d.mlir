@@ -83,7 +83,7 @@ func.func @mma_sync_with_maps(%x: !X, %w: !W, %y: !Y, %xm: !XMap, %wm: !WMap) {
 !W = !spio.tensor<[k: 64, r: 3, s: 3, c/8: 8] x vector<8xbf16>, global>
 !Y = !spio.tensor<[n: 2, p: 8, q: 8, k: 64] x bf16, global>
 func.func @mma_sync_block_k(%x: !X, %w: !W, %y: !Y) {
-  // expected-error @below {{on the mma.sync kernel (wgmma = false) takes groups = 1 and a config whose block K is 64 (a tap's 64 channels), got groups = 1 and #spio.gemm_config<block = [128, 64, 32], warps = [2, 2], stages = 4>}}
+  // expected-error @below {{on the mma.sync kernel (wgmma = false) takes groups = 1 and a config whose block K is 64, got groups = 1 and #spio.gemm_config<block = [128, 64, 32], warps = [2, 2], stages = 4>}}
   spio.conv2d %x, %w into %y {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
       dilation = array<i64: 1, 1>,
       config = #spio.gemm_config<block = [128, 64, 32], warps = [2, 2], stages = 4>}
@@ -110,12 +110,14 @@ func.func @mma_sync_grouped(%x: !X, %w: !W, %y: !Y) {
 !X = !spio.tensor<[n: 2, h: 8, w: 8, c/8: 8] x vector<8xbf16>, global>
 !DY = !spio.tensor<[n: 2, p: 8, q: 8, k/8: 8] x vector<8xbf16>, global>
 !DW = !spio.tensor<[k: 64, r: 3, s: 3, c: 64] x bf16, global>
-func.func @mma_sync_wgrad(%x: !X, %dy: !DY, %dw: !DW) {
-  // expected-error @below {{runs wgrad on the wgmma GEMM kernel}}
-  spio.conv2d wgrad %x, %dy into %dw {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
-      dilation = array<i64: 1, 1>,
+!XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+!DYMap = !spio.tensor_map<!spio.tensor<[npq: 128, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
+func.func @mma_sync_wgrad_with_maps(%x: !X, %dy: !DY, %dw: !DW, %xm: !XMap, %dym: !DYMap) {
+  // expected-error @below {{on the mma.sync kernel (wgmma = false) gathers x and w with cp.async: it takes no tensor maps}}
+  spio.conv2d wgrad %x, %dy into %dw tma %xm, %dym {stride = array<i64: 1, 1>,
+      padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
       config = #spio.gemm_config<block = [64, 64, 64], warps = [2, 2], stages = 4>}
-      : !X, !DY -> !DW
+      : !X, !DY -> !DW tma !XMap, !DYMap
   return
 }
 
@@ -377,7 +379,7 @@ func.func @fprop_matrix(%x: !X, %w: !W, %y: !Y, %m: !XMap, %wm: !WMap) {
 !XMap = !spio.im2col_map<!X, !spio.tensor<[npq: 64, rsc/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 !DYMap = !spio.tensor_map<!spio.tensor<[npq: 128, k/8: 8] x vector<8xbf16>, global>, !spio.tensor<[npq: 64, k/8: 8] x vector<8xbf16>, shared, #spio.xor_swizzle<3, 0, 3>>>
 func.func @wgrad_cluster(%x: !X, %dy: !DY, %dw: !DW, %m: !XMap, %dym: !DYMap) {
-  // expected-error @below {{its config needs wgmma = true, no swap, cluster 1 and no stream_k}}
+  // expected-error @below {{its config needs no swap, cluster 1 and no stream_k}}
   spio.conv2d wgrad %x, %dy into %dw tma %m, %dym {stride = array<i64: 1, 1>,
       padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>,
       config = #spio.gemm_config<block = [64, 128, 64], warps = [4, 1], stages = 4, wgmma = true, persistent = 132, cluster = 2>}

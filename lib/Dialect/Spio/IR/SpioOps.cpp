@@ -1146,6 +1146,13 @@ LogicalResult Conv2dOp::verify() {
   Type out = y.getElementType();
   if (!out.isF16() && !out.isBF16() && !out.isF32())
     return emitOpError() << "y must hold f16, bf16 or f32, got " << out;
+  // A k-tile is one tap's 64 channels (wgrad: 64 positions); a tile's
+  // columns are not one group's.
+  GemmConfigAttr config = getGemmConfig();
+  if (!wgmma && (getGroups() > 1 || config.getBlock()[2] != 64))
+    return emitOpError() << "on the mma.sync kernel (wgmma = false) takes groups = 1 and a "
+                            "config whose block K is 64, got groups = "
+                         << getGroups() << " and " << config;
   if (getPass() == ConvPass::Wgrad)
     return verifyWgrad();
   // dgrad reads dy (as x) and writes dx (as y): the forward's output and
@@ -1242,16 +1249,8 @@ LogicalResult Conv2dOp::verify() {
       failed(
           verifyEpilogueVector(*this, getScale(), "scale", EpilogueStep::Scale, steps, channels)))
     return failure();
-  GemmConfigAttr config = getGemmConfig();
-  if (!wgmma) {
-    // A k-tile is one tap's 64 channels; a tile's columns are not one
-    // group's.
-    if (groups > 1 || config.getBlock()[2] != 64)
-      return emitOpError() << "on the mma.sync kernel (wgmma = false) takes groups = 1 and a "
-                              "config whose block K is 64 (a tap's 64 channels), got groups = "
-                           << groups << " and " << config;
+  if (!wgmma)
     return success();
-  }
   if (config.getSwap() || config.getStreamK())
     return emitOpError() << "runs on the wgmma GEMM kernel with output positions along the "
                             "warpgroups, a tile's reduction in one block: its config needs "
@@ -1400,10 +1399,14 @@ LogicalResult Conv2dOp::verifyWgrad() {
   if (!getEpilogueSteps().empty() || getBias() || getScale() || getResidual())
     return emitOpError() << "computes wgrad without an epilogue";
   GemmConfigAttr config = getGemmConfig();
-  if (!config.getWgmma() || config.getSwap() || config.getCluster() != 1 || config.getStreamK())
+  // The mma.sync kernel gathers x and dy itself (its config checked with
+  // the forward's).
+  if (!config.getWgmma())
+    return success();
+  if (config.getSwap() || config.getCluster() != 1 || config.getStreamK())
     return emitOpError() << "runs wgrad on the wgmma GEMM kernel with dw's rows along the "
-                            "warpgroups and no cluster multicast: its config needs wgmma = true, "
-                            "no swap, cluster 1 and no stream_k";
+                            "warpgroups and no cluster multicast: its config needs no swap, "
+                            "cluster 1 and no stream_k";
   // The maps: dy read as an (N * P * Q) x K matrix in boxes of a k-tile's
   // positions by 64 channels (an M-major A), and x's im2col boxes of a
   // k-tile's positions by one tap's 64 channels (an N-major B); or, where
