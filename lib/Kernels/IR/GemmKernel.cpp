@@ -418,6 +418,11 @@ private:
   /// The rows the thread at `copyRow` of the tile at rows `bi` gathers,
   /// computed once for every k-tile.
   SmallVector<ConvRow> convRows(const GemmValues &op, Coord bi, Coord copyRow);
+  /// mma.sync: a cp.async of the channels at `vector` of pixel (`image`,
+  /// `h`, `w`) of `input` (x, or dgrad's dy, of `conv`'s sizes) into
+  /// `shared` at `at`; zeros where not `inside` or (h, w) is in the padding.
+  void copyPixel(const kernels::Conv2dProblem &conv, Tensor input, Value inside, Value image,
+                 Value h, Value w, Value vector, Tensor shared, ArrayRef<Coord> at);
   /// mma.sync: the thread's cp.async copies of the tap's channels of its
   /// `rows` into A's `shared` tile (zeros in the padding and past the
   /// group's channels).
@@ -721,12 +726,29 @@ SmallVector<GemmTile::ConvRow> GemmTile::convRows(const GemmValues &op, Coord bi
   return rows;
 }
 
+void GemmTile::copyPixel(const kernels::Conv2dProblem &conv, Tensor input, Value inside,
+                         Value image, Value h, Value w, Value vector, Tensor shared,
+                         ArrayRef<Coord> at) {
+  ArrayRef<TensorDim> dims = input.getType().getDims();
+  // Unsigned compares also take a row or column in the padding (negative).
+  Value ok = b.andi(inside, b.andi(b.cmpi(arith::CmpIPredicate::ult, h, b.index(conv.h)),
+                                   b.cmpi(arith::CmpIPredicate::ult, w, b.index(conv.w))));
+  // A copy that writes zeros reads nothing; its source is the first pixel.
+  Value zero = b.index(0);
+  auto coord = [&](Value v, const TensorDim &dim) {
+    return b.fromIndex(b.create<arith::SelectOp>({}, ok, v, zero),
+                       b.coordType(dim.dim.getValue(), dim.fold));
+  };
+  b.asyncCopy(input,
+              {coord(image, dims[0]), coord(h, dims[1]), coord(w, dims[2]), coord(vector, dims[3])},
+              shared, at, ok);
+}
+
 void GemmTile::convGatherA(const GemmValues &op, ArrayRef<ConvRow> rows, const ConvTap &tap,
                            Tensor shared, Coord copyRow, Coord copyVector) {
   const kernels::Conv2dProblem &conv = kernels::conv2dGathered(*op.conv).conv;
   int64_t rowsPerPass = c.threads() / a.tileVectors(c.blockK);
   auto input = cast<Tensor>(op.a);
-  ArrayRef<TensorDim> dims = input.getType().getDims();
   // The thread's 8 channels of the tap's 64, within the group's.
   Value channel = b.addi(tap.channel, b.toIndex(b.unfold(copyVector, 1)));
   Value channelOk =
@@ -734,24 +756,12 @@ void GemmTile::convGatherA(const GemmValues &op, ArrayRef<ConvRow> rows, const C
   Value vector = b.divui(b.addi(tap.groupBase, channel), b.index(8));
   Value rowOffset = b.muli(tap.r, b.index(conv.dilationH));
   Value colOffset = b.muli(tap.s, b.index(conv.dilationW));
-  Value zero = b.index(0);
   for (auto [pass, row] : llvm::enumerate(rows)) {
-    Value h = b.addi(row.h, rowOffset), w = b.addi(row.w, colOffset);
-    // Unsigned compares also take a row or column in the padding (negative).
-    Value ok = b.andi(b.andi(row.inside, channelOk),
-                      b.andi(b.cmpi(arith::CmpIPredicate::ult, h, b.index(conv.h)),
-                             b.cmpi(arith::CmpIPredicate::ult, w, b.index(conv.w))));
-    // A copy that writes zeros reads nothing; its source is x's first pixel.
-    auto at = [&](Value v, const TensorDim &dim) {
-      return b.fromIndex(b.create<arith::SelectOp>({}, ok, v, zero),
-                         b.coordType(dim.dim.getValue(), dim.fold));
-    };
     Coord place = copyRow;
     if (pass > 0)
       place = b.add(place, b.constant(int64_t(pass) * rowsPerPass, place.getType()));
-    b.asyncCopy(input,
-                {at(row.image, dims[0]), at(h, dims[1]), at(w, dims[2]), at(vector, dims[3])},
-                shared, {place, copyVector}, ok);
+    copyPixel(conv, input, b.andi(row.inside, channelOk), row.image, b.addi(row.h, rowOffset),
+              b.addi(row.w, colOffset), vector, shared, {place, copyVector});
   }
 }
 
@@ -837,30 +847,21 @@ void GemmTile::convGatherX(const GemmValues &op, const ConvColumn &column, Value
   int64_t positions = kernels::conv2dOutputPositions(conv);
   int64_t rowsPerPass = c.threads() / bOp.tileVectors(c.blockK);
   auto x = cast<Tensor>(op.b);
-  ArrayRef<TensorDim> dims = x.getType().getDims();
   Value first = b.addi(b.muli(kIndex, b.index(c.blockK)), b.toIndex(b.unfold(copyRow, 1)));
-  Value zero = b.index(0);
   for (int64_t pass = 0; pass < c.blockK / rowsPerPass; ++pass) {
     // The output position (n, p, q) and the input position its tap reads.
     Value position = pass ? b.addi(first, b.index(pass * rowsPerPass)) : first;
     Value inImage = b.remui(position, b.index(outH * outW));
-    Value h = b.addi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)), column.h);
-    Value w = b.addi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)), column.w);
-    Value ok = b.andi(
-        b.andi(column.inside, b.cmpi(arith::CmpIPredicate::ult, position, b.index(positions))),
-        b.andi(b.cmpi(arith::CmpIPredicate::ult, h, b.index(conv.h)),
-               b.cmpi(arith::CmpIPredicate::ult, w, b.index(conv.w))));
-    auto at = [&](Value v, const TensorDim &dim) {
-      return b.fromIndex(b.create<arith::SelectOp>({}, ok, v, zero),
-                         b.coordType(dim.dim.getValue(), dim.fold));
-    };
     Coord place = copyRow;
     if (pass > 0)
       place = b.add(place, b.constant(pass * rowsPerPass, copyRow.getType()));
-    b.asyncCopy(x,
-                {at(b.divui(position, b.index(outH * outW)), dims[0]), at(h, dims[1]),
-                 at(w, dims[2]), at(column.vector, dims[3])},
-                shared, {place, copyVector}, ok);
+    copyPixel(
+        conv, x,
+        b.andi(column.inside, b.cmpi(arith::CmpIPredicate::ult, position, b.index(positions))),
+        b.divui(position, b.index(outH * outW)),
+        b.addi(b.muli(b.divui(inImage, b.index(outW)), b.index(conv.strideH)), column.h),
+        b.addi(b.muli(b.remui(inImage, b.index(outW)), b.index(conv.strideW)), column.w),
+        column.vector, shared, {place, copyVector});
   }
 }
 
