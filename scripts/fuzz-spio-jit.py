@@ -19,7 +19,7 @@ now and then tiles, stages, persistent grids, clusters, ping-pong,
 stream-K, swaps and splits given by hand. conv2d: dense and grouped (wide
 groups, groups of 16 or 32, the grouped family's widths) layers of every
 pass, kernels of 1 to 7, stride 1 to 3, dilation, f32 out, bias, tiles
-now and then. In one case in ten of each, one of the sizes, strides,
+and chips without wgmma (the mma.sync kernel) now and then. In one case in ten of each, one of the sizes, strides,
 kernel sides or dilations is 0 or negative. both: conv2d-gw8 and gemm;
 all: the three.
 Deterministic for a seed; prints each failure's command, then the counts,
@@ -140,6 +140,8 @@ def conv2d_options(rng):
     if rng.random() < 0.15:
         options += ["--block-m", str(rng.choice([64, 128])), "--warps-m",
                     str(rng.choice([4, 8])), "--block-n", str(rng.choice([64, 128, 256]))]
+    if rng.random() < 0.3:
+        options += ["--chip", rng.choice(["sm_80", "sm_86", "sm_89"])]
     return out_of_range(rng, options, {"--batch", "--channels", "--out-channels", "--groups",
                                        "--height", "--width", "--r", "--s", "--stride",
                                        "--dilation"})
