@@ -16,8 +16,9 @@ implementations and autograd:
   dense layers on sm_80 to sm_89 on mma.sync); the backward's dx on
   Spio's dgrad kernel where the taps read one phase of dx (grouped: any
   stride), dw on its wgrad kernel, the bias gradient and what Spio's
-  kernels do not take on cuDNN (aten.convolution_backward). spio.conv2d runs dilated groups of 8,
-  4, 2 or 1 channels on spio::conv2d_gw8 over x's phase images.
+  kernels do not take on cuDNN (aten.convolution_backward). spio.conv2d
+  runs dilated groups of 8, 4, 2 or 1 channels on spio::conv2d_gw8 over
+  x's phase images.
 - spio::bmm (batched a @ b, transposed views read in place).
 - spio::linear (x @ w.t() (+ b), the bias added in the GEMM's epilogue;
   spio.matmul's too); dX and dW are GEMMs too, dW accumulated in f32 and
@@ -947,9 +948,9 @@ class _Conv2dFunction(torch.autograd.Function):
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """torch.nn.functional.conv2d on Spio's kernels, f16/bf16 on a CUDA
     device: dense layers (groups = 1; on Hopper's wgmma, or on sm_80 to
-    sm_89 on mma.sync; any kernel size, stride,
-    padding and dilation; input channels not a multiple of 8, as RGB stems
-    have, in the forward and dw, x unfolded into a workspace first), layers
+    sm_89 on mma.sync; any kernel size, stride, padding and dilation;
+    input channels not a multiple of 8, as RGB stems have, in the
+    forward and dw, x unfolded into a workspace first), layers
     of groups of a multiple of 64 input and output channels, layers of
     groups of 16 or 32 channels (C in = C out a multiple of 64, run as
     groups of 64 with block-diagonal weights, whose gradient autograd takes
