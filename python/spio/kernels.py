@@ -190,7 +190,8 @@ class Conv2dArguments:
     value an output channel, in `scale_dtype` and `bias_dtype`, default
     y's), "residual" (adds operand C, of y's shape) and the activations
     "relu", "gelu_tanh", "gelu_erf" and "silu". It runs on Hopper (sm_90a)
-    as an implicit GEMM: TMA gathers each filter tap's channels of x.
+    as an implicit GEMM: TMA gathers each filter tap's channels of x (on
+    sm_80 to sm_89, dense, the mma.sync kernel's threads gather them).
     `pass_="dgrad"` (no epilogue) computes dx (n, h, w, c) from dy (n, p,
     q, k) and w instead, the sizes the forward's (at a stride over 1 a
     kernel a phase of dx, after one zeroing the positions no tap reads);
@@ -288,7 +289,7 @@ class Metadata:
     alignment: int
     tile_shape: Tuple[int, ...]
     stages: int
-    min_compute_capability: Tuple[int, int] = (9, 0)
+    min_compute_capability: Tuple[int, int] = (8, 0)
     instruction: str = "mma.sync"
 
     def dtype(self, operand):
@@ -648,6 +649,12 @@ def _gemm_config(tile, stages):
                             int(wgmma), *options.values())
 
 
+def _instruction(tile):
+    """A GEMM tile's minimum compute capability and tensor-core
+    instruction: Hopper's wgmma (sm_90), else mma.sync (sm_80 on)."""
+    return ((9, 0), "wgmma") if tile[5:6] == ("wgmma",) else ((8, 0), "mma.sync")
+
+
 def _gemm_tile(c):
     """The tile tuple of a C API GEMM configuration (its options as
     strings, only those set)."""
@@ -715,7 +722,7 @@ class GemmFamily(_LibraryFamily):
         dtype, out, a, b, tile, stages = config
         return Metadata("gemm", (("A", dtype), ("B", dtype), ("C", out), ("D", out)),
                         (("A", a), ("B", b), ("D", "row")), 16, tile[:3], stages,
-                        instruction="wgmma" if tile[5:6] == ("wgmma",) else "mma.sync")
+                        *_instruction(tile))
 
     @staticmethod
     def _problem(args, pack_layouts=False):
@@ -794,10 +801,11 @@ class GemmFamily(_LibraryFamily):
 
 class Conv2dFamily(_LibraryFamily):
     """Dense conv2d (groups = 1, or groups of a multiple of 64 channels),
-    fprop, dgrad and wgrad, as an implicit GEMM on
-    the wgmma kernel (sm_90a): a config is (dtype, output dtype, tile,
-    stages), the tile a wgmma GEMM tile (GemmFamily's, options included)
-    whose rows are output positions and columns output channels."""
+    fprop, dgrad and wgrad, as an implicit GEMM on the wgmma kernel
+    (sm_90a; the instances listed) or, dense, on the mma.sync kernel (the
+    chooser's for sm_80 to sm_89): a config is (dtype, output dtype, tile,
+    stages), the tile a GEMM tile (GemmFamily's, options included) whose
+    rows are output positions and columns output channels."""
 
     _C_NAME = "spio_conv2d"
     name = "conv2d"
@@ -816,7 +824,7 @@ class Conv2dFamily(_LibraryFamily):
         dtype, out, tile, stages = config
         return Metadata("conv2d", (("x", dtype), ("w", dtype), ("y", out)),
                         (("x", "nhwc"), ("w", "krsc"), ("y", "nhwc")), 16, tile[:3], stages,
-                        instruction="wgmma")
+                        *_instruction(tile))
 
     @staticmethod
     def _problem(args):

@@ -654,6 +654,40 @@ def dense_inputs(n, c, k, h, w, r, s, dtype=torch.bfloat16, seed=0, groups=1):
     return x.to(memory_format=torch.channels_last), weight, bias
 
 
+@gpu
+@pytest.mark.parametrize("pass_", ["fprop", "dgrad", "wgrad"])
+def test_dense_conv2d_on_the_mma_sync_kernel(pass_):
+    """The configuration chosen for an sm_80 part (the mma.sync kernel,
+    which later GPUs run too) through the C API's launcher, whose plan
+    reads no tensor maps: each pass of a strided layer whose C and K are
+    not multiples of 64, against float32 torch."""
+    x, weight, _ = dense_inputs(2, 40, 72, 13, 11, 3, 3)
+    args = spio.Conv2dArguments(2, 13, 11, 40, 72, 3, 3, (2, 2), (1, 1), (1, 1), "bf16",
+                                pass_=pass_)
+    family = spio.Conv2dFamily()
+    kernel = spio.Kernel(family, family.chosen(args, spio.kernels.target("sm_80")))
+    assert kernel.metadata.instruction == "mma.sync"
+    assert kernel.metadata.min_compute_capability == (8, 0)
+    launcher = kernel.launcher(args)
+    dy = torch.randn(2, 72, 7, 6, device="cuda", dtype=torch.bfloat16).to(
+        memory_format=torch.channels_last)
+    x32, w32, dy32 = x.float(), weight.float(), dy.float()
+    stream = _torch_ops._stream(x)
+    if pass_ == "fprop":
+        got = torch.empty_like(dy)
+        _torch_ops._run(launcher, stream, (x, _torch_ops._krsc(weight), got, None, None, None))
+        want = torch.nn.functional.conv2d(x32, w32, None, 2, 1)
+    elif pass_ == "dgrad":
+        got = torch.empty_like(x)
+        _torch_ops._run(launcher, stream, (dy, _torch_ops._krsc(weight), got, None, None, None))
+        want = torch.nn.grad.conv2d_input(x.shape, w32, dy32, 2, 1)
+    else:
+        got = torch.empty_like(weight).contiguous(memory_format=torch.channels_last)
+        _torch_ops._run(launcher, stream, (x, dy, got, None, None, None))
+        want = torch.nn.grad.conv2d_weight(x32, weight.shape, dy32, 2, 1)
+    close(got, want, want.abs().max().item() * 4)
+
+
 @hopper
 @pytest.mark.parametrize("c,k,hw,rs,stride,padding,dilation,dtype", [
     (64, 64, (20, 20), (3, 3), 1, 1, 1, torch.bfloat16),
