@@ -246,8 +246,8 @@ CASES = [
     # padding, past C and past the last position) and copies the tap's
     # weights; fprop and dgrad, every border, strides, dilation, 1x1 to 7x7,
     # C and K not multiples of 64, the epilogue, f16 -> f32, x unfolded
-    # (RGB), strided dgrad's phases and its zeroing kernel, 128 x 128 tiles
-    # over 4 stages (sm_80) and 3 (sm_86's shared memory).
+    # (RGB), strided dgrad's phases and its zeroing kernel, under the
+    # chooser's tiles and stages for sm_80's and sm_86's shared memory.
     (2, 8, 8, 64, 64, 3, 3, 1, 1, "--chip sm_80"),
     (3, 13, 11, 40, 72, 3, 3, 1, 1, "--chip sm_80"),
     (3, 13, 11, 40, 70, 3, 3, 2, 1, "--chip sm_86"),
